@@ -1,0 +1,438 @@
+//! The plan model: the contract between the wireplan compiler (which writes it) and this
+//! runtime (which reads it). One definition of the format serves both sides.
+//!
+//! The JSON form is documented in `docs/plan-format.md`. Values inside `create`/`setup` are
+//! [`Expr`]s, written as plain JSON except for the one-key objects `$ref`, `$new`, `$call`,
+//! `$set`, `$param`, `$concat`, `$arg` and `$float`.
+
+use indexmap::IndexMap;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{json, Map, Value as Json};
+
+/// The `format` field of every plan.
+pub const FORMAT: &str = "wireplan-plan";
+/// The plan version this crate reads and the compiler writes. Bumped on any incompatible change.
+pub const VERSION: u32 = 1;
+
+/// A whole plan document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Always [`VERSION`] for plans this crate can load.
+    pub version: u32,
+    /// The version of the compiler that wrote the plan, e.g. `"wireplan 0.1.0"`.
+    pub compiler: String,
+    /// A hash over all input files (hex), for cache checks.
+    pub inputs_hash: String,
+    /// Every file the compiler read, with its content hash, for dev-mode rebuilds.
+    #[serde(default)]
+    pub dependencies: Vec<Dependency>,
+    /// Static parameters, fully expanded.
+    #[serde(default)]
+    pub parameters: IndexMap<String, Expr>,
+    /// Services by name, in definition order.
+    pub services: IndexMap<String, ServicePlan>,
+    /// Alias name → service name.
+    #[serde(default)]
+    pub aliases: IndexMap<String, String>,
+    /// The autowiring index: type → names of the services autowired for it (preferred first).
+    #[serde(default)]
+    pub types: IndexMap<String, Vec<String>>,
+    /// Tag index: tag → (service name → tag value).
+    #[serde(default)]
+    pub tags: IndexMap<String, IndexMap<String, Expr>>,
+    /// Statements run by `Container::initialize()`, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub initialization: Vec<Expr>,
+}
+
+/// One file the plan was compiled from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dependency {
+    /// The path as the compiler saw it.
+    pub path: String,
+    /// Hex content hash (FNV-1a 64).
+    pub hash: String,
+}
+
+/// What kind of definition produced a service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ServiceKind {
+    /// An ordinary service created by `create`.
+    #[default]
+    Service,
+    /// A generated factory: `create()` returns a new object built by `create`.
+    Factory,
+    /// A generated accessor: `get()` returns the service `create` refers to.
+    Accessor,
+    /// A locator: `get(name)` returns one of `references`.
+    Locator,
+    /// A service supplied by the application at load time.
+    Imported,
+}
+
+/// How long a service instance lives (Clean IoC 2's lifespans).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Lifespan {
+    /// One instance per container (Nette's only behaviour).
+    #[default]
+    Singleton,
+    /// One instance per scope.
+    Scoped,
+    /// A new instance for every request or injection.
+    Transient,
+}
+
+/// The `autowired` field: `true`/`false`, or the list of types the service is autowired for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Autowired {
+    /// Autowired for every type it has (`true`) or not at all (`false`).
+    All(bool),
+    /// Autowired only for these types.
+    Types(Vec<String>),
+}
+
+impl Default for Autowired {
+    fn default() -> Autowired {
+        Autowired::All(true)
+    }
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+/// Where a service was defined, so run-time errors can point back into the configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceLocation {
+    /// File name as the compiler showed it.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in bytes.
+    pub column: u32,
+}
+
+/// One service of a plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServicePlan {
+    /// Definition kind.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub kind: ServiceKind,
+    /// The service's type (class or interface name from the catalog).
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Lifespan.
+    #[serde(default)]
+    pub lifespan: Lifespan,
+    /// Autowiring.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub autowired: Autowired,
+    /// Tags: name → value.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub tags: IndexMap<String, Expr>,
+    /// The statement that creates the service (for an accessor: the reference `get()` returns).
+    pub create: Expr,
+    /// Setup statements, in execution order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub setup: Vec<Expr>,
+    /// For generated services: the interface wireplan implements.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implement: Option<String>,
+    /// For factories: the names of the `create()` parameters, in order (`$arg` reads them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parameters: Vec<String>,
+    /// For locators: name → the service `get(name)` returns.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub references: IndexMap<String, Expr>,
+    /// Where the service was defined.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceLocation>,
+}
+
+/// The target of a `$call`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallTarget {
+    /// A class name: a static call (`"App\\Factory"`).
+    Class(String),
+    /// The object being set up (`"@self"`), only inside `setup`.
+    SelfObject,
+    /// The value of another expression, usually a `$ref`.
+    Expr(Box<Expr>),
+}
+
+/// A value or statement inside a plan.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    /// `null`.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A 64-bit integer.
+    Int(i64),
+    /// A float; infinities and NaN are written `{"$float": "INF" | "-INF" | "NAN"}`.
+    Float(f64),
+    /// A string.
+    Str(String),
+    /// A JSON array.
+    List(Vec<Expr>),
+    /// A JSON object. Keys that start with `$` are escaped on write by doubling the `$`.
+    Map(IndexMap<String, Expr>),
+    /// `{"$ref": name}`: a service by name; `"@self"` is the object being set up.
+    Ref(String),
+    /// `{"$new": class, "args": [...]}`: a constructor call.
+    New {
+        /// Catalog class name.
+        class: String,
+        /// Positional, complete arguments.
+        args: Vec<Expr>,
+    },
+    /// `{"$call": [target, method], "args": [...]}`: a method or static call.
+    Call {
+        /// What the method is called on.
+        target: CallTarget,
+        /// Method name.
+        method: String,
+        /// Positional, complete arguments.
+        args: Vec<Expr>,
+    },
+    /// `{"$set": [target, property], "value": V}`: a property write in a setup.
+    Set {
+        /// Whose property.
+        target: CallTarget,
+        /// Property name.
+        property: String,
+        /// The value written.
+        value: Box<Expr>,
+    },
+    /// `{"$param": name}`: a dynamic parameter read at start-up (`env.X` reads the environment).
+    Param(String),
+    /// `{"$concat": [parts]}`: a string assembled at start-up.
+    Concat(Vec<Expr>),
+    /// `{"$arg": name}`: inside a factory's `create`, the argument passed to `create()`.
+    Arg(String),
+}
+
+impl Expr {
+    /// The JSON form of this expression.
+    pub fn to_json(&self) -> Json {
+        match self {
+            Expr::Null => Json::Null,
+            Expr::Bool(b) => Json::Bool(*b),
+            Expr::Int(i) => json!(i),
+            Expr::Float(f) => {
+                if f.is_nan() {
+                    json!({"$float": "NAN"})
+                } else if f.is_infinite() {
+                    json!({"$float": if *f > 0.0 { "INF" } else { "-INF" }})
+                } else {
+                    json!(f)
+                }
+            }
+            Expr::Str(s) => Json::String(s.clone()),
+            Expr::List(items) => Json::Array(items.iter().map(Expr::to_json).collect()),
+            Expr::Map(m) => {
+                let mut out = Map::new();
+                for (k, v) in m {
+                    let key = if k.starts_with('$') {
+                        format!("${k}")
+                    } else {
+                        k.clone()
+                    };
+                    out.insert(key, v.to_json());
+                }
+                Json::Object(out)
+            }
+            Expr::Ref(name) => json!({ "$ref": name }),
+            Expr::New { class, args } => json!({ "$new": class, "args": list(args) }),
+            Expr::Call {
+                target,
+                method,
+                args,
+            } => json!({ "$call": [target_json(target), method], "args": list(args) }),
+            Expr::Set {
+                target,
+                property,
+                value,
+            } => json!({ "$set": [target_json(target), property], "value": value.to_json() }),
+            Expr::Param(name) => json!({ "$param": name }),
+            Expr::Concat(parts) => json!({ "$concat": list(parts) }),
+            Expr::Arg(name) => json!({ "$arg": name }),
+        }
+    }
+
+    /// Reads an expression from its JSON form. Errors name what was malformed.
+    pub fn from_json(v: &Json) -> Result<Expr, String> {
+        Ok(match v {
+            Json::Null => Expr::Null,
+            Json::Bool(b) => Expr::Bool(*b),
+            Json::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Expr::Int(i)
+                } else if let Some(f) = n.as_f64() {
+                    Expr::Float(f)
+                } else {
+                    return Err(format!("number {n} is out of range"));
+                }
+            }
+            Json::String(s) => Expr::Str(s.clone()),
+            Json::Array(items) => Expr::List(
+                items
+                    .iter()
+                    .map(Expr::from_json)
+                    .collect::<Result<_, _>>()?,
+            ),
+            Json::Object(o) => return object_from_json(o),
+        })
+    }
+}
+
+fn list(items: &[Expr]) -> Json {
+    Json::Array(items.iter().map(Expr::to_json).collect())
+}
+
+fn target_json(t: &CallTarget) -> Json {
+    match t {
+        CallTarget::Class(c) => Json::String(c.clone()),
+        CallTarget::SelfObject => Json::String("@self".into()),
+        CallTarget::Expr(e) => e.to_json(),
+    }
+}
+
+fn target_from_json(v: &Json) -> Result<CallTarget, String> {
+    Ok(match v {
+        Json::String(s) if s == "@self" => CallTarget::SelfObject,
+        Json::String(s) => CallTarget::Class(s.clone()),
+        other => CallTarget::Expr(Box::new(Expr::from_json(other)?)),
+    })
+}
+
+fn args_from_json(o: &Map<String, Json>) -> Result<Vec<Expr>, String> {
+    match o.get("args") {
+        Some(Json::Array(a)) => a.iter().map(Expr::from_json).collect(),
+        Some(_) => Err("\"args\" must be an array".into()),
+        None => Ok(Vec::new()),
+    }
+}
+
+fn str_field<'a>(o: &'a Map<String, Json>, key: &str) -> Result<&'a str, String> {
+    o.get(key)
+        .and_then(Json::as_str)
+        .ok_or_else(|| format!("\"{key}\" must be a string"))
+}
+
+fn pair<'a>(o: &'a Map<String, Json>, key: &str) -> Result<(&'a Json, &'a str), String> {
+    match o.get(key) {
+        Some(Json::Array(a)) if a.len() == 2 && a[1].is_string() => {
+            Ok((&a[0], a[1].as_str().unwrap_or_default()))
+        }
+        _ => Err(format!("\"{key}\" must be [target, name]")),
+    }
+}
+
+fn object_from_json(o: &Map<String, Json>) -> Result<Expr, String> {
+    let special = o
+        .keys()
+        .find(|k| k.starts_with('$') && !k.starts_with("$$"));
+    Ok(match special.map(String::as_str) {
+        None => {
+            let mut m = IndexMap::new();
+            for (k, v) in o {
+                let key = k.strip_prefix('$').filter(|_| k.starts_with("$$"));
+                m.insert(
+                    key.map(str::to_string).unwrap_or_else(|| k.clone()),
+                    Expr::from_json(v)?,
+                );
+            }
+            Expr::Map(m)
+        }
+        Some("$ref") => Expr::Ref(str_field(o, "$ref")?.to_string()),
+        Some("$param") => Expr::Param(str_field(o, "$param")?.to_string()),
+        Some("$arg") => Expr::Arg(str_field(o, "$arg")?.to_string()),
+        Some("$new") => Expr::New {
+            class: str_field(o, "$new")?.to_string(),
+            args: args_from_json(o)?,
+        },
+        Some("$call") => {
+            let (t, m) = pair(o, "$call")?;
+            Expr::Call {
+                target: target_from_json(t)?,
+                method: m.to_string(),
+                args: args_from_json(o)?,
+            }
+        }
+        Some("$set") => {
+            let (t, p) = pair(o, "$set")?;
+            Expr::Set {
+                target: target_from_json(t)?,
+                property: p.to_string(),
+                value: Box::new(Expr::from_json(o.get("value").unwrap_or(&Json::Null))?),
+            }
+        }
+        Some("$concat") => match o.get("$concat") {
+            Some(Json::Array(a)) => {
+                Expr::Concat(a.iter().map(Expr::from_json).collect::<Result<_, _>>()?)
+            }
+            _ => return Err("\"$concat\" must be an array".into()),
+        },
+        Some("$float") => match str_field(o, "$float")? {
+            "INF" => Expr::Float(f64::INFINITY),
+            "-INF" => Expr::Float(f64::NEG_INFINITY),
+            "NAN" => Expr::Float(f64::NAN),
+            other => return Err(format!("unknown $float value '{other}'")),
+        },
+        Some(other) => return Err(format!("unknown special key '{other}'")),
+    })
+}
+
+impl Serialize for Expr {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Expr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Expr, D::Error> {
+        let v = Json::deserialize(d)?;
+        Expr::from_json(&v).map_err(D::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expressions_round_trip_through_json() {
+        let e = Expr::Call {
+            target: CallTarget::Expr(Box::new(Expr::Ref("f".into()))),
+            method: "build".into(),
+            args: vec![
+                Expr::New {
+                    class: "App\\Db".into(),
+                    args: vec![Expr::Int(1), Expr::Float(2.0)],
+                },
+                Expr::Map(IndexMap::from([("$x".to_string(), Expr::Bool(true))])),
+                Expr::Float(f64::INFINITY),
+            ],
+        };
+        let j = e.to_json();
+        assert_eq!(
+            j,
+            json!({"$call": [{"$ref": "f"}, "build"], "args": [
+                {"$new": "App\\Db", "args": [1, 2.0]}, {"$$x": true}, {"$float": "INF"}]})
+        );
+        assert_eq!(Expr::from_json(&j).unwrap(), e);
+    }
+
+    #[test]
+    fn unknown_special_key_is_an_error() {
+        let err = Expr::from_json(&json!({"$nope": 1})).unwrap_err();
+        assert!(err.contains("$nope"), "{err}");
+    }
+}

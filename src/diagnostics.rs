@@ -1,0 +1,389 @@
+//! One diagnostic type for the whole compiler, and its rendering.
+//!
+//! Every error or warning wireplan reports is a [`Diagnostic`]: a stable kebab-case [`Code`], a
+//! [`Severity`], a message, labels pointing at source [`Span`]s, and notes. Phases push
+//! diagnostics into a [`Diagnostics`] sink and keep going where they can, so one run reports all
+//! independent errors. Rendering happens only here: as codespan snippets for people
+//! ([`render`]) or as the JSON records of `wireplan check --format json` ([`to_json`]).
+
+use crate::source::{SourceMap, Span};
+use codespan_reporting::diagnostic as cs;
+use codespan_reporting::term;
+use serde::Serialize;
+
+macro_rules! codes {
+    ($($variant:ident => $text:literal, $doc:literal;)*) => {
+        /// Stable diagnostic codes. The text form (`Code::as_str`) is what users see and what
+        /// `docs/errors.md` lists.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Code {
+            $(#[doc = $doc] $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in documentation order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The kebab-case code, e.g. `"missing-service"`.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $text,)* }
+            }
+
+            /// One sentence saying when the code is reported.
+            pub fn description(self) -> &'static str {
+                match self { $(Code::$variant => $doc,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    NeonSyntax => "neon-syntax", "The NEON text cannot be parsed.";
+    FileNotFound => "file-not-found", "An included file, extension script or input file does not exist or cannot be read.";
+    CircularInclude => "circular-include", "A file includes itself, directly or through other files.";
+    UnknownOption => "unknown-option", "A key that the section or definition does not know (typos get a \"did you mean\" hint).";
+    InvalidValue => "invalid-value", "A value of the wrong type or shape for where it is used.";
+    MissingParameter => "missing-parameter", "`%name%` refers to a parameter that does not exist.";
+    CircularParameter => "circular-parameter", "Parameters that refer to each other.";
+    ClassNotFound => "class-not-found", "A type that the catalog does not contain.";
+    MissingService => "missing-service", "A service needed by name or by type does not exist (or is not autowired for that type).";
+    AmbiguousService => "ambiguous-service", "More than one autowired service fits a type.";
+    MissingArgument => "missing-argument", "A parameter that cannot be autowired, has no default and was not given.";
+    UnknownArgument => "unknown-argument", "An argument that no parameter of the signature accepts.";
+    CircularReference => "circular-reference", "Services that need each other to be created.";
+    InvalidAutowired => "invalid-autowired", "An `autowired:` type that the service's type does not extend or implement.";
+    InvalidDefinition => "invalid-definition", "A definition that cannot work as written (abstract class or interface in `create`, unknown service type, ...).";
+    DuplicateService => "duplicate-service", "Two services whose names differ only in letter case.";
+    MethodNotFound => "method-not-found", "A method the catalog does not list for that type.";
+    UnknownExtension => "unknown-extension", "A configuration section that no extension handles.";
+    ScriptError => "script-error", "An extension script failed to compile or raised an error.";
+    NotAllowedDuringResolving => "not-allowed-during-resolving", "A lookup by type while types are being resolved.";
+    PartialGraph => "partial-graph", "Warning: a lookup by type in `loadConfiguration()` sees only the services registered so far.";
+    CaptiveDependency => "captive-dependency", "A longer-lived service holds a shorter-lived one.";
+    Io => "io-error", "Writing an output file failed.";
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How serious a diagnostic is. Any `Error` makes the run fail and no plan is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The run fails.
+    Error,
+    /// Reported, the run goes on.
+    Warning,
+}
+
+/// A message attached to a source span.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Label {
+    /// Where.
+    pub span: Span,
+    /// What to say there (may be empty).
+    pub message: String,
+    /// The primary label gives the diagnostic's location; secondary ones add context.
+    pub primary: bool,
+}
+
+/// One error or warning.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    /// Stable code.
+    pub code: Code,
+    /// Error or warning.
+    pub severity: Severity,
+    /// One-line message, e.g. `Service 'repo' (type of App\Repo): Service of type App\Db not found.`
+    pub message: String,
+    /// Source locations; the first primary label is the diagnostic's position.
+    pub labels: Vec<Label>,
+    /// Extra lines ("Did you add it to configuration file?", "did you mean 'x'?").
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    /// An error with `code` and `message`, no location yet.
+    pub fn error(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            labels: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// A warning with `code` and `message`.
+    pub fn warning(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, message)
+        }
+    }
+
+    /// Adds the primary label (the diagnostic's position).
+    pub fn with_primary(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+            primary: true,
+        });
+        self
+    }
+
+    /// Adds the primary label when a span is known.
+    pub fn at(self, span: Option<Span>) -> Diagnostic {
+        match span {
+            Some(s) => self.with_primary(s, ""),
+            None => self,
+        }
+    }
+
+    /// Adds a secondary label.
+    pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+            primary: false,
+        });
+        self
+    }
+
+    /// Adds a note line.
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// The span of the first primary label, if any.
+    pub fn primary_span(&self) -> Option<Span> {
+        self.labels.iter().find(|l| l.primary).map(|l| l.span)
+    }
+
+    /// Is this an error (as opposed to a warning)?
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    fn to_codespan(&self) -> cs::Diagnostic<crate::source::FileId> {
+        let base = match self.severity {
+            Severity::Error => cs::Diagnostic::error(),
+            Severity::Warning => cs::Diagnostic::warning(),
+        };
+        let labels = self
+            .labels
+            .iter()
+            .map(|l| {
+                let style = if l.primary {
+                    cs::LabelStyle::Primary
+                } else {
+                    cs::LabelStyle::Secondary
+                };
+                cs::Label::new(style, l.span.file, l.span.range()).with_message(l.message.clone())
+            })
+            .collect();
+        base.with_code(self.code.as_str())
+            .with_message(self.message.clone())
+            .with_labels(labels)
+            .with_notes(self.notes.clone())
+    }
+}
+
+/// A sink that phases push diagnostics into.
+#[derive(Debug, Default, Clone)]
+pub struct Diagnostics {
+    items: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    /// An empty sink.
+    pub fn new() -> Diagnostics {
+        Diagnostics::default()
+    }
+
+    /// Adds one diagnostic.
+    pub fn push(&mut self, d: Diagnostic) {
+        self.items.push(d);
+    }
+
+    /// Adds many.
+    pub fn extend(&mut self, ds: impl IntoIterator<Item = Diagnostic>) {
+        self.items.extend(ds);
+    }
+
+    /// Was any error (not warning) reported?
+    pub fn has_errors(&self) -> bool {
+        self.items.iter().any(Diagnostic::is_error)
+    }
+
+    /// Number of errors.
+    pub fn error_count(&self) -> usize {
+        self.items.iter().filter(|d| d.is_error()).count()
+    }
+
+    /// All diagnostics in the order they were reported.
+    pub fn items(&self) -> &[Diagnostic] {
+        &self.items
+    }
+
+    /// Takes the diagnostics out.
+    pub fn into_vec(self) -> Vec<Diagnostic> {
+        self.items
+    }
+
+    /// Is the sink empty?
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+/// Renders diagnostics as codespan snippets into a string (no colour). Used by tests and by
+/// callers that log. Locations read `FILE:LINE:COLUMN` with the column in bytes.
+pub fn render_to_string(sources: &SourceMap, diags: &[Diagnostic]) -> String {
+    let config = term::Config::default();
+    let mut out = String::new();
+    for d in diags {
+        match term::emit_into_string(&config, sources, &d.to_codespan()) {
+            Ok(s) => out.push_str(&s),
+            Err(_) => {
+                out.push_str(&format!(
+                    "{}[{}]: {}\n",
+                    severity_word(d),
+                    d.code,
+                    d.message
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn severity_word(d: &Diagnostic) -> &'static str {
+    match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+/// Renders diagnostics to standard error, coloured when `color` is true.
+pub fn render(sources: &SourceMap, diags: &[Diagnostic], color: bool) {
+    use term::termcolor::{ColorChoice, StandardStream};
+    let choice = if color {
+        ColorChoice::Auto
+    } else {
+        ColorChoice::Never
+    };
+    let stream = StandardStream::stderr(choice);
+    let mut lock = stream.lock();
+    let config = term::Config::default();
+    for d in diags {
+        if term::emit_to_write_style(&mut lock, &config, sources, &d.to_codespan()).is_err() {
+            eprintln!("{}[{}]: {}", severity_word(d), d.code, d.message);
+        }
+    }
+}
+
+/// The JSON record of one diagnostic, as printed by `wireplan check --format json`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct JsonDiagnostic {
+    /// Kebab-case code.
+    pub code: &'static str,
+    /// `"error"` or `"warning"`.
+    pub severity: Severity,
+    /// The message, followed by the notes on their own lines.
+    pub message: String,
+    /// Display name of the file of the primary label, or `null`.
+    pub file: Option<String>,
+    /// 1-based line, or `null` without a location.
+    pub line: Option<usize>,
+    /// 1-based column in bytes, or `null` without a location.
+    pub column: Option<usize>,
+}
+
+/// Converts diagnostics to their JSON records.
+pub fn to_json(sources: &SourceMap, diags: &[Diagnostic]) -> Vec<JsonDiagnostic> {
+    diags
+        .iter()
+        .map(|d| {
+            let (file, line, column) = match d.primary_span() {
+                Some(span) => {
+                    let f = sources.get(span.file);
+                    let (l, c) = f.line_col(span.start as usize);
+                    (Some(f.name.clone()), Some(l), Some(c))
+                }
+                None => (None, None, None),
+            };
+            let mut message = d.message.clone();
+            for n in &d.notes {
+                message.push('\n');
+                message.push_str(n);
+            }
+            JsonDiagnostic {
+                code: d.code.as_str(),
+                severity: d.severity,
+                message,
+                file,
+                line,
+                column,
+            }
+        })
+        .collect()
+}
+
+/// "did you mean" helper: the candidate closest to `word` by edit distance, when close enough
+/// (distance at most a third of the word's length, at least 1). Follows Nette's `Helpers::getSuggestion`.
+pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (word.chars().count() / 3).max(1) + 1;
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        if c == word {
+            continue;
+        }
+        let d = levenshtein(&word.to_lowercase(), &c.to_lowercase());
+        if d < limit && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestion_finds_close_names() {
+        assert_eq!(suggest("sevices", ["services", "search"]), Some("services"));
+        assert_eq!(suggest("xyz", ["services", "search"]), None);
+    }
+
+    #[test]
+    fn json_record_has_byte_column() {
+        let mut sm = SourceMap::new();
+        let f = sm.add("a.neon", "é: [\n");
+        let d = Diagnostic::error(Code::NeonSyntax, "Unexpected end")
+            .with_primary(Span::new(f, 4, 5), "");
+        let j = to_json(&sm, &[d]);
+        assert_eq!(j[0].line, Some(1));
+        assert_eq!(j[0].column, Some(5));
+        assert_eq!(j[0].file.as_deref(), Some("a.neon"));
+    }
+}

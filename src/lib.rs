@@ -1,0 +1,13 @@
+//! wireplan: a dependency-injection container compiler in the spirit of Nette DI.
+//!
+//! Services are declared in NEON files; extensions are Rhai scripts that run at each compilation
+//! phase against a scripted `ContainerBuilder`; the compiler writes a plan file that the
+//! `wireplan-runtime` crate loads to create services lazily.
+//!
+//! Pipeline: [`neon`] → [`config`] (includes, merging, parameters) → [`compiler`] (phases A/B/C,
+//! running [`script`] extensions against the [`builder`], checking types against the
+//! [`catalog`]) → [`plan`]. Every problem is a [`diagnostics::Diagnostic`].
+
+pub mod diagnostics;
+pub mod neon;
+pub mod source;

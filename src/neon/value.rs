@@ -1,0 +1,257 @@
+//! The decoded NEON value tree.
+//!
+//! NEON has one collection type with ordered keys that are integers or strings (PHP array
+//! semantics); [`Array`] keeps that order and the span of every key. Every [`Value`] carries the
+//! byte [`Span`] of its source text. Spans do not take part in equality: two trees decoded from
+//! differently formatted text compare equal when their values are equal.
+
+use crate::source::Span;
+use indexmap::IndexMap;
+
+/// A key of a NEON collection, normalised as PHP normalises array keys (`'5'` is `Int(5)`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Key {
+    /// An integer key (also implicit list indexes).
+    Int(i64),
+    /// Any other key.
+    Str(String),
+}
+
+impl Key {
+    /// The key as text (`Int(5)` → `"5"`).
+    pub fn as_string(&self) -> String {
+        match self {
+            Key::Int(i) => i.to_string(),
+            Key::Str(s) => s.clone(),
+        }
+    }
+
+    /// The string key, or `None` for an integer key.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Key::Str(s) => Some(s),
+            Key::Int(_) => None,
+        }
+    }
+
+    /// Normalises a string key: a canonical decimal integer (`"5"`, `"-3"`, not `"05"`) becomes
+    /// an integer key, anything else stays a string.
+    pub fn from_string(s: String) -> Key {
+        let canonical = {
+            let digits = s.strip_prefix('-').unwrap_or(&s);
+            !digits.is_empty()
+                && digits.bytes().all(|b| b.is_ascii_digit())
+                && (digits == "0" || !digits.starts_with('0'))
+                && s != "-0"
+        };
+        if canonical {
+            if let Ok(i) = s.parse::<i64>() {
+                return Key::Int(i);
+            }
+        }
+        Key::Str(s)
+    }
+}
+
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Key::Int(i) => write!(f, "{i}"),
+            Key::Str(s) => f.write_str(s),
+        }
+    }
+}
+
+/// One item of an [`Array`]: the value plus where its key was written.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Span of the key text; for an implicit index (`- item`, inline list item) the span of the
+    /// item itself.
+    pub key_span: Span,
+    /// The value.
+    pub value: Value,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Entry) -> bool {
+        self.value == other.value
+    }
+}
+
+/// An ordered NEON collection (mapping, list or entity attributes).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Array {
+    /// Items in source order.
+    pub entries: IndexMap<Key, Entry>,
+}
+
+impl Array {
+    /// An empty collection.
+    pub fn new() -> Array {
+        Array::default()
+    }
+
+    /// Is this a list (keys exactly `0..n` in order)?
+    pub fn is_list(&self) -> bool {
+        self.entries
+            .keys()
+            .enumerate()
+            .all(|(i, k)| *k == Key::Int(i as i64))
+    }
+
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Is it empty?
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The value under a string key (normalised like any key).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.entries
+            .get(&Key::from_string(key.to_string()))
+            .map(|e| &e.value)
+    }
+
+    /// The entry under a key.
+    pub fn get_entry(&self, key: &Key) -> Option<&Entry> {
+        self.entries.get(key)
+    }
+
+    /// Values in order.
+    pub fn values(&self) -> impl Iterator<Item = &Value> {
+        self.entries.values().map(|e| &e.value)
+    }
+
+    /// (key, value) pairs in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Key, &Value)> {
+        self.entries.iter().map(|(k, e)| (k, &e.value))
+    }
+
+    /// The next implicit index: one more than the largest integer key, or 0 when there is none
+    /// or the largest is negative (nette/neon 3.4 behaviour).
+    pub fn next_index(&self) -> i64 {
+        self.entries
+            .keys()
+            .filter_map(|k| match k {
+                Key::Int(i) => Some(*i),
+                Key::Str(_) => None,
+            })
+            .max()
+            .map(|m| if m < 0 { 0 } else { m + 1 })
+            .unwrap_or(0)
+    }
+
+    /// Inserts (or overwrites) an item.
+    pub fn insert(&mut self, key: Key, key_span: Span, value: Value) {
+        self.entries.insert(key, Entry { key_span, value });
+    }
+
+    /// Appends an item under the next implicit index.
+    pub fn push(&mut self, value: Value) {
+        let k = Key::Int(self.next_index());
+        let span = value.span;
+        self.insert(k, span, value);
+    }
+}
+
+/// An entity `Name(attr, key: value)`. `value` is usually a string (the name) but may be any
+/// value, as in the reference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entity {
+    /// The entity's value (its name).
+    pub value: Value,
+    /// Its attributes.
+    pub attributes: Array,
+}
+
+/// What a [`Value`] is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// `null`, `NULL`, or nothing after a colon.
+    Null,
+    /// `true`/`false`/`yes`/`no` in their accepted cases.
+    Bool(bool),
+    /// A 64-bit integer.
+    Int(i64),
+    /// A float, including infinities and NaN.
+    Float(f64),
+    /// A string (also integers too large for 64 bits, kept as text).
+    Str(String),
+    /// A date or date-time, normalised to `YYYY-MM-DDTHH:MM:SS[.ffffff]±HH:MM`.
+    Date(String),
+    /// A collection.
+    Array(Array),
+    /// An entity.
+    Entity(Box<Entity>),
+    /// A chain of entities `A(1)::b(2)`; link names are kept as written (`::b`).
+    Chain(Vec<Entity>),
+}
+
+/// A decoded NEON value with its source span.
+#[derive(Debug, Clone)]
+pub struct Value {
+    /// The value.
+    pub kind: Kind,
+    /// Where it was written.
+    pub span: Span,
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        self.kind == other.kind
+    }
+}
+
+impl Value {
+    /// A value with a span.
+    pub fn new(kind: Kind, span: Span) -> Value {
+        Value { kind, span }
+    }
+
+    /// The string, when this is a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The collection, when this is one.
+    pub fn as_array(&self) -> Option<&Array> {
+        match &self.kind {
+            Kind::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The collection, mutably.
+    pub fn as_array_mut(&mut self) -> Option<&mut Array> {
+        match &mut self.kind {
+            Kind::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// Is this `null`?
+    pub fn is_null(&self) -> bool {
+        matches!(self.kind, Kind::Null)
+    }
+
+    /// A short name of the kind for messages: `string`, `int`, `array`, ...
+    pub fn type_name(&self) -> &'static str {
+        match self.kind {
+            Kind::Null => "null",
+            Kind::Bool(_) => "bool",
+            Kind::Int(_) => "int",
+            Kind::Float(_) => "float",
+            Kind::Str(_) => "string",
+            Kind::Date(_) => "date",
+            Kind::Array(_) => "array",
+            Kind::Entity(_) | Kind::Chain(_) => "entity",
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! Source files and byte spans.
+//!
+//! Every file wireplan reads (NEON configs, Rhai scripts) is registered in a [`SourceMap`] and
+//! gets a [`FileId`]. Positions are kept as byte offsets ([`Span`]); lines and columns are only
+//! computed when a diagnostic is rendered. Columns are counted in **bytes**, 1-based, like the
+//! reference NEON decoder (nette/neon 3.4) reports them.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// Identifies one file in a [`SourceMap`]. Ids are dense indexes in registration order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct FileId(pub u32);
+
+/// A byte range `start..end` inside one source file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    /// The file the range belongs to.
+    pub file: FileId,
+    /// Offset of the first byte.
+    pub start: u32,
+    /// Offset one past the last byte (equal to `start` for an empty span).
+    pub end: u32,
+}
+
+impl Span {
+    /// A span over `start..end` in `file`.
+    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        Span {
+            file,
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// The byte range as `usize` offsets.
+    pub fn range(&self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    /// The smallest span covering both `self` and `other` (same file assumed).
+    pub fn to(&self, other: Span) -> Span {
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+/// One registered source file.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// The name shown in diagnostics (the path as the user gave it, or relative to it).
+    pub name: String,
+    /// The path on disk, when the file came from disk.
+    pub path: Option<PathBuf>,
+    /// The full text. Invalid UTF-8 input is stored lossily; the NEON decoder reports it.
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    fn new(name: String, path: Option<PathBuf>, text: String) -> SourceFile {
+        let mut line_starts = vec![0];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i + 1);
+            }
+        }
+        SourceFile {
+            name,
+            path,
+            text,
+            line_starts,
+        }
+    }
+
+    /// 0-based line index of a byte offset.
+    pub fn line_index(&self, byte: usize) -> usize {
+        match self.line_starts.binary_search(&byte) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    /// Byte offset where 0-based line `line` starts (clamped to the end of the text).
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len())
+    }
+
+    /// 1-based line and 1-based **byte** column of a byte offset.
+    pub fn line_col(&self, byte: usize) -> (usize, usize) {
+        let byte = byte.min(self.text.len());
+        let line = self.line_index(byte);
+        (line + 1, byte - self.line_starts[line] + 1)
+    }
+
+    /// Byte offset of 1-based `line` and 1-based **character** column (as Rhai reports them).
+    pub fn offset_of_char_pos(&self, line: usize, col: usize) -> usize {
+        let start = self.line_start(line.saturating_sub(1));
+        let rest = &self.text[start..];
+        let line_text = rest.split('\n').next().unwrap_or("");
+        let skip = col.saturating_sub(1);
+        match line_text.char_indices().nth(skip) {
+            Some((i, _)) => start + i,
+            None => start + line_text.len(),
+        }
+    }
+}
+
+/// All source files of one compilation, addressable by [`FileId`].
+///
+/// Implements [`codespan_reporting::files::Files`] so diagnostics render with snippets; the
+/// reported column is counted in bytes.
+#[derive(Debug, Default, Clone)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    /// An empty map.
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    /// Registers a text under a display `name` and returns its id.
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
+        let id = FileId(self.files.len() as u32);
+        self.files
+            .push(SourceFile::new(name.into(), None, text.into()));
+        id
+    }
+
+    /// Registers a text read from `path`, shown under `name`.
+    pub fn add_path(&mut self, name: impl Into<String>, path: &Path, text: String) -> FileId {
+        let id = FileId(self.files.len() as u32);
+        self.files
+            .push(SourceFile::new(name.into(), Some(path.to_path_buf()), text));
+        id
+    }
+
+    /// The file behind `id`. Panics only on an id from another map (a programming error).
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    /// Finds a file already registered for `path`.
+    pub fn find_path(&self, path: &Path) -> Option<FileId> {
+        self.files
+            .iter()
+            .position(|f| f.path.as_deref() == Some(path))
+            .map(|i| FileId(i as u32))
+    }
+
+    /// All files in registration order.
+    pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FileId(i as u32), f))
+    }
+
+    /// The text covered by a span.
+    pub fn slice(&self, span: Span) -> &str {
+        let f = self.get(span.file);
+        f.text.get(span.range()).unwrap_or("")
+    }
+}
+
+impl<'a> codespan_reporting::files::Files<'a> for SourceMap {
+    type FileId = FileId;
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, id: FileId) -> Result<&'a str, codespan_reporting::files::Error> {
+        self.files
+            .get(id.0 as usize)
+            .map(|f| f.name.as_str())
+            .ok_or(codespan_reporting::files::Error::FileMissing)
+    }
+
+    fn source(&'a self, id: FileId) -> Result<&'a str, codespan_reporting::files::Error> {
+        self.files
+            .get(id.0 as usize)
+            .map(|f| f.text.as_str())
+            .ok_or(codespan_reporting::files::Error::FileMissing)
+    }
+
+    fn line_index(
+        &'a self,
+        id: FileId,
+        byte_index: usize,
+    ) -> Result<usize, codespan_reporting::files::Error> {
+        let f = self
+            .files
+            .get(id.0 as usize)
+            .ok_or(codespan_reporting::files::Error::FileMissing)?;
+        Ok(f.line_index(byte_index.min(f.text.len())))
+    }
+
+    fn line_range(
+        &'a self,
+        id: FileId,
+        line_index: usize,
+    ) -> Result<Range<usize>, codespan_reporting::files::Error> {
+        let f = self
+            .files
+            .get(id.0 as usize)
+            .ok_or(codespan_reporting::files::Error::FileMissing)?;
+        if line_index >= f.line_starts.len() {
+            return Err(codespan_reporting::files::Error::LineTooLarge {
+                given: line_index,
+                max: f.line_starts.len() - 1,
+            });
+        }
+        Ok(f.line_start(line_index)..f.line_start(line_index + 1))
+    }
+
+    fn location(
+        &'a self,
+        id: FileId,
+        byte_index: usize,
+    ) -> Result<codespan_reporting::files::Location, codespan_reporting::files::Error> {
+        let f = self
+            .files
+            .get(id.0 as usize)
+            .ok_or(codespan_reporting::files::Error::FileMissing)?;
+        let (line_number, column_number) = f.line_col(byte_index);
+        Ok(codespan_reporting::files::Location {
+            line_number,
+            column_number,
+        })
+    }
+}
