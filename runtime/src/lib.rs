@@ -2,5 +2,102 @@
 //!
 //! This crate depends on nothing of the compiler side (no pest, Rhai or codespan): an
 //! application lists `wireplan-runtime` alone.
+//!
+//! The compiler writes a [plan](plan::Plan): services by name, each with a `create`
+//! expression (`{"$new": "App\\FileLogger", "args": [...]}`) and `setup` statements. The
+//! application fills a [`Registry`] with the Rust code behind the catalog names the plan uses
+//! (constructors, methods, property writers, static methods, and casts to trait objects), then
+//! loads the plan into a [`Container`], which checks that every name the plan needs is
+//! registered (all gaps at once) and creates singletons on first use.
+//!
+//! # Example
+//!
+//! ```
+//! use std::sync::{Arc, Mutex};
+//! use wireplan_runtime::{Container, Registry};
+//!
+//! // The application's types. Interfaces of the catalog are traits, used as `dyn Logger`.
+//! trait Logger: Send + Sync {
+//!     fn log(&self, msg: &str);
+//! }
+//!
+//! struct FileLogger {
+//!     path: String,
+//!     lines: Mutex<Vec<String>>,
+//! }
+//! impl Logger for FileLogger {
+//!     fn log(&self, msg: &str) {
+//!         self.lines.lock().unwrap().push(format!("{}: {msg}", self.path));
+//!     }
+//! }
+//!
+//! struct Mailer {
+//!     from: String,
+//!     logger: Option<Arc<dyn Logger>>,
+//! }
+//!
+//! // 1. Register the Rust side under the catalog names.
+//! let mut registry = Registry::new();
+//! registry
+//!     .class::<FileLogger>("App\\FileLogger")
+//!     .constructor(|a| Ok(FileLogger { path: a.str(0)?.into(), lines: Mutex::default() }))
+//!     .implements::<dyn Logger>("App\\Logger", |x| x);
+//! registry
+//!     .class::<Mailer>("App\\Mailer")
+//!     .constructor(|a| Ok(Mailer { from: a.str(0)?.into(), logger: None }))
+//!     // Setups run on the new object before it is shared, so `&mut` works here.
+//!     .method_mut("setLogger", |m, a| {
+//!         m.logger = Some(a.service::<dyn Logger>(0)?);
+//!         Ok(())
+//!     });
+//!
+//! // 2. Load the plan the compiler wrote (usually `Container::load("app.plan.json", ..)`).
+//! let plan = r#"{
+//!   "format": "wireplan-plan", "version": 1, "compiler": "wireplan 0.1.0", "inputs_hash": "0",
+//!   "services": {
+//!     "logger": {"type": "App\\FileLogger",
+//!                "create": {"$new": "App\\FileLogger", "args": ["/var/log/app.log"]}},
+//!     "mailer": {"type": "App\\Mailer",
+//!                "create": {"$new": "App\\Mailer", "args": ["noreply@example.com"]},
+//!                "setup": [{"$call": ["@self", "setLogger"], "args": [{"$ref": "logger"}]}]}
+//!   },
+//!   "types": {"App\\Logger": ["logger"], "App\\FileLogger": ["logger"], "App\\Mailer": ["mailer"]}
+//! }"#;
+//! let container = Container::from_json_str(plan, &registry)?;
+//!
+//! // 3. Get services by name or by type, as concrete types or trait objects.
+//! let mailer = container.get::<Mailer>("mailer")?;
+//! let logger = container.get_by_type::<dyn Logger>()?;
+//! mailer.logger.as_ref().unwrap().log(&format!("hello from {}", mailer.from));
+//!
+//! let concrete = container.get::<FileLogger>("logger")?;
+//! assert_eq!(concrete.lines.lock().unwrap().len(), 1);
+//! // One singleton, whichever way it is asked for.
+//! assert!(std::ptr::addr_eq(Arc::as_ptr(&logger), Arc::as_ptr(&concrete)));
+//! # Ok::<(), wireplan_runtime::Error>(())
+//! ```
+//!
+//! # Modules
+//!
+//! * [`registry`]: [`Registry`] and [`ClassBuilder`]; how setups may mutate (`&mut T` vs `&T`).
+//! * [`container`]: [`Container`] and [`ContainerBuilder`]; creation order, caching, threads.
+//! * [`value`]: [`Value`], [`Instance`] and the typed argument accessors of [`Args`].
+//! * [`error`]: [`Error`] and [`Missing`].
+//! * [`plan`]: the plan model shared with the compiler.
+//!
+//! # Not yet supported
+//!
+//! Generated factories, accessors and locators, imported services, `scoped` and `transient`
+//! lifespans, and binary plans. A plan that uses them loads, and getting such a service
+//! returns [`Error::Unsupported`].
 
+pub mod container;
+pub mod error;
 pub mod plan;
+pub mod registry;
+pub mod value;
+
+pub use container::{Container, ContainerBuilder};
+pub use error::{Error, Missing};
+pub use registry::{ClassBuilder, Registry};
+pub use value::{ArgError, Args, BoxError, CallResult, Instance, Value};

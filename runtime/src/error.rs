@@ -1,0 +1,260 @@
+//! The runtime's error type.
+
+use std::fmt;
+
+use crate::value::BoxError;
+
+/// Everything that can go wrong while loading a plan or getting a service.
+///
+/// Nothing in this crate panics on bad input: a malformed plan, a registry that lacks
+/// something, a failing constructor or a cycle all come back as one of these.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The plan file could not be read.
+    #[error("{origin}: cannot read plan: {cause}")]
+    Io {
+        /// The file.
+        origin: String,
+        /// The I/O error.
+        #[source]
+        cause: std::io::Error,
+    },
+
+    /// The plan is malformed or inconsistent (not JSON, not a wireplan plan, a `$ref` to a
+    /// service that does not exist, ...). `reason` lists every problem found, one per line.
+    #[error("{origin}: invalid plan: {reason}")]
+    BadPlan {
+        /// The file, or `<string>` / `<plan>` when not loaded from a file.
+        origin: String,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// The plan was written for another plan version than this runtime reads.
+    #[error(
+        "{origin}: plan version {found} is not supported: this runtime reads version {expected} \
+         (recompile the plan with a matching wireplan)"
+    )]
+    VersionMismatch {
+        /// The file.
+        origin: String,
+        /// The plan's `version`.
+        found: u64,
+        /// [`crate::plan::VERSION`].
+        expected: u32,
+    },
+
+    /// The registry lacks classes, constructors, methods, properties, static methods or
+    /// casts the plan needs. All gaps are listed at once, before any service is created.
+    #[error("{origin}: the registry lacks {} thing(s) the plan needs:{}", missing.len(), MissingList(missing))]
+    MissingRegistrations {
+        /// The file.
+        origin: String,
+        /// Every gap, in plan order.
+        missing: Vec<Missing>,
+    },
+
+    /// No service (or alias) of this name.
+    #[error("service '{name}' not found")]
+    UnknownService {
+        /// The requested name.
+        name: String,
+    },
+
+    /// The Rust type asked for in `get_by_type::<T>()` has no catalog name in the registry.
+    #[error(
+        "type {rust_type} has no catalog name: register it with Registry::class or \
+         ClassBuilder::implements, or use get_by_type_name"
+    )]
+    UnregisteredType {
+        /// `std::any::type_name` of the requested type.
+        rust_type: &'static str,
+    },
+
+    /// The plan's autowiring index has no service for this type.
+    #[error("no service of type {type_name}")]
+    NoServiceOfType {
+        /// The catalog type name.
+        type_name: String,
+    },
+
+    /// The plan's autowiring index has several services for this type.
+    #[error("multiple services of type {type_name} found: {}", services.join(", "))]
+    AmbiguousType {
+        /// The catalog type name.
+        type_name: String,
+        /// The candidates.
+        services: Vec<String>,
+    },
+
+    /// The service exists but is not of the requested Rust type (and its class registered no
+    /// caster to it).
+    #[error(
+        "service '{service}' is {class} (Rust type {rust_type}), not the requested {requested}"
+    )]
+    WrongType {
+        /// The service.
+        service: String,
+        /// Its catalog type from the plan.
+        class: String,
+        /// Its concrete Rust type.
+        rust_type: &'static str,
+        /// The requested Rust type.
+        requested: &'static str,
+    },
+
+    /// A service depends on itself.
+    #[error("circular reference: {}", path.join(" -> "))]
+    CircularReference {
+        /// The names from the first occurrence to the repeated one, e.g. `[a, b, a]`.
+        path: Vec<String>,
+    },
+
+    /// Creating a service failed: a constructor, setup method, static factory or property
+    /// writer returned an error, or an expression could not be evaluated.
+    #[error("cannot create service '{service}' (path: {}): {step}: {cause}", path.join(" -> "))]
+    ConstructorFailed {
+        /// The service being created.
+        service: String,
+        /// The dependency path from the requested service to this one.
+        path: Vec<String>,
+        /// What failed, e.g. `constructor of App\Db`, `setup #1: App\Mailer::setLogger()`.
+        step: String,
+        /// The underlying error (user errors, [`crate::ArgError`], ...).
+        cause: BoxError,
+    },
+
+    /// No static or dynamic parameter of this name.
+    #[error("parameter '{name}' not found")]
+    UnknownParameter {
+        /// The requested name.
+        name: String,
+    },
+
+    /// The plan uses something this runtime does not implement yet (factories, accessors,
+    /// locators, imported services, scoped and transient lifespans).
+    #[error("service '{service}': {what} is not supported by this runtime yet")]
+    Unsupported {
+        /// The service.
+        service: String,
+        /// The feature.
+        what: String,
+    },
+}
+
+/// One thing a plan needs that the registry does not provide.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Missing {
+    /// A class that was never registered.
+    Class {
+        /// Catalog class name.
+        class: String,
+        /// Where the plan needs it, e.g. `service 'db' (create)`.
+        needed_by: String,
+    },
+    /// A registered class without a constructor, used by `$new`.
+    Constructor {
+        /// Catalog class name.
+        class: String,
+        /// Where the plan needs it.
+        needed_by: String,
+    },
+    /// A method (`method` or `method_mut`) used by a `$call`.
+    Method {
+        /// Catalog class name.
+        class: String,
+        /// Method name.
+        method: String,
+        /// Where the plan needs it.
+        needed_by: String,
+    },
+    /// A static method used by `$call` on a class name.
+    StaticMethod {
+        /// Catalog class name.
+        class: String,
+        /// Method name.
+        method: String,
+        /// Where the plan needs it.
+        needed_by: String,
+    },
+    /// A property writer used by `$set`.
+    Property {
+        /// Catalog class name.
+        class: String,
+        /// Property name.
+        property: String,
+        /// Where the plan needs it.
+        needed_by: String,
+    },
+    /// A caster: the plan autowires a service of this class as a registered interface, but
+    /// the class did not register `implements` for it.
+    Cast {
+        /// Catalog class name.
+        class: String,
+        /// Catalog interface name.
+        interface: String,
+        /// Where the plan needs it.
+        needed_by: String,
+    },
+}
+
+impl fmt::Display for Missing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Missing::Class { class, needed_by } => {
+                write!(f, "class {class} is not registered (needed by {needed_by})")
+            }
+            Missing::Constructor { class, needed_by } => {
+                write!(
+                    f,
+                    "class {class} has no constructor (needed by {needed_by})"
+                )
+            }
+            Missing::Method {
+                class,
+                method,
+                needed_by,
+            } => write!(
+                f,
+                "method {class}::{method}() is not registered (needed by {needed_by})"
+            ),
+            Missing::StaticMethod {
+                class,
+                method,
+                needed_by,
+            } => write!(
+                f,
+                "static method {class}::{method}() is not registered (needed by {needed_by})"
+            ),
+            Missing::Property {
+                class,
+                property,
+                needed_by,
+            } => write!(
+                f,
+                "property {class}::${property} has no writer (needed by {needed_by})"
+            ),
+            Missing::Cast {
+                class,
+                interface,
+                needed_by,
+            } => write!(
+                f,
+                "class {class} does not register implements {interface} (needed by {needed_by})"
+            ),
+        }
+    }
+}
+
+struct MissingList<'a>(&'a [Missing]);
+
+impl fmt::Display for MissingList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for m in self.0 {
+            write!(f, "\n  - {m}")?;
+        }
+        Ok(())
+    }
+}

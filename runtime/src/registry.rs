@@ -1,0 +1,323 @@
+//! The [`Registry`]: what the application can build, keyed by catalog names.
+//!
+//! A plan names classes (`"App\\FileLogger"`), methods (`setLevel`) and interfaces
+//! (`"App\\Logger"`); the registry maps those names to Rust code:
+//!
+//! * per **class name**: a constructor and static methods;
+//! * per **Rust type**: methods, property writers and casters to trait objects;
+//! * per **Rust type or trait object** (`TypeId::of::<dyn Logger>()`): its catalog name, so
+//!   [`Container::get_by_type`](crate::Container::get_by_type) can find the plan's services.
+//!
+//! All registrations are plain `fn` pointers (closures that capture nothing coerce to them):
+//! a registration has no state of its own, everything a service needs comes from the plan as
+//! arguments. That keeps the registry `Send + Sync + 'static` and cheap to clone, and is the
+//! shape a future `#[derive]` will generate.
+//!
+//! ## Mutation in setups
+//!
+//! Services are shared `Arc`s once created. The plan's `setup` statements run after the
+//! constructor and before the service is published, so the runtime offers two kinds of methods:
+//!
+//! * [`ClassBuilder::method_mut`] and [`ClassBuilder::property`] get `&mut T`. They may only
+//!   be called on the object being set up (`@self`), and only while nothing else holds it: if an
+//!   earlier setup passed `@self` somewhere that kept a clone, or `@self` is an argument of this
+//!   very call, the call fails with a clear error instead of aliasing.
+//! * [`ClassBuilder::method`] gets `&T`. It works everywhere: in setups, and on other, already
+//!   published services (`{"$call": [{"$ref": "f"}, "build"]}`). Mutation through `&T` needs
+//!   interior mutability in your type (`Mutex`, `RwLock`, `OnceLock`, atomics).
+//!
+//! In a setup `$call` on `@self`, a `method_mut` registration is preferred over a `method` of
+//! the same name.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use crate::value::{Args, CallResult, Instance, Value};
+
+type Erased = dyn Any + Send + Sync;
+pub(crate) type CtorFn = Arc<dyn Fn(&Args<'_>) -> CallResult<Instance> + Send + Sync>;
+pub(crate) type StaticFn = Arc<dyn Fn(&Args<'_>) -> CallResult<Value> + Send + Sync>;
+pub(crate) type MethodFn = Arc<dyn Fn(&Erased, &Args<'_>) -> CallResult<Value> + Send + Sync>;
+pub(crate) type MethodMutFn = Arc<dyn Fn(&mut Erased, &Args<'_>) -> CallResult<()> + Send + Sync>;
+type CasterFn = Arc<dyn Fn(&Arc<Erased>) -> Option<Box<dyn Any>> + Send + Sync>;
+
+#[derive(Clone)]
+pub(crate) struct ClassEntry {
+    pub(crate) type_id: TypeId,
+    pub(crate) rust_name: &'static str,
+    pub(crate) ctor: Option<CtorFn>,
+    pub(crate) statics: HashMap<String, StaticFn>,
+}
+
+#[derive(Clone, Default)]
+pub(crate) struct TypeEntry {
+    pub(crate) methods: HashMap<String, MethodFn>,
+    pub(crate) methods_mut: HashMap<String, MethodMutFn>,
+    pub(crate) properties: HashMap<String, MethodMutFn>,
+}
+
+/// The Rust side of a plan: constructors, methods, property writers, static methods and
+/// trait-object casters, registered by catalog name.
+///
+/// Fill it once at start-up with [`Registry::class`] and pass it to
+/// [`Container::load`](crate::Container::load); the container keeps its own (cheap) clone.
+/// Registering a class name or member again replaces the earlier registration.
+///
+/// ```
+/// use std::sync::Arc;
+/// use wireplan_runtime::Registry;
+///
+/// trait Logger: Send + Sync { fn log(&self, msg: &str); }
+/// struct FileLogger { path: String }
+/// impl Logger for FileLogger { fn log(&self, _msg: &str) {} }
+///
+/// let mut registry = Registry::new();
+/// registry
+///     .class::<FileLogger>("App\\FileLogger")
+///     .constructor(|a| Ok(FileLogger { path: a.str(0)?.to_string() }))
+///     .implements::<dyn Logger>("App\\Logger", |x| x);
+/// assert_eq!(registry.catalog_name_of::<dyn Logger>(), Some("App\\Logger"));
+/// ```
+#[derive(Clone, Default)]
+pub struct Registry {
+    pub(crate) classes: HashMap<String, ClassEntry>,
+    pub(crate) types: HashMap<TypeId, TypeEntry>,
+    /// Rust type or trait object → catalog name (first registration wins).
+    names: HashMap<TypeId, String>,
+    /// Interface catalog name → `TypeId` of the trait object.
+    pub(crate) interfaces: HashMap<String, (TypeId, &'static str)>,
+    /// (concrete type, requested trait object) → caster producing `Box<Arc<dyn Trait>>`.
+    casters: HashMap<(TypeId, TypeId), CasterFn>,
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Registry {
+        Registry::default()
+    }
+
+    /// Starts (or continues) registering the Rust type `T` as the catalog class `name`.
+    ///
+    /// The returned builder writes into the registry at each call; chain
+    /// [`constructor`](ClassBuilder::constructor), [`implements`](ClassBuilder::implements),
+    /// [`method`](ClassBuilder::method), ... on it. A class without a constructor is fine when
+    /// it only provides static methods or is created by a factory.
+    pub fn class<T: Any + Send + Sync>(&mut self, name: &str) -> ClassBuilder<'_, T> {
+        let type_id = TypeId::of::<T>();
+        let entry = self
+            .classes
+            .entry(name.to_string())
+            .or_insert_with(new_entry::<T>);
+        if entry.type_id != type_id {
+            *entry = new_entry::<T>();
+        }
+        self.types.entry(type_id).or_default();
+        self.names
+            .entry(type_id)
+            .or_insert_with(|| name.to_string());
+        ClassBuilder {
+            registry: self,
+            name: name.to_string(),
+            _t: PhantomData,
+        }
+    }
+
+    /// Declares that the trait object `I` (e.g. `dyn Logger`) is the catalog interface
+    /// `name`. [`ClassBuilder::implements`] does this too; call it directly for an interface
+    /// that no registered class implements yet.
+    pub fn interface<I: ?Sized + 'static>(&mut self, name: &str) -> &mut Registry {
+        let id = TypeId::of::<I>();
+        self.interfaces
+            .insert(name.to_string(), (id, std::any::type_name::<I>()));
+        self.names.entry(id).or_insert_with(|| name.to_string());
+        self
+    }
+
+    /// The catalog name registered for the Rust type or trait object `T`, if any.
+    pub fn catalog_name_of<T: ?Sized + 'static>(&self) -> Option<&str> {
+        self.names.get(&TypeId::of::<T>()).map(String::as_str)
+    }
+
+    /// Whether the catalog class `name` is registered.
+    pub fn has_class(&self, name: &str) -> bool {
+        self.classes.contains_key(name)
+    }
+
+    /// Registered classes as (catalog name, Rust type name), sorted by catalog name; the
+    /// start of a catalog export for the compiler.
+    pub fn classes(&self) -> Vec<(&str, &'static str)> {
+        let mut v: Vec<_> = self
+            .classes
+            .iter()
+            .map(|(n, c)| (n.as_str(), c.rust_name))
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Whether the catalog interface `name` is registered.
+    pub fn has_interface(&self, name: &str) -> bool {
+        self.interfaces.contains_key(name)
+    }
+
+    /// Whether the class `class` registered a caster to the interface `interface`.
+    pub fn implements(&self, class: &str, interface: &str) -> bool {
+        match (self.classes.get(class), self.interfaces.get(interface)) {
+            (Some(c), Some((i, _))) => self.casters.contains_key(&(c.type_id, *i)),
+            _ => false,
+        }
+    }
+
+    /// The object as `Arc<T>`: when `T` is the object's concrete type, directly; when `T` is
+    /// a trait object, through the caster registered for (concrete type, `T`). `None` when
+    /// neither applies.
+    pub fn cast<T: ?Sized + 'static>(&self, instance: &Instance) -> Option<Arc<T>> {
+        let wanted = TypeId::of::<T>();
+        let boxed = if wanted == instance.type_id() {
+            instance.identity_box()?
+        } else {
+            let caster = self.casters.get(&(instance.type_id(), wanted))?;
+            caster(instance.as_any())?
+        };
+        boxed.downcast::<Arc<T>>().ok().map(|b| *b)
+    }
+
+    /// The catalog class name of the object's concrete type, if it was registered.
+    pub fn class_name_of_instance(&self, instance: &Instance) -> Option<&str> {
+        self.names.get(&instance.type_id()).map(String::as_str)
+    }
+
+    pub(crate) fn type_entry(&self, id: TypeId) -> Option<&TypeEntry> {
+        self.types.get(&id)
+    }
+}
+
+/// Registers one class; returned by [`Registry::class`]. Each method writes into the
+/// registry immediately and returns the builder for chaining.
+pub struct ClassBuilder<'r, T> {
+    registry: &'r mut Registry,
+    name: String,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
+    fn class(&mut self) -> &mut ClassEntry {
+        // Registry::class inserted the entry and the builder borrows the registry mutably, so
+        // this finds it; `or_insert_with` only avoids a panic path.
+        self.registry
+            .classes
+            .entry(self.name.clone())
+            .or_insert_with(new_entry::<T>)
+    }
+
+    fn type_entry(&mut self) -> &mut TypeEntry {
+        self.registry.types.entry(TypeId::of::<T>()).or_default()
+    }
+
+    /// The constructor used by `{"$new": "<this class>", "args": [...]}`. It receives the
+    /// positional, complete arguments of the catalog constructor.
+    pub fn constructor(mut self, f: fn(&Args<'_>) -> CallResult<T>) -> Self {
+        self.class().ctor = Some(Arc::new(move |a| f(a).map(Instance::from_value)));
+        self
+    }
+
+    /// Declares that this class implements the catalog interface `name`, represented in
+    /// Rust by the trait object `I`, with the coercion `cast` (write `|x| x`: the closure
+    /// coerces `Arc<T>` to `Arc<dyn Trait>` on stable Rust).
+    ///
+    /// After this, services of this class can be fetched as `Arc<I>`
+    /// (`container.get::<dyn Logger>("logger")`), passed to `args.service::<dyn Logger>(i)`,
+    /// and `container.get_by_type::<dyn Logger>()` finds the plan's services of type `name`.
+    pub fn implements<I: ?Sized + 'static>(self, name: &str, cast: fn(Arc<T>) -> Arc<I>) -> Self {
+        self.registry.interface::<I>(name);
+        let caster: CasterFn = Arc::new(move |o: &Arc<Erased>| {
+            o.clone()
+                .downcast::<T>()
+                .ok()
+                .map(|a| Box::new(cast(a)) as Box<dyn Any>)
+        });
+        self.registry
+            .casters
+            .insert((TypeId::of::<T>(), TypeId::of::<I>()), caster);
+        self
+    }
+
+    /// A method on a shared object (`&T`), callable in setups on `@self` and on any published
+    /// service (`{"$call": [{"$ref": "svc"}, "name"], ...}`). Its result becomes the value of
+    /// the `$call` expression; return `Ok(())` for none.
+    pub fn method<R: Into<Value> + 'static>(
+        mut self,
+        name: &str,
+        f: fn(&T, &Args<'_>) -> CallResult<R>,
+    ) -> Self {
+        let m: MethodFn = Arc::new(
+            move |o: &Erased, a: &Args<'_>| match o.downcast_ref::<T>() {
+                Some(t) => f(t, a).map(Into::into),
+                None => Err(wrong_receiver::<T>()),
+            },
+        );
+        self.type_entry().methods.insert(name.to_string(), m);
+        self
+    }
+
+    /// A method that needs `&mut T`; callable only from a setup on `@self`, while no one else
+    /// holds the object (see the module docs). Preferred over a [`method`](Self::method) of the
+    /// same name in setups.
+    pub fn method_mut(mut self, name: &str, f: fn(&mut T, &Args<'_>) -> CallResult<()>) -> Self {
+        self.type_entry()
+            .methods_mut
+            .insert(name.to_string(), mut_fn::<T>(f));
+        self
+    }
+
+    /// A property writer for setups' `{"$set": ["@self", "name"], "value": V}`: gets `&mut T`
+    /// and the value as argument `0` (`a.bool(0)?`, `a.service::<Db>(0)?`). Same access rules
+    /// as [`method_mut`](Self::method_mut).
+    pub fn property(mut self, name: &str, f: fn(&mut T, &Args<'_>) -> CallResult<()>) -> Self {
+        self.type_entry()
+            .properties
+            .insert(name.to_string(), mut_fn::<T>(f));
+        self
+    }
+
+    /// A static method of the class, for `{"$call": ["<this class>", "name"], ...}` (e.g. a
+    /// factory `App\LoggerFactory::create`). To create a service, return the object as a value:
+    /// `Ok(Value::service(FileLogger::new(..)))`.
+    pub fn static_method<R: Into<Value> + 'static>(
+        mut self,
+        name: &str,
+        f: fn(&Args<'_>) -> CallResult<R>,
+    ) -> Self {
+        let s: StaticFn = Arc::new(move |a| f(a).map(Into::into));
+        self.class().statics.insert(name.to_string(), s);
+        self
+    }
+}
+
+fn new_entry<T: Any>() -> ClassEntry {
+    ClassEntry {
+        type_id: TypeId::of::<T>(),
+        rust_name: std::any::type_name::<T>(),
+        ctor: None,
+        statics: HashMap::new(),
+    }
+}
+
+fn mut_fn<T: Any + Send + Sync>(f: fn(&mut T, &Args<'_>) -> CallResult<()>) -> MethodMutFn {
+    Arc::new(
+        move |o: &mut Erased, a: &Args<'_>| match o.downcast_mut::<T>() {
+            Some(t) => f(t, a),
+            None => Err(wrong_receiver::<T>()),
+        },
+    )
+}
+
+fn wrong_receiver<T>() -> crate::value::BoxError {
+    format!(
+        "receiver is not a {} (registry/plan mismatch)",
+        std::any::type_name::<T>()
+    )
+    .into()
+}

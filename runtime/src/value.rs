@@ -1,0 +1,500 @@
+//! Run-time values: what plan expressions evaluate to and what constructors receive.
+//!
+//! * [`Instance`] is a type-erased service object (`Arc<dyn Any + Send + Sync>`) that remembers
+//!   its concrete Rust type.
+//! * [`Value`] is a JSON-like value that can also hold an [`Instance`].
+//! * [`Args`] is the positional argument list handed to constructors, methods and property
+//!   writers, with typed accessors that return [`ArgError`] instead of panicking.
+
+use std::any::{Any, TypeId};
+use std::fmt;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use crate::registry::Registry;
+
+/// The error type user code returns from constructors, methods and factories.
+///
+/// Anything that implements `std::error::Error + Send + Sync` converts into it with `?`
+/// (including [`ArgError`] and `String`/`&str` messages via `.into()`).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// The result type of constructors, methods, property writers and static methods.
+pub type CallResult<T> = Result<T, BoxError>;
+
+type Object = Arc<dyn Any + Send + Sync>;
+type IdentityCast = fn(&Object) -> Option<Box<dyn Any>>;
+
+fn identity_cast<T: Any + Send + Sync>(o: &Object) -> Option<Box<dyn Any>> {
+    o.clone()
+        .downcast::<T>()
+        .ok()
+        .map(|a| Box::new(a) as Box<dyn Any>)
+}
+
+/// A service object with its type erased: a shared `Arc<dyn Any + Send + Sync>` plus the
+/// [`TypeId`] and name of its concrete Rust type.
+///
+/// Cloning an `Instance` clones the `Arc` (the same object). Getting it back as a concrete type
+/// needs no registry ([`Instance::downcast`]); getting it as a trait object (`Arc<dyn Trait>`)
+/// goes through the caster registered with
+/// [`ClassBuilder::implements`](crate::ClassBuilder::implements), see [`Registry::cast`].
+#[derive(Clone)]
+pub struct Instance {
+    object: Object,
+    type_id: TypeId,
+    type_name: &'static str,
+    identity: IdentityCast,
+}
+
+impl Instance {
+    /// Wraps a shared object.
+    pub fn new<T: Any + Send + Sync>(object: Arc<T>) -> Instance {
+        Instance {
+            object,
+            type_id: TypeId::of::<T>(),
+            type_name: std::any::type_name::<T>(),
+            identity: identity_cast::<T>,
+        }
+    }
+
+    /// Wraps an owned object in a new `Arc`.
+    pub fn from_value<T: Any + Send + Sync>(object: T) -> Instance {
+        Instance::new(Arc::new(object))
+    }
+
+    /// The [`TypeId`] of the concrete Rust type.
+    pub fn type_id(&self) -> TypeId {
+        self.type_id
+    }
+
+    /// The name of the concrete Rust type (`std::any::type_name`), for messages.
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
+    }
+
+    /// The object as `Arc<T>` when `T` is exactly its concrete type, otherwise `None`.
+    pub fn downcast<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        self.object.clone().downcast::<T>().ok()
+    }
+
+    /// The erased object.
+    pub fn as_any(&self) -> &Object {
+        &self.object
+    }
+
+    /// Whether two instances are the same object (`Arc::ptr_eq`).
+    pub fn ptr_eq(&self, other: &Instance) -> bool {
+        Arc::ptr_eq(&self.object, &other.object)
+    }
+
+    pub(crate) fn object_mut(&mut self) -> Option<&mut (dyn Any + Send + Sync)> {
+        Arc::get_mut(&mut self.object)
+    }
+
+    /// `Arc<T>` for `T` = the concrete type, through the identity caster (works for `?Sized`
+    /// requests because the caller checked the `TypeId`).
+    pub(crate) fn identity_box(&self) -> Option<Box<dyn Any>> {
+        (self.identity)(&self.object)
+    }
+}
+
+impl fmt::Debug for Instance {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Instance<{}>@{:p}",
+            self.type_name,
+            Arc::as_ptr(&self.object)
+        )
+    }
+}
+
+impl PartialEq for Instance {
+    fn eq(&self, other: &Instance) -> bool {
+        self.ptr_eq(other)
+    }
+}
+
+/// A run-time value: plain JSON data, or a service object.
+///
+/// Plan expressions evaluate to `Value`s; they are the arguments of constructors and methods
+/// and the results of methods and static factories. Integers are `i64`; maps keep their order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Value {
+    /// `null`.
+    #[default]
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// A string.
+    Str(String),
+    /// A list.
+    List(Vec<Value>),
+    /// An ordered map.
+    Map(IndexMap<String, Value>),
+    /// A service object.
+    Service(Instance),
+}
+
+impl Value {
+    /// Wraps an owned object as a service value (`Value::Service`), e.g. as the result of a
+    /// static factory method.
+    pub fn service<T: Any + Send + Sync>(object: T) -> Value {
+        Value::Service(Instance::from_value(object))
+    }
+
+    /// A short description of the kind of value, for messages: `null`, `bool`, `int`,
+    /// `float`, `string`, `list`, `map` or `service <Rust type>`.
+    pub fn kind(&self) -> String {
+        match self {
+            Value::Null => "null".into(),
+            Value::Bool(_) => "bool".into(),
+            Value::Int(_) => "int".into(),
+            Value::Float(_) => "float".into(),
+            Value::Str(_) => "string".into(),
+            Value::List(_) => "list".into(),
+            Value::Map(_) => "map".into(),
+            Value::Service(i) => format!("service of Rust type {}", i.type_name()),
+        }
+    }
+
+    /// `true` for [`Value::Null`].
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// The boolean, if this is a [`Value::Bool`].
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The integer, if this is a [`Value::Int`].
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// The number as `f64`, if this is a [`Value::Float`] or a [`Value::Int`].
+    pub fn as_float(&self) -> Option<f64> {
+        match self {
+            Value::Float(f) => Some(*f),
+            Value::Int(i) => Some(*i as f64),
+            _ => None,
+        }
+    }
+
+    /// The string, if this is a [`Value::Str`].
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The items, if this is a [`Value::List`].
+    pub fn as_list(&self) -> Option<&[Value]> {
+        match self {
+            Value::List(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// The entries, if this is a [`Value::Map`].
+    pub fn as_map(&self) -> Option<&IndexMap<String, Value>> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The object, if this is a [`Value::Service`].
+    pub fn as_instance(&self) -> Option<&Instance> {
+        match self {
+            Value::Service(i) => Some(i),
+            _ => None,
+        }
+    }
+}
+
+impl From<()> for Value {
+    fn from(_: ()) -> Value {
+        Value::Null
+    }
+}
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+impl From<i64> for Value {
+    fn from(i: i64) -> Value {
+        Value::Int(i)
+    }
+}
+impl From<i32> for Value {
+    fn from(i: i32) -> Value {
+        Value::Int(i.into())
+    }
+}
+impl From<f64> for Value {
+    fn from(f: f64) -> Value {
+        Value::Float(f)
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::Str(s)
+    }
+}
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::Str(s.to_string())
+    }
+}
+impl From<Vec<Value>> for Value {
+    fn from(l: Vec<Value>) -> Value {
+        Value::List(l)
+    }
+}
+impl From<IndexMap<String, Value>> for Value {
+    fn from(m: IndexMap<String, Value>) -> Value {
+        Value::Map(m)
+    }
+}
+impl From<Instance> for Value {
+    fn from(i: Instance) -> Value {
+        Value::Service(i)
+    }
+}
+impl<T: Any + Send + Sync> From<Arc<T>> for Value {
+    fn from(a: Arc<T>) -> Value {
+        Value::Service(Instance::new(a))
+    }
+}
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(o: Option<T>) -> Value {
+        o.map_or(Value::Null, Into::into)
+    }
+}
+
+/// A typed accessor of [`Args`] did not find what it expected.
+///
+/// Converts into [`BoxError`] with `?`, so a constructor can simply write `a.str(0)?`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("argument #{index}: expected {expected}, found {found}")]
+pub struct ArgError {
+    /// Zero-based position of the argument.
+    pub index: usize,
+    /// What the accessor expected (e.g. `string`, `service dyn app::Logger`).
+    pub expected: String,
+    /// What was there (e.g. `int`, `nothing (2 arguments given)`).
+    pub found: String,
+}
+
+/// The positional arguments of a constructor, method, static method or property writer.
+///
+/// Arguments in a plan are positional and complete (defaults already filled in by the
+/// compiler), so index `i` is the `i`-th parameter of the catalog signature. Property writers
+/// receive the written value as argument `0`.
+///
+/// Every accessor returns `Err(ArgError)` on a missing argument or a type mismatch, never
+/// panics. Service accessors ([`Args::service`], [`Args::list_of`]) accept concrete types and
+/// trait objects alike (`a.service::<Db>(0)?`, `a.service::<dyn Logger>(1)?`); trait objects
+/// use the casters of the [`Registry`].
+pub struct Args<'r> {
+    values: Vec<Value>,
+    registry: &'r Registry,
+}
+
+impl<'r> Args<'r> {
+    /// Wraps evaluated values; the registry supplies casters for trait-object accessors.
+    pub fn new(values: Vec<Value>, registry: &'r Registry) -> Args<'r> {
+        Args { values, registry }
+    }
+
+    /// Number of arguments.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// `true` when there are no arguments.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// All arguments.
+    pub fn values(&self) -> &[Value] {
+        &self.values
+    }
+
+    /// The registry the arguments were evaluated against.
+    pub fn registry(&self) -> &'r Registry {
+        self.registry
+    }
+
+    fn mismatch(&self, index: usize, expected: impl Into<String>) -> ArgError {
+        ArgError {
+            index,
+            expected: expected.into(),
+            found: match self.values.get(index) {
+                Some(v) => v.kind(),
+                None => format!("nothing ({} arguments given)", self.values.len()),
+            },
+        }
+    }
+
+    /// Argument `i`, whatever it is.
+    pub fn value(&self, i: usize) -> Result<&Value, ArgError> {
+        self.values
+            .get(i)
+            .ok_or_else(|| self.mismatch(i, "a value"))
+    }
+
+    /// `true` when argument `i` is present and `null`.
+    pub fn is_null(&self, i: usize) -> bool {
+        matches!(self.values.get(i), Some(Value::Null))
+    }
+
+    /// Argument `i` as a boolean.
+    pub fn bool(&self, i: usize) -> Result<bool, ArgError> {
+        self.values
+            .get(i)
+            .and_then(Value::as_bool)
+            .ok_or_else(|| self.mismatch(i, "bool"))
+    }
+
+    /// Argument `i` as an integer.
+    pub fn int(&self, i: usize) -> Result<i64, ArgError> {
+        self.values
+            .get(i)
+            .and_then(Value::as_int)
+            .ok_or_else(|| self.mismatch(i, "int"))
+    }
+
+    /// Argument `i` as an integer, or `None` when it is `null`.
+    pub fn opt_int(&self, i: usize) -> Result<Option<i64>, ArgError> {
+        if self.is_null(i) {
+            return Ok(None);
+        }
+        self.int(i)
+            .map(Some)
+            .map_err(|_| self.mismatch(i, "int or null"))
+    }
+
+    /// Argument `i` as a float; an integer is accepted and converted.
+    pub fn float(&self, i: usize) -> Result<f64, ArgError> {
+        self.values
+            .get(i)
+            .and_then(Value::as_float)
+            .ok_or_else(|| self.mismatch(i, "float"))
+    }
+
+    /// Argument `i` as a string slice.
+    pub fn str(&self, i: usize) -> Result<&str, ArgError> {
+        self.values
+            .get(i)
+            .and_then(Value::as_str)
+            .ok_or_else(|| self.mismatch(i, "string"))
+    }
+
+    /// Argument `i` as a string slice, or `None` when it is `null`.
+    pub fn opt_str(&self, i: usize) -> Result<Option<&str>, ArgError> {
+        if self.is_null(i) {
+            return Ok(None);
+        }
+        self.str(i)
+            .map(Some)
+            .map_err(|_| self.mismatch(i, "string or null"))
+    }
+
+    /// Argument `i` as a list of values.
+    pub fn list(&self, i: usize) -> Result<&[Value], ArgError> {
+        self.values
+            .get(i)
+            .and_then(Value::as_list)
+            .ok_or_else(|| self.mismatch(i, "list"))
+    }
+
+    /// Argument `i` as an ordered map.
+    pub fn map(&self, i: usize) -> Result<&IndexMap<String, Value>, ArgError> {
+        self.values
+            .get(i)
+            .and_then(Value::as_map)
+            .ok_or_else(|| self.mismatch(i, "map"))
+    }
+
+    /// Argument `i` as an erased service object.
+    pub fn instance(&self, i: usize) -> Result<&Instance, ArgError> {
+        self.values
+            .get(i)
+            .and_then(Value::as_instance)
+            .ok_or_else(|| self.mismatch(i, "service"))
+    }
+
+    /// Argument `i` as a service of type `T`: the concrete type (`a.service::<Db>(0)`) or a
+    /// trait object the argument's class registered (`a.service::<dyn Logger>(0)`).
+    pub fn service<T: ?Sized + 'static>(&self, i: usize) -> Result<Arc<T>, ArgError> {
+        self.values
+            .get(i)
+            .and_then(Value::as_instance)
+            .and_then(|inst| self.registry.cast::<T>(inst))
+            .ok_or_else(|| self.mismatch(i, self.expected_service::<T>()))
+    }
+
+    /// Argument `i` as a service of type `T`, or `None` when it is `null` (a nullable
+    /// parameter such as `?App\Clock`).
+    pub fn opt_service<T: ?Sized + 'static>(&self, i: usize) -> Result<Option<Arc<T>>, ArgError> {
+        if self.is_null(i) {
+            return Ok(None);
+        }
+        self.service::<T>(i).map(Some)
+    }
+
+    /// Argument `i` as a list of services of type `T` (a `tagged(..)`, `typed(..)` or `T[]`
+    /// parameter), e.g. `a.list_of::<dyn Handler>(3)?`. Fails on the first item that is not
+    /// such a service, naming it.
+    pub fn list_of<T: ?Sized + 'static>(&self, i: usize) -> Result<Vec<Arc<T>>, ArgError> {
+        let items =
+            self.values.get(i).and_then(Value::as_list).ok_or_else(|| {
+                self.mismatch(i, format!("list of {}", self.expected_service::<T>()))
+            })?;
+        items
+            .iter()
+            .enumerate()
+            .map(|(k, item)| {
+                item.as_instance()
+                    .and_then(|inst| self.registry.cast::<T>(inst))
+                    .ok_or_else(|| ArgError {
+                        index: i,
+                        expected: format!("list of {}", self.expected_service::<T>()),
+                        found: format!("item #{k}: {}", item.kind()),
+                    })
+            })
+            .collect()
+    }
+
+    fn expected_service<T: ?Sized + 'static>(&self) -> String {
+        let rust = std::any::type_name::<T>();
+        match self.registry.catalog_name_of::<T>() {
+            Some(name) => format!("service {rust} ({name})"),
+            None => format!("service {rust}"),
+        }
+    }
+}
+
+impl fmt::Debug for Args<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(&self.values).finish()
+    }
+}
