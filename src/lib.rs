@@ -8,6 +8,13 @@
 //! running [`script`] extensions against the [`builder`], checking types against the
 //! [`catalog`]) → [`plan`]. Every problem is a [`diagnostics::Diagnostic`].
 
+pub mod builder;
+pub mod catalog;
+pub mod compiler;
+pub mod config;
 pub mod diagnostics;
+pub mod expr;
 pub mod neon;
+pub mod plan;
+pub mod script;
 pub mod source;

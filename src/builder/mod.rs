@@ -1,0 +1,379 @@
+//! The `ContainerBuilder`: service definitions, type resolution, autowiring and completion.
+//!
+//! Mirrors Nette's `ContainerBuilder` (`../shared/reference/nette-di.md` §3–5, §16):
+//! definitions are added by the `services:` section and by extensions in phase A; [`resolve`]
+//! (phase B) gives every definition its type and builds the autowiring index; [`complete`]
+//! turns every creator and setup into complete plan statements (arguments positional, autowired
+//! arguments as references, defaults filled in). Errors are collected, not thrown, so one run
+//! reports all of them.
+//!
+//! [`resolve`]: ContainerBuilder::resolve
+//! [`complete`]: ContainerBuilder::complete
+
+mod autowiring;
+mod complete;
+mod resolve;
+
+pub use autowiring::AutowiringIndex;
+
+use crate::catalog::Catalog;
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::expr::{Callee, Expr, ExprArray, Statement};
+use crate::source::Span;
+use indexmap::IndexMap;
+use std::collections::HashMap;
+use wireplan_runtime::plan::{self, Lifespan};
+
+/// What kind of definition a service has (Nette's definition classes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefinitionKind {
+    /// `ServiceDefinition`: created by its creator statement.
+    Service,
+    /// `ImportedDefinition`: supplied by the application at run time.
+    Imported,
+}
+
+/// `autowired:` as configured: `true`/`false`, or a list of types (`self` allowed).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Autowired {
+    /// Autowired for all its types, or for none.
+    All(bool),
+    /// Autowired only for these types (and their subtypes' requests); `self` is the own type.
+    Types(Vec<String>),
+}
+
+/// Completed statements of a definition, ready for the plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completed {
+    /// The creating statement.
+    pub create: plan::Expr,
+    /// Setup statements in order.
+    pub setup: Vec<plan::Expr>,
+    /// Tag values, converted.
+    pub tags: IndexMap<String, plan::Expr>,
+}
+
+/// One service definition.
+#[derive(Debug, Clone)]
+pub struct Definition {
+    /// The service name (`01`, `02`, … for anonymous ones).
+    pub name: String,
+    /// Definition kind.
+    pub kind: DefinitionKind,
+    /// Where the definition was written, if in a file.
+    pub span: Option<Span>,
+    /// The declared `type:`.
+    pub declared_type: Option<String>,
+    /// The creator (`create:`), a statement.
+    pub creator: Option<Statement>,
+    /// Setup statements, in order.
+    pub setup: Vec<Expr>,
+    /// Tags: name → value.
+    pub tags: IndexMap<String, Expr>,
+    /// Autowiring.
+    pub autowired: Autowired,
+    /// Lifespan.
+    pub lifespan: Lifespan,
+    /// The resolved type (after [`ContainerBuilder::resolve`]).
+    pub resolved_type: Option<String>,
+    /// The completed statements (after [`ContainerBuilder::complete`]).
+    pub completed: Option<Completed>,
+}
+
+impl Definition {
+    fn new(name: String, span: Option<Span>) -> Definition {
+        Definition {
+            name,
+            kind: DefinitionKind::Service,
+            span,
+            declared_type: None,
+            creator: None,
+            setup: Vec::new(),
+            tags: IndexMap::new(),
+            autowired: Autowired::All(true),
+            lifespan: Lifespan::Singleton,
+            resolved_type: None,
+            completed: None,
+        }
+    }
+
+    /// Sets the creator from `entity` (a class, `Class::method`, `@service`, …) and arguments,
+    /// like Nette's `setFactory`/`setCreator`.
+    pub fn set_creator(&mut self, entity: &str, arguments: ExprArray) {
+        self.creator = Some(Statement {
+            callee: Callee::Name(entity.to_string()),
+            arguments,
+        });
+    }
+
+    /// The type for messages: resolved, declared, or the creator's name.
+    pub fn type_for_messages(&self) -> Option<String> {
+        self.resolved_type
+            .clone()
+            .or_else(|| self.declared_type.clone())
+    }
+
+    /// Nette's descriptor prefix: `Service 'repo' (type of App\Repo)`.
+    pub fn descriptor(&self) -> String {
+        match self.type_for_messages() {
+            Some(t) => format!("Service '{}' (type of {t})", self.name),
+            None => format!("Service '{}'", self.name),
+        }
+    }
+
+    /// Is the name generated (`01`, `02`, …)?
+    pub fn is_anonymous(&self) -> bool {
+        self.name.bytes().all(|b| b.is_ascii_digit())
+    }
+}
+
+/// Which phase the builder is in; decides whether lookups by type are allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Phase A: definitions are being added; lookups by type see a partial graph.
+    Loading,
+    /// Types are being resolved: lookups by type are not allowed.
+    Resolving,
+    /// Types known, autowiring index built (phase B, `beforeCompile`).
+    Resolved,
+    /// Statements completed.
+    Completed,
+}
+
+/// The container builder.
+#[derive(Debug, Clone)]
+pub struct ContainerBuilder {
+    definitions: IndexMap<String, Definition>,
+    lower_names: HashMap<String, String>,
+    aliases: IndexMap<String, String>,
+    anonymous_counter: usize,
+    /// The type catalog used for resolution.
+    pub catalog: Catalog,
+    /// Static parameters (for `getParameters`).
+    pub parameters: IndexMap<String, Expr>,
+    phase: Phase,
+    index: AutowiringIndex,
+    dirty: bool,
+}
+
+impl ContainerBuilder {
+    /// An empty builder over a catalog.
+    pub fn new(catalog: Catalog) -> ContainerBuilder {
+        ContainerBuilder {
+            definitions: IndexMap::new(),
+            lower_names: HashMap::new(),
+            aliases: IndexMap::new(),
+            anonymous_counter: 0,
+            catalog,
+            parameters: IndexMap::new(),
+            phase: Phase::Loading,
+            index: AutowiringIndex::default(),
+            dirty: true,
+        }
+    }
+
+    /// The current phase.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Adds a definition. `None` gives the next anonymous name (`01`, `02`, …). Names must match
+    /// `^\w+(\.\w+)*$`, not be numeric (unless generated), and differ from every existing name
+    /// in more than letter case.
+    ///
+    /// Errors: `invalid-definition` for a bad name, `duplicate-service` for an existing name
+    /// (also case-insensitively). Name checks use a hash map, so adding N services is O(N).
+    pub fn add_definition(
+        &mut self,
+        name: Option<&str>,
+        span: Option<Span>,
+    ) -> Result<&mut Definition, Diagnostic> {
+        let name = match name {
+            Some(n) => {
+                let valid = !n.is_empty()
+                    && n.split('.').all(|part| {
+                        !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    })
+                    && !n.bytes().all(|b| b.is_ascii_digit());
+                if !valid {
+                    return Err(Diagnostic::error(
+                        Code::InvalidDefinition,
+                        format!(
+                            "Service name must be a alpha-numeric string and not a number, '{n}' given."
+                        ),
+                    )
+                    .at(span));
+                }
+                n.to_string()
+            }
+            None => {
+                self.anonymous_counter += 1;
+                format!("{:02}", self.anonymous_counter)
+            }
+        };
+        let lower = name.to_lowercase();
+        if let Some(existing) = self.lower_names.get(&lower) {
+            let msg = if *existing == name {
+                format!("Service '{name}' has already been added.")
+            } else {
+                format!("Service '{name}' has the same name as '{existing}' in a case-insensitive manner.")
+            };
+            let mut d = Diagnostic::error(Code::DuplicateService, msg).at(span);
+            if let Some(prev) = self.definitions.get(existing).and_then(|d| d.span) {
+                d = d.with_secondary(prev, "first defined here");
+            }
+            return Err(d);
+        }
+        self.lower_names.insert(lower, name.clone());
+        self.dirty = true;
+        Ok(self
+            .definitions
+            .entry(name.clone())
+            .or_insert_with(|| Definition::new(name, span)))
+    }
+
+    fn real_name<'a>(&'a self, name: &'a str) -> &'a str {
+        self.aliases.get(name).map(String::as_str).unwrap_or(name)
+    }
+
+    /// The definition named `name` (aliases followed).
+    pub fn get_definition(&self, name: &str) -> Option<&Definition> {
+        self.definitions.get(self.real_name(name))
+    }
+
+    /// The definition named `name`, mutably.
+    pub fn get_definition_mut(&mut self, name: &str) -> Option<&mut Definition> {
+        let real = self.real_name(name).to_string();
+        self.dirty = true;
+        self.definitions.get_mut(&real)
+    }
+
+    /// Is there a definition (or alias) named `name`?
+    pub fn has_definition(&self, name: &str) -> bool {
+        self.definitions.contains_key(self.real_name(name))
+    }
+
+    /// Removes a definition; silent when it does not exist (as in Nette).
+    pub fn remove_definition(&mut self, name: &str) {
+        let real = self.real_name(name).to_string();
+        if self.definitions.shift_remove(&real).is_some() {
+            self.lower_names.remove(&real.to_lowercase());
+            self.dirty = true;
+        }
+    }
+
+    /// Adds an alias.
+    pub fn add_alias(&mut self, alias: &str, service: &str) {
+        self.aliases.insert(alias.to_string(), service.to_string());
+    }
+
+    /// All aliases.
+    pub fn aliases(&self) -> &IndexMap<String, String> {
+        &self.aliases
+    }
+
+    /// All definitions in order.
+    pub fn definitions(&self) -> impl Iterator<Item = &Definition> {
+        self.definitions.values()
+    }
+
+    /// Service name → tag value for every definition carrying `tag` (works in every phase).
+    pub fn find_by_tag(&self, tag: &str) -> IndexMap<String, Expr> {
+        self.definitions
+            .values()
+            .filter_map(|d| d.tags.get(tag).map(|v| (d.name.clone(), v.clone())))
+            .collect()
+    }
+
+    /// The single preferred autowired service of `type_`, like Nette's `getByType`.
+    ///
+    /// `Ok(None)` when there is none; `Err` with `ambiguous-service` when there are several, or
+    /// `not-allowed-during-resolving` while types are being resolved. In phase A the index is
+    /// rebuilt from the definitions added so far (the caller warns about the partial graph).
+    pub fn get_by_type(&mut self, type_: &str) -> Result<Option<String>, Diagnostic> {
+        self.ensure_index()?;
+        let names = self.index.high(type_);
+        match names.len() {
+            0 => Ok(None),
+            1 => Ok(Some(names[0].clone())),
+            _ => Err(ambiguous(type_, names)),
+        }
+    }
+
+    /// Names of every definition whose type is `type_` or a subtype, ignoring autowiring
+    /// (Nette's `findByType`).
+    pub fn find_by_type(&mut self, type_: &str) -> Result<Vec<String>, Diagnostic> {
+        self.ensure_index()?;
+        Ok(self
+            .definitions
+            .values()
+            .filter(|d| {
+                d.resolved_type
+                    .as_deref()
+                    .is_some_and(|t| self.catalog.is_subtype(t, type_))
+            })
+            .map(|d| d.name.clone())
+            .collect())
+    }
+
+    fn ensure_index(&mut self) -> Result<(), Diagnostic> {
+        if self.phase == Phase::Resolving {
+            return Err(Diagnostic::error(
+                Code::NotAllowedDuringResolving,
+                "Lookup by type is not allowed while types are being resolved.",
+            ));
+        }
+        if self.dirty {
+            // Resolution errors are reported by the real `resolve()` of phase B.
+            self.resolve_types(&mut Diagnostics::new());
+            self.index = AutowiringIndex::build(self, &mut Diagnostics::new());
+            self.dirty = false;
+        }
+        Ok(())
+    }
+
+    /// Resolves every definition's type and builds the autowiring index (start of phase B).
+    /// Errors (`class-not-found`, `invalid-definition`, `invalid-autowired`, …) go to `diags`.
+    pub fn resolve(&mut self, diags: &mut Diagnostics) {
+        self.phase = Phase::Resolving;
+        self.resolve_types(diags);
+        self.phase = Phase::Resolved;
+        self.index = AutowiringIndex::build(self, diags);
+        self.dirty = false;
+    }
+
+    /// The autowiring index (valid after [`ContainerBuilder::resolve`]).
+    pub fn autowiring(&self) -> &AutowiringIndex {
+        &self.index
+    }
+
+    /// Completes every definition (end of phase B): creators and setups become plan statements
+    /// with positional, complete, autowired arguments; constructor cycles are reported.
+    pub fn complete(&mut self, diags: &mut Diagnostics) {
+        if self.dirty {
+            self.resolve(diags);
+        }
+        complete::complete_all(self, diags);
+        self.phase = Phase::Completed;
+    }
+}
+
+fn ambiguous(type_: &str, names: &[String]) -> Diagnostic {
+    let mut sorted = names.to_vec();
+    sorted.sort();
+    let mut msg = format!(
+        "Multiple services of type {type_} found: {}",
+        sorted.join(", ")
+    );
+    if sorted.len() == 2 && sorted.iter().filter(|n| n.contains('.')).count() == 1 {
+        let ext = sorted
+            .iter()
+            .find(|n| n.contains('.'))
+            .cloned()
+            .unwrap_or_default();
+        msg.push_str(&format!(
+            ". If you want to overwrite service {ext}, give it proper name."
+        ));
+    }
+    Diagnostic::error(Code::AmbiguousService, msg)
+}

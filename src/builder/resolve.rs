@@ -1,0 +1,245 @@
+//! Type resolution: every definition's type from its declared `type:`, its creator class, the
+//! return type of its factory method (from the catalog), or the service it refers to.
+
+use super::{ContainerBuilder, DefinitionKind};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::expr::{Callee, ExprKind, Statement};
+use std::collections::HashMap;
+
+enum State {
+    Busy,
+    Done(Option<String>),
+}
+
+struct Resolver<'a> {
+    b: &'a ContainerBuilder,
+    state: HashMap<String, State>,
+    stack: Vec<String>,
+    diags: &'a mut Diagnostics,
+}
+
+impl ContainerBuilder {
+    /// Resolves the type of every definition; see the module docs.
+    pub(super) fn resolve_types(&mut self, diags: &mut Diagnostics) {
+        let names: Vec<String> = self.definitions.keys().cloned().collect();
+        let mut r = Resolver {
+            b: self,
+            state: HashMap::new(),
+            stack: Vec::new(),
+            diags,
+        };
+        let mut results = Vec::new();
+        for n in &names {
+            results.push(r.service_type(n));
+        }
+        for (n, t) in names.iter().zip(results) {
+            if let Some(d) = self.definitions.get_mut(n) {
+                d.resolved_type = t;
+            }
+        }
+    }
+}
+
+impl Resolver<'_> {
+    fn service_type(&mut self, name: &str) -> Option<String> {
+        let name = self.b.real_name(name).to_string();
+        match self.state.get(&name) {
+            Some(State::Done(t)) => return t.clone(),
+            Some(State::Busy) => {
+                let pos = self.stack.iter().position(|n| *n == name).unwrap_or(0);
+                let cycle = self.stack[pos..].join(", ");
+                let span = self.b.definitions.get(&name).and_then(|d| d.span);
+                self.diags.push(
+                    Diagnostic::error(
+                        Code::CircularReference,
+                        format!("Circular reference detected for services: {cycle}."),
+                    )
+                    .at(span),
+                );
+                return None;
+            }
+            None => {}
+        }
+        self.state.insert(name.clone(), State::Busy);
+        self.stack.push(name.clone());
+        let t = self.compute(&name);
+        self.stack.pop();
+        self.state.insert(name, State::Done(t.clone()));
+        t
+    }
+
+    fn compute(&mut self, name: &str) -> Option<String> {
+        let def = self.b.definitions.get(name)?;
+        let span = def.span;
+        let prefix = def.descriptor();
+        if let Some(t) = &def.declared_type {
+            return match self.b.catalog.get(t) {
+                Some(c) => Some(c.name.clone()),
+                None => {
+                    self.diags.push(
+                        Diagnostic::error(
+                            Code::ClassNotFound,
+                            format!("{prefix}: Class or interface '{t}' not found."),
+                        )
+                        .at(span)
+                        .with_note("Add it to the `types:` section."),
+                    );
+                    None
+                }
+            };
+        }
+        if def.kind == DefinitionKind::Imported {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::InvalidDefinition,
+                    format!("{prefix}: an imported service needs a 'type'."),
+                )
+                .at(span),
+            );
+            return None;
+        }
+        let Some(creator) = def.creator.clone() else {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::InvalidDefinition,
+                    format!("{prefix}: Factory and type are missing in definition of service."),
+                )
+                .at(span),
+            );
+            return None;
+        };
+        self.statement_type(&creator, span, &prefix)
+    }
+
+    /// The type a statement produces, reporting what makes it unknown.
+    fn statement_type(
+        &mut self,
+        st: &Statement,
+        span: Option<crate::source::Span>,
+        prefix: &str,
+    ) -> Option<String> {
+        match &st.callee {
+            Callee::Name(n) => {
+                if let Some(svc) = n.strip_prefix('@') {
+                    if let Some((target, method)) = svc.split_once("::") {
+                        let t = self.reference_type(target, span, prefix)?;
+                        return self.method_return(&t, method, span, prefix);
+                    }
+                    return self.reference_type(svc, span, prefix);
+                }
+                if let Some((class, method)) = n.rsplit_once("::") {
+                    if class.is_empty() {
+                        return self.unknown_type(span, prefix);
+                    }
+                    if !self.b.catalog.exists(class) {
+                        self.class_not_found(class, span, prefix);
+                        return None;
+                    }
+                    return self.method_return(class, method, span, prefix);
+                }
+                match self.b.catalog.get(n) {
+                    Some(c) => Some(c.name.clone()),
+                    None => {
+                        self.class_not_found(n, span, prefix);
+                        None
+                    }
+                }
+            }
+            Callee::Member(target, method) => {
+                let t = match &target.kind {
+                    ExprKind::Statement(inner) => self.statement_type(inner, span, prefix)?,
+                    ExprKind::Str(s) if s.starts_with('@') => {
+                        self.reference_type(&s[1..], span, prefix)?
+                    }
+                    ExprKind::Str(s) => s.clone(),
+                    _ => return self.unknown_type(span, prefix),
+                };
+                self.method_return(&t, method, span, prefix)
+            }
+        }
+    }
+
+    fn reference_type(
+        &mut self,
+        target: &str,
+        span: Option<crate::source::Span>,
+        prefix: &str,
+    ) -> Option<String> {
+        if target.contains('\\') {
+            return Some(crate::catalog::normalize_name(target));
+        }
+        if !self.b.has_definition(target) {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::MissingService,
+                    format!("{prefix}: Reference to missing service '{target}'."),
+                )
+                .at(span),
+            );
+            return None;
+        }
+        self.service_type(target)
+    }
+
+    fn method_return(
+        &mut self,
+        class: &str,
+        method: &str,
+        span: Option<crate::source::Span>,
+        prefix: &str,
+    ) -> Option<String> {
+        match self.b.catalog.method(class, method) {
+            None => {
+                self.diags.push(
+                    Diagnostic::error(
+                        Code::MethodNotFound,
+                        format!("{prefix}: Method {class}::{method}() is not callable."),
+                    )
+                    .at(span)
+                    .with_note(format!(
+                        "The catalog lists no method '{method}' for {class}."
+                    )),
+                );
+                None
+            }
+            Some(m) => match m.returns.as_ref().and_then(|r| r.class()) {
+                Some(c) if self.b.catalog.exists(c) => {
+                    Some(self.b.catalog.canonical(c).to_string())
+                }
+                Some(c) => {
+                    self.class_not_found(c, span, prefix);
+                    None
+                }
+                None => self.unknown_type(span, prefix),
+            },
+        }
+    }
+
+    fn unknown_type(&mut self, span: Option<crate::source::Span>, prefix: &str) -> Option<String> {
+        self.diags.push(
+            Diagnostic::error(
+                Code::InvalidDefinition,
+                format!(
+                    "{prefix}: Unknown service type, specify it or declare return type of factory method."
+                ),
+            )
+            .at(span),
+        );
+        None
+    }
+
+    fn class_not_found(&mut self, class: &str, span: Option<crate::source::Span>, prefix: &str) {
+        let mut d = Diagnostic::error(
+            Code::ClassNotFound,
+            format!("{prefix}: Class '{class}' not found."),
+        )
+        .at(span);
+        let names: Vec<&str> = self.b.catalog.classes().map(|c| c.name.as_str()).collect();
+        if let Some(s) = crate::diagnostics::suggest(class, names) {
+            d = d.with_note(format!("did you mean '{s}'?"));
+        } else {
+            d = d.with_note("Add it to the `types:` section.");
+        }
+        self.diags.push(d);
+    }
+}

@@ -1,0 +1,536 @@
+//! The type catalog: what wireplan knows about the application's classes.
+//!
+//! Nette learns class shapes from PHP reflection; wireplan reads them from the `types:` section
+//! (format in ARCHITECTURE.md, "The type catalog"): classes and interfaces, parents, implemented
+//! interfaces, constructor and method signatures, properties and constants. Class names are
+//! compared case-insensitively, as PHP does, and a leading `\` is ignored.
+
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::expr::{Expr, ExprKind};
+use crate::neon::Key;
+use crate::source::Span;
+use indexmap::IndexMap;
+use std::collections::HashMap;
+
+/// Names of built-in (non-class) types.
+pub const BUILTIN_TYPES: &[&str] = &[
+    "int", "float", "string", "bool", "array", "mixed", "callable", "object", "null", "void",
+    "iterable", "false", "true", "never", "self", "static",
+];
+
+/// Is `name` a built-in type rather than a class?
+pub fn is_builtin(name: &str) -> bool {
+    BUILTIN_TYPES.iter().any(|b| b.eq_ignore_ascii_case(name))
+}
+
+/// A parsed type string: `int`, `App\Db`, `?App\Db`, `A|B`, `App\Handler[]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeRef {
+    /// The text as written (without surrounding spaces).
+    pub text: String,
+    /// `?T` or a union containing `null`.
+    pub nullable: bool,
+    /// The member types of a union (one item for a simple type), without `null`.
+    pub members: Vec<String>,
+    /// For `T[]`: the item class.
+    pub list_of: Option<String>,
+}
+
+impl TypeRef {
+    /// Parses a type string. Never fails: unknown names are checked by the caller.
+    pub fn parse(text: &str) -> TypeRef {
+        let text = text.trim().to_string();
+        let mut nullable = false;
+        let mut body = text.as_str();
+        if let Some(rest) = body.strip_prefix('?') {
+            nullable = true;
+            body = rest;
+        }
+        if let Some(item) = body.strip_suffix("[]") {
+            return TypeRef {
+                text: text.clone(),
+                nullable,
+                members: vec!["array".into()],
+                list_of: Some(normalize_name(item)),
+            };
+        }
+        let mut members = Vec::new();
+        for m in body.split('|') {
+            let m = m.trim();
+            if m.eq_ignore_ascii_case("null") {
+                nullable = true;
+            } else if !m.is_empty() {
+                members.push(normalize_name(m));
+            }
+        }
+        TypeRef {
+            text,
+            nullable,
+            members,
+            list_of: None,
+        }
+    }
+
+    /// The class name when the type is a single class (nullable allowed).
+    pub fn class(&self) -> Option<&str> {
+        match self.members.as_slice() {
+            [one] if !is_builtin(one) && self.list_of.is_none() => Some(one),
+            _ => None,
+        }
+    }
+
+    /// Is it a union or intersection of several types?
+    pub fn is_complex(&self) -> bool {
+        self.members.len() > 1
+    }
+}
+
+/// Strips a leading `\` from a class name.
+pub fn normalize_name(name: &str) -> String {
+    name.trim().trim_start_matches('\\').to_string()
+}
+
+/// A parameter of a constructor or method.
+#[derive(Debug, Clone)]
+pub struct Param {
+    /// Name without `$`.
+    pub name: String,
+    /// Declared type (`mixed` when none).
+    pub ty: TypeRef,
+    /// The default value, when the parameter is optional.
+    pub default: Option<Expr>,
+    /// Collects all remaining arguments.
+    pub variadic: bool,
+}
+
+/// A method signature.
+#[derive(Debug, Clone, Default)]
+pub struct Method {
+    /// Parameters in order.
+    pub params: Vec<Param>,
+    /// Declared return type, if any.
+    pub returns: Option<TypeRef>,
+    /// Is it static?
+    pub is_static: bool,
+}
+
+/// A property.
+#[derive(Debug, Clone)]
+pub struct Property {
+    /// Declared type.
+    pub ty: TypeRef,
+    /// Filled by the inject extension.
+    pub inject: bool,
+}
+
+/// One class or interface.
+#[derive(Debug, Clone)]
+pub struct ClassInfo {
+    /// Full name as declared (without leading `\`).
+    pub name: String,
+    /// Span of the declaration key.
+    pub span: Option<Span>,
+    /// Is it an interface?
+    pub interface: bool,
+    /// Is it abstract?
+    pub is_abstract: bool,
+    /// Parent class (for interfaces: parent interfaces).
+    pub extends: Vec<String>,
+    /// Implemented interfaces.
+    pub implements: Vec<String>,
+    /// Constructor parameters (empty when the class has none).
+    pub constructor: Vec<Param>,
+    /// Methods by name.
+    pub methods: IndexMap<String, Method>,
+    /// Properties by name.
+    pub properties: IndexMap<String, Property>,
+    /// Constants by name.
+    pub constants: IndexMap<String, Expr>,
+}
+
+/// The catalog of all known types.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    classes: IndexMap<String, ClassInfo>,
+    by_lower: HashMap<String, usize>,
+}
+
+impl Catalog {
+    /// An empty catalog.
+    pub fn new() -> Catalog {
+        Catalog::default()
+    }
+
+    /// Reads the `types:` section. Malformed entries and references to unknown parents are
+    /// reported to `diags`; the rest is kept.
+    pub fn from_section(section: Option<&Expr>, diags: &mut Diagnostics) -> Catalog {
+        let mut cat = Catalog::new();
+        let Some(section) = section else {
+            return cat;
+        };
+        let Some(items) = section.as_array() else {
+            if !section.is_null() {
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        format!(
+                            "The item 'types' expects to be array, {} given.",
+                            section.type_name()
+                        ),
+                    )
+                    .at(section.span),
+                );
+            }
+            return cat;
+        };
+        for (key, value) in &items.items {
+            let name = normalize_name(&key.as_string());
+            let info = parse_class(&name, value, diags);
+            cat.add(info);
+        }
+        cat.check_references(diags);
+        cat
+    }
+
+    /// Adds (or replaces) a class.
+    pub fn add(&mut self, info: ClassInfo) {
+        let lower = info.name.to_ascii_lowercase();
+        match self.by_lower.get(&lower) {
+            Some(&i) => {
+                if let Some((_, slot)) = self.classes.get_index_mut(i) {
+                    *slot = info;
+                }
+            }
+            None => {
+                self.by_lower.insert(lower, self.classes.len());
+                self.classes.insert(info.name.clone(), info);
+            }
+        }
+    }
+
+    fn check_references(&self, diags: &mut Diagnostics) {
+        for c in self.classes.values() {
+            for parent in c.extends.iter().chain(&c.implements) {
+                if self.get(parent).is_none() {
+                    diags.push(
+                        Diagnostic::error(
+                            Code::ClassNotFound,
+                            format!(
+                                "Class '{parent}' not found (named as parent of {}).",
+                                c.name
+                            ),
+                        )
+                        .at(c.span)
+                        .with_note("Add it to the `types:` section."),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The class named `name` (case-insensitive, leading `\` ignored).
+    pub fn get(&self, name: &str) -> Option<&ClassInfo> {
+        let lower = normalize_name(name).to_ascii_lowercase();
+        self.by_lower
+            .get(&lower)
+            .and_then(|&i| self.classes.get_index(i))
+            .map(|(_, c)| c)
+    }
+
+    /// Does the catalog know `name`?
+    pub fn exists(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// All classes in declaration order.
+    pub fn classes(&self) -> impl Iterator<Item = &ClassInfo> {
+        self.classes.values()
+    }
+
+    /// The canonical spelling of a known class name.
+    pub fn canonical<'a>(&'a self, name: &'a str) -> &'a str {
+        self.get(name).map(|c| c.name.as_str()).unwrap_or(name)
+    }
+
+    /// `name` itself, then all parent classes and all interfaces, transitively, without
+    /// duplicates (in that order). Unknown names yield just themselves.
+    pub fn ancestors(&self, name: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut todo = vec![self.canonical(name).to_string()];
+        while let Some(n) = todo.pop() {
+            if out.iter().any(|o| o.eq_ignore_ascii_case(&n)) {
+                continue;
+            }
+            if let Some(c) = self.get(&n) {
+                for p in c.implements.iter().rev().chain(c.extends.iter().rev()) {
+                    todo.push(self.canonical(p).to_string());
+                }
+            }
+            out.push(n);
+        }
+        out
+    }
+
+    /// Is `sub` the same as, or a subtype of, `sup`?
+    pub fn is_subtype(&self, sub: &str, sup: &str) -> bool {
+        self.ancestors(sub)
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(&normalize_name(sup)))
+    }
+
+    /// Finds a method on a class or its ancestors.
+    pub fn method(&self, class: &str, method: &str) -> Option<&Method> {
+        self.ancestors(class).iter().find_map(|a| {
+            self.get(a).and_then(|c| {
+                c.methods
+                    .iter()
+                    .find(|(m, _)| m.eq_ignore_ascii_case(method))
+                    .map(|(_, m)| m)
+            })
+        })
+    }
+
+    /// Finds a property on a class or its ancestors.
+    pub fn property(&self, class: &str, prop: &str) -> Option<&Property> {
+        self.ancestors(class)
+            .iter()
+            .find_map(|a| self.get(a).and_then(|c| c.properties.get(prop)))
+    }
+
+    /// The constructor parameters of a class, inherited from the nearest parent that declares
+    /// one (as in PHP).
+    pub fn constructor(&self, class: &str) -> &[Param] {
+        let mut current = self.get(class);
+        while let Some(c) = current {
+            if !c.constructor.is_empty() {
+                return &c.constructor;
+            }
+            current = c
+                .extends
+                .first()
+                .filter(|_| !c.interface)
+                .and_then(|p| self.get(p));
+        }
+        &[]
+    }
+}
+
+fn bad(diags: &mut Diagnostics, path: &str, expected: &str, v: &Expr) {
+    diags.push(
+        Diagnostic::error(
+            Code::InvalidValue,
+            format!(
+                "The item 'types › {path}' expects to be {expected}, {} given.",
+                v.describe()
+            ),
+        )
+        .at(v.span),
+    );
+}
+
+fn string_list(diags: &mut Diagnostics, path: &str, v: &Expr) -> Vec<String> {
+    match &v.kind {
+        ExprKind::Str(s) => vec![normalize_name(s)],
+        ExprKind::Array(a) => a
+            .values()
+            .filter_map(|x| match x.as_str() {
+                Some(s) => Some(normalize_name(s)),
+                None => {
+                    bad(diags, path, "string", x);
+                    None
+                }
+            })
+            .collect(),
+        ExprKind::Null => Vec::new(),
+        _ => {
+            bad(diags, path, "list of names", v);
+            Vec::new()
+        }
+    }
+}
+
+fn parse_params(diags: &mut Diagnostics, path: &str, v: &Expr) -> Vec<Param> {
+    let mut out = Vec::new();
+    let Some(a) = v.as_array() else {
+        if !v.is_null() {
+            bad(diags, path, "map of parameters", v);
+        }
+        return out;
+    };
+    for (k, pv) in &a.items {
+        let name = k.as_string().trim_start_matches('$').to_string();
+        let mut param = Param {
+            name: name.clone(),
+            ty: TypeRef::parse("mixed"),
+            default: None,
+            variadic: false,
+        };
+        match &pv.kind {
+            ExprKind::Str(t) => param.ty = TypeRef::parse(t),
+            ExprKind::Null => {}
+            ExprKind::Array(spec) => {
+                for (sk, sv) in &spec.items {
+                    match sk {
+                        Key::Str(s) if s == "type" => match sv.as_str() {
+                            Some(t) => param.ty = TypeRef::parse(t),
+                            None => bad(diags, &format!("{path} › {name} › type"), "string", sv),
+                        },
+                        Key::Str(s) if s == "default" => param.default = Some(sv.clone()),
+                        Key::Str(s) if s == "variadic" => {
+                            param.variadic = matches!(sv.kind, ExprKind::Bool(true))
+                        }
+                        _ => diags.push(
+                            Diagnostic::error(
+                                Code::UnknownOption,
+                                format!("Unexpected item 'types › {path} › {name} › {sk}'."),
+                            )
+                            .at(sv.span)
+                            .with_note("expected 'type', 'default' or 'variadic'"),
+                        ),
+                    }
+                }
+            }
+            _ => bad(diags, &format!("{path} › {name}"), "type string or map", pv),
+        }
+        out.push(param);
+    }
+    out
+}
+
+const CLASS_KEYS: &[&str] = &[
+    "interface",
+    "abstract",
+    "extends",
+    "implements",
+    "constructor",
+    "methods",
+    "properties",
+    "constants",
+];
+
+fn parse_class(name: &str, v: &Expr, diags: &mut Diagnostics) -> ClassInfo {
+    let mut info = ClassInfo {
+        name: name.to_string(),
+        span: v.span,
+        interface: false,
+        is_abstract: false,
+        extends: Vec::new(),
+        implements: Vec::new(),
+        constructor: Vec::new(),
+        methods: IndexMap::new(),
+        properties: IndexMap::new(),
+        constants: IndexMap::new(),
+    };
+    let Some(spec) = v.as_array() else {
+        if !v.is_null() {
+            bad(diags, name, "map", v);
+        }
+        return info;
+    };
+    for (k, value) in &spec.items {
+        let key = k.as_string();
+        let path = format!("{name} › {key}");
+        match key.as_str() {
+            "interface" => info.interface = matches!(value.kind, ExprKind::Bool(true)),
+            "abstract" => info.is_abstract = matches!(value.kind, ExprKind::Bool(true)),
+            "extends" => info.extends = string_list(diags, &path, value),
+            "implements" => info.implements = string_list(diags, &path, value),
+            "constructor" => info.constructor = parse_params(diags, &path, value),
+            "methods" => {
+                if let Some(ms) = value.as_array() {
+                    for (mk, mv) in &ms.items {
+                        let mname = mk.as_string();
+                        let mut m = Method::default();
+                        if let Some(ma) = mv.as_array() {
+                            for (fk, fv) in &ma.items {
+                                match fk.as_string().as_str() {
+                                    "params" => {
+                                        m.params =
+                                            parse_params(diags, &format!("{path} › {mname}"), fv)
+                                    }
+                                    "returns" => m.returns = fv.as_str().map(TypeRef::parse),
+                                    "static" => {
+                                        m.is_static = matches!(fv.kind, ExprKind::Bool(true))
+                                    }
+                                    other => diags.push(
+                                        Diagnostic::error(
+                                            Code::UnknownOption,
+                                            format!("Unexpected item 'types › {path} › {mname} › {other}'."),
+                                        )
+                                        .at(fv.span)
+                                        .with_note("expected 'params', 'returns' or 'static'"),
+                                    ),
+                                }
+                            }
+                        } else if !mv.is_null() {
+                            bad(diags, &format!("{path} › {mname}"), "map", mv);
+                        }
+                        info.methods.insert(mname, m);
+                    }
+                } else if !value.is_null() {
+                    bad(diags, &path, "map", value);
+                }
+            }
+            "properties" => {
+                if let Some(ps) = value.as_array() {
+                    for (pk, pv) in &ps.items {
+                        let (ty, inject) = match &pv.kind {
+                            ExprKind::Str(t) => (TypeRef::parse(t), false),
+                            ExprKind::Array(a) => (
+                                TypeRef::parse(
+                                    a.get("type").and_then(Expr::as_str).unwrap_or("mixed"),
+                                ),
+                                matches!(
+                                    a.get("inject").map(|e| &e.kind),
+                                    Some(ExprKind::Bool(true))
+                                ),
+                            ),
+                            _ => (TypeRef::parse("mixed"), false),
+                        };
+                        info.properties.insert(
+                            pk.as_string().trim_start_matches('$').to_string(),
+                            Property { ty, inject },
+                        );
+                    }
+                }
+            }
+            "constants" => {
+                if let Some(cs) = value.as_array() {
+                    for (ck, cv) in &cs.items {
+                        info.constants.insert(ck.as_string(), cv.clone());
+                    }
+                }
+            }
+            other => {
+                let mut d = Diagnostic::error(
+                    Code::UnknownOption,
+                    format!("Unexpected item 'types › {name} › {other}'."),
+                )
+                .at(value.span);
+                if let Some(s) = crate::diagnostics::suggest(other, CLASS_KEYS.iter().copied()) {
+                    d = d.with_note(format!("did you mean '{s}'?"));
+                }
+                diags.push(d);
+            }
+        }
+    }
+    info
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_strings_parse() {
+        let t = TypeRef::parse("?App\\Db");
+        assert!(t.nullable);
+        assert_eq!(t.class(), Some("App\\Db"));
+        let u = TypeRef::parse("int|string");
+        assert!(u.is_complex());
+        assert_eq!(u.class(), None);
+        let l = TypeRef::parse("App\\Handler[]");
+        assert_eq!(l.list_of.as_deref(), Some("App\\Handler"));
+        assert_eq!(TypeRef::parse("\\App\\X").class(), Some("App\\X"));
+    }
+}

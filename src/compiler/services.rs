@@ -1,0 +1,297 @@
+//! The `services:` section: turns each entry into (or onto) a builder definition.
+//!
+//! Short forms and keys follow Nette's `DefinitionSchema` (`../shared/reference/nette-di.md`
+//! §3.1–3.3): `name: Class(args)`, `name: @other`, `name: false` (removal), `- Class`
+//! (anonymous, named `01`, `02`, …), and maps with `create` (legacy `factory`), `type` (legacy
+//! `class`), `arguments`, `setup`, `tags`, `autowired`, `lifespan`, `imported`, `alteration`.
+//! An entry whose name already exists (e.g. registered by an extension) modifies it.
+
+use crate::builder::{Autowired, ContainerBuilder, Definition, DefinitionKind};
+use crate::diagnostics::{suggest, Code, Diagnostic, Diagnostics};
+use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
+use crate::neon::Key;
+use wireplan_runtime::plan::Lifespan;
+
+/// Keys a service definition map accepts.
+pub const DEFINITION_KEYS: &[&str] = &[
+    "create",
+    "factory",
+    "type",
+    "class",
+    "arguments",
+    "setup",
+    "tags",
+    "autowired",
+    "lifespan",
+    "imported",
+    "alteration",
+];
+
+/// Loads the `services:` section into the builder; all problems go to `diags`.
+pub fn load_services(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
+    let Some(items) = section.as_array() else {
+        if !section.is_null() {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "The item 'services' expects to be array, {} given.",
+                        section.type_name()
+                    ),
+                )
+                .at(section.span),
+            );
+        }
+        return;
+    };
+    for (key, value) in &items.items {
+        let name = match key {
+            Key::Int(_) => None,
+            Key::Str(s) => Some(s.as_str()),
+        };
+        load_one(name, value, builder, diags);
+    }
+}
+
+fn load_one(name: Option<&str>, value: &Expr, b: &mut ContainerBuilder, diags: &mut Diagnostics) {
+    let label = name.unwrap_or("(anonymous)");
+    if let ExprKind::Bool(false) = value.kind {
+        if let Some(n) = name {
+            b.remove_definition(n);
+        }
+        return;
+    }
+    let map = match normalize(label, value, diags) {
+        Some(m) => m,
+        None => return,
+    };
+    let existing = name.is_some_and(|n| b.has_definition(n));
+    if map.is_empty() && !existing {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidDefinition,
+                format!("Service '{label}': Empty definition."),
+            )
+            .at(value.span),
+        );
+        return;
+    }
+    if matches!(
+        map.get("alteration").map(|e| &e.kind),
+        Some(ExprKind::Bool(true))
+    ) && !existing
+    {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidDefinition,
+                format!("Service '{label}': Missing original definition for alteration."),
+            )
+            .at(value.span),
+        );
+        return;
+    }
+    let def: &mut Definition = if existing {
+        let n = name.unwrap_or_default();
+        match b.get_definition_mut(n) {
+            Some(d) => d,
+            None => return,
+        }
+    } else {
+        match b.add_definition(name, value.span) {
+            Ok(d) => d,
+            Err(e) => {
+                diags.push(e);
+                return;
+            }
+        }
+    };
+    apply(def, &map, diags);
+}
+
+/// Widens short forms to a definition map and checks the keys.
+fn normalize(label: &str, value: &Expr, diags: &mut Diagnostics) -> Option<ExprArray> {
+    match &value.kind {
+        ExprKind::Null => Some(ExprArray::new()),
+        ExprKind::Str(_) | ExprKind::Statement(_) => {
+            let mut m = ExprArray::new();
+            m.items.insert(Key::Str("create".into()), value.clone());
+            Some(m)
+        }
+        ExprKind::Array(a) => {
+            let mut m = ExprArray::new();
+            let has_create = a.get("create").is_some() || a.get("factory").is_some();
+            let mut ok = true;
+            for (k, v) in &a.items {
+                let key = k.as_string();
+                let key = match key.as_str() {
+                    "factory" => "create".to_string(),
+                    "class" if has_create => "type".to_string(),
+                    "class" => "create".to_string(),
+                    _ => key,
+                };
+                if !DEFINITION_KEYS.contains(&key.as_str()) {
+                    let mut d = Diagnostic::error(
+                        Code::UnknownOption,
+                        format!("Unexpected item 'services › {label} › {key}'"),
+                    )
+                    .at(v.span);
+                    if let Some(s) = suggest(&key, DEFINITION_KEYS.iter().copied()) {
+                        d.message.push_str(&format!(", did you mean '{s}'?"));
+                    } else {
+                        d.message.push('.');
+                        d = d.with_note(format!("known keys: {}", DEFINITION_KEYS.join(", ")));
+                    }
+                    diags.push(d);
+                    ok = false;
+                    continue;
+                }
+                m.items.insert(Key::Str(key), v.clone());
+            }
+            ok.then_some(m)
+        }
+        _ => {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "The item 'services › {label}' expects to be a definition, {} given.",
+                        value.describe()
+                    ),
+                )
+                .at(value.span),
+            );
+            None
+        }
+    }
+}
+
+/// Turns a creator value into a statement: `Class`, `Class(args)`, `@svc`, `@svc::m()`.
+pub fn creator_statement(v: &Expr) -> Option<Statement> {
+    match &v.kind {
+        ExprKind::Str(s) => Some(Statement {
+            callee: Callee::Name(s.clone()),
+            arguments: ExprArray::new(),
+        }),
+        ExprKind::Statement(st) => Some((**st).clone()),
+        _ => None,
+    }
+}
+
+fn invalid(diags: &mut Diagnostics, name: &str, key: &str, expected: &str, v: &Expr) {
+    diags.push(
+        Diagnostic::error(
+            Code::InvalidValue,
+            format!(
+                "The item 'services › {name} › {key}' expects to be {expected}, {} given.",
+                v.describe()
+            ),
+        )
+        .at(v.span),
+    );
+}
+
+/// Applies a normalised definition map to a definition (new or existing).
+fn apply(def: &mut Definition, map: &ExprArray, diags: &mut Diagnostics) {
+    let name = def.name.clone();
+    if let Some(v) = map.get("create") {
+        match creator_statement(v) {
+            Some(st) => {
+                if let Callee::Name(n) = &st.callee {
+                    if n.starts_with('@') && !n.contains("::") {
+                        def.autowired = Autowired::All(false);
+                    }
+                }
+                def.creator = Some(st);
+            }
+            None => invalid(diags, &name, "create", "a class or statement", v),
+        }
+    }
+    if let Some(v) = map.get("type") {
+        match v.as_str() {
+            Some(t) => def.declared_type = Some(crate::catalog::normalize_name(t)),
+            None => invalid(diags, &name, "type", "a class name", v),
+        }
+    }
+    if let Some(v) = map.get("arguments") {
+        match v.as_array() {
+            Some(args) => {
+                let creator = def.creator.get_or_insert_with(|| Statement {
+                    callee: Callee::Name(def.declared_type.clone().unwrap_or_default()),
+                    arguments: ExprArray::new(),
+                });
+                for (k, a) in &args.items {
+                    creator.arguments.items.insert(k.clone(), a.clone());
+                }
+            }
+            None => invalid(diags, &name, "arguments", "array", v),
+        }
+    }
+    if let Some(v) = map.get("setup") {
+        match v.as_array() {
+            Some(items) => def.setup.extend(items.values().cloned()),
+            None => invalid(diags, &name, "setup", "list", v),
+        }
+    }
+    if let Some(v) = map.get("tags") {
+        match v.as_array() {
+            Some(tags) => {
+                for (k, t) in &tags.items {
+                    match (k, t.as_str()) {
+                        (Key::Int(_), Some(tag)) => {
+                            def.tags
+                                .insert(tag.to_string(), Expr::bare(ExprKind::Bool(true)));
+                        }
+                        (Key::Str(tag), _) => {
+                            def.tags.insert(tag.clone(), t.clone());
+                        }
+                        _ => invalid(diags, &name, "tags", "tag names", t),
+                    }
+                }
+            }
+            None => invalid(diags, &name, "tags", "array", v),
+        }
+    }
+    if let Some(v) = map.get("autowired") {
+        match &v.kind {
+            ExprKind::Bool(b) => def.autowired = Autowired::All(*b),
+            ExprKind::Str(s) => {
+                def.autowired = Autowired::Types(vec![crate::catalog::normalize_name(s)])
+            }
+            ExprKind::Array(a) => {
+                let types: Vec<String> = a
+                    .values()
+                    .filter_map(|x| x.as_str().map(crate::catalog::normalize_name))
+                    .collect();
+                def.autowired = Autowired::Types(types);
+            }
+            _ => invalid(
+                diags,
+                &name,
+                "autowired",
+                "bool, 'self', a type or a list of types",
+                v,
+            ),
+        }
+    }
+    if let Some(v) = map.get("lifespan") {
+        match v.as_str() {
+            Some("singleton") => def.lifespan = Lifespan::Singleton,
+            Some("scoped") => def.lifespan = Lifespan::Scoped,
+            Some("transient") => def.lifespan = Lifespan::Transient,
+            _ => invalid(
+                diags,
+                &name,
+                "lifespan",
+                "'singleton', 'scoped' or 'transient'",
+                v,
+            ),
+        }
+    }
+    if let Some(v) = map.get("imported") {
+        match v.kind {
+            ExprKind::Bool(true) => def.kind = DefinitionKind::Imported,
+            ExprKind::Bool(false) => {}
+            _ => invalid(diags, &name, "imported", "bool", v),
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! Merging configuration layers, after nette/schema 1.3 `Helpers::merge`.
+
+use crate::neon::{Array, Key, Kind, Value};
+
+/// Merges a newer value over an older one: two collections merge ([`merge_arrays`]); a newer
+/// `null` over a collection keeps the collection; anything else is replaced by the newer value.
+pub fn merge(base: Value, newer: Value) -> Value {
+    match (base.kind, newer.kind) {
+        (Kind::Array(b), Kind::Array(n)) => Value::new(Kind::Array(merge_arrays(b, n)), newer.span),
+        (Kind::Array(b), Kind::Null) => Value::new(Kind::Array(b), base.span),
+        (_, kind) => strip_markers(Value::new(kind, newer.span)),
+    }
+}
+
+/// Merges collections: items of `newer` whose integer keys continue the sequence `0, 1, …` are
+/// appended to `base`; other keys merge recursively; a key written `name!` replaces `name`
+/// instead of merging. Service definitions written in a short form (`s: App\Foo`) are widened
+/// to `{create: …}` when another layer defines the same service as a map.
+pub fn merge_arrays(base: Array, newer: Array) -> Array {
+    merge_inner(base, newer, false)
+}
+
+fn merge_inner(mut base: Array, newer: Array, services: bool) -> Array {
+    let mut index = 0i64;
+    for (key, entry) in newer.entries {
+        if key == Key::Int(index) {
+            index += 1;
+            let value = strip_markers(entry.value);
+            let k = Key::Int(base.next_index());
+            base.insert(k, entry.key_span, value);
+            continue;
+        }
+        if let Key::Str(s) = &key {
+            if let Some(name) = s.strip_suffix('!') {
+                base.insert(
+                    Key::from_string(name.to_string()),
+                    entry.key_span,
+                    strip_markers(entry.value),
+                );
+                continue;
+            }
+        }
+        let is_services = key == Key::Str("services".into());
+        match base.entries.get_mut(&key) {
+            Some(old) => {
+                let old_value =
+                    std::mem::replace(&mut old.value, Value::new(Kind::Null, old.key_span));
+                old.value = if services {
+                    merge_definition(old_value, entry.value)
+                } else if is_services {
+                    merge_services(old_value, entry.value)
+                } else {
+                    merge(old_value, entry.value)
+                };
+            }
+            None => base.insert(key, entry.key_span, strip_markers(entry.value)),
+        }
+    }
+    base
+}
+
+fn merge_services(base: Value, newer: Value) -> Value {
+    match (base.kind, newer.kind) {
+        (Kind::Array(b), Kind::Array(n)) => {
+            Value::new(Kind::Array(merge_inner(b, n, true)), newer.span)
+        }
+        (Kind::Array(b), Kind::Null) => Value::new(Kind::Array(b), base.span),
+        (_, kind) => strip_markers(Value::new(kind, newer.span)),
+    }
+}
+
+/// One service definition over another: `false` removes, a map merges over the (widened) older
+/// definition, a short form over a map sets its `create`.
+fn merge_definition(base: Value, newer: Value) -> Value {
+    let removal = |v: &Value| matches!(v.kind, Kind::Bool(false));
+    if removal(&newer) || removal(&base) || newer.is_null() && !base.is_null() {
+        return if newer.is_null() { base } else { newer };
+    }
+    let widen = |v: Value| -> Value {
+        match v.kind {
+            Kind::Array(_) => v,
+            _ => {
+                let span = v.span;
+                let mut a = Array::new();
+                a.insert(Key::Str("create".into()), span, v);
+                Value::new(Kind::Array(a), span)
+            }
+        }
+    };
+    merge(widen(base), widen(newer))
+}
+
+/// Removes `!` markers from keys of a value that is inserted without a base to merge with.
+pub(crate) fn strip_markers(mut value: Value) -> Value {
+    if let Kind::Array(a) = &mut value.kind {
+        let needs = a
+            .entries
+            .keys()
+            .any(|k| matches!(k, Key::Str(s) if s.ends_with('!')));
+        let entries = std::mem::take(&mut a.entries);
+        for (k, mut e) in entries {
+            e.value = strip_markers(e.value);
+            let k = match k {
+                Key::Str(s) if needs && s.ends_with('!') => {
+                    Key::from_string(s.trim_end_matches('!').to_string())
+                }
+                other => other,
+            };
+            a.entries.insert(k, e);
+        }
+    }
+    value
+}

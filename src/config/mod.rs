@@ -1,0 +1,208 @@
+//! Configuration loading: the root file, `includes:`, merging of layers, and `%parameter%`
+//! expansion.
+//!
+//! Follows Nette's `Config\Loader` and nette/schema 1.3 merging (see
+//! `../shared/reference/nette-di.md` §6–8):
+//! - `includes:` is a list of paths relative to the including file; included files are loaded
+//!   first and the including file's own data wins;
+//! - maps merge recursively, newer items whose keys continue the sequence `0, 1, …` are appended
+//!   (lists concatenate), a newer `null` over an array keeps the array, `key!:` replaces;
+//! - service definitions are normalised per layer before merging (short forms become maps, tag
+//!   lists become maps), so `s: App\Svc` in one file and `s: {setup: …}` in another merge field
+//!   by field.
+
+mod merge;
+mod params;
+
+pub use merge::merge;
+pub use params::{expand_config, Parameters};
+
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::neon::{self, Array, Key, Kind, Value};
+use crate::source::{FileId, SourceMap, Span};
+use std::path::{Path, PathBuf};
+
+/// The merged, not yet expanded configuration of one root file and its includes.
+#[derive(Debug, Clone)]
+pub struct RawConfig {
+    /// Top-level sections in order of first appearance, merged over all layers.
+    pub sections: Array,
+    /// Every file read, in load order (for the plan's dependency list).
+    pub files: Vec<FileId>,
+}
+
+/// Loads `path` and everything it includes. Errors (unreadable files, syntax errors, include
+/// cycles, a non-list `includes:`) are pushed to `diags`; loading goes on with the remaining
+/// files so that independent errors are all reported. Returns the merged sections.
+pub fn load(path: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> RawConfig {
+    let mut loader = Loader {
+        sources,
+        diags,
+        stack: Vec::new(),
+        files: Vec::new(),
+    };
+    let sections = loader.load_file(path, None).unwrap_or_default();
+    RawConfig {
+        sections,
+        files: loader.files,
+    }
+}
+
+/// Loads NEON text given in memory (no includes are followed relative to disk unless
+/// `base_dir` is given). Used by tests and the REPL.
+pub fn load_str(
+    name: &str,
+    text: &str,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) -> RawConfig {
+    let id = sources.add(name, text);
+    let mut loader = Loader {
+        sources,
+        diags,
+        stack: Vec::new(),
+        files: vec![id],
+    };
+    let sections = loader.load_decoded(id, None).unwrap_or_default();
+    RawConfig {
+        sections,
+        files: loader.files,
+    }
+}
+
+struct Loader<'a> {
+    sources: &'a mut SourceMap,
+    diags: &'a mut Diagnostics,
+    stack: Vec<PathBuf>,
+    files: Vec<FileId>,
+}
+
+impl Loader<'_> {
+    fn load_file(&mut self, path: &Path, from: Option<Span>) -> Option<Array> {
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if self.stack.contains(&canonical) {
+            let chain: Vec<String> = self
+                .stack
+                .iter()
+                .chain(std::iter::once(&canonical))
+                .map(|p| p.display().to_string())
+                .collect();
+            self.diags.push(
+                Diagnostic::error(
+                    Code::CircularInclude,
+                    format!("Recursive included file '{}'", path.display()),
+                )
+                .at(from)
+                .with_note(format!("include chain: {}", chain.join(" -> "))),
+            );
+            return None;
+        }
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => {
+                self.diags.push(
+                    Diagnostic::error(
+                        Code::FileNotFound,
+                        format!("File '{}' is missing or is not readable.", path.display()),
+                    )
+                    .at(from)
+                    .with_note(e.to_string()),
+                );
+                return None;
+            }
+        };
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let id = self
+            .sources
+            .add_path(path.display().to_string(), &canonical, text);
+        self.files.push(id);
+        self.stack.push(canonical);
+        let value = match neon::decode_bytes(&bytes, id) {
+            Ok(v) => Some(v),
+            Err(d) => {
+                self.diags.push(d);
+                None
+            }
+        };
+        let result = value.and_then(|v| self.process(v, path.parent()));
+        self.stack.pop();
+        result
+    }
+
+    fn load_decoded(&mut self, id: FileId, dir: Option<&Path>) -> Option<Array> {
+        let text = self.sources.get(id).text.clone();
+        match neon::decode(&text, id) {
+            Ok(v) => self.process(v, dir),
+            Err(d) => {
+                self.diags.push(d);
+                None
+            }
+        }
+    }
+
+    /// Takes a decoded file: loads its includes, normalises it, and merges it over them.
+    fn process(&mut self, value: Value, dir: Option<&Path>) -> Option<Array> {
+        let mut data = match value.kind {
+            Kind::Array(a) => a,
+            Kind::Null => Array::new(),
+            _ => {
+                self.diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        "The configuration file must contain a mapping of sections.",
+                    )
+                    .with_primary(value.span, "expected sections such as `services:`"),
+                );
+                return None;
+            }
+        };
+        let mut merged = Array::new();
+        if let Some(entry) = data.entries.shift_remove(&Key::Str("includes".into())) {
+            for (path_value, span) in self.include_paths(&entry.value) {
+                let target = match dir {
+                    Some(d) if !Path::new(&path_value).is_absolute() => d.join(&path_value),
+                    _ => PathBuf::from(&path_value),
+                };
+                if let Some(included) = self.load_file(&target, Some(span)) {
+                    merged = merge::merge_arrays(merged, included);
+                }
+            }
+        }
+        Some(merge::merge_arrays(merged, data))
+    }
+
+    fn include_paths(&mut self, includes: &Value) -> Vec<(String, Span)> {
+        let mut out = Vec::new();
+        match &includes.kind {
+            Kind::Array(a) if a.is_list() => {
+                for v in a.values() {
+                    match v.as_str() {
+                        Some(s) => out.push((s.to_string(), v.span)),
+                        None => self.diags.push(
+                            Diagnostic::error(
+                                Code::InvalidValue,
+                                format!(
+                                    "The item 'includes' expects to be a list of file paths, {} given.",
+                                    v.type_name()
+                                ),
+                            )
+                            .with_primary(v.span, "expected a path"),
+                        ),
+                    }
+                }
+            }
+            Kind::Null => {}
+            _ => self.diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "The item 'includes' expects to be list, {} given.",
+                        includes.type_name()
+                    ),
+                )
+                .with_primary(includes.span, "expected a list of paths"),
+            ),
+        }
+        out
+    }
+}

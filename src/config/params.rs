@@ -1,0 +1,380 @@
+//! `%parameter%` expansion, done once over the whole configuration at the start of phase A.
+//!
+//! Rules (Nette, `../shared/reference/nette-di.md` §8): `%a%` that is the whole string keeps the
+//! parameter's type; inside a longer string it is concatenated (only scalars can be); `%a.b%`
+//! walks into nested maps; `%%` is a literal `%`; `%a%%b%` is two references. Parameters may
+//! refer to each other; cycles are `circular-parameter` errors with the chain. `env.*` and names
+//! declared dynamic stay [`ExprKind::Dynamic`] and are read when the container starts.
+
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
+use crate::neon::{Array, Entity, Key, Kind, Value};
+use crate::source::Span;
+use indexmap::IndexMap;
+use std::collections::{HashMap, HashSet};
+
+/// The expanded configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Parameters {
+    /// Static parameters, fully expanded, in declaration order.
+    pub values: IndexMap<String, Expr>,
+    /// Names whose values are only known at run time (besides `env.*`).
+    pub dynamic: HashSet<String>,
+}
+
+/// The sections of the configuration after expansion, keyed by section name, with the span of
+/// the section's key.
+pub type Sections = IndexMap<String, (Span, Expr)>;
+
+/// Expands parameters across all sections. `dynamic` lists parameter names declared dynamic;
+/// `overrides` replace file parameters (from `-p name=value`). Errors go to `diags`; a failed
+/// reference expands to `null` so that the rest of the configuration is still checked.
+pub fn expand_config(
+    sections: &Array,
+    dynamic: &[String],
+    overrides: &IndexMap<String, Value>,
+    diags: &mut Diagnostics,
+) -> (Parameters, Sections) {
+    let mut raw: IndexMap<String, Value> = IndexMap::new();
+    if let Some(entry) = sections.get_entry(&Key::Str("parameters".into())) {
+        match &entry.value.kind {
+            Kind::Array(a) => {
+                for (k, v) in a.iter() {
+                    raw.insert(k.as_string(), v.clone());
+                }
+            }
+            Kind::Null => {}
+            _ => diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "The item 'parameters' expects to be array, {} given.",
+                        entry.value.type_name()
+                    ),
+                )
+                .with_primary(entry.value.span, "expected a map of parameters"),
+            ),
+        }
+    }
+    for (k, v) in overrides {
+        raw.insert(k.clone(), v.clone());
+    }
+    let mut ex = Expander {
+        raw,
+        dynamic: dynamic.iter().cloned().collect(),
+        done: HashMap::new(),
+        stack: Vec::new(),
+        diags,
+    };
+    let names: Vec<String> = ex.raw.keys().cloned().collect();
+    let mut values = IndexMap::new();
+    for name in names {
+        if ex.dynamic.contains(&name) {
+            continue;
+        }
+        let v = ex.parameter(&name, None);
+        values.insert(name, v);
+    }
+    let mut out = Sections::new();
+    for (key, entry) in &sections.entries {
+        let name = key.as_string();
+        if name == "parameters" {
+            continue;
+        }
+        let value = ex.convert(&entry.value);
+        out.insert(name, (entry.key_span, value));
+    }
+    let dynamic = ex.dynamic.clone();
+    (Parameters { values, dynamic }, out)
+}
+
+struct Expander<'a> {
+    raw: IndexMap<String, Value>,
+    dynamic: HashSet<String>,
+    done: HashMap<String, Expr>,
+    stack: Vec<String>,
+    diags: &'a mut Diagnostics,
+}
+
+enum Part {
+    Text(String),
+    Ref(String),
+}
+
+/// Splits a string into literal text and `%name%` references (`%%` is a literal `%`).
+fn split(s: &str) -> Vec<Part> {
+    let mut parts = Vec::new();
+    let mut text = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('%') {
+        text.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let name_len = after
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '-'))
+            .unwrap_or(after.len());
+        if after[name_len..].starts_with('%') {
+            if name_len == 0 {
+                text.push('%');
+            } else {
+                if !text.is_empty() {
+                    parts.push(Part::Text(std::mem::take(&mut text)));
+                }
+                parts.push(Part::Ref(after[..name_len].to_string()));
+            }
+            rest = &after[name_len + 1..];
+        } else {
+            text.push('%');
+            rest = after;
+        }
+    }
+    text.push_str(rest);
+    if !text.is_empty() || parts.is_empty() {
+        parts.push(Part::Text(text));
+    }
+    parts
+}
+
+impl Expander<'_> {
+    fn is_dynamic(&self, name: &str) -> bool {
+        let top = name.split('.').next().unwrap_or(name);
+        top == "env" && !self.raw.contains_key("env") || self.dynamic.contains(top)
+    }
+
+    /// The expanded value of top-level parameter `name`.
+    fn parameter(&mut self, name: &str, used_at: Option<Span>) -> Expr {
+        if let Some(v) = self.done.get(name) {
+            return v.clone();
+        }
+        if let Some(pos) = self.stack.iter().position(|n| n == name) {
+            let chain: Vec<String> = self.stack[pos..].iter().map(|n| format!("%{n}%")).collect();
+            let span = used_at.or_else(|| self.raw.get(name).map(|v| v.span));
+            self.diags.push(
+                Diagnostic::error(
+                    Code::CircularParameter,
+                    format!(
+                        "Circular reference detected for parameters: {}",
+                        chain.join(", ")
+                    ),
+                )
+                .at(span)
+                .with_note(format!("chain: {} -> %{name}%", chain.join(" -> "))),
+            );
+            return Expr::new(ExprKind::Null, span);
+        }
+        let Some(raw) = self.raw.get(name).cloned() else {
+            return Expr::new(ExprKind::Null, used_at);
+        };
+        self.stack.push(name.to_string());
+        let v = self.convert(&raw);
+        self.stack.pop();
+        self.done.insert(name.to_string(), v.clone());
+        v
+    }
+
+    /// Resolves `%a.b.c%` used at `span`.
+    fn reference(&mut self, path: &str, span: Span) -> Expr {
+        if self.is_dynamic(path) {
+            return Expr::new(ExprKind::Dynamic(path.to_string()), Some(span));
+        }
+        let mut segments = path.split('.');
+        let top = segments.next().unwrap_or_default();
+        if !self.raw.contains_key(top) {
+            self.missing(path, span);
+            return Expr::new(ExprKind::Null, Some(span));
+        }
+        let mut value = self.parameter(top, Some(span));
+        for seg in segments {
+            let next = value.as_array().and_then(|a| a.get(seg)).cloned();
+            match next {
+                Some(v) => value = v,
+                None => {
+                    self.missing(path, span);
+                    return Expr::new(ExprKind::Null, Some(span));
+                }
+            }
+        }
+        value.span = Some(span);
+        value
+    }
+
+    fn missing(&mut self, path: &str, span: Span) {
+        let mut d = Diagnostic::error(
+            Code::MissingParameter,
+            format!("Missing parameter '{path}'."),
+        )
+        .with_primary(span, "used here");
+        let names: Vec<&str> = self.raw.keys().map(String::as_str).collect();
+        if let Some(s) = crate::diagnostics::suggest(path, names) {
+            d = d.with_note(format!("did you mean '{s}'?"));
+        }
+        self.diags.push(d);
+    }
+
+    fn expand_string(&mut self, s: &str, span: Span) -> Expr {
+        if !s.contains('%') {
+            return Expr::new(ExprKind::Str(s.to_string()), Some(span));
+        }
+        let parts = split(s);
+        if let [Part::Ref(name)] = parts.as_slice() {
+            return self.reference(name, span);
+        }
+        let mut out: Vec<Expr> = Vec::new();
+        let mut text = String::new();
+        for part in parts {
+            match part {
+                Part::Text(t) => text.push_str(&t),
+                Part::Ref(name) => {
+                    let v = self.reference(&name, span);
+                    match v.kind {
+                        ExprKind::Str(x) => text.push_str(&x),
+                        ExprKind::Int(i) => text.push_str(&i.to_string()),
+                        ExprKind::Float(f) => text.push_str(&php_float(f)),
+                        ExprKind::Bool(b) => text.push_str(if b { "1" } else { "" }),
+                        ExprKind::Null => {}
+                        ExprKind::Dynamic(_) => {
+                            if !text.is_empty() {
+                                out.push(Expr::string(std::mem::take(&mut text)));
+                            }
+                            out.push(Expr::bare(v.kind));
+                        }
+                        ExprKind::Concat(items) => {
+                            if !text.is_empty() {
+                                out.push(Expr::string(std::mem::take(&mut text)));
+                            }
+                            out.extend(items);
+                        }
+                        ExprKind::Array(_) | ExprKind::Statement(_) => {
+                            self.diags.push(
+                                Diagnostic::error(
+                                    Code::InvalidValue,
+                                    format!(
+                                        "Unable to concatenate non-scalar parameter '{name}' into '{s}'."
+                                    ),
+                                )
+                                .with_primary(span, format!("'{name}' is {}", v.type_name())),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if out.is_empty() {
+            return Expr::new(ExprKind::Str(text), Some(span));
+        }
+        if !text.is_empty() {
+            out.push(Expr::string(text));
+        }
+        Expr::new(ExprKind::Concat(out), Some(span))
+    }
+
+    fn convert_array(&mut self, a: &Array) -> ExprArray {
+        let mut out = ExprArray::new();
+        for (key, entry) in &a.entries {
+            let key = match key {
+                Key::Str(s) if s.contains('%') => {
+                    match self.expand_string(s, entry.key_span).kind {
+                        ExprKind::Str(x) => Key::from_string(x),
+                        ExprKind::Int(i) => Key::Int(i),
+                        _ => {
+                            self.diags.push(
+                                Diagnostic::error(
+                                    Code::InvalidValue,
+                                    format!("The key '{s}' must expand to a string."),
+                                )
+                                .with_primary(entry.key_span, ""),
+                            );
+                            key.clone()
+                        }
+                    }
+                }
+                _ => key.clone(),
+            };
+            let v = self.convert(&entry.value);
+            out.items.insert(key, v);
+        }
+        out
+    }
+
+    fn convert_entity(&mut self, e: &Entity, callee: Option<Expr>) -> Statement {
+        let name = match &e.value.kind {
+            Kind::Str(s) => s.clone(),
+            _ => {
+                self.diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        format!("Expected a name before '(', {} given.", e.value.type_name()),
+                    )
+                    .with_primary(e.value.span, ""),
+                );
+                String::new()
+            }
+        };
+        let callee = match callee {
+            Some(target) => {
+                Callee::Member(Box::new(target), name.trim_start_matches("::").to_string())
+            }
+            None => Callee::Name(name),
+        };
+        Statement {
+            callee,
+            arguments: self.convert_array(&e.attributes),
+        }
+    }
+
+    /// Converts a NEON value to an [`Expr`], expanding parameters.
+    fn convert(&mut self, v: &Value) -> Expr {
+        let span = Some(v.span);
+        let kind = match &v.kind {
+            Kind::Null => ExprKind::Null,
+            Kind::Bool(b) => ExprKind::Bool(*b),
+            Kind::Int(i) => ExprKind::Int(*i),
+            Kind::Float(f) => ExprKind::Float(*f),
+            Kind::Date(d) => ExprKind::Str(d.clone()),
+            Kind::Str(s) => return self.expand_string(s, v.span),
+            Kind::Array(a) => ExprKind::Array(self.convert_array(a)),
+            Kind::Entity(e) => ExprKind::Statement(Box::new(self.convert_entity(e, None))),
+            Kind::Chain(links) => {
+                let mut current: Option<Expr> = None;
+                for link in links {
+                    let st = self.convert_entity(link, current.take());
+                    current = Some(Expr::new(ExprKind::Statement(Box::new(st)), span));
+                }
+                return current.unwrap_or_else(|| Expr::new(ExprKind::Null, span));
+            }
+        };
+        Expr::new(kind, span)
+    }
+}
+
+/// PHP's string form of a float, as used when a float parameter is concatenated.
+fn php_float(f: f64) -> String {
+    if f.fract() == 0.0 && f.abs() < 1e15 {
+        format!("{}", f as i64)
+    } else {
+        format!("{f}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(s: &str) -> Vec<String> {
+        split(s)
+            .into_iter()
+            .map(|p| match p {
+                Part::Text(t) => format!("T:{t}"),
+                Part::Ref(r) => format!("R:{r}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn splits_references_and_escapes() {
+        assert_eq!(parts("%a%%b%"), ["R:a", "R:b"]);
+        assert_eq!(parts("100%%"), ["T:100%"]);
+        assert_eq!(parts("x/%a.b%/y"), ["T:x/", "R:a.b", "T:/y"]);
+        assert_eq!(parts("50% off"), ["T:50% off"]);
+        assert_eq!(parts(""), ["T:"]);
+    }
+}

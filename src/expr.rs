@@ -1,0 +1,195 @@
+//! The configuration value model after loading: NEON values in which entities have become
+//! [`Statement`]s and parameters have been expanded (dynamic ones stay as [`ExprKind::Dynamic`]).
+//!
+//! This is what Nette's loader produces from NEON (arrays plus `Statement` objects). The
+//! `services:` loader later turns `@name` strings into references; everywhere else a string is a
+//! string. Every node keeps the span of the NEON text it came from (`None` for values made by
+//! scripts or by the compiler).
+
+use crate::neon::Key;
+use crate::source::Span;
+use indexmap::IndexMap;
+
+/// An ordered collection with integer or string keys (PHP array semantics, as in NEON).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExprArray {
+    /// Items in order.
+    pub items: IndexMap<Key, Expr>,
+}
+
+impl ExprArray {
+    /// An empty collection.
+    pub fn new() -> ExprArray {
+        ExprArray::default()
+    }
+
+    /// Appends under the next free integer index (one more than the largest, or 0).
+    pub fn push(&mut self, value: Expr) {
+        let next = self
+            .items
+            .keys()
+            .filter_map(|k| match k {
+                Key::Int(i) => Some(*i),
+                Key::Str(_) => None,
+            })
+            .max()
+            .map(|m| if m < 0 { 0 } else { m + 1 })
+            .unwrap_or(0);
+        self.items.insert(Key::Int(next), value);
+    }
+
+    /// The value under a string key.
+    pub fn get(&self, key: &str) -> Option<&Expr> {
+        self.items.get(&Key::from_string(key.to_string()))
+    }
+
+    /// Is this a list (keys `0..n` in order)?
+    pub fn is_list(&self) -> bool {
+        self.items
+            .keys()
+            .enumerate()
+            .all(|(i, k)| *k == Key::Int(i as i64))
+    }
+
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Is it empty?
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Values in order.
+    pub fn values(&self) -> impl Iterator<Item = &Expr> {
+        self.items.values()
+    }
+}
+
+/// What a statement calls: a name (`App\Foo`, `App\Foo::create`, `@db::connect`, `not`) or a
+/// member of another expression's result (`Foo(1)::bar` → `Member(<Foo(1)>, "bar")`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Callee {
+    /// A class, function, or `Class::method` / `@service::method` string, as written.
+    Name(String),
+    /// A method (or constant/property) of the value of an expression.
+    Member(Box<Expr>, String),
+}
+
+/// A NEON entity as a statement: `App\Foo(1, name: x)`, `@db::connect()`, `not(%debug%)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statement {
+    /// What is called.
+    pub callee: Callee,
+    /// Arguments, positional (integer keys) and named (string keys).
+    pub arguments: ExprArray,
+}
+
+/// What an [`Expr`] is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExprKind {
+    /// `null`.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// A string (dates are kept as their normalised text).
+    Str(String),
+    /// A collection.
+    Array(ExprArray),
+    /// An entity.
+    Statement(Box<Statement>),
+    /// A dynamic parameter (`%env.X%` or declared dynamic), read when the container starts.
+    Dynamic(String),
+    /// A string assembled at start-up from literal and dynamic parts.
+    Concat(Vec<Expr>),
+}
+
+/// A configuration value with the span it came from.
+#[derive(Debug, Clone)]
+pub struct Expr {
+    /// The value.
+    pub kind: ExprKind,
+    /// Where it was written, if it came from a file.
+    pub span: Option<Span>,
+}
+
+impl PartialEq for Expr {
+    fn eq(&self, other: &Expr) -> bool {
+        self.kind == other.kind
+    }
+}
+
+impl Expr {
+    /// A value with an optional span.
+    pub fn new(kind: ExprKind, span: Option<Span>) -> Expr {
+        Expr { kind, span }
+    }
+
+    /// A value without a span.
+    pub fn bare(kind: ExprKind) -> Expr {
+        Expr { kind, span: None }
+    }
+
+    /// A string value without a span.
+    pub fn string(s: impl Into<String>) -> Expr {
+        Expr::bare(ExprKind::Str(s.into()))
+    }
+
+    /// The string, when this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            ExprKind::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The collection, when this is one.
+    pub fn as_array(&self) -> Option<&ExprArray> {
+        match &self.kind {
+            ExprKind::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// Is this `null`?
+    pub fn is_null(&self) -> bool {
+        matches!(self.kind, ExprKind::Null)
+    }
+
+    /// A short type name for messages.
+    pub fn type_name(&self) -> &'static str {
+        match self.kind {
+            ExprKind::Null => "null",
+            ExprKind::Bool(_) => "bool",
+            ExprKind::Int(_) => "int",
+            ExprKind::Float(_) => "float",
+            ExprKind::Str(_) | ExprKind::Concat(_) => "string",
+            ExprKind::Array(_) => "array",
+            ExprKind::Statement(_) => "statement",
+            ExprKind::Dynamic(_) => "dynamic parameter",
+        }
+    }
+
+    /// A short human rendering for messages (`'x'`, `123`, `array`).
+    pub fn describe(&self) -> String {
+        match &self.kind {
+            ExprKind::Null => "null".into(),
+            ExprKind::Bool(b) => b.to_string(),
+            ExprKind::Int(i) => i.to_string(),
+            ExprKind::Float(f) => f.to_string(),
+            ExprKind::Str(s) => format!("'{s}'"),
+            ExprKind::Array(_) => "array".into(),
+            ExprKind::Statement(s) => match &s.callee {
+                Callee::Name(n) => format!("{n}(...)"),
+                Callee::Member(_, m) => format!("...::{m}(...)"),
+            },
+            ExprKind::Dynamic(n) => format!("%{n}%"),
+            ExprKind::Concat(_) => "string".into(),
+        }
+    }
+}

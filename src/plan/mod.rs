@@ -1,0 +1,145 @@
+//! Building the plan model from a completed builder, and writing it atomically.
+//!
+//! The model itself (`wireplan_runtime::plan`) lives in the runtime crate so that the compiler
+//! writes exactly what the runtime reads. Output is deterministic: the same inputs give the
+//! same bytes.
+
+use crate::builder::{Autowired, ContainerBuilder, DefinitionKind};
+use crate::source::{FileId, SourceMap};
+use indexmap::IndexMap;
+use std::io::Write;
+use std::path::Path;
+use wireplan_runtime::plan::{self, Dependency, Plan, ServiceKind, ServicePlan, SourceLocation};
+
+/// FNV-1a 64-bit hash of bytes, as lowercase hex. Used for dependency and input hashes.
+pub fn content_hash(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    format!("{h:016x}")
+}
+
+/// Builds the plan from a completed builder. `files` are the dependencies (configs, includes,
+/// scripts) in load order; `parameters` the static parameters, already converted.
+pub fn build(
+    builder: &ContainerBuilder,
+    parameters: IndexMap<String, plan::Expr>,
+    sources: &SourceMap,
+    files: &[FileId],
+) -> Plan {
+    let mut services = IndexMap::new();
+    let mut tags: IndexMap<String, IndexMap<String, plan::Expr>> = IndexMap::new();
+    for def in builder.definitions() {
+        let Some(ty) = def.resolved_type.clone() else {
+            continue;
+        };
+        let (create, setup, def_tags) = match &def.completed {
+            Some(c) => (c.create.clone(), c.setup.clone(), c.tags.clone()),
+            None => (plan::Expr::Null, Vec::new(), IndexMap::new()),
+        };
+        for (t, v) in &def_tags {
+            tags.entry(t.clone())
+                .or_default()
+                .insert(def.name.clone(), v.clone());
+        }
+        let autowired = match &def.autowired {
+            Autowired::All(b) => plan::Autowired::All(*b),
+            Autowired::Types(list) => plan::Autowired::Types(
+                list.iter()
+                    .map(|t| if t == "self" { ty.clone() } else { t.clone() })
+                    .collect(),
+            ),
+        };
+        let source = def.span.map(|s| {
+            let f = sources.get(s.file);
+            let (line, column) = f.line_col(s.start as usize);
+            SourceLocation {
+                file: f.name.clone(),
+                line: line as u32,
+                column: column as u32,
+            }
+        });
+        services.insert(
+            def.name.clone(),
+            ServicePlan {
+                kind: match def.kind {
+                    DefinitionKind::Service => ServiceKind::Service,
+                    DefinitionKind::Imported => ServiceKind::Imported,
+                },
+                type_: ty,
+                lifespan: def.lifespan,
+                autowired,
+                tags: def_tags,
+                create,
+                setup,
+                implement: None,
+                parameters: Vec::new(),
+                references: IndexMap::new(),
+                source,
+            },
+        );
+    }
+    let types = builder
+        .autowiring()
+        .types()
+        .map(|(t, names)| (t.to_string(), names.to_vec()))
+        .collect();
+    let mut all = Vec::new();
+    let dependencies = files
+        .iter()
+        .map(|id| {
+            let f = sources.get(*id);
+            all.extend_from_slice(f.text.as_bytes());
+            Dependency {
+                path: f.name.clone(),
+                hash: content_hash(f.text.as_bytes()),
+            }
+        })
+        .collect();
+    Plan {
+        format: plan::FORMAT.to_string(),
+        version: plan::VERSION,
+        compiler: format!("wireplan {}", env!("CARGO_PKG_VERSION")),
+        inputs_hash: content_hash(&all),
+        dependencies,
+        parameters,
+        services,
+        aliases: builder.aliases().clone(),
+        types,
+        tags,
+        initialization: Vec::new(),
+    }
+}
+
+/// Serialises a plan as pretty JSON (with a final newline).
+pub fn to_json(plan: &Plan) -> String {
+    let mut s = serde_json::to_string_pretty(plan).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, synced, then
+/// renamed over the target, so a reader never sees a half-written plan.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "plan".into());
+    let tmp = dir.join(format!(".{file_name}.tmp{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,265 @@
+//! Rhai extensions: the engine with its sandbox, loading scripts, calling their lifecycle
+//! functions with `this` bound, and turning script errors into diagnostics.
+//!
+//! An extension script defines any of `loadConfiguration()` and `beforeCompile()` (Nette's
+//! `CompilerExtension` hooks). Each script is compiled once; its top-level statements are not
+//! run per call. Functions are called method-style so `this` is the extension
+//! ([`api::ExtensionHandle`]).
+
+pub mod api;
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::{FileId, SourceMap, Span};
+use rhai::{CallFnOptions, Dynamic, Engine, EvalAltResult, ParseError, Position, Scope, AST};
+use std::cell::RefCell;
+use std::path::Path;
+use std::rc::Rc;
+
+/// Sandbox limits, identical in debug and release builds.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Maximum operations per lifecycle call.
+    pub max_operations: u64,
+    /// Maximum call depth.
+    pub max_call_levels: usize,
+    /// Maximum expression nesting (global, inside functions).
+    pub max_expr_depths: (usize, usize),
+    /// Maximum string length in bytes.
+    pub max_string_size: usize,
+    /// Maximum array length.
+    pub max_array_size: usize,
+    /// Maximum map size.
+    pub max_map_size: usize,
+    /// Maximum number of variables in scope.
+    pub max_variables: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_operations: 20_000_000,
+            max_call_levels: 64,
+            max_expr_depths: (64, 32),
+            max_string_size: 1 << 20,
+            max_array_size: 100_000,
+            max_map_size: 100_000,
+            max_variables: 1_000,
+        }
+    }
+}
+
+/// Per-run state shared with registered functions: where the current call is, and the
+/// warnings scripts caused.
+#[derive(Debug, Default)]
+pub struct ScriptState {
+    /// The file of the script being run.
+    pub file: Option<FileId>,
+    /// Warnings raised by registered functions, with the script position of the call.
+    pub(crate) warnings: Vec<(Position, Diagnostic)>,
+}
+
+impl ScriptState {
+    pub(crate) fn warn_at(&mut self, pos: Position, d: Diagnostic) {
+        self.warnings.push((pos, d));
+    }
+}
+
+/// Builds the sandboxed engine with the scripted API registered.
+pub fn engine(limits: &Limits) -> Engine {
+    let mut e = Engine::new();
+    e.set_max_operations(limits.max_operations);
+    e.set_max_call_levels(limits.max_call_levels);
+    e.set_max_expr_depths(limits.max_expr_depths.0, limits.max_expr_depths.1);
+    e.set_max_string_size(limits.max_string_size);
+    e.set_max_array_size(limits.max_array_size);
+    e.set_max_map_size(limits.max_map_size);
+    e.set_max_variables(limits.max_variables);
+    e.disable_symbol("eval");
+    e.set_module_resolver(rhai::module_resolvers::DummyModuleResolver::new());
+    e.on_print(|_| {});
+    api::register(&mut e);
+    e
+}
+
+/// A loaded extension script.
+pub struct Extension {
+    /// Its name (the key under `extensions:`).
+    pub name: String,
+    /// The script's file.
+    pub file: FileId,
+    ast: AST,
+}
+
+/// Converts a 1-based Rhai position in `file` to a span (one character wide).
+fn span_of(sources: &SourceMap, file: FileId, pos: Position) -> Option<Span> {
+    let line = pos.line()?;
+    let col = pos.position().unwrap_or(1);
+    let f = sources.get(file);
+    let start = f.offset_of_char_pos(line, col);
+    let end = f.text[start..]
+        .chars()
+        .next()
+        .map(|c| start + c.len_utf8())
+        .unwrap_or(start);
+    Some(Span::new(file, start, end))
+}
+
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" (line ") {
+        Some(i) if msg.ends_with(')') => msg[..i].to_string(),
+        _ => msg.to_string(),
+    }
+}
+
+impl Extension {
+    /// Reads and compiles the script at `path`. Errors: `file-not-found` (at `from`, the
+    /// `extensions:` entry) or `script-error` (at the syntax error).
+    pub fn load(
+        engine: &Engine,
+        name: &str,
+        path: &Path,
+        from: Option<Span>,
+        sources: &mut SourceMap,
+    ) -> Result<Extension, Diagnostic> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Diagnostic::error(
+                Code::FileNotFound,
+                format!(
+                    "Extension script '{}' is missing or is not readable.",
+                    path.display()
+                ),
+            )
+            .at(from)
+            .with_note(e.to_string())
+        })?;
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let file = sources.add_path(path.display().to_string(), &canonical, text);
+        Self::compile(engine, name, file, sources)
+    }
+
+    /// Compiles a script already registered as `file`.
+    pub fn compile(
+        engine: &Engine,
+        name: &str,
+        file: FileId,
+        sources: &SourceMap,
+    ) -> Result<Extension, Diagnostic> {
+        let text = &sources.get(file).text;
+        let mut ast = engine
+            .compile(text)
+            .map_err(|e| parse_error(sources, file, name, &e))?;
+        ast.set_source(sources.get(file).name.clone());
+        Ok(Extension {
+            name: name.to_string(),
+            file,
+            ast,
+        })
+    }
+
+    /// Does the script define a function `name` without parameters?
+    pub fn has(&self, name: &str) -> bool {
+        self.ast
+            .iter_functions()
+            .any(|f| f.name == name && f.params.is_empty())
+    }
+
+    /// Calls lifecycle function `func` with `this` bound to `this`. Returns the diagnostics the
+    /// call produced (warnings, and the error if it failed).
+    pub fn call(
+        &self,
+        engine: &Engine,
+        func: &str,
+        this: &mut api::ExtensionHandle,
+        sources: &SourceMap,
+    ) -> Vec<Diagnostic> {
+        if !self.has(func) {
+            return Vec::new();
+        }
+        this.state.borrow_mut().file = Some(self.file);
+        let mut bound = Dynamic::from(this.clone());
+        let mut scope = Scope::new();
+        let options = CallFnOptions::new()
+            .eval_ast(false)
+            .rewind_scope(true)
+            .bind_this_ptr(&mut bound);
+        let result =
+            engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, func, ());
+        let mut out: Vec<Diagnostic> = this
+            .state
+            .borrow_mut()
+            .warnings
+            .drain(..)
+            .map(|(pos, d)| {
+                let span = span_of(sources, self.file, pos);
+                d.at(span)
+            })
+            .collect();
+        if let Err(e) = result {
+            out.push(self.runtime_error(sources, func, &e));
+        }
+        out
+    }
+
+    fn runtime_error(&self, sources: &SourceMap, func: &str, err: &EvalAltResult) -> Diagnostic {
+        let mut frames: Vec<(String, Position)> = Vec::new();
+        let mut inner = err;
+        while let EvalAltResult::ErrorInFunctionCall(fname, _src, next, pos) = inner {
+            frames.push((fname.clone(), *pos));
+            inner = next;
+        }
+        let pos = inner.position();
+        let mut d = match inner {
+            EvalAltResult::ErrorRuntime(value, _) if value.is::<Diagnostic>() => {
+                value.clone().cast::<Diagnostic>()
+            }
+            other => Diagnostic::error(
+                Code::ScriptError,
+                format!(
+                    "Extension '{}': {} in {func}()",
+                    self.name,
+                    strip_position(&other.to_string())
+                ),
+            ),
+        };
+        d.labels.clear();
+        let primary_pos = if pos.is_none() {
+            frames.first().map(|f| f.1).unwrap_or(Position::NONE)
+        } else {
+            pos
+        };
+        if let Some(span) = span_of(sources, self.file, primary_pos) {
+            d = d.with_primary(span, "raised here");
+        }
+        for (fname, p) in &frames {
+            if let Some(span) = span_of(sources, self.file, *p) {
+                if Some(span) != d.primary_span() {
+                    d = d.with_secondary(span, format!("in call to {fname}()"));
+                }
+            }
+        }
+        d
+    }
+}
+
+fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) -> Diagnostic {
+    let msg = strip_position(&e.to_string());
+    Diagnostic::error(
+        Code::ScriptError,
+        format!("Extension '{name}': syntax error: {msg}"),
+    )
+    .at(span_of(sources, file, e.position()))
+}
+
+/// Creates the `this` object for an extension.
+pub fn extension_handle(
+    name: &str,
+    config: Dynamic,
+    builder: api::SharedBuilder,
+) -> api::ExtensionHandle {
+    api::ExtensionHandle {
+        name: name.to_string(),
+        config,
+        builder,
+        state: Rc::new(RefCell::new(ScriptState::default())),
+    }
+}
