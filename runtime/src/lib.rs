@@ -91,6 +91,8 @@
 //! lifespans, and binary plans. A plan that uses them loads, and getting such a service
 //! returns [`Error::Unsupported`].
 
+#![warn(missing_docs)]
+
 pub mod container;
 pub mod error;
 pub mod plan;

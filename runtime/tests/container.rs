@@ -1,0 +1,670 @@
+//! End-to-end tests of the runtime: hand-written plans, a small registry, and the container.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier, Mutex};
+
+use serde_json::{json, Value as Json};
+use wireplan_runtime::{Container, Error, Missing, Registry, Value};
+
+// ---------------------------------------------------------------------------------------
+// the application
+
+trait Logger: Send + Sync {
+    fn log(&self, msg: &str);
+    fn lines(&self) -> Vec<String>;
+}
+
+struct FileLogger {
+    path: String,
+    level: i64,
+    lines: Mutex<Vec<String>>,
+}
+
+impl Logger for FileLogger {
+    fn log(&self, msg: &str) {
+        self.lines
+            .lock()
+            .unwrap()
+            .push(format!("{}: {msg}", self.path));
+    }
+    fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap().clone()
+    }
+}
+
+struct Db {
+    dsn: String,
+}
+
+struct Repository {
+    db: Arc<Db>,
+    table: String,
+}
+
+struct Mailer {
+    logger: Option<Arc<dyn Logger>>,
+    sent: Mutex<Vec<String>>,
+    html: bool,
+}
+
+trait Handler: Send + Sync {
+    fn name(&self) -> String;
+}
+
+struct NamedHandler(String);
+impl Handler for NamedHandler {
+    fn name(&self) -> String {
+        self.0.clone()
+    }
+}
+
+struct Dispatcher {
+    handlers: Vec<Arc<dyn Handler>>,
+}
+
+/// A node of a graph that may be cyclic (`a -> b -> a`).
+struct Node {
+    next: Option<Arc<Node>>,
+}
+
+/// Counts constructions, for the threading test.
+static SLOW_BUILDS: AtomicUsize = AtomicUsize::new(0);
+struct Slow;
+
+/// Fails until `FLAKY_OK` is set, for the "failure is not cached" test.
+static FLAKY_OK: AtomicBool = AtomicBool::new(false);
+struct Flaky;
+
+fn registry() -> Registry {
+    let mut r = Registry::new();
+    r.class::<FileLogger>("App\\FileLogger")
+        .constructor(|a| {
+            Ok(FileLogger {
+                path: a.str(0)?.to_string(),
+                level: 0,
+                lines: Mutex::default(),
+            })
+        })
+        .implements::<dyn Logger>("App\\Logger", |x| x)
+        .method_mut("setLevel", |l, a| {
+            l.level = a.int(0)?;
+            Ok(())
+        });
+    r.class::<Db>("App\\Db").constructor(|a| {
+        Ok(Db {
+            dsn: a.str(0)?.to_string(),
+        })
+    });
+    r.class::<Repository>("App\\Repository").constructor(|a| {
+        Ok(Repository {
+            db: a.service::<Db>(0)?,
+            table: a.str(1)?.to_string(),
+        })
+    });
+    r.class::<Mailer>("App\\Mailer")
+        .constructor(|_| {
+            Ok(Mailer {
+                logger: None,
+                sent: Mutex::default(),
+                html: false,
+            })
+        })
+        .method_mut("setLogger", |m, a| {
+            m.logger = Some(a.service::<dyn Logger>(0)?);
+            Ok(())
+        })
+        .property("html", |m, a| {
+            m.html = a.bool(0)?;
+            Ok(())
+        })
+        .method("send", |m, a| {
+            let to = a.str(0)?.to_string();
+            if let Some(l) = &m.logger {
+                l.log(&format!("mail to {to}"));
+            }
+            m.sent.lock().unwrap().push(to);
+            Ok(())
+        });
+    r.class::<NamedHandler>("App\\NamedHandler")
+        .constructor(|a| Ok(NamedHandler(a.str(0)?.to_string())))
+        .implements::<dyn Handler>("App\\Handler", |x| x);
+    r.class::<Dispatcher>("App\\Dispatcher").constructor(|a| {
+        Ok(Dispatcher {
+            handlers: a.list_of::<dyn Handler>(0)?,
+        })
+    });
+    r.class::<Node>("App\\Node")
+        .constructor(|a| {
+            Ok(Node {
+                next: a.opt_service::<Node>(0)?,
+            })
+        })
+        .method_mut("setNext", |n, a| {
+            n.next = Some(a.service::<Node>(0)?);
+            Ok(())
+        });
+    r.class::<Slow>("App\\Slow").constructor(|_| {
+        SLOW_BUILDS.fetch_add(1, Ordering::SeqCst);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        Ok(Slow)
+    });
+    r.class::<Flaky>("App\\Flaky").constructor(|_| {
+        if FLAKY_OK.load(Ordering::SeqCst) {
+            Ok(Flaky)
+        } else {
+            Err("database is down".into())
+        }
+    });
+    r
+}
+
+// ---------------------------------------------------------------------------------------
+// plans
+
+fn plan_with(services: Json, extra: Json) -> String {
+    let mut p = json!({
+        "format": "wireplan-plan",
+        "version": 1,
+        "compiler": "wireplan 0.1.0",
+        "inputs_hash": "0",
+        "services": services,
+    });
+    if let (Some(p), Json::Object(extra)) = (p.as_object_mut(), extra) {
+        p.extend(extra);
+    }
+    p.to_string()
+}
+
+fn new(class: &str, args: Json) -> Json {
+    json!({"$new": class, "args": args})
+}
+
+fn app_plan() -> String {
+    plan_with(
+        json!({
+            "logger": {
+                "type": "App\\FileLogger",
+                "create": new("App\\FileLogger", json!([{"$concat": [{"$param": "logDir"}, "/app.log"]}])),
+                "setup": [{"$call": ["@self", "setLevel"], "args": [3]}],
+            },
+            "db": {"type": "App\\Db", "create": new("App\\Db", json!(["sqlite::memory:"]))},
+            "repo": {"type": "App\\Repository",
+                     "create": new("App\\Repository", json!([{"$ref": "db"}, "users"]))},
+            "mailer": {
+                "type": "App\\Mailer",
+                "tags": {"mail": true},
+                "create": new("App\\Mailer", json!([])),
+                "setup": [
+                    {"$call": ["@self", "setLogger"], "args": [{"$ref": "logger"}]},
+                    {"$set": ["@self", "html"], "value": true},
+                    {"$call": ["@self", "send"], "args": ["admin@example.com"]},
+                ],
+            },
+            "h1": {"type": "App\\NamedHandler", "tags": {"handler": {"priority": 10}},
+                   "create": new("App\\NamedHandler", json!(["first"]))},
+            "h2": {"type": "App\\NamedHandler", "tags": {"handler": {"priority": 20}},
+                   "create": new("App\\NamedHandler", json!(["second"]))},
+            "dispatcher": {"type": "App\\Dispatcher",
+                           "create": new("App\\Dispatcher", json!([[{"$ref": "h1"}, {"$ref": "h2"}]]))},
+        }),
+        json!({
+            "parameters": {"appDir": "/srv/app", "db": {"host": "localhost", "port": 5432}},
+            "aliases": {"database": "db"},
+            "types": {
+                "App\\Logger": ["logger"],
+                "App\\FileLogger": ["logger"],
+                "App\\Db": ["db"],
+                "App\\Repository": ["repo"],
+                "App\\Mailer": ["mailer"],
+                "App\\Handler": ["h1", "h2"],
+                "App\\NamedHandler": ["h1", "h2"],
+                "App\\Dispatcher": ["dispatcher"],
+            },
+            "tags": {
+                "mail": {"mailer": true},
+                "handler": {"h1": {"priority": 10}, "h2": {"priority": 20}},
+            },
+        }),
+    )
+}
+
+fn app(registry: &Registry) -> Container {
+    Container::builder(registry)
+        .parameter("logDir", "/var/log")
+        .from_json_str(&app_plan())
+        .expect("the app plan loads")
+}
+
+// ---------------------------------------------------------------------------------------
+// the graph
+
+#[test]
+fn the_graph_is_created_and_singletons_are_shared() {
+    let reg = registry();
+    let c = app(&reg);
+    assert!(!c.is_created("repo"));
+
+    let repo = c.get::<Repository>("repo").unwrap();
+    assert_eq!(repo.table, "users");
+    assert_eq!(repo.db.dsn, "sqlite::memory:");
+    assert!(c.is_created("db"), "the dependency was created first");
+
+    let db = c.get::<Db>("db").unwrap();
+    assert!(Arc::ptr_eq(&db, &repo.db));
+    assert!(Arc::ptr_eq(&db, &c.get::<Db>("db").unwrap()));
+    assert!(Arc::ptr_eq(&db, &c.get::<Db>("database").unwrap()), "alias");
+    assert!(Arc::ptr_eq(&db, &c.get_by_type::<Db>().unwrap()));
+}
+
+#[test]
+fn one_singleton_as_concrete_type_and_as_trait_object() {
+    let reg = registry();
+    let c = app(&reg);
+    let concrete = c.get::<FileLogger>("logger").unwrap();
+    let by_name = c.get::<dyn Logger>("logger").unwrap();
+    let by_type = c.get_by_type::<dyn Logger>().unwrap();
+    let by_type_name = c.get_by_type_name::<dyn Logger>("App\\Logger").unwrap();
+    for l in [&by_name, &by_type, &by_type_name] {
+        assert!(std::ptr::addr_eq(Arc::as_ptr(l), Arc::as_ptr(&concrete)));
+    }
+    assert_eq!(concrete.path, "/var/log/app.log", "$concat with a $param");
+}
+
+#[test]
+fn setups_run_in_order_with_mut_and_shared_methods() {
+    let reg = registry();
+    let c = app(&reg);
+    let mailer = c.get::<Mailer>("mailer").unwrap();
+    let logger = c.get::<dyn Logger>("logger").unwrap();
+    assert!(mailer.html, "$set ran");
+    assert_eq!(*mailer.sent.lock().unwrap(), ["admin@example.com"]);
+    assert_eq!(
+        logger.lines(),
+        ["/var/log/app.log: mail to admin@example.com"]
+    );
+    let injected = mailer.logger.clone().unwrap();
+    assert!(Arc::ptr_eq(&injected, &logger));
+    assert_eq!(c.get::<FileLogger>("logger").unwrap().level, 3);
+}
+
+#[test]
+fn lists_of_trait_objects_tags_and_type_index() {
+    let reg = registry();
+    let c = app(&reg);
+    let d = c.get::<Dispatcher>("dispatcher").unwrap();
+    let names: Vec<_> = d.handlers.iter().map(|h| h.name()).collect();
+    assert_eq!(names, ["first", "second"]);
+    assert!(Arc::ptr_eq(
+        &d.handlers[0],
+        &c.get::<dyn Handler>("h1").unwrap()
+    ));
+
+    let tagged = c.find_by_tag("handler");
+    assert_eq!(tagged.len(), 2);
+    assert_eq!(tagged[0].0, "h1");
+    assert_eq!(tagged[1].1.as_map().unwrap()["priority"], Value::Int(20));
+    assert!(c.find_by_tag("nothing").is_empty());
+    assert_eq!(c.find_by_type("App\\Handler"), ["h1", "h2"]);
+
+    match c.get_by_type::<dyn Handler>().err() {
+        Some(Error::AmbiguousType { services, .. }) => assert_eq!(services, ["h1", "h2"]),
+        other => panic!("expected AmbiguousType, got {other:?}"),
+    }
+    assert!(matches!(
+        c.get_by_type_name::<Db>("App\\Nope"),
+        Err(Error::NoServiceOfType { .. })
+    ));
+}
+
+#[test]
+fn parameters_static_dotted_dynamic_and_env() {
+    let reg = registry();
+    let c = Container::builder(&reg)
+        .parameter("logDir", "/tmp")
+        .parameter("env.WIREPLAN_TEST_OVERRIDE", "from map")
+        .from_json_str(&app_plan())
+        .unwrap();
+    assert_eq!(c.parameter("appDir").unwrap(), Value::from("/srv/app"));
+    assert_eq!(c.parameter("db.port").unwrap(), Value::Int(5432));
+    assert_eq!(c.parameter("logDir").unwrap(), Value::from("/tmp"));
+    assert_eq!(
+        c.parameter("env.WIREPLAN_TEST_OVERRIDE").unwrap(),
+        Value::from("from map")
+    );
+    // PATH is set in every test environment.
+    assert!(c.parameter("env.PATH").unwrap().as_str().is_some());
+    assert!(matches!(
+        c.parameter("db.user"),
+        Err(Error::UnknownParameter { .. })
+    ));
+    assert!(c.has("db") && c.has("database") && !c.has("nope"));
+}
+
+#[test]
+fn static_factories_and_calls_on_other_services() {
+    struct Factory;
+    struct Conn(String);
+    let mut reg = registry();
+    reg.class::<Factory>("App\\ConnFactory")
+        .static_method("create", |a| {
+            Ok(Value::service(Conn(a.str(0)?.to_string())))
+        });
+    reg.class::<Db>("App\\Db")
+        .method("connect", |db, _| Ok(Value::service(Conn(db.dsn.clone()))));
+    let plan = plan_with(
+        json!({
+            "db": {"type": "App\\Db", "create": new("App\\Db", json!(["pg://x"]))},
+            "a": {"type": "App\\Conn", "create": {"$call": ["App\\ConnFactory", "create"], "args": ["static"]}},
+            "b": {"type": "App\\Conn", "create": {"$call": [{"$ref": "db"}, "connect"], "args": []}},
+        }),
+        json!({}),
+    );
+    let c = Container::from_json_str(&plan, &reg).unwrap();
+    assert_eq!(c.get::<Conn>("a").unwrap().0, "static");
+    assert_eq!(c.get::<Conn>("b").unwrap().0, "pg://x");
+}
+
+// ---------------------------------------------------------------------------------------
+// errors
+
+#[test]
+fn unknown_service_and_wrong_type() {
+    let reg = registry();
+    let c = app(&reg);
+    let e = c.get::<Db>("nope").err().unwrap();
+    assert!(matches!(&e, Error::UnknownService { name } if name == "nope"));
+    assert_eq!(e.to_string(), "service 'nope' not found");
+
+    let e = c.get::<Repository>("db").err().unwrap();
+    assert!(matches!(e, Error::WrongType { .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(msg.contains("service 'db' is App\\Db"), "{msg}");
+    assert!(msg.contains("Repository"), "{msg}");
+
+    // A trait object the class does not implement.
+    let e = c.get::<dyn Logger>("db").err().unwrap();
+    assert!(e.to_string().contains("dyn container::Logger"), "{e}");
+}
+
+#[test]
+fn all_missing_registrations_are_listed_before_anything_is_created() {
+    let mut reg = Registry::new();
+    reg.class::<Mailer>("App\\Mailer").constructor(|_| {
+        Ok(Mailer {
+            logger: None,
+            sent: Mutex::default(),
+            html: false,
+        })
+    });
+    reg.class::<Db>("App\\Db"); // no constructor
+    reg.interface::<dyn Logger>("App\\Logger");
+    let plan = plan_with(
+        json!({
+            "logger": {"type": "App\\FileLogger", "create": new("App\\FileLogger", json!(["x"]))},
+            "db": {"type": "App\\Db", "create": new("App\\Db", json!(["dsn"]))},
+            "mailer": {
+                "type": "App\\Mailer",
+                "create": new("App\\Mailer", json!([])),
+                "setup": [
+                    {"$call": ["@self", "setLogger"], "args": [{"$ref": "logger"}]},
+                    {"$set": ["@self", "html"], "value": true},
+                ],
+            },
+            "conn": {"type": "App\\Conn", "create": {"$call": ["App\\Mailer", "make"], "args": []}},
+        }),
+        json!({"types": {"App\\Logger": ["logger", "mailer"]}}),
+    );
+    let e = Container::from_json_str(&plan, &reg).err().unwrap();
+    let Error::MissingRegistrations { origin, missing } = &e else {
+        panic!("expected MissingRegistrations, got {e:?}");
+    };
+    assert_eq!(origin, "<string>");
+    assert_eq!(missing.len(), 6, "{e}");
+    assert!(matches!(&missing[0], Missing::Class { class, .. } if class == "App\\FileLogger"));
+    assert!(matches!(&missing[1], Missing::Constructor { class, .. } if class == "App\\Db"));
+    assert!(
+        matches!(&missing[2], Missing::Method { class, method, .. } if class == "App\\Mailer" && method == "setLogger")
+    );
+    assert!(matches!(&missing[3], Missing::Property { property, .. } if property == "html"));
+    assert!(
+        matches!(&missing[4], Missing::Cast { class, interface, .. } if class == "App\\Mailer" && interface == "App\\Logger")
+    );
+    assert!(matches!(&missing[5], Missing::StaticMethod { method, .. } if method == "make"));
+    let msg = e.to_string();
+    assert!(msg.contains("the registry lacks 6 thing(s)"), "{msg}");
+    assert!(
+        msg.contains("method App\\Mailer::setLogger() is not registered (needed by service 'mailer' (setup #1))"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn inconsistent_plans_are_rejected_with_every_problem() {
+    let reg = registry();
+    let plan = plan_with(
+        json!({
+            "repo": {"type": "App\\Repository", "create": new("App\\Repository", json!([{"$ref": "ghost"}, {"$ref": "@self"}]))},
+        }),
+        json!({"aliases": {"x": "nobody"}, "types": {"App\\Db": ["gone"]}}),
+    );
+    let e = Container::from_json_str(&plan, &reg).err().unwrap();
+    let msg = e.to_string();
+    assert!(matches!(e, Error::BadPlan { .. }), "{e:?}");
+    for needle in [
+        "4 problem(s)",
+        "service 'repo' (create): reference to unknown service 'ghost'",
+        "@self outside setup",
+        "alias 'x' points to unknown service 'nobody'",
+        "lists unknown service 'gone'",
+    ] {
+        assert!(msg.contains(needle), "{needle:?} not in {msg}");
+    }
+}
+
+#[test]
+fn format_and_version_are_checked_and_name_the_file() {
+    let reg = registry();
+    let dir = std::env::temp_dir().join(format!("wireplan-runtime-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+
+    let v2 = dir.join("v2.plan.json");
+    let text = app_plan().replace("\"version\":1", "\"version\":2");
+    std::fs::write(&v2, text).unwrap();
+    let e = Container::load(&v2, &reg).err().unwrap();
+    assert!(
+        matches!(
+            &e,
+            Error::VersionMismatch {
+                found: 2,
+                expected: 1,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let msg = e.to_string();
+    assert!(msg.starts_with(&v2.display().to_string()), "{msg}");
+    assert!(msg.contains("plan version 2 is not supported"), "{msg}");
+
+    let foreign = dir.join("foreign.json");
+    std::fs::write(&foreign, r#"{"format": "something-else", "version": 1}"#).unwrap();
+    let e = Container::load(&foreign, &reg).err().unwrap();
+    assert!(matches!(e, Error::BadPlan { .. }));
+    assert!(e.to_string().contains("not a wireplan plan"), "{e}");
+
+    let broken = dir.join("broken.json");
+    std::fs::write(&broken, "{\"format\": ").unwrap();
+    let e = Container::load(&broken, &reg).err().unwrap();
+    assert!(e.to_string().contains("broken.json: invalid plan"), "{e}");
+
+    let e = Container::load(dir.join("missing.json"), &reg)
+        .err()
+        .unwrap();
+    assert!(matches!(e, Error::Io { .. }), "{e:?}");
+
+    let ok = dir.join("ok.plan.json");
+    std::fs::write(&ok, app_plan()).unwrap();
+    let c = Container::builder(&reg)
+        .parameter("logDir", "/l")
+        .load(&ok)
+        .unwrap();
+    assert_eq!(c.origin(), ok.display().to_string());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn constructor_errors_carry_service_step_and_path() {
+    let reg = registry();
+    let plan = plan_with(
+        json!({
+            "db": {"type": "App\\Db", "create": new("App\\Db", json!([42]))},
+            "repo": {"type": "App\\Repository", "create": new("App\\Repository", json!([{"$ref": "db"}, "t"]))},
+        }),
+        json!({}),
+    );
+    let c = Container::from_json_str(&plan, &reg).unwrap();
+    let e = c.get::<Repository>("repo").err().unwrap();
+    let Error::ConstructorFailed {
+        service,
+        path,
+        step,
+        cause,
+    } = &e
+    else {
+        panic!("expected ConstructorFailed, got {e:?}");
+    };
+    assert_eq!(service, "db");
+    assert_eq!(path, &["repo", "db"]);
+    assert_eq!(step, "constructor of App\\Db");
+    assert!(cause.downcast_ref::<wireplan_runtime::ArgError>().is_some());
+    assert_eq!(
+        e.to_string(),
+        "cannot create service 'db' (path: repo -> db): constructor of App\\Db: \
+         argument #0: expected string, found int"
+    );
+    assert!(!c.is_created("db") && !c.is_created("repo"));
+}
+
+#[test]
+fn a_missing_dynamic_parameter_is_an_error_not_a_panic() {
+    let reg = registry();
+    let c = Container::builder(&reg)
+        .read_environment(false)
+        .from_json_str(&app_plan())
+        .unwrap();
+    let e = c.get::<FileLogger>("logger").err().unwrap();
+    assert!(e.to_string().contains("dynamic parameter 'logDir'"), "{e}");
+}
+
+#[test]
+fn failed_construction_is_not_cached() {
+    let reg = registry();
+    let plan = plan_with(
+        json!({"flaky": {"type": "App\\Flaky", "create": new("App\\Flaky", json!([]))}}),
+        json!({}),
+    );
+    let c = Container::from_json_str(&plan, &reg).unwrap();
+    let e = c.get::<Flaky>("flaky").err().unwrap();
+    assert!(e.to_string().contains("database is down"), "{e}");
+    FLAKY_OK.store(true, Ordering::SeqCst);
+    assert!(c.get::<Flaky>("flaky").is_ok());
+}
+
+#[test]
+fn circular_references_report_the_path() {
+    let reg = registry();
+    let plan = plan_with(
+        json!({
+            "start": {"type": "App\\Node", "create": new("App\\Node", json!([{"$ref": "a"}]))},
+            "a": {"type": "App\\Node", "create": new("App\\Node", json!([{"$ref": "b"}]))},
+            "b": {"type": "App\\Node", "create": new("App\\Node", json!([{"$ref": "a"}]))},
+            // through a setup: the object is not published before its setup finished
+            "s": {"type": "App\\Node", "create": new("App\\Node", json!([null])),
+                  "setup": [{"$call": ["@self", "setNext"], "args": [{"$ref": "t"}]}]},
+            "t": {"type": "App\\Node", "create": new("App\\Node", json!([{"$ref": "s"}]))},
+        }),
+        json!({}),
+    );
+    let c = Container::from_json_str(&plan, &reg).unwrap();
+    let e = c.get::<Node>("start").err().unwrap();
+    assert_eq!(e.to_string(), "circular reference: a -> b -> a");
+    assert!(matches!(e, Error::CircularReference { .. }));
+    let e = c.get::<Node>("s").err().unwrap();
+    assert_eq!(e.to_string(), "circular reference: s -> t -> s");
+    // The container is still usable afterwards.
+    let e = c.get::<Node>("b").err().unwrap();
+    assert_eq!(e.to_string(), "circular reference: b -> a -> b");
+}
+
+#[test]
+fn mut_setups_refuse_a_shared_self() {
+    let reg = registry();
+    let plan = plan_with(
+        json!({
+            "n": {"type": "App\\Node", "create": new("App\\Node", json!([null])),
+                  "setup": [{"$call": ["@self", "setNext"], "args": [{"$ref": "@self"}]}]},
+        }),
+        json!({}),
+    );
+    let c = Container::from_json_str(&plan, &reg).unwrap();
+    let e = c.get::<Node>("n").err().unwrap();
+    assert!(
+        e.to_string().contains("needs exclusive access (&mut)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unsupported_kinds_fail_on_get_not_on_load() {
+    let reg = registry();
+    let plan = plan_with(
+        json!({
+            "t": {"type": "App\\Db", "lifespan": "transient", "create": new("App\\Db", json!(["x"]))},
+            "f": {"kind": "factory", "type": "App\\DbFactory", "implement": "App\\DbFactory",
+                  "parameters": ["dsn"], "create": new("App\\Db", json!([{"$arg": "dsn"}]))},
+        }),
+        json!({}),
+    );
+    let c = Container::from_json_str(&plan, &reg).unwrap();
+    assert!(matches!(c.get::<Db>("t"), Err(Error::Unsupported { .. })));
+    let e = c.get::<Db>("f").err().unwrap();
+    assert_eq!(
+        e.to_string(),
+        "service 'f': service kind 'factory' is not supported by this runtime yet"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// threads
+
+#[test]
+fn container_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync + 'static>() {}
+    assert_send_sync::<Container>();
+    assert_send_sync::<Registry>();
+}
+
+#[test]
+fn many_threads_construct_one_singleton_once() {
+    let reg = registry();
+    let plan = plan_with(
+        json!({"slow": {"type": "App\\Slow", "create": new("App\\Slow", json!([]))}}),
+        json!({}),
+    );
+    let c = Container::from_json_str(&plan, &reg).unwrap();
+    const THREADS: usize = 12;
+    let barrier = Barrier::new(THREADS);
+    let got: Vec<Arc<Slow>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..THREADS)
+            .map(|_| {
+                s.spawn(|| {
+                    barrier.wait();
+                    c.get::<Slow>("slow").unwrap()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(SLOW_BUILDS.load(Ordering::SeqCst), 1);
+    assert!(got.iter().all(|s| Arc::ptr_eq(s, &got[0])));
+}
