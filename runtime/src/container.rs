@@ -584,8 +584,15 @@ impl Container {
         step: impl Into<String>,
         cause: impl Into<BoxError>,
     ) -> Error {
+        let defined_at = self
+            .plan
+            .services
+            .get(service)
+            .and_then(|s| s.source.as_ref())
+            .map(|l| format!("{}:{}:{}", l.file, l.line, l.column));
         Error::ConstructorFailed {
             service: service.to_string(),
+            defined_at,
             path: path.to_vec(),
             step: step.into(),
             cause: cause.into(),

@@ -113,10 +113,16 @@ pub enum Error {
 
     /// Creating a service failed: a constructor, setup method, static factory or property
     /// writer returned an error, or an expression could not be evaluated.
-    #[error("cannot create service '{service}' (path: {}): {step}: {cause}", path.join(" -> "))]
+    #[error(
+        "cannot create service '{service}' ({}path: {}): {step}: {cause}",
+        defined_at.as_ref().map(|d| format!("defined at {d}; ")).unwrap_or_default(),
+        path.join(" -> ")
+    )]
     ConstructorFailed {
         /// The service being created.
         service: String,
+        /// Where the plan says the service was defined (`file:line:column`), if it says.
+        defined_at: Option<String>,
         /// The dependency path from the requested service to this one.
         path: Vec<String>,
         /// What failed, e.g. `constructor of App\Db`, `setup #1: App\Mailer::setLogger()`.

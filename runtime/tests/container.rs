@@ -529,6 +529,7 @@ fn constructor_errors_carry_service_step_and_path() {
         path,
         step,
         cause,
+        ..
     } = &e
     else {
         panic!("expected ConstructorFailed, got {e:?}");
