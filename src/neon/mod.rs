@@ -2,35 +2,105 @@
 //!
 //! [`decode`] turns text into a [`Value`] tree with byte spans, following nette/neon 3.4;
 //! [`to_json`] gives the canonical JSON of `wireplan neon decode`. Only this module touches pest.
+//!
+//! Layout: `grammar/neon.pest` is the lexical grammar (tokens); `lexer` runs it, `parser` builds
+//! values from the tokens (block structure by indentation, inline collections, entities),
+//! `scalar` and `date` type literals and decode strings, `errors` turns failures into
+//! `neon-syntax` diagnostics, `json` writes the canonical JSON.
 
+mod date;
+mod errors;
+mod json;
+mod lexer;
+mod parser;
+mod scalar;
+#[cfg(test)]
+mod tests;
 mod value;
 
+pub use errors::MAX_DEPTH;
+pub use json::to_json;
 pub use value::{Array, Entity, Entry, Key, Kind, Value};
 
-use crate::diagnostics::Diagnostic;
-use crate::source::FileId;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::{FileId, Span};
+
+const BOM: &str = "\u{feff}";
 
 /// Decodes NEON `text` (already registered as `file`) into a value tree.
 ///
-/// Errors: a `neon-syntax` diagnostic whose primary span is the offending token.
+/// Spans are byte offsets into `text`. A leading UTF-8 BOM is skipped (as nette/neon's
+/// `decodeFile` does); every `\r` is ignored, so CRLF files decode like LF files.
+///
+/// Errors: a `neon-syntax` diagnostic whose primary span is the offending token, with the
+/// reference's message (`Unexpected ':'`, `Unexpected end`, `Bad indentation`,
+/// `Invalid combination of tabs and spaces`, `Duplicated key 'x'`, `Unacceptable key`,
+/// `Invalid escaping sequence \x`, ...). Nesting deeper than [`MAX_DEPTH`] blocks or brackets is
+/// an error too.
 pub fn decode(text: &str, file: FileId) -> Result<Value, Diagnostic> {
-    let _ = (text, file);
-    Err(Diagnostic::error(
-        crate::diagnostics::Code::NeonSyntax,
-        "the NEON decoder is being written",
-    ))
-}
-
-/// The canonical JSON of a decoded value (see `../shared/conformance/neon/README.md`).
-pub fn to_json(value: &Value) -> serde_json::Value {
-    let _ = value;
-    serde_json::Value::Null
+    match text.strip_prefix(BOM) {
+        Some(rest) => decode_at(rest, BOM.len(), file),
+        None => decode_at(text, 0, file),
+    }
 }
 
 /// Decodes raw file bytes: skips a leading UTF-8 BOM and reports invalid UTF-8 as a positioned
-/// `neon-syntax` error, then calls [`decode`]. Offsets in spans are offsets into `bytes`
-/// (so a BOM counts), matching the file registered in the source map.
+/// `neon-syntax` error (at the first invalid byte), then decodes like [`decode`]. Offsets in
+/// spans are offsets into `bytes` (so a BOM counts), matching the file registered in the source
+/// map.
 pub fn decode_bytes(bytes: &[u8], file: FileId) -> Result<Value, Diagnostic> {
-    let text = String::from_utf8_lossy(bytes);
-    decode(&text, file)
+    let (body, base) = match bytes.strip_prefix(BOM.as_bytes()) {
+        Some(rest) => (rest, BOM.len()),
+        None => (bytes, 0),
+    };
+    match std::str::from_utf8(body) {
+        Ok(text) => decode_at(text, base, file),
+        Err(e) => {
+            let at = base + e.valid_up_to();
+            let len = e.error_len().unwrap_or(bytes.len() - at).max(1);
+            Err(
+                Diagnostic::error(Code::NeonSyntax, "Invalid UTF-8 sequence.").with_primary(
+                    Span::new(file, at, (at + len).min(bytes.len())),
+                    "not UTF-8",
+                ),
+            )
+        }
+    }
 }
+
+/// Decodes `text`, which starts at byte `base` of the registered file.
+fn decode_at(text: &str, base: usize, file: FileId) -> Result<Value, Diagnostic> {
+    let text = lexer::Text::new(text, base);
+    let (tokens, end) = lexer::tokenize(&text.src);
+    if end < text.src.len() {
+        return Err(errors::lexer_error(&text, end, file));
+    }
+    let parse = || {
+        parser::Parser::new(&text, &tokens, file)
+            .parse_document()
+            .map_err(|e| e.into_diagnostic(&text, &tokens, file))
+    };
+    if parser::Parser::depth_bound(&tokens) <= SHALLOW {
+        return parse();
+    }
+    // Deeply nested input: recursion up to MAX_DEPTH levels needs more stack than a caller's
+    // thread may have (a test thread has 2 MiB; a debug build uses ~5 KiB a level), so parse on
+    // a thread of our own with a known stack size.
+    std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .stack_size(DEEP_STACK)
+            .spawn_scoped(scope, parse)
+        {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => parse(),
+        }
+    })
+}
+
+/// Documents whose nesting cannot exceed this many levels are parsed on the caller's stack.
+const SHALLOW: usize = 48;
+
+/// Stack for parsing deeper documents: room for [`MAX_DEPTH`] levels with a wide margin.
+const DEEP_STACK: usize = 64 * 1024 * 1024;

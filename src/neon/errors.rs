@@ -1,0 +1,120 @@
+//! Decode errors and their conversion to `neon-syntax` diagnostics.
+//!
+//! Messages follow nette/neon 3.4 (`Unexpected ':'`, `Unexpected end`, `Bad indentation`, ...)
+//! without the reference's " on line L at column C" suffix: the position is the diagnostic's
+//! primary span, which the renderer shows as `FILE:LINE:COLUMN` (byte column).
+
+use super::lexer::{Text, Token};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::{FileId, Span};
+
+/// At most this many nested blocks and brackets; deeper input is rejected with a positioned
+/// error instead of risking the stack.
+pub const MAX_DEPTH: usize = 500;
+
+/// A parse error: where (a token index; `tokens.len()` is the end of input) and what.
+#[derive(Debug)]
+pub(crate) struct ParseError {
+    pub pos: usize,
+    pub kind: ErrorKind,
+}
+
+#[derive(Debug)]
+pub(crate) enum ErrorKind {
+    /// The token at `pos` is not allowed there (or the input ended).
+    Unexpected,
+    /// Indentation strings that disagree within their common length.
+    TabsAndSpaces,
+    /// A deeper line where no block can open.
+    BadIndentation,
+    /// A key seen before in the same collection (the key as PHP text).
+    DuplicatedKey(String),
+    /// An entity or collection used as a key.
+    UnacceptableKey,
+    /// A string escape or date error with its message.
+    Message(String),
+    /// Nesting deeper than [`MAX_DEPTH`].
+    TooDeep,
+}
+
+impl ParseError {
+    pub fn new(pos: usize, kind: ErrorKind) -> ParseError {
+        ParseError { pos, kind }
+    }
+
+    /// The diagnostic: message and the span of the offending token.
+    pub fn into_diagnostic(self, text: &Text, tokens: &[Token], file: FileId) -> Diagnostic {
+        let src = &*text.src;
+        let tok = tokens.get(self.pos);
+        let (start, end) = match tok {
+            Some(t) => (t.start, t.end),
+            None => (src.len(), src.len()),
+        };
+        let (message, label) = match self.kind {
+            ErrorKind::Unexpected => match tok {
+                None => (
+                    "Unexpected end".to_string(),
+                    "the input ends here".to_string(),
+                ),
+                Some(t) => {
+                    let shown = cut(&src[t.start..t.end], 40).replace('\n', "<new line>");
+                    (format!("Unexpected '{shown}'"), "not expected here".into())
+                }
+            },
+            ErrorKind::TabsAndSpaces => (
+                "Invalid combination of tabs and spaces".into(),
+                "this indentation does not match the enclosing block's".into(),
+            ),
+            ErrorKind::BadIndentation => (
+                "Bad indentation".into(),
+                "deeper than its block, but no nested block can start here".into(),
+            ),
+            ErrorKind::DuplicatedKey(k) => (
+                format!("Duplicated key '{k}'"),
+                "this key was already used".into(),
+            ),
+            ErrorKind::UnacceptableKey => (
+                "Unacceptable key".into(),
+                "a key must be a string or a number".into(),
+            ),
+            ErrorKind::Message(m) => (m, String::new()),
+            ErrorKind::TooDeep => (
+                format!("Nesting too deep (more than {MAX_DEPTH} levels)"),
+                "too deep".into(),
+            ),
+        };
+        // point at the first line of a multi-line token only
+        let end = match src[start..end].find('\n') {
+            Some(nl) if nl > 0 => start + nl,
+            _ => end,
+        };
+        let span = Span::new(
+            file,
+            text.orig_start(start),
+            text.orig_end(end).max(text.orig_start(start)),
+        );
+        Diagnostic::error(Code::NeonSyntax, message).with_primary(span, label)
+    }
+}
+
+/// The lexer stopped at `at`: `Unexpected '<next 40 bytes>'` (line breaks shown as `\n`).
+pub(crate) fn lexer_error(text: &Text, at: usize, file: FileId) -> Diagnostic {
+    let src = &*text.src;
+    let rest = cut(&src[at..], 40).replace('\n', "\\n");
+    let next_len = src[at..].chars().next().map_or(0, char::len_utf8);
+    let span = Span::new(file, text.orig_start(at), text.orig_end(at + next_len));
+    Diagnostic::error(Code::NeonSyntax, format!("Unexpected '{rest}'"))
+        .with_primary(span, "no NEON token starts here")
+}
+
+/// At most `max` bytes of `s`, cut at a character boundary.
+fn cut(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}

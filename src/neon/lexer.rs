@@ -1,0 +1,171 @@
+//! Tokenising: `grammar/neon.pest` splits the text into a flat token stream.
+//!
+//! Before lexing every `\r` is removed (nette/neon does the same), so a CRLF is an ordinary line
+//! break and a lone CR joins two lines. [`Text`] keeps the stripped text together with a map back
+//! to offsets in the original text, so spans always point into the text the caller registered.
+
+use pest::Parser as _;
+use pest_derive::Parser;
+
+#[derive(Parser)]
+#[grammar = "grammar/neon.pest"]
+struct NeonLexer;
+
+/// What a token is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tok {
+    /// A quoted string (any of the four forms).
+    String,
+    /// An unquoted literal.
+    Literal,
+    /// One of `, : = [ ] { } ( ) -`.
+    Char(u8),
+    /// `# ...`.
+    Comment,
+    /// One or more line breaks.
+    Newline,
+    /// Spaces and tabs.
+    Whitespace,
+}
+
+/// One token: its kind and byte range in the stripped text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Token {
+    pub kind: Tok,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The text being decoded, without `\r`, plus the way back to original offsets.
+pub(crate) struct Text<'a> {
+    /// The stripped text.
+    pub src: std::borrow::Cow<'a, str>,
+    /// Offset of the stripped text's first byte in the registered file (a skipped BOM).
+    base: usize,
+    /// For every removed `\r`: the offset in the stripped text where it was removed.
+    removed: Vec<usize>,
+}
+
+impl<'a> Text<'a> {
+    /// Strips `\r` from `text`, which starts at byte `base` of the registered file.
+    pub fn new(text: &'a str, base: usize) -> Text<'a> {
+        if !text.contains('\r') {
+            return Text {
+                src: std::borrow::Cow::Borrowed(text),
+                base,
+                removed: Vec::new(),
+            };
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut removed = Vec::new();
+        let mut last = 0;
+        for (i, _) in text.match_indices('\r') {
+            out.push_str(&text[last..i]);
+            removed.push(out.len());
+            last = i + 1;
+        }
+        out.push_str(&text[last..]);
+        Text {
+            src: std::borrow::Cow::Owned(out),
+            base,
+            removed,
+        }
+    }
+
+    /// The original offset of a position that starts something (a removed `\r` right before
+    /// it is skipped over).
+    pub fn orig_start(&self, pos: usize) -> usize {
+        self.base + pos + self.removed.partition_point(|&r| r <= pos)
+    }
+
+    /// The original offset of a position that ends something.
+    pub fn orig_end(&self, pos: usize) -> usize {
+        self.base + pos + self.removed.partition_point(|&r| r < pos)
+    }
+}
+
+/// Splits `src` into tokens. The second value is where lexing stopped: `src.len()` when the
+/// tokens cover the whole text, otherwise the offset of the first character no token accepts.
+pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
+    let pairs = match NeonLexer::parse(Rule::tokens, src) {
+        Ok(p) => p,
+        // The token rule only repeats optional parts, so it cannot fail; be safe anyway.
+        Err(_) => return (Vec::new(), 0),
+    };
+    let mut tokens = Vec::new();
+    let mut end = 0;
+    for pair in pairs {
+        let span = pair.as_span();
+        let kind = match pair.as_rule() {
+            Rule::string => Tok::String,
+            Rule::literal | Rule::literal_after_quote => Tok::Literal,
+            Rule::char => Tok::Char(src.as_bytes()[span.start()]),
+            Rule::comment => Tok::Comment,
+            Rule::newline => Tok::Newline,
+            Rule::whitespace => Tok::Whitespace,
+            _ => continue,
+        };
+        tokens.push(Token {
+            kind,
+            start: span.start(),
+            end: span.end(),
+        });
+        end = span.end();
+    }
+    (tokens, end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(s: &str) -> Vec<(Tok, &str)> {
+        let (toks, end) = tokenize(s);
+        assert_eq!(end, s.len(), "lexing stopped early in {s:?}");
+        toks.iter().map(|t| (t.kind, &s[t.start..t.end])).collect()
+    }
+
+    #[test]
+    fn literals_keep_inner_spaces_and_colons() {
+        assert_eq!(
+            kinds("a: hello  world # c"),
+            vec![
+                (Tok::Literal, "a"),
+                (Tok::Char(b':'), ":"),
+                (Tok::Whitespace, " "),
+                (Tok::Literal, "hello  world"),
+                (Tok::Whitespace, " "),
+                (Tok::Comment, "# c"),
+            ]
+        );
+        assert_eq!(kinds("http://x:80/p")[0], (Tok::Literal, "http://x:80/p"));
+        assert_eq!(kinds("x#y")[0], (Tok::Literal, "x#y"));
+    }
+
+    #[test]
+    fn colon_after_quote_is_a_separator() {
+        assert_eq!(
+            kinds("\"a\":b"),
+            vec![
+                (Tok::String, "\"a\""),
+                (Tok::Char(b':'), ":"),
+                (Tok::Literal, "b"),
+            ]
+        );
+    }
+
+    #[test]
+    fn lexing_stops_at_backtick() {
+        let (_, end) = tokenize("a: `x`");
+        assert_eq!(end, 3);
+    }
+
+    #[test]
+    fn offsets_map_back_over_removed_cr() {
+        let t = Text::new("a\r\nb\rc", 3);
+        assert_eq!(&*t.src, "a\nbc");
+        assert_eq!(t.orig_start(2), 3 + 3); // 'b'
+        assert_eq!(t.orig_start(3), 3 + 5); // 'c' after the lone CR
+        assert_eq!(t.orig_end(1), 3 + 1); // end of "a" stays before the CR
+    }
+}

@@ -1,0 +1,581 @@
+//! Recursive descent over the token stream, building [`Value`]s with spans.
+//!
+//! The structure and the order of checks follow nette/neon 3.4 `Parser`, so that errors are
+//! reported at the same token as the reference: whitespace and comments are skipped lazily by
+//! [`Parser::is_next`], and the indentation of a line is the whitespace token in front of its first
+//! significant token. Depth is counted ([`MAX_DEPTH`]) so no input can exhaust the stack.
+
+use super::errors::{ErrorKind, ParseError, MAX_DEPTH};
+use super::lexer::{Text, Tok, Token};
+use super::scalar;
+use super::value::{Array, Entity, Entry, Key, Kind, Value};
+use crate::source::{FileId, Span};
+use std::collections::HashSet;
+
+type PResult<T> = Result<T, ParseError>;
+
+pub(crate) struct Parser<'a> {
+    text: &'a Text<'a>,
+    toks: &'a [Token],
+    pos: usize,
+    depth: usize,
+    file: FileId,
+}
+
+/// How the block after `- ` with same-line content is indented (see [`Parser::dash_content`]).
+enum DashIndent {
+    /// Tab and two spaces give the same result.
+    Either,
+    /// Only two spaces can work.
+    Spaces,
+    /// The tab works at least up to the first following line, which starts at token `p`.
+    Tab(usize),
+}
+
+/// A collection under construction: PHP array semantics for keys and implicit indexes.
+struct Builder {
+    arr: Array,
+    /// Explicit keys seen so far (the duplicate check ignores implicit indexes, like PHP's).
+    keys: HashSet<Key>,
+    /// The next implicit index; `None` once it would pass `i64::MAX`.
+    next: Option<i64>,
+    span: Option<(usize, usize)>,
+}
+
+impl Builder {
+    fn new() -> Builder {
+        Builder {
+            arr: Array::new(),
+            keys: HashSet::new(),
+            next: Some(0),
+            span: None,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.arr.is_empty() && self.span.is_none()
+    }
+
+    fn cover(&mut self, span: Span) {
+        let (s, e) = (span.start as usize, span.end as usize);
+        self.span = Some(match self.span {
+            None => (s, e),
+            Some((a, b)) => (a.min(s), b.max(e)),
+        });
+    }
+
+    fn insert(&mut self, key: Key, key_span: Span, value: Value) {
+        if let Key::Int(i) = key {
+            if self.next.is_some_and(|n| i >= n) {
+                self.next = i.checked_add(1);
+            }
+        }
+        self.cover(key_span);
+        self.cover(value.span);
+        self.arr.entries.insert(key, Entry { key_span, value });
+    }
+
+    /// Appends under the next index. PHP cannot append after key `i64::MAX`; the item is dropped.
+    fn push(&mut self, key_span: Span, value: Value) {
+        match self.next {
+            Some(n) => self.insert(Key::Int(n), key_span, value),
+            None => {
+                self.cover(key_span);
+                self.cover(value.span);
+            }
+        }
+    }
+
+    fn finish(self, file: FileId) -> Value {
+        let (s, e) = self.span.unwrap_or((0, 0));
+        Value::new(Kind::Array(self.arr), Span::new(file, s, e))
+    }
+}
+
+impl<'a> Parser<'a> {
+    pub fn new(text: &'a Text<'a>, toks: &'a [Token], file: FileId) -> Parser<'a> {
+        Parser {
+            text,
+            toks,
+            pos: 0,
+            depth: 0,
+            file,
+        }
+    }
+
+    // ------------------------------------------------------------------------------ token access
+
+    fn tok_text(&self, i: usize) -> &'a str {
+        let t = self.toks[i];
+        &self.text.src[t.start..t.end]
+    }
+
+    fn span_of(&self, from: usize, to: usize) -> Span {
+        Span::new(
+            self.file,
+            self.text.orig_start(from),
+            self.text.orig_end(to).max(self.text.orig_start(from)),
+        )
+    }
+
+    fn tok_span(&self, i: usize) -> Span {
+        let t = self.toks[i];
+        self.span_of(t.start, t.end)
+    }
+
+    /// An empty span where token `i` starts (or at the end of input).
+    fn point(&self, i: usize) -> Span {
+        let at = self.toks.get(i).map_or(self.text.src.len(), |t| t.start);
+        self.span_of(at, at)
+    }
+
+    /// An empty span right after token `i`.
+    fn after(&self, i: usize) -> Span {
+        let at = self.toks[i].end;
+        self.span_of(at, at)
+    }
+
+    fn skip_trivia(&mut self) {
+        while let Some(t) = self.toks.get(self.pos) {
+            if matches!(t.kind, Tok::Comment | Tok::Whitespace) {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Skips white space and comments; is there a token left?
+    fn has_next(&mut self) -> bool {
+        self.skip_trivia();
+        self.pos < self.toks.len()
+    }
+
+    /// Skips white space and comments; is the next token accepted by `f`?
+    fn is_next(&mut self, f: impl Fn(Tok) -> bool) -> bool {
+        self.skip_trivia();
+        self.toks.get(self.pos).is_some_and(|t| f(t.kind))
+    }
+
+    fn is_next_char(&mut self, c: u8) -> bool {
+        self.is_next(|k| k == Tok::Char(c))
+    }
+
+    fn consume(&mut self, f: impl Fn(Tok) -> bool) -> Option<usize> {
+        if self.is_next(f) {
+            self.pos += 1;
+            Some(self.pos - 1)
+        } else {
+            None
+        }
+    }
+
+    fn consume_char(&mut self, c: u8) -> Option<usize> {
+        self.consume(|k| k == Tok::Char(c))
+    }
+
+    fn consume_separator(&mut self) -> bool {
+        self.consume(is_separator).is_some()
+    }
+
+    fn skip_newlines(&mut self) {
+        while self.consume(|k| k == Tok::Newline).is_some() {}
+    }
+
+    /// The indentation of the current line: the white space right before the current token,
+    /// when it starts the line.
+    fn indentation(&self) -> &'a str {
+        let p = self.pos;
+        let line_start = p < 2 || self.toks[p - 2].kind == Tok::Newline;
+        if p >= 1 && line_start && self.toks[p - 1].kind == Tok::Whitespace {
+            self.tok_text(p - 1)
+        } else {
+            ""
+        }
+    }
+
+    fn err<T>(&self, kind: ErrorKind) -> PResult<T> {
+        Err(ParseError::new(self.pos, kind))
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        if self.depth >= MAX_DEPTH {
+            self.skip_trivia();
+            return self.err(ErrorKind::TooDeep);
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// An upper bound of the nesting depth the parser can reach: the deepest bracket nesting
+    /// plus, over all lines, the line's indentation length and its bullets (every nested block
+    /// is indented deeper than its parent, a bullet's block by at least one character).
+    pub fn depth_bound(toks: &[Token]) -> usize {
+        let (mut brackets, mut max_brackets) = (0usize, 0usize);
+        let (mut line, mut max_line) = (0usize, 0usize);
+        for (i, t) in toks.iter().enumerate() {
+            match t.kind {
+                Tok::Char(b'[' | b'{' | b'(') => {
+                    brackets += 1;
+                    max_brackets = max_brackets.max(brackets);
+                }
+                Tok::Char(b']' | b'}' | b')') => brackets = brackets.saturating_sub(1),
+                Tok::Char(b'-') => line += 1,
+                Tok::Newline => line = 0,
+                Tok::Whitespace if i == 0 || toks[i - 1].kind == Tok::Newline => {
+                    line += t.end - t.start
+                }
+                _ => {}
+            }
+            max_line = max_line.max(line);
+        }
+        max_brackets + max_line + 2
+    }
+
+    // ------------------------------------------------------------------------------- document
+
+    /// The whole document.
+    pub fn parse_document(&mut self) -> PResult<Value> {
+        self.skip_newlines();
+        let indent = self.indentation();
+        let v = self.parse_block(indent, false)?;
+        self.skip_newlines();
+        if self.has_next() {
+            return self.err(ErrorKind::Unexpected);
+        }
+        Ok(v)
+    }
+
+    // ---------------------------------------------------------------------------------- blocks
+
+    fn parse_block(&mut self, indent: &str, only_bullets: bool) -> PResult<Value> {
+        self.enter()?;
+        let r = self.parse_block_items(indent, only_bullets);
+        self.depth -= 1;
+        r
+    }
+
+    /// A block: items at the indentation `indent`. Returns a collection, or the single value of
+    /// a block without keys, or null for an empty block.
+    fn parse_block_items(&mut self, indent: &str, only_bullets: bool) -> PResult<Value> {
+        let mut res = Builder::new();
+        loop {
+            // one item: `- value` or `key: value` (or a lone value)
+            let (key, marker) = if let Some(dash) = self.consume_char(b'-') {
+                (None, dash)
+            } else if !self.has_next() || only_bullets {
+                return Ok(if res.is_empty() {
+                    Value::new(Kind::Null, self.point(self.pos))
+                } else {
+                    res.finish(self.file)
+                });
+            } else {
+                let key_pos = self.pos;
+                let (value, simple) = self.parse_value()?;
+                if self.consume_separator() {
+                    let key = self.check_key(&value, simple, key_pos, &mut res.keys)?;
+                    (Some((key, value.span)), self.pos - 1)
+                } else {
+                    if !res.is_empty() {
+                        return self.err(ErrorKind::Unexpected);
+                    }
+                    return Ok(value);
+                }
+            };
+
+            let mut value = Value::new(Kind::Null, self.after(marker));
+            let mut close = false;
+            if self.consume(|k| k == Tok::Newline).is_some() {
+                self.skip_newlines();
+                let next = self.indentation();
+                if mismatch(next, indent) {
+                    return self.err(ErrorKind::TabsAndSpaces);
+                } else if next.len() > indent.len() {
+                    value = self.parse_block(next, false)?;
+                } else if next.len() < indent.len() {
+                    close = true;
+                } else if key.is_some() && self.is_next_char(b'-') {
+                    value = self.parse_block(indent, true)?;
+                }
+            } else if key.is_none() {
+                value = self.dash_content(indent)?;
+            } else if self.has_next() {
+                value = self.parse_value()?.0;
+                if self.has_next() && !self.is_next(|k| k == Tok::Newline) {
+                    return self.err(ErrorKind::Unexpected);
+                }
+            }
+
+            match key {
+                Some((k, key_span)) => res.insert(k, key_span, value),
+                None => {
+                    let s = if value.span.start == value.span.end {
+                        self.tok_span(marker)
+                    } else {
+                        value.span
+                    };
+                    res.cover(self.tok_span(marker));
+                    res.push(s, value);
+                }
+            }
+            if close {
+                return Ok(res.finish(self.file));
+            }
+
+            self.skip_newlines();
+            if !self.has_next() {
+                return Ok(res.finish(self.file));
+            }
+            let next = self.indentation();
+            if mismatch(next, indent) {
+                return self.err(ErrorKind::TabsAndSpaces);
+            } else if next.len() > indent.len() {
+                return self.err(ErrorKind::BadIndentation);
+            } else if next.len() < indent.len() {
+                return Ok(res.finish(self.file));
+            }
+        }
+    }
+
+    /// The content after `- ` on the same line: a block indented by the bullet's indentation
+    /// plus one tab or, failing that, two spaces. The reference tries the tab and re-parses with
+    /// spaces on any error; that is exponential for nested bullets, so the indentation of the
+    /// first following line decides up front which attempts can differ.
+    fn dash_content(&mut self, indent: &str) -> PResult<Value> {
+        let save = self.pos;
+        let with_tab = format!("{indent}\t");
+        let with_spaces = format!("{indent}  ");
+        match self.predict_dash_indent(indent) {
+            DashIndent::Either => self.parse_block(&with_tab, false),
+            DashIndent::Spaces => self.parse_block(&with_spaces, false),
+            DashIndent::Tab(first_line) => match self.parse_block(&with_tab, false) {
+                Err(e) if e.pos >= first_line => {
+                    // failed after the indentation mattered: the reference retries with spaces
+                    self.pos = save;
+                    self.parse_block(&with_spaces, false)
+                }
+                r => r,
+            },
+        }
+    }
+
+    /// Finds the first line break the block structure will see after the bullet's content
+    /// (line breaks inside brackets belong to the brackets) and compares the next line's
+    /// indentation with the bullet's.
+    fn predict_dash_indent(&self, indent: &str) -> DashIndent {
+        let mut i = self.pos;
+        let mut depth = 0usize;
+        while let Some(t) = self.toks.get(i) {
+            match t.kind {
+                Tok::Char(b'[' | b'{' | b'(') => depth += 1,
+                Tok::Char(b']' | b'}' | b')') => depth = depth.saturating_sub(1),
+                Tok::Newline if depth == 0 => break,
+                _ => {}
+            }
+            i += 1;
+        }
+        if i >= self.toks.len() {
+            return DashIndent::Either;
+        }
+        // as `skip_newlines` would leave it
+        while self
+            .toks
+            .get(i)
+            .is_some_and(|t| matches!(t.kind, Tok::Newline | Tok::Whitespace | Tok::Comment))
+        {
+            i += 1;
+        }
+        let line_start = i < 2 || self.toks[i - 2].kind == Tok::Newline;
+        let next = if i >= 1 && line_start && self.toks[i - 1].kind == Tok::Whitespace {
+            self.tok_text(i - 1)
+        } else {
+            ""
+        };
+        let (n, ind) = (next.as_bytes(), indent.as_bytes());
+        if n.len() <= ind.len() || !n.starts_with(ind) {
+            DashIndent::Either
+        } else if n[ind.len()] == b'\t' {
+            DashIndent::Tab(i)
+        } else {
+            DashIndent::Spaces
+        }
+    }
+
+    // ---------------------------------------------------------------------------------- values
+
+    /// A value: string, literal or inline collection, possibly followed by entity arguments.
+    /// The flag says whether it is a plain string/literal (acceptable as a key).
+    fn parse_value(&mut self) -> PResult<(Value, bool)> {
+        let mut simple = true;
+        let value = if let Some(i) = self.consume(|k| k == Tok::String) {
+            let kind = match scalar::decode_string(self.tok_text(i)) {
+                Ok(s) => Kind::Str(s),
+                Err(m) => return Err(ParseError::new(i, ErrorKind::Message(m))),
+            };
+            Value::new(kind, self.tok_span(i))
+        } else if let Some(i) = self.consume(|k| k == Tok::Literal) {
+            let is_key = self.is_next(is_separator);
+            let kind = match scalar::type_literal(self.tok_text(i), is_key) {
+                Ok(k) => k,
+                Err(m) => return Err(ParseError::new(i, ErrorKind::Message(m))),
+            };
+            Value::new(kind, self.tok_span(i))
+        } else if self.is_next(is_opener) {
+            simple = false;
+            self.parse_braces()?.0
+        } else {
+            return self.err(ErrorKind::Unexpected);
+        };
+        if !self.is_next_char(b'(') {
+            return Ok((value, simple));
+        }
+        Ok((self.parse_entity(value)?, false))
+    }
+
+    /// `value(args)` and chains `value(args)link(args)link`.
+    fn parse_entity(&mut self, value: Value) -> PResult<Value> {
+        let (attributes, end) = self.parse_braces()?;
+        let first_start = value.span;
+        let mut links = vec![Entity {
+            value,
+            attributes: into_array(attributes),
+        }];
+        let mut last_end = end;
+        while let Some(i) = self.consume(|k| k == Tok::Literal) {
+            let kind = match scalar::type_literal(self.tok_text(i), false) {
+                Ok(k) => k,
+                Err(m) => return Err(ParseError::new(i, ErrorKind::Message(m))),
+            };
+            let link_value = Value::new(kind, self.tok_span(i));
+            last_end = link_value.span;
+            if self.is_next_char(b'(') {
+                let (attributes, end) = self.parse_braces()?;
+                last_end = end;
+                links.push(Entity {
+                    value: link_value,
+                    attributes: into_array(attributes),
+                });
+            } else {
+                links.push(Entity {
+                    value: link_value,
+                    attributes: Array::new(),
+                });
+                break;
+            }
+        }
+        let span = first_start.to(last_end);
+        Ok(if links.len() == 1 {
+            let e = links.pop().map(Box::new);
+            match e {
+                Some(e) => Value::new(Kind::Entity(e), span),
+                None => Value::new(Kind::Null, span),
+            }
+        } else {
+            Value::new(Kind::Chain(links), span)
+        })
+    }
+
+    /// `[...]`, `{...}` or `(...)`; returns the collection and the span of the closer.
+    fn parse_braces(&mut self) -> PResult<(Value, Span)> {
+        self.skip_trivia();
+        self.enter()?;
+        let r = self.parse_braces_items();
+        self.depth -= 1;
+        r
+    }
+
+    fn parse_braces_items(&mut self) -> PResult<(Value, Span)> {
+        let open = self.pos;
+        self.pos += 1;
+        let end_brace = match self.tok_text(open).as_bytes()[0] {
+            b'[' => b']',
+            b'{' => b'}',
+            _ => b')',
+        };
+        let mut res = Builder::new();
+        loop {
+            self.skip_newlines();
+            if let Some(close) = self.consume_char(end_brace) {
+                let span = self.tok_span(open).to(self.tok_span(close));
+                let mut v = res.finish(self.file);
+                v.span = span;
+                return Ok((v, self.tok_span(close)));
+            }
+            let key_pos = self.pos;
+            let (value, simple) = self.parse_value()?;
+            if self.consume_separator() {
+                let key = self.check_key(&value, simple, key_pos, &mut res.keys)?;
+                let sep = self.pos - 1;
+                let item = if self.is_next(|k| {
+                    k == Tok::Newline || k == Tok::Char(b',') || k == Tok::Char(end_brace)
+                }) {
+                    Value::new(Kind::Null, self.after(sep))
+                } else {
+                    self.parse_value()?.0
+                };
+                res.insert(key, value.span, item);
+            } else {
+                let s = value.span;
+                res.push(s, value);
+            }
+
+            let old = self.pos;
+            self.skip_newlines();
+            self.consume_char(b',');
+            if old == self.pos && !self.is_next_char(end_brace) {
+                return self.err(ErrorKind::Unexpected);
+            }
+        }
+    }
+
+    /// Checks a key (reference `checkArrayKey`) and converts it as PHP converts array keys.
+    fn check_key(
+        &self,
+        key: &Value,
+        simple: bool,
+        key_pos: usize,
+        seen: &mut HashSet<Key>,
+    ) -> PResult<Key> {
+        // the key's first token (its position in error messages)
+        let mut at = key_pos;
+        while self
+            .toks
+            .get(at)
+            .is_some_and(|t| matches!(t.kind, Tok::Whitespace | Tok::Comment))
+        {
+            at += 1;
+        }
+        let k = match (&key.kind, simple) {
+            (Kind::Str(s), true) => Key::from_string(s.clone()),
+            (Kind::Int(i), true) => Key::Int(*i),
+            (Kind::Float(f), true) => Key::from_string(scalar::php_float_to_string(*f)),
+            (Kind::Bool(b), true) => Key::from_string(if *b { "1".into() } else { String::new() }),
+            _ => return Err(ParseError::new(at, ErrorKind::UnacceptableKey)),
+        };
+        if !seen.insert(k.clone()) {
+            return Err(ParseError::new(at, ErrorKind::DuplicatedKey(k.as_string())));
+        }
+        Ok(k)
+    }
+}
+
+fn is_separator(k: Tok) -> bool {
+    k == Tok::Char(b':') || k == Tok::Char(b'=')
+}
+
+fn is_opener(k: Tok) -> bool {
+    matches!(k, Tok::Char(b'[' | b'{' | b'('))
+}
+
+/// Do two indentation strings differ within their common length?
+fn mismatch(a: &str, b: &str) -> bool {
+    let n = a.len().min(b.len());
+    a.as_bytes()[..n] != b.as_bytes()[..n]
+}
+
+fn into_array(v: Value) -> Array {
+    match v.kind {
+        Kind::Array(a) => a,
+        _ => Array::new(),
+    }
+}

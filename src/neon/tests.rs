@@ -1,0 +1,147 @@
+//! Unit tests of the decoder: values, spans, errors with positions, depth limits.
+
+use super::*;
+use crate::source::SourceMap;
+
+fn dec(s: &str) -> Result<Value, Diagnostic> {
+    decode(s, FileId(0))
+}
+
+fn json(s: &str) -> String {
+    match dec(s) {
+        Ok(v) => serde_json::to_string(&to_json(&v)).unwrap(),
+        Err(d) => panic!("{s:?}: {}", d.message),
+    }
+}
+
+/// (message, line, byte column) of the error for `s`.
+fn error(s: &str) -> (String, usize, usize) {
+    let mut sm = SourceMap::new();
+    let f = sm.add("t.neon", s);
+    let d = decode(s, f).expect_err(s);
+    let span = d.primary_span().expect("positioned");
+    let (l, c) = sm.get(f).line_col(span.start as usize);
+    (d.message, l, c)
+}
+
+#[test]
+fn block_and_inline() {
+    assert_eq!(
+        json("a: 1\nb:\n  - x\n  - y: [1, {c: d}]"),
+        r#"{"a":1,"b":["x",{"y":[1,{"c":"d"}]}]}"#
+    );
+    assert_eq!(json("- a: 1\n  b: 2"), r#"[{"a":1,"b":2}]"#);
+    assert_eq!(json("- a: 1\n\tb: 2"), r#"[{"a":1,"b":2}]"#);
+    assert_eq!(
+        json("Foo(a, b: 1)::bar"),
+        r#"{"$chain":[{"$entity":"Foo","attributes":{"0":"a","b":1}},{"$entity":"::bar","attributes":[]}]}"#
+    );
+    assert_eq!(json(""), "null");
+    assert_eq!(json("a:\n- 1\n- 2\nb: x"), r#"{"a":[1,2],"b":"x"}"#);
+}
+
+#[test]
+fn spans_point_at_source() {
+    let src = "a:\n  b: [1, 'two']\n";
+    let v = dec(src).unwrap();
+    let a = v.as_array().unwrap();
+    let inner = a.get("a").unwrap().as_array().unwrap();
+    let b = inner.get_entry(&Key::Str("b".into())).unwrap();
+    assert_eq!(&src[b.key_span.range()], "b");
+    assert_eq!(&src[b.value.span.range()], "[1, 'two']");
+    let two = b.value.as_array().unwrap().values().nth(1).unwrap();
+    assert_eq!(&src[two.span.range()], "'two'");
+}
+
+#[test]
+fn spans_count_bom_and_cr() {
+    let bytes = b"\xEF\xBB\xBFa: x\r\nb: yes\r\n";
+    let v = decode_bytes(bytes, FileId(0)).unwrap();
+    let b = v
+        .as_array()
+        .unwrap()
+        .get_entry(&Key::Str("b".into()))
+        .unwrap();
+    assert_eq!(&bytes[b.key_span.range()], b"b");
+    assert_eq!(&bytes[b.value.span.range()], b"yes");
+}
+
+#[test]
+fn errors_have_reference_positions() {
+    assert_eq!(error("a: b: c"), ("Unexpected ':'".into(), 1, 5));
+    assert_eq!(error("Hello\nWorld"), ("Unexpected 'World'".into(), 2, 1));
+    assert_eq!(error("a: 1\na: 2"), ("Duplicated key 'a'".into(), 2, 1));
+    assert_eq!(
+        error("\ta:\n b:"),
+        ("Invalid combination of tabs and spaces".into(), 2, 2)
+    );
+    assert_eq!(error("- a: 1\n    b: 2"), ("Bad indentation".into(), 2, 5));
+    assert_eq!(error("{ []: foo }"), ("Unacceptable key".into(), 1, 3));
+    assert_eq!(error("[1, 2"), ("Unexpected end".into(), 1, 6));
+    assert_eq!(error("žluťoučký: a: b").1, 1);
+    assert_eq!(error("žluťoučký: a: b").2, 17);
+    assert_eq!(
+        error("\"\\uD801\""),
+        ("Invalid UTF-8 sequence \\uD801".into(), 1, 1)
+    );
+    assert_eq!(error("a: `x`"), ("Unexpected '`x`'".into(), 1, 4));
+}
+
+#[test]
+fn invalid_utf8_is_positioned() {
+    let d = decode_bytes(b"a: b\nc: \xff\n", FileId(0)).unwrap_err();
+    assert_eq!(d.message, "Invalid UTF-8 sequence.");
+    assert_eq!(d.primary_span().unwrap().start, 8);
+}
+
+fn run_with_small_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    run_with_small_stack(|| {
+        let brackets = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let (msg, _, _) = error(&brackets);
+        assert!(msg.starts_with("Nesting too deep"), "{msg}");
+
+        let mut indented = String::new();
+        for i in 0..10_000 {
+            indented.push_str(&" ".repeat(i));
+            indented.push_str("a:\n");
+        }
+        let (msg, line, _) = error(&indented);
+        assert!(msg.starts_with("Nesting too deep"), "{msg}");
+        assert_eq!(line, MAX_DEPTH + 1);
+
+        let bullets = "- ".repeat(10_000);
+        assert!(error(&bullets).0.starts_with("Nesting too deep"));
+
+        // just below the limit works, also on a small stack
+        let ok = format!("{}{}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
+        assert!(dec(&ok).is_ok());
+        let entities = format!(
+            "{}{}",
+            "a(".repeat(MAX_DEPTH - 1),
+            ")".repeat(MAX_DEPTH - 1)
+        );
+        assert!(dec(&entities).is_ok());
+    });
+}
+
+#[test]
+fn nested_bullets_are_not_exponential() {
+    // every level could try a tab and then two spaces
+    let mut s = "- ".repeat(60);
+    s.push_str("a\n");
+    s.push_str(&"  ".repeat(59));
+    s.push_str("- b\n");
+    let start = std::time::Instant::now();
+    let _ = dec(&s);
+    assert!(start.elapsed().as_secs() < 2);
+}
