@@ -20,6 +20,26 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Compile a configuration into a plan file (writes nothing when there is an error).
+    Compile {
+        /// The root NEON configuration.
+        config: PathBuf,
+        /// Where to write the plan (JSON).
+        #[arg(short, long, value_name = "PLAN")]
+        output: PathBuf,
+        #[command(flatten)]
+        params: ParamArgs,
+    },
+    /// Check a configuration and report every diagnostic; writes no plan.
+    Check {
+        /// The root NEON configuration.
+        config: PathBuf,
+        /// Output format of the diagnostics.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        #[command(flatten)]
+        params: ParamArgs,
+    },
     /// NEON tools.
     Neon {
         #[command(subcommand)]
@@ -34,6 +54,97 @@ enum NeonCommand {
         /// The NEON file.
         file: PathBuf,
     },
+}
+
+/// Parameter options shared by `compile` and `check`.
+#[derive(clap::Args)]
+struct ParamArgs {
+    /// Override a parameter: `-p name=value` (the value is decoded as NEON).
+    #[arg(short = 'p', long = "parameter", value_name = "NAME=VALUE")]
+    parameters: Vec<String>,
+    /// Declare a parameter dynamic (read when the container starts, never frozen in the plan).
+    #[arg(long = "dynamic", value_name = "NAME")]
+    dynamic: Vec<String>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Format {
+    /// Rendered diagnostics on standard error.
+    Human,
+    /// A JSON array of `{code, severity, message, file, line, column}` on standard output.
+    Json,
+}
+
+fn options(
+    args: &ParamArgs,
+    sources: &mut SourceMap,
+) -> Result<wireplan::compiler::Options, Diagnostic> {
+    let mut opts = wireplan::compiler::Options {
+        dynamic: args.dynamic.clone(),
+        ..Default::default()
+    };
+    for p in &args.parameters {
+        let Some((name, value)) = p.split_once('=') else {
+            return Err(Diagnostic::error(
+                Code::InvalidValue,
+                format!("-p expects NAME=VALUE, '{p}' given."),
+            ));
+        };
+        let id = sources.add(format!("<-p {name}>"), value.to_string());
+        let v = wireplan::neon::decode(value, id)?;
+        opts.parameters.insert(name.to_string(), v);
+    }
+    Ok(opts)
+}
+
+fn compile(
+    config: PathBuf,
+    output: Option<PathBuf>,
+    format: Format,
+    params: ParamArgs,
+) -> ExitCode {
+    let mut arg_sources = SourceMap::new();
+    let opts = match options(&params, &mut arg_sources) {
+        Ok(o) => o,
+        Err(d) => {
+            diagnostics::render(&arg_sources, &[d], color());
+            return ExitCode::from(2);
+        }
+    };
+    let result = wireplan::compiler::compile(&config, &opts);
+    let diags = result.diagnostics.items();
+    match format {
+        Format::Json => {
+            let json = diagnostics::to_json(&result.sources, diags);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json).unwrap_or_default()
+            );
+        }
+        Format::Human => diagnostics::render(&result.sources, diags, color()),
+    }
+    let Some(plan) = result.plan else {
+        if matches!(format, Format::Human) {
+            eprintln!(
+                "error: {} error(s); no plan written",
+                result.diagnostics.error_count()
+            );
+        }
+        return ExitCode::from(1);
+    };
+    if let Some(out) = output {
+        let text = wireplan::plan::to_json(&plan);
+        if let Err(e) = wireplan::plan::write_atomic(&out, text.as_bytes()) {
+            let d = Diagnostic::error(
+                Code::Io,
+                format!("Cannot write the plan to '{}': {e}", out.display()),
+            );
+            diagnostics::render(&result.sources, &[d], color());
+            return ExitCode::from(1);
+        }
+        eprintln!("wrote {} ({} services)", out.display(), plan.services.len());
+    }
+    ExitCode::SUCCESS
 }
 
 fn color() -> bool {
@@ -82,6 +193,16 @@ fn neon_decode(file: PathBuf) -> ExitCode {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Compile {
+            config,
+            output,
+            params,
+        } => compile(config, Some(output), Format::Human, params),
+        Command::Check {
+            config,
+            format,
+            params,
+        } => compile(config, None, format, params),
         Command::Neon {
             command: NeonCommand::Decode { file },
         } => neon_decode(file),

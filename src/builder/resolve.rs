@@ -210,7 +210,19 @@ impl Resolver<'_> {
                     self.class_not_found(c, span, prefix);
                     None
                 }
-                None => self.unknown_type(span, prefix),
+                None => {
+                    self.diags.push(
+                        Diagnostic::error(
+                            Code::InvalidDefinition,
+                            format!(
+                                "{prefix}: Unknown service type, specify it or declare return type of factory method {class}::{method}()."
+                            ),
+                        )
+                        .at(span)
+                        .with_note(format!("Add `returns:` to {class} › methods › {method} in the catalog, or give the service a `type:`.")),
+                    );
+                    None
+                }
             },
         }
     }

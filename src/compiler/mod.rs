@@ -63,12 +63,11 @@ pub fn compile(path: &Path, options: &Options) -> Compilation {
     }
 }
 
+/// The folder of the file `span` is in, as the user named it (so paths in diagnostics stay
+/// relative when the user gave a relative path).
 fn base_dir(sources: &SourceMap, span: Span) -> PathBuf {
-    sources
-        .get(span.file)
-        .path
-        .as_ref()
-        .and_then(|p| p.parent())
+    Path::new(&sources.get(span.file).name)
+        .parent()
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."))
 }

@@ -209,9 +209,10 @@ impl Extension {
         }
         let pos = inner.position();
         let mut d = match inner {
-            EvalAltResult::ErrorRuntime(value, _) if value.is::<Diagnostic>() => {
-                value.clone().cast::<Diagnostic>()
-            }
+            EvalAltResult::ErrorRuntime(value, _) if value.is::<Diagnostic>() => value
+                .clone()
+                .cast::<Diagnostic>()
+                .with_note(format!("raised in extension '{}', {func}()", self.name)),
             other => Diagnostic::error(
                 Code::ScriptError,
                 format!(

@@ -1,0 +1,246 @@
+//! The blog example: registers the Rust types behind `examples/blog/config/types.neon`, loads
+//! the plan the compiler wrote, resolves the top-level `blog` service and shows what happened.
+//!
+//! ```text
+//! cargo run -- compile examples/blog/config/app.neon -o examples/blog/app.plan.json
+//! cargo run --example blog -- examples/blog/app.plan.json
+//! ```
+
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use wireplan_runtime::{Container, Registry};
+
+/// `App\Logger`: the interface; one implementation, `App\FileLogger`.
+trait Logger: Send + Sync {
+    fn log(&self, message: &str);
+    fn lines(&self) -> Vec<String>;
+}
+
+struct FileLogger {
+    path: String,
+    lines: Mutex<Vec<String>>,
+}
+
+impl Logger for FileLogger {
+    fn log(&self, message: &str) {
+        let line = format!("[{}] {message}", self.path);
+        println!("{line}");
+        self.lines.lock().expect("logger lock").push(line);
+    }
+    fn lines(&self) -> Vec<String> {
+        self.lines.lock().expect("logger lock").clone()
+    }
+}
+
+struct Clock;
+
+impl Clock {
+    fn today(&self) -> &'static str {
+        "2026-11-29"
+    }
+}
+
+struct Database {
+    dsn: String,
+}
+
+struct ArticleRepository {
+    db: Arc<Database>,
+    per_page: i64,
+    logger: Option<Arc<dyn Logger>>,
+}
+
+impl ArticleRepository {
+    fn latest(&self) -> Vec<String> {
+        if let Some(l) = &self.logger {
+            l.log(&format!(
+                "articles: loading {} from {}",
+                self.per_page, self.db.dsn
+            ));
+        }
+        (1..=self.per_page)
+            .map(|i| format!("Article #{i}"))
+            .collect()
+    }
+}
+
+struct CommentRepository {
+    db: Arc<Database>,
+    logger: Option<Arc<dyn Logger>>,
+}
+
+impl CommentRepository {
+    fn count(&self) -> usize {
+        if let Some(l) = &self.logger {
+            l.log(&format!("comments: counting in {}", self.db.dsn));
+        }
+        3
+    }
+}
+
+struct Mailer {
+    logger: Arc<dyn Logger>,
+    from: String,
+}
+
+/// `App\Notifier`: the tagged group collected by `App\Notifier[]`.
+trait Notifier: Send + Sync {
+    fn notify(&self, what: &str);
+}
+
+struct EmailNotifier {
+    mailer: Arc<Mailer>,
+}
+
+impl Notifier for EmailNotifier {
+    fn notify(&self, what: &str) {
+        self.mailer
+            .logger
+            .log(&format!("mail from {}: {what}", self.mailer.from));
+    }
+}
+
+struct LogNotifier {
+    logger: Arc<dyn Logger>,
+}
+
+impl Notifier for LogNotifier {
+    fn notify(&self, what: &str) {
+        self.logger.log(&format!("notice: {what}"));
+    }
+}
+
+struct BlogService {
+    articles: Arc<ArticleRepository>,
+    comments: Arc<CommentRepository>,
+    notifiers: Vec<Arc<dyn Notifier>>,
+    clock: Arc<Clock>,
+}
+
+impl BlogService {
+    fn publish_digest(&self) -> usize {
+        let articles = self.articles.latest();
+        let comments = self.comments.count();
+        let summary = format!(
+            "{} digest: {} articles, {} comments",
+            self.clock.today(),
+            articles.len(),
+            comments
+        );
+        for n in &self.notifiers {
+            n.notify(&summary);
+        }
+        articles.len()
+    }
+}
+
+/// Registers every catalog class of the example.
+fn registry() -> Registry {
+    let mut r = Registry::new();
+    r.class::<FileLogger>("App\\FileLogger")
+        .constructor(|a| {
+            Ok(FileLogger {
+                path: a.str(0)?.to_string(),
+                lines: Mutex::default(),
+            })
+        })
+        .implements::<dyn Logger>("App\\Logger", |x| x);
+    r.class::<Clock>("App\\Clock").constructor(|_| Ok(Clock));
+    r.class::<Database>("App\\Database").constructor(|a| {
+        Ok(Database {
+            dsn: a.str(0)?.to_string(),
+        })
+    });
+    r.class::<ArticleRepository>("App\\ArticleRepository")
+        .constructor(|a| {
+            Ok(ArticleRepository {
+                db: a.service(0)?,
+                per_page: a.int(1)?,
+                logger: None,
+            })
+        })
+        .method_mut("setLogger", |s, a| {
+            s.logger = Some(a.service::<dyn Logger>(0)?);
+            Ok(())
+        });
+    r.class::<CommentRepository>("App\\CommentRepository")
+        .constructor(|a| {
+            Ok(CommentRepository {
+                db: a.service(0)?,
+                logger: None,
+            })
+        })
+        .method_mut("setLogger", |s, a| {
+            s.logger = Some(a.service::<dyn Logger>(0)?);
+            Ok(())
+        });
+    r.class::<Mailer>("App\\Mailer").constructor(|a| {
+        Ok(Mailer {
+            logger: a.service::<dyn Logger>(0)?,
+            from: a.str(1)?.to_string(),
+        })
+    });
+    r.class::<EmailNotifier>("App\\EmailNotifier")
+        .constructor(|a| {
+            Ok(EmailNotifier {
+                mailer: a.service(0)?,
+            })
+        })
+        .implements::<dyn Notifier>("App\\Notifier", |x| x);
+    r.class::<LogNotifier>("App\\LogNotifier")
+        .constructor(|a| {
+            Ok(LogNotifier {
+                logger: a.service::<dyn Logger>(0)?,
+            })
+        })
+        .implements::<dyn Notifier>("App\\Notifier", |x| x);
+    r.class::<BlogService>("App\\BlogService").constructor(|a| {
+        Ok(BlogService {
+            articles: a.service(0)?,
+            comments: a.service(1)?,
+            notifiers: a.list_of::<dyn Notifier>(2)?,
+            clock: a.service(3)?,
+        })
+    });
+    r
+}
+
+fn run(plan: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let registry = registry();
+    let container = Container::load(plan, &registry)?;
+    println!("loaded {plan}");
+    let blog = container.get::<BlogService>("blog")?;
+    let published = blog.publish_digest();
+
+    // Singletons are shared: the logger the repositories got through the `logaware` extension
+    // is the one the container hands out by type.
+    let logger = container.get_by_type::<dyn Logger>()?;
+    let via_setup = blog
+        .articles
+        .logger
+        .clone()
+        .ok_or("articles has no logger")?;
+    let shared = Arc::ptr_eq(&logger, &via_setup);
+    println!(
+        "published {published} articles; {} log lines; logger shared: {shared}",
+        logger.lines().len()
+    );
+    if !shared {
+        return Err("the logger singleton was not shared".into());
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let Some(plan) = std::env::args().nth(1) else {
+        eprintln!("usage: blog PLAN (compile one with `wireplan compile examples/blog/config/app.neon -o PLAN`)");
+        return ExitCode::from(2);
+    };
+    match run(&plan) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Shared helpers for the data-driven tests: locating `../shared/conformance`, and checking a
+//! compilation against an `expected.json` in the format of `../shared/conformance/di/README.md`.
+
+#![allow(dead_code)]
+
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+use wireplan::compiler::{compile, Options};
+use wireplan::diagnostics::to_json;
+
+/// `../shared/conformance/<sub>` relative to the workspace, or `None` when absent. With
+/// `CI=true`, absence is a failure (panics).
+pub fn conformance_dir(sub: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/conformance")
+        .join(sub);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!(
+            "conformance folder {} is missing, and CI=true makes that a failure",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "skipped: conformance folder {} is absent",
+        dir.display()
+    );
+    None
+}
+
+/// Compiles `config` and compares with `expected` (conformance format). Returns a list of
+/// mismatch descriptions (empty when the case passes).
+pub fn check_case(config: &Path, expected: &Json) -> Vec<String> {
+    let result = compile(config, &Options::default());
+    let mut problems = Vec::new();
+    let diags = to_json(&result.sources, result.diagnostics.items());
+    match expected["status"].as_str() {
+        Some("ok") => {
+            let Some(plan) = result.plan else {
+                let msgs: Vec<String> = diags
+                    .iter()
+                    .map(|d| format!("[{}] {}", d.code, d.message))
+                    .collect();
+                problems.push(format!("expected a plan, got errors: {}", msgs.join(" | ")));
+                return problems;
+            };
+            let plan = serde_json::to_value(&plan).expect("plan serialises");
+            let services = &plan["services"];
+            if let Some(exp) = expected["services"].as_object() {
+                for (name, fields) in exp {
+                    let Some(actual) = services.get(name) else {
+                        problems.push(format!("service '{name}' missing from plan"));
+                        continue;
+                    };
+                    for (field, want) in fields.as_object().into_iter().flatten() {
+                        let got = actual.get(field).cloned().unwrap_or_else(|| match field.as_str() {
+                            "autowired" => Json::Bool(true),
+                            "tags" => Json::Object(Default::default()),
+                            "setup" => Json::Array(vec![]),
+                            _ => Json::Null,
+                        });
+                        if !json_equal(&got, want) {
+                            problems.push(format!(
+                                "service '{name}' field '{field}': expected {want}, got {got}"
+                            ));
+                        }
+                    }
+                }
+            }
+            for absent in expected["absent"].as_array().into_iter().flatten() {
+                if let Some(n) = absent.as_str() {
+                    if services.get(n).is_some() {
+                        problems.push(format!("service '{n}' should be absent"));
+                    }
+                }
+            }
+        }
+        Some("error") => {
+            if result.plan.is_some() {
+                problems.push("expected an error, but a plan was produced".into());
+            }
+            let code = expected["code"].as_str().unwrap_or_default();
+            let mentions: Vec<&str> = expected["mentions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Json::as_str)
+                .collect();
+            let hit = diags.iter().any(|d| {
+                d.code == code
+                    && d.severity == wireplan::diagnostics::Severity::Error
+                    && mentions.iter().all(|m| d.message.contains(m))
+            });
+            if !hit {
+                let msgs: Vec<String> = diags
+                    .iter()
+                    .map(|d| format!("[{}] {}", d.code, d.message))
+                    .collect();
+                problems.push(format!(
+                    "expected [{code}] mentioning {mentions:?}; got: {}",
+                    msgs.join(" | ")
+                ));
+            }
+            // Optional position checks (used by the project's own fixtures).
+            let line = expected.get("line").and_then(Json::as_u64).map(|n| n as usize);
+            let column = expected.get("column").and_then(Json::as_u64).map(|n| n as usize);
+            let file = expected.get("file").and_then(Json::as_str);
+            if line.is_some() || column.is_some() || file.is_some() {
+                let ok = diags.iter().any(|d| {
+                    d.code == code
+                        && (line.is_none() || d.line == line)
+                        && (column.is_none() || d.column == column)
+                        && file.is_none_or(|f| d.file.as_deref().is_some_and(|n| n.ends_with(f)))
+                });
+                if !ok {
+                    let got: Vec<String> = diags
+                        .iter()
+                        .map(|d| format!("[{}] {:?}:{:?}:{:?}", d.code, d.file, d.line, d.column))
+                        .collect();
+                    problems.push(format!(
+                        "expected [{code}] at {file:?}:{line:?}:{column:?}; got {}",
+                        got.join(", ")
+                    ));
+                }
+            }
+        }
+        other => problems.push(format!("bad expected status {other:?}")),
+    }
+    problems
+}
+
+/// JSON equality where integers and floats differ and object key order does not matter.
+pub fn json_equal(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Number(x), Json::Number(y)) => {
+            x.is_f64() == y.is_f64() && x.as_f64() == y.as_f64() && x.as_i64() == y.as_i64()
+        }
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q))
+        }
+        (Json::Object(x), Json::Object(y)) => {
+            x.len() == y.len()
+                && x
+                    .iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Runs every case folder under `dir` (each with `config.neon` + `expected.json`), optionally
+/// only those in `only`. Returns (passed ids, failures as "id: problem").
+pub fn run_cases(dir: &Path, only: Option<&[&str]>) -> (Vec<String>, Vec<String>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("case folder is readable")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("expected.json").is_file())
+        .collect();
+    entries.sort();
+    let mut passed = Vec::new();
+    let mut failed = Vec::new();
+    for case in entries {
+        let id = case.file_name().unwrap().to_string_lossy().into_owned();
+        if let Some(list) = only {
+            if !list.contains(&id.as_str()) {
+                continue;
+            }
+        }
+        let text = std::fs::read_to_string(case.join("expected.json")).expect("expected.json");
+        let expected: Json = serde_json::from_str(&text).expect("expected.json is JSON");
+        let problems = check_case(&case.join("config.neon"), &expected);
+        if problems.is_empty() {
+            passed.push(id);
+        } else {
+            for p in problems {
+                failed.push(format!("{id}: {p}"));
+            }
+        }
+    }
+    (passed, failed)
+}

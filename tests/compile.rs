@@ -1,0 +1,24 @@
+//! Data-driven compiler tests: every folder under `tests/fixtures/compile/` holds a
+//! `config.neon` (plus included files and scripts) and an `expected.json` in the format of the
+//! DI conformance cases, optionally with `file`, `line` and `column` of the expected
+//! diagnostic. A folder without `expected.json` is an error in the fixture set.
+
+mod common;
+
+use std::path::Path;
+
+#[test]
+fn compile_fixtures() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/compile");
+    for entry in std::fs::read_dir(&dir).expect("fixtures folder") {
+        let path = entry.expect("entry").path();
+        assert!(
+            path.join("expected.json").is_file(),
+            "fixture {} has no expected.json",
+            path.display()
+        );
+    }
+    let (passed, failed) = common::run_cases(&dir, None);
+    assert!(failed.is_empty(), "failures:\n{}", failed.join("\n"));
+    assert!(passed.len() >= 7, "only {} fixtures ran", passed.len());
+}
