@@ -8,6 +8,34 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+/// Removes `.` and resolves `..` components lexically (without touching the file system), so
+/// `config/../scripts/x.rhai` is shown as `scripts/x.rhai`. A leading `..` that cannot be
+/// resolved is kept.
+pub fn normalize_path(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last = out.components().next_back();
+                match last {
+                    Some(Component::Normal(_)) => {
+                        out.pop();
+                    }
+                    Some(Component::RootDir) | Some(Component::Prefix(_)) => {}
+                    _ => out.push(".."),
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
 /// Identifies one file in a [`SourceMap`]. Ids are dense indexes in registration order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct FileId(pub u32);
@@ -234,5 +262,31 @@ impl<'a> codespan_reporting::files::Files<'a> for SourceMap {
             line_number,
             column_number,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_normalised_lexically() {
+        assert_eq!(
+            normalize_path(Path::new("examples/blog/config/../../../scripts/x.rhai")),
+            PathBuf::from("scripts/x.rhai")
+        );
+        assert_eq!(
+            normalize_path(Path::new("../a/./b")),
+            PathBuf::from("../a/b")
+        );
+        assert_eq!(normalize_path(Path::new("/a/../../b")), PathBuf::from("/b"));
+    }
+
+    #[test]
+    fn char_positions_become_byte_offsets() {
+        let mut sm = SourceMap::new();
+        let id = sm.add("x", "ab\nčd e\n");
+        assert_eq!(sm.get(id).offset_of_char_pos(2, 3), 6);
+        assert_eq!(sm.get(id).line_col(6), (2, 4));
     }
 }

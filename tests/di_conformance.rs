@@ -25,7 +25,10 @@ fn di_conformance() {
         .iter()
         .filter(|f| !supported_failures.contains(f))
         .collect();
-    eprintln!("di conformance: {} passed; not yet supported:", passed.len());
+    eprintln!(
+        "di conformance: {} passed; not yet supported:",
+        passed.len()
+    );
     for f in &others {
         eprintln!("  {f}");
     }

@@ -205,7 +205,20 @@ fn registry() -> Registry {
     r
 }
 
-fn run(plan: &str) -> Result<(), Box<dyn std::error::Error>> {
+/// What one run of the example did, for the integration test.
+pub struct Outcome {
+    /// Articles the digest listed.
+    pub published: usize,
+    /// Lines the shared logger wrote.
+    pub log_lines: Vec<String>,
+    /// Whether the logger given by setup is the one `get_by_type::<dyn Logger>()` returns.
+    pub logger_shared: bool,
+    /// Whether asking for `blog` twice gives the same singleton.
+    pub blog_shared: bool,
+}
+
+/// Loads `plan`, resolves `blog`, publishes a digest and reports what happened.
+pub fn run(plan: &str) -> Result<Outcome, Box<dyn std::error::Error>> {
     let registry = registry();
     let container = Container::load(plan, &registry)?;
     println!("loaded {plan}");
@@ -228,7 +241,12 @@ fn run(plan: &str) -> Result<(), Box<dyn std::error::Error>> {
     if !shared {
         return Err("the logger singleton was not shared".into());
     }
-    Ok(())
+    Ok(Outcome {
+        published,
+        log_lines: logger.lines(),
+        logger_shared: shared,
+        blog_shared: Arc::ptr_eq(&blog, &container.get::<BlogService>("blog")?),
+    })
 }
 
 fn main() -> ExitCode {
@@ -237,7 +255,7 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     match run(&plan) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(1)

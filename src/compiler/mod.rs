@@ -107,7 +107,7 @@ pub fn run(
                 continue;
             };
             let full = match path_expr.span {
-                Some(s) => base_dir(sources, s).join(path),
+                Some(s) => crate::source::normalize_path(&base_dir(sources, s).join(path)),
                 None => PathBuf::from(path),
             };
             match Extension::load(&engine, &name, &full, path_expr.span, sources) {

@@ -160,7 +160,9 @@ impl Loader<'_> {
         if let Some(entry) = data.entries.shift_remove(&Key::Str("includes".into())) {
             for (path_value, span) in self.include_paths(&entry.value) {
                 let target = match dir {
-                    Some(d) if !Path::new(&path_value).is_absolute() => d.join(&path_value),
+                    Some(d) if !Path::new(&path_value).is_absolute() => {
+                        crate::source::normalize_path(&d.join(&path_value))
+                    }
                     _ => PathBuf::from(&path_value),
                 };
                 if let Some(included) = self.load_file(&target, Some(span)) {

@@ -23,10 +23,7 @@ pub fn conformance_dir(sub: &str) -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!(
-        "skipped: conformance folder {} is absent",
-        dir.display()
-    );
+    eprintln!("skipped: conformance folder {} is absent", dir.display());
     None
 }
 
@@ -55,12 +52,16 @@ pub fn check_case(config: &Path, expected: &Json) -> Vec<String> {
                         continue;
                     };
                     for (field, want) in fields.as_object().into_iter().flatten() {
-                        let got = actual.get(field).cloned().unwrap_or_else(|| match field.as_str() {
-                            "autowired" => Json::Bool(true),
-                            "tags" => Json::Object(Default::default()),
-                            "setup" => Json::Array(vec![]),
-                            _ => Json::Null,
-                        });
+                        let got =
+                            actual
+                                .get(field)
+                                .cloned()
+                                .unwrap_or_else(|| match field.as_str() {
+                                    "autowired" => Json::Bool(true),
+                                    "tags" => Json::Object(Default::default()),
+                                    "setup" => Json::Array(vec![]),
+                                    _ => Json::Null,
+                                });
                         if !json_equal(&got, want) {
                             problems.push(format!(
                                 "service '{name}' field '{field}': expected {want}, got {got}"
@@ -104,8 +105,14 @@ pub fn check_case(config: &Path, expected: &Json) -> Vec<String> {
                 ));
             }
             // Optional position checks (used by the project's own fixtures).
-            let line = expected.get("line").and_then(Json::as_u64).map(|n| n as usize);
-            let column = expected.get("column").and_then(Json::as_u64).map(|n| n as usize);
+            let line = expected
+                .get("line")
+                .and_then(Json::as_u64)
+                .map(|n| n as usize);
+            let column = expected
+                .get("column")
+                .and_then(Json::as_u64)
+                .map(|n| n as usize);
             let file = expected.get("file").and_then(Json::as_str);
             if line.is_some() || column.is_some() || file.is_some() {
                 let ok = diags.iter().any(|d| {
@@ -142,8 +149,7 @@ pub fn json_equal(a: &Json, b: &Json) -> bool {
         }
         (Json::Object(x), Json::Object(y)) => {
             x.len() == y.len()
-                && x
-                    .iter()
+                && x.iter()
                     .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
         }
         _ => a == b,

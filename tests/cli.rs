@@ -1,0 +1,120 @@
+//! The `wireplan` binary as a user runs it: exit codes, plan files, JSON diagnostics, and the
+//! `FILE:LINE:COLUMN` location of NEON syntax errors.
+
+use std::process::Command;
+
+fn wireplan() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_wireplan"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1");
+    c
+}
+
+#[test]
+fn compile_writes_a_plan() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("app.plan.json");
+    let out = wireplan()
+        .args(["compile", "examples/blog/config/app.neon", "-o"])
+        .arg(&plan)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan).expect("plan written")).expect("JSON");
+    assert_eq!(json["format"], "wireplan-plan");
+    assert_eq!(json["version"], 1);
+    assert_eq!(
+        json["services"]["mailer"]["create"]["args"][1],
+        "blog@example.com"
+    );
+    // no temporary file is left behind
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).expect("dir").collect();
+    assert_eq!(leftovers.len(), 1);
+}
+
+#[test]
+fn failed_compile_writes_nothing_and_exits_1() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("app.plan.json");
+    let out = wireplan()
+        .args([
+            "compile",
+            "tests/fixtures/compile/missing-service-span/config.neon",
+            "-o",
+        ])
+        .arg(&plan)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!plan.exists());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("tests/fixtures/compile/missing-service-span/config.neon:8:8"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("error[missing-service]"), "{stderr}");
+}
+
+#[test]
+fn check_json_lists_diagnostics() {
+    let out = wireplan()
+        .args([
+            "check",
+            "tests/fixtures/compile/class-not-found-span/config.neon",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let d = &json[0];
+    assert_eq!(d["code"], "class-not-found");
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["line"], 5);
+    assert_eq!(d["column"], 10);
+    assert!(d["file"].as_str().unwrap().ends_with("config.neon"));
+    assert!(d["message"].as_str().unwrap().contains("App\\Mailr"));
+}
+
+#[test]
+fn check_passes_on_the_example() {
+    let out = wireplan()
+        .args(["check", "examples/blog/config/app.neon", "--format", "json"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
+}
+
+#[test]
+fn neon_syntax_error_has_file_line_column() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("bad.neon");
+    std::fs::write(&file, "a: 1\nb: [1, 2\n").expect("write");
+    let out = wireplan()
+        .args(["neon", "decode"])
+        .arg(&file)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let location = format!("{}:3:1", file.display());
+    assert!(stderr.contains(&location), "{stderr}");
+}
+
+#[test]
+fn missing_config_file_is_a_diagnostic() {
+    let out = wireplan()
+        .args(["check", "no/such/file.neon"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("error[file-not-found]"), "{stderr}");
+}
