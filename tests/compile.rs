@@ -22,3 +22,29 @@ fn compile_fixtures() {
     assert!(failed.is_empty(), "failures:\n{}", failed.join("\n"));
     assert!(passed.len() >= 7, "only {} fixtures ran", passed.len());
 }
+
+#[test]
+fn independent_errors_are_all_reported() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/five-errors.neon");
+    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    assert!(result.plan.is_none());
+    let got: Vec<(String, usize)> =
+        wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
+            .into_iter()
+            .map(|d| (d.code.to_string(), d.line.unwrap_or(0)))
+            .collect();
+    let expected = [
+        ("missing-parameter", 14),
+        ("unknown-option", 18),
+        ("class-not-found", 15),
+        ("missing-argument", 16),
+        ("missing-service", 19),
+    ];
+    for (code, line) in expected {
+        assert!(
+            got.contains(&(code.to_string(), line)),
+            "missing {code} at line {line}; got {got:?}"
+        );
+    }
+    assert_eq!(got.len(), 5, "{got:?}");
+}
