@@ -16,5 +16,6 @@ pub mod diagnostics;
 pub mod expr;
 pub mod neon;
 pub mod plan;
+pub mod repl;
 pub mod script;
 pub mod source;

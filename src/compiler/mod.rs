@@ -52,14 +52,45 @@ pub struct Compilation {
 
 /// Compiles the configuration rooted at `path`.
 pub fn compile(path: &Path, options: &Options) -> Compilation {
+    let (mut compilation, built) = build(path, options);
+    if !compilation.diagnostics.has_errors() {
+        compilation.plan = Some(built.plan(&compilation.sources));
+    }
+    compilation
+}
+
+/// Runs phases A and B over the configuration rooted at `path` and returns the builder even
+/// when there were errors (the REPL inspects it); `Compilation::plan` is left empty.
+pub fn build(path: &Path, options: &Options) -> (Compilation, Built) {
     let mut sources = SourceMap::new();
     let mut diags = Diagnostics::new();
     let raw = config::load(path, &mut sources, &mut diags);
-    let plan = run(raw, options, &mut sources, &mut diags);
-    Compilation {
-        sources,
-        plan: if diags.has_errors() { None } else { plan },
-        diagnostics: diags,
+    let built = run(raw, options, &mut sources, &mut diags);
+    (
+        Compilation {
+            sources,
+            plan: None,
+            diagnostics: diags,
+        },
+        built,
+    )
+}
+
+/// The result of phases A and B: the completed builder and what the plan needs besides it.
+pub struct Built {
+    /// The builder after `complete()`.
+    pub builder: ContainerBuilder,
+    /// Expanded parameters.
+    pub parameters: Parameters,
+    /// Every file read (configs, includes, scripts), in load order.
+    pub files: Vec<FileId>,
+}
+
+impl Built {
+    /// Phase C: the plan model.
+    pub fn plan(&self, sources: &SourceMap) -> Plan {
+        let parameters = static_parameters(&self.parameters);
+        crate::plan::build(&self.builder, parameters, sources, &self.files)
     }
 }
 
@@ -72,13 +103,13 @@ fn base_dir(sources: &SourceMap, span: Span) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-/// Runs the phases over a loaded configuration.
+/// Runs phases A and B over a loaded configuration.
 pub fn run(
     raw: config::RawConfig,
     options: &Options,
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
-) -> Option<Plan> {
+) -> Built {
     // Phase A: parameters first, over the whole configuration.
     let (params, sections) =
         config::expand_config(&raw.sections, &options.dynamic, &options.parameters, diags);
@@ -161,21 +192,20 @@ pub fn run(
     }
     builder.borrow_mut().complete(diags);
 
-    // Phase C.
-    if diags.has_errors() {
-        return None;
-    }
-    let builder = builder.borrow();
-    let parameters = static_parameters(&params, &builder);
-    let mut files = raw.files.clone();
+    drop(extensions);
+    let builder = Rc::try_unwrap(builder)
+        .map(RefCell::into_inner)
+        .unwrap_or_else(|shared| shared.borrow().clone());
+    let mut files = raw.files;
     files.extend(script_files);
-    Some(crate::plan::build(&builder, parameters, sources, &files))
+    Built {
+        builder,
+        parameters: params,
+        files,
+    }
 }
 
-fn static_parameters(
-    params: &Parameters,
-    _builder: &ContainerBuilder,
-) -> IndexMap<String, wireplan_runtime::plan::Expr> {
+fn static_parameters(params: &Parameters) -> IndexMap<String, wireplan_runtime::plan::Expr> {
     params
         .values
         .iter()

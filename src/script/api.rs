@@ -299,6 +299,18 @@ pub fn register(engine: &mut Engine) {
         },
     );
     engine.register_get("name", |d: &mut DefinitionHandle| d.name.clone());
+    engine.register_fn("to_string", |d: &mut DefinitionHandle| {
+        format!("Definition({})", d.name)
+    });
+    engine.register_fn("to_debug", |d: &mut DefinitionHandle| {
+        format!("Definition({})", d.name)
+    });
+    engine.register_fn("to_string", |_: &mut BuilderHandle| {
+        "ContainerBuilder".to_string()
+    });
+    engine.register_fn("to_debug", |_: &mut BuilderHandle| {
+        "ContainerBuilder".to_string()
+    });
     engine.register_fn("getName", |d: &mut DefinitionHandle| d.name.clone());
     engine.register_fn("getType", |d: &mut DefinitionHandle| -> Res<Dynamic> {
         d.with(|def| {
@@ -323,6 +335,14 @@ impl ExtensionHandle {
 }
 
 impl BuilderHandle {
+    /// A handle over `builder` for use outside an extension (the REPL).
+    pub fn new(builder: SharedBuilder) -> BuilderHandle {
+        BuilderHandle {
+            builder,
+            state: Rc::new(RefCell::new(ScriptState::default())),
+        }
+    }
+
     /// The shared builder.
     pub fn shared(&self) -> &SharedBuilder {
         &self.builder
