@@ -10,7 +10,6 @@ use super::lexer::{Text, Tok, Token};
 use super::scalar;
 use super::value::{Array, Entity, Entry, Key, Kind, Value};
 use crate::source::{FileId, Span};
-use std::collections::HashSet;
 
 type PResult<T> = Result<T, ParseError>;
 
@@ -35,8 +34,9 @@ enum DashIndent {
 /// A collection under construction: PHP array semantics for keys and implicit indexes.
 struct Builder {
     arr: Array,
-    /// Explicit keys seen so far (the duplicate check ignores implicit indexes, like PHP's).
-    keys: HashSet<Key>,
+    /// Per entry (by position): was its key an implicit index? The duplicate check looks only
+    /// at explicit keys, like the reference's, so `- a` followed by `0: b` overwrites silently.
+    implicit: Vec<bool>,
     /// The next implicit index; `None` once it would pass `i64::MAX`.
     next: Option<i64>,
     span: Option<(usize, usize)>,
@@ -46,7 +46,7 @@ impl Builder {
     fn new() -> Builder {
         Builder {
             arr: Array::new(),
-            keys: HashSet::new(),
+            implicit: Vec::new(),
             next: Some(0),
             span: None,
         }
@@ -64,7 +64,19 @@ impl Builder {
         });
     }
 
+    /// Was `key` already given explicitly?
+    fn has_explicit(&self, key: &Key) -> bool {
+        self.arr
+            .entries
+            .get_index_of(key)
+            .is_some_and(|i| !self.implicit[i])
+    }
+
     fn insert(&mut self, key: Key, key_span: Span, value: Value) {
+        self.insert_as(key, key_span, value, false);
+    }
+
+    fn insert_as(&mut self, key: Key, key_span: Span, value: Value, implicit: bool) {
         if let Key::Int(i) = key {
             if self.next.is_some_and(|n| i >= n) {
                 self.next = i.checked_add(1);
@@ -72,13 +84,18 @@ impl Builder {
         }
         self.cover(key_span);
         self.cover(value.span);
-        self.arr.entries.insert(key, Entry { key_span, value });
+        let (i, _) = self.arr.entries.insert_full(key, Entry { key_span, value });
+        if i == self.implicit.len() {
+            self.implicit.push(implicit);
+        } else {
+            self.implicit[i] = implicit;
+        }
     }
 
     /// Appends under the next index. PHP cannot append after key `i64::MAX`; the item is dropped.
     fn push(&mut self, key_span: Span, value: Value) {
         match self.next {
-            Some(n) => self.insert(Key::Int(n), key_span, value),
+            Some(n) => self.insert_as(Key::Int(n), key_span, value, true),
             None => {
                 self.cover(key_span);
                 self.cover(value.span);
@@ -273,7 +290,7 @@ impl<'a> Parser<'a> {
                 let key_pos = self.pos;
                 let (value, simple) = self.parse_value()?;
                 if self.consume_separator() {
-                    let key = self.check_key(&value, simple, key_pos, &mut res.keys)?;
+                    let key = self.check_key(&value, simple, key_pos, &res)?;
                     (Some((key, value.span)), self.pos - 1)
                 } else {
                     if !res.is_empty() {
@@ -504,7 +521,7 @@ impl<'a> Parser<'a> {
             let key_pos = self.pos;
             let (value, simple) = self.parse_value()?;
             if self.consume_separator() {
-                let key = self.check_key(&value, simple, key_pos, &mut res.keys)?;
+                let key = self.check_key(&value, simple, key_pos, &res)?;
                 let sep = self.pos - 1;
                 let item = if self.is_next(|k| {
                     k == Tok::Newline || k == Tok::Char(b',') || k == Tok::Char(end_brace)
@@ -529,13 +546,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Checks a key (reference `checkArrayKey`) and converts it as PHP converts array keys.
-    fn check_key(
-        &self,
-        key: &Value,
-        simple: bool,
-        key_pos: usize,
-        seen: &mut HashSet<Key>,
-    ) -> PResult<Key> {
+    fn check_key(&self, key: &Value, simple: bool, key_pos: usize, seen: &Builder) -> PResult<Key> {
         // the key's first token (its position in error messages)
         let mut at = key_pos;
         while self
@@ -552,7 +563,7 @@ impl<'a> Parser<'a> {
             (Kind::Bool(b), true) => Key::from_string(if *b { "1".into() } else { String::new() }),
             _ => return Err(ParseError::new(at, ErrorKind::UnacceptableKey)),
         };
-        if !seen.insert(k.clone()) {
+        if seen.has_explicit(&k) {
             return Err(ParseError::new(at, ErrorKind::DuplicatedKey(k.as_string())));
         }
         Ok(k)
