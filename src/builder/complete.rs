@@ -5,27 +5,24 @@
 //! arguments are always positional and complete (defaults are filled in, never skipped).
 
 use super::{Completed, ContainerBuilder, DefinitionKind};
-use crate::catalog::Param;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
-use crate::neon::Key;
 use crate::source::Span;
-use indexmap::IndexMap;
 use std::collections::HashMap;
 use wireplan_runtime::plan::{CallTarget, Expr as P};
 
 /// Where a statement is completed: which service, and whether `@self` is allowed.
-struct Ctx<'a> {
-    service: &'a str,
-    prefix: String,
-    span: Option<Span>,
-    in_setup: bool,
+pub(super) struct Ctx<'a> {
+    pub(super) service: &'a str,
+    pub(super) prefix: String,
+    pub(super) span: Option<Span>,
+    pub(super) in_setup: bool,
 }
 
-struct Completer<'a> {
-    b: &'a ContainerBuilder,
-    diags: &'a mut Diagnostics,
-    order: HashMap<&'a str, usize>,
+pub(super) struct Completer<'a> {
+    pub(super) b: &'a ContainerBuilder,
+    pub(super) diags: &'a mut Diagnostics,
+    pub(super) order: HashMap<&'a str, usize>,
 }
 
 pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
@@ -80,7 +77,7 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
     for (def, r) in b.definitions.values_mut().zip(results) {
         def.completed = r;
     }
-    check_cycles(b, diags);
+    super::safety::check_cycles(b, diags);
 }
 
 fn is_function_name(n: &str) -> bool {
@@ -88,17 +85,23 @@ fn is_function_name(n: &str) -> bool {
 }
 
 impl Completer<'_> {
-    fn error(&mut self, code: Code, ctx: &Ctx, msg: String, span: Option<Span>) -> Diagnostic {
+    pub(super) fn error(
+        &mut self,
+        code: Code,
+        ctx: &Ctx,
+        msg: String,
+        span: Option<Span>,
+    ) -> Diagnostic {
         Diagnostic::error(code, format!("{}: {msg}", ctx.prefix)).at(span.or(ctx.span))
     }
 
-    fn report(&mut self, code: Code, ctx: &Ctx, msg: String, span: Option<Span>) {
+    pub(super) fn report(&mut self, code: Code, ctx: &Ctx, msg: String, span: Option<Span>) {
         let d = self.error(code, ctx, msg, span);
         self.diags.push(d);
     }
 
     /// A reference `@name`, `@Type\Name` or `@self` used as a value.
-    fn reference(&mut self, target: &str, ctx: &Ctx, span: Option<Span>) -> P {
+    pub(super) fn reference(&mut self, target: &str, ctx: &Ctx, span: Option<Span>) -> P {
         if target == "self" && ctx.in_setup {
             return P::Ref("@self".into());
         }
@@ -129,7 +132,7 @@ impl Completer<'_> {
     }
 
     /// getByType for an argument; `param` names the parameter for messages.
-    fn by_type(
+    pub(super) fn by_type(
         &mut self,
         ty: &str,
         ctx: &Ctx,
@@ -171,7 +174,14 @@ impl Completer<'_> {
         }
     }
 
-    fn missing_by_type(&mut self, ty: &str, ctx: &Ctx, span: Option<Span>, p: &str, f: &str) {
+    pub(super) fn missing_by_type(
+        &mut self,
+        ty: &str,
+        ctx: &Ctx,
+        span: Option<Span>,
+        p: &str,
+        f: &str,
+    ) {
         let d = self
             .error(
                 Code::MissingService,
@@ -184,7 +194,7 @@ impl Completer<'_> {
     }
 
     /// Converts a configuration value used as an argument to a plan value.
-    fn value(&mut self, v: &Expr, ctx: &Ctx) -> P {
+    pub(super) fn value(&mut self, v: &Expr, ctx: &Ctx) -> P {
         match &v.kind {
             ExprKind::Null => P::Null,
             ExprKind::Bool(b) => P::Bool(*b),
@@ -227,7 +237,7 @@ impl Completer<'_> {
     }
 
     /// Completes a statement (creator, nested argument, or setup call on another object).
-    fn statement(&mut self, st: &Statement, ctx: &Ctx, span: Option<Span>) -> P {
+    pub(super) fn statement(&mut self, st: &Statement, ctx: &Ctx, span: Option<Span>) -> P {
         match &st.callee {
             Callee::Name(n) => {
                 if let Some(svc) = n.strip_prefix('@') {
@@ -283,7 +293,7 @@ impl Completer<'_> {
         }
     }
 
-    fn reference_type(&self, target: &str, ctx: &Ctx) -> Option<String> {
+    pub(super) fn reference_type(&self, target: &str, ctx: &Ctx) -> Option<String> {
         if target == "self" {
             return self
                 .b
@@ -298,7 +308,7 @@ impl Completer<'_> {
             .and_then(|d| d.resolved_type.clone())
     }
 
-    fn statement_result_type(&self, st: &Statement) -> Option<String> {
+    pub(super) fn statement_result_type(&self, st: &Statement) -> Option<String> {
         match &st.callee {
             Callee::Name(n) if !n.contains("::") && !n.starts_with('@') => {
                 Some(self.b.catalog.canonical(n).to_string())
@@ -307,7 +317,13 @@ impl Completer<'_> {
         }
     }
 
-    fn new_object(&mut self, class: &str, args: &ExprArray, ctx: &Ctx, span: Option<Span>) -> P {
+    pub(super) fn new_object(
+        &mut self,
+        class: &str,
+        args: &ExprArray,
+        ctx: &Ctx,
+        span: Option<Span>,
+    ) -> P {
         let Some(info) = self.b.catalog.get(class) else {
             let mut d = self.error(
                 Code::ClassNotFound,
@@ -347,7 +363,7 @@ impl Completer<'_> {
         P::New { class, args }
     }
 
-    fn call(
+    pub(super) fn call(
         &mut self,
         target: CallTarget,
         target_ty: Option<String>,
@@ -391,182 +407,8 @@ impl Completer<'_> {
         }
     }
 
-    /// Built-in functions: `not`, `bool`, `int`, `float`, `string` on constants (evaluated now),
-    /// `typed(T, …)` and `tagged(tag, …)` (lists of references). `None` when `name` is not one.
-    fn function(
-        &mut self,
-        name: &str,
-        args: &ExprArray,
-        ctx: &Ctx,
-        span: Option<Span>,
-    ) -> Option<P> {
-        let lower = name.to_ascii_lowercase();
-        match lower.as_str() {
-            "not" | "bool" | "int" | "float" | "string" => {
-                if args.len() != 1 {
-                    self.report(
-                        Code::InvalidValue,
-                        ctx,
-                        format!(
-                            "Function {lower}() expects 1 parameter, {} given.",
-                            args.len()
-                        ),
-                        span,
-                    );
-                    return Some(P::Null);
-                }
-                let arg = args
-                    .values()
-                    .next()
-                    .map(|v| self.value(v, ctx))
-                    .unwrap_or(P::Null);
-                Some(match convert(&lower, &arg) {
-                    Ok(v) => v,
-                    Err(msg) => {
-                        self.report(Code::InvalidValue, ctx, msg, span);
-                        P::Null
-                    }
-                })
-            }
-            "typed" | "tagged" => {
-                let mut names: Vec<String> = Vec::new();
-                for v in args.values() {
-                    let Some(s) = v.as_str() else { continue };
-                    let found: Vec<String> = if lower == "typed" {
-                        self.b.index.all(s)
-                    } else {
-                        self.b.find_by_tag(s).into_keys().collect()
-                    };
-                    for n in found {
-                        if n != ctx.service && !names.contains(&n) {
-                            names.push(n);
-                        }
-                    }
-                }
-                names.sort_by_key(|n| self.order.get(n.as_str()).copied().unwrap_or(usize::MAX));
-                Some(P::List(names.into_iter().map(P::Ref).collect()))
-            }
-            _ => None,
-        }
-    }
-
-    /// Matches given arguments to a signature (§5.3): explicit by name or position, class types
-    /// autowired, `T[]` collected, defaults filled in; reports missing and unknown arguments.
-    fn arguments(
-        &mut self,
-        params: &[Param],
-        given: &ExprArray,
-        ctx: &Ctx,
-        span: Option<Span>,
-        f: &str,
-    ) -> Vec<P> {
-        let mut positional: Vec<&Expr> = Vec::new();
-        let mut named: IndexMap<String, &Expr> = IndexMap::new();
-        for (k, v) in &given.items {
-            match k {
-                Key::Int(_) => positional.push(v),
-                Key::Str(s) => {
-                    named.insert(s.trim_start_matches('$').to_string(), v);
-                }
-            }
-        }
-        let mut out = Vec::new();
-        for (i, p) in params.iter().enumerate() {
-            if p.variadic {
-                if let Some(v) = named.shift_remove(&p.name) {
-                    match self.value(v, ctx) {
-                        P::List(items) => out.extend(items),
-                        other => out.push(other),
-                    }
-                }
-                for v in positional.iter().skip(i) {
-                    out.push(self.value(v, ctx));
-                }
-                positional.clear();
-                break;
-            }
-            let explicit = named
-                .shift_remove(&p.name)
-                .or_else(|| positional.get(i).copied());
-            if let Some(v) = explicit {
-                out.push(self.value(v, ctx));
-                continue;
-            }
-            if let Some(class) = p.ty.class() {
-                match self.by_type(class, ctx, span, Some((&p.name, f))) {
-                    Some(n) if !n.is_empty() => out.push(P::Ref(n)),
-                    Some(_) => out.push(P::Null),
-                    None if !self.b.catalog.exists(class) => out.push(P::Null),
-                    None => match &p.default {
-                        Some(d) => out.push(self.value(d, ctx)),
-                        None => {
-                            self.missing_by_type(class, ctx, span, &p.name, f);
-                            out.push(P::Null);
-                        }
-                    },
-                }
-                continue;
-            }
-            if let Some(item) = &p.ty.list_of {
-                let mut names: Vec<String> = self
-                    .b
-                    .index
-                    .all(item)
-                    .into_iter()
-                    .filter(|n| n != ctx.service)
-                    .collect();
-                names.sort_by_key(|n| self.order.get(n.as_str()).copied().unwrap_or(usize::MAX));
-                out.push(P::List(names.into_iter().map(P::Ref).collect()));
-                continue;
-            }
-            match &p.default {
-                Some(d) => out.push(self.value(d, ctx)),
-                None => {
-                    let why = if p.ty.is_complex() {
-                        "has complex type and no default value"
-                    } else {
-                        "has no class type or default value"
-                    };
-                    self.report(
-                        Code::MissingArgument,
-                        ctx,
-                        format!(
-                            "Parameter ${} in {f} {why}, so its value must be specified.",
-                            p.name
-                        ),
-                        span,
-                    );
-                    out.push(P::Null);
-                }
-            }
-        }
-        if positional.len() > params.len() {
-            for v in &positional[params.len()..] {
-                out.push(self.value(v, ctx));
-            }
-        }
-        if !named.is_empty() {
-            let unknown: Vec<String> = named.keys().map(|k| format!("${k}")).collect();
-            let mut d = self.error(
-                Code::UnknownArgument,
-                ctx,
-                format!("Unable to pass specified arguments to {f}."),
-                named.values().next().and_then(|v| v.span).or(span),
-            );
-            d = d.with_note(format!("no parameter accepts {}", unknown.join(", ")));
-            let pnames: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
-            for k in named.keys() {
-                if let Some(s) = crate::diagnostics::suggest(k, pnames.iter().copied()) {
-                    d = d.with_note(format!("did you mean '${s}'?"));
-                }
-            }
-            self.diags.push(d);
-        }
-        out
-    }
-
     /// One setup item: `method(args)`, `$prop = value`, `@svc::method(...)`, `Class::m(...)`.
-    fn setup(&mut self, item: &Expr, ctx: &Ctx) -> P {
+    pub(super) fn setup(&mut self, item: &Expr, ctx: &Ctx) -> P {
         let self_ty = self.reference_type("self", ctx);
         match &item.kind {
             ExprKind::Str(s) if is_function_name(s) && !s.starts_with('$') => self.call(
@@ -625,7 +467,7 @@ impl Completer<'_> {
         }
     }
 
-    fn bad_setup(&mut self, item: &Expr, ctx: &Ctx) {
+    pub(super) fn bad_setup(&mut self, item: &Expr, ctx: &Ctx) {
         self.report(
             Code::InvalidValue,
             ctx,
@@ -635,145 +477,5 @@ impl Completer<'_> {
             ),
             item.span,
         );
-    }
-}
-
-/// `Helpers::convertType`-style lossless conversion of a constant.
-fn convert(func: &str, v: &P) -> Result<P, String> {
-    let text = match v {
-        P::Str(s) => Some(s.clone()),
-        P::Int(i) => Some(i.to_string()),
-        P::Float(f) => Some(f.to_string()),
-        P::Bool(b) => Some(if *b { "1".into() } else { "".into() }),
-        P::Null => Some(String::new()),
-        _ => None,
-    };
-    let fail = || {
-        format!(
-            "Cannot convert '{}' to {func}.",
-            text.clone().unwrap_or_else(|| "non-scalar".into())
-        )
-    };
-    match func {
-        "not" => Ok(P::Bool(!truthy(v).ok_or_else(fail)?)),
-        "bool" => Ok(P::Bool(truthy(v).ok_or_else(fail)?)),
-        "int" => match v {
-            P::Int(i) => Ok(P::Int(*i)),
-            P::Bool(b) => Ok(P::Int(i64::from(*b))),
-            P::Float(f) if f.fract() == 0.0 => Ok(P::Int(*f as i64)),
-            P::Str(s) => s.trim().parse::<i64>().map(P::Int).map_err(|_| fail()),
-            _ => Err(fail()),
-        },
-        "float" => match v {
-            P::Int(i) => Ok(P::Float(*i as f64)),
-            P::Float(f) => Ok(P::Float(*f)),
-            P::Bool(b) => Ok(P::Float(if *b { 1.0 } else { 0.0 })),
-            P::Str(s) => s.trim().parse::<f64>().map(P::Float).map_err(|_| fail()),
-            _ => Err(fail()),
-        },
-        _ => match &text {
-            Some(t) => Ok(P::Str(t.clone())),
-            None => Err(fail()),
-        },
-    }
-}
-
-fn truthy(v: &P) -> Option<bool> {
-    Some(match v {
-        P::Null => false,
-        P::Bool(b) => *b,
-        P::Int(i) => *i != 0,
-        P::Float(f) => *f != 0.0,
-        P::Str(s) => !(s.is_empty() || s == "0"),
-        P::List(l) => !l.is_empty(),
-        P::Map(m) => !m.is_empty(),
-        _ => return None,
-    })
-}
-
-/// Constructor cycles (`a` needs `b` needs `a`) are compile errors with the whole path; Nette
-/// only finds them at run time.
-fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
-    fn refs(e: &P, out: &mut Vec<String>) {
-        match e {
-            P::Ref(n) if n != "@self" => out.push(n.clone()),
-            P::New { args, .. } | P::Call { args, .. } => {
-                if let P::Call {
-                    target: CallTarget::Expr(t),
-                    ..
-                } = e
-                {
-                    refs(t, out);
-                }
-                args.iter().for_each(|a| refs(a, out));
-            }
-            P::List(items) | P::Concat(items) => items.iter().for_each(|a| refs(a, out)),
-            P::Map(m) => m.values().for_each(|a| refs(a, out)),
-            _ => {}
-        }
-    }
-    let mut edges: HashMap<&str, Vec<String>> = HashMap::new();
-    for d in b.definitions() {
-        let mut out = Vec::new();
-        if let Some(c) = &d.completed {
-            refs(&c.create, &mut out);
-        }
-        edges.insert(&d.name, out);
-    }
-    // 0 = unvisited, 1 = on stack, 2 = done
-    let mut state: HashMap<&str, u8> = HashMap::new();
-    let mut reported: Vec<Vec<String>> = Vec::new();
-    for d in b.definitions() {
-        let mut stack: Vec<(&str, usize)> = vec![(&d.name, 0)];
-        let mut path: Vec<&str> = Vec::new();
-        if state.get(d.name.as_str()).copied().unwrap_or(0) != 0 {
-            continue;
-        }
-        while let Some((node, i)) = stack.pop() {
-            if i == 0 {
-                state.insert(node, 1);
-                path.push(node);
-            }
-            let next = edges.get(node).and_then(|e| e.get(i));
-            match next {
-                Some(n) => {
-                    stack.push((node, i + 1));
-                    let n = n.as_str();
-                    match state.get(n).copied().unwrap_or(0) {
-                        0 if edges.contains_key(n) => {
-                            stack.push((edges.get_key_value(n).map(|(k, _)| *k).unwrap_or(n), 0))
-                        }
-                        1 => {
-                            let pos = path.iter().position(|p| *p == n).unwrap_or(0);
-                            let mut cycle: Vec<String> =
-                                path[pos..].iter().map(|s| s.to_string()).collect();
-                            let mut key = cycle.clone();
-                            key.sort();
-                            if !reported.contains(&key) {
-                                reported.push(key);
-                                cycle.push(n.to_string());
-                                let first = b.get_definition(n);
-                                diags.push(
-                                    Diagnostic::error(
-                                        Code::CircularReference,
-                                        format!(
-                                            "Circular reference detected for services: {}.",
-                                            cycle[..cycle.len() - 1].join(", ")
-                                        ),
-                                    )
-                                    .at(first.and_then(|d| d.span))
-                                    .with_note(format!("path: {}", cycle.join(" -> "))),
-                                );
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                None => {
-                    state.insert(node, 2);
-                    path.pop();
-                }
-            }
-        }
     }
 }

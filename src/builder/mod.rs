@@ -10,9 +10,11 @@
 //! [`resolve`]: ContainerBuilder::resolve
 //! [`complete`]: ContainerBuilder::complete
 
+mod arguments;
 mod autowiring;
 mod complete;
 mod resolve;
+mod safety;
 
 pub use autowiring::AutowiringIndex;
 

@@ -1,0 +1,240 @@
+//! Argument matching and the built-in functions, after Nette's `Resolver::autowireArguments`
+//! (`../shared/reference/nette-di.md` §5.3) and `Statement::complete()` (§4).
+
+use super::complete::{Completer, Ctx};
+use crate::catalog::Param;
+use crate::diagnostics::Code;
+use crate::expr::{Expr, ExprArray};
+use crate::neon::Key;
+use crate::source::Span;
+use indexmap::IndexMap;
+use wireplan_runtime::plan::Expr as P;
+
+impl Completer<'_> {
+    /// Built-in functions: `not`, `bool`, `int`, `float`, `string` on constants (evaluated now),
+    /// `typed(T, …)` and `tagged(tag, …)` (lists of references). `None` when `name` is not one.
+    pub(super) fn function(
+        &mut self,
+        name: &str,
+        args: &ExprArray,
+        ctx: &Ctx,
+        span: Option<Span>,
+    ) -> Option<P> {
+        let lower = name.to_ascii_lowercase();
+        match lower.as_str() {
+            "not" | "bool" | "int" | "float" | "string" => {
+                if args.len() != 1 {
+                    self.report(
+                        Code::InvalidValue,
+                        ctx,
+                        format!(
+                            "Function {lower}() expects 1 parameter, {} given.",
+                            args.len()
+                        ),
+                        span,
+                    );
+                    return Some(P::Null);
+                }
+                let arg = args
+                    .values()
+                    .next()
+                    .map(|v| self.value(v, ctx))
+                    .unwrap_or(P::Null);
+                Some(match convert(&lower, &arg) {
+                    Ok(v) => v,
+                    Err(msg) => {
+                        self.report(Code::InvalidValue, ctx, msg, span);
+                        P::Null
+                    }
+                })
+            }
+            "typed" | "tagged" => {
+                let mut names: Vec<String> = Vec::new();
+                for v in args.values() {
+                    let Some(s) = v.as_str() else { continue };
+                    let found: Vec<String> = if lower == "typed" {
+                        self.b.index.all(s)
+                    } else {
+                        self.b.find_by_tag(s).into_keys().collect()
+                    };
+                    for n in found {
+                        if n != ctx.service && !names.contains(&n) {
+                            names.push(n);
+                        }
+                    }
+                }
+                names.sort_by_key(|n| self.order.get(n.as_str()).copied().unwrap_or(usize::MAX));
+                Some(P::List(names.into_iter().map(P::Ref).collect()))
+            }
+            _ => None,
+        }
+    }
+
+    /// Matches given arguments to a signature (§5.3): explicit by name or position, class types
+    /// autowired, `T[]` collected, defaults filled in; reports missing and unknown arguments.
+    pub(super) fn arguments(
+        &mut self,
+        params: &[Param],
+        given: &ExprArray,
+        ctx: &Ctx,
+        span: Option<Span>,
+        f: &str,
+    ) -> Vec<P> {
+        let mut positional: Vec<&Expr> = Vec::new();
+        let mut named: IndexMap<String, &Expr> = IndexMap::new();
+        for (k, v) in &given.items {
+            match k {
+                Key::Int(_) => positional.push(v),
+                Key::Str(s) => {
+                    named.insert(s.trim_start_matches('$').to_string(), v);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (i, p) in params.iter().enumerate() {
+            if p.variadic {
+                if let Some(v) = named.shift_remove(&p.name) {
+                    match self.value(v, ctx) {
+                        P::List(items) => out.extend(items),
+                        other => out.push(other),
+                    }
+                }
+                for v in positional.iter().skip(i) {
+                    out.push(self.value(v, ctx));
+                }
+                positional.clear();
+                break;
+            }
+            let explicit = named
+                .shift_remove(&p.name)
+                .or_else(|| positional.get(i).copied());
+            if let Some(v) = explicit {
+                out.push(self.value(v, ctx));
+                continue;
+            }
+            if let Some(class) = p.ty.class() {
+                match self.by_type(class, ctx, span, Some((&p.name, f))) {
+                    Some(n) if !n.is_empty() => out.push(P::Ref(n)),
+                    Some(_) => out.push(P::Null),
+                    None if !self.b.catalog.exists(class) => out.push(P::Null),
+                    None => match &p.default {
+                        Some(d) => out.push(self.value(d, ctx)),
+                        None => {
+                            self.missing_by_type(class, ctx, span, &p.name, f);
+                            out.push(P::Null);
+                        }
+                    },
+                }
+                continue;
+            }
+            if let Some(item) = &p.ty.list_of {
+                let mut names: Vec<String> = self
+                    .b
+                    .index
+                    .all(item)
+                    .into_iter()
+                    .filter(|n| n != ctx.service)
+                    .collect();
+                names.sort_by_key(|n| self.order.get(n.as_str()).copied().unwrap_or(usize::MAX));
+                out.push(P::List(names.into_iter().map(P::Ref).collect()));
+                continue;
+            }
+            match &p.default {
+                Some(d) => out.push(self.value(d, ctx)),
+                None => {
+                    let why = if p.ty.is_complex() {
+                        "has complex type and no default value"
+                    } else {
+                        "has no class type or default value"
+                    };
+                    self.report(
+                        Code::MissingArgument,
+                        ctx,
+                        format!(
+                            "Parameter ${} in {f} {why}, so its value must be specified.",
+                            p.name
+                        ),
+                        span,
+                    );
+                    out.push(P::Null);
+                }
+            }
+        }
+        if positional.len() > params.len() {
+            for v in &positional[params.len()..] {
+                out.push(self.value(v, ctx));
+            }
+        }
+        if !named.is_empty() {
+            let unknown: Vec<String> = named.keys().map(|k| format!("${k}")).collect();
+            let mut d = self.error(
+                Code::UnknownArgument,
+                ctx,
+                format!("Unable to pass specified arguments to {f}."),
+                named.values().next().and_then(|v| v.span).or(span),
+            );
+            d = d.with_note(format!("no parameter accepts {}", unknown.join(", ")));
+            let pnames: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+            for k in named.keys() {
+                if let Some(s) = crate::diagnostics::suggest(k, pnames.iter().copied()) {
+                    d = d.with_note(format!("did you mean '${s}'?"));
+                }
+            }
+            self.diags.push(d);
+        }
+        out
+    }
+}
+
+/// `Helpers::convertType`-style lossless conversion of a constant.
+fn convert(func: &str, v: &P) -> Result<P, String> {
+    let text = match v {
+        P::Str(s) => Some(s.clone()),
+        P::Int(i) => Some(i.to_string()),
+        P::Float(f) => Some(f.to_string()),
+        P::Bool(b) => Some(if *b { "1".into() } else { "".into() }),
+        P::Null => Some(String::new()),
+        _ => None,
+    };
+    let fail = || {
+        format!(
+            "Cannot convert '{}' to {func}.",
+            text.clone().unwrap_or_else(|| "non-scalar".into())
+        )
+    };
+    match func {
+        "not" => Ok(P::Bool(!truthy(v).ok_or_else(fail)?)),
+        "bool" => Ok(P::Bool(truthy(v).ok_or_else(fail)?)),
+        "int" => match v {
+            P::Int(i) => Ok(P::Int(*i)),
+            P::Bool(b) => Ok(P::Int(i64::from(*b))),
+            P::Float(f) if f.fract() == 0.0 => Ok(P::Int(*f as i64)),
+            P::Str(s) => s.trim().parse::<i64>().map(P::Int).map_err(|_| fail()),
+            _ => Err(fail()),
+        },
+        "float" => match v {
+            P::Int(i) => Ok(P::Float(*i as f64)),
+            P::Float(f) => Ok(P::Float(*f)),
+            P::Bool(b) => Ok(P::Float(if *b { 1.0 } else { 0.0 })),
+            P::Str(s) => s.trim().parse::<f64>().map(P::Float).map_err(|_| fail()),
+            _ => Err(fail()),
+        },
+        _ => match &text {
+            Some(t) => Ok(P::Str(t.clone())),
+            None => Err(fail()),
+        },
+    }
+}
+
+fn truthy(v: &P) -> Option<bool> {
+    Some(match v {
+        P::Null => false,
+        P::Bool(b) => *b,
+        P::Int(i) => *i != 0,
+        P::Float(f) => *f != 0.0,
+        P::Str(s) => !(s.is_empty() || s == "0"),
+        P::List(l) => !l.is_empty(),
+        P::Map(m) => !m.is_empty(),
+        _ => return None,
+    })
+}
