@@ -112,6 +112,10 @@ impl Completer<'_> {
                 out.push(self.value(v, ctx));
                 continue;
             }
+            if ctx.factory_params.contains(&p.name) {
+                out.push(P::Arg(p.name.clone()));
+                continue;
+            }
             if let Some(class) = p.ty.class() {
                 match self.by_type(class, ctx, span, Some((&p.name, f))) {
                     Some(n) if !n.is_empty() => out.push(P::Ref(n)),

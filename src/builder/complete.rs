@@ -4,10 +4,11 @@
 //! §5.3), with one deliberate difference from the reference's generated code: the plan's
 //! arguments are always positional and complete (defaults are filled in, never skipped).
 
-use super::{Completed, ContainerBuilder, DefinitionKind};
+use super::{Completed, ContainerBuilder, Definition, DefinitionKind};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
 use crate::source::Span;
+use indexmap::IndexMap;
 use std::collections::HashMap;
 use wireplan_runtime::plan::{CallTarget, Expr as P};
 
@@ -17,6 +18,10 @@ pub(super) struct Ctx<'a> {
     pub(super) prefix: String,
     pub(super) span: Option<Span>,
     pub(super) in_setup: bool,
+    /// The type of `@self` (the service, or a factory's result).
+    pub(super) self_type: Option<String>,
+    /// Factories: the names of `create()`'s parameters, passed through as `$arg`.
+    pub(super) factory_params: Vec<String>,
 }
 
 pub(super) struct Completer<'a> {
@@ -36,42 +41,17 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
             .collect();
         let mut c = Completer { b, diags, order };
         for def in b.definitions.values() {
-            if def.kind == DefinitionKind::Imported || def.resolved_type.is_none() {
+            if def.resolved_type.is_none() {
                 results.push(None);
                 continue;
             }
-            let ctx = Ctx {
-                service: &def.name,
-                prefix: def.descriptor(),
-                span: def.span,
-                in_setup: false,
+            let completed = match def.kind {
+                DefinitionKind::Imported => c.imported(def),
+                DefinitionKind::Accessor => c.accessor(def),
+                DefinitionKind::Locator => c.locator(def),
+                _ => c.service(def),
             };
-            let create = match &def.creator {
-                Some(st) => c.statement(st, &ctx, def.span),
-                None => {
-                    let ty = def.resolved_type.clone().unwrap_or_default();
-                    let st = Statement {
-                        callee: Callee::Name(ty),
-                        arguments: ExprArray::new(),
-                    };
-                    c.statement(&st, &ctx, def.span)
-                }
-            };
-            let setup_ctx = Ctx {
-                in_setup: true,
-                ..ctx
-            };
-            let setup = def.setup.iter().map(|s| c.setup(s, &setup_ctx)).collect();
-            let tags = def
-                .tags
-                .iter()
-                .map(|(k, v)| (k.clone(), c.value(v, &setup_ctx)))
-                .collect();
-            results.push(Some(Completed {
-                create,
-                setup,
-                tags,
-            }));
+            results.push(Some(completed));
         }
     }
     for (def, r) in b.definitions.values_mut().zip(results) {
@@ -80,11 +60,73 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
     super::safety::check_cycles(b, diags);
 }
 
-fn is_function_name(n: &str) -> bool {
+pub(super) fn is_function_name(n: &str) -> bool {
     !n.contains("::") && !n.starts_with('@') && !n.contains('\\')
 }
 
 impl Completer<'_> {
+    /// A service or a factory's result: creator, setup, tags.
+    fn service(&mut self, def: &Definition) -> Completed {
+        let factory = def.kind == DefinitionKind::Factory;
+        let self_type = if factory {
+            def.result_type.clone()
+        } else {
+            def.resolved_type.clone()
+        };
+        let factory_params: Vec<String> = if factory {
+            let iface = def.resolved_type.as_deref().unwrap_or_default();
+            self.b
+                .catalog
+                .method(iface, "create")
+                .map(|m| m.params.iter().map(|p| p.name.clone()).collect())
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let ctx = Ctx {
+            service: &def.name,
+            prefix: def.descriptor(),
+            span: def.span,
+            in_setup: false,
+            self_type: self_type.clone(),
+            factory_params: factory_params.clone(),
+        };
+        let create = match &def.creator {
+            Some(st) => self.statement(st, &ctx, def.span),
+            None => {
+                let st = Statement {
+                    callee: Callee::Name(self_type.unwrap_or_default()),
+                    arguments: ExprArray::new(),
+                };
+                self.statement(&st, &ctx, def.span)
+            }
+        };
+        let setup_ctx = Ctx {
+            in_setup: true,
+            ..ctx
+        };
+        let setup = def
+            .setup
+            .iter()
+            .map(|s| self.setup(s, &setup_ctx))
+            .collect();
+        let tags = self.tags(def, &setup_ctx);
+        Completed {
+            create,
+            setup,
+            tags,
+            references: IndexMap::new(),
+            parameters: factory_params,
+        }
+    }
+
+    pub(super) fn tags(&mut self, def: &Definition, ctx: &Ctx) -> IndexMap<String, P> {
+        def.tags
+            .iter()
+            .map(|(k, v)| (k.clone(), self.value(v, ctx)))
+            .collect()
+    }
+
     pub(super) fn error(
         &mut self,
         code: Code,
@@ -108,8 +150,22 @@ impl Completer<'_> {
         if target.contains('\\') {
             let ty = crate::catalog::normalize_name(target);
             return match self.by_type(&ty, ctx, span, None) {
+                Some(n) if n.is_empty() => P::Null,
                 Some(n) => P::Ref(n),
-                None => P::Null,
+                None => {
+                    if self.b.catalog.exists(&ty) {
+                        let d = self
+                            .error(
+                                Code::MissingService,
+                                ctx,
+                                format!("Service of type {ty} not found."),
+                                span,
+                            )
+                            .with_note("Did you add it to configuration file?");
+                        self.diags.push(d);
+                    }
+                    P::Null
+                }
             };
         }
         match self.b.get_definition(target) {
@@ -201,6 +257,11 @@ impl Completer<'_> {
             ExprKind::Int(i) => P::Int(*i),
             ExprKind::Float(f) => P::Float(*f),
             ExprKind::Str(s) => {
+                if let Some(name) = s.strip_prefix('$') {
+                    if ctx.factory_params.iter().any(|p| p == name) {
+                        return P::Arg(name.to_string());
+                    }
+                }
                 if let Some(rest) = s.strip_prefix("@@") {
                     P::Str(format!("@{rest}"))
                 } else if let Some(target) = s.strip_prefix('@') {
@@ -295,10 +356,7 @@ impl Completer<'_> {
 
     pub(super) fn reference_type(&self, target: &str, ctx: &Ctx) -> Option<String> {
         if target == "self" {
-            return self
-                .b
-                .get_definition(ctx.service)
-                .and_then(|d| d.resolved_type.clone());
+            return ctx.self_type.clone();
         }
         if target.contains('\\') {
             return Some(crate::catalog::normalize_name(target));

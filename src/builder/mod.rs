@@ -13,6 +13,7 @@
 mod arguments;
 mod autowiring;
 mod complete;
+mod generated;
 mod resolve;
 mod safety;
 
@@ -31,6 +32,14 @@ use wireplan_runtime::plan::{self, Lifespan};
 pub enum DefinitionKind {
     /// `ServiceDefinition`: created by its creator statement.
     Service,
+    /// `FactoryDefinition`: implements an interface whose `create()` returns a new object built
+    /// by the creator (the "result definition").
+    Factory,
+    /// `AccessorDefinition`: implements an interface whose `get()` returns a service.
+    Accessor,
+    /// `LocatorDefinition`: implements an interface whose `get(name)` returns one of several
+    /// services (`references`, or the services carrying the tag `tagged`).
+    Locator,
     /// `ImportedDefinition`: supplied by the application at run time.
     Imported,
 }
@@ -53,6 +62,10 @@ pub struct Completed {
     pub setup: Vec<plan::Expr>,
     /// Tag values, converted.
     pub tags: IndexMap<String, plan::Expr>,
+    /// Locators: name → the service `get(name)` returns.
+    pub references: IndexMap<String, plan::Expr>,
+    /// Factories: the names of the `create()` parameters, in order.
+    pub parameters: Vec<String>,
 }
 
 /// One service definition.
@@ -76,6 +89,18 @@ pub struct Definition {
     pub autowired: Autowired,
     /// Lifespan.
     pub lifespan: Lifespan,
+    /// Generated services: the interface to implement.
+    pub implement: Option<String>,
+    /// Locators: name → `@service` or a type.
+    pub references: IndexMap<String, Expr>,
+    /// Locators: the tag whose values name the services.
+    pub tagged: Option<String>,
+    /// `inject: true`: the inject extension adds `inject*()` calls and injected properties.
+    pub inject: bool,
+    /// `lazy: true` (accepted and kept; the runtime creates every service lazily anyway).
+    pub lazy: bool,
+    /// Factories: the class `create()` returns (after resolution).
+    pub result_type: Option<String>,
     /// The resolved type (after [`ContainerBuilder::resolve`]).
     pub resolved_type: Option<String>,
     /// The completed statements (after [`ContainerBuilder::complete`]).
@@ -94,6 +119,12 @@ impl Definition {
             tags: IndexMap::new(),
             autowired: Autowired::All(true),
             lifespan: Lifespan::Singleton,
+            implement: None,
+            references: IndexMap::new(),
+            tagged: None,
+            inject: false,
+            lazy: false,
+            result_type: None,
             resolved_type: None,
             completed: None,
         }

@@ -16,6 +16,8 @@ struct Resolver<'a> {
     state: HashMap<String, State>,
     stack: Vec<String>,
     diags: &'a mut Diagnostics,
+    /// Factories: name → the class `create()` returns.
+    results: HashMap<String, String>,
 }
 
 impl ContainerBuilder {
@@ -27,14 +29,17 @@ impl ContainerBuilder {
             state: HashMap::new(),
             stack: Vec::new(),
             diags,
+            results: HashMap::new(),
         };
         let mut results = Vec::new();
         for n in &names {
             results.push(r.service_type(n));
         }
+        let factory_results = std::mem::take(&mut r.results);
         for (n, t) in names.iter().zip(results) {
             if let Some(d) = self.definitions.get_mut(n) {
                 d.resolved_type = t;
+                d.result_type = factory_results.get(n).cloned();
             }
         }
     }
@@ -72,6 +77,12 @@ impl Resolver<'_> {
         let def = self.b.definitions.get(name)?;
         let span = def.span;
         let prefix = def.descriptor();
+        if matches!(
+            def.kind,
+            DefinitionKind::Factory | DefinitionKind::Accessor | DefinitionKind::Locator
+        ) {
+            return self.generated(name);
+        }
         if let Some(t) = &def.declared_type {
             return match self.b.catalog.get(t) {
                 Some(c) => Some(c.name.clone()),
@@ -109,6 +120,113 @@ impl Resolver<'_> {
             return None;
         };
         self.statement_type(&creator, span, &prefix)
+    }
+
+    fn invalid(&mut self, span: Option<crate::source::Span>, msg: String) {
+        self.diags
+            .push(Diagnostic::error(Code::InvalidDefinition, msg).at(span));
+    }
+
+    /// The type of a generated service (its interface), checking the interface's shape; for a
+    /// factory also the class its `create()` returns.
+    fn generated(&mut self, name: &str) -> Option<String> {
+        let def = self.b.definitions.get(name)?.clone();
+        let span = def.span;
+        let prefix = format!("Service '{name}'");
+        let Some(iface) = def.implement.clone() else {
+            self.invalid(
+                span,
+                format!("{prefix}: a generated service needs 'implement'."),
+            );
+            return None;
+        };
+        let Some(info) = self.b.catalog.get(&iface) else {
+            self.class_not_found(&iface, span, &prefix);
+            return None;
+        };
+        let iface = info.name.clone();
+        if !info.interface {
+            self.invalid(
+                span,
+                format!("{prefix}: '{iface}' is not an interface; 'implement' needs an interface."),
+            );
+            return None;
+        }
+        match def.kind {
+            DefinitionKind::Factory => {
+                let Some(create) = self.b.catalog.method(&iface, "create").cloned() else {
+                    self.invalid(
+                        span,
+                        format!("{prefix}: Interface {iface} must have just one non-static method create()."),
+                    );
+                    return None;
+                };
+                let result = if let Some(t) = &def.declared_type {
+                    match self.b.catalog.get(t) {
+                        Some(c) => Some(c.name.clone()),
+                        None => {
+                            self.class_not_found(t, span, &prefix);
+                            None
+                        }
+                    }
+                } else if let Some(cr) = &def.creator {
+                    self.statement_type(cr, span, &prefix)
+                } else {
+                    match create.returns.as_ref().and_then(|r| r.class()) {
+                        Some(c) if self.b.catalog.exists(c) => {
+                            Some(self.b.catalog.canonical(c).to_string())
+                        }
+                        Some(c) => {
+                            self.class_not_found(c, span, &prefix);
+                            None
+                        }
+                        None => {
+                            self.invalid(
+                                span,
+                                format!("{prefix}: Method {iface}::create() has no class return type; specify 'create' or 'type'."),
+                            );
+                            None
+                        }
+                    }
+                };
+                let result = result?;
+                if let Some(ret) = create.returns.as_ref().and_then(|r| r.class()) {
+                    if !self.b.catalog.is_subtype(&result, ret) {
+                        self.invalid(
+                            span,
+                            format!("{prefix}: Factory for {iface} cannot create incompatible {result} type."),
+                        );
+                    }
+                }
+                self.results.insert(name.to_string(), result);
+            }
+            DefinitionKind::Accessor => match self.b.catalog.method(&iface, "get") {
+                Some(m) if m.params.is_empty() => {}
+                _ => {
+                    self.invalid(
+                        span,
+                        format!("{prefix}: Interface {iface} must have just one method get() without parameters."),
+                    );
+                    return None;
+                }
+            },
+            _ => {
+                let ok = ["get", "create"].iter().any(|m| {
+                    self.b
+                        .catalog
+                        .method(&iface, m)
+                        .is_some_and(|m| m.params.len() == 1)
+                });
+                if !ok {
+                    self.invalid(
+                        span,
+                        format!("{prefix}: Interface {iface} of a locator must have a method get($name) or create($name)."),
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(iface)
     }
 
     /// The type a statement produces, reporting what makes it unknown.

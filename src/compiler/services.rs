@@ -25,6 +25,11 @@ pub const DEFINITION_KEYS: &[&str] = &[
     "lifespan",
     "imported",
     "alteration",
+    "implement",
+    "references",
+    "tagged",
+    "inject",
+    "lazy",
 ];
 
 /// Loads the `services:` section into the builder; all problems go to `diags`.
@@ -61,11 +66,15 @@ fn load_one(name: Option<&str>, value: &Expr, b: &mut ContainerBuilder, diags: &
         }
         return;
     }
-    let map = match normalize(label, value, diags) {
+    let map = match normalize(label, value, &b.catalog, diags) {
         Some(m) => m,
         None => return,
     };
     let existing = name.is_some_and(|n| b.has_definition(n));
+    let has_create_method = map
+        .get("implement")
+        .and_then(Expr::as_str)
+        .is_some_and(|i| b.catalog.method(i, "create").is_some());
     if map.is_empty() && !existing {
         diags.push(
             Diagnostic::error(
@@ -105,13 +114,49 @@ fn load_one(name: Option<&str>, value: &Expr, b: &mut ContainerBuilder, diags: &
             }
         }
     };
-    apply(def, &map, diags);
+    let sniff = (!existing).then_some(has_create_method);
+    apply(def, &map, sniff, diags);
 }
 
 /// Widens short forms to a definition map and checks the keys.
-fn normalize(label: &str, value: &Expr, diags: &mut Diagnostics) -> Option<ExprArray> {
+fn normalize(
+    label: &str,
+    value: &Expr,
+    catalog: &crate::catalog::Catalog,
+    diags: &mut Diagnostics,
+) -> Option<ExprArray> {
+    let is_interface = |n: &str| catalog.get(n).is_some_and(|c| c.interface);
     match &value.kind {
         ExprKind::Null => Some(ExprArray::new()),
+        ExprKind::Str(s) if is_interface(s) => {
+            let mut m = ExprArray::new();
+            m.items.insert(Key::Str("implement".into()), value.clone());
+            Some(m)
+        }
+        ExprKind::Statement(st) if matches!(&st.callee, Callee::Name(n) if is_interface(n)) => {
+            // `Iface(tagged: t)`, `Iface(X)`, `Iface(a: @x, b: @y)`.
+            let Callee::Name(iface) = &st.callee else {
+                return None;
+            };
+            let mut m = ExprArray::new();
+            m.items.insert(
+                Key::Str("implement".into()),
+                Expr::new(ExprKind::Str(iface.clone()), value.span),
+            );
+            let args = &st.arguments;
+            if let Some(t) = args.get("tagged") {
+                m.items.insert(Key::Str("tagged".into()), t.clone());
+            } else if args.len() == 1 && args.items.contains_key(&Key::Int(0)) {
+                m.items
+                    .insert(Key::Str("create".into()), args.values().next()?.clone());
+            } else if !args.is_empty() {
+                m.items.insert(
+                    Key::Str("references".into()),
+                    Expr::new(ExprKind::Array(args.clone()), value.span),
+                );
+            }
+            Some(m)
+        }
         ExprKind::Str(_) | ExprKind::Statement(_) => {
             let mut m = ExprArray::new();
             m.items.insert(Key::Str("create".into()), value.clone());
@@ -191,8 +236,50 @@ fn invalid(diags: &mut Diagnostics, name: &str, key: &str, expected: &str, v: &E
 }
 
 /// Applies a normalised definition map to a definition (new or existing).
-fn apply(def: &mut Definition, map: &ExprArray, diags: &mut Diagnostics) {
+/// `sniff` is `Some(interface has create())` for a new definition (its kind is decided here),
+/// `None` when the entry modifies an existing one.
+fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut Diagnostics) {
     let name = def.name.clone();
+    if let Some(v) = map.get("implement") {
+        match v.as_str() {
+            Some(i) => def.implement = Some(crate::catalog::normalize_name(i)),
+            None => invalid(diags, &name, "implement", "an interface name", v),
+        }
+    }
+    if let Some(v) = map.get("references") {
+        match v.as_array() {
+            Some(refs) => {
+                for (k, r) in &refs.items {
+                    def.references.insert(k.as_string(), r.clone());
+                }
+            }
+            None => invalid(diags, &name, "references", "a map of name: @service", v),
+        }
+    }
+    if let Some(v) = map.get("tagged") {
+        match v.as_str() {
+            Some(t) => def.tagged = Some(t.to_string()),
+            None => invalid(diags, &name, "tagged", "a tag name", v),
+        }
+    }
+    for (key, slot) in [("inject", &mut def.inject), ("lazy", &mut def.lazy)] {
+        if let Some(v) = map.get(key) {
+            match v.kind {
+                ExprKind::Bool(b) => *slot = b,
+                _ => invalid(diags, &name, key, "bool", v),
+            }
+        }
+    }
+    if let (Some(has_create), Some(_)) = (sniff, &def.implement) {
+        // Kind sniffing, as Nette's DefinitionSchema::sniffType.
+        def.kind = if !def.references.is_empty() || def.tagged.is_some() {
+            DefinitionKind::Locator
+        } else if has_create {
+            DefinitionKind::Factory
+        } else {
+            DefinitionKind::Accessor
+        };
+    }
     if let Some(v) = map.get("create") {
         match creator_statement(v) {
             Some(st) => {

@@ -35,10 +35,10 @@ pub fn build(
         let Some(ty) = def.resolved_type.clone() else {
             continue;
         };
-        let (create, setup, def_tags) = match &def.completed {
-            Some(c) => (c.create.clone(), c.setup.clone(), c.tags.clone()),
-            None => (plan::Expr::Null, Vec::new(), IndexMap::new()),
+        let Some(completed) = &def.completed else {
+            continue;
         };
+        let def_tags = completed.tags.clone();
         for (t, v) in &def_tags {
             tags.entry(t.clone())
                 .or_default()
@@ -66,17 +66,20 @@ pub fn build(
             ServicePlan {
                 kind: match def.kind {
                     DefinitionKind::Service => ServiceKind::Service,
+                    DefinitionKind::Factory => ServiceKind::Factory,
+                    DefinitionKind::Accessor => ServiceKind::Accessor,
+                    DefinitionKind::Locator => ServiceKind::Locator,
                     DefinitionKind::Imported => ServiceKind::Imported,
                 },
                 type_: ty,
                 lifespan: def.lifespan,
                 autowired,
                 tags: def_tags,
-                create,
-                setup,
-                implement: None,
-                parameters: Vec::new(),
-                references: IndexMap::new(),
+                create: completed.create.clone(),
+                setup: completed.setup.clone(),
+                implement: def.implement.clone(),
+                parameters: completed.parameters.clone(),
+                references: completed.references.clone(),
                 source,
             },
         );
