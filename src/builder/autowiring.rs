@@ -62,6 +62,9 @@ impl AutowiringIndex {
                 }
             };
             for ancestor in b.catalog.ancestors(ty) {
+                if b.is_excluded(&ancestor) {
+                    continue;
+                }
                 let key = ancestor.to_ascii_lowercase();
                 if seen.insert(key.clone()) {
                     idx.order.push(ancestor.clone());

@@ -187,6 +187,7 @@ pub struct ContainerBuilder {
     phase: Phase,
     index: AutowiringIndex,
     dirty: bool,
+    excluded: std::collections::HashSet<String>,
 }
 
 impl ContainerBuilder {
@@ -202,7 +203,24 @@ impl ContainerBuilder {
             phase: Phase::Loading,
             index: AutowiringIndex::default(),
             dirty: true,
+            excluded: std::collections::HashSet::new(),
         }
+    }
+
+    /// Excludes types from autowiring (Nette's `addExcludedClasses`, `di › excluded`):
+    /// excluding a type also excludes its parents and interfaces.
+    pub fn add_excluded_classes(&mut self, types: &[String]) {
+        for t in types {
+            for a in self.catalog.ancestors(t) {
+                self.excluded.insert(a.to_ascii_lowercase());
+            }
+        }
+        self.dirty = true;
+    }
+
+    /// Is `ty` excluded from autowiring?
+    pub fn is_excluded(&self, ty: &str) -> bool {
+        self.excluded.contains(&ty.to_ascii_lowercase())
     }
 
     /// The current phase.
@@ -349,6 +367,14 @@ impl ContainerBuilder {
             .collect())
     }
 
+    /// Brings types and the autowiring index up to date after definitions changed (silently:
+    /// errors are reported by [`ContainerBuilder::resolve`] and [`ContainerBuilder::complete`]).
+    pub fn refresh(&mut self) {
+        if self.phase != Phase::Resolving {
+            let _ = self.ensure_index();
+        }
+    }
+
     fn ensure_index(&mut self) -> Result<(), Diagnostic> {
         if self.phase == Phase::Resolving {
             return Err(Diagnostic::error(
@@ -384,7 +410,15 @@ impl ContainerBuilder {
     /// with positional, complete, autowired arguments; constructor cycles are reported.
     pub fn complete(&mut self, diags: &mut Diagnostics) {
         if self.dirty {
-            self.resolve(diags);
+            // Definitions changed in `beforeCompile`: resolve again, reporting only what the
+            // first resolution did not already report.
+            let mut again = Diagnostics::new();
+            self.resolve(&mut again);
+            for d in again.into_vec() {
+                if !diags.items().contains(&d) {
+                    diags.push(d);
+                }
+            }
         }
         complete::complete_all(self, diags);
         self.phase = Phase::Completed;

@@ -9,6 +9,7 @@
 //! - Phase C (generation): the plan model is built. It is returned only when no error was
 //!   reported.
 
+pub mod builtins;
 pub mod services;
 
 use crate::builder::ContainerBuilder;
@@ -26,8 +27,17 @@ use std::rc::Rc;
 use wireplan_runtime::plan::Plan;
 
 /// Sections handled by the compiler itself.
-pub const BUILTIN_SECTIONS: &[&str] =
-    &["parameters", "includes", "services", "types", "extensions"];
+pub const BUILTIN_SECTIONS: &[&str] = &[
+    "parameters",
+    "includes",
+    "services",
+    "types",
+    "extensions",
+    "search",
+    "decorator",
+    "di",
+    "inject",
+];
 
 /// Compiler options.
 #[derive(Debug, Clone, Default)]
@@ -84,13 +94,27 @@ pub struct Built {
     pub parameters: Parameters,
     /// Every file read (configs, includes, scripts), in load order.
     pub files: Vec<FileId>,
+    /// What `di › export` keeps for run-time lookup.
+    pub export: builtins::Export,
 }
 
 impl Built {
     /// Phase C: the plan model.
     pub fn plan(&self, sources: &SourceMap) -> Plan {
-        let parameters = static_parameters(&self.parameters);
-        crate::plan::build(&self.builder, parameters, sources, &self.files)
+        let parameters = if self.export.parameters {
+            static_parameters(&self.parameters)
+        } else {
+            IndexMap::new()
+        };
+        let mut plan = crate::plan::build(&self.builder, parameters, sources, &self.files);
+        if let Some(types) = &self.export.types {
+            plan.types
+                .retain(|t, _| types.iter().any(|x| x.eq_ignore_ascii_case(t)));
+        }
+        if let Some(tags) = &self.export.tags {
+            plan.tags.retain(|t, _| tags.contains(t));
+        }
+        plan
     }
 }
 
@@ -178,6 +202,10 @@ pub fn run(
         }
     }
 
+    let export = match sections.get("di") {
+        Some((_, section)) => builtins::load_di(section, &mut builder.borrow_mut(), diags),
+        None => builtins::Export::default(),
+    };
     for (ext, handle) in &mut extensions {
         diags.extend(ext.call(&engine, "loadConfiguration", handle, sources));
     }
@@ -187,9 +215,18 @@ pub fn run(
 
     // Phase B.
     builder.borrow_mut().resolve(diags);
+    if let Some((_, section)) = sections.get("search") {
+        builtins::search(section, &mut builder.borrow_mut(), diags);
+        builder.borrow_mut().refresh();
+    }
+    if let Some((_, section)) = sections.get("decorator") {
+        builtins::decorate(section, &mut builder.borrow_mut(), diags);
+    }
     for (ext, handle) in &mut extensions {
         diags.extend(ext.call(&engine, "beforeCompile", handle, sources));
     }
+    builder.borrow_mut().refresh();
+    builtins::inject(&mut builder.borrow_mut());
     builder.borrow_mut().complete(diags);
 
     drop(extensions);
@@ -202,6 +239,7 @@ pub fn run(
         builder,
         parameters: params,
         files,
+        export,
     }
 }
 

@@ -1,0 +1,403 @@
+//! The built-in extensions: `search:`, `decorator:`, `di:` and the inject step, after Nette's
+//! `SearchExtension`, `DecoratorExtension`, `DIExtension` and `InjectExtension`
+//! (`../shared/reference/nette-di.md` §10–13).
+//!
+//! Order, as in Nette's default configuration: `di` reads its options in phase A; in phase B
+//! `search` runs first, then `decorator`, then the user's extensions, and the inject step last.
+
+use crate::builder::{ContainerBuilder, DefinitionKind};
+use crate::catalog::normalize_name;
+use crate::diagnostics::{suggest, Code, Diagnostic, Diagnostics};
+use crate::expr::{Expr, ExprArray, ExprKind};
+use crate::neon::Key;
+
+/// What the plan keeps for run-time lookup (`di › export`).
+#[derive(Debug, Clone)]
+pub struct Export {
+    /// Keep static parameters (`export › parameters`, default true).
+    pub parameters: bool,
+    /// `None`: every tag; `Some(list)`: only these tags.
+    pub tags: Option<Vec<String>>,
+    /// `None`: every type in the autowiring index; `Some(list)`: only these types.
+    pub types: Option<Vec<String>>,
+}
+
+impl Default for Export {
+    fn default() -> Export {
+        Export {
+            parameters: true,
+            tags: None,
+            types: None,
+        }
+    }
+}
+
+fn check_keys(section: &str, map: &ExprArray, allowed: &[&str], diags: &mut Diagnostics) -> bool {
+    let mut ok = true;
+    for (k, v) in &map.items {
+        let key = k.as_string();
+        if !allowed.contains(&key.as_str()) {
+            let mut msg = format!("Unexpected item '{section} › {key}'");
+            match suggest(&key, allowed.iter().copied()) {
+                Some(s) => msg.push_str(&format!(", did you mean '{section} › {s}'?")),
+                None => msg.push('.'),
+            }
+            diags.push(Diagnostic::error(Code::UnknownOption, msg).at(v.span));
+            ok = false;
+        }
+    }
+    ok
+}
+
+fn bool_or_list(section: &str, v: &Expr, diags: &mut Diagnostics) -> Option<Vec<String>> {
+    match &v.kind {
+        ExprKind::Bool(true) | ExprKind::Null => None,
+        ExprKind::Bool(false) => Some(Vec::new()),
+        ExprKind::Array(a) => Some(
+            a.values()
+                .filter_map(|x| x.as_str().map(normalize_name))
+                .collect(),
+        ),
+        _ => {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "The item '{section}' expects to be bool or list, {} given.",
+                        v.describe()
+                    ),
+                )
+                .at(v.span),
+            );
+            None
+        }
+    }
+}
+
+fn names(v: Option<&Expr>) -> Vec<String> {
+    match v.map(|e| &e.kind) {
+        Some(ExprKind::Str(s)) => vec![normalize_name(s)],
+        Some(ExprKind::Array(a)) => a
+            .values()
+            .filter_map(|x| x.as_str().map(normalize_name))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `di:` in phase A: `excluded` types leave autowiring; `export` narrows the plan; `debugger`,
+/// `lazy` and `parentClass` are accepted (they have no run-time meaning in Rust).
+pub fn load_di(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) -> Export {
+    let mut export = Export::default();
+    let Some(map) = section.as_array() else {
+        return export;
+    };
+    check_keys(
+        "di",
+        map,
+        &["debugger", "excluded", "parentClass", "lazy", "export"],
+        diags,
+    );
+    builder.add_excluded_classes(&names(map.get("excluded")));
+    if let Some(ex) = map.get("export").and_then(Expr::as_array) {
+        check_keys("di › export", ex, &["parameters", "tags", "types"], diags);
+        if let Some(p) = ex.get("parameters") {
+            export.parameters = !matches!(p.kind, ExprKind::Bool(false));
+        }
+        if let Some(t) = ex.get("tags") {
+            export.tags = bool_or_list("di › export › tags", t, diags);
+        }
+        if let Some(t) = ex.get("types") {
+            export.types = bool_or_list("di › export › types", t, diags);
+        }
+    }
+    export
+}
+
+/// `decorator:` in phase B: for every definition whose type (a factory's result type) is the
+/// decorated type or a subtype, appends the setup statements, adds the tags without
+/// overriding existing values, and sets `inject`.
+pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
+    let Some(map) = section.as_array() else {
+        return;
+    };
+    for (key, spec) in &map.items {
+        let ty = normalize_name(&key.as_string());
+        if !builder.catalog.exists(&ty) {
+            let mut d = Diagnostic::error(
+                Code::ClassNotFound,
+                format!("Decorated class '{ty}' not found."),
+            )
+            .at(spec.span);
+            let classes: Vec<&str> = builder.catalog.classes().map(|c| c.name.as_str()).collect();
+            if let Some(s) = suggest(&ty, classes) {
+                d = d.with_note(format!("did you mean '{s}'?"));
+            }
+            diags.push(d);
+            continue;
+        }
+        let Some(spec) = spec.as_array() else {
+            continue;
+        };
+        if !check_keys(
+            &format!("decorator › {ty}"),
+            spec,
+            &["setup", "tags", "inject"],
+            diags,
+        ) {
+            continue;
+        }
+        let setups: Vec<Expr> = spec
+            .get("setup")
+            .and_then(Expr::as_array)
+            .map(|a| a.values().cloned().collect())
+            .unwrap_or_default();
+        let tags: Vec<(String, Expr)> = spec
+            .get("tags")
+            .and_then(Expr::as_array)
+            .map(|a| {
+                a.items
+                    .iter()
+                    .filter_map(|(k, v)| match (k, v.as_str()) {
+                        (Key::Int(_), Some(t)) => {
+                            Some((t.to_string(), Expr::bare(ExprKind::Bool(true))))
+                        }
+                        (Key::Str(t), _) => Some((t.clone(), v.clone())),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let inject = spec
+            .get("inject")
+            .map(|v| matches!(v.kind, ExprKind::Bool(true)));
+        let targets: Vec<String> = builder
+            .definitions()
+            .filter(|d| {
+                let t = if d.kind == DefinitionKind::Factory {
+                    d.result_type.as_deref()
+                } else {
+                    d.resolved_type.as_deref()
+                };
+                t.is_some_and(|t| builder.catalog.is_subtype(t, &ty))
+            })
+            .map(|d| d.name.clone())
+            .collect();
+        for name in targets {
+            if let Some(def) = builder.get_definition_mut(&name) {
+                def.setup.extend(setups.iter().cloned());
+                for (t, v) in &tags {
+                    def.tags.entry(t.clone()).or_insert_with(|| v.clone());
+                }
+                if let Some(i) = inject {
+                    def.inject = i;
+                }
+            }
+        }
+    }
+}
+
+/// The inject step, last in phase B: for every definition with `inject: true`, prepends calls
+/// of its `inject*()` methods (parent classes first) and writes of its properties marked
+/// `inject: true`, each autowired; explicit setups of the same method or property win.
+pub fn inject(builder: &mut ContainerBuilder) {
+    let targets: Vec<(String, String)> = builder
+        .definitions()
+        .filter(|d| d.inject)
+        .filter_map(|d| {
+            let t = if d.kind == DefinitionKind::Factory {
+                d.result_type.clone()
+            } else {
+                d.resolved_type.clone()
+            };
+            t.map(|t| (d.name.clone(), t))
+        })
+        .collect();
+    for (name, ty) in targets {
+        let mut chain = builder.catalog.ancestors(&ty);
+        chain.retain(|c| builder.catalog.get(c).is_some_and(|i| !i.interface));
+        chain.reverse();
+        let mut methods: Vec<String> = Vec::new();
+        let mut props: Vec<(String, String)> = Vec::new();
+        for class in &chain {
+            let Some(info) = builder.catalog.get(class) else {
+                continue;
+            };
+            for m in info.methods.keys() {
+                let is_inject = m.len() > 6
+                    && m.starts_with("inject")
+                    && m[6..].starts_with(|c: char| c.is_uppercase());
+                if is_inject && !methods.contains(m) {
+                    methods.push(m.clone());
+                }
+            }
+            for (p, prop) in &info.properties {
+                if let Some(c) = prop.ty.class().filter(|_| prop.inject) {
+                    props.push((p.clone(), c.to_string()));
+                }
+            }
+        }
+        let Some(def) = builder.get_definition_mut(&name) else {
+            continue;
+        };
+        let explicit = |def: &crate::builder::Definition, key: &str| {
+            def.setup.iter().any(|s| match &s.kind {
+                ExprKind::Str(x) => x == key,
+                ExprKind::Statement(st) => {
+                    matches!(&st.callee, crate::expr::Callee::Name(n) if n == key)
+                }
+                ExprKind::Array(a) => a.items.keys().any(|k| k.as_string() == key),
+                _ => false,
+            })
+        };
+        let mut added: Vec<Expr> = Vec::new();
+        for m in methods {
+            if !explicit(def, &m) {
+                added.push(Expr::bare(ExprKind::Str(m)));
+            }
+        }
+        for (p, class) in props {
+            let key = format!("${p}");
+            if !explicit(def, &key) {
+                let mut a = ExprArray::new();
+                a.items.insert(
+                    Key::Str(key),
+                    Expr::bare(ExprKind::Str(format!("@{class}"))),
+                );
+                added.push(Expr::bare(ExprKind::Array(a)));
+            }
+        }
+        added.append(&mut def.setup);
+        def.setup = added;
+    }
+}
+
+/// `search:` in phase B: registers catalog classes as anonymous services. A batch is
+/// `{in: Namespace, classes: [masks], extends: [..], implements: [..], exclude: {classes,
+/// extends, implements}, tags: [..]}`; a section with `in` or `classes` at the top is one
+/// batch. Masks are case-insensitive: `*` matches within one namespace level, `**` across
+/// levels; a mask without `\` matches the short class name. Classes already provided by a
+/// definition (Nette's `findByType`) are skipped. Candidates are instantiable classes.
+pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
+    const KEYS: &[&str] = &[
+        "in",
+        "files",
+        "classes",
+        "extends",
+        "implements",
+        "exclude",
+        "tags",
+    ];
+    let Some(map) = section.as_array() else {
+        return;
+    };
+    let batches: Vec<(String, ExprArray)> =
+        if map.get("in").is_some() || map.get("classes").is_some() {
+            vec![("search".to_string(), map.clone())]
+        } else {
+            map.items
+                .iter()
+                .filter_map(|(k, v)| v.as_array().map(|a| (format!("search › {k}"), a.clone())))
+                .collect()
+        };
+    for (label, batch) in batches {
+        if !check_keys(&label, &batch, KEYS, diags) {
+            continue;
+        }
+        let namespace = batch.get("in").and_then(Expr::as_str).map(normalize_name);
+        let classes = names(batch.get("classes"));
+        let parents: Vec<String> = names(batch.get("extends"))
+            .into_iter()
+            .chain(names(batch.get("implements")))
+            .collect();
+        let exclude = batch.get("exclude").and_then(Expr::as_array);
+        let ex_classes = names(exclude.and_then(|e| e.get("classes")));
+        let ex_parents: Vec<String> = names(exclude.and_then(|e| e.get("extends")))
+            .into_iter()
+            .chain(names(exclude.and_then(|e| e.get("implements"))))
+            .collect();
+        let tags = names(batch.get("tags"));
+        let cat = &builder.catalog;
+        let found: Vec<String> = cat
+            .classes()
+            .filter(|c| !c.interface && !c.is_abstract)
+            .filter(|c| {
+                namespace.as_ref().is_none_or(|ns| {
+                    c.name
+                        .to_lowercase()
+                        .starts_with(&format!("{}\\", ns.to_lowercase()))
+                })
+            })
+            .filter(|c| classes.is_empty() || classes.iter().any(|m| mask_matches(m, &c.name)))
+            .filter(|c| parents.is_empty() || parents.iter().any(|p| cat.is_subtype(&c.name, p)))
+            .filter(|c| !ex_classes.iter().any(|m| mask_matches(m, &c.name)))
+            .filter(|c| !ex_parents.iter().any(|p| cat.is_subtype(&c.name, p)))
+            .map(|c| c.name.clone())
+            .collect();
+        for class in found {
+            let provided = builder
+                .find_by_type(&class)
+                .map(|v| !v.is_empty())
+                .unwrap_or(true);
+            if provided {
+                continue;
+            }
+            if let Ok(def) = builder.add_definition(None, section.span) {
+                def.set_creator(&class, ExprArray::new());
+                for t in &tags {
+                    def.tags.insert(t.clone(), Expr::bare(ExprKind::Bool(true)));
+                }
+            }
+        }
+    }
+}
+
+/// Does a class-name mask match `class`? See [`search`].
+pub fn mask_matches(mask: &str, class: &str) -> bool {
+    let mask = normalize_name(mask).to_lowercase();
+    let class = class.to_lowercase();
+    let subject = if mask.contains('\\') {
+        class.as_str()
+    } else {
+        class.rsplit('\\').next().unwrap_or(&class)
+    };
+    glob(mask.as_bytes(), subject.as_bytes())
+}
+
+fn glob(m: &[u8], s: &[u8]) -> bool {
+    match m.first() {
+        None => s.is_empty(),
+        Some(b'*') if m.get(1) == Some(&b'*') => {
+            let rest = &m[2..];
+            (0..=s.len()).any(|i| glob(rest, &s[i..]))
+        }
+        Some(b'*') => {
+            let rest = &m[1..];
+            let mut i = 0;
+            loop {
+                if glob(rest, &s[i..]) {
+                    return true;
+                }
+                if i >= s.len() || s[i] == b'\\' {
+                    return false;
+                }
+                i += 1;
+            }
+        }
+        Some(c) => s.first() == Some(c) && glob(&m[1..], &s[1..]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mask_matches;
+
+    #[test]
+    fn masks_follow_nette() {
+        assert!(mask_matches("*Repository", "App\\Model\\ArticleRepository"));
+        assert!(!mask_matches("*Repository", "App\\Model\\ArticleRepo"));
+        assert!(mask_matches("App\\**\\*Factory", "App\\A\\B\\FormFactory"));
+        assert!(!mask_matches("App\\*\\*Factory", "App\\A\\B\\FormFactory"));
+        assert!(mask_matches("app\\*\\*factory", "App\\A\\FormFactory"));
+    }
+}
