@@ -58,6 +58,7 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
         def.completed = r;
     }
     super::safety::check_cycles(b, diags);
+    super::safety::check_captives(b, diags);
 }
 
 pub(super) fn is_function_name(n: &str) -> bool {
@@ -92,11 +93,14 @@ impl Completer<'_> {
             factory_params: factory_params.clone(),
         };
         let create = match &def.creator {
-            Some(st) => self.statement(st, &ctx, def.span),
-            None => {
+            Some(st) if !super::resolve::has_empty_callee(st) => self.statement(st, &ctx, def.span),
+            other => {
                 let st = Statement {
                     callee: Callee::Name(self_type.unwrap_or_default()),
-                    arguments: ExprArray::new(),
+                    arguments: other
+                        .as_ref()
+                        .map(|c| c.arguments.clone())
+                        .unwrap_or_default(),
                 };
                 self.statement(&st, &ctx, def.span)
             }
@@ -118,6 +122,36 @@ impl Completer<'_> {
             references: IndexMap::new(),
             parameters: factory_params,
         }
+    }
+
+    /// `App\Foo::BAR` or `@service::BAR` naming a constant in the catalog: its value.
+    fn constant(&mut self, s: &str) -> Option<P> {
+        let (target, name) = s.rsplit_once("::")?;
+        if !name.starts_with(|c: char| c.is_ascii_uppercase())
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return None;
+        }
+        let class = match target.strip_prefix('@') {
+            Some(svc) if svc.contains('\\') => crate::catalog::normalize_name(svc),
+            Some(svc) => self.b.get_definition(svc)?.resolved_type.clone()?,
+            None => target.to_string(),
+        };
+        let value = self
+            .b
+            .catalog
+            .ancestors(&class)
+            .iter()
+            .find_map(|c| self.b.catalog.get(c)?.constants.get(name).cloned())?;
+        let ctx = Ctx {
+            service: "",
+            prefix: String::new(),
+            span: None,
+            in_setup: false,
+            self_type: None,
+            factory_params: Vec::new(),
+        };
+        Some(self.value(&value, &ctx))
     }
 
     pub(super) fn tags(&mut self, def: &Definition, ctx: &Ctx) -> IndexMap<String, P> {
@@ -261,6 +295,9 @@ impl Completer<'_> {
                     if ctx.factory_params.iter().any(|p| p == name) {
                         return P::Arg(name.to_string());
                     }
+                }
+                if let Some(v) = self.constant(s) {
+                    return v;
                 }
                 if let Some(rest) = s.strip_prefix("@@") {
                     P::Str(format!("@{rest}"))

@@ -109,7 +109,7 @@ impl Resolver<'_> {
             );
             return None;
         }
-        let Some(creator) = def.creator.clone() else {
+        let Some(creator) = def.creator.clone().filter(|c| !has_empty_callee(c)) else {
             self.diags.push(
                 Diagnostic::error(
                     Code::InvalidDefinition,
@@ -169,7 +169,7 @@ impl Resolver<'_> {
                             None
                         }
                     }
-                } else if let Some(cr) = &def.creator {
+                } else if let Some(cr) = def.creator.as_ref().filter(|c| !has_empty_callee(c)) {
                     self.statement_type(cr, span, &prefix)
                 } else {
                     match create.returns.as_ref().and_then(|r| r.class()) {
@@ -372,4 +372,9 @@ impl Resolver<'_> {
         }
         self.diags.push(d);
     }
+}
+
+/// A creator made only to carry `arguments:` (no class given): the class comes from the type.
+pub(super) fn has_empty_callee(st: &Statement) -> bool {
+    matches!(&st.callee, Callee::Name(n) if n.is_empty())
 }

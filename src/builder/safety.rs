@@ -1,4 +1,5 @@
-//! Build-time safety beyond Nette: constructor cycles with their path.
+//! Build-time safety beyond Nette: constructor cycles and captive dependencies, each reported
+//! with the whole path.
 
 use super::ContainerBuilder;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
@@ -8,29 +9,16 @@ use wireplan_runtime::plan::{CallTarget, Expr as P};
 /// Constructor cycles (`a` needs `b` needs `a`) are compile errors with the whole path; Nette
 /// only finds them at run time.
 pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
-    fn refs(e: &P, out: &mut Vec<String>) {
-        match e {
-            P::Ref(n) if n != "@self" => out.push(n.clone()),
-            P::New { args, .. } | P::Call { args, .. } => {
-                if let P::Call {
-                    target: CallTarget::Expr(t),
-                    ..
-                } = e
-                {
-                    refs(t, out);
-                }
-                args.iter().for_each(|a| refs(a, out));
-            }
-            P::List(items) | P::Concat(items) => items.iter().for_each(|a| refs(a, out)),
-            P::Map(m) => m.values().for_each(|a| refs(a, out)),
-            _ => {}
-        }
-    }
     let mut edges: HashMap<&str, Vec<String>> = HashMap::new();
     for d in b.definitions() {
         let mut out = Vec::new();
-        if let Some(c) = &d.completed {
-            refs(&c.create, &mut out);
+        // Generated services (factories, accessors, locators) resolve lazily: no edges.
+        if let Some(c) = d
+            .completed
+            .as_ref()
+            .filter(|_| d.kind == super::DefinitionKind::Service)
+        {
+            references(&c.create, &mut out);
         }
         edges.insert(&d.name, out);
     }
@@ -86,6 +74,89 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
                 None => {
                     state.insert(node, 2);
                     path.pop();
+                }
+            }
+        }
+    }
+}
+
+/// Every service a completed statement refers to (`$ref`s outside `@self`), in order.
+fn references(e: &P, out: &mut Vec<String>) {
+    match e {
+        P::Ref(n) if n != "@self" => out.push(n.clone()),
+        P::New { args, .. } => args.iter().for_each(|a| references(a, out)),
+        P::Call { target, args, .. } => {
+            if let CallTarget::Expr(t) = target {
+                references(t, out);
+            }
+            args.iter().for_each(|a| references(a, out));
+        }
+        P::Set { target, value, .. } => {
+            if let CallTarget::Expr(t) = target {
+                references(t, out);
+            }
+            references(value, out);
+        }
+        P::List(items) | P::Concat(items) => items.iter().for_each(|a| references(a, out)),
+        P::Map(m) => m.values().for_each(|a| references(a, out)),
+        _ => {}
+    }
+}
+
+/// Captive dependencies (Clean IoC 2's rule, checked at every compile): a singleton must not
+/// hold a scoped service, directly or through transients (each transient is created for its
+/// owner, so it lives as long as the owner). Generated services (factories, accessors,
+/// locators) resolve lazily and are not owners.
+pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
+    use super::DefinitionKind;
+    use wireplan_runtime::plan::Lifespan;
+    let deps = |name: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(c) = b.get_definition(name).and_then(|d| d.completed.as_ref()) {
+            references(&c.create, &mut out);
+            c.setup.iter().for_each(|s| references(s, &mut out));
+        }
+        out
+    };
+    for def in b.definitions() {
+        if def.lifespan != Lifespan::Singleton || def.kind != DefinitionKind::Service {
+            continue;
+        }
+        // Depth-first through transients, keeping the path.
+        let mut stack: Vec<Vec<String>> = vec![vec![def.name.clone()]];
+        let mut seen: Vec<String> = vec![def.name.clone()];
+        while let Some(path) = stack.pop() {
+            let last = path.last().cloned().unwrap_or_default();
+            for dep in deps(&last) {
+                let Some(d) = b.get_definition(&dep) else {
+                    continue;
+                };
+                if d.kind != DefinitionKind::Service || seen.contains(&dep) {
+                    continue;
+                }
+                seen.push(dep.clone());
+                let mut next = path.clone();
+                next.push(dep.clone());
+                match d.lifespan {
+                    Lifespan::Scoped => {
+                        diags.push(
+                            Diagnostic::error(
+                                Code::CaptiveDependency,
+                                format!(
+                                    "Singleton service '{}' holds scoped service '{dep}': {}.",
+                                    def.name,
+                                    next.join(" -> ")
+                                ),
+                            )
+                            .at(def.span)
+                            .with_note(format!(
+                                "A singleton lives as long as the container and would keep one '{dep}' for every scope. Make '{}' scoped, make '{dep}' a singleton, or inject an accessor or factory for '{dep}'.",
+                                def.name
+                            )),
+                        );
+                    }
+                    Lifespan::Transient => stack.push(next),
+                    Lifespan::Singleton => {}
                 }
             }
         }

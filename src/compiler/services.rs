@@ -302,8 +302,10 @@ fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut
     if let Some(v) = map.get("arguments") {
         match v.as_array() {
             Some(args) => {
+                // Without a creator, the arguments wait in a creator with no class; the class
+                // comes from the (result) type when the definition is resolved.
                 let creator = def.creator.get_or_insert_with(|| Statement {
-                    callee: Callee::Name(def.declared_type.clone().unwrap_or_default()),
+                    callee: Callee::Name(String::new()),
                     arguments: ExprArray::new(),
                 });
                 for (k, a) in &args.items {

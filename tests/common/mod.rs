@@ -70,6 +70,14 @@ pub fn check_case(config: &Path, expected: &Json) -> Vec<String> {
                     }
                 }
             }
+            // Project fixtures may also pin the plan's indexes.
+            for key in ["types", "tags", "parameters"] {
+                if let Some(want) = expected.get(key) {
+                    if !json_equal(&plan[key], want) {
+                        problems.push(format!("plan '{key}': expected {want}, got {}", plan[key]));
+                    }
+                }
+            }
             for absent in expected["absent"].as_array().into_iter().flatten() {
                 if let Some(n) = absent.as_str() {
                     if services.get(n).is_some() {
