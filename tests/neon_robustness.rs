@@ -225,6 +225,35 @@ fn ten_thousand_levels_are_an_error() {
     expect_error(&bullets, "bullets on their own lines");
 }
 
+#[test]
+fn deepest_accepted_documents_work_on_small_stacks() {
+    let depth = neon::MAX_DEPTH - 1;
+    let mut indented = String::new();
+    for i in 0..depth {
+        indented.push_str(&" ".repeat(i));
+        indented.push_str("k:\n");
+    }
+    let docs = [
+        format!("{}{}", "[".repeat(depth), "]".repeat(depth)),
+        format!("{}{}", "f(".repeat(depth), ")".repeat(depth)),
+        format!("{}x", "- ".repeat(depth)),
+        indented,
+    ];
+    for doc in docs {
+        std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let v = neon::decode(&doc, FileId(0)).expect("within the limit");
+                let json = neon::to_json(&v);
+                drop(v);
+                drop(json);
+            })
+            .expect("spawn")
+            .join()
+            .expect("no panic");
+    }
+}
+
 fn time_decode(input: &str) -> Duration {
     let start = Instant::now();
     let v = neon::decode(input, FileId(0)).expect("decodes");

@@ -35,11 +35,18 @@ pub(crate) enum ErrorKind {
     Message(String),
     /// Nesting deeper than [`MAX_DEPTH`].
     TooDeep,
+    /// The caller's stack budget is used up: parse again on a thread with a larger stack.
+    NeedStack,
 }
 
 impl ParseError {
     pub fn new(pos: usize, kind: ErrorKind) -> ParseError {
         ParseError { pos, kind }
+    }
+
+    /// Did parsing stop only because the caller's stack budget ran out?
+    pub fn needs_stack(&self) -> bool {
+        matches!(self.kind, ErrorKind::NeedStack)
     }
 
     /// The diagnostic: message and the span of the offending token.
@@ -78,6 +85,7 @@ impl ParseError {
                 "a key must be a string or a number".into(),
             ),
             ErrorKind::Message(m) => (m, String::new()),
+            ErrorKind::NeedStack => ("Nesting too deep for the stack".into(), "too deep".into()),
             ErrorKind::TooDeep => (
                 format!("Nesting too deep (more than {MAX_DEPTH} levels)"),
                 "too deep".into(),

@@ -75,32 +75,33 @@ fn decode_at(text: &str, base: usize, file: FileId) -> Result<Value, Diagnostic>
     if end < text.src.len() {
         return Err(errors::lexer_error(&text, end, file));
     }
-    let parse = || {
-        parser::Parser::new(&text, &tokens, file)
-            .parse_document()
-            .map_err(|e| e.into_diagnostic(&text, &tokens, file))
-    };
-    if parser::Parser::depth_bound(&tokens) <= SHALLOW {
-        return parse();
-    }
-    // Deeply nested input: recursion up to MAX_DEPTH levels needs more stack than a caller's
-    // thread may have (a test thread has 2 MiB; a debug build uses ~5 KiB a level), so parse on
-    // a thread of our own with a known stack size.
-    std::thread::scope(|scope| {
-        match std::thread::Builder::new()
-            .stack_size(DEEP_STACK)
-            .spawn_scoped(scope, parse)
-        {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => parse(),
+    // Parse on the caller's stack while little of it is needed. Deeply nested input (up to
+    // MAX_DEPTH levels, ~5 KiB each in a debug build) could overflow a small thread stack, so
+    // then parse again on a thread of our own with a known, large stack.
+    let first =
+        parser::Parser::new(&text, &tokens, file, Some(CALLER_STACK_BUDGET)).parse_document();
+    let result = match first {
+        Err(e) if e.needs_stack() => {
+            let deep = || parser::Parser::new(&text, &tokens, file, None).parse_document();
+            std::thread::scope(|scope| {
+                match std::thread::Builder::new()
+                    .stack_size(DEEP_STACK)
+                    .spawn_scoped(scope, deep)
+                {
+                    Ok(handle) => handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    Err(_) => Err(e),
+                }
+            })
         }
-    })
+        other => other,
+    };
+    result.map_err(|e| e.into_diagnostic(&text, &tokens, file))
 }
 
-/// Documents whose nesting cannot exceed this many levels are parsed on the caller's stack.
-const SHALLOW: usize = 48;
+/// How much of the caller's stack the parser may use before it moves to its own thread.
+const CALLER_STACK_BUDGET: usize = 64 * 1024;
 
-/// Stack for parsing deeper documents: room for [`MAX_DEPTH`] levels with a wide margin.
-const DEEP_STACK: usize = 64 * 1024 * 1024;
+/// Stack for parsing deeply nested documents: room for [`MAX_DEPTH`] levels with a wide margin.
+const DEEP_STACK: usize = 16 * 1024 * 1024;

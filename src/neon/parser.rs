@@ -19,6 +19,9 @@ pub(crate) struct Parser<'a> {
     pos: usize,
     depth: usize,
     file: FileId,
+    /// Where the stack was when parsing started.
+    stack_base: usize,
+    stack_budget: Option<usize>,
 }
 
 /// How the block after `- ` with same-line content is indented (see [`Parser::dash_content`]).
@@ -110,13 +113,23 @@ impl Builder {
 }
 
 impl<'a> Parser<'a> {
-    pub fn new(text: &'a Text<'a>, toks: &'a [Token], file: FileId) -> Parser<'a> {
+    /// A parser over `toks`. With a `stack_budget`, parsing stops with
+    /// [`ErrorKind::NeedStack`] once it has used about that many bytes of the current thread's
+    /// stack; without one only [`MAX_DEPTH`] limits the recursion.
+    pub fn new(
+        text: &'a Text<'a>,
+        toks: &'a [Token],
+        file: FileId,
+        stack_budget: Option<usize>,
+    ) -> Parser<'a> {
         Parser {
             text,
             toks,
             pos: 0,
             depth: 0,
             file,
+            stack_base: stack_address(),
+            stack_budget,
         }
     }
 
@@ -220,33 +233,13 @@ impl<'a> Parser<'a> {
             self.skip_trivia();
             return self.err(ErrorKind::TooDeep);
         }
+        if let Some(budget) = self.stack_budget {
+            if stack_address().abs_diff(self.stack_base) > budget {
+                return self.err(ErrorKind::NeedStack);
+            }
+        }
         self.depth += 1;
         Ok(())
-    }
-
-    /// An upper bound of the nesting depth the parser can reach: the deepest bracket nesting
-    /// plus, over all lines, the line's indentation length and its bullets (every nested block
-    /// is indented deeper than its parent, a bullet's block by at least one character).
-    pub fn depth_bound(toks: &[Token]) -> usize {
-        let (mut brackets, mut max_brackets) = (0usize, 0usize);
-        let (mut line, mut max_line) = (0usize, 0usize);
-        for (i, t) in toks.iter().enumerate() {
-            match t.kind {
-                Tok::Char(b'[' | b'{' | b'(') => {
-                    brackets += 1;
-                    max_brackets = max_brackets.max(brackets);
-                }
-                Tok::Char(b']' | b'}' | b')') => brackets = brackets.saturating_sub(1),
-                Tok::Char(b'-') => line += 1,
-                Tok::Newline => line = 0,
-                Tok::Whitespace if i == 0 || toks[i - 1].kind == Tok::Newline => {
-                    line += t.end - t.start
-                }
-                _ => {}
-            }
-            max_line = max_line.max(line);
-        }
-        max_brackets + max_line + 2
     }
 
     // ------------------------------------------------------------------------------- document
@@ -366,7 +359,7 @@ impl<'a> Parser<'a> {
             DashIndent::Either => self.parse_block(&with_tab, false),
             DashIndent::Spaces => self.parse_block(&with_spaces, false),
             DashIndent::Tab(first_line) => match self.parse_block(&with_tab, false) {
-                Err(e) if e.pos >= first_line => {
+                Err(e) if e.pos >= first_line && !matches!(e.kind, ErrorKind::NeedStack) => {
                     // failed after the indentation mattered: the reference retries with spaces
                     self.pos = save;
                     self.parse_block(&with_spaces, false)
@@ -576,6 +569,13 @@ fn is_separator(k: Tok) -> bool {
 
 fn is_opener(k: Tok) -> bool {
     matches!(k, Tok::Char(b'[' | b'{' | b'('))
+}
+
+/// The address of a local: how deep the stack is (only differences are used).
+#[inline(never)]
+fn stack_address() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
 }
 
 /// Do two indentation strings differ within their common length?
