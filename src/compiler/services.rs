@@ -30,6 +30,7 @@ pub const DEFINITION_KEYS: &[&str] = &[
     "tagged",
     "inject",
     "lazy",
+    "reset",
 ];
 
 /// Loads the `services:` section into the builder; all problems go to `diags`.
@@ -240,6 +241,37 @@ fn invalid(diags: &mut Diagnostics, name: &str, key: &str, expected: &str, v: &E
 /// `None` when the entry modifies an existing one.
 fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut Diagnostics) {
     let name = def.name.clone();
+    if let Some(v) = map.get("reset") {
+        let parts: Vec<&str> = v
+            .as_array()
+            .map(|a| a.values().filter_map(Expr::as_str).collect())
+            .unwrap_or_default();
+        for part in parts {
+            match part {
+                "all" => {
+                    def.creator = None;
+                    def.setup.clear();
+                    def.tags.clear();
+                    def.declared_type = None;
+                    def.autowired = Autowired::All(true);
+                }
+                "arguments" => {
+                    if let Some(c) = &mut def.creator {
+                        c.arguments = ExprArray::new();
+                    }
+                }
+                "setup" => def.setup.clear(),
+                "tags" => def.tags.clear(),
+                other => invalid(
+                    diags,
+                    &name,
+                    "reset",
+                    "all, arguments, setup or tags",
+                    &Expr::string(other),
+                ),
+            }
+        }
+    }
     if let Some(v) = map.get("implement") {
         match v.as_str() {
             Some(i) => def.implement = Some(crate::catalog::normalize_name(i)),

@@ -32,15 +32,31 @@ fn merge_inner(mut base: Array, newer: Array, services: bool) -> Array {
         }
         if let Key::Str(s) = &key {
             if let Some(name) = s.strip_suffix('!') {
-                base.insert(
-                    Key::from_string(name.to_string()),
-                    entry.key_span,
-                    strip_markers(entry.value),
-                );
+                let value = if services {
+                    // `name!:` resets the service, also one an extension registered.
+                    add_reset(mark_part_resets(widen(entry.value)), "all")
+                } else {
+                    strip_markers(entry.value)
+                };
+                base.insert(Key::from_string(name.to_string()), entry.key_span, value);
                 continue;
             }
         }
         let is_services = key == Key::Str("services".into());
+        let entry_value = if services {
+            mark_part_resets(entry.value)
+        } else {
+            entry.value
+        };
+        let entry = crate::neon::Entry {
+            key_span: entry.key_span,
+            value: entry_value,
+        };
+        if is_services && !base.entries.contains_key(&key) {
+            let merged = merge_services(Value::new(Kind::Null, entry.key_span), entry.value);
+            base.insert(key, entry.key_span, merged);
+            continue;
+        }
         match base.entries.get_mut(&key) {
             Some(old) => {
                 let old_value =
@@ -64,6 +80,9 @@ fn merge_services(base: Value, newer: Value) -> Value {
         (Kind::Array(b), Kind::Array(n)) => {
             Value::new(Kind::Array(merge_inner(b, n, true)), newer.span)
         }
+        (Kind::Null, Kind::Array(n)) => {
+            Value::new(Kind::Array(merge_inner(Array::new(), n, true)), newer.span)
+        }
         (Kind::Array(b), Kind::Null) => Value::new(Kind::Array(b), base.span),
         (_, kind) => strip_markers(Value::new(kind, newer.span)),
     }
@@ -76,18 +95,60 @@ fn merge_definition(base: Value, newer: Value) -> Value {
     if removal(&newer) || removal(&base) || newer.is_null() && !base.is_null() {
         return if newer.is_null() { base } else { newer };
     }
-    let widen = |v: Value| -> Value {
-        match v.kind {
-            Kind::Array(_) => v,
-            _ => {
-                let span = v.span;
-                let mut a = Array::new();
-                a.insert(Key::Str("create".into()), span, v);
-                Value::new(Kind::Array(a), span)
-            }
-        }
-    };
     merge(widen(base), widen(newer))
+}
+
+/// A definition in short form (`App\Foo`) as a map (`{create: App\Foo}`).
+fn widen(v: Value) -> Value {
+    match v.kind {
+        Kind::Array(_) | Kind::Bool(false) | Kind::Null => v,
+        _ => {
+            let span = v.span;
+            let mut a = Array::new();
+            a.insert(Key::Str("create".into()), span, v);
+            Value::new(Kind::Array(a), span)
+        }
+    }
+}
+
+/// Adds `part` to a definition map's `reset` list (Nette turns `!` markers into reset flags).
+fn add_reset(mut def: Value, part: &str) -> Value {
+    let span = def.span;
+    if let Kind::Array(a) = &mut def.kind {
+        let key = Key::Str("reset".into());
+        if !matches!(
+            a.entries.get(&key).map(|e| &e.value.kind),
+            Some(Kind::Array(_))
+        ) {
+            a.insert(
+                key.clone(),
+                span,
+                Value::new(Kind::Array(Array::new()), span),
+            );
+        }
+        if let Some(Kind::Array(list)) = a.entries.get_mut(&key).map(|e| &mut e.value.kind) {
+            list.push(Value::new(Kind::Str(part.to_string()), span));
+        }
+    }
+    def
+}
+
+/// `arguments!`, `setup!` and `tags!` inside a definition: the key loses its marker and the
+/// part is listed under `reset`, so it also replaces what an extension defined.
+fn mark_part_resets(def: Value) -> Value {
+    let parts: Vec<String> = match &def.kind {
+        Kind::Array(a) => a
+            .entries
+            .keys()
+            .filter_map(|k| match k {
+                Key::Str(s) if s.ends_with('!') => Some(s.trim_end_matches('!').to_string()),
+                _ => None,
+            })
+            .filter(|p| matches!(p.as_str(), "arguments" | "setup" | "tags"))
+            .collect(),
+        _ => return def,
+    };
+    parts.iter().fold(def, |d, p| add_reset(d, p))
 }
 
 /// Removes `!` markers from keys of a value that is inserted without a base to merge with.
