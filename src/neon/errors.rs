@@ -23,12 +23,13 @@ pub(crate) struct ParseError {
 pub(crate) enum ErrorKind {
     /// The token at `pos` is not allowed there (or the input ended).
     Unexpected,
-    /// Indentation strings that disagree within their common length.
-    TabsAndSpaces,
+    /// Indentation strings that disagree within their common length: the enclosing block's and
+    /// the line's.
+    TabsAndSpaces { block: String, line: String },
     /// A deeper line where no block can open.
     BadIndentation,
-    /// A key seen before in the same collection (the key as PHP text).
-    DuplicatedKey(String),
+    /// A key seen before in the same collection (the key as PHP text, where it was first).
+    DuplicatedKey(String, Span),
     /// An entity or collection used as a key.
     UnacceptableKey,
     /// A string escape or date error with its message.
@@ -57,6 +58,8 @@ impl ParseError {
             Some(t) => (t.start, t.end),
             None => (src.len(), src.len()),
         };
+        let mut notes: Vec<String> = Vec::new();
+        let mut secondary: Option<(Span, &str)> = None;
         let (message, label) = match self.kind {
             ErrorKind::Unexpected => match tok {
                 None => (
@@ -64,22 +67,47 @@ impl ParseError {
                     "the input ends here".to_string(),
                 ),
                 Some(t) => {
-                    let shown = cut(&src[t.start..t.end], 40).replace('\n', "<new line>");
+                    let text = &src[t.start..t.end];
+                    if text == "=" {
+                        notes.push(
+                            "`=` always separates a key from its value; quote a value that \
+                             contains `=`, e.g. 'http://x/?a=1'"
+                                .into(),
+                        );
+                    }
+                    let shown = cut(text, 40).replace('\n', "<new line>");
                     (format!("Unexpected '{shown}'"), "not expected here".into())
                 }
             },
-            ErrorKind::TabsAndSpaces => (
-                "Invalid combination of tabs and spaces".into(),
-                "this indentation does not match the enclosing block's".into(),
-            ),
-            ErrorKind::BadIndentation => (
-                "Bad indentation".into(),
-                "deeper than its block, but no nested block can start here".into(),
-            ),
-            ErrorKind::DuplicatedKey(k) => (
-                format!("Duplicated key '{k}'"),
-                "this key was already used".into(),
-            ),
+            ErrorKind::TabsAndSpaces { block, line } => {
+                notes.push(format!(
+                    "the enclosing block is indented with {}, this line with {}",
+                    describe_indent(&block),
+                    describe_indent(&line)
+                ));
+                (
+                    "Invalid combination of tabs and spaces".into(),
+                    "this indentation does not match the enclosing block's".into(),
+                )
+            }
+            ErrorKind::BadIndentation => {
+                notes.push(
+                    "a deeper line opens a nested block only after `key:` or `-` with nothing \
+                     after them on their line"
+                        .into(),
+                );
+                (
+                    "Bad indentation".into(),
+                    "deeper than its block, but no nested block can start here".into(),
+                )
+            }
+            ErrorKind::DuplicatedKey(k, first) => {
+                secondary = Some((first, "first used here"));
+                (
+                    format!("Duplicated key '{k}'"),
+                    "this key was already used".into(),
+                )
+            }
             ErrorKind::UnacceptableKey => (
                 "Unacceptable key".into(),
                 "a key must be a string or a number".into(),
@@ -101,8 +129,31 @@ impl ParseError {
             text.orig_start(start),
             text.orig_end(end).max(text.orig_start(start)),
         );
-        Diagnostic::error(Code::NeonSyntax, message).with_primary(span, label)
+        let mut d = Diagnostic::error(Code::NeonSyntax, message).with_primary(span, label);
+        if let Some((span, label)) = secondary {
+            d = d.with_secondary(span, label);
+        }
+        for n in notes {
+            d = d.with_note(n);
+        }
+        d
     }
+}
+
+/// "2 spaces", "1 tab", "a tab and 2 spaces" ... for notes about indentation.
+fn describe_indent(s: &str) -> String {
+    if s.is_empty() {
+        return "nothing".into();
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        let n = rest.chars().take_while(|&x| x == c).count();
+        let word = if c == '\t' { "tab" } else { "space" };
+        parts.push(format!("{n} {word}{}", if n == 1 { "" } else { "s" }));
+        rest = &rest[n..];
+    }
+    parts.join(" + ")
 }
 
 /// The lexer stopped at `at`: `Unexpected '<next 40 bytes>'` (line breaks shown as `\n`).
@@ -111,8 +162,17 @@ pub(crate) fn lexer_error(text: &Text, at: usize, file: FileId) -> Diagnostic {
     let rest = cut(&src[at..], 40).replace('\n', "\\n");
     let next_len = src[at..].chars().next().map_or(0, char::len_utf8);
     let span = Span::new(file, text.orig_start(at), text.orig_end(at + next_len));
-    Diagnostic::error(Code::NeonSyntax, format!("Unexpected '{rest}'"))
-        .with_primary(span, "no NEON token starts here")
+    let rest_src = &src[at..];
+    let label = match rest_src.chars().next() {
+        _ if rest_src.starts_with("'''") || rest_src.starts_with("\"\"\"") => {
+            "this multi-line string needs a line break right after its opening delimiter and its \
+             closing delimiter on a line of its own"
+        }
+        Some('\'' | '"') => "this string is not closed (quoted strings end on the same line)",
+        Some('`') => "a backtick cannot start a value; quote it",
+        _ => "no NEON token starts here",
+    };
+    Diagnostic::error(Code::NeonSyntax, format!("Unexpected '{rest}'")).with_primary(span, label)
 }
 
 /// At most `max` bytes of `s`, cut at a character boundary.

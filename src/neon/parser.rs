@@ -68,11 +68,10 @@ impl Builder {
     }
 
     /// Was `key` already given explicitly?
-    fn has_explicit(&self, key: &Key) -> bool {
-        self.arr
-            .entries
-            .get_index_of(key)
-            .is_some_and(|i| !self.implicit[i])
+    /// Where the key was written, when it was already given explicitly.
+    fn explicit_key_span(&self, key: &Key) -> Option<Span> {
+        let (i, _, e) = self.arr.entries.get_full(key)?;
+        (!self.implicit[i]).then_some(e.key_span)
     }
 
     fn insert(&mut self, key: Key, key_span: Span, value: Value) {
@@ -299,7 +298,7 @@ impl<'a> Parser<'a> {
                 self.skip_newlines();
                 let next = self.indentation();
                 if mismatch(next, indent) {
-                    return self.err(ErrorKind::TabsAndSpaces);
+                    return self.err(tabs_and_spaces(indent, next));
                 } else if next.len() > indent.len() {
                     value = self.parse_block(next, false)?;
                 } else if next.len() < indent.len() {
@@ -338,7 +337,7 @@ impl<'a> Parser<'a> {
             }
             let next = self.indentation();
             if mismatch(next, indent) {
-                return self.err(ErrorKind::TabsAndSpaces);
+                return self.err(tabs_and_spaces(indent, next));
             } else if next.len() > indent.len() {
                 return self.err(ErrorKind::BadIndentation);
             } else if next.len() < indent.len() {
@@ -556,8 +555,11 @@ impl<'a> Parser<'a> {
             (Kind::Bool(b), true) => Key::from_string(if *b { "1".into() } else { String::new() }),
             _ => return Err(ParseError::new(at, ErrorKind::UnacceptableKey)),
         };
-        if seen.has_explicit(&k) {
-            return Err(ParseError::new(at, ErrorKind::DuplicatedKey(k.as_string())));
+        if let Some(first) = seen.explicit_key_span(&k) {
+            return Err(ParseError::new(
+                at,
+                ErrorKind::DuplicatedKey(k.as_string(), first),
+            ));
         }
         Ok(k)
     }
@@ -576,6 +578,13 @@ fn is_opener(k: Tok) -> bool {
 fn stack_address() -> usize {
     let marker = 0u8;
     std::hint::black_box(&marker) as *const u8 as usize
+}
+
+fn tabs_and_spaces(block: &str, line: &str) -> ErrorKind {
+    ErrorKind::TabsAndSpaces {
+        block: block.to_string(),
+        line: line.to_string(),
+    }
 }
 
 /// Do two indentation strings differ within their common length?

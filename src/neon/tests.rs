@@ -146,3 +146,27 @@ fn nested_bullets_are_not_exponential() {
     let _ = dec(&s);
     assert!(start.elapsed().as_secs() < 2);
 }
+
+#[test]
+fn errors_explain_themselves() {
+    let src = "a: 1\nb:\n  x: 1\n  x: 2\n";
+    let d = dec(src).unwrap_err();
+    let first = d
+        .labels
+        .iter()
+        .find(|l| !l.primary)
+        .expect("secondary label");
+    assert_eq!(&src[first.span.range()], "x");
+    assert_eq!(first.span.start, 10); // the first `x`
+    assert_eq!(d.primary_span().unwrap().start, 17);
+
+    let d = dec("a:\n\tb: 1\n  c: 2").unwrap_err();
+    assert_eq!(
+        d.notes,
+        ["the enclosing block is indented with 1 tab, this line with 2 spaces"]
+    );
+
+    let d = dec("url: http://x/?a=1").unwrap_err();
+    assert_eq!(d.message, "Unexpected '='");
+    assert!(d.notes[0].contains("quote"));
+}
