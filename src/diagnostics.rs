@@ -60,6 +60,7 @@ codes! {
     NotAllowedDuringResolving => "not-allowed-during-resolving", "A lookup by type while types are being resolved.";
     PartialGraph => "partial-graph", "Warning: a lookup by type in `loadConfiguration()` sees only the services registered so far.";
     CaptiveDependency => "captive-dependency", "A longer-lived service holds a shorter-lived one.";
+    ExtensionWarning => "extension-warning", "Warning: an extension script called `this.warn(...)`.";
     Io => "io-error", "Writing an output file failed.";
 }
 

@@ -193,3 +193,49 @@ impl Expr {
         }
     }
 }
+
+impl Expr {
+    /// Converts a NEON value without expanding parameters (entities become statements, chains
+    /// nested member calls, dates their text). Used for files extensions load themselves.
+    pub fn from_neon(v: &crate::neon::Value) -> Expr {
+        use crate::neon::Kind;
+        let span = Some(v.span);
+        let array = |a: &crate::neon::Array| {
+            let mut out = ExprArray::new();
+            for (k, x) in a.iter() {
+                out.items.insert(k.clone(), Expr::from_neon(x));
+            }
+            out
+        };
+        let entity = |e: &crate::neon::Entity, target: Option<Expr>| {
+            let name = e.value.as_str().unwrap_or_default().to_string();
+            Statement {
+                callee: match target {
+                    Some(t) => {
+                        Callee::Member(Box::new(t), name.trim_start_matches("::").to_string())
+                    }
+                    None => Callee::Name(name),
+                },
+                arguments: array(&e.attributes),
+            }
+        };
+        let kind = match &v.kind {
+            Kind::Null => ExprKind::Null,
+            Kind::Bool(b) => ExprKind::Bool(*b),
+            Kind::Int(i) => ExprKind::Int(*i),
+            Kind::Float(f) => ExprKind::Float(*f),
+            Kind::Str(s) | Kind::Date(s) => ExprKind::Str(s.clone()),
+            Kind::Array(a) => ExprKind::Array(array(a)),
+            Kind::Entity(e) => ExprKind::Statement(Box::new(entity(e, None))),
+            Kind::Chain(links) => {
+                let mut current: Option<Expr> = None;
+                for link in links {
+                    let st = entity(link, current.take());
+                    current = Some(Expr::new(ExprKind::Statement(Box::new(st)), span));
+                }
+                return current.unwrap_or_else(|| Expr::new(ExprKind::Null, span));
+            }
+        };
+        Expr::new(kind, span)
+    }
+}

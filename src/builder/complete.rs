@@ -54,6 +54,26 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
             results.push(Some(completed));
         }
     }
+    let init = {
+        let order = HashMap::new();
+        let mut c = Completer { b, diags, order };
+        let ctx = Ctx {
+            service: "",
+            prefix: "Initialization".to_string(),
+            span: None,
+            in_setup: false,
+            self_type: None,
+            factory_params: Vec::new(),
+        };
+        b.initialization
+            .iter()
+            .map(|e| match &e.kind {
+                ExprKind::Statement(st) => c.statement(st, &ctx, e.span),
+                _ => c.value(e, &ctx),
+            })
+            .collect()
+    };
+    b.initialization_completed = init;
     for (def, r) in b.definitions.values_mut().zip(results) {
         def.completed = r;
     }

@@ -184,6 +184,12 @@ pub struct ContainerBuilder {
     pub catalog: Catalog,
     /// Static parameters (for `getParameters`).
     pub parameters: IndexMap<String, Expr>,
+    /// Statements run when the container starts (`this.initialization.addBody(...)`).
+    pub initialization: Vec<Expr>,
+    /// The completed initialization statements (after [`ContainerBuilder::complete`]).
+    pub initialization_completed: Vec<plan::Expr>,
+    /// Files registered with `addDependency`, for dev-mode rebuilds.
+    pub dependencies: Vec<std::path::PathBuf>,
     phase: Phase,
     index: AutowiringIndex,
     dirty: bool,
@@ -200,6 +206,9 @@ impl ContainerBuilder {
             anonymous_counter: 0,
             catalog,
             parameters: IndexMap::new(),
+            initialization: Vec::new(),
+            initialization_completed: Vec::new(),
+            dependencies: Vec::new(),
             phase: Phase::Loading,
             index: AutowiringIndex::default(),
             dirty: true,
@@ -313,9 +322,22 @@ impl ContainerBuilder {
         }
     }
 
-    /// Adds an alias.
-    pub fn add_alias(&mut self, alias: &str, service: &str) {
+    /// Adds an alias. Errors: `duplicate-service` when the alias is already a service or an
+    /// alias (`Alias 'x' has already been added.`).
+    pub fn add_alias(&mut self, alias: &str, service: &str) -> Result<(), Diagnostic> {
+        if self.aliases.contains_key(alias) || self.definitions.contains_key(alias) {
+            return Err(Diagnostic::error(
+                Code::DuplicateService,
+                format!("Alias '{alias}' has already been added."),
+            ));
+        }
         self.aliases.insert(alias.to_string(), service.to_string());
+        Ok(())
+    }
+
+    /// Removes an alias; silent when it does not exist.
+    pub fn remove_alias(&mut self, alias: &str) {
+        self.aliases.shift_remove(alias);
     }
 
     /// All aliases.

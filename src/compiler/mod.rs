@@ -10,7 +10,10 @@
 //!   reported.
 
 pub mod builtins;
+pub mod extensions;
 pub mod services;
+
+use extensions::Extensions;
 
 use crate::builder::ContainerBuilder;
 use crate::catalog::Catalog;
@@ -18,8 +21,8 @@ use crate::config::{self, Parameters};
 use crate::diagnostics::{suggest, Code, Diagnostic, Diagnostics};
 use crate::expr::Expr;
 use crate::neon::Value;
-use crate::script::{self, Extension, Limits};
-use crate::source::{FileId, SourceMap, Span};
+use crate::script::Limits;
+use crate::source::{FileId, SourceMap};
 use indexmap::IndexMap;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -48,6 +51,9 @@ pub struct Options {
     pub parameters: IndexMap<String, Value>,
     /// Script sandbox limits.
     pub limits: Limits,
+    /// Folders searched for extensions given by bare name (`logging: logaware`), before the
+    /// extensions shipped with wireplan.
+    pub script_paths: Vec<PathBuf>,
 }
 
 /// The outcome of a compilation.
@@ -60,11 +66,23 @@ pub struct Compilation {
     pub plan: Option<Plan>,
 }
 
-/// Compiles the configuration rooted at `path`.
+/// Compiles the configuration rooted at `path`: phases A and B, then the plan (phase C) with
+/// the extensions' `afterCompile(plan)`.
 pub fn compile(path: &Path, options: &Options) -> Compilation {
-    let (mut compilation, built) = build(path, options);
+    let (mut compilation, mut built) = build(path, options);
+    if compilation.diagnostics.has_errors() {
+        return compilation;
+    }
+    let mut plan = built.plan(&compilation.sources);
+    if let Some(ext) = &mut built.extensions {
+        ext.with_sources(
+            &mut compilation.sources,
+            |ext, diags| ext.after_compile(&mut plan, diags),
+            &mut compilation.diagnostics,
+        );
+    }
     if !compilation.diagnostics.has_errors() {
-        compilation.plan = Some(built.plan(&compilation.sources));
+        compilation.plan = Some(plan);
     }
     compilation
 }
@@ -96,6 +114,8 @@ pub struct Built {
     pub files: Vec<FileId>,
     /// What `di › export` keeps for run-time lookup.
     pub export: builtins::Export,
+    /// The loaded extensions, for `afterCompile(plan)`.
+    pub extensions: Option<Extensions>,
 }
 
 impl Built {
@@ -118,15 +138,6 @@ impl Built {
     }
 }
 
-/// The folder of the file `span` is in, as the user named it (so paths in diagnostics stay
-/// relative when the user gave a relative path).
-fn base_dir(sources: &SourceMap, span: Span) -> PathBuf {
-    Path::new(&sources.get(span.file).name)
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."))
-}
-
 /// Runs phases A and B over a loaded configuration.
 pub fn run(
     raw: config::RawConfig,
@@ -143,42 +154,20 @@ pub fn run(
     let builder = Rc::new(RefCell::new(builder));
 
     // `extensions:` registers the scripts.
-    let engine = script::engine(&options.limits);
-    let mut extensions: Vec<(Extension, script::api::ExtensionHandle)> = Vec::new();
-    let mut script_files: Vec<FileId> = Vec::new();
-    if let Some((_, section)) = sections.get("extensions") {
-        for (name, path_expr) in extension_entries(section, diags) {
-            let Some(path) = path_expr.as_str() else {
-                diags.push(
-                    Diagnostic::error(
-                        Code::InvalidValue,
-                        format!(
-                            "The item 'extensions › {name}' expects to be a script path, {} given.",
-                            path_expr.describe()
-                        ),
-                    )
-                    .at(path_expr.span),
-                );
-                continue;
-            };
-            let full = match path_expr.span {
-                Some(s) => crate::source::normalize_path(&base_dir(sources, s).join(path)),
-                None => PathBuf::from(path),
-            };
-            match Extension::load(&engine, &name, &full, path_expr.span, sources) {
-                Ok(ext) => {
-                    script_files.push(ext.file);
-                    let config = sections
-                        .get(&name)
-                        .map(|(_, v)| script::api::to_dynamic(v))
-                        .unwrap_or(rhai::Dynamic::from_map(rhai::Map::new()));
-                    let handle = script::extension_handle(&name, config, builder.clone());
-                    extensions.push((ext, handle));
-                }
-                Err(d) => diags.push(d),
-            }
-        }
-    }
+    let shared_sources = Rc::new(RefCell::new(std::mem::take(sources)));
+    let root = extensions::project_root(&shared_sources.borrow(), &raw.files);
+    let config_of = |name: &str| sections.get(name).map(|(_, v)| v.clone());
+    let mut extensions = Extensions::load(
+        sections.get("extensions").map(|(_, v)| v),
+        &config_of,
+        builder.clone(),
+        params.values.clone(),
+        shared_sources.clone(),
+        root,
+        &options.script_paths,
+        &options.limits,
+        diags,
+    );
 
     // Every section needs a handler.
     let handled: Vec<String> = BUILTIN_SECTIONS
@@ -206,9 +195,7 @@ pub fn run(
         Some((_, section)) => builtins::load_di(section, &mut builder.borrow_mut(), diags),
         None => builtins::Export::default(),
     };
-    for (ext, handle) in &mut extensions {
-        diags.extend(ext.call(&engine, "loadConfiguration", handle, sources));
-    }
+    extensions.call_all("loadConfiguration", diags);
     if let Some((_, section)) = sections.get("services") {
         services::load_services(section, &mut builder.borrow_mut(), diags);
     }
@@ -222,24 +209,28 @@ pub fn run(
     if let Some((_, section)) = sections.get("decorator") {
         builtins::decorate(section, &mut builder.borrow_mut(), diags);
     }
-    for (ext, handle) in &mut extensions {
-        diags.extend(ext.call(&engine, "beforeCompile", handle, sources));
-    }
+    extensions.call_all("beforeCompile", diags);
     builder.borrow_mut().refresh();
     builtins::inject(&mut builder.borrow_mut());
     builder.borrow_mut().complete(diags);
 
-    drop(extensions);
-    let builder = Rc::try_unwrap(builder)
-        .map(RefCell::into_inner)
-        .unwrap_or_else(|shared| shared.borrow().clone());
+    let mut export = export;
+    if let Some(tags) = &mut export.tags {
+        tags.extend(extensions.host.exported_tags.borrow().iter().cloned());
+    }
+    if let Some(types) = &mut export.types {
+        types.extend(extensions.host.exported_types.borrow().iter().cloned());
+    }
     let mut files = raw.files;
-    files.extend(script_files);
+    files.extend(extensions.files.iter().copied());
+    let builder = builder.borrow().clone();
+    *sources = std::mem::take(&mut *shared_sources.borrow_mut());
     Built {
         builder,
         parameters: params,
         files,
         export,
+        extensions: Some(extensions),
     }
 }
 
@@ -271,31 +262,6 @@ fn plain_value(v: &Expr) -> wireplan_runtime::plan::Expr {
         K::Dynamic(n) => P::Param(n.clone()),
         K::Concat(parts) => P::Concat(parts.iter().map(plain_value).collect()),
         K::Statement(_) => P::Str(v.describe()),
-    }
-}
-
-fn extension_entries(section: &Expr, diags: &mut Diagnostics) -> Vec<(String, Expr)> {
-    match section.as_array() {
-        Some(a) => a
-            .items
-            .iter()
-            .map(|(k, v)| (k.as_string(), v.clone()))
-            .collect(),
-        None => {
-            if !section.is_null() {
-                diags.push(
-                    Diagnostic::error(
-                        Code::InvalidValue,
-                        format!(
-                            "The item 'extensions' expects to be a map of name: script path, {} given.",
-                            section.describe()
-                        ),
-                    )
-                    .at(section.span),
-                );
-            }
-            Vec::new()
-        }
     }
 }
 

@@ -90,7 +90,7 @@ pub fn build(
         .map(|(t, names)| (t.to_string(), names.to_vec()))
         .collect();
     let mut all = Vec::new();
-    let dependencies = files
+    let mut dependencies: Vec<Dependency> = files
         .iter()
         .map(|id| {
             let f = sources.get(*id);
@@ -101,6 +101,19 @@ pub fn build(
             }
         })
         .collect();
+    // Files extensions registered with `addDependency` (an unreadable one hashes as empty,
+    // so it is rebuilt once it appears).
+    for path in &builder.dependencies {
+        let bytes = std::fs::read(path).unwrap_or_default();
+        all.extend_from_slice(&bytes);
+        let path = path.display().to_string();
+        if !dependencies.iter().any(|d| d.path == path) {
+            dependencies.push(Dependency {
+                path,
+                hash: content_hash(&bytes),
+            });
+        }
+    }
     Plan {
         format: plan::FORMAT.to_string(),
         version: plan::VERSION,
@@ -112,7 +125,7 @@ pub fn build(
         aliases: builder.aliases().clone(),
         types,
         tags,
-        initialization: Vec::new(),
+        initialization: builder.initialization_completed.clone(),
     }
 }
 

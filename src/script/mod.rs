@@ -1,19 +1,29 @@
 //! Rhai extensions: the engine with its sandbox, loading scripts, calling their lifecycle
 //! functions with `this` bound, and turning script errors into diagnostics.
 //!
-//! An extension script defines any of `loadConfiguration()` and `beforeCompile()` (Nette's
-//! `CompilerExtension` hooks). Each script is compiled once; its top-level statements are not
-//! run per call. Functions are called method-style so `this` is the extension
-//! ([`api::ExtensionHandle`]).
+//! An extension script defines any of `loadConfiguration()`, `beforeCompile()` and
+//! `afterCompile(plan)` (Nette's `CompilerExtension` hooks). Each script is compiled once; its
+//! top-level statements are not run per call. Functions are called method-style so `this` is
+//! the extension ([`extension_api::ExtensionHandle`]).
 
-pub mod api;
+pub mod builder_api;
+pub mod extension_api;
+pub mod plan_api;
+pub mod values;
+
+/// The scripted API in one place, for callers outside this module.
+pub mod api {
+    pub use super::builder_api::{BuilderHandle, DefinitionHandle, SharedBuilder};
+    pub use super::extension_api::{ExtensionHandle, Host};
+    pub use super::plan_api::PlanDocument;
+    pub use super::values::{to_dynamic, to_expr, OrderedMap};
+}
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{FileId, SourceMap, Span};
 use rhai::{CallFnOptions, Dynamic, Engine, EvalAltResult, ParseError, Position, Scope, AST};
 use std::cell::RefCell;
 use std::path::Path;
-use std::rc::Rc;
 
 /// Sandbox limits, identical in debug and release builds.
 #[derive(Debug, Clone, Copy)]
@@ -77,7 +87,10 @@ pub fn engine(limits: &Limits) -> Engine {
     e.disable_symbol("eval");
     e.set_module_resolver(rhai::module_resolvers::DummyModuleResolver::new());
     e.on_print(|_| {});
-    api::register(&mut e);
+    values::register(&mut e);
+    builder_api::register(&mut e);
+    extension_api::register(&mut e);
+    plan_api::register(&mut e);
     e
 }
 
@@ -158,9 +171,14 @@ impl Extension {
 
     /// Does the script define a function `name` without parameters?
     pub fn has(&self, name: &str) -> bool {
+        self.has_arity(name, 0)
+    }
+
+    /// Does the script define a function `name` with `arity` parameters?
+    pub fn has_arity(&self, name: &str, arity: usize) -> bool {
         self.ast
             .iter_functions()
-            .any(|f| f.name == name && f.params.is_empty())
+            .any(|f| f.name == name && f.params.len() == arity)
     }
 
     /// Calls lifecycle function `func` with `this` bound to `this`. Returns the diagnostics the
@@ -170,9 +188,21 @@ impl Extension {
         engine: &Engine,
         func: &str,
         this: &mut api::ExtensionHandle,
-        sources: &SourceMap,
+        sources: &RefCell<SourceMap>,
     ) -> Vec<Diagnostic> {
-        if !self.has(func) {
+        self.call_with(engine, func, this, sources, Vec::new())
+    }
+
+    /// Calls `func` with positional `args` (for `afterCompile(plan)`); see [`Extension::call`].
+    pub fn call_with(
+        &self,
+        engine: &Engine,
+        func: &str,
+        this: &mut api::ExtensionHandle,
+        sources: &RefCell<SourceMap>,
+        args: Vec<Dynamic>,
+    ) -> Vec<Diagnostic> {
+        if !self.has_arity(func, args.len()) {
             return Vec::new();
         }
         this.state.borrow_mut().file = Some(self.file);
@@ -183,7 +213,12 @@ impl Extension {
             .rewind_scope(true)
             .bind_this_ptr(&mut bound);
         let result =
-            engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, func, ());
+            engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, func, args);
+        if let Some(updated) = bound.try_cast::<api::ExtensionHandle>() {
+            this.config = updated.config;
+        }
+        let sources = sources.borrow();
+        let sources = &*sources;
         let mut out: Vec<Diagnostic> = this
             .state
             .borrow_mut()
@@ -249,18 +284,4 @@ fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) ->
         format!("Extension '{name}': syntax error: {msg}"),
     )
     .at(span_of(sources, file, e.position()))
-}
-
-/// Creates the `this` object for an extension.
-pub fn extension_handle(
-    name: &str,
-    config: Dynamic,
-    builder: api::SharedBuilder,
-) -> api::ExtensionHandle {
-    api::ExtensionHandle {
-        name: name.to_string(),
-        config,
-        builder,
-        state: Rc::new(RefCell::new(ScriptState::default())),
-    }
 }

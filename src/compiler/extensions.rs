@@ -1,0 +1,522 @@
+//! Running Rhai extensions for the compiler: finding scripts (paths relative to the config,
+//! bare names on the search path or shipped with wireplan), loading them, calling their
+//! lifecycle functions, and the [`Host`] that gives scripts files, definitions and exports.
+
+use super::services;
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::expr::{Callee, Expr, ExprArray, ExprKind};
+use crate::neon::Key;
+use crate::script::api::{ExtensionHandle, Host, PlanDocument, SharedBuilder};
+use crate::script::{self, Extension, Limits};
+use crate::source::{normalize_path, FileId, SourceMap, Span};
+use indexmap::IndexMap;
+use rhai::{Dynamic, Engine};
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use wireplan_runtime::plan::Plan;
+
+/// Extensions shipped with wireplan, usable by bare name (`logging: logaware`).
+pub const BUILTIN_SCRIPTS: &[(&str, &str)] = &[
+    (
+        "logaware",
+        include_str!("../../scripts/extensions/logaware.rhai"),
+    ),
+    (
+        "commands",
+        include_str!("../../scripts/extensions/commands.rhai"),
+    ),
+    (
+        "envswitch",
+        include_str!("../../scripts/extensions/envswitch.rhai"),
+    ),
+];
+
+/// Shared state behind [`Host`].
+pub struct CompilerHost {
+    sources: Rc<RefCell<SourceMap>>,
+    builder: SharedBuilder,
+    parameters: IndexMap<String, Expr>,
+    project_root: PathBuf,
+    extensions: RefCell<Vec<(String, String)>>,
+    /// Tags added with `compiler.addExportedTag`.
+    pub exported_tags: RefCell<Vec<String>>,
+    /// Types added with `compiler.addExportedType`.
+    pub exported_types: RefCell<Vec<String>>,
+}
+
+/// The loaded extensions of one compilation, in registration order.
+pub struct Extensions {
+    engine: Engine,
+    list: Vec<(Extension, ExtensionHandle)>,
+    /// The host shared with every script.
+    pub host: Rc<CompilerHost>,
+    /// Script files, for the plan's dependency list.
+    pub files: Vec<FileId>,
+}
+
+fn is_bare_name(path: &str) -> bool {
+    !path.contains('/') && !path.contains('\\') && !path.ends_with(".rhai")
+}
+
+impl Extensions {
+    /// Loads the scripts named in the `extensions:` section. `config_of` gives each extension's
+    /// configuration section. Errors go to `diags`; a failed script is skipped.
+    #[allow(clippy::too_many_arguments)]
+    pub fn load(
+        section: Option<&Expr>,
+        config_of: &dyn Fn(&str) -> Option<Expr>,
+        builder: SharedBuilder,
+        parameters: IndexMap<String, Expr>,
+        sources: Rc<RefCell<SourceMap>>,
+        project_root: PathBuf,
+        search_path: &[PathBuf],
+        limits: &Limits,
+        diags: &mut Diagnostics,
+    ) -> Extensions {
+        let host = Rc::new(CompilerHost {
+            sources: sources.clone(),
+            builder: builder.clone(),
+            parameters,
+            project_root,
+            extensions: RefCell::new(Vec::new()),
+            exported_tags: RefCell::new(Vec::new()),
+            exported_types: RefCell::new(Vec::new()),
+        });
+        let mut ext = Extensions {
+            engine: script::engine(limits),
+            list: Vec::new(),
+            host,
+            files: Vec::new(),
+        };
+        let Some(section) = section else {
+            return ext;
+        };
+        let Some(entries) = section.as_array() else {
+            if !section.is_null() {
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        format!(
+                            "The item 'extensions' expects to be a map of name: script, {} given.",
+                            section.describe()
+                        ),
+                    )
+                    .at(section.span),
+                );
+            }
+            return ext;
+        };
+        for (key, value) in &entries.items {
+            let name = match key {
+                Key::Str(s) => s.clone(),
+                Key::Int(i) => format!("_{}", i + 1),
+            };
+            let (path, args) = match &value.kind {
+                ExprKind::Str(p) => (p.clone(), Vec::new()),
+                ExprKind::Statement(st) => match &st.callee {
+                    Callee::Name(p) => (
+                        p.clone(),
+                        st.arguments.values().map(script::api::to_dynamic).collect(),
+                    ),
+                    Callee::Member(..) => (String::new(), Vec::new()),
+                },
+                _ => (String::new(), Vec::new()),
+            };
+            if path.is_empty() {
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        format!(
+                            "The item 'extensions › {name}' expects to be a script path, {} given.",
+                            value.describe()
+                        ),
+                    )
+                    .at(value.span),
+                );
+                continue;
+            }
+            let loaded = ext.load_one(&name, &path, value.span, search_path);
+            match loaded {
+                Ok(script_ext) => {
+                    let config = match config_of(&name) {
+                        Some(c)
+                            if !(c.as_array().is_some_and(ExprArray::is_empty) || c.is_null()) =>
+                        {
+                            script::api::to_dynamic(&c)
+                        }
+                        _ => Dynamic::from(script::api::OrderedMap::default()),
+                    };
+                    let display = sources.borrow().get(script_ext.file).name.clone();
+                    ext.host
+                        .extensions
+                        .borrow_mut()
+                        .push((name.clone(), display.clone()));
+                    let handle = ExtensionHandle::new(
+                        &name,
+                        &display,
+                        config,
+                        args,
+                        builder.clone(),
+                        ext.host.clone(),
+                    );
+                    ext.files.push(script_ext.file);
+                    ext.list.push((script_ext, handle));
+                }
+                Err(d) => diags.push(d),
+            }
+        }
+        ext
+    }
+
+    fn load_one(
+        &self,
+        name: &str,
+        path: &str,
+        span: Option<Span>,
+        search_path: &[PathBuf],
+    ) -> Result<Extension, Diagnostic> {
+        let mut sources = self.host.sources.borrow_mut();
+        let base = span
+            .map(|s| {
+                Path::new(&sources.get(s.file).name)
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default()
+            })
+            .unwrap_or_default();
+        if is_bare_name(path) {
+            for dir in search_path {
+                let candidate = dir.join(format!("{path}.rhai"));
+                if candidate.is_file() {
+                    return Extension::load(&self.engine, name, &candidate, span, &mut sources);
+                }
+            }
+            if let Some((_, text)) = BUILTIN_SCRIPTS.iter().find(|(n, _)| *n == path) {
+                let file = sources.add(format!("<wireplan>/scripts/extensions/{path}.rhai"), *text);
+                return Extension::compile(&self.engine, name, file, &sources);
+            }
+            let mut d = Diagnostic::error(
+                Code::FileNotFound,
+                format!("Extension script '{path}' was not found on the script search path."),
+            )
+            .at(span);
+            let known: Vec<&str> = BUILTIN_SCRIPTS.iter().map(|(n, _)| *n).collect();
+            if let Some(s) = crate::diagnostics::suggest(path, known.iter().copied()) {
+                d = d.with_note(format!("did you mean '{s}'?"));
+            }
+            let dirs: Vec<String> = search_path
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            return Err(d.with_note(format!(
+                "searched: {}; shipped extensions: {}",
+                if dirs.is_empty() {
+                    "(no --scripts folders)".into()
+                } else {
+                    dirs.join(", ")
+                },
+                known.join(", ")
+            )));
+        }
+        let full = normalize_path(&base.join(path));
+        Extension::load(&self.engine, name, &full, span, &mut sources)
+    }
+
+    /// Calls `func` (`loadConfiguration` or `beforeCompile`) on every extension in order.
+    pub fn call_all(&mut self, func: &str, diags: &mut Diagnostics) {
+        for (ext, handle) in &mut self.list {
+            diags.extend(ext.call(&self.engine, func, handle, &self.host.sources));
+        }
+    }
+
+    /// Runs `f` with the compilation's sources lent to the scripts' host (the sources move
+    /// into the shared cell and back).
+    pub fn with_sources(
+        &mut self,
+        sources: &mut SourceMap,
+        f: impl FnOnce(&mut Extensions, &mut Diagnostics),
+        diags: &mut Diagnostics,
+    ) {
+        *self.host.sources.borrow_mut() = std::mem::take(sources);
+        f(self, diags);
+        *sources = std::mem::take(&mut *self.host.sources.borrow_mut());
+    }
+
+    /// Calls `afterCompile(plan)` on every extension that defines it; the plan document is
+    /// shared, so edits are visible to later extensions and end up in `plan`.
+    pub fn after_compile(&mut self, plan: &mut Plan, diags: &mut Diagnostics) {
+        if !self
+            .list
+            .iter()
+            .any(|(e, _)| e.has_arity("afterCompile", 1))
+        {
+            return;
+        }
+        let doc = match serde_json::to_value(&*plan) {
+            Ok(v) => PlanDocument(Rc::new(RefCell::new(v))),
+            Err(_) => return,
+        };
+        for (ext, handle) in &mut self.list {
+            let arg = vec![Dynamic::from(doc.clone())];
+            diags.extend(ext.call_with(
+                &self.engine,
+                "afterCompile",
+                handle,
+                &self.host.sources,
+                arg,
+            ));
+        }
+        let edited = doc.0.borrow().clone();
+        match serde_json::from_value::<Plan>(edited) {
+            Ok(p) => *plan = p,
+            Err(e) => diags.push(Diagnostic::error(
+                Code::ScriptError,
+                format!("afterCompile() left a plan that is not valid: {e}"),
+            )),
+        }
+    }
+}
+
+impl CompilerHost {
+    fn resolve_inside(&self, script: &str, path: &str) -> Result<PathBuf, Diagnostic> {
+        let base = Path::new(script)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let full = normalize_path(&base.join(path));
+        let canonical = std::fs::canonicalize(&full).map_err(|e| {
+            Diagnostic::error(
+                Code::FileNotFound,
+                format!("File '{}' is missing or is not readable.", full.display()),
+            )
+            .with_note(e.to_string())
+        })?;
+        if !canonical.starts_with(&self.project_root) {
+            return Err(Diagnostic::error(
+                Code::ScriptError,
+                format!(
+                    "Access to '{}' refused: extensions may only read files inside the project ({}).",
+                    full.display(),
+                    self.project_root.display()
+                ),
+            ));
+        }
+        Ok(full)
+    }
+
+    /// Expands `%name%` references in strings with the static parameters (used for maps
+    /// scripts hand to `loadDefinitionsFromConfig`).
+    fn expand(&self, e: &Expr) -> Expr {
+        match &e.kind {
+            ExprKind::Str(s) if s.contains('%') => expand_string(s, &self.parameters, e.span),
+            ExprKind::Array(a) => {
+                let mut out = ExprArray::new();
+                for (k, v) in &a.items {
+                    out.items.insert(k.clone(), self.expand(v));
+                }
+                Expr::new(ExprKind::Array(out), e.span)
+            }
+            ExprKind::Statement(st) => {
+                let mut st = (**st).clone();
+                let args = std::mem::take(&mut st.arguments);
+                for (k, v) in &args.items {
+                    st.arguments.items.insert(k.clone(), self.expand(v));
+                }
+                Expr::new(ExprKind::Statement(Box::new(st)), e.span)
+            }
+            _ => e.clone(),
+        }
+    }
+}
+
+/// `%a%` as the whole string keeps the value's type; inside a longer string it is concatenated;
+/// `%%` is `%`. Unknown names are left as written (the compiler's own expansion already
+/// reported the configuration's references).
+fn expand_string(s: &str, params: &IndexMap<String, Expr>, span: Option<Span>) -> Expr {
+    let lookup = |path: &str| -> Option<Expr> {
+        let mut segs = path.split('.');
+        let mut v = params.get(segs.next()?)?.clone();
+        for seg in segs {
+            v = v.as_array()?.get(seg)?.clone();
+        }
+        Some(v)
+    };
+    if let Some(name) = s.strip_prefix('%').and_then(|r| r.strip_suffix('%')) {
+        if !name.contains('%') {
+            if let Some(v) = lookup(name) {
+                return Expr::new(v.kind, span);
+            }
+        }
+    }
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        match after.find('%') {
+            Some(0) => {
+                out.push('%');
+                rest = &after[1..];
+            }
+            Some(j) => {
+                let name = &after[..j];
+                match lookup(name).map(|v| v.kind) {
+                    Some(ExprKind::Str(x)) => out.push_str(&x),
+                    Some(ExprKind::Int(x)) => out.push_str(&x.to_string()),
+                    Some(ExprKind::Float(x)) => out.push_str(&x.to_string()),
+                    Some(ExprKind::Bool(x)) => out.push_str(if x { "1" } else { "" }),
+                    _ => out.push_str(&format!("%{name}%")),
+                }
+                rest = &after[j + 1..];
+            }
+            None => {
+                out.push('%');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    Expr::new(ExprKind::Str(out), span)
+}
+
+fn prefix_references(e: &Expr, name: &str) -> Expr {
+    match &e.kind {
+        ExprKind::Str(s) => match s.strip_prefix("@extension.") {
+            Some(rest) => Expr::new(ExprKind::Str(format!("@{name}.{rest}")), e.span),
+            None => e.clone(),
+        },
+        ExprKind::Array(a) => {
+            let mut out = ExprArray::new();
+            for (k, v) in &a.items {
+                out.items.insert(k.clone(), prefix_references(v, name));
+            }
+            Expr::new(ExprKind::Array(out), e.span)
+        }
+        ExprKind::Statement(st) => {
+            let mut st = (**st).clone();
+            if let Callee::Name(n) = &mut st.callee {
+                if let Some(rest) = n.strip_prefix("@extension.") {
+                    *n = format!("@{name}.{rest}");
+                }
+            }
+            let args = std::mem::take(&mut st.arguments);
+            for (k, v) in &args.items {
+                st.arguments
+                    .items
+                    .insert(k.clone(), prefix_references(v, name));
+            }
+            Expr::new(ExprKind::Statement(Box::new(st)), e.span)
+        }
+        _ => e.clone(),
+    }
+}
+
+impl Host for CompilerHost {
+    fn load_definitions(&self, extension: &str, config: &Expr) -> Vec<Diagnostic> {
+        let Some(items) = config.as_array() else {
+            return vec![Diagnostic::error(
+                Code::InvalidValue,
+                "loadDefinitionsFromConfig expects a map of definitions",
+            )];
+        };
+        let mut prefixed = ExprArray::new();
+        for (k, v) in &items.items {
+            let v = prefix_references(&self.expand(v), extension);
+            match k {
+                Key::Str(s) => {
+                    prefixed
+                        .items
+                        .insert(Key::Str(format!("{extension}.{s}")), v);
+                }
+                Key::Int(_) => prefixed.push(v),
+            }
+        }
+        let mut diags = Diagnostics::new();
+        services::load_services(
+            &Expr::bare(ExprKind::Array(prefixed)),
+            &mut self.builder.borrow_mut(),
+            &mut diags,
+        );
+        diags.into_vec()
+    }
+
+    fn load_file(&self, script: &str, path: &str) -> Result<Expr, Diagnostic> {
+        let full = self.resolve_inside(script, path)?;
+        let bytes = std::fs::read(&full).map_err(|e| {
+            Diagnostic::error(
+                Code::FileNotFound,
+                format!("File '{}' is missing or is not readable.", full.display()),
+            )
+            .with_note(e.to_string())
+        })?;
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let id = self
+            .sources
+            .borrow_mut()
+            .add_path(full.display().to_string(), &full, text);
+        self.builder.borrow_mut().dependencies.push(full);
+        let value = crate::neon::decode_bytes(&bytes, id)?;
+        Ok(Expr::from_neon(&value))
+    }
+
+    fn add_dependency(&self, script: &str, path: &str) -> Result<(), Diagnostic> {
+        let full = self.resolve_inside(script, path)?;
+        self.builder.borrow_mut().dependencies.push(full);
+        Ok(())
+    }
+
+    fn parse_statement(&self, text: &str) -> Result<Expr, Diagnostic> {
+        let id = self
+            .sources
+            .borrow_mut()
+            .add("<initialization>", text.to_string());
+        let value = crate::neon::decode(text, id)?;
+        Ok(self.expand(&Expr::from_neon(&value)))
+    }
+
+    fn extensions(&self, kind: Option<&str>) -> Vec<(String, String)> {
+        self.extensions
+            .borrow()
+            .iter()
+            .filter(|(_, path)| {
+                kind.is_none_or(|k| {
+                    Path::new(path)
+                        .file_stem()
+                        .is_some_and(|s| s.to_string_lossy() == k)
+                })
+            })
+            .cloned()
+            .collect()
+    }
+
+    fn add_exported_tag(&self, tag: &str) {
+        self.exported_tags.borrow_mut().push(tag.to_string());
+    }
+
+    fn add_exported_type(&self, ty: &str) {
+        self.exported_types
+            .borrow_mut()
+            .push(crate::catalog::normalize_name(ty));
+    }
+}
+
+/// The project whose files extensions may read: the current folder when the root
+/// configuration lies inside it (the usual `wireplan compile config/app.neon`), otherwise the
+/// root configuration's folder. Canonical.
+pub fn project_root(sources: &SourceMap, files: &[FileId]) -> PathBuf {
+    let config_dir = files
+        .first()
+        .and_then(|f| sources.get(*f).path.as_ref())
+        .and_then(|p| p.parent())
+        .map(Path::to_path_buf);
+    let cwd = std::env::current_dir()
+        .ok()
+        .and_then(|d| std::fs::canonicalize(d).ok());
+    match (config_dir, cwd) {
+        (Some(c), Some(w)) if c.starts_with(&w) => w,
+        (Some(c), _) => c,
+        (None, Some(w)) => w,
+        (None, None) => PathBuf::from("."),
+    }
+}

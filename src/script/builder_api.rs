@@ -1,0 +1,570 @@
+//! The scripted `ContainerBuilder` and definitions, with Nette's method names
+//! (`../shared/reference/nette-di.md` §16): `addDefinition`, `addFactoryDefinition`,
+//! `getByType`, `findByTag`, …; on definitions `setFactory`, `addSetup`, `addTag`, … Setters
+//! return the definition again so calls chain. Builder errors (for example `missing-service`
+//! from `getDefinition`) are raised as script errors reported at the calling line.
+
+use super::values::{
+    args_array, arguments, raise, to_dynamic, to_expr, OrderedMap, ScriptStatement,
+};
+use super::ScriptState;
+use crate::builder::{Autowired, ContainerBuilder, Definition, DefinitionKind, Phase};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::expr::{Callee, Expr, ExprKind, Statement};
+use rhai::{Array, Dynamic, Engine, EvalAltResult, NativeCallContext};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wireplan_runtime::plan::Lifespan;
+
+/// Shared mutable builder, as handed to scripts.
+pub type SharedBuilder = Rc<RefCell<ContainerBuilder>>;
+
+type Res<T> = Result<T, Box<EvalAltResult>>;
+
+/// A handle to the builder (`this.getContainerBuilder()`).
+#[derive(Clone)]
+pub struct BuilderHandle {
+    pub(super) builder: SharedBuilder,
+    pub(super) state: Rc<RefCell<ScriptState>>,
+}
+
+/// A handle to one definition (by name); setters return the handle so calls chain.
+#[derive(Clone)]
+pub struct DefinitionHandle {
+    builder: SharedBuilder,
+    name: String,
+}
+
+impl BuilderHandle {
+    /// A handle over `builder` for use outside an extension (the REPL).
+    pub fn new(builder: SharedBuilder) -> BuilderHandle {
+        BuilderHandle {
+            builder,
+            state: Rc::new(RefCell::new(ScriptState::default())),
+        }
+    }
+
+    /// The shared builder.
+    pub fn shared(&self) -> &SharedBuilder {
+        &self.builder
+    }
+
+    fn handle(&self, name: &str) -> DefinitionHandle {
+        DefinitionHandle {
+            builder: self.builder.clone(),
+            name: name.to_string(),
+        }
+    }
+
+    /// Emits the partial-graph warning for lookups by type in phase A.
+    fn warn_partial(&self, ctx: &NativeCallContext, what: &str) {
+        if self.builder.borrow().phase() == Phase::Loading {
+            self.state.borrow_mut().warn_at(
+                ctx.call_position(),
+                Diagnostic::warning(
+                    Code::PartialGraph,
+                    format!(
+                        "{what} in loadConfiguration() sees only the services registered so far; use beforeCompile() for a complete answer."
+                    ),
+                ),
+            );
+        }
+    }
+
+    fn add(&self, name: Dynamic, kind: DefinitionKind) -> Res<DefinitionHandle> {
+        let name = if name.is_unit() {
+            None
+        } else {
+            match name.into_string() {
+                Ok(s) => Some(s),
+                Err(t) => {
+                    return raise(Diagnostic::error(
+                        Code::InvalidValue,
+                        format!("addDefinition: the name must be a string or (), {t} given"),
+                    ))
+                }
+            }
+        };
+        let mut b = self.builder.borrow_mut();
+        match b.add_definition(name.as_deref(), None) {
+            Ok(d) => {
+                d.kind = kind;
+                Ok(DefinitionHandle {
+                    builder: self.builder.clone(),
+                    name: d.name.clone(),
+                })
+            }
+            Err(d) => raise(d),
+        }
+    }
+}
+
+impl DefinitionHandle {
+    /// The definition's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut Definition) -> T) -> Res<T> {
+        let mut b = self.builder.borrow_mut();
+        match b.get_definition_mut(&self.name) {
+            Some(d) => Ok(f(d)),
+            None => raise(missing(&self.name, &b)),
+        }
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&Definition) -> T) -> Res<T> {
+        let b = self.builder.borrow();
+        match b.get_definition(&self.name) {
+            Some(d) => Ok(f(d)),
+            None => raise(missing(&self.name, &b)),
+        }
+    }
+
+    fn chain(&self, f: impl FnOnce(&mut Definition)) -> Res<DefinitionHandle> {
+        self.with(f)?;
+        Ok(self.clone())
+    }
+}
+
+fn missing(name: &str, b: &ContainerBuilder) -> Diagnostic {
+    let mut d = Diagnostic::error(Code::MissingService, format!("Service '{name}' not found."));
+    let names: Vec<&str> = b.definitions().map(|d| d.name.as_str()).collect();
+    if let Some(s) = crate::diagnostics::suggest(name, names) {
+        d = d.with_note(format!("did you mean '{s}'?"));
+    }
+    d
+}
+
+/// A creator from a script value: a string entity with arguments, or a `Statement`.
+fn creator(entity: &Dynamic, args: &Dynamic, what: &str) -> Res<Statement> {
+    if let Some(s) = entity.clone().try_cast::<ScriptStatement>() {
+        return Ok(s.0);
+    }
+    match entity.clone().into_string() {
+        Ok(name) => Ok(Statement {
+            callee: Callee::Name(name),
+            arguments: arguments(args, what)?,
+        }),
+        Err(t) => raise(Diagnostic::error(
+            Code::InvalidValue,
+            format!("{what}: the entity must be a string or a Statement, {t} given"),
+        )),
+    }
+}
+
+fn value(v: &Dynamic, what: &str) -> Res<Expr> {
+    to_expr(v).or_else(|msg| {
+        raise(Diagnostic::error(
+            Code::InvalidValue,
+            format!("{what}: {msg}"),
+        ))
+    })
+}
+
+fn autowired(v: &Dynamic) -> Res<Autowired> {
+    if let Ok(b) = v.as_bool() {
+        return Ok(Autowired::All(b));
+    }
+    match value(v, "setAutowired")?.kind {
+        ExprKind::Str(s) => Ok(Autowired::Types(vec![crate::catalog::normalize_name(&s)])),
+        ExprKind::Array(a) => Ok(Autowired::Types(
+            a.values()
+                .filter_map(|x| x.as_str().map(crate::catalog::normalize_name))
+                .collect(),
+        )),
+        _ => raise(Diagnostic::error(
+            Code::InvalidValue,
+            "setAutowired: expects a bool, 'self', a type or a list of types",
+        )),
+    }
+}
+
+fn lookup(b: &BuilderHandle, ty: &str) -> Res<Option<String>> {
+    let r = b.builder.borrow_mut().get_by_type(ty);
+    r.or_else(raise)
+}
+
+/// Registers the builder and definition API on `engine`.
+pub fn register(engine: &mut Engine) {
+    engine.register_type_with_name::<BuilderHandle>("ContainerBuilder");
+    engine.register_type_with_name::<DefinitionHandle>("Definition");
+    engine.register_fn("to_string", |_: &mut BuilderHandle| {
+        "ContainerBuilder".to_string()
+    });
+    engine.register_fn("to_debug", |_: &mut BuilderHandle| {
+        "ContainerBuilder".to_string()
+    });
+    engine.register_fn("to_string", |d: &mut DefinitionHandle| {
+        format!("Definition({})", d.name)
+    });
+    engine.register_fn("to_debug", |d: &mut DefinitionHandle| {
+        format!("Definition({})", d.name)
+    });
+
+    // Adding and removing.
+    engine.register_fn("addDefinition", |b: &mut BuilderHandle, name: Dynamic| {
+        b.add(name, DefinitionKind::Service)
+    });
+    engine.register_fn("addDefinition", |b: &mut BuilderHandle| {
+        b.add(Dynamic::UNIT, DefinitionKind::Service)
+    });
+    engine.register_fn(
+        "addFactoryDefinition",
+        |b: &mut BuilderHandle, name: Dynamic| b.add(name, DefinitionKind::Factory),
+    );
+    engine.register_fn(
+        "addAccessorDefinition",
+        |b: &mut BuilderHandle, name: Dynamic| b.add(name, DefinitionKind::Accessor),
+    );
+    engine.register_fn(
+        "addLocatorDefinition",
+        |b: &mut BuilderHandle, name: Dynamic| b.add(name, DefinitionKind::Locator),
+    );
+    engine.register_fn(
+        "addImportedDefinition",
+        |b: &mut BuilderHandle, name: Dynamic| b.add(name, DefinitionKind::Imported),
+    );
+    engine.register_fn("removeDefinition", |b: &mut BuilderHandle, name: &str| {
+        b.builder.borrow_mut().remove_definition(name)
+    });
+    engine.register_fn(
+        "addAlias",
+        |b: &mut BuilderHandle, alias: &str, service: &str| -> Res<()> {
+            let r = b
+                .builder
+                .borrow_mut()
+                .add_alias(alias, service.trim_start_matches('@'));
+            r.or_else(raise)
+        },
+    );
+    engine.register_fn("removeAlias", |b: &mut BuilderHandle, alias: &str| {
+        b.builder.borrow_mut().remove_alias(alias)
+    });
+    engine.register_fn("getAliases", |b: &mut BuilderHandle| OrderedMap {
+        entries: b
+            .builder
+            .borrow()
+            .aliases()
+            .iter()
+            .map(|(k, v)| (k.clone(), Dynamic::from(v.clone())))
+            .collect(),
+    });
+
+    // Reading.
+    engine.register_fn(
+        "getDefinition",
+        |b: &mut BuilderHandle, name: &str| -> Res<DefinitionHandle> {
+            let builder = b.builder.borrow();
+            match builder.get_definition(name) {
+                Some(d) => Ok(b.handle(&d.name)),
+                None => raise(missing(name, &builder)),
+            }
+        },
+    );
+    engine.register_fn("hasDefinition", |b: &mut BuilderHandle, name: &str| {
+        b.builder.borrow().has_definition(name)
+    });
+    engine.register_fn("getDefinitions", |b: &mut BuilderHandle| OrderedMap {
+        entries: b
+            .builder
+            .borrow()
+            .definitions()
+            .map(|d| (d.name.clone(), Dynamic::from(b.handle(&d.name))))
+            .collect(),
+    });
+    engine.register_fn("findByTag", |b: &mut BuilderHandle, tag: &str| OrderedMap {
+        entries: b
+            .builder
+            .borrow()
+            .find_by_tag(tag)
+            .iter()
+            .map(|(k, v)| (k.clone(), to_dynamic(v)))
+            .collect(),
+    });
+    engine.register_fn(
+        "getByType",
+        |ctx: NativeCallContext, b: &mut BuilderHandle, ty: &str| -> Res<Dynamic> {
+            b.warn_partial(&ctx, &format!("getByType('{ty}')"));
+            Ok(lookup(b, ty)?.map(Dynamic::from).unwrap_or(Dynamic::UNIT))
+        },
+    );
+    engine.register_fn(
+        "getByType",
+        |ctx: NativeCallContext, b: &mut BuilderHandle, ty: &str, throw: bool| -> Res<Dynamic> {
+            b.warn_partial(&ctx, &format!("getByType('{ty}')"));
+            match lookup(b, ty)? {
+                Some(n) => Ok(Dynamic::from(n)),
+                None if throw => raise(
+                    Diagnostic::error(
+                        Code::MissingService,
+                        format!("Service of type {ty} not found."),
+                    )
+                    .with_note("Did you add it to configuration file?"),
+                ),
+                None => Ok(Dynamic::UNIT),
+            }
+        },
+    );
+    engine.register_fn(
+        "getDefinitionByType",
+        |ctx: NativeCallContext, b: &mut BuilderHandle, ty: &str| -> Res<DefinitionHandle> {
+            b.warn_partial(&ctx, &format!("getDefinitionByType('{ty}')"));
+            match lookup(b, ty)? {
+                Some(n) => Ok(b.handle(&n)),
+                None => raise(
+                    Diagnostic::error(
+                        Code::MissingService,
+                        format!("Service of type {ty} not found."),
+                    )
+                    .with_note("Did you add it to configuration file?"),
+                ),
+            }
+        },
+    );
+    engine.register_fn(
+        "findByType",
+        |ctx: NativeCallContext, b: &mut BuilderHandle, ty: &str| -> Res<OrderedMap> {
+            b.warn_partial(&ctx, &format!("findByType('{ty}')"));
+            let r = b.builder.borrow_mut().find_by_type(ty);
+            let names = r.or_else(raise)?;
+            Ok(OrderedMap {
+                entries: names
+                    .into_iter()
+                    .map(|n| {
+                        let h = Dynamic::from(b.handle(&n));
+                        (n, h)
+                    })
+                    .collect(),
+            })
+        },
+    );
+    engine.register_fn("getParameters", |b: &mut BuilderHandle| OrderedMap {
+        entries: b
+            .builder
+            .borrow()
+            .parameters
+            .iter()
+            .map(|(k, v)| (k.clone(), to_dynamic(v)))
+            .collect(),
+    });
+
+    register_definition(engine);
+}
+
+fn register_definition(engine: &mut Engine) {
+    type H = DefinitionHandle;
+    fn set_factory(d: &mut H, entity: Dynamic, args: Dynamic) -> Res<H> {
+        let st = creator(&entity, &args, "setFactory")?;
+        d.chain(|def| {
+            if matches!(&st.callee, Callee::Name(n) if n.starts_with('@') && !n.contains("::")) {
+                def.autowired = Autowired::All(false);
+            }
+            def.creator = Some(st);
+        })
+    }
+    for name in ["setFactory", "setCreator"] {
+        engine.register_fn(name, set_factory);
+        engine.register_fn(name, |d: &mut H, entity: Dynamic| {
+            set_factory(d, entity, Dynamic::UNIT)
+        });
+    }
+    engine.register_fn("setType", |d: &mut H, ty: &str| {
+        d.chain(|def| def.declared_type = Some(crate::catalog::normalize_name(ty)))
+    });
+    engine.register_fn("setArguments", |d: &mut H, args: Dynamic| -> Res<H> {
+        let args = arguments(&args, "setArguments")?;
+        d.chain(|def| {
+            let st = def.creator.get_or_insert_with(|| Statement {
+                callee: Callee::Name(String::new()),
+                arguments: Default::default(),
+            });
+            st.arguments = args;
+        })
+    });
+    engine.register_fn(
+        "setArgument",
+        |d: &mut H, key: Dynamic, v: Dynamic| -> Res<H> {
+            let v = value(&v, "setArgument")?;
+            let key = if let Ok(i) = key.as_int() {
+                crate::neon::Key::Int(i)
+            } else {
+                crate::neon::Key::from_string(key.to_string())
+            };
+            d.chain(|def| {
+                let st = def.creator.get_or_insert_with(|| Statement {
+                    callee: Callee::Name(String::new()),
+                    arguments: Default::default(),
+                });
+                st.arguments.items.insert(key, v);
+            })
+        },
+    );
+    fn add_setup(d: &mut H, entity: Dynamic, args: Dynamic) -> Res<H> {
+        let st = creator(&entity, &args, "addSetup")?;
+        d.chain(|def| {
+            def.setup
+                .push(Expr::bare(ExprKind::Statement(Box::new(st))))
+        })
+    }
+    engine.register_fn("addSetup", add_setup);
+    engine.register_fn("addSetup", |d: &mut H, entity: Dynamic| {
+        add_setup(d, entity, Dynamic::UNIT)
+    });
+    engine.register_fn("setSetup", |d: &mut H, setups: Array| -> Res<H> {
+        let items = args_array(&setups, "setSetup")?;
+        d.chain(|def| def.setup = items.values().cloned().collect())
+    });
+    fn add_tag(d: &mut H, tag: &str, v: Dynamic) -> Res<H> {
+        let v = value(&v, "addTag")?;
+        d.chain(|def| {
+            def.tags.insert(tag.to_string(), v);
+        })
+    }
+    engine.register_fn("addTag", add_tag);
+    engine.register_fn("addTag", |d: &mut H, tag: &str| {
+        add_tag(d, tag, Dynamic::from(true))
+    });
+    engine.register_fn("setTags", |d: &mut H, tags: Dynamic| -> Res<H> {
+        let tags = arguments(&tags, "setTags")?;
+        d.chain(|def| {
+            def.tags.clear();
+            for (k, v) in tags.items {
+                match (k, v.as_str()) {
+                    (crate::neon::Key::Int(_), Some(t)) => {
+                        def.tags
+                            .insert(t.to_string(), Expr::bare(ExprKind::Bool(true)));
+                    }
+                    (k, _) => {
+                        def.tags.insert(k.as_string(), v);
+                    }
+                }
+            }
+        })
+    });
+    engine.register_fn("setAutowired", |d: &mut H, v: Dynamic| -> Res<H> {
+        let a = autowired(&v)?;
+        d.chain(|def| def.autowired = a)
+    });
+    engine.register_fn("setInject", |d: &mut H, on: bool| {
+        d.chain(|def| def.inject = on)
+    });
+    engine.register_fn("setLazy", |d: &mut H, on: bool| {
+        d.chain(|def| def.lazy = on)
+    });
+    engine.register_fn("setLifespan", |d: &mut H, l: &str| -> Res<H> {
+        let l = match l {
+            "singleton" => Lifespan::Singleton,
+            "scoped" => Lifespan::Scoped,
+            "transient" => Lifespan::Transient,
+            other => {
+                return raise(Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                    "setLifespan: expects 'singleton', 'scoped' or 'transient', '{other}' given"
+                ),
+                ))
+            }
+        };
+        d.chain(|def| def.lifespan = l)
+    });
+    engine.register_fn("setImplement", |d: &mut H, iface: &str| {
+        d.chain(|def| def.implement = Some(crate::catalog::normalize_name(iface)))
+    });
+    engine.register_fn("setReference", |d: &mut H, target: &str| -> Res<H> {
+        // Accessor: the service `get()` returns.
+        let target = format!("@{}", target.trim_start_matches('@'));
+        d.chain(|def| {
+            def.creator = Some(Statement {
+                callee: Callee::Name(target),
+                arguments: Default::default(),
+            })
+        })
+    });
+    engine.register_fn("setReferences", |d: &mut H, refs: Dynamic| -> Res<H> {
+        let refs = arguments(&refs, "setReferences")?;
+        d.chain(|def| {
+            def.references = refs
+                .items
+                .into_iter()
+                .map(|(k, v)| (k.as_string(), v))
+                .collect()
+        })
+    });
+    engine.register_fn("setTagged", |d: &mut H, tag: &str| {
+        d.chain(|def| def.tagged = Some(tag.to_string()))
+    });
+    engine.register_fn("getResultDefinition", |d: &mut H| d.clone());
+
+    // Getters.
+    engine.register_get("name", |d: &mut H| d.name.clone());
+    engine.register_fn("getName", |d: &mut H| d.name.clone());
+    engine.register_fn("getType", |d: &mut H| -> Res<Dynamic> {
+        d.read(|def| {
+            def.type_for_messages()
+                .map(Dynamic::from)
+                .unwrap_or(Dynamic::UNIT)
+        })
+    });
+    engine.register_fn("getTag", |d: &mut H, tag: &str| -> Res<Dynamic> {
+        d.read(|def| def.tags.get(tag).map(to_dynamic).unwrap_or(Dynamic::UNIT))
+    });
+    engine.register_fn("getTags", |d: &mut H| -> Res<OrderedMap> {
+        d.read(|def| OrderedMap {
+            entries: def
+                .tags
+                .iter()
+                .map(|(k, v)| (k.clone(), to_dynamic(v)))
+                .collect(),
+        })
+    });
+    engine.register_fn("getSetup", |d: &mut H| -> Res<Array> {
+        d.read(|def| def.setup.iter().map(to_dynamic).collect())
+    });
+    for name in ["getFactory", "getCreator"] {
+        engine.register_fn(name, |d: &mut H| -> Res<Dynamic> {
+            d.read(|def| {
+                def.creator
+                    .clone()
+                    .map(|c| Dynamic::from(ScriptStatement(c)))
+                    .unwrap_or(Dynamic::UNIT)
+            })
+        });
+    }
+    engine.register_fn("getArguments", |d: &mut H| -> Res<Dynamic> {
+        d.read(|def| {
+            def.creator
+                .as_ref()
+                .map(|c| to_dynamic(&Expr::bare(ExprKind::Array(c.arguments.clone()))))
+                .unwrap_or_else(|| Dynamic::from_array(Array::new()))
+        })
+    });
+    engine.register_fn("getAutowired", |d: &mut H| -> Res<Dynamic> {
+        d.read(|def| match &def.autowired {
+            Autowired::All(b) => Dynamic::from(*b),
+            Autowired::Types(t) => {
+                Dynamic::from_array(t.iter().map(|x| Dynamic::from(x.clone())).collect())
+            }
+        })
+    });
+    engine.register_fn("getImplement", |d: &mut H| -> Res<Dynamic> {
+        d.read(|def| {
+            def.implement
+                .clone()
+                .map(Dynamic::from)
+                .unwrap_or(Dynamic::UNIT)
+        })
+    });
+    engine.register_fn("isInject", |d: &mut H| d.read(|def| def.inject));
+    engine.register_fn("isLazy", |d: &mut H| d.read(|def| def.lazy));
+    engine.register_fn("getLifespan", |d: &mut H| -> Res<String> {
+        d.read(|def| match def.lifespan {
+            Lifespan::Singleton => "singleton".to_string(),
+            Lifespan::Scoped => "scoped".to_string(),
+            Lifespan::Transient => "transient".to_string(),
+        })
+    });
+    engine.register_fn("getKind", |d: &mut H| -> Res<String> {
+        d.read(|def| format!("{:?}", def.kind).to_lowercase())
+    });
+}

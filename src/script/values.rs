@@ -1,0 +1,228 @@
+//! Values crossing between wireplan and Rhai.
+//!
+//! Rhai's object maps keep keys sorted, but order is meaning in NEON (setups, arguments,
+//! handlers). Configuration and other ordered collections therefore reach scripts as an
+//! [`OrderedMap`]: a map that keeps insertion order, indexable as `m["key"]` or `m.key`
+//! (a missing key reads as `()`), with `keys()`, `values()`, `len()` and `contains()`.
+//! `Statement(entity, args)` and `Reference(name)` build complex arguments as in Nette.
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
+use crate::neon::Key;
+use indexmap::IndexMap;
+use rhai::{Array, Dynamic, Engine, EvalAltResult, Map, Position};
+
+/// An insertion-ordered map for scripts (see the module docs).
+#[derive(Debug, Clone, Default)]
+pub struct OrderedMap {
+    /// Entries in order.
+    pub entries: IndexMap<String, Dynamic>,
+}
+
+/// A statement built in a script: `Statement("App\\Foo", [1, "@db"])`.
+#[derive(Debug, Clone)]
+pub struct ScriptStatement(pub Statement);
+
+/// A reference built in a script: `Reference("db")` (same as the string `"@db"`).
+#[derive(Debug, Clone)]
+pub struct ScriptReference(pub String);
+
+type Res<T> = Result<T, Box<EvalAltResult>>;
+
+/// Raises a diagnostic as a script error; it is reported at the calling line.
+pub fn raise<T>(d: Diagnostic) -> Res<T> {
+    Err(Box::new(EvalAltResult::ErrorRuntime(
+        Dynamic::from(d),
+        Position::NONE,
+    )))
+}
+
+fn convert_array(
+    items: impl IntoIterator<Item = (Option<String>, Dynamic)>,
+) -> Result<ExprArray, String> {
+    let mut out = ExprArray::new();
+    for (k, v) in items {
+        let e = to_expr(&v)?;
+        match k {
+            Some(k) => {
+                out.items.insert(Key::from_string(k), e);
+            }
+            None => out.push(e),
+        }
+    }
+    Ok(out)
+}
+
+/// Converts a Rhai value to a configuration value. Errors name the unsupported type.
+pub fn to_expr(v: &Dynamic) -> Result<Expr, String> {
+    let kind = if v.is_unit() {
+        ExprKind::Null
+    } else if let Ok(b) = v.as_bool() {
+        ExprKind::Bool(b)
+    } else if let Ok(i) = v.as_int() {
+        ExprKind::Int(i)
+    } else if let Ok(f) = v.as_float() {
+        ExprKind::Float(f)
+    } else if v.is_string() {
+        ExprKind::Str(v.clone().into_string().unwrap_or_default())
+    } else if v.is_array() {
+        let a = v.clone().into_array().unwrap_or_default();
+        ExprKind::Array(convert_array(a.into_iter().map(|x| (None, x)))?)
+    } else if v.is_map() {
+        let m = v.clone().cast::<Map>();
+        ExprKind::Array(convert_array(
+            m.into_iter().map(|(k, x)| (Some(k.to_string()), x)),
+        )?)
+    } else if let Some(m) = v.clone().try_cast::<OrderedMap>() {
+        ExprKind::Array(convert_array(
+            m.entries.into_iter().map(|(k, x)| (Some(k), x)),
+        )?)
+    } else if let Some(s) = v.clone().try_cast::<ScriptStatement>() {
+        ExprKind::Statement(Box::new(s.0))
+    } else if let Some(r) = v.clone().try_cast::<ScriptReference>() {
+        ExprKind::Str(format!("@{}", r.0))
+    } else if let Some(d) = v.clone().try_cast::<super::builder_api::DefinitionHandle>() {
+        ExprKind::Str(format!("@{}", d.name()))
+    } else {
+        return Err(format!(
+            "a value of type {} cannot be used here",
+            v.type_name()
+        ));
+    };
+    Ok(Expr::bare(kind))
+}
+
+/// Converts a configuration value to Rhai: lists become arrays, maps [`OrderedMap`]s,
+/// statements [`ScriptStatement`]s, dynamic parameters their `%name%` text.
+pub fn to_dynamic(e: &Expr) -> Dynamic {
+    match &e.kind {
+        ExprKind::Null => Dynamic::UNIT,
+        ExprKind::Bool(b) => Dynamic::from(*b),
+        ExprKind::Int(i) => Dynamic::from(*i),
+        ExprKind::Float(f) => Dynamic::from(*f),
+        ExprKind::Str(s) => Dynamic::from(s.clone()),
+        ExprKind::Array(a) if a.is_list() => {
+            Dynamic::from_array(a.values().map(to_dynamic).collect())
+        }
+        ExprKind::Array(a) => Dynamic::from(OrderedMap {
+            entries: a
+                .items
+                .iter()
+                .map(|(k, v)| (k.as_string(), to_dynamic(v)))
+                .collect(),
+        }),
+        ExprKind::Statement(st) => Dynamic::from(ScriptStatement((**st).clone())),
+        ExprKind::Dynamic(n) => Dynamic::from(format!("%{n}%")),
+        ExprKind::Concat(parts) => Dynamic::from(
+            parts
+                .iter()
+                .map(|p| match &p.kind {
+                    ExprKind::Dynamic(n) => format!("%{n}%"),
+                    ExprKind::Str(s) => s.clone(),
+                    _ => p.describe(),
+                })
+                .collect::<String>(),
+        ),
+    }
+}
+
+/// Converts a script array of arguments, naming the function in errors.
+pub fn args_array(args: &Array, what: &str) -> Res<ExprArray> {
+    let mut out = ExprArray::new();
+    for (i, a) in args.iter().enumerate() {
+        match to_expr(a) {
+            Ok(e) => out.push(e),
+            Err(msg) => {
+                return raise(Diagnostic::error(
+                    Code::InvalidValue,
+                    format!("{what}: argument #{i}: {msg}"),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Converts any script value used as arguments: an array (positional), a map or ordered map
+/// (named), or `()` (none).
+pub fn arguments(v: &Dynamic, what: &str) -> Res<ExprArray> {
+    if v.is_unit() {
+        return Ok(ExprArray::new());
+    }
+    match to_expr(v) {
+        Ok(Expr {
+            kind: ExprKind::Array(a),
+            ..
+        }) => Ok(a),
+        Ok(_) => raise(Diagnostic::error(
+            Code::InvalidValue,
+            format!(
+                "{what}: arguments must be an array or a map, {} given",
+                v.type_name()
+            ),
+        )),
+        Err(msg) => raise(Diagnostic::error(
+            Code::InvalidValue,
+            format!("{what}: {msg}"),
+        )),
+    }
+}
+
+/// Registers [`OrderedMap`], `Statement(...)` and `Reference(...)`.
+pub fn register(engine: &mut Engine) {
+    engine.register_type_with_name::<OrderedMap>("OrderedMap");
+    engine.register_indexer_get(|m: &mut OrderedMap, key: &str| {
+        m.entries.get(key).cloned().unwrap_or(Dynamic::UNIT)
+    });
+    engine.register_indexer_set(|m: &mut OrderedMap, key: &str, v: Dynamic| {
+        m.entries.insert(key.to_string(), v);
+    });
+    // Rhai gives every value a built-in `tag` property; a key named `tag` must win.
+    engine.register_get_set(
+        "tag",
+        |m: &mut OrderedMap| m.entries.get("tag").cloned().unwrap_or(Dynamic::UNIT),
+        |m: &mut OrderedMap, v: Dynamic| {
+            m.entries.insert("tag".to_string(), v);
+        },
+    );
+    engine.register_fn("keys", |m: &mut OrderedMap| -> Array {
+        m.entries.keys().map(|k| Dynamic::from(k.clone())).collect()
+    });
+    engine.register_fn("values", |m: &mut OrderedMap| -> Array {
+        m.entries.values().cloned().collect()
+    });
+    engine.register_fn("len", |m: &mut OrderedMap| m.entries.len() as i64);
+    engine.register_fn("contains", |m: &mut OrderedMap, key: &str| {
+        m.entries.contains_key(key)
+    });
+    engine.register_fn("remove", |m: &mut OrderedMap, key: &str| {
+        m.entries.shift_remove(key).unwrap_or(Dynamic::UNIT)
+    });
+    engine.register_fn("to_map", |m: &mut OrderedMap| -> Map {
+        m.entries
+            .iter()
+            .map(|(k, v)| (k.as_str().into(), v.clone()))
+            .collect()
+    });
+    engine.register_fn("to_string", |m: &mut OrderedMap| format!("{m:?}"));
+    engine.register_fn("to_debug", |m: &mut OrderedMap| format!("{m:?}"));
+    engine.register_fn("OrderedMap", OrderedMap::default);
+
+    engine.register_type_with_name::<ScriptStatement>("Statement");
+    engine.register_type_with_name::<ScriptReference>("Reference");
+    fn statement(entity: &str, args: Dynamic) -> Res<ScriptStatement> {
+        Ok(ScriptStatement(Statement {
+            callee: Callee::Name(entity.to_string()),
+            arguments: arguments(&args, "Statement")?,
+        }))
+    }
+    engine.register_fn("Statement", statement);
+    engine.register_fn("Statement", |entity: &str| statement(entity, Dynamic::UNIT));
+    engine.register_fn("Reference", |name: &str| {
+        ScriptReference(name.trim_start_matches('@').to_string())
+    });
+    engine.register_fn("to_string", |s: &mut ScriptStatement| {
+        Expr::bare(ExprKind::Statement(Box::new(s.0.clone()))).describe()
+    });
+    engine.register_fn("to_string", |r: &mut ScriptReference| format!("@{}", r.0));
+}
