@@ -65,6 +65,10 @@ struct ParamArgs {
     /// Declare a parameter dynamic (read when the container starts, never frozen in the plan).
     #[arg(long = "dynamic", value_name = "NAME")]
     dynamic: Vec<String>,
+    /// A folder searched for extensions given by bare name (`logging: logaware`), before the
+    /// ones shipped with wireplan. Repeatable; `WIREPLAN_SCRIPTS` (colon-separated) adds more.
+    #[arg(long = "scripts", value_name = "DIR")]
+    scripts: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -79,8 +83,13 @@ fn options(
     args: &ParamArgs,
     sources: &mut SourceMap,
 ) -> Result<wireplan::compiler::Options, Diagnostic> {
+    let mut script_paths = args.scripts.clone();
+    if let Some(extra) = std::env::var_os("WIREPLAN_SCRIPTS") {
+        script_paths.extend(std::env::split_paths(&extra));
+    }
     let mut opts = wireplan::compiler::Options {
         dynamic: args.dynamic.clone(),
+        script_paths,
         ..Default::default()
     };
     for p in &args.parameters {
