@@ -101,6 +101,7 @@ pub struct Extension {
     /// The script's file.
     pub file: FileId,
     ast: AST,
+    limits: Limits,
 }
 
 /// Converts a 1-based Rhai position in `file` to a span (one character wide).
@@ -162,10 +163,20 @@ impl Extension {
             .compile(text)
             .map_err(|e| parse_error(sources, file, name, &e))?;
         ast.set_source(sources.get(file).name.clone());
+        let limits = Limits {
+            max_operations: engine.max_operations(),
+            max_call_levels: engine.max_call_levels(),
+            max_expr_depths: (engine.max_expr_depth(), engine.max_function_expr_depth()),
+            max_string_size: engine.max_string_size(),
+            max_array_size: engine.max_array_size(),
+            max_map_size: engine.max_map_size(),
+            max_variables: engine.max_variables(),
+        };
         Ok(Extension {
             name: name.to_string(),
             file,
             ast,
+            limits,
         })
     }
 
@@ -230,12 +241,18 @@ impl Extension {
             })
             .collect();
         if let Err(e) = result {
-            out.push(self.runtime_error(sources, func, &e));
+            out.push(self.runtime_error(sources, func, &e, &self.limits));
         }
         out
     }
 
-    fn runtime_error(&self, sources: &SourceMap, func: &str, err: &EvalAltResult) -> Diagnostic {
+    fn runtime_error(
+        &self,
+        sources: &SourceMap,
+        func: &str,
+        err: &EvalAltResult,
+        limits: &Limits,
+    ) -> Diagnostic {
         let mut frames: Vec<(String, Position)> = Vec::new();
         let mut inner = err;
         while let EvalAltResult::ErrorInFunctionCall(fname, _src, next, pos) = inner {
@@ -258,13 +275,24 @@ impl Extension {
             ),
         };
         d.labels.clear();
+        if let Some(note) = limit_note(inner, limits) {
+            d = d.with_note(note);
+        }
         let primary_pos = if pos.is_none() {
             frames.first().map(|f| f.1).unwrap_or(Position::NONE)
         } else {
             pos
         };
-        if let Some(span) = span_of(sources, self.file, primary_pos) {
-            d = d.with_primary(span, "raised here");
+        match span_of(sources, self.file, primary_pos) {
+            Some(span) => d = d.with_primary(span, "raised here"),
+            // No position (a sandbox limit hit): point at the lifecycle function.
+            None => {
+                let text = &sources.get(self.file).text;
+                if let Some(at) = text.find(&format!("fn {func}")) {
+                    let span = Span::new(self.file, at, at + 3 + func.len());
+                    d = d.with_primary(span, "in this function");
+                }
+            }
         }
         for (fname, p) in &frames {
             if let Some(span) = span_of(sources, self.file, *p) {
@@ -275,6 +303,28 @@ impl Extension {
         }
         d
     }
+}
+
+/// Names the sandbox limit a script ran into.
+fn limit_note(err: &EvalAltResult, limits: &Limits) -> Option<String> {
+    Some(match err {
+        EvalAltResult::ErrorTooManyOperations(_) => format!(
+            "the sandbox allows {} operations per lifecycle call",
+            limits.max_operations
+        ),
+        EvalAltResult::ErrorStackOverflow(_) => format!(
+            "the sandbox allows a call depth of {}",
+            limits.max_call_levels
+        ),
+        EvalAltResult::ErrorDataTooLarge(what, _) => format!(
+            "{what} exceeds the sandbox limit (strings {} bytes, arrays {} items, maps {} entries)",
+            limits.max_string_size, limits.max_array_size, limits.max_map_size
+        ),
+        EvalAltResult::ErrorTooManyVariables(_) => {
+            format!("the sandbox allows {} variables", limits.max_variables)
+        }
+        _ => return None,
+    })
 }
 
 fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) -> Diagnostic {

@@ -33,6 +33,19 @@ pub fn check_case(config: &Path, expected: &Json) -> Vec<String> {
     let result = compile(config, &Options::default());
     let mut problems = Vec::new();
     let diags = to_json(&result.sources, result.diagnostics.items());
+    // Project fixtures may require warnings: `"warnings": [{"code": .., "line": ..}]`.
+    for w in expected["warnings"].as_array().into_iter().flatten() {
+        let code = w["code"].as_str().unwrap_or_default();
+        let line = w.get("line").and_then(Json::as_u64).map(|n| n as usize);
+        let hit = diags.iter().any(|d| {
+            d.code == code
+                && d.severity == wireplan::diagnostics::Severity::Warning
+                && (line.is_none() || d.line == line)
+        });
+        if !hit {
+            problems.push(format!("expected warning {w}"));
+        }
+    }
     match expected["status"].as_str() {
         Some("ok") => {
             let Some(plan) = result.plan else {
@@ -71,7 +84,7 @@ pub fn check_case(config: &Path, expected: &Json) -> Vec<String> {
                 }
             }
             // Project fixtures may also pin the plan's indexes.
-            for key in ["types", "tags", "parameters"] {
+            for key in ["types", "tags", "parameters", "initialization", "aliases"] {
                 if let Some(want) = expected.get(key) {
                     if !json_equal(&plan[key], want) {
                         problems.push(format!("plan '{key}': expected {want}, got {}", plan[key]));
