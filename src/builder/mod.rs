@@ -466,3 +466,51 @@ fn ambiguous(type_: &str, names: &[String]) -> Diagnostic {
     }
     Diagnostic::error(Code::AmbiguousService, msg)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog() -> Catalog {
+        let mut diags = Diagnostics::new();
+        let mut sources = crate::source::SourceMap::new();
+        let raw = crate::config::load_str(
+            "t.neon",
+            "types:\n\tApp\\Db: {}\n",
+            &mut sources,
+            &mut diags,
+        );
+        let (_, sections) = crate::config::expand_config(&raw.sections, &[], &IndexMap::new(), &mut diags);
+        Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags)
+    }
+
+    #[test]
+    fn lookups_by_type_are_refused_while_resolving() {
+        let mut b = ContainerBuilder::new(catalog());
+        b.add_definition(Some("db"), None)
+            .expect("added")
+            .set_creator("App\\Db", ExprArray::new());
+        b.phase = Phase::Resolving;
+        let err = b.get_by_type("App\\Db").expect_err("refused");
+        assert_eq!(err.code, Code::NotAllowedDuringResolving);
+        assert_eq!(
+            b.find_by_type("App\\Db").expect_err("refused").code,
+            Code::NotAllowedDuringResolving
+        );
+        b.phase = Phase::Loading;
+        assert_eq!(b.get_by_type("App\\Db").expect("allowed"), Some("db".to_string()));
+    }
+
+    #[test]
+    fn names_are_checked_case_insensitively_and_anonymous_names_count_up() {
+        let mut b = ContainerBuilder::new(catalog());
+        b.add_definition(Some("mailer"), None).expect("first");
+        let err = b.add_definition(Some("Mailer"), None).expect_err("duplicate");
+        assert_eq!(err.code, Code::DuplicateService);
+        assert!(err.message.contains("case-insensitive"), "{}", err.message);
+        assert_eq!(b.add_definition(None, None).expect("anon").name, "01");
+        assert_eq!(b.add_definition(None, None).expect("anon").name, "02");
+        let bad = b.add_definition(Some("a..b"), None).expect_err("bad name");
+        assert_eq!(bad.code, Code::InvalidDefinition);
+    }
+}
