@@ -17,5 +17,6 @@ pub mod expr;
 pub mod neon;
 pub mod plan;
 pub mod repl;
+pub mod schema;
 pub mod script;
 pub mod source;

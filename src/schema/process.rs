@@ -1,0 +1,869 @@
+//! Processing values against schemas: normalise each layer, merge the layers, complete
+//! (validate, fill defaults, transform), as nette/schema's `Processor::processMultiple`.
+
+use super::types::{format_number, Range, TypeSpec};
+use super::{Choice, Expect, Shape, Stage};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
+use crate::neon::Key;
+use crate::source::Span;
+
+/// The separator of path segments in messages: `U+00A0 › U+00A0`.
+pub const PATH_SEPARATOR: &str = "\u{a0}›\u{a0}";
+
+/// A dynamic value accepted by a `dynamic()` schema: the check is left to start-up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DynamicCheck {
+    /// Path of the item (`["blog", "tempDir"]`).
+    pub path: Vec<String>,
+    /// The type text the value must satisfy at start-up (`string`, `int or string`).
+    pub expected: String,
+    /// The dynamic value (`ExprKind::Dynamic` or `ExprKind::Concat`).
+    pub value: Expr,
+}
+
+/// The state of one processing run, handed to [`Expect::transform`] stages so they can report
+/// errors at the item being processed.
+#[derive(Debug, Default)]
+pub struct Context {
+    path: Vec<String>,
+    span: Option<Span>,
+    is_key: bool,
+    skip_defaults: bool,
+    errors: Vec<Diagnostic>,
+    /// For each error: the path and expected type when it is a type mismatch.
+    mismatch: Vec<Option<(Vec<String>, String)>>,
+    warnings: Vec<Diagnostic>,
+    dynamics: Vec<DynamicCheck>,
+}
+
+impl Context {
+    /// The path of the item being processed.
+    pub fn path(&self) -> &[String] {
+        &self.path
+    }
+
+    /// The path as messages quote it: `blog › postsPerPage` (with U+00A0 around `›`).
+    pub fn path_text(&self) -> String {
+        self.path.join(PATH_SEPARATOR)
+    }
+
+    /// Reports an `invalid-value` error at the current item (with its span, or the nearest
+    /// enclosing one).
+    pub fn add_error(&mut self, message: impl Into<String>) {
+        self.error(Code::InvalidValue, message.into(), self.span);
+    }
+
+    fn error(&mut self, code: Code, message: String, span: Option<Span>) {
+        self.errors
+            .push(Diagnostic::error(code, message).at(span.or(self.span)));
+        self.mismatch.push(None);
+    }
+
+    /// `"item 'a › b'"`, `"key of item 'a › b'"`, or `"item"` for the root.
+    fn subject(&self) -> String {
+        let label = if self.is_key { "key of item" } else { "item" };
+        if self.path.is_empty() {
+            label.to_string()
+        } else {
+            format!("{label} '{}'", self.path_text())
+        }
+    }
+
+    fn type_mismatch(&mut self, expected: &str, v: &Expr) {
+        let msg = format!(
+            "The {} expects to be {expected}, {} given.",
+            self.subject(),
+            format_value(v)
+        );
+        self.error(Code::InvalidValue, msg, v.span);
+        if let Some(last) = self.mismatch.last_mut() {
+            *last = Some((self.path.clone(), expected.to_string()));
+        }
+    }
+
+    fn enter(&mut self, key: String, span: Option<Span>) -> Option<Span> {
+        self.path.push(key);
+        let old = self.span;
+        self.span = span.or(self.span);
+        old
+    }
+
+    fn leave(&mut self, old: Option<Span>) {
+        self.path.pop();
+        self.span = old;
+    }
+}
+
+/// Validates and normalises configuration values. Configure it, then call
+/// [`Processor::process`] or [`Processor::process_multiple`]; warnings (deprecations) and the
+/// dynamic values left for start-up stay readable afterwards.
+#[derive(Debug, Default)]
+pub struct Processor {
+    base: Vec<String>,
+    span: Option<Span>,
+    skip_defaults: bool,
+    warnings: Vec<Diagnostic>,
+    dynamics: Vec<DynamicCheck>,
+}
+
+impl Processor {
+    /// A processor for a value at the root (messages read "The item expects …").
+    pub fn new() -> Processor {
+        Processor::default()
+    }
+
+    /// Prefixes every path with `path` (the section name, `services › s`).
+    pub fn at_path<S: Into<String>>(mut self, path: impl IntoIterator<Item = S>) -> Processor {
+        self.base = path.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The location used for errors about values that have no span of their own (a missing
+    /// item of an absent section, values made by scripts).
+    pub fn at_span(mut self, span: Option<Span>) -> Processor {
+        self.span = span;
+        self
+    }
+
+    /// `Processor::skipDefaults()`: absent items are left out everywhere.
+    pub fn skip_defaults(mut self) -> Processor {
+        self.skip_defaults = true;
+        self
+    }
+
+    /// Processes one value. Returns the completed value (defaults filled in, transforms
+    /// applied), or every error found (not only the first).
+    pub fn process(&mut self, schema: &Expect, data: Expr) -> Result<Expr, Vec<Diagnostic>> {
+        self.process_multiple(schema, [data])
+    }
+
+    /// Processes layers (oldest first): each is normalised, they are merged (later wins, lists
+    /// append, `key!` replaces, `null` keeps an array), and the result is completed. No layers
+    /// means an absent value.
+    pub fn process_multiple(
+        &mut self,
+        schema: &Expect,
+        layers: impl IntoIterator<Item = Expr>,
+    ) -> Result<Expr, Vec<Diagnostic>> {
+        let mut ctx = Context {
+            path: self.base.clone(),
+            span: self.span,
+            skip_defaults: self.skip_defaults,
+            ..Context::default()
+        };
+        let mut problems = Vec::new();
+        collect_misuse(schema, &mut problems);
+        for p in problems {
+            ctx.add_error(format!("Invalid schema: {p}"));
+        }
+        let mut merged: Option<Expr> = None;
+        for layer in layers {
+            let layer = normalize(schema, layer, &mut ctx);
+            merged = Some(match merged {
+                None => layer,
+                Some(base) => merge(layer, base),
+            });
+        }
+        let data = merged.unwrap_or_else(|| Expr::new(ExprKind::Null, None));
+        let value = complete(schema, data, &mut ctx);
+        self.warnings.append(&mut ctx.warnings);
+        self.dynamics.append(&mut ctx.dynamics);
+        if ctx.errors.is_empty() {
+            Ok(value)
+        } else {
+            Err(ctx.errors)
+        }
+    }
+
+    /// Warnings collected so far (deprecated items).
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.warnings
+    }
+
+    /// Takes the warnings out.
+    pub fn take_warnings(&mut self) -> Vec<Diagnostic> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Dynamic values accepted by `dynamic()` schemas, with the type to check at start-up.
+    pub fn dynamics(&self) -> &[DynamicCheck] {
+        &self.dynamics
+    }
+}
+
+/// Convenience for the compiler: processes `data` at `path`, pushes errors and warnings into
+/// `diags`, and returns the completed value when there was no error.
+pub fn validate(
+    schema: &Expect,
+    data: &Expr,
+    path: &[&str],
+    diags: &mut Diagnostics,
+) -> Option<Expr> {
+    let mut p = Processor::new()
+        .at_path(path.iter().copied())
+        .at_span(data.span);
+    let result = p.process(schema, data.clone());
+    diags.extend(p.take_warnings());
+    match result {
+        Ok(v) => Some(v),
+        Err(errors) => {
+            diags.extend(errors);
+            None
+        }
+    }
+}
+
+fn collect_misuse(schema: &Expect, out: &mut Vec<String>) {
+    out.extend(schema.misuse.iter().cloned());
+    if let Some(Err(e)) = &schema.pattern {
+        out.push(e.clone());
+    }
+    match &schema.shape {
+        Shape::Type { items, keys, .. } => {
+            for s in items.iter().chain(keys.iter()) {
+                collect_misuse(s, out);
+            }
+        }
+        Shape::Structure { items, other } => {
+            for s in items.values().chain(other.as_deref()) {
+                collect_misuse(s, out);
+            }
+        }
+        Shape::AnyOf { set, .. } => {
+            for c in set {
+                if let Choice::Schema(s) = c {
+                    collect_misuse(s, out);
+                }
+            }
+        }
+    }
+}
+
+/// Nette's `Helpers::getSuggestion`: the closest name by a weighted edit distance (insert and
+/// delete 10, replace 11) below `(len / 4 + 1) * 10 + 0.1`.
+pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let mut min = (word.len() as f64 / 4.0 + 1.0) * 10.0 + 0.1;
+    let mut best = None;
+    for c in candidates {
+        if c == word {
+            continue;
+        }
+        let d = weighted_levenshtein(c, word) as f64;
+        if d < min {
+            min = d;
+            best = Some(c);
+        }
+    }
+    best
+}
+
+fn weighted_levenshtein(a: &str, b: &str) -> usize {
+    let a = a.as_bytes();
+    let b = b.as_bytes();
+    let mut prev: Vec<usize> = (0..=b.len()).map(|j| j * 10).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![(i + 1) * 10; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let replace = prev[j] + if ca == cb { 0 } else { 11 };
+            cur[j + 1] = replace.min(prev[j + 1] + 10).min(cur[j] + 10);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// An empty array value.
+pub(crate) fn empty_array() -> Expr {
+    Expr::bare(ExprKind::Array(ExprArray::new()))
+}
+
+fn is_dynamic(v: &Expr) -> bool {
+    matches!(v.kind, ExprKind::Dynamic(_) | ExprKind::Concat(_))
+}
+
+/// Nette's `Helpers::formatValue`: strings quoted and cut to 15 characters, scalars as PHP
+/// prints them, `array`, `object Class`, `dynamic`.
+pub fn format_value(v: &Expr) -> String {
+    match &v.kind {
+        ExprKind::Null => "null".into(),
+        ExprKind::Bool(b) => b.to_string(),
+        ExprKind::Int(i) => i.to_string(),
+        ExprKind::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.1}"),
+        ExprKind::Float(f) => f.to_string(),
+        ExprKind::Str(s) => format!("'{}'", truncate(s)),
+        ExprKind::Array(_) => "array".into(),
+        ExprKind::Statement(st) => match &st.callee {
+            Callee::Name(n) => format!("object {}", n.split("::").next().unwrap_or(n)),
+            Callee::Member(..) => "object Statement".into(),
+        },
+        ExprKind::Dynamic(_) | ExprKind::Concat(_) => "dynamic".into(),
+    }
+}
+
+/// `Strings::truncate($s, 15, '...')`: cut at a word boundary within 12 characters if there is
+/// one.
+fn truncate(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() <= 15 {
+        return s.to_string();
+    }
+    let separator = |c: char| c.is_whitespace() || (c.is_ascii() && !c.is_ascii_alphanumeric());
+    let cut = (1..=12).rev().find(|&n| separator(chars[n])).unwrap_or(12);
+    format!("{}...", chars[..cut].iter().collect::<String>())
+}
+
+/// Nette's `Helpers::merge`: merges `value` (newer) over `base`. Two arrays merge: items of
+/// `value` whose integer keys continue `0, 1, …` are appended, other keys merge recursively, a
+/// key written `name!` replaces `name`; `null` over an array keeps the array; otherwise the newer
+/// value wins.
+pub fn merge(value: Expr, base: Expr) -> Expr {
+    merge_with(value, base, false)
+}
+
+/// `lists_replace`: a list over a list replaces it (the default merge of `default()` values).
+fn merge_with(value: Expr, base: Expr, lists_replace: bool) -> Expr {
+    match (value.kind, base.kind) {
+        (ExprKind::Array(v), ExprKind::Array(b))
+            if !(lists_replace && v.is_list() && b.is_list()) =>
+        {
+            let mut b = b;
+            let mut index = 0i64;
+            for (k, x) in v.items {
+                if k == Key::Int(index) {
+                    index += 1;
+                    b.push(x);
+                    continue;
+                }
+                if let Key::Str(s) = &k {
+                    if let Some(name) = s.strip_suffix('!') {
+                        b.items.insert(Key::from_string(name.to_string()), x);
+                        continue;
+                    }
+                }
+                match b.items.get_mut(&k) {
+                    Some(slot) => {
+                        let old = std::mem::replace(slot, Expr::bare(ExprKind::Null));
+                        *slot = merge_with(x, old, lists_replace);
+                    }
+                    None => {
+                        b.items.insert(k, x);
+                    }
+                }
+            }
+            Expr::new(ExprKind::Array(b), value.span.or(base.span))
+        }
+        (ExprKind::Null, ExprKind::Array(b)) => Expr::new(ExprKind::Array(b), base.span),
+        (kind, _) => Expr::new(kind, value.span),
+    }
+}
+
+/// Runs `before` and recurses into known items.
+fn normalize(schema: &Expect, value: Expr, ctx: &mut Context) -> Expr {
+    let mut value = match &schema.before {
+        Some(f) => {
+            let span = value.span;
+            let mut v = f(value);
+            if v.span.is_none() {
+                v.span = span;
+            }
+            v
+        }
+        None => value,
+    };
+    let span = value.span;
+    match (&schema.shape, &mut value.kind) {
+        (Shape::Structure { items, other }, ExprKind::Array(a)) => {
+            let keys: Vec<Key> = a.items.keys().cloned().collect();
+            for k in keys {
+                let name = k.as_string();
+                let sub = items.get(name.trim_end_matches('!')).or(other.as_deref());
+                if let (Some(sub), Some(slot)) = (sub, a.items.get_mut(&k)) {
+                    let item = std::mem::replace(slot, Expr::bare(ExprKind::Null));
+                    let old = ctx.enter(name, item.span.or(span));
+                    *slot = normalize(sub, item, ctx);
+                    ctx.leave(old);
+                }
+            }
+        }
+        (
+            Shape::Type {
+                items: Some(sub), ..
+            },
+            ExprKind::Array(a),
+        ) => {
+            for (k, slot) in a.items.iter_mut() {
+                let item = std::mem::replace(slot, Expr::bare(ExprKind::Null));
+                let old = ctx.enter(k.as_string(), item.span.or(span));
+                *slot = normalize(sub, item, ctx);
+                ctx.leave(old);
+            }
+        }
+        _ => {}
+    }
+    value
+}
+
+/// The value of an absent item: an error when required, else the default (a structure is
+/// completed from `[]`).
+fn complete_default(schema: &Expect, ctx: &mut Context) -> Expr {
+    if schema.required {
+        let msg = format!("The mandatory item '{}' is missing.", ctx.path_text());
+        ctx.error(Code::InvalidValue, msg, None);
+        return Expr::bare(ExprKind::Null);
+    }
+    match &schema.shape {
+        Shape::Structure { .. } => complete(schema, empty_array(), ctx),
+        Shape::AnyOf {
+            set,
+            first_is_default: true,
+        } => match set.first() {
+            Some(Choice::Value(v)) => v.clone(),
+            _ => schema.default.clone().unwrap_or(Expr::bare(ExprKind::Null)),
+        },
+        _ => schema.default.clone().unwrap_or(Expr::bare(ExprKind::Null)),
+    }
+}
+
+fn deprecation(schema: &Expect, ctx: &mut Context, span: Option<Span>) {
+    if let Some(msg) = &schema.deprecated {
+        let text = msg.replace("%path%", &ctx.path_text());
+        ctx.warnings
+            .push(Diagnostic::warning(Code::InvalidValue, text).at(span.or(ctx.span)));
+    }
+}
+
+/// Validates a present value, fills defaults and applies the stages.
+fn complete(schema: &Expect, value: Expr, ctx: &mut Context) -> Expr {
+    let old = ctx.span;
+    ctx.span = value.span.or(ctx.span);
+    let out = match &schema.shape {
+        Shape::Type { ty, items, keys } => complete_type(schema, ty, items, keys, value, ctx),
+        Shape::Structure { items, other } => complete_structure(schema, items, other, value, ctx),
+        Shape::AnyOf { set, .. } => complete_any_of(schema, set, value, ctx),
+    };
+    ctx.span = old;
+    out
+}
+
+fn accept_dynamic(schema: &Expect, value: Expr, ctx: &mut Context) -> Expr {
+    ctx.dynamics.push(DynamicCheck {
+        path: ctx.path.clone(),
+        expected: schema.expected(),
+        value: value.clone(),
+    });
+    value
+}
+
+fn complete_type(
+    schema: &Expect,
+    ty: &str,
+    items: &Option<Box<Expect>>,
+    keys: &Option<Box<Expect>>,
+    mut value: Expr,
+    ctx: &mut Context,
+) -> Expr {
+    let errors = ctx.errors.len();
+    if value.is_null()
+        && matches!(
+            schema.default.as_ref().map(|d| &d.kind),
+            Some(ExprKind::Array(_))
+        )
+    {
+        value = Expr::new(ExprKind::Array(ExprArray::new()), value.span);
+    }
+    deprecation(schema, ctx, value.span);
+    let spec = TypeSpec::parse(ty).unwrap_or_else(|_| TypeSpec::parse("mixed").expect("valid"));
+    if is_dynamic(&value) {
+        if schema.dynamic || ty == "mixed" {
+            return accept_dynamic(schema, value, ctx);
+        }
+        ctx.type_mismatch(&schema.expected(), &value);
+        return Expr::bare(ExprKind::Null);
+    }
+    if !spec.matches(&value) {
+        ctx.type_mismatch(&schema.expected(), &value);
+        return Expr::bare(ExprKind::Null);
+    }
+    if let (ExprKind::Int(i), true) = (&value.kind, wants_float(ty)) {
+        value.kind = ExprKind::Float(*i as f64);
+    }
+    check_range(schema, &spec, &value, ctx);
+    if let (Some(Ok((text, re))), Some(s)) = (&schema.pattern, value.as_str()) {
+        if !re.is_match(s) {
+            let msg = format!(
+                "The {} expects to match pattern '{text}', {} given.",
+                ctx.subject(),
+                format_value(&value)
+            );
+            ctx.error(Code::InvalidValue, msg, value.span);
+        }
+    }
+    if ctx.errors.len() > errors {
+        return Expr::bare(ExprKind::Null);
+    }
+    if let ExprKind::Array(a) = &mut value.kind {
+        let entries = std::mem::take(&mut a.items);
+        for (k, item) in entries {
+            let mut key = k;
+            if let Some(ks) = keys {
+                let key_expr = match &key {
+                    Key::Int(i) => Expr::new(ExprKind::Int(*i), item.span),
+                    Key::Str(s) => Expr::new(ExprKind::Str(s.clone()), item.span),
+                };
+                let old = ctx.enter(key.as_string(), item.span);
+                ctx.is_key = true;
+                let done = complete(ks, key_expr, ctx);
+                ctx.is_key = false;
+                ctx.leave(old);
+                key = match done.kind {
+                    ExprKind::Int(i) => Key::Int(i),
+                    ExprKind::Str(s) => Key::from_string(s),
+                    _ => key,
+                };
+            }
+            let item = match items {
+                Some(sub) => {
+                    let old = ctx.enter(key.as_string(), item.span);
+                    let done = complete(sub, item, ctx);
+                    ctx.leave(old);
+                    done
+                }
+                None => item,
+            };
+            a.items.insert(key, item);
+        }
+    }
+    if ctx.errors.len() > errors {
+        return Expr::bare(ExprKind::Null);
+    }
+    if let Some(default) = &schema.default {
+        value = match schema.merge_defaults {
+            Some(false) => value,
+            Some(true) => merge(value, default.clone()),
+            None => merge_with(value, default.clone(), true),
+        };
+    }
+    run_stages(schema, value, ctx)
+}
+
+fn wants_float(ty: &str) -> bool {
+    let alts: Vec<&str> = ty
+        .trim_start_matches('?')
+        .split('|')
+        .map(|a| a.split(':').next().unwrap_or(a))
+        .collect();
+    alts.contains(&"float")
+        && !alts
+            .iter()
+            .any(|a| matches!(*a, "int" | "number" | "mixed" | "scalar" | "numeric"))
+}
+
+fn check_range(schema: &Expect, spec: &TypeSpec, value: &Expr, ctx: &mut Context) {
+    if schema.min.is_none() && schema.max.is_none() {
+        return;
+    }
+    let range = Range {
+        min: schema.min,
+        max: schema.max,
+    };
+    let (n, unit) = match &value.kind {
+        ExprKind::Int(i) => (*i as f64, None),
+        ExprKind::Float(f) => (*f, None),
+        ExprKind::Str(s) if spec.is_unicode() => (s.chars().count() as f64, Some("characters")),
+        ExprKind::Str(s) => (s.len() as f64, Some("bytes")),
+        ExprKind::Array(a) => (a.len() as f64, Some("items")),
+        _ => return,
+    };
+    if range.contains(n) {
+        return;
+    }
+    let msg = match unit {
+        None => format!(
+            "The {} expects to be in range {}, {} given.",
+            ctx.subject(),
+            range.describe(),
+            format_value(value)
+        ),
+        Some(u) => format!(
+            "The length of {} expects to be in range {}, {} {u} given.",
+            ctx.subject(),
+            range.describe(),
+            format_number(n)
+        ),
+    };
+    ctx.error(Code::InvalidValue, msg, value.span);
+}
+
+fn complete_structure(
+    schema: &Expect,
+    items: &indexmap::IndexMap<String, Expect>,
+    other: &Option<Box<Expect>>,
+    value: Expr,
+    ctx: &mut Context,
+) -> Expr {
+    let errors = ctx.errors.len();
+    let span = value.span;
+    let given = match value.kind {
+        ExprKind::Null => ExprArray::new(),
+        ExprKind::Array(a) => a,
+        _ => {
+            ctx.type_mismatch("array", &value);
+            return Expr::bare(ExprKind::Null);
+        }
+    };
+    deprecation(schema, ctx, span);
+    let as_expr = Expr::new(ExprKind::Array(given.clone()), span);
+    check_range(
+        schema,
+        &TypeSpec::parse("array").expect("valid"),
+        &as_expr,
+        ctx,
+    );
+    let mut out = ExprArray::new();
+    let names: Vec<&str> = items.keys().map(String::as_str).collect();
+    let mut extra: Vec<(Key, Expr)> = Vec::new();
+    for (k, v) in &given.items {
+        let name = k.as_string();
+        if items.contains_key(&name) {
+            continue;
+        }
+        if other.is_some() {
+            extra.push((k.clone(), v.clone()));
+            continue;
+        }
+        ctx.path.push(name.clone());
+        let mut msg = format!("Unexpected item '{}'", ctx.path_text());
+        match suggest(&name, names.iter().copied()) {
+            Some(s) => msg.push_str(&format!(", did you mean '{s}'?")),
+            None => msg.push('.'),
+        }
+        ctx.error(Code::UnknownOption, msg, v.span);
+        ctx.path.pop();
+    }
+    for (name, sub) in items {
+        let key = Key::from_string(name.clone());
+        match given.items.get(&key) {
+            Some(v) => {
+                let old = ctx.enter(name.clone(), v.span);
+                let done = complete(sub, v.clone(), ctx);
+                ctx.leave(old);
+                out.items.insert(key, done);
+            }
+            None => {
+                let old = ctx.enter(name.clone(), None);
+                let done = complete_default(sub, ctx);
+                ctx.leave(old);
+                if !ctx.skip_defaults && !schema.skip_defaults {
+                    out.items.insert(key, done);
+                }
+            }
+        }
+    }
+    if let Some(sub) = other {
+        for (k, v) in extra {
+            let old = ctx.enter(k.as_string(), v.span);
+            let done = complete(sub, v, ctx);
+            ctx.leave(old);
+            out.items.insert(k, done);
+        }
+    }
+    if ctx.errors.len() > errors {
+        return Expr::bare(ExprKind::Null);
+    }
+    run_stages(schema, Expr::new(ExprKind::Array(out), span), ctx)
+}
+
+fn complete_any_of(schema: &Expect, set: &[Choice], value: Expr, ctx: &mut Context) -> Expr {
+    deprecation(schema, ctx, value.span);
+    if is_dynamic(&value) && schema.dynamic {
+        return accept_dynamic(schema, value, ctx);
+    }
+    let mut expecteds: Vec<String> = Vec::new();
+    let mut inner: Vec<Diagnostic> = Vec::new();
+    for choice in set {
+        match choice {
+            Choice::Schema(s) => {
+                let mut dolly = Context {
+                    path: ctx.path.clone(),
+                    span: ctx.span,
+                    skip_defaults: ctx.skip_defaults,
+                    ..Context::default()
+                };
+                let normalized = normalize(s, value.clone(), &mut dolly);
+                let res = complete(s, normalized, &mut dolly);
+                if dolly.errors.is_empty() {
+                    ctx.warnings.append(&mut dolly.warnings);
+                    ctx.dynamics.append(&mut dolly.dynamics);
+                    return run_stages(schema, res, ctx);
+                }
+                // Type errors of this very item are summarised; deeper ones are kept.
+                for (error, mismatch) in dolly.errors.into_iter().zip(dolly.mismatch) {
+                    match mismatch {
+                        Some((path, expected)) if path == ctx.path => expecteds.push(expected),
+                        _ => inner.push(error),
+                    }
+                }
+            }
+            Choice::Value(v) => {
+                if same_value(v, &value) {
+                    return run_stages(schema, value, ctx);
+                }
+                expecteds.push(format_value(v));
+            }
+        }
+    }
+    if !inner.is_empty() {
+        ctx.mismatch.extend(inner.iter().map(|_| None));
+        ctx.errors.append(&mut inner);
+    } else {
+        let mut unique: Vec<String> = Vec::new();
+        for e in expecteds {
+            if !unique.contains(&e) {
+                unique.push(e);
+            }
+        }
+        ctx.type_mismatch(&unique.join("|"), &value);
+    }
+    Expr::bare(ExprKind::Null)
+}
+
+/// PHP `===` on configuration values.
+fn same_value(a: &Expr, b: &Expr) -> bool {
+    match (&a.kind, &b.kind) {
+        (ExprKind::Float(x), ExprKind::Float(y)) => x == y,
+        (ExprKind::Int(_), ExprKind::Float(_)) | (ExprKind::Float(_), ExprKind::Int(_)) => false,
+        _ => a == b,
+    }
+}
+
+fn run_stages(schema: &Expect, mut value: Expr, ctx: &mut Context) -> Expr {
+    for (index, stage) in schema.stages.iter().enumerate() {
+        let errors = ctx.errors.len();
+        value = match stage {
+            Stage::Assert(check, description) => {
+                if !check(&value) {
+                    let what = match description {
+                        Some(d) => format!("'{d}'"),
+                        None => format!("#{index}"),
+                    };
+                    let msg = format!(
+                        "Failed assertion {what} for {} with value {}.",
+                        ctx.subject(),
+                        format_value(&value)
+                    );
+                    ctx.error(Code::InvalidValue, msg, value.span);
+                }
+                value
+            }
+            Stage::Transform(f) => {
+                let span = value.span;
+                let mut v = f(value, ctx);
+                if v.span.is_none() {
+                    v.span = span;
+                }
+                v
+            }
+            Stage::CastTo(ty) => cast(ty, value, ctx),
+        };
+        if ctx.errors.len() > errors {
+            return Expr::bare(ExprKind::Null);
+        }
+    }
+    value
+}
+
+/// PHP truthiness.
+fn truthy(v: &Expr) -> bool {
+    match &v.kind {
+        ExprKind::Null => false,
+        ExprKind::Bool(b) => *b,
+        ExprKind::Int(i) => *i != 0,
+        ExprKind::Float(f) => *f != 0.0,
+        ExprKind::Str(s) => !(s.is_empty() || s == "0"),
+        ExprKind::Array(a) => !a.is_empty(),
+        _ => true,
+    }
+}
+
+/// The leading number of a string, as PHP's `(int)` / `(float)` read it.
+fn leading_number(s: &str) -> f64 {
+    let t = s.trim_start();
+    let mut end = 0;
+    for (i, c) in t.char_indices() {
+        let ok = c.is_ascii_digit()
+            || (i == 0 && (c == '-' || c == '+'))
+            || c == '.'
+            || c == 'e'
+            || c == 'E';
+        if !ok {
+            break;
+        }
+        end = i + c.len_utf8();
+    }
+    (0..=end)
+        .rev()
+        .find_map(|e| t[..e].parse::<f64>().ok())
+        .unwrap_or(0.0)
+}
+
+fn cast(ty: &str, value: Expr, ctx: &mut Context) -> Expr {
+    if is_dynamic(&value) {
+        return value;
+    }
+    let span = value.span;
+    let kind = match ty.to_ascii_lowercase().as_str() {
+        "int" | "integer" => ExprKind::Int(match &value.kind {
+            ExprKind::Int(i) => *i,
+            ExprKind::Float(f) => f.trunc() as i64,
+            ExprKind::Str(s) => leading_number(s).trunc() as i64,
+            other => i64::from(truthy(&Expr::bare(other.clone()))),
+        }),
+        "float" | "double" => ExprKind::Float(match &value.kind {
+            ExprKind::Int(i) => *i as f64,
+            ExprKind::Float(f) => *f,
+            ExprKind::Str(s) => leading_number(s),
+            other => f64::from(u8::from(truthy(&Expr::bare(other.clone())))),
+        }),
+        "bool" | "boolean" => ExprKind::Bool(truthy(&value)),
+        "string" => match &value.kind {
+            ExprKind::Str(s) => ExprKind::Str(s.clone()),
+            ExprKind::Int(i) => ExprKind::Str(i.to_string()),
+            ExprKind::Float(f) => ExprKind::Str(format_number(*f)),
+            ExprKind::Bool(b) => ExprKind::Str(if *b { "1".into() } else { String::new() }),
+            ExprKind::Null => ExprKind::Str(String::new()),
+            _ => {
+                ctx.add_error(format!(
+                    "The {} cannot be cast to string, {} given.",
+                    ctx.subject(),
+                    format_value(&value)
+                ));
+                return value;
+            }
+        },
+        "array" => match value.kind {
+            ExprKind::Array(a) => ExprKind::Array(a),
+            ExprKind::Null => ExprKind::Array(ExprArray::new()),
+            other => {
+                let mut a = ExprArray::new();
+                a.push(Expr::new(other, span));
+                ExprKind::Array(a)
+            }
+        },
+        _ => {
+            let arguments = match value.kind {
+                ExprKind::Array(a) => a,
+                other => {
+                    let mut a = ExprArray::new();
+                    a.push(Expr::new(other, span));
+                    a
+                }
+            };
+            ExprKind::Statement(Box::new(Statement {
+                callee: Callee::Name(ty.to_string()),
+                arguments,
+            }))
+        }
+    };
+    Expr::new(kind, span)
+}

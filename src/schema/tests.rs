@@ -1,0 +1,428 @@
+use super::*;
+use crate::expr::{Callee, ExprArray, ExprKind, Statement};
+use crate::neon::{self, Kind, Value};
+use crate::source::SourceMap;
+
+/// A NEON text as a configuration value (no parameter expansion).
+fn v(text: &str) -> Expr {
+    let mut sm = SourceMap::new();
+    let id = sm.add("t.neon", text);
+    to_expr(&neon::decode(text, id).expect("valid NEON"))
+}
+
+fn to_expr(v: &Value) -> Expr {
+    let kind = match &v.kind {
+        Kind::Null => ExprKind::Null,
+        Kind::Bool(b) => ExprKind::Bool(*b),
+        Kind::Int(i) => ExprKind::Int(*i),
+        Kind::Float(f) => ExprKind::Float(*f),
+        Kind::Str(s) | Kind::Date(s) => ExprKind::Str(s.clone()),
+        Kind::Array(a) => {
+            let mut out = ExprArray::new();
+            for (k, x) in a.iter() {
+                out.items.insert(k.clone(), to_expr(x));
+            }
+            ExprKind::Array(out)
+        }
+        Kind::Entity(e) => {
+            let mut args = ExprArray::new();
+            for (k, x) in e.attributes.iter() {
+                args.items.insert(k.clone(), to_expr(x));
+            }
+            ExprKind::Statement(Box::new(Statement {
+                callee: Callee::Name(e.value.as_str().unwrap_or_default().to_string()),
+                arguments: args,
+            }))
+        }
+        Kind::Chain(_) => ExprKind::Null,
+    };
+    Expr::new(kind, Some(v.span))
+}
+
+fn ok(schema: &Expect, text: &str) -> Expr {
+    match Processor::new().process(schema, v(text)) {
+        Ok(x) => x,
+        Err(e) => panic!("unexpected errors for {text}: {e:?}"),
+    }
+}
+
+/// The messages of all errors, with the path prefixed by `blog`.
+fn errs(schema: &Expect, text: &str) -> Vec<String> {
+    match Processor::new().at_path(["blog"]).process(schema, v(text)) {
+        Ok(x) => panic!("expected errors for {text}, got {x:?}"),
+        Err(e) => e.into_iter().map(|d| d.message).collect(),
+    }
+}
+
+fn s(text: &str) -> String {
+    text.replace(" › ", PATH_SEP)
+}
+
+const PATH_SEP: &str = "\u{a0}›\u{a0}";
+
+#[test]
+fn scalar_types_and_messages() {
+    let schema = Expect::structure([("postsPerPage", Expect::int())]);
+    assert_eq!(
+        errs(&schema, "postsPerPage: x"),
+        [s(
+            "The item 'blog › postsPerPage' expects to be int, 'x' given."
+        )]
+    );
+    assert_eq!(ok(&Expect::int(), "5"), v("5"));
+    assert_eq!(ok(&Expect::float(), "5"), Expr::bare(ExprKind::Float(5.0)));
+    assert_eq!(ok(&Expect::bool(), "true"), v("true"));
+    assert_eq!(ok(&Expect::scalar(), "1.5"), v("1.5"));
+    assert_eq!(ok(&Expect::null(), "null"), v("null"));
+    let e = Processor::new()
+        .process(&Expect::int(), v("x"))
+        .unwrap_err();
+    assert_eq!(e[0].message, "The item expects to be int, 'x' given.");
+    assert_eq!(e[0].code, crate::diagnostics::Code::InvalidValue);
+    assert!(e[0].primary_span().is_some());
+}
+
+#[test]
+fn type_strings() {
+    let t = Expect::type_("int|string");
+    assert_eq!(ok(&t, "x"), v("x"));
+    let e = Processor::new().process(&t, v("[1]")).unwrap_err();
+    assert_eq!(
+        e[0].message,
+        "The item expects to be int or string, array given."
+    );
+    assert_eq!(ok(&Expect::type_("string[]"), "[a, b]"), v("[a, b]"));
+    assert!(Processor::new()
+        .process(&Expect::type_("string[]"), v("[a, 1]"))
+        .is_err());
+    assert!(Processor::new()
+        .process(&Expect::type_("int:1..10"), v("11"))
+        .is_err());
+    assert_eq!(ok(&Expect::type_("?int"), "null"), v("null"));
+    assert_eq!(
+        ok(&Expect::type_("App\\Foo"), "App\\Foo(1)"),
+        v("App\\Foo(1)")
+    );
+    assert_eq!(ok(&Expect::email(), "a@b.cz"), v("a@b.cz"));
+    assert!(Processor::new()
+        .process(&Expect::email(), v("ab.cz"))
+        .is_err());
+    let bad = Processor::new()
+        .process(&Expect::type_("int|"), v("1"))
+        .unwrap_err();
+    assert!(bad[0].message.contains("Invalid schema"));
+}
+
+#[test]
+fn long_strings_are_truncated_in_messages() {
+    let e = Processor::new()
+        .process(&Expect::int(), v("'a very long string indeed'"))
+        .unwrap_err();
+    assert_eq!(
+        e[0].message,
+        "The item expects to be int, 'a very long...' given."
+    );
+}
+
+#[test]
+fn nullable_and_defaults() {
+    assert_eq!(ok(&Expect::int().nullable(), "null"), v("null"));
+    let e = Processor::new()
+        .process(&Expect::int().nullable(), v("x"))
+        .unwrap_err();
+    assert_eq!(
+        e[0].message,
+        "The item expects to be null or int, 'x' given."
+    );
+    let schema = Expect::structure([
+        ("a", Expect::int().default(v("3"))),
+        ("b", Expect::string()),
+        ("c", Expect::list()),
+    ]);
+    assert_eq!(ok(&schema, "{}"), v("{a: 3, b: null, c: []}"));
+    assert_eq!(ok(&schema, "null"), v("{a: 3, b: null, c: []}"));
+}
+
+#[test]
+fn required_items() {
+    let schema = Expect::structure([("title", Expect::string().required(true))]);
+    assert_eq!(
+        errs(&schema, "{}"),
+        [s("The mandatory item 'blog › title' is missing.")]
+    );
+}
+
+#[test]
+fn unexpected_items_suggest() {
+    let schema = Expect::structure([("title", Expect::string()), ("limit", Expect::int())]);
+    let e = Processor::new()
+        .at_path(["blog"])
+        .process(&schema, v("{titel: x, zzz: 1}"))
+        .unwrap_err();
+    assert_eq!(e.len(), 2, "all independent errors: {e:?}");
+    assert_eq!(e[0].code, crate::diagnostics::Code::UnknownOption);
+    assert_eq!(
+        e[0].message,
+        s("Unexpected item 'blog › titel', did you mean 'title'?")
+    );
+    assert_eq!(e[1].message, s("Unexpected item 'blog › zzz'."));
+}
+
+#[test]
+fn other_items_and_skip_defaults() {
+    let schema = Expect::structure([("a", Expect::int())]).other_items(Expect::string());
+    assert_eq!(ok(&schema, "{x: y}"), v("{a: null, x: y}"));
+    assert!(Processor::new().process(&schema, v("{x: 1}")).is_err());
+    let skip = Expect::structure([("a", Expect::int().default(v("1")))]).skip_defaults();
+    assert_eq!(ok(&skip, "{}"), v("{}"));
+    let mut p = Processor::new().skip_defaults();
+    let schema = Expect::structure([("a", Expect::int().default(v("1")))]);
+    assert_eq!(p.process(&schema, v("{}")).unwrap(), v("{}"));
+}
+
+#[test]
+fn ranges_and_lengths() {
+    let schema = Expect::structure([
+        ("postsPerPage", Expect::int().min(1.0).max(100.0)),
+        ("name", Expect::string().min(3.0)),
+        ("tags", Expect::list().max(1.0)),
+        ("u", Expect::unicode().max(2.0)),
+    ]);
+    let e = errs(
+        &schema,
+        "{postsPerPage: 500, name: ab, tags: [a, b], u: žžž}",
+    );
+    assert_eq!(
+        e,
+        [
+            s("The item 'blog › postsPerPage' expects to be in range 1..100, 500 given."),
+            s("The length of item 'blog › name' expects to be in range 3.., 2 bytes given."),
+            s("The length of item 'blog › tags' expects to be in range ..1, 2 items given."),
+            s("The length of item 'blog › u' expects to be in range ..2, 3 characters given."),
+        ]
+    );
+}
+
+#[test]
+fn patterns() {
+    let schema = Expect::structure([("slug", Expect::string().pattern("[a-z-]+"))]);
+    assert_eq!(
+        errs(&schema, "slug: 'A B'"),
+        [s(
+            "The item 'blog › slug' expects to match pattern '[a-z-]+', 'A B' given."
+        )]
+    );
+    assert_eq!(ok(&schema, "slug: a-b"), v("{slug: a-b}"));
+    let bad = Processor::new()
+        .process(&Expect::string().pattern("("), v("x"))
+        .unwrap_err();
+    assert!(bad[0].message.contains("Invalid pattern"));
+}
+
+#[test]
+fn assertions_and_transforms() {
+    let even = |x: &Expr| matches!(x.kind, ExprKind::Int(i) if i % 2 == 0);
+    let schema = Expect::structure([("limit", Expect::int().assert(even, Some("Even")))]);
+    assert_eq!(
+        errs(&schema, "limit: 3"),
+        [s(
+            "Failed assertion 'Even' for item 'blog › limit' with value 3."
+        )]
+    );
+    let anon = Expect::int().assert(even, None);
+    let e = Processor::new().process(&anon, v("3")).unwrap_err();
+    assert_eq!(e[0].message, "Failed assertion #0 for item with value 3.");
+    let double = Expect::int().transform(|x, _| match x.kind {
+        ExprKind::Int(i) => Expr::bare(ExprKind::Int(i * 2)),
+        other => Expr::bare(other),
+    });
+    assert_eq!(ok(&double, "4"), v("8"));
+    let failing = Expect::int().transform(|x, ctx| {
+        ctx.add_error("nope");
+        x
+    });
+    assert_eq!(
+        Processor::new().process(&failing, v("4")).unwrap_err()[0].message,
+        "nope"
+    );
+}
+
+#[test]
+fn cast_to_and_before() {
+    assert_eq!(ok(&Expect::scalar().cast_to("int"), "'12abc'"), v("12"));
+    assert_eq!(ok(&Expect::scalar().cast_to("string"), "12"), v("'12'"));
+    assert_eq!(ok(&Expect::mixed().cast_to("bool"), "'0'"), v("false"));
+    assert_eq!(ok(&Expect::mixed().cast_to("array"), "x"), v("[x]"));
+    assert_eq!(
+        ok(&Expect::array().cast_to("App\\Point"), "{x: 1}"),
+        v("App\\Point(x: 1)")
+    );
+    let split = Expect::list_of(Expect::string()).before(|x| match x.as_str() {
+        Some(s) => {
+            let mut a = ExprArray::new();
+            for part in s.split(',') {
+                a.push(Expr::string(part.trim()));
+            }
+            Expr::bare(ExprKind::Array(a))
+        }
+        None => x,
+    });
+    assert_eq!(ok(&split, "'a, b'"), v("[a, b]"));
+}
+
+#[test]
+fn array_of_list_of_and_keys() {
+    let schema = Expect::structure([(
+        "map",
+        Expect::array_of_keyed(Expect::int(), Expect::string()),
+    )]);
+    assert_eq!(
+        errs(&schema, "map: {a: 1, 1: 2}"),
+        [s(
+            "The key of item 'blog › map › 1' expects to be string, 1 given."
+        )]
+    );
+    let list = Expect::structure([("l", Expect::list_of(Expect::string()))]);
+    assert_eq!(
+        errs(&list, "l: [a, 2]"),
+        [s("The item 'blog › l › 1' expects to be string, 2 given.")]
+    );
+    assert_eq!(
+        errs(&list, "l: {a: b}"),
+        [s("The item 'blog › l' expects to be list, array given.")]
+    );
+}
+
+#[test]
+fn list_default_is_replaced_not_merged() {
+    let schema = Expect::list_of(Expect::string()).default(v("[a, b]"));
+    assert_eq!(ok(&schema, "[a, b]"), v("[a, b]"));
+    assert_eq!(ok(&schema, "[c]"), v("[c]"));
+    let full = Expect::array_of(Expect::int())
+        .default(v("[1, 2]"))
+        .merge_defaults(true);
+    assert_eq!(ok(&full, "[3]"), v("[1, 2, 3]"));
+    let maps = Expect::array().default(v("{a: 1}"));
+    assert_eq!(ok(&maps, "{b: 2}"), v("{a: 1, b: 2}"));
+    let off = Expect::array().default(v("{a: 1}")).merge_defaults(false);
+    assert_eq!(ok(&off, "{b: 2}"), v("{b: 2}"));
+}
+
+#[test]
+fn any_of() {
+    let schema = Expect::structure([("mode", Expect::any_of(["a", "b"]).first_is_default())]);
+    assert_eq!(ok(&schema, "{}"), v("{mode: a}"));
+    assert_eq!(
+        errs(&schema, "mode: c"),
+        [s(
+            "The item 'blog › mode' expects to be 'a'|'b', 'c' given."
+        )]
+    );
+    let mixed = Expect::any_of([
+        Choice::from(Expect::int()),
+        Expect::list_of(Expect::string()).into(),
+    ]);
+    let e = Processor::new().process(&mixed, v("str")).unwrap_err();
+    assert_eq!(
+        e[0].message,
+        "The item expects to be int|list, 'str' given."
+    );
+    // A deeper error is reported as it is.
+    let e = Processor::new().process(&mixed, v("[1]")).unwrap_err();
+    assert_eq!(
+        e[0].message,
+        s("The item '0' expects to be string, 1 given.")
+    );
+    assert_eq!(ok(&Expect::any_of(["a"]).nullable(), "null"), v("null"));
+}
+
+#[test]
+fn deprecated_gives_warning() {
+    let schema = Expect::structure([("old", Expect::int().deprecated(None))]);
+    let mut p = Processor::new().at_path(["blog"]);
+    p.process(&schema, v("old: 1")).unwrap();
+    assert_eq!(p.warnings().len(), 1);
+    assert_eq!(
+        p.warnings()[0].message,
+        s("The item 'blog › old' is deprecated.")
+    );
+    assert!(!p.warnings()[0].is_error());
+    p.take_warnings();
+    p.process(&schema, v("{}")).unwrap();
+    assert!(p.warnings().is_empty());
+}
+
+#[test]
+fn dynamic_values() {
+    let dynamic = Expr::bare(ExprKind::Dynamic("env.PORT".into()));
+    let e = Processor::new()
+        .process(&Expect::int(), dynamic.clone())
+        .unwrap_err();
+    assert_eq!(e[0].message, "The item expects to be int, dynamic given.");
+    let mut p = Processor::new();
+    assert_eq!(
+        p.process(&Expect::int().dynamic(), dynamic.clone())
+            .unwrap(),
+        dynamic
+    );
+    assert_eq!(p.dynamics().len(), 1);
+    assert_eq!(p.dynamics()[0].expected, "int");
+    assert_eq!(ok(&Expect::mixed(), "x"), v("x"));
+}
+
+#[test]
+fn layers_merge_like_nette() {
+    let schema = Expect::structure([
+        ("list", Expect::list()),
+        ("map", Expect::array()),
+        ("n", Expect::int()),
+    ]);
+    let mut p = Processor::new();
+    let out = p
+        .process_multiple(
+            &schema,
+            [
+                v("{list: [a], map: {x: 1, y: 2}, n: 1}"),
+                v("{list: [b], map: {y: 3}, n: 2}"),
+            ],
+        )
+        .unwrap();
+    assert_eq!(out, v("{list: [a, b], map: {x: 1, y: 3}, n: 2}"));
+    let out = p
+        .process_multiple(&schema, [v("{list: [a]}"), v("{list!: [b]}")])
+        .unwrap();
+    assert_eq!(out, v("{list: [b], map: [], n: null}"));
+}
+
+#[test]
+fn misuse_is_reported_not_panicking() {
+    let e = Processor::new()
+        .process(&Expect::int().other_items(Expect::int()), v("1"))
+        .unwrap_err();
+    assert!(e[0].message.contains("otherItems"));
+    let e = Processor::new()
+        .process(
+            &Expect::structure([("a", Expect::int())]).default(v("1")),
+            v("{}"),
+        )
+        .unwrap_err();
+    assert!(e[0].message.contains("no default"));
+}
+
+#[test]
+fn extend_and_shape() {
+    let base = Expect::structure([("a", Expect::int())]);
+    let more = base.extend([("b", Expect::string())]);
+    let keys: Vec<&str> = more.get_shape().into_iter().map(|(k, _)| k).collect();
+    assert_eq!(keys, ["a", "b"]);
+    assert_eq!(more.expected(), "array");
+}
+
+#[test]
+fn validate_pushes_into_sink() {
+    let mut diags = crate::diagnostics::Diagnostics::new();
+    let schema = Expect::structure([("a", Expect::int())]);
+    assert!(validate(&schema, &v("a: x"), &["sec"], &mut diags).is_none());
+    assert_eq!(diags.error_count(), 1);
+    assert!(validate(&schema, &v("a: 1"), &["sec"], &mut diags).is_some());
+}
