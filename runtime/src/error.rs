@@ -55,6 +55,40 @@ pub enum Error {
         missing: Vec<Missing>,
     },
 
+    /// The plan was compiled for another application: the registry has classes, but none of
+    /// the classes the plan uses. Reported instead of [`Error::MissingRegistrations`] then.
+    #[error(
+        "{origin}: this plan was compiled for another registry: none of the {used} class(es) it \
+         uses is registered (the registry has {registered}); the registry lacks:{}",
+        MissingList(missing)
+    )]
+    ForeignPlan {
+        /// The file.
+        origin: String,
+        /// How many distinct classes the plan uses.
+        used: usize,
+        /// How many classes the registry has.
+        registered: usize,
+        /// Every gap, in plan order.
+        missing: Vec<Missing>,
+    },
+
+    /// The imported services supplied with [`crate::ContainerBuilder::import`] do not match
+    /// the plan's `imported` services.
+    #[error(
+        "{origin}: imported services do not match the plan:{}{}",
+        if missing.is_empty() { String::new() } else { format!(" not supplied: {};", missing.join(", ")) },
+        if unknown.is_empty() { String::new() } else { format!(" supplied but not imported by the plan: {};", unknown.join(", ")) }
+    )]
+    Imports {
+        /// The file.
+        origin: String,
+        /// Imported services of the plan that were not supplied.
+        missing: Vec<String>,
+        /// Supplied names that are not imported services of the plan.
+        unknown: Vec<String>,
+    },
+
     /// No service (or alias) of this name.
     #[error("service '{name}' not found")]
     UnknownService {
@@ -138,8 +172,39 @@ pub enum Error {
         name: String,
     },
 
-    /// The plan uses something this runtime does not implement yet (factories, accessors,
-    /// locators, imported services, scoped and transient lifespans).
+    /// A `scoped` service was requested outside a [`crate::Scope`]: from the container
+    /// itself, or by a singleton (a captive dependency the compiler should have rejected).
+    #[error(
+        "scoped service '{}' needs a scope: get it from container.scope(), not from the \
+         container or a singleton (path: {})",
+        path.last().map(String::as_str).unwrap_or("?"),
+        path.join(" -> ")
+    )]
+    ScopeRequired {
+        /// The dependency path from the requested service to the scoped one (the last name).
+        path: Vec<String>,
+    },
+
+    /// A generated factory, accessor or locator was used after its container (or scope) was
+    /// dropped.
+    #[error("service '{service}': its container or scope was dropped")]
+    ContainerDropped {
+        /// The generated service.
+        service: String,
+    },
+
+    /// A generated service was called with arguments it does not take, or its target is not a
+    /// service.
+    #[error("service '{service}': {reason}")]
+    BadArguments {
+        /// The generated service.
+        service: String,
+        /// What was wrong.
+        reason: String,
+    },
+
+    /// The plan uses something this runtime does not implement (kept for plans of newer
+    /// compilers that add kinds; not produced by the current runtime).
     #[error("service '{service}': {what} is not supported by this runtime yet")]
     Unsupported {
         /// The service.

@@ -80,26 +80,40 @@
 //! # Modules
 //!
 //! * [`registry`]: [`Registry`] and [`ClassBuilder`]; how setups may mutate (`&mut T` vs `&T`).
-//! * [`container`]: [`Container`] and [`ContainerBuilder`]; creation order, caching, threads.
+//!   The [`register!`] macro registers from Rust signatures; [`catalog`] exports the `types:`
+//!   section ([`Registry::catalog`]) so the compiler checks configurations against the binary.
+//! * [`container`]: [`Container`], [`ContainerBuilder`] and [`Scope`]; creation order,
+//!   lifespans (singleton, scoped, transient), disposal, threads.
+//! * [`generated`]: [`Factory`], [`Accessor`] and [`Locator`], the generated services.
 //! * [`value`]: [`Value`], [`Instance`] and the typed argument accessors of [`Args`].
 //! * [`error`]: [`Error`] and [`Missing`].
-//! * [`plan`]: the plan model shared with the compiler.
+//! * [`plan`]: the plan model shared with the compiler; [`encoding`]: its JSON and binary
+//!   forms, version and integrity checks, atomic writes.
 //!
-//! # Not yet supported
+//! # Loading a plan compiled at build time
 //!
-//! Generated factories, accessors and locators, imported services, `scoped` and `transient`
-//! lifespans, and binary plans. A plan that uses them loads, and getting such a service
-//! returns [`Error::Unsupported`].
+//! ```ignore
+//! // build.rs: wireplan::build::compile_plan("config/app.neon", &out_dir)?;
+//! static PLAN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/app.plan.bin"));
+//! let container = Container::from_bytes(PLAN, &registry)?;
+//! ```
 
 #![warn(missing_docs)]
 
+pub mod catalog;
 pub mod container;
+pub mod encoding;
 pub mod error;
+pub mod generated;
+mod macros;
 pub mod plan;
 pub mod registry;
 pub mod value;
 
-pub use container::{Container, ContainerBuilder};
+pub use catalog::{ArgType, ReturnType};
+pub use container::{Container, ContainerBuilder, Scope};
+pub use encoding::Encoding;
 pub use error::{Error, Missing};
+pub use generated::{Accessor, Factory, Locator};
 pub use registry::{ClassBuilder, Registry};
 pub use value::{ArgError, Args, BoxError, CallResult, Instance, Value};

@@ -34,6 +34,7 @@ use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use crate::catalog::{MethodSig, Param, TypeFn};
 use crate::value::{Args, CallResult, Instance, Value};
 
 type Erased = dyn Any + Send + Sync;
@@ -42,6 +43,7 @@ pub(crate) type StaticFn = Arc<dyn Fn(&Args<'_>) -> CallResult<Value> + Send + S
 pub(crate) type MethodFn = Arc<dyn Fn(&Erased, &Args<'_>) -> CallResult<Value> + Send + Sync>;
 pub(crate) type MethodMutFn = Arc<dyn Fn(&mut Erased, &Args<'_>) -> CallResult<()> + Send + Sync>;
 type CasterFn = Arc<dyn Fn(&Arc<Erased>) -> Option<Box<dyn Any>> + Send + Sync>;
+pub(crate) type DisposeFn = Arc<dyn Fn(&Erased) + Send + Sync>;
 
 #[derive(Clone)]
 pub(crate) struct ClassEntry {
@@ -49,6 +51,14 @@ pub(crate) struct ClassEntry {
     pub(crate) rust_name: &'static str,
     pub(crate) ctor: Option<CtorFn>,
     pub(crate) statics: HashMap<String, StaticFn>,
+    /// For the catalog export: the constructor's declared parameters.
+    pub(crate) ctor_sig: Option<Vec<Param>>,
+    /// For the catalog export: declared signatures of static methods.
+    pub(crate) static_sigs: HashMap<String, MethodSig>,
+    /// For the catalog export: class constants.
+    pub(crate) constants: Vec<(String, Value)>,
+    /// For the catalog export: the parent class.
+    pub(crate) extends: Option<String>,
 }
 
 #[derive(Clone, Default)]
@@ -56,6 +66,11 @@ pub(crate) struct TypeEntry {
     pub(crate) methods: HashMap<String, MethodFn>,
     pub(crate) methods_mut: HashMap<String, MethodMutFn>,
     pub(crate) properties: HashMap<String, MethodMutFn>,
+    pub(crate) dispose: Option<DisposeFn>,
+    /// For the catalog export: declared signatures of methods.
+    pub(crate) method_sigs: HashMap<String, MethodSig>,
+    /// For the catalog export: declared property types.
+    pub(crate) property_types: HashMap<String, TypeFn>,
 }
 
 /// The Rust side of a plan: constructors, methods, property writers, static methods and
@@ -85,11 +100,11 @@ pub struct Registry {
     pub(crate) classes: HashMap<String, ClassEntry>,
     pub(crate) types: HashMap<TypeId, TypeEntry>,
     /// Rust type or trait object → catalog name (first registration wins).
-    names: HashMap<TypeId, String>,
+    pub(crate) names: HashMap<TypeId, String>,
     /// Interface catalog name → `TypeId` of the trait object.
     pub(crate) interfaces: HashMap<String, (TypeId, &'static str)>,
     /// (concrete type, requested trait object) → caster producing `Box<Arc<dyn Trait>>`.
-    casters: HashMap<(TypeId, TypeId), CasterFn>,
+    pub(crate) casters: HashMap<(TypeId, TypeId), CasterFn>,
 }
 
 impl Registry {
@@ -203,7 +218,7 @@ pub struct ClassBuilder<'r, T> {
 }
 
 impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
-    fn class(&mut self) -> &mut ClassEntry {
+    pub(crate) fn class(&mut self) -> &mut ClassEntry {
         // Registry::class inserted the entry and the builder borrows the registry mutably, so
         // this finds it; `or_insert_with` only avoids a panic path.
         self.registry
@@ -212,7 +227,7 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
             .or_insert_with(new_entry::<T>)
     }
 
-    fn type_entry(&mut self) -> &mut TypeEntry {
+    pub(crate) fn type_entry(&mut self) -> &mut TypeEntry {
         self.registry.types.entry(TypeId::of::<T>()).or_default()
     }
 
@@ -296,12 +311,76 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
     }
 }
 
+impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
+    /// A hook run when the container (for singletons) or the scope (for scoped services)
+    /// that created the object releases it: in reverse creation order, before the container
+    /// drops its reference. Use it for explicit cleanup (flush, close); `Drop` still runs when
+    /// the last `Arc` goes. Transient objects are not tracked and get no hook call.
+    pub fn on_dispose(mut self, f: fn(&T)) -> Self {
+        let hook: DisposeFn = Arc::new(move |o: &Erased| {
+            if let Some(t) = o.downcast_ref::<T>() {
+                f(t)
+            }
+        });
+        self.type_entry().dispose = Some(hook);
+        self
+    }
+
+    /// For [`Registry::catalog`]: the parent class in the catalog (`extends:`).
+    pub fn extends(mut self, parent: &str) -> Self {
+        self.class().extends = Some(parent.to_string());
+        self
+    }
+
+    /// For [`Registry::catalog`]: a class constant (`constants:`), e.g. `("VERSION", 2)`.
+    pub fn constant(mut self, name: &str, value: impl Into<Value>) -> Self {
+        let v = value.into();
+        let c = &mut self.class().constants;
+        c.retain(|(n, _)| n != name);
+        c.push((name.to_string(), v));
+        self
+    }
+
+    /// For [`Registry::catalog`]: the constructor's parameters, in order (the
+    /// [`register!`](crate::register) macro fills this from the Rust signature).
+    pub fn signature(mut self, params: Vec<Param>) -> Self {
+        self.class().ctor_sig = Some(params);
+        self
+    }
+
+    /// For [`Registry::catalog`]: the signature of the method `name` (instance methods,
+    /// `method`, `method_mut`).
+    pub fn method_signature(mut self, name: &str, sig: MethodSig) -> Self {
+        self.type_entry().method_sigs.insert(name.to_string(), sig);
+        self
+    }
+
+    /// For [`Registry::catalog`]: the signature of the static method `name`.
+    pub fn static_signature(mut self, name: &str, sig: MethodSig) -> Self {
+        self.class().static_sigs.insert(name.to_string(), sig);
+        self
+    }
+
+    /// For [`Registry::catalog`]: the type of the property `name` (written by a
+    /// [`property`](Self::property) writer).
+    pub fn property_type(mut self, name: &str, ty: TypeFn) -> Self {
+        self.type_entry()
+            .property_types
+            .insert(name.to_string(), ty);
+        self
+    }
+}
+
 fn new_entry<T: Any>() -> ClassEntry {
     ClassEntry {
         type_id: TypeId::of::<T>(),
         rust_name: std::any::type_name::<T>(),
         ctor: None,
         statics: HashMap::new(),
+        ctor_sig: None,
+        static_sigs: HashMap::new(),
+        constants: Vec::new(),
+        extends: None,
     }
 }
 

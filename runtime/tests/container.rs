@@ -616,7 +616,7 @@ fn mut_setups_refuse_a_shared_self() {
 }
 
 #[test]
-fn unsupported_kinds_fail_on_get_not_on_load() {
+fn transients_and_factories_that_were_unsupported_now_work() {
     let reg = registry();
     let plan = plan_with(
         json!({
@@ -627,12 +627,11 @@ fn unsupported_kinds_fail_on_get_not_on_load() {
         json!({}),
     );
     let c = Container::from_json_str(&plan, &reg).unwrap();
-    assert!(matches!(c.get::<Db>("t"), Err(Error::Unsupported { .. })));
-    let e = c.get::<Db>("f").err().unwrap();
-    assert_eq!(
-        e.to_string(),
-        "service 'f': service kind 'factory' is not supported by this runtime yet"
-    );
+    let (a, b) = (c.get::<Db>("t").unwrap(), c.get::<Db>("t").unwrap());
+    assert!(!Arc::ptr_eq(&a, &b));
+    let f = c.get::<wireplan_runtime::Factory>("f").unwrap();
+    let db = f.create::<Db>(&[("dsn", Value::from("sqlite:"))]).unwrap();
+    assert_eq!(db.dsn, "sqlite:");
 }
 
 // ---------------------------------------------------------------------------------------

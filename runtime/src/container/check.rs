@@ -1,0 +1,344 @@
+//! Load-time checks: the whole plan against itself and against the registry, every problem
+//! and every gap collected so they can be reported at once.
+
+use std::collections::HashSet;
+
+use indexmap::IndexMap;
+
+use crate::error::Missing;
+use crate::plan::{CallTarget, Expr, Plan, ServiceKind, ServicePlan};
+use crate::registry::Registry;
+use crate::value::Value;
+
+/// Walks the whole plan once, collecting every inconsistency (`problems`) and every missing
+/// registration (`missing`), so both can be reported at once.
+pub(crate) struct Checker<'a> {
+    plan: &'a Plan,
+    registry: &'a Registry,
+    pub(crate) problems: Vec<String>,
+    pub(crate) missing: Vec<Missing>,
+    /// Distinct classes the plan uses, and how many of them the registry has.
+    pub(crate) used: (usize, usize),
+    seen: HashSet<String>,
+    classes_used: HashSet<&'a str>,
+}
+
+impl<'a> Checker<'a> {
+    pub(crate) fn new(plan: &'a Plan, registry: &'a Registry) -> Checker<'a> {
+        Checker {
+            plan,
+            registry,
+            problems: Vec::new(),
+            missing: Vec::new(),
+            used: (0, 0),
+            seen: HashSet::new(),
+            classes_used: HashSet::new(),
+        }
+    }
+
+    /// Records that the plan uses `class` and returns its registration, if any.
+    fn use_class(&mut self, class: &'a str) -> Option<&'a crate::registry::ClassEntry> {
+        self.classes_used.insert(class);
+        self.registry.classes.get(class)
+    }
+
+    fn miss(&mut self, m: Missing) {
+        if self.seen.insert(m.to_string()) {
+            self.missing.push(m);
+        }
+    }
+
+    fn exists(&self, name: &str) -> bool {
+        self.plan.services.contains_key(name) || self.plan.aliases.contains_key(name)
+    }
+
+    /// The registered class a service's object will have, when the plan says so statically.
+    fn static_class(&self, name: &str) -> Option<&'a str> {
+        let sp = self.plan.services.get(name)?;
+        match &sp.create {
+            Expr::New { class, .. } => Some(class.as_str()),
+            _ if self.registry.has_class(&sp.type_) => Some(sp.type_.as_str()),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn run(&mut self) {
+        let plan = self.plan;
+        for (name, sp) in &plan.services {
+            let here = format!("service '{name}'");
+            let factory = sp.kind == ServiceKind::Factory;
+            self.walk(&sp.create, &format!("{here} (create)"), None, factory);
+            let class = self.static_class(name);
+            for (i, stmt) in sp.setup.iter().enumerate() {
+                let at = format!("{here} (setup #{})", i + 1);
+                match stmt {
+                    Expr::Call {
+                        target: CallTarget::SelfObject,
+                        method,
+                        args,
+                    } => {
+                        self.check_method(class, method, true, &at);
+                        for a in args {
+                            self.walk(a, &at, Some(class), factory);
+                        }
+                    }
+                    Expr::Set {
+                        target: CallTarget::SelfObject,
+                        property,
+                        value,
+                    } => {
+                        self.check_property(class, property, &at);
+                        self.walk(value, &at, Some(class), factory);
+                    }
+                    other => self.walk(other, &at, Some(class), factory),
+                }
+            }
+            for r in sp.references.values() {
+                self.walk(r, &format!("{here} (references)"), None, false);
+            }
+            self.check_casts(name, sp, class);
+        }
+        for (alias, target) in &plan.aliases {
+            if !plan.services.contains_key(target.as_str()) {
+                self.problems.push(format!(
+                    "alias '{alias}' points to unknown service '{target}'"
+                ));
+            }
+        }
+        for (ty, names) in &plan.types {
+            for n in names {
+                if !plan.services.contains_key(n.as_str()) {
+                    self.problems
+                        .push(format!("types index: {ty} lists unknown service '{n}'"));
+                }
+            }
+        }
+        for (i, e) in plan.initialization.iter().enumerate() {
+            self.walk(e, &format!("initialization #{}", i + 1), None, false);
+        }
+        for (p, e) in &plan.parameters {
+            self.walk(e, &format!("parameter '{p}'"), None, false);
+        }
+        let known = self
+            .classes_used
+            .iter()
+            .filter(|c| self.registry.has_class(c))
+            .count();
+        self.used = (self.classes_used.len(), known);
+    }
+
+    /// `this`: `None` outside setups (`@self` is an error); `Some(class)` inside.
+    fn walk(&mut self, e: &'a Expr, at: &str, this: Option<Option<&'a str>>, factory: bool) {
+        match e {
+            Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Float(_) | Expr::Str(_) => {}
+            Expr::Param(_) => {}
+            Expr::List(items) | Expr::Concat(items) => {
+                for x in items {
+                    self.walk(x, at, this, factory);
+                }
+            }
+            Expr::Map(m) => {
+                for x in m.values() {
+                    self.walk(x, at, this, factory);
+                }
+            }
+            Expr::Ref(name) if name == "@self" => {
+                if this.is_none() {
+                    self.problems.push(format!("{at}: @self outside setup"));
+                }
+            }
+            Expr::Ref(name) => {
+                if !self.exists(name) {
+                    self.problems
+                        .push(format!("{at}: reference to unknown service '{name}'"));
+                }
+            }
+            Expr::Arg(name) => {
+                if !factory {
+                    self.problems
+                        .push(format!("{at}: $arg '{name}' outside a factory"));
+                }
+            }
+            Expr::New { class, args } => {
+                match self.use_class(class) {
+                    None => self.miss(Missing::Class {
+                        class: class.clone(),
+                        needed_by: at.to_string(),
+                    }),
+                    Some(c) if c.ctor.is_none() => self.miss(Missing::Constructor {
+                        class: class.clone(),
+                        needed_by: at.to_string(),
+                    }),
+                    Some(_) => {}
+                }
+                for a in args {
+                    self.walk(a, at, this, factory);
+                }
+            }
+            Expr::Call {
+                target,
+                method,
+                args,
+            } => {
+                match target {
+                    CallTarget::Class(class) => match self.use_class(class) {
+                        None => self.miss(Missing::Class {
+                            class: class.clone(),
+                            needed_by: at.to_string(),
+                        }),
+                        Some(c) if !c.statics.contains_key(method) => {
+                            self.miss(Missing::StaticMethod {
+                                class: class.clone(),
+                                method: method.clone(),
+                                needed_by: at.to_string(),
+                            })
+                        }
+                        Some(_) => {}
+                    },
+                    CallTarget::SelfObject => match this {
+                        None => self.problems.push(format!("{at}: @self outside setup")),
+                        Some(class) => self.check_method(class, method, false, at),
+                    },
+                    CallTarget::Expr(inner) => {
+                        self.walk(inner, at, this, factory);
+                        if let Expr::Ref(s) = &**inner {
+                            if s != "@self" {
+                                let class = self.static_class(s);
+                                self.check_method(class, method, false, at);
+                            }
+                        }
+                    }
+                }
+                for a in args {
+                    self.walk(a, at, this, factory);
+                }
+            }
+            Expr::Set {
+                target,
+                property,
+                value,
+            } => {
+                match target {
+                    CallTarget::SelfObject if this.is_some() => {
+                        self.check_property(this.flatten(), property, at)
+                    }
+                    _ => self.problems.push(format!(
+                        "{at}: property write ${property} is only supported as a setup \
+                         statement on @self"
+                    )),
+                }
+                self.walk(value, at, this, factory);
+            }
+        }
+    }
+
+    fn members(&self, class: &str) -> Option<&'a crate::registry::TypeEntry> {
+        let c = self.registry.classes.get(class)?;
+        self.registry.type_entry(c.type_id)
+    }
+
+    fn check_method(&mut self, class: Option<&str>, method: &str, allow_mut: bool, at: &str) {
+        let Some(class) = class.filter(|c| self.registry.has_class(c)) else {
+            return; // unknown class: reported where it is created, or checked at run time
+        };
+        let ok = self.members(class).is_some_and(|t| {
+            t.methods.contains_key(method) || (allow_mut && t.methods_mut.contains_key(method))
+        });
+        if !ok {
+            self.miss(Missing::Method {
+                class: class.to_string(),
+                method: method.to_string(),
+                needed_by: at.to_string(),
+            });
+        }
+    }
+
+    fn check_property(&mut self, class: Option<&str>, property: &str, at: &str) {
+        let Some(class) = class.filter(|c| self.registry.has_class(c)) else {
+            return;
+        };
+        if !self
+            .members(class)
+            .is_some_and(|t| t.properties.contains_key(property))
+        {
+            self.miss(Missing::Property {
+                class: class.to_string(),
+                property: property.to_string(),
+                needed_by: at.to_string(),
+            });
+        }
+    }
+
+    /// Every registered interface the plan autowires this service as (or declares as its
+    /// type) needs a caster from its class. Type names the registry does not know as
+    /// interfaces are not checked: Rust code cannot ask for them.
+    fn check_casts(&mut self, name: &str, sp: &ServicePlan, class: Option<&str>) {
+        let Some(class) = class.filter(|c| self.registry.has_class(c)) else {
+            return;
+        };
+        let plan = self.plan;
+        let mut wanted: Vec<&str> = plan
+            .types
+            .iter()
+            .filter(|(_, names)| names.iter().any(|n| n == name))
+            .map(|(t, _)| t.as_str())
+            .collect();
+        if !wanted.contains(&sp.type_.as_str()) {
+            wanted.push(&sp.type_);
+        }
+        for iface in wanted {
+            if iface != class
+                && self.registry.has_interface(iface)
+                && !self.registry.implements(class, iface)
+            {
+                self.miss(Missing::Cast {
+                    class: class.to_string(),
+                    interface: iface.to_string(),
+                    needed_by: format!("service '{name}'"),
+                });
+            }
+        }
+    }
+
+    /// The tag index with plain values; anything else is a problem.
+    pub(crate) fn tag_values(&mut self) -> IndexMap<String, Vec<(String, Value)>> {
+        let plan = self.plan;
+        let mut out = IndexMap::new();
+        for (tag, entries) in &plan.tags {
+            let mut list = Vec::new();
+            for (service, e) in entries {
+                if !plan.services.contains_key(service.as_str()) {
+                    self.problems
+                        .push(format!("tag '{tag}' lists unknown service '{service}'"));
+                    continue;
+                }
+                match plain_value(e) {
+                    Some(v) => list.push((service.clone(), v)),
+                    None => self.problems.push(format!(
+                        "tag '{tag}' of service '{service}': the value must be plain data"
+                    )),
+                }
+            }
+            out.insert(tag.clone(), list);
+        }
+        out
+    }
+}
+
+/// A value without services, parameters or calls.
+fn plain_value(e: &Expr) -> Option<Value> {
+    Some(match e {
+        Expr::Null => Value::Null,
+        Expr::Bool(b) => Value::Bool(*b),
+        Expr::Int(i) => Value::Int(*i),
+        Expr::Float(f) => Value::Float(*f),
+        Expr::Str(s) => Value::Str(s.clone()),
+        Expr::List(items) => Value::List(items.iter().map(plain_value).collect::<Option<_>>()?),
+        Expr::Map(m) => Value::Map(
+            m.iter()
+                .map(|(k, v)| Some((k.clone(), plain_value(v)?)))
+                .collect::<Option<_>>()?,
+        ),
+        _ => return None,
+    })
+}

@@ -1,0 +1,238 @@
+//! [`ContainerBuilder`]: reading a plan and checking it before anything is created.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::check::Checker;
+use super::lock::BuildLock;
+use super::{Container, Inner};
+use crate::error::Error;
+use crate::plan::{Lifespan, Plan, ServiceKind, FORMAT, VERSION};
+use crate::registry::Registry;
+use crate::value::{Instance, Value};
+
+/// Options for loading a plan; start with [`Container::builder`].
+///
+/// ```no_run
+/// # use std::sync::Arc;
+/// # use wireplan_runtime::{Container, Registry};
+/// # struct Clock;
+/// # let registry = Registry::new();
+/// let container = Container::builder(&registry)
+///     .parameter("tempDir", "/var/tmp/app")
+///     .import("clock", Arc::new(Clock))
+///     .load("app.plan.bin")?;
+/// # Ok::<(), wireplan_runtime::Error>(())
+/// ```
+pub struct ContainerBuilder<'r> {
+    registry: &'r Registry,
+    dynamic: HashMap<String, Value>,
+    read_env: bool,
+    imports: Vec<(String, Instance)>,
+}
+
+impl<'r> ContainerBuilder<'r> {
+    pub(crate) fn new(registry: &'r Registry) -> ContainerBuilder<'r> {
+        ContainerBuilder {
+            registry,
+            dynamic: HashMap::new(),
+            read_env: true,
+            imports: Vec::new(),
+        }
+    }
+
+    /// Sets the dynamic parameter `name`, read by `{"$param": name}`. A value given here also
+    /// wins over the environment for `env.X` names.
+    pub fn parameter(mut self, name: &str, value: impl Into<Value>) -> Self {
+        self.dynamic.insert(name.to_string(), value.into());
+        self
+    }
+
+    /// Sets several dynamic parameters at once (e.g. from a `HashMap<String, String>` read from
+    /// the command line); as [`ContainerBuilder::parameter`] for each pair.
+    pub fn parameters<K, V>(mut self, values: impl IntoIterator<Item = (K, V)>) -> Self
+    where
+        K: Into<String>,
+        V: Into<Value>,
+    {
+        for (k, v) in values {
+            self.dynamic.insert(k.into(), v.into());
+        }
+        self
+    }
+
+    /// Whether `{"$param": "env.X"}` may read the environment variable `X` (default `true`).
+    pub fn read_environment(mut self, yes: bool) -> Self {
+        self.read_env = yes;
+        self
+    }
+
+    /// Supplies the object of the imported service `name` (`imported: true` in the
+    /// configuration). Every imported service of the plan must be supplied, and only those.
+    pub fn import<T: Any + Send + Sync>(self, name: &str, object: Arc<T>) -> Self {
+        self.import_instance(name, Instance::new(object))
+    }
+
+    /// As [`ContainerBuilder::import`], with an erased object.
+    pub fn import_instance(mut self, name: &str, object: Instance) -> Self {
+        self.imports.push((name.to_string(), object));
+        self
+    }
+
+    /// Reads and loads a plan file, JSON or binary (recognised by content). Errors as
+    /// [`Container::load`]; all name the file.
+    pub fn load(self, path: impl AsRef<Path>) -> Result<Container, Error> {
+        let path = path.as_ref();
+        let origin = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|cause| Error::Io {
+            origin: origin.clone(),
+            cause,
+        })?;
+        self.from_bytes_named(&bytes, &origin)
+    }
+
+    /// Loads a JSON plan from a string; errors call it `<string>`.
+    pub fn from_json_str(self, json: &str) -> Result<Container, Error> {
+        self.from_json_str_named(json, "<string>")
+    }
+
+    /// Loads a JSON plan from a string; errors call it `origin` (e.g. the file it came from).
+    pub fn from_json_str_named(self, json: &str, origin: &str) -> Result<Container, Error> {
+        let plan = Plan::from_json_str(json, origin)?;
+        self.build(plan, origin)
+    }
+
+    /// Loads a plan in either form from bytes; errors call it `<bytes>`.
+    pub fn from_bytes(self, bytes: &[u8]) -> Result<Container, Error> {
+        self.from_bytes_named(bytes, "<bytes>")
+    }
+
+    /// Loads a plan in either form from bytes; errors call it `origin`.
+    pub fn from_bytes_named(self, bytes: &[u8], origin: &str) -> Result<Container, Error> {
+        let plan = Plan::from_bytes(bytes, origin)?;
+        self.build(plan, origin)
+    }
+
+    /// Uses a plan already in memory; errors call it `<plan>`.
+    pub fn from_plan(self, plan: Plan) -> Result<Container, Error> {
+        self.build(plan, "<plan>")
+    }
+
+    /// Uses a plan already in memory; errors call it `origin`.
+    pub fn from_plan_named(self, plan: Plan, origin: &str) -> Result<Container, Error> {
+        self.build(plan, origin)
+    }
+
+    fn build(self, plan: Plan, origin: &str) -> Result<Container, Error> {
+        let bad = |reason: String| Error::BadPlan {
+            origin: origin.to_string(),
+            reason,
+        };
+        if plan.format != FORMAT {
+            return Err(bad(format!(
+                "format is '{}', expected '{FORMAT}' (not a wireplan plan)",
+                plan.format
+            )));
+        }
+        if plan.version != VERSION {
+            return Err(Error::VersionMismatch {
+                origin: origin.to_string(),
+                found: plan.version.into(),
+                expected: VERSION,
+            });
+        }
+        let mut check = Checker::new(&plan, self.registry);
+        check.run();
+        let tags = check.tag_values();
+        if !check.problems.is_empty() {
+            let list: String = check
+                .problems
+                .iter()
+                .map(|p| format!("\n  - {p}"))
+                .collect();
+            return Err(bad(format!("{} problem(s):{list}", check.problems.len())));
+        }
+        if !check.missing.is_empty() {
+            let registered = self.registry.classes.len();
+            return Err(match check.used {
+                (used, 0) if used > 0 && registered > 0 => Error::ForeignPlan {
+                    origin: origin.to_string(),
+                    used,
+                    registered,
+                    missing: check.missing,
+                },
+                _ => Error::MissingRegistrations {
+                    origin: origin.to_string(),
+                    missing: check.missing,
+                },
+            });
+        }
+
+        let slots: Vec<OnceLock<Instance>> =
+            plan.services.keys().map(|_| OnceLock::new()).collect();
+        let mut unknown = Vec::new();
+        for (name, inst) in self.imports {
+            match plan.services.get_full(&name) {
+                Some((i, _, sp)) if sp.kind == ServiceKind::Imported => {
+                    let _ = slots[i].set(inst);
+                }
+                _ => unknown.push(name),
+            }
+        }
+        let missing: Vec<String> = plan
+            .services
+            .iter()
+            .enumerate()
+            .filter(|(i, (_, sp))| sp.kind == ServiceKind::Imported && slots[*i].get().is_none())
+            .map(|(_, (n, _))| n.clone())
+            .collect();
+        if !missing.is_empty() || !unknown.is_empty() {
+            return Err(Error::Imports {
+                origin: origin.to_string(),
+                missing,
+                unknown,
+            });
+        }
+
+        let mut scoped_count = 0usize;
+        let scoped_slot = plan
+            .services
+            .values()
+            .map(|sp| {
+                (sp.lifespan == Lifespan::Scoped && sp.kind != ServiceKind::Imported).then(|| {
+                    scoped_count += 1;
+                    (scoped_count - 1) as u32
+                })
+            })
+            .collect();
+        let by_type = self
+            .registry
+            .names
+            .iter()
+            .filter_map(
+                |(tid, name)| match plan.types.get(name).map(Vec::as_slice) {
+                    Some([one]) => plan.services.get_index_of(one).map(|i| (*tid, i)),
+                    _ => None,
+                },
+            )
+            .collect();
+        let inner = Arc::new_cyclic(|me| Inner {
+            registry: self.registry.clone(),
+            origin: origin.to_string(),
+            slots,
+            scoped_slot,
+            scoped_count,
+            tags,
+            dynamic: self.dynamic,
+            read_env: self.read_env,
+            lock: BuildLock::default(),
+            created: Mutex::default(),
+            by_type,
+            me: me.clone(),
+            plan,
+        });
+        Ok(Container { inner })
+    }
+}

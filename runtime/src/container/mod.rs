@@ -1,0 +1,308 @@
+//! The [`Container`]: a loaded plan plus a [`Registry`], creating services lazily; and its
+//! [`Scope`]s.
+//!
+//! ## Life of a service
+//!
+//! `get("mailer")` resolves aliases, then returns the cached instance if there is one.
+//! Otherwise it evaluates the service's `create` expression (arguments first, so dependencies
+//! are created depth-first), runs the `setup` statements on the new object, and publishes it.
+//! A failure anywhere is returned as an [`Error`] and nothing is cached for that service, so a
+//! later `get` tries again.
+//!
+//! ## Lifespans
+//!
+//! * `singleton` (the default): one instance per container, created on first use.
+//! * `scoped`: one instance per [`Scope`] (`container.scope()`); asking the container itself,
+//!   or a singleton that depends on it, is [`Error::ScopeRequired`]. A nested scope
+//!   (`scope.scope()`) sees the scoped instances its ancestors already created and creates the
+//!   rest itself. Scoped instances are released when their scope is dropped.
+//! * `transient`: a new instance for every request and every injection; the container keeps
+//!   no reference to it (its owner drops it).
+//!
+//! ## Disposal
+//!
+//! When the last handle of a container is dropped (every [`Container`] clone and every
+//! [`Scope`], which keeps its container alive), the singletons are released in reverse
+//! creation order: first the [dispose hook](crate::ClassBuilder::on_dispose) of each runs,
+//! then the container drops its reference, so an object nobody else holds is dropped right
+//! there. A scope does the same for its scoped instances when it is dropped.
+//!
+//! ## Threads
+//!
+//! `Container` and `Scope` are `Send + Sync` and cheap to clone (an `Arc`). Created instances
+//! sit in one `OnceLock` per service and are read without locking. First construction runs
+//! under a re-entrant build lock (one per container for singletons, one per scope for scoped
+//! services): several threads asking for the same fresh singleton never both construct it, and
+//! a failed construction is simply retried by the next request. A cyclic plan is reported as
+//! [`Error::CircularReference`], never a deadlock. Transients take no lock of their own.
+//!
+//! Constructors and methods must not panic; a panic unwinds through the container and leaves
+//! it usable (locks are released, nothing is cached).
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+
+use indexmap::IndexMap;
+
+use crate::error::Error;
+use crate::plan::{Lifespan, Plan, ServiceKind};
+use crate::registry::Registry;
+use crate::value::{Instance, Value};
+
+mod check;
+mod load;
+mod lock;
+mod resolve;
+mod scope;
+
+pub use load::ContainerBuilder;
+pub use scope::Scope;
+
+use lock::BuildLock;
+pub(crate) use scope::ScopeState;
+
+/// The shared state of a container; [`Container`], [`Scope`] and generated services point at
+/// it.
+pub(crate) struct Inner {
+    pub(crate) plan: Plan,
+    pub(crate) origin: String,
+    pub(crate) registry: Registry,
+    /// Per service: the singleton (or imported) instance once created.
+    pub(crate) slots: Vec<OnceLock<Instance>>,
+    /// Per service: its slot index in every scope, for scoped services.
+    pub(crate) scoped_slot: Vec<Option<u32>>,
+    /// Number of scoped services (the slot count of a scope).
+    pub(crate) scoped_count: usize,
+    pub(crate) tags: IndexMap<String, Vec<(String, Value)>>,
+    pub(crate) dynamic: HashMap<String, Value>,
+    pub(crate) read_env: bool,
+    pub(crate) lock: BuildLock,
+    /// Service indexes in the order their singletons were published.
+    pub(crate) created: Mutex<Vec<usize>>,
+    /// Registered Rust type → the one service the plan autowires for its catalog name.
+    pub(crate) by_type: HashMap<TypeId, usize>,
+    /// This container, for generated factories, accessors and locators.
+    pub(crate) me: Weak<Inner>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        let order = std::mem::take(
+            self.created
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        dispose(&self.registry, &mut self.slots, &order, Some);
+    }
+}
+
+/// Releases `slots` in reverse `order` (service indexes; `slot_of` maps them to slots),
+/// running dispose hooks first.
+pub(crate) fn dispose(
+    registry: &Registry,
+    slots: &mut [OnceLock<Instance>],
+    order: &[usize],
+    slot_of: impl Fn(usize) -> Option<usize>,
+) {
+    for &service in order.iter().rev() {
+        let Some(inst) = slot_of(service).and_then(|s| slots.get_mut(s)?.take()) else {
+            continue;
+        };
+        if let Some(hook) = registry
+            .type_entry(inst.type_id())
+            .and_then(|t| t.dispose.as_ref())
+        {
+            hook(&**inst.as_any());
+        }
+        drop(inst);
+    }
+}
+
+/// A loaded plan: creates services on first use and hands them out as `Arc<T>`.
+///
+/// `T` is either the concrete type of the service (`get::<Db>("db")`) or a trait object its
+/// class registered with [`implements`](crate::ClassBuilder::implements)
+/// (`get::<dyn Logger>("logger")`); both return the same shared object. Generated services
+/// come back as [`Factory`](crate::Factory), [`Accessor`](crate::Accessor) and
+/// [`Locator`](crate::Locator).
+///
+/// Cloning a `Container` gives another handle to the same container. See the
+/// [module docs](self) for creation order, lifespans, disposal and threads.
+#[derive(Clone)]
+pub struct Container {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Container {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Container")
+            .field("origin", &self.inner.origin)
+            .field("services", &self.inner.plan.services.len())
+            .field(
+                "created",
+                &self
+                    .inner
+                    .slots
+                    .iter()
+                    .filter(|s| s.get().is_some())
+                    .count(),
+            )
+            .finish()
+    }
+}
+
+impl Container {
+    /// Options (dynamic parameters, environment, imported services) for loading a plan with
+    /// `registry`.
+    pub fn builder(registry: &Registry) -> ContainerBuilder<'_> {
+        ContainerBuilder::new(registry)
+    }
+
+    /// Reads a plan file (JSON or binary, recognised by content) and checks it against
+    /// `registry`.
+    ///
+    /// Errors: [`Error::Io`]; [`Error::BadPlan`] (not a plan, truncated or corrupt,
+    /// inconsistent references; every problem listed); [`Error::VersionMismatch`];
+    /// [`Error::MissingRegistrations`] (every gap listed); [`Error::Imports`]. All name the
+    /// file. No service is created here.
+    pub fn load(path: impl AsRef<Path>, registry: &Registry) -> Result<Container, Error> {
+        Container::builder(registry).load(path)
+    }
+
+    /// Like [`Container::load`], from a JSON string; errors call it `<string>`.
+    pub fn from_json_str(json: &str, registry: &Registry) -> Result<Container, Error> {
+        Container::builder(registry).from_json_str(json)
+    }
+
+    /// Like [`Container::load`], from the bytes of a plan in either form (e.g.
+    /// `include_bytes!` of a plan compiled at build time); errors call it `<bytes>`.
+    pub fn from_bytes(bytes: &[u8], registry: &Registry) -> Result<Container, Error> {
+        Container::builder(registry).from_bytes(bytes)
+    }
+
+    /// Like [`Container::load`], from a plan in memory; errors call it `<plan>`.
+    pub fn from_plan(plan: Plan, registry: &Registry) -> Result<Container, Error> {
+        Container::builder(registry).from_plan(plan)
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &Plan {
+        &self.inner.plan
+    }
+
+    /// The file the plan came from, or `<string>` / `<bytes>` / `<plan>`.
+    pub fn origin(&self) -> &str {
+        &self.inner.origin
+    }
+
+    /// The registry the container creates services with.
+    pub fn registry(&self) -> &Registry {
+        &self.inner.registry
+    }
+
+    /// Whether a service or alias `name` exists.
+    pub fn has(&self, name: &str) -> bool {
+        self.inner.index_of(name).is_some()
+    }
+
+    /// Whether the singleton (or imported, or generated) service `name` was already created
+    /// in this container. Scoped and transient services are never created *in the container*.
+    pub fn is_created(&self, name: &str) -> bool {
+        self.inner
+            .index_of(name)
+            .is_some_and(|i| self.inner.slots[i].get().is_some())
+    }
+
+    /// Service names, in definition order.
+    pub fn service_names(&self) -> impl Iterator<Item = &str> {
+        self.inner.plan.services.keys().map(String::as_str)
+    }
+
+    /// The service `name` (or an alias of it) as `Arc<T>`, creating it on first use.
+    ///
+    /// Errors: [`Error::UnknownService`]; [`Error::WrongType`] when the object is neither a `T`
+    /// nor castable to it; [`Error::ScopeRequired`] for a scoped service (use a [`Scope`]);
+    /// [`Error::CircularReference`] and [`Error::ConstructorFailed`] from creating it or its
+    /// dependencies.
+    pub fn get<T: ?Sized + 'static>(&self, name: &str) -> Result<Arc<T>, Error> {
+        self.inner.get(name, None)
+    }
+
+    /// The service `name` as an erased [`Instance`], creating it on first use.
+    pub fn get_instance(&self, name: &str) -> Result<Instance, Error> {
+        self.inner.get_instance(name, None)
+    }
+
+    /// The service autowired for the Rust type `T`: `T`'s catalog name (from
+    /// [`Registry::class`] or [`implements`](crate::ClassBuilder::implements)) is looked up
+    /// in the plan's `types` index (precomputed at load, so a cached lookup is one hash probe).
+    ///
+    /// Errors: [`Error::UnregisteredType`], then as [`Container::get_by_type_name`].
+    pub fn get_by_type<T: ?Sized + 'static>(&self) -> Result<Arc<T>, Error> {
+        self.inner.get_by_type(None)
+    }
+
+    /// The service autowired for the catalog type `type_name`, as `Arc<T>`.
+    ///
+    /// Errors: [`Error::NoServiceOfType`], [`Error::AmbiguousType`] (more than one service is
+    /// autowired for the type), then as [`Container::get`].
+    pub fn get_by_type_name<T: ?Sized + 'static>(&self, type_name: &str) -> Result<Arc<T>, Error> {
+        self.inner.get_by_type_name(type_name, None)
+    }
+
+    /// Names of the services autowired for the catalog type `type_name` (empty if none).
+    pub fn find_by_type(&self, type_name: &str) -> &[String] {
+        self.inner.find_by_type(type_name)
+    }
+
+    /// Services with the tag `tag`: (service name, tag value), in the plan's order. Nothing
+    /// is created.
+    pub fn find_by_tag(&self, tag: &str) -> Vec<(&str, &Value)> {
+        self.inner
+            .tags
+            .get(tag)
+            .map(|v| v.iter().map(|(n, v)| (n.as_str(), v)).collect())
+            .unwrap_or_default()
+    }
+
+    /// A parameter: a static one from the plan (`"db"`, or a dotted path into it: `"db.host"`),
+    /// else a dynamic one given to [`ContainerBuilder::parameter`], else `env.X` from the
+    /// environment.
+    ///
+    /// Errors: [`Error::UnknownParameter`].
+    pub fn parameter(&self, name: &str) -> Result<Value, Error> {
+        self.inner.parameter(name)
+    }
+
+    /// Runs the plan's `initialization` statements, in order. Errors as in
+    /// [`Container::get`], with the service named `initialization`.
+    pub fn initialize(&self) -> Result<(), Error> {
+        self.inner.initialize()
+    }
+
+    /// Creates every singleton service now, in definition order, so no first request pays for
+    /// it later (an explicit warm-up). Returns the number of services created by this call.
+    /// Stops at the first error.
+    pub fn warm_up(&self) -> Result<usize, Error> {
+        let mut made = 0;
+        for (i, sp) in self.inner.plan.services.values().enumerate() {
+            if sp.lifespan == Lifespan::Singleton
+                && sp.kind == ServiceKind::Service
+                && self.inner.slots[i].get().is_none()
+            {
+                self.inner
+                    .resolve_index(i, resolve::Ctx::ROOT, &mut Vec::new())?;
+                made += 1;
+            }
+        }
+        Ok(made)
+    }
+
+    /// A new top-level [`Scope`] for scoped services (e.g. one per request). It keeps the
+    /// container alive; its scoped instances are released when it is dropped.
+    pub fn scope(&self) -> Scope {
+        Scope::new(self.inner.clone(), None)
+    }
+}

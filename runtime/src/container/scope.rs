@@ -1,0 +1,162 @@
+//! [`Scope`]: a cache and cleanup boundary for `scoped` services.
+
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use super::lock::BuildLock;
+use super::{dispose, Container, Inner};
+use crate::error::Error;
+use crate::value::Instance;
+
+/// The state behind a [`Scope`] handle.
+pub(crate) struct ScopeState {
+    pub(crate) inner: Arc<Inner>,
+    pub(crate) parent: Option<Arc<ScopeState>>,
+    /// One slot per scoped service (`Inner::scoped_slot`).
+    pub(crate) slots: Vec<OnceLock<Instance>>,
+    pub(crate) lock: BuildLock,
+    /// Service indexes in the order their scoped instances were published here.
+    pub(crate) created: Mutex<Vec<usize>>,
+}
+
+impl ScopeState {
+    /// The instance of the scoped service `service` (slot `slot`) cached in this scope or
+    /// an ancestor.
+    pub(crate) fn find(&self, slot: usize) -> Option<&Instance> {
+        let mut s = self;
+        loop {
+            if let Some(i) = s.slots.get(slot).and_then(OnceLock::get) {
+                return Some(i);
+            }
+            s = s.parent.as_deref()?;
+        }
+    }
+}
+
+impl Drop for ScopeState {
+    fn drop(&mut self) {
+        let order = std::mem::take(
+            self.created
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        let inner = &self.inner;
+        dispose(&inner.registry, &mut self.slots, &order, |i| {
+            inner
+                .scoped_slot
+                .get(i)
+                .copied()
+                .flatten()
+                .map(|s| s as usize)
+        });
+    }
+}
+
+/// A scope: one instance of every `scoped` service, created on first use inside it, and
+/// released (reverse creation order, dispose hooks first) when the scope is dropped.
+///
+/// Get services from it exactly as from the [`Container`]: singletons come from the
+/// container, scoped services from this scope (or an ancestor that already created them),
+/// transients are new each time. Cloning a `Scope` gives another handle to the same scope.
+///
+/// ```
+/// # use wireplan_runtime::{Container, Registry};
+/// # struct Request;
+/// # let mut registry = Registry::new();
+/// # registry.class::<Request>("App\\Request").constructor(|_| Ok(Request));
+/// # let plan = r#"{"format": "wireplan-plan", "version": 1, "compiler": "x", "inputs_hash": "0",
+/// #   "services": {"req": {"type": "App\\Request", "lifespan": "scoped",
+/// #                        "create": {"$new": "App\\Request", "args": []}}}}"#;
+/// let container = Container::from_json_str(plan, &registry)?;
+/// let a = container.scope();
+/// let b = container.scope();
+/// let r1 = a.get::<Request>("req")?;
+/// assert!(std::sync::Arc::ptr_eq(&r1, &a.get::<Request>("req")?)); // one per scope
+/// assert!(!std::sync::Arc::ptr_eq(&r1, &b.get::<Request>("req")?)); // another scope
+/// assert!(container.get::<Request>("req").is_err()); // scoped needs a scope
+/// # Ok::<(), wireplan_runtime::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Scope {
+    pub(crate) state: Arc<ScopeState>,
+}
+
+impl std::fmt::Debug for Scope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scope")
+            .field("origin", &self.state.inner.origin)
+            .field(
+                "created",
+                &self
+                    .state
+                    .slots
+                    .iter()
+                    .filter(|s| s.get().is_some())
+                    .count(),
+            )
+            .field("nested", &self.state.parent.is_some())
+            .finish()
+    }
+}
+
+impl Scope {
+    pub(crate) fn new(inner: Arc<Inner>, parent: Option<Arc<ScopeState>>) -> Scope {
+        let slots = (0..inner.scoped_count).map(|_| OnceLock::new()).collect();
+        Scope {
+            state: Arc::new(ScopeState {
+                inner,
+                parent,
+                slots,
+                lock: BuildLock::default(),
+                created: Mutex::default(),
+            }),
+        }
+    }
+
+    /// A nested scope: it sees the scoped instances this scope (and its ancestors) already
+    /// created, creates the others itself, and releases those when it is dropped. It keeps
+    /// this scope alive.
+    pub fn scope(&self) -> Scope {
+        Scope::new(self.state.inner.clone(), Some(self.state.clone()))
+    }
+
+    /// The container this scope belongs to.
+    pub fn container(&self) -> Container {
+        Container {
+            inner: self.state.inner.clone(),
+        }
+    }
+
+    /// The service `name` as `Arc<T>`; as [`Container::get`], but scoped services are
+    /// created in (or taken from) this scope.
+    pub fn get<T: ?Sized + 'static>(&self, name: &str) -> Result<Arc<T>, Error> {
+        self.state.inner.get(name, Some(&self.state))
+    }
+
+    /// The service `name` as an erased [`Instance`]; see [`Scope::get`].
+    pub fn get_instance(&self, name: &str) -> Result<Instance, Error> {
+        self.state.inner.get_instance(name, Some(&self.state))
+    }
+
+    /// The service autowired for the Rust type `T`; as [`Container::get_by_type`], in this
+    /// scope.
+    pub fn get_by_type<T: ?Sized + 'static>(&self) -> Result<Arc<T>, Error> {
+        self.state.inner.get_by_type(Some(&self.state))
+    }
+
+    /// The service autowired for the catalog type `type_name`; as
+    /// [`Container::get_by_type_name`], in this scope.
+    pub fn get_by_type_name<T: ?Sized + 'static>(&self, type_name: &str) -> Result<Arc<T>, Error> {
+        self.state
+            .inner
+            .get_by_type_name(type_name, Some(&self.state))
+    }
+
+    /// Whether the scoped service `name` has an instance in this scope or an ancestor.
+    pub fn is_created(&self, name: &str) -> bool {
+        let inner = &self.state.inner;
+        inner
+            .index_of(name)
+            .and_then(|i| inner.scoped_slot[i])
+            .is_some_and(|s| self.state.find(s as usize).is_some())
+    }
+}

@@ -1,0 +1,360 @@
+//! Reading and writing plans: the JSON form and the binary form, with the checks that make a
+//! wrong file a clear error instead of a confusing one.
+//!
+//! Both forms hold the same [`Plan`] model. The binary form is
+//!
+//! ```text
+//! offset  size  field
+//!      0     8  magic: the bytes "WIREPLAN"
+//!      8     4  plan version, u32 little-endian (= VERSION)
+//!     12     8  payload length in bytes, u64 little-endian
+//!     20     8  payload checksum (see `checksum`), u64 little-endian
+//!     28     n  payload: the plan in postcard encoding (a mirror of the model, every field
+//!               present, in declaration order)
+//! ```
+//!
+//! so a file from another version is recognised before its payload is decoded, and a
+//! truncated or damaged file is caught by the length and checksum. Loading picks the form by
+//! content (the magic), not by file name.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::Error;
+use crate::plan::{Plan, FORMAT, VERSION};
+
+mod mirror;
+
+/// The first eight bytes of every binary plan.
+pub const BINARY_MAGIC: &[u8; 8] = b"WIREPLAN";
+/// Size of the binary header in bytes (magic, version, length, checksum).
+pub const BINARY_HEADER_LEN: usize = 28;
+
+/// Which form a plan file has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Encoding {
+    /// Pretty-printed JSON with a final newline: readable, diffable.
+    #[default]
+    Json,
+    /// The binary form described in the [module docs](self): smaller and faster to load.
+    Binary,
+}
+
+impl Encoding {
+    /// The encoding a file name asks for: [`Encoding::Binary`] for names ending in `.bin`,
+    /// [`Encoding::Json`] otherwise.
+    pub fn for_path(path: &Path) -> Encoding {
+        match path.extension() {
+            Some(ext) if ext == "bin" => Encoding::Binary,
+            _ => Encoding::Json,
+        }
+    }
+}
+
+/// The checksum of the binary payload: over 8-byte little-endian words `w` (the last one
+/// zero-padded), `h = (h.rotate_left(5) ^ w) * 0x51_7c_c1_b7_27_22_0a_95` (wrapping), starting
+/// from `h = payload length`. Cheap enough to check on every load.
+pub fn checksum(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    h
+}
+
+impl Plan {
+    /// The JSON form: pretty-printed, keys in model order, with a final newline. The same
+    /// plan always gives the same text.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// The binary form (header and postcard payload, see the [module docs](self)). The same
+    /// plan always gives the same bytes.
+    pub fn to_binary(&self) -> Vec<u8> {
+        let payload = postcard::to_allocvec(&mirror::BPlan::from(self)).unwrap_or_default();
+        let mut out = Vec::with_capacity(BINARY_HEADER_LEN + payload.len());
+        out.extend_from_slice(BINARY_MAGIC);
+        out.extend_from_slice(&self.version.to_le_bytes());
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&checksum(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    /// The plan in the given encoding.
+    pub fn encode(&self, encoding: Encoding) -> Vec<u8> {
+        match encoding {
+            Encoding::Json => self.to_json().into_bytes(),
+            Encoding::Binary => self.to_binary(),
+        }
+    }
+
+    /// Reads a plan from bytes in either form (binary when they start with
+    /// [`BINARY_MAGIC`], JSON otherwise). `origin` names the source in errors.
+    ///
+    /// Errors: [`Error::VersionMismatch`] for a plan of another version;
+    /// [`Error::BadPlan`] for anything that is not a whole, intact wireplan plan (wrong
+    /// format, truncated, checksum mismatch, malformed JSON or payload), with the reason.
+    pub fn from_bytes(bytes: &[u8], origin: &str) -> Result<Plan, Error> {
+        if bytes.starts_with(BINARY_MAGIC) {
+            return Plan::from_binary(bytes, origin);
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Plan::from_json_str(text, origin),
+            Err(e) => Err(bad(
+                origin,
+                format!(
+                    "neither a binary plan (no WIREPLAN magic) nor UTF-8 JSON (invalid byte at \
+                     offset {})",
+                    e.valid_up_to()
+                ),
+            )),
+        }
+    }
+
+    /// Reads a plan file in either form. Errors as [`Plan::from_bytes`], plus [`Error::Io`];
+    /// all name the file.
+    pub fn read(path: impl AsRef<Path>) -> Result<Plan, Error> {
+        let path = path.as_ref();
+        let origin = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|cause| Error::Io {
+            origin: origin.clone(),
+            cause,
+        })?;
+        Plan::from_bytes(&bytes, &origin)
+    }
+
+    /// Reads the JSON form. Errors as [`Plan::from_bytes`].
+    pub fn from_json_str(json: &str, origin: &str) -> Result<Plan, Error> {
+        match serde_json::from_str::<Plan>(json) {
+            Ok(plan) => {
+                check_header(&plan.format, u64::from(plan.version), origin)?;
+                Ok(plan)
+            }
+            Err(full) => {
+                // Explain a foreign or old file by its header rather than by a field error.
+                #[derive(serde::Deserialize)]
+                struct Header {
+                    format: Option<serde_json::Value>,
+                    version: Option<serde_json::Value>,
+                }
+                if let Ok(h) = serde_json::from_str::<Header>(json) {
+                    let format = h.format.as_ref().and_then(|f| f.as_str());
+                    let version = h.version.as_ref().and_then(|v| v.as_u64());
+                    match (format, version) {
+                        (Some(f), Some(v)) => check_header(f, v, origin)?,
+                        (None, _) => {
+                            return Err(bad(
+                                origin,
+                                format!("no \"format\": \"{FORMAT}\" field (not a wireplan plan)"),
+                            ))
+                        }
+                        (Some(f), None) => {
+                            check_header(f, u64::from(VERSION), origin)?;
+                            return Err(bad(origin, "\"version\" is missing or not an integer"));
+                        }
+                    }
+                }
+                let what = if full.is_eof() {
+                    "truncated JSON plan"
+                } else if full.is_syntax() {
+                    "corrupt JSON plan"
+                } else {
+                    "malformed plan"
+                };
+                Err(bad(origin, format!("{what}: {full}")))
+            }
+        }
+    }
+
+    /// Reads the binary form. Errors as [`Plan::from_bytes`].
+    pub fn from_binary(bytes: &[u8], origin: &str) -> Result<Plan, Error> {
+        if !bytes.starts_with(BINARY_MAGIC) {
+            return Err(bad(
+                origin,
+                "not a binary wireplan plan (no WIREPLAN magic)",
+            ));
+        }
+        if bytes.len() < BINARY_HEADER_LEN {
+            return Err(bad(
+                origin,
+                format!(
+                    "truncated binary plan: {} bytes, shorter than the {BINARY_HEADER_LEN}-byte \
+                     header",
+                    bytes.len()
+                ),
+            ));
+        }
+        let word = |at: usize, n: usize| {
+            let mut w = [0u8; 8];
+            w[..n].copy_from_slice(&bytes[at..at + n]);
+            u64::from_le_bytes(w)
+        };
+        let version = word(8, 4);
+        if version != u64::from(VERSION) {
+            return Err(Error::VersionMismatch {
+                origin: origin.to_string(),
+                found: version,
+                expected: VERSION,
+            });
+        }
+        let len = word(12, 8);
+        let sum = word(20, 8);
+        let payload = &bytes[BINARY_HEADER_LEN..];
+        if payload.len() as u64 != len {
+            let what = if (payload.len() as u64) < len {
+                "truncated"
+            } else {
+                "corrupt"
+            };
+            return Err(bad(
+                origin,
+                format!(
+                    "{what} binary plan: the header announces {len} payload bytes, the file has \
+                     {}",
+                    payload.len()
+                ),
+            ));
+        }
+        if checksum(payload) != sum {
+            return Err(bad(
+                origin,
+                "corrupt binary plan: the payload checksum does not match",
+            ));
+        }
+        let m: mirror::BPlan = postcard::from_bytes(payload)
+            .map_err(|e| bad(origin, format!("corrupt binary plan: {e}")))?;
+        let plan = Plan::from(m);
+        check_header(&plan.format, u64::from(plan.version), origin)?;
+        Ok(plan)
+    }
+
+    /// Writes the plan to `path` in `encoding`, atomically (a temporary file in the same
+    /// folder, synced, then renamed over the target): a reader sees the old or the new plan,
+    /// never half of one. Errors: [`Error::Io`] naming the file.
+    pub fn write(&self, path: impl AsRef<Path>, encoding: Encoding) -> Result<(), Error> {
+        let path = path.as_ref();
+        write_atomic(path, &self.encode(encoding)).map_err(|cause| Error::Io {
+            origin: path.display().to_string(),
+            cause,
+        })
+    }
+}
+
+fn bad(origin: &str, reason: impl Into<String>) -> Error {
+    Error::BadPlan {
+        origin: origin.to_string(),
+        reason: reason.into(),
+    }
+}
+
+fn check_header(format: &str, version: u64, origin: &str) -> Result<(), Error> {
+    if format != FORMAT {
+        return Err(bad(
+            origin,
+            format!("format is '{format}', expected '{FORMAT}' (not a wireplan plan)"),
+        ));
+    }
+    if version != u64::from(VERSION) {
+        return Err(Error::VersionMismatch {
+            origin: origin.to_string(),
+            found: version,
+            expected: VERSION,
+        });
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file next to it, synced, then renamed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "plan".into());
+    let tmp = dir.join(format!(
+        ".{file_name}.tmp{}.{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Plan {
+        Plan::from_json_str(
+            r#"{"format": "wireplan-plan", "version": 1, "compiler": "t", "inputs_hash": "0",
+                "parameters": {"x": {"$float": "NAN"}, "m": {"$$k": [1, 2.5, null]}},
+                "services": {"a": {"type": "A", "lifespan": "scoped", "autowired": ["A"],
+                   "create": {"$new": "A", "args": [{"$param": "env.X"}, {"$concat": ["a", "b"]}]},
+                   "setup": [{"$set": ["@self", "p"], "value": {"$ref": "@self"}},
+                             {"$call": [{"$ref": "a"}, "m"], "args": [{"$arg": "z"}]}],
+                   "source": {"file": "f.neon", "line": 1, "column": 2}},
+                  "f": {"kind": "factory", "type": "F", "implement": "F", "parameters": ["z"],
+                   "autowired": false, "create": {"$call": ["A", "make"], "args": []}}},
+                "types": {"A": ["a"]}, "tags": {"t": {"a": true}},
+                "initialization": [{"$call": [{"$ref": "a"}, "go"], "args": []}]}"#,
+            "<t>",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn binary_round_trips_the_same_model() {
+        let plan = sample();
+        let bin = plan.to_binary();
+        let back = Plan::from_bytes(&bin, "<bin>").unwrap();
+        // NaN != NaN, so compare the JSON forms.
+        assert_eq!(back.to_json(), plan.to_json());
+        assert_eq!(bin, back.to_binary());
+    }
+
+    #[test]
+    fn damaged_binary_is_rejected() {
+        let bin = sample().to_binary();
+        let e = Plan::from_bytes(&bin[..bin.len() - 3], "p.bin").unwrap_err();
+        assert!(
+            e.to_string().contains("p.bin: invalid plan: truncated"),
+            "{e}"
+        );
+        let mut flipped = bin.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 0x40;
+        let e = Plan::from_bytes(&flipped, "p.bin").unwrap_err();
+        assert!(e.to_string().contains("checksum"), "{e}");
+        let mut v2 = bin;
+        v2[8] = 2;
+        assert!(matches!(
+            Plan::from_bytes(&v2, "p.bin"),
+            Err(Error::VersionMismatch { found: 2, .. })
+        ));
+    }
+}

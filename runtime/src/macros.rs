@@ -1,0 +1,188 @@
+//! The [`register!`](crate::register) macro: registration from Rust signatures.
+
+/// Registers a Rust type under its catalog name, with typed constructors, methods, property
+/// writers, static methods, casts and constants, and records their signatures for
+/// [`Registry::catalog`](crate::Registry::catalog). Plain `macro_rules!`, stable Rust.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use wireplan_runtime::{register, Registry};
+///
+/// trait Logger: Send + Sync { fn log(&self, msg: &str); }
+/// struct Clock;
+/// struct FileLogger { path: String, level: i64, clock: Option<Arc<Clock>>, lines: Mutex<Vec<String>> }
+/// impl Logger for FileLogger {
+///     fn log(&self, msg: &str) { self.lines.lock().unwrap().push(msg.into()) }
+/// }
+///
+/// let mut registry = Registry::new();
+/// register!(registry, "App\\Clock" => Clock {
+///     new() { Clock }
+/// });
+/// register!(registry, "App\\FileLogger" => FileLogger {
+///     new(path: String, clock: Option<Arc<Clock>>) {
+///         FileLogger { path, level: 0, clock, lines: Mutex::default() }
+///     }
+///     implements "App\\Logger" => dyn Logger;
+///     fn setLevel(&mut this, level: i64) { this.level = level; }
+///     fn lineCount(&this) -> i64 { this.lines.lock().unwrap().len() as i64 }
+///     property verbose(&mut this, on: bool) { if on { this.level = 9 } }
+///     static fn create(path: String) -> Arc<FileLogger> {
+///         Arc::new(FileLogger { path, level: 0, clock: None, lines: Mutex::default() })
+///     }
+///     const DEFAULT_LEVEL = 0;
+///     dispose(&this) { this.lines.lock().unwrap().clear(); }
+/// });
+/// let catalog = registry.catalog();
+/// assert!(catalog.contains("\t\tconstructor:\n\t\t\tpath: string\n\t\t\tclock: ?App\\Clock\n"));
+/// assert!(catalog.contains("setLevel: {params: {level: int}, returns: void}"));
+/// ```
+///
+/// Items, in any order and any number:
+///
+/// | item | registers |
+/// |---|---|
+/// | `new(a: A, b: B) { expr }` | the constructor; arguments converted by [`ArgType`](crate::catalog::ArgType) |
+/// | `implements "App\\Logger" => dyn Logger;` | the cast to a trait object |
+/// | `fn name(&this, a: A) -> R { expr }` | a shared method ([`method`](crate::ClassBuilder::method)); `-> R` optional, `R:` [`ReturnType`](crate::catalog::ReturnType) |
+/// | `fn name(&mut this, a: A) { stmts }` | a setup method ([`method_mut`](crate::ClassBuilder::method_mut)) |
+/// | `property name(&mut this, v: V) { stmts }` | a property writer |
+/// | `static fn name(a: A) -> R { expr }` | a static method |
+/// | `const NAME = expr;` | a class constant (catalog only) |
+/// | `extends "App\\Base";` | the parent class (catalog only) |
+/// | `dispose(&this) { stmts }` | the [dispose hook](crate::ClassBuilder::on_dispose) |
+///
+/// Bodies become plain `fn` pointers, so they must not capture local variables. They may use
+/// `?` on anything that converts into [`BoxError`](crate::BoxError), or `return
+/// Err(..into())`.
+#[macro_export]
+macro_rules! register {
+    ($registry:expr, $name:literal => $ty:ty { $($body:tt)* }) => {{
+        let __b = $registry.class::<$ty>($name);
+        $crate::__register_items!(__b, $ty; $($body)*);
+    }};
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_ret {
+    () => {
+        ()
+    };
+    ($t:ty) => {
+        $t
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_ret_fn {
+    () => {
+        <() as $crate::catalog::ReturnType>::catalog_type
+    };
+    ($t:ty) => {
+        <$t as $crate::catalog::ReturnType>::catalog_type
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_args {
+    ($a:ident; $($p:ident : $pt:ty),*) => {
+        let mut __i = 0usize;
+        $(
+            let $p: $pt = $crate::catalog::ArgType::from_arg($a, __i)?;
+            __i += 1;
+        )*
+        let _ = __i;
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_items {
+    ($b:ident, $ty:ty; ) => { let _ = $b; };
+
+    ($b:ident, $ty:ty; new($($p:ident : $pt:ty),* $(,)?) $body:block $($rest:tt)*) => {
+        let $b = $b
+            .signature(vec![$($crate::catalog::Param::of::<$pt>(stringify!($p))),*])
+            .constructor(|__a: &$crate::Args<'_>| -> $crate::CallResult<$ty> {
+                $crate::__register_args!(__a; $($p: $pt),*);
+                Ok($body)
+            });
+        $crate::__register_items!($b, $ty; $($rest)*);
+    };
+
+    ($b:ident, $ty:ty; implements $iname:literal => $it:ty; $($rest:tt)*) => {
+        let $b = $b.implements::<$it>($iname, |x| x);
+        $crate::__register_items!($b, $ty; $($rest)*);
+    };
+
+    ($b:ident, $ty:ty; fn $m:ident(&mut $this:ident $(, $p:ident : $pt:ty)* $(,)?) $body:block $($rest:tt)*) => {
+        let $b = $b
+            .method_signature(stringify!($m), $crate::catalog::MethodSig {
+                params: vec![$($crate::catalog::Param::of::<$pt>(stringify!($p))),*],
+                returns: Some($crate::__register_ret_fn!()),
+            })
+            .method_mut(stringify!($m), |$this: &mut $ty, __a: &$crate::Args<'_>| -> $crate::CallResult<()> {
+                $crate::__register_args!(__a; $($p: $pt),*);
+                $body;
+                Ok(())
+            });
+        $crate::__register_items!($b, $ty; $($rest)*);
+    };
+
+    ($b:ident, $ty:ty; fn $m:ident(&$this:ident $(, $p:ident : $pt:ty)* $(,)?) $(-> $ret:ty)? $body:block $($rest:tt)*) => {
+        let $b = $b
+            .method_signature(stringify!($m), $crate::catalog::MethodSig {
+                params: vec![$($crate::catalog::Param::of::<$pt>(stringify!($p))),*],
+                returns: Some($crate::__register_ret_fn!($($ret)?)),
+            })
+            .method(stringify!($m), |$this: &$ty, __a: &$crate::Args<'_>| -> $crate::CallResult<$crate::Value> {
+                $crate::__register_args!(__a; $($p: $pt),*);
+                let __r: $crate::__register_ret!($($ret)?) = $body;
+                Ok($crate::catalog::ReturnType::into_value(__r))
+            });
+        $crate::__register_items!($b, $ty; $($rest)*);
+    };
+
+    ($b:ident, $ty:ty; property $m:ident(&mut $this:ident, $p:ident : $pt:ty $(,)?) $body:block $($rest:tt)*) => {
+        let $b = $b
+            .property_type(stringify!($m), <$pt as $crate::catalog::ArgType>::catalog_type)
+            .property(stringify!($m), |$this: &mut $ty, __a: &$crate::Args<'_>| -> $crate::CallResult<()> {
+                $crate::__register_args!(__a; $p: $pt);
+                $body;
+                Ok(())
+            });
+        $crate::__register_items!($b, $ty; $($rest)*);
+    };
+
+    ($b:ident, $ty:ty; static fn $m:ident($($p:ident : $pt:ty),* $(,)?) $(-> $ret:ty)? $body:block $($rest:tt)*) => {
+        let $b = $b
+            .static_signature(stringify!($m), $crate::catalog::MethodSig {
+                params: vec![$($crate::catalog::Param::of::<$pt>(stringify!($p))),*],
+                returns: Some($crate::__register_ret_fn!($($ret)?)),
+            })
+            .static_method(stringify!($m), |__a: &$crate::Args<'_>| -> $crate::CallResult<$crate::Value> {
+                $crate::__register_args!(__a; $($p: $pt),*);
+                let __r: $crate::__register_ret!($($ret)?) = $body;
+                Ok($crate::catalog::ReturnType::into_value(__r))
+            });
+        $crate::__register_items!($b, $ty; $($rest)*);
+    };
+
+    ($b:ident, $ty:ty; const $c:ident = $v:expr; $($rest:tt)*) => {
+        let $b = $b.constant(stringify!($c), $v);
+        $crate::__register_items!($b, $ty; $($rest)*);
+    };
+
+    ($b:ident, $ty:ty; extends $parent:literal; $($rest:tt)*) => {
+        let $b = $b.extends($parent);
+        $crate::__register_items!($b, $ty; $($rest)*);
+    };
+
+    ($b:ident, $ty:ty; dispose(&$this:ident) $body:block $($rest:tt)*) => {
+        let $b = $b.on_dispose(|$this: &$ty| $body);
+        $crate::__register_items!($b, $ty; $($rest)*);
+    };
+}

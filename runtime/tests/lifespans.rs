@@ -1,0 +1,342 @@
+//! Lifespans (singleton, scoped, transient), scopes, disposal order and concurrency.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier, Mutex};
+
+use serde_json::{json, Value as Json};
+use wireplan_runtime::{Container, Error, Registry};
+
+/// Every construction and disposal, in order, per test (tests run in parallel, so each test
+/// uses its own log through a thread-independent key: the `tag` argument).
+static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn log(tag: &str, what: &str) {
+    LOG.lock().unwrap().push(format!("{tag}:{what}"));
+}
+
+fn entries(tag: &str) -> Vec<String> {
+    let prefix = format!("{tag}:");
+    LOG.lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.strip_prefix(&prefix).map(str::to_string))
+        .collect()
+}
+
+/// A node that records its construction, its dispose hook and its drop.
+#[derive(Debug)]
+struct Node {
+    tag: String,
+    name: String,
+    deps: Vec<Arc<Node>>,
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        log(&self.tag, &format!("drop {}", self.name));
+    }
+}
+
+fn registry() -> Registry {
+    let mut r = Registry::new();
+    r.class::<Node>("App\\Node")
+        .constructor(|a| {
+            let tag = a.str(0)?.to_string();
+            let name = a.str(1)?.to_string();
+            let deps = a.list_of::<Node>(2)?;
+            log(&tag, &format!("new {name}"));
+            Ok(Node { tag, name, deps })
+        })
+        .on_dispose(|n| log(&n.tag, &format!("dispose {}", n.name)));
+    r
+}
+
+fn node(tag: &str, name: &str, lifespan: &str, deps: &[&str]) -> Json {
+    let deps: Vec<Json> = deps.iter().map(|d| json!({"$ref": d})).collect();
+    json!({"type": "App\\Node", "lifespan": lifespan,
+           "create": {"$new": "App\\Node", "args": [tag, name, deps]}})
+}
+
+fn plan(services: Json) -> String {
+    json!({"format": "wireplan-plan", "version": 1, "compiler": "test", "inputs_hash": "0",
+           "services": services})
+    .to_string()
+}
+
+#[test]
+fn transients_are_new_per_injection_and_per_request() {
+    let t = "transient";
+    let c = Container::from_json_str(
+        &plan(json!({
+            "part": node(t, "part", "transient", &[]),
+            "whole": node(t, "whole", "singleton", &["part", "part"]),
+        })),
+        &registry(),
+    )
+    .unwrap();
+    let whole = c.get::<Node>("whole").unwrap();
+    assert!(!Arc::ptr_eq(&whole.deps[0], &whole.deps[1]));
+    let (a, b) = (
+        c.get::<Node>("part").unwrap(),
+        c.get::<Node>("part").unwrap(),
+    );
+    assert!(!Arc::ptr_eq(&a, &b));
+    assert!(!c.is_created("part"));
+}
+
+#[test]
+fn scoped_services_live_per_scope_and_nested_scopes_inherit() {
+    let t = "scoped";
+    let c = Container::from_json_str(
+        &plan(json!({
+            "req": node(t, "req", "scoped", &[]),
+            "cfg": node(t, "cfg", "singleton", &[]),
+            "handler": node(t, "handler", "scoped", &["req", "cfg"]),
+        })),
+        &registry(),
+    )
+    .unwrap();
+    let s1 = c.scope();
+    let s2 = c.scope();
+    let h1 = s1.get::<Node>("handler").unwrap();
+    assert!(Arc::ptr_eq(&h1, &s1.get::<Node>("handler").unwrap()));
+    let h2 = s2.get::<Node>("handler").unwrap();
+    assert!(!Arc::ptr_eq(&h1, &h2));
+    // The singleton dependency is shared, the scoped one is not.
+    assert!(Arc::ptr_eq(&h1.deps[1], &h2.deps[1]));
+    assert!(!Arc::ptr_eq(&h1.deps[0], &h2.deps[0]));
+
+    // A nested scope sees what its parent created and creates the rest itself.
+    let s3 = c.scope();
+    let req3 = s3.get::<Node>("req").unwrap();
+    let inner = s3.scope();
+    let h_inner = inner.get::<Node>("handler").unwrap();
+    assert!(Arc::ptr_eq(&h_inner.deps[0], &req3));
+    assert!(!s3.is_created("handler"));
+    assert!(inner.is_created("handler"));
+    drop((h_inner, inner));
+    assert!(entries(t).contains(&"dispose handler".to_string()));
+}
+
+#[test]
+fn scoped_services_need_a_scope_and_singletons_cannot_capture_them() {
+    let t = "captive";
+    let c = Container::from_json_str(
+        &plan(json!({
+            "req": node(t, "req", "scoped", &[]),
+            "holder": node(t, "holder", "singleton", &["req"]),
+        })),
+        &registry(),
+    )
+    .unwrap();
+    let e = c.get::<Node>("req").unwrap_err();
+    assert!(
+        matches!(&e, Error::ScopeRequired { path } if path == &["req"]),
+        "{e}"
+    );
+    // Even from inside a scope, a singleton resolves its dependencies at container level.
+    let e = c.scope().get::<Node>("holder").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "scoped service 'req' needs a scope: get it from container.scope(), not from the \
+         container or a singleton (path: holder -> req)"
+    );
+}
+
+#[test]
+fn a_scope_releases_its_instances_in_reverse_creation_order() {
+    let t = "scope-drop";
+    let c = Container::from_json_str(
+        &plan(json!({
+            "a": node(t, "a", "scoped", &[]),
+            "b": node(t, "b", "scoped", &["a"]),
+            "c": node(t, "c", "scoped", &["b"]),
+        })),
+        &registry(),
+    )
+    .unwrap();
+    {
+        let s = c.scope();
+        s.get::<Node>("c").unwrap();
+    }
+    assert_eq!(
+        entries(t),
+        [
+            "new a",
+            "new b",
+            "new c",
+            "dispose c",
+            "drop c",
+            "dispose b",
+            "drop b",
+            "dispose a",
+            "drop a"
+        ]
+    );
+}
+
+#[test]
+fn the_container_disposes_singletons_in_reverse_creation_order() {
+    let t = "container-drop";
+    let c = Container::from_json_str(
+        &plan(json!({
+            "db": node(t, "db", "singleton", &[]),
+            "repo": node(t, "repo", "singleton", &["db"]),
+            "unused": node(t, "unused", "singleton", &[]),
+            "mailer": node(t, "mailer", "singleton", &[]),
+        })),
+        &registry(),
+    )
+    .unwrap();
+    c.get::<Node>("repo").unwrap();
+    let mailer = c.get::<Node>("mailer").unwrap();
+    let scope = c.scope(); // keeps the container alive
+    drop(c);
+    assert!(!entries(t).iter().any(|e| e.starts_with("dispose")));
+    drop(scope);
+    // The hook runs for every singleton; `mailer` is still held here, so it is not dropped.
+    assert_eq!(
+        entries(t),
+        [
+            "new db",
+            "new repo",
+            "new mailer",
+            "dispose mailer",
+            "dispose repo",
+            "drop repo",
+            "dispose db",
+            "drop db"
+        ]
+    );
+    drop(mailer);
+    assert_eq!(entries(t).last().unwrap(), "drop mailer");
+}
+
+/// Counts constructions of each of 8 services across 16 threads.
+static BUILDS: [AtomicUsize; 8] = [const { AtomicUsize::new(0) }; 8];
+static SCOPED_BUILDS: AtomicUsize = AtomicUsize::new(0);
+/// Fails the first two constructions, to test retries under contention.
+static FLAKY_CALLS: AtomicUsize = AtomicUsize::new(0);
+
+struct Counted(usize);
+struct ScopedCounted;
+struct Flaky;
+
+#[test]
+fn sixteen_threads_construct_each_fresh_singleton_exactly_once() {
+    let mut r = Registry::new();
+    r.class::<Counted>("App\\Counted").constructor(|a| {
+        let i = a.int(0)? as usize;
+        BUILDS[i].fetch_add(1, Ordering::SeqCst);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        Ok(Counted(i))
+    });
+    r.class::<ScopedCounted>("App\\ScopedCounted")
+        .constructor(|_| {
+            SCOPED_BUILDS.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            Ok(ScopedCounted)
+        });
+    r.class::<Flaky>("App\\Flaky").constructor(|_| {
+        if FLAKY_CALLS.fetch_add(1, Ordering::SeqCst) < 2 {
+            return Err("not yet".into());
+        }
+        Ok(Flaky)
+    });
+    let mut services = serde_json::Map::new();
+    for i in 0..8 {
+        // s{i} depends on s{i-1}, so threads also meet inside dependency chains.
+        let args = if i == 0 {
+            json!([i])
+        } else {
+            json!([i, {"$ref": format!("s{}", i - 1)}])
+        };
+        services.insert(
+            format!("s{i}"),
+            json!({"type": "App\\Counted", "create": {"$new": "App\\Counted", "args": args}}),
+        );
+    }
+    services.insert(
+        "scoped".into(),
+        json!({"type": "App\\ScopedCounted", "lifespan": "scoped",
+               "create": {"$new": "App\\ScopedCounted", "args": []}}),
+    );
+    services.insert(
+        "flaky".into(),
+        json!({"type": "App\\Flaky", "create": {"$new": "App\\Flaky", "args": []}}),
+    );
+    let c = Container::from_json_str(&plan(Json::Object(services)), &r).unwrap();
+    let scope = c.scope();
+
+    const THREADS: usize = 16;
+    let barrier = Barrier::new(THREADS);
+    let results: Vec<(Vec<Arc<Counted>>, Arc<ScopedCounted>, bool)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let (c, scope, barrier) = (&c, &scope, &barrier);
+                s.spawn(move || {
+                    barrier.wait();
+                    // Half the threads walk up the chain, half down.
+                    let order: Vec<usize> = if t % 2 == 0 {
+                        (0..8).collect()
+                    } else {
+                        (0..8).rev().collect()
+                    };
+                    let mut got: Vec<Arc<Counted>> = Vec::new();
+                    for i in order {
+                        got.push(c.get::<Counted>(&format!("s{i}")).unwrap());
+                    }
+                    got.sort_by_key(|x| x.0);
+                    let scoped = scope.get::<ScopedCounted>("scoped").unwrap();
+                    let flaky_ok = (0..5).any(|_| c.get::<Flaky>("flaky").is_ok());
+                    (got, scoped, flaky_ok)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (i, b) in BUILDS.iter().enumerate() {
+        assert_eq!(
+            b.load(Ordering::SeqCst),
+            1,
+            "s{i} constructed more than once"
+        );
+    }
+    assert_eq!(SCOPED_BUILDS.load(Ordering::SeqCst), 1);
+    // Two failures, then one success that every later request shares.
+    assert_eq!(FLAKY_CALLS.load(Ordering::SeqCst), 3);
+    let (first, scoped0, _) = &results[0];
+    for (got, scoped, flaky_ok) in &results {
+        assert!(flaky_ok);
+        assert!(Arc::ptr_eq(scoped, scoped0));
+        for (a, b) in got.iter().zip(first) {
+            assert!(Arc::ptr_eq(a, b));
+        }
+    }
+}
+
+#[test]
+fn a_cycle_through_a_generated_accessor_is_reported_not_recursed() {
+    #[derive(Debug)]
+    struct Loop;
+    let mut r = Registry::new();
+    r.class::<Loop>("App\\Loop").constructor(|a| {
+        // The constructor asks the accessor for the very service being built.
+        let acc = a.service::<wireplan_runtime::Accessor>(0)?;
+        acc.get::<Loop>()?;
+        Ok(Loop)
+    });
+    let c = Container::from_json_str(
+        &plan(json!({
+            "loop": {"type": "App\\Loop", "create": {"$new": "App\\Loop", "args": [{"$ref": "acc"}]}},
+            "acc": {"kind": "accessor", "type": "App\\LoopAccessor", "create": {"$ref": "loop"}},
+        })),
+        &r,
+    )
+    .unwrap();
+    let e = c.get::<Loop>("loop").unwrap_err();
+    assert!(
+        e.to_string().contains("circular reference: loop -> loop"),
+        "{e}"
+    );
+}
