@@ -45,13 +45,13 @@
 
 mod process;
 mod types;
+mod values;
 
 #[cfg(test)]
 mod tests;
 
-pub use process::{
-    format_value, merge, suggest, validate, Context, DynamicCheck, Processor, PATH_SEPARATOR,
-};
+pub use process::{validate, Context, DynamicCheck, Processor, PATH_SEPARATOR};
+pub use values::{format_value, merge, suggest};
 
 use crate::expr::{Expr, ExprKind};
 use indexmap::IndexMap;
@@ -490,7 +490,7 @@ impl Expect {
                 .iter()
                 .map(|c| match c {
                     Choice::Schema(s) => s.expected(),
-                    Choice::Value(v) => process::format_value(v),
+                    Choice::Value(v) => values::format_value(v),
                 })
                 .collect::<Vec<_>>()
                 .join("|"),
