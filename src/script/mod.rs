@@ -7,6 +7,7 @@
 //! the extension ([`extension_api::ExtensionHandle`]).
 
 pub mod builder_api;
+pub mod docs;
 pub mod extension_api;
 pub mod plan_api;
 pub mod values;
