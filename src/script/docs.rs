@@ -219,7 +219,7 @@ pub fn render(engine: &Engine) -> String {
             out.push_str(&format!("\n## {current}\n"));
         }
         out.push_str(&format!("\n### `{}`\n\n", d.name));
-        let matching: Vec<&String> = sigs
+        let mut matching: Vec<&String> = sigs
             .iter()
             .filter(|s| {
                 let name = s.split('(').next().unwrap_or("");
@@ -231,6 +231,7 @@ pub fn render(engine: &Engine) -> String {
                         || s.contains(&format!("({},", d.on)))
             })
             .collect();
+        matching.sort();
         if !matching.is_empty() {
             out.push_str("```text\n");
             for s in matching {
