@@ -92,7 +92,7 @@ pub fn compile(path: &Path, options: &Options) -> Compilation {
 pub fn build(path: &Path, options: &Options) -> (Compilation, Built) {
     let mut sources = SourceMap::new();
     let mut diags = Diagnostics::new();
-    let raw = config::load(path, &mut sources, &mut diags);
+    let raw = config::load_with(path, &options.parameters, &mut sources, &mut diags);
     let built = run(raw, options, &mut sources, &mut diags);
     (
         Compilation {

@@ -20,6 +20,7 @@ pub use params::{expand_config, Parameters};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::neon::{self, Array, Key, Kind, Value};
 use crate::source::{FileId, SourceMap, Span};
+use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
 
 /// The merged, not yet expanded configuration of one root file and its includes.
@@ -35,11 +36,24 @@ pub struct RawConfig {
 /// cycles, a non-list `includes:`) are pushed to `diags`; loading goes on with the remaining
 /// files so that independent errors are all reported. Returns the merged sections.
 pub fn load(path: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> RawConfig {
+    load_with(path, &IndexMap::new(), sources, diags)
+}
+
+/// [`load`] with the parameters given from outside (`-p name=value`), which `%name%` in
+/// `includes:` paths may use. As in Nette, parameters defined in the files themselves cannot be
+/// used there (the files are not merged yet); such a reference is a `missing-parameter` error.
+pub fn load_with(
+    path: &Path,
+    parameters: &IndexMap<String, Value>,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) -> RawConfig {
     let mut loader = Loader {
         sources,
         diags,
         stack: Vec::new(),
         files: Vec::new(),
+        parameters,
     };
     let sections = loader.load_file(path, None).unwrap_or_default();
     RawConfig {
@@ -57,11 +71,13 @@ pub fn load_str(
     diags: &mut Diagnostics,
 ) -> RawConfig {
     let id = sources.add(name, text);
+    let none = IndexMap::new();
     let mut loader = Loader {
         sources,
         diags,
         stack: Vec::new(),
         files: vec![id],
+        parameters: &none,
     };
     let sections = loader.load_decoded(id, None).unwrap_or_default();
     RawConfig {
@@ -75,6 +91,7 @@ struct Loader<'a> {
     diags: &'a mut Diagnostics,
     stack: Vec<PathBuf>,
     files: Vec<FileId>,
+    parameters: &'a IndexMap<String, Value>,
 }
 
 impl Loader<'_> {
@@ -179,7 +196,10 @@ impl Loader<'_> {
             Kind::Array(a) if a.is_list() => {
                 for v in a.values() {
                     match v.as_str() {
-                        Some(s) => out.push((s.to_string(), v.span)),
+                        Some(s) => match params::expand_path(s, self.parameters) {
+                            Ok(p) => out.push((p, v.span)),
+                            Err(d) => self.diags.push(d.with_primary(v.span, "in this include path")),
+                        },
                         None => self.diags.push(
                             Diagnostic::error(
                                 Code::InvalidValue,

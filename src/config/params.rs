@@ -346,6 +346,62 @@ impl Expander<'_> {
     }
 }
 
+/// Expands `%name%` in an `includes:` path with the parameters given from outside. Values must
+/// be scalars; `%%` is a literal `%`. Errors: `missing-parameter` (with the names that are
+/// available), `invalid-value` for a non-scalar value. The caller adds the span.
+pub(crate) fn expand_path(
+    s: &str,
+    parameters: &IndexMap<String, Value>,
+) -> Result<String, Diagnostic> {
+    let mut out = String::new();
+    for part in split(s) {
+        match part {
+            Part::Text(t) => out.push_str(&t),
+            Part::Ref(name) => {
+                let mut segments = name.split('.');
+                let top = segments.next().unwrap_or_default();
+                let mut value = parameters.get(top);
+                for seg in segments {
+                    value = value.and_then(|v| v.as_array()).and_then(|a| a.get(seg));
+                }
+                match value.map(|v| &v.kind) {
+                    Some(Kind::Str(x)) => out.push_str(x),
+                    Some(Kind::Int(i)) => out.push_str(&i.to_string()),
+                    Some(Kind::Float(f)) => out.push_str(&php_float(*f)),
+                    Some(Kind::Bool(b)) => out.push_str(if *b { "1" } else { "" }),
+                    Some(Kind::Null) => {}
+                    Some(_) => {
+                        return Err(Diagnostic::error(
+                            Code::InvalidValue,
+                            format!(
+                                "Unable to concatenate non-scalar parameter '{name}' into '{s}'."
+                            ),
+                        ))
+                    }
+                    None => {
+                        let mut d = Diagnostic::error(
+                            Code::MissingParameter,
+                            format!("Missing parameter '{name}'."),
+                        )
+                        .with_note(
+                            "include paths can use only parameters given from outside \
+                             (-p NAME=VALUE), as in Nette; parameters of the files are not known yet",
+                        );
+                        if let Some(hint) = crate::diagnostics::suggest(
+                            &name,
+                            parameters.keys().map(String::as_str),
+                        ) {
+                            d = d.with_note(format!("did you mean '{hint}'?"));
+                        }
+                        return Err(d);
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// PHP's string form of a float, as used when a float parameter is concatenated.
 fn php_float(f: f64) -> String {
     if f.fract() == 0.0 && f.abs() < 1e15 {
