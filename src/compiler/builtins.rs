@@ -32,21 +32,15 @@ impl Default for Export {
     }
 }
 
-fn check_keys(section: &str, map: &ExprArray, allowed: &[&str], diags: &mut Diagnostics) -> bool {
-    let mut ok = true;
-    for (k, v) in &map.items {
-        let key = k.as_string();
-        if !allowed.contains(&key.as_str()) {
-            let mut msg = format!("Unexpected item '{section} › {key}'");
-            match suggest(&key, allowed.iter().copied()) {
-                Some(s) => msg.push_str(&format!(", did you mean '{section} › {s}'?")),
-                None => msg.push('.'),
-            }
-            diags.push(Diagnostic::error(Code::UnknownOption, msg).at(v.span));
-            ok = false;
-        }
-    }
-    ok
+/// Validates `value` with a built-in section schema (`crate::schema::sections`); errors go to
+/// `diags`. Returns whether the value is valid.
+fn valid(
+    schema: &crate::schema::Expect,
+    value: &Expr,
+    path: &[&str],
+    diags: &mut Diagnostics,
+) -> bool {
+    crate::schema::validate(schema, value, path, diags).is_some()
 }
 
 fn bool_or_list(section: &str, v: &Expr, diags: &mut Diagnostics) -> Option<Vec<String>> {
@@ -89,18 +83,14 @@ fn names(v: Option<&Expr>) -> Vec<String> {
 /// `lazy` and `parentClass` are accepted (they have no run-time meaning in Rust).
 pub fn load_di(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) -> Export {
     let mut export = Export::default();
+    if !valid(&crate::schema::sections::di(), section, &["di"], diags) {
+        return export;
+    }
     let Some(map) = section.as_array() else {
         return export;
     };
-    check_keys(
-        "di",
-        map,
-        &["debugger", "excluded", "parentClass", "lazy", "export"],
-        diags,
-    );
     builder.add_excluded_classes(&names(map.get("excluded")));
     if let Some(ex) = map.get("export").and_then(Expr::as_array) {
-        check_keys("di › export", ex, &["parameters", "tags", "types"], diags);
         if let Some(p) = ex.get("parameters") {
             export.parameters = !matches!(p.kind, ExprKind::Bool(false));
         }
@@ -118,6 +108,14 @@ pub fn load_di(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagn
 /// decorated type or a subtype, appends the setup statements, adds the tags without
 /// overriding existing values, and sets `inject`.
 pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
+    if !valid(
+        &crate::schema::Expect::array(),
+        section,
+        &["decorator"],
+        diags,
+    ) {
+        return;
+    }
     let Some(map) = section.as_array() else {
         return;
     };
@@ -136,17 +134,13 @@ pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diag
             diags.push(d);
             continue;
         }
+        let schema = crate::schema::sections::decorator_entry();
+        if !valid(&schema, spec, &["decorator", &key.as_string()], diags) {
+            continue;
+        }
         let Some(spec) = spec.as_array() else {
             continue;
         };
-        if !check_keys(
-            &format!("decorator › {ty}"),
-            spec,
-            &["setup", "tags", "inject"],
-            diags,
-        ) {
-            continue;
-        }
         let setups: Vec<Expr> = spec
             .get("setup")
             .and_then(Expr::as_array)
@@ -279,31 +273,34 @@ pub fn inject(builder: &mut ContainerBuilder) {
 /// levels; a mask without `\` matches the short class name. Classes already provided by a
 /// definition (Nette's `findByType`) are skipped. Candidates are instantiable classes.
 pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
-    const KEYS: &[&str] = &[
-        "in",
-        "files",
-        "classes",
-        "extends",
-        "implements",
-        "exclude",
-        "tags",
-    ];
+    if !valid(&crate::schema::Expect::array(), section, &["search"], diags) {
+        return;
+    }
     let Some(map) = section.as_array() else {
         return;
     };
-    let batches: Vec<(String, ExprArray)> =
+    let batches: Vec<(Vec<String>, &Expr)> =
         if map.get("in").is_some() || map.get("classes").is_some() {
-            vec![("search".to_string(), map.clone())]
+            vec![(vec!["search".to_string()], section)]
         } else {
             map.items
                 .iter()
-                .filter_map(|(k, v)| v.as_array().map(|a| (format!("search › {k}"), a.clone())))
+                .map(|(k, v)| (vec!["search".to_string(), k.as_string()], v))
                 .collect()
         };
-    for (label, batch) in batches {
-        if !check_keys(&label, &batch, KEYS, diags) {
+    for (path, batch) in batches {
+        let path: Vec<&str> = path.iter().map(String::as_str).collect();
+        if !valid(
+            &crate::schema::sections::search_batch(),
+            batch,
+            &path,
+            diags,
+        ) {
             continue;
         }
+        let Some(batch) = batch.as_array() else {
+            continue;
+        };
         let namespace = batch.get("in").and_then(Expr::as_str).map(normalize_name);
         let classes = names(batch.get("classes"));
         let parents: Vec<String> = names(batch.get("extends"))

@@ -44,6 +44,7 @@
 //! - a class name as a type accepts any statement (entity), since its class is only known later.
 
 mod process;
+pub mod sections;
 mod types;
 mod values;
 
