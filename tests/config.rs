@@ -1,0 +1,113 @@
+//! Configuration cases that need compiler options (`-p name=value`, `--dynamic NAME`), and
+//! the check that one run reports every independent configuration error. The fixtures live in
+//! `tests/fixtures/compile/cfg-*` (where `compile.rs` also runs them with default options) and
+//! `tests/fixtures/config/`.
+
+use serde_json::{json, Value as Json};
+use std::path::{Path, PathBuf};
+use wireplan::compiler::{compile, Options};
+use wireplan::source::SourceMap;
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(path)
+}
+
+/// Options with `-p` values (decoded as NEON, like the CLI) and `--dynamic` names.
+fn options(params: &[(&str, &str)], dynamic: &[&str]) -> Options {
+    let mut sources = SourceMap::new();
+    let mut opts = Options {
+        dynamic: dynamic.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    };
+    for (name, text) in params {
+        let id = sources.add(format!("<-p {name}>"), text.to_string());
+        let v = wireplan::neon::decode(text, id).expect("valid NEON");
+        opts.parameters.insert(name.to_string(), v);
+    }
+    opts
+}
+
+/// Compiles and returns the plan as JSON, failing with the diagnostics when there is none.
+fn plan(path: &str, opts: &Options) -> Json {
+    let result = compile(&fixture(path), opts);
+    match result.plan {
+        Some(p) => serde_json::to_value(&p).expect("plan serialises"),
+        None => panic!(
+            "expected a plan, got: {:?}",
+            wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
+                .iter()
+                .map(|d| format!("[{}] {}", d.code, d.message))
+                .collect::<Vec<_>>()
+        ),
+    }
+}
+
+fn args(plan: &Json, service: &str) -> Json {
+    plan["services"][service]["create"]["args"].clone()
+}
+
+#[test]
+fn include_paths_use_parameters_given_from_outside() {
+    let p = plan(
+        "compile/cfg-include-param/config.neon",
+        &options(&[("stage", "prod")], &[]),
+    );
+    assert_eq!(args(&p, "cfg"), json!(["production"]));
+}
+
+#[test]
+fn command_line_parameters_override_files_and_are_neon() {
+    let p = plan(
+        "compile/cfg-dynamic-option/config.neon",
+        &options(&[("tempDir", "/var"), ("debug", "true")], &[]),
+    );
+    assert_eq!(args(&p, "cfg"), json!(["/var/cache", "/var", true]));
+    assert_eq!(p["parameters"]["cacheDir"], json!("/var/cache"));
+}
+
+#[test]
+fn dynamic_names_are_never_frozen() {
+    let p = plan(
+        "compile/cfg-dynamic-option/config.neon",
+        &options(&[], &["tempDir"]),
+    );
+    assert_eq!(
+        args(&p, "cfg"),
+        json!([
+            {"$concat": [{"$param": "tempDir"}, "/cache"]},
+            {"$param": "tempDir"},
+            false
+        ])
+    );
+    assert!(p["parameters"].get("tempDir").is_none(), "{}", p["parameters"]);
+    assert_eq!(
+        p["parameters"]["cacheDir"],
+        json!({"$concat": [{"$param": "tempDir"}, "/cache"]})
+    );
+}
+
+#[test]
+fn check_reports_every_independent_configuration_error() {
+    let result = compile(&fixture("config/many-errors.neon"), &Options::default());
+    assert!(result.plan.is_none());
+    let got: Vec<(String, usize)> =
+        wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
+            .into_iter()
+            .map(|d| (d.code.to_string(), d.line.unwrap_or(0)))
+            .collect();
+    let expected = [
+        ("file-not-found", 2),
+        ("circular-parameter", 11),
+        ("unknown-option", 14),
+        ("invalid-value", 18),
+        ("unknown-option", 23),
+        ("unknown-extension", 25),
+        ("missing-parameter", 29),
+    ];
+    for (code, line) in expected {
+        assert!(
+            got.contains(&(code.to_string(), line)),
+            "missing {code} at line {line}; got {got:?}"
+        );
+    }
+}
