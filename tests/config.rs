@@ -111,3 +111,18 @@ fn check_reports_every_independent_configuration_error() {
         );
     }
 }
+
+#[test]
+fn errors_inside_command_line_values_have_no_file_location() {
+    let result = compile(
+        &fixture("compile/cfg-dynamic-option/config.neon"),
+        &options(&[("tempDir", "%nope%/x")], &[]),
+    );
+    let diags = wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items());
+    let d = diags
+        .iter()
+        .find(|d| d.code == "missing-parameter")
+        .expect("missing-parameter reported");
+    assert!(d.message.contains("'nope'") && d.message.contains("-p"), "{}", d.message);
+    assert_eq!(d.line, None, "a -p value has no place in config.neon");
+}

@@ -60,6 +60,8 @@ pub fn expand_config(
         raw.insert(k.clone(), v.clone());
     }
     let mut ex = Expander {
+        foreign: overrides.keys().cloned().collect(),
+        in_foreign: 0,
         raw,
         dynamic: dynamic.iter().cloned().collect(),
         done: HashMap::new(),
@@ -89,6 +91,11 @@ pub fn expand_config(
 }
 
 struct Expander<'a> {
+    /// Parameters given from outside (`-p`): their spans belong to another source map, so
+    /// values and diagnostics made while expanding them get no location.
+    foreign: HashSet<String>,
+    /// Depth of expansion inside foreign parameters.
+    in_foreign: usize,
     raw: IndexMap<String, Value>,
     dynamic: HashSet<String>,
     done: HashMap<String, Expr>,
@@ -135,6 +142,11 @@ fn split(s: &str) -> Vec<Part> {
 }
 
 impl Expander<'_> {
+    /// `span`, unless it lies in a parameter given from outside.
+    fn loc(&self, span: Option<Span>) -> Option<Span> {
+        span.filter(|_| self.in_foreign == 0)
+    }
+
     fn is_dynamic(&self, name: &str) -> bool {
         let top = name.split('.').next().unwrap_or(name);
         top == "env" && !self.raw.contains_key("env") || self.dynamic.contains(top)
@@ -147,7 +159,7 @@ impl Expander<'_> {
         }
         if let Some(pos) = self.stack.iter().position(|n| n == name) {
             let chain: Vec<String> = self.stack[pos..].iter().map(|n| format!("%{n}%")).collect();
-            let span = used_at.or_else(|| self.raw.get(name).map(|v| v.span));
+            let span = self.loc(used_at.or_else(|| self.raw.get(name).map(|v| v.span)));
             self.diags.push(
                 Diagnostic::error(
                     Code::CircularParameter,
@@ -165,7 +177,13 @@ impl Expander<'_> {
             return Expr::new(ExprKind::Null, used_at);
         };
         self.stack.push(name.to_string());
-        let v = self.convert(&raw);
+        let foreign = self.foreign.contains(name);
+        self.in_foreign += usize::from(foreign);
+        let mut v = self.convert(&raw);
+        self.in_foreign -= usize::from(foreign);
+        if foreign {
+            clear_spans(&mut v);
+        }
         self.stack.pop();
         self.done.insert(name.to_string(), v.clone());
         v
@@ -201,8 +219,11 @@ impl Expander<'_> {
         let mut d = Diagnostic::error(
             Code::MissingParameter,
             format!("Missing parameter '{path}'."),
-        )
-        .with_primary(span, "used here");
+        );
+        d = match self.loc(Some(span)) {
+            Some(s) => d.with_primary(s, "used here"),
+            None => d.with_note("used in a parameter given with -p"),
+        };
         let names: Vec<&str> = self.raw.keys().map(String::as_str).collect();
         if let Some(s) = crate::diagnostics::suggest(path, names) {
             d = d.with_note(format!("did you mean '{s}'?"));
@@ -251,7 +272,7 @@ impl Expander<'_> {
                                         "Unable to concatenate non-scalar parameter '{name}' into '{s}'."
                                     ),
                                 )
-                                .with_primary(span, format!("'{name}' is {}", v.type_name())),
+                                .at(self.loc(Some(span))),
                             );
                         }
                     }
@@ -281,7 +302,7 @@ impl Expander<'_> {
                                     Code::InvalidValue,
                                     format!("The key '{s}' must expand to a string."),
                                 )
-                                .with_primary(entry.key_span, ""),
+                                .at(self.loc(Some(entry.key_span))),
                             );
                             key.clone()
                         }
@@ -304,7 +325,7 @@ impl Expander<'_> {
                         Code::InvalidValue,
                         format!("Expected a name before '(', {} given.", e.value.type_name()),
                     )
-                    .with_primary(e.value.span, ""),
+                    .at(self.loc(Some(e.value.span))),
                 );
                 String::new()
             }
@@ -400,6 +421,17 @@ pub(crate) fn expand_path(
         }
     }
     Ok(out)
+}
+
+/// Removes spans from a value made from a parameter given on the command line.
+fn clear_spans(v: &mut Expr) {
+    v.span = None;
+    match &mut v.kind {
+        ExprKind::Array(a) => a.items.values_mut().for_each(clear_spans),
+        ExprKind::Concat(parts) => parts.iter_mut().for_each(clear_spans),
+        ExprKind::Statement(st) => st.arguments.items.values_mut().for_each(clear_spans),
+        _ => {}
+    }
 }
 
 /// PHP's string form of a float, as used when a float parameter is concatenated.

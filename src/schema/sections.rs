@@ -134,3 +134,35 @@ pub fn types() -> Expect {
     .skip_defaults();
     Expect::array_of(class)
 }
+
+/// One service definition in its normalised map form (`factory` and `class` already mapped to
+/// `create`/`type`), after Nette's definition schema plus wireplan's `lifespan`. Absent keys stay
+/// absent (`skip_defaults`). For `services.rs`: process each definition at
+/// `["services", name]`.
+pub fn definition() -> Expect {
+    let names = Expect::any_of([Expect::string(), Expect::list_of(Expect::string())]);
+    Expect::structure([
+        ("create", Expect::type_("string|statement")),
+        ("type", Expect::type_("string|statement")),
+        ("arguments", Expect::array()),
+        (
+            "setup",
+            Expect::list_of(Expect::type_("string|statement|array")),
+        ),
+        ("tags", Expect::array()),
+        ("autowired", Expect::type_("bool|string|array")),
+        (
+            "lifespan",
+            Expect::any_of(["singleton", "scoped", "transient"]),
+        ),
+        ("imported", Expect::bool()),
+        ("alteration", Expect::bool()),
+        ("implement", Expect::string()),
+        ("references", Expect::array()),
+        ("tagged", Expect::string()),
+        ("inject", Expect::bool()),
+        ("lazy", Expect::bool()),
+        ("reset", names),
+    ])
+    .skip_defaults()
+}

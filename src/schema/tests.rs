@@ -426,3 +426,49 @@ fn validate_pushes_into_sink() {
     assert_eq!(diags.error_count(), 1);
     assert!(validate(&schema, &v("a: 1"), &["sec"], &mut diags).is_some());
 }
+
+#[test]
+fn section_schemas_accept_their_documented_shapes() {
+    use super::sections;
+    assert!(Processor::new()
+        .process(
+            &sections::di(),
+            v("{excluded: [App\\X], export: {tags: [a], types: false}}")
+        )
+        .is_ok());
+    assert!(Processor::new()
+        .process(
+            &sections::search_batch(),
+            v("{in: App, classes: '*Repo', exclude: {classes: [X]}}")
+        )
+        .is_ok());
+    assert!(Processor::new()
+        .process(
+            &sections::decorator_entry(),
+            v("{setup: [init()], tags: [a], inject: true}")
+        )
+        .is_ok());
+    let types = v("{App\\A: null, App\\B: {implements: [App\\A], constructor: {x: int, y: {type: int, default: 1}}, methods: {m: {params: {a: string}, returns: int}}, properties: {p: {type: App\\A, inject: true}}}}");
+    assert!(Processor::new().process(&sections::types(), types).is_ok());
+    let def =
+        v("{create: App\\A(1), setup: [init(), {'$x': 1}], lifespan: scoped, autowired: self}");
+    assert!(Processor::new()
+        .process(&sections::definition(), def)
+        .is_ok());
+    let e = Processor::new()
+        .at_path(["services", "s"])
+        .process(
+            &sections::definition(),
+            v("{lifespan: forever, inject: maybe}"),
+        )
+        .unwrap_err();
+    assert_eq!(e.len(), 2);
+    assert_eq!(
+        e[1].message,
+        s("The item 'services › s › inject' expects to be bool, 'maybe' given.")
+    );
+    assert_eq!(
+        e[0].message,
+        s("The item 'services › s › lifespan' expects to be 'singleton'|'scoped'|'transient', 'forever' given.")
+    );
+}
