@@ -8,10 +8,13 @@
 //! running [`script`] extensions against the [`builder`], checking types against the
 //! [`catalog`]) → [`plan`]. Every problem is a [`diagnostics::Diagnostic`].
 
+#[path = "build_support.rs"]
+pub mod build;
 pub mod builder;
 pub mod catalog;
 pub mod compiler;
 pub mod config;
+pub mod dev;
 pub mod diagnostics;
 pub mod expr;
 pub mod neon;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use wireplan::diagnostics::{self, Code, Diagnostic};
 use wireplan::source::SourceMap;
+use wireplan_runtime::Encoding;
 
 #[derive(Parser)]
 #[command(
@@ -24,9 +25,12 @@ enum Command {
     Compile {
         /// The root NEON configuration.
         config: PathBuf,
-        /// Where to write the plan (JSON).
+        /// Where to write the plan (binary when the name ends in `.bin`, JSON otherwise).
         #[arg(short, long, value_name = "PLAN")]
         output: PathBuf,
+        /// The plan encoding, overriding the one the file name implies.
+        #[arg(long = "format", value_enum, value_name = "ENCODING")]
+        encoding: Option<PlanEncoding>,
         #[command(flatten)]
         params: ParamArgs,
     },
@@ -71,6 +75,15 @@ struct ParamArgs {
     scripts: Vec<PathBuf>,
 }
 
+/// Plan encodings for `compile --format`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PlanEncoding {
+    /// Pretty-printed JSON.
+    Json,
+    /// The binary form (postcard payload behind a checked header).
+    Bin,
+}
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Format {
     /// Rendered diagnostics on standard error.
@@ -108,7 +121,7 @@ fn options(
 
 fn compile(
     config: PathBuf,
-    output: Option<PathBuf>,
+    output: Option<(PathBuf, Encoding)>,
     format: Format,
     params: ParamArgs,
 ) -> ExitCode {
@@ -141,9 +154,8 @@ fn compile(
         }
         return ExitCode::from(1);
     };
-    if let Some(out) = output {
-        let text = wireplan::plan::to_json(&plan);
-        if let Err(e) = wireplan::plan::write_atomic(&out, text.as_bytes()) {
+    if let Some((out, encoding)) = output {
+        if let Err(e) = wireplan::plan::write_atomic(&out, &plan.encode(encoding)) {
             let d = Diagnostic::error(
                 Code::Io,
                 format!("Cannot write the plan to '{}': {e}", out.display()),
@@ -205,8 +217,16 @@ fn main() -> ExitCode {
         Command::Compile {
             config,
             output,
+            encoding,
             params,
-        } => compile(config, Some(output), Format::Human, params),
+        } => {
+            let encoding = match encoding {
+                Some(PlanEncoding::Json) => Encoding::Json,
+                Some(PlanEncoding::Bin) => Encoding::Binary,
+                None => Encoding::for_path(&output),
+            };
+            compile(config, Some((output, encoding)), Format::Human, params)
+        }
         Command::Check {
             config,
             format,

@@ -4,7 +4,13 @@
 //! ```text
 //! cargo run -- compile examples/blog/config/app.neon -o examples/blog/app.plan.json
 //! cargo run --example blog -- examples/blog/app.plan.json
+//! cargo run -- compile examples/blog/config/app.neon -o /tmp/app.plan.bin    # binary plan
+//! cargo run --example blog -- /tmp/app.plan.bin
+//! cargo run --example blog -- --dev examples/blog/config/app.neon target/wireplan-cache
 //! ```
+//!
+//! `--dev CONFIG CACHE_DIR` is dev mode: the plan is compiled into `CACHE_DIR` when a file it
+//! depends on changed, and loaded from there otherwise.
 
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -217,11 +223,41 @@ pub struct Outcome {
     pub blog_shared: bool,
 }
 
-/// Loads `plan`, resolves `blog`, publishes a digest and reports what happened.
+/// Loads `plan` (JSON or binary), resolves `blog`, publishes a digest and reports what
+/// happened.
 pub fn run(plan: &str) -> Result<Outcome, Box<dyn std::error::Error>> {
     let registry = registry();
     let container = Container::load(plan, &registry)?;
     println!("loaded {plan}");
+    run_container(&container)
+}
+
+/// Dev mode: compiles `config` into `cache_dir` when one of its files changed (or loads the
+/// cached plan), then runs as [`run`]. Also returns whether it recompiled.
+pub fn run_dev(
+    config: &str,
+    cache_dir: &str,
+) -> Result<(Outcome, bool), Box<dyn std::error::Error>> {
+    let registry = registry();
+    let loaded = wireplan::dev::load_or_compile_with(
+        std::path::Path::new(config),
+        std::path::Path::new(cache_dir),
+        &wireplan::compiler::Options::default(),
+        Container::builder(&registry),
+    )?;
+    println!(
+        "{} {}",
+        if loaded.recompiled {
+            "compiled"
+        } else {
+            "loaded cached"
+        },
+        loaded.plan_path.display()
+    );
+    Ok((run_container(&loaded.container)?, loaded.recompiled))
+}
+
+fn run_container(container: &Container) -> Result<Outcome, Box<dyn std::error::Error>> {
     let blog = container.get::<BlogService>("blog")?;
     let published = blog.publish_digest();
 
@@ -250,11 +286,19 @@ pub fn run(plan: &str) -> Result<Outcome, Box<dyn std::error::Error>> {
 }
 
 fn main() -> ExitCode {
-    let Some(plan) = std::env::args().nth(1) else {
-        eprintln!("usage: blog PLAN (compile one with `wireplan compile examples/blog/config/app.neon -o PLAN`)");
-        return ExitCode::from(2);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.as_slice() {
+        [flag, config, cache] if flag == "--dev" => run_dev(config, cache).map(|(o, _)| o),
+        [plan] => run(plan),
+        _ => {
+            eprintln!(
+                "usage: blog PLAN | blog --dev CONFIG CACHE_DIR (compile a plan with \
+                 `wireplan compile examples/blog/config/app.neon -o PLAN`)"
+            );
+            return ExitCode::from(2);
+        }
     };
-    match run(&plan) {
+    match result {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -1,0 +1,97 @@
+//! Compiling a configuration from an application's `build.rs`, so the binary embeds its plan.
+//!
+//! ```no_run
+//! // build.rs (with `wireplan` under [build-dependencies]), inside `fn main()`:
+//! let out_dir = std::env::var("OUT_DIR").unwrap();
+//! if let Err(e) = wireplan::build::compile_plan("config/app.neon", &out_dir) {
+//!     panic!("{e}"); // the build fails with the rendered diagnostics
+//! }
+//! ```
+//!
+//! ```ignore
+//! // main.rs
+//! static PLAN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/app.plan.bin"));
+//! let container = wireplan_runtime::Container::from_bytes(PLAN, &registry)?;
+//! ```
+//!
+//! The helper prints `cargo:rerun-if-changed=` for every file the plan was compiled from
+//! (configuration files, includes, extension scripts, `addDependency` files), so Cargo
+//! recompiles the plan exactly when one of them changes.
+
+use std::path::{Path, PathBuf};
+
+use wireplan_runtime::Encoding;
+
+use crate::compiler::{compile, Options};
+use crate::diagnostics::render_to_string;
+
+/// Why [`compile_plan`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The configuration has errors.
+    #[error("{config}: the configuration has {count} error(s)\n{rendered}")]
+    Compile {
+        /// The root configuration file.
+        config: String,
+        /// Number of errors.
+        count: usize,
+        /// The rendered diagnostics.
+        rendered: String,
+    },
+    /// The plan could not be written.
+    #[error(transparent)]
+    Write(#[from] wireplan_runtime::Error),
+}
+
+/// Compiles `config` and writes `<out_dir>/<config stem>.plan.bin` (binary, atomically;
+/// `out_dir` is created if needed), printing `cargo:rerun-if-changed` lines for its dependencies. Returns the plan's path.
+///
+/// Errors: [`BuildError::Compile`] with rendered diagnostics; [`BuildError::Write`].
+pub fn compile_plan(
+    config: impl AsRef<Path>,
+    out_dir: impl AsRef<Path>,
+) -> Result<PathBuf, BuildError> {
+    compile_plan_with(
+        config.as_ref(),
+        out_dir.as_ref(),
+        &Options::default(),
+        Encoding::Binary,
+    )
+}
+
+/// As [`compile_plan`], with compiler options and a choice of encoding (`.plan.json` for
+/// [`Encoding::Json`]).
+pub fn compile_plan_with(
+    config: &Path,
+    out_dir: &Path,
+    options: &Options,
+    encoding: Encoding,
+) -> Result<PathBuf, BuildError> {
+    let result = compile(config, options);
+    let Some(plan) = result.plan else {
+        println!("cargo:rerun-if-changed={}", config.display());
+        return Err(BuildError::Compile {
+            config: config.display().to_string(),
+            count: result.diagnostics.error_count(),
+            rendered: render_to_string(&result.sources, result.diagnostics.items()),
+        });
+    };
+    for d in &plan.dependencies {
+        println!("cargo:rerun-if-changed={}", d.path);
+    }
+    let stem = config
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "app".into());
+    let ext = match encoding {
+        Encoding::Json => "plan.json",
+        Encoding::Binary => "plan.bin",
+    };
+    let path = out_dir.join(format!("{stem}.{ext}"));
+    std::fs::create_dir_all(out_dir).map_err(|cause| wireplan_runtime::Error::Io {
+        origin: out_dir.display().to_string(),
+        cause,
+    })?;
+    plan.write(&path, encoding)?;
+    Ok(path)
+}

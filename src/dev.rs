@@ -1,0 +1,160 @@
+//! Dev mode: load a container from a cached plan, recompiling the configuration first when any
+//! file the plan was compiled from changed.
+//!
+//! This lives in the compiler crate because it compiles; the runtime crate never looks at
+//! sources (production loads a plan with [`Container::load`] or [`Container::from_bytes`]).
+//!
+//! The cache is one binary plan per configuration in `cache_dir`, named after the
+//! configuration's file stem and a hash of its absolute path. The plan's `dependencies` list
+//! (configuration files, included files, extension scripts, files registered with
+//! `addDependency`) holds each file's FNV-1a hash; the cached plan is reused only while every
+//! one of those files still has the same content hash. A missing, unreadable, damaged or
+//! foreign-version cache file is simply rebuilt.
+//!
+//! ```no_run
+//! use wireplan::dev::ContainerDevExt;
+//! use wireplan_runtime::{Container, Registry};
+//!
+//! let registry = Registry::new();
+//! let container = Container::load_or_compile("config/app.neon", "target/wireplan", &registry)?;
+//! # Ok::<(), wireplan::dev::DevError>(())
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use wireplan_runtime::plan::Plan;
+use wireplan_runtime::{Container, ContainerBuilder, Encoding, Registry};
+
+use crate::compiler::{compile, Options};
+use crate::diagnostics::render_to_string;
+use crate::plan::content_hash;
+
+/// Why [`load_or_compile`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DevError {
+    /// The configuration has errors; no plan was written.
+    #[error("{config}: the configuration has {count} error(s); no plan written\n{rendered}")]
+    Compile {
+        /// The root configuration file.
+        config: String,
+        /// Number of errors.
+        count: usize,
+        /// The rendered diagnostics (errors and warnings), without colour.
+        rendered: String,
+    },
+    /// Writing the cached plan or loading it into a container failed.
+    #[error(transparent)]
+    Runtime(#[from] wireplan_runtime::Error),
+}
+
+/// What [`load_or_compile_with`] did.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The loaded container.
+    pub container: Container,
+    /// Whether the configuration was (re)compiled; `false` when the cached plan was current.
+    pub recompiled: bool,
+    /// The cached plan file.
+    pub plan_path: PathBuf,
+}
+
+/// The cached plan file for `config` in `cache_dir` (`<stem>-<hash>.plan.bin`).
+pub fn cache_path(config: &Path, cache_dir: &Path) -> PathBuf {
+    let absolute = std::fs::canonicalize(config).unwrap_or_else(|_| config.to_path_buf());
+    let stem = config
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "config".into());
+    let key = content_hash(absolute.to_string_lossy().as_bytes());
+    cache_dir.join(format!("{stem}-{}.plan.bin", &key[..8]))
+}
+
+/// Whether every dependency of `plan` still has the content hash recorded in it.
+pub fn is_current(plan: &Plan) -> bool {
+    !plan.dependencies.is_empty()
+        && plan
+            .dependencies
+            .iter()
+            .all(|d| std::fs::read(&d.path).is_ok_and(|bytes| content_hash(&bytes) == d.hash))
+}
+
+/// Loads `config` through the plan cache in `cache_dir` with `registry`: the cached plan when
+/// it is current, otherwise a fresh compilation (written to the cache atomically).
+///
+/// Errors: [`DevError::Compile`] with the rendered diagnostics; [`DevError::Runtime`] for
+/// cache writes and for loading (registry gaps, ...), naming the file.
+pub fn load_or_compile(
+    config: impl AsRef<Path>,
+    cache_dir: impl AsRef<Path>,
+    registry: &Registry,
+) -> Result<Container, DevError> {
+    load_or_compile_with(
+        config.as_ref(),
+        cache_dir.as_ref(),
+        &Options::default(),
+        Container::builder(registry),
+    )
+    .map(|l| l.container)
+}
+
+/// As [`load_or_compile`], with compiler options (`-p` overrides, dynamic parameters) and a
+/// [`ContainerBuilder`] carrying dynamic parameters and imported services; tells whether it
+/// recompiled. Different `options` share one cache file, so pass the same options each time.
+pub fn load_or_compile_with(
+    config: &Path,
+    cache_dir: &Path,
+    options: &Options,
+    builder: ContainerBuilder<'_>,
+) -> Result<Loaded, DevError> {
+    let plan_path = cache_path(config, cache_dir);
+    let origin = plan_path.display().to_string();
+    if let Ok(plan) = Plan::read(&plan_path) {
+        if is_current(&plan) {
+            let container = builder.from_plan_named(plan, &origin)?;
+            return Ok(Loaded {
+                container,
+                recompiled: false,
+                plan_path,
+            });
+        }
+    }
+    let result = compile(config, options);
+    let Some(plan) = result.plan else {
+        return Err(DevError::Compile {
+            config: config.display().to_string(),
+            count: result.diagnostics.error_count(),
+            rendered: render_to_string(&result.sources, result.diagnostics.items()),
+        });
+    };
+    std::fs::create_dir_all(cache_dir).map_err(|cause| wireplan_runtime::Error::Io {
+        origin: cache_dir.display().to_string(),
+        cause,
+    })?;
+    plan.write(&plan_path, Encoding::Binary)?;
+    let container = builder.from_plan_named(plan, &origin)?;
+    Ok(Loaded {
+        container,
+        recompiled: true,
+        plan_path,
+    })
+}
+
+/// `Container::load_or_compile(..)` syntax for dev mode: bring this trait into scope.
+pub trait ContainerDevExt: Sized {
+    /// See [`load_or_compile`].
+    fn load_or_compile(
+        config: impl AsRef<Path>,
+        cache_dir: impl AsRef<Path>,
+        registry: &Registry,
+    ) -> Result<Self, DevError>;
+}
+
+impl ContainerDevExt for Container {
+    fn load_or_compile(
+        config: impl AsRef<Path>,
+        cache_dir: impl AsRef<Path>,
+        registry: &Registry,
+    ) -> Result<Container, DevError> {
+        load_or_compile(config, cache_dir, registry)
+    }
+}

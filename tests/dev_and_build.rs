@@ -1,0 +1,171 @@
+//! Dev mode (`wireplan::dev::load_or_compile`), the `build.rs` helper, the CLI's binary
+//! output, and the blog example from a binary plan and from dev mode.
+
+#[allow(dead_code)]
+#[path = "../examples/blog/main.rs"]
+mod blog;
+
+use std::path::Path;
+use std::process::Command;
+
+use wireplan::dev::{load_or_compile_with, ContainerDevExt, DevError};
+use wireplan_runtime::plan::Plan;
+use wireplan_runtime::{Container, Registry};
+
+struct Db {
+    dsn: String,
+}
+
+fn registry() -> Registry {
+    let mut r = Registry::new();
+    r.class::<Db>("App\\Db").constructor(|a| {
+        Ok(Db {
+            dsn: a.str(0)?.to_string(),
+        })
+    });
+    r
+}
+
+fn write_config(dir: &Path, dsn: &str) {
+    std::fs::write(
+        dir.join("app.neon"),
+        "includes:\n\t- types.neon\n\nparameters:\n\tdsn: x\n\nservices:\n\tdb: App\\Db(%dsn%)\n"
+            .replace("x", dsn),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("types.neon"),
+        "types:\n\tApp\\Db:\n\t\tconstructor:\n\t\t\tdsn: string\n",
+    )
+    .unwrap();
+}
+
+fn load(config: &Path, cache: &Path, r: &Registry) -> Result<(Container, bool), DevError> {
+    let l = load_or_compile_with(config, cache, &Default::default(), Container::builder(r))?;
+    Ok((l.container, l.recompiled))
+}
+
+#[test]
+fn dev_mode_recompiles_exactly_when_a_dependency_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let config = dir.path().join("app.neon");
+    let r = registry();
+    write_config(dir.path(), "one");
+
+    let (c, recompiled) = load(&config, &cache, &r).unwrap();
+    assert!(recompiled);
+    assert_eq!(c.get::<Db>("db").unwrap().dsn, "one");
+    let (c, recompiled) = load(&config, &cache, &r).unwrap();
+    assert!(!recompiled, "nothing changed");
+    assert_eq!(
+        c.origin(),
+        wireplan::dev::cache_path(&config, &cache)
+            .display()
+            .to_string()
+    );
+
+    // Rewriting a file with the same content is not a change (content hashes, not times).
+    write_config(dir.path(), "one");
+    assert!(!load(&config, &cache, &r).unwrap().1);
+
+    // A change in an included file is.
+    std::fs::write(
+        dir.path().join("types.neon"),
+        "types:\n\tApp\\Db:\n\t\tconstructor:\n\t\t\tdsn: string\n# touched\n",
+    )
+    .unwrap();
+    assert!(load(&config, &cache, &r).unwrap().1);
+    assert!(!load(&config, &cache, &r).unwrap().1);
+
+    // And in the root configuration.
+    write_config(dir.path(), "two");
+    let (c, recompiled) = load(&config, &cache, &r).unwrap();
+    assert!(recompiled);
+    assert_eq!(c.get::<Db>("db").unwrap().dsn, "two");
+
+    // A damaged cache file is rebuilt, not an error.
+    let cached = wireplan::dev::cache_path(&config, &cache);
+    std::fs::write(&cached, b"WIREPLAN garbage").unwrap();
+    assert!(load(&config, &cache, &r).unwrap().1);
+
+    // Compile errors come back rendered, and the trait form works.
+    std::fs::write(&config, "services:\n\tdb: App\\Nope\n").unwrap();
+    let e = Container::load_or_compile(&config, &cache, &r).unwrap_err();
+    assert!(matches!(e, DevError::Compile { .. }), "{e}");
+    assert!(e.to_string().contains("App\\Nope"), "{e}");
+}
+
+#[test]
+fn production_loading_never_reads_the_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let config = dir.path().join("app.neon");
+    write_config(dir.path(), "one");
+    let plan_path = wireplan::build::compile_plan(&config, &cache).unwrap();
+    assert_eq!(plan_path, cache.join("app.plan.bin"));
+    std::fs::remove_file(&config).unwrap();
+    std::fs::remove_file(dir.path().join("types.neon")).unwrap();
+    let bytes = std::fs::read(&plan_path).unwrap();
+    let c = Container::from_bytes(&bytes, &registry()).unwrap();
+    assert_eq!(c.get::<Db>("db").unwrap().dsn, "one");
+}
+
+#[test]
+fn the_build_helper_reports_compile_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("bad.neon");
+    std::fs::write(&config, "services:\n\tdb: App\\Nope\n").unwrap();
+    let e = wireplan::build::compile_plan(&config, dir.path()).unwrap_err();
+    assert!(e.to_string().contains("error(s)"), "{e}");
+    assert!(!dir.path().join("bad.plan.bin").exists());
+}
+
+#[test]
+fn the_cli_writes_binary_plans_by_extension_or_flag() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let config = root.join("examples/blog/config/app.neon");
+    let exe = env!("CARGO_BIN_EXE_wireplan");
+    let bin = dir.path().join("app.plan.bin");
+    let forced = dir.path().join("app.plan");
+    let json = dir.path().join("app.plan.json");
+    for (out, extra) in [(&bin, None), (&forced, Some("bin")), (&json, None)] {
+        let mut cmd = Command::new(exe);
+        cmd.arg("compile").arg(&config).arg("-o").arg(out);
+        if let Some(f) = extra {
+            cmd.args(["--format", f]);
+        }
+        let status = cmd.status().unwrap();
+        assert!(status.success());
+    }
+    let (b, f, j) = (
+        std::fs::read(&bin).unwrap(),
+        std::fs::read(&forced).unwrap(),
+        std::fs::read(&json).unwrap(),
+    );
+    assert!(b.starts_with(b"WIREPLAN"));
+    assert_eq!(b, f);
+    let from_bin = Plan::from_bytes(&b, "bin").unwrap();
+    let from_json = Plan::from_bytes(&j, "json").unwrap();
+    assert_eq!(from_bin, from_json);
+
+    // The blog example runs from the binary plan.
+    let outcome = blog::run(bin.to_str().unwrap()).unwrap();
+    assert_eq!(outcome.published, 5);
+    assert!(outcome.logger_shared && outcome.blog_shared);
+}
+
+#[test]
+fn the_blog_example_runs_in_dev_mode() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let config = root.join("examples/blog/config/app.neon");
+    let (cfg, cache) = (config.to_str().unwrap(), dir.path().to_str().unwrap());
+    let (first, recompiled) = blog::run_dev(cfg, cache).unwrap();
+    assert!(recompiled);
+    let (second, recompiled) = blog::run_dev(cfg, cache).unwrap();
+    assert!(!recompiled);
+    assert_eq!(first.log_lines, second.log_lines);
+    assert_eq!(first.published, 5);
+}
