@@ -9,7 +9,9 @@ use wireplan::compiler::{compile, Options};
 use wireplan::source::SourceMap;
 
 fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(path)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(path)
 }
 
 /// Options with `-p` values (decoded as NEON, like the CLI) and `--dynamic` names.
@@ -79,7 +81,11 @@ fn dynamic_names_are_never_frozen() {
             false
         ])
     );
-    assert!(p["parameters"].get("tempDir").is_none(), "{}", p["parameters"]);
+    assert!(
+        p["parameters"].get("tempDir").is_none(),
+        "{}",
+        p["parameters"]
+    );
     assert_eq!(
         p["parameters"]["cacheDir"],
         json!({"$concat": [{"$param": "tempDir"}, "/cache"]})
@@ -123,6 +129,10 @@ fn errors_inside_command_line_values_have_no_file_location() {
         .iter()
         .find(|d| d.code == "missing-parameter")
         .expect("missing-parameter reported");
-    assert!(d.message.contains("'nope'") && d.message.contains("-p"), "{}", d.message);
+    assert!(
+        d.message.contains("'nope'") && d.message.contains("-p"),
+        "{}",
+        d.message
+    );
     assert_eq!(d.line, None, "a -p value has no place in config.neon");
 }
