@@ -208,7 +208,8 @@ impl Catalog {
         }
     }
 
-    fn check_references(&self, diags: &mut Diagnostics) {
+    fn check_references(&mut self, diags: &mut Diagnostics) {
+        let mut cyclic: Vec<String> = Vec::new();
         for c in self.classes.values() {
             for parent in c.extends.iter().chain(&c.implements) {
                 if self.get(parent).is_none() {
@@ -225,7 +226,86 @@ impl Catalog {
                     );
                 }
             }
+            for i in &c.implements {
+                if self.get(i).is_some_and(|p| !p.interface) {
+                    diags.push(
+                        Diagnostic::error(
+                            Code::InvalidValue,
+                            format!("{} implements {i}, which is not an interface.", c.name),
+                        )
+                        .at(c.span)
+                        .with_note(format!("Use `extends: {i}` for a parent class.")),
+                    );
+                }
+            }
+            if !c.interface && c.extends.len() > 1 {
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        format!(
+                            "Class {} extends several classes; only interfaces may.",
+                            c.name
+                        ),
+                    )
+                    .at(c.span),
+                );
+            }
+            if let Some(path) = self.inheritance_cycle(&c.name) {
+                if !path.iter().any(|p| cyclic.contains(p)) {
+                    diags.push(
+                        Diagnostic::error(
+                            Code::InvalidValue,
+                            format!("Inheritance cycle: {}.", path.join(" -> ")),
+                        )
+                        .at(c.span),
+                    );
+                }
+                cyclic.extend(path);
+            }
         }
+        // Break the cycles so that later walks terminate.
+        for name in cyclic {
+            if let Some(i) = self.by_lower.get(&name.to_ascii_lowercase()).copied() {
+                if let Some((_, c)) = self.classes.get_index_mut(i) {
+                    c.extends.clear();
+                    c.implements.clear();
+                }
+            }
+        }
+    }
+
+    /// The path `A -> B -> A` when `name` reaches itself through `extends`/`implements`.
+    fn inheritance_cycle(&self, name: &str) -> Option<Vec<String>> {
+        fn walk(
+            cat: &Catalog,
+            current: &str,
+            path: &mut Vec<String>,
+            seen: &mut Vec<String>,
+        ) -> bool {
+            let Some(c) = cat.get(current) else {
+                return false;
+            };
+            for p in c.extends.iter().chain(&c.implements) {
+                let p = cat.canonical(p).to_string();
+                if p.eq_ignore_ascii_case(&path[0]) {
+                    path.push(p);
+                    return true;
+                }
+                if seen.iter().any(|s| s.eq_ignore_ascii_case(&p)) {
+                    continue;
+                }
+                seen.push(p.clone());
+                path.push(p.clone());
+                if walk(cat, &p, path, seen) {
+                    return true;
+                }
+                path.pop();
+            }
+            false
+        }
+        let mut path = vec![self.canonical(name).to_string()];
+        let mut seen = Vec::new();
+        walk(self, name, &mut path, &mut seen).then_some(path)
     }
 
     /// The class named `name` (case-insensitive, leading `\` ignored).
@@ -301,7 +381,12 @@ impl Catalog {
     /// one (as in PHP).
     pub fn constructor(&self, class: &str) -> &[Param] {
         let mut current = self.get(class);
+        let mut steps = 0;
         while let Some(c) = current {
+            steps += 1;
+            if steps > self.classes.len() {
+                break;
+            }
             if !c.constructor.is_empty() {
                 return &c.constructor;
             }
@@ -390,11 +475,94 @@ fn parse_params(diags: &mut Diagnostics, path: &str, v: &Expr) -> Vec<Param> {
                     }
                 }
             }
-            _ => bad(diags, &format!("{path} › {name}"), "type string or map", pv),
+            _ => {
+                bad(diags, &format!("{path} › {name}"), "type string or map", pv);
+                // Reported once here; a default keeps it from failing every use again.
+                param.default = Some(Expr::bare(ExprKind::Null));
+            }
         }
+        check_param(diags, path, &param, pv);
         out.push(param);
     }
+    if let Some(pos) = out.iter().position(|p| p.variadic) {
+        if pos + 1 != out.len() {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "The variadic parameter ${} of 'types › {path}' must be the last one.",
+                        out[pos].name
+                    ),
+                )
+                .at(v.span),
+            );
+        }
+    }
     out
+}
+
+/// Type names must look like names, and a default must fit the declared type.
+fn check_param(diags: &mut Diagnostics, path: &str, p: &Param, spec: &Expr) {
+    let valid_name = |n: &str| {
+        !n.is_empty()
+            && n.split('\\').all(|part| {
+                !part.is_empty()
+                    && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    && !part.starts_with(|c: char| c.is_ascii_digit())
+            })
+    };
+    let names: Vec<&str> =
+        p.ty.members
+            .iter()
+            .map(String::as_str)
+            .chain(p.ty.list_of.as_deref())
+            .collect();
+    if let Some(bad_name) = names.iter().find(|n| !valid_name(n)) {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                format!(
+                    "The type '{}' of 'types › {path} › {}' is not a type name ('{bad_name}').",
+                    p.ty.text, p.name
+                ),
+            )
+            .at(spec.span),
+        );
+        return;
+    }
+    let Some(default) = &p.default else {
+        return;
+    };
+    let fits = |t: &str| -> bool {
+        match (t.to_ascii_lowercase().as_str(), &default.kind) {
+            (_, ExprKind::Null) => true,
+            ("mixed", _) => true,
+            ("int", ExprKind::Int(_)) => true,
+            ("float", ExprKind::Int(_) | ExprKind::Float(_)) => true,
+            ("string", ExprKind::Str(_)) => true,
+            ("bool", ExprKind::Bool(_)) => true,
+            ("array" | "iterable", ExprKind::Array(_)) => true,
+            (t, _) if !is_builtin(t) => true,
+            _ => false,
+        }
+    };
+    let null_ok = !matches!(default.kind, ExprKind::Null)
+        || p.ty.nullable
+        || names.iter().any(|n| n.eq_ignore_ascii_case("mixed"));
+    if !names.iter().any(|n| fits(n)) || !null_ok {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                format!(
+                    "The default {} of 'types › {path} › {}' does not fit its type {}.",
+                    default.describe(),
+                    p.name,
+                    p.ty.text
+                ),
+            )
+            .at(default.span.or(spec.span)),
+        );
+    }
 }
 
 const CLASS_KEYS: &[&str] = &[
@@ -431,11 +599,37 @@ fn parse_class(name: &str, v: &Expr, diags: &mut Diagnostics) -> ClassInfo {
         let key = k.as_string();
         let path = format!("{name} › {key}");
         match key.as_str() {
-            "interface" => info.interface = matches!(value.kind, ExprKind::Bool(true)),
-            "abstract" => info.is_abstract = matches!(value.kind, ExprKind::Bool(true)),
+            "interface" | "abstract" => {
+                let flag = match value.kind {
+                    ExprKind::Bool(b) => b,
+                    _ => {
+                        bad(diags, &path, "bool", value);
+                        false
+                    }
+                };
+                if key == "interface" {
+                    info.interface = flag;
+                } else {
+                    info.is_abstract = flag;
+                }
+            }
             "extends" => info.extends = string_list(diags, &path, value),
             "implements" => info.implements = string_list(diags, &path, value),
-            "constructor" => info.constructor = parse_params(diags, &path, value),
+            "constructor" => {
+                info.constructor = parse_params(diags, &path, value);
+                if spec
+                    .get("interface")
+                    .is_some_and(|i| matches!(i.kind, ExprKind::Bool(true)))
+                {
+                    diags.push(
+                        Diagnostic::error(
+                            Code::InvalidValue,
+                            format!("Interface {name} cannot have a constructor."),
+                        )
+                        .at(value.span),
+                    );
+                }
+            }
             "methods" => {
                 if let Some(ms) = value.as_array() {
                     for (mk, mv) in &ms.items {

@@ -10,7 +10,78 @@ use crate::source::Span;
 use indexmap::IndexMap;
 use wireplan_runtime::plan::Expr as P;
 
+/// Does a completed value fit a declared type? `None` when it cannot be known at compile time.
+fn fits(b: &super::ContainerBuilder, ty: &str, value: &P) -> Option<bool> {
+    let t = ty.to_ascii_lowercase();
+    Some(match (t.as_str(), value) {
+        (_, P::Param(_) | P::Arg(_) | P::Call { .. }) => return None,
+        ("mixed", _) => true,
+        (_, P::Null) => false,
+        ("int", v) => matches!(v, P::Int(_)),
+        ("float", v) => matches!(v, P::Int(_) | P::Float(_)),
+        ("string", v) => matches!(v, P::Str(_) | P::Concat(_)),
+        ("bool", v) => matches!(v, P::Bool(_)),
+        ("array" | "iterable", v) => matches!(v, P::List(_) | P::Map(_)),
+        ("callable", _) | ("object", _) => return None,
+        (_, P::Ref(name)) => {
+            let svc_ty = b.get_definition(name)?.resolved_type.clone()?;
+            if crate::catalog::is_builtin(ty) {
+                false
+            } else {
+                b.catalog.is_subtype(&svc_ty, ty)
+            }
+        }
+        (_, P::New { class, .. }) => {
+            !crate::catalog::is_builtin(ty) && b.catalog.is_subtype(class, ty)
+        }
+        (_, _) => crate::catalog::is_builtin(ty) && false,
+    })
+}
+
 impl Completer<'_> {
+    /// Reports an explicit argument whose value cannot fit the parameter's declared type.
+    fn check_type(&mut self, p: &Param, value: &P, ctx: &Ctx, span: Option<Span>, f: &str) {
+        // `null` is not checked: it is also what a failed reference or parameter became, and
+        // that failure was reported already.
+        if p.ty.list_of.is_some() || matches!(value, P::Null) {
+            return;
+        }
+        let verdicts: Vec<Option<bool>> =
+            p.ty.members
+                .iter()
+                .map(|m| fits(self.b, m, value))
+                .collect();
+        if verdicts.iter().any(|v| *v != Some(false)) {
+            return;
+        }
+        let given = match value {
+            P::Ref(n) => format!(
+                "service '{n}' ({})",
+                self.b
+                    .get_definition(n)
+                    .and_then(|d| d.resolved_type.clone())
+                    .unwrap_or_default()
+            ),
+            P::Str(s) => format!("'{s}'"),
+            P::Int(i) => i.to_string(),
+            P::Float(x) => x.to_string(),
+            P::Bool(b) => b.to_string(),
+            P::Null => "null".into(),
+            P::List(_) | P::Map(_) => "array".into(),
+            P::New { class, .. } => format!("new {class}"),
+            _ => "a value".into(),
+        };
+        self.report(
+            Code::InvalidValue,
+            ctx,
+            format!(
+                "Parameter ${} in {f} expects {}, {given} given.",
+                p.name, p.ty.text
+            ),
+            span,
+        );
+    }
+
     /// Built-in functions: `not`, `bool`, `int`, `float`, `string` on constants (evaluated now),
     /// `typed(T, …)` and `tagged(tag, …)` (lists of references). `None` when `name` is not one.
     pub(super) fn function(
@@ -50,8 +121,37 @@ impl Completer<'_> {
             }
             "typed" | "tagged" => {
                 let mut names: Vec<String> = Vec::new();
+                if args.is_empty() {
+                    self.report(
+                        Code::InvalidValue,
+                        ctx,
+                        format!("Function {lower}() expects at least 1 parameter, 0 given."),
+                        span,
+                    );
+                }
                 for v in args.values() {
-                    let Some(s) = v.as_str() else { continue };
+                    let Some(s) = v.as_str() else {
+                        self.report(
+                            Code::InvalidValue,
+                            ctx,
+                            format!(
+                                "Function {lower}() expects {} names, {} given.",
+                                if lower == "typed" { "type" } else { "tag" },
+                                v.describe()
+                            ),
+                            v.span.or(span),
+                        );
+                        continue;
+                    };
+                    if lower == "typed" && !self.b.catalog.exists(s) {
+                        self.report(
+                            Code::ClassNotFound,
+                            ctx,
+                            format!("Class '{s}' not found (used in typed())."),
+                            v.span.or(span),
+                        );
+                        continue;
+                    }
                     let found: Vec<String> = if lower == "typed" {
                         self.b.index.all(s)
                     } else {
@@ -109,7 +209,9 @@ impl Completer<'_> {
                 .shift_remove(&p.name)
                 .or_else(|| positional.get(i).copied());
             if let Some(v) = explicit {
-                out.push(self.value(v, ctx));
+                let value = self.value(v, ctx);
+                self.check_type(p, &value, ctx, v.span.or(span), f);
+                out.push(value);
                 continue;
             }
             if ctx.factory_params.contains(&p.name) {
@@ -165,9 +267,23 @@ impl Completer<'_> {
             }
         }
         if positional.len() > params.len() {
-            for v in &positional[params.len()..] {
-                out.push(self.value(v, ctx));
-            }
+            // Deliberately stricter than Nette (which appends extra arguments): the plan
+            // holds exactly one value per parameter.
+            let extra = &positional[params.len()..];
+            let msg = if params.is_empty() && f.ends_with("::__construct()") {
+                format!(
+                    "Unable to pass arguments, class {} has no constructor.",
+                    f.trim_end_matches("::__construct()")
+                )
+            } else {
+                format!(
+                    "Too many arguments for {f}: it takes {}, {} given.",
+                    params.len(),
+                    params.len() + extra.len()
+                )
+            };
+            let d = self.error(Code::UnknownArgument, ctx, msg, extra[0].span.or(span));
+            self.diags.push(d);
         }
         if !named.is_empty() {
             let unknown: Vec<String> = named.keys().map(|k| format!("${k}")).collect();

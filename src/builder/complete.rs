@@ -377,6 +377,15 @@ impl Completer<'_> {
                     if let Some(v) = self.function(n, &st.arguments, ctx, span) {
                         return v;
                     }
+                    if !self.b.catalog.exists(n) && n.starts_with(|c: char| c.is_lowercase()) {
+                        self.report(
+                            Code::MethodNotFound,
+                            ctx,
+                            format!("Function {n}() doesn't exist."),
+                            span,
+                        );
+                        return P::Null;
+                    }
                 }
                 if let Some((class, method)) = n.rsplit_once("::") {
                     let class = self.b.catalog.canonical(class).to_string();

@@ -480,7 +480,8 @@ mod tests {
             &mut sources,
             &mut diags,
         );
-        let (_, sections) = crate::config::expand_config(&raw.sections, &[], &IndexMap::new(), &mut diags);
+        let (_, sections) =
+            crate::config::expand_config(&raw.sections, &[], &IndexMap::new(), &mut diags);
         Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags)
     }
 
@@ -498,14 +499,19 @@ mod tests {
             Code::NotAllowedDuringResolving
         );
         b.phase = Phase::Loading;
-        assert_eq!(b.get_by_type("App\\Db").expect("allowed"), Some("db".to_string()));
+        assert_eq!(
+            b.get_by_type("App\\Db").expect("allowed"),
+            Some("db".to_string())
+        );
     }
 
     #[test]
     fn names_are_checked_case_insensitively_and_anonymous_names_count_up() {
         let mut b = ContainerBuilder::new(catalog());
         b.add_definition(Some("mailer"), None).expect("first");
-        let err = b.add_definition(Some("Mailer"), None).expect_err("duplicate");
+        let err = b
+            .add_definition(Some("Mailer"), None)
+            .expect_err("duplicate");
         assert_eq!(err.code, Code::DuplicateService);
         assert!(err.message.contains("case-insensitive"), "{}", err.message);
         assert_eq!(b.add_definition(None, None).expect("anon").name, "01");
