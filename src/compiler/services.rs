@@ -7,31 +7,10 @@
 //! An entry whose name already exists (e.g. registered by an extension) modifies it.
 
 use crate::builder::{Autowired, ContainerBuilder, Definition, DefinitionKind};
-use crate::diagnostics::{suggest, Code, Diagnostic, Diagnostics};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
 use crate::neon::Key;
 use wireplan_runtime::plan::Lifespan;
-
-/// Keys a service definition map accepts.
-pub const DEFINITION_KEYS: &[&str] = &[
-    "create",
-    "factory",
-    "type",
-    "class",
-    "arguments",
-    "setup",
-    "tags",
-    "autowired",
-    "lifespan",
-    "imported",
-    "alteration",
-    "implement",
-    "references",
-    "tagged",
-    "inject",
-    "lazy",
-    "reset",
-];
 
 /// Loads the `services:` section into the builder; all problems go to `diags`.
 pub fn load_services(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
@@ -166,7 +145,6 @@ fn normalize(
         ExprKind::Array(a) => {
             let mut m = ExprArray::new();
             let has_create = a.get("create").is_some() || a.get("factory").is_some();
-            let mut ok = true;
             for (k, v) in &a.items {
                 let key = k.as_string();
                 let key = match key.as_str() {
@@ -175,25 +153,19 @@ fn normalize(
                     "class" => "create".to_string(),
                     _ => key,
                 };
-                if !DEFINITION_KEYS.contains(&key.as_str()) {
-                    let mut d = Diagnostic::error(
-                        Code::UnknownOption,
-                        format!("Unexpected item 'services › {label} › {key}'"),
-                    )
-                    .at(v.span);
-                    if let Some(s) = suggest(&key, DEFINITION_KEYS.iter().copied()) {
-                        d.message.push_str(&format!(", did you mean '{s}'?"));
-                    } else {
-                        d.message.push('.');
-                        d = d.with_note(format!("known keys: {}", DEFINITION_KEYS.join(", ")));
-                    }
-                    diags.push(d);
-                    ok = false;
-                    continue;
-                }
                 m.items.insert(Key::Str(key), v.clone());
             }
-            ok.then_some(m)
+            // Nette's DefinitionSchema: unknown keys ("did you mean"), value types.
+            let checked = crate::schema::validate(
+                &crate::schema::sections::definition(),
+                &Expr::new(ExprKind::Array(m), value.span),
+                &["services", label],
+                diags,
+            )?;
+            match checked.kind {
+                ExprKind::Array(a) => Some(a),
+                _ => None,
+            }
         }
         _ => {
             diags.push(
