@@ -7,6 +7,7 @@ mod blog;
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::Arc;
 
 use wireplan::dev::{load_or_compile_with, ContainerDevExt, DevError};
 use wireplan_runtime::plan::Plan;
@@ -168,4 +169,60 @@ fn the_blog_example_runs_in_dev_mode() {
     assert!(!recompiled);
     assert_eq!(first.log_lines, second.log_lines);
     assert_eq!(first.published, 5);
+}
+
+trait Logger: Send + Sync {
+    fn path(&self) -> String;
+}
+
+struct FileLogger {
+    path: String,
+    level: i64,
+}
+
+impl Logger for FileLogger {
+    fn path(&self) -> String {
+        self.path.clone()
+    }
+}
+
+struct Mailer {
+    logger: Arc<dyn Logger>,
+    from: Option<String>,
+}
+
+#[test]
+fn a_config_compiles_against_the_catalog_the_registry_exports() {
+    let mut r = Registry::new();
+    wireplan_runtime::register!(r, "App\\FileLogger" => FileLogger {
+        new(path: String) { FileLogger { path, level: 0 } }
+        implements "App\\Logger" => dyn Logger;
+        fn setLevel(&mut this, level: i64) { this.level = level; }
+    });
+    wireplan_runtime::register!(r, "App\\Mailer" => Mailer {
+        new(logger: Arc<dyn Logger>, from: Option<String>) { Mailer { logger, from } }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("catalog.neon"), r.catalog()).unwrap();
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "includes:\n\t- catalog.neon\n\nservices:\n\tlogger:\n\t\tcreate: App\\FileLogger(/var/log/app.log)\n\t\tsetup:\n\t\t\t- setLevel(3)\n\tmailer: App\\Mailer(from: null)\n",
+    )
+    .unwrap();
+    let path = wireplan::build::compile_plan(&config, dir.path()).unwrap();
+    let c = Container::load(&path, &r).unwrap();
+    let mailer = c.get::<Mailer>("mailer").unwrap();
+    assert_eq!(mailer.logger.path(), "/var/log/app.log");
+    assert_eq!(mailer.from, None);
+    assert_eq!(c.get::<FileLogger>("logger").unwrap().level, 3);
+
+    // A config that asks for something the binary does not provide fails at compile time.
+    std::fs::write(
+        &config,
+        "includes:\n\t- catalog.neon\n\nservices:\n\tlogger: App\\FileLogger(/x)\n\tdb: App\\Db\n",
+    )
+    .unwrap();
+    let e = wireplan::build::compile_plan(&config, dir.path()).unwrap_err();
+    assert!(e.to_string().contains("App\\Db"), "{e}");
 }

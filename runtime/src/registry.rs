@@ -77,7 +77,8 @@ pub(crate) struct TypeEntry {
 /// trait-object casters, registered by catalog name.
 ///
 /// Fill it once at start-up with [`Registry::class`] and pass it to
-/// [`Container::load`](crate::Container::load); the container keeps its own (cheap) clone.
+/// [`Container::load`](crate::Container::load); the container keeps its own clone, which is
+/// cheap (the tables are shared, copied on the next registration only).
 /// Registering a class name or member again replaces the earlier registration.
 ///
 /// ```
@@ -97,14 +98,14 @@ pub(crate) struct TypeEntry {
 /// ```
 #[derive(Clone, Default)]
 pub struct Registry {
-    pub(crate) classes: HashMap<String, ClassEntry>,
-    pub(crate) types: HashMap<TypeId, TypeEntry>,
+    pub(crate) classes: Arc<HashMap<String, ClassEntry>>,
+    pub(crate) types: Arc<HashMap<TypeId, TypeEntry>>,
     /// Rust type or trait object → catalog name (first registration wins).
-    pub(crate) names: HashMap<TypeId, String>,
+    pub(crate) names: Arc<HashMap<TypeId, String>>,
     /// Interface catalog name → `TypeId` of the trait object.
-    pub(crate) interfaces: HashMap<String, (TypeId, &'static str)>,
+    pub(crate) interfaces: Arc<HashMap<String, (TypeId, &'static str)>>,
     /// (concrete type, requested trait object) → caster producing `Box<Arc<dyn Trait>>`.
-    pub(crate) casters: HashMap<(TypeId, TypeId), CasterFn>,
+    pub(crate) casters: Arc<HashMap<(TypeId, TypeId), CasterFn>>,
 }
 
 impl Registry {
@@ -121,15 +122,14 @@ impl Registry {
     /// it only provides static methods or is created by a factory.
     pub fn class<T: Any + Send + Sync>(&mut self, name: &str) -> ClassBuilder<'_, T> {
         let type_id = TypeId::of::<T>();
-        let entry = self
-            .classes
+        let entry = Arc::make_mut(&mut self.classes)
             .entry(name.to_string())
             .or_insert_with(new_entry::<T>);
         if entry.type_id != type_id {
             *entry = new_entry::<T>();
         }
-        self.types.entry(type_id).or_default();
-        self.names
+        Arc::make_mut(&mut self.types).entry(type_id).or_default();
+        Arc::make_mut(&mut self.names)
             .entry(type_id)
             .or_insert_with(|| name.to_string());
         ClassBuilder {
@@ -144,9 +144,11 @@ impl Registry {
     /// that no registered class implements yet.
     pub fn interface<I: ?Sized + 'static>(&mut self, name: &str) -> &mut Registry {
         let id = TypeId::of::<I>();
-        self.interfaces
+        Arc::make_mut(&mut self.interfaces)
             .insert(name.to_string(), (id, std::any::type_name::<I>()));
-        self.names.entry(id).or_insert_with(|| name.to_string());
+        Arc::make_mut(&mut self.names)
+            .entry(id)
+            .or_insert_with(|| name.to_string());
         self
     }
 
@@ -221,14 +223,15 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
     pub(crate) fn class(&mut self) -> &mut ClassEntry {
         // Registry::class inserted the entry and the builder borrows the registry mutably, so
         // this finds it; `or_insert_with` only avoids a panic path.
-        self.registry
-            .classes
+        Arc::make_mut(&mut self.registry.classes)
             .entry(self.name.clone())
             .or_insert_with(new_entry::<T>)
     }
 
     pub(crate) fn type_entry(&mut self) -> &mut TypeEntry {
-        self.registry.types.entry(TypeId::of::<T>()).or_default()
+        Arc::make_mut(&mut self.registry.types)
+            .entry(TypeId::of::<T>())
+            .or_default()
     }
 
     /// The constructor used by `{"$new": "<this class>", "args": [...]}`. It receives the
@@ -253,8 +256,7 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
                 .ok()
                 .map(|a| Box::new(cast(a)) as Box<dyn Any>)
         });
-        self.registry
-            .casters
+        Arc::make_mut(&mut self.registry.casters)
             .insert((TypeId::of::<T>(), TypeId::of::<I>()), caster);
         self
     }

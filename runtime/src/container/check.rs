@@ -1,7 +1,8 @@
 //! Load-time checks: the whole plan against itself and against the registry, every problem
 //! and every gap collected so they can be reported at once.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Display;
 
 use indexmap::IndexMap;
 
@@ -21,6 +22,7 @@ pub(crate) struct Checker<'a> {
     pub(crate) used: (usize, usize),
     seen: HashSet<String>,
     classes_used: HashSet<&'a str>,
+    types_of: HashMap<&'a str, Vec<&'a str>>,
 }
 
 impl<'a> Checker<'a> {
@@ -33,6 +35,7 @@ impl<'a> Checker<'a> {
             used: (0, 0),
             seen: HashSet::new(),
             classes_used: HashSet::new(),
+            types_of: HashMap::new(),
         }
     }
 
@@ -65,12 +68,18 @@ impl<'a> Checker<'a> {
     pub(crate) fn run(&mut self) {
         let plan = self.plan;
         for (name, sp) in &plan.services {
-            let here = format!("service '{name}'");
+            // Locations are formatted only when something is reported.
             let factory = sp.kind == ServiceKind::Factory;
-            self.walk(&sp.create, &format!("{here} (create)"), None, factory);
+            self.walk(
+                &sp.create,
+                &format_args!("service '{name}' (create)"),
+                None,
+                factory,
+            );
             let class = self.static_class(name);
             for (i, stmt) in sp.setup.iter().enumerate() {
-                let at = format!("{here} (setup #{})", i + 1);
+                let n = i + 1;
+                let at = format_args!("service '{name}' (setup #{n})");
                 match stmt {
                     Expr::Call {
                         target: CallTarget::SelfObject,
@@ -94,7 +103,12 @@ impl<'a> Checker<'a> {
                 }
             }
             for r in sp.references.values() {
-                self.walk(r, &format!("{here} (references)"), None, false);
+                self.walk(
+                    r,
+                    &format_args!("service '{name}' (references)"),
+                    None,
+                    false,
+                );
             }
             self.check_casts(name, sp, class);
         }
@@ -114,10 +128,10 @@ impl<'a> Checker<'a> {
             }
         }
         for (i, e) in plan.initialization.iter().enumerate() {
-            self.walk(e, &format!("initialization #{}", i + 1), None, false);
+            self.walk(e, &format_args!("initialization #{}", i + 1), None, false);
         }
         for (p, e) in &plan.parameters {
-            self.walk(e, &format!("parameter '{p}'"), None, false);
+            self.walk(e, &format_args!("parameter '{p}'"), None, false);
         }
         let known = self
             .classes_used
@@ -128,7 +142,13 @@ impl<'a> Checker<'a> {
     }
 
     /// `this`: `None` outside setups (`@self` is an error); `Some(class)` inside.
-    fn walk(&mut self, e: &'a Expr, at: &str, this: Option<Option<&'a str>>, factory: bool) {
+    fn walk(
+        &mut self,
+        e: &'a Expr,
+        at: &dyn Display,
+        this: Option<Option<&'a str>>,
+        factory: bool,
+    ) {
         match e {
             Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Float(_) | Expr::Str(_) => {}
             Expr::Param(_) => {}
@@ -237,7 +257,13 @@ impl<'a> Checker<'a> {
         self.registry.type_entry(c.type_id)
     }
 
-    fn check_method(&mut self, class: Option<&str>, method: &str, allow_mut: bool, at: &str) {
+    fn check_method(
+        &mut self,
+        class: Option<&str>,
+        method: &str,
+        allow_mut: bool,
+        at: &dyn Display,
+    ) {
         let Some(class) = class.filter(|c| self.registry.has_class(c)) else {
             return; // unknown class: reported where it is created, or checked at run time
         };
@@ -253,7 +279,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn check_property(&mut self, class: Option<&str>, property: &str, at: &str) {
+    fn check_property(&mut self, class: Option<&str>, property: &str, at: &dyn Display) {
         let Some(class) = class.filter(|c| self.registry.has_class(c)) else {
             return;
         };
@@ -276,13 +302,18 @@ impl<'a> Checker<'a> {
         let Some(class) = class.filter(|c| self.registry.has_class(c)) else {
             return;
         };
-        let plan = self.plan;
-        let mut wanted: Vec<&str> = plan
-            .types
-            .iter()
-            .filter(|(_, names)| names.iter().any(|n| n == name))
-            .map(|(t, _)| t.as_str())
-            .collect();
+        if self.types_of.is_empty() && !self.plan.types.is_empty() {
+            // Built on first use: service → the types the plan autowires it for.
+            for (t, names) in &self.plan.types {
+                for n in names {
+                    self.types_of
+                        .entry(n.as_str())
+                        .or_default()
+                        .push(t.as_str());
+                }
+            }
+        }
+        let mut wanted: Vec<&str> = self.types_of.get(name).cloned().unwrap_or_default();
         if !wanted.contains(&sp.type_.as_str()) {
             wanted.push(&sp.type_);
         }
