@@ -30,6 +30,7 @@ pub const BUILTIN_SCRIPTS: &[(&str, &str)] = &[
         "envswitch",
         include_str!("../../scripts/extensions/envswitch.rhai"),
     ),
+    ("blog", include_str!("../../scripts/extensions/blog.rhai")),
 ];
 
 /// Shared state behind [`Host`].
@@ -47,8 +48,13 @@ pub struct CompilerHost {
 
 /// The loaded extensions of one compilation, in registration order.
 pub struct Extensions {
-    engine: Engine,
+    engine: Rc<Engine>,
     list: Vec<(Extension, ExtensionHandle)>,
+    /// Each extension's raw configuration section (`None` when absent), in `list` order.
+    raw_configs: Vec<Option<Expr>>,
+    /// Extensions whose section failed validation: their lifecycle functions are not called
+    /// (as in Nette, where the exception stops the compilation), to avoid follow-on errors.
+    invalid: Vec<String>,
     /// The host shared with every script.
     pub host: Rc<CompilerHost>,
     /// Script files, for the plan's dependency list.
@@ -84,8 +90,10 @@ impl Extensions {
             exported_types: RefCell::new(Vec::new()),
         });
         let mut ext = Extensions {
-            engine: script::engine(limits),
+            engine: Rc::new(script::engine(limits)),
             list: Vec::new(),
+            raw_configs: Vec::new(),
+            invalid: Vec::new(),
             host,
             files: Vec::new(),
         };
@@ -139,6 +147,7 @@ impl Extensions {
             let loaded = ext.load_one(&name, &path, value.span, search_path);
             match loaded {
                 Ok(script_ext) => {
+                    ext.raw_configs.push(config_of(&name));
                     let config = match config_of(&name) {
                         Some(c)
                             if !(c.as_array().is_some_and(ExprArray::is_empty) || c.is_null()) =>
@@ -223,10 +232,67 @@ impl Extensions {
         Extension::load(&self.engine, name, &full, span, &mut sources)
     }
 
+    /// Nette's first step for every extension: `getConfigSchema()` (when defined) and the
+    /// validation of its section, whose result (defaults filled in) becomes `this.config`.
+    pub fn apply_schemas(&mut self, diags: &mut Diagnostics) {
+        for ((ext, handle), raw) in self.list.iter_mut().zip(&self.raw_configs) {
+            let (value, out) = ext.call_returning(
+                &self.engine,
+                "getConfigSchema",
+                handle,
+                &self.host.sources,
+                Vec::new(),
+            );
+            diags.extend(out);
+            let Some(value) = value else {
+                continue;
+            };
+            let Some(schema) = value.clone().try_cast::<script::schema_api::ScriptExpect>() else {
+                diags.push(Diagnostic::error(
+                    Code::ScriptError,
+                    format!(
+                        "Extension '{}': getConfigSchema() must return an Expect schema, {} returned.",
+                        ext.name,
+                        value.type_name()
+                    ),
+                ));
+                continue;
+            };
+            let layers: Vec<Expr> = raw.iter().cloned().collect();
+            let span = raw.as_ref().and_then(|r| r.span);
+            let result =
+                script::schema_api::with_callbacks(self.engine.clone(), ext.ast().clone(), || {
+                    let mut p = crate::schema::Processor::new()
+                        .at_path([ext.name.clone()])
+                        .at_span(span);
+                    let r = p.process_multiple(&schema.0, layers);
+                    (r, p.take_warnings())
+                });
+            let (result, warnings) = result;
+            diags.extend(warnings);
+            match result {
+                Ok(v) => {
+                    handle.config = match &v.kind {
+                        ExprKind::Array(a) if a.is_empty() => {
+                            Dynamic::from(script::api::OrderedMap::default())
+                        }
+                        _ => script::api::to_dynamic(&v),
+                    };
+                }
+                Err(errors) => {
+                    diags.extend(errors);
+                    self.invalid.push(ext.name.clone());
+                }
+            }
+        }
+    }
+
     /// Calls `func` (`loadConfiguration` or `beforeCompile`) on every extension in order.
     pub fn call_all(&mut self, func: &str, diags: &mut Diagnostics) {
         for (ext, handle) in &mut self.list {
-            diags.extend(ext.call(&self.engine, func, handle, &self.host.sources));
+            if !self.invalid.contains(&ext.name) {
+                diags.extend(ext.call(&self.engine, func, handle, &self.host.sources));
+            }
         }
     }
 

@@ -195,6 +195,7 @@ pub fn run(
         Some((_, section)) => builtins::load_di(section, &mut builder.borrow_mut(), diags),
         None => builtins::Export::default(),
     };
+    extensions.apply_schemas(diags);
     extensions.call_all("loadConfiguration", diags);
     if let Some((_, section)) = sections.get("services") {
         services::load_services(section, &mut builder.borrow_mut(), diags);

@@ -130,6 +130,38 @@ pub const API: &[ApiDoc] = &[
     doc!("OrderedMap", "remove", Load, "Removes a key and returns its value (or `()`).", r#"let m = OrderedMap(); m.x = 1; ok(m.remove("x") == 1);"#),
     doc!("OrderedMap", "to_map", Load, "A plain Rhai object map (sorted by key).", r#"ok(this.config.to_map().level == 5);"#),
     doc!("OrderedMap", "tag", Load, "The entry named `tag` (overrides Rhai's built-in `tag` property for ordered maps).", r#"let m = OrderedMap(); m.tag = "x"; ok(m.tag == "x");"#),
+    doc!("Expect", "Expect::structure", Load, "A structure with the given items (nette/schema `Expect::structure`); unknown keys are `unknown-option` errors with a \"did you mean\". Build it from an `OrderedMap` to keep the item order (`#{...}` maps are sorted).", r#"let s = Expect::structure(#{ postsPerPage: Expect::int(10) }); ok(type_of(s) == "Expect");"#),
+    doc!("Expect", "Expect::int", Load, "An integer; `Expect::int(10)` has the default 10.", r#"ok(Expect::int(10).to_string() == "int");"#),
+    doc!("Expect", "Expect::float", Load, "A float (integers are accepted); optional default.", r#"Expect::float(1.5);"#),
+    doc!("Expect", "Expect::string", Load, "A string; optional default.", r#"Expect::string("utf-8");"#),
+    doc!("Expect", "Expect::bool", Load, "A boolean; optional default.", r#"Expect::bool(true);"#),
+    doc!("Expect", "Expect::scalar", Load, "Any scalar; optional default.", r#"Expect::scalar(1);"#),
+    doc!("Expect", "Expect::mixed", Load, "Anything; optional default.", r#"Expect::mixed();"#),
+    doc!("Expect", "Expect::email", Load, "An e-mail address string.", r#"Expect::email();"#),
+    doc!("Expect", "Expect::unicode", Load, "A valid UTF-8 string.", r#"Expect::unicode();"#),
+    doc!("Expect", "Expect::list", Load, "A list (keys 0..n); optional default.", r#"Expect::list([1, 2]);"#),
+    doc!("Expect", "Expect::array", Load, "Any array (map or list); optional default.", r#"Expect::array();"#),
+    doc!("Expect", "Expect::type", Load, "A value of a type expression: `int|string`, `string:1..10`, `int[]`, `null`, a class name.", r#"Expect::type("int|string");"#),
+    doc!("Expect", "Expect::arrayOf", Load, "An array whose items (and optionally keys) match schemas.", r#"Expect::arrayOf(Expect::string(), Expect::string());"#),
+    doc!("Expect", "Expect::listOf", Load, "A list whose items match a schema; a given list replaces a list default.", r#"Expect::listOf(Expect::string()).defaultValue(["a", "b"]);"#),
+    doc!("Expect", "Expect::anyOf", Load, "One of several values or schemas.", r#"Expect::anyOf(["files", "database"]).firstIsDefault();"#),
+    doc!("Expect schema", "defaultValue", Load, "The value used when the item is missing (Nette's `->default()`; `default` is a reserved word in Rhai).", r#"Expect::int().defaultValue(3);"#),
+    doc!("Expect schema", "required", Load, "The item must be given (`required(false)` undoes it).", r#"Expect::string().required();"#),
+    doc!("Expect schema", "nullable", Load, "`null` is accepted too.", r#"Expect::int().nullable();"#),
+    doc!("Expect schema", "min", Load, "Lower bound of a number, or of a string's or array's length.", r#"Expect::int().min(1);"#),
+    doc!("Expect schema", "max", Load, "Upper bound of a number, or of a string's or array's length.", r#"Expect::string().max(10);"#),
+    doc!("Expect schema", "pattern", Load, "A regular expression the whole string must match.", r#"Expect::string().pattern("[a-z]+");"#),
+    doc!("Expect schema", "assert", Load, "A closure that must return `true`; otherwise \"Failed assertion ... for item ...\". An optional description names it.", r#"Expect::int().assert(|v| v % 2 == 0, "even");"#),
+    doc!("Expect schema", "transform", Load, "A closure that returns the new value, after validation.", r#"Expect::string().transform(|v| v.to_upper());"#),
+    doc!("Expect schema", "before", Load, "A closure that normalises the raw value before validation (e.g. a string into a list).", r#"Expect::listOf(Expect::string()).before(|v| if type_of(v) == "string" { [v] } else { v });"#),
+    doc!("Expect schema", "castTo", Load, "Converts the value: `int`, `float`, `string`, `bool`, `array`, or a class (a statement).", r#"Expect::scalar().castTo("string");"#),
+    doc!("Expect schema", "dynamic", Load, "Accepts dynamic parameters (`%env.X%`) without checking them at compile time.", r#"Expect::int().dynamic();"#),
+    doc!("Expect schema", "deprecated", Load, "Using the item gives a warning (optional message, `%path%` is the item).", r#"Expect::bool().deprecated("use 'enabled'");"#),
+    doc!("Expect schema", "otherItems", Load, "A structure also accepts other keys (matching the schema, or anything).", r#"Expect::structure(#{ a: Expect::int() }).otherItems();"#),
+    doc!("Expect schema", "skipDefaults", Load, "A structure leaves out items that equal their defaults.", r#"Expect::structure(#{ a: Expect::int(1) }).skipDefaults();"#),
+    doc!("Expect schema", "mergeDefaults", Load, "Merge array defaults with the given value (nette/schema 1.3 behaviour).", r#"Expect::array().defaultValue(["a"]).mergeDefaults();"#),
+    doc!("Expect schema", "firstIsDefault", Load, "`anyOf`: the first choice is the default.", r#"Expect::anyOf(["a", "b"]).firstIsDefault();"#),
+    doc!("Expect schema", "extend", Load, "A structure with more items.", r#"Expect::structure(#{ a: Expect::int() }).extend(#{ b: Expect::bool() });"#),
     doc!("Plan", "get", After, "In `afterCompile(plan)`: the value at a path (an array of keys), or `()`.", r#"ok(plan.get(["services", "db", "type"]) == "App\\Db");"#),
     doc!("Plan", "set", After, "Sets the value at a path, creating maps on the way. The edited plan must stay valid.", r#"plan.set(["services", "db", "tags", "audited"], true);"#),
     doc!("Plan", "remove", After, "Removes the key at a path.", r#"plan.remove(["services", "db", "tags"]);"#),
@@ -226,6 +258,8 @@ pub fn render(engine: &Engine) -> String {
                 let name = name.trim_start_matches("get$").trim_start_matches("set$");
                 name == d.name
                     && (d.on == "global"
+                        || d.name.contains("::")
+                        || d.on == "Expect schema" && s.contains("(Expect")
                         || s.contains(&format!("({} ", d.on))
                         || s.contains(&format!("({})", d.on))
                         || s.contains(&format!("({},", d.on)))

@@ -10,6 +10,7 @@ pub mod builder_api;
 pub mod docs;
 pub mod extension_api;
 pub mod plan_api;
+pub mod schema_api;
 pub mod values;
 
 /// The scripted API in one place, for callers outside this module.
@@ -92,6 +93,7 @@ pub fn engine(limits: &Limits) -> Engine {
     builder_api::register(&mut e);
     extension_api::register(&mut e);
     plan_api::register(&mut e);
+    schema_api::register(&mut e);
     e
 }
 
@@ -214,8 +216,21 @@ impl Extension {
         sources: &RefCell<SourceMap>,
         args: Vec<Dynamic>,
     ) -> Vec<Diagnostic> {
+        self.call_returning(engine, func, this, sources, args).1
+    }
+
+    /// Like [`Extension::call_with`], also returning what the function returned (`None` when
+    /// it is not defined or failed).
+    pub fn call_returning(
+        &self,
+        engine: &Engine,
+        func: &str,
+        this: &mut api::ExtensionHandle,
+        sources: &RefCell<SourceMap>,
+        args: Vec<Dynamic>,
+    ) -> (Option<Dynamic>, Vec<Diagnostic>) {
         if !self.has_arity(func, args.len()) {
-            return Vec::new();
+            return (None, Vec::new());
         }
         this.state.borrow_mut().file = Some(self.file);
         let mut bound = Dynamic::from(this.clone());
@@ -241,10 +256,18 @@ impl Extension {
                 d.at(span)
             })
             .collect();
-        if let Err(e) = result {
-            out.push(self.runtime_error(sources, func, &e, &self.limits));
+        match result {
+            Ok(v) => (Some(v), out),
+            Err(e) => {
+                out.push(self.runtime_error(sources, func, &e, &self.limits));
+                (None, out)
+            }
         }
-        out
+    }
+
+    /// The compiled script (for calling function pointers it handed out).
+    pub fn ast(&self) -> &AST {
+        &self.ast
     }
 
     fn runtime_error(

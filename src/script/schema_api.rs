@@ -1,0 +1,226 @@
+//! `Expect` for scripts: the schema an extension returns from `getConfigSchema()`, built with
+//! nette/schema's names — `Expect::structure(#{...})`, `Expect::int(10)`,
+//! `Expect::anyOf(["a", "b"]).firstIsDefault()`, `.required()`, `.min(1)`, `.assert(|v| ...)`.
+//! Callbacks (`assert`, `transform`, `before`) are Rhai closures; they run while the compiler
+//! validates the extension's section, inside the same sandbox.
+//!
+//! Two names differ from nette/schema because Rhai reserves them: `->default(v)` is
+//! `defaultValue(v)`, and `Expect::null()` is `Expect::type("null")`.
+//!
+//! Note: Rhai's `#{...}` maps are sorted by key, so a structure built from one lists its items
+//! alphabetically; build it from an `OrderedMap` to keep your own order.
+
+use super::values::{raise, to_dynamic, to_expr, OrderedMap};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::expr::{Expr, ExprKind};
+use crate::schema::{Choice, Expect};
+use rhai::{Array, Dynamic, Engine, EvalAltResult, FnPtr, Map, Module, AST};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+type Res<T> = Result<T, Box<EvalAltResult>>;
+
+/// A schema built in a script.
+#[derive(Clone)]
+pub struct ScriptExpect(pub Expect);
+
+thread_local! {
+    /// The engine and script whose closures a schema calls while it is processed.
+    static CURRENT: RefCell<Option<(Rc<Engine>, AST)>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `engine` and `ast` available to schema callbacks.
+pub fn with_callbacks<T>(engine: Rc<Engine>, ast: AST, f: impl FnOnce() -> T) -> T {
+    CURRENT.with(|c| *c.borrow_mut() = Some((engine, ast)));
+    let out = f();
+    CURRENT.with(|c| *c.borrow_mut() = None);
+    out
+}
+
+fn call(f: &FnPtr, arg: Dynamic) -> Result<Dynamic, String> {
+    CURRENT.with(|c| {
+        let current = c.borrow();
+        let Some((engine, ast)) = current.as_ref() else {
+            return Err(
+                "schema callbacks run only while the compiler validates the section".into(),
+            );
+        };
+        f.call::<Dynamic>(engine, ast, (arg,))
+            .map_err(|e| e.to_string())
+    })
+}
+
+fn expr(v: &Dynamic, what: &str) -> Res<Expr> {
+    to_expr(v).or_else(|m| {
+        raise(Diagnostic::error(
+            Code::InvalidValue,
+            format!("{what}: {m}"),
+        ))
+    })
+}
+
+fn schema_of(v: &Dynamic, what: &str) -> Res<Expect> {
+    match v.clone().try_cast::<ScriptExpect>() {
+        Some(e) => Ok(e.0),
+        None => raise(Diagnostic::error(
+            Code::InvalidValue,
+            format!("{what}: expects an Expect schema, {} given", v.type_name()),
+        )),
+    }
+}
+
+fn shape(items: Dynamic) -> Res<Vec<(String, Expect)>> {
+    let pairs: Vec<(String, Dynamic)> = if let Some(m) = items.clone().try_cast::<OrderedMap>() {
+        m.entries.into_iter().collect()
+    } else if let Some(m) = items.clone().try_cast::<Map>() {
+        m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    } else {
+        return raise(Diagnostic::error(
+            Code::InvalidValue,
+            "Expect::structure: expects a map of name: Expect",
+        ));
+    };
+    pairs
+        .into_iter()
+        .map(|(k, v)| {
+            Ok((
+                k.clone(),
+                schema_of(&v, &format!("Expect::structure item '{k}'"))?,
+            ))
+        })
+        .collect()
+}
+
+fn with_default(e: Expect, v: Dynamic) -> Res<ScriptExpect> {
+    Ok(ScriptExpect(e.default(expr(&v, "default")?)))
+}
+
+/// Registers the `Expect` module and the schema methods.
+pub fn register(engine: &mut Engine) {
+    engine.register_type_with_name::<ScriptExpect>("Expect");
+    let mut m = Module::new();
+    macro_rules! simple {
+        ($name:literal, $ctor:expr) => {
+            m.set_native_fn($name, || Ok(ScriptExpect($ctor)));
+            m.set_native_fn($name, |v: Dynamic| with_default($ctor, v));
+        };
+    }
+    simple!("string", Expect::string());
+    simple!("int", Expect::int());
+    simple!("float", Expect::float());
+    simple!("bool", Expect::bool());
+    simple!("scalar", Expect::scalar());
+    simple!("mixed", Expect::mixed());
+    simple!("email", Expect::email());
+    simple!("unicode", Expect::unicode());
+    simple!("list", Expect::list());
+    simple!("array", Expect::array());
+    m.set_native_fn("type", |t: &str| Ok(ScriptExpect(Expect::type_(t))));
+    m.set_native_fn("arrayOf", |v: Dynamic| {
+        Ok(ScriptExpect(Expect::array_of(schema_of(
+            &v,
+            "Expect::arrayOf",
+        )?)))
+    });
+    m.set_native_fn("arrayOf", |v: Dynamic, k: Dynamic| {
+        Ok(ScriptExpect(Expect::array_of_keyed(
+            schema_of(&v, "Expect::arrayOf")?,
+            schema_of(&k, "Expect::arrayOf keys")?,
+        )))
+    });
+    m.set_native_fn("listOf", |v: Dynamic| {
+        Ok(ScriptExpect(Expect::list_of(schema_of(
+            &v,
+            "Expect::listOf",
+        )?)))
+    });
+    m.set_native_fn("structure", |items: Dynamic| {
+        Ok(ScriptExpect(Expect::structure(shape(items)?)))
+    });
+    m.set_native_fn("anyOf", |set: Array| {
+        let mut choices: Vec<Choice> = Vec::new();
+        for v in &set {
+            match v.clone().try_cast::<ScriptExpect>() {
+                Some(e) => choices.push(Choice::Schema(Box::new(e.0))),
+                None => choices.push(Choice::Value(expr(v, "Expect::anyOf")?)),
+            }
+        }
+        Ok(ScriptExpect(Expect::any_of(choices)))
+    });
+    engine.register_static_module("Expect", m.into());
+
+    use ScriptExpect as E;
+    // `default` is a reserved word in Rhai, so Nette's `->default(v)` is `defaultValue(v)`.
+    engine.register_fn("defaultValue", |e: &mut E, v: Dynamic| {
+        with_default(e.0.clone(), v)
+    });
+    engine.register_fn("required", |e: &mut E| E(e.0.clone().required(true)));
+    engine.register_fn("required", |e: &mut E, on: bool| {
+        E(e.0.clone().required(on))
+    });
+    engine.register_fn("nullable", |e: &mut E| E(e.0.clone().nullable()));
+    for (name, f) in [
+        ("min", Expect::min as fn(Expect, f64) -> Expect),
+        ("max", Expect::max),
+    ] {
+        engine.register_fn(name, move |e: &mut E, n: i64| E(f(e.0.clone(), n as f64)));
+        engine.register_fn(name, move |e: &mut E, n: f64| E(f(e.0.clone(), n)));
+    }
+    engine.register_fn("pattern", |e: &mut E, p: &str| E(e.0.clone().pattern(p)));
+    engine.register_fn("castTo", |e: &mut E, t: &str| E(e.0.clone().cast_to(t)));
+    engine.register_fn("dynamic", |e: &mut E| E(e.0.clone().dynamic()));
+    engine.register_fn("deprecated", |e: &mut E| E(e.0.clone().deprecated(None)));
+    engine.register_fn("deprecated", |e: &mut E, msg: &str| {
+        E(e.0.clone().deprecated(Some(msg)))
+    });
+    engine.register_fn("otherItems", |e: &mut E, v: Dynamic| -> Res<E> {
+        Ok(E(e.0.clone().other_items(schema_of(&v, "otherItems")?)))
+    });
+    engine.register_fn("otherItems", |e: &mut E| {
+        E(e.0.clone().other_items(Expect::mixed()))
+    });
+    engine.register_fn("skipDefaults", |e: &mut E| E(e.0.clone().skip_defaults()));
+    engine.register_fn("mergeDefaults", |e: &mut E| {
+        E(e.0.clone().merge_defaults(true))
+    });
+    engine.register_fn("mergeDefaults", |e: &mut E, on: bool| {
+        E(e.0.clone().merge_defaults(on))
+    });
+    engine.register_fn("firstIsDefault", |e: &mut E| {
+        E(e.0.clone().first_is_default())
+    });
+    engine.register_fn("extend", |e: &mut E, items: Dynamic| -> Res<E> {
+        Ok(E(e.0.clone().extend(shape(items)?)))
+    });
+    fn assert(e: &mut E, f: FnPtr, description: Option<String>) -> E {
+        E(e.0.clone().assert(
+            move |v: &Expr| call(&f, to_dynamic(v)).is_ok_and(|r| r.as_bool().unwrap_or(false)),
+            description.as_deref(),
+        ))
+    }
+    engine.register_fn("assert", |e: &mut E, f: FnPtr| assert(e, f, None));
+    engine.register_fn("assert", |e: &mut E, f: FnPtr, d: &str| {
+        assert(e, f, Some(d.to_string()))
+    });
+    engine.register_fn("transform", |e: &mut E, f: FnPtr| {
+        E(e.0
+            .clone()
+            .transform(move |v: Expr, ctx: &mut crate::schema::Context| {
+                match call(&f, to_dynamic(&v)).and_then(|r| to_expr(&r)) {
+                    Ok(x) => x,
+                    Err(msg) => {
+                        ctx.add_error(msg);
+                        v
+                    }
+                }
+            }))
+    });
+    engine.register_fn("before", |e: &mut E, f: FnPtr| {
+        E(e.0.clone().before(move |v: Expr| {
+            call(&f, to_dynamic(&v))
+                .and_then(|r| to_expr(&r))
+                .unwrap_or_else(|_| Expr::bare(ExprKind::Null))
+        }))
+    });
+    engine.register_fn("to_string", |e: &mut E| e.0.expected());
+}
