@@ -100,16 +100,22 @@ fn options(
     if let Some(extra) = std::env::var_os("WIREPLAN_SCRIPTS") {
         script_paths.extend(std::env::split_paths(&extra));
     }
+    if let Some(bad) = args.dynamic.iter().find(|d| !valid_parameter_name(d)) {
+        return Err(Diagnostic::error(
+            Code::InvalidValue,
+            format!("--dynamic expects a parameter name, '{bad}' given."),
+        ));
+    }
     let mut opts = wireplan::compiler::Options {
         dynamic: args.dynamic.clone(),
         script_paths,
         ..Default::default()
     };
     for p in &args.parameters {
-        let Some((name, value)) = p.split_once('=') else {
+        let Some((name, value)) = p.split_once('=').filter(|(n, _)| valid_parameter_name(n)) else {
             return Err(Diagnostic::error(
                 Code::InvalidValue,
-                format!("-p expects NAME=VALUE, '{p}' given."),
+                format!("-p expects NAME=VALUE (NAME may be dotted: db.host), '{p}' given."),
             ));
         };
         let id = sources.add(format!("<-p {name}>"), value.to_string());
@@ -130,7 +136,7 @@ fn compile(
         Ok(o) => o,
         Err(d) => {
             diagnostics::render(&arg_sources, &[d], color());
-            return ExitCode::from(2);
+            return ExitCode::from(1);
         }
     };
     let result = wireplan::compiler::compile(&config, &opts);
@@ -155,6 +161,17 @@ fn compile(
         return ExitCode::from(1);
     };
     if let Some((out, encoding)) = output {
+        if let Some(input) = reads_from(&result.sources, &out) {
+            let d = Diagnostic::error(
+                Code::Io,
+                format!(
+                    "Refusing to write the plan over '{}', which this compilation reads.",
+                    input
+                ),
+            );
+            diagnostics::render(&result.sources, &[d], color());
+            return ExitCode::from(1);
+        }
         if let Err(e) = wireplan::plan::write_atomic(&out, &plan.encode(encoding)) {
             let d = Diagnostic::error(
                 Code::Io,
@@ -164,12 +181,40 @@ fn compile(
             return ExitCode::from(1);
         }
         eprintln!("wrote {} ({} services)", out.display(), plan.services.len());
+    } else if matches!(format, Format::Human) {
+        let warnings = diags.len() - result.diagnostics.error_count();
+        eprintln!(
+            "ok: {} services, {warnings} warning(s)",
+            plan.services.len()
+        );
     }
     ExitCode::SUCCESS
 }
 
+/// `name` or `a.b.c` made of letters, digits, `_` and `-`.
+fn valid_parameter_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.split('.').all(|part| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        })
+}
+
+/// The input file `out` would overwrite, if any.
+fn reads_from(sources: &SourceMap, out: &std::path::Path) -> Option<String> {
+    let out = std::fs::canonicalize(out).ok()?;
+    sources
+        .files()
+        .find(|(_, f)| f.path.as_deref() == Some(out.as_path()))
+        .map(|(_, f)| f.name.clone())
+}
+
+/// Colour only for a terminal, and never with `NO_COLOR` set.
 fn color() -> bool {
-    std::env::var_os("NO_COLOR").is_none()
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
 }
 
 fn read_input(

@@ -36,6 +36,32 @@ pub fn normalize_path(path: &Path) -> PathBuf {
     out
 }
 
+/// The largest input file wireplan reads, in bytes (64 MiB).
+pub const MAX_FILE_SIZE: u64 = 64 << 20;
+
+/// Reads an input file: only regular files (a FIFO or a device such as `/dev/zero` would
+/// block or never end) of at most [`MAX_FILE_SIZE`] bytes. Errors read like the OS's.
+pub fn read_input_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            if meta.is_dir() {
+                "it is a directory"
+            } else {
+                "it is not a regular file"
+            },
+        ));
+    }
+    if meta.len() > MAX_FILE_SIZE {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is larger than {} MiB", MAX_FILE_SIZE >> 20),
+        ));
+    }
+    std::fs::read(path)
+}
+
 /// Identifies one file in a [`SourceMap`]. Ids are dense indexes in registration order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct FileId(pub u32);

@@ -118,3 +118,69 @@ fn missing_config_file_is_a_diagnostic() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("error[file-not-found]"), "{stderr}");
 }
+
+#[test]
+fn the_plan_never_overwrites_an_input() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(&config, "types:\n\tApp\\X: {}\nservices:\n\tx: App\\X\n").expect("write");
+    let out = wireplan()
+        .arg("compile")
+        .arg(&config)
+        .arg("-o")
+        .arg(&config)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Refusing to write the plan over"));
+    assert!(std::fs::read_to_string(&config)
+        .expect("still there")
+        .starts_with("types:"));
+}
+
+#[test]
+fn dotted_parameter_overrides_set_one_nested_key() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("p.json");
+    let out = wireplan()
+        .args([
+            "compile",
+            "examples/blog/config/app.neon",
+            "-p",
+            "database.dsn=x",
+            "-o",
+        ])
+        .arg(&plan)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan).expect("plan")).expect("JSON");
+    assert_eq!(json["services"]["db"]["create"]["args"][0], "x");
+    assert_eq!(json["parameters"]["mail"]["from"], "blog@example.com");
+}
+
+#[test]
+fn check_says_ok_and_bad_parameter_names_are_errors() {
+    let out = wireplan()
+        .args(["check", "examples/blog/config/app.neon"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "ok: 9 services, 0 warning(s)"
+    );
+    for bad in [["-p", "=x"], ["--dynamic", ""]] {
+        let out = wireplan()
+            .args(["check", "examples/blog/config/app.neon"])
+            .args(bad)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(1), "{bad:?}");
+    }
+}

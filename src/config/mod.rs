@@ -23,6 +23,9 @@ use crate::source::{FileId, SourceMap, Span};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
 
+/// How deeply `includes:` may nest.
+pub const MAX_INCLUDE_DEPTH: usize = 64;
+
 /// The merged, not yet expanded configuration of one root file and its includes.
 #[derive(Debug, Clone)]
 pub struct RawConfig {
@@ -114,7 +117,21 @@ impl Loader<'_> {
             );
             return None;
         }
-        let bytes = match std::fs::read(path) {
+        if self.stack.len() >= MAX_INCLUDE_DEPTH {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "Includes are nested too deep: '{}' is at level {}, the limit is {MAX_INCLUDE_DEPTH}.",
+                        path.display(),
+                        self.stack.len() + 1
+                    ),
+                )
+                .at(from),
+            );
+            return None;
+        }
+        let bytes = match crate::source::read_input_file(path) {
             Ok(b) => b,
             Err(e) => {
                 self.diags.push(
@@ -160,6 +177,16 @@ impl Loader<'_> {
     /// Takes a decoded file: loads its includes, normalises it, and merges it over them.
     fn process(&mut self, value: Value, dir: Option<&Path>) -> Option<Array> {
         let mut data = match value.kind {
+            Kind::Array(a) if a.is_list() && !a.is_empty() => {
+                self.diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        "The configuration file must contain a mapping of sections, not a list.",
+                    )
+                    .with_primary(value.span, "expected sections such as `services:`"),
+                );
+                return None;
+            }
             Kind::Array(a) => a,
             Kind::Null => Array::new(),
             _ => {
@@ -196,6 +223,10 @@ impl Loader<'_> {
             Kind::Array(a) if a.is_list() => {
                 for v in a.values() {
                     match v.as_str() {
+                        Some("") => self.diags.push(
+                            Diagnostic::error(Code::InvalidValue, "An include path is empty.")
+                                .with_primary(v.span, "expected a file path"),
+                        ),
                         Some(s) => match params::expand_path(s, self.parameters) {
                             Ok(p) => out.push((p, v.span)),
                             Err(d) => self.diags.push(d.with_primary(v.span, "in this include path")),

@@ -56,11 +56,27 @@ pub fn expand_config(
             ),
         }
     }
+    let mut foreign: HashSet<String> = HashSet::new();
     for (k, v) in overrides {
-        raw.insert(k.clone(), v.clone());
+        // `-p database.dsn=x` sets one key inside the `database` map.
+        let mut path = k.split('.');
+        let top = path.next().unwrap_or_default().to_string();
+        let rest: Vec<&str> = path.collect();
+        if rest.is_empty() || !raw.contains_key(&top) {
+            foreign.insert(top.clone());
+        }
+        if rest.is_empty() {
+            raw.insert(top, v.clone());
+            continue;
+        }
+        let span = v.span;
+        let slot = raw
+            .entry(top)
+            .or_insert_with(|| Value::new(Kind::Array(Array::new()), span));
+        set_nested(slot, &rest, v.clone());
     }
     let mut ex = Expander {
-        foreign: overrides.keys().cloned().collect(),
+        foreign,
         in_foreign: 0,
         raw,
         dynamic: dynamic.iter().cloned().collect(),
@@ -88,6 +104,33 @@ pub fn expand_config(
     }
     let dynamic = ex.dynamic.clone();
     (Parameters { values, dynamic }, out)
+}
+
+/// The longest string a `%parameter%` expansion may produce, in bytes (1 MiB).
+pub const MAX_EXPANDED_LEN: usize = 1 << 20;
+
+/// Sets `path` inside a NEON map, creating (or replacing non-map values with) maps on the way.
+fn set_nested(slot: &mut Value, path: &[&str], value: Value) {
+    let Some((first, rest)) = path.split_first() else {
+        *slot = value;
+        return;
+    };
+    if !matches!(slot.kind, Kind::Array(_)) {
+        slot.kind = Kind::Array(Array::new());
+    }
+    if let Kind::Array(a) = &mut slot.kind {
+        let key = Key::from_string(first.to_string());
+        if a.get_entry(&key).is_none() {
+            a.insert(
+                key.clone(),
+                value.span,
+                Value::new(Kind::Array(Array::new()), value.span),
+            );
+        }
+        if let Some(entry) = a.entries.get_mut(&key) {
+            set_nested(&mut entry.value, rest, value);
+        }
+    }
 }
 
 struct Expander<'a> {
@@ -278,6 +321,20 @@ impl Expander<'_> {
                     }
                 }
             }
+        }
+        if text.len() > MAX_EXPANDED_LEN {
+            // Parameters that embed each other twice per level grow exponentially.
+            self.diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "Expanding '{s}' gives a string of {} bytes; the limit is {MAX_EXPANDED_LEN}.",
+                        text.len()
+                    ),
+                )
+                .at(self.loc(Some(span))),
+            );
+            return Expr::new(ExprKind::Null, Some(span));
         }
         if out.is_empty() {
             return Expr::new(ExprKind::Str(text), Some(span));
