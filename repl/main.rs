@@ -12,7 +12,12 @@ fn main() -> ExitCode {
         eprintln!("usage: wireplan-repl CONFIG");
         return ExitCode::from(2);
     };
-    let mut session = Session::open(std::path::Path::new(&config), Options::default());
+    let path = std::path::Path::new(&config);
+    if !wireplan::repl::config_exists(path) {
+        eprintln!("error[file-not-found]: '{config}' is missing or is not a file");
+        return ExitCode::from(1);
+    }
+    let mut session = Session::open(path, Options::default());
     println!("{}  (:help for commands)", session.summary());
     let mut editor = match DefaultEditor::new() {
         Ok(e) => e,

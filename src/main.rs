@@ -221,7 +221,7 @@ fn read_input(
     path: &std::path::Path,
     sources: &mut SourceMap,
 ) -> Result<(wireplan::source::FileId, Vec<u8>), Diagnostic> {
-    let bytes = std::fs::read(path).map_err(|e| {
+    let bytes = wireplan::source::read_input_file(path).map_err(|e| {
         Diagnostic::error(
             Code::FileNotFound,
             format!("Cannot read '{}': {e}", path.display()),

@@ -100,11 +100,25 @@ impl Session {
                 })
                 .collect::<Vec<_>>()
                 .join("\n"),
+            ":show" | ":type" | ":tag" if arg.is_empty() => {
+                format!(
+                    "usage: {cmd} {}",
+                    if cmd == ":tag" {
+                        "TAG"
+                    } else if cmd == ":show" {
+                        "NAME"
+                    } else {
+                        "TYPE"
+                    }
+                )
+            }
             ":show" => self.show(arg),
             ":type" => {
                 let b = self.builder.borrow();
                 let names = b.autowiring().all(arg);
-                if names.is_empty() {
+                if !b.catalog.exists(arg) {
+                    format!("unknown type {arg} (not in the catalog)")
+                } else if names.is_empty() {
                     format!("no service is autowired for {arg}")
                 } else {
                     names.join(", ")
@@ -149,7 +163,7 @@ impl Session {
             .eval_with_scope::<Dynamic>(&mut self.scope, line)
         {
             Ok(v) if v.is_unit() => "()".to_string(),
-            Ok(v) => v.to_string(),
+            Ok(v) => display(&v),
             Err(e) => match e.as_ref() {
                 rhai::EvalAltResult::ErrorRuntime(v, _) if v.is::<diagnostics::Diagnostic>() => {
                     let d = v.clone().cast::<diagnostics::Diagnostic>();
@@ -159,6 +173,35 @@ impl Session {
             },
         }
     }
+}
+
+/// Shows script values the way a user reads them (definitions by name, ordered maps as maps).
+fn display(v: &Dynamic) -> String {
+    use crate::script::api::{DefinitionHandle, OrderedMap};
+    if let Some(d) = v.clone().try_cast::<DefinitionHandle>() {
+        return format!("Definition({})", d.name());
+    }
+    if let Some(m) = v.clone().try_cast::<OrderedMap>() {
+        let items: Vec<String> = m
+            .entries
+            .iter()
+            .map(|(k, x)| format!("{k}: {}", display(x)))
+            .collect();
+        return format!("{{{}}}", items.join(", "));
+    }
+    if v.is_string() {
+        return v.to_string();
+    }
+    if let Some(a) = v.clone().try_cast::<rhai::Array>() {
+        let items: Vec<String> = a.iter().map(display).collect();
+        return format!("[{}]", items.join(", "));
+    }
+    v.to_string()
+}
+
+/// Does the configuration file exist? The REPL refuses to start without one.
+pub fn config_exists(path: &Path) -> bool {
+    path.is_file()
 }
 
 #[cfg(test)]
@@ -194,6 +237,19 @@ mod tests {
         );
         assert!(text(s.eval(":show articles")).contains("\"setLogger\""));
         assert_eq!(text(s.eval(":show nope")), "no service 'nope'");
+        assert_eq!(text(s.eval(":show")), "usage: :show NAME");
+        assert_eq!(
+            text(s.eval(":type App\\Nope")),
+            "unknown type App\\Nope (not in the catalog)"
+        );
+        assert_eq!(
+            text(s.eval(r#"builder.getDefinition("db")"#)),
+            "Definition(db)"
+        );
+        assert_eq!(
+            text(s.eval(r#"builder.findByTag("logaware")"#)),
+            "{articles: true, comments: true}"
+        );
         assert_eq!(s.eval(":quit"), Reply::Quit);
     }
 

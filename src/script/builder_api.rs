@@ -71,7 +71,14 @@ impl BuilderHandle {
         }
     }
 
-    fn add(&self, name: Dynamic, kind: DefinitionKind) -> Res<DefinitionHandle> {
+    fn add(
+        &self,
+        ctx: &NativeCallContext,
+        name: Dynamic,
+        kind: DefinitionKind,
+    ) -> Res<DefinitionHandle> {
+        // Definitions made by a script point at the `addDefinition` call in diagnostics.
+        let span = self.state.borrow().span_at(ctx.call_position());
         let name = if name.is_unit() {
             None
         } else {
@@ -86,7 +93,7 @@ impl BuilderHandle {
             }
         };
         let mut b = self.builder.borrow_mut();
-        match b.add_definition(name.as_deref(), None) {
+        match b.add_definition(name.as_deref(), span) {
             Ok(d) => {
                 d.kind = kind;
                 Ok(DefinitionHandle {
@@ -203,27 +210,41 @@ pub fn register(engine: &mut Engine) {
     });
 
     // Adding and removing.
-    engine.register_fn("addDefinition", |b: &mut BuilderHandle, name: Dynamic| {
-        b.add(name, DefinitionKind::Service)
-    });
-    engine.register_fn("addDefinition", |b: &mut BuilderHandle| {
-        b.add(Dynamic::UNIT, DefinitionKind::Service)
-    });
+    engine.register_fn(
+        "addDefinition",
+        |ctx: NativeCallContext, b: &mut BuilderHandle, name: Dynamic| {
+            b.add(&ctx, name, DefinitionKind::Service)
+        },
+    );
+    engine.register_fn(
+        "addDefinition",
+        |ctx: NativeCallContext, b: &mut BuilderHandle| {
+            b.add(&ctx, Dynamic::UNIT, DefinitionKind::Service)
+        },
+    );
     engine.register_fn(
         "addFactoryDefinition",
-        |b: &mut BuilderHandle, name: Dynamic| b.add(name, DefinitionKind::Factory),
+        |ctx: NativeCallContext, b: &mut BuilderHandle, name: Dynamic| {
+            b.add(&ctx, name, DefinitionKind::Factory)
+        },
     );
     engine.register_fn(
         "addAccessorDefinition",
-        |b: &mut BuilderHandle, name: Dynamic| b.add(name, DefinitionKind::Accessor),
+        |ctx: NativeCallContext, b: &mut BuilderHandle, name: Dynamic| {
+            b.add(&ctx, name, DefinitionKind::Accessor)
+        },
     );
     engine.register_fn(
         "addLocatorDefinition",
-        |b: &mut BuilderHandle, name: Dynamic| b.add(name, DefinitionKind::Locator),
+        |ctx: NativeCallContext, b: &mut BuilderHandle, name: Dynamic| {
+            b.add(&ctx, name, DefinitionKind::Locator)
+        },
     );
     engine.register_fn(
         "addImportedDefinition",
-        |b: &mut BuilderHandle, name: Dynamic| b.add(name, DefinitionKind::Imported),
+        |ctx: NativeCallContext, b: &mut BuilderHandle, name: Dynamic| {
+            b.add(&ctx, name, DefinitionKind::Imported)
+        },
     );
     engine.register_fn("removeDefinition", |b: &mut BuilderHandle, name: &str| {
         b.builder.borrow_mut().remove_definition(name)
@@ -416,6 +437,12 @@ fn register_definition(engine: &mut Engine) {
         d.chain(|def| def.setup = items.values().cloned().collect())
     });
     fn add_tag(d: &mut H, tag: &str, v: Dynamic) -> Res<H> {
+        if tag.trim().is_empty() {
+            return raise(Diagnostic::error(
+                Code::InvalidValue,
+                "addTag: the tag name is empty",
+            ));
+        }
         let v = value(&v, "addTag")?;
         d.chain(|def| {
             def.tags.insert(tag.to_string(), v);

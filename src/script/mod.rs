@@ -66,6 +66,8 @@ impl Default for Limits {
 pub struct ScriptState {
     /// The file of the script being run.
     pub file: Option<FileId>,
+    /// Its text, to turn call positions into spans (shared, not copied per call).
+    pub(crate) source: Option<std::rc::Rc<crate::source::SourceFile>>,
     /// Warnings raised by registered functions, with the script position of the call.
     pub(crate) warnings: Vec<(Position, Diagnostic)>,
 }
@@ -73,6 +75,13 @@ pub struct ScriptState {
 impl ScriptState {
     pub(crate) fn warn_at(&mut self, pos: Position, d: Diagnostic) {
         self.warnings.push((pos, d));
+    }
+
+    /// The span of a script position in the running script, if known.
+    pub(crate) fn span_at(&self, pos: Position) -> Option<Span> {
+        let (file, source) = (self.file?, self.source.as_ref()?);
+        let start = source.offset_of_char_pos(pos.line()?, pos.position().unwrap_or(1));
+        Some(Span::new(file, start, start + 1))
     }
 }
 
@@ -88,7 +97,12 @@ pub fn engine(limits: &Limits) -> Engine {
     e.set_max_variables(limits.max_variables);
     e.disable_symbol("eval");
     e.set_module_resolver(rhai::module_resolvers::DummyModuleResolver::new());
-    e.on_print(|_| {});
+    // Script output goes to standard error, so it never mixes with JSON on standard output.
+    e.on_print(|s| eprintln!("script: {s}"));
+    e.on_debug(|s, src, pos| match pos.line() {
+        Some(line) => eprintln!("{}:{line}: debug: {s}", src.unwrap_or("script")),
+        None => eprintln!("{}: debug: {s}", src.unwrap_or("script")),
+    });
     values::register(&mut e);
     builder_api::register(&mut e);
     extension_api::register(&mut e);
@@ -105,6 +119,7 @@ pub struct Extension {
     pub file: FileId,
     ast: AST,
     limits: Limits,
+    source: std::rc::Rc<crate::source::SourceFile>,
 }
 
 /// Converts a 1-based Rhai position in `file` to a span (one character wide).
@@ -138,7 +153,7 @@ impl Extension {
         from: Option<Span>,
         sources: &mut SourceMap,
     ) -> Result<Extension, Diagnostic> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let bytes = crate::source::read_input_file(path).map_err(|e| {
             Diagnostic::error(
                 Code::FileNotFound,
                 format!(
@@ -148,6 +163,13 @@ impl Extension {
             )
             .at(from)
             .with_note(e.to_string())
+        })?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            Diagnostic::error(
+                Code::ScriptError,
+                format!("Extension script '{}' is not valid UTF-8.", path.display()),
+            )
+            .at(from)
         })?;
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let file = sources.add_path(path.display().to_string(), &canonical, text);
@@ -175,12 +197,18 @@ impl Extension {
             max_map_size: engine.max_map_size(),
             max_variables: engine.max_variables(),
         };
-        Ok(Extension {
+        let ext = Extension {
             name: name.to_string(),
             file,
             ast,
             limits,
-        })
+            source: std::rc::Rc::new(sources.get(file).clone()),
+        };
+        // Top-level statements run once, here (they cannot see `this`); their errors count.
+        if let Err(e) = engine.run_ast(&ext.ast) {
+            return Err(ext.runtime_error(sources, "<top level>", &e, &ext.limits));
+        }
+        Ok(ext)
     }
 
     /// Does the script define a function `name` without parameters?
@@ -232,7 +260,11 @@ impl Extension {
         if !self.has_arity(func, args.len()) {
             return (None, Vec::new());
         }
-        this.state.borrow_mut().file = Some(self.file);
+        {
+            let mut state = this.state.borrow_mut();
+            state.file = Some(self.file);
+            state.source = Some(self.source.clone());
+        }
         let mut bound = Dynamic::from(this.clone());
         let mut scope = Scope::new();
         let options = CallFnOptions::new()
@@ -288,13 +320,29 @@ impl Extension {
             EvalAltResult::ErrorRuntime(value, _) if value.is::<Diagnostic>() => value
                 .clone()
                 .cast::<Diagnostic>()
-                .with_note(format!("raised in extension '{}', {func}()", self.name)),
+                .with_note(format!("raised in extension '{}', {}", self.name, where_(func))),
+            EvalAltResult::ErrorRuntime(value, _) => Diagnostic::error(
+                Code::ScriptError,
+                format!("Extension '{}': {value} (thrown in {})", self.name, where_(func)),
+            ),
+            EvalAltResult::ErrorFunctionNotFound(sig, _) => Diagnostic::error(
+                Code::ScriptError,
+                format!(
+                    "Extension '{}': no function matches {sig} in {}",
+                    self.name,
+                    where_(func)
+                ),
+            )
+            .with_note(
+                "Check the name and the argument types against docs/scripting-api.md (a name given as a number, for example, matches nothing).",
+            ),
             other => Diagnostic::error(
                 Code::ScriptError,
                 format!(
-                    "Extension '{}': {} in {func}()",
+                    "Extension '{}': {} in {}",
                     self.name,
-                    strip_position(&other.to_string())
+                    strip_position(&other.to_string()),
+                    where_(func)
                 ),
             ),
         };
@@ -326,6 +374,15 @@ impl Extension {
             }
         }
         d
+    }
+}
+
+/// `loadConfiguration()`, or `the script's top level`.
+fn where_(func: &str) -> String {
+    if func.starts_with('<') {
+        "the script's top level".to_string()
+    } else {
+        format!("{func}()")
     }
 }
 
