@@ -18,10 +18,14 @@ pub(crate) struct Checker<'a> {
     registry: &'a Registry,
     pub(crate) problems: Vec<String>,
     pub(crate) missing: Vec<Missing>,
-    /// Distinct classes the plan uses, and how many of them the registry has.
+    /// Distinct classes the plan uses and how many of them the registry has; exact only when
+    /// none is registered (the case that matters: a plan for another registry).
     pub(crate) used: (usize, usize),
     seen: HashSet<String>,
-    classes_used: HashSet<&'a str>,
+    /// Classes used by the plan that the registry lacks (few; collected only for those).
+    unknown_used: HashSet<&'a str>,
+    /// Whether the plan uses at least one registered class.
+    known_used: bool,
     types_of: HashMap<&'a str, Vec<&'a str>>,
 }
 
@@ -34,15 +38,21 @@ impl<'a> Checker<'a> {
             missing: Vec::new(),
             used: (0, 0),
             seen: HashSet::new(),
-            classes_used: HashSet::new(),
+            unknown_used: HashSet::new(),
+            known_used: false,
             types_of: HashMap::new(),
         }
     }
 
     /// Records that the plan uses `class` and returns its registration, if any.
     fn use_class(&mut self, class: &'a str) -> Option<&'a crate::registry::ClassEntry> {
-        self.classes_used.insert(class);
-        self.registry.classes.get(class)
+        let entry = self.registry.classes.get(class);
+        if entry.is_some() {
+            self.known_used = true;
+        } else {
+            self.unknown_used.insert(class);
+        }
+        entry
     }
 
     fn miss(&mut self, m: Missing) {
@@ -133,12 +143,12 @@ impl<'a> Checker<'a> {
         for (p, e) in &plan.parameters {
             self.walk(e, &format_args!("parameter '{p}'"), None, false);
         }
-        let known = self
-            .classes_used
-            .iter()
-            .filter(|c| self.registry.has_class(c))
-            .count();
-        self.used = (self.classes_used.len(), known);
+        // (distinct classes used, how many of them are registered); exact when none is.
+        self.used = if self.known_used {
+            (self.unknown_used.len() + 1, 1)
+        } else {
+            (self.unknown_used.len(), 0)
+        };
     }
 
     /// `this`: `None` outside setups (`@self` is an error); `Some(class)` inside.
