@@ -42,10 +42,11 @@ fn rust_before_compile(b: &mut ContainerBuilder) {
         if let Some(d) = b.get_definition_mut(&name) {
             let mut args = ExprArray::new();
             args.push(Expr::bare(ExprKind::Int(3)));
-            d.setup.push(Expr::bare(ExprKind::Statement(Box::new(Statement {
-                callee: Callee::Name("setLevel".into()),
-                arguments: args,
-            }))));
+            d.setup
+                .push(Expr::bare(ExprKind::Statement(Box::new(Statement {
+                    callee: Callee::Name("setLevel".into()),
+                    arguments: args,
+                }))));
         }
     }
 }
@@ -54,9 +55,10 @@ fn rust_before_compile(b: &mut ContainerBuilder) {
 fn script_extension(dir: &std::path::Path) -> (Extensions, Rc<RefCell<ContainerBuilder>>) {
     let shared = Rc::new(RefCell::new(builder()));
     let sources = Rc::new(RefCell::new(SourceMap::new()));
-    let config_id = sources
-        .borrow_mut()
-        .add_path("bench.neon", &dir.join("bench.neon"), String::new());
+    let config_id =
+        sources
+            .borrow_mut()
+            .add_path("bench.neon", &dir.join("bench.neon"), String::new());
     let section = Expr::new(
         ExprKind::Array({
             let mut a = ExprArray::new();
@@ -91,7 +93,9 @@ fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("bench.rhai"), SCRIPT).expect("script");
     let mut group = c.benchmark_group("beforeCompile, 10k definitions");
-    group.sample_size(10).measurement_time(Duration::from_secs(10));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
     let mut script_total = Duration::ZERO;
     let mut script_runs = 0u32;
     group.bench_function("rhai script", |bench| {
@@ -104,7 +108,13 @@ fn bench(c: &mut Criterion) {
                 ext.call_all("beforeCompile", &mut diags);
                 total += start.elapsed();
                 assert!(!diags.has_errors(), "{:?}", diags.items());
-                assert_eq!(shared.borrow().get_definition("s9999").map(|d| d.setup.len()), Some(1));
+                assert_eq!(
+                    shared
+                        .borrow()
+                        .get_definition("s9999")
+                        .map(|d| d.setup.len()),
+                    Some(1)
+                );
             }
             script_total += total;
             script_runs += iters as u32;
