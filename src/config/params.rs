@@ -87,6 +87,8 @@ pub fn expand_config(
     let names: Vec<String> = ex.raw.keys().cloned().collect();
     let mut values = IndexMap::new();
     for name in names {
+        // Dynamic parameters are never frozen into the plan, not even as a default: their
+        // value must come from the application (or the environment) at start-up.
         if ex.dynamic.contains(&name) {
             continue;
         }

@@ -169,6 +169,17 @@ impl Inner {
     }
 
     pub(crate) fn parameter(&self, name: &str) -> Result<Value, Error> {
+        // A value given at load (or from the environment) wins over the plan's value, which
+        // for a dynamic parameter is only its configured default.
+        if let Some(v) = self.given_param(name) {
+            return Ok(v);
+        }
+        self.static_param(name)
+    }
+
+    /// A parameter's value from the plan (static parameters, and the configured defaults of
+    /// dynamic ones), walking dotted names into maps.
+    fn static_param(&self, name: &str) -> Result<Value, Error> {
         let frame = Frame {
             service: "parameters",
             this: None,
@@ -194,10 +205,9 @@ impl Inner {
                 return Ok(v);
             }
         }
-        self.dynamic_param(name)
-            .ok_or_else(|| Error::UnknownParameter {
-                name: name.to_string(),
-            })
+        Err(Error::UnknownParameter {
+            name: name.to_string(),
+        })
     }
 
     pub(crate) fn initialize(&self) -> Result<(), Error> {
@@ -703,7 +713,14 @@ impl Inner {
             .map_err(|e| self.fail(frame.service, path, step, e))
     }
 
+    /// A dynamic parameter: given at load, from the environment (`env.X`), or else the
+    /// configured default the plan keeps under `parameters`.
     fn dynamic_param(&self, name: &str) -> Option<Value> {
+        self.given_param(name)
+            .or_else(|| self.static_param(name).ok())
+    }
+
+    fn given_param(&self, name: &str) -> Option<Value> {
         if let Some(v) = self.dynamic.get(name) {
             return Some(v.clone());
         }
