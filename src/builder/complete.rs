@@ -554,6 +554,36 @@ impl Completer<'_> {
                 ),
                 _ => self.statement(st, ctx, item.span),
             },
+            // The callable form `[@self, method]`, `[@service, method]`, `[Class, method]`.
+            ExprKind::Array(a) if a.len() == 2 && a.is_list() => {
+                let mut it = a.values();
+                let (Some(target), Some(method)) = (it.next(), it.next().and_then(Expr::as_str))
+                else {
+                    self.bad_setup(item, ctx);
+                    return P::Null;
+                };
+                match target.as_str() {
+                    Some("@self") => self.call(
+                        CallTarget::SelfObject,
+                        self_ty,
+                        method,
+                        &ExprArray::new(),
+                        ctx,
+                        item.span,
+                    ),
+                    Some(t) => {
+                        let st = Statement {
+                            callee: Callee::Name(format!("{t}::{method}")),
+                            arguments: ExprArray::new(),
+                        };
+                        self.statement(&st, ctx, item.span)
+                    }
+                    None => {
+                        self.bad_setup(item, ctx);
+                        P::Null
+                    }
+                }
+            }
             ExprKind::Array(a) if a.len() == 1 => {
                 let Some((k, v)) = a.items.iter().next().map(|(k, v)| (k.as_string(), v)) else {
                     return P::Null;

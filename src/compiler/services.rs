@@ -191,6 +191,23 @@ pub fn creator_statement(v: &Expr) -> Option<Statement> {
             arguments: ExprArray::new(),
         }),
         ExprKind::Statement(st) => Some((**st).clone()),
+        // Nette's callable form `[Class, method]` / `[@service, method]`.
+        ExprKind::Array(a) if a.len() == 2 && a.is_list() => {
+            let mut items = a.values();
+            let target = items.next()?;
+            let method = items.next()?.as_str()?;
+            match &target.kind {
+                ExprKind::Str(t) => Some(Statement {
+                    callee: Callee::Name(format!("{t}::{method}")),
+                    arguments: ExprArray::new(),
+                }),
+                ExprKind::Statement(_) => Some(Statement {
+                    callee: Callee::Member(Box::new(target.clone()), method.to_string()),
+                    arguments: ExprArray::new(),
+                }),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }

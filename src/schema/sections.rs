@@ -142,7 +142,7 @@ pub fn types() -> Expect {
 pub fn definition() -> Expect {
     let names = Expect::any_of([Expect::string(), Expect::list_of(Expect::string())]);
     Expect::structure([
-        ("create", Expect::type_("string|statement")),
+        ("create", Expect::type_("string|statement|array")),
         ("type", Expect::type_("string|statement")),
         ("arguments", Expect::array()),
         (
