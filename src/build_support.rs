@@ -8,7 +8,7 @@
 //! }
 //! ```
 //!
-//! ```ignore
+//! ```text
 //! // main.rs
 //! static PLAN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/app.plan.bin"));
 //! let container = wireplan_runtime::Container::from_bytes(PLAN, &registry)?;

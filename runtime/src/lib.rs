@@ -92,7 +92,7 @@
 //!
 //! # Loading a plan compiled at build time
 //!
-//! ```ignore
+//! ```text
 //! // build.rs: wireplan::build::compile_plan("config/app.neon", &out_dir)?;
 //! static PLAN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/app.plan.bin"));
 //! let container = Container::from_bytes(PLAN, &registry)?;
