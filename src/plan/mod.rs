@@ -7,8 +7,6 @@
 use crate::builder::{Autowired, ContainerBuilder, DefinitionKind};
 use crate::source::{FileId, SourceMap};
 use indexmap::IndexMap;
-use std::io::Write;
-use std::path::Path;
 use wireplan_runtime::plan::{self, Dependency, Plan, ServiceKind, ServicePlan, SourceLocation};
 
 /// FNV-1a 64-bit hash of bytes, as lowercase hex. Used for dependency and input hashes.
@@ -136,26 +134,7 @@ pub fn to_json(plan: &Plan) -> String {
     s
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder, synced, then
-/// renamed over the target, so a reader never sees a half-written plan.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "plan".into());
-    let tmp = dir.join(format!(".{file_name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
+/// Writes `bytes` to `path` atomically (a temporary file in the same folder, synced, then
+/// renamed over the target), so a reader never sees a half-written plan. The runtime crate's
+/// writer, re-exported so compiler and runtime write plans the same way.
+pub use wireplan_runtime::encoding::write_atomic;
