@@ -170,3 +170,49 @@ fn errors_explain_themselves() {
     assert_eq!(d.message, "Unexpected '='");
     assert!(d.notes[0].contains("quote"));
 }
+
+#[test]
+fn array_push_tracks_the_next_index() {
+    let v = |i: i64| Value::new(Kind::Int(i), Span::default());
+    let keys = |a: &Array| a.entries.keys().cloned().collect::<Vec<_>>();
+    let mut a = Array::new();
+    a.push(v(0));
+    a.insert(Key::Int(5), Span::default(), v(5));
+    a.push(v(6));
+    a.insert(Key::Int(-3), Span::default(), v(-3));
+    a.push(v(7));
+    assert_eq!(
+        keys(&a),
+        [0, 5, 6, -3, 7].map(Key::Int).to_vec(),
+        "one more than the largest integer key"
+    );
+    let mut neg = Array::new();
+    neg.insert(Key::Int(-5), Span::default(), v(-5));
+    assert_eq!(neg.next_index(), 0);
+    // edits of `entries` behind the array's back are noticed
+    a.entries.insert(
+        Key::Int(100),
+        Entry {
+            key_span: Span::default(),
+            value: v(100),
+        },
+    );
+    assert_eq!(a.next_index(), 101);
+    a.push(v(101));
+    assert_eq!(a.entries.keys().last(), Some(&Key::Int(101)));
+    // no index after i64::MAX: no overflow, the item is refused
+    a.insert(Key::Int(i64::MAX), Span::default(), v(0));
+    assert_eq!(a.checked_next_index(), None);
+    assert_eq!(a.next_index(), i64::MAX);
+    let len = a.len();
+    assert!(a.try_push(v(1)).is_err());
+    a.push(v(1));
+    assert_eq!(a.len(), len);
+    // amortised O(1): this took seconds when every push scanned the keys
+    let mut big = Array::new();
+    for i in 0..200_000 {
+        big.push(v(i));
+    }
+    assert_eq!(big.next_index(), 200_000);
+    assert!(big.is_list());
+}

@@ -79,10 +79,22 @@ impl PartialEq for Entry {
 }
 
 /// An ordered NEON collection (mapping, list or entity attributes).
-#[derive(Debug, Clone, Default, PartialEq)]
+///
+/// Equality compares the entries only (like [`IndexMap`], regardless of order).
+#[derive(Debug, Clone, Default)]
 pub struct Array {
     /// Items in source order.
     pub entries: IndexMap<Key, Entry>,
+    /// The largest integer key, valid while `entries` has the length recorded with it, so
+    /// [`Array::push`] is O(1). Code that edits `entries` directly changes the length (or only
+    /// replaces values), which makes the next call recompute it.
+    max_int: Option<(usize, Option<i64>)>,
+}
+
+impl PartialEq for Array {
+    fn eq(&self, other: &Array) -> bool {
+        self.entries == other.entries
+    }
 }
 
 impl Array {
@@ -132,8 +144,28 @@ impl Array {
     }
 
     /// The next implicit index: one more than the largest integer key, or 0 when there is none
-    /// or the largest is negative (nette/neon 3.4 behaviour).
+    /// or the largest is negative (nette/neon 3.4 behaviour). When the largest key is
+    /// `i64::MAX` there is no next index (PHP refuses to append); this then returns `i64::MAX`,
+    /// and [`Array::checked_next_index`] says `None`.
     pub fn next_index(&self) -> i64 {
+        self.checked_next_index().unwrap_or(i64::MAX)
+    }
+
+    /// The next implicit index, or `None` when the largest integer key is `i64::MAX`.
+    pub fn checked_next_index(&self) -> Option<i64> {
+        let max = match self.max_int {
+            Some((len, max)) if len == self.entries.len() => max,
+            _ => self.scan_max_int(),
+        };
+        match max {
+            None => Some(0),
+            Some(m) if m < 0 => Some(0),
+            Some(m) => m.checked_add(1),
+        }
+    }
+
+    /// The largest integer key, by looking at every key.
+    fn scan_max_int(&self) -> Option<i64> {
         self.entries
             .keys()
             .filter_map(|k| match k {
@@ -141,20 +173,53 @@ impl Array {
                 Key::Str(_) => None,
             })
             .max()
-            .map(|m| if m < 0 { 0 } else { m + 1 })
-            .unwrap_or(0)
+    }
+
+    /// The largest integer key, from the record when it is current (else recorded anew).
+    fn current_max_int(&mut self) -> Option<i64> {
+        match self.max_int {
+            Some((len, max)) if len == self.entries.len() => max,
+            _ => {
+                let max = self.scan_max_int();
+                self.max_int = Some((self.entries.len(), max));
+                max
+            }
+        }
     }
 
     /// Inserts (or overwrites) an item.
     pub fn insert(&mut self, key: Key, key_span: Span, value: Value) {
+        let max = self.current_max_int();
+        let max = match key {
+            Key::Int(i) if max.is_none_or(|m| i > m) => Some(i),
+            _ => max,
+        };
         self.entries.insert(key, Entry { key_span, value });
+        self.max_int = Some((self.entries.len(), max));
     }
 
-    /// Appends an item under the next implicit index.
+    /// Appends an item under the next implicit index (amortised O(1)). PHP cannot append after
+    /// key `i64::MAX`: the item is then dropped, as the decoder drops it; use
+    /// [`Array::try_push`] to get it back instead.
     pub fn push(&mut self, value: Value) {
-        let k = Key::Int(self.next_index());
-        let span = value.span;
-        self.insert(k, span, value);
+        let _ = self.try_push(value);
+    }
+
+    /// Appends an item under the next implicit index, or gives it back when there is none (the
+    /// largest integer key is `i64::MAX`).
+    pub fn try_push(&mut self, value: Value) -> Result<(), Value> {
+        let next = match self.current_max_int() {
+            Some(m) if m >= 0 => m.checked_add(1),
+            _ => Some(0),
+        };
+        match next {
+            Some(i) => {
+                let span = value.span;
+                self.insert(Key::Int(i), span, value);
+                Ok(())
+            }
+            None => Err(value),
+        }
     }
 }
 
