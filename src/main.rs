@@ -58,6 +58,18 @@ enum NeonCommand {
         /// The NEON file.
         file: PathBuf,
     },
+    /// Encode canonical JSON (what `neon decode` prints) as NEON on standard output.
+    Encode {
+        /// The JSON file.
+        file: PathBuf,
+        /// One line of inline NEON instead of indented blocks.
+        #[arg(long)]
+        inline: bool,
+        /// Indentation of blocks and of `'''` strings: spaces and tabs, a number of spaces
+        /// (`4`), or `\t` for a tab (the default).
+        #[arg(long, value_name = "STR", default_value = "\\t")]
+        indent: String,
+    },
 }
 
 /// Parameter options shared by `compile` and `check`.
@@ -256,6 +268,66 @@ fn neon_decode(file: PathBuf) -> ExitCode {
     }
 }
 
+/// `neon encode`: canonical JSON in, NEON out. Exit 1 for unreadable or unencodable input, 2 for
+/// a bad `--indent`.
+fn neon_encode(file: PathBuf, inline: bool, indent: &str) -> ExitCode {
+    use wireplan::neon::{self, EncodeError, EncodeOptions};
+    let indent = match indent {
+        "\\t" => "\t".to_string(),
+        n if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            " ".repeat(n.parse::<usize>().unwrap_or(0).min(64))
+        }
+        s => s.to_string(),
+    };
+    let opts = if inline {
+        EncodeOptions::inline()
+    } else {
+        EncodeOptions::block()
+    }
+    .with_indent(indent);
+    let mut sources = SourceMap::new();
+    let fail = |sources: &SourceMap, d: Diagnostic| {
+        diagnostics::render(sources, &[d], color());
+        ExitCode::from(1)
+    };
+    let (id, bytes) = match read_input(&file, &mut sources) {
+        Ok(x) => x,
+        Err(d) => return fail(&sources, d),
+    };
+    let json: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(j) => j,
+        Err(e) => {
+            let f = sources.get(id);
+            let at = f.line_start(e.line().saturating_sub(1)) + e.column().saturating_sub(1);
+            let at = at.min(bytes.len());
+            let d = Diagnostic::error(Code::InvalidValue, format!("Invalid JSON: {e}"))
+                .with_primary(wireplan::source::Span::new(id, at, at), "here");
+            return fail(&sources, d);
+        }
+    };
+    match neon::from_json(&json).and_then(|v| neon::encode(&v, &opts)) {
+        Ok(text) if inline => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e @ EncodeError::BadIndent(_)) => {
+            eprintln!("error: --indent: {e}");
+            ExitCode::from(2)
+        }
+        Err(e) => fail(
+            &sources,
+            Diagnostic::error(
+                Code::InvalidValue,
+                format!("Cannot encode '{}' as NEON: {e}", file.display()),
+            ),
+        ),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -280,5 +352,13 @@ fn main() -> ExitCode {
         Command::Neon {
             command: NeonCommand::Decode { file },
         } => neon_decode(file),
+        Command::Neon {
+            command:
+                NeonCommand::Encode {
+                    file,
+                    inline,
+                    indent,
+                },
+        } => neon_encode(file, inline, &indent),
     }
 }

@@ -6,8 +6,13 @@
 //!   `{"$float": "-INF"}`, `{"$float": "NAN"}`;
 //! - dates are `{"$date": "..."}`, entities `{"$entity": value, "attributes": collection}`,
 //!   chains `{"$chain": [entity, ...]}`.
+//!
+//! [`from_json`] is the way back, for `wireplan neon encode`.
 
-use super::value::{Array, Entity, Kind, Value};
+use super::encode::EncodeError;
+use super::errors::MAX_DEPTH;
+use super::value::{Array, Entity, Key, Kind, Value};
+use crate::source::Span;
 use serde_json::{Map, Number, Value as J};
 
 /// The canonical JSON of `value`.
@@ -118,6 +123,145 @@ fn float_to_json(f: f64) -> J {
         None if f > 0.0 => tagged("$float", J::String("INF".into())),
         None => tagged("$float", J::String("-INF".into())),
     }
+}
+
+/// The value whose canonical JSON is `json`: the inverse of [`to_json`].
+///
+/// Integers and floats stay apart (`1` is an int, `1.0` a float); arrays are lists; objects are
+/// collections with keys normalised like PHP's (`"5"` is the integer key 5). Objects of exactly
+/// these shapes are special: `{"$float": "INF" | "-INF" | "NAN"}`, `{"$date": "<date>"}`
+/// (normalised), `{"$entity": value, "attributes": array-or-object}` and
+/// `{"$chain": [two or more entities]}`. An object that only resembles one (an unknown
+/// `$float` text, a `$date` that is not a date, other keys) is an ordinary collection, as
+/// `to_json` writes such collections. Spans are empty.
+///
+/// Errors: [`EncodeError::Json`] for an integer beyond 64 bits, [`EncodeError::TooDeep`] for
+/// nesting deeper than the decoder accepts.
+pub fn from_json(json: &J) -> Result<Value, EncodeError> {
+    from_json_at(json, 0)
+}
+
+fn from_json_at(json: &J, depth: usize) -> Result<Value, EncodeError> {
+    let kind = match json {
+        J::Null => Kind::Null,
+        J::Bool(b) => Kind::Bool(*b),
+        J::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) if !n.is_f64() => Kind::Int(i),
+            (_, Some(f)) if n.is_f64() => Kind::Float(f),
+            _ => {
+                return Err(EncodeError::Json(format!(
+                    "the integer {n} does not fit in 64 bits (NEON keeps such numbers as strings)"
+                )))
+            }
+        },
+        J::String(s) => Kind::Str(s.clone()),
+        J::Array(items) => Kind::Array(list_from_json(items, enter(depth)?)?),
+        J::Object(m) => {
+            let depth = enter(depth)?;
+            match special(m, depth)? {
+                Some(k) => k,
+                None => Kind::Array(map_from_json(m, depth)?),
+            }
+        }
+    };
+    Ok(Value::new(kind, Span::default()))
+}
+
+/// JSON nesting is limited to keep the recursion safe; a NEON value at the decoder's
+/// [`MAX_DEPTH`] takes up to four JSON levels per level (a chain: object, array, link object,
+/// attributes). The encoder checks the NEON depth itself.
+const MAX_JSON_DEPTH: usize = 4 * MAX_DEPTH + 4;
+
+fn enter(depth: usize) -> Result<usize, EncodeError> {
+    if depth >= MAX_JSON_DEPTH {
+        return Err(EncodeError::TooDeep);
+    }
+    Ok(depth + 1)
+}
+
+fn list_from_json(items: &[J], depth: usize) -> Result<Array, EncodeError> {
+    let mut a = Array::new();
+    for (i, item) in items.iter().enumerate() {
+        a.insert(
+            Key::Int(i as i64),
+            Span::default(),
+            from_json_at(item, depth)?,
+        );
+    }
+    Ok(a)
+}
+
+fn map_from_json(m: &Map<String, J>, depth: usize) -> Result<Array, EncodeError> {
+    let mut a = Array::new();
+    for (k, v) in m {
+        a.insert(
+            Key::from_string(k.clone()),
+            Span::default(),
+            from_json_at(v, depth)?,
+        );
+    }
+    Ok(a)
+}
+
+fn attributes_from_json(json: &J, depth: usize) -> Result<Option<Array>, EncodeError> {
+    Ok(match json {
+        J::Array(items) => Some(list_from_json(items, enter(depth)?)?),
+        J::Object(m) => Some(map_from_json(m, enter(depth)?)?),
+        _ => None,
+    })
+}
+
+/// The kind of an object with one of the special shapes, or `None` for a plain collection.
+fn special(m: &Map<String, J>, depth: usize) -> Result<Option<Kind>, EncodeError> {
+    let mut keys = m.keys().map(String::as_str);
+    let shape = (keys.next(), keys.next(), keys.next());
+    Ok(match shape {
+        (Some("$float"), None, None) => match m["$float"].as_str() {
+            Some("INF") => Some(Kind::Float(f64::INFINITY)),
+            Some("-INF") => Some(Kind::Float(f64::NEG_INFINITY)),
+            Some("NAN") => Some(Kind::Float(f64::NAN)),
+            _ => None,
+        },
+        (Some("$date"), None, None) => match m["$date"].as_str().and_then(super::date::parse) {
+            Some(Ok(d)) => Some(Kind::Date(d)),
+            _ => None,
+        },
+        (Some("$entity" | "attributes"), Some("$entity" | "attributes"), None) => {
+            entity_from_json(m, depth)?.map(|e| Kind::Entity(Box::new(e)))
+        }
+        (Some("$chain"), None, None) => match &m["$chain"] {
+            J::Array(links) if links.len() >= 2 => {
+                let mut out = Vec::with_capacity(links.len());
+                let depth = enter(depth)?;
+                for link in links {
+                    match link {
+                        J::Object(lm) => match entity_from_json(lm, enter(depth)?)? {
+                            Some(e) => out.push(e),
+                            None => return Ok(None),
+                        },
+                        _ => return Ok(None),
+                    }
+                }
+                Some(Kind::Chain(out))
+            }
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// `{"$entity": value, "attributes": collection}`, or `None` for another shape.
+fn entity_from_json(m: &Map<String, J>, depth: usize) -> Result<Option<Entity>, EncodeError> {
+    let (Some(value), Some(attrs), 2) = (m.get("$entity"), m.get("attributes"), m.len()) else {
+        return Ok(None);
+    };
+    let Some(attributes) = attributes_from_json(attrs, depth)? else {
+        return Ok(None);
+    };
+    Ok(Some(Entity {
+        value: from_json_at(value, depth)?,
+        attributes,
+    }))
 }
 
 #[cfg(test)]

@@ -1,14 +1,17 @@
 //! NEON, the configuration language of wireplan (and of Nette).
 //!
 //! [`decode`] turns text into a [`Value`] tree with byte spans, following nette/neon 3.4;
-//! [`to_json`] gives the canonical JSON of `wireplan neon decode`. Only this module touches pest.
+//! [`to_json`] gives the canonical JSON of `wireplan neon decode`; [`encode`] writes a value back
+//! as block or inline NEON, and [`from_json`] reads canonical JSON (for `wireplan neon encode`).
+//! Only this module touches pest.
 //!
 //! Layout: `grammar/neon.pest` is the lexical grammar (tokens); `lexer` runs it, `parser` builds
 //! values from the tokens (block structure by indentation, inline collections, entities),
 //! `scalar` and `date` type literals and decode strings, `errors` turns failures into
-//! `neon-syntax` diagnostics, `json` writes the canonical JSON.
+//! `neon-syntax` diagnostics, `json` writes and reads the canonical JSON, `encode` writes NEON.
 
 mod date;
+mod encode;
 mod errors;
 mod json;
 mod lexer;
@@ -18,8 +21,9 @@ mod scalar;
 mod tests;
 mod value;
 
+pub use encode::{encode, encode_block, encode_inline, EncodeError, EncodeOptions, Mode};
 pub use errors::MAX_DEPTH;
-pub use json::to_json;
+pub use json::{from_json, to_json};
 pub use value::{Array, Entity, Entry, Key, Kind, Value};
 
 use crate::diagnostics::{Code, Diagnostic};
