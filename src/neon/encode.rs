@@ -108,7 +108,8 @@ pub fn encode(value: &Value, options: &EncodeOptions) -> Result<String, EncodeEr
         out: String::new(),
     };
     match options.mode {
-        Mode::Inline => e.inline(value, 0)?,
+        // the decoder counts the document's block as the first level
+        Mode::Inline => e.inline(value, 1)?,
         Mode::Block => {
             e.block_document(value)?;
         }
@@ -125,9 +126,6 @@ pub fn encode_block(value: &Value) -> Result<String, EncodeError> {
 pub fn encode_inline(value: &Value) -> Result<String, EncodeError> {
     encode(value, &EncodeOptions::inline())
 }
-
-/// The deepest collection nesting written: the decoder counts its document block too.
-const MAX_NESTING: usize = MAX_DEPTH - 1;
 
 struct Encoder<'a> {
     indent: &'a str,
@@ -146,13 +144,8 @@ impl Encoder<'_> {
     fn block_document(&mut self, v: &Value) -> Result<(), EncodeError> {
         match &v.kind {
             Kind::Array(a) if !a.is_empty() => self.block_array(a, 0, 1),
-            Kind::Str(s) if s.contains('\n') => {
-                self.multiline(s, 0);
-                self.out.push('\n');
-                Ok(())
-            }
             _ => {
-                self.inline(v, 0)?;
+                self.same_line(v, 0, 1)?;
                 self.out.push('\n');
                 Ok(())
             }
@@ -160,38 +153,67 @@ impl Encoder<'_> {
     }
 
     /// The items of a non-empty collection, one per line at `level`: `- value` where the decoder
-    /// assigns the key itself (every item of a list), `key: value` elsewhere.
+    /// assigns the key itself (every item of a list), `key: value` elsewhere. `depth` counts
+    /// the blocks and brackets the decoder has open, this block included.
     fn block_array(&mut self, a: &Array, level: usize, depth: usize) -> Result<(), EncodeError> {
-        if depth > MAX_NESTING {
+        if depth > MAX_DEPTH {
             return Err(EncodeError::TooDeep);
         }
         let mut next = NextIndex::default();
         for (k, v) in a.iter() {
             self.indent_to(level);
-            if next.is_implicit(k) {
-                self.out.push('-');
-            } else {
-                self.key(k);
-                self.out.push(':');
-            }
-            match &v.kind {
-                Kind::Array(child) if !child.is_empty() => {
+            let implicit = next.is_implicit(k);
+            if let Kind::Array(child) = &v.kind {
+                if !child.is_empty() {
+                    if implicit {
+                        self.out.push('-');
+                    } else {
+                        self.key(k);
+                        self.out.push(':');
+                    }
                     self.out.push('\n');
                     self.block_array(child, level + 1, depth + 1)?;
                     continue;
                 }
-                Kind::Str(s) if s.contains('\n') => {
-                    self.out.push(' ');
-                    self.multiline(s, level);
+            }
+            let mark = self.out.len();
+            // what follows `- ` on its line is a block of its own for the decoder, one level
+            // more; at the limit write the key instead
+            let bullet = if implicit {
+                self.out.push_str("- ");
+                match self.same_line(v, level, depth + 1) {
+                    Err(EncodeError::TooDeep) => {
+                        self.out.truncate(mark);
+                        false
+                    }
+                    r => r.map(|()| true)?,
                 }
-                _ => {
-                    self.out.push(' ');
-                    self.inline(v, depth)?;
-                }
+            } else {
+                false
+            };
+            if !bullet {
+                self.key(k);
+                self.out.push_str(": ");
+                self.same_line(v, level, depth)?;
             }
             self.out.push('\n');
         }
         Ok(())
+    }
+
+    /// A value after `key: `, `- ` or alone on the top line: multi-line strings as blocks,
+    /// anything else inline. `depth` as in [`Encoder::block_array`].
+    fn same_line(&mut self, v: &Value, level: usize, depth: usize) -> Result<(), EncodeError> {
+        if depth > MAX_DEPTH {
+            return Err(EncodeError::TooDeep);
+        }
+        match &v.kind {
+            Kind::Str(s) if s.contains('\n') => {
+                self.multiline(s, level);
+                Ok(())
+            }
+            _ => self.inline(v, depth),
+        }
     }
 
     /// A `'''` block (or `"""` when the text needs escapes): content one level deeper than
@@ -221,7 +243,7 @@ impl Encoder<'_> {
 
     // --------------------------------------------------------------------------------- inline
 
-    /// `v` on one line; `depth` is the collection nesting around it.
+    /// `v` on one line; `depth` counts the blocks and brackets the decoder has open around it.
     fn inline(&mut self, v: &Value, depth: usize) -> Result<(), EncodeError> {
         match &v.kind {
             Kind::Array(a) => {
@@ -249,7 +271,7 @@ impl Encoder<'_> {
     /// The items of an inline collection (without brackets). Keys equal to the index the
     /// decoder would assign anyway are left out: `{0: a, b: 1}` is written `{a, b: 1}`.
     fn inline_items(&mut self, a: &Array, depth: usize) -> Result<(), EncodeError> {
-        if depth > MAX_NESTING {
+        if depth > MAX_DEPTH {
             return Err(EncodeError::TooDeep);
         }
         let mut next = NextIndex::default();
@@ -379,15 +401,12 @@ fn scalar_literal(kind: &Kind) -> Result<String, EncodeError> {
         }
         // `{:?}` is the shortest text that parses back exactly, always with `.` or `e`
         Kind::Float(f) => format!("{f:?}"),
-        Kind::Date(d) => match date::parse(d) {
-            Some(Ok(n)) if n == *d => d.clone(),
-            _ => {
-                return Err(EncodeError::Unrepresentable(format!(
+        Kind::Date(d) => date_literal(d).ok_or_else(|| {
+            EncodeError::Unrepresentable(format!(
                 "'{d}' is not a date NEON can write (expected YYYY-MM-DDTHH:MM:SS[.ffffff]±HH:MM \
-                     with a four-digit year)"
-            )))
-            }
-        },
+                 between the years 0 and 10000)"
+            ))
+        })?,
         Kind::Str(s) => {
             let mut out = String::new();
             double_quoted(&mut out, s);
@@ -399,6 +418,29 @@ fn scalar_literal(kind: &Kind) -> Result<String, EncodeError> {
             ))
         }
     })
+}
+
+/// The literal of a normalised date: the date itself, or for the few dates the decoder's roll-over
+/// reaches outside four-digit years, a literal that rolls over to it: `10000-01-01T00:mm:ss` is
+/// `9999-12-31T24:mm:ss`, `10000-01-01T01:00:00` is `9999-12-31T24:59:60`, December of year -1
+/// is month 0 of year 0 (`-0001-11-30` is `0000-00-00`). Every answer is checked by decoding.
+fn date_literal(d: &str) -> Option<String> {
+    let candidate = if let Some(rest) = d.strip_prefix("10000-01-01T") {
+        match (rest.get(..2), rest.get(2..)) {
+            (Some("00"), Some(time)) => format!("9999-12-31T24{time}"),
+            (Some("01"), Some(time)) if time.starts_with(":00:00") => {
+                format!("9999-12-31T24:59:60{}", &time[6..])
+            }
+            _ => return None,
+        }
+    } else if let Some(rest) = d.strip_prefix("-0001-12-") {
+        format!("0000-00-{rest}")
+    } else if let Some(rest) = d.strip_prefix("-0001-11-30") {
+        format!("0000-00-00{rest}")
+    } else {
+        d.to_string()
+    };
+    matches!(date::parse(&candidate), Some(Ok(n)) if n == d).then_some(candidate)
 }
 
 /// Can `s` be written without quotes? It must lex as one literal token that types back to the

@@ -139,10 +139,7 @@ fn scalars() {
     ));
     let nan = Value::new(Kind::Float(f64::NAN), Span::default());
     assert_eq!(encode_block(&nan), Err(EncodeError::Nan));
-    let bad = Value::new(
-        Kind::Date("10000-01-01T00:00:00+00:00".into()),
-        Span::default(),
-    );
+    let bad = Value::new(Kind::Date("2024-01-01".into()), Span::default());
     assert!(matches!(
         encode_block(&bad),
         Err(EncodeError::Unrepresentable(_))
@@ -279,16 +276,56 @@ fn nested_lists(n: usize) -> Value {
     v
 }
 
+/// Maps `{a: {a: ...}}` nested `n` deep around a scalar.
+fn nested_maps(n: usize) -> Value {
+    let mut v = Value::new(Kind::Int(1), Span::default());
+    for _ in 0..n {
+        let mut a = Array::new();
+        a.insert(Key::Str("a".into()), Span::default(), v);
+        v = Value::new(Kind::Array(a), Span::default());
+    }
+    v
+}
+
+fn decodes_back(v: &Value, opts: &EncodeOptions) -> Result<(), EncodeError> {
+    let text = encode(v, opts)?;
+    let back = decode(&text, FileId(0)).unwrap_or_else(|d| panic!("{}", d.message));
+    assert_eq!(canon(&back), canon(v));
+    Ok(())
+}
+
 #[test]
 fn depth_limit_matches_the_decoder() {
-    let deepest = nested_lists(MAX_NESTING);
-    assert_round_trip(&deepest);
-    let too_deep = nested_lists(MAX_NESTING + 1);
-    assert_eq!(encode_block(&too_deep), Err(EncodeError::TooDeep));
-    assert_eq!(encode_inline(&too_deep), Err(EncodeError::TooDeep));
-    // entity arguments count as a level, like the decoder's brackets
+    // The decoder allows MAX_DEPTH open blocks and brackets, the document's block included.
+    // Inline: the document plus one bracket per level.
+    let inline = EncodeOptions::inline();
+    assert_eq!(decodes_back(&nested_lists(MAX_DEPTH - 1), &inline), Ok(()));
+    assert_eq!(
+        decodes_back(&nested_lists(MAX_DEPTH), &inline),
+        Err(EncodeError::TooDeep)
+    );
+    // Block: one block per level; what follows `- ` is one more, so the deepest list item is
+    // written with its key instead.
+    for opts in [
+        EncodeOptions::block(),
+        EncodeOptions::block().with_indent("  "),
+    ] {
+        assert_eq!(decodes_back(&nested_lists(MAX_DEPTH), &opts), Ok(()));
+        assert_eq!(decodes_back(&nested_maps(MAX_DEPTH), &opts), Ok(()));
+        assert_eq!(
+            decodes_back(&nested_lists(MAX_DEPTH + 1), &opts),
+            Err(EncodeError::TooDeep)
+        );
+        assert_eq!(
+            decodes_back(&nested_maps(MAX_DEPTH + 1), &opts),
+            Err(EncodeError::TooDeep)
+        );
+    }
+    let text = encode_block(&nested_lists(3)).unwrap();
+    assert_eq!(text, "-\n\t-\n\t\t- 1\n");
+    // entity arguments are a bracket, like the decoder's: document, `(`, 498 `[`
     let mut a = Array::new();
-    a.push(nested_lists(MAX_NESTING - 1));
+    a.push(nested_lists(MAX_DEPTH - 2));
     let e = Value::new(
         Kind::Entity(Box::new(Entity {
             value: str_value("Foo"),
@@ -296,7 +333,17 @@ fn depth_limit_matches_the_decoder() {
         })),
         Span::default(),
     );
-    assert_round_trip(&e);
+    assert_eq!(decodes_back(&e, &inline), Ok(()));
+    let mut a = Array::new();
+    a.push(nested_lists(MAX_DEPTH - 1));
+    let e = Value::new(
+        Kind::Entity(Box::new(Entity {
+            value: str_value("Foo"),
+            attributes: a,
+        })),
+        Span::default(),
+    );
+    assert_eq!(decodes_back(&e, &inline), Err(EncodeError::TooDeep));
 }
 
 #[test]
@@ -320,5 +367,31 @@ fn json_round_trip() {
     assert!(matches!(
         from_json(&not_entity).unwrap().kind,
         Kind::Array(_)
+    ));
+}
+
+#[test]
+fn dates_rolled_over_past_four_digit_years() {
+    for (src, literal) in [
+        ("9999-12-31 24:00:00", "9999-12-31T24:00:00+00:00"),
+        (
+            "9999-12-31 24:59:60.5 +0100",
+            "9999-12-31T24:59:60.500000+01:00",
+        ),
+        ("0000-00-05", "0000-00-05T00:00:00+00:00"),
+        ("0000-00-00", "0000-00-00T00:00:00+00:00"),
+    ] {
+        let v = dec(src);
+        assert!(matches!(v.kind, Kind::Date(_)), "{src}");
+        assert_eq!(encode_inline(&v).unwrap(), literal);
+        assert_round_trip(&v);
+    }
+    let v = Value::new(
+        Kind::Date("10000-01-02T00:00:00+00:00".into()),
+        Span::default(),
+    );
+    assert!(matches!(
+        encode_inline(&v),
+        Err(EncodeError::Unrepresentable(_))
     ));
 }
