@@ -360,6 +360,17 @@ impl Completer<'_> {
             Callee::Name(n) => {
                 if let Some(svc) = n.strip_prefix('@') {
                     if let Some((target, method)) = svc.split_once("::") {
+                        if let Some(prop) = method.strip_prefix('$') {
+                            self.report(
+                                Code::InvalidDefinition,
+                                ctx,
+                                format!(
+                                    "Reading a property (@{target}::${prop}) is not supported in plans yet; call a getter method instead (@{target}::getX())."
+                                ),
+                                span,
+                            );
+                            return P::Null;
+                        }
                         let target_ty = self.reference_type(target, ctx);
                         let target = self.reference(target, ctx, span);
                         return self.call(
