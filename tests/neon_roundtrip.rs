@@ -5,7 +5,8 @@
 //!   mode, plus the canonical JSON → value → JSON way (`from_json`);
 //! - every `ok` case of `../shared/conformance/neon` and `../shared/conformance/real-neon`:
 //!   decode, encode (block with a tab, block with four spaces, inline), decode again, compare.
-//!   When the corpus folder is absent the test says so and passes, except under `CI=true`.
+//!   When the corpus folder is absent the test says so and passes, except under `CI=true`;
+//! - `wireplan neon encode` on the output of `wireplan neon decode`, in every layout.
 
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -367,4 +368,77 @@ fn corpus_values_survive_encoding() {
         "round-trip failures:\n{}",
         failures.join("\n")
     );
+}
+
+// -------------------------------------------------------------------------------------- CLI
+
+/// Runs `wireplan neon ARGS...`; returns (exit code, stdout, stderr).
+fn wireplan(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .arg("neon")
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("wireplan runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_encode_inverts_decode() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let neon_in = dir.path().join("in.neon");
+    std::fs::write(
+        &neon_in,
+        "services:\n\t- App\\Foo\n\tbar: App\\Bar(@foo, limit: 5)::setup()\n\
+         text: '''\n\tline one\n\t  line two\n'''\nwhen: 2024-01-31 10:20:30.5 +0100\n\
+         floats: [1.0, -0.0, 1e999]\nquoted: ['true', '123', 'a: b']\n",
+    )
+    .expect("write");
+    let (code, json, err) = wireplan(&["decode", neon_in.to_str().expect("utf-8 path")]);
+    assert_eq!(code, 0, "{err}");
+    let json_file = dir.path().join("in.json");
+    std::fs::write(&json_file, &json).expect("write");
+    let json_path = json_file.to_str().expect("utf-8 path");
+    for args in [
+        vec!["encode", json_path],
+        vec!["encode", json_path, "--inline"],
+        vec!["encode", json_path, "--indent", "4"],
+        vec!["encode", json_path, "--indent", "  "],
+    ] {
+        let (code, text, err) = wireplan(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        if args.contains(&"--inline") {
+            assert_eq!(text.lines().count(), 1, "{text}");
+        }
+        if args.contains(&"4") {
+            assert!(text.contains("\n    - App\\Foo\n"), "{text}");
+            assert!(
+                text.contains("text: '''\n    line one\n      line two\n'''"),
+                "{text}"
+            );
+        }
+        let out = dir.path().join("out.neon");
+        std::fs::write(&out, &text).expect("write");
+        let (code, again, err) = wireplan(&["decode", out.to_str().expect("utf-8 path")]);
+        assert_eq!(code, 0, "{args:?}: {err}\n{text}");
+        let (a, b): (serde_json::Value, serde_json::Value) = (
+            serde_json::from_str(&json).expect("json"),
+            serde_json::from_str(&again).expect("json"),
+        );
+        assert_eq!(a.to_string(), b.to_string(), "{args:?}:\n{text}");
+    }
+    // usage and input errors
+    assert_eq!(wireplan(&["encode", json_path, "--indent", "x"]).0, 2);
+    std::fs::write(&json_file, "{\"a\": [1,").expect("write");
+    let (code, _, err) = wireplan(&["encode", json_path]);
+    assert_eq!(code, 1);
+    assert!(err.contains("Invalid JSON"), "{err}");
+    std::fs::write(&json_file, "{\"$float\": \"NAN\"}").expect("write");
+    let (code, _, err) = wireplan(&["encode", json_path]);
+    assert_eq!(code, 1);
+    assert!(err.contains("NAN cannot be encoded"), "{err}");
 }
