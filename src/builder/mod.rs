@@ -325,6 +325,18 @@ impl ContainerBuilder {
     /// Adds an alias. Errors: `duplicate-service` when the alias is already a service or an
     /// alias (`Alias 'x' has already been added.`).
     pub fn add_alias(&mut self, alias: &str, service: &str) -> Result<(), Diagnostic> {
+        let valid = !alias.is_empty()
+            && alias
+                .split('.')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        if !valid {
+            return Err(Diagnostic::error(
+                Code::InvalidDefinition,
+                format!(
+                    "Alias name must be an alphanumeric name like a service's, '{alias}' given."
+                ),
+            ));
+        }
         if self.aliases.contains_key(alias) || self.definitions.contains_key(alias) {
             return Err(Diagnostic::error(
                 Code::DuplicateService,
@@ -416,6 +428,18 @@ impl ContainerBuilder {
     /// Resolves every definition's type and builds the autowiring index (start of phase B).
     /// Errors (`class-not-found`, `invalid-definition`, `invalid-autowired`, …) go to `diags`.
     pub fn resolve(&mut self, diags: &mut Diagnostics) {
+        for (alias, target) in &self.aliases {
+            if !self.definitions.contains_key(target) {
+                let mut d = Diagnostic::error(
+                    Code::MissingService,
+                    format!("Alias '{alias}' refers to missing service '{target}'."),
+                );
+                if self.aliases.contains_key(target) {
+                    d = d.with_note("An alias must name a service, not another alias.");
+                }
+                diags.push(d);
+            }
+        }
         self.phase = Phase::Resolving;
         self.resolve_types(diags);
         self.phase = Phase::Resolved;

@@ -115,11 +115,34 @@ impl Extensions {
             }
             return ext;
         };
+        let mut seen: Vec<String> = Vec::new();
         for (key, value) in &entries.items {
             let name = match key {
                 Key::Str(s) => s.clone(),
                 Key::Int(i) => format!("_{}", i + 1),
             };
+            // Nette: names are unique case-insensitively and may not take a built-in section.
+            let problem = if super::BUILTIN_SECTIONS
+                .iter()
+                .any(|b| b.eq_ignore_ascii_case(&name))
+            {
+                Some(format!("Name '{name}' is already used or reserved."))
+            } else if !name.chars().all(|c| c.is_alphanumeric() || c == '_') || name.is_empty() {
+                Some(format!(
+                    "Extension name '{name}' must be alphanumeric (it prefixes service names)."
+                ))
+            } else {
+                seen.iter()
+                    .find(|o| o.eq_ignore_ascii_case(&name))
+                    .map(|o| format!(
+                        "Name of extension '{name}' has the same name as '{o}' in a case-insensitive manner."
+                    ))
+            };
+            if let Some(msg) = problem {
+                diags.push(Diagnostic::error(Code::InvalidDefinition, msg).at(value.span));
+                continue;
+            }
+            seen.push(name.clone());
             let (path, args) = match &value.kind {
                 ExprKind::Str(p) => (p.clone(), Vec::new()),
                 ExprKind::Statement(st) => match &st.callee {

@@ -58,7 +58,7 @@ pub const API: &[ApiDoc] = &[
     doc!("Extension", "compiler", Load, "The compiler: `getExtensions`, `addExportedTag`, `addExportedType`.", r#"ok(this.compiler.getExtensions().keys() == ["demo"]);"#),
     doc!("Extension", "types", Load, "Queries on the type catalog: `exists`, `isInterface`, `isAbstract`, `isSubclassOf`, `classes`, `implementationsOf`, `methods`, `constructor`.", r#"ok(this.types.exists("App\\Db"));"#),
     doc!("Extension", "initialization", Load, "Statements run by `Container::initialize()`: `addBody(\"@service::method()\")` (a NEON statement; Nette's `$initialization->addBody`).", r#"this.initialization.addBody("@repo::setLevel(1)");"#),
-    doc!("Compiler", "getExtensions", Load, "Registered extensions as name → script path; with an argument, only those whose script file is named so.", r#"ok(this.compiler.getExtensions("ext").len() == 1);"#),
+    doc!("Compiler", "getExtensions", Load, "Registered extensions as name → script path; with an argument, only those whose script file name without `.rhai` is that (`getExtensions(\"logaware\")`).", r#"ok(this.compiler.getExtensions("ext").len() == 1);"#),
     doc!("Compiler", "addExportedTag", Load, "Keeps a tag in the plan when `di › export › tags` is a list (Nette's `Compiler::addExportedTag`).", r#"this.compiler.addExportedTag("repository");"#),
     doc!("Compiler", "addExportedType", Load, "Keeps a type in the plan's autowiring index when `di › export › types` is a list.", r#"this.compiler.addExportedType("App\\Db");"#),
     doc!("Initialization", "addBody", Load, "Appends a NEON statement to the container's initialization; parameters are expanded.", r#"this.initialization.addBody("@repo::setLevel(%level%)");"#),
@@ -98,7 +98,7 @@ pub const API: &[ApiDoc] = &[
     doc!("Definition", "setTags", Before, "Replaces the tags: an array of names or a map of name → value.", r#"this.getContainerBuilder().getDefinition("db").setTags(["a", "b"]);"#),
     doc!("Definition", "setAutowired", Load, "`true`, `false`, `\"self\"`, a type, or a list of types (Nette's autowiring rules).", r#"this.getContainerBuilder().addDefinition("demo.d").setFactory("App\\Db").setAutowired(false);"#),
     doc!("Definition", "setInject", Before, "Turns the inject step on: `inject*()` methods and `inject: true` properties are filled.", r#"this.getContainerBuilder().getDefinition("repo").setInject(true);"#),
-    doc!("Definition", "setLazy", Before, "Marks the service lazy (kept in the plan; the runtime creates every service on first use anyway).", r#"this.getContainerBuilder().getDefinition("repo").setLazy(true);"#),
+    doc!("Definition", "setLazy", Before, "Marks the service lazy, as in Nette. The plan does not record it: the runtime creates every service on first use anyway.", r#"this.getContainerBuilder().getDefinition("repo").setLazy(true);"#),
     doc!("Definition", "setLifespan", Before, "`singleton` (default), `scoped` or `transient` (Clean IoC 2's lifespans; captive dependencies are compile errors).", r#"this.getContainerBuilder().getDefinition("log").setLifespan("singleton");"#),
     doc!("Definition", "setImplement", Load, "The interface a factory, accessor or locator implements.", r#"this.getContainerBuilder().addAccessorDefinition("demo.a").setImplement("App\\DbAccessor").setReference("db");"#),
     doc!("Definition", "setReference", Load, "For an accessor: the service `get()` returns.", r#"this.getContainerBuilder().addAccessorDefinition("demo.a").setImplement("App\\DbAccessor").setReference("@db");"#),
@@ -162,6 +162,8 @@ pub const API: &[ApiDoc] = &[
     doc!("Expect schema", "mergeDefaults", Load, "Merge array defaults with the given value (nette/schema 1.3 behaviour).", r#"Expect::array().defaultValue(["a"]).mergeDefaults();"#),
     doc!("Expect schema", "firstIsDefault", Load, "`anyOf`: the first choice is the default.", r#"Expect::anyOf(["a", "b"]).firstIsDefault();"#),
     doc!("Expect schema", "extend", Load, "A structure with more items.", r#"Expect::structure(#{ a: Expect::int() }).extend(#{ b: Expect::bool() });"#),
+    doc!("Diagnostic", "code", Before, "In `try { … } catch (e) { … }`: the kebab-case code of an error the API raised.", r#"try { this.getContainerBuilder().getDefinition("nope"); } catch (e) { ok(e.code == "missing-service"); }"#),
+    doc!("Diagnostic", "message", Before, "In `catch (e)`: the error's message.", r#"try { this.getContainerBuilder().getDefinition("nope"); } catch (e) { ok(e.message == "Service 'nope' not found."); }"#),
     doc!("Plan", "get", After, "In `afterCompile(plan)`: the value at a path (an array of keys), or `()`.", r#"ok(plan.get(["services", "db", "type"]) == "App\\Db");"#),
     doc!("Plan", "set", After, "Sets the value at a path, creating maps on the way. The edited plan must stay valid.", r#"plan.set(["services", "db", "tags", "audited"], true);"#),
     doc!("Plan", "remove", After, "Removes the key at a path.", r#"plan.remove(["services", "db", "tags"]);"#),
@@ -203,6 +205,8 @@ fn clean(sig: &str) -> String {
         ),
         ("wireplan::script::values::OrderedMap", "OrderedMap"),
         ("wireplan::script::values::ScriptStatement", "Statement"),
+        ("wireplan::script::schema_api::ScriptExpect", "Expect"),
+        ("wireplan::diagnostics::Diagnostic", "Diagnostic"),
         (
             "wireplan::script::extension_api::CompilerHandle",
             "Compiler",
@@ -241,8 +245,12 @@ pub fn render(engine: &Engine) -> String {
         "# The scripted API\n\n\
          Generated from the registrations by `WIREPLAN_UPDATE_DOCS=1 cargo test --test scripting_docs`; \
          every example below runs in that test. Extensions are Rhai scripts with any of \
-         `loadConfiguration()`, `beforeCompile()` and `afterCompile(plan)`, called with `this` bound \
-         to the extension. Method names follow Nette's `CompilerExtension` and `ContainerBuilder`.\n",
+         `getConfigSchema()` (returns an `Expect` schema that validates the extension's section), \
+         `loadConfiguration()`, `beforeCompile()` and `afterCompile(plan)`, called in that order with \
+         `this` bound to the extension. Method names follow Nette's `CompilerExtension` and \
+         `ContainerBuilder`. Top-level statements run once when the script is loaded. Closures \
+         (`|v| …`, used by `assert`/`transform`/`before`) do not see `this`: read what they need \
+         into a variable first. Errors the API raises can be caught: `try { … } catch (e) { e.code }`.\n",
     );
     let mut current = "";
     for d in API {

@@ -346,7 +346,12 @@ impl Extension {
                 ),
             ),
         };
-        d.labels.clear();
+        // A diagnostic that already points somewhere (a NEON error in a file the script
+        // loaded) keeps its place; the script line becomes a secondary label below.
+        let keep = d.primary_span().is_some();
+        if !keep {
+            d.labels.clear();
+        }
         if let Some(note) = limit_note(inner, limits) {
             d = d.with_note(note);
         }
@@ -356,15 +361,17 @@ impl Extension {
             pos
         };
         match span_of(sources, self.file, primary_pos) {
+            Some(span) if keep => d = d.with_secondary(span, "called here"),
             Some(span) => d = d.with_primary(span, "raised here"),
             // No position (a sandbox limit hit): point at the lifecycle function.
-            None => {
+            None if !keep => {
                 let text = &sources.get(self.file).text;
                 if let Some(at) = text.find(&format!("fn {func}")) {
                     let span = Span::new(self.file, at, at + 3 + func.len());
                     d = d.with_primary(span, "in this function");
                 }
             }
+            None => {}
         }
         for (fname, p) in &frames {
             if let Some(span) = span_of(sources, self.file, *p) {

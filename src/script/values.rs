@@ -23,6 +23,12 @@ pub struct OrderedMap {
 #[derive(Debug, Clone)]
 pub struct ScriptStatement(pub Statement);
 
+/// A value only known when the container starts (`%env.X%`, a dynamic parameter, or a string
+/// built from one), as scripts see it: it passes through unchanged to where it is used, so
+/// the plan reads it at start-up instead of freezing its text.
+#[derive(Debug, Clone)]
+pub struct ScriptDynamic(pub Expr);
+
 /// A reference built in a script: `Reference("db")` (same as the string `"@db"`).
 #[derive(Debug, Clone)]
 pub struct ScriptReference(pub String);
@@ -79,6 +85,8 @@ pub fn to_expr(v: &Dynamic) -> Result<Expr, String> {
         )?)
     } else if let Some(s) = v.clone().try_cast::<ScriptStatement>() {
         ExprKind::Statement(Box::new(s.0))
+    } else if let Some(d) = v.clone().try_cast::<ScriptDynamic>() {
+        return Ok(d.0);
     } else if let Some(r) = v.clone().try_cast::<ScriptReference>() {
         ExprKind::Str(format!("@{}", r.0))
     } else if let Some(d) = v.clone().try_cast::<super::builder_api::DefinitionHandle>() {
@@ -112,17 +120,7 @@ pub fn to_dynamic(e: &Expr) -> Dynamic {
                 .collect(),
         }),
         ExprKind::Statement(st) => Dynamic::from(ScriptStatement((**st).clone())),
-        ExprKind::Dynamic(n) => Dynamic::from(format!("%{n}%")),
-        ExprKind::Concat(parts) => Dynamic::from(
-            parts
-                .iter()
-                .map(|p| match &p.kind {
-                    ExprKind::Dynamic(n) => format!("%{n}%"),
-                    ExprKind::Str(s) => s.clone(),
-                    _ => p.describe(),
-                })
-                .collect::<String>(),
-        ),
+        ExprKind::Dynamic(_) | ExprKind::Concat(_) => Dynamic::from(ScriptDynamic(e.clone())),
     }
 }
 
@@ -168,6 +166,31 @@ pub fn arguments(v: &Dynamic, what: &str) -> Res<ExprArray> {
     }
 }
 
+fn show(v: &Dynamic) -> String {
+    if let Some(m) = v.clone().try_cast::<OrderedMap>() {
+        return show_map(&m);
+    }
+    if let Some(s) = v.clone().try_cast::<ScriptStatement>() {
+        return Expr::bare(ExprKind::Statement(Box::new(s.0))).describe();
+    }
+    if let Some(a) = v.clone().try_cast::<Array>() {
+        return format!("[{}]", a.iter().map(show).collect::<Vec<_>>().join(", "));
+    }
+    if v.is_string() {
+        return format!("{:?}", v.to_string());
+    }
+    v.to_string()
+}
+
+fn show_map(m: &OrderedMap) -> String {
+    let items: Vec<String> = m
+        .entries
+        .iter()
+        .map(|(k, v)| format!("{k}: {}", show(v)))
+        .collect();
+    format!("#{{{}}}", items.join(", "))
+}
+
 /// Registers [`OrderedMap`], `Statement(...)` and `Reference(...)`.
 pub fn register(engine: &mut Engine) {
     engine.register_type_with_name::<OrderedMap>("OrderedMap");
@@ -204,10 +227,35 @@ pub fn register(engine: &mut Engine) {
             .map(|(k, v)| (k.as_str().into(), v.clone()))
             .collect()
     });
-    engine.register_fn("to_string", |m: &mut OrderedMap| format!("{m:?}"));
-    engine.register_fn("to_debug", |m: &mut OrderedMap| format!("{m:?}"));
+    engine.register_fn("to_string", |m: &mut OrderedMap| show_map(m));
+    engine.register_fn("to_debug", |m: &mut OrderedMap| show_map(m));
+    // Errors raised by the API, as seen by `try { … } catch (e) { … }`.
+    engine.register_type_with_name::<Diagnostic>("Diagnostic");
+    engine.register_get("code", |d: &mut Diagnostic| d.code.as_str().to_string());
+    engine.register_get("message", |d: &mut Diagnostic| d.message.clone());
+    engine.register_fn("to_string", |d: &mut Diagnostic| {
+        format!("[{}] {}", d.code, d.message)
+    });
+    engine.register_fn("to_debug", |d: &mut Diagnostic| {
+        format!("[{}] {}", d.code, d.message)
+    });
     engine.register_fn("OrderedMap", OrderedMap::default);
 
+    engine.register_type_with_name::<ScriptDynamic>("DynamicParameter");
+    let text = |d: &mut ScriptDynamic| match &d.0.kind {
+        ExprKind::Dynamic(n) => format!("%{n}%"),
+        ExprKind::Concat(parts) => parts
+            .iter()
+            .map(|p| match &p.kind {
+                ExprKind::Dynamic(n) => format!("%{n}%"),
+                ExprKind::Str(s) => s.clone(),
+                _ => p.describe(),
+            })
+            .collect(),
+        _ => d.0.describe(),
+    };
+    engine.register_fn("to_string", text);
+    engine.register_fn("to_debug", text);
     engine.register_type_with_name::<ScriptStatement>("Statement");
     engine.register_type_with_name::<ScriptReference>("Reference");
     fn statement(entity: &str, args: Dynamic) -> Res<ScriptStatement> {
@@ -220,6 +268,9 @@ pub fn register(engine: &mut Engine) {
     engine.register_fn("Statement", |entity: &str| statement(entity, Dynamic::UNIT));
     engine.register_fn("Reference", |name: &str| {
         ScriptReference(name.trim_start_matches('@').to_string())
+    });
+    engine.register_fn("to_debug", |s: &mut ScriptStatement| {
+        Expr::bare(ExprKind::Statement(Box::new(s.0.clone()))).describe()
     });
     engine.register_fn("to_string", |s: &mut ScriptStatement| {
         Expr::bare(ExprKind::Statement(Box::new(s.0.clone()))).describe()
