@@ -358,7 +358,24 @@ impl Extensions {
         }
         let edited = doc.0.borrow().clone();
         match serde_json::from_value::<Plan>(edited) {
-            Ok(p) => *plan = p,
+            Ok(p) => {
+                let problems = crate::plan::validate(&p);
+                if problems.is_empty() {
+                    *plan = p;
+                } else {
+                    let mut d = Diagnostic::error(
+                        Code::ScriptError,
+                        format!(
+                            "afterCompile() left a plan that is not valid ({} problem(s)).",
+                            problems.len()
+                        ),
+                    );
+                    for p in problems {
+                        d = d.with_note(p);
+                    }
+                    diags.push(d);
+                }
+            }
             Err(e) => diags.push(Diagnostic::error(
                 Code::ScriptError,
                 format!("afterCompile() left a plan that is not valid: {e}"),

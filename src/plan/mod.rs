@@ -138,3 +138,88 @@ pub fn to_json(plan: &Plan) -> String {
 /// renamed over the target), so a reader never sees a half-written plan. The runtime crate's
 /// writer, re-exported so compiler and runtime write plans the same way.
 pub use wireplan_runtime::encoding::write_atomic;
+
+/// Checks that a plan is consistent: the format and version this compiler writes, and every
+/// service name used by a reference, an alias, the autowiring index or the tag index exists.
+/// Used after extensions edited the plan in `afterCompile(plan)`. Returns the problems found.
+pub fn validate(plan: &Plan) -> Vec<String> {
+    fn refs<'a>(e: &'a plan::Expr, out: &mut Vec<&'a str>) {
+        use plan::{CallTarget, Expr as P};
+        match e {
+            P::Ref(n) if n != "@self" => out.push(n),
+            P::New { args, .. } => args.iter().for_each(|a| refs(a, out)),
+            P::Call { target, args, .. } => {
+                if let CallTarget::Expr(t) = target {
+                    refs(t, out);
+                }
+                args.iter().for_each(|a| refs(a, out));
+            }
+            P::Set { target, value, .. } => {
+                if let CallTarget::Expr(t) = target {
+                    refs(t, out);
+                }
+                refs(value, out);
+            }
+            P::List(items) | P::Concat(items) => items.iter().for_each(|a| refs(a, out)),
+            P::Map(m) => m.values().for_each(|a| refs(a, out)),
+            _ => {}
+        }
+    }
+    let mut problems = Vec::new();
+    if plan.format != plan::FORMAT || plan.version != plan::VERSION {
+        problems.push(format!(
+            "the plan must stay format '{}' version {} (found '{}' version {})",
+            plan::FORMAT,
+            plan::VERSION,
+            plan.format,
+            plan.version
+        ));
+    }
+    let exists = |n: &str| plan.services.contains_key(n) || plan.aliases.contains_key(n);
+    for (name, s) in &plan.services {
+        let mut used = Vec::new();
+        refs(&s.create, &mut used);
+        s.setup.iter().for_each(|x| refs(x, &mut used));
+        s.references.values().for_each(|x| refs(x, &mut used));
+        for r in used {
+            if !exists(r) {
+                problems.push(format!("service '{name}' refers to missing service '{r}'"));
+            }
+        }
+    }
+    let mut used = Vec::new();
+    plan.initialization.iter().for_each(|x| refs(x, &mut used));
+    for r in used {
+        if !exists(r) {
+            problems.push(format!(
+                "the initialization refers to missing service '{r}'"
+            ));
+        }
+    }
+    for (alias, target) in &plan.aliases {
+        if !plan.services.contains_key(target) {
+            problems.push(format!(
+                "alias '{alias}' refers to missing service '{target}'"
+            ));
+        }
+    }
+    for (ty, names) in &plan.types {
+        for n in names
+            .iter()
+            .filter(|n| !plan.services.contains_key(n.as_str()))
+        {
+            problems.push(format!(
+                "the autowiring index lists missing service '{n}' for {ty}"
+            ));
+        }
+    }
+    for (tag, names) in &plan.tags {
+        for n in names
+            .keys()
+            .filter(|n| !plan.services.contains_key(n.as_str()))
+        {
+            problems.push(format!("tag '{tag}' lists missing service '{n}'"));
+        }
+    }
+    problems
+}
