@@ -340,3 +340,24 @@ fn a_cycle_through_a_generated_accessor_is_reported_not_recursed() {
         "{e}"
     );
 }
+
+#[test]
+fn generated_services_asked_for_inside_a_scope_reach_scoped_services() {
+    let t = "generated-scope";
+    let mut services = json!({
+        "req": node(t, "req", "scoped", &[]),
+    });
+    services["acc"] = json!({"kind": "accessor", "type": "App\\Node", "create": {"$ref": "req"}});
+    let c = Container::from_json_str(&plan(services), &registry()).unwrap();
+    // Outside a scope the accessor cannot reach a scoped service.
+    let root = c.get::<wireplan_runtime::Accessor>("acc").unwrap();
+    assert!(matches!(
+        root.get::<Node>(),
+        Err(Error::ScopeRequired { .. })
+    ));
+    // Asked for inside a scope, it resolves in that scope: the same instance the scope has.
+    let scope = c.scope();
+    let acc = scope.get::<wireplan_runtime::Accessor>("acc").unwrap();
+    let req = acc.get::<Node>().unwrap();
+    assert!(Arc::ptr_eq(&req, &scope.get::<Node>("req").unwrap()));
+}

@@ -99,9 +99,12 @@ impl Inner {
         idx: usize,
         scope: Option<&Arc<ScopeState>>,
     ) -> Result<Arc<T>, Error> {
+        // The fast path skips generated services asked for in a scope: see `resolve_index`.
         let inst = match self.slots[idx].get() {
-            Some(i) => i.clone(),
-            None => self.resolve_index(idx, Ctx { scope, args: None }, &mut Vec::new())?,
+            Some(i) if scope.is_none() || self.plan.services[idx].kind == ServiceKind::Service => {
+                i.clone()
+            }
+            _ => self.resolve_index(idx, Ctx { scope, args: None }, &mut Vec::new())?,
         };
         self.cast(idx, &inst)
     }
@@ -282,6 +285,17 @@ impl Inner {
         ctx: Ctx<'_>,
         path: &mut Vec<usize>,
     ) -> Result<Instance, Error> {
+        // A factory, accessor or locator asked for inside a scope is a fresh handle bound to
+        // that scope (handles are cheap), so it can reach the scope's services; the cached
+        // container-wide one has no scope.
+        if ctx.scope.is_some() && ctx.args.is_none() {
+            match self.plan.services[idx].kind {
+                ServiceKind::Factory => return Ok(generated::factory(self, idx, ctx.scope)),
+                ServiceKind::Accessor => return Ok(generated::accessor(self, idx, ctx.scope)),
+                ServiceKind::Locator => return Ok(generated::locator(self, idx, ctx.scope)),
+                _ => {}
+            }
+        }
         if let Some(inst) = self.slots[idx].get() {
             return Ok(inst.clone());
         }
