@@ -297,6 +297,27 @@ impl Extension {
         }
     }
 
+    /// A `script-error` about this extension, pointing at its function `func`.
+    pub fn error_at_function(
+        &self,
+        func: &str,
+        sources: &SourceMap,
+        message: String,
+    ) -> Diagnostic {
+        let mut d = Diagnostic::error(
+            Code::ScriptError,
+            format!("Extension '{}': {}", self.name, strip_position(&message)),
+        );
+        let text = &sources.get(self.file).text;
+        if let Some(at) = text.find(&format!("fn {func}")) {
+            d = d.with_primary(
+                Span::new(self.file, at, at + 3 + func.len()),
+                "in this function",
+            );
+        }
+        d
+    }
+
     /// The compiled script (for calling function pointers it handed out).
     pub fn ast(&self) -> &AST {
         &self.ast

@@ -12,7 +12,7 @@
 
 use super::values::{raise, to_dynamic, to_expr, OrderedMap};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::expr::{Expr, ExprKind};
+use crate::expr::Expr;
 use crate::schema::{Choice, Expect};
 use rhai::{Array, Dynamic, Engine, EvalAltResult, FnPtr, Map, Module, AST};
 use std::cell::RefCell;
@@ -27,6 +27,13 @@ pub struct ScriptExpect(pub Expect);
 thread_local! {
     /// The engine and script whose closures a schema calls while it is processed.
     static CURRENT: RefCell<Option<(Rc<Engine>, AST)>> = const { RefCell::new(None) };
+    /// Errors raised inside schema closures, reported after processing.
+    static FAILURES: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Takes the errors raised inside schema closures since the last call.
+pub fn take_callback_errors() -> Vec<String> {
+    FAILURES.with(|f| std::mem::take(&mut *f.borrow_mut()))
 }
 
 /// Runs `f` with `engine` and `ast` available to schema callbacks.
@@ -45,8 +52,11 @@ fn call(f: &FnPtr, arg: Dynamic) -> Result<Dynamic, String> {
                 "schema callbacks run only while the compiler validates the section".into(),
             );
         };
-        f.call::<Dynamic>(engine, ast, (arg,))
-            .map_err(|e| e.to_string())
+        f.call::<Dynamic>(engine, ast, (arg,)).map_err(|e| {
+            let msg = e.to_string();
+            FAILURES.with(|f| f.borrow_mut().push(msg.clone()));
+            msg
+        })
     })
 }
 
@@ -217,9 +227,10 @@ pub fn register(engine: &mut Engine) {
     });
     engine.register_fn("before", |e: &mut E, f: FnPtr| {
         E(e.0.clone().before(move |v: Expr| {
+            // On failure the value stays as it was; the failure itself is reported.
             call(&f, to_dynamic(&v))
                 .and_then(|r| to_expr(&r))
-                .unwrap_or_else(|_| Expr::bare(ExprKind::Null))
+                .unwrap_or(v)
         }))
     });
     engine.register_fn("to_string", |e: &mut E| e.0.expected());
