@@ -139,6 +139,8 @@ impl Plan {
 
     /// Reads the JSON form. Errors as [`Plan::from_bytes`].
     pub fn from_json_str(json: &str, origin: &str) -> Result<Plan, Error> {
+        // Editors sometimes save a UTF-8 byte order mark; it is not part of the JSON.
+        let json = json.strip_prefix('\u{feff}').unwrap_or(json);
         match serde_json::from_str::<Plan>(json) {
             Ok(plan) => {
                 check_header(&plan.format, u64::from(plan.version), origin)?;

@@ -52,6 +52,8 @@ pub struct Extensions {
     list: Vec<(Extension, ExtensionHandle)>,
     /// Each extension's raw configuration section (`None` when absent), in `list` order.
     raw_configs: Vec<Option<Expr>>,
+    /// Where each extension is registered (its `extensions:` entry), in `list` order.
+    entry_spans: Vec<Option<Span>>,
     /// Extensions whose section failed validation: their lifecycle functions are not called
     /// (as in Nette, where the exception stops the compilation), to avoid follow-on errors.
     invalid: Vec<String>,
@@ -93,6 +95,7 @@ impl Extensions {
             engine: Rc::new(script::engine(limits)),
             list: Vec::new(),
             raw_configs: Vec::new(),
+            entry_spans: Vec::new(),
             invalid: Vec::new(),
             host,
             files: Vec::new(),
@@ -171,6 +174,7 @@ impl Extensions {
             match loaded {
                 Ok(script_ext) => {
                     ext.raw_configs.push(config_of(&name));
+                    ext.entry_spans.push(value.span);
                     let config = match config_of(&name) {
                         Some(c)
                             if !(c.as_array().is_some_and(ExprArray::is_empty) || c.is_null()) =>
@@ -258,7 +262,12 @@ impl Extensions {
     /// Nette's first step for every extension: `getConfigSchema()` (when defined) and the
     /// validation of its section, whose result (defaults filled in) becomes `this.config`.
     pub fn apply_schemas(&mut self, diags: &mut Diagnostics) {
-        for ((ext, handle), raw) in self.list.iter_mut().zip(&self.raw_configs) {
+        for (((ext, handle), raw), entry) in self
+            .list
+            .iter_mut()
+            .zip(&self.raw_configs)
+            .zip(&self.entry_spans)
+        {
             let (value, out) = ext.call_returning(
                 &self.engine,
                 "getConfigSchema",
@@ -271,18 +280,19 @@ impl Extensions {
                 continue;
             };
             let Some(schema) = value.clone().try_cast::<script::schema_api::ScriptExpect>() else {
-                diags.push(Diagnostic::error(
-                    Code::ScriptError,
+                diags.push(ext.error_at_function(
+                    "getConfigSchema",
+                    &self.host.sources.borrow(),
                     format!(
-                        "Extension '{}': getConfigSchema() must return an Expect schema, {} returned.",
-                        ext.name,
+                        "getConfigSchema() must return an Expect schema, {} returned.",
                         value.type_name()
                     ),
                 ));
                 continue;
             };
             let layers: Vec<Expr> = raw.iter().cloned().collect();
-            let span = raw.as_ref().and_then(|r| r.span);
+            // An absent section's errors (a missing required item) point at the registration.
+            let span = raw.as_ref().and_then(|r| r.span).or(*entry);
             let result =
                 script::schema_api::with_callbacks(self.engine.clone(), ext.ast().clone(), || {
                     let mut p = crate::schema::Processor::new()

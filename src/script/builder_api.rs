@@ -408,6 +408,12 @@ fn register_definition(engine: &mut Engine) {
         |d: &mut H, key: Dynamic, v: Dynamic| -> Res<H> {
             let v = value(&v, "setArgument")?;
             let key = if let Ok(i) = key.as_int() {
+                if i < 0 {
+                    return raise(Diagnostic::error(
+                        Code::InvalidValue,
+                        format!("setArgument: a position must be 0 or more, {i} given"),
+                    ));
+                }
                 crate::neon::Key::Int(i)
             } else {
                 crate::neon::Key::from_string(key.to_string())
