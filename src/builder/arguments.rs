@@ -34,7 +34,7 @@ fn fits(b: &super::ContainerBuilder, ty: &str, value: &P) -> Option<bool> {
         (_, P::New { class, .. }) => {
             !crate::catalog::is_builtin(ty) && b.catalog.is_subtype(class, ty)
         }
-        (_, _) => crate::catalog::is_builtin(ty) && false,
+        (_, _) => false,
     })
 }
 
