@@ -445,9 +445,13 @@ fn date_literal(d: &str) -> Option<String> {
 
 /// Can `s` be written without quotes? It must lex as one literal token that types back to the
 /// same string (as a key: keys are typed as numbers only), and not look like a number or a
-/// keyword of any NEON version (older decoders read `on`, `off`, `Yes` as booleans).
+/// keyword of any NEON version (older decoders read `on`, `off`, `Yes` as booleans) nor hold
+/// control characters (legal in a literal, but invisible; they are written as escapes).
 fn is_bare(s: &str, is_key: bool) -> bool {
-    !s.is_empty() && !looks_reserved(s) && reads_back_bare(s, is_key)
+    !s.is_empty()
+        && !looks_reserved(s)
+        && !s.chars().any(char::is_control)
+        && reads_back_bare(s, is_key)
 }
 
 /// Does `s`, written without quotes, decode to the string `s` (as a key with `is_key`)?
@@ -455,8 +459,8 @@ fn reads_back_bare(s: &str, is_key: bool) -> bool {
     let Some(first) = s.chars().next() else {
         return false;
     };
-    // a BOM at the very start of a document would be skipped
-    if first == '\u{feff}' || s.chars().any(char::is_control) {
+    // a BOM at the very start of a document would be skipped, a CR deleted
+    if first == '\u{feff}' || s.contains('\r') {
         return false;
     }
     let simple = s.bytes().enumerate().all(|(i, b)| {

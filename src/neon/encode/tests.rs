@@ -395,3 +395,16 @@ fn dates_rolled_over_past_four_digit_years() {
         Err(EncodeError::Unrepresentable(_))
     ));
 }
+
+#[test]
+fn chain_links_with_control_characters() {
+    // found by the round-trip fuzzer: a link may hold control characters, and cannot be quoted
+    let v = decode("second() &`\u{0}\u{0}\u{0} ", FileId(0)).unwrap();
+    assert_eq!(encode_inline(&v).unwrap(), "second()&`\u{0}\u{0}\u{0}()");
+    assert_round_trip(&v);
+    // a plain string with them is quoted with escapes
+    assert_eq!(
+        encode_inline(&str_value("&`\u{0}")).unwrap(),
+        "\"&`\\u0000\""
+    );
+}
