@@ -268,6 +268,53 @@ fn neon_decode(file: PathBuf) -> ExitCode {
     }
 }
 
+/// A JSON error: (message, 1-based line, 0-based byte column) and, when known, the byte offset.
+type JsonError = ((String, usize, usize), Option<usize>);
+
+/// Parses JSON as deep as NEON values go (the output of `neon decode` nests up to 500 levels,
+/// beyond serde_json's default limit of 128): the nesting is measured first and bounded, then
+/// parsed without the limit on a thread with a large stack.
+fn read_deep_json(bytes: &[u8]) -> Result<serde_json::Value, JsonError> {
+    use serde::Deserialize as _;
+    const MAX_JSON_DEPTH: usize = 4 * wireplan::neon::MAX_DEPTH + 4;
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            b'[' | b'{' if !in_string => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    let msg = format!("nested deeper than {MAX_JSON_DEPTH} levels");
+                    return Err(((msg, 0, 0), Some(i)));
+                }
+            }
+            b']' | b'}' if !in_string => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    let parse = move || {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        de.disable_recursion_limit();
+        let v = serde_json::Value::deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+        v.map_err(|e| {
+            (
+                (e.to_string(), e.line(), e.column().saturating_sub(1)),
+                None,
+            )
+        })
+    };
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(64 * 1024 * 1024)
+            .spawn_scoped(scope, parse)
+            .map_err(|e| ((e.to_string(), 0, 0), Some(0)))?
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
 /// `neon encode`: canonical JSON in, NEON out. Exit 1 for unreadable or unencodable input, 2 for
 /// a bad `--indent`.
 fn neon_encode(file: PathBuf, inline: bool, indent: &str) -> ExitCode {
@@ -294,13 +341,15 @@ fn neon_encode(file: PathBuf, inline: bool, indent: &str) -> ExitCode {
         Ok(x) => x,
         Err(d) => return fail(&sources, d),
     };
-    let json: serde_json::Value = match serde_json::from_slice(&bytes) {
+    let json = match read_deep_json(&bytes) {
         Ok(j) => j,
-        Err(e) => {
-            let f = sources.get(id);
-            let at = f.line_start(e.line().saturating_sub(1)) + e.column().saturating_sub(1);
-            let at = at.min(bytes.len());
-            let d = Diagnostic::error(Code::InvalidValue, format!("Invalid JSON: {e}"))
+        Err((message, at)) => {
+            let at = match at {
+                Some(at) => at,
+                None => sources.get(id).line_start(message.1.saturating_sub(1)) + message.2,
+            }
+            .min(bytes.len());
+            let d = Diagnostic::error(Code::InvalidValue, format!("Invalid JSON: {}", message.0))
                 .with_primary(wireplan::source::Span::new(id, at, at), "here");
             return fail(&sources, d);
         }

@@ -431,7 +431,29 @@ fn cli_encode_inverts_decode() {
         );
         assert_eq!(a.to_string(), b.to_string(), "{args:?}:\n{text}");
     }
+    // deeper than serde_json's default limit of 128, up to the decoder's 500 levels
+    let mut deep_neon = String::from("a:\n");
+    for level in 1..450 {
+        deep_neon.push_str(&"\t".repeat(level));
+        deep_neon.push_str(if level < 449 { "a:\n" } else { "a: x\n" });
+    }
+    std::fs::write(&neon_in, &deep_neon).expect("write");
+    let (code, deep_json, err) = wireplan(&["decode", neon_in.to_str().expect("utf-8 path")]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(&json_file, &deep_json).expect("write");
+    let (code, text, err) = wireplan(&["encode", json_path, "--indent", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text == deep_neon.replace('\t', " "),
+        "449 nested maps changed"
+    );
+    let too_deep = format!("{}{}", "[".repeat(3000), "]".repeat(3000));
+    std::fs::write(&json_file, too_deep).expect("write");
+    let (code, _, err) = wireplan(&["encode", json_path]);
+    assert_eq!(code, 1);
+    assert!(err.contains("nested deeper than"), "{err}");
     // usage and input errors
+    std::fs::write(&json_file, "[1]").expect("write");
     assert_eq!(wireplan(&["encode", json_path, "--indent", "x"]).0, 2);
     std::fs::write(&json_file, "{\"a\": [1,").expect("write");
     let (code, _, err) = wireplan(&["encode", json_path]);
