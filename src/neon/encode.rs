@@ -451,16 +451,15 @@ fn is_bare(s: &str, is_key: bool) -> bool {
     !s.is_empty()
         && !looks_reserved(s)
         && !s.chars().any(char::is_control)
+        // a BOM that starts the document would be skipped
+        && !s.starts_with('\u{feff}')
         && reads_back_bare(s, is_key)
 }
 
 /// Does `s`, written without quotes, decode to the string `s` (as a key with `is_key`)?
 fn reads_back_bare(s: &str, is_key: bool) -> bool {
-    let Some(first) = s.chars().next() else {
-        return false;
-    };
-    // a BOM at the very start of a document would be skipped, a CR deleted
-    if first == '\u{feff}' || s.contains('\r') {
+    // a CR would be deleted
+    if s.is_empty() || s.contains('\r') {
         return false;
     }
     let simple = s.bytes().enumerate().all(|(i, b)| {

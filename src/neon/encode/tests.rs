@@ -397,10 +397,14 @@ fn dates_rolled_over_past_four_digit_years() {
 }
 
 #[test]
-fn chain_links_with_control_characters() {
+fn chain_links_with_control_characters_or_a_bom() {
     // found by the round-trip fuzzer: a link may hold control characters, and cannot be quoted
     let v = decode("second() &`\u{0}\u{0}\u{0} ", FileId(0)).unwrap();
     assert_eq!(encode_inline(&v).unwrap(), "second()&`\u{0}\u{0}\u{0}()");
+    assert_round_trip(&v);
+    // and a BOM, which only a document's first token loses
+    let v = decode("s() \u{feff}x", FileId(0)).unwrap();
+    assert_eq!(encode_inline(&v).unwrap(), "s()\u{feff}x()");
     assert_round_trip(&v);
     // a plain string with them is quoted with escapes
     assert_eq!(
