@@ -177,11 +177,13 @@ fn key() -> BoxedStrategy<Key> {
 /// A link after the first in a chain: what a literal can be.
 fn link_name() -> impl Strategy<Value = Kind> {
     prop_oneof![
-        "(::)?[a-zA-Z_][a-zA-Z0-9_]{0,6}".prop_map(Kind::Str),
-        any::<i64>().prop_map(Kind::Int),
-        any::<bool>().prop_map(Kind::Bool),
-        Just(Kind::Null),
-        date().prop_map(Kind::Date),
+        2 => "(::)?[a-zA-Z_][a-zA-Z0-9_]{0,6}".prop_map(Kind::Str),
+        // literal characters that plain strings would quote (found by fuzzing)
+        1 => "[&\\x00\u{feff}x-z][&`\\x00\u{feff}x-z]{0,3}".prop_map(Kind::Str),
+        1 => any::<i64>().prop_map(Kind::Int),
+        1 => any::<bool>().prop_map(Kind::Bool),
+        1 => Just(Kind::Null),
+        1 => date().prop_map(Kind::Date),
     ]
 }
 
