@@ -103,19 +103,18 @@ impl Extensions {
         let Some(section) = section else {
             return ext;
         };
+        // The section's schema: name → script path or `path(args)`.
+        if crate::schema::validate(
+            &crate::schema::sections::extensions(),
+            section,
+            &["extensions"],
+            diags,
+        )
+        .is_none()
+        {
+            return ext;
+        }
         let Some(entries) = section.as_array() else {
-            if !section.is_null() {
-                diags.push(
-                    Diagnostic::error(
-                        Code::InvalidValue,
-                        format!(
-                            "The item 'extensions' expects to be a map of name: script, {} given.",
-                            section.describe()
-                        ),
-                    )
-                    .at(section.span),
-                );
-            }
             return ext;
         };
         let mut seen: Vec<String> = Vec::new();

@@ -44,16 +44,15 @@ pub fn expand_config(
                 }
             }
             Kind::Null => {}
-            _ => diags.push(
-                Diagnostic::error(
-                    Code::InvalidValue,
-                    format!(
-                        "The item 'parameters' expects to be array, {} given.",
-                        entry.value.type_name()
-                    ),
-                )
-                .with_primary(entry.value.span, "expected a map of parameters"),
-            ),
+            // Anything else fails the section's schema (a map of parameters).
+            _ => {
+                crate::schema::validate(
+                    &crate::schema::sections::parameters(),
+                    &Expr::from_neon(&entry.value),
+                    &["parameters"],
+                    diags,
+                );
+            }
         }
     }
     let mut foreign: HashSet<String> = HashSet::new();
