@@ -317,7 +317,7 @@ impl Encoder<'_> {
             let text = match &link.value.kind {
                 // a link cannot be quoted: write it bare whenever it reads back the same,
                 // even where a string would be quoted for older decoders (`nO`)
-                Kind::Str(s) if reads_back_bare(s, false) => s.clone(),
+                Kind::Str(s) if reads_back_as_link(s) => s.clone(),
                 Kind::Str(s) => {
                     return Err(EncodeError::Unrepresentable(format!(
                         "the chain link '{s}' would need quotes, which a link cannot have"
@@ -456,8 +456,25 @@ fn is_bare(s: &str, is_key: bool) -> bool {
         && reads_back_bare(s, is_key)
 }
 
-/// Does `s`, written without quotes, decode to the string `s` (as a key with `is_key`)?
+/// Does `s`, written without quotes, decode to the string `s` (as a key with `is_key`)? It is
+/// checked alone, which is safe wherever a bare literal may be followed by `,`, a closing
+/// bracket, `: `, `(` or a line break: none of them continues a literal.
 fn reads_back_bare(s: &str, is_key: bool) -> bool {
+    lexes_as_one_literal(s, "") && types_as_itself(s, is_key)
+}
+
+/// Does `s` followed by `(` lex as the literal `s` and the `(`? A chain link is always followed
+/// by its `(`, which lets a literal end in `:` (`+:(`).
+fn reads_back_as_link(s: &str) -> bool {
+    lexes_as_one_literal(s, "(") && types_as_itself(s, false)
+}
+
+fn types_as_itself(s: &str, is_key: bool) -> bool {
+    matches!(scalar::type_literal(s, is_key), Ok(Kind::Str(t)) if t == s)
+}
+
+/// Does `s` + `next` lex as one literal that is exactly `s`, then the tokens of `next`?
+fn lexes_as_one_literal(s: &str, next: &str) -> bool {
     // a CR would be deleted
     if s.is_empty() || s.contains('\r') {
         return false;
@@ -467,15 +484,17 @@ fn reads_back_bare(s: &str, is_key: bool) -> bool {
             || matches!(b, b'_' | b'\\' | b'@' | b'$' | b'%')
             || (i > 0 && (b.is_ascii_digit() || matches!(b, b'.' | b'/')))
     });
-    if !simple {
-        let (tokens, end) = lexer::tokenize(s);
-        let one_literal =
-            matches!(tokens.as_slice(), [t] if t.kind == Tok::Literal && t.end == s.len());
-        if end != s.len() || !one_literal {
-            return false;
-        }
+    if simple {
+        return true;
     }
-    matches!(scalar::type_literal(s, is_key), Ok(Kind::Str(t)) if t == s)
+    let text = format!("{s}{next}");
+    let (tokens, end) = lexer::tokenize(&text);
+    end == text.len()
+        && tokens
+            .first()
+            .is_some_and(|t| t.kind == Tok::Literal && t.start == 0 && t.end == s.len())
+        && (next.is_empty() || tokens.len() == 2)
+        && (!next.is_empty() || tokens.len() == 1)
 }
 
 /// Numbers (`^[+-.]?\d`) and keywords in any letter case, which nette/neon's encoder quotes too.

@@ -406,6 +406,12 @@ fn chain_links_with_control_characters_or_a_bom() {
     let v = decode("s() \u{feff}x", FileId(0)).unwrap();
     assert_eq!(encode_inline(&v).unwrap(), "s()\u{feff}x()");
     assert_round_trip(&v);
+    // a link is always followed by `(`, so it may end in `:` (`+:(` is one literal)
+    let v = decode("+\u{15}(+:()+\u{15})+:()", FileId(0)).unwrap();
+    assert_round_trip(&v);
+    let v = decode("a()b:()", FileId(0)).unwrap();
+    assert_eq!(encode_inline(&v).unwrap(), "a()b:()");
+    assert_round_trip(&v);
     // a plain string with them is quoted with escapes
     assert_eq!(
         encode_inline(&str_value("&`\u{0}")).unwrap(),
