@@ -26,8 +26,10 @@ fn merge_inner(mut base: Array, newer: Array, services: bool) -> Array {
         if key == Key::Int(index) {
             index += 1;
             let value = strip_markers(entry.value);
-            let k = Key::Int(base.next_index());
-            base.insert(k, entry.key_span, value);
+            // Past key i64::MAX there is no next index; the item is dropped, as PHP does.
+            if let Some(next) = base.checked_next_index() {
+                base.insert(Key::Int(next), entry.key_span, value);
+            }
             continue;
         }
         if let Key::Str(s) = &key {
