@@ -219,6 +219,36 @@ pub enum Expr {
 }
 
 impl Expr {
+    /// Calls `f` with the name of every service this expression refers to (`$ref`s, also
+    /// nested in arguments, call targets, property values, lists, maps and concatenations),
+    /// except `@self`, in order of appearance.
+    pub fn for_each_ref<'a>(&'a self, f: &mut dyn FnMut(&'a str)) {
+        let target = |t: &'a CallTarget, f: &mut dyn FnMut(&'a str)| {
+            if let CallTarget::Expr(e) = t {
+                e.for_each_ref(f);
+            }
+        };
+        match self {
+            Expr::Ref(n) if n != "@self" => f(n),
+            Expr::New { args, .. } => args.iter().for_each(|a| a.for_each_ref(f)),
+            Expr::Call {
+                target: t, args, ..
+            } => {
+                target(t, f);
+                args.iter().for_each(|a| a.for_each_ref(f));
+            }
+            Expr::Set {
+                target: t, value, ..
+            } => {
+                target(t, f);
+                value.for_each_ref(f);
+            }
+            Expr::List(items) | Expr::Concat(items) => items.iter().for_each(|a| a.for_each_ref(f)),
+            Expr::Map(m) => m.values().for_each(|a| a.for_each_ref(f)),
+            _ => {}
+        }
+    }
+
     /// The JSON form of this expression.
     pub fn to_json(&self) -> Json {
         match self {

@@ -4,7 +4,7 @@
 use super::ContainerBuilder;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use std::collections::HashMap;
-use wireplan_runtime::plan::{CallTarget, Expr as P};
+use wireplan_runtime::plan::Expr as P;
 
 /// Constructor cycles (`a` needs `b` needs `a`) are compile errors with the whole path; Nette
 /// only finds them at run time.
@@ -82,25 +82,7 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
 
 /// Every service a completed statement refers to (`$ref`s outside `@self`), in order.
 fn references(e: &P, out: &mut Vec<String>) {
-    match e {
-        P::Ref(n) if n != "@self" => out.push(n.clone()),
-        P::New { args, .. } => args.iter().for_each(|a| references(a, out)),
-        P::Call { target, args, .. } => {
-            if let CallTarget::Expr(t) = target {
-                references(t, out);
-            }
-            args.iter().for_each(|a| references(a, out));
-        }
-        P::Set { target, value, .. } => {
-            if let CallTarget::Expr(t) = target {
-                references(t, out);
-            }
-            references(value, out);
-        }
-        P::List(items) | P::Concat(items) => items.iter().for_each(|a| references(a, out)),
-        P::Map(m) => m.values().for_each(|a| references(a, out)),
-        _ => {}
-    }
+    e.for_each_ref(&mut |n| out.push(n.to_string()));
 }
 
 /// Captive dependencies (Clean IoC 2's rule, checked at every compile): a singleton must not

@@ -144,26 +144,7 @@ pub use wireplan_runtime::encoding::write_atomic;
 /// Used after extensions edited the plan in `afterCompile(plan)`. Returns the problems found.
 pub fn validate(plan: &Plan) -> Vec<String> {
     fn refs<'a>(e: &'a plan::Expr, out: &mut Vec<&'a str>) {
-        use plan::{CallTarget, Expr as P};
-        match e {
-            P::Ref(n) if n != "@self" => out.push(n),
-            P::New { args, .. } => args.iter().for_each(|a| refs(a, out)),
-            P::Call { target, args, .. } => {
-                if let CallTarget::Expr(t) = target {
-                    refs(t, out);
-                }
-                args.iter().for_each(|a| refs(a, out));
-            }
-            P::Set { target, value, .. } => {
-                if let CallTarget::Expr(t) = target {
-                    refs(t, out);
-                }
-                refs(value, out);
-            }
-            P::List(items) | P::Concat(items) => items.iter().for_each(|a| refs(a, out)),
-            P::Map(m) => m.values().for_each(|a| refs(a, out)),
-            _ => {}
-        }
+        e.for_each_ref(&mut |n| out.push(n));
     }
     let mut problems = Vec::new();
     if plan.format != plan::FORMAT || plan.version != plan::VERSION {
