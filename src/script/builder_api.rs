@@ -222,30 +222,17 @@ pub fn register(engine: &mut Engine) {
             b.add(&ctx, Dynamic::UNIT, DefinitionKind::Service)
         },
     );
-    engine.register_fn(
-        "addFactoryDefinition",
-        |ctx: NativeCallContext, b: &mut BuilderHandle, name: Dynamic| {
-            b.add(&ctx, name, DefinitionKind::Factory)
-        },
-    );
-    engine.register_fn(
-        "addAccessorDefinition",
-        |ctx: NativeCallContext, b: &mut BuilderHandle, name: Dynamic| {
-            b.add(&ctx, name, DefinitionKind::Accessor)
-        },
-    );
-    engine.register_fn(
-        "addLocatorDefinition",
-        |ctx: NativeCallContext, b: &mut BuilderHandle, name: Dynamic| {
-            b.add(&ctx, name, DefinitionKind::Locator)
-        },
-    );
-    engine.register_fn(
-        "addImportedDefinition",
-        |ctx: NativeCallContext, b: &mut BuilderHandle, name: Dynamic| {
-            b.add(&ctx, name, DefinitionKind::Imported)
-        },
-    );
+    for (name, kind) in [
+        ("addFactoryDefinition", DefinitionKind::Factory),
+        ("addAccessorDefinition", DefinitionKind::Accessor),
+        ("addLocatorDefinition", DefinitionKind::Locator),
+        ("addImportedDefinition", DefinitionKind::Imported),
+    ] {
+        engine.register_fn(
+            name,
+            move |ctx: NativeCallContext, b: &mut BuilderHandle, n: Dynamic| b.add(&ctx, n, kind),
+        );
+    }
     engine.register_fn("removeDefinition", |b: &mut BuilderHandle, name: &str| {
         b.builder.borrow_mut().remove_definition(name)
     });
