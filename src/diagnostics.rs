@@ -335,31 +335,35 @@ pub fn to_json(sources: &SourceMap, diags: &[Diagnostic]) -> Vec<JsonDiagnostic>
         .collect()
 }
 
-/// "did you mean" helper: the candidate closest to `word` by edit distance, when close enough
-/// (distance at most a third of the word's length, at least 1). Follows Nette's `Helpers::getSuggestion`.
+/// "did you mean": the candidate closest to `word`, after Nette's `Helpers::getSuggestion` —
+/// a weighted edit distance (insert and delete 10, replace 11) below
+/// `(len / 4 + 1) * 10 + 0.1`. Letter case is ignored, since class names compare that way.
+/// The one suggestion rule of the whole compiler (schema messages use it too).
 pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (word.chars().count() / 3).max(1) + 1;
-    let mut best: Option<(usize, &str)> = None;
+    let lower = word.to_lowercase();
+    let mut min = (word.len() as f64 / 4.0 + 1.0) * 10.0 + 0.1;
+    let mut best = None;
     for c in candidates {
         if c == word {
             continue;
         }
-        let d = levenshtein(&word.to_lowercase(), &c.to_lowercase());
-        if d < limit && best.is_none_or(|(bd, _)| d < bd) {
-            best = Some((d, c));
+        let d = weighted_levenshtein(&c.to_lowercase(), &lower) as f64;
+        if d < min {
+            min = d;
+            best = Some(c);
         }
     }
-    best.map(|(_, c)| c)
+    best
 }
 
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
+fn weighted_levenshtein(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut prev: Vec<usize> = (0..=b.len()).map(|j| j * 10).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![(i + 1) * 10; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            let replace = prev[j] + if ca == cb { 0 } else { 11 };
+            cur[j + 1] = replace.min(prev[j + 1] + 10).min(cur[j] + 10);
         }
         prev = cur;
     }

@@ -431,7 +431,9 @@ impl CompilerHost {
     /// scripts hand to `loadDefinitionsFromConfig`).
     fn expand(&self, e: &Expr) -> Expr {
         match &e.kind {
-            ExprKind::Str(s) if s.contains('%') => expand_string(s, &self.parameters, e.span),
+            ExprKind::Str(s) if s.contains('%') => {
+                crate::config::expand_with(s, &self.parameters, e.span)
+            }
             ExprKind::Array(a) => {
                 let mut out = ExprArray::new();
                 for (k, v) in &a.items {
@@ -450,56 +452,6 @@ impl CompilerHost {
             _ => e.clone(),
         }
     }
-}
-
-/// `%a%` as the whole string keeps the value's type; inside a longer string it is concatenated;
-/// `%%` is `%`. Unknown names are left as written (the compiler's own expansion already
-/// reported the configuration's references).
-fn expand_string(s: &str, params: &IndexMap<String, Expr>, span: Option<Span>) -> Expr {
-    let lookup = |path: &str| -> Option<Expr> {
-        let mut segs = path.split('.');
-        let mut v = params.get(segs.next()?)?.clone();
-        for seg in segs {
-            v = v.as_array()?.get(seg)?.clone();
-        }
-        Some(v)
-    };
-    if let Some(name) = s.strip_prefix('%').and_then(|r| r.strip_suffix('%')) {
-        if !name.contains('%') {
-            if let Some(v) = lookup(name) {
-                return Expr::new(v.kind, span);
-            }
-        }
-    }
-    let mut out = String::new();
-    let mut rest = s;
-    while let Some(i) = rest.find('%') {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
-        match after.find('%') {
-            Some(0) => {
-                out.push('%');
-                rest = &after[1..];
-            }
-            Some(j) => {
-                let name = &after[..j];
-                match lookup(name).map(|v| v.kind) {
-                    Some(ExprKind::Str(x)) => out.push_str(&x),
-                    Some(ExprKind::Int(x)) => out.push_str(&x.to_string()),
-                    Some(ExprKind::Float(x)) => out.push_str(&x.to_string()),
-                    Some(ExprKind::Bool(x)) => out.push_str(if x { "1" } else { "" }),
-                    _ => out.push_str(&format!("%{name}%")),
-                }
-                rest = &after[j + 1..];
-            }
-            None => {
-                out.push('%');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    Expr::new(ExprKind::Str(out), span)
 }
 
 fn prefix_references(e: &Expr, name: &str) -> Expr {

@@ -425,6 +425,43 @@ impl Expander<'_> {
     }
 }
 
+/// Expands `%name%` references in `s` with already expanded parameters, for values that
+/// reach the compiler after phase A's expansion (maps scripts hand to
+/// `loadDefinitionsFromConfig`, `initialization.addBody` statements). The same rules as the
+/// configuration's expansion: a reference that is the whole string keeps its value's type,
+/// inside a longer string scalars are concatenated, `%%` is `%`. Unknown or non-scalar
+/// references are left as written (the configuration's own references were reported already).
+pub fn expand_with(s: &str, params: &IndexMap<String, Expr>, span: Option<Span>) -> Expr {
+    let lookup = |path: &str| -> Option<Expr> {
+        let mut segs = path.split('.');
+        let mut v = params.get(segs.next()?)?.clone();
+        for seg in segs {
+            v = v.as_array()?.get(seg)?.clone();
+        }
+        Some(v)
+    };
+    let parts = split(s);
+    if let [Part::Ref(name)] = parts.as_slice() {
+        if let Some(v) = lookup(name) {
+            return Expr::new(v.kind, span);
+        }
+    }
+    let mut out = String::new();
+    for part in parts {
+        match part {
+            Part::Text(t) => out.push_str(&t),
+            Part::Ref(name) => match lookup(&name).map(|v| v.kind) {
+                Some(ExprKind::Str(x)) => out.push_str(&x),
+                Some(ExprKind::Int(x)) => out.push_str(&x.to_string()),
+                Some(ExprKind::Float(x)) => out.push_str(&php_float(x)),
+                Some(ExprKind::Bool(x)) => out.push_str(if x { "1" } else { "" }),
+                _ => out.push_str(&format!("%{name}%")),
+            },
+        }
+    }
+    Expr::new(ExprKind::Str(out), span)
+}
+
 /// Expands `%name%` in an `includes:` path with the parameters given from outside. Values must
 /// be scalars; `%%` is a literal `%`. Errors: `missing-parameter` (with the names that are
 /// available), `invalid-value` for a non-scalar value. The caller adds the span.

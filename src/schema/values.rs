@@ -10,38 +10,8 @@ fn is_dynamic(v: &Expr) -> bool {
     matches!(v.kind, ExprKind::Dynamic(_) | ExprKind::Concat(_))
 }
 
-/// Nette's `Helpers::getSuggestion`: the closest name by a weighted edit distance (insert and
-/// delete 10, replace 11) below `(len / 4 + 1) * 10 + 0.1`.
-pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let mut min = (word.len() as f64 / 4.0 + 1.0) * 10.0 + 0.1;
-    let mut best = None;
-    for c in candidates {
-        if c == word {
-            continue;
-        }
-        let d = weighted_levenshtein(c, word) as f64;
-        if d < min {
-            min = d;
-            best = Some(c);
-        }
-    }
-    best
-}
-
-fn weighted_levenshtein(a: &str, b: &str) -> usize {
-    let a = a.as_bytes();
-    let b = b.as_bytes();
-    let mut prev: Vec<usize> = (0..=b.len()).map(|j| j * 10).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![(i + 1) * 10; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let replace = prev[j] + if ca == cb { 0 } else { 11 };
-            cur[j + 1] = replace.min(prev[j + 1] + 10).min(cur[j] + 10);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
+/// Nette's `Helpers::getSuggestion`; one rule for the whole compiler.
+pub use crate::diagnostics::suggest;
 
 /// Nette's `Helpers::formatValue`: strings quoted and cut to 15 characters, scalars as PHP
 /// prints them, `array`, `object Class`, `dynamic`.
