@@ -26,13 +26,7 @@ fn compile_fixtures() {
 #[test]
 fn independent_errors_are_all_reported() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/five-errors.neon");
-    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
-    assert!(result.plan.is_none());
-    let got: Vec<(String, usize)> =
-        wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
-            .into_iter()
-            .map(|d| (d.code.to_string(), d.line.unwrap_or(0)))
-            .collect();
+    let got = common::codes_and_lines(&path);
     let expected = [
         ("missing-parameter", 14),
         ("unknown-option", 18),

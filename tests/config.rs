@@ -3,6 +3,8 @@
 //! `tests/fixtures/compile/cfg-*` (where `compile.rs` also runs them with default options) and
 //! `tests/fixtures/config/`.
 
+mod common;
+
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
 use wireplan::compiler::{compile, Options};
@@ -94,13 +96,7 @@ fn dynamic_names_are_never_frozen() {
 
 #[test]
 fn check_reports_every_independent_configuration_error() {
-    let result = compile(&fixture("config/many-errors.neon"), &Options::default());
-    assert!(result.plan.is_none());
-    let got: Vec<(String, usize)> =
-        wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
-            .into_iter()
-            .map(|d| (d.code.to_string(), d.line.unwrap_or(0)))
-            .collect();
+    let got = common::codes_and_lines(&fixture("config/many-errors.neon"));
     let expected = [
         ("file-not-found", 2),
         ("circular-parameter", 11),

@@ -128,12 +128,7 @@ impl Plan {
     /// Reads a plan file in either form. Errors as [`Plan::from_bytes`], plus [`Error::Io`];
     /// all name the file.
     pub fn read(path: impl AsRef<Path>) -> Result<Plan, Error> {
-        let path = path.as_ref();
-        let origin = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|cause| Error::Io {
-            origin: origin.clone(),
-            cause,
-        })?;
+        let (bytes, origin) = read_plan_file(path.as_ref())?;
         Plan::from_bytes(&bytes, &origin)
     }
 
@@ -305,6 +300,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// The bytes of a plan file and the name errors use for it. Errors: [`Error::Io`] naming the
+/// file.
+pub(crate) fn read_plan_file(path: &Path) -> Result<(Vec<u8>, String), Error> {
+    let origin = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(bytes) => Ok((bytes, origin)),
+        Err(cause) => Err(Error::Io { origin, cause }),
+    }
 }
 
 #[cfg(test)]

@@ -208,3 +208,13 @@ pub fn run_cases(dir: &Path, only: Option<&[&str]>) -> (Vec<String>, Vec<String>
     }
     (passed, failed)
 }
+
+/// Compiles `config` (which must fail) and lists its diagnostics as (code, line).
+pub fn codes_and_lines(config: &Path) -> Vec<(String, usize)> {
+    let result = compile(config, &Options::default());
+    assert!(result.plan.is_none(), "{} compiled", config.display());
+    to_json(&result.sources, result.diagnostics.items())
+        .into_iter()
+        .map(|d| (d.code.to_string(), d.line.unwrap_or(0)))
+        .collect()
+}

@@ -84,12 +84,7 @@ impl<'r> ContainerBuilder<'r> {
     /// Reads and loads a plan file, JSON or binary (recognised by content). Errors as
     /// [`Container::load`]; all name the file.
     pub fn load(self, path: impl AsRef<Path>) -> Result<Container, Error> {
-        let path = path.as_ref();
-        let origin = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|cause| Error::Io {
-            origin: origin.clone(),
-            cause,
-        })?;
+        let (bytes, origin) = crate::encoding::read_plan_file(path.as_ref())?;
         self.from_bytes_named(&bytes, &origin)
     }
 
