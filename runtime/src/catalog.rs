@@ -14,7 +14,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use crate::registry::Registry;
-use crate::value::{ArgError, Args, Value};
+use crate::value::{ArgError, Args, Callable, Value};
 
 /// Produces a catalog type string (`int`, `?App\Clock`, `App\Handler[]`) with the registry's
 /// catalog names at hand.
@@ -161,6 +161,24 @@ impl ReturnType for () {
     }
 }
 
+impl ArgType for Callable {
+    fn catalog_type(_: &Registry) -> String {
+        "callable".into()
+    }
+    fn from_arg(args: &Args<'_>, index: usize) -> Result<Self, ArgError> {
+        args.callable(index).cloned()
+    }
+}
+
+impl ReturnType for Callable {
+    fn catalog_type(_: &Registry) -> String {
+        "callable".into()
+    }
+    fn into_value(self) -> Value {
+        Value::Callable(self)
+    }
+}
+
 impl ArgType for Vec<Value> {
     fn catalog_type(_: &Registry) -> String {
         "array".into()
@@ -277,7 +295,7 @@ fn neon_value(v: &Value) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        Value::Service(_) => "null".into(),
+        Value::Service(_) | Value::Callable(_) => "null".into(),
     }
 }
 
@@ -373,10 +391,12 @@ impl Registry {
                     let _ = writeln!(body, "\t\t\t{}: {sig}", neon_str(&m));
                 }
             }
-            if let Some(t) = t.filter(|t| !t.properties.is_empty()) {
+            if let Some(t) = t.filter(|t| !t.properties.is_empty() || !t.getters.is_empty()) {
                 let _ = writeln!(body, "\t\tproperties:");
-                let mut ps: Vec<&String> = t.properties.keys().collect();
+                // Written (`property`) and read (`getter`) properties, each once.
+                let mut ps: Vec<&String> = t.properties.keys().chain(t.getters.keys()).collect();
                 ps.sort();
+                ps.dedup();
                 for p in ps {
                     let ty = t
                         .property_types

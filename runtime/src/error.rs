@@ -259,6 +259,15 @@ pub enum Missing {
         /// Where the plan needs it.
         needed_by: String,
     },
+    /// A property reader used by `$get`.
+    Getter {
+        /// Catalog class name.
+        class: String,
+        /// Property name.
+        property: String,
+        /// Where the plan needs it.
+        needed_by: String,
+    },
     /// A caster: the plan autowires a service of this class as a registered interface, but
     /// the class did not register `implements` for it.
     Cast {
@@ -306,6 +315,14 @@ impl fmt::Display for Missing {
             } => write!(
                 f,
                 "property {class}::${property} has no writer (needed by {needed_by})"
+            ),
+            Missing::Getter {
+                class,
+                property,
+                needed_by,
+            } => write!(
+                f,
+                "property {class}::${property} has no getter (needed by {needed_by})"
             ),
             Missing::Cast {
                 class,

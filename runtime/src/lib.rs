@@ -116,4 +116,4 @@ pub use encoding::Encoding;
 pub use error::{Error, Missing};
 pub use generated::{Accessor, Factory, Locator};
 pub use registry::{ClassBuilder, Registry};
-pub use value::{ArgError, Args, BoxError, CallResult, Instance, Value};
+pub use value::{ArgError, Args, BoxError, CallResult, Callable, Instance, Value};

@@ -27,6 +27,7 @@
 ///     fn setLevel(&mut this, level: i64) { this.level = level; }
 ///     fn lineCount(&this) -> i64 { this.lines.lock().unwrap().len() as i64 }
 ///     property verbose(&mut this, on: bool) { if on { this.level = 9 } }
+///     get path(&this) -> String { this.path.clone() }
 ///     static fn create(path: String) -> Arc<FileLogger> {
 ///         Arc::new(FileLogger { path, level: 0, clock: None, lines: Mutex::default() })
 ///     }
@@ -47,6 +48,7 @@
 /// | `fn name(&this, a: A) -> R { expr }` | a shared method ([`method`](crate::ClassBuilder::method)); `-> R` optional, `R:` [`ReturnType`](crate::catalog::ReturnType) |
 /// | `fn name(&mut this, a: A) { stmts }` | a setup method ([`method_mut`](crate::ClassBuilder::method_mut)) |
 /// | `property name(&mut this, v: V) { stmts }` | a property writer |
+/// | `get name(&this) -> R { expr }` | a property reader ([`getter`](crate::ClassBuilder::getter)) for `@svc::name` |
 /// | `static fn name(a: A) -> R { expr }` | a static method |
 /// | `const NAME = expr;` | a class constant (catalog only) |
 /// | `extends "App\\Base";` | the parent class (catalog only) |
@@ -153,6 +155,16 @@ macro_rules! __register_items {
                 $crate::__register_args!(__a; $p: $pt);
                 $body;
                 Ok(())
+            });
+        $crate::__register_items!($b, $ty; $($rest)*);
+    };
+
+    ($b:ident, $ty:ty; get $m:ident(&$this:ident) -> $ret:ty $body:block $($rest:tt)*) => {
+        let $b = $b
+            .property_type(stringify!($m), <$ret as $crate::catalog::ReturnType>::catalog_type)
+            .getter(stringify!($m), |$this: &$ty| -> $crate::Value {
+                let __r: $ret = $body;
+                $crate::catalog::ReturnType::into_value(__r)
             });
         $crate::__register_items!($b, $ty; $($rest)*);
     };

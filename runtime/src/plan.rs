@@ -210,6 +210,22 @@ pub enum Expr {
         /// The value written.
         value: Box<Expr>,
     },
+    /// `{"$get": [target, property]}`: reads a property of an object (Nette's `@svc::prop`
+    /// argument); the runtime calls the getter registered with `ClassBuilder::getter`.
+    Get {
+        /// Whose property: a `$ref`, `@self` (in a setup) or another expression.
+        target: CallTarget,
+        /// Property name, without `$`.
+        property: String,
+    },
+    /// `{"$callable": [target, method]}`: a first-class callable (Nette's `Class::method(...)`,
+    /// `@svc::method(...)`), evaluated to a `Value::Callable` bound to its target.
+    Callable {
+        /// A class name (static method), `@self`, or an expression giving the object.
+        target: CallTarget,
+        /// Method name.
+        method: String,
+    },
     /// `{"$param": name}`: a dynamic parameter read at start-up (`env.X` reads the environment).
     Param(String),
     /// `{"$concat": [parts]}`: a string assembled at start-up.
@@ -243,6 +259,7 @@ impl Expr {
                 target(t, f);
                 value.for_each_ref(f);
             }
+            Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => target(t, f),
             Expr::List(items) | Expr::Concat(items) => items.iter().for_each(|a| a.for_each_ref(f)),
             Expr::Map(m) => m.values().for_each(|a| a.for_each_ref(f)),
             _ => {}
@@ -290,6 +307,10 @@ impl Expr {
                 property,
                 value,
             } => json!({ "$set": [target_json(target), property], "value": value.to_json() }),
+            Expr::Get { target, property } => json!({ "$get": [target_json(target), property] }),
+            Expr::Callable { target, method } => {
+                json!({ "$callable": [target_json(target), method] })
+            }
             Expr::Param(name) => json!({ "$param": name }),
             Expr::Concat(parts) => json!({ "$concat": list(parts) }),
             Expr::Arg(name) => json!({ "$arg": name }),
@@ -404,6 +425,20 @@ fn object_from_json(o: &Map<String, Json>) -> Result<Expr, String> {
                 value: Box::new(Expr::from_json(o.get("value").unwrap_or(&Json::Null))?),
             }
         }
+        Some("$get") => {
+            let (t, p) = pair(o, "$get")?;
+            Expr::Get {
+                target: target_from_json(t)?,
+                property: p.to_string(),
+            }
+        }
+        Some("$callable") => {
+            let (t, m) = pair(o, "$callable")?;
+            Expr::Callable {
+                target: target_from_json(t)?,
+                method: m.to_string(),
+            }
+        }
         Some("$concat") => match o.get("$concat") {
             Some(Json::Array(a)) => {
                 Expr::Concat(a.iter().map(Expr::from_json).collect::<Result<_, _>>()?)
@@ -458,6 +493,37 @@ mod tests {
                 {"$new": "App\\Db", "args": [1, 2.0]}, {"$$x": true}, {"$float": "INF"}]})
         );
         assert_eq!(Expr::from_json(&j).unwrap(), e);
+    }
+
+    #[test]
+    fn property_reads_and_callables_round_trip_through_json() {
+        let e = Expr::List(vec![
+            Expr::Get {
+                target: CallTarget::Expr(Box::new(Expr::Ref("db".into()))),
+                property: "dsn".into(),
+            },
+            Expr::Callable {
+                target: CallTarget::Class("App\\Clock".into()),
+                method: "now".into(),
+            },
+            Expr::Callable {
+                target: CallTarget::SelfObject,
+                method: "handle".into(),
+            },
+        ]);
+        let j = e.to_json();
+        assert_eq!(
+            j,
+            json!([{"$get": [{"$ref": "db"}, "dsn"]},
+                   {"$callable": ["App\\Clock", "now"]},
+                   {"$callable": ["@self", "handle"]}])
+        );
+        assert_eq!(Expr::from_json(&j).unwrap(), e);
+        let mut refs = Vec::new();
+        e.for_each_ref(&mut |r| refs.push(r.to_string()));
+        assert_eq!(refs, ["db"]);
+        let err = Expr::from_json(&json!({"$get": ["x"]})).unwrap_err();
+        assert!(err.contains("[target, name]"), "{err}");
     }
 
     #[test]

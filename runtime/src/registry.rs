@@ -4,7 +4,7 @@
 //! (`"App\\Logger"`); the registry maps those names to Rust code:
 //!
 //! * per **class name**: a constructor and static methods;
-//! * per **Rust type**: methods, property writers and casters to trait objects;
+//! * per **Rust type**: methods, property writers and readers, and casters to trait objects;
 //! * per **Rust type or trait object** (`TypeId::of::<dyn Logger>()`): its catalog name, so
 //!   [`Container::get_by_type`](crate::Container::get_by_type) can find the plan's services.
 //!
@@ -42,6 +42,7 @@ pub(crate) type CtorFn = Arc<dyn Fn(&Args<'_>) -> CallResult<Instance> + Send + 
 pub(crate) type StaticFn = Arc<dyn Fn(&Args<'_>) -> CallResult<Value> + Send + Sync>;
 pub(crate) type MethodFn = Arc<dyn Fn(&Erased, &Args<'_>) -> CallResult<Value> + Send + Sync>;
 pub(crate) type MethodMutFn = Arc<dyn Fn(&mut Erased, &Args<'_>) -> CallResult<()> + Send + Sync>;
+pub(crate) type GetterFn = Arc<dyn Fn(&Erased) -> CallResult<Value> + Send + Sync>;
 type CasterFn = Arc<dyn Fn(&Arc<Erased>) -> Option<Box<dyn Any>> + Send + Sync>;
 pub(crate) type DisposeFn = Arc<dyn Fn(&Erased) + Send + Sync>;
 
@@ -66,6 +67,7 @@ pub(crate) struct TypeEntry {
     pub(crate) methods: HashMap<String, MethodFn>,
     pub(crate) methods_mut: HashMap<String, MethodMutFn>,
     pub(crate) properties: HashMap<String, MethodMutFn>,
+    pub(crate) getters: HashMap<String, GetterFn>,
     pub(crate) dispose: Option<DisposeFn>,
     /// For the catalog export: declared signatures of methods.
     pub(crate) method_sigs: HashMap<String, MethodSig>,
@@ -296,6 +298,18 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
         self.type_entry()
             .properties
             .insert(name.to_string(), mut_fn::<T>(f));
+        self
+    }
+
+    /// A property reader for `{"$get": [target, "name"]}` (Nette's `@svc::name` argument): gets
+    /// `&T` and returns the property's value. Works on `@self` in setups and on any published
+    /// service, like [`method`](Self::method).
+    pub fn getter<R: Into<Value> + 'static>(mut self, name: &str, f: fn(&T) -> R) -> Self {
+        let g: GetterFn = Arc::new(move |o: &Erased| match o.downcast_ref::<T>() {
+            Some(t) => Ok(f(t).into()),
+            None => Err(wrong_receiver::<T>()),
+        });
+        self.type_entry().getters.insert(name.to_string(), g);
         self
     }
 

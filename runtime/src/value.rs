@@ -140,6 +140,68 @@ pub enum Value {
     Map(IndexMap<String, Value>),
     /// A service object.
     Service(Instance),
+    /// A first-class callable (`{"$callable": [target, method]}` in the plan): a method bound
+    /// to its object, or a static method.
+    Callable(Callable),
+}
+
+type CallableFn = dyn Fn(Vec<Value>) -> CallResult<Value> + Send + Sync;
+
+/// A first-class callable: what Nette's `Class::method(...)` / `@svc::method(...)` give, a
+/// method bound to the object it is called on (or a static method), ready to call later.
+///
+/// Arguments are positional and passed as they are: unlike a plan's `$call`, nothing fills in
+/// defaults or autowires, so pass every argument the registered method reads. Cloning shares the
+/// binding; two callables are equal when they are clones of each other.
+///
+/// ```
+/// use wireplan_runtime::{Callable, Value};
+///
+/// let add = Callable::new("Math::add", |args| {
+///     Ok(Value::Int(args.iter().filter_map(Value::as_int).sum()))
+/// });
+/// assert_eq!(add.call(vec![Value::Int(2), Value::Int(3)]).unwrap(), Value::Int(5));
+/// assert_eq!(add.name(), "Math::add");
+/// ```
+#[derive(Clone)]
+pub struct Callable {
+    name: Arc<str>,
+    f: Arc<CallableFn>,
+}
+
+impl Callable {
+    /// A callable named `name` (for messages, e.g. `App\\Mailer::send`) running `f`.
+    pub fn new(
+        name: impl Into<String>,
+        f: impl Fn(Vec<Value>) -> CallResult<Value> + Send + Sync + 'static,
+    ) -> Callable {
+        Callable {
+            name: name.into().into(),
+            f: Arc::new(f),
+        }
+    }
+
+    /// The catalog name of the method, `Class::method`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Calls the method with positional arguments; its result, or the error it returned.
+    pub fn call(&self, args: Vec<Value>) -> CallResult<Value> {
+        (self.f)(args)
+    }
+}
+
+impl fmt::Debug for Callable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Callable({})", self.name)
+    }
+}
+
+impl PartialEq for Callable {
+    fn eq(&self, other: &Callable) -> bool {
+        Arc::ptr_eq(&self.f, &other.f)
+    }
 }
 
 impl Value {
@@ -161,6 +223,7 @@ impl Value {
             Value::List(_) => "list".into(),
             Value::Map(_) => "map".into(),
             Value::Service(i) => format!("service of Rust type {}", i.type_name()),
+            Value::Callable(c) => format!("callable {}", c.name()),
         }
     }
 
@@ -218,6 +281,14 @@ impl Value {
         }
     }
 
+    /// The callable, if this is a [`Value::Callable`].
+    pub fn as_callable(&self) -> Option<&Callable> {
+        match self {
+            Value::Callable(c) => Some(c),
+            _ => None,
+        }
+    }
+
     /// The object, if this is a [`Value::Service`].
     pub fn as_instance(&self) -> Option<&Instance> {
         match self {
@@ -270,6 +341,11 @@ impl From<Vec<Value>> for Value {
 impl From<IndexMap<String, Value>> for Value {
     fn from(m: IndexMap<String, Value>) -> Value {
         Value::Map(m)
+    }
+}
+impl From<Callable> for Value {
+    fn from(c: Callable) -> Value {
+        Value::Callable(c)
     }
 }
 impl From<Instance> for Value {
@@ -432,6 +508,15 @@ impl<'r> Args<'r> {
             .get(i)
             .and_then(Value::as_map)
             .ok_or_else(|| self.mismatch(i, "map"))
+    }
+
+    /// Argument `i` as a first-class callable (a `callable` or `Closure` parameter given
+    /// `Class::method(...)` in the configuration).
+    pub fn callable(&self, i: usize) -> Result<&Callable, ArgError> {
+        self.values
+            .get(i)
+            .and_then(Value::as_callable)
+            .ok_or_else(|| self.mismatch(i, "callable"))
     }
 
     /// Argument `i` as an erased service object.

@@ -211,38 +211,47 @@ impl<'a> Checker<'a> {
                 args,
             } => {
                 match target {
-                    CallTarget::Class(class) => match self.use_class(class) {
-                        None => self.miss(Missing::Class {
-                            class: class.clone(),
-                            needed_by: at.to_string(),
-                        }),
-                        Some(c) if !c.statics.contains_key(method) => {
-                            self.miss(Missing::StaticMethod {
-                                class: class.clone(),
-                                method: method.clone(),
-                                needed_by: at.to_string(),
-                            })
-                        }
-                        Some(_) => {}
-                    },
+                    CallTarget::Class(class) => self.check_static(class, method, at),
                     CallTarget::SelfObject => match this {
                         None => self.problems.push(format!("{at}: @self outside setup")),
                         Some(class) => self.check_method(class, method, false, at),
                     },
                     CallTarget::Expr(inner) => {
                         self.walk(inner, at, this, factory);
-                        if let Expr::Ref(s) = &**inner {
-                            if s != "@self" {
-                                let class = self.static_class(s);
-                                self.check_method(class, method, false, at);
-                            }
-                        }
+                        let class = self.ref_class(inner);
+                        self.check_method(class, method, false, at);
                     }
                 }
                 for a in args {
                     self.walk(a, at, this, factory);
                 }
             }
+            Expr::Get { target, property } => match target {
+                CallTarget::Class(class) => self.problems.push(format!(
+                    "{at}: static property {class}::${property} is not supported"
+                )),
+                CallTarget::SelfObject => match this {
+                    None => self.problems.push(format!("{at}: @self outside setup")),
+                    Some(class) => self.check_getter(class, property, at),
+                },
+                CallTarget::Expr(inner) => {
+                    self.walk(inner, at, this, factory);
+                    let class = self.ref_class(inner);
+                    self.check_getter(class, property, at);
+                }
+            },
+            Expr::Callable { target, method } => match target {
+                CallTarget::Class(class) => self.check_static(class, method, at),
+                CallTarget::SelfObject => match this {
+                    None => self.problems.push(format!("{at}: @self outside setup")),
+                    Some(class) => self.check_method(class, method, false, at),
+                },
+                CallTarget::Expr(inner) => {
+                    self.walk(inner, at, this, factory);
+                    let class = self.ref_class(inner);
+                    self.check_method(class, method, false, at);
+                }
+            },
             Expr::Set {
                 target,
                 property,
@@ -259,6 +268,45 @@ impl<'a> Checker<'a> {
                 }
                 self.walk(value, at, this, factory);
             }
+        }
+    }
+
+    /// The registered class of a `$ref` target (not `@self`), when the plan says so statically.
+    fn ref_class(&self, target: &Expr) -> Option<&'a str> {
+        match target {
+            Expr::Ref(s) if s != "@self" => self.static_class(s),
+            _ => None,
+        }
+    }
+
+    fn check_static(&mut self, class: &'a str, method: &str, at: &dyn Display) {
+        match self.use_class(class) {
+            None => self.miss(Missing::Class {
+                class: class.to_string(),
+                needed_by: at.to_string(),
+            }),
+            Some(c) if !c.statics.contains_key(method) => self.miss(Missing::StaticMethod {
+                class: class.to_string(),
+                method: method.to_string(),
+                needed_by: at.to_string(),
+            }),
+            Some(_) => {}
+        }
+    }
+
+    fn check_getter(&mut self, class: Option<&str>, property: &str, at: &dyn Display) {
+        let Some(class) = class.filter(|c| self.registry.has_class(c)) else {
+            return;
+        };
+        if !self
+            .members(class)
+            .is_some_and(|t| t.getters.contains_key(property))
+        {
+            self.miss(Missing::Getter {
+                class: class.to_string(),
+                property: property.to_string(),
+                needed_by: at.to_string(),
+            });
         }
     }
 

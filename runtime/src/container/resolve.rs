@@ -10,7 +10,7 @@ use super::{Inner, ScopeState};
 use crate::error::Error;
 use crate::generated;
 use crate::plan::{CallTarget, Expr, Lifespan, ServiceKind};
-use crate::value::{Args, BoxError, Instance, Value};
+use crate::value::{Args, BoxError, Callable, Instance, Value};
 
 /// How deep transients may nest within one thread before it is called a cycle (a transient
 /// has no cache that could reveal a cycle through user code).
@@ -622,6 +622,16 @@ impl Inner {
                     "a property write is only valid as a setup statement on @self",
                 ))
             }
+            Expr::Get { target, property } => {
+                let inst = self.target_object(target, &format!("${property}"), frame, path)?;
+                let step = format!("{}::${property}", self.class_label(&inst));
+                let entry = self.registry.type_entry(inst.type_id());
+                let Some(g) = entry.and_then(|t| t.getters.get(property.as_str())) else {
+                    return Err(self.fail(frame.service, path, step, "getter not registered"));
+                };
+                g(&**inst.as_any()).map_err(|e| self.fail(frame.service, path, step, e))?
+            }
+            Expr::Callable { target, method } => self.callable(target, method, frame, path)?,
             Expr::Param(name) => self.dynamic_param(name).ok_or_else(|| {
                 self.fail(
                     frame.service,
@@ -725,6 +735,81 @@ impl Inner {
         };
         f(&**inst.as_any(), &Args::new(values, &self.registry))
             .map_err(|e| self.fail(frame.service, path, step, e))
+    }
+
+    /// The object a `$get` or `$callable` works on: `@self` or the value of an expression,
+    /// which must be a service.
+    fn target_object(
+        &self,
+        target: &CallTarget,
+        member: &str,
+        frame: &Frame<'_>,
+        path: &mut Vec<usize>,
+    ) -> Result<Instance, Error> {
+        match target {
+            CallTarget::SelfObject => frame.this.cloned().ok_or_else(|| {
+                self.fail(
+                    frame.service,
+                    path,
+                    format!("@self::{member}"),
+                    "@self is only valid in setup",
+                )
+            }),
+            CallTarget::Expr(e) => match self.eval(e, frame, path)? {
+                Value::Service(i) => Ok(i),
+                other => Err(self.fail(
+                    frame.service,
+                    path,
+                    member.to_string(),
+                    format!("{} has no members", other.kind()),
+                )),
+            },
+            CallTarget::Class(class) => Err(self.fail(
+                frame.service,
+                path,
+                format!("{class}::{member}"),
+                "static properties are not supported",
+            )),
+        }
+    }
+
+    /// A `$callable`: a static method, or a method bound to its (already created) object.
+    fn callable(
+        &self,
+        target: &CallTarget,
+        method: &str,
+        frame: &Frame<'_>,
+        path: &mut Vec<usize>,
+    ) -> Result<Value, Error> {
+        let registry = self.registry.clone();
+        if let CallTarget::Class(class) = target {
+            let name = format!("{class}::{method}");
+            let f = self
+                .registry
+                .classes
+                .get(class)
+                .and_then(|c| c.statics.get(method).cloned())
+                .ok_or_else(|| {
+                    self.fail(
+                        frame.service,
+                        path,
+                        name.clone(),
+                        "static method not registered",
+                    )
+                })?;
+            return Ok(Value::Callable(Callable::new(name, move |values| {
+                f(&Args::new(values, &registry))
+            })));
+        }
+        let inst = self.target_object(target, &format!("{method}(...)"), frame, path)?;
+        let name = format!("{}::{method}", self.class_label(&inst));
+        let entry = self.registry.type_entry(inst.type_id());
+        let Some(f) = entry.and_then(|t| t.methods.get(method)).cloned() else {
+            return Err(self.fail(frame.service, path, name, "method not registered"));
+        };
+        Ok(Value::Callable(Callable::new(name, move |values| {
+            f(&**inst.as_any(), &Args::new(values, &registry))
+        })))
     }
 
     /// A dynamic parameter: given at load, from the environment (`env.X`), or else the

@@ -69,6 +69,8 @@ enum BExpr {
     Param(String),
     Concat(Vec<BExpr>),
     Arg(String),
+    Get(BTarget, String),
+    Callable(BTarget, String),
 }
 
 fn exprs_to(v: &[Expr]) -> Vec<BExpr> {
@@ -116,6 +118,8 @@ impl From<&Expr> for BExpr {
             Expr::Param(n) => BExpr::Param(n.clone()),
             Expr::Concat(parts) => BExpr::Concat(exprs_to(parts)),
             Expr::Arg(n) => BExpr::Arg(n.clone()),
+            Expr::Get { target, property } => BExpr::Get(target.into(), property.clone()),
+            Expr::Callable { target, method } => BExpr::Callable(target.into(), method.clone()),
         }
     }
 }
@@ -148,6 +152,14 @@ impl From<BExpr> for Expr {
             BExpr::Param(n) => Expr::Param(n),
             BExpr::Concat(parts) => Expr::Concat(exprs_from(parts)),
             BExpr::Arg(n) => Expr::Arg(n),
+            BExpr::Get(target, property) => Expr::Get {
+                target: target.into(),
+                property,
+            },
+            BExpr::Callable(target, method) => Expr::Callable {
+                target: target.into(),
+                method,
+            },
         }
     }
 }
