@@ -55,6 +55,8 @@ codes! {
     InvalidDefinition => "invalid-definition", "A definition that cannot work as written (abstract class or interface in `create`, unknown service type, ...).";
     DuplicateService => "duplicate-service", "Two services whose names differ only in letter case.";
     MethodNotFound => "method-not-found", "A method the catalog does not list for that type.";
+    PropertyNotFound => "property-not-found", "A property the catalog does not list for that type (read as `@service::prop`, or written in a setup).";
+    ConstantNotFound => "constant-not-found", "A class constant (`@service::NAME`) the catalog does not list for that service's type.";
     UnknownExtension => "unknown-extension", "A configuration section that no extension handles.";
     ScriptError => "script-error", "An extension script failed to compile or raised an error.";
     NotAllowedDuringResolving => "not-allowed-during-resolving", "A lookup by type while types are being resolved.";

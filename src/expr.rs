@@ -209,6 +209,8 @@ impl Expr {
         };
         let entity = |e: &crate::neon::Entity, target: Option<Expr>| {
             let name = e.value.as_str().unwrap_or_default().to_string();
+            let mut arguments = array(&e.attributes);
+            arguments.items.retain(|k, _| !is_skipped(&e.attributes, k));
             Statement {
                 callee: match target {
                     Some(t) => {
@@ -216,7 +218,7 @@ impl Expr {
                     }
                     None => Callee::Name(name),
                 },
-                arguments: array(&e.attributes),
+                arguments,
             }
         };
         let kind = match &v.kind {
@@ -238,4 +240,20 @@ impl Expr {
         };
         Expr::new(kind, span)
     }
+}
+
+/// Is this NEON value Nette's skip marker: an unquoted `_` among an entity's positional
+/// arguments (`App\Foo(1, _, 3)`)? The following arguments keep their explicit positions, so
+/// the skipped parameter is autowired or takes its default (Nette's NeonAdapter; a quoted
+/// `'_'` is the string). A literal is unquoted when its span is exactly as long as its text.
+pub fn is_skip_marker(v: &crate::neon::Value) -> bool {
+    matches!(&v.kind, crate::neon::Kind::Str(s) if s == "_") && v.span.end - v.span.start == 1
+}
+
+/// Is the positional entity argument under `key` a [skip marker](is_skip_marker)?
+pub fn is_skipped(attributes: &crate::neon::Array, key: &Key) -> bool {
+    matches!(key, Key::Int(_))
+        && attributes
+            .get_entry(key)
+            .is_some_and(|e| is_skip_marker(&e.value))
 }

@@ -8,13 +8,16 @@ use crate::expr::{Expr, ExprArray};
 use crate::neon::Key;
 use crate::source::Span;
 use indexmap::IndexMap;
-use wireplan_runtime::plan::Expr as P;
+use wireplan_runtime::plan::{CallTarget, Expr as P};
 
 /// Does a completed value fit a declared type? `None` when it cannot be known at compile time.
 fn fits(b: &super::ContainerBuilder, ty: &str, value: &P) -> Option<bool> {
     let t = ty.to_ascii_lowercase();
     Some(match (t.as_str(), value) {
-        (_, P::Param(_) | P::Arg(_) | P::Call { .. }) => return None,
+        (_, P::Param(_) | P::Arg(_) | P::Call { .. } | P::Get { .. }) => return None,
+        ("callable" | "closure" | "mixed", P::Callable { .. }) => true,
+        ("object", P::Callable { .. }) => return None,
+        (_, P::Callable { .. }) => false,
         ("mixed", _) => true,
         (_, P::Null) => false,
         ("int", v) => matches!(v, P::Int(_)),
@@ -69,6 +72,10 @@ impl Completer<'_> {
             P::Null => "null".into(),
             P::List(_) | P::Map(_) => "array".into(),
             P::New { class, .. } => format!("new {class}"),
+            P::Callable { target, method } => match target {
+                CallTarget::Class(c) => format!("callable {c}::{method}(...)"),
+                _ => format!("callable ...::{method}(...)"),
+            },
             _ => "a value".into(),
         };
         self.report(
@@ -180,11 +187,23 @@ impl Completer<'_> {
         span: Option<Span>,
         f: &str,
     ) -> Vec<P> {
-        let mut positional: Vec<&Expr> = Vec::new();
+        // By position: a skipped position (`_`) leaves a gap, autowired or defaulted below.
+        let mut positional: Vec<Option<&Expr>> = Vec::new();
         let mut named: IndexMap<String, &Expr> = IndexMap::new();
         for (k, v) in &given.items {
             match k {
-                Key::Int(_) => positional.push(v),
+                Key::Int(i) => {
+                    // Positions past every parameter are extra arguments, reported below.
+                    let i = usize::try_from(*i).unwrap_or(usize::MAX);
+                    if i < params.len() + given.len() {
+                        if i >= positional.len() {
+                            positional.resize(i + 1, None);
+                        }
+                        positional[i] = Some(v);
+                    } else {
+                        positional.push(Some(v));
+                    }
+                }
                 Key::Str(s) => {
                     named.insert(s.trim_start_matches('$').to_string(), v);
                 }
@@ -199,7 +218,7 @@ impl Completer<'_> {
                         other => out.push(other),
                     }
                 }
-                for v in positional.iter().skip(i) {
+                for v in positional.iter().skip(i).flatten() {
                     out.push(self.value(v, ctx));
                 }
                 positional.clear();
@@ -207,7 +226,7 @@ impl Completer<'_> {
             }
             let explicit = named
                 .shift_remove(&p.name)
-                .or_else(|| positional.get(i).copied());
+                .or_else(|| positional.get(i).copied().flatten());
             if let Some(v) = explicit {
                 let value = self.value(v, ctx);
                 self.check_type(p, &value, ctx, v.span.or(span), f);
@@ -266,10 +285,15 @@ impl Completer<'_> {
                 }
             }
         }
-        if positional.len() > params.len() {
+        let extra: Vec<&Expr> = positional
+            .iter()
+            .skip(params.len())
+            .flatten()
+            .copied()
+            .collect();
+        if !extra.is_empty() {
             // Deliberately stricter than Nette (which appends extra arguments): the plan
             // holds exactly one value per parameter.
-            let extra = &positional[params.len()..];
             let msg = if params.is_empty() && f.ends_with("::__construct()") {
                 format!(
                     "Unable to pass arguments, class {} has no constructor.",

@@ -113,6 +113,11 @@ impl Completer<'_> {
             factory_params: factory_params.clone(),
         };
         let create = match &def.creator {
+            Some(st) if super::members::is_first_class_callable(st) => {
+                let msg = super::members::callable_creator_message(st);
+                self.report(Code::InvalidDefinition, &ctx, msg, def.span);
+                P::Null
+            }
             Some(st) if !super::resolve::has_empty_callee(st) => self.statement(st, &ctx, def.span),
             other => {
                 let st = Statement {
@@ -322,12 +327,8 @@ impl Completer<'_> {
                 if let Some(rest) = s.strip_prefix("@@") {
                     P::Str(format!("@{rest}"))
                 } else if let Some(target) = s.strip_prefix('@') {
-                    if target.contains("::") {
-                        let st = Statement {
-                            callee: Callee::Name(s.clone()),
-                            arguments: ExprArray::new(),
-                        };
-                        return self.statement(&st, ctx, v.span);
+                    if let Some((svc, member)) = target.split_once("::") {
+                        return self.service_member(svc, member, ctx, v.span);
                     }
                     self.reference(target, ctx, v.span)
                 } else {
@@ -356,16 +357,22 @@ impl Completer<'_> {
 
     /// Completes a statement (creator, nested argument, or setup call on another object).
     pub(super) fn statement(&mut self, st: &Statement, ctx: &Ctx, span: Option<Span>) -> P {
+        if super::members::is_first_class_callable(st) {
+            return self.callable(st, ctx, span);
+        }
         match &st.callee {
             Callee::Name(n) => {
                 if let Some(svc) = n.strip_prefix('@') {
                     if let Some((target, method)) = svc.split_once("::") {
                         if let Some(prop) = method.strip_prefix('$') {
+                            if st.arguments.is_empty() {
+                                return self.property_read(target, prop, ctx, span);
+                            }
                             self.report(
                                 Code::InvalidDefinition,
                                 ctx,
                                 format!(
-                                    "Reading a property (@{target}::${prop}) is not supported in plans yet; call a getter method instead (@{target}::getX())."
+                                    "Writing a property of another object (@{target}::${prop}(...)) is not supported: services are shared once created. Write it in that service's own setup (${prop}: value), or call a method."
                                 ),
                                 span,
                             );
@@ -602,16 +609,7 @@ impl Completer<'_> {
                 match k.strip_prefix('$') {
                     Some(prop) => {
                         if let Some(ty) = &self_ty {
-                            if self.b.catalog.property(ty, prop).is_none() {
-                                self.report(
-                                    Code::InvalidDefinition,
-                                    ctx,
-                                    format!(
-                                        "Property {ty}::${prop} is not declared in the catalog."
-                                    ),
-                                    item.span,
-                                );
-                            }
+                            self.check_property(ty, prop, ctx, item.span);
                         }
                         P::Set {
                             target: CallTarget::SelfObject,

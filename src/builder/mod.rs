@@ -14,6 +14,7 @@ mod arguments;
 mod autowiring;
 mod complete;
 mod generated;
+mod members;
 mod resolve;
 mod safety;
 

@@ -236,11 +236,21 @@ impl Resolver<'_> {
         span: Option<crate::source::Span>,
         prefix: &str,
     ) -> Option<String> {
+        if super::members::is_first_class_callable(st) {
+            self.invalid(
+                span,
+                format!("{prefix}: {}", super::members::callable_creator_message(st)),
+            );
+            return None;
+        }
         match &st.callee {
             Callee::Name(n) => {
                 if let Some(svc) = n.strip_prefix('@') {
                     if let Some((target, method)) = svc.split_once("::") {
                         let t = self.reference_type(target, span, prefix)?;
+                        if let Some(prop) = method.strip_prefix('$') {
+                            return self.property_type(&t, prop, span, prefix);
+                        }
                         return self.method_return(&t, method, span, prefix);
                     }
                     return self.reference_type(svc, span, prefix);
@@ -297,6 +307,35 @@ impl Resolver<'_> {
             return None;
         }
         self.service_type(target)
+    }
+
+    /// The class a property read (`@svc::$prop` as a creator) gives, from the catalog.
+    fn property_type(
+        &mut self,
+        class: &str,
+        prop: &str,
+        span: Option<crate::source::Span>,
+        prefix: &str,
+    ) -> Option<String> {
+        let Some(p) = self.b.catalog.property(class, prop) else {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::PropertyNotFound,
+                    format!("{prefix}: Property {class}::${prop} is not declared in the catalog."),
+                )
+                .at(span),
+            );
+            return None;
+        };
+        match p.ty.class() {
+            Some(c) if self.b.catalog.exists(c) => Some(self.b.catalog.canonical(c).to_string()),
+            Some(c) => {
+                let c = c.to_string();
+                self.class_not_found(&c, span, prefix);
+                None
+            }
+            None => self.unknown_type(span, prefix),
+        }
     }
 
     fn method_return(

@@ -394,10 +394,11 @@ impl Expander<'_> {
             }
             None => Callee::Name(name),
         };
-        Statement {
-            callee,
-            arguments: self.convert_array(&e.attributes),
-        }
+        let mut arguments = self.convert_array(&e.attributes);
+        arguments
+            .items
+            .retain(|k, _| !crate::expr::is_skipped(&e.attributes, k));
+        Statement { callee, arguments }
     }
 
     /// Converts a NEON value to an [`Expr`], expanding parameters.

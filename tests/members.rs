@@ -1,0 +1,161 @@
+//! Property reads and first-class callables: every mistake is reported, with its code,
+//! message and position, in one run (fixtures: `tests/fixtures/compile/members-*` for the
+//! plans, `tests/fixtures/members/` for the errors).
+
+use std::path::Path;
+use wireplan::compiler::{compile, Options};
+
+/// (code, message, line, column) of every diagnostic, in order.
+fn diagnostics(path: &str) -> Vec<(String, String, Option<usize>, Option<usize>)> {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let result = compile(&file, &Options::default());
+    assert!(
+        result.plan.is_none(),
+        "an erroneous config must not give a plan"
+    );
+    wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
+        .into_iter()
+        .map(|d| (d.code.to_string(), d.message, d.line, d.column))
+        .collect()
+}
+
+#[test]
+fn every_member_mistake_is_reported_at_its_position() {
+    let got = diagnostics("tests/fixtures/members/errors.neon");
+    let want: &[(&str, &str, usize, usize)] = &[
+        ("property-not-found", "Service 'a' (type of App\\Sink): Property App\\Config::$dsm is not declared in the catalog.\ndid you mean 'dsn'?", 25, 14),
+        ("constant-not-found", "Service 'b' (type of App\\Sink): Constant App\\Config::MODES is not declared in the catalog.\ndid you mean 'MODE'?", 26, 14),
+        ("method-not-found", "Service 'c' (type of App\\Sink): Method App\\Math::triple() is not callable.", 27, 14),
+        ("invalid-definition", "Service 'd' (type of App\\Sink): Method App\\Math::scale() is not static; a callable of an object's method is written @service::scale(...).", 28, 14),
+        ("invalid-definition", "Service 'e' (type of App\\Sink): Cannot create a first-class callable from a constructor (App\\Math(...)); name a static method: App\\Math::method(...).", 29, 14),
+        ("invalid-definition", "Service 'f' (type of App\\Sink): Function strlen() doesn't exist; only methods can be first-class callables (Class::method(...), @service::method(...)).", 30, 14),
+        ("invalid-definition", "Service 'g' (type of App\\Math): A first-class callable (App\\Math::double(...)) is a closure, not a service object; pass it as an argument instead.", 32, 3),
+        ("missing-service", "Service 'h' (type of App\\Sink): Reference to missing service 'nowhere'.", 34, 14),
+        ("property-not-found", "Service 'i' (type of App\\Sink): Property App\\Sink::$flg is not declared in the catalog.\ndid you mean 'flag'?", 38, 6),
+        ("invalid-definition", "Service 'i' (type of App\\Sink): Writing a property of another object (@config::$dsn(...)) is not supported: services are shared once created. Write it in that service's own setup ($dsn: value), or call a method.", 39, 6),
+        ("method-not-found", "Service 'j' (type of App\\Sink): Method App\\Math::tripple() is not callable.", 40, 14),
+        ("invalid-value", "Service 'k' (type of App\\Counter): Parameter $n in App\\Counter::__construct() expects int, callable App\\Math::double(...) given.", 41, 17),
+    ];
+    let got: Vec<(&str, &str, usize, usize)> = got
+        .iter()
+        .map(|(c, m, l, col)| (c.as_str(), m.as_str(), l.unwrap_or(0), col.unwrap_or(0)))
+        .collect();
+    assert_eq!(got, want);
+}
+
+mod end_to_end {
+    //! The fixtures' plans, compiled and run against a registry.
+
+    use std::sync::atomic::{AtomicI64, Ordering};
+    use std::sync::{Arc, Mutex};
+    use wireplan::compiler::{compile, Options};
+    use wireplan_runtime::{register, Callable, Container, Registry, Value};
+
+    fn container(fixture: &str, registry: &Registry) -> Container {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/compile")
+            .join(fixture)
+            .join("config.neon");
+        let plan = compile(&file, &Options::default())
+            .plan
+            .expect("the fixture compiles");
+        Container::builder(registry).from_plan(plan).unwrap()
+    }
+
+    struct Db;
+    struct Config {
+        db: Arc<Db>,
+    }
+    struct Repo {
+        dsn: String,
+        db: Arc<Db>,
+        mode: i64,
+    }
+    struct Holder {
+        name: String,
+        seen: Mutex<Vec<String>>,
+        flag: bool,
+    }
+
+    #[test]
+    fn property_reads_run() {
+        let mut r = Registry::new();
+        register!(r, "App\\Db" => Db { new() { Db } });
+        register!(r, "App\\Config" => Config {
+            new() { Config { db: Arc::new(Db) } }
+            get dsn(&this) -> String { "sqlite:app".to_string() }
+            get db(&this) -> Arc<Db> { this.db.clone() }
+        });
+        register!(r, "App\\Repo" => Repo {
+            new(dsn: String, db: Arc<Db>, mode: i64) { Repo { dsn, db, mode } }
+        });
+        register!(r, "App\\Holder" => Holder {
+            new() { Holder { name: "h1".into(), seen: Mutex::default(), flag: false } }
+            get name(&this) -> String { this.name.clone() }
+            fn setDsn(&this, dsn: String) { this.seen.lock().unwrap().push(dsn); }
+            property flag(&mut this, on: bool) { this.flag = on; }
+        });
+        let c = container("members-property-read", &r);
+        let repo = c.get::<Repo>("repo").unwrap();
+        let config = c.get::<Config>("config").unwrap();
+        assert_eq!((repo.dsn.as_str(), repo.mode), ("sqlite:app", 2));
+        assert!(Arc::ptr_eq(&repo.db, &config.db));
+        // A service created by a property read is the object the getter returns.
+        assert!(Arc::ptr_eq(&c.get::<Db>("mainDb").unwrap(), &config.db));
+        let holder = c.get::<Holder>("holder").unwrap();
+        assert_eq!(*holder.seen.lock().unwrap(), ["sqlite:app", "h1"]);
+        assert!(holder.flag);
+    }
+
+    struct MathOps;
+    struct Counter(AtomicI64);
+    struct Builder;
+    struct Handlers;
+    static REGISTERED: Mutex<Vec<Callable>> = Mutex::new(Vec::new());
+    struct Pipeline {
+        step: Callable,
+        sink: Callable,
+        extra: Value,
+    }
+
+    #[test]
+    fn callables_run() {
+        let mut r = Registry::new();
+        register!(r, "App\\Math" => MathOps { static fn double(n: i64) -> i64 { n * 2 } });
+        register!(r, "App\\Counter" => Counter {
+            new() { Counter(AtomicI64::new(0)) }
+            fn add(&this, n: i64) -> i64 { this.0.fetch_add(n, Ordering::SeqCst) + n }
+        });
+        register!(r, "App\\Builder" => Builder {
+            static fn make() -> Arc<Counter> { Arc::new(Counter(AtomicI64::new(100))) }
+        });
+        register!(r, "App\\Registry" => Handlers {
+            static fn register(handler: Callable) { REGISTERED.lock().unwrap().push(handler); }
+        });
+        register!(r, "App\\Pipeline" => Pipeline {
+            new(step: Callable, sink: Callable, extra: Value) { Pipeline { step, sink, extra } }
+        });
+        let c = container("members-callable", &r);
+        let p = c.get::<Pipeline>("pipeline").unwrap();
+        assert_eq!(p.step.call(vec![Value::Int(4)]).unwrap(), Value::Int(8));
+        assert_eq!(p.sink.call(vec![Value::Int(3)]).unwrap(), Value::Int(3));
+        // The setup registered a callable bound to the same singleton.
+        let registered = REGISTERED.lock().unwrap().clone();
+        assert_eq!(registered.len(), 1);
+        assert_eq!(registered[0].name(), "App\\Counter::add");
+        assert_eq!(
+            registered[0].call(vec![Value::Int(4)]).unwrap(),
+            Value::Int(7)
+        );
+        assert_eq!(
+            c.get::<Counter>("counter")
+                .unwrap()
+                .0
+                .load(Ordering::SeqCst),
+            7
+        );
+        // The chained target is its own object, created by App\Builder::make().
+        let chained = p.extra.as_callable().expect("a callable");
+        assert_eq!(chained.call(vec![Value::Int(1)]).unwrap(), Value::Int(101));
+    }
+}
