@@ -43,6 +43,24 @@ fn every_member_mistake_is_reported_at_its_position() {
     assert_eq!(got, want);
 }
 
+#[test]
+fn property_reads_are_checked_against_the_parameter_type() {
+    let got = diagnostics("tests/fixtures/members/property-types.neon");
+    let got: Vec<(&str, &str, usize, usize)> = got
+        .iter()
+        .map(|(c, m, l, col)| (c.as_str(), m.as_str(), l.unwrap_or(0), col.unwrap_or(0)))
+        .collect();
+    let prefix = "Service 'bad' (type of App\\Repo): Parameter";
+    assert_eq!(
+        got,
+        [
+            ("invalid-value", &*format!("{prefix} $a in App\\Repo::__construct() expects int, property App\\Config::$dsn (string) given."), 19, 16),
+            ("invalid-value", &*format!("{prefix} $b in App\\Repo::__construct() expects float, property App\\Config::$db (App\\Db) given."), 19, 30),
+            ("invalid-value", &*format!("{prefix} $c in App\\Repo::__construct() expects App\\Db, property App\\Config::$port (int) given."), 19, 43),
+        ]
+    );
+}
+
 mod end_to_end {
     //! The fixtures' plans, compiled and run against a registry.
 

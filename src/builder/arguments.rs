@@ -14,7 +14,8 @@ use wireplan_runtime::plan::{CallTarget, Expr as P};
 fn fits(b: &super::ContainerBuilder, ty: &str, value: &P) -> Option<bool> {
     let t = ty.to_ascii_lowercase();
     Some(match (t.as_str(), value) {
-        (_, P::Param(_) | P::Arg(_) | P::Call { .. } | P::Get { .. }) => return None,
+        (_, P::Get { target, property }) => return property_fits(b, ty, target, property),
+        (_, P::Param(_) | P::Arg(_) | P::Call { .. }) => return None,
         ("callable" | "closure" | "mixed", P::Callable { .. }) => true,
         ("object", P::Callable { .. }) => return None,
         (_, P::Callable { .. }) => false,
@@ -39,6 +40,36 @@ fn fits(b: &super::ContainerBuilder, ty: &str, value: &P) -> Option<bool> {
         }
         (_, _) => false,
     })
+}
+
+/// Does the declared type of a property read from a service fit `ty`? `None` when the owner or
+/// the property's type is not known (`@self`, `mixed`, a read from a call's result).
+fn property_fits(
+    b: &super::ContainerBuilder,
+    ty: &str,
+    target: &CallTarget,
+    property: &str,
+) -> Option<bool> {
+    let CallTarget::Expr(e) = target else {
+        return None;
+    };
+    let P::Ref(owner) = &**e else { return None };
+    let owner_ty = b.get_definition(owner)?.resolved_type.clone()?;
+    let declared = &b.catalog.property(&owner_ty, property)?.ty;
+    let mut verdicts = declared.members.iter().map(|m| {
+        let (have, want) = (m.to_ascii_lowercase(), ty.to_ascii_lowercase());
+        match (have.as_str(), want.as_str()) {
+            ("mixed", _) => None,
+            (_, "mixed") => Some(true),
+            (h, w) if h == w => Some(true),
+            ("int", "float") => Some(true),
+            ("object", _) | (_, "object") => None,
+            _ if crate::catalog::is_builtin(m) || crate::catalog::is_builtin(ty) => Some(false),
+            _ => Some(b.catalog.is_subtype(m, ty)),
+        }
+    });
+    // A union fits when one of its members may fit.
+    verdicts.try_fold(false, |any, v| v.map(|v| any || v))
 }
 
 impl Completer<'_> {
@@ -72,6 +103,25 @@ impl Completer<'_> {
             P::Null => "null".into(),
             P::List(_) | P::Map(_) => "array".into(),
             P::New { class, .. } => format!("new {class}"),
+            P::Get { target, property } => {
+                let owner = match target {
+                    CallTarget::Expr(e) => match &**e {
+                        P::Ref(n) => self
+                            .b
+                            .get_definition(n)
+                            .and_then(|d| d.resolved_type.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                match owner
+                    .as_deref()
+                    .and_then(|o| Some((o, self.b.catalog.property(o, property)?)))
+                {
+                    Some((o, decl)) => format!("property {o}::${property} ({})", decl.ty.text),
+                    None => format!("property ${property}"),
+                }
+            }
             P::Callable { target, method } => match target {
                 CallTarget::Class(c) => format!("callable {c}::{method}(...)"),
                 _ => format!("callable ...::{method}(...)"),
