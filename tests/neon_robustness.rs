@@ -210,6 +210,8 @@ fn ten_thousand_levels_are_an_error() {
     expect_error(&format!("{}{}", "{a: ".repeat(n), "}".repeat(n)), "maps");
     expect_error(&format!("{}{}", "f(".repeat(n), ")".repeat(n)), "entities");
     expect_error(&"- ".repeat(n), "bullets on one line");
+    // chains nest (each link calls a method on the links before it)
+    expect_error(&format!("a(){}", "::b()".repeat(n)), "chain links");
     // real indentation: 10,000 levels would be 50 MB of tabs; 2,000 is four times the limit
     let mut tabs = String::new();
     for i in 0..2_000 {

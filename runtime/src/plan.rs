@@ -234,7 +234,55 @@ pub enum Expr {
     Arg(String),
 }
 
+/// The deepest JSON nesting (arrays and objects) one expression may have, so that every plan
+/// stays readable by JSON parsers with the usual limit of 128 levels (`serde_json`'s): the
+/// plan document itself takes up to 4 levels above an expression. The compiler refuses deeper
+/// expressions and the loader refuses them in binary plans too, so both forms accept the same
+/// plans.
+pub const MAX_EXPR_DEPTH: usize = 100;
+
 impl Expr {
+    /// The JSON nesting depth of this expression's JSON form: 0 for a scalar, 1 for `[1]` or
+    /// `{"$ref": "x"}`, 2 for `{"$new": "C", "args": [1]}`, and so on.
+    pub fn json_depth(&self) -> usize {
+        fn target(t: &CallTarget) -> usize {
+            match t {
+                CallTarget::Expr(e) => e.json_depth(),
+                _ => 0,
+            }
+        }
+        fn deepest(items: &[Expr]) -> usize {
+            items.iter().map(Expr::json_depth).max().unwrap_or(0)
+        }
+        match self {
+            Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Str(_) => 0,
+            Expr::Float(f) => usize::from(!f.is_finite()),
+            Expr::Ref(_) | Expr::Param(_) | Expr::Arg(_) => 1,
+            Expr::List(items) => 1 + deepest(items),
+            Expr::Map(m) => 1 + m.values().map(Expr::json_depth).max().unwrap_or(0),
+            Expr::Concat(parts) => 2 + deepest(parts),
+            Expr::New { args, .. } => 2 + deepest(args),
+            Expr::Call {
+                target: t, args, ..
+            } => 2 + target(t).max(deepest(args)),
+            Expr::Set {
+                target: t, value, ..
+            } => (2 + target(t)).max(1 + value.json_depth()),
+            Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => 2 + target(t),
+        }
+    }
+
+    /// Whether this is plain data (null, booleans, numbers, strings, lists and maps of plain
+    /// data), the only values a tag may have.
+    pub fn is_plain(&self) -> bool {
+        match self {
+            Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Float(_) | Expr::Str(_) => true,
+            Expr::List(items) => items.iter().all(Expr::is_plain),
+            Expr::Map(m) => m.values().all(Expr::is_plain),
+            _ => false,
+        }
+    }
+
     /// Calls `f` with the name of every service this expression refers to (`$ref`s, also
     /// nested in arguments, call targets, property values, lists, maps and concatenations),
     /// except `@self`, in order of appearance.
@@ -524,6 +572,42 @@ mod tests {
         assert_eq!(refs, ["db"]);
         let err = Expr::from_json(&json!({"$get": ["x"]})).unwrap_err();
         assert!(err.contains("[target, name]"), "{err}");
+    }
+
+    #[test]
+    fn json_depth_counts_arrays_and_objects() {
+        let chain = |n: usize| {
+            let mut e = Expr::Ref("a".into());
+            for _ in 0..n {
+                e = Expr::Call {
+                    target: CallTarget::Expr(Box::new(e)),
+                    method: "m".into(),
+                    args: vec![],
+                };
+            }
+            e
+        };
+        for n in [0, 1, 7] {
+            let e = chain(n);
+            assert_eq!(e.json_depth(), 1 + 2 * n);
+            assert_eq!(e.json_depth(), json_nesting(&e.to_json()), "{n}");
+        }
+        let e = Expr::List(vec![Expr::Map(IndexMap::from([(
+            "k".to_string(),
+            Expr::Concat(vec![Expr::Param("p".into())]),
+        )]))]);
+        assert_eq!(e.json_depth(), 5);
+        assert_eq!(json_nesting(&e.to_json()), 5);
+        assert!(!e.is_plain());
+        assert!(Expr::List(vec![Expr::Float(f64::NAN)]).is_plain());
+    }
+
+    fn json_nesting(v: &Json) -> usize {
+        match v {
+            Json::Array(a) => 1 + a.iter().map(json_nesting).max().unwrap_or(0),
+            Json::Object(o) => 1 + o.values().map(json_nesting).max().unwrap_or(0),
+            _ => 0,
+        }
     }
 
     #[test]

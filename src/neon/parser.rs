@@ -450,16 +450,37 @@ impl<'a> Parser<'a> {
             attributes: into_array(attributes),
         }];
         let mut last_end = end;
+        // Every further link nests the previous ones (a chain is a call on the result of the
+        // links before it), so it counts as one level towards MAX_DEPTH.
+        let entered_before = self.depth;
+        let r = self.parse_chain_links(&mut links, &mut last_end);
+        self.depth = entered_before;
+        r?;
+        let span = first_start.to(last_end);
+        Ok(if links.len() == 1 {
+            let e = links.pop().map(Box::new);
+            match e {
+                Some(e) => Value::new(Kind::Entity(e), span),
+                None => Value::new(Kind::Null, span),
+            }
+        } else {
+            Value::new(Kind::Chain(links), span)
+        })
+    }
+
+    /// The links after a chain's first entity: `link(args)link(args)link`.
+    fn parse_chain_links(&mut self, links: &mut Vec<Entity>, last_end: &mut Span) -> PResult<()> {
         while let Some(i) = self.consume(|k| k == Tok::Literal) {
+            self.enter()?;
             let kind = match scalar::type_literal(self.tok_text(i), false) {
                 Ok(k) => k,
                 Err(m) => return Err(ParseError::new(i, ErrorKind::Message(m))),
             };
             let link_value = Value::new(kind, self.tok_span(i));
-            last_end = link_value.span;
+            *last_end = link_value.span;
             if self.is_next_char(b'(') {
                 let (attributes, end) = self.parse_braces()?;
-                last_end = end;
+                *last_end = end;
                 links.push(Entity {
                     value: link_value,
                     attributes: into_array(attributes),
@@ -472,16 +493,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        let span = first_start.to(last_end);
-        Ok(if links.len() == 1 {
-            let e = links.pop().map(Box::new);
-            match e {
-                Some(e) => Value::new(Kind::Entity(e), span),
-                None => Value::new(Kind::Null, span),
-            }
-        } else {
-            Value::new(Kind::Chain(links), span)
-        })
+        Ok(())
     }
 
     /// `[...]`, `{...}` or `(...)`; returns the collection and the span of the closer.
