@@ -156,10 +156,10 @@ fn compile(
     match format {
         Format::Json => {
             let json = diagnostics::to_json(&result.sources, diags);
-            println!(
-                "{}",
+            emit(&format!(
+                "{}\n",
                 serde_json::to_string_pretty(&json).unwrap_or_default()
-            );
+            ));
         }
         Format::Human => diagnostics::render(&result.sources, diags, color()),
     }
@@ -254,10 +254,10 @@ fn neon_decode(file: PathBuf) -> ExitCode {
         Ok((id, bytes)) => match wireplan::neon::decode_bytes(&bytes, id) {
             Ok(v) => {
                 let json = wireplan::neon::to_json(&v);
-                println!(
-                    "{}",
+                emit(&format!(
+                    "{}\n",
                     serde_json::to_string_pretty(&json).unwrap_or_default()
-                );
+                ));
                 ExitCode::SUCCESS
             }
             Err(d) => {
@@ -356,11 +356,11 @@ fn neon_encode(file: PathBuf, inline: bool, indent: &str) -> ExitCode {
     };
     match neon::from_json(&json).and_then(|v| neon::encode(&v, &opts)) {
         Ok(text) if inline => {
-            println!("{text}");
+            emit(&format!("{text}\n"));
             ExitCode::SUCCESS
         }
         Ok(text) => {
-            print!("{text}");
+            emit(&text);
             ExitCode::SUCCESS
         }
         Err(e @ EncodeError::BadIndent(_)) => {
@@ -410,4 +410,12 @@ fn main() -> ExitCode {
                 },
         } => neon_encode(file, inline, &indent),
     }
+}
+
+/// Writes command output to stdout. A reader that went away (`wireplan ... | head`) is not an
+/// error worth a panic: the rest of the output is dropped.
+fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }

@@ -61,6 +61,32 @@ fn property_reads_are_checked_against_the_parameter_type() {
     );
 }
 
+#[test]
+fn statement_mistakes_are_all_reported() {
+    let got = diagnostics("tests/fixtures/members/statements.neon");
+    let got: Vec<(&str, &str, usize, usize)> = got
+        .iter()
+        .map(|(c, m, l, col)| (c.as_str(), m.as_str(), l.unwrap_or(0), col.unwrap_or(0)))
+        .collect();
+    let want: &[(&str, &str, usize, usize)] = &[
+        ("invalid-value", "Service 'a' (type of App\\Any): Tag 't' must have a plain value (null, bool, number, string, list or map), not a service, call or other statement.", 35, 13),
+        ("invalid-definition", "Service 'b' (type of App\\Runner): This setup statement is a first-class callable (it is created and dropped, never called), so it has no effect; call a method, e.g. @self::method() or @service::method().", 39, 6),
+        ("invalid-value", "Service 'b' (type of App\\Runner): Property App\\Runner::$w expects int, 'abc' given.", 40, 11),
+        ("invalid-definition", "Service 'c' (type of App\\Runner): App\\Math::double(...) is a first-class callable, which has no methods or properties; to call the method on its result, write App\\Math::double(args)::other().", 41, 16),
+        ("constant-not-found", "Service 'd' (type of App\\Any): Constant App\\Db::NOPE is not declared in the catalog.", 42, 13),
+        ("class-not-found", "Service 'e' (type of App\\Any): Class 'App\\Nope' not found (in the constant App\\Nope::X).", 43, 13),
+        ("invalid-value", "Service 'f' (type of App\\Var): Cannot skip (_) position 2 of App\\Var::__construct(): it belongs to the variadic parameter $rest, which collects values only.", 44, 5),
+        ("invalid-value", "Service 'g' (type of App\\Runner): Parameter $fn in App\\Runner::__construct() expects callable, 5 given.", 45, 20),
+        ("invalid-value", "Service 'h' (type of App\\Any): Expected a service name or type after '@'.", 46, 13),
+        ("invalid-value", "Service 'i' (type of App\\Any): @self is only available in setup statements, where it is the object being set up.", 47, 13),
+        ("method-not-found", "Service 'j' (type of App\\Any): Method App\\Db::dsn() is not callable.\nApp\\Db has a property $dsn: read it without parentheses, @service::dsn.", 48, 13),
+        ("property-not-found", "Service 'k' (type of App\\Any): Property App\\Db::$lc is not declared in the catalog.\nApp\\Db has a constant lc; only names that start with a capital letter are read as constants (Nette's rule), others are properties.", 49, 13),
+        ("constant-not-found", "Service 'l' (type of App\\Any): Constant App\\Db::UP is not declared in the catalog.\nApp\\Db has a property $UP; a name after :: that starts with a capital letter is read as a constant (Nette's rule), write @service::$UP to read the property.", 50, 13),
+        ("invalid-value", "Service 'm': its create expression nests 124 levels deep; a plan allows at most 100 (what JSON readers accept).\nSplit it into services that refer to each other.", 51, 5),
+    ];
+    assert_eq!(got, want);
+}
+
 mod end_to_end {
     //! The fixtures' plans, compiled and run against a registry.
 

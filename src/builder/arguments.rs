@@ -26,7 +26,9 @@ fn fits(b: &super::ContainerBuilder, ty: &str, value: &P) -> Option<bool> {
         ("string", v) => matches!(v, P::Str(_) | P::Concat(_)),
         ("bool", v) => matches!(v, P::Bool(_)),
         ("array" | "iterable", v) => matches!(v, P::List(_) | P::Map(_)),
-        ("callable", _) | ("object", _) => return None,
+        // The runtime hands a `callable` parameter only first-class callables.
+        ("callable", _) => false,
+        ("object", _) => return None,
         (_, P::Ref(name)) => {
             let svc_ty = b.get_definition(name)?.resolved_type.clone()?;
             if crate::catalog::is_builtin(ty) {
@@ -75,20 +77,67 @@ fn property_fits(
 impl Completer<'_> {
     /// Reports an explicit argument whose value cannot fit the parameter's declared type.
     fn check_type(&mut self, p: &Param, value: &P, ctx: &Ctx, span: Option<Span>, f: &str) {
+        if let Some(given) = self.misfit(&p.ty, value) {
+            let msg = format!(
+                "Parameter ${} in {f} expects {}, {given} given.",
+                p.name, p.ty.text
+            );
+            self.report(Code::InvalidValue, ctx, msg, span);
+        }
+    }
+
+    /// Reports a value written to a property (`$prop = value` in a setup) that cannot fit the
+    /// property's declared type.
+    pub(super) fn check_property_value(
+        &mut self,
+        class: &str,
+        property: &str,
+        value: &P,
+        ctx: &Ctx,
+        span: Option<Span>,
+    ) {
+        let Some(decl) = self.b.catalog.property(class, property) else {
+            return;
+        };
+        let ty = decl.ty.clone();
+        if let Some(given) = self.misfit(&ty, value) {
+            let msg = format!(
+                "Property {class}::${property} expects {}, {given} given.",
+                ty.text
+            );
+            self.report(Code::InvalidValue, ctx, msg, span);
+        }
+    }
+
+    /// A description of `value` when it cannot fit `ty`; `None` when it fits or cannot be known.
+    fn misfit(&self, ty: &crate::catalog::TypeRef, value: &P) -> Option<String> {
         // `null` is not checked: it is also what a failed reference or parameter became, and
         // that failure was reported already.
-        if p.ty.list_of.is_some() || matches!(value, P::Null) {
-            return;
+        if ty.list_of.is_some() || matches!(value, P::Null) {
+            return None;
         }
-        let verdicts: Vec<Option<bool>> =
-            p.ty.members
-                .iter()
-                .map(|m| fits(self.b, m, value))
-                .collect();
-        if verdicts.iter().any(|v| *v != Some(false)) {
-            return;
+        if ty
+            .members
+            .iter()
+            .any(|m| fits(self.b, m, value) != Some(false))
+        {
+            return None;
         }
-        let given = match value {
+        Some(self.describe(value))
+    }
+
+    /// A completed value as a message shows it.
+    fn describe(&self, value: &P) -> String {
+        let target_text = |t: &CallTarget| match t {
+            CallTarget::Class(c) => c.clone(),
+            CallTarget::SelfObject => "@self".into(),
+            CallTarget::Expr(e) => match &**e {
+                P::Ref(n) if n == "@self" => "@self".into(),
+                P::Ref(n) => format!("@{n}"),
+                _ => "...".into(),
+            },
+        };
+        match value {
             P::Ref(n) => format!(
                 "service '{n}' ({})",
                 self.b
@@ -122,21 +171,11 @@ impl Completer<'_> {
                     None => format!("property ${property}"),
                 }
             }
-            P::Callable { target, method } => match target {
-                CallTarget::Class(c) => format!("callable {c}::{method}(...)"),
-                _ => format!("callable ...::{method}(...)"),
-            },
+            P::Callable { target, method } => {
+                format!("callable {}::{method}(...)", target_text(target))
+            }
             _ => "a value".into(),
-        };
-        self.report(
-            Code::InvalidValue,
-            ctx,
-            format!(
-                "Parameter ${} in {f} expects {}, {given} given.",
-                p.name, p.ty.text
-            ),
-            span,
-        );
+        }
     }
 
     /// Built-in functions: `not`, `bool`, `int`, `float`, `string` on constants (evaluated now),
@@ -268,7 +307,18 @@ impl Completer<'_> {
                         other => out.push(other),
                     }
                 }
-                for v in positional.iter().skip(i).flatten() {
+                let rest: Vec<Option<&Expr>> = positional.iter().skip(i).copied().collect();
+                if let Some(k) = rest.iter().position(Option::is_none) {
+                    if rest[k..].iter().any(Option::is_some) {
+                        let msg = format!(
+                            "Cannot skip (_) position {} of {f}: it belongs to the variadic parameter ${}, which collects values only.",
+                            i + k + 1,
+                            p.name
+                        );
+                        self.report(Code::InvalidValue, ctx, msg, span);
+                    }
+                }
+                for v in rest.into_iter().flatten() {
                     out.push(self.value(v, ctx));
                 }
                 positional.clear();

@@ -67,9 +67,13 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
         };
         b.initialization
             .iter()
-            .map(|e| match &e.kind {
-                ExprKind::Statement(st) => c.statement(st, &ctx, e.span),
-                _ => c.value(e, &ctx),
+            .map(|e| {
+                let p = match &e.kind {
+                    ExprKind::Statement(st) => c.statement(st, &ctx, e.span),
+                    _ => c.value(e, &ctx),
+                };
+                c.require_effect(&p, &ctx, e.span, "initialization");
+                p
             })
             .collect()
     };
@@ -77,6 +81,7 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
     for (def, r) in b.definitions.values_mut().zip(results) {
         def.completed = r;
     }
+    super::shape::check_depth(b, diags);
     super::safety::check_cycles(b, diags);
     super::safety::check_captives(b, diags);
 }
@@ -182,7 +187,11 @@ impl Completer<'_> {
     pub(super) fn tags(&mut self, def: &Definition, ctx: &Ctx) -> IndexMap<String, P> {
         def.tags
             .iter()
-            .map(|(k, v)| (k.clone(), self.value(v, ctx)))
+            .map(|(k, v)| {
+                let p = self.value(v, ctx);
+                self.require_plain_tag(k, &p, ctx, v.span.or(ctx.span));
+                (k.clone(), p)
+            })
             .collect()
     }
 
@@ -205,6 +214,16 @@ impl Completer<'_> {
     pub(super) fn reference(&mut self, target: &str, ctx: &Ctx, span: Option<Span>) -> P {
         if target == "self" && ctx.in_setup {
             return P::Ref("@self".into());
+        }
+        if target == "self" || target.is_empty() {
+            let msg = if target.is_empty() {
+                "Expected a service name or type after '@'.".to_string()
+            } else {
+                "@self is only available in setup statements, where it is the object being set up."
+                    .to_string()
+            };
+            self.report(Code::InvalidValue, ctx, msg, span);
+            return P::Null;
         }
         if target.contains('\\') {
             let ty = crate::catalog::normalize_name(target);
@@ -324,6 +343,9 @@ impl Completer<'_> {
                 if let Some(v) = self.constant(s) {
                     return v;
                 }
+                if let Some(v) = self.unknown_class_constant(s, ctx, v.span) {
+                    return v;
+                }
                 if let Some(rest) = s.strip_prefix("@@") {
                     P::Str(format!("@{rest}"))
                 } else if let Some(target) = s.strip_prefix('@') {
@@ -419,12 +441,8 @@ impl Completer<'_> {
                 self.new_object(n, &st.arguments, ctx, span)
             }
             Callee::Member(target, method) => {
-                let (t, ty) = match &target.kind {
-                    ExprKind::Statement(inner) => {
-                        let ty = self.statement_result_type(inner);
-                        (self.statement(inner, ctx, span), ty)
-                    }
-                    _ => (self.value(target, ctx), None),
+                let Some((t, ty)) = self.member_target(target, ctx, span) else {
+                    return P::Null;
                 };
                 self.call(
                     CallTarget::Expr(Box::new(t)),
@@ -450,12 +468,39 @@ impl Completer<'_> {
             .and_then(|d| d.resolved_type.clone())
     }
 
+    /// The class a statement's result has, when the catalog says: a constructor's class, or
+    /// the declared return class of `Class::method()` / `@service::method()`.
     pub(super) fn statement_result_type(&self, st: &Statement) -> Option<String> {
+        let returns = |class: &str, method: &str| {
+            let r = self.b.catalog.method(class, method)?.returns.clone()?;
+            let c = r.class()?;
+            self.b
+                .catalog
+                .exists(c)
+                .then(|| self.b.catalog.canonical(c).to_string())
+        };
         match &st.callee {
             Callee::Name(n) if !n.contains("::") && !n.starts_with('@') => {
                 Some(self.b.catalog.canonical(n).to_string())
             }
-            _ => None,
+            Callee::Name(n) => match n.strip_prefix('@') {
+                Some(svc) => {
+                    let (svc, method) = svc.split_once("::")?;
+                    if method.starts_with('$') {
+                        return None;
+                    }
+                    let class = self
+                        .b
+                        .get_definition(svc)
+                        .and_then(|d| d.resolved_type.clone())?;
+                    returns(&class, method)
+                }
+                None => {
+                    let (class, method) = n.rsplit_once("::")?;
+                    returns(class, method)
+                }
+            },
+            Callee::Member(..) => None,
         }
     }
 
@@ -530,6 +575,11 @@ impl Completer<'_> {
                             d = d.with_note(format!("did you mean '{s}'?"));
                         }
                     }
+                    if self.b.catalog.property(ty, method).is_some() {
+                        d = d.with_note(format!(
+                            "{ty} has a property ${method}: read it without parentheses, @service::{method}."
+                        ));
+                    }
                     self.diags.push(d);
                     return P::Null;
                 }
@@ -551,6 +601,12 @@ impl Completer<'_> {
 
     /// One setup item: `method(args)`, `$prop = value`, `@svc::method(...)`, `Class::m(...)`.
     pub(super) fn setup(&mut self, item: &Expr, ctx: &Ctx) -> P {
+        let p = self.setup_item(item, ctx);
+        self.require_effect(&p, ctx, item.span, "setup");
+        p
+    }
+
+    fn setup_item(&mut self, item: &Expr, ctx: &Ctx) -> P {
         let self_ty = self.reference_type("self", ctx);
         match &item.kind {
             ExprKind::Str(s) if is_function_name(s) && !s.starts_with('$') => self.call(
@@ -608,13 +664,15 @@ impl Completer<'_> {
                 };
                 match k.strip_prefix('$') {
                     Some(prop) => {
+                        let value = self.value(v, ctx);
                         if let Some(ty) = &self_ty {
                             self.check_property(ty, prop, ctx, item.span);
+                            self.check_property_value(ty, prop, &value, ctx, v.span.or(item.span));
                         }
                         P::Set {
                             target: CallTarget::SelfObject,
                             property: prop.to_string(),
-                            value: Box::new(self.value(v, ctx)),
+                            value: Box::new(value),
                         }
                     }
                     None => {

@@ -12,7 +12,7 @@
 
 use super::complete::{is_function_name, Completer, Ctx};
 use crate::diagnostics::Code;
-use crate::expr::{Callee, ExprKind, Statement};
+use crate::expr::{Callee, Expr, ExprKind, Statement};
 use crate::source::Span;
 use wireplan_runtime::plan::{CallTarget, Expr as P};
 
@@ -34,10 +34,8 @@ pub(super) fn callable_creator_message(st: &Statement) -> String {
 /// A property or method name as Nette accepts it after `::` (an identifier).
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// `NAME` after `@svc::` is a class constant when it starts with a capital letter (Nette's
@@ -62,31 +60,76 @@ impl Completer<'_> {
             let class = self.reference_type(target, ctx);
             let target_value = self.reference(target, ctx, span);
             if let (Some(class), false) = (class, matches!(target_value, P::Null)) {
-                let mut d = self.error(
-                    Code::ConstantNotFound,
-                    ctx,
-                    format!("Constant {class}::{member} is not declared in the catalog."),
-                    span,
-                );
-                let names = self
-                    .b
-                    .catalog
-                    .ancestors(&class)
-                    .iter()
-                    .filter_map(|c| self.b.catalog.get(c))
-                    .flat_map(|c| c.constants.keys().cloned())
-                    .collect::<Vec<_>>();
-                if let Some(s) =
-                    crate::diagnostics::suggest(member, names.iter().map(String::as_str))
-                {
-                    d = d.with_note(format!("did you mean '{s}'?"));
-                }
-                self.diags.push(d);
+                self.missing_constant(&class, member, ctx, span);
             }
             return P::Null;
         }
         let prop = member.strip_prefix('$').unwrap_or(member);
         self.property_read(target, prop, ctx, span)
+    }
+
+    /// `App\Class::NAME` (an unquoted argument string, Nette's constant pattern) that the
+    /// catalog does not resolve: reported, because Nette would emit the constant and fail.
+    /// `None` when the string is not of that form.
+    pub(super) fn unknown_class_constant(
+        &mut self,
+        s: &str,
+        ctx: &Ctx,
+        span: Option<Span>,
+    ) -> Option<P> {
+        let (class, name) = s.rsplit_once("::")?;
+        let class_ok = !class.is_empty()
+            && !class.starts_with('@')
+            && class
+                .trim_start_matches('\\')
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '\\');
+        if !class_ok || !is_constant_name(name) {
+            return None;
+        }
+        let Some(info) = self.b.catalog.get(class) else {
+            let mut d = self.error(
+                Code::ClassNotFound,
+                ctx,
+                format!("Class '{class}' not found (in the constant {s})."),
+                span,
+            );
+            let names = self.b.catalog.classes().map(|c| c.name.as_str());
+            if let Some(n) = crate::diagnostics::suggest(class, names) {
+                d = d.with_note(format!("did you mean '{n}'?"));
+            }
+            self.diags.push(d);
+            return Some(P::Null);
+        };
+        let class = info.name.clone();
+        self.missing_constant(&class, name, ctx, span);
+        Some(P::Null)
+    }
+
+    /// Reports a constant the catalog does not list for `class`, with "did you mean" and a hint
+    /// when a property of that name exists.
+    fn missing_constant(&mut self, class: &str, name: &str, ctx: &Ctx, span: Option<Span>) {
+        let mut d = self.error(
+            Code::ConstantNotFound,
+            ctx,
+            format!("Constant {class}::{name} is not declared in the catalog."),
+            span,
+        );
+        let names = self
+            .b
+            .catalog
+            .ancestors(class)
+            .iter()
+            .filter_map(|c| self.b.catalog.get(c))
+            .flat_map(|c| c.constants.keys().cloned())
+            .collect::<Vec<_>>();
+        if let Some(s) = crate::diagnostics::suggest(name, names.iter().map(String::as_str)) {
+            d = d.with_note(format!("did you mean '{s}'?"));
+        }
+        if self.b.catalog.property(class, name).is_some() {
+            d = d.with_note(format!("{class} has a property ${name}; a name after :: that starts with a capital letter is read as a constant (Nette's rule), write @service::${name} to read the property."));
+        }
+        self.diags.push(d);
     }
 
     /// `@target::$prop` → `$get`, checked against the catalog's `properties`.
@@ -143,6 +186,15 @@ impl Completer<'_> {
         if let Some(s) = crate::diagnostics::suggest(prop, names.iter().map(String::as_str)) {
             d = d.with_note(format!("did you mean '{s}'?"));
         }
+        let is_constant = self.b.catalog.ancestors(ty).iter().any(|c| {
+            self.b
+                .catalog
+                .get(c)
+                .is_some_and(|c| c.constants.contains_key(prop))
+        });
+        if is_constant {
+            d = d.with_note(format!("{ty} has a constant {prop}; only names that start with a capital letter are read as constants (Nette's rule), others are properties."));
+        }
         self.diags.push(d);
     }
 
@@ -197,12 +249,8 @@ impl Completer<'_> {
                 }
             }
             Callee::Member(target, method) => {
-                let (t, ty) = match &target.kind {
-                    ExprKind::Statement(inner) => {
-                        let ty = self.statement_result_type(inner);
-                        (self.statement(inner, ctx, span), ty)
-                    }
-                    _ => (self.value(target, ctx), None),
+                let Some((t, ty)) = self.member_target(target, ctx, span) else {
+                    return P::Null;
                 };
                 (CallTarget::Expr(Box::new(t)), ty, method.clone())
             }
@@ -226,6 +274,36 @@ impl Completer<'_> {
             }
         }
         P::Callable { target, method }
+    }
+
+    /// The object a chain link (`Foo()::bar()`) works on, completed, with its class when the
+    /// catalog says. `None` (reported) when it is a first-class callable, which has no members.
+    pub(super) fn member_target(
+        &mut self,
+        target: &Expr,
+        ctx: &Ctx,
+        span: Option<Span>,
+    ) -> Option<(P, Option<String>)> {
+        match &target.kind {
+            ExprKind::Statement(inner) if is_first_class_callable(inner) => {
+                let callee = match &inner.callee {
+                    Callee::Name(n) => n.clone(),
+                    Callee::Member(_, m) => format!("...::{m}"),
+                };
+                self.report(
+                    Code::InvalidDefinition,
+                    ctx,
+                    format!("{callee}(...) is a first-class callable, which has no methods or properties; to call the method on its result, write {callee}(args)::other()."),
+                    span,
+                );
+                None
+            }
+            ExprKind::Statement(inner) => {
+                let ty = self.statement_result_type(inner);
+                Some((self.statement(inner, ctx, span), ty))
+            }
+            _ => Some((self.value(target, ctx), None)),
+        }
     }
 
     /// `Class(...)`, `not(...)`, `func(...)`: forms that have no first-class callable here.

@@ -65,6 +65,7 @@ pub struct TypesHandle(SharedBuilder);
 pub struct InitializationHandle {
     builder: SharedBuilder,
     host: Rc<dyn Host>,
+    state: Rc<RefCell<ScriptState>>,
 }
 
 impl ExtensionHandle {
@@ -158,6 +159,7 @@ pub fn register(engine: &mut Engine) {
     engine.register_get("initialization", |e: &mut E| InitializationHandle {
         builder: e.builder.clone(),
         host: e.host.clone(),
+        state: e.state.clone(),
     });
 
     engine.register_type_with_name::<CompilerHandle>("Compiler");
@@ -189,8 +191,12 @@ pub fn register(engine: &mut Engine) {
     engine.register_type_with_name::<InitializationHandle>("Initialization");
     engine.register_fn(
         "addBody",
-        |i: &mut InitializationHandle, text: &str| -> Res<()> {
-            let st = i.host.parse_statement(text).or_else(raise)?;
+        |ctx: NativeCallContext, i: &mut InitializationHandle, text: &str| -> Res<()> {
+            let mut st = i.host.parse_statement(text).or_else(raise)?;
+            // Problems with the statement point at the `addBody` call in the script.
+            if let Some(span) = i.state.borrow().span_at(ctx.call_position()) {
+                st.span = Some(span);
+            }
             i.builder.borrow_mut().initialization.push(st);
             Ok(())
         },
