@@ -407,8 +407,22 @@ fn target_from_json(v: &Json) -> Result<CallTarget, String> {
     Ok(match v {
         Json::String(s) if s == "@self" => CallTarget::SelfObject,
         Json::String(s) => CallTarget::Class(s.clone()),
-        other => CallTarget::Expr(Box::new(Expr::from_json(other)?)),
+        Json::Object(_) => CallTarget::Expr(Box::new(Expr::from_json(v)?)),
+        other => {
+            return Err(format!(
+                "a target must be a class name, \"@self\" or an expression object, not {other}"
+            ))
+        }
     })
+}
+
+/// The keys a special object may have besides its `$` key.
+fn allowed_keys(special: &str) -> &'static [&'static str] {
+    match special {
+        "$new" | "$call" => &["args"],
+        "$set" => &["value"],
+        _ => &[],
+    }
 }
 
 fn args_from_json(o: &Map<String, Json>) -> Result<Vec<Expr>, String> {
@@ -438,6 +452,15 @@ fn object_from_json(o: &Map<String, Json>) -> Result<Expr, String> {
     let special = o
         .keys()
         .find(|k| k.starts_with('$') && !k.starts_with("$$"));
+    if let Some(sp) = special {
+        let allowed = allowed_keys(sp);
+        if let Some(extra) = o
+            .keys()
+            .find(|k| *k != sp && !allowed.contains(&k.as_str()))
+        {
+            return Err(format!("unexpected key \"{extra}\" in a \"{sp}\" object"));
+        }
+    }
     Ok(match special.map(String::as_str) {
         None => {
             let mut m = IndexMap::new();
@@ -608,6 +631,36 @@ mod tests {
             Json::Object(o) => 1 + o.values().map(json_nesting).max().unwrap_or(0),
             _ => 0,
         }
+    }
+
+    #[test]
+    fn special_objects_have_exactly_their_keys() {
+        for (bad, why) in [
+            (
+                json!({"$get": [{"$ref": "a"}, "p"], "args": []}),
+                "unexpected key \"args\"",
+            ),
+            (
+                json!({"$callable": ["A", "m"], "$get": ["A", "p"]}),
+                "unexpected key",
+            ),
+            (
+                json!({"$ref": "a", "x": 1}),
+                "unexpected key \"x\" in a \"$ref\"",
+            ),
+            (json!({"$get": [5, "p"]}), "a target must be a class name"),
+            (
+                json!({"$callable": [null, "m"]}),
+                "a target must be a class name",
+            ),
+        ] {
+            let err = Expr::from_json(&bad).unwrap_err();
+            assert!(err.contains(why), "{bad}: {err}");
+        }
+        let ok = json!({"$call": ["A", "m"], "args": [1]});
+        assert!(Expr::from_json(&ok).is_ok());
+        let ok = json!({"$set": ["@self", "p"], "value": 1});
+        assert!(Expr::from_json(&ok).is_ok());
     }
 
     #[test]

@@ -156,3 +156,23 @@ fn getters_are_exported_as_catalog_properties() {
         "{catalog}"
     );
 }
+
+#[test]
+fn expressions_deeper_than_json_allows_are_refused_in_binary_plans_too() {
+    use wireplan_runtime::plan::{CallTarget, Expr, MAX_EXPR_DEPTH};
+    let mut plan = Plan::from_json_str(&app(), "<app>").unwrap();
+    let mut deep = Expr::Ref("db".into());
+    for _ in 0..MAX_EXPR_DEPTH {
+        deep = Expr::Get {
+            target: CallTarget::Expr(Box::new(deep)),
+            property: "dsn".into(),
+        };
+    }
+    plan.services["repo"].create = deep;
+    let e = Container::from_bytes(&plan.to_binary(), &registry()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("service 'repo' (create): expression nested 201 levels deep (at most 100)"),
+        "{text}"
+    );
+}

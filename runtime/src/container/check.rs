@@ -7,7 +7,7 @@ use std::fmt::Display;
 use indexmap::IndexMap;
 
 use crate::error::Missing;
-use crate::plan::{CallTarget, Expr, Plan, ServiceKind, ServicePlan};
+use crate::plan::{CallTarget, Expr, Plan, ServiceKind, ServicePlan, MAX_EXPR_DEPTH};
 use crate::registry::Registry;
 use crate::value::Value;
 
@@ -90,6 +90,9 @@ impl<'a> Checker<'a> {
             for (i, stmt) in sp.setup.iter().enumerate() {
                 let n = i + 1;
                 let at = format_args!("service '{name}' (setup #{n})");
+                if self.too_deep(stmt, &at) {
+                    continue;
+                }
                 match stmt {
                     Expr::Call {
                         target: CallTarget::SelfObject,
@@ -151,8 +154,34 @@ impl<'a> Checker<'a> {
         };
     }
 
+    /// Records an expression nested deeper than [`MAX_EXPR_DEPTH`] (a binary plan can hold one
+    /// that JSON could not); such an expression is not walked or evaluated.
+    fn too_deep(&mut self, e: &Expr, at: &dyn Display) -> bool {
+        let depth = e.json_depth();
+        if depth > MAX_EXPR_DEPTH {
+            self.problems.push(format!(
+                "{at}: expression nested {depth} levels deep (at most {MAX_EXPR_DEPTH})"
+            ));
+            return true;
+        }
+        false
+    }
+
     /// `this`: `None` outside setups (`@self` is an error); `Some(class)` inside.
     fn walk(
+        &mut self,
+        e: &'a Expr,
+        at: &dyn Display,
+        this: Option<Option<&'a str>>,
+        factory: bool,
+    ) {
+        if self.too_deep(e, at) {
+            return;
+        }
+        self.walk_checked(e, at, this, factory);
+    }
+
+    fn walk_checked(
         &mut self,
         e: &'a Expr,
         at: &dyn Display,
@@ -164,12 +193,12 @@ impl<'a> Checker<'a> {
             Expr::Param(_) => {}
             Expr::List(items) | Expr::Concat(items) => {
                 for x in items {
-                    self.walk(x, at, this, factory);
+                    self.walk_checked(x, at, this, factory);
                 }
             }
             Expr::Map(m) => {
                 for x in m.values() {
-                    self.walk(x, at, this, factory);
+                    self.walk_checked(x, at, this, factory);
                 }
             }
             Expr::Ref(name) if name == "@self" => {
@@ -202,7 +231,7 @@ impl<'a> Checker<'a> {
                     Some(_) => {}
                 }
                 for a in args {
-                    self.walk(a, at, this, factory);
+                    self.walk_checked(a, at, this, factory);
                 }
             }
             Expr::Call {
@@ -217,13 +246,13 @@ impl<'a> Checker<'a> {
                         Some(class) => self.check_method(class, method, false, at),
                     },
                     CallTarget::Expr(inner) => {
-                        self.walk(inner, at, this, factory);
+                        self.walk_checked(inner, at, this, factory);
                         let class = self.ref_class(inner);
                         self.check_method(class, method, false, at);
                     }
                 }
                 for a in args {
-                    self.walk(a, at, this, factory);
+                    self.walk_checked(a, at, this, factory);
                 }
             }
             Expr::Get { target, property } => match target {
@@ -235,7 +264,7 @@ impl<'a> Checker<'a> {
                     Some(class) => self.check_getter(class, property, at),
                 },
                 CallTarget::Expr(inner) => {
-                    self.walk(inner, at, this, factory);
+                    self.walk_checked(inner, at, this, factory);
                     let class = self.ref_class(inner);
                     self.check_getter(class, property, at);
                 }
@@ -247,7 +276,7 @@ impl<'a> Checker<'a> {
                     Some(class) => self.check_method(class, method, false, at),
                 },
                 CallTarget::Expr(inner) => {
-                    self.walk(inner, at, this, factory);
+                    self.walk_checked(inner, at, this, factory);
                     let class = self.ref_class(inner);
                     self.check_method(class, method, false, at);
                 }
@@ -266,7 +295,7 @@ impl<'a> Checker<'a> {
                          statement on @self"
                     )),
                 }
-                self.walk(value, at, this, factory);
+                self.walk_checked(value, at, this, factory);
             }
         }
     }
@@ -399,6 +428,9 @@ impl<'a> Checker<'a> {
                 if !plan.services.contains_key(service.as_str()) {
                     self.problems
                         .push(format!("tag '{tag}' lists unknown service '{service}'"));
+                    continue;
+                }
+                if self.too_deep(e, &format_args!("tag '{tag}' of service '{service}'")) {
                     continue;
                 }
                 match plain_value(e) {
