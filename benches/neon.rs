@@ -83,8 +83,30 @@ impl Workload {
     }
 }
 
+/// Documents of one shape at two sizes (8x apart): their times show whether decoding stays
+/// linear (it should take about 8x longer, not 64x).
+fn scaling_workloads() -> Vec<Workload> {
+    let map = |n: usize| {
+        (0..n)
+            .map(|i| format!("key_{i}: value {i}\n"))
+            .collect::<String>()
+    };
+    let list = |n: usize| {
+        (0..n)
+            .map(|i| format!("- {{id: {i}, tags: [a, b]}}\n"))
+            .collect::<String>()
+    };
+    vec![
+        Workload::new("map 5,000 keys", map(5_000)),
+        Workload::new("map 40,000 keys", map(40_000)),
+        Workload::new("list 1,000 items", list(1_000)),
+        Workload::new("list 8,000 items", list(8_000)),
+    ]
+}
+
 fn workloads() -> Vec<Workload> {
     let mut w = vec![Workload::new("generated", generated_config())];
+    w.extend(scaling_workloads());
     let shared =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/app-10000/config.neon");
     match std::fs::read_to_string(&shared) {
