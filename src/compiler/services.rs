@@ -231,10 +231,13 @@ fn invalid(diags: &mut Diagnostics, name: &str, key: &str, expected: &str, v: &E
 fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut Diagnostics) {
     let name = def.name.clone();
     if let Some(v) = map.get("reset") {
-        let parts: Vec<&str> = v
-            .as_array()
-            .map(|a| a.values().filter_map(Expr::as_str).collect())
-            .unwrap_or_default();
+        // The schema casts `reset: setup` to `[setup]`; a bare string is still read as a
+        // one-item list should it arrive here another way.
+        let parts: Vec<&str> = match &v.kind {
+            ExprKind::Str(s) => vec![s.as_str()],
+            ExprKind::Array(a) => a.values().filter_map(Expr::as_str).collect(),
+            _ => Vec::new(),
+        };
         for part in parts {
             match part {
                 "all" => {

@@ -137,10 +137,19 @@ fn widen(v: Value) -> Value {
 }
 
 /// Adds `part` to a definition map's `reset` list (Nette turns `!` markers into reset flags).
+/// A `reset` written as one name (`reset: setup`) becomes a list that keeps it.
 fn add_reset(mut def: Value, part: &str) -> Value {
     let span = def.span;
     if let Kind::Array(a) = &mut def.kind {
         let key = Key::Str("reset".into());
+        if let Some(entry) = a.entries.get_mut(&key) {
+            if let Kind::Str(_) = entry.value.kind {
+                let name = entry.value.clone();
+                let mut list = Array::new();
+                list.push(name);
+                entry.value = Value::new(Kind::Array(list), entry.value.span);
+            }
+        }
         if !matches!(
             a.entries.get(&key).map(|e| &e.value.kind),
             Some(Kind::Array(_))
