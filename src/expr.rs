@@ -260,10 +260,11 @@ impl Expr {
     }
 }
 
-/// Is this NEON value Nette's skip marker: an unquoted `_` among an entity's positional
-/// arguments (`App\Foo(1, _, 3)`)? The following arguments keep their explicit positions, so
-/// the skipped parameter is autowired or takes its default (Nette's NeonAdapter; a quoted
-/// `'_'` is the string). A literal is unquoted when its span is exactly as long as its text.
+/// Is this NEON value Nette's skip marker: an unquoted `_` as an entity argument, positional
+/// (`App\Foo(1, _, 3)`) or named (`App\Foo(host: _)`)? The following arguments keep their
+/// explicit positions, so the skipped parameter is autowired or takes its default (Nette's
+/// NeonAdapter; a quoted `'_'` is the string, and so is `_` in a plain list or map). A literal
+/// is unquoted when its span is exactly as long as its text.
 pub fn is_skip_marker(v: &crate::neon::Value) -> bool {
     matches!(&v.kind, crate::neon::Kind::Str(s) if s == "_") && v.span.end - v.span.start == 1
 }
@@ -297,12 +298,12 @@ pub fn escape_quoted_at(v: &crate::neon::Value) -> Option<String> {
     })
 }
 
-/// Is the positional entity argument under `key` a [skip marker](is_skip_marker)?
+/// Is the entity argument under `key` (positional or named) a [skip marker](is_skip_marker)?
+/// Nette's NeonAdapter removes every entity attribute whose value is the bare literal `_`.
 pub fn is_skipped(attributes: &crate::neon::Array, key: &Key) -> bool {
-    matches!(key, Key::Int(_))
-        && attributes
-            .get_entry(key)
-            .is_some_and(|e| is_skip_marker(&e.value))
+    attributes
+        .get_entry(key)
+        .is_some_and(|e| is_skip_marker(&e.value))
 }
 
 #[cfg(test)]
