@@ -196,14 +196,28 @@ impl Expr {
 
 impl Expr {
     /// Converts a NEON value without expanding parameters (entities become statements, chains
-    /// nested member calls, dates their text). Used for files extensions load themselves.
+    /// nested member calls, dates their text). Used for files extensions load themselves and
+    /// statements they parse. As in Nette's NeonAdapter, a quoted string that starts with `@`
+    /// is plain text (see [`escape_quoted_at`]); `_` entity arguments are skipped
+    /// ([`is_skipped`]).
     pub fn from_neon(v: &crate::neon::Value) -> Expr {
+        Expr::convert_neon(v, true)
+    }
+
+    /// [`Expr::from_neon`] that keeps quoted `@` strings as written: for values of the
+    /// `parameters:` section, where `'@name'` stays a reference (see `docs/configuration.md`).
+    pub(crate) fn from_neon_verbatim(v: &crate::neon::Value) -> Expr {
+        Expr::convert_neon(v, false)
+    }
+
+    fn convert_neon(v: &crate::neon::Value, literal_at: bool) -> Expr {
         use crate::neon::Kind;
         let span = Some(v.span);
         let array = |a: &crate::neon::Array| {
             let mut out = ExprArray::new();
             for (k, x) in a.iter() {
-                out.items.insert(k.clone(), Expr::from_neon(x));
+                out.items
+                    .insert(k.clone(), Expr::convert_neon(x, literal_at));
             }
             out
         };
@@ -226,7 +240,11 @@ impl Expr {
             Kind::Bool(b) => ExprKind::Bool(*b),
             Kind::Int(i) => ExprKind::Int(*i),
             Kind::Float(f) => ExprKind::Float(*f),
-            Kind::Str(s) | Kind::Date(s) => ExprKind::Str(s.clone()),
+            Kind::Str(s) => match escape_quoted_at(v).filter(|_| literal_at) {
+                Some(escaped) => ExprKind::Str(escaped),
+                None => ExprKind::Str(s.clone()),
+            },
+            Kind::Date(s) => ExprKind::Str(s.clone()),
             Kind::Array(a) => ExprKind::Array(array(a)),
             Kind::Entity(e) => ExprKind::Statement(Box::new(entity(e, None))),
             Kind::Chain(links) => {
@@ -242,18 +260,125 @@ impl Expr {
     }
 }
 
-/// Is this NEON value Nette's skip marker: an unquoted `_` among an entity's positional
-/// arguments (`App\Foo(1, _, 3)`)? The following arguments keep their explicit positions, so
-/// the skipped parameter is autowired or takes its default (Nette's NeonAdapter; a quoted
-/// `'_'` is the string). A literal is unquoted when its span is exactly as long as its text.
+/// Is this NEON value Nette's skip marker: an unquoted `_` as an entity argument, positional
+/// (`App\Foo(1, _, 3)`) or named (`App\Foo(host: _)`)? The following arguments keep their
+/// explicit positions, so the skipped parameter is autowired or takes its default (Nette's
+/// NeonAdapter; a quoted `'_'` is the string, and so is `_` in a plain list or map). A literal
+/// is unquoted when its span is exactly as long as its text.
 pub fn is_skip_marker(v: &crate::neon::Value) -> bool {
     matches!(&v.kind, crate::neon::Kind::Str(s) if s == "_") && v.span.end - v.span.start == 1
 }
 
-/// Is the positional entity argument under `key` a [skip marker](is_skip_marker)?
+/// Was this NEON string written in quotes (`'…'`, `"…"`, or a `'''` / `"""` block) and does
+/// its text start with `@`?
+///
+/// The value tree has no "quoted" flag; the span tells. An unquoted literal that starts with
+/// `@` is kept verbatim (it cannot be a number, date, bool or null), so its span is exactly as
+/// long as its text. A quoted string's span also covers its quotes, and no escape makes the
+/// text longer than what was written (`''` → `'`, `\n` → 1 byte, `\u00e9` → 2 bytes, `\_` → 2
+/// bytes; a block drops its indentation), so its span is always longer than its text.
+pub fn is_quoted_at_string(v: &crate::neon::Value) -> bool {
+    matches!(&v.kind, crate::neon::Kind::Str(s)
+        if s.starts_with('@') && (v.span.end - v.span.start) as usize > s.len())
+}
+
+/// Nette's NeonAdapter escaping of quoted `@` strings: `'@corp.example'` becomes the text
+/// `@@corp.example`, which the compiler reads as the plain string `@corp.example` wherever an
+/// unquoted `@name` would be a reference. A quoted string that already starts with `@@` is
+/// left alone (it means the same). `None` when `v` is not a quoted `@` string.
+pub fn escape_quoted_at(v: &crate::neon::Value) -> Option<String> {
+    let s = v.as_str()?;
+    if !is_quoted_at_string(v) {
+        return None;
+    }
+    Some(if s.starts_with("@@") {
+        s.to_string()
+    } else {
+        format!("@{s}")
+    })
+}
+
+/// Is the entity argument under `key` (positional or named) a [skip marker](is_skip_marker)?
+/// Nette's NeonAdapter removes every entity attribute whose value is the bare literal `_`.
 pub fn is_skipped(attributes: &crate::neon::Array, key: &Key) -> bool {
-    matches!(key, Key::Int(_))
-        && attributes
-            .get_entry(key)
-            .is_some_and(|e| is_skip_marker(&e.value))
+    attributes
+        .get_entry(key)
+        .is_some_and(|e| is_skip_marker(&e.value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::neon::{Kind, Value};
+
+    fn decode(text: &str) -> Value {
+        let mut sources = crate::source::SourceMap::new();
+        let id = sources.add("<test>", text);
+        crate::neon::decode(text, id).expect("valid NEON")
+    }
+
+    fn item<'a>(v: &'a Value, key: &str) -> &'a Value {
+        v.as_array().and_then(|a| a.get(key)).expect("key")
+    }
+
+    #[test]
+    fn quoted_at_strings_are_told_from_unquoted_ones_by_their_span() {
+        let v = decode(concat!(
+            "a: @x\n",
+            "b: '@x'\n",
+            "c: \"@x\"\n",
+            "d: '@@x'\n",
+            "e: @x   # comment\n",
+            "f: \"\\u0040x\"\n",
+            "g: '''\n\t@x\n'''\n",
+            "h: 'x@'\n",
+            "i: ''\n",
+        ));
+        let quoted = |k: &str| is_quoted_at_string(item(&v, k));
+        assert!(!quoted("a"));
+        assert!(quoted("b"));
+        assert!(quoted("c"));
+        assert!(quoted("d"));
+        assert!(!quoted("e"));
+        assert!(
+            quoted("f"),
+            "an escape still leaves the span longer than the text"
+        );
+        assert!(quoted("g"));
+        assert!(!quoted("h"), "only strings that start with @");
+        assert!(!quoted("i"));
+        assert_eq!(escape_quoted_at(item(&v, "b")).as_deref(), Some("@@x"));
+        assert_eq!(escape_quoted_at(item(&v, "d")).as_deref(), Some("@@x"));
+        assert_eq!(escape_quoted_at(item(&v, "a")), None);
+    }
+
+    #[test]
+    fn inside_collections_and_entities_too() {
+        let v = decode("a: [@x, '@x', {k: '@y', l: @y}]\nb: Foo(@x, '@x', n: '@x', m: @x)\n");
+        let a = item(&v, "a").as_array().expect("list");
+        let flags: Vec<bool> = a.values().take(2).map(is_quoted_at_string).collect();
+        assert_eq!(flags, [false, true]);
+        let map = a.values().nth(2).expect("map");
+        assert!(is_quoted_at_string(item(map, "k")));
+        assert!(!is_quoted_at_string(item(map, "l")));
+        let Kind::Entity(e) = &item(&v, "b").kind else {
+            panic!("entity");
+        };
+        let flags: Vec<bool> = e.attributes.values().map(is_quoted_at_string).collect();
+        assert_eq!(flags, [false, true, true, false]);
+    }
+
+    #[test]
+    fn from_neon_escapes_quoted_at_strings_and_the_verbatim_form_does_not() {
+        let v = decode("a: '@x'\nb: @x\n");
+        let e = Expr::from_neon(&v);
+        let a = e.as_array().expect("map");
+        assert_eq!(a.get("a").and_then(Expr::as_str), Some("@@x"));
+        assert_eq!(a.get("b").and_then(Expr::as_str), Some("@x"));
+        let e = Expr::from_neon_verbatim(&v);
+        assert_eq!(
+            e.as_array().and_then(|a| a.get("a")).and_then(Expr::as_str),
+            Some("@x")
+        );
+    }
 }

@@ -195,6 +195,9 @@ pub fn run(
         Some((_, section)) => builtins::load_di(section, &mut builder.borrow_mut(), diags),
         None => builtins::Export::default(),
     };
+    if export.parameters {
+        check_plain_parameters(&params, diags);
+    }
     extensions.apply_schemas(diags);
     extensions.call_all("loadConfiguration", diags);
     if let Some((_, section)) = sections.get("services") {
@@ -243,7 +246,57 @@ fn static_parameters(params: &Parameters) -> IndexMap<String, wireplan_runtime::
         .collect()
 }
 
-/// A parameter value as plan data (statements inside parameters are kept as their text).
+/// Parameters written into the plan must be plain values: a statement (`App\Counter(5)`,
+/// `not(%debug%)`, `App\Math::double(...)`) would be computed at run time in Nette (a dynamic
+/// parameter), and the plan cannot hold computed parameters. Each statement is an
+/// `invalid-value` error at its span, instead of being flattened into its text. `%st%` written in
+/// a service still works (the statement is used there, as in Nette), so the error only applies
+/// while `di › export › parameters` keeps parameters in the plan.
+fn check_plain_parameters(params: &Parameters, diags: &mut Diagnostics) {
+    fn walk(path: &str, v: &Expr, diags: &mut Diagnostics) {
+        use crate::expr::ExprKind as K;
+        match &v.kind {
+            K::Statement(_) => {
+                let mut d = Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "Parameter '{path}' holds a statement ({}); parameters must be plain \
+                         values (Nette computes such a parameter at run time, and the plan \
+                         cannot hold computed parameters).",
+                        v.describe()
+                    ),
+                )
+                .with_note(
+                    "for an object, define a service with this statement under services: and \
+                     refer to it as @name",
+                )
+                .with_note(format!(
+                    "%{path}% in a service argument works (the statement is used there, as in \
+                     Nette); to keep the parameter only for that, leave parameters out of the \
+                     plan with `di: export: parameters: false`"
+                ));
+                d = match v.span {
+                    Some(span) => d.with_primary(span, "a statement, not a plain value"),
+                    None => d.with_note("the value was given with -p"),
+                };
+                diags.push(d);
+            }
+            K::Array(a) => {
+                for (k, x) in &a.items {
+                    walk(&format!("{path}.{}", k.as_string()), x, diags);
+                }
+            }
+            _ => {}
+        }
+    }
+    for (name, v) in &params.values {
+        walk(name, v, diags);
+    }
+}
+
+/// A parameter value as plan data. Statements never reach it while parameters are exported
+/// ([`check_plain_parameters`] reports them); elsewhere (the REPL's plan of a failed build) they
+/// show as their text.
 fn plain_value(v: &Expr) -> wireplan_runtime::plan::Expr {
     use crate::expr::ExprKind as K;
     use wireplan_runtime::plan::Expr as P;

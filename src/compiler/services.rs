@@ -231,10 +231,13 @@ fn invalid(diags: &mut Diagnostics, name: &str, key: &str, expected: &str, v: &E
 fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut Diagnostics) {
     let name = def.name.clone();
     if let Some(v) = map.get("reset") {
-        let parts: Vec<&str> = v
-            .as_array()
-            .map(|a| a.values().filter_map(Expr::as_str).collect())
-            .unwrap_or_default();
+        // The schema casts `reset: setup` to `[setup]`; a bare string is still read as a
+        // one-item list should it arrive here another way.
+        let parts: Vec<&str> = match &v.kind {
+            ExprKind::Str(s) => vec![s.as_str()],
+            ExprKind::Array(a) => a.values().filter_map(Expr::as_str).collect(),
+            _ => Vec::new(),
+        };
         for part in parts {
             match part {
                 "all" => {
@@ -303,6 +306,24 @@ fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut
     }
     if let Some(v) = map.get("create") {
         match creator_statement(v) {
+            // `alias: '@db'`: a quoted '@…' (or @@…) is text, which cannot create anything.
+            Some(_) if v.as_str().is_some_and(|s| s.starts_with("@@")) => {
+                let text = &v.as_str().unwrap_or_default()[1..];
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidDefinition,
+                        format!(
+                            "Service '{name}': the creator '{text}' is a plain string, not a \
+                             service reference."
+                        ),
+                    )
+                    .at(v.span)
+                    .with_note(format!(
+                        "a quoted '@…' (or @@…) is text; write {text} without quotes to refer \
+                         to the service"
+                    )),
+                );
+            }
             Some(st) => {
                 if let Callee::Name(n) = &st.callee {
                     if n.starts_with('@') && !n.contains("::") {

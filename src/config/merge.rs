@@ -34,13 +34,19 @@ fn merge_inner(mut base: Array, newer: Array, services: bool) -> Array {
         }
         if let Key::Str(s) = &key {
             if let Some(name) = s.strip_suffix('!') {
+                let name = Key::from_string(name.to_string());
                 let value = if services {
                     // `name!:` resets the service, also one an extension registered.
-                    add_reset(mark_part_resets(widen(entry.value)), "all")
+                    let value = add_reset(mark_part_resets(widen(entry.value)), "all");
+                    if base.entries.contains_key(&name) {
+                        drop_alteration(value)
+                    } else {
+                        value
+                    }
                 } else {
                     strip_markers(entry.value)
                 };
-                base.insert(Key::from_string(name.to_string()), entry.key_span, value);
+                base.insert(name, entry.key_span, value);
                 continue;
             }
         }
@@ -64,7 +70,7 @@ fn merge_inner(mut base: Array, newer: Array, services: bool) -> Array {
                 let old_value =
                     std::mem::replace(&mut old.value, Value::new(Kind::Null, old.key_span));
                 old.value = if services {
-                    merge_definition(old_value, entry.value)
+                    merge_definition(old_value, drop_alteration(entry.value))
                 } else if is_services {
                     merge_services(old_value, entry.value)
                 } else {
@@ -100,6 +106,23 @@ fn merge_definition(base: Value, newer: Value) -> Value {
     merge(widen(base), widen(newer))
 }
 
+/// A definition merged over one from an earlier layer loses its `alteration: true`: as in
+/// Nette's `DefinitionSchema::merge`, alteration only counts in the first layer that defines
+/// the service (a later layer modifies an existing definition by construction). Other values
+/// stay, so `false` still merges and a wrong type is still reported by the schema.
+fn drop_alteration(mut def: Value) -> Value {
+    if let Kind::Array(a) = &mut def.kind {
+        let key = Key::Str("alteration".into());
+        if matches!(
+            a.entries.get(&key).map(|e| &e.value.kind),
+            Some(Kind::Bool(true))
+        ) {
+            a.entries.shift_remove(&key);
+        }
+    }
+    def
+}
+
 /// A definition in short form (`App\Foo`) as a map (`{create: App\Foo}`).
 fn widen(v: Value) -> Value {
     match v.kind {
@@ -114,10 +137,19 @@ fn widen(v: Value) -> Value {
 }
 
 /// Adds `part` to a definition map's `reset` list (Nette turns `!` markers into reset flags).
+/// A `reset` written as one name (`reset: setup`) becomes a list that keeps it.
 fn add_reset(mut def: Value, part: &str) -> Value {
     let span = def.span;
     if let Kind::Array(a) = &mut def.kind {
         let key = Key::Str("reset".into());
+        if let Some(entry) = a.entries.get_mut(&key) {
+            if let Kind::Str(_) = entry.value.kind {
+                let name = entry.value.clone();
+                let mut list = Array::new();
+                list.push(name);
+                entry.value = Value::new(Kind::Array(list), entry.value.span);
+            }
+        }
         if !matches!(
             a.entries.get(&key).map(|e| &e.value.kind),
             Some(Kind::Array(_))

@@ -48,7 +48,7 @@ pub fn expand_config(
             _ => {
                 crate::schema::validate(
                     &crate::schema::sections::parameters(),
-                    &Expr::from_neon(&entry.value),
+                    &Expr::from_neon_verbatim(&entry.value),
                     &["parameters"],
                     diags,
                 );
@@ -79,6 +79,7 @@ pub fn expand_config(
         in_foreign: 0,
         raw,
         dynamic: dynamic.iter().cloned().collect(),
+        literal_at: false,
         done: HashMap::new(),
         stack: Vec::new(),
         diags,
@@ -95,6 +96,8 @@ pub fn expand_config(
         values.insert(name, v);
     }
     let mut out = Sections::new();
+    // Outside `parameters:`, a quoted '@x' is plain text (Nette's NeonAdapter).
+    ex.literal_at = true;
     for (key, entry) in &sections.entries {
         let name = key.as_string();
         if name == "parameters" {
@@ -142,6 +145,11 @@ struct Expander<'a> {
     in_foreign: usize,
     raw: IndexMap<String, Value>,
     dynamic: HashSet<String>,
+    /// Whether a quoted string starting with `@` is plain text (escaped to `@@…`, as Nette's
+    /// NeonAdapter does). True in the DI sections, false while a parameter's own value is
+    /// converted: a parameter `'@corp.example'` used as an argument stays a reference (the
+    /// configuration issue's rule; write `@@corp.example` for the text).
+    literal_at: bool,
     done: HashMap<String, Expr>,
     stack: Vec<String>,
     diags: &'a mut Diagnostics,
@@ -223,7 +231,9 @@ impl Expander<'_> {
         self.stack.push(name.to_string());
         let foreign = self.foreign.contains(name);
         self.in_foreign += usize::from(foreign);
+        let literal_at = std::mem::replace(&mut self.literal_at, false);
         let mut v = self.convert(&raw);
+        self.literal_at = literal_at;
         self.in_foreign -= usize::from(foreign);
         if foreign {
             clear_spans(&mut v);
@@ -410,7 +420,12 @@ impl Expander<'_> {
             Kind::Int(i) => ExprKind::Int(*i),
             Kind::Float(f) => ExprKind::Float(*f),
             Kind::Date(d) => ExprKind::Str(d.clone()),
-            Kind::Str(s) => return self.expand_string(s, v.span),
+            Kind::Str(s) => {
+                return match crate::expr::escape_quoted_at(v).filter(|_| self.literal_at) {
+                    Some(escaped) => self.expand_string(&escaped, v.span),
+                    None => self.expand_string(s, v.span),
+                }
+            }
             Kind::Array(a) => ExprKind::Array(self.convert_array(a)),
             Kind::Entity(e) => ExprKind::Statement(Box::new(self.convert_entity(e, None))),
             Kind::Chain(links) => {

@@ -140,7 +140,6 @@ pub fn types() -> Expect {
 /// absent (`skip_defaults`). For `services.rs`: process each definition at
 /// `["services", name]`.
 pub fn definition() -> Expect {
-    let names = Expect::any_of([Expect::string(), Expect::list_of(Expect::string())]);
     Expect::structure([
         ("create", Expect::type_("string|statement|array")),
         ("type", Expect::type_("string|statement")),
@@ -162,7 +161,8 @@ pub fn definition() -> Expect {
         ("tagged", Expect::string()),
         ("inject", Expect::bool()),
         ("lazy", Expect::bool()),
-        ("reset", names),
+        // `reset: setup` is `reset: [setup]`.
+        ("reset", strings()),
     ])
     .skip_defaults()
 }
