@@ -2,7 +2,7 @@
 
 use crate::neon::{Array, Key, Kind, Value};
 
-/// Merges a newer value over an older one: two collections merge ([`merge_arrays`]); a newer
+/// Merges a newer value over an older one: two collections merge (key by key, lists appended); a newer
 /// `null` over a collection keeps the collection; anything else is replaced by the newer value.
 pub fn merge(base: Value, newer: Value) -> Value {
     match (base.kind, newer.kind) {
