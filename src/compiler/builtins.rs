@@ -270,8 +270,10 @@ pub fn inject(builder: &mut ContainerBuilder) {
 /// `{in: Namespace, classes: [masks], extends: [..], implements: [..], exclude: {classes,
 /// extends, implements}, tags: [..]}`; a section with `in` or `classes` at the top is one
 /// batch. Masks are case-insensitive: `*` matches within one namespace level, `**` across
-/// levels; a mask without `\` matches the short class name. Classes already provided by a
-/// definition (Nette's `findByType`) are skipped. Candidates are instantiable classes.
+/// levels; a mask without `\` matches the short class name. `extends`/`implements` (and their
+/// `exclude` forms) test for a proper subclass, as PHP's `isSubclassOf`: a named class is not
+/// selected (or excluded) by itself. Classes already provided by a definition (Nette's
+/// `findByType`) are skipped. Candidates are instantiable classes.
 pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
     if !valid(&crate::schema::Expect::array(), section, &["search"], diags) {
         return;
@@ -326,9 +328,9 @@ pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagno
                 })
             })
             .filter(|c| classes.is_empty() || classes.iter().any(|m| mask_matches(m, &c.name)))
-            .filter(|c| parents.is_empty() || parents.iter().any(|p| cat.is_subtype(&c.name, p)))
+            .filter(|c| parents.is_empty() || parents.iter().any(|p| cat.is_subclass(&c.name, p)))
             .filter(|c| !ex_classes.iter().any(|m| mask_matches(m, &c.name)))
-            .filter(|c| !ex_parents.iter().any(|p| cat.is_subtype(&c.name, p)))
+            .filter(|c| !ex_parents.iter().any(|p| cat.is_subclass(&c.name, p)))
             .map(|c| c.name.clone())
             .collect();
         for class in found {
