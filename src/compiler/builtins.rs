@@ -269,8 +269,8 @@ pub fn inject(builder: &mut ContainerBuilder) {
 /// `search:` in phase B: registers catalog classes as anonymous services. A batch is
 /// `{in: Namespace, classes: [masks], extends: [..], implements: [..], exclude: {classes,
 /// extends, implements}, tags: [..]}`; a section with `in` or `classes` at the top is one
-/// batch. Masks are case-insensitive: `*` matches within one namespace level, `**` across
-/// levels; a mask without `\` matches the short class name. `extends`/`implements` (and their
+/// batch. Class masks follow Nette (see [`mask_matches`]): `*` matches within one namespace
+/// level, `**\` zero or more levels; a mask without `\` matches the short class name. `extends`/`implements` (and their
 /// `exclude` forms) test for a proper subclass, as PHP's `isSubclassOf`: a named class is not
 /// selected (or excluded) by itself. Classes already provided by a definition (Nette's
 /// `findByType`) are skipped. Candidates are instantiable classes.
@@ -351,27 +351,65 @@ pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagno
     }
 }
 
-/// Does a class-name mask match `class`? See [`search`].
+/// Does a class-name mask match `class`? As Nette's `SearchExtension::buildNameRegexp`, and
+/// case-insensitive: a mask without `\` is taken as `**\mask`; `**\` matches zero or more
+/// whole namespace levels (`App\**\*Factory` matches `App\UiFactory`); `\**` not followed by
+/// `\` matches nothing or `\` and the rest of the name (`App\**` matches `App` and everything
+/// below it); any other `*` matches within one namespace level.
 pub fn mask_matches(mask: &str, class: &str) -> bool {
-    let mask = normalize_name(mask).to_lowercase();
-    let class = class.to_lowercase();
-    let subject = if mask.contains('\\') {
-        class.as_str()
-    } else {
-        class.rsplit('\\').next().unwrap_or(&class)
-    };
-    glob(mask.as_bytes(), subject.as_bytes())
+    let mut mask = normalize_name(mask).to_lowercase();
+    if !mask.contains('\\') {
+        mask.insert_str(0, "**\\");
+    }
+    let class = normalize_name(class).to_lowercase();
+    glob(&mask_tokens(&mask), class.as_bytes())
 }
 
-fn glob(m: &[u8], s: &[u8]) -> bool {
-    match m.first() {
-        None => s.is_empty(),
-        Some(b'*') if m.get(1) == Some(&b'*') => {
-            let rest = &m[2..];
-            (0..=s.len()).any(|i| glob(rest, &s[i..]))
+/// One piece of a compiled class-name mask.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum MaskToken {
+    /// This byte.
+    Byte(u8),
+    /// `*`: any run of bytes without `\` (Nette: `\w*`).
+    Level,
+    /// `**\`: nothing, or anything ending with `\` (Nette: `(.*\\)?`).
+    Levels,
+    /// `\**`: nothing, or `\` and anything (Nette: `(\\.*)?`).
+    Below,
+}
+
+/// Splits a mask into tokens, replacing in Nette's order: every `**\` first (left to right),
+/// then `\**` in what is left, then single `*`.
+fn mask_tokens(mask: &str) -> Vec<MaskToken> {
+    let mut out = Vec::new();
+    for (i, part) in mask.split("**\\").enumerate() {
+        if i > 0 {
+            out.push(MaskToken::Levels);
         }
-        Some(b'*') => {
-            let rest = &m[1..];
+        for (j, piece) in part.split("\\**").enumerate() {
+            if j > 0 {
+                out.push(MaskToken::Below);
+            }
+            out.extend(piece.bytes().map(|b| match b {
+                b'*' => MaskToken::Level,
+                b => MaskToken::Byte(b),
+            }));
+        }
+    }
+    out
+}
+
+fn glob(m: &[MaskToken], s: &[u8]) -> bool {
+    match m.split_first() {
+        None => s.is_empty(),
+        Some((MaskToken::Levels, rest)) => {
+            glob(rest, s) || (0..s.len()).any(|i| s[i] == b'\\' && glob(rest, &s[i + 1..]))
+        }
+        Some((MaskToken::Below, rest)) => {
+            glob(rest, s)
+                || (s.first() == Some(&b'\\') && (1..=s.len()).any(|i| glob(rest, &s[i..])))
+        }
+        Some((MaskToken::Level, rest)) => {
             let mut i = 0;
             loop {
                 if glob(rest, &s[i..]) {
@@ -383,7 +421,7 @@ fn glob(m: &[u8], s: &[u8]) -> bool {
                 i += 1;
             }
         }
-        Some(c) => s.first() == Some(c) && glob(&m[1..], &s[1..]),
+        Some((MaskToken::Byte(c), rest)) => s.first() == Some(c) && glob(rest, &s[1..]),
     }
 }
 
@@ -398,5 +436,19 @@ mod tests {
         assert!(mask_matches("App\\**\\*Factory", "App\\A\\B\\FormFactory"));
         assert!(!mask_matches("App\\*\\*Factory", "App\\A\\B\\FormFactory"));
         assert!(mask_matches("app\\*\\*factory", "App\\A\\FormFactory"));
+        // `**\` is zero or more levels.
+        assert!(mask_matches("App\\**\\*Factory", "App\\UiFactory"));
+        assert!(!mask_matches("App\\**\\*Factory", "Other\\UiFactory"));
+        assert!(mask_matches("**\\Ui*", "UiFactory"));
+        // `\**` at the end: the namespace itself and everything below.
+        assert!(mask_matches("App\\Model\\**", "App\\Model"));
+        assert!(mask_matches("App\\Model\\**", "App\\Model\\Sub\\Repo"));
+        assert!(!mask_matches("App\\Model\\**", "App\\ModelX"));
+        // Elsewhere `**` is two single-level stars.
+        assert!(mask_matches("App\\Fo**", "App\\Foo"));
+        assert!(!mask_matches("App\\Fo**", "App\\Foo\\Bar"));
+        // Without `\`: the short name, in any namespace.
+        assert!(mask_matches("*Repo", "ArticleRepo"));
+        assert!(!mask_matches("App*", "App\\Model\\Repo"));
     }
 }
