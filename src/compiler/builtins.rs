@@ -146,22 +146,7 @@ pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diag
             .and_then(Expr::as_array)
             .map(|a| a.values().cloned().collect())
             .unwrap_or_default();
-        let tags: Vec<(String, Expr)> = spec
-            .get("tags")
-            .and_then(Expr::as_array)
-            .map(|a| {
-                a.items
-                    .iter()
-                    .filter_map(|(k, v)| match (k, v.as_str()) {
-                        (Key::Int(_), Some(t)) => {
-                            Some((t.to_string(), Expr::bare(ExprKind::Bool(true))))
-                        }
-                        (Key::Str(t), _) => Some((t.clone(), v.clone())),
-                        _ => None,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let tags = normalize_tags(&tag_entries(spec.get("tags")));
         let inject = spec
             .get("inject")
             .map(|v| matches!(v.kind, ExprKind::Bool(true)));
@@ -270,10 +255,16 @@ pub fn inject(builder: &mut ContainerBuilder) {
 /// `{in: Namespace, classes: [masks], extends: [..], implements: [..], exclude: {classes,
 /// extends, implements}, tags: [..]}`; a section with `in` or `classes` at the top is one
 /// batch. Class masks follow Nette (see [`mask_matches`]): `*` matches within one namespace
-/// level, `**\` zero or more levels; a mask without `\` matches the short class name. `extends`/`implements` (and their
-/// `exclude` forms) test for a proper subclass, as PHP's `isSubclassOf`: a named class is not
-/// selected (or excluded) by itself. Classes already provided by a definition (Nette's
-/// `findByType`) are skipped. Candidates are instantiable classes.
+/// level, `**\` zero or more levels; a mask without `\` matches the short class name.
+/// `extends`/`implements` (and their `exclude` forms) test for a proper subclass, as PHP's
+/// `isSubclassOf`: a named class is not selected (or excluded) by itself. Batch `tags` are
+/// `[name]` or `[name: value]`, as Nette's `Arrays::normalize`.
+///
+/// As Nette's `SearchExtension`, all batches are searched first: a class found by several is
+/// registered once, with their tags merged (a keyed tag of a later batch wins). Then classes
+/// already provided by a definition from before the search (Nette's `findByType`) are
+/// skipped, and the rest are added in the order they were found.
+/// Candidates are instantiable classes.
 pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
     if !valid(&crate::schema::Expect::array(), section, &["search"], diags) {
         return;
@@ -290,6 +281,10 @@ pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagno
                 .map(|(k, v)| (vec!["search".to_string(), k.as_string()], v))
                 .collect()
         };
+    // Class → its tags, in the order the classes are first found (a class found by several
+    // batches is registered once, with the tags of all of them).
+    let mut found: indexmap::IndexMap<String, Vec<(Option<String>, Expr)>> =
+        indexmap::IndexMap::new();
     for (path, batch) in batches {
         let path: Vec<&str> = path.iter().map(String::as_str).collect();
         if !valid(
@@ -315,9 +310,9 @@ pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagno
             .into_iter()
             .chain(names(exclude.and_then(|e| e.get("implements"))))
             .collect();
-        let tags = names(batch.get("tags"));
+        let tags = tag_entries(batch.get("tags"));
         let cat = &builder.catalog;
-        let found: Vec<String> = cat
+        let matching = cat
             .classes()
             .filter(|c| !c.interface && !c.is_abstract)
             .filter(|c| {
@@ -330,25 +325,59 @@ pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagno
             .filter(|c| classes.is_empty() || classes.iter().any(|m| mask_matches(m, &c.name)))
             .filter(|c| parents.is_empty() || parents.iter().any(|p| cat.is_subclass(&c.name, p)))
             .filter(|c| !ex_classes.iter().any(|m| mask_matches(m, &c.name)))
-            .filter(|c| !ex_parents.iter().any(|p| cat.is_subclass(&c.name, p)))
-            .map(|c| c.name.clone())
-            .collect();
-        for class in found {
-            let provided = builder
-                .find_by_type(&class)
-                .map(|v| !v.is_empty())
-                .unwrap_or(true);
-            if provided {
-                continue;
-            }
-            if let Ok(def) = builder.add_definition(None, section.span) {
-                def.set_creator(&class, ExprArray::new());
-                for t in &tags {
-                    def.tags.insert(t.clone(), Expr::bare(ExprKind::Bool(true)));
+            .filter(|c| !ex_parents.iter().any(|p| cat.is_subclass(&c.name, p)));
+        for c in matching {
+            // PHP's array_merge of the batches' tags: string keys overwrite, others append.
+            let merged = found.entry(c.name.clone()).or_default();
+            for (k, v) in &tags {
+                match k
+                    .as_ref()
+                    .and_then(|k| merged.iter_mut().find(|(m, _)| m.as_ref() == Some(k)))
+                {
+                    Some(slot) => slot.1 = v.clone(),
+                    None => merged.push((k.clone(), v.clone())),
                 }
             }
         }
     }
+    // As Nette's beforeCompile: classes some definition already provides are dropped before
+    // any of the found ones is added.
+    found.retain(|class, _| builder.find_by_type(class).is_ok_and(|v| v.is_empty()));
+    for (class, tags) in found {
+        if let Ok(def) = builder.add_definition(None, section.span) {
+            def.set_creator(&class, ExprArray::new());
+            def.tags = normalize_tags(&tags);
+        }
+    }
+}
+
+/// The entries of a `tags:` list as written: string key (or none) and value.
+fn tag_entries(tags: Option<&Expr>) -> Vec<(Option<String>, Expr)> {
+    tags.and_then(Expr::as_array)
+        .map(|a| {
+            a.items
+                .iter()
+                .map(|(k, v)| (k.as_str().map(str::to_string), v.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Tags as Nette's `Arrays::normalize($tags, filling: true)`: an entry without a string key
+/// names a tag (value `true`), a keyed entry is tag name → value. Entries without a key whose
+/// value is not a string or an integer are ignored.
+fn normalize_tags(entries: &[(Option<String>, Expr)]) -> indexmap::IndexMap<String, Expr> {
+    let mut out = indexmap::IndexMap::new();
+    for (k, v) in entries {
+        let (name, value) = match (k, &v.kind) {
+            (Some(k), _) => (k.clone(), v.clone()),
+            (None, ExprKind::Str(s)) => (s.clone(), Expr::bare(ExprKind::Bool(true))),
+            (None, ExprKind::Int(i)) => (i.to_string(), Expr::bare(ExprKind::Bool(true))),
+            _ => continue,
+        };
+        out.insert(name, value);
+    }
+    out
 }
 
 /// Does a class-name mask match `class`? As Nette's `SearchExtension::buildNameRegexp`, and
