@@ -264,7 +264,8 @@ pub fn inject(builder: &mut ContainerBuilder) {
 /// registered once, with their tags merged (a keyed tag of a later batch wins). Then classes
 /// already provided by a definition from before the search (Nette's `findByType`) are
 /// skipped, and the rest are added in the order they were found.
-/// Candidates are instantiable classes.
+/// Candidates are instantiable classes and interfaces whose only method is `create()` (registered
+/// as a generated factory) or `get()` (an accessor).
 pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
     if !valid(&crate::schema::Expect::array(), section, &["search"], diags) {
         return;
@@ -314,7 +315,7 @@ pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagno
         let cat = &builder.catalog;
         let matching = cat
             .classes()
-            .filter(|c| !c.interface && !c.is_abstract)
+            .filter(|c| (!c.interface && !c.is_abstract) || generated_kind(cat, c).is_some())
             .filter(|c| {
                 namespace.as_ref().is_none_or(|ns| {
                     c.name
@@ -344,10 +345,45 @@ pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagno
     // any of the found ones is added.
     found.retain(|class, _| builder.find_by_type(class).is_ok_and(|v| v.is_empty()));
     for (class, tags) in found {
+        let kind = builder
+            .catalog
+            .get(&class)
+            .and_then(|c| generated_kind(&builder.catalog, c));
         if let Ok(def) = builder.add_definition(None, section.span) {
-            def.set_creator(&class, ExprArray::new());
+            match kind {
+                Some(kind) => {
+                    def.kind = kind;
+                    def.implement = Some(class);
+                }
+                None => def.set_creator(&class, ExprArray::new()),
+            }
             def.tags = normalize_tags(&tags);
         }
+    }
+}
+
+/// For an interface `search` may register: `Factory` when its one method (inherited ones
+/// included) is `create`, `Accessor` when it is `get`, as Nette's `SearchExtension`. `None`
+/// for classes and for other interfaces.
+fn generated_kind(
+    cat: &crate::catalog::Catalog,
+    info: &crate::catalog::ClassInfo,
+) -> Option<DefinitionKind> {
+    if !info.interface {
+        return None;
+    }
+    let mut methods: Vec<&str> = Vec::new();
+    for a in cat.ancestors(&info.name) {
+        for m in cat.get(&a).into_iter().flat_map(|c| c.methods.keys()) {
+            if !methods.iter().any(|x| x.eq_ignore_ascii_case(m)) {
+                methods.push(m);
+            }
+        }
+    }
+    match methods.as_slice() {
+        ["create"] => Some(DefinitionKind::Factory),
+        ["get"] => Some(DefinitionKind::Accessor),
+        _ => None,
     }
 }
 
