@@ -179,7 +179,18 @@ pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diag
 /// The inject step, last in phase B: for every definition with `inject: true`, prepends calls
 /// of its `inject*()` methods (parent classes first) and writes of its properties marked
 /// `inject: true`, each autowired; explicit setups of the same method or property win.
-pub fn inject(builder: &mut ContainerBuilder) {
+///
+/// As Nette's `InjectExtension::checkType`, a property whose type has no autowired service is
+/// reported here, naming the property (`missing-service`: `Service of type App\Db required by
+/// App\Presenter::$db not found.`), as is a property type missing from the catalog
+/// (`class-not-found`); such a property gets no setup.
+pub fn inject(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
+    /// One property to fill: name, type, declaring class.
+    struct Prop {
+        name: String,
+        class: String,
+        declared_in: String,
+    }
     let targets: Vec<(String, String)> = builder
         .definitions()
         .filter(|d| d.inject)
@@ -192,12 +203,13 @@ pub fn inject(builder: &mut ContainerBuilder) {
             t.map(|t| (d.name.clone(), t))
         })
         .collect();
+    let mut plans: Vec<(String, Vec<String>, Vec<Prop>)> = Vec::new();
     for (name, ty) in targets {
         let mut chain = builder.catalog.ancestors(&ty);
         chain.retain(|c| builder.catalog.get(c).is_some_and(|i| !i.interface));
         chain.reverse();
         let mut methods: Vec<String> = Vec::new();
-        let mut props: Vec<(String, String)> = Vec::new();
+        let mut props: Vec<Prop> = Vec::new();
         for class in &chain {
             let Some(info) = builder.catalog.get(class) else {
                 continue;
@@ -211,44 +223,109 @@ pub fn inject(builder: &mut ContainerBuilder) {
                 }
             }
             for (p, prop) in &info.properties {
-                if let Some(c) = prop.ty.class().filter(|_| prop.inject) {
-                    props.push((p.clone(), c.to_string()));
+                let Some(c) = prop.ty.class().filter(|_| prop.inject) else {
+                    continue;
+                };
+                let entry = Prop {
+                    name: p.clone(),
+                    class: normalize_name(c),
+                    declared_in: info.name.clone(),
+                };
+                // A redeclaration in a subclass replaces the parent's property.
+                match props.iter_mut().find(|x| x.name == *p) {
+                    Some(slot) => *slot = entry,
+                    None => props.push(entry),
                 }
             }
         }
-        let Some(def) = builder.get_definition_mut(&name) else {
+        let Some(def) = builder.get_definition(&name) else {
             continue;
         };
-        let explicit = |def: &crate::builder::Definition, key: &str| {
-            def.setup.iter().any(|s| match &s.kind {
-                ExprKind::Str(x) => x == key,
-                ExprKind::Statement(st) => {
-                    matches!(&st.callee, crate::expr::Callee::Name(n) if n == key)
-                }
-                ExprKind::Array(a) => a.items.keys().any(|k| k.as_string() == key),
-                _ => false,
-            })
-        };
-        let mut added: Vec<Expr> = Vec::new();
-        for m in methods {
-            if !explicit(def, &m) {
-                added.push(Expr::bare(ExprKind::Str(m)));
-            }
-        }
-        for (p, class) in props {
-            let key = format!("${p}");
-            if !explicit(def, &key) {
-                let mut a = ExprArray::new();
-                a.items.insert(
-                    Key::Str(key),
-                    Expr::bare(ExprKind::Str(format!("@{class}"))),
-                );
-                added.push(Expr::bare(ExprKind::Array(a)));
-            }
-        }
-        added.append(&mut def.setup);
-        def.setup = added;
+        methods.retain(|m| !explicit_setup(def, m));
+        props.retain(|p| !explicit_setup(def, &format!("${}", p.name)));
+        plans.push((name, methods, props));
     }
+    // Look every type up before changing a definition: a change would make each later lookup
+    // resolve all definitions again.
+    let mut provided: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
+    for (_, _, props) in &plans {
+        for p in props {
+            if !provided.contains_key(&p.class) {
+                // Several candidates are reported with the setup, when it is completed.
+                let found = !matches!(builder.get_by_type(&p.class), Ok(None));
+                provided.insert(p.class.clone(), found);
+            }
+        }
+    }
+    for (name, methods, props) in plans {
+        let Some(def) = builder.get_definition(&name) else {
+            continue;
+        };
+        let (prefix, span) = (def.descriptor(), def.span);
+        let mut added: Vec<Expr> = methods
+            .into_iter()
+            .map(|m| Expr::bare(ExprKind::Str(m)))
+            .collect();
+        for p in props {
+            let required_by = format!("{}::${}", p.declared_in, p.name);
+            if !builder.catalog.exists(&p.class) {
+                let mut d = Diagnostic::error(
+                    Code::ClassNotFound,
+                    format!(
+                        "{prefix}: Class '{}' required by {required_by} not found.",
+                        p.class
+                    ),
+                )
+                .at(span);
+                let classes = builder.catalog.classes().map(|c| c.name.as_str());
+                d = match suggest(&p.class, classes) {
+                    Some(s) => d.with_note(format!("did you mean '{s}'?")),
+                    None => d.with_note("Add it to the `types:` section."),
+                };
+                diags.push(d);
+                continue;
+            }
+            if provided.get(&p.class) == Some(&false) {
+                diags.push(
+                    Diagnostic::error(
+                        Code::MissingService,
+                        format!(
+                            "{prefix}: Service of type {} required by {required_by} not found.",
+                            p.class
+                        ),
+                    )
+                    .at(span)
+                    .with_note("Did you add it to configuration file?"),
+                );
+                continue;
+            }
+            let mut a = ExprArray::new();
+            a.items.insert(
+                Key::Str(format!("${}", p.name)),
+                Expr::bare(ExprKind::Str(format!("@{}", p.class))),
+            );
+            added.push(Expr::bare(ExprKind::Array(a)));
+        }
+        if added.is_empty() {
+            continue;
+        }
+        if let Some(def) = builder.get_definition_mut(&name) {
+            added.append(&mut def.setup);
+            def.setup = added;
+        }
+    }
+}
+
+/// Does `def` already set up `key` (a method name, or `$property`) explicitly?
+fn explicit_setup(def: &crate::builder::Definition, key: &str) -> bool {
+    def.setup.iter().any(|s| match &s.kind {
+        ExprKind::Str(x) => x == key,
+        ExprKind::Statement(st) => {
+            matches!(&st.callee, crate::expr::Callee::Name(n) if n == key)
+        }
+        ExprKind::Array(a) => a.items.keys().any(|k| k.as_string() == key),
+        _ => false,
+    })
 }
 
 /// `search:` in phase B: registers catalog classes as anonymous services. A batch is
