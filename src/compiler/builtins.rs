@@ -104,9 +104,11 @@ pub fn load_di(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagn
     export
 }
 
-/// `decorator:` in phase B: for every definition whose type (a factory's result type) is the
-/// decorated type or a subtype, appends the setup statements, adds the tags without
-/// overriding existing values, and sets `inject`.
+/// `decorator:` in phase B: for every definition whose type, or for a generated factory whose
+/// result type, is the decorated type or a subtype (Nette's `DecoratorExtension::findByType`),
+/// appends the setup statements (a factory's go to its result), adds the tags without
+/// overriding existing values and sets `inject`. As in Nette, tags and `inject` stay on the
+/// definition itself, a factory included: `findByTag` lists the factory service.
 pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
     if !valid(
         &crate::schema::Expect::array(),
@@ -153,12 +155,9 @@ pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diag
         let targets: Vec<String> = builder
             .definitions()
             .filter(|d| {
-                let t = if d.kind == DefinitionKind::Factory {
-                    d.result_type.as_deref()
-                } else {
-                    d.resolved_type.as_deref()
-                };
-                t.is_some_and(|t| builder.catalog.is_subtype(t, &ty))
+                let is_a = |t: Option<&str>| t.is_some_and(|t| builder.catalog.is_subtype(t, &ty));
+                is_a(d.resolved_type.as_deref())
+                    || (d.kind == DefinitionKind::Factory && is_a(d.result_type.as_deref()))
             })
             .map(|d| d.name.clone())
             .collect();
