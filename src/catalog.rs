@@ -358,6 +358,15 @@ impl Catalog {
             .any(|a| a.eq_ignore_ascii_case(&normalize_name(sup)))
     }
 
+    /// Is `sub` a proper subtype of `sup` (PHP's `isSubclassOf`: a type is not its own
+    /// subclass)?
+    pub fn is_subclass(&self, sub: &str, sup: &str) -> bool {
+        !self
+            .canonical(sub)
+            .eq_ignore_ascii_case(self.canonical(&normalize_name(sup)))
+            && self.is_subtype(sub, sup)
+    }
+
     /// Finds a method on a class or its ancestors.
     pub fn method(&self, class: &str, method: &str) -> Option<&Method> {
         self.ancestors(class).iter().find_map(|a| {

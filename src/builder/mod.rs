@@ -195,6 +195,9 @@ pub struct ContainerBuilder {
     phase: Phase,
     index: AutowiringIndex,
     dirty: bool,
+    /// Types were resolved silently (by a lookup) after the last reporting
+    /// [`ContainerBuilder::resolve`]: their errors are still to be reported.
+    unreported: bool,
     excluded: std::collections::HashSet<String>,
 }
 
@@ -214,6 +217,7 @@ impl ContainerBuilder {
             phase: Phase::Loading,
             index: AutowiringIndex::default(),
             dirty: true,
+            unreported: false,
             excluded: std::collections::HashSet::new(),
         }
     }
@@ -423,6 +427,7 @@ impl ContainerBuilder {
             self.resolve_types(&mut Diagnostics::new());
             self.index = AutowiringIndex::build(self, &mut Diagnostics::new());
             self.dirty = false;
+            self.unreported = true;
         }
         Ok(())
     }
@@ -447,6 +452,7 @@ impl ContainerBuilder {
         self.phase = Phase::Resolved;
         self.index = AutowiringIndex::build(self, diags);
         self.dirty = false;
+        self.unreported = false;
     }
 
     /// The autowiring index (valid after [`ContainerBuilder::resolve`]).
@@ -457,9 +463,10 @@ impl ContainerBuilder {
     /// Completes every definition (end of phase B): creators and setups become plan statements
     /// with positional, complete, autowired arguments; constructor cycles are reported.
     pub fn complete(&mut self, diags: &mut Diagnostics) {
-        if self.dirty {
-            // Definitions changed in `beforeCompile`: resolve again, reporting only what the
-            // first resolution did not already report.
+        if self.dirty || self.unreported {
+            // Definitions changed in `beforeCompile` (and may have been resolved silently by a
+            // lookup since): resolve again, reporting only what the first resolution did not
+            // already report.
             let mut again = Diagnostics::new();
             self.resolve(&mut again);
             for d in again.into_vec() {

@@ -87,13 +87,18 @@ impl Resolver<'_> {
             return match self.b.catalog.get(t) {
                 Some(c) => Some(c.name.clone()),
                 None => {
+                    let names = self.b.catalog.classes().map(|c| c.name.as_str());
+                    let note = match crate::diagnostics::suggest(t, names) {
+                        Some(s) => format!("did you mean '{s}'?"),
+                        None => "Add it to the `types:` section.".to_string(),
+                    };
                     self.diags.push(
                         Diagnostic::error(
                             Code::ClassNotFound,
                             format!("{prefix}: Class or interface '{t}' not found."),
                         )
                         .at(span)
-                        .with_note("Add it to the `types:` section."),
+                        .with_note(note),
                     );
                     None
                 }

@@ -104,9 +104,11 @@ pub fn load_di(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagn
     export
 }
 
-/// `decorator:` in phase B: for every definition whose type (a factory's result type) is the
-/// decorated type or a subtype, appends the setup statements, adds the tags without
-/// overriding existing values, and sets `inject`.
+/// `decorator:` in phase B: for every definition whose type, or for a generated factory whose
+/// result type, is the decorated type or a subtype (Nette's `DecoratorExtension::findByType`),
+/// appends the setup statements (a factory's go to its result), adds the tags without
+/// overriding existing values and sets `inject`. As in Nette, tags and `inject` stay on the
+/// definition itself, a factory included: `findByTag` lists the factory service.
 pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
     if !valid(
         &crate::schema::Expect::array(),
@@ -146,34 +148,16 @@ pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diag
             .and_then(Expr::as_array)
             .map(|a| a.values().cloned().collect())
             .unwrap_or_default();
-        let tags: Vec<(String, Expr)> = spec
-            .get("tags")
-            .and_then(Expr::as_array)
-            .map(|a| {
-                a.items
-                    .iter()
-                    .filter_map(|(k, v)| match (k, v.as_str()) {
-                        (Key::Int(_), Some(t)) => {
-                            Some((t.to_string(), Expr::bare(ExprKind::Bool(true))))
-                        }
-                        (Key::Str(t), _) => Some((t.clone(), v.clone())),
-                        _ => None,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let tags = normalize_tags(&tag_entries(spec.get("tags")));
         let inject = spec
             .get("inject")
             .map(|v| matches!(v.kind, ExprKind::Bool(true)));
         let targets: Vec<String> = builder
             .definitions()
             .filter(|d| {
-                let t = if d.kind == DefinitionKind::Factory {
-                    d.result_type.as_deref()
-                } else {
-                    d.resolved_type.as_deref()
-                };
-                t.is_some_and(|t| builder.catalog.is_subtype(t, &ty))
+                let is_a = |t: Option<&str>| t.is_some_and(|t| builder.catalog.is_subtype(t, &ty));
+                is_a(d.resolved_type.as_deref())
+                    || (d.kind == DefinitionKind::Factory && is_a(d.result_type.as_deref()))
             })
             .map(|d| d.name.clone())
             .collect();
@@ -194,7 +178,18 @@ pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diag
 /// The inject step, last in phase B: for every definition with `inject: true`, prepends calls
 /// of its `inject*()` methods (parent classes first) and writes of its properties marked
 /// `inject: true`, each autowired; explicit setups of the same method or property win.
-pub fn inject(builder: &mut ContainerBuilder) {
+///
+/// As Nette's `InjectExtension::checkType`, a property whose type has no autowired service is
+/// reported here, naming the property (`missing-service`: `Service of type App\Db required by
+/// App\Presenter::$db not found.`), as is a property type missing from the catalog
+/// (`class-not-found`); such a property gets no setup.
+pub fn inject(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
+    /// One property to fill: name, type, declaring class.
+    struct Prop {
+        name: String,
+        class: String,
+        declared_in: String,
+    }
     let targets: Vec<(String, String)> = builder
         .definitions()
         .filter(|d| d.inject)
@@ -207,12 +202,13 @@ pub fn inject(builder: &mut ContainerBuilder) {
             t.map(|t| (d.name.clone(), t))
         })
         .collect();
+    let mut plans: Vec<(String, Vec<String>, Vec<Prop>)> = Vec::new();
     for (name, ty) in targets {
         let mut chain = builder.catalog.ancestors(&ty);
         chain.retain(|c| builder.catalog.get(c).is_some_and(|i| !i.interface));
         chain.reverse();
         let mut methods: Vec<String> = Vec::new();
-        let mut props: Vec<(String, String)> = Vec::new();
+        let mut props: Vec<Prop> = Vec::new();
         for class in &chain {
             let Some(info) = builder.catalog.get(class) else {
                 continue;
@@ -226,52 +222,126 @@ pub fn inject(builder: &mut ContainerBuilder) {
                 }
             }
             for (p, prop) in &info.properties {
-                if let Some(c) = prop.ty.class().filter(|_| prop.inject) {
-                    props.push((p.clone(), c.to_string()));
+                let Some(c) = prop.ty.class().filter(|_| prop.inject) else {
+                    continue;
+                };
+                let entry = Prop {
+                    name: p.clone(),
+                    class: normalize_name(c),
+                    declared_in: info.name.clone(),
+                };
+                // A redeclaration in a subclass replaces the parent's property.
+                match props.iter_mut().find(|x| x.name == *p) {
+                    Some(slot) => *slot = entry,
+                    None => props.push(entry),
                 }
             }
         }
-        let Some(def) = builder.get_definition_mut(&name) else {
+        let Some(def) = builder.get_definition(&name) else {
             continue;
         };
-        let explicit = |def: &crate::builder::Definition, key: &str| {
-            def.setup.iter().any(|s| match &s.kind {
-                ExprKind::Str(x) => x == key,
-                ExprKind::Statement(st) => {
-                    matches!(&st.callee, crate::expr::Callee::Name(n) if n == key)
-                }
-                ExprKind::Array(a) => a.items.keys().any(|k| k.as_string() == key),
-                _ => false,
-            })
-        };
-        let mut added: Vec<Expr> = Vec::new();
-        for m in methods {
-            if !explicit(def, &m) {
-                added.push(Expr::bare(ExprKind::Str(m)));
-            }
-        }
-        for (p, class) in props {
-            let key = format!("${p}");
-            if !explicit(def, &key) {
-                let mut a = ExprArray::new();
-                a.items.insert(
-                    Key::Str(key),
-                    Expr::bare(ExprKind::Str(format!("@{class}"))),
-                );
-                added.push(Expr::bare(ExprKind::Array(a)));
-            }
-        }
-        added.append(&mut def.setup);
-        def.setup = added;
+        methods.retain(|m| !explicit_setup(def, m));
+        props.retain(|p| !explicit_setup(def, &format!("${}", p.name)));
+        plans.push((name, methods, props));
     }
+    // Look every type up before changing a definition: a change would make each later lookup
+    // resolve all definitions again.
+    let mut provided: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
+    for (_, _, props) in &plans {
+        for p in props {
+            if !provided.contains_key(&p.class) {
+                // Several candidates are reported with the setup, when it is completed.
+                let found = !matches!(builder.get_by_type(&p.class), Ok(None));
+                provided.insert(p.class.clone(), found);
+            }
+        }
+    }
+    for (name, methods, props) in plans {
+        let Some(def) = builder.get_definition(&name) else {
+            continue;
+        };
+        let (prefix, span) = (def.descriptor(), def.span);
+        let mut added: Vec<Expr> = methods
+            .into_iter()
+            .map(|m| Expr::bare(ExprKind::Str(m)))
+            .collect();
+        for p in props {
+            let required_by = format!("{}::${}", p.declared_in, p.name);
+            if !builder.catalog.exists(&p.class) {
+                let mut d = Diagnostic::error(
+                    Code::ClassNotFound,
+                    format!(
+                        "{prefix}: Class '{}' required by {required_by} not found.",
+                        p.class
+                    ),
+                )
+                .at(span);
+                let classes = builder.catalog.classes().map(|c| c.name.as_str());
+                d = match suggest(&p.class, classes) {
+                    Some(s) => d.with_note(format!("did you mean '{s}'?")),
+                    None => d.with_note("Add it to the `types:` section."),
+                };
+                diags.push(d);
+                continue;
+            }
+            if provided.get(&p.class) == Some(&false) {
+                diags.push(
+                    Diagnostic::error(
+                        Code::MissingService,
+                        format!(
+                            "{prefix}: Service of type {} required by {required_by} not found.",
+                            p.class
+                        ),
+                    )
+                    .at(span)
+                    .with_note("Did you add it to configuration file?"),
+                );
+                continue;
+            }
+            let mut a = ExprArray::new();
+            a.items.insert(
+                Key::Str(format!("${}", p.name)),
+                Expr::bare(ExprKind::Str(format!("@{}", p.class))),
+            );
+            added.push(Expr::bare(ExprKind::Array(a)));
+        }
+        if added.is_empty() {
+            continue;
+        }
+        if let Some(def) = builder.get_definition_mut(&name) {
+            added.append(&mut def.setup);
+            def.setup = added;
+        }
+    }
+}
+
+/// Does `def` already set up `key` (a method name, or `$property`) explicitly?
+fn explicit_setup(def: &crate::builder::Definition, key: &str) -> bool {
+    def.setup.iter().any(|s| match &s.kind {
+        ExprKind::Str(x) => x == key,
+        ExprKind::Statement(st) => {
+            matches!(&st.callee, crate::expr::Callee::Name(n) if n == key)
+        }
+        ExprKind::Array(a) => a.items.keys().any(|k| k.as_string() == key),
+        _ => false,
+    })
 }
 
 /// `search:` in phase B: registers catalog classes as anonymous services. A batch is
 /// `{in: Namespace, classes: [masks], extends: [..], implements: [..], exclude: {classes,
 /// extends, implements}, tags: [..]}`; a section with `in` or `classes` at the top is one
-/// batch. Masks are case-insensitive: `*` matches within one namespace level, `**` across
-/// levels; a mask without `\` matches the short class name. Classes already provided by a
-/// definition (Nette's `findByType`) are skipped. Candidates are instantiable classes.
+/// batch. Class masks follow Nette (see [`mask_matches`]): `*` matches within one namespace
+/// level, `**\` zero or more levels; a mask without `\` matches the short class name.
+/// `extends`/`implements` (and their `exclude` forms) test for a proper subclass, as PHP's
+/// `isSubclassOf`: a named class is not selected (or excluded) by itself. Batch `tags` are
+/// `[name]` or `[name: value]`, as Nette's `Arrays::normalize`.
+///
+/// As Nette's `SearchExtension`, all batches are searched first: a class found by several is
+/// registered once, with their tags merged (a keyed tag of a later batch wins). Then classes
+/// already provided by a definition from before the search (Nette's `findByType`) are
+/// skipped, and the rest are added in the order they were found.
+/// Candidates are instantiable classes and interfaces whose only method is `create()` (registered
+/// as a generated factory) or `get()` (an accessor).
 pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
     if !valid(&crate::schema::Expect::array(), section, &["search"], diags) {
         return;
@@ -288,6 +358,10 @@ pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagno
                 .map(|(k, v)| (vec!["search".to_string(), k.as_string()], v))
                 .collect()
         };
+    // Class → its tags, in the order the classes are first found (a class found by several
+    // batches is registered once, with the tags of all of them).
+    let mut found: indexmap::IndexMap<String, Vec<(Option<String>, Expr)>> =
+        indexmap::IndexMap::new();
     for (path, batch) in batches {
         let path: Vec<&str> = path.iter().map(String::as_str).collect();
         if !valid(
@@ -313,11 +387,11 @@ pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagno
             .into_iter()
             .chain(names(exclude.and_then(|e| e.get("implements"))))
             .collect();
-        let tags = names(batch.get("tags"));
+        let tags = tag_entries(batch.get("tags"));
         let cat = &builder.catalog;
-        let found: Vec<String> = cat
+        let matching = cat
             .classes()
-            .filter(|c| !c.interface && !c.is_abstract)
+            .filter(|c| (!c.interface && !c.is_abstract) || generated_kind(cat, c).is_some())
             .filter(|c| {
                 namespace.as_ref().is_none_or(|ns| {
                     c.name
@@ -326,50 +400,157 @@ pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagno
                 })
             })
             .filter(|c| classes.is_empty() || classes.iter().any(|m| mask_matches(m, &c.name)))
-            .filter(|c| parents.is_empty() || parents.iter().any(|p| cat.is_subtype(&c.name, p)))
+            .filter(|c| parents.is_empty() || parents.iter().any(|p| cat.is_subclass(&c.name, p)))
             .filter(|c| !ex_classes.iter().any(|m| mask_matches(m, &c.name)))
-            .filter(|c| !ex_parents.iter().any(|p| cat.is_subtype(&c.name, p)))
-            .map(|c| c.name.clone())
-            .collect();
-        for class in found {
-            let provided = builder
-                .find_by_type(&class)
-                .map(|v| !v.is_empty())
-                .unwrap_or(true);
-            if provided {
-                continue;
-            }
-            if let Ok(def) = builder.add_definition(None, section.span) {
-                def.set_creator(&class, ExprArray::new());
-                for t in &tags {
-                    def.tags.insert(t.clone(), Expr::bare(ExprKind::Bool(true)));
+            .filter(|c| !ex_parents.iter().any(|p| cat.is_subclass(&c.name, p)));
+        for c in matching {
+            // PHP's array_merge of the batches' tags: string keys overwrite, others append.
+            let merged = found.entry(c.name.clone()).or_default();
+            for (k, v) in &tags {
+                match k
+                    .as_ref()
+                    .and_then(|k| merged.iter_mut().find(|(m, _)| m.as_ref() == Some(k)))
+                {
+                    Some(slot) => slot.1 = v.clone(),
+                    None => merged.push((k.clone(), v.clone())),
                 }
             }
         }
     }
-}
-
-/// Does a class-name mask match `class`? See [`search`].
-pub fn mask_matches(mask: &str, class: &str) -> bool {
-    let mask = normalize_name(mask).to_lowercase();
-    let class = class.to_lowercase();
-    let subject = if mask.contains('\\') {
-        class.as_str()
-    } else {
-        class.rsplit('\\').next().unwrap_or(&class)
-    };
-    glob(mask.as_bytes(), subject.as_bytes())
-}
-
-fn glob(m: &[u8], s: &[u8]) -> bool {
-    match m.first() {
-        None => s.is_empty(),
-        Some(b'*') if m.get(1) == Some(&b'*') => {
-            let rest = &m[2..];
-            (0..=s.len()).any(|i| glob(rest, &s[i..]))
+    // As Nette's beforeCompile: classes some definition already provides are dropped before
+    // any of the found ones is added.
+    found.retain(|class, _| builder.find_by_type(class).is_ok_and(|v| v.is_empty()));
+    for (class, tags) in found {
+        let kind = builder
+            .catalog
+            .get(&class)
+            .and_then(|c| generated_kind(&builder.catalog, c));
+        if let Ok(def) = builder.add_definition(None, section.span) {
+            match kind {
+                Some(kind) => {
+                    def.kind = kind;
+                    def.implement = Some(class);
+                }
+                None => def.set_creator(&class, ExprArray::new()),
+            }
+            def.tags = normalize_tags(&tags);
         }
-        Some(b'*') => {
-            let rest = &m[1..];
+    }
+}
+
+/// For an interface `search` may register: `Factory` when its one method (inherited ones
+/// included) is `create`, `Accessor` when it is `get`, as Nette's `SearchExtension`. `None`
+/// for classes and for other interfaces.
+fn generated_kind(
+    cat: &crate::catalog::Catalog,
+    info: &crate::catalog::ClassInfo,
+) -> Option<DefinitionKind> {
+    if !info.interface {
+        return None;
+    }
+    let mut methods: Vec<&str> = Vec::new();
+    for a in cat.ancestors(&info.name) {
+        for m in cat.get(&a).into_iter().flat_map(|c| c.methods.keys()) {
+            if !methods.iter().any(|x| x.eq_ignore_ascii_case(m)) {
+                methods.push(m);
+            }
+        }
+    }
+    match methods.as_slice() {
+        ["create"] => Some(DefinitionKind::Factory),
+        ["get"] => Some(DefinitionKind::Accessor),
+        _ => None,
+    }
+}
+
+/// The entries of a `tags:` list as written: string key (or none) and value.
+fn tag_entries(tags: Option<&Expr>) -> Vec<(Option<String>, Expr)> {
+    tags.and_then(Expr::as_array)
+        .map(|a| {
+            a.items
+                .iter()
+                .map(|(k, v)| (k.as_str().map(str::to_string), v.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Tags as Nette's `Arrays::normalize($tags, filling: true)`: an entry without a string key
+/// names a tag (value `true`), a keyed entry is tag name → value. Entries without a key whose
+/// value is not a string or an integer are ignored.
+fn normalize_tags(entries: &[(Option<String>, Expr)]) -> indexmap::IndexMap<String, Expr> {
+    let mut out = indexmap::IndexMap::new();
+    for (k, v) in entries {
+        let (name, value) = match (k, &v.kind) {
+            (Some(k), _) => (k.clone(), v.clone()),
+            (None, ExprKind::Str(s)) => (s.clone(), Expr::bare(ExprKind::Bool(true))),
+            (None, ExprKind::Int(i)) => (i.to_string(), Expr::bare(ExprKind::Bool(true))),
+            _ => continue,
+        };
+        out.insert(name, value);
+    }
+    out
+}
+
+/// Does a class-name mask match `class`? As Nette's `SearchExtension::buildNameRegexp`, and
+/// case-insensitive: a mask without `\` is taken as `**\mask`; `**\` matches zero or more
+/// whole namespace levels (`App\**\*Factory` matches `App\UiFactory`); `\**` not followed by
+/// `\` matches nothing or `\` and the rest of the name (`App\**` matches `App` and everything
+/// below it); any other `*` matches within one namespace level.
+pub fn mask_matches(mask: &str, class: &str) -> bool {
+    let mut mask = normalize_name(mask).to_lowercase();
+    if !mask.contains('\\') {
+        mask.insert_str(0, "**\\");
+    }
+    let class = normalize_name(class).to_lowercase();
+    glob(&mask_tokens(&mask), class.as_bytes())
+}
+
+/// One piece of a compiled class-name mask.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum MaskToken {
+    /// This byte.
+    Byte(u8),
+    /// `*`: any run of bytes without `\` (Nette: `\w*`).
+    Level,
+    /// `**\`: nothing, or anything ending with `\` (Nette: `(.*\\)?`).
+    Levels,
+    /// `\**`: nothing, or `\` and anything (Nette: `(\\.*)?`).
+    Below,
+}
+
+/// Splits a mask into tokens, replacing in Nette's order: every `**\` first (left to right),
+/// then `\**` in what is left, then single `*`.
+fn mask_tokens(mask: &str) -> Vec<MaskToken> {
+    let mut out = Vec::new();
+    for (i, part) in mask.split("**\\").enumerate() {
+        if i > 0 {
+            out.push(MaskToken::Levels);
+        }
+        for (j, piece) in part.split("\\**").enumerate() {
+            if j > 0 {
+                out.push(MaskToken::Below);
+            }
+            out.extend(piece.bytes().map(|b| match b {
+                b'*' => MaskToken::Level,
+                b => MaskToken::Byte(b),
+            }));
+        }
+    }
+    out
+}
+
+fn glob(m: &[MaskToken], s: &[u8]) -> bool {
+    match m.split_first() {
+        None => s.is_empty(),
+        Some((MaskToken::Levels, rest)) => {
+            glob(rest, s) || (0..s.len()).any(|i| s[i] == b'\\' && glob(rest, &s[i + 1..]))
+        }
+        Some((MaskToken::Below, rest)) => {
+            glob(rest, s)
+                || (s.first() == Some(&b'\\') && (1..=s.len()).any(|i| glob(rest, &s[i..])))
+        }
+        Some((MaskToken::Level, rest)) => {
             let mut i = 0;
             loop {
                 if glob(rest, &s[i..]) {
@@ -381,7 +562,7 @@ fn glob(m: &[u8], s: &[u8]) -> bool {
                 i += 1;
             }
         }
-        Some(c) => s.first() == Some(c) && glob(&m[1..], &s[1..]),
+        Some((MaskToken::Byte(c), rest)) => s.first() == Some(c) && glob(rest, &s[1..]),
     }
 }
 
@@ -396,5 +577,19 @@ mod tests {
         assert!(mask_matches("App\\**\\*Factory", "App\\A\\B\\FormFactory"));
         assert!(!mask_matches("App\\*\\*Factory", "App\\A\\B\\FormFactory"));
         assert!(mask_matches("app\\*\\*factory", "App\\A\\FormFactory"));
+        // `**\` is zero or more levels.
+        assert!(mask_matches("App\\**\\*Factory", "App\\UiFactory"));
+        assert!(!mask_matches("App\\**\\*Factory", "Other\\UiFactory"));
+        assert!(mask_matches("**\\Ui*", "UiFactory"));
+        // `\**` at the end: the namespace itself and everything below.
+        assert!(mask_matches("App\\Model\\**", "App\\Model"));
+        assert!(mask_matches("App\\Model\\**", "App\\Model\\Sub\\Repo"));
+        assert!(!mask_matches("App\\Model\\**", "App\\ModelX"));
+        // Elsewhere `**` is two single-level stars.
+        assert!(mask_matches("App\\Fo**", "App\\Foo"));
+        assert!(!mask_matches("App\\Fo**", "App\\Foo\\Bar"));
+        // Without `\`: the short name, in any namespace.
+        assert!(mask_matches("*Repo", "ArticleRepo"));
+        assert!(!mask_matches("App*", "App\\Model\\Repo"));
     }
 }

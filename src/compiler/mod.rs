@@ -215,7 +215,7 @@ pub fn run(
     }
     extensions.call_all("beforeCompile", diags);
     builder.borrow_mut().refresh();
-    builtins::inject(&mut builder.borrow_mut());
+    builtins::inject(&mut builder.borrow_mut(), diags);
     builder.borrow_mut().complete(diags);
 
     let mut export = export;
