@@ -82,6 +82,7 @@ fn statement_mistakes_are_all_reported() {
         ("method-not-found", "Service 'j' (type of App\\Any): Method App\\Db::dsn() is not callable.\nApp\\Db has a property $dsn: read it without parentheses, @service::dsn.", 48, 13),
         ("property-not-found", "Service 'k' (type of App\\Any): Property App\\Db::$lc is not declared in the catalog.\nApp\\Db has a constant lc; only names that start with a capital letter are read as constants (Nette's rule), others are properties.", 49, 13),
         ("constant-not-found", "Service 'l' (type of App\\Any): Constant App\\Db::UP is not declared in the catalog.\nApp\\Db has a property $UP; a name after :: that starts with a capital letter is read as a constant (Nette's rule), write @service::$UP to read the property.", 50, 13),
+        ("invalid-value", "Service 'n' (type of App\\Any): Cannot convert an object to int.", 52, 13),
         ("invalid-value", "Service 'm': its create expression nests 124 levels deep; a plan allows at most 100 (what JSON readers accept).\nSplit it into services that refer to each other.", 51, 5),
     ];
     assert_eq!(got, want);
@@ -201,5 +202,40 @@ mod end_to_end {
         // The chained target is its own object, created by App\Builder::make().
         let chained = p.extra.as_callable().expect("a callable");
         assert_eq!(chained.call(vec![Value::Int(1)]).unwrap(), Value::Int(101));
+    }
+
+    struct Server {
+        debug: bool,
+        port: i64,
+        ratio: f64,
+        name: String,
+    }
+
+    #[test]
+    fn conversions_of_dynamic_parameters_run_at_start_up() {
+        let mut r = Registry::new();
+        register!(r, "App\\Server" => Server {
+            new(debug: bool, port: i64, ratio: f64, name: String) { Server { debug, port, ratio, name } }
+        });
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/compile/functions-dynamic/config.neon");
+        let plan = compile(&file, &Options::default()).plan.expect("compiles");
+        let load = |port: &str| {
+            Container::builder(&r)
+                .read_environment(false)
+                .parameters([("env.QUIET", ""), ("env.PORT", port), ("env.HOST", "web1")])
+                .from_plan(plan.clone())
+                .unwrap()
+        };
+        let s = load("8080").get::<Server>("server").unwrap();
+        assert_eq!(
+            (s.debug, s.port, s.ratio, s.name.as_str()),
+            (true, 8080, 0.5, "web1")
+        );
+        let e = match load("80x").get::<Server>("server") {
+            Ok(_) => panic!("80x is not an int"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains("Cannot convert '80x' to int."), "{e}");
     }
 }

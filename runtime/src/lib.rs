@@ -102,6 +102,7 @@
 
 pub mod catalog;
 pub mod container;
+pub mod convert;
 pub mod encoding;
 pub mod error;
 pub mod generated;

@@ -226,6 +226,15 @@ pub enum Expr {
         /// Method name.
         method: String,
     },
+    /// `{"$func": name, "args": [x]}`: one of Nette's conversion functions (`not`, `bool`,
+    /// `int`, `float`, `string`) applied at start-up to a value the compiler could not know
+    /// (see [`crate::convert`]).
+    Func {
+        /// The function, one of [`crate::convert::FUNCTIONS`].
+        name: String,
+        /// Its one argument.
+        arg: Box<Expr>,
+    },
     /// `{"$param": name}`: a dynamic parameter read at start-up (`env.X` reads the environment).
     Param(String),
     /// `{"$concat": [parts]}`: a string assembled at start-up.
@@ -269,6 +278,7 @@ impl Expr {
                 target: t, value, ..
             } => (2 + target(t)).max(1 + value.json_depth()),
             Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => 2 + target(t),
+            Expr::Func { arg, .. } => 2 + arg.json_depth(),
         }
     }
 
@@ -308,6 +318,7 @@ impl Expr {
                 value.for_each_ref(f);
             }
             Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => target(t, f),
+            Expr::Func { arg, .. } => arg.for_each_ref(f),
             Expr::List(items) | Expr::Concat(items) => items.iter().for_each(|a| a.for_each_ref(f)),
             Expr::Map(m) => m.values().for_each(|a| a.for_each_ref(f)),
             _ => {}
@@ -359,6 +370,7 @@ impl Expr {
             Expr::Callable { target, method } => {
                 json!({ "$callable": [target_json(target), method] })
             }
+            Expr::Func { name, arg } => json!({ "$func": name, "args": [arg.to_json()] }),
             Expr::Param(name) => json!({ "$param": name }),
             Expr::Concat(parts) => json!({ "$concat": list(parts) }),
             Expr::Arg(name) => json!({ "$arg": name }),
@@ -419,7 +431,7 @@ fn target_from_json(v: &Json) -> Result<CallTarget, String> {
 /// The keys a special object may have besides its `$` key.
 fn allowed_keys(special: &str) -> &'static [&'static str] {
     match special {
-        "$new" | "$call" => &["args"],
+        "$new" | "$call" | "$func" => &["args"],
         "$set" => &["value"],
         _ => &[],
     }
@@ -510,6 +522,20 @@ fn object_from_json(o: &Map<String, Json>) -> Result<Expr, String> {
                 method: m.to_string(),
             }
         }
+        Some("$func") => {
+            let name = str_field(o, "$func")?.to_string();
+            let mut args = args_from_json(o)?;
+            if args.len() != 1 {
+                return Err(format!(
+                    "\"$func\" takes one argument, {} given",
+                    args.len()
+                ));
+            }
+            Expr::Func {
+                name,
+                arg: Box::new(args.remove(0)),
+            }
+        }
         Some("$concat") => match o.get("$concat") {
             Some(Json::Array(a)) => {
                 Expr::Concat(a.iter().map(Expr::from_json).collect::<Result<_, _>>()?)
@@ -573,6 +599,10 @@ mod tests {
                 target: CallTarget::Expr(Box::new(Expr::Ref("db".into()))),
                 property: "dsn".into(),
             },
+            Expr::Func {
+                name: "int".into(),
+                arg: Box::new(Expr::Param("env.PORT".into())),
+            },
             Expr::Callable {
                 target: CallTarget::Class("App\\Clock".into()),
                 method: "now".into(),
@@ -586,6 +616,7 @@ mod tests {
         assert_eq!(
             j,
             json!([{"$get": [{"$ref": "db"}, "dsn"]},
+                   {"$func": "int", "args": [{"$param": "env.PORT"}]},
                    {"$callable": ["App\\Clock", "now"]},
                    {"$callable": ["@self", "handle"]}])
         );

@@ -15,6 +15,15 @@ fn fits(b: &super::ContainerBuilder, ty: &str, value: &P) -> Option<bool> {
     let t = ty.to_ascii_lowercase();
     Some(match (t.as_str(), value) {
         (_, P::Get { target, property }) => return property_fits(b, ty, target, property),
+        (_, P::Func { name, .. }) => {
+            let sample = match name.as_str() {
+                "int" => P::Int(0),
+                "float" => P::Float(0.0),
+                "string" => P::Str(String::new()),
+                _ => P::Bool(false),
+            };
+            return fits(b, ty, &sample);
+        }
         (_, P::Param(_) | P::Arg(_) | P::Call { .. }) => return None,
         ("callable" | "closure" | "mixed", P::Callable { .. }) => true,
         ("object", P::Callable { .. }) => return None,
@@ -174,6 +183,7 @@ impl Completer<'_> {
             P::Callable { target, method } => {
                 format!("callable {}::{method}(...)", target_text(target))
             }
+            P::Func { name, .. } => format!("{name}(...)"),
             _ => "a value".into(),
         }
     }
@@ -431,54 +441,54 @@ impl Completer<'_> {
 }
 
 /// `Helpers::convertType`-style lossless conversion of a constant.
+/// A conversion function (`not`, `bool`, `int`, `float`, `string`) on a completed argument:
+/// computed now when the argument is a constant (with the runtime's rules, so both agree),
+/// left to start-up as `$func` when it is known only then (a dynamic parameter, a property, a
+/// call). A service or callable cannot convert to a scalar: an error now rather than at start-up.
 fn convert(func: &str, v: &P) -> Result<P, String> {
-    let text = match v {
-        P::Str(s) => Some(s.clone()),
-        P::Int(i) => Some(i.to_string()),
-        P::Float(f) => Some(f.to_string()),
-        P::Bool(b) => Some(if *b { "1".into() } else { "".into() }),
-        P::Null => Some(String::new()),
-        _ => None,
-    };
-    let fail = || {
-        format!(
-            "Cannot convert '{}' to {func}.",
-            text.clone().unwrap_or_else(|| "non-scalar".into())
-        )
-    };
-    match func {
-        "not" => Ok(P::Bool(!truthy(v).ok_or_else(fail)?)),
-        "bool" => Ok(P::Bool(truthy(v).ok_or_else(fail)?)),
-        "int" => match v {
-            P::Int(i) => Ok(P::Int(*i)),
-            P::Bool(b) => Ok(P::Int(i64::from(*b))),
-            P::Float(f) if f.fract() == 0.0 => Ok(P::Int(*f as i64)),
-            P::Str(s) => s.trim().parse::<i64>().map(P::Int).map_err(|_| fail()),
-            _ => Err(fail()),
-        },
-        "float" => match v {
-            P::Int(i) => Ok(P::Float(*i as f64)),
-            P::Float(f) => Ok(P::Float(*f)),
-            P::Bool(b) => Ok(P::Float(if *b { 1.0 } else { 0.0 })),
-            P::Str(s) => s.trim().parse::<f64>().map(P::Float).map_err(|_| fail()),
-            _ => Err(fail()),
-        },
-        _ => match &text {
-            Some(t) => Ok(P::Str(t.clone())),
-            None => Err(fail()),
-        },
+    use wireplan_runtime::convert as rt;
+    if let Some(value) = plain_value(v) {
+        return rt::convert(func, &value).map(|r| plan_value(&r));
+    }
+    match v {
+        P::Ref(_) | P::New { .. } | P::Callable { .. } if func != "not" => {
+            Err(format!("Cannot convert an object to {func}."))
+        }
+        P::Ref(_) | P::New { .. } | P::Callable { .. } => Ok(P::Bool(false)),
+        _ => Ok(P::Func {
+            name: func.to_string(),
+            arg: Box::new(v.clone()),
+        }),
     }
 }
 
-fn truthy(v: &P) -> Option<bool> {
+/// A plain completed value as a runtime value (`None` when it is not plain data).
+fn plain_value(v: &P) -> Option<wireplan_runtime::Value> {
+    use wireplan_runtime::Value as V;
     Some(match v {
-        P::Null => false,
-        P::Bool(b) => *b,
-        P::Int(i) => *i != 0,
-        P::Float(f) => *f != 0.0,
-        P::Str(s) => !(s.is_empty() || s == "0"),
-        P::List(l) => !l.is_empty(),
-        P::Map(m) => !m.is_empty(),
+        P::Null => V::Null,
+        P::Bool(b) => V::Bool(*b),
+        P::Int(i) => V::Int(*i),
+        P::Float(f) => V::Float(*f),
+        P::Str(s) => V::Str(s.clone()),
+        P::List(items) => V::List(items.iter().map(plain_value).collect::<Option<_>>()?),
+        P::Map(m) => V::Map(
+            m.iter()
+                .map(|(k, x)| Some((k.clone(), plain_value(x)?)))
+                .collect::<Option<_>>()?,
+        ),
         _ => return None,
     })
+}
+
+/// A scalar result of a conversion back as a plan value.
+fn plan_value(v: &wireplan_runtime::Value) -> P {
+    use wireplan_runtime::Value as V;
+    match v {
+        V::Bool(b) => P::Bool(*b),
+        V::Int(i) => P::Int(*i),
+        V::Float(f) => P::Float(*f),
+        V::Str(s) => P::Str(s.clone()),
+        _ => P::Null,
+    }
 }

@@ -191,6 +191,13 @@ impl<'a> Checker<'a> {
         match e {
             Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Float(_) | Expr::Str(_) => {}
             Expr::Param(_) => {}
+            Expr::Func { name, arg } => {
+                if !crate::convert::FUNCTIONS.contains(&name.as_str()) {
+                    self.problems
+                        .push(format!("{at}: unknown function '{name}' in $func"));
+                }
+                self.walk_checked(arg, at, this, factory);
+            }
             Expr::List(items) | Expr::Concat(items) => {
                 for x in items {
                     self.walk_checked(x, at, this, factory);

@@ -632,6 +632,11 @@ impl Inner {
                 g(&**inst.as_any()).map_err(|e| self.fail(frame.service, path, step, e))?
             }
             Expr::Callable { target, method } => self.callable(target, method, frame, path)?,
+            Expr::Func { name, arg } => {
+                let v = self.eval(arg, frame, path)?;
+                crate::convert::convert(name, &v)
+                    .map_err(|e| self.fail(frame.service, path, format!("{name}()"), e))?
+            }
             Expr::Param(name) => self.dynamic_param(name).ok_or_else(|| {
                 self.fail(
                     frame.service,

@@ -71,6 +71,7 @@ enum BExpr {
     Arg(String),
     Get(BTarget, String),
     Callable(BTarget, String),
+    Func(String, Box<BExpr>),
 }
 
 fn exprs_to(v: &[Expr]) -> Vec<BExpr> {
@@ -120,6 +121,7 @@ impl From<&Expr> for BExpr {
             Expr::Arg(n) => BExpr::Arg(n.clone()),
             Expr::Get { target, property } => BExpr::Get(target.into(), property.clone()),
             Expr::Callable { target, method } => BExpr::Callable(target.into(), method.clone()),
+            Expr::Func { name, arg } => BExpr::Func(name.clone(), Box::new(BExpr::from(&**arg))),
         }
     }
 }
@@ -159,6 +161,10 @@ impl From<BExpr> for Expr {
             BExpr::Callable(target, method) => Expr::Callable {
                 target: target.into(),
                 method,
+            },
+            BExpr::Func(name, arg) => Expr::Func {
+                name,
+                arg: Box::new(Expr::from(*arg)),
             },
         }
     }
