@@ -304,8 +304,13 @@ fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut
     if let Some(v) = map.get("create") {
         match creator_statement(v) {
             Some(st) => {
+                // Nette's ServiceDefinition: a plain alias (`create: @other`) is not autowired.
+                // An accessor's `@other` is the service its get() returns, not an alias.
                 if let Callee::Name(n) = &st.callee {
-                    if n.starts_with('@') && !n.contains("::") {
+                    if def.kind == DefinitionKind::Service
+                        && n.starts_with('@')
+                        && !n.contains("::")
+                    {
                         def.autowired = Autowired::All(false);
                     }
                 }
