@@ -52,14 +52,21 @@ impl Resolver<'_> {
             Some(State::Done(t)) => return t.clone(),
             Some(State::Busy) => {
                 let pos = self.stack.iter().position(|n| *n == name).unwrap_or(0);
-                let cycle = self.stack[pos..].join(", ");
+                let cycle = &self.stack[pos..];
+                // The whole path, as constructor cycles report it (safety::check_cycles).
+                let path = format!("{} -> {name}", cycle.join(" -> "));
                 let span = self.b.definitions.get(&name).and_then(|d| d.span);
                 self.diags.push(
                     Diagnostic::error(
                         Code::CircularReference,
-                        format!("Circular reference detected for services: {cycle}."),
+                        format!(
+                            "Circular reference detected for services: {}.",
+                            cycle.join(", ")
+                        ),
                     )
-                    .at(span),
+                    .at(span)
+                    .with_note(format!("path: {path}"))
+                    .with_note("The types of these services depend on each other (through their creators); declare a 'type' on one of them."),
                 );
                 return None;
             }
