@@ -197,6 +197,7 @@ impl Resolver<'_> {
                     }
                 };
                 let result = result?;
+                self.factory_parameters(&def, &iface, &create, &result, &prefix);
                 if let Some(ret) = create.returns.as_ref().and_then(|r| r.class()) {
                     if !self.b.catalog.is_subtype(&result, ret) {
                         self.invalid(
@@ -234,6 +235,107 @@ impl Resolver<'_> {
             }
         }
         Some(iface)
+    }
+
+    /// Nette's `FactoryDefinition::completeParameters`: each `create()` parameter is passed to
+    /// the result constructor's parameter of the same name, whose type must accept it; one that
+    /// matches none is an error when the result has no setup (which could use it).
+    ///
+    /// Checked only when the result is made by a constructor (a class creator, or none). Unlike
+    /// Nette, a parameter the configuration passes explicitly (`arguments: [title: $titel]`) is
+    /// used, not unmatched, and a constructor parameter given an explicit argument does not
+    /// receive the `create()` parameter, so its type is not compared.
+    fn factory_parameters(
+        &mut self,
+        def: &super::Definition,
+        iface: &str,
+        create: &crate::catalog::Method,
+        result: &str,
+        prefix: &str,
+    ) {
+        let class = match def.creator.as_ref().filter(|c| !has_empty_callee(c)) {
+            None => result.to_string(),
+            Some(st) => match &st.callee {
+                Callee::Name(n) if !n.starts_with('@') && !n.contains("::") => {
+                    match self.b.catalog.get(n) {
+                        Some(c) => c.name.clone(),
+                        None => return, // reported by statement_type
+                    }
+                }
+                _ => return,
+            },
+        };
+        let ctor = self.b.catalog.constructor(&class).to_vec();
+        let args = def.creator.as_ref().map(|c| &c.arguments);
+        let explicit_value = |name: &str| {
+            args.is_some_and(|a| {
+                a.values()
+                    .any(|v| v.as_str().and_then(|s| s.strip_prefix('$')) == Some(name))
+            })
+        };
+        let explicit_param = |pos: usize, name: &str| {
+            args.is_some_and(|a| {
+                a.items.keys().any(|k| match k {
+                    crate::neon::Key::Int(i) => usize::try_from(*i).ok() == Some(pos),
+                    crate::neon::Key::Str(s) => s.trim_start_matches('$') == name,
+                })
+            })
+        };
+        for p in &create.params {
+            match ctor.iter().position(|c| c.name == p.name) {
+                Some(pos) => {
+                    let c = &ctor[pos];
+                    if !explicit_param(pos, &c.name) && !type_allows(&self.b.catalog, &c.ty, &p.ty)
+                    {
+                        self.diags.push(
+                            Diagnostic::error(
+                                Code::InvalidDefinition,
+                                format!(
+                                    "{prefix}: Type of ${} in {iface}::create() doesn't match type in {class} constructor.",
+                                    p.name
+                                ),
+                            )
+                            .at(def.span)
+                            .with_note(format!(
+                                "create() declares ${}: {}, the constructor ${}: {}.",
+                                p.name, p.ty.text, c.name, c.ty.text
+                            )),
+                        );
+                    }
+                }
+                None if def.setup.is_empty() && !explicit_value(&p.name) => {
+                    let list = |names: Vec<&str>| {
+                        names
+                            .iter()
+                            .map(|n| format!("${n}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    };
+                    let ctor_names: Vec<&str> = ctor.iter().map(|c| c.name.as_str()).collect();
+                    let mut msg = format!(
+                        "{prefix}: Cannot implement {iface}::create(): factory method parameters ({}) are not matching {class}::__construct() parameters ({}).",
+                        list(create.params.iter().map(|p| p.name.as_str()).collect()),
+                        list(ctor_names.clone()),
+                    );
+                    if let Some(hint) = crate::diagnostics::suggest(&p.name, ctor_names) {
+                        msg.push_str(&format!(
+                            " Did you mean to use '${hint}' in factory method?"
+                        ));
+                    }
+                    self.diags.push(
+                        Diagnostic::error(Code::InvalidDefinition, msg)
+                            .at(def.span)
+                            .with_note(format!(
+                                "${} matches no constructor parameter by name, and the result has no setup that could use it.",
+                                p.name
+                            )),
+                    );
+                    // Nette stops at the first unmatched parameter.
+                    return;
+                }
+                None => {}
+            }
+        }
     }
 
     /// The type a statement produces, reporting what makes it unknown.
@@ -420,7 +522,93 @@ impl Resolver<'_> {
     }
 }
 
+/// Does a parameter declared `target` accept every value of `given` (Nette's `Type::allows`)?
+/// Built-in types match by name, classes by subtyping; `mixed` accepts everything, and a
+/// `given` of `mixed` (also what an undeclared type reads as) is not known, so it is accepted.
+fn type_allows(
+    catalog: &crate::catalog::Catalog,
+    target: &crate::catalog::TypeRef,
+    given: &crate::catalog::TypeRef,
+) -> bool {
+    let mixed =
+        |t: &crate::catalog::TypeRef| t.members.iter().any(|m| m.eq_ignore_ascii_case("mixed"));
+    if mixed(target) || mixed(given) {
+        return true;
+    }
+    if given.nullable && !target.nullable {
+        return false;
+    }
+    if given.list_of.is_some() || target.list_of.is_some() {
+        return given.text.eq_ignore_ascii_case(&target.text)
+            || target
+                .members
+                .iter()
+                .any(|m| m.eq_ignore_ascii_case("array"))
+                && given
+                    .members
+                    .iter()
+                    .all(|m| m.eq_ignore_ascii_case("array"));
+    }
+    given.members.iter().all(|g| {
+        target.members.iter().any(|t| {
+            if crate::catalog::is_builtin(t) || crate::catalog::is_builtin(g) {
+                t.eq_ignore_ascii_case(g)
+            } else {
+                catalog.is_subtype(g, t)
+            }
+        })
+    })
+}
+
 /// A creator made only to carry `arguments:` (no class given): the class comes from the type.
 pub(super) fn has_empty_callee(st: &Statement) -> bool {
     matches!(&st.callee, Callee::Name(n) if n.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::type_allows;
+    use crate::catalog::{Catalog, TypeRef};
+    use crate::diagnostics::Diagnostics;
+
+    fn catalog() -> Catalog {
+        let mut diags = Diagnostics::new();
+        let mut sources = crate::source::SourceMap::new();
+        let raw = crate::config::load_str(
+            "t.neon",
+            "types:\n\tApp\\Db: {}\n\tApp\\SqliteDb: {extends: App\\Db}\n",
+            &mut sources,
+            &mut diags,
+        );
+        let (_, sections) = crate::config::expand_config(
+            &raw.sections,
+            &[],
+            &indexmap::IndexMap::new(),
+            &mut diags,
+        );
+        Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags)
+    }
+
+    #[test]
+    fn factory_parameter_types_follow_nettes_allows() {
+        let c = catalog();
+        let allows = |target: &str, given: &str| {
+            type_allows(&c, &TypeRef::parse(target), &TypeRef::parse(given))
+        };
+        assert!(allows("App\\Db", "App\\SqliteDb"));
+        assert!(!allows("App\\SqliteDb", "App\\Db"));
+        assert!(allows("?string", "string"));
+        assert!(!allows("string", "?string"));
+        assert!(!allows("int", "string"));
+        assert!(
+            !allows("float", "int"),
+            "Nette compares built-in types by name"
+        );
+        assert!(allows("int|string", "int"));
+        assert!(!allows("int", "int|string"));
+        assert!(allows("mixed", "App\\Db"));
+        assert!(allows("int", "mixed"), "an undeclared type is not known");
+        assert!(allows("array", "App\\Db[]"));
+        assert!(!allows("App\\Db", "App\\Db[]"));
+    }
 }
