@@ -96,6 +96,8 @@ fn load_one(name: Option<&str>, value: &Expr, b: &mut ContainerBuilder, diags: &
     };
     let sniff = (!existing).then_some(has_create_method);
     apply(def, &map, sniff, diags);
+    let name = def.name.clone();
+    b.add_reference_services(Some(&name));
 }
 
 /// Widens short forms to a definition map and checks the keys.
