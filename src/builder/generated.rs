@@ -191,6 +191,7 @@ impl Completer<'_> {
                 references.insert(key, P::Ref(service));
             }
         }
+        self.locator_methods(def, &ctx, &references);
         let tags = self.tags(def, &ctx);
         Completed {
             create: P::Null,
@@ -198,6 +199,69 @@ impl Completer<'_> {
             tags,
             references,
             parameters: Vec::new(),
+        }
+    }
+
+    /// A locator's `getX()` / `createX()` methods: each needs the reference `x` (Nette's
+    /// generated method would throw "Service is not defined." at run time; here it is a compile
+    /// error), holding a service of the method's return type.
+    fn locator_methods(&mut self, def: &Definition, ctx: &Ctx, references: &IndexMap<String, P>) {
+        let iface = def.resolved_type.clone().unwrap_or_default();
+        let mut seen: Vec<String> = Vec::new();
+        for a in self.b.catalog.ancestors(&iface) {
+            let Some(class) = self.b.catalog.get(&a) else {
+                continue;
+            };
+            for (name, m) in &class.methods {
+                if seen.iter().any(|s| s.eq_ignore_ascii_case(name)) {
+                    continue;
+                }
+                seen.push(name.clone());
+                let Some(key) =
+                    wireplan_runtime::generated::locator_method(name).and_then(|l| l.key)
+                else {
+                    continue;
+                };
+                let returns = m
+                    .returns
+                    .as_ref()
+                    .and_then(|r| r.class())
+                    .map(str::to_string);
+                match references.get(&key) {
+                    None => {
+                        let mut d = self.error(
+                            Code::MissingService,
+                            ctx,
+                            format!("Method {iface}::{name}() has no service: the locator has no reference '{key}'."),
+                            def.span,
+                        );
+                        let keys = references.keys().map(String::as_str);
+                        if let Some(s) = crate::diagnostics::suggest(&key, keys) {
+                            d = d.with_note(format!("did you mean '{s}'?"));
+                        } else {
+                            d = d.with_note(format!("Add '{key}: @service' to its references."));
+                        }
+                        self.diags.push(d);
+                    }
+                    Some(P::Ref(service)) => {
+                        let ty = self
+                            .b
+                            .get_definition(service)
+                            .and_then(|d| d.resolved_type.clone());
+                        if let (Some(ty), Some(ret)) = (ty, returns) {
+                            if !self.b.catalog.is_subtype(&ty, &ret) {
+                                self.report(
+                                    Code::InvalidDefinition,
+                                    ctx,
+                                    format!("Method {iface}::{name}() returns {ret}, but the reference '{key}' is service '{service}' of type {ty}."),
+                                    def.span,
+                                );
+                            }
+                        }
+                    }
+                    Some(_) => {}
+                }
+            }
         }
     }
 }

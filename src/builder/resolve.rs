@@ -219,22 +219,75 @@ impl Resolver<'_> {
                 }
             },
             _ => {
-                let ok = ["get", "create"].iter().any(|m| {
-                    self.b
-                        .catalog
-                        .method(&iface, m)
-                        .is_some_and(|m| m.params.len() == 1)
-                });
-                if !ok {
-                    self.invalid(
-                        span,
-                        format!("{prefix}: Interface {iface} of a locator must have a method get($name) or create($name)."),
-                    );
+                if !self.locator_interface(&iface, span, &prefix) {
                     return None;
                 }
             }
         }
         Some(iface)
+    }
+
+    /// Nette's `LocatorDefinition::setImplement`: every method of the interface (inherited ones
+    /// too) is a non-static `get($name)` / `create($name)` with one parameter, or a `getX()` /
+    /// `createX()` without parameters returning a class (the service under the key `x`).
+    fn locator_interface(
+        &mut self,
+        iface: &str,
+        span: Option<crate::source::Span>,
+        prefix: &str,
+    ) -> bool {
+        let mut methods: Vec<(String, crate::catalog::Method)> = Vec::new();
+        for a in self.b.catalog.ancestors(iface) {
+            for (n, m) in self
+                .b
+                .catalog
+                .get(&a)
+                .map(|c| &c.methods)
+                .into_iter()
+                .flatten()
+            {
+                if !methods.iter().any(|(seen, _)| seen.eq_ignore_ascii_case(n)) {
+                    methods.push((n.clone(), m.clone()));
+                }
+            }
+        }
+        if methods.is_empty() {
+            self.invalid(
+                span,
+                format!("{prefix}: Interface {iface} must have at least one method."),
+            );
+            return false;
+        }
+        let mut ok = true;
+        for (name, m) in &methods {
+            let key = wireplan_runtime::generated::locator_method(name).map(|l| l.key);
+            let fits = !m.is_static
+                && match &key {
+                    Some(None) => m.params.len() == 1,
+                    Some(Some(_)) => m.params.is_empty(),
+                    None => false,
+                };
+            if !fits {
+                self.diags.push(
+                    Diagnostic::error(
+                        Code::InvalidDefinition,
+                        format!("{prefix}: Method {iface}::{name}() does not meet the requirements: is create($name), get($name), create*() or get*() and is non-static."),
+                    )
+                    .at(span),
+                );
+                ok = false;
+                continue;
+            }
+            if matches!(key, Some(Some(_))) && m.returns.as_ref().and_then(|r| r.class()).is_none()
+            {
+                self.invalid(
+                    span,
+                    format!("{prefix}: Method {iface}::{name}() has no class return type; a locator's {name}() returns a service."),
+                );
+                ok = false;
+            }
+        }
+        ok
     }
 
     /// Nette's `FactoryDefinition::completeParameters`: each `create()` parameter is passed to

@@ -218,6 +218,7 @@ impl<'a> Checker<'a> {
                     },
                     CallTarget::Expr(inner) => {
                         self.walk(inner, at, this, factory);
+                        self.check_generated(inner, method, Some(args.len()), at);
                         let class = self.ref_class(inner);
                         self.check_method(class, method, false, at);
                     }
@@ -248,6 +249,7 @@ impl<'a> Checker<'a> {
                 },
                 CallTarget::Expr(inner) => {
                     self.walk(inner, at, this, factory);
+                    self.check_generated(inner, method, None, at);
                     let class = self.ref_class(inner);
                     self.check_method(class, method, false, at);
                 }
@@ -272,10 +274,41 @@ impl<'a> Checker<'a> {
     }
 
     /// The registered class of a `$ref` target (not `@self`), when the plan says so statically.
+    /// None for a generated service: the runtime answers its methods (`check_generated`).
     fn ref_class(&self, target: &Expr) -> Option<&'a str> {
         match target {
-            Expr::Ref(s) if s != "@self" => self.static_class(s),
+            Expr::Ref(s) if s != "@self" && self.generated(s).is_none() => self.static_class(s),
             _ => None,
+        }
+    }
+
+    /// The plan of `name` (aliases followed) when it is a generated factory, accessor or
+    /// locator.
+    fn generated(&self, name: &str) -> Option<(&'a str, &'a ServicePlan)> {
+        let plan = self.plan;
+        let name = plan.aliases.get(name).map_or(name, String::as_str);
+        let (name, sp) = plan.services.get_key_value(name)?;
+        matches!(
+            sp.kind,
+            ServiceKind::Factory | ServiceKind::Accessor | ServiceKind::Locator
+        )
+        .then_some((name.as_str(), sp))
+    }
+
+    /// A `$call` (`args`: its argument count) or `$callable` (`None`) on a generated service:
+    /// a method it does not have is a problem of the plan (the registry is not asked).
+    fn check_generated(
+        &mut self,
+        target: &Expr,
+        method: &str,
+        args: Option<usize>,
+        at: &dyn Display,
+    ) {
+        let Expr::Ref(r) = target else { return };
+        if let Some((name, sp)) = self.generated(r) {
+            if let Some(p) = crate::generated::member_problem(name, sp, method, args) {
+                self.problems.push(format!("{at}: {p}"));
+            }
         }
     }
 

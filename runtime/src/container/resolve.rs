@@ -257,6 +257,23 @@ impl Inner {
         self.create_service(service, ctx, &mut path)
     }
 
+    /// A new object of service `idx`, whatever its lifespan, not cached (Nette's
+    /// `createService`; a locator's `create`). Its dependencies resolve as usual, in `scope`.
+    pub(crate) fn create_new(
+        &self,
+        idx: usize,
+        scope: Option<&Arc<ScopeState>>,
+    ) -> Result<Instance, Error> {
+        if self.plan.services[idx].kind == ServiceKind::Imported {
+            return Err(Error::BadArguments {
+                service: self.name_of(idx).to_string(),
+                reason: "an imported service cannot be created anew".into(),
+            });
+        }
+        let mut path = vec![idx];
+        self.create_service(idx, Ctx { scope, args: None }, &mut path)
+    }
+
     // ----------------------------------------------------------------------------------
     // lifespans and caching
 
@@ -723,6 +740,9 @@ impl Inner {
             },
         };
         let values = self.eval_list(args, frame, path)?;
+        if generated::is_generated(&inst) {
+            return generated::call(&inst, method, values);
+        }
         let step = format!("{}::{method}()", self.class_label(&inst));
         let entry = self.registry.type_entry(inst.type_id());
         let Some(f) = entry.and_then(|t| t.methods.get(method)).cloned() else {
@@ -802,6 +822,9 @@ impl Inner {
             })));
         }
         let inst = self.target_object(target, &format!("{method}(...)"), frame, path)?;
+        if let Some(bound) = generated::bind(&inst, method) {
+            return bound.map(Value::Callable);
+        }
         let name = format!("{}::{method}", self.class_label(&inst));
         let entry = self.registry.type_entry(inst.type_id());
         let Some(f) = entry.and_then(|t| t.methods.get(method)).cloned() else {
