@@ -57,6 +57,7 @@ struct Pipeline {
     find: Callable,
     fresh: Callable,
 }
+struct Node(i64);
 
 fn registry() -> Registry {
     let mut r = Registry::new();
@@ -71,6 +72,14 @@ fn registry() -> Registry {
     });
     register!(r, "App\\Pipeline" => Pipeline {
         new(make: Callable, find: Callable, fresh: Callable) { Pipeline { make, find, fresh } }
+    });
+    // `make` is only static: `App\Node::make()::make()` and `@node::make()` call it on an
+    // instance, as PHP allows.
+    register!(r, "App\\Node" => Node {
+        static fn make() -> Arc<Node> {
+            static MADE: AtomicI64 = AtomicI64::new(0);
+            Arc::new(Node(MADE.fetch_add(1, Ordering::SeqCst)))
+        }
     });
     r
 }
@@ -135,4 +144,9 @@ fn calls_on_generated_services_run() {
     ));
     let err = p.find.call(vec!["nope".into()]).unwrap_err();
     assert!(err.to_string().contains("tools[nope]"), "{err}");
+
+    // A static method called on an instance (a chain, and @node::make()).
+    let node = c.get::<Node>("node").unwrap();
+    let again = c.get::<Node>("again").unwrap();
+    assert!(again.0 > node.0, "{} {}", node.0, again.0);
 }

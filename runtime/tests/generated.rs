@@ -124,3 +124,22 @@ fn the_load_check_reports_methods_generated_services_lack() {
         assert!(reason.contains(&problem), "missing «{problem}» in:\n{reason}");
     }
 }
+
+#[test]
+fn a_static_method_may_be_called_on_an_instance() {
+    struct Node(i64);
+    let mut r = Registry::new();
+    register!(r, "App\\Node" => Node {
+        new() { Node(0) }
+        static fn make() -> Arc<Node> { Arc::new(Node(1)) }
+    });
+    let s = json!({
+        "node": {"type": "App\\Node", "create": {"$new": "App\\Node", "args": []}},
+        "made": {"type": "App\\Node", "create": {"$call": [{"$ref": "node"}, "make"], "args": []}},
+        "cb": {"type": "App\\Node", "create": {"$new": "App\\Node", "args": []},
+               "setup": [{"$callable": [{"$ref": "node"}, "make"]}]},
+    });
+    let c = Container::from_json_str(&plan(s), &r).expect("static methods count at load");
+    assert_eq!(c.get::<Node>("made").unwrap().0, 1);
+    assert_eq!(c.get::<Node>("cb").unwrap().0, 0);
+}

@@ -360,7 +360,7 @@ impl<'a> Checker<'a> {
         };
         let ok = self.members(class).is_some_and(|t| {
             t.methods.contains_key(method) || (allow_mut && t.methods_mut.contains_key(method))
-        });
+        }) || self.is_static(class, method);
         if !ok {
             self.miss(Missing::Method {
                 class: class.to_string(),
@@ -368,6 +368,14 @@ impl<'a> Checker<'a> {
                 needed_by: at.to_string(),
             });
         }
+    }
+
+    /// A static method may be called on an instance, as in PHP (the runtime falls back to it).
+    fn is_static(&self, class: &str, method: &str) -> bool {
+        self.registry
+            .classes
+            .get(class)
+            .is_some_and(|c| c.statics.contains_key(method))
     }
 
     fn check_property(&mut self, class: Option<&str>, property: &str, at: &dyn Display) {

@@ -746,6 +746,10 @@ impl Inner {
         let step = format!("{}::{method}()", self.class_label(&inst));
         let entry = self.registry.type_entry(inst.type_id());
         let Some(f) = entry.and_then(|t| t.methods.get(method)).cloned() else {
+            if let Some(f) = self.static_of_instance(&inst, method) {
+                return f(&Args::new(values, &self.registry))
+                    .map_err(|e| self.fail(frame.service, path, step, e));
+            }
             let why = if entry.is_some_and(|t| t.methods_mut.contains_key(method)) {
                 "registered with method_mut (needs &mut), which only setup calls on @self can use"
             } else {
@@ -755,6 +759,22 @@ impl Inner {
         };
         f(&**inst.as_any(), &Args::new(values, &self.registry))
             .map_err(|e| self.fail(frame.service, path, step, e))
+    }
+
+    /// A static method of the instance's registered class: PHP lets `$obj->m()` call a static
+    /// `m` (a chain such as `App\B::make()::make()`), so a `$call` on an object falls back to it.
+    fn static_of_instance(
+        &self,
+        inst: &Instance,
+        method: &str,
+    ) -> Option<crate::registry::StaticFn> {
+        let class = self.registry.class_name_of_instance(inst)?;
+        self.registry
+            .classes
+            .get(class)?
+            .statics
+            .get(method)
+            .cloned()
     }
 
     /// The object a `$get` or `$callable` works on: `@self` or the value of an expression,
@@ -828,6 +848,11 @@ impl Inner {
         let name = format!("{}::{method}", self.class_label(&inst));
         let entry = self.registry.type_entry(inst.type_id());
         let Some(f) = entry.and_then(|t| t.methods.get(method)).cloned() else {
+            if let Some(f) = self.static_of_instance(&inst, method) {
+                return Ok(Value::Callable(Callable::new(name, move |values| {
+                    f(&Args::new(values, &registry))
+                })));
+            }
             return Err(self.fail(frame.service, path, name, "method not registered"));
         };
         Ok(Value::Callable(Callable::new(name, move |values| {
