@@ -42,6 +42,106 @@ impl ContainerBuilder {
                 d.result_type = factory_results.get(n).cloned();
             }
         }
+        self.check_declared_types(diags);
+    }
+
+    /// `type:` against the creator (beyond Nette, which never compares them): when the
+    /// creator's class is known, a declared type it is not a subtype of is an error, since
+    /// autowiring and casts would trust a type the object does not have.
+    ///
+    /// A constructor makes exactly its class. A method's declared return class, a property's
+    /// class or another service's type may stand for a subtype, so there `type:` may also
+    /// narrow it (a parent or interface returned, the class declared). A creator whose type
+    /// is unknown (`mixed`, `object`, no return type, a function) is not compared.
+    fn check_declared_types(&self, diags: &mut Diagnostics) {
+        for d in self.definitions.values() {
+            if !matches!(d.kind, DefinitionKind::Service | DefinitionKind::Factory) {
+                continue;
+            }
+            let Some(declared) = d.declared_type.as_deref().and_then(|t| self.catalog.get(t))
+            else {
+                continue; // an unknown type is reported by the resolution
+            };
+            let Some(creator) = d.creator.as_ref().filter(|c| !has_empty_callee(c)) else {
+                continue;
+            };
+            let Some((made, exact)) = self.creator_class(creator, 0) else {
+                continue;
+            };
+            let declared = &declared.name;
+            let fits = self.catalog.is_subtype(&made, declared)
+                || (!exact && self.catalog.is_subtype(declared, &made));
+            if fits {
+                continue;
+            }
+            let note = if exact {
+                format!("'type' must be {made} or one of its parents or interfaces; or leave 'type' out.")
+            } else {
+                format!("'type' must be related to {made}: one of its parents or interfaces, or a class that extends it; or leave 'type' out.")
+            };
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidDefinition,
+                    format!(
+                        "Service '{}': creator returns {made}, which is not {declared}.",
+                        d.name
+                    ),
+                )
+                .at(d.span)
+                .with_note(note),
+            );
+        }
+    }
+
+    /// The class a creator is known to give, reporting nothing: `(class, exact)`, exact for a
+    /// constructor. `None` when it is not known.
+    fn creator_class(&self, st: &Statement, depth: usize) -> Option<(String, bool)> {
+        if depth > 64 || super::members::is_first_class_callable(st) {
+            return None;
+        }
+        let known = |c: &str| self.catalog.get(c).map(|i| i.name.clone());
+        let service = |target: &str| -> Option<String> {
+            if target.contains('\\') {
+                return known(target); // by type: the autowired service is a subtype
+            }
+            self.get_definition(target)?.resolved_type.clone()
+        };
+        let returns = |class: &str, method: &str| -> Option<String> {
+            known(
+                self.catalog
+                    .method(class, method)?
+                    .returns
+                    .as_ref()?
+                    .class()?,
+            )
+        };
+        match &st.callee {
+            Callee::Name(n) => {
+                if let Some(svc) = n.strip_prefix('@') {
+                    let Some((target, member)) = svc.split_once("::") else {
+                        return Some((service(svc)?, false));
+                    };
+                    let class = service(target)?;
+                    let made = match member.strip_prefix('$') {
+                        Some(prop) => known(self.catalog.property(&class, prop)?.ty.class()?)?,
+                        None => returns(&class, member)?,
+                    };
+                    return Some((made, false));
+                }
+                if let Some((class, method)) = n.rsplit_once("::") {
+                    return Some((returns(class, method)?, false));
+                }
+                Some((known(n)?, true))
+            }
+            Callee::Member(target, method) => {
+                let class = match &target.kind {
+                    ExprKind::Statement(inner) => self.creator_class(inner, depth + 1)?.0,
+                    ExprKind::Str(s) => service(s.strip_prefix('@')?)?,
+                    _ => return None,
+                };
+                Some((returns(&class, method)?, false))
+            }
+        }
     }
 }
 
