@@ -420,12 +420,8 @@ impl Resolver<'_> {
         };
         let ctor = self.b.catalog.constructor(&class).to_vec();
         let args = def.creator.as_ref().map(|c| &c.arguments);
-        let explicit_value = |name: &str| {
-            args.is_some_and(|a| {
-                a.values()
-                    .any(|v| v.as_str().and_then(|s| s.strip_prefix('$')) == Some(name))
-            })
-        };
+        let explicit_value =
+            |name: &str| args.is_some_and(|a| a.values().any(|v| uses_parameter(v, name, 0)));
         let explicit_param = |pos: usize, name: &str| {
             args.is_some_and(|a| {
                 a.items.keys().any(|k| match k {
@@ -672,6 +668,31 @@ impl Resolver<'_> {
             d = d.with_note("Add it to the `types:` section.");
         }
         self.diags.push(d);
+    }
+}
+
+/// Does `v` pass the factory parameter `name` (`$name`), also inside nested statements, lists
+/// and maps?
+fn uses_parameter(v: &crate::expr::Expr, name: &str, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    match &v.kind {
+        ExprKind::Str(s) => s.strip_prefix('$') == Some(name),
+        ExprKind::Array(a) => a.values().any(|x| uses_parameter(x, name, depth + 1)),
+        ExprKind::Statement(st) => {
+            let target = match &st.callee {
+                Callee::Member(t, _) => uses_parameter(t, name, depth + 1),
+                Callee::Name(_) => false,
+            };
+            target
+                || st
+                    .arguments
+                    .values()
+                    .any(|x| uses_parameter(x, name, depth + 1))
+        }
+        ExprKind::Concat(parts) => parts.iter().any(|x| uses_parameter(x, name, depth + 1)),
+        _ => false,
     }
 }
 
