@@ -22,6 +22,11 @@
 //! # Ok::<(), wireplan_runtime::Error>(())
 //! ```
 //!
+//! Plans may also call these objects' methods (`{"$call": [{"$ref": "articles"}, "create"],
+//! "args": [7]}`) or bind them (`{"$callable": [{"$ref": "articles"}, "create"]}`): the runtime
+//! answers `create` of a factory, `get` of an accessor, and `get(key)`, `create(key)`, `getX()`
+//! and `createX()` of a locator itself, without the registry.
+//!
 //! A generated object holds its container weakly (the container caches it, so a strong
 //! reference would keep the container alive forever): after the container is dropped, its
 //! methods return [`Error::ContainerDropped`]. One created inside a [`Scope`](crate::Scope)
@@ -31,7 +36,8 @@ use std::sync::{Arc, Weak};
 
 use crate::container::{Inner, ScopeState};
 use crate::error::Error;
-use crate::value::{Instance, Value};
+use crate::plan::{ServiceKind, ServicePlan};
+use crate::value::{Callable, Instance, Value};
 
 /// Where a generated object resolves: its container, its scope, and its service.
 #[derive(Clone)]
@@ -112,6 +118,13 @@ impl Factory {
         &self,
         args: Vec<Value>,
     ) -> Result<Arc<T>, Error> {
+        let inst = self.create_positional_instance(args)?;
+        let (inner, _) = self.origin.live()?;
+        inner.cast(self.origin.service, &inst)
+    }
+
+    /// As [`Factory::create_positional`], erased.
+    pub fn create_positional_instance(&self, args: Vec<Value>) -> Result<Instance, Error> {
         if args.len() > self.parameters.len() {
             return Err(Error::BadArguments {
                 service: self.origin.name.clone(),
@@ -128,7 +141,7 @@ impl Factory {
             .map(String::as_str)
             .zip(args)
             .collect();
-        self.create::<T>(&named)
+        self.create_instance(&named)
     }
 
     /// As [`Factory::create`], erased.
@@ -183,20 +196,25 @@ impl Accessor {
     /// The referenced service as `Arc<T>`. Errors as [`Container::get`](crate::Container::get),
     /// plus [`Error::ContainerDropped`].
     pub fn get<T: ?Sized + 'static>(&self) -> Result<Arc<T>, Error> {
+        let inst = self.get_instance()?;
+        let (inner, _) = self.origin.live()?;
+        inner
+            .registry
+            .cast::<T>(&inst)
+            .ok_or_else(|| Error::WrongType {
+                service: self.origin.name.clone(),
+                class: inner.plan.services[self.origin.service].type_.clone(),
+                rust_type: inst.type_name(),
+                requested: std::any::type_name::<T>(),
+            })
+    }
+
+    /// As [`Accessor::get`], erased.
+    pub fn get_instance(&self) -> Result<Instance, Error> {
         let (inner, scope) = self.origin.live()?;
         let create = &inner.plan.services[self.origin.service].create;
         match inner.eval_in(self.origin.service, create, scope.as_ref())? {
-            Value::Service(inst) => {
-                inner
-                    .registry
-                    .cast::<T>(&inst)
-                    .ok_or_else(|| Error::WrongType {
-                        service: self.origin.name.clone(),
-                        class: inner.plan.services[self.origin.service].type_.clone(),
-                        rust_type: inst.type_name(),
-                        requested: std::any::type_name::<T>(),
-                    })
-            }
+            Value::Service(inst) => Ok(inst),
             other => Err(Error::BadArguments {
                 service: self.origin.name.clone(),
                 reason: format!("the accessor's target is {}, not a service", other.kind()),
@@ -206,7 +224,13 @@ impl Accessor {
 }
 
 /// A generated locator (`kind: locator`): [`get`](Locator::get) returns one of the services in
-/// its `references`, by the locator's own key, creating it on first use.
+/// its `references`, by the locator's own key, creating it on first use;
+/// [`create`](Locator::create) creates a new object of that service on every call (Nette's
+/// `createService`).
+///
+/// An interface with methods `getX()` / `createX()` (no parameters) is served by the key `x`
+/// (`X` with its first letter in lower case, as Nette's `lcfirst`): call
+/// [`call_method`](Locator::call_method) with the method's name, or `get("x")` / `create("x")`.
 #[derive(Clone)]
 pub struct Locator {
     origin: Origin,
@@ -244,31 +268,300 @@ impl Locator {
     /// otherwise as [`Container::get`](crate::Container::get), plus
     /// [`Error::ContainerDropped`].
     pub fn get<T: ?Sized + 'static>(&self, key: &str) -> Result<Arc<T>, Error> {
+        let inst = self.get_instance(key)?;
+        self.cast(key, &inst)
+    }
+
+    /// A new object of the service under `key`, as `Arc<T>`: its `create` and `setup` run
+    /// again, whatever its lifespan, and the container keeps no reference to it (Nette's
+    /// `createService`, what a locator's `create($name)` / `createX()` does). Errors as
+    /// [`Locator::get`].
+    pub fn create<T: ?Sized + 'static>(&self, key: &str) -> Result<Arc<T>, Error> {
+        let inst = self.create_instance(key)?;
+        self.cast(key, &inst)
+    }
+
+    /// As [`Locator::get`], erased.
+    pub fn get_instance(&self, key: &str) -> Result<Instance, Error> {
         let (inner, scope) = self.origin.live()?;
-        let sp = &inner.plan.services[self.origin.service];
-        let Some(e) = sp.references.get(key) else {
-            return Err(Error::UnknownService {
-                name: format!("{}[{key}]", self.origin.name),
-            });
-        };
-        match inner.eval_in(self.origin.service, e, scope.as_ref())? {
-            Value::Service(inst) => {
-                inner
-                    .registry
-                    .cast::<T>(&inst)
-                    .ok_or_else(|| Error::WrongType {
-                        service: format!("{}[{key}]", self.origin.name),
-                        class: String::new(),
-                        rust_type: inst.type_name(),
-                        requested: std::any::type_name::<T>(),
+        let e = self.reference(&inner, key)?;
+        self.service(inner.eval_in(self.origin.service, e, scope.as_ref())?, key)
+    }
+
+    /// As [`Locator::create`], erased.
+    pub fn create_instance(&self, key: &str) -> Result<Instance, Error> {
+        let (inner, scope) = self.origin.live()?;
+        let e = self.reference(&inner, key)?;
+        let value = match e {
+            crate::plan::Expr::Ref(name) => match inner.index_of(name) {
+                Some(idx) => Value::Service(inner.create_new(idx, scope.as_ref())?),
+                None => {
+                    return Err(Error::UnknownService {
+                        name: name.to_string(),
                     })
+                }
+            },
+            other => inner.eval_in(self.origin.service, other, scope.as_ref())?,
+        };
+        self.service(value, key)
+    }
+
+    /// Calls a method of the locator's interface by name, as a plan's `$call` does: `get(key)`
+    /// and `create(key)` with one argument (a string or integer key), `getX()` and `createX()`
+    /// with none (the key `x`). Errors: [`Error::BadArguments`] for a method a locator does not
+    /// have or wrong arguments; otherwise as [`Locator::get`] / [`Locator::create`].
+    pub fn call_method(&self, method: &str, args: &[Value]) -> Result<Instance, Error> {
+        let Some(LocatorMethod { create, key: named }) = locator_method(method) else {
+            return Err(self.bad(format!(
+                "a locator has no method {method}(); it has get($name), create($name), getX() and createX()"
+            )));
+        };
+        let key = match (named, args) {
+            (Some(key), []) => key,
+            (None, [Value::Str(k)]) => k.clone(),
+            (None, [Value::Int(i)]) => i.to_string(),
+            (None, [other]) => {
+                return Err(self.bad(format!(
+                    "{method}() takes a service key, {} given",
+                    other.kind()
+                )))
             }
-            other => Err(Error::BadArguments {
-                service: self.origin.name.clone(),
-                reason: format!("reference '{key}' is {}, not a service", other.kind()),
-            }),
+            (Some(_), _) => {
+                return Err(self.bad(format!(
+                    "{method}() takes no arguments, {} given",
+                    args.len()
+                )))
+            }
+            (None, _) => {
+                return Err(self.bad(format!("{method}() takes 1 argument, {} given", args.len())))
+            }
+        };
+        if create {
+            self.create_instance(&key)
+        } else {
+            self.get_instance(&key)
         }
     }
+
+    fn bad(&self, reason: String) -> Error {
+        Error::BadArguments {
+            service: self.origin.name.clone(),
+            reason,
+        }
+    }
+
+    fn reference<'p>(&self, inner: &'p Inner, key: &str) -> Result<&'p crate::plan::Expr, Error> {
+        inner.plan.services[self.origin.service]
+            .references
+            .get(key)
+            .ok_or_else(|| Error::UnknownService {
+                name: format!("{}[{key}]", self.origin.name),
+            })
+    }
+
+    fn service(&self, value: Value, key: &str) -> Result<Instance, Error> {
+        match value {
+            Value::Service(inst) => Ok(inst),
+            other => Err(self.bad(format!(
+                "reference '{key}' is {}, not a service",
+                other.kind()
+            ))),
+        }
+    }
+
+    fn cast<T: ?Sized + 'static>(&self, key: &str, inst: &Instance) -> Result<Arc<T>, Error> {
+        let (inner, _) = self.origin.live()?;
+        inner
+            .registry
+            .cast::<T>(inst)
+            .ok_or_else(|| Error::WrongType {
+                service: format!("{}[{key}]", self.origin.name),
+                class: String::new(),
+                rust_type: inst.type_name(),
+                requested: std::any::type_name::<T>(),
+            })
+    }
+}
+
+/// What a method of a locator interface does, judged by its name ([`locator_method`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocatorMethod {
+    /// `create…`: a new object each call; `get…`: the shared service.
+    pub create: bool,
+    /// `getX` / `createX`: the key `x` the name carries; `None` for `get` / `create`, which
+    /// take the key as their one argument.
+    pub key: Option<String>,
+}
+
+/// The locator method named `method`, by Nette's rule (`LocatorDefinition`): `get` and `create`
+/// take the key as their argument; `getX` / `createX` (`^(get|create)[A-Z]`) serve the key `x`,
+/// `X` with a lower-case first letter (PHP's `lcfirst`). `None` for any other name. The
+/// compiler checks interfaces with the same rule, so both sides agree on the keys.
+///
+/// ```
+/// use wireplan_runtime::generated::locator_method;
+///
+/// let m = locator_method("createArticle").unwrap();
+/// assert!(m.create);
+/// assert_eq!(m.key.as_deref(), Some("article"));
+/// assert_eq!(locator_method("get").unwrap().key, None);
+/// assert!(locator_method("getter").is_none());
+/// ```
+pub fn locator_method(method: &str) -> Option<LocatorMethod> {
+    for (prefix, create) in [("get", false), ("create", true)] {
+        if method.eq_ignore_ascii_case(prefix) {
+            return Some(LocatorMethod { create, key: None });
+        }
+        if let Some(rest) = method.strip_prefix(prefix) {
+            let mut chars = rest.chars();
+            if let Some(first) = chars.next().filter(char::is_ascii_uppercase) {
+                let key = first.to_ascii_lowercase().to_string() + chars.as_str();
+                return Some(LocatorMethod {
+                    create,
+                    key: Some(key),
+                });
+            }
+        }
+    }
+    None
+}
+
+/// What kind of generated object a service's plan describes, for messages (`None` for other
+/// kinds).
+fn kind_label(kind: ServiceKind) -> Option<&'static str> {
+    match kind {
+        ServiceKind::Factory => Some("factory"),
+        ServiceKind::Accessor => Some("accessor"),
+        ServiceKind::Locator => Some("locator"),
+        _ => None,
+    }
+}
+
+/// Load check of a `$call` (`args`: its argument count) or `$callable` (`None`) of `method` on
+/// the generated service `name`: the runtime itself answers these, so the registry is not
+/// asked. `None` when the service has the method (or is not generated), else the problem.
+pub(crate) fn member_problem(
+    name: &str,
+    sp: &ServicePlan,
+    method: &str,
+    args: Option<usize>,
+) -> Option<String> {
+    let kind = kind_label(sp.kind)?;
+    let arity = |want: usize| match args {
+        Some(n) if n != want => Some(format!(
+            "{method}() of {kind} '{name}' takes {want} argument(s), {n} given"
+        )),
+        _ => None,
+    };
+    match sp.kind {
+        ServiceKind::Factory if method.eq_ignore_ascii_case("create") => match args {
+            Some(n) if n > sp.parameters.len() => Some(format!(
+                "create() of factory '{name}' takes {} argument(s), {n} given",
+                sp.parameters.len()
+            )),
+            _ => None,
+        },
+        ServiceKind::Accessor if method.eq_ignore_ascii_case("get") => arity(0),
+        ServiceKind::Locator => match locator_method(method).map(|m| m.key) {
+            Some(None) => arity(1),
+            Some(Some(key)) => arity(0).or_else(|| {
+                (!sp.references.contains_key(&key)).then(|| {
+                    format!("locator '{name}' has no reference '{key}' for {method}()")
+                })
+            }),
+            None => Some(format!(
+                "locator '{name}' has no method {method}() (a locator has get($name), create($name), getX() and createX())"
+            )),
+        },
+        ServiceKind::Factory => Some(format!(
+            "factory '{name}' has no method {method}() (a generated factory has create())"
+        )),
+        _ => Some(format!(
+            "accessor '{name}' has no method {method}() (a generated accessor has get())"
+        )),
+    }
+}
+
+/// Whether `inst` is a generated factory, accessor or locator.
+pub(crate) fn is_generated(inst: &Instance) -> bool {
+    let id = inst.type_id();
+    id == std::any::TypeId::of::<Factory>()
+        || id == std::any::TypeId::of::<Accessor>()
+        || id == std::any::TypeId::of::<Locator>()
+}
+
+/// A plan's `$call` of `method` on a generated object ([`is_generated`]): a factory's
+/// `create(...)` (positional arguments, in the order of its `parameters`), an accessor's
+/// `get()`, a locator's methods ([`Locator::call_method`]).
+pub(crate) fn call(inst: &Instance, method: &str, args: Vec<Value>) -> Result<Value, Error> {
+    let result = if let Some(f) = inst.downcast::<Factory>() {
+        if method.eq_ignore_ascii_case("create") {
+            f.create_positional_instance(args)
+        } else {
+            Err(Error::BadArguments {
+                service: f.origin.name.clone(),
+                reason: format!("a generated factory has no method {method}(), only create()"),
+            })
+        }
+    } else if let Some(a) = inst.downcast::<Accessor>() {
+        match (method.eq_ignore_ascii_case("get"), args.len()) {
+            (true, 0) => a.get_instance(),
+            (true, n) => Err(Error::BadArguments {
+                service: a.origin.name.clone(),
+                reason: format!("get() takes no arguments, {n} given"),
+            }),
+            (false, _) => Err(Error::BadArguments {
+                service: a.origin.name.clone(),
+                reason: format!("a generated accessor has no method {method}(), only get()"),
+            }),
+        }
+    } else if let Some(l) = inst.downcast::<Locator>() {
+        l.call_method(method, &args)
+    } else {
+        Err(Error::Unsupported {
+            service: inst.type_name().to_string(),
+            what: format!("{method}() on an object that is not a generated service"),
+        })
+    };
+    result.map(Value::Service)
+}
+
+/// A plan's `$callable` of `method` on a generated object (`None` when `inst` is not one): a
+/// [`Callable`] named `Interface::method` that calls it as [`call`] does. A method the object
+/// does not have is an error now, not when the callable is called.
+pub(crate) fn bind(inst: &Instance, method: &str) -> Option<Result<Callable, Error>> {
+    let origin = if let Some(f) = inst.downcast::<Factory>() {
+        f.origin.clone()
+    } else if let Some(a) = inst.downcast::<Accessor>() {
+        a.origin.clone()
+    } else if let Some(l) = inst.downcast::<Locator>() {
+        l.origin.clone()
+    } else {
+        return None;
+    };
+    let checked = origin.live().and_then(|(inner, _)| {
+        let (name, sp) = inner
+            .plan
+            .services
+            .get_index(origin.service)
+            .ok_or_else(|| Error::UnknownService {
+                name: origin.name.clone(),
+            })?;
+        match member_problem(name, sp, method, None) {
+            Some(reason) => Err(Error::BadArguments {
+                service: origin.name.clone(),
+                reason,
+            }),
+            None => Ok(format!("{}::{method}", sp.type_)),
+        }
+    });
+    Some(checked.map(|label| {
+        let inst = inst.clone();
+        let method = method.to_string();
+        Callable::new(label, move |values| {
+            call(&inst, &method, values).map_err(Into::into)
+        })
+    }))
 }
 
 pub(crate) fn factory(inner: &Inner, service: usize, scope: Option<&Arc<ScopeState>>) -> Instance {

@@ -4,11 +4,59 @@
 //! Follows Nette's `AccessorDefinition` and `LocatorDefinition` (`nette-di.md` §3.4).
 
 use super::complete::{Completer, Ctx};
-use super::{Completed, Definition};
+use super::{Autowired, Completed, ContainerBuilder, Definition, DefinitionKind};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::expr::{Callee, ExprKind};
+use crate::expr::{Expr, ExprKind};
 use indexmap::IndexMap;
 use wireplan_runtime::plan::Expr as P;
+
+impl ContainerBuilder {
+    /// Nette's `LocatorDefinition`: a statement among a locator's `references` (`csv:
+    /// App\Csv(';')`, `x: @factory::make()`) becomes an extra anonymous, non-autowired service,
+    /// named like every anonymous service (`01`, `02`, … in the order definitions are added),
+    /// and the reference points at it (`@01`), so `get('csv')` returns one shared object.
+    ///
+    /// `locator`: one locator (the `services:` section calls it right after loading it, so the
+    /// names follow the configuration's order), or `None` for every locator (at `resolve`, for
+    /// references set by extensions). Running it again changes nothing.
+    pub(crate) fn add_reference_services(&mut self, locator: Option<&str>) {
+        let locators: Vec<String> = match locator {
+            Some(n) => vec![self.real_name(n).to_string()],
+            None => self
+                .definitions
+                .values()
+                .filter(|d| d.kind == DefinitionKind::Locator)
+                .map(|d| d.name.clone())
+                .collect(),
+        };
+        for loc in locators {
+            let statements: Vec<(String, Expr)> = match self.definitions.get(&loc) {
+                Some(d) if d.kind == DefinitionKind::Locator => d
+                    .references
+                    .iter()
+                    .filter(|(_, e)| matches!(e.kind, ExprKind::Statement(_)))
+                    .map(|(k, e)| (k.clone(), e.clone()))
+                    .collect(),
+                _ => continue,
+            };
+            for (key, e) in statements {
+                let ExprKind::Statement(st) = e.kind else {
+                    continue;
+                };
+                // An anonymous name is never taken, so this cannot fail.
+                let Ok(def) = self.add_definition(None, e.span) else {
+                    continue;
+                };
+                def.creator = Some(*st);
+                def.autowired = Autowired::All(false);
+                let reference = Expr::new(ExprKind::Str(format!("@{}", def.name)), e.span);
+                if let Some(d) = self.definitions.get_mut(&loc) {
+                    d.references.insert(key, reference);
+                }
+            }
+        }
+    }
+}
 
 impl Completer<'_> {
     fn generated_ctx<'d>(&self, def: &'d Definition) -> Ctx<'d> {
@@ -105,9 +153,6 @@ impl Completer<'_> {
                         P::Null
                     }
                 },
-                ExprKind::Statement(st) if matches!(&st.callee, Callee::Name(n) if n.starts_with('@')) => {
-                    self.value(target, &ctx)
-                }
                 _ => {
                     self.report(
                         Code::InvalidValue,
@@ -146,6 +191,7 @@ impl Completer<'_> {
                 references.insert(key, P::Ref(service));
             }
         }
+        self.locator_methods(def, &ctx, &references);
         let tags = self.tags(def, &ctx);
         Completed {
             create: P::Null,
@@ -154,5 +200,115 @@ impl Completer<'_> {
             references,
             parameters: Vec::new(),
         }
+    }
+
+    /// A locator's `getX()` / `createX()` methods: each needs the reference `x` (Nette's
+    /// generated method would throw "Service is not defined." at run time; here it is a compile
+    /// error), holding a service of the method's return type.
+    fn locator_methods(&mut self, def: &Definition, ctx: &Ctx, references: &IndexMap<String, P>) {
+        let iface = def.resolved_type.clone().unwrap_or_default();
+        let mut seen: Vec<String> = Vec::new();
+        for a in self.b.catalog.ancestors(&iface) {
+            let Some(class) = self.b.catalog.get(&a) else {
+                continue;
+            };
+            for (name, m) in &class.methods {
+                if seen.iter().any(|s| s.eq_ignore_ascii_case(name)) {
+                    continue;
+                }
+                seen.push(name.clone());
+                let Some(key) =
+                    wireplan_runtime::generated::locator_method(name).and_then(|l| l.key)
+                else {
+                    continue;
+                };
+                let returns = m
+                    .returns
+                    .as_ref()
+                    .and_then(|r| r.class())
+                    .map(str::to_string);
+                match references.get(&key) {
+                    None => {
+                        let mut d = self.error(
+                            Code::MissingService,
+                            ctx,
+                            format!("Method {iface}::{name}() has no service: the locator has no reference '{key}'."),
+                            def.span,
+                        );
+                        let keys = references.keys().map(String::as_str);
+                        if let Some(s) = crate::diagnostics::suggest(&key, keys) {
+                            d = d.with_note(format!("did you mean '{s}'?"));
+                        } else {
+                            d = d.with_note(format!("Add '{key}: @service' to its references."));
+                        }
+                        self.diags.push(d);
+                    }
+                    Some(P::Ref(service)) => {
+                        let ty = self
+                            .b
+                            .get_definition(service)
+                            .and_then(|d| d.resolved_type.clone());
+                        if let (Some(ty), Some(ret)) = (ty, returns) {
+                            if !self.b.catalog.is_subtype(&ty, &ret) {
+                                self.report(
+                                    Code::InvalidDefinition,
+                                    ctx,
+                                    format!("Method {iface}::{name}() returns {ret}, but the reference '{key}' is service '{service}' of type {ty}."),
+                                    def.span,
+                                );
+                            }
+                        }
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Autowired, ContainerBuilder, DefinitionKind};
+    use crate::catalog::Catalog;
+    use crate::diagnostics::Diagnostics;
+    use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
+    use indexmap::IndexMap;
+
+    fn catalog() -> Catalog {
+        let mut diags = Diagnostics::new();
+        let mut sources = crate::source::SourceMap::new();
+        let raw = crate::config::load_str(
+            "t.neon",
+            "types:\n\tApp\\Csv: {}\n\tApp\\Exporters:\n\t\tinterface: true\n\t\tmethods:\n\t\t\tget: {params: {name: string}, returns: object}\n",
+            &mut sources,
+            &mut diags,
+        );
+        let (_, sections) =
+            crate::config::expand_config(&raw.sections, &[], &IndexMap::new(), &mut diags);
+        Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags)
+    }
+
+    #[test]
+    fn statements_set_by_extensions_become_services_at_resolve() {
+        let mut b = ContainerBuilder::new(catalog());
+        let loc = b.add_definition(Some("loc"), None).expect("added");
+        loc.kind = DefinitionKind::Locator;
+        loc.implement = Some("App\\Exporters".into());
+        let st = Statement {
+            callee: Callee::Name("App\\Csv".into()),
+            arguments: ExprArray::new(),
+        };
+        loc.references
+            .insert("csv".into(), Expr::bare(ExprKind::Statement(Box::new(st))));
+        let mut diags = Diagnostics::new();
+        b.resolve(&mut diags);
+        b.resolve(&mut diags);
+        assert!(diags.items().is_empty(), "{:?}", diags.items());
+        let anon = b.get_definition("01").expect("the statement's service");
+        assert_eq!(anon.autowired, Autowired::All(false));
+        assert_eq!(anon.resolved_type.as_deref(), Some("App\\Csv"));
+        assert!(b.get_definition("02").is_none(), "added once");
+        let r = &b.get_definition("loc").expect("locator").references["csv"];
+        assert_eq!(r.as_str(), Some("@01"));
     }
 }

@@ -447,6 +447,7 @@ impl ContainerBuilder {
                 diags.push(d);
             }
         }
+        self.add_reference_services(None);
         self.phase = Phase::Resolving;
         self.resolve_types(diags);
         self.phase = Phase::Resolved;

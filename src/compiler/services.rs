@@ -96,6 +96,8 @@ fn load_one(name: Option<&str>, value: &Expr, b: &mut ContainerBuilder, diags: &
     };
     let sniff = (!existing).then_some(has_create_method);
     apply(def, &map, sniff, diags);
+    let name = def.name.clone();
+    b.add_reference_services(Some(&name));
 }
 
 /// Widens short forms to a definition map and checks the keys.
@@ -325,8 +327,13 @@ fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut
                 );
             }
             Some(st) => {
+                // Nette's ServiceDefinition: a plain alias (`create: @other`) is not autowired.
+                // An accessor's `@other` is the service its get() returns, not an alias.
                 if let Callee::Name(n) = &st.callee {
-                    if n.starts_with('@') && !n.contains("::") {
+                    if def.kind == DefinitionKind::Service
+                        && n.starts_with('@')
+                        && !n.contains("::")
+                    {
                         def.autowired = Autowired::All(false);
                     }
                 }

@@ -365,7 +365,10 @@ fn register_definition(engine: &mut Engine) {
     fn set_factory(d: &mut H, entity: Dynamic, args: Dynamic) -> Res<H> {
         let st = creator(&entity, &args, "setFactory")?;
         d.chain(|def| {
-            if matches!(&st.callee, Callee::Name(n) if n.starts_with('@') && !n.contains("::")) {
+            // Only a plain alias service is not autowired (Nette's ServiceDefinition).
+            if def.kind == DefinitionKind::Service
+                && matches!(&st.callee, Callee::Name(n) if n.starts_with('@') && !n.contains("::"))
+            {
                 def.autowired = Autowired::All(false);
             }
             def.creator = Some(st);

@@ -254,6 +254,7 @@ impl<'a> Checker<'a> {
                     },
                     CallTarget::Expr(inner) => {
                         self.walk_checked(inner, at, this, factory);
+                        self.check_generated(inner, method, Some(args.len()), at);
                         let class = self.ref_class(inner);
                         self.check_method(class, method, false, at);
                     }
@@ -284,6 +285,7 @@ impl<'a> Checker<'a> {
                 },
                 CallTarget::Expr(inner) => {
                     self.walk_checked(inner, at, this, factory);
+                    self.check_generated(inner, method, None, at);
                     let class = self.ref_class(inner);
                     self.check_method(class, method, false, at);
                 }
@@ -308,10 +310,41 @@ impl<'a> Checker<'a> {
     }
 
     /// The registered class of a `$ref` target (not `@self`), when the plan says so statically.
+    /// None for a generated service: the runtime answers its methods (`check_generated`).
     fn ref_class(&self, target: &Expr) -> Option<&'a str> {
         match target {
-            Expr::Ref(s) if s != "@self" => self.static_class(s),
+            Expr::Ref(s) if s != "@self" && self.generated(s).is_none() => self.static_class(s),
             _ => None,
+        }
+    }
+
+    /// The plan of `name` (aliases followed) when it is a generated factory, accessor or
+    /// locator.
+    fn generated(&self, name: &str) -> Option<(&'a str, &'a ServicePlan)> {
+        let plan = self.plan;
+        let name = plan.aliases.get(name).map_or(name, String::as_str);
+        let (name, sp) = plan.services.get_key_value(name)?;
+        matches!(
+            sp.kind,
+            ServiceKind::Factory | ServiceKind::Accessor | ServiceKind::Locator
+        )
+        .then_some((name.as_str(), sp))
+    }
+
+    /// A `$call` (`args`: its argument count) or `$callable` (`None`) on a generated service:
+    /// a method it does not have is a problem of the plan (the registry is not asked).
+    fn check_generated(
+        &mut self,
+        target: &Expr,
+        method: &str,
+        args: Option<usize>,
+        at: &dyn Display,
+    ) {
+        let Expr::Ref(r) = target else { return };
+        if let Some((name, sp)) = self.generated(r) {
+            if let Some(p) = crate::generated::member_problem(name, sp, method, args) {
+                self.problems.push(format!("{at}: {p}"));
+            }
         }
     }
 
@@ -363,7 +396,7 @@ impl<'a> Checker<'a> {
         };
         let ok = self.members(class).is_some_and(|t| {
             t.methods.contains_key(method) || (allow_mut && t.methods_mut.contains_key(method))
-        });
+        }) || self.is_static(class, method);
         if !ok {
             self.miss(Missing::Method {
                 class: class.to_string(),
@@ -371,6 +404,14 @@ impl<'a> Checker<'a> {
                 needed_by: at.to_string(),
             });
         }
+    }
+
+    /// A static method may be called on an instance, as in PHP (the runtime falls back to it).
+    fn is_static(&self, class: &str, method: &str) -> bool {
+        self.registry
+            .classes
+            .get(class)
+            .is_some_and(|c| c.statics.contains_key(method))
     }
 
     fn check_property(&mut self, class: Option<&str>, property: &str, at: &dyn Display) {

@@ -257,6 +257,23 @@ impl Inner {
         self.create_service(service, ctx, &mut path)
     }
 
+    /// A new object of service `idx`, whatever its lifespan, not cached (Nette's
+    /// `createService`; a locator's `create`). Its dependencies resolve as usual, in `scope`.
+    pub(crate) fn create_new(
+        &self,
+        idx: usize,
+        scope: Option<&Arc<ScopeState>>,
+    ) -> Result<Instance, Error> {
+        if self.plan.services[idx].kind == ServiceKind::Imported {
+            return Err(Error::BadArguments {
+                service: self.name_of(idx).to_string(),
+                reason: "an imported service cannot be created anew".into(),
+            });
+        }
+        let mut path = vec![idx];
+        self.create_service(idx, Ctx { scope, args: None }, &mut path)
+    }
+
     // ----------------------------------------------------------------------------------
     // lifespans and caching
 
@@ -728,9 +745,16 @@ impl Inner {
             },
         };
         let values = self.eval_list(args, frame, path)?;
+        if generated::is_generated(&inst) {
+            return generated::call(&inst, method, values);
+        }
         let step = format!("{}::{method}()", self.class_label(&inst));
         let entry = self.registry.type_entry(inst.type_id());
         let Some(f) = entry.and_then(|t| t.methods.get(method)).cloned() else {
+            if let Some(f) = self.static_of_instance(&inst, method) {
+                return f(&Args::new(values, &self.registry))
+                    .map_err(|e| self.fail(frame.service, path, step, e));
+            }
             let why = if entry.is_some_and(|t| t.methods_mut.contains_key(method)) {
                 "registered with method_mut (needs &mut), which only setup calls on @self can use"
             } else {
@@ -740,6 +764,22 @@ impl Inner {
         };
         f(&**inst.as_any(), &Args::new(values, &self.registry))
             .map_err(|e| self.fail(frame.service, path, step, e))
+    }
+
+    /// A static method of the instance's registered class: PHP lets `$obj->m()` call a static
+    /// `m` (a chain such as `App\B::make()::make()`), so a `$call` on an object falls back to it.
+    fn static_of_instance(
+        &self,
+        inst: &Instance,
+        method: &str,
+    ) -> Option<crate::registry::StaticFn> {
+        let class = self.registry.class_name_of_instance(inst)?;
+        self.registry
+            .classes
+            .get(class)?
+            .statics
+            .get(method)
+            .cloned()
     }
 
     /// The object a `$get` or `$callable` works on: `@self` or the value of an expression,
@@ -807,9 +847,17 @@ impl Inner {
             })));
         }
         let inst = self.target_object(target, &format!("{method}(...)"), frame, path)?;
+        if let Some(bound) = generated::bind(&inst, method) {
+            return bound.map(Value::Callable);
+        }
         let name = format!("{}::{method}", self.class_label(&inst));
         let entry = self.registry.type_entry(inst.type_id());
         let Some(f) = entry.and_then(|t| t.methods.get(method)).cloned() else {
+            if let Some(f) = self.static_of_instance(&inst, method) {
+                return Ok(Value::Callable(Callable::new(name, move |values| {
+                    f(&Args::new(values, &registry))
+                })));
+            }
             return Err(self.fail(frame.service, path, name, "method not registered"));
         };
         Ok(Value::Callable(Callable::new(name, move |values| {

@@ -1,0 +1,145 @@
+//! The methods of generated services: a locator's `create` and `getX()` / `createX()`, plan
+//! calls on factories, accessors and locators, and what the load check says about them.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value as Json};
+use wireplan_runtime::{register, Container, Error, Locator, Registry, Value};
+
+struct Db;
+struct Repo(Arc<Db>);
+
+fn registry() -> Registry {
+    let mut r = Registry::new();
+    register!(r, "App\\Db" => Db { new() { Db } });
+    register!(r, "App\\Repo" => Repo { new(db: Arc<Db>) { Repo(db) } });
+    r
+}
+
+fn plan(services: Json) -> String {
+    json!({"format": "wireplan-plan", "version": 1, "compiler": "test", "inputs_hash": "0",
+           "services": services})
+    .to_string()
+}
+
+fn services() -> Json {
+    json!({
+        "db": {"type": "App\\Db", "create": {"$new": "App\\Db", "args": []}},
+        "f": {"kind": "factory", "type": "App\\DbFactory", "implement": "App\\DbFactory",
+              "create": {"$new": "App\\Db", "args": []}},
+        "acc": {"kind": "accessor", "type": "App\\DbAccessor", "implement": "App\\DbAccessor",
+                "create": {"$ref": "db"}},
+        "loc": {"kind": "locator", "type": "App\\Dbs", "implement": "App\\Dbs", "create": null,
+                "references": {"main": {"$ref": "db"}, "7": {"$ref": "db"}}},
+    })
+}
+
+#[test]
+fn a_locator_gets_the_shared_service_and_creates_new_ones() {
+    let c = Container::from_json_str(&plan(services()), &registry()).unwrap();
+    let loc = c.get::<Locator>("loc").unwrap();
+    let shared = loc.get::<Db>("main").unwrap();
+    assert!(Arc::ptr_eq(&shared, &c.get::<Db>("db").unwrap()));
+    let a = loc.create::<Db>("main").unwrap();
+    let b = loc.create::<Db>("main").unwrap();
+    assert!(!Arc::ptr_eq(&a, &shared) && !Arc::ptr_eq(&a, &b));
+    // Methods by name: getX()/createX() carry the key, get/create take it (a string or int).
+    let by_name = |m: &str, args: &[Value]| loc.call_method(m, args);
+    let main = by_name("getMain", &[]).unwrap().downcast::<Db>().unwrap();
+    assert!(Arc::ptr_eq(&main, &shared));
+    let seven = by_name("get", &[Value::Int(7)])
+        .unwrap()
+        .downcast::<Db>()
+        .unwrap();
+    assert!(Arc::ptr_eq(&seven, &shared));
+    let fresh = by_name("createMain", &[])
+        .unwrap()
+        .downcast::<Db>()
+        .unwrap();
+    assert!(!Arc::ptr_eq(&fresh, &shared));
+    for (m, args, why) in [
+        ("getMain", vec![Value::Int(1)], "takes no arguments"),
+        ("get", vec![], "takes 1 argument"),
+        ("get", vec![Value::Bool(true)], "takes a service key"),
+        ("find", vec![], "has no method find()"),
+    ] {
+        let e = by_name(m, &args).unwrap_err();
+        assert!(
+            matches!(&e, Error::BadArguments { .. }) && e.to_string().contains(why),
+            "{m}: {e}"
+        );
+    }
+    assert!(matches!(
+        by_name("getOther", &[]),
+        Err(Error::UnknownService { name }) if name == "loc[other]"
+    ));
+}
+
+#[test]
+fn plans_call_generated_services_without_registrations() {
+    let mut s = services();
+    let call = |target: &str, method: &str, args: Json| json!({"$call": [{"$ref": target}, method], "args": args});
+    for (name, arg) in [
+        ("viaFactory", call("f", "create", json!([]))),
+        ("viaAccessor", call("acc", "get", json!([]))),
+        ("viaLocator", call("loc", "getMain", json!([]))),
+        ("viaCreate", call("loc", "create", json!(["main"]))),
+    ] {
+        s[name] = json!({"type": "App\\Repo", "create": {"$new": "App\\Repo", "args": [arg]}});
+    }
+    let c = Container::from_json_str(&plan(s), &registry()).unwrap();
+    let db = c.get::<Db>("db").unwrap();
+    let repo = |n: &str| c.get::<Repo>(n).unwrap().0.clone();
+    assert!(Arc::ptr_eq(&repo("viaAccessor"), &db));
+    assert!(Arc::ptr_eq(&repo("viaLocator"), &db));
+    assert!(!Arc::ptr_eq(&repo("viaFactory"), &db));
+    assert!(!Arc::ptr_eq(&repo("viaCreate"), &db));
+}
+
+#[test]
+fn the_load_check_reports_methods_generated_services_lack() {
+    let mut s = services();
+    let call = |target: &str, method: &str, args: Json| json!({"$call": [{"$ref": target}, method], "args": args});
+    s["bad"] = json!({"type": "App\\Repo", "create": {"$new": "App\\Repo", "args": [
+        call("f", "build", json!([])),
+        call("f", "create", json!([1])),
+        call("acc", "get", json!([1])),
+        call("loc", "getOther", json!([])),
+        call("loc", "find", json!(["main"])),
+        {"$callable": [{"$ref": "acc"}, "fetch"]},
+    ]}});
+    let e = Container::from_json_str(&plan(s), &registry()).unwrap_err();
+    let Error::BadPlan { reason, .. } = &e else {
+        panic!("a bad plan: {e}")
+    };
+    let at = "service 'bad' (create)";
+    for problem in [
+        format!("{at}: factory 'f' has no method build() (a generated factory has create())"),
+        format!("{at}: create() of factory 'f' takes 0 argument(s), 1 given"),
+        format!("{at}: get() of accessor 'acc' takes 0 argument(s), 1 given"),
+        format!("{at}: locator 'loc' has no reference 'other' for getOther()"),
+        format!("{at}: locator 'loc' has no method find() (a locator has get($name), create($name), getX() and createX())"),
+        format!("{at}: accessor 'acc' has no method fetch() (a generated accessor has get())"),
+    ] {
+        assert!(reason.contains(&problem), "missing «{problem}» in:\n{reason}");
+    }
+}
+
+#[test]
+fn a_static_method_may_be_called_on_an_instance() {
+    struct Node(i64);
+    let mut r = Registry::new();
+    register!(r, "App\\Node" => Node {
+        new() { Node(0) }
+        static fn make() -> Arc<Node> { Arc::new(Node(1)) }
+    });
+    let s = json!({
+        "node": {"type": "App\\Node", "create": {"$new": "App\\Node", "args": []}},
+        "made": {"type": "App\\Node", "create": {"$call": [{"$ref": "node"}, "make"], "args": []}},
+        "cb": {"type": "App\\Node", "create": {"$new": "App\\Node", "args": []},
+               "setup": [{"$callable": [{"$ref": "node"}, "make"]}]},
+    });
+    let c = Container::from_json_str(&plan(s), &r).expect("static methods count at load");
+    assert_eq!(c.get::<Node>("made").unwrap().0, 1);
+    assert_eq!(c.get::<Node>("cb").unwrap().0, 0);
+}
