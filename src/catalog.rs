@@ -386,6 +386,31 @@ impl Catalog {
             .find_map(|a| self.get(a).and_then(|c| c.properties.get(prop)))
     }
 
+    /// Finds a class constant on a class or its ancestors.
+    pub fn constant(&self, class: &str, name: &str) -> Option<&Expr> {
+        self.ancestors(class)
+            .iter()
+            .find_map(|a| self.get(a).and_then(|c| c.constants.get(name)))
+    }
+
+    /// The names of the members `pick` lists (`|c| c.properties.keys()`, …) on a class and its
+    /// ancestors, for "did you mean" notes.
+    pub fn member_names<'a, I>(
+        &'a self,
+        class: &str,
+        pick: impl Fn(&'a ClassInfo) -> I,
+    ) -> Vec<&'a str>
+    where
+        I: Iterator<Item = &'a String>,
+    {
+        self.ancestors(class)
+            .iter()
+            .filter_map(|a| self.get(a))
+            .flat_map(pick)
+            .map(String::as_str)
+            .collect()
+    }
+
     /// The constructor parameters of a class, inherited from the nearest parent that declares
     /// one (as in PHP).
     pub fn constructor(&self, class: &str) -> &[Param] {

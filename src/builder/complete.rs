@@ -167,12 +167,7 @@ impl Completer<'_> {
             Some(svc) => self.b.get_definition(svc)?.resolved_type.clone()?,
             None => target.to_string(),
         };
-        let value = self
-            .b
-            .catalog
-            .ancestors(&class)
-            .iter()
-            .find_map(|c| self.b.catalog.get(c)?.constants.get(name).cloned())?;
+        let value = self.b.catalog.constant(&class, name)?.clone();
         let ctx = Ctx {
             service: "",
             prefix: String::new(),
@@ -504,6 +499,55 @@ impl Completer<'_> {
         }
     }
 
+    /// Reports a class the catalog lacks (Nette's `Class 'X' not found.`, with `context` such
+    /// as ` (in the constant X::Y)` before the period) and a "did you mean" note.
+    pub(super) fn class_not_found(
+        &mut self,
+        class: &str,
+        context: &str,
+        ctx: &Ctx,
+        span: Option<Span>,
+    ) {
+        let mut d = self.error(
+            Code::ClassNotFound,
+            ctx,
+            format!("Class '{class}' not found{context}."),
+            span,
+        );
+        let names = self.b.catalog.classes().map(|c| c.name.as_str());
+        if let Some(s) = crate::diagnostics::suggest(class, names) {
+            d = d.with_note(format!("did you mean '{s}'?"));
+        }
+        self.diags.push(d);
+    }
+
+    /// Reports a method the catalog does not list for `ty` (Nette's `Method X::m() is not
+    /// callable.`), with a "did you mean" and a hint when it is a property.
+    pub(super) fn method_not_found(
+        &mut self,
+        ty: &str,
+        method: &str,
+        ctx: &Ctx,
+        span: Option<Span>,
+    ) {
+        let mut d = self.error(
+            Code::MethodNotFound,
+            ctx,
+            format!("Method {ty}::{method}() is not callable."),
+            span,
+        );
+        let names = self.b.catalog.member_names(ty, |c| c.methods.keys());
+        if let Some(s) = crate::diagnostics::suggest(method, names) {
+            d = d.with_note(format!("did you mean '{s}'?"));
+        }
+        if self.b.catalog.property(ty, method).is_some() {
+            d = d.with_note(format!(
+                "{ty} has a property ${method}: read it without parentheses, @service::{method}."
+            ));
+        }
+        self.diags.push(d);
+    }
+
     pub(super) fn new_object(
         &mut self,
         class: &str,
@@ -512,17 +556,7 @@ impl Completer<'_> {
         span: Option<Span>,
     ) -> P {
         let Some(info) = self.b.catalog.get(class) else {
-            let mut d = self.error(
-                Code::ClassNotFound,
-                ctx,
-                format!("Class '{class}' not found."),
-                span,
-            );
-            let names = self.b.catalog.classes().map(|c| c.name.as_str());
-            if let Some(s) = crate::diagnostics::suggest(class, names) {
-                d = d.with_note(format!("did you mean '{s}'?"));
-            }
-            self.diags.push(d);
+            self.class_not_found(class, "", ctx, span);
             return P::Null;
         };
         let class = info.name.clone();
@@ -563,24 +597,7 @@ impl Completer<'_> {
             Some(ty) => match self.b.catalog.method(ty, method) {
                 Some(m) => m.params.clone(),
                 None => {
-                    let mut d = self.error(
-                        Code::MethodNotFound,
-                        ctx,
-                        format!("Method {ty}::{method}() is not callable."),
-                        span,
-                    );
-                    if let Some(c) = self.b.catalog.get(ty) {
-                        let names: Vec<&str> = c.methods.keys().map(String::as_str).collect();
-                        if let Some(s) = crate::diagnostics::suggest(method, names) {
-                            d = d.with_note(format!("did you mean '{s}'?"));
-                        }
-                    }
-                    if self.b.catalog.property(ty, method).is_some() {
-                        d = d.with_note(format!(
-                            "{ty} has a property ${method}: read it without parentheses, @service::{method}."
-                        ));
-                    }
-                    self.diags.push(d);
+                    self.method_not_found(ty, method, ctx, span);
                     return P::Null;
                 }
             },

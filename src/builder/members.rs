@@ -88,17 +88,7 @@ impl Completer<'_> {
             return None;
         }
         let Some(info) = self.b.catalog.get(class) else {
-            let mut d = self.error(
-                Code::ClassNotFound,
-                ctx,
-                format!("Class '{class}' not found (in the constant {s})."),
-                span,
-            );
-            let names = self.b.catalog.classes().map(|c| c.name.as_str());
-            if let Some(n) = crate::diagnostics::suggest(class, names) {
-                d = d.with_note(format!("did you mean '{n}'?"));
-            }
-            self.diags.push(d);
+            self.class_not_found(class, &format!(" (in the constant {s})"), ctx, span);
             return Some(P::Null);
         };
         let class = info.name.clone();
@@ -115,15 +105,8 @@ impl Completer<'_> {
             format!("Constant {class}::{name} is not declared in the catalog."),
             span,
         );
-        let names = self
-            .b
-            .catalog
-            .ancestors(class)
-            .iter()
-            .filter_map(|c| self.b.catalog.get(c))
-            .flat_map(|c| c.constants.keys().cloned())
-            .collect::<Vec<_>>();
-        if let Some(s) = crate::diagnostics::suggest(name, names.iter().map(String::as_str)) {
+        let names = self.b.catalog.member_names(class, |c| c.constants.keys());
+        if let Some(s) = crate::diagnostics::suggest(name, names) {
             d = d.with_note(format!("did you mean '{s}'?"));
         }
         if self.b.catalog.property(class, name).is_some() {
@@ -175,23 +158,11 @@ impl Completer<'_> {
             format!("Property {ty}::${prop} is not declared in the catalog."),
             span,
         );
-        let names = self
-            .b
-            .catalog
-            .ancestors(ty)
-            .iter()
-            .filter_map(|c| self.b.catalog.get(c))
-            .flat_map(|c| c.properties.keys().cloned())
-            .collect::<Vec<_>>();
-        if let Some(s) = crate::diagnostics::suggest(prop, names.iter().map(String::as_str)) {
+        let names = self.b.catalog.member_names(ty, |c| c.properties.keys());
+        if let Some(s) = crate::diagnostics::suggest(prop, names) {
             d = d.with_note(format!("did you mean '{s}'?"));
         }
-        let is_constant = self.b.catalog.ancestors(ty).iter().any(|c| {
-            self.b
-                .catalog
-                .get(c)
-                .is_some_and(|c| c.constants.contains_key(prop))
-        });
+        let is_constant = self.b.catalog.constant(ty, prop).is_some();
         if is_constant {
             d = d.with_note(format!("{ty} has a constant {prop}; only names that start with a capital letter are read as constants (Nette's rule), others are properties."));
         }
@@ -224,8 +195,8 @@ impl Completer<'_> {
                         return P::Null;
                     }
                     let Some(info) = self.b.catalog.get(class) else {
-                        // Reports the unknown class (with "did you mean") like a creator does.
-                        return self.new_object(class, &st.arguments, ctx, span);
+                        self.class_not_found(class, "", ctx, span);
+                        return P::Null;
                     };
                     let class = info.name.clone();
                     if let Some(m) = self.b.catalog.method(&class, method) {
@@ -257,19 +228,7 @@ impl Completer<'_> {
         };
         if let Some(ty) = &ty {
             if self.b.catalog.get(ty).is_some() && self.b.catalog.method(ty, &method).is_none() {
-                let mut d = self.error(
-                    Code::MethodNotFound,
-                    ctx,
-                    format!("Method {ty}::{method}() is not callable."),
-                    span,
-                );
-                if let Some(c) = self.b.catalog.get(ty) {
-                    let names: Vec<&str> = c.methods.keys().map(String::as_str).collect();
-                    if let Some(s) = crate::diagnostics::suggest(&method, names) {
-                        d = d.with_note(format!("did you mean '{s}'?"));
-                    }
-                }
-                self.diags.push(d);
+                self.method_not_found(ty, &method, ctx, span);
                 return P::Null;
             }
         }

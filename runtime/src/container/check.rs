@@ -364,19 +364,49 @@ impl<'a> Checker<'a> {
     }
 
     fn check_getter(&mut self, class: Option<&str>, property: &str, at: &dyn Display) {
+        self.check_accessor(class, property, at, true);
+    }
+
+    fn check_property(&mut self, class: Option<&str>, property: &str, at: &dyn Display) {
+        self.check_accessor(class, property, at, false);
+    }
+
+    /// A property reader (`getter`) or writer the plan uses on a registered class.
+    fn check_accessor(
+        &mut self,
+        class: Option<&str>,
+        property: &str,
+        at: &dyn Display,
+        read: bool,
+    ) {
         let Some(class) = class.filter(|c| self.registry.has_class(c)) else {
             return;
         };
-        if !self
-            .members(class)
-            .is_some_and(|t| t.getters.contains_key(property))
-        {
-            self.miss(Missing::Getter {
-                class: class.to_string(),
-                property: property.to_string(),
-                needed_by: at.to_string(),
-            });
+        let found = self.members(class).is_some_and(|t| {
+            if read {
+                t.getters.contains_key(property)
+            } else {
+                t.properties.contains_key(property)
+            }
+        });
+        if found {
+            return;
         }
+        let (class, property, needed_by) =
+            (class.to_string(), property.to_string(), at.to_string());
+        self.miss(if read {
+            Missing::Getter {
+                class,
+                property,
+                needed_by,
+            }
+        } else {
+            Missing::Property {
+                class,
+                property,
+                needed_by,
+            }
+        });
     }
 
     fn members(&self, class: &str) -> Option<&'a crate::registry::TypeEntry> {
@@ -412,22 +442,6 @@ impl<'a> Checker<'a> {
             .classes
             .get(class)
             .is_some_and(|c| c.statics.contains_key(method))
-    }
-
-    fn check_property(&mut self, class: Option<&str>, property: &str, at: &dyn Display) {
-        let Some(class) = class.filter(|c| self.registry.has_class(c)) else {
-            return;
-        };
-        if !self
-            .members(class)
-            .is_some_and(|t| t.properties.contains_key(property))
-        {
-            self.miss(Missing::Property {
-                class: class.to_string(),
-                property: property.to_string(),
-                needed_by: at.to_string(),
-            });
-        }
     }
 
     /// Every registered interface the plan autowires this service as (or declares as its
