@@ -52,6 +52,7 @@ use crate::registry::Registry;
 use crate::value::{Instance, Value};
 
 mod check;
+mod eval;
 mod load;
 mod lock;
 mod resolve;

@@ -1,0 +1,565 @@
+//! Evaluation of plan expressions: a service's `create` and `setup` statements, `$call`,
+//! `$get`, `$callable`, `$func`, `$concat`, factory `$arg`s, and parameters (static from the
+//! plan, dynamic from start-up or `env.X`); plus the `ConstructorFailed` error every failing
+//! step reports.
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use super::resolve::Ctx;
+use super::{Inner, ScopeState};
+use crate::error::Error;
+use crate::generated;
+use crate::plan::{CallTarget, Expr};
+use crate::value::{Args, BoxError, Callable, Instance, Value};
+
+/// Where an expression is evaluated: which service is being created (by name, for messages),
+/// `@self` in setups, and the context.
+pub(super) struct Frame<'a> {
+    service: &'a str,
+    this: Option<&'a Instance>,
+    ctx: Ctx<'a>,
+}
+
+impl<'a> Frame<'a> {
+    /// The frame for creating the service named `service` in `ctx` (no `@self` yet).
+    pub(super) fn new(service: &'a str, ctx: Ctx<'a>) -> Self {
+        Frame {
+            service,
+            this: None,
+            ctx,
+        }
+    }
+}
+
+/// The inputs of a setup statement on `@self`: a call's arguments or a written value.
+enum SetupInput<'a> {
+    Args(&'a [Expr]),
+    Value(&'a Expr),
+}
+
+impl Inner {
+    // ----------------------------------------------------------------------------------
+    // parameters (`Container::parameter` delegates here; `$param` reads them too)
+
+    pub(crate) fn parameter(&self, name: &str) -> Result<Value, Error> {
+        // A value given at load (or from the environment) wins over the plan's value, which
+        // for a dynamic parameter is only its configured default.
+        if let Some(v) = self.given_param(name) {
+            return Ok(v);
+        }
+        self.static_param(name)
+    }
+
+    /// A parameter's value from the plan (static parameters, and the configured defaults of
+    /// dynamic ones), walking dotted names into maps.
+    fn static_param(&self, name: &str) -> Result<Value, Error> {
+        let frame = Frame {
+            service: "parameters",
+            this: None,
+            ctx: Ctx::ROOT,
+        };
+        if let Some(e) = self.plan.parameters.get(name) {
+            return self.eval(e, &frame, &mut Vec::new());
+        }
+        let mut dots = name.match_indices('.').map(|(i, _)| i).collect::<Vec<_>>();
+        dots.reverse();
+        for i in dots {
+            if let Some(e) = self.plan.parameters.get(&name[..i]) {
+                let mut v = self.eval(e, &frame, &mut Vec::new())?;
+                for key in name[i + 1..].split('.') {
+                    v = match v {
+                        Value::Map(mut m) => m.swap_remove(key),
+                        _ => None,
+                    }
+                    .ok_or_else(|| Error::UnknownParameter {
+                        name: name.to_string(),
+                    })?;
+                }
+                return Ok(v);
+            }
+        }
+        Err(Error::UnknownParameter {
+            name: name.to_string(),
+        })
+    }
+
+    /// A dynamic parameter: given at load, from the environment (`env.X`), or else the
+    /// configured default the plan keeps under `parameters`.
+    fn dynamic_param(&self, name: &str) -> Option<Value> {
+        self.given_param(name)
+            .or_else(|| self.static_param(name).ok())
+    }
+
+    fn given_param(&self, name: &str) -> Option<Value> {
+        if let Some(v) = self.dynamic.get(name) {
+            return Some(v.clone());
+        }
+        let var = name.strip_prefix("env.").filter(|_| self.read_env)?;
+        std::env::var(var).ok().map(Value::Str)
+    }
+
+    // ----------------------------------------------------------------------------------
+    // evaluation outside a service's own creation: `initialization`, generated services
+
+    pub(crate) fn initialize(&self) -> Result<(), Error> {
+        let frame = Frame {
+            service: "initialization",
+            this: None,
+            ctx: Ctx::ROOT,
+        };
+        for e in &self.plan.initialization {
+            self.eval(e, &frame, &mut Vec::new())?;
+        }
+        Ok(())
+    }
+
+    /// Evaluates `e` as the generated service `service` would (for accessors and locators).
+    pub(crate) fn eval_in(
+        &self,
+        service: usize,
+        e: &Expr,
+        scope: Option<&Arc<ScopeState>>,
+    ) -> Result<Value, Error> {
+        let name = self.name_of(service);
+        let frame = Frame {
+            service: name,
+            this: None,
+            ctx: Ctx { scope, args: None },
+        };
+        self.eval(e, &frame, &mut Vec::new())
+    }
+
+    // ----------------------------------------------------------------------------------
+    // setup statements
+
+    /// Runs setup statement number `index` (from 1) on the new object `inst`: a method call
+    /// or property write on `@self` (which may take `&mut` while the object is not yet
+    /// shared), or any other expression, evaluated with `@self` bound.
+    pub(super) fn run_setup(
+        &self,
+        stmt: &Expr,
+        index: usize,
+        inst: &mut Instance,
+        outer: &Frame<'_>,
+        path: &mut Vec<usize>,
+    ) -> Result<(), Error> {
+        let service = outer.service;
+        let (member, kind, raw_args) = match stmt {
+            Expr::Call {
+                target: CallTarget::SelfObject,
+                method,
+                args,
+            } => (method, "method", SetupInput::Args(args)),
+            Expr::Set {
+                target: CallTarget::SelfObject,
+                property,
+                value,
+            } => (property, "property", SetupInput::Value(value)),
+            other => {
+                let frame = Frame {
+                    service,
+                    this: Some(&*inst),
+                    ctx: outer.ctx,
+                };
+                return self.eval(other, &frame, path).map(drop);
+            }
+        };
+        let label = self.class_label(inst);
+        let step = if kind == "method" {
+            format!("setup #{index}: {label}::{member}()")
+        } else {
+            format!("setup #{index}: {label}::${member} = ...")
+        };
+        let values = {
+            let frame = Frame {
+                service,
+                this: Some(&*inst),
+                ctx: outer.ctx,
+            };
+            match raw_args {
+                SetupInput::Args(args) => self.eval_list(args, &frame, path)?,
+                SetupInput::Value(v) => vec![self.eval(v, &frame, path)?],
+            }
+        };
+        let args = Args::new(values, &self.registry);
+        let entry = self.registry.type_entry(inst.type_id());
+        let mut_fn = entry.and_then(|t| {
+            if kind == "method" {
+                t.methods_mut.get(member.as_str())
+            } else {
+                t.properties.get(member.as_str())
+            }
+        });
+        if let Some(f) = mut_fn.cloned() {
+            let Some(obj) = inst.object_mut() else {
+                return Err(self.fail(
+                    service,
+                    path,
+                    step,
+                    "needs exclusive access (&mut) but the object is already shared: @self was \
+                     passed to this or an earlier call that kept it; register it with .method() \
+                     and interior mutability instead",
+                ));
+            };
+            return f(obj, &args).map_err(|e| self.fail(service, path, step, e));
+        }
+        let shared_fn = entry
+            .filter(|_| kind == "method")
+            .and_then(|t| t.methods.get(member.as_str()));
+        match shared_fn {
+            Some(f) => f(&**inst.as_any(), &args)
+                .map(drop)
+                .map_err(|e| self.fail(service, path, step, e)),
+            None => Err(self.fail(
+                service,
+                path,
+                step,
+                format!("{kind} not registered for Rust type {}", inst.type_name()),
+            )),
+        }
+    }
+
+    // ----------------------------------------------------------------------------------
+    // evaluation
+
+    /// The [`Error::ConstructorFailed`] for `step` of creating `service`, reached through
+    /// `path`.
+    pub(super) fn fail(
+        &self,
+        service: &str,
+        path: &[usize],
+        step: impl Into<String>,
+        cause: impl Into<BoxError>,
+    ) -> Error {
+        let defined_at = self
+            .plan
+            .services
+            .get(service)
+            .and_then(|s| s.source.as_ref())
+            .map(|l| format!("{}:{}:{}", l.file, l.line, l.column));
+        Error::ConstructorFailed {
+            service: service.to_string(),
+            defined_at,
+            path: self.names(path),
+            step: step.into(),
+            cause: cause.into(),
+        }
+    }
+
+    fn class_label(&self, inst: &Instance) -> String {
+        self.registry
+            .class_name_of_instance(inst)
+            .unwrap_or(inst.type_name())
+            .to_string()
+    }
+
+    fn eval_list(
+        &self,
+        items: &[Expr],
+        frame: &Frame<'_>,
+        path: &mut Vec<usize>,
+    ) -> Result<Vec<Value>, Error> {
+        items.iter().map(|e| self.eval(e, frame, path)).collect()
+    }
+
+    pub(super) fn eval(
+        &self,
+        e: &Expr,
+        frame: &Frame<'_>,
+        path: &mut Vec<usize>,
+    ) -> Result<Value, Error> {
+        Ok(match e {
+            Expr::Null => Value::Null,
+            Expr::Bool(b) => Value::Bool(*b),
+            Expr::Int(i) => Value::Int(*i),
+            Expr::Float(f) => Value::Float(*f),
+            Expr::Str(s) => Value::Str(s.clone()),
+            Expr::List(items) => Value::List(self.eval_list(items, frame, path)?),
+            Expr::Map(m) => {
+                let mut out = IndexMap::with_capacity(m.len());
+                for (k, v) in m {
+                    out.insert(k.clone(), self.eval(v, frame, path)?);
+                }
+                Value::Map(out)
+            }
+            Expr::Ref(name) if name == "@self" => match frame.this {
+                Some(i) => Value::Service(i.clone()),
+                None => return Err(self.fail(frame.service, path, "@self", "only valid in setup")),
+            },
+            Expr::Ref(name) => {
+                let idx = self.index_of(name).ok_or_else(|| Error::UnknownService {
+                    name: name.to_string(),
+                })?;
+                let ctx = Ctx {
+                    scope: frame.ctx.scope,
+                    args: None,
+                };
+                Value::Service(self.resolve_index(idx, ctx, path)?)
+            }
+            Expr::New { class, args } => {
+                let values = self.eval_list(args, frame, path)?;
+                let step = || format!("constructor of {class}");
+                let ctor = self
+                    .registry
+                    .classes
+                    .get(class)
+                    .and_then(|c| c.ctor.clone())
+                    .ok_or_else(|| self.fail(frame.service, path, step(), "not registered"))?;
+                let inst = ctor(&Args::new(values, &self.registry))
+                    .map_err(|e| self.fail(frame.service, path, step(), e))?;
+                Value::Service(inst)
+            }
+            Expr::Call {
+                target,
+                method,
+                args,
+            } => self.call(target, method, args, frame, path)?,
+            Expr::Set { property, .. } => {
+                return Err(self.fail(
+                    frame.service,
+                    path,
+                    format!("${property} = ..."),
+                    "a property write is only valid as a setup statement on @self",
+                ))
+            }
+            Expr::Get { target, property } => {
+                let inst = self.target_object(target, &format!("${property}"), frame, path)?;
+                let step = format!("{}::${property}", self.class_label(&inst));
+                let entry = self.registry.type_entry(inst.type_id());
+                let Some(g) = entry.and_then(|t| t.getters.get(property.as_str())) else {
+                    return Err(self.fail(frame.service, path, step, "getter not registered"));
+                };
+                g(&**inst.as_any()).map_err(|e| self.fail(frame.service, path, step, e))?
+            }
+            Expr::Callable { target, method } => self.callable(target, method, frame, path)?,
+            Expr::Func { name, arg } => {
+                let v = self.eval(arg, frame, path)?;
+                crate::convert::convert(name, &v)
+                    .map_err(|e| self.fail(frame.service, path, format!("{name}()"), e))?
+            }
+            Expr::Param(name) => self.dynamic_param(name).ok_or_else(|| {
+                self.fail(
+                    frame.service,
+                    path,
+                    format!("dynamic parameter '{name}'"),
+                    "not set (pass it to ContainerBuilder::parameter, or set the environment \
+                     variable for env.X)",
+                )
+            })?,
+            Expr::Concat(parts) => {
+                let mut s = String::new();
+                for p in parts {
+                    let v = self.eval(p, frame, path)?;
+                    concat_into(&mut s, &v).map_err(|kind| {
+                        self.fail(
+                            frame.service,
+                            path,
+                            "$concat",
+                            format!("cannot put {kind} into a string"),
+                        )
+                    })?;
+                }
+                Value::Str(s)
+            }
+            Expr::Arg(name) => {
+                let found = frame
+                    .ctx
+                    .args
+                    .and_then(|a| a.iter().find(|(n, _)| n == name));
+                match found {
+                    Some((_, v)) => v.clone(),
+                    None => {
+                        return Err(self.fail(
+                            frame.service,
+                            path,
+                            format!("$arg '{name}'"),
+                            "not passed to the factory's create()",
+                        ))
+                    }
+                }
+            }
+        })
+    }
+
+    fn call(
+        &self,
+        target: &CallTarget,
+        method: &str,
+        args: &[Expr],
+        frame: &Frame<'_>,
+        path: &mut Vec<usize>,
+    ) -> Result<Value, Error> {
+        let inst = match target {
+            CallTarget::Class(class) => {
+                let values = self.eval_list(args, frame, path)?;
+                let step = || format!("{class}::{method}()");
+                let f = self
+                    .registry
+                    .classes
+                    .get(class)
+                    .and_then(|c| c.statics.get(method).cloned())
+                    .ok_or_else(|| {
+                        self.fail(frame.service, path, step(), "static method not registered")
+                    })?;
+                return f(&Args::new(values, &self.registry))
+                    .map_err(|e| self.fail(frame.service, path, step(), e));
+            }
+            CallTarget::SelfObject => match frame.this {
+                Some(i) => i.clone(),
+                None => {
+                    return Err(self.fail(
+                        frame.service,
+                        path,
+                        format!("@self::{method}()"),
+                        "@self is only valid in setup",
+                    ))
+                }
+            },
+            CallTarget::Expr(e) => match self.eval(e, frame, path)? {
+                Value::Service(i) => i,
+                other => {
+                    return Err(self.fail(
+                        frame.service,
+                        path,
+                        format!("{method}()"),
+                        format!("cannot call a method on {}", other.kind()),
+                    ))
+                }
+            },
+        };
+        let values = self.eval_list(args, frame, path)?;
+        if generated::is_generated(&inst) {
+            return generated::call(&inst, method, values);
+        }
+        let step = format!("{}::{method}()", self.class_label(&inst));
+        let entry = self.registry.type_entry(inst.type_id());
+        let Some(f) = entry.and_then(|t| t.methods.get(method)).cloned() else {
+            if let Some(f) = self.static_of_instance(&inst, method) {
+                return f(&Args::new(values, &self.registry))
+                    .map_err(|e| self.fail(frame.service, path, step, e));
+            }
+            let why = if entry.is_some_and(|t| t.methods_mut.contains_key(method)) {
+                "registered with method_mut (needs &mut), which only setup calls on @self can use"
+            } else {
+                "method not registered"
+            };
+            return Err(self.fail(frame.service, path, step, why));
+        };
+        f(&**inst.as_any(), &Args::new(values, &self.registry))
+            .map_err(|e| self.fail(frame.service, path, step, e))
+    }
+
+    /// A static method of the instance's registered class: PHP lets `$obj->m()` call a static
+    /// `m` (a chain such as `App\B::make()::make()`), so a `$call` on an object falls back to it.
+    fn static_of_instance(
+        &self,
+        inst: &Instance,
+        method: &str,
+    ) -> Option<crate::registry::StaticFn> {
+        let class = self.registry.class_name_of_instance(inst)?;
+        self.registry
+            .classes
+            .get(class)?
+            .statics
+            .get(method)
+            .cloned()
+    }
+
+    /// The object a `$get` or `$callable` works on: `@self` or the value of an expression,
+    /// which must be a service.
+    fn target_object(
+        &self,
+        target: &CallTarget,
+        member: &str,
+        frame: &Frame<'_>,
+        path: &mut Vec<usize>,
+    ) -> Result<Instance, Error> {
+        match target {
+            CallTarget::SelfObject => frame.this.cloned().ok_or_else(|| {
+                self.fail(
+                    frame.service,
+                    path,
+                    format!("@self::{member}"),
+                    "@self is only valid in setup",
+                )
+            }),
+            CallTarget::Expr(e) => match self.eval(e, frame, path)? {
+                Value::Service(i) => Ok(i),
+                other => Err(self.fail(
+                    frame.service,
+                    path,
+                    member.to_string(),
+                    format!("{} has no members", other.kind()),
+                )),
+            },
+            CallTarget::Class(class) => Err(self.fail(
+                frame.service,
+                path,
+                format!("{class}::{member}"),
+                "static properties are not supported",
+            )),
+        }
+    }
+
+    /// A `$callable`: a static method, or a method bound to its (already created) object.
+    fn callable(
+        &self,
+        target: &CallTarget,
+        method: &str,
+        frame: &Frame<'_>,
+        path: &mut Vec<usize>,
+    ) -> Result<Value, Error> {
+        let registry = self.registry.clone();
+        if let CallTarget::Class(class) = target {
+            let name = format!("{class}::{method}");
+            let f = self
+                .registry
+                .classes
+                .get(class)
+                .and_then(|c| c.statics.get(method).cloned())
+                .ok_or_else(|| {
+                    self.fail(
+                        frame.service,
+                        path,
+                        name.clone(),
+                        "static method not registered",
+                    )
+                })?;
+            return Ok(Value::Callable(Callable::new(name, move |values| {
+                f(&Args::new(values, &registry))
+            })));
+        }
+        let inst = self.target_object(target, &format!("{method}(...)"), frame, path)?;
+        if let Some(bound) = generated::bind(&inst, method) {
+            return bound.map(Value::Callable);
+        }
+        let name = format!("{}::{method}", self.class_label(&inst));
+        let entry = self.registry.type_entry(inst.type_id());
+        let Some(f) = entry.and_then(|t| t.methods.get(method)).cloned() else {
+            if let Some(f) = self.static_of_instance(&inst, method) {
+                return Ok(Value::Callable(Callable::new(name, move |values| {
+                    f(&Args::new(values, &registry))
+                })));
+            }
+            return Err(self.fail(frame.service, path, name, "method not registered"));
+        };
+        Ok(Value::Callable(Callable::new(name, move |values| {
+            f(&**inst.as_any(), &Args::new(values, &registry))
+        })))
+    }
+}
+
+/// PHP-like string conversion for `$concat`: null → "", true → "1", false → "".
+fn concat_into(out: &mut String, v: &Value) -> Result<(), String> {
+    match v {
+        Value::Null | Value::Bool(false) => {}
+        Value::Bool(true) => out.push('1'),
+        Value::Int(i) => out.push_str(&i.to_string()),
+        Value::Float(f) => out.push_str(&f.to_string()),
+        Value::Str(s) => out.push_str(s),
+        other => return Err(other.kind()),
+    }
+    Ok(())
+}
