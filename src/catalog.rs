@@ -745,6 +745,18 @@ fn parse_class(name: &str, v: &Expr, diags: &mut Diagnostics) -> ClassInfo {
     info
 }
 
+/// A catalog from the text of a configuration with a `types:` section, for unit tests.
+#[cfg(test)]
+pub(crate) fn from_config_text(text: &str) -> Catalog {
+    let mut diags = crate::diagnostics::Diagnostics::new();
+    let mut sources = crate::source::SourceMap::new();
+    let raw = crate::config::load_str("t.neon", text, &mut sources, &mut diags);
+    let (_, sections) =
+        crate::config::expand_config(&raw.sections, &[], &indexmap::IndexMap::new(), &mut diags);
+    assert!(!diags.has_errors(), "test catalog: {diags:?}");
+    Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -272,20 +272,9 @@ mod tests {
     use crate::catalog::Catalog;
     use crate::diagnostics::Diagnostics;
     use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
-    use indexmap::IndexMap;
 
     fn catalog() -> Catalog {
-        let mut diags = Diagnostics::new();
-        let mut sources = crate::source::SourceMap::new();
-        let raw = crate::config::load_str(
-            "t.neon",
-            "types:\n\tApp\\Csv: {}\n\tApp\\Exporters:\n\t\tinterface: true\n\t\tmethods:\n\t\t\tget: {params: {name: string}, returns: object}\n",
-            &mut sources,
-            &mut diags,
-        );
-        let (_, sections) =
-            crate::config::expand_config(&raw.sections, &[], &IndexMap::new(), &mut diags);
-        Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags)
+        crate::catalog::from_config_text("types:\n\tApp\\Csv: {}\n\tApp\\Exporters:\n\t\tinterface: true\n\t\tmethods:\n\t\t\tget: {params: {name: string}, returns: object}\n")
     }
 
     #[test]

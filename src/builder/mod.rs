@@ -506,17 +506,7 @@ mod tests {
     use super::*;
 
     fn catalog() -> Catalog {
-        let mut diags = Diagnostics::new();
-        let mut sources = crate::source::SourceMap::new();
-        let raw = crate::config::load_str(
-            "t.neon",
-            "types:\n\tApp\\Db: {}\n",
-            &mut sources,
-            &mut diags,
-        );
-        let (_, sections) =
-            crate::config::expand_config(&raw.sections, &[], &IndexMap::new(), &mut diags);
-        Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags)
+        crate::catalog::from_config_text("types:\n\tApp\\Db: {}\n")
     }
 
     #[test]

@@ -331,24 +331,11 @@ fn type_allows(
 mod tests {
     use super::type_allows;
     use crate::catalog::{Catalog, TypeRef};
-    use crate::diagnostics::Diagnostics;
 
     fn catalog() -> Catalog {
-        let mut diags = Diagnostics::new();
-        let mut sources = crate::source::SourceMap::new();
-        let raw = crate::config::load_str(
-            "t.neon",
+        crate::catalog::from_config_text(
             "types:\n\tApp\\Db: {}\n\tApp\\SqliteDb: {extends: App\\Db}\n",
-            &mut sources,
-            &mut diags,
-        );
-        let (_, sections) = crate::config::expand_config(
-            &raw.sections,
-            &[],
-            &indexmap::IndexMap::new(),
-            &mut diags,
-        );
-        Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags)
+        )
     }
 
     #[test]
