@@ -246,19 +246,7 @@ impl<'a> Checker<'a> {
                 method,
                 args,
             } => {
-                match target {
-                    CallTarget::Class(class) => self.check_static(class, method, at),
-                    CallTarget::SelfObject => match this {
-                        None => self.problems.push(format!("{at}: @self outside setup")),
-                        Some(class) => self.check_method(class, method, false, at),
-                    },
-                    CallTarget::Expr(inner) => {
-                        self.walk_checked(inner, at, this, factory);
-                        self.check_generated(inner, method, Some(args.len()), at);
-                        let class = self.ref_class(inner);
-                        self.check_method(class, method, false, at);
-                    }
-                }
+                self.check_call(target, method, Some(args.len()), at, this, factory);
                 for a in args {
                     self.walk_checked(a, at, this, factory);
                 }
@@ -277,19 +265,9 @@ impl<'a> Checker<'a> {
                     self.check_getter(class, property, at);
                 }
             },
-            Expr::Callable { target, method } => match target {
-                CallTarget::Class(class) => self.check_static(class, method, at),
-                CallTarget::SelfObject => match this {
-                    None => self.problems.push(format!("{at}: @self outside setup")),
-                    Some(class) => self.check_method(class, method, false, at),
-                },
-                CallTarget::Expr(inner) => {
-                    self.walk_checked(inner, at, this, factory);
-                    self.check_generated(inner, method, None, at);
-                    let class = self.ref_class(inner);
-                    self.check_method(class, method, false, at);
-                }
-            },
+            Expr::Callable { target, method } => {
+                self.check_call(target, method, None, at, this, factory)
+            }
             Expr::Set {
                 target,
                 property,
@@ -305,6 +283,33 @@ impl<'a> Checker<'a> {
                     )),
                 }
                 self.walk_checked(value, at, this, factory);
+            }
+        }
+    }
+
+    /// The target and method of a `$call` (`args`: its argument count) or a `$callable`
+    /// (`None`): a registered static method, a method of `@self`'s class, or a method of the
+    /// object another expression gives (a generated service's own methods included).
+    fn check_call(
+        &mut self,
+        target: &'a CallTarget,
+        method: &str,
+        args: Option<usize>,
+        at: &dyn Display,
+        this: Option<Option<&'a str>>,
+        factory: bool,
+    ) {
+        match target {
+            CallTarget::Class(class) => self.check_static(class, method, at),
+            CallTarget::SelfObject => match this {
+                None => self.problems.push(format!("{at}: @self outside setup")),
+                Some(class) => self.check_method(class, method, false, at),
+            },
+            CallTarget::Expr(inner) => {
+                self.walk_checked(inner, at, this, factory);
+                self.check_generated(inner, method, args, at);
+                let class = self.ref_class(inner);
+                self.check_method(class, method, false, at);
             }
         }
     }

@@ -391,44 +391,14 @@ impl Inner {
         frame: &Frame<'_>,
         path: &mut Vec<usize>,
     ) -> Result<Value, Error> {
-        let inst = match target {
-            CallTarget::Class(class) => {
-                let values = self.eval_list(args, frame, path)?;
-                let step = || format!("{class}::{method}()");
-                let f = self
-                    .registry
-                    .classes
-                    .get(class)
-                    .and_then(|c| c.statics.get(method).cloned())
-                    .ok_or_else(|| {
-                        self.fail(frame.service, path, step(), "static method not registered")
-                    })?;
-                return f(&Args::new(values, &self.registry))
-                    .map_err(|e| self.fail(frame.service, path, step(), e));
-            }
-            CallTarget::SelfObject => match frame.this {
-                Some(i) => i.clone(),
-                None => {
-                    return Err(self.fail(
-                        frame.service,
-                        path,
-                        format!("@self::{method}()"),
-                        "@self is only valid in setup",
-                    ))
-                }
-            },
-            CallTarget::Expr(e) => match self.eval(e, frame, path)? {
-                Value::Service(i) => i,
-                other => {
-                    return Err(self.fail(
-                        frame.service,
-                        path,
-                        format!("{method}()"),
-                        format!("cannot call a method on {}", other.kind()),
-                    ))
-                }
-            },
-        };
+        if let CallTarget::Class(class) = target {
+            let values = self.eval_list(args, frame, path)?;
+            let step = format!("{class}::{method}()");
+            let f = self.static_method(class, method, frame, path, &step)?;
+            return f(&Args::new(values, &self.registry))
+                .map_err(|e| self.fail(frame.service, path, step, e));
+        }
+        let inst = self.target_object(target, &format!("{method}()"), frame, path)?;
         let values = self.eval_list(args, frame, path)?;
         if generated::is_generated(&inst) {
             return generated::call(&inst, method, values);
@@ -451,6 +421,29 @@ impl Inner {
             .map_err(|e| self.fail(frame.service, path, step, e))
     }
 
+    /// The static method `class::method`, or the error for `step` when it is not registered.
+    fn static_method(
+        &self,
+        class: &str,
+        method: &str,
+        frame: &Frame<'_>,
+        path: &[usize],
+        step: &str,
+    ) -> Result<crate::registry::StaticFn, Error> {
+        self.registry
+            .classes
+            .get(class)
+            .and_then(|c| c.statics.get(method).cloned())
+            .ok_or_else(|| {
+                self.fail(
+                    frame.service,
+                    path,
+                    step.to_string(),
+                    "static method not registered",
+                )
+            })
+    }
+
     /// A static method of the instance's registered class: PHP lets `$obj->m()` call a static
     /// `m` (a chain such as `App\B::make()::make()`), so a `$call` on an object falls back to it.
     fn static_of_instance(
@@ -467,8 +460,8 @@ impl Inner {
             .cloned()
     }
 
-    /// The object a `$get` or `$callable` works on: `@self` or the value of an expression,
-    /// which must be a service.
+    /// The object a `$call`, `$get` or `$callable` works on: `@self` or the value of an
+    /// expression, which must be a service.
     fn target_object(
         &self,
         target: &CallTarget,
@@ -514,19 +507,7 @@ impl Inner {
         let registry = self.registry.clone();
         if let CallTarget::Class(class) = target {
             let name = format!("{class}::{method}");
-            let f = self
-                .registry
-                .classes
-                .get(class)
-                .and_then(|c| c.statics.get(method).cloned())
-                .ok_or_else(|| {
-                    self.fail(
-                        frame.service,
-                        path,
-                        name.clone(),
-                        "static method not registered",
-                    )
-                })?;
+            let f = self.static_method(class, method, frame, path, &name)?;
             return Ok(Value::Callable(Callable::new(name, move |values| {
                 f(&Args::new(values, &registry))
             })));
