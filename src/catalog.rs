@@ -379,6 +379,19 @@ impl Catalog {
         })
     }
 
+    /// The declared spelling of a method found case-insensitively (PHP method names are
+    /// case-insensitive; the runtime's registry is not): `setlogger` → `setLogger`.
+    pub fn method_name(&self, class: &str, method: &str) -> Option<&str> {
+        self.ancestors(class).iter().find_map(|a| {
+            self.get(a).and_then(|c| {
+                c.methods
+                    .keys()
+                    .find(|m| m.eq_ignore_ascii_case(method))
+                    .map(String::as_str)
+            })
+        })
+    }
+
     /// Finds a property on a class or its ancestors.
     pub fn property(&self, class: &str, prop: &str) -> Option<&Property> {
         self.ancestors(class)

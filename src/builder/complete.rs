@@ -396,15 +396,11 @@ impl Completer<'_> {
                             return P::Null;
                         }
                         let target_ty = self.reference_type(target, ctx);
-                        let target = self.reference(target, ctx, span);
-                        return self.call(
-                            CallTarget::Expr(Box::new(target)),
-                            target_ty,
-                            method,
-                            &st.arguments,
-                            ctx,
-                            span,
-                        );
+                        let target = match self.reference(target, ctx, span) {
+                            P::Ref(r) if r == "@self" => CallTarget::SelfObject,
+                            r => CallTarget::Expr(Box::new(r)),
+                        };
+                        return self.call(target, target_ty, method, &st.arguments, ctx, span);
                     }
                     return self.reference(svc, ctx, span);
                 }
@@ -609,9 +605,15 @@ impl Completer<'_> {
         } else {
             args.values().map(|v| self.value(v, ctx)).collect()
         };
+        // The registry knows the declared spelling only; PHP methods are case-insensitive.
+        let method = target_ty
+            .as_deref()
+            .and_then(|ty| self.b.catalog.method_name(ty, method))
+            .unwrap_or(method)
+            .to_string();
         P::Call {
             target,
-            method: method.to_string(),
+            method,
             args,
         }
     }
@@ -679,7 +681,18 @@ impl Completer<'_> {
                 let Some((k, v)) = a.items.iter().next().map(|(k, v)| (k.as_string(), v)) else {
                     return P::Null;
                 };
-                match k.strip_prefix('$') {
+                // `$prop: value`, or Nette's long form `@self::$prop: value`.
+                let prop = k.strip_prefix('$').or_else(|| k.strip_prefix("@self::$"));
+                if prop.is_none() && k.starts_with('@') && k.contains("::$") {
+                    self.report(
+                        Code::InvalidDefinition,
+                        ctx,
+                        format!("Writing a property of another object ({k}) is not supported: services are shared once created. Write it in that service's own setup, or call a method."),
+                        item.span,
+                    );
+                    return P::Null;
+                }
+                match prop {
                     Some(prop) => {
                         let value = self.value(v, ctx);
                         if let Some(ty) = &self_ty {

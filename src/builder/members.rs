@@ -232,6 +232,10 @@ impl Completer<'_> {
                 return P::Null;
             }
         }
+        let method = ty
+            .as_deref()
+            .and_then(|ty| self.b.catalog.method_name(ty, &method))
+            .map_or(method.clone(), str::to_string);
         P::Callable { target, method }
     }
 
