@@ -88,6 +88,22 @@ fn statement_mistakes_are_all_reported() {
     assert_eq!(got, want);
 }
 
+#[test]
+fn written_nulls_and_variadic_values_are_type_checked() {
+    let got = diagnostics("tests/fixtures/members/arguments.neon");
+    let got: Vec<(&str, &str, usize, usize)> = got
+        .iter()
+        .map(|(c, m, l, col)| (c.as_str(), m.as_str(), l.unwrap_or(0), col.unwrap_or(0)))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("invalid-value", "Service 'bad' (type of App\\Db): Parameter $dsn in App\\Db::__construct() expects string, null given.", 16, 14),
+            ("invalid-value", "Service 'v' (type of App\\Var): Parameter $rest in App\\Var::__construct() expects int, 'x' given.", 17, 19),
+        ]
+    );
+}
+
 mod end_to_end {
     //! The fixtures' plans, compiled and run against a registry.
 

@@ -4,7 +4,7 @@
 use super::complete::{Completer, Ctx};
 use crate::catalog::Param;
 use crate::diagnostics::Code;
-use crate::expr::{Expr, ExprArray};
+use crate::expr::{Expr, ExprArray, ExprKind};
 use crate::neon::Key;
 use crate::source::Span;
 use indexmap::IndexMap;
@@ -51,6 +51,18 @@ fn fits(b: &super::ContainerBuilder, ty: &str, value: &P) -> Option<bool> {
         }
         (_, _) => false,
     })
+}
+
+/// Whether a written `null` may fill the parameter: a nullable or `mixed` type, or a `null`
+/// default (PHP makes `T $x = null` nullable).
+fn accepts_null(p: &Param) -> bool {
+    p.ty.nullable
+        || p.ty.members.is_empty()
+        || p.ty
+            .members
+            .iter()
+            .any(|m| m.eq_ignore_ascii_case("mixed") || m.eq_ignore_ascii_case("null"))
+        || p.default.as_ref().is_some_and(Expr::is_null)
 }
 
 /// Does the declared type of a property read from a service fit `ty`? `None` when the owner or
@@ -329,7 +341,9 @@ impl Completer<'_> {
                     }
                 }
                 for v in rest.into_iter().flatten() {
-                    out.push(self.value(v, ctx));
+                    let value = self.value(v, ctx);
+                    self.check_type(p, &value, ctx, v.span.or(span), f);
+                    out.push(value);
                 }
                 positional.clear();
                 break;
@@ -339,6 +353,21 @@ impl Completer<'_> {
                 .or_else(|| positional.get(i).copied().flatten());
             if let Some(v) = explicit {
                 let value = self.value(v, ctx);
+                // A `null` that stands for a value already reported (a missing parameter) is
+                // not a second error.
+                let reported = v.span.is_some_and(|at| {
+                    self.diags
+                        .items()
+                        .iter()
+                        .any(|d| d.is_error() && d.primary_span() == Some(at))
+                });
+                if matches!(v.kind, ExprKind::Null) && !accepts_null(p) && !reported {
+                    let msg = format!(
+                        "Parameter ${} in {f} expects {}, null given.",
+                        p.name, p.ty.text
+                    );
+                    self.report(Code::InvalidValue, ctx, msg, v.span.or(span));
+                }
                 self.check_type(p, &value, ctx, v.span.or(span), f);
                 out.push(value);
                 continue;

@@ -6,8 +6,10 @@ use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use std::collections::HashMap;
 use wireplan_runtime::plan::Expr as P;
 
-/// Constructor cycles (`a` needs `b` needs `a`) are compile errors with the whole path; Nette
-/// only finds them at run time.
+/// Construction cycles (`a` needs `b` needs `a`) are compile errors with the whole path; Nette
+/// only finds them at run time. A service's setup runs before the service is handed out (in
+/// the runtime as in Nette's generated `createServiceX()`), so references in `setup` count
+/// as well as those in `create`.
 pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
     let mut edges: HashMap<&str, Vec<String>> = HashMap::new();
     for d in b.definitions() {
@@ -19,6 +21,7 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
             .filter(|_| d.kind == super::DefinitionKind::Service)
         {
             references(&c.create, &mut out);
+            c.setup.iter().for_each(|st| references(st, &mut out));
         }
         edges.insert(&d.name, out);
     }
