@@ -80,8 +80,8 @@ fn statement_mistakes_are_all_reported() {
         ("invalid-value", "Service 'h' (type of App\\Any): Expected a service name or type after '@'.", 46, 13),
         ("invalid-value", "Service 'i' (type of App\\Any): @self is only available in setup statements, where it is the object being set up.", 47, 13),
         ("method-not-found", "Service 'j' (type of App\\Any): Method App\\Db::dsn() is not callable.\nApp\\Db has a property $dsn: read it without parentheses, @service::dsn.", 48, 13),
-        ("property-not-found", "Service 'k' (type of App\\Any): Property App\\Db::$lc is not declared in the catalog.\nApp\\Db has a constant lc; only names that start with a capital letter are read as constants (Nette's rule), others are properties.", 49, 13),
-        ("constant-not-found", "Service 'l' (type of App\\Any): Constant App\\Db::UP is not declared in the catalog.\nApp\\Db has a property $UP; a name after :: that starts with a capital letter is read as a constant (Nette's rule), write @service::$UP to read the property.", 50, 13),
+        ("property-not-found", "Service 'k' (type of App\\Any): Property App\\Db::$lc is not declared in the catalog.\nApp\\Db has a constant lc, but after :: only names that start with a capital letter are read as constants (Nette's rule); rename it in the catalog to read it.", 49, 13),
+        ("constant-not-found", "Service 'l' (type of App\\Any): Constant App\\Db::UP is not declared in the catalog.\nApp\\Db has a property $UP: write @service::$UP (after ::, a name that starts with a capital letter is a constant).", 50, 13),
         ("invalid-value", "Service 'n' (type of App\\Any): Cannot convert an object to int.", 52, 13),
         ("invalid-value", "Service 'm': its create expression nests 124 levels deep; a plan allows at most 100 (what JSON readers accept).\nSplit it into services that refer to each other.", 51, 5),
     ];

@@ -176,3 +176,25 @@ fn expressions_deeper_than_json_allows_are_refused_in_binary_plans_too() {
         "{text}"
     );
 }
+
+#[test]
+fn a_setup_only_method_called_elsewhere_is_named_as_such_at_load() {
+    let mut r = registry();
+    r.class::<Counter>("App\\Counter")
+        .method_mut("reset", |c, _| {
+            c.total.store(0, Ordering::SeqCst);
+            Ok(())
+        });
+    let json = plan(json!({
+        "counter": {"type": "App\\Counter", "create": {"$new": "App\\Counter", "args": []}},
+        "user": {"type": "App\\Counter", "create": {"$new": "App\\Counter", "args": []},
+                 "setup": [{"$call": [{"$ref": "counter"}, "reset"], "args": []}]},
+    }));
+    let e = Container::from_json_str(&json, &r).unwrap_err().to_string();
+    assert!(
+        e.contains(
+            "service 'user' (setup #1): App\\Counter::reset() is registered with method_mut"
+        ),
+        "{e}"
+    );
+}

@@ -168,7 +168,7 @@ impl Completer<'_> {
             ),
             P::Str(s) => format!("'{s}'"),
             P::Int(i) => i.to_string(),
-            P::Float(x) => x.to_string(),
+            P::Float(x) => format!("{x:?}"),
             P::Bool(b) => b.to_string(),
             P::Null => "null".into(),
             P::List(_) | P::Map(_) => "array".into(),

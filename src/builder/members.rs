@@ -109,8 +109,9 @@ impl Completer<'_> {
         if let Some(s) = crate::diagnostics::suggest(name, names) {
             d = d.with_note(format!("did you mean '{s}'?"));
         }
-        if self.b.catalog.property(class, name).is_some() {
-            d = d.with_note(format!("{class} has a property ${name}; a name after :: that starts with a capital letter is read as a constant (Nette's rule), write @service::${name} to read the property."));
+        let properties = self.b.catalog.member_names(class, |c| c.properties.keys());
+        if let Some(p) = properties.iter().find(|p| p.eq_ignore_ascii_case(name)) {
+            d = d.with_note(format!("{class} has a property ${p}: write @service::${p} (after ::, a name that starts with a capital letter is a constant)."));
         }
         self.diags.push(d);
     }
@@ -162,9 +163,13 @@ impl Completer<'_> {
         if let Some(s) = crate::diagnostics::suggest(prop, names) {
             d = d.with_note(format!("did you mean '{s}'?"));
         }
-        let is_constant = self.b.catalog.constant(ty, prop).is_some();
-        if is_constant {
-            d = d.with_note(format!("{ty} has a constant {prop}; only names that start with a capital letter are read as constants (Nette's rule), others are properties."));
+        let constants = self.b.catalog.member_names(ty, |c| c.constants.keys());
+        if let Some(c) = constants.iter().find(|c| c.eq_ignore_ascii_case(prop)) {
+            d = d.with_note(if is_constant_name(c) {
+                format!("{ty} has a constant {c}: write @service::{c} (after ::, a name that starts with a capital letter is a constant, any other name or $name a property).")
+            } else {
+                format!("{ty} has a constant {c}, but after :: only names that start with a capital letter are read as constants (Nette's rule); rename it in the catalog to read it.")
+            });
         }
         self.diags.push(d);
     }

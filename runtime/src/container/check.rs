@@ -432,13 +432,25 @@ impl<'a> Checker<'a> {
         let ok = self.members(class).is_some_and(|t| {
             t.methods.contains_key(method) || (allow_mut && t.methods_mut.contains_key(method))
         }) || self.is_static(class, method);
-        if !ok {
-            self.miss(Missing::Method {
-                class: class.to_string(),
-                method: method.to_string(),
-                needed_by: at.to_string(),
-            });
+        if ok {
+            return;
         }
+        if self
+            .members(class)
+            .is_some_and(|t| t.methods_mut.contains_key(method))
+        {
+            // Registered, but for setups on `@self` only: a plan problem, not a gap.
+            self.problems.push(format!(
+                "{at}: {class}::{method}() is registered with method_mut (needs &mut), which only \
+                 setup calls on @self can use; register it with method() (&self) to call it here"
+            ));
+            return;
+        }
+        self.miss(Missing::Method {
+            class: class.to_string(),
+            method: method.to_string(),
+            needed_by: at.to_string(),
+        });
     }
 
     /// A static method may be called on an instance, as in PHP (the runtime falls back to it).
