@@ -95,6 +95,10 @@ fn references(e: &P, out: &mut Vec<String>) {
 pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
     use super::DefinitionKind;
     use wireplan_runtime::plan::Lifespan;
+    let service = |name: &str| {
+        b.get_definition(name)
+            .filter(|d| d.kind == DefinitionKind::Service)
+    };
     let deps = |name: &str| -> Vec<String> {
         let mut out = Vec::new();
         if let Some(c) = b.get_definition(name).and_then(|d| d.completed.as_ref()) {
@@ -103,47 +107,90 @@ pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
         }
         out
     };
+    // For every transient service: the next step towards a scoped service it holds through
+    // transients only (`None`: it holds none). Computed once per service, depth-first with an
+    // explicit stack, so long chains cost linear time and no call stack.
+    let mut hop: HashMap<String, Option<String>> = HashMap::new();
+    for def in b.definitions() {
+        if def.lifespan != Lifespan::Transient || hop.contains_key(&def.name) {
+            continue;
+        }
+        let mut stack: Vec<(String, Vec<String>, usize)> =
+            vec![(def.name.clone(), deps(&def.name), 0)];
+        let mut on_stack: std::collections::HashSet<String> =
+            std::iter::once(def.name.clone()).collect();
+        while let Some(top) = stack.len().checked_sub(1) {
+            let (node, ds, i) = &stack[top];
+            let Some(dep) = ds.get(*i).cloned() else {
+                let node = node.clone();
+                hop.entry(node.clone()).or_insert(None);
+                on_stack.remove(&node);
+                stack.pop();
+                continue;
+            };
+            let found = match service(&dep).map(|d| d.lifespan) {
+                Some(Lifespan::Scoped) => true,
+                Some(Lifespan::Transient) => match hop.get(&dep) {
+                    Some(h) => h.is_some(),
+                    None if on_stack.contains(&dep) => false, // a cycle: reported elsewhere
+                    None => {
+                        let child = (dep.clone(), deps(&dep), 0);
+                        on_stack.insert(dep);
+                        stack.push(child);
+                        continue;
+                    }
+                },
+                _ => false,
+            };
+            if found {
+                let node = node.clone();
+                hop.insert(node.clone(), Some(dep));
+                on_stack.remove(&node);
+                stack.pop();
+            } else {
+                stack[top].2 += 1;
+            }
+        }
+    }
     for def in b.definitions() {
         if def.lifespan != Lifespan::Singleton || def.kind != DefinitionKind::Service {
             continue;
         }
-        // Depth-first through transients, keeping the path.
-        let mut stack: Vec<Vec<String>> = vec![vec![def.name.clone()]];
-        let mut seen: Vec<String> = vec![def.name.clone()];
-        while let Some(path) = stack.pop() {
-            let last = path.last().cloned().unwrap_or_default();
-            for dep in deps(&last) {
-                let Some(d) = b.get_definition(&dep) else {
-                    continue;
-                };
-                if d.kind != DefinitionKind::Service || seen.contains(&dep) {
-                    continue;
-                }
-                seen.push(dep.clone());
-                let mut next = path.clone();
-                next.push(dep.clone());
-                match d.lifespan {
-                    Lifespan::Scoped => {
-                        diags.push(
-                            Diagnostic::error(
-                                Code::CaptiveDependency,
-                                format!(
-                                    "Singleton service '{}' holds scoped service '{dep}': {}.",
-                                    def.name,
-                                    next.join(" -> ")
-                                ),
-                            )
-                            .at(def.span)
-                            .with_note(format!(
-                                "A singleton lives as long as the container and would keep one '{dep}' for every scope. Make '{}' scoped, make '{dep}' a singleton, or inject an accessor or factory for '{dep}'.",
-                                def.name
-                            )),
-                        );
+        let mut reported: Vec<String> = Vec::new();
+        for dep in deps(&def.name) {
+            let Some(d) = service(&dep) else { continue };
+            let mut path = vec![def.name.clone(), dep.clone()];
+            match d.lifespan {
+                Lifespan::Scoped => {}
+                Lifespan::Transient if matches!(hop.get(&dep), Some(Some(_))) => {
+                    let mut cur = dep.clone();
+                    while let Some(Some(next)) = hop.get(&cur) {
+                        path.push(next.clone());
+                        cur = next.clone();
                     }
-                    Lifespan::Transient => stack.push(next),
-                    Lifespan::Singleton => {}
                 }
+                _ => continue,
             }
+            let scoped = path.last().cloned().unwrap_or_default();
+            if reported.contains(&scoped) {
+                continue;
+            }
+            reported.push(scoped.clone());
+            diags.push(
+                Diagnostic::error(
+                    Code::CaptiveDependency,
+                    format!(
+                        "Singleton service '{}' holds scoped service '{scoped}': {}.",
+                        def.name,
+                        path.join(" -> ")
+                    ),
+                )
+                .at(def.span)
+                .with_note(format!(
+                    "A singleton lives as long as the container and would keep one '{scoped}' for every scope. Make '{}' scoped, make '{scoped}' a singleton, or inject an accessor or factory for '{scoped}'.",
+                    def.name
+                )),
+            );
         }
     }
 }
