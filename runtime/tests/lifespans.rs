@@ -280,16 +280,10 @@ fn a_scope_disposes_only_the_objects_it_owns() {
         let a = s.get::<Node>("reqView").unwrap();
         assert!(Arc::ptr_eq(&a, &s.get::<Node>("req").unwrap()));
     }
-    assert_eq!(
-        entries(t)[2..],
-        ["new req", "dispose req", "drop req"]
-    );
+    assert_eq!(entries(t)[2..], ["new req", "dispose req", "drop req"]);
     drop(req);
     drop(outer);
-    assert_eq!(
-        entries(t)[5..],
-        ["dispose req", "drop req"]
-    );
+    assert_eq!(entries(t)[5..], ["dispose req", "drop req"]);
     drop(c);
     assert_eq!(entries(t)[7..], ["dispose cfg", "drop cfg"]);
 }
