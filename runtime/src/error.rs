@@ -165,6 +165,21 @@ pub enum Error {
         cause: BoxError,
     },
 
+    /// Creating a service needed more nested creations than
+    /// [`MAX_RESOLUTION_DEPTH`](crate::container::MAX_RESOLUTION_DEPTH): a dependency chain
+    /// that long, or a recursion through generated factories that never ends.
+    #[error(
+        "dependency chain deeper than {limit} services (path: {})",
+        PathAbbrev(path)
+    )]
+    TooDeep {
+        /// The services under construction when the limit was reached, outermost first (a
+        /// generated factory's `create()` starts a new path).
+        path: Vec<String>,
+        /// The limit.
+        limit: usize,
+    },
+
     /// No static or dynamic parameter of this name.
     #[error("parameter '{name}' not found")]
     UnknownParameter {
@@ -333,6 +348,26 @@ impl fmt::Display for Missing {
                 "class {class} does not register implements {interface} (needed by {needed_by})"
             ),
         }
+    }
+}
+
+/// A long path shown by its ends: `a -> b -> c -> … (N more) … -> x -> y -> z`.
+struct PathAbbrev<'a>(&'a [String]);
+
+impl fmt::Display for PathAbbrev<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const ENDS: usize = 4;
+        let p = self.0;
+        if p.len() <= 3 * ENDS {
+            return f.write_str(&p.join(" -> "));
+        }
+        write!(
+            f,
+            "{} -> … ({} more) … -> {}",
+            p[..ENDS].join(" -> "),
+            p.len() - 2 * ENDS,
+            p[p.len() - ENDS..].join(" -> ")
+        )
     }
 }
 

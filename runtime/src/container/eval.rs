@@ -264,7 +264,22 @@ impl Inner {
         items.iter().map(|e| self.eval(e, frame, path)).collect()
     }
 
+    /// The value of `e`, on a new stack segment when the current one is nearly used up (an
+    /// expression may create services, which evaluate expressions in turn).
     pub(super) fn eval(
+        &self,
+        e: &Expr,
+        frame: &Frame<'_>,
+        path: &mut Vec<usize>,
+    ) -> Result<Value, Error> {
+        stacker::maybe_grow(
+            super::resolve::RED_ZONE,
+            super::resolve::STACK_SEGMENT,
+            || self.eval_here(e, frame, path),
+        )
+    }
+
+    fn eval_here(
         &self,
         e: &Expr,
         frame: &Frame<'_>,

@@ -33,6 +33,15 @@
 //! that is the object of a singleton, or of a scoped service an ancestor scope created, is
 //! left to that owner.
 //!
+//! ## Deep graphs
+//!
+//! Creating a service recurses into its dependencies. When little of the thread's stack is
+//! left, resolution and evaluation continue on a new heap-allocated stack segment, so a long
+//! dependency chain works on any thread (a 2,000-deep chain on a 256 KB stack). The number
+//! of objects under construction at once on one thread is limited to
+//! [`MAX_RESOLUTION_DEPTH`]; beyond it a request fails with [`Error::TooDeep`], naming the
+//! path, instead of growing without bound (e.g. a factory whose product calls that factory).
+//!
 //! ## Threads
 //!
 //! `Container` and `Scope` are `Send + Sync` and cheap to clone (an `Arc`). Created instances
@@ -69,6 +78,12 @@ pub use scope::Scope;
 
 use lock::BuildLock;
 pub(crate) use scope::ScopeState;
+
+/// How many objects one thread may have under construction at once (a service whose
+/// dependency's dependency … is being created counts each level). Deeper graphs fail with
+/// [`Error::TooDeep`] naming the path instead of growing the stack without bound; the stack
+/// itself grows as needed, so any depth up to this works even on a small thread stack.
+pub const MAX_RESOLUTION_DEPTH: usize = 4096;
 
 /// The shared state of a container; [`Container`], [`Scope`] and generated services point at
 /// it.

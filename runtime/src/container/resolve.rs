@@ -16,8 +16,39 @@ use crate::value::{Instance, Value};
 /// has no cache that could reveal a cycle through user code).
 const MAX_TRANSIENT_DEPTH: usize = 256;
 
+/// Stack that must remain before resolving one more service or evaluating one more
+/// expression; with less, the recursion continues on a new stack segment (`stacker`). It
+/// covers the frames between two such points (in a debug build up to some 40 KB per
+/// dependency level) and leaves room for the constructors and methods called there.
+pub(super) const RED_ZONE: usize = 256 * 1024;
+/// The size of each new stack segment.
+pub(super) const STACK_SEGMENT: usize = 2 * 1024 * 1024;
+
 thread_local! {
     static TRANSIENT_DEPTH: Cell<usize> = const { Cell::new(0) };
+    /// Objects under construction on this thread (nested `create_service` calls).
+    static CREATING: Cell<usize> = const { Cell::new(0) };
+}
+
+/// One level of [`CREATING`], released on drop (also when a constructor panics).
+struct CreatingGuard;
+
+impl CreatingGuard {
+    /// Enters one more level, or `None` at [`super::MAX_RESOLUTION_DEPTH`].
+    fn enter() -> Option<CreatingGuard> {
+        CREATING.with(|d| {
+            (d.get() < super::MAX_RESOLUTION_DEPTH).then(|| {
+                d.set(d.get() + 1);
+                CreatingGuard
+            })
+        })
+    }
+}
+
+impl Drop for CreatingGuard {
+    fn drop(&mut self) {
+        CREATING.with(|d| d.set(d.get().saturating_sub(1)));
+    }
 }
 
 /// Where a resolution happens: in which scope (none for the container itself and for
@@ -212,7 +243,21 @@ impl Inner {
     }
 
     /// The instance of service `idx` for a request in `ctx`, created if its lifespan says so.
+    ///
+    /// Runs on a new stack segment when the current one is nearly used up, so a deep
+    /// dependency graph does not overflow a small thread stack.
     pub(crate) fn resolve_index(
+        &self,
+        idx: usize,
+        ctx: Ctx<'_>,
+        path: &mut Vec<usize>,
+    ) -> Result<Instance, Error> {
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            self.resolve_index_here(idx, ctx, path)
+        })
+    }
+
+    fn resolve_index_here(
         &self,
         idx: usize,
         ctx: Ctx<'_>,
@@ -331,13 +376,22 @@ impl Inner {
     }
 
     /// Creates the object of service `idx`: a generated factory, accessor or locator, or the
-    /// result of `create` with the `setup` statements run on it.
+    /// result of `create` with the `setup` statements run on it. `path` ends with `idx`.
+    ///
+    /// Errors: [`Error::TooDeep`] when this thread already has
+    /// [`super::MAX_RESOLUTION_DEPTH`] objects under construction.
     fn create_service(
         &self,
         idx: usize,
         ctx: Ctx<'_>,
         path: &mut Vec<usize>,
     ) -> Result<Instance, Error> {
+        let Some(_level) = CreatingGuard::enter() else {
+            return Err(Error::TooDeep {
+                path: self.names(path),
+                limit: super::MAX_RESOLUTION_DEPTH,
+            });
+        };
         let (name, sp) =
             self.plan
                 .services
