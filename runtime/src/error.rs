@@ -146,15 +146,21 @@ pub enum Error {
     },
 
     /// Creating a service failed: a constructor, setup method, static factory or property
-    /// writer returned an error, or an expression could not be evaluated.
+    /// writer returned an error, or an expression could not be evaluated. For a generated
+    /// factory's new object (`factory_product`) the message says that the factory's
+    /// `create()` failed, not the factory itself.
     #[error(
-        "cannot create service '{service}' ({}path: {}): {step}: {cause}",
+        "{} ({}path: {}): {step}: {cause}",
+        Subject(service, *factory_product),
         defined_at.as_ref().map(|d| format!("defined at {d}; ")).unwrap_or_default(),
         path.join(" -> ")
     )]
     ConstructorFailed {
-        /// The service being created.
+        /// The service being created, or the factory whose new object was being created.
         service: String,
+        /// Whether a new object of the generated factory `service` was being created (its
+        /// `create()`, from Rust or from the plan), rather than the service itself.
+        factory_product: bool,
         /// Where the plan says the service was defined (`file:line:column`), if it says.
         defined_at: Option<String>,
         /// The dependency path from the requested service to this one.
@@ -347,6 +353,18 @@ impl fmt::Display for Missing {
                 f,
                 "class {class} does not register implements {interface} (needed by {needed_by})"
             ),
+        }
+    }
+}
+
+/// What [`Error::ConstructorFailed`] could not create.
+struct Subject<'a>(&'a str, bool);
+
+impl fmt::Display for Subject<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subject(factory, true) => write!(f, "factory '{factory}' cannot create its product"),
+            Subject(service, false) => write!(f, "cannot create service '{service}'"),
         }
     }
 }

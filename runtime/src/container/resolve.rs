@@ -201,7 +201,20 @@ impl Inner {
             args: Some(args),
         };
         let mut path = vec![service];
-        self.create_service(service, ctx, &mut path)
+        let mut made = self.create_service(service, ctx, &mut path);
+        // A step of the product itself failed (not a dependency, which names itself): say
+        // that the factory could not create its product, not that the factory is broken.
+        if let Err(Error::ConstructorFailed {
+            service: failed,
+            factory_product,
+            ..
+        }) = &mut made
+        {
+            if failed == self.name_of(service) {
+                *factory_product = true;
+            }
+        }
+        made
     }
 
     /// A new object of service `idx`, whatever its lifespan, not cached (Nette's

@@ -123,6 +123,7 @@ enum BExpr {
     Get(BTarget, String),
     Callable(BTarget, String),
     Func(String, Box<BExpr>),
+    ArgOr(String, Box<BExpr>),
 }
 
 /// The derived decoder of [`BExpr`]; its nested expressions come back through
@@ -147,6 +148,7 @@ enum BExprDecode {
     Get(BTarget, String),
     Callable(BTarget, String),
     Func(String, Box<BExpr>),
+    ArgOr(String, Box<BExpr>),
 }
 
 impl<'de> Deserialize<'de> for BExpr {
@@ -235,6 +237,9 @@ impl From<&Expr> for BExpr {
             Expr::Get { target, property } => BExpr::Get(target.into(), property.clone()),
             Expr::Callable { target, method } => BExpr::Callable(target.into(), method.clone()),
             Expr::Func { name, arg } => BExpr::Func(name.clone(), Box::new(BExpr::from(&**arg))),
+            Expr::ArgOr { name, default } => {
+                BExpr::ArgOr(name.clone(), Box::new(BExpr::from(&**default)))
+            }
         }
     }
 }
@@ -280,6 +285,10 @@ impl TryFrom<BExpr> for Expr {
             BExpr::Func(name, arg) => Expr::Func {
                 name,
                 arg: Box::new(Expr::try_from(*arg)?),
+            },
+            BExpr::ArgOr(name, default) => Expr::ArgOr {
+                name,
+                default: Box::new(Expr::try_from(*default)?),
             },
         })
     }
