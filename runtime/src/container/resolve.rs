@@ -257,20 +257,10 @@ impl Inner {
 
     /// The instance of service `idx` for a request in `ctx`, created if its lifespan says so.
     ///
-    /// Runs on a new stack segment when the current one is nearly used up, so a deep
-    /// dependency graph does not overflow a small thread stack.
+    /// Creation runs on a new stack segment when the current one is nearly used up, so a deep
+    /// dependency graph does not overflow a small thread stack; a cached instance is returned
+    /// right away.
     pub(crate) fn resolve_index(
-        &self,
-        idx: usize,
-        ctx: Ctx<'_>,
-        path: &mut Vec<usize>,
-    ) -> Result<Instance, Error> {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-            self.resolve_index_here(idx, ctx, path)
-        })
-    }
-
-    fn resolve_index_here(
         &self,
         idx: usize,
         ctx: Ctx<'_>,
@@ -290,6 +280,18 @@ impl Inner {
         if let Some(inst) = self.slots[idx].get() {
             return Ok(inst.clone());
         }
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            self.resolve_uncached(idx, ctx, path)
+        })
+    }
+
+    /// [`Inner::resolve_index`] for a service without a container-wide instance yet.
+    fn resolve_uncached(
+        &self,
+        idx: usize,
+        ctx: Ctx<'_>,
+        path: &mut Vec<usize>,
+    ) -> Result<Instance, Error> {
         if let Some(start) = path.iter().position(|&p| p == idx) {
             return Err(self.cycle(&path[start..], idx));
         }
