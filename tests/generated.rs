@@ -150,3 +150,67 @@ fn calls_on_generated_services_run() {
     let again = c.get::<Node>("again").unwrap();
     assert!(again.0 > node.0, "{} {}", node.0, again.0);
 }
+
+#[derive(Debug)]
+struct Logger {
+    path: String,
+    level: i64,
+}
+
+#[test]
+fn factory_defaults_reach_the_plan_and_rust_callers() {
+    use wireplan_runtime::plan::{CallTarget, Expr as P};
+    let plan = compile(&fixture("defaults.neon"), &Options::default())
+        .plan
+        .expect("the fixture compiles");
+    let arg = |name: &str| P::Arg(name.into());
+    let arg_or = |name: &str, default: i64| P::ArgOr {
+        name: name.into(),
+        default: Box::new(P::Int(default)),
+    };
+    // An explicit $lvl, a $lvl in a setup, and a constructor parameter named like one of
+    // create()'s (level): each carries create()'s default, not the constructor's.
+    assert_eq!(
+        plan.services["explicit"].create,
+        P::New {
+            class: "App\\Logger".into(),
+            args: vec![arg("path"), arg_or("lvl", 4)],
+        }
+    );
+    assert_eq!(
+        plan.services["viaSetup"].setup,
+        [P::Call {
+            target: CallTarget::SelfObject,
+            method: "setLevel".into(),
+            args: vec![arg_or("lvl", 4)],
+        }]
+    );
+    assert_eq!(
+        plan.services["implicit"].create,
+        P::New {
+            class: "App\\Logger".into(),
+            args: vec![arg("path"), arg_or("level", 7)],
+        }
+    );
+
+    let mut r = Registry::new();
+    register!(r, "App\\Logger" => Logger {
+        new(path: String, level: i64) { Logger { path, level } }
+        fn setLevel(&mut this, level: i64) { this.level = level; }
+    });
+    let c = Container::from_plan(plan, &r).expect("loads");
+    let factory = |n: &str| c.get::<wireplan_runtime::Factory>(n).unwrap();
+    let only_path = [("path", Value::from("/r"))];
+    let made = factory("explicit").create::<Logger>(&only_path).unwrap();
+    assert_eq!((made.path.as_str(), made.level), ("/r", 4));
+    let made = factory("viaSetup").create::<Logger>(&only_path).unwrap();
+    assert_eq!(made.level, 4);
+    let made = factory("implicit").create::<Logger>(&only_path).unwrap();
+    assert_eq!(made.level, 7);
+    let made = factory("explicit")
+        .create::<Logger>(&[("path", "/s".into()), ("lvl", Value::Int(1))])
+        .unwrap();
+    assert_eq!(made.level, 1);
+    // The configuration's own call had the default filled in at compile time.
+    assert_eq!(c.get::<Logger>("fromConfig").unwrap().level, 4);
+}

@@ -232,9 +232,8 @@ impl Plan {
                 "corrupt binary plan: the payload checksum does not match",
             ));
         }
-        let m: mirror::BPlan = postcard::from_bytes(payload)
+        let plan = mirror::decode(payload)
             .map_err(|e| bad(origin, format!("corrupt binary plan: {e}")))?;
-        let plan = Plan::from(m);
         check_header(&plan.format, u64::from(plan.version), origin)?;
         Ok(plan)
     }
@@ -342,6 +341,163 @@ mod tests {
         // NaN != NaN, so compare the JSON forms.
         assert_eq!(back.to_json(), plan.to_json());
         assert_eq!(bin, back.to_binary());
+    }
+
+    /// The payload of a binary plan (no header).
+    fn payload(plan: &Plan) -> Vec<u8> {
+        plan.to_binary()[BINARY_HEADER_LEN..].to_vec()
+    }
+
+    /// A binary plan around `payload`, with a correct header and checksum.
+    fn wrap(payload: &[u8]) -> Vec<u8> {
+        let mut out = BINARY_MAGIC.to_vec();
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&checksum(payload).to_le_bytes());
+        out.extend_from_slice(payload);
+        out
+    }
+
+    /// `payload` with the first occurrence of `from` replaced by `to`.
+    fn splice(payload: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+        let at = payload
+            .windows(from.len())
+            .position(|w| w == from)
+            .expect("the marker is in the payload");
+        [&payload[..at], to, &payload[at + from.len()..]].concat()
+    }
+
+    /// The postcard bytes of a length-prefixed string (lengths below 128 here).
+    fn pstr(s: &str) -> Vec<u8> {
+        [&[s.len() as u8][..], s.as_bytes()].concat()
+    }
+
+    fn one_service(create: &str) -> Plan {
+        Plan::from_json_str(
+            &format!(
+                r#"{{"format": "wireplan-plan", "version": 1, "compiler": "t", "inputs_hash": "0",
+                    "services": {{"db": {{"type": "App\\Db", "create": {create}}}}}}}"#
+            ),
+            "<t>",
+        )
+        .unwrap()
+    }
+
+    fn binary_error(bytes: &[u8]) -> String {
+        match Plan::from_bytes(bytes, "p.bin") {
+            Err(e @ Error::BadPlan { .. }) => e.to_string(),
+            other => panic!("expected BadPlan, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn deeply_nested_binary_expressions_stop_the_decoder() {
+        // {"$new": "App\\Db", "args": [MARK]}, MARK then replaced by [[[…null…]]].
+        let base = payload(&one_service(r#"{"$new": "App\\Db", "args": ["MARK"]}"#));
+        let mark = [&[4u8][..], &pstr("MARK")].concat(); // BExpr::Str is variant 4
+        for depth in [10_000, 1_000_000] {
+            let mut deep = [5u8, 1].repeat(depth); // BExpr::List of one item, nested
+            deep.push(0); // BExpr::Null
+            let bytes = wrap(&splice(&base, &mark, &deep));
+            // On a small stack too: the decoder stops at the limit rather than overflowing.
+            let e = std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn(move || binary_error(&bytes))
+                .unwrap()
+                .join()
+                .unwrap();
+            assert_eq!(
+                e,
+                "p.bin: invalid plan: corrupt binary plan: an expression is nested more than \
+                 108 levels deep (plans allow 100)"
+            );
+        }
+        // Within the decoder's slack, the loader's own depth check reports it.
+        let mut deep = [5u8, 1].repeat(101);
+        deep.push(0);
+        let plan = Plan::from_bytes(&wrap(&splice(&base, &mark, &deep)), "p.bin").unwrap();
+        assert_eq!(plan.services["db"].create.json_depth(), 103);
+        // And a plan decodes again normally afterwards on the same thread.
+        assert_eq!(
+            Plan::from_bytes(&wrap(&base), "p.bin").unwrap(),
+            one_service(r#"{"$new": "App\\Db", "args": ["MARK"]}"#)
+        );
+    }
+
+    #[test]
+    fn unknown_kind_and_lifespan_codes_are_errors() {
+        let base = payload(&one_service(r#"{"$ref": "db"}"#));
+        // A service is its name, then kind (u8), type, lifespan (u8).
+        let name = pstr("db");
+        let ty = pstr("App\\Db");
+        let ok = [&name[..], &[0], &ty, &[0]].concat();
+        for (kind, lifespan, why) in [
+            (9, 0, "service 'db': unknown kind 9 (0 service, 1 factory, 2 accessor, 3 locator, 4 imported)"),
+            (255, 0, "service 'db': unknown kind 255"),
+            (0, 7, "service 'db': unknown lifespan 7 (0 singleton, 1 scoped, 2 transient)"),
+        ] {
+            let bad = [&name[..], &[kind], &ty, &[lifespan]].concat();
+            let e = binary_error(&wrap(&splice(&base, &ok, &bad)));
+            assert!(
+                e.starts_with(&format!("p.bin: invalid plan: corrupt binary plan: {why}")),
+                "{e}"
+            );
+        }
+        // Every known code still loads.
+        for (kind, lifespan) in [(1, 1), (2, 2), (3, 0), (4, 0)] {
+            let good = [&name[..], &[kind], &ty, &[lifespan]].concat();
+            let plan = Plan::from_bytes(&wrap(&splice(&base, &ok, &good)), "p.bin").unwrap();
+            let sp = &plan.services["db"];
+            assert_eq!(mirror_codes(sp.kind, sp.lifespan), (kind, lifespan));
+        }
+    }
+
+    fn mirror_codes(kind: crate::plan::ServiceKind, lifespan: crate::plan::Lifespan) -> (u8, u8) {
+        use crate::plan::{Lifespan as L, ServiceKind as K};
+        let k = match kind {
+            K::Service => 0,
+            K::Factory => 1,
+            K::Accessor => 2,
+            K::Locator => 3,
+            K::Imported => 4,
+        };
+        let l = match lifespan {
+            L::Singleton => 0,
+            L::Scoped => 1,
+            L::Transient => 2,
+        };
+        (k, l)
+    }
+
+    #[test]
+    fn duplicate_names_and_trailing_bytes_are_errors() {
+        // Two services, then the second renamed to the first's name ("da" -> "db").
+        let two = Plan::from_json_str(
+            r#"{"format": "wireplan-plan", "version": 1, "compiler": "t", "inputs_hash": "0",
+                "services": {"db": {"type": "A", "create": {"$new": "A", "args": ["x"]}},
+                             "da": {"type": "A", "create": {"$new": "A", "args": ["y"]}}},
+                "aliases": {"a1": "db", "a2": "da"}}"#,
+            "<t>",
+        )
+        .unwrap();
+        let base = payload(&two);
+        let dup = splice(&base, &pstr("da"), &pstr("db"));
+        assert_eq!(
+            binary_error(&wrap(&dup)),
+            "p.bin: invalid plan: corrupt binary plan: service 'db' appears twice"
+        );
+        let dup = splice(&base, &pstr("a2"), &pstr("a1"));
+        assert_eq!(
+            binary_error(&wrap(&dup)),
+            "p.bin: invalid plan: corrupt binary plan: alias 'a1' appears twice"
+        );
+        let mut trailing = base.clone();
+        trailing.extend_from_slice(b"garbage");
+        assert_eq!(
+            binary_error(&wrap(&trailing)),
+            "p.bin: invalid plan: corrupt binary plan: 7 byte(s) after the end of the plan"
+        );
+        assert_eq!(Plan::from_bytes(&wrap(&base), "p.bin").unwrap(), two);
     }
 
     #[test]

@@ -146,15 +146,21 @@ pub enum Error {
     },
 
     /// Creating a service failed: a constructor, setup method, static factory or property
-    /// writer returned an error, or an expression could not be evaluated.
+    /// writer returned an error, or an expression could not be evaluated. For a generated
+    /// factory's new object (`factory_product`) the message says that the factory's
+    /// `create()` failed, not the factory itself.
     #[error(
-        "cannot create service '{service}' ({}path: {}): {step}: {cause}",
+        "{} ({}path: {}): {step}: {cause}",
+        Subject(service, *factory_product),
         defined_at.as_ref().map(|d| format!("defined at {d}; ")).unwrap_or_default(),
         path.join(" -> ")
     )]
     ConstructorFailed {
-        /// The service being created.
+        /// The service being created, or the factory whose new object was being created.
         service: String,
+        /// Whether a new object of the generated factory `service` was being created (its
+        /// `create()`, from Rust or from the plan), rather than the service itself.
+        factory_product: bool,
         /// Where the plan says the service was defined (`file:line:column`), if it says.
         defined_at: Option<String>,
         /// The dependency path from the requested service to this one.
@@ -163,6 +169,21 @@ pub enum Error {
         step: String,
         /// The underlying error (user errors, [`crate::ArgError`], ...).
         cause: BoxError,
+    },
+
+    /// Creating a service needed more nested creations than
+    /// [`MAX_RESOLUTION_DEPTH`](crate::container::MAX_RESOLUTION_DEPTH): a dependency chain
+    /// that long, or a recursion through generated factories that never ends.
+    #[error(
+        "dependency chain deeper than {limit} services (path: {})",
+        PathAbbrev(path)
+    )]
+    TooDeep {
+        /// The services under construction when the limit was reached, outermost first (a
+        /// generated factory's `create()` starts a new path).
+        path: Vec<String>,
+        /// The limit.
+        limit: usize,
     },
 
     /// No static or dynamic parameter of this name.
@@ -333,6 +354,38 @@ impl fmt::Display for Missing {
                 "class {class} does not register implements {interface} (needed by {needed_by})"
             ),
         }
+    }
+}
+
+/// What [`Error::ConstructorFailed`] could not create.
+struct Subject<'a>(&'a str, bool);
+
+impl fmt::Display for Subject<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subject(factory, true) => write!(f, "factory '{factory}' cannot create its product"),
+            Subject(service, false) => write!(f, "cannot create service '{service}'"),
+        }
+    }
+}
+
+/// A long path shown by its ends: `a -> b -> c -> … (N more) … -> x -> y -> z`.
+struct PathAbbrev<'a>(&'a [String]);
+
+impl fmt::Display for PathAbbrev<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const ENDS: usize = 4;
+        let p = self.0;
+        if p.len() <= 3 * ENDS {
+            return f.write_str(&p.join(" -> "));
+        }
+        write!(
+            f,
+            "{} -> … ({} more) … -> {}",
+            p[..ENDS].join(" -> "),
+            p.len() - 2 * ENDS,
+            p[p.len() - ENDS..].join(" -> ")
+        )
     }
 }
 

@@ -73,7 +73,8 @@ impl Origin {
 }
 
 /// A generated factory (`kind: factory`): [`create`](Factory::create) builds a new object from
-/// the service's `create` and `setup` each time, with `{"$arg": name}` reading the arguments.
+/// the service's `create` and `setup` each time, with `{"$arg": name}` reading the arguments
+/// (and `{"$arg": name, "default": …}` giving a value for one left out).
 #[derive(Clone)]
 pub struct Factory {
     origin: Origin,
@@ -104,7 +105,9 @@ impl Factory {
     /// the named arguments `args`.
     ///
     /// Errors: [`Error::BadArguments`] for a name the factory does not declare (when the plan
-    /// lists its parameters); [`Error::ConstructorFailed`] (also for a `$arg` not given),
+    /// lists its parameters); [`Error::ConstructorFailed`], with `factory_product` set when a
+    /// step of the new object itself fails (also a `$arg` not given that has no default; a
+    /// failing dependency names itself),
     /// [`Error::WrongType`], [`Error::ContainerDropped`].
     pub fn create<T: ?Sized + 'static>(&self, args: &[(&str, Value)]) -> Result<Arc<T>, Error> {
         let inst = self.create_instance(args)?;

@@ -3,7 +3,7 @@
 //!
 //! The JSON form is documented in `docs/plan-format.md`. Values inside `create`/`setup` are
 //! [`Expr`]s, written as plain JSON except for the one-key objects `$ref`, `$new`, `$call`,
-//! `$set`, `$param`, `$concat`, `$arg` and `$float`.
+//! `$set`, `$get`, `$callable`, `$func`, `$param`, `$concat`, `$arg` and `$float`.
 
 use indexmap::IndexMap;
 use serde::de::Error as _;
@@ -241,6 +241,15 @@ pub enum Expr {
     Concat(Vec<Expr>),
     /// `{"$arg": name}`: inside a factory's `create`, the argument passed to `create()`.
     Arg(String),
+    /// `{"$arg": name, "default": V}`: as [`Expr::Arg`] for a `create()` parameter with a
+    /// default; `V` is evaluated when the caller does not pass `name` (e.g. from Rust,
+    /// `factory.create(&[("path", …)])` without `lvl`).
+    ArgOr {
+        /// The parameter's name.
+        name: String,
+        /// Its default value.
+        default: Box<Expr>,
+    },
 }
 
 /// The deepest JSON nesting (arrays and objects) one expression may have, so that every plan
@@ -279,6 +288,7 @@ impl Expr {
             } => (2 + target(t)).max(1 + value.json_depth()),
             Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => 2 + target(t),
             Expr::Func { arg, .. } => 2 + arg.json_depth(),
+            Expr::ArgOr { default, .. } => 1 + default.json_depth(),
         }
     }
 
@@ -319,6 +329,7 @@ impl Expr {
             }
             Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => target(t, f),
             Expr::Func { arg, .. } => arg.for_each_ref(f),
+            Expr::ArgOr { default, .. } => default.for_each_ref(f),
             Expr::List(items) | Expr::Concat(items) => items.iter().for_each(|a| a.for_each_ref(f)),
             Expr::Map(m) => m.values().for_each(|a| a.for_each_ref(f)),
             _ => {}
@@ -374,6 +385,9 @@ impl Expr {
             Expr::Param(name) => json!({ "$param": name }),
             Expr::Concat(parts) => json!({ "$concat": list(parts) }),
             Expr::Arg(name) => json!({ "$arg": name }),
+            Expr::ArgOr { name, default } => {
+                json!({ "$arg": name, "default": default.to_json() })
+            }
         }
     }
 
@@ -433,6 +447,7 @@ fn allowed_keys(special: &str) -> &'static [&'static str] {
     match special {
         "$new" | "$call" | "$func" => &["args"],
         "$set" => &["value"],
+        "$arg" => &["default"],
         _ => &[],
     }
 }
@@ -487,7 +502,16 @@ fn object_from_json(o: &Map<String, Json>) -> Result<Expr, String> {
         }
         Some("$ref") => Expr::Ref(str_field(o, "$ref")?.to_string()),
         Some("$param") => Expr::Param(str_field(o, "$param")?.to_string()),
-        Some("$arg") => Expr::Arg(str_field(o, "$arg")?.to_string()),
+        Some("$arg") => {
+            let name = str_field(o, "$arg")?.to_string();
+            match o.get("default") {
+                Some(d) => Expr::ArgOr {
+                    name,
+                    default: Box::new(Expr::from_json(d)?),
+                },
+                None => Expr::Arg(name),
+            }
+        }
         Some("$new") => Expr::New {
             class: str_field(o, "$new")?.to_string(),
             args: args_from_json(o)?,
@@ -654,6 +678,15 @@ mod tests {
         assert_eq!(json_nesting(&e.to_json()), 5);
         assert!(!e.is_plain());
         assert!(Expr::List(vec![Expr::Float(f64::NAN)]).is_plain());
+        let e = Expr::ArgOr {
+            name: "lvl".into(),
+            default: Box::new(Expr::List(vec![Expr::Int(4)])),
+        };
+        assert_eq!(e.json_depth(), 2);
+        assert_eq!(json_nesting(&e.to_json()), 2);
+        assert_eq!(e.to_json(), json!({"$arg": "lvl", "default": [4]}));
+        assert_eq!(Expr::from_json(&e.to_json()).unwrap(), e);
+        assert!(!e.is_plain());
     }
 
     fn json_nesting(v: &Json) -> usize {

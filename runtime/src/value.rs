@@ -89,6 +89,12 @@ impl Instance {
         Arc::ptr_eq(&self.object, &other.object)
     }
 
+    /// The address of the shared object: equal for two instances exactly when
+    /// [`Instance::ptr_eq`] holds (for hashing by identity).
+    pub(crate) fn addr(&self) -> usize {
+        Arc::as_ptr(&self.object) as *const () as usize
+    }
+
     pub(crate) fn object_mut(&mut self) -> Option<&mut (dyn Any + Send + Sync)> {
         Arc::get_mut(&mut self.object)
     }

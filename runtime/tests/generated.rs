@@ -6,7 +6,9 @@ use std::sync::Arc;
 use serde_json::{json, Value as Json};
 use wireplan_runtime::{register, Container, Error, Locator, Registry, Value};
 
+#[derive(Debug)]
 struct Db;
+#[derive(Debug)]
 struct Repo(Arc<Db>);
 
 fn registry() -> Registry {
@@ -142,4 +144,136 @@ fn a_static_method_may_be_called_on_an_instance() {
     let c = Container::from_json_str(&plan(s), &r).expect("static methods count at load");
     assert_eq!(c.get::<Node>("made").unwrap().0, 1);
     assert_eq!(c.get::<Node>("cb").unwrap().0, 0);
+}
+
+/// A logger made by factories whose `create(path, lvl = 4)` has a default.
+#[derive(Debug)]
+struct Logger {
+    path: String,
+    level: i64,
+}
+
+fn logger_registry() -> Registry {
+    let mut r = registry();
+    register!(r, "App\\Logger" => Logger {
+        new(path: String, level: i64) {
+            if path.is_empty() {
+                return Err("empty path".into());
+            }
+            Logger { path, level }
+        }
+    });
+    r
+}
+
+fn logger_factories() -> Json {
+    let arg = |name: &str| json!({"$arg": name});
+    let lvl = json!({"$arg": "lvl", "default": 4});
+    json!({
+        "db": {"type": "App\\Db", "create": {"$new": "App\\Db", "args": []}},
+        "lf": {"kind": "factory", "type": "App\\LoggerFactory", "implement": "App\\LoggerFactory",
+               "parameters": ["path", "lvl"],
+               "create": {"$new": "App\\Logger", "args": [arg("path"), lvl]},
+               "source": {"file": "app.neon", "line": 3, "column": 2}},
+        // A default that is evaluated only when needed: a service reference.
+        "lazy": {"kind": "factory", "type": "App\\RepoFactory", "implement": "App\\RepoFactory",
+                 "parameters": ["db"],
+                 "create": {"$new": "App\\Repo", "args": [{"$arg": "db", "default": {"$ref": "db"}}]}},
+    })
+}
+
+#[test]
+fn a_factory_argument_left_out_takes_the_default_the_plan_carries() {
+    let c = Container::from_json_str(&plan(logger_factories()), &logger_registry()).unwrap();
+    let lf = c.get::<wireplan_runtime::Factory>("lf").unwrap();
+    let made = lf.create::<Logger>(&[("path", "/a".into())]).unwrap();
+    assert_eq!((made.path.as_str(), made.level), ("/a", 4));
+    let made = lf
+        .create::<Logger>(&[("path", "/b".into()), ("lvl", Value::Int(9))])
+        .unwrap();
+    assert_eq!((made.path.as_str(), made.level), ("/b", 9));
+    let made = lf.create_positional::<Logger>(vec!["/c".into()]).unwrap();
+    assert_eq!((made.path.as_str(), made.level), ("/c", 4));
+
+    let lazy = c.get::<wireplan_runtime::Factory>("lazy").unwrap();
+    assert!(!c.is_created("db"));
+    let repo = lazy.create::<Repo>(&[]).unwrap();
+    assert!(Arc::ptr_eq(&repo.0, &c.get::<Db>("db").unwrap()));
+    let other = Arc::new(Db);
+    let repo = lazy
+        .create::<Repo>(&[(
+            "db",
+            Value::Service(wireplan_runtime::Instance::new(other.clone())),
+        )])
+        .unwrap();
+    assert!(Arc::ptr_eq(&repo.0, &other));
+
+    // The default survives both plan forms.
+    let p = c.plan();
+    assert_eq!(
+        p.services["lf"].create.to_json()["args"][1],
+        json!({"$arg": "lvl", "default": 4})
+    );
+    let back = wireplan_runtime::plan::Plan::from_bytes(&p.to_binary(), "<bin>").unwrap();
+    assert_eq!(&back, p);
+}
+
+#[test]
+fn a_failing_product_names_the_factory_not_a_broken_service() {
+    let c = Container::from_json_str(&plan(logger_factories()), &logger_registry()).unwrap();
+    let lf = c.get::<wireplan_runtime::Factory>("lf").unwrap();
+    let e = lf.create::<Logger>(&[("path", "".into())]).unwrap_err();
+    assert!(
+        matches!(&e, Error::ConstructorFailed { service, factory_product: true, .. } if service == "lf"),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "factory 'lf' cannot create its product (defined at app.neon:3:2; path: lf): \
+         constructor of App\\Logger: empty path"
+    );
+    // A required argument (no default in the plan) left out.
+    let e = lf.create::<Logger>(&[("lvl", Value::Int(1))]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "factory 'lf' cannot create its product (defined at app.neon:3:2; path: lf): \
+         $arg 'path': not passed to the factory's create(), and the plan gives no default for it"
+    );
+    // A dependency of the product that fails is still that service's failure.
+    let mut s = logger_factories();
+    s["db"]["create"] = json!({"$new": "App\\Logger", "args": ["", 1]});
+    s["db"]["type"] = json!("App\\Logger");
+    let c = Container::from_json_str(&plan(s), &logger_registry()).unwrap();
+    let e = c
+        .get::<wireplan_runtime::Factory>("lazy")
+        .unwrap()
+        .create::<Repo>(&[])
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot create service 'db' (path: lazy -> db): constructor of App\\Logger: empty path"
+    );
+}
+
+#[test]
+fn an_argument_default_is_checked_at_load_like_any_expression() {
+    let mut s = logger_factories();
+    s["lf"]["create"]["args"][1] = json!({"$arg": "lvl", "default": {"$ref": "nope"}});
+    s["notFactory"] = json!({"type": "App\\Db",
+        "create": {"$new": "App\\Db", "args": [{"$arg": "x", "default": 1}]}});
+    let e = Container::from_json_str(&plan(s), &logger_registry()).unwrap_err();
+    let Error::BadPlan { reason, .. } = &e else {
+        panic!("a bad plan: {e}")
+    };
+    assert!(
+        reason.contains("service 'lf' (create): reference to unknown service 'nope'"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("service 'notFactory' (create): $arg 'x' outside a factory"),
+        "{reason}"
+    );
+    let bad = json!({"$arg": "x", "default": 1, "args": []});
+    let e = wireplan_runtime::plan::Expr::from_json(&bad).unwrap_err();
+    assert_eq!(e, "unexpected key \"args\" in a \"$arg\" object");
 }

@@ -212,6 +212,82 @@ fn the_container_disposes_singletons_in_reverse_creation_order() {
     assert_eq!(entries(t).last().unwrap(), "drop mailer");
 }
 
+/// A service whose `create` is only a reference (an alias service such as `t8: @db`).
+fn alias_of(target: &str, lifespan: &str) -> Json {
+    json!({"type": "App\\Node", "lifespan": lifespan, "create": {"$ref": target}})
+}
+
+#[test]
+fn an_object_several_services_share_is_disposed_once() {
+    let t = "dispose-shared";
+    let c = Container::from_json_str(
+        &plan(json!({
+            "db": node(t, "db", "singleton", &[]),
+            "t8": alias_of("db", "singleton"),
+            "repo": node(t, "repo", "singleton", &["db"]),
+            "db4": alias_of("t8", "singleton"),
+        })),
+        &registry(),
+    )
+    .unwrap();
+    let t8 = c.get::<Node>("t8").unwrap();
+    c.get::<Node>("repo").unwrap();
+    let db4 = c.get::<Node>("db4").unwrap();
+    assert!(Arc::ptr_eq(&t8, &db4));
+    assert!(Arc::ptr_eq(&t8, &c.get::<Node>("db").unwrap()));
+    drop((t8, db4));
+    drop(c);
+    // Once per object, in reverse order of first creation: db was created before repo, so
+    // repo (which holds db) goes first, although t8 and db4 were published after repo.
+    assert_eq!(
+        entries(t),
+        [
+            "new db",
+            "new repo",
+            "dispose repo",
+            "drop repo",
+            "dispose db",
+            "drop db"
+        ]
+    );
+}
+
+#[test]
+fn a_scope_disposes_only_the_objects_it_owns() {
+    let t = "dispose-scope-shared";
+    let c = Container::from_json_str(
+        &plan(json!({
+            "cfg": node(t, "cfg", "singleton", &[]),
+            "cfgView": alias_of("cfg", "scoped"),
+            "req": node(t, "req", "scoped", &[]),
+            "reqView": alias_of("req", "scoped"),
+        })),
+        &registry(),
+    )
+    .unwrap();
+    let outer = c.scope();
+    let req = outer.get::<Node>("req").unwrap();
+    {
+        // A nested scope: reqView is the outer scope's req, cfgView the container's cfg.
+        let inner = outer.scope();
+        assert!(Arc::ptr_eq(&inner.get::<Node>("reqView").unwrap(), &req));
+        inner.get::<Node>("cfgView").unwrap();
+    }
+    assert_eq!(entries(t), ["new req", "new cfg"]);
+    {
+        // The same scope: req and reqView are one object, disposed once.
+        let s = c.scope();
+        let a = s.get::<Node>("reqView").unwrap();
+        assert!(Arc::ptr_eq(&a, &s.get::<Node>("req").unwrap()));
+    }
+    assert_eq!(entries(t)[2..], ["new req", "dispose req", "drop req"]);
+    drop(req);
+    drop(outer);
+    assert_eq!(entries(t)[5..], ["dispose req", "drop req"]);
+    drop(c);
+    assert_eq!(entries(t)[7..], ["dispose cfg", "drop cfg"]);
+}
+
 /// Counts constructions of each of 8 services across 16 threads.
 static BUILDS: [AtomicUsize; 8] = [const { AtomicUsize::new(0) }; 8];
 static SCOPED_BUILDS: AtomicUsize = AtomicUsize::new(0);

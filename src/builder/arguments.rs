@@ -24,7 +24,7 @@ fn fits(b: &super::ContainerBuilder, ty: &str, value: &P) -> Option<bool> {
             };
             return fits(b, ty, &sample);
         }
-        (_, P::Param(_) | P::Arg(_) | P::Call { .. }) => return None,
+        (_, P::Param(_) | P::Arg(_) | P::ArgOr { .. } | P::Call { .. }) => return None,
         ("callable" | "closure" | "mixed", P::Callable { .. }) => true,
         ("object", P::Callable { .. }) => return None,
         (_, P::Callable { .. }) => false,
@@ -373,7 +373,7 @@ impl Completer<'_> {
                 continue;
             }
             if ctx.factory_params.contains(&p.name) {
-                out.push(P::Arg(p.name.clone()));
+                out.push(self.factory_arg(&p.name, ctx));
                 continue;
             }
             if let Some(class) = p.ty.class() {

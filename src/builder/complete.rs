@@ -154,6 +154,35 @@ impl Completer<'_> {
         }
     }
 
+    /// The factory parameter `name` (one of `ctx.factory_params`) as a plan value: `$arg`,
+    /// carrying the default that the interface's `create()` declares for it, so a caller that
+    /// leaves it out (Rust code calling `Factory::create`) gets that default.
+    pub(super) fn factory_arg(&mut self, name: &str, ctx: &Ctx) -> P {
+        let default = self
+            .b
+            .get_definition(ctx.service)
+            .and_then(|d| d.resolved_type.as_deref())
+            .and_then(|iface| self.b.catalog.method(iface, "create"))
+            .and_then(|m| m.params.iter().find(|p| p.name == name))
+            .and_then(|p| p.default.as_ref());
+        let Some(default) = default else {
+            return P::Arg(name.to_string());
+        };
+        // The default is a constant of the catalog: no `$arg` inside it.
+        let plain = Ctx {
+            service: ctx.service,
+            prefix: ctx.prefix.clone(),
+            span: ctx.span,
+            in_setup: false,
+            self_type: None,
+            factory_params: Vec::new(),
+        };
+        P::ArgOr {
+            name: name.to_string(),
+            default: Box::new(self.value(default, &plain)),
+        }
+    }
+
     /// `App\Foo::BAR` or `@service::BAR` naming a constant in the catalog: its value.
     fn constant(&mut self, s: &str) -> Option<P> {
         let (target, name) = s.rsplit_once("::")?;
@@ -332,7 +361,7 @@ impl Completer<'_> {
             ExprKind::Str(s) => {
                 if let Some(name) = s.strip_prefix('$') {
                     if ctx.factory_params.iter().any(|p| p == name) {
-                        return P::Arg(name.to_string());
+                        return self.factory_arg(name, ctx);
                     }
                 }
                 if let Some(v) = self.constant(s) {

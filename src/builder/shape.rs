@@ -18,7 +18,9 @@ fn without_effect(p: &P) -> Option<&'static str> {
         }
         P::Get { .. } => Some("a property read (its value is dropped)"),
         _ if p.is_plain() => Some("a plain value"),
-        P::Param(_) | P::Concat(_) | P::Arg(_) | P::Func { .. } => Some("a computed value"),
+        P::Param(_) | P::Concat(_) | P::Arg(_) | P::ArgOr { .. } | P::Func { .. } => {
+            Some("a computed value")
+        }
         _ => None,
     }
 }

@@ -225,6 +225,13 @@ impl<'a> Checker<'a> {
                         .push(format!("{at}: $arg '{name}' outside a factory"));
                 }
             }
+            Expr::ArgOr { name, default } => {
+                if !factory {
+                    self.problems
+                        .push(format!("{at}: $arg '{name}' outside a factory"));
+                }
+                self.walk_checked(default, at, this, factory);
+            }
             Expr::New { class, args } => {
                 match self.use_class(class) {
                     None => self.miss(Missing::Class {

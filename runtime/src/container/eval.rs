@@ -33,6 +33,14 @@ impl<'a> Frame<'a> {
     }
 }
 
+impl Frame<'_> {
+    /// The value passed to the factory's `create()` as `name`, if it was.
+    fn arg(&self, name: &str) -> Option<&Value> {
+        let args = self.ctx.args?;
+        args.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
 /// The inputs of a setup statement on `@self`: a call's arguments or a written value.
 enum SetupInput<'a> {
     Args(&'a [Expr]),
@@ -241,6 +249,7 @@ impl Inner {
             .map(|l| format!("{}:{}:{}", l.file, l.line, l.column));
         Error::ConstructorFailed {
             service: service.to_string(),
+            factory_product: false,
             defined_at,
             path: self.names(path),
             step: step.into(),
@@ -264,7 +273,22 @@ impl Inner {
         items.iter().map(|e| self.eval(e, frame, path)).collect()
     }
 
+    /// The value of `e`, on a new stack segment when the current one is nearly used up (an
+    /// expression may create services, which evaluate expressions in turn).
     pub(super) fn eval(
+        &self,
+        e: &Expr,
+        frame: &Frame<'_>,
+        path: &mut Vec<usize>,
+    ) -> Result<Value, Error> {
+        stacker::maybe_grow(
+            super::resolve::RED_ZONE,
+            super::resolve::STACK_SEGMENT,
+            || self.eval_here(e, frame, path),
+        )
+    }
+
+    fn eval_here(
         &self,
         e: &Expr,
         frame: &Frame<'_>,
@@ -363,23 +387,19 @@ impl Inner {
                 }
                 Value::Str(s)
             }
-            Expr::Arg(name) => {
-                let found = frame
-                    .ctx
-                    .args
-                    .and_then(|a| a.iter().find(|(n, _)| n == name));
-                match found {
-                    Some((_, v)) => v.clone(),
-                    None => {
-                        return Err(self.fail(
-                            frame.service,
-                            path,
-                            format!("$arg '{name}'"),
-                            "not passed to the factory's create()",
-                        ))
-                    }
-                }
-            }
+            Expr::Arg(name) => match frame.arg(name) {
+                Some(v) => v.clone(),
+                None => return Err(self.fail(
+                    frame.service,
+                    path,
+                    format!("$arg '{name}'"),
+                    "not passed to the factory's create(), and the plan gives no default for it",
+                )),
+            },
+            Expr::ArgOr { name, default } => match frame.arg(name) {
+                Some(v) => v.clone(),
+                None => self.eval(default, frame, path)?,
+            },
         })
     }
 

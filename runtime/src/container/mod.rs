@@ -27,6 +27,21 @@
 //! then the container drops its reference, so an object nobody else holds is dropped right
 //! there. A scope does the same for its scoped instances when it is dropped.
 //!
+//! Each distinct object is disposed once, even when several services hold it (a service
+//! whose `create` is just `{"$ref": "db"}`, as `t8: @db` compiles, is the very object of
+//! `db`): its hook runs where the object was first created in that order. A scoped service
+//! that is the object of a singleton, or of a scoped service an ancestor scope created, is
+//! left to that owner.
+//!
+//! ## Deep graphs
+//!
+//! Creating a service recurses into its dependencies. When little of the thread's stack is
+//! left, resolution and evaluation continue on a new heap-allocated stack segment, so a long
+//! dependency chain works on any thread (a 2,000-deep chain on a 256 KB stack). The number
+//! of objects under construction at once on one thread is limited to
+//! [`MAX_RESOLUTION_DEPTH`]; beyond it a request fails with [`Error::TooDeep`], naming the
+//! path, instead of growing without bound (e.g. a factory whose product calls that factory).
+//!
 //! ## Threads
 //!
 //! `Container` and `Scope` are `Send + Sync` and cheap to clone (an `Arc`). Created instances
@@ -64,6 +79,12 @@ pub use scope::Scope;
 use lock::BuildLock;
 pub(crate) use scope::ScopeState;
 
+/// How many objects one thread may have under construction at once (a service whose
+/// dependency's dependency … is being created counts each level). Deeper graphs fail with
+/// [`Error::TooDeep`] naming the path instead of growing the stack without bound; the stack
+/// itself grows as needed, so any depth up to this works even on a small thread stack.
+pub const MAX_RESOLUTION_DEPTH: usize = 4096;
+
 /// The shared state of a container; [`Container`], [`Scope`] and generated services point at
 /// it.
 pub(crate) struct Inner {
@@ -95,29 +116,53 @@ impl Drop for Inner {
                 .get_mut()
                 .unwrap_or_else(PoisonError::into_inner),
         );
-        dispose(&self.registry, &mut self.slots, &order, Some);
+        dispose(&self.registry, &mut self.slots, &order, Some, |_| false);
     }
 }
 
 /// Releases `slots` in reverse `order` (service indexes; `slot_of` maps them to slots),
 /// running dispose hooks first.
+///
+/// Several slots may hold the same object (a service whose `create` is `{"$ref": "db"}`, as
+/// an alias service `t8: @db` compiles): each distinct object (by pointer identity) gets its
+/// hook once, at the place of its first publication in `order` (so it is released after every
+/// service created later, which may depend on it), and then all of these slots' references
+/// to it are dropped together. An object for which `owned_elsewhere` says yes (held by the
+/// container or an ancestor scope, which disposes it itself) only loses these references.
 pub(crate) fn dispose(
     registry: &Registry,
     slots: &mut [OnceLock<Instance>],
     order: &[usize],
     slot_of: impl Fn(usize) -> Option<usize>,
+    owned_elsewhere: impl Fn(&Instance) -> bool,
 ) {
-    for &service in order.iter().rev() {
+    // Every reference this owner holds, grouped by object, in order of first publication.
+    let mut groups: Vec<Vec<Instance>> = Vec::new();
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
+    for &service in order {
         let Some(inst) = slot_of(service).and_then(|s| slots.get_mut(s)?.take()) else {
             continue;
         };
-        if let Some(hook) = registry
-            .type_entry(inst.type_id())
-            .and_then(|t| t.dispose.as_ref())
-        {
-            hook(&**inst.as_any());
+        match group_of.get(&inst.addr()) {
+            Some(&g) => groups[g].push(inst),
+            None => {
+                group_of.insert(inst.addr(), groups.len());
+                groups.push(vec![inst]);
+            }
         }
-        drop(inst);
+    }
+    drop(group_of);
+    while let Some(refs) = groups.pop() {
+        let inst = &refs[0];
+        if !owned_elsewhere(inst) {
+            if let Some(hook) = registry
+                .type_entry(inst.type_id())
+                .and_then(|t| t.dispose.as_ref())
+            {
+                hook(&**inst.as_any());
+            }
+        }
+        drop(refs);
     }
 }
 

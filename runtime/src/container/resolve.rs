@@ -16,8 +16,39 @@ use crate::value::{Instance, Value};
 /// has no cache that could reveal a cycle through user code).
 const MAX_TRANSIENT_DEPTH: usize = 256;
 
+/// Stack that must remain before resolving one more service or evaluating one more
+/// expression; with less, the recursion continues on a new stack segment (`stacker`). It
+/// covers the frames between two such points (in a debug build up to some 40 KB per
+/// dependency level) and leaves room for the constructors and methods called there.
+pub(super) const RED_ZONE: usize = 256 * 1024;
+/// The size of each new stack segment.
+pub(super) const STACK_SEGMENT: usize = 2 * 1024 * 1024;
+
 thread_local! {
     static TRANSIENT_DEPTH: Cell<usize> = const { Cell::new(0) };
+    /// Objects under construction on this thread (nested `create_service` calls).
+    static CREATING: Cell<usize> = const { Cell::new(0) };
+}
+
+/// One level of [`CREATING`], released on drop (also when a constructor panics).
+struct CreatingGuard;
+
+impl CreatingGuard {
+    /// Enters one more level, or `None` at [`super::MAX_RESOLUTION_DEPTH`].
+    fn enter() -> Option<CreatingGuard> {
+        CREATING.with(|d| {
+            (d.get() < super::MAX_RESOLUTION_DEPTH).then(|| {
+                d.set(d.get() + 1);
+                CreatingGuard
+            })
+        })
+    }
+}
+
+impl Drop for CreatingGuard {
+    fn drop(&mut self) {
+        CREATING.with(|d| d.set(d.get().saturating_sub(1)));
+    }
 }
 
 /// Where a resolution happens: in which scope (none for the container itself and for
@@ -170,7 +201,20 @@ impl Inner {
             args: Some(args),
         };
         let mut path = vec![service];
-        self.create_service(service, ctx, &mut path)
+        let mut made = self.create_service(service, ctx, &mut path);
+        // A step of the product itself failed (not a dependency, which names itself): say
+        // that the factory could not create its product, not that the factory is broken.
+        if let Err(Error::ConstructorFailed {
+            service: failed,
+            factory_product,
+            ..
+        }) = &mut made
+        {
+            if failed == self.name_of(service) {
+                *factory_product = true;
+            }
+        }
+        made
     }
 
     /// A new object of service `idx`, whatever its lifespan, not cached (Nette's
@@ -212,6 +256,10 @@ impl Inner {
     }
 
     /// The instance of service `idx` for a request in `ctx`, created if its lifespan says so.
+    ///
+    /// Creation runs on a new stack segment when the current one is nearly used up, so a deep
+    /// dependency graph does not overflow a small thread stack; a cached instance is returned
+    /// right away.
     pub(crate) fn resolve_index(
         &self,
         idx: usize,
@@ -232,6 +280,18 @@ impl Inner {
         if let Some(inst) = self.slots[idx].get() {
             return Ok(inst.clone());
         }
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            self.resolve_uncached(idx, ctx, path)
+        })
+    }
+
+    /// [`Inner::resolve_index`] for a service without a container-wide instance yet.
+    fn resolve_uncached(
+        &self,
+        idx: usize,
+        ctx: Ctx<'_>,
+        path: &mut Vec<usize>,
+    ) -> Result<Instance, Error> {
         if let Some(start) = path.iter().position(|&p| p == idx) {
             return Err(self.cycle(&path[start..], idx));
         }
@@ -331,13 +391,22 @@ impl Inner {
     }
 
     /// Creates the object of service `idx`: a generated factory, accessor or locator, or the
-    /// result of `create` with the `setup` statements run on it.
+    /// result of `create` with the `setup` statements run on it. `path` ends with `idx`.
+    ///
+    /// Errors: [`Error::TooDeep`] when this thread already has
+    /// [`super::MAX_RESOLUTION_DEPTH`] objects under construction.
     fn create_service(
         &self,
         idx: usize,
         ctx: Ctx<'_>,
         path: &mut Vec<usize>,
     ) -> Result<Instance, Error> {
+        let Some(_level) = CreatingGuard::enter() else {
+            return Err(Error::TooDeep {
+                path: self.names(path),
+                limit: super::MAX_RESOLUTION_DEPTH,
+            });
+        };
         let (name, sp) =
             self.plan
                 .services

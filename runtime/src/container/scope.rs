@@ -1,5 +1,6 @@
 //! [`Scope`]: a cache and cleanup boundary for `scoped` services.
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::lock::BuildLock;
@@ -39,15 +40,37 @@ impl Drop for ScopeState {
                 .get_mut()
                 .unwrap_or_else(PoisonError::into_inner),
         );
+        if order.is_empty() {
+            return;
+        }
         let inner = &self.inner;
-        dispose(&inner.registry, &mut self.slots, &order, |i| {
-            inner
-                .scoped_slot
-                .get(i)
-                .copied()
-                .flatten()
-                .map(|s| s as usize)
-        });
+        // A scoped service may be the very object of a singleton or of a scoped service an
+        // ancestor created (`{"$ref": …}` as its create): that owner disposes it, not this
+        // scope. Both are still alive (this scope holds them).
+        let mut held: HashSet<usize> = inner
+            .slots
+            .iter()
+            .filter_map(|s| s.get().map(Instance::addr))
+            .collect();
+        let mut ancestor = self.parent.as_deref();
+        while let Some(a) = ancestor {
+            held.extend(a.slots.iter().filter_map(|s| s.get().map(Instance::addr)));
+            ancestor = a.parent.as_deref();
+        }
+        dispose(
+            &inner.registry,
+            &mut self.slots,
+            &order,
+            |i| {
+                inner
+                    .scoped_slot
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .map(|s| s as usize)
+            },
+            |inst| held.contains(&inst.addr()),
+        );
     }
 }
 

@@ -1,14 +1,63 @@
 //! The binary form's mirror of the plan model: plain derived serde types without the JSON
 //! form's conveniences (omitted defaults, untagged enums, `$`-keyed objects), which a
 //! non-self-describing format such as postcard cannot read back.
+//!
+//! Decoding is strict, so a damaged or crafted payload is an error rather than a different
+//! plan: expressions nest at most [`MAX_DECODE_DEPTH`] levels (the decoder recurses once per
+//! level), `kind` and `lifespan` codes must be known, no map has a key twice, and nothing may
+//! follow the plan.
+
+use std::cell::Cell;
 
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::plan::{
     Autowired, CallTarget, Dependency, Expr, Lifespan, Plan, ServiceKind, ServicePlan,
-    SourceLocation,
+    SourceLocation, MAX_EXPR_DEPTH,
 };
+
+/// How deeply expressions may nest in a binary payload. An expression's nesting counts one
+/// level per expression, at most one more than its JSON depth, which the loader then checks
+/// against [`MAX_EXPR_DEPTH`] with its usual message; the slack only keeps that message for
+/// the plans just over the limit. Anything deeper stops the decoder before it recurses further.
+pub(super) const MAX_DECODE_DEPTH: usize = MAX_EXPR_DEPTH + 8;
+
+thread_local! {
+    /// Expressions being decoded on this thread, and whether one went past the limit.
+    static DECODING: Cell<(usize, bool)> = const { Cell::new((0, false)) };
+}
+
+/// One level of [`DECODING`], released on drop (also when decoding fails).
+struct DecodeLevel;
+
+impl Drop for DecodeLevel {
+    fn drop(&mut self) {
+        DECODING.with(|d| {
+            let (depth, deep) = d.get();
+            d.set((depth.saturating_sub(1), deep));
+        });
+    }
+}
+
+/// Decodes a payload: the plan and nothing after it. Errors say what is wrong, without the
+/// "corrupt binary plan" prefix.
+pub(super) fn decode(payload: &[u8]) -> Result<Plan, String> {
+    DECODING.with(|d| d.set((0, false)));
+    let decoded = postcard::take_from_bytes::<BPlan>(payload);
+    let too_deep = DECODING.with(|d| d.replace((0, false)).1);
+    match decoded {
+        Err(_) if too_deep => Err(format!(
+            "an expression is nested more than {MAX_DECODE_DEPTH} levels deep (plans allow \
+             {MAX_EXPR_DEPTH})"
+        )),
+        Err(e) => Err(e.to_string()),
+        Ok((_, rest)) if !rest.is_empty() => {
+            Err(format!("{} byte(s) after the end of the plan", rest.len()))
+        }
+        Ok((plan, _)) => Plan::try_from(plan),
+    }
+}
 
 #[derive(Serialize, Deserialize)]
 pub(super) struct BPlan {
@@ -53,7 +102,9 @@ enum BTarget {
     Expr(Box<BExpr>),
 }
 
-#[derive(Serialize, Deserialize)]
+/// An expression. Decoded through [`BExprDecode`] with a depth count (see
+/// [`MAX_DECODE_DEPTH`]); new variants go at the end, so older plans keep their meaning.
+#[derive(Serialize)]
 enum BExpr {
     Null,
     Bool(bool),
@@ -72,22 +123,86 @@ enum BExpr {
     Get(BTarget, String),
     Callable(BTarget, String),
     Func(String, Box<BExpr>),
+    ArgOr(String, Box<BExpr>),
+}
+
+/// The derived decoder of [`BExpr`]; its nested expressions come back through
+/// `BExpr::deserialize`, which counts the levels.
+#[derive(Deserialize)]
+#[serde(remote = "BExpr")]
+enum BExprDecode {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<BExpr>),
+    Map(Vec<(String, BExpr)>),
+    Ref(String),
+    New(String, Vec<BExpr>),
+    Call(BTarget, String, Vec<BExpr>),
+    Set(BTarget, String, Box<BExpr>),
+    Param(String),
+    Concat(Vec<BExpr>),
+    Arg(String),
+    Get(BTarget, String),
+    Callable(BTarget, String),
+    Func(String, Box<BExpr>),
+    ArgOr(String, Box<BExpr>),
+}
+
+impl<'de> Deserialize<'de> for BExpr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<BExpr, D::Error> {
+        let level = DECODING.with(|c| {
+            let (depth, deep) = c.get();
+            if depth >= MAX_DECODE_DEPTH {
+                c.set((depth, true));
+                return None;
+            }
+            c.set((depth + 1, deep));
+            Some(DecodeLevel)
+        });
+        let Some(_level) = level else {
+            // postcard drops the message of a custom error; `decode` reports the flag.
+            return Err(serde::de::Error::custom("expression nested too deep"));
+        };
+        // The allowed depth still takes some stack per level in a debug build: continue on a
+        // new segment when a small thread stack runs low.
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || BExprDecode::deserialize(d))
+    }
 }
 
 fn exprs_to(v: &[Expr]) -> Vec<BExpr> {
     v.iter().map(BExpr::from).collect()
 }
 
-fn exprs_from(v: Vec<BExpr>) -> Vec<Expr> {
-    v.into_iter().map(Expr::from).collect()
+fn exprs_from(v: Vec<BExpr>) -> Result<Vec<Expr>, String> {
+    v.into_iter().map(Expr::try_from).collect()
 }
 
 fn map_to(m: &IndexMap<String, Expr>) -> Vec<(String, BExpr)> {
     m.iter().map(|(k, v)| (k.clone(), BExpr::from(v))).collect()
 }
 
-fn map_from(v: Vec<(String, BExpr)>) -> IndexMap<String, Expr> {
-    v.into_iter().map(|(k, e)| (k, Expr::from(e))).collect()
+/// Pairs as a map, refusing a key that comes twice (`what` names the map in the error).
+fn unique<V>(what: &str, pairs: Vec<(String, V)>) -> Result<IndexMap<String, V>, String> {
+    let mut out = IndexMap::with_capacity(pairs.len());
+    for (k, v) in pairs {
+        if out.contains_key(&k) {
+            return Err(format!("{what} '{k}' appears twice"));
+        }
+        out.insert(k, v);
+    }
+    Ok(out)
+}
+
+/// Pairs of expressions as a map; as [`unique`].
+fn map_from(what: &str, v: Vec<(String, BExpr)>) -> Result<IndexMap<String, Expr>, String> {
+    let pairs = v
+        .into_iter()
+        .map(|(k, e)| Ok((k, Expr::try_from(e)?)))
+        .collect::<Result<Vec<_>, String>>()?;
+    unique(what, pairs)
 }
 
 impl From<&Expr> for BExpr {
@@ -122,51 +237,60 @@ impl From<&Expr> for BExpr {
             Expr::Get { target, property } => BExpr::Get(target.into(), property.clone()),
             Expr::Callable { target, method } => BExpr::Callable(target.into(), method.clone()),
             Expr::Func { name, arg } => BExpr::Func(name.clone(), Box::new(BExpr::from(&**arg))),
+            Expr::ArgOr { name, default } => {
+                BExpr::ArgOr(name.clone(), Box::new(BExpr::from(&**default)))
+            }
         }
     }
 }
 
-impl From<BExpr> for Expr {
-    fn from(e: BExpr) -> Expr {
-        match e {
+impl TryFrom<BExpr> for Expr {
+    type Error = String;
+
+    fn try_from(e: BExpr) -> Result<Expr, String> {
+        Ok(match e {
             BExpr::Null => Expr::Null,
             BExpr::Bool(b) => Expr::Bool(b),
             BExpr::Int(i) => Expr::Int(i),
             BExpr::Float(f) => Expr::Float(f),
             BExpr::Str(s) => Expr::Str(s),
-            BExpr::List(items) => Expr::List(exprs_from(items)),
-            BExpr::Map(m) => Expr::Map(map_from(m)),
+            BExpr::List(items) => Expr::List(exprs_from(items)?),
+            BExpr::Map(m) => Expr::Map(map_from("map key", m)?),
             BExpr::Ref(n) => Expr::Ref(n),
             BExpr::New(class, args) => Expr::New {
                 class,
-                args: exprs_from(args),
+                args: exprs_from(args)?,
             },
             BExpr::Call(target, method, args) => Expr::Call {
-                target: target.into(),
+                target: target.try_into()?,
                 method,
-                args: exprs_from(args),
+                args: exprs_from(args)?,
             },
             BExpr::Set(target, property, value) => Expr::Set {
-                target: target.into(),
+                target: target.try_into()?,
                 property,
-                value: Box::new(Expr::from(*value)),
+                value: Box::new(Expr::try_from(*value)?),
             },
             BExpr::Param(n) => Expr::Param(n),
-            BExpr::Concat(parts) => Expr::Concat(exprs_from(parts)),
+            BExpr::Concat(parts) => Expr::Concat(exprs_from(parts)?),
             BExpr::Arg(n) => Expr::Arg(n),
             BExpr::Get(target, property) => Expr::Get {
-                target: target.into(),
+                target: target.try_into()?,
                 property,
             },
             BExpr::Callable(target, method) => Expr::Callable {
-                target: target.into(),
+                target: target.try_into()?,
                 method,
             },
             BExpr::Func(name, arg) => Expr::Func {
                 name,
-                arg: Box::new(Expr::from(*arg)),
+                arg: Box::new(Expr::try_from(*arg)?),
             },
-        }
+            BExpr::ArgOr(name, default) => Expr::ArgOr {
+                name,
+                default: Box::new(Expr::try_from(*default)?),
+            },
+        })
     }
 }
 
@@ -180,13 +304,15 @@ impl From<&CallTarget> for BTarget {
     }
 }
 
-impl From<BTarget> for CallTarget {
-    fn from(t: BTarget) -> CallTarget {
-        match t {
+impl TryFrom<BTarget> for CallTarget {
+    type Error = String;
+
+    fn try_from(t: BTarget) -> Result<CallTarget, String> {
+        Ok(match t {
             BTarget::Class(c) => CallTarget::Class(c),
             BTarget::SelfObject => CallTarget::SelfObject,
-            BTarget::Expr(e) => CallTarget::Expr(Box::new(Expr::from(*e))),
-        }
+            BTarget::Expr(e) => CallTarget::Expr(Box::new(Expr::try_from(*e)?)),
+        })
     }
 }
 
@@ -200,14 +326,15 @@ fn kind_code(k: ServiceKind) -> u8 {
     }
 }
 
-fn kind_of(code: u8) -> ServiceKind {
-    match code {
+fn kind_of(code: u8) -> Option<ServiceKind> {
+    Some(match code {
+        0 => ServiceKind::Service,
         1 => ServiceKind::Factory,
         2 => ServiceKind::Accessor,
         3 => ServiceKind::Locator,
         4 => ServiceKind::Imported,
-        _ => ServiceKind::Service,
-    }
+        _ => return None,
+    })
 }
 
 fn lifespan_code(l: Lifespan) -> u8 {
@@ -218,12 +345,13 @@ fn lifespan_code(l: Lifespan) -> u8 {
     }
 }
 
-fn lifespan_of(code: u8) -> Lifespan {
-    match code {
+fn lifespan_of(code: u8) -> Option<Lifespan> {
+    Some(match code {
+        0 => Lifespan::Singleton,
         1 => Lifespan::Scoped,
         2 => Lifespan::Transient,
-        _ => Lifespan::Singleton,
-    }
+        _ => return None,
+    })
 }
 
 impl From<&ServicePlan> for BService {
@@ -250,26 +378,39 @@ impl From<&ServicePlan> for BService {
     }
 }
 
-impl From<BService> for ServicePlan {
-    fn from(s: BService) -> ServicePlan {
-        ServicePlan {
-            kind: kind_of(s.kind),
+impl BService {
+    /// The service named `name`. Errors name it.
+    fn into_plan(self, name: &str) -> Result<ServicePlan, String> {
+        let s = self;
+        let at = |what: String| format!("service '{name}': {what}");
+        Ok(ServicePlan {
+            kind: kind_of(s.kind).ok_or_else(|| {
+                at(format!(
+                    "unknown kind {} (0 service, 1 factory, 2 accessor, 3 locator, 4 imported)",
+                    s.kind
+                ))
+            })?,
             type_: s.type_,
-            lifespan: lifespan_of(s.lifespan),
+            lifespan: lifespan_of(s.lifespan).ok_or_else(|| {
+                at(format!(
+                    "unknown lifespan {} (0 singleton, 1 scoped, 2 transient)",
+                    s.lifespan
+                ))
+            })?,
             autowired: match s.autowired {
                 BAutowired::All(b) => Autowired::All(b),
                 BAutowired::Types(t) => Autowired::Types(t),
             },
-            tags: map_from(s.tags),
-            create: Expr::from(s.create),
-            setup: exprs_from(s.setup),
+            tags: map_from("tag", s.tags).map_err(at)?,
+            create: Expr::try_from(s.create).map_err(at)?,
+            setup: exprs_from(s.setup).map_err(at)?,
             implement: s.implement,
             parameters: s.parameters,
-            references: map_from(s.references),
+            references: map_from("reference", s.references).map_err(at)?,
             source: s
                 .source
                 .map(|(file, line, column)| SourceLocation { file, line, column }),
-        }
+        })
     }
 }
 
@@ -307,9 +448,27 @@ impl From<&Plan> for BPlan {
     }
 }
 
-impl From<BPlan> for Plan {
-    fn from(p: BPlan) -> Plan {
-        Plan {
+impl TryFrom<BPlan> for Plan {
+    type Error = String;
+
+    fn try_from(p: BPlan) -> Result<Plan, String> {
+        let services = p
+            .services
+            .into_iter()
+            .map(|(k, s)| {
+                let sp = s.into_plan(&k)?;
+                Ok((k, sp))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let tags = p
+            .tags
+            .into_iter()
+            .map(|(t, m)| {
+                let m = map_from("service", m).map_err(|e| format!("tag '{t}': {e}"))?;
+                Ok((t, m))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Plan {
             format: p.format,
             version: p.version,
             compiler: p.compiler,
@@ -319,16 +478,12 @@ impl From<BPlan> for Plan {
                 .into_iter()
                 .map(|(path, hash)| Dependency { path, hash })
                 .collect(),
-            parameters: map_from(p.parameters),
-            services: p
-                .services
-                .into_iter()
-                .map(|(k, s)| (k, ServicePlan::from(s)))
-                .collect(),
-            aliases: p.aliases.into_iter().collect(),
-            types: p.types.into_iter().collect(),
-            tags: p.tags.into_iter().map(|(t, m)| (t, map_from(m))).collect(),
-            initialization: exprs_from(p.initialization),
-        }
+            parameters: map_from("parameter", p.parameters)?,
+            services: unique("service", services)?,
+            aliases: unique("alias", p.aliases)?,
+            types: unique("type", p.types)?,
+            tags: unique("tag", tags)?,
+            initialization: exprs_from(p.initialization)?,
+        })
     }
 }
