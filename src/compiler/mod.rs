@@ -291,6 +291,20 @@ fn check_plain_parameters(params: &Parameters, diags: &mut Diagnostics) {
     }
     for (name, v) in &params.values {
         walk(name, v, diags);
+        // What the plan can carry (JSON readers stop at 128 levels).
+        let depth = plain_value(v).json_depth();
+        if depth > wireplan_runtime::plan::MAX_EXPR_DEPTH {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "Parameter '{name}' nests {depth} levels deep; a plan allows at most {}.",
+                        wireplan_runtime::plan::MAX_EXPR_DEPTH
+                    ),
+                )
+                .at(v.span),
+            );
+        }
     }
 }
 
