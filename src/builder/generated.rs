@@ -169,27 +169,7 @@ impl Completer<'_> {
             references.insert(name.clone(), v);
         }
         if let Some(tag) = &def.tagged {
-            for (service, value) in self.b.find_by_tag(tag) {
-                if service == def.name {
-                    continue;
-                }
-                let key = match &value.kind {
-                    ExprKind::Str(s) => s.clone(),
-                    ExprKind::Int(i) => i.to_string(),
-                    _ => service.clone(),
-                };
-                if references.contains_key(&key) {
-                    self.diags.push(
-                        Diagnostic::warning(
-                            Code::InvalidValue,
-                            format!("Duplicated tag '{tag}' with value '{key}'."),
-                        )
-                        .at(def.span),
-                    );
-                    continue;
-                }
-                references.insert(key, P::Ref(service));
-            }
+            self.tagged_references(def, tag, &ctx, &mut references);
         }
         self.locator_methods(def, &ctx, &references);
         let tags = self.tags(def, &ctx);
@@ -199,6 +179,60 @@ impl Completer<'_> {
             tags,
             references,
             parameters: Vec::new(),
+        }
+    }
+
+    /// The references of `tagged: tag`: each service carrying the tag under its value (an int
+    /// as its decimal string; any other value, or none, under the service's name). As in Nette,
+    /// where a later service overwrites the key, the last service with a value wins, with a
+    /// warning naming both. A key the configuration's own `references` already has keeps that
+    /// reference (an explicit entry outranks a tag), also with a warning.
+    fn tagged_references(
+        &mut self,
+        def: &Definition,
+        tag: &str,
+        ctx: &Ctx,
+        references: &mut IndexMap<String, P>,
+    ) {
+        // key → (service, span of its tag value) for the keys taken from the tag so far.
+        let mut from_tag: IndexMap<String, (String, Option<crate::source::Span>)> =
+            IndexMap::new();
+        for (service, value) in self.b.find_by_tag(tag) {
+            if service == def.name {
+                continue;
+            }
+            let key = match &value.kind {
+                ExprKind::Str(s) => s.clone(),
+                ExprKind::Int(i) => i.to_string(),
+                _ => service.clone(),
+            };
+            let here = value.span.or_else(|| self.b.get_definition(&service).and_then(|d| d.span));
+            let mut d = Diagnostic::warning(
+                Code::InvalidValue,
+                format!("{}: Duplicated tag '{tag}' with value '{key}'.", ctx.prefix),
+            )
+            .at(def.span);
+            if let Some((first, first_span)) = from_tag.get(&key) {
+                if let Some(s) = *first_span {
+                    d = d.with_secondary(s, format!("'{first}' has it first"));
+                }
+                if let Some(s) = here {
+                    d = d.with_secondary(s, format!("'{service}' has it too"));
+                }
+                self.diags.push(d.with_note(format!(
+                    "The locator's '{key}' is '{service}', the last service with this value (as in Nette); give the services different values of '{tag}'."
+                )));
+            } else if references.contains_key(&key) {
+                if let Some(s) = here {
+                    d = d.with_secondary(s, format!("'{service}' has it"));
+                }
+                self.diags.push(d.with_note(format!(
+                    "The locator's 'references' already name '{key}', and that reference is kept; rename the reference or the tag value."
+                )));
+                continue;
+            }
+            from_tag.insert(key.clone(), (service.clone(), here));
+            references.insert(key, P::Ref(service));
         }
     }
 
