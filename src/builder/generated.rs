@@ -4,6 +4,7 @@
 //! Follows Nette's `AccessorDefinition` and `LocatorDefinition` (`nette-di.md` §3.4).
 
 use super::complete::{Completer, Ctx};
+use super::resolve::{Made, NOT_OBJECT_NOTE};
 use super::{Autowired, Completed, ContainerBuilder, Definition, DefinitionKind};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::expr::{Expr, ExprKind};
@@ -111,10 +112,16 @@ impl Completer<'_> {
                         }
                     }
                     None => {
+                        let returns = self
+                            .b
+                            .catalog
+                            .method(&iface, "get")
+                            .and_then(|m| m.returns.as_ref());
+                        let why = super::resolve::no_class_return(returns);
                         self.report(
                             Code::InvalidDefinition,
                             &ctx,
-                            format!("Method {iface}::get() has no class return type; specify 'create' or 'type'."),
+                            format!("Method {iface}::get() {why}; specify 'create' or 'type'."),
                             def.span,
                         );
                         P::Null
@@ -122,6 +129,7 @@ impl Completer<'_> {
                 }
             }
         };
+        self.accessor_target(def, &ctx, &iface, &create);
         let tags = self.tags(def, &ctx);
         Completed {
             create,
@@ -130,6 +138,78 @@ impl Completer<'_> {
             references: IndexMap::new(),
             parameters: Vec::new(),
         }
+    }
+
+    /// The service an accessor's `get()` returns must be of `get()`'s declared return class
+    /// (stricter than Nette, whose generated `get(): T` fails only when called). Checked when
+    /// both are known: the target service's resolved type (or, for a creator that is not a
+    /// reference, the class it makes, as `type:` is checked against a creator), and a return
+    /// class in the catalog.
+    fn accessor_target(&mut self, def: &Definition, ctx: &Ctx, iface: &str, create: &P) {
+        let Some(ret) = self
+            .b
+            .catalog
+            .method(iface, "get")
+            .and_then(|m| m.returns.as_ref())
+            .and_then(|r| r.class())
+            .and_then(|c| self.b.catalog.get(c))
+            .map(|c| c.name.clone())
+        else {
+            return;
+        };
+        let (fits, how) = if let P::Ref(service) = create {
+            let Some(ty) = self
+                .b
+                .get_definition(service)
+                .and_then(|d| d.resolved_type.clone())
+            else {
+                return;
+            };
+            let how = match (&def.creator, &def.declared_type) {
+                (None, Some(t)) => format!("its 'type' {t} gives service '{service}' of type {ty}"),
+                _ => format!("its target is service '{service}' of type {ty}"),
+            };
+            (self.b.catalog.is_subtype(&ty, &ret), how)
+        } else {
+            let Some(st) = &def.creator else {
+                return;
+            };
+            match self.b.creator_made(st, 0) {
+                None => return,
+                Some(Made::NotObject { what, ty }) => {
+                    let d = self
+                        .error(
+                            Code::InvalidDefinition,
+                            ctx,
+                            format!("Method {iface}::get() returns {ret}, but its creator {what} {ty}, which is not a class."),
+                            def.span,
+                        )
+                        .with_note(NOT_OBJECT_NOTE);
+                    self.diags.push(d);
+                    return;
+                }
+                Some(Made::Class(ty, exact)) => {
+                    // A method's declared class may stand for a subtype of it.
+                    let fits = self.b.catalog.is_subtype(&ty, &ret)
+                        || (!exact && self.b.catalog.is_subtype(&ret, &ty));
+                    (fits, format!("its creator makes {ty}"))
+                }
+            }
+        };
+        if fits {
+            return;
+        }
+        let d = self
+            .error(
+                Code::InvalidDefinition,
+                ctx,
+                format!("Method {iface}::get() returns {ret}, but {how}."),
+                def.span,
+            )
+            .with_note(format!(
+                "An accessor's get() returns its target, so the target must be {ret} or a class that extends or implements it."
+            ));
+        self.diags.push(d);
     }
 
     /// A locator: `references` from the configuration (`name: @service` or `name: Type`), or
@@ -195,8 +275,7 @@ impl Completer<'_> {
         references: &mut IndexMap<String, P>,
     ) {
         // key → (service, span of its tag value) for the keys taken from the tag so far.
-        let mut from_tag: IndexMap<String, (String, Option<crate::source::Span>)> =
-            IndexMap::new();
+        let mut from_tag: IndexMap<String, (String, Option<crate::source::Span>)> = IndexMap::new();
         for (service, value) in self.b.find_by_tag(tag) {
             if service == def.name {
                 continue;
@@ -206,7 +285,9 @@ impl Completer<'_> {
                 ExprKind::Int(i) => i.to_string(),
                 _ => service.clone(),
             };
-            let here = value.span.or_else(|| self.b.get_definition(&service).and_then(|d| d.span));
+            let here = value
+                .span
+                .or_else(|| self.b.get_definition(&service).and_then(|d| d.span));
             let mut d = Diagnostic::warning(
                 Code::InvalidValue,
                 format!("{}: Duplicated tag '{tag}' with value '{key}'.", ctx.prefix),
