@@ -266,7 +266,8 @@ impl Completer<'_> {
     /// as its decimal string; any other value, or none, under the service's name). As in Nette,
     /// where a later service overwrites the key, the last service with a value wins, with a
     /// warning naming both. A key the configuration's own `references` already has keeps that
-    /// reference (an explicit entry outranks a tag), also with a warning.
+    /// reference (an explicit entry outranks a tag; Nette, which ignores `references` when
+    /// `tagged` is set, has no such case), also with a warning.
     fn tagged_references(
         &mut self,
         def: &Definition,
@@ -288,12 +289,12 @@ impl Completer<'_> {
             let here = value
                 .span
                 .or_else(|| self.b.get_definition(&service).and_then(|d| d.span));
-            let mut d = Diagnostic::warning(
-                Code::InvalidValue,
-                format!("{}: Duplicated tag '{tag}' with value '{key}'.", ctx.prefix),
-            )
-            .at(def.span);
+            let warning = |msg: String| {
+                Diagnostic::warning(Code::InvalidValue, format!("{}: {msg}", ctx.prefix))
+                    .at(def.span)
+            };
             if let Some((first, first_span)) = from_tag.get(&key) {
+                let mut d = warning(format!("Duplicated tag '{tag}' with value '{key}'."));
                 if let Some(s) = *first_span {
                     d = d.with_secondary(s, format!("'{first}' has it first"));
                 }
@@ -304,12 +305,15 @@ impl Completer<'_> {
                     "The locator's '{key}' is '{service}', the last service with this value (as in Nette); give the services different values of '{tag}'."
                 )));
             } else if references.contains_key(&key) {
+                let mut d = warning(format!(
+                    "Reference '{key}' is both in 'references' and a value of tag '{tag}' (on service '{service}')."
+                ));
                 if let Some(s) = here {
                     d = d.with_secondary(s, format!("'{service}' has it"));
                 }
-                self.diags.push(d.with_note(format!(
-                    "The locator's 'references' already name '{key}', and that reference is kept; rename the reference or the tag value."
-                )));
+                self.diags.push(d.with_note(
+                    "The entry in 'references' is kept; rename it or change the tag value.",
+                ));
                 continue;
             }
             from_tag.insert(key.clone(), (service.clone(), here));

@@ -273,12 +273,13 @@ impl Resolver<'_> {
                 Some(c) => Some(c.name.clone()),
                 None => {
                     let names = self.b.catalog.classes().map(|c| c.name.as_str());
-                    let note = match crate::diagnostics::suggest(t, names) {
-                        _ if crate::catalog::is_builtin(t) => format!(
-                            "'{t}' is a built-in type, not a class: a service is an object, so 'type' names a class or interface."
-                        ),
-                        Some(s) => format!("did you mean '{s}'?"),
-                        None => "Add it to the `types:` section.".to_string(),
+                    let note = if crate::catalog::is_builtin(t) {
+                        format!("'{t}' is a built-in type, not a class: a service is an object, so 'type' names a class or interface.")
+                    } else {
+                        match crate::diagnostics::suggest(t, names) {
+                            Some(s) => format!("did you mean '{s}'?"),
+                            None => "Add it to the `types:` section.".to_string(),
+                        }
                     };
                     self.diags.push(
                         Diagnostic::error(

@@ -80,7 +80,6 @@ impl Resolver<'_> {
                         }
                     }
                 };
-
                 let result = result?;
                 self.factory_parameters(&def, &iface, &create, &result, &prefix);
                 if let Some(ret) = create.returns.as_ref().and_then(|r| r.class()) {
