@@ -543,3 +543,42 @@ impl Resolver<'_> {
 pub(super) fn has_empty_callee(st: &Statement) -> bool {
     matches!(&st.callee, Callee::Name(n) if n.is_empty())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::never_object;
+    use crate::catalog::TypeRef;
+
+    #[test]
+    fn only_types_without_objects_can_never_make_a_service() {
+        let never = |t: &str| never_object(&TypeRef::parse(t));
+        for t in [
+            "int",
+            "?string",
+            "int|string",
+            "bool",
+            "float",
+            "array",
+            "void",
+            "null",
+            "never",
+            "int[]",
+            "App\\Db[]",
+        ] {
+            assert!(never(t), "{t} is never an object");
+        }
+        for t in [
+            "mixed",
+            "object",
+            "callable",
+            "iterable",
+            "self",
+            "static",
+            "App\\Db",
+            "?App\\Db",
+            "int|App\\Db",
+        ] {
+            assert!(!never(t), "{t} may be an object");
+        }
+    }
+}
