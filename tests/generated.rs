@@ -28,7 +28,7 @@ fn every_interface_and_reference_mistake_is_reported() {
         ("invalid-definition", format!("Service 'bad': Method App\\Bad::find() {rule}"), 27),
         ("invalid-definition", format!("Service 'bad': Method App\\Bad::getAll() {rule}"), 27),
         ("invalid-definition", format!("Service 'bad': Method App\\Bad::createOne() {rule}"), 27),
-        ("invalid-definition", "Service 'untyped': Method App\\Untyped::getDb() has no class return type; a locator's getDb() returns a service.".to_string(), 28),
+        ("invalid-definition", "Service 'untyped': Method App\\Untyped::getDb() returns mixed, which names no single class; a locator's getDb() returns a service.".to_string(), 28),
         ("invalid-definition", "Service 'multi' (type of App\\Multi): Method App\\Multi::getCsv() returns App\\Csv, but the reference 'csv' is service 'db' of type App\\Db.".to_string(), 29),
         ("missing-service", "Service 'multi' (type of App\\Multi): Method App\\Multi::createCache() has no service: the locator has no reference 'cache'.\ndid you mean 'cahce'?".to_string(), 29),
     ];

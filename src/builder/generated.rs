@@ -4,6 +4,7 @@
 //! Follows Nette's `AccessorDefinition` and `LocatorDefinition` (`nette-di.md` §3.4).
 
 use super::complete::{Completer, Ctx};
+use super::resolve::{Made, NOT_OBJECT_NOTE};
 use super::{Autowired, Completed, ContainerBuilder, Definition, DefinitionKind};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::expr::{Expr, ExprKind};
@@ -111,10 +112,16 @@ impl Completer<'_> {
                         }
                     }
                     None => {
+                        let returns = self
+                            .b
+                            .catalog
+                            .method(&iface, "get")
+                            .and_then(|m| m.returns.as_ref());
+                        let why = super::resolve::no_class_return(returns);
                         self.report(
                             Code::InvalidDefinition,
                             &ctx,
-                            format!("Method {iface}::get() has no class return type; specify 'create' or 'type'."),
+                            format!("Method {iface}::get() {why}; specify 'create' or 'type'."),
                             def.span,
                         );
                         P::Null
@@ -122,6 +129,7 @@ impl Completer<'_> {
                 }
             }
         };
+        self.accessor_target(def, &ctx, &iface, &create);
         let tags = self.tags(def, &ctx);
         Completed {
             create,
@@ -130,6 +138,78 @@ impl Completer<'_> {
             references: IndexMap::new(),
             parameters: Vec::new(),
         }
+    }
+
+    /// The service an accessor's `get()` returns must be of `get()`'s declared return class
+    /// (stricter than Nette, whose generated `get(): T` fails only when called). Checked when
+    /// both are known: the target service's resolved type (or, for a creator that is not a
+    /// reference, the class it makes, as `type:` is checked against a creator), and a return
+    /// class in the catalog.
+    fn accessor_target(&mut self, def: &Definition, ctx: &Ctx, iface: &str, create: &P) {
+        let Some(ret) = self
+            .b
+            .catalog
+            .method(iface, "get")
+            .and_then(|m| m.returns.as_ref())
+            .and_then(|r| r.class())
+            .and_then(|c| self.b.catalog.get(c))
+            .map(|c| c.name.clone())
+        else {
+            return;
+        };
+        let (fits, how) = if let P::Ref(service) = create {
+            let Some(ty) = self
+                .b
+                .get_definition(service)
+                .and_then(|d| d.resolved_type.clone())
+            else {
+                return;
+            };
+            let how = match (&def.creator, &def.declared_type) {
+                (None, Some(t)) => format!("its 'type' {t} gives service '{service}' of type {ty}"),
+                _ => format!("its target is service '{service}' of type {ty}"),
+            };
+            (self.b.catalog.is_subtype(&ty, &ret), how)
+        } else {
+            let Some(st) = &def.creator else {
+                return;
+            };
+            match self.b.creator_made(st, 0) {
+                None => return,
+                Some(Made::NotObject { what, ty }) => {
+                    let d = self
+                        .error(
+                            Code::InvalidDefinition,
+                            ctx,
+                            format!("Method {iface}::get() returns {ret}, but its creator {what} {ty}, which is not a class."),
+                            def.span,
+                        )
+                        .with_note(NOT_OBJECT_NOTE);
+                    self.diags.push(d);
+                    return;
+                }
+                Some(Made::Class(ty, exact)) => {
+                    // A method's declared class may stand for a subtype of it.
+                    let fits = self.b.catalog.is_subtype(&ty, &ret)
+                        || (!exact && self.b.catalog.is_subtype(&ret, &ty));
+                    (fits, format!("its creator makes {ty}"))
+                }
+            }
+        };
+        if fits {
+            return;
+        }
+        let d = self
+            .error(
+                Code::InvalidDefinition,
+                ctx,
+                format!("Method {iface}::get() returns {ret}, but {how}."),
+                def.span,
+            )
+            .with_note(format!(
+                "An accessor's get() returns its target, so the target must be {ret} or a class that extends or implements it."
+            ));
+        self.diags.push(d);
     }
 
     /// A locator: `references` from the configuration (`name: @service` or `name: Type`), or
@@ -169,27 +249,7 @@ impl Completer<'_> {
             references.insert(name.clone(), v);
         }
         if let Some(tag) = &def.tagged {
-            for (service, value) in self.b.find_by_tag(tag) {
-                if service == def.name {
-                    continue;
-                }
-                let key = match &value.kind {
-                    ExprKind::Str(s) => s.clone(),
-                    ExprKind::Int(i) => i.to_string(),
-                    _ => service.clone(),
-                };
-                if references.contains_key(&key) {
-                    self.diags.push(
-                        Diagnostic::warning(
-                            Code::InvalidValue,
-                            format!("Duplicated tag '{tag}' with value '{key}'."),
-                        )
-                        .at(def.span),
-                    );
-                    continue;
-                }
-                references.insert(key, P::Ref(service));
-            }
+            self.tagged_references(def, tag, &ctx, &mut references);
         }
         self.locator_methods(def, &ctx, &references);
         let tags = self.tags(def, &ctx);
@@ -199,6 +259,65 @@ impl Completer<'_> {
             tags,
             references,
             parameters: Vec::new(),
+        }
+    }
+
+    /// The references of `tagged: tag`: each service carrying the tag under its value (an int
+    /// as its decimal string; any other value, or none, under the service's name). As in Nette,
+    /// where a later service overwrites the key, the last service with a value wins, with a
+    /// warning naming both. A key the configuration's own `references` already has keeps that
+    /// reference (an explicit entry outranks a tag; Nette, which ignores `references` when
+    /// `tagged` is set, has no such case), also with a warning.
+    fn tagged_references(
+        &mut self,
+        def: &Definition,
+        tag: &str,
+        ctx: &Ctx,
+        references: &mut IndexMap<String, P>,
+    ) {
+        // key → (service, span of its tag value) for the keys taken from the tag so far.
+        let mut from_tag: IndexMap<String, (String, Option<crate::source::Span>)> = IndexMap::new();
+        for (service, value) in self.b.find_by_tag(tag) {
+            if service == def.name {
+                continue;
+            }
+            let key = match &value.kind {
+                ExprKind::Str(s) => s.clone(),
+                ExprKind::Int(i) => i.to_string(),
+                _ => service.clone(),
+            };
+            let here = value
+                .span
+                .or_else(|| self.b.get_definition(&service).and_then(|d| d.span));
+            let warning = |msg: String| {
+                Diagnostic::warning(Code::InvalidValue, format!("{}: {msg}", ctx.prefix))
+                    .at(def.span)
+            };
+            if let Some((first, first_span)) = from_tag.get(&key) {
+                let mut d = warning(format!("Duplicated tag '{tag}' with value '{key}'."));
+                if let Some(s) = *first_span {
+                    d = d.with_secondary(s, format!("'{first}' has it first"));
+                }
+                if let Some(s) = here {
+                    d = d.with_secondary(s, format!("'{service}' has it too"));
+                }
+                self.diags.push(d.with_note(format!(
+                    "The locator's '{key}' is '{service}', the last service with this value (as in Nette); give the services different values of '{tag}'."
+                )));
+            } else if references.contains_key(&key) {
+                let mut d = warning(format!(
+                    "Reference '{key}' is both in 'references' and a value of tag '{tag}' (on service '{service}')."
+                ));
+                if let Some(s) = here {
+                    d = d.with_secondary(s, format!("'{service}' has it"));
+                }
+                self.diags.push(d.with_note(
+                    "The entry in 'references' is kept; rename it or change the tag value.",
+                ));
+                continue;
+            }
+            from_tag.insert(key.clone(), (service.clone(), here));
+            references.insert(key, P::Ref(service));
         }
     }
 

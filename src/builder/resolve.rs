@@ -4,6 +4,7 @@
 //! [`interfaces`].
 
 use super::{ContainerBuilder, DefinitionKind};
+use crate::catalog::TypeRef;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, ExprKind, Statement};
 use std::collections::HashMap;
@@ -56,7 +57,9 @@ impl ContainerBuilder {
     /// A constructor makes exactly its class. A method's declared return class, a property's
     /// class or another service's type may stand for a subtype, so there `type:` may also
     /// narrow it (a parent or interface returned, the class declared). A creator whose type
-    /// is unknown (`mixed`, `object`, no return type, a function) is not compared.
+    /// is unknown (`mixed`, `object`, no return type, a function) is not compared. One declared
+    /// to give a built-in type that is never an object (`int`, `string`, `void`, `int[]`, …)
+    /// cannot make a service whatever `type:` says.
     fn check_declared_types(&self, diags: &mut Diagnostics) {
         for d in self.definitions.values() {
             if !matches!(d.kind, DefinitionKind::Service | DefinitionKind::Factory) {
@@ -69,10 +72,25 @@ impl ContainerBuilder {
             let Some(creator) = d.creator.as_ref().filter(|c| !has_empty_callee(c)) else {
                 continue;
             };
-            let Some((made, exact)) = self.creator_class(creator, 0) else {
-                continue;
-            };
             let declared = &declared.name;
+            let (made, exact) = match self.creator_made(creator, 0) {
+                None => continue,
+                Some(Made::Class(made, exact)) => (made, exact),
+                Some(Made::NotObject { what, ty }) => {
+                    diags.push(
+                        Diagnostic::error(
+                            Code::InvalidDefinition,
+                            format!(
+                                "Service '{}': creator {what} {ty}, which is not a class, so it cannot make a service of type {declared}.",
+                                d.name
+                            ),
+                        )
+                        .at(d.span)
+                        .with_note(NOT_OBJECT_NOTE),
+                    );
+                    continue;
+                }
+            };
             let fits = self.catalog.is_subtype(&made, declared)
                 || (!exact && self.catalog.is_subtype(declared, &made));
             if fits {
@@ -97,9 +115,8 @@ impl ContainerBuilder {
         }
     }
 
-    /// The class a creator is known to give, reporting nothing: `(class, exact)`, exact for a
-    /// constructor. `None` when it is not known.
-    fn creator_class(&self, st: &Statement, depth: usize) -> Option<(String, bool)> {
+    /// What a creator is known to give, reporting nothing; `None` when it is not known.
+    pub(super) fn creator_made(&self, st: &Statement, depth: usize) -> Option<Made> {
         if depth > 64 || super::members::is_first_class_callable(st) {
             return None;
         }
@@ -110,42 +127,99 @@ impl ContainerBuilder {
             }
             self.get_definition(target)?.resolved_type.clone()
         };
-        let returns = |class: &str, method: &str| -> Option<String> {
-            known(
-                self.catalog
-                    .method(class, method)?
-                    .returns
-                    .as_ref()?
-                    .class()?,
-            )
+        // A declared type: its class, or a built-in type that is never an object.
+        let of = |ty: &TypeRef, what: String| -> Option<Made> {
+            match ty.class() {
+                Some(c) => Some(Made::Class(known(c)?, false)),
+                None if never_object(ty) => Some(Made::NotObject {
+                    what,
+                    ty: ty.text.clone(),
+                }),
+                None => None,
+            }
+        };
+        let returns = |class: &str, method: &str| -> Option<Made> {
+            let m = self.catalog.method(class, method)?;
+            let class = self.catalog.canonical(class);
+            of(m.returns.as_ref()?, format!("{class}::{method}() returns"))
         };
         match &st.callee {
             Callee::Name(n) => {
                 if let Some(svc) = n.strip_prefix('@') {
                     let Some((target, member)) = svc.split_once("::") else {
-                        return Some((service(svc)?, false));
+                        return Some(Made::Class(service(svc)?, false));
                     };
                     let class = service(target)?;
-                    let made = match member.strip_prefix('$') {
-                        Some(prop) => known(self.catalog.property(&class, prop)?.ty.class()?)?,
-                        None => returns(&class, member)?,
+                    return match member.strip_prefix('$') {
+                        Some(prop) => {
+                            let p = self.catalog.property(&class, prop)?;
+                            let class = self.catalog.canonical(&class);
+                            of(&p.ty, format!("property {class}::${prop} is"))
+                        }
+                        None => returns(&class, member),
                     };
-                    return Some((made, false));
                 }
                 if let Some((class, method)) = n.rsplit_once("::") {
-                    return Some((returns(class, method)?, false));
+                    return returns(class, method);
                 }
-                Some((known(n)?, true))
+                Some(Made::Class(known(n)?, true))
             }
             Callee::Member(target, method) => {
                 let class = match &target.kind {
-                    ExprKind::Statement(inner) => self.creator_class(inner, depth + 1)?.0,
+                    ExprKind::Statement(inner) => match self.creator_made(inner, depth + 1)? {
+                        Made::Class(c, _) => c,
+                        Made::NotObject { .. } => return None,
+                    },
                     ExprKind::Str(s) => service(s.strip_prefix('@')?)?,
                     _ => return None,
                 };
-                Some((returns(&class, method)?, false))
+                returns(&class, method)
             }
         }
+    }
+}
+
+/// What a creator gives, as far as the catalog tells ([`ContainerBuilder::creator_made`]).
+pub(super) enum Made {
+    /// A class: `exact` for a constructor; a method's or property's class may stand for a
+    /// subtype.
+    Class(String, bool),
+    /// A built-in type that is never an object: `what` names the method or property with a
+    /// verb (`App\Math::double() returns`, `property App\Db::$dsn is`), `ty` is its declared
+    /// type as written.
+    NotObject { what: String, ty: String },
+}
+
+/// The note for a creator of a type that is never an object.
+pub(super) const NOT_OBJECT_NOTE: &str = "A service is an object: create it with a constructor (`App\\Foo(...)`), or with a method or property declared to give a class.";
+
+/// Built-in types that are never an object (unlike `mixed`, `object`, `callable`, `iterable`,
+/// `self` and `static`).
+const NOT_OBJECT: &[&str] = &[
+    "int", "float", "string", "bool", "array", "void", "null", "false", "true", "never",
+];
+
+/// Can no value of this declared type be an object (`int`, `?string`, `int|string`, `void`,
+/// `null`, `int[]`, …)? Then nothing declared to return it can make a service.
+pub(super) fn never_object(t: &TypeRef) -> bool {
+    if t.list_of.is_some() {
+        return true;
+    }
+    let scalar = |m: &String| NOT_OBJECT.iter().any(|b| b.eq_ignore_ascii_case(m));
+    if t.members.is_empty() {
+        return t.nullable;
+    }
+    t.members.iter().all(scalar)
+}
+
+/// Why a method's declared return type (or its absence) names no class, for messages:
+/// `has no class return type` (none declared), `returns int, which is not a class`, `returns
+/// mixed, which names no single class`.
+pub(super) fn no_class_return(t: Option<&TypeRef>) -> String {
+    match t {
+        None => "has no class return type".to_string(),
+        Some(t) if never_object(t) => format!("returns {}, which is not a class", t.text),
+        Some(t) => format!("returns {}, which names no single class", t.text),
     }
 }
 
@@ -199,9 +273,13 @@ impl Resolver<'_> {
                 Some(c) => Some(c.name.clone()),
                 None => {
                     let names = self.b.catalog.classes().map(|c| c.name.as_str());
-                    let note = match crate::diagnostics::suggest(t, names) {
-                        Some(s) => format!("did you mean '{s}'?"),
-                        None => "Add it to the `types:` section.".to_string(),
+                    let note = if crate::catalog::is_builtin(t) {
+                        format!("'{t}' is a built-in type, not a class: a service is an object, so 'type' names a class or interface.")
+                    } else {
+                        match crate::diagnostics::suggest(t, names) {
+                            Some(s) => format!("did you mean '{s}'?"),
+                            None => "Add it to the `types:` section.".to_string(),
+                        }
                     };
                     self.diags.push(
                         Diagnostic::error(
@@ -348,7 +426,25 @@ impl Resolver<'_> {
                 self.class_not_found(&c, span, prefix);
                 None
             }
-            None => self.unknown_type(span, prefix),
+            None => {
+                let class = self.b.catalog.canonical(class).to_string();
+                let ty = p.ty.text.clone();
+                let d = if never_object(&p.ty) {
+                    Diagnostic::error(
+                        Code::InvalidDefinition,
+                        format!("{prefix}: Property {class}::${prop} is {ty}, which is not a class, so it cannot be a service."),
+                    )
+                    .with_note(NOT_OBJECT_NOTE)
+                } else {
+                    Diagnostic::error(
+                        Code::InvalidDefinition,
+                        format!("{prefix}: Unknown service type: property {class}::${prop} is {ty}, which names no single class."),
+                    )
+                    .with_note(format!("Give the service a `type:`, or declare the class of {class} › properties › {prop} in the catalog."))
+                };
+                self.diags.push(d.at(span));
+                None
+            }
         }
     }
 
@@ -382,16 +478,32 @@ impl Resolver<'_> {
                     None
                 }
                 None => {
-                    self.diags.push(
-                        Diagnostic::error(
+                    let class = self.b.catalog.canonical(class).to_string();
+                    let d = match &m.returns {
+                        Some(r) if never_object(r) => Diagnostic::error(
+                            Code::InvalidDefinition,
+                            format!(
+                                "{prefix}: Method {class}::{method}() returns {}, which is not a class, so it cannot create a service.",
+                                r.text
+                            ),
+                        )
+                        .with_note(NOT_OBJECT_NOTE),
+                        Some(r) => Diagnostic::error(
                             Code::InvalidDefinition,
                             format!(
                                 "{prefix}: Unknown service type, specify it or declare return type of factory method {class}::{method}()."
                             ),
                         )
-                        .at(span)
+                        .with_note(format!("{class}::{method}() returns {}, which names no single class: give the service a `type:`.", r.text)),
+                        None => Diagnostic::error(
+                            Code::InvalidDefinition,
+                            format!(
+                                "{prefix}: Unknown service type, specify it or declare return type of factory method {class}::{method}()."
+                            ),
+                        )
                         .with_note(format!("Add `returns:` to {class} › methods › {method} in the catalog, or give the service a `type:`.")),
-                    );
+                    };
+                    self.diags.push(d.at(span));
                     None
                 }
             },
@@ -430,4 +542,43 @@ impl Resolver<'_> {
 /// A creator made only to carry `arguments:` (no class given): the class comes from the type.
 pub(super) fn has_empty_callee(st: &Statement) -> bool {
     matches!(&st.callee, Callee::Name(n) if n.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::never_object;
+    use crate::catalog::TypeRef;
+
+    #[test]
+    fn only_types_without_objects_can_never_make_a_service() {
+        let never = |t: &str| never_object(&TypeRef::parse(t));
+        for t in [
+            "int",
+            "?string",
+            "int|string",
+            "bool",
+            "float",
+            "array",
+            "void",
+            "null",
+            "never",
+            "int[]",
+            "App\\Db[]",
+        ] {
+            assert!(never(t), "{t} is never an object");
+        }
+        for t in [
+            "mixed",
+            "object",
+            "callable",
+            "iterable",
+            "self",
+            "static",
+            "App\\Db",
+            "?App\\Db",
+            "int|App\\Db",
+        ] {
+            assert!(!never(t), "{t} may be an object");
+        }
+    }
 }

@@ -4,7 +4,7 @@
 //! Nette's `FactoryDefinition`, `AccessorDefinition` and `LocatorDefinition` (`nette-di.md`
 //! §3.4).
 
-use super::{has_empty_callee, Resolver};
+use super::{has_empty_callee, never_object, no_class_return, Resolver};
 use crate::builder::{Definition, DefinitionKind};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::expr::{Callee, ExprKind};
@@ -44,6 +44,13 @@ impl Resolver<'_> {
                     );
                     return None;
                 };
+                if let Some(r) = create.returns.as_ref().filter(|r| never_object(r)) {
+                    self.invalid(
+                        span,
+                        format!("{prefix}: Method {iface}::create() returns {}, which is not a class; a factory's create() returns the object it makes.", r.text),
+                    );
+                    return None;
+                }
                 let result = if let Some(t) = &def.declared_type {
                     match self.b.catalog.get(t) {
                         Some(c) => Some(c.name.clone()),
@@ -64,9 +71,10 @@ impl Resolver<'_> {
                             None
                         }
                         None => {
+                            let why = no_class_return(create.returns.as_ref());
                             self.invalid(
                                 span,
-                                format!("{prefix}: Method {iface}::create() has no class return type; specify 'create' or 'type'."),
+                                format!("{prefix}: Method {iface}::create() {why}; specify 'create' or 'type'."),
                             );
                             None
                         }
@@ -85,7 +93,15 @@ impl Resolver<'_> {
                 self.results.insert(name.to_string(), result);
             }
             DefinitionKind::Accessor => match self.b.catalog.method(&iface, "get") {
-                Some(m) if m.params.is_empty() => {}
+                Some(m) if m.params.is_empty() => {
+                    if let Some(r) = m.returns.as_ref().filter(|r| never_object(r)) {
+                        self.invalid(
+                            span,
+                            format!("{prefix}: Method {iface}::get() returns {}, which is not a class; an accessor's get() returns a service.", r.text),
+                        );
+                        return None;
+                    }
+                }
                 _ => {
                     self.invalid(
                         span,
@@ -156,9 +172,10 @@ impl Resolver<'_> {
             }
             if matches!(key, Some(Some(_))) && m.returns.as_ref().and_then(|r| r.class()).is_none()
             {
+                let why = no_class_return(m.returns.as_ref());
                 self.invalid(
                     span,
-                    format!("{prefix}: Method {iface}::{name}() has no class return type; a locator's {name}() returns a service."),
+                    format!("{prefix}: Method {iface}::{name}() {why}; a locator's {name}() returns a service."),
                 );
                 ok = false;
             }
