@@ -505,31 +505,80 @@ impl Expander<'_> {
         out
     }
 
-    fn convert_entity(&mut self, e: &Entity, callee: Option<Expr>) -> Statement {
-        let name = match &e.value.kind {
-            Kind::Str(s) => s.clone(),
-            _ => {
-                self.diags.push(
-                    Diagnostic::error(
-                        Code::InvalidValue,
-                        format!("Expected a name before '(', {} given.", e.value.type_name()),
-                    )
-                    .at(self.loc(Some(e.value.span))),
-                );
-                String::new()
-            }
-        };
-        let callee = match callee {
-            Some(target) => {
-                Callee::Member(Box::new(target), name.trim_start_matches("::").to_string())
-            }
-            None => Callee::Name(name),
-        };
+    fn convert_entity(&mut self, e: &Entity, target: Option<Expr>) -> Statement {
+        let callee = self.entity_callee(&e.value, target);
         let mut arguments = self.convert_array(&e.attributes);
         arguments
             .items
             .retain(|k, _| !crate::expr::is_skipped(&e.attributes, k));
         Statement { callee, arguments }
+    }
+
+    /// What an entity calls: its name with parameters expanded (`%cls%(x)`, `@db::%m%()`, as
+    /// Nette expands a statement's entity), or Nette's callable form `[target, method]`.
+    /// Problems are reported here; the callee is then empty.
+    fn entity_callee(&mut self, value: &Value, target: Option<Expr>) -> Callee {
+        let with_target = |name: String, target: Option<Expr>| match target {
+            Some(t) => Callee::Member(Box::new(t), name.trim_start_matches("::").to_string()),
+            None => Callee::Name(name),
+        };
+        let (problem, written) = match &value.kind {
+            Kind::Str(s) if !s.contains('%') => return with_target(s.clone(), target),
+            Kind::Str(s) => {
+                let reported = self.diags.items().len();
+                let expanded = self.expand_string(s, value.span);
+                match expanded.kind {
+                    ExprKind::Str(name) => return with_target(name, target),
+                    // `%callable%(x)` with `callable: [App\Foo, create]`.
+                    ExprKind::Array(items) if target.is_none() => {
+                        match crate::expr::callable_callee(&items) {
+                            Ok(c) => return c,
+                            Err(why) => (why, format!("'{s}'")),
+                        }
+                    }
+                    // A missing parameter or an oversized expansion, reported already.
+                    ExprKind::Null if self.diags.items().len() > reported => {
+                        return Callee::Name(String::new())
+                    }
+                    ExprKind::Dynamic(_) | ExprKind::Concat(_) => (
+                        "the name of a statement is needed now, and a dynamic parameter is only \
+                         known at run time"
+                            .to_string(),
+                        format!("'{s}'"),
+                    ),
+                    _ => (
+                        format!(
+                            "expected a name, {} given",
+                            Expr::bare(expanded.kind).describe()
+                        ),
+                        format!("'{s}'"),
+                    ),
+                }
+            }
+            Kind::Array(a) if target.is_none() => {
+                let items = self.convert_array(a);
+                match crate::expr::callable_callee(&items) {
+                    Ok(c) => return c,
+                    Err(why) => (why, "the list".to_string()),
+                }
+            }
+            _ => (
+                format!("expected a name, {} given", value.type_name()),
+                "it".to_string(),
+            ),
+        };
+        self.diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                format!("Invalid name before '(': {problem}."),
+            )
+            .at(self.loc(Some(value.span)))
+            .with_note(format!(
+                "{written} must be a class, a function, Class::method, @service::method, or \
+                 the callable [Class or @service, method]"
+            )),
+        );
+        Callee::Name(String::new())
     }
 
     /// Converts a NEON value to an [`Expr`], expanding parameters.
