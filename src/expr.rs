@@ -11,16 +11,54 @@ use crate::source::Span;
 use indexmap::IndexMap;
 
 /// An ordered collection with integer or string keys (PHP array semantics, as in NEON).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Clone, Default)]
 pub struct ExprArray {
     /// Items in order.
     pub items: IndexMap<Key, Expr>,
+    /// Where string keys were written, for collections read from a file (see
+    /// [`ExprArray::key_span`]). Not part of the value: equality ignores it.
+    key_spans: Vec<(Key, Span)>,
+}
+
+impl PartialEq for ExprArray {
+    fn eq(&self, other: &ExprArray) -> bool {
+        self.items == other.items
+    }
+}
+
+impl std::fmt::Debug for ExprArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExprArray")
+            .field("items", &self.items)
+            .finish()
+    }
 }
 
 impl ExprArray {
     /// An empty collection.
     pub fn new() -> ExprArray {
         ExprArray::default()
+    }
+
+    /// Where the string key `key` was written, when the collection was read from a file (for
+    /// diagnostics about a key rather than its value).
+    pub fn key_span(&self, key: &str) -> Option<Span> {
+        self.key_spans
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, s)| *s)
+    }
+
+    /// Records where a string key was written (integer keys are not recorded: a list item's
+    /// position is its value's).
+    pub fn set_key_span(&mut self, key: &Key, span: Span) {
+        if key.as_str().is_none() {
+            return;
+        }
+        match self.key_spans.iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = span,
+            None => self.key_spans.push((key.clone(), span)),
+        }
     }
 
     /// Appends under the next free integer index (one more than the largest, or 0).
@@ -215,9 +253,10 @@ impl Expr {
         let span = Some(v.span);
         let array = |a: &crate::neon::Array| {
             let mut out = ExprArray::new();
-            for (k, x) in a.iter() {
+            for (k, entry) in &a.entries {
                 out.items
-                    .insert(k.clone(), Expr::convert_neon(x, literal_at));
+                    .insert(k.clone(), Expr::convert_neon(&entry.value, literal_at));
+                out.set_key_span(k, entry.key_span);
             }
             out
         };

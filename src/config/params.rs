@@ -500,6 +500,7 @@ impl Expander<'_> {
                 _ => key.clone(),
             };
             let v = self.convert(&entry.value);
+            out.set_key_span(&key, entry.key_span);
             out.items.insert(key, v);
         }
         out
