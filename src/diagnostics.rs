@@ -61,6 +61,7 @@ codes! {
     ScriptError => "script-error", "An extension script failed to compile or raised an error.";
     NotAllowedDuringResolving => "not-allowed-during-resolving", "A lookup by type while types are being resolved.";
     PartialGraph => "partial-graph", "Warning: a lookup by type in `loadConfiguration()` sees only the services registered so far.";
+    EmptySearch => "empty-search", "Warning: a `search:` batch finds no class (a namespace or mask that matches nothing).";
     CaptiveDependency => "captive-dependency", "A longer-lived service holds a shorter-lived one.";
     ExtensionWarning => "extension-warning", "Warning: an extension script called `this.warn(...)`.";
     Io => "io-error", "Writing an output file failed.";
