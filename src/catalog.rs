@@ -83,6 +83,49 @@ impl TypeRef {
     pub fn is_complex(&self) -> bool {
         self.members.len() > 1
     }
+
+    /// What is wrong with the written type, if anything: `Some("…")` for text that is no type,
+    /// such as `''`, `'?'`, `'int||string'`, `'?int|string'` or `'App\\'`. [`TypeRef::parse`]
+    /// never fails, so the catalog checks each type with this first.
+    pub fn syntax_error(text: &str) -> Option<String> {
+        let text = text.trim();
+        let (nullable, body) = match text.strip_prefix('?') {
+            Some(rest) => (true, rest.trim()),
+            None => (false, text),
+        };
+        if body.is_empty() {
+            return Some(if nullable {
+                "'?' must be followed by a type".into()
+            } else {
+                "it is empty".into()
+            });
+        }
+        if let Some(item) = body.strip_suffix("[]") {
+            return (!is_type_name(item)).then(|| format!("'{item}' is not a class name"));
+        }
+        let members: Vec<&str> = body.split('|').map(str::trim).collect();
+        if nullable && members.len() > 1 {
+            return Some("'?' cannot be combined with a union; add |null instead".into());
+        }
+        if members.iter().any(|m| m.is_empty()) {
+            return Some("a union has an empty member".into());
+        }
+        members
+            .iter()
+            .find(|m| !is_type_name(m))
+            .map(|m| format!("'{m}' is not a type name"))
+    }
+}
+
+/// Does `n` look like a class or built-in type name (`int`, `App\\Db`, `\\App\\Db`)?
+fn is_type_name(n: &str) -> bool {
+    let n = n.strip_prefix('\\').unwrap_or(n);
+    !n.is_empty()
+        && n.split('\\').all(|part| {
+            !part.is_empty()
+                && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && !part.starts_with(|c: char| c.is_ascii_digit())
+        })
 }
 
 /// Strips a leading `\` from a class name.
@@ -183,13 +226,57 @@ impl Catalog {
             }
             return cat;
         };
+        let mut pending = Vec::new();
         for (key, value) in &items.items {
             let name = normalize_name(&key.as_string());
-            let info = parse_class(&name, value, diags);
+            let info = parse_class(&name, value, diags, &mut pending);
             cat.add(info);
         }
         cat.check_references(diags);
+        cat.check_null_defaults(&pending, diags);
         cat
+    }
+
+    /// `default: null` on a parameter whose type is a class without `?`: an unknown class is
+    /// `class-not-found` (the real problem); a known one is a default that does not fit.
+    fn check_null_defaults(&self, pending: &[NullDefault], diags: &mut Diagnostics) {
+        for p in pending {
+            let classes: Vec<&String> = p.ty.members.iter().filter(|m| !is_builtin(m)).collect();
+            let unknown: Vec<&&String> = classes.iter().filter(|c| !self.exists(c)).collect();
+            if unknown.is_empty() {
+                let mut d = Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "The default null of 'types › {} › {}' does not fit its type {}.",
+                        p.path, p.param, p.ty.text
+                    ),
+                )
+                .at(p.span);
+                if let [one] = classes.as_slice() {
+                    d = d.with_note(format!("write the type as ?{one} to allow null"));
+                }
+                diags.push(d);
+                continue;
+            }
+            for class in unknown {
+                let mut d = Diagnostic::error(
+                    Code::ClassNotFound,
+                    format!(
+                        "Class '{class}' not found (the type of 'types › {} › {}').",
+                        p.path, p.param
+                    ),
+                )
+                .at(p.span);
+                d = match crate::diagnostics::suggest(
+                    class,
+                    self.classes().map(|c| c.name.as_str()),
+                ) {
+                    Some(s) => d.with_note(format!("did you mean '{s}'?")),
+                    None => d.with_note("Add it to the `types:` section."),
+                };
+                diags.push(d);
+            }
+        }
     }
 
     /// Adds (or replaces) a class.
@@ -237,6 +324,33 @@ impl Catalog {
                         .with_note(format!("Use `extends: {i}` for a parent class.")),
                     );
                 }
+            }
+            for parent in &c.extends {
+                let Some(p) = self.get(parent) else {
+                    continue;
+                };
+                let (msg, note) = match (c.interface, p.interface) {
+                    (true, false) => (
+                        format!(
+                            "Interface {} extends {}, which is a class; an interface may extend only interfaces.",
+                            c.name, p.name
+                        ),
+                        format!("Make {} an interface (interface: true), or leave it out of `extends`.", p.name),
+                    ),
+                    (false, true) => (
+                        format!(
+                            "Class {} extends {}, which is an interface.",
+                            c.name, p.name
+                        ),
+                        format!("Use `implements: [{}]` for an interface.", p.name),
+                    ),
+                    _ => continue,
+                };
+                diags.push(
+                    Diagnostic::error(Code::InvalidValue, msg)
+                        .at(c.span)
+                        .with_note(note),
+                );
             }
             if !c.interface && c.extends.len() > 1 {
                 diags.push(
@@ -481,7 +595,54 @@ fn string_list(diags: &mut Diagnostics, path: &str, v: &Expr) -> Vec<String> {
     }
 }
 
-fn parse_params(diags: &mut Diagnostics, path: &str, v: &Expr) -> Vec<Param> {
+/// A `default: null` whose fit depends on the catalog (the type names a class), checked once
+/// every class is known.
+struct NullDefault {
+    /// `Class › constructor` or `Class › methods › m`.
+    path: String,
+    /// The parameter's name.
+    param: String,
+    /// Its declared type.
+    ty: TypeRef,
+    /// The default's position.
+    span: Option<Span>,
+}
+
+/// Checks a written type; an invalid one is reported and read as `mixed`, so that each use
+/// does not fail again.
+fn parse_type(diags: &mut Diagnostics, path: &str, v: &Expr, text: &str) -> TypeRef {
+    match TypeRef::syntax_error(text) {
+        None => TypeRef::parse(text),
+        Some(why) => {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!("The type '{text}' of 'types › {path}' is not a type: {why}."),
+                )
+                .at(v.span),
+            );
+            TypeRef::parse("mixed")
+        }
+    }
+}
+
+/// A `bool` flag of the catalog, reported when it is something else.
+fn flag(diags: &mut Diagnostics, path: &str, v: &Expr) -> bool {
+    match v.kind {
+        ExprKind::Bool(b) => b,
+        _ => {
+            bad(diags, path, "bool", v);
+            false
+        }
+    }
+}
+
+fn parse_params(
+    diags: &mut Diagnostics,
+    path: &str,
+    v: &Expr,
+    pending: &mut Vec<NullDefault>,
+) -> Vec<Param> {
     let mut out = Vec::new();
     let Some(a) = v.as_array() else {
         if !v.is_null() {
@@ -497,19 +658,20 @@ fn parse_params(diags: &mut Diagnostics, path: &str, v: &Expr) -> Vec<Param> {
             default: None,
             variadic: false,
         };
+        let here = format!("{path} › {name}");
         match &pv.kind {
-            ExprKind::Str(t) => param.ty = TypeRef::parse(t),
+            ExprKind::Str(t) => param.ty = parse_type(diags, &here, pv, t),
             ExprKind::Null => {}
             ExprKind::Array(spec) => {
                 for (sk, sv) in &spec.items {
                     match sk {
                         Key::Str(s) if s == "type" => match sv.as_str() {
-                            Some(t) => param.ty = TypeRef::parse(t),
-                            None => bad(diags, &format!("{path} › {name} › type"), "string", sv),
+                            Some(t) => param.ty = parse_type(diags, &here, sv, t),
+                            None => bad(diags, &format!("{here} › type"), "string", sv),
                         },
                         Key::Str(s) if s == "default" => param.default = Some(sv.clone()),
                         Key::Str(s) if s == "variadic" => {
-                            param.variadic = matches!(sv.kind, ExprKind::Bool(true))
+                            param.variadic = flag(diags, &format!("{here} › variadic"), sv)
                         }
                         _ => diags.push(
                             Diagnostic::error(
@@ -528,7 +690,7 @@ fn parse_params(diags: &mut Diagnostics, path: &str, v: &Expr) -> Vec<Param> {
                 param.default = Some(Expr::bare(ExprKind::Null));
             }
         }
-        check_param(diags, path, &param, pv);
+        check_default(diags, path, &param, pv, pending);
         out.push(param);
     }
     if let Some(pos) = out.iter().position(|p| p.variadic) {
@@ -548,15 +710,17 @@ fn parse_params(diags: &mut Diagnostics, path: &str, v: &Expr) -> Vec<Param> {
     out
 }
 
-/// Type names must look like names, and a default must fit the declared type.
-fn check_param(diags: &mut Diagnostics, path: &str, p: &Param, spec: &Expr) {
-    let valid_name = |n: &str| {
-        !n.is_empty()
-            && n.split('\\').all(|part| {
-                !part.is_empty()
-                    && part.chars().all(|c| c.is_alphanumeric() || c == '_')
-                    && !part.starts_with(|c: char| c.is_ascii_digit())
-            })
+/// A default must fit the declared type (the type's syntax was checked by [`parse_type`]). A
+/// `null` default of a class type waits in `pending` until every class is known.
+fn check_default(
+    diags: &mut Diagnostics,
+    path: &str,
+    p: &Param,
+    spec: &Expr,
+    pending: &mut Vec<NullDefault>,
+) {
+    let Some(default) = &p.default else {
+        return;
     };
     let names: Vec<&str> =
         p.ty.members
@@ -564,22 +728,6 @@ fn check_param(diags: &mut Diagnostics, path: &str, p: &Param, spec: &Expr) {
             .map(String::as_str)
             .chain(p.ty.list_of.as_deref())
             .collect();
-    if let Some(bad_name) = names.iter().find(|n| !valid_name(n)) {
-        diags.push(
-            Diagnostic::error(
-                Code::InvalidValue,
-                format!(
-                    "The type '{}' of 'types › {path} › {}' is not a type name ('{bad_name}').",
-                    p.ty.text, p.name
-                ),
-            )
-            .at(spec.span),
-        );
-        return;
-    }
-    let Some(default) = &p.default else {
-        return;
-    };
     let fits = |t: &str| -> bool {
         match (t.to_ascii_lowercase().as_str(), &default.kind) {
             (_, ExprKind::Null) => true,
@@ -596,6 +744,15 @@ fn check_param(diags: &mut Diagnostics, path: &str, p: &Param, spec: &Expr) {
     let null_ok = !matches!(default.kind, ExprKind::Null)
         || p.ty.nullable
         || names.iter().any(|n| n.eq_ignore_ascii_case("mixed"));
+    if !null_ok && p.ty.list_of.is_none() && names.iter().any(|n| !is_builtin(n)) {
+        pending.push(NullDefault {
+            path: path.to_string(),
+            param: p.name.clone(),
+            ty: p.ty.clone(),
+            span: default.span.or(spec.span),
+        });
+        return;
+    }
     if !names.iter().any(|n| fits(n)) || !null_ok {
         diags.push(
             Diagnostic::error(
@@ -623,7 +780,12 @@ const CLASS_KEYS: &[&str] = &[
     "constants",
 ];
 
-fn parse_class(name: &str, v: &Expr, diags: &mut Diagnostics) -> ClassInfo {
+fn parse_class(
+    name: &str,
+    v: &Expr,
+    diags: &mut Diagnostics,
+    pending: &mut Vec<NullDefault>,
+) -> ClassInfo {
     let mut info = ClassInfo {
         name: name.to_string(),
         span: v.span,
@@ -663,7 +825,7 @@ fn parse_class(name: &str, v: &Expr, diags: &mut Diagnostics) -> ClassInfo {
             "extends" => info.extends = string_list(diags, &path, value),
             "implements" => info.implements = string_list(diags, &path, value),
             "constructor" => {
-                info.constructor = parse_params(diags, &path, value);
+                info.constructor = parse_params(diags, &path, value, pending);
                 if spec
                     .get("interface")
                     .is_some_and(|i| matches!(i.kind, ExprKind::Bool(true)))
@@ -683,15 +845,20 @@ fn parse_class(name: &str, v: &Expr, diags: &mut Diagnostics) -> ClassInfo {
                         let mname = mk.as_string();
                         let mut m = Method::default();
                         if let Some(ma) = mv.as_array() {
+                            let here = format!("{path} › {mname}");
                             for (fk, fv) in &ma.items {
                                 match fk.as_string().as_str() {
-                                    "params" => {
-                                        m.params =
-                                            parse_params(diags, &format!("{path} › {mname}"), fv)
-                                    }
-                                    "returns" => m.returns = fv.as_str().map(TypeRef::parse),
+                                    "params" => m.params = parse_params(diags, &here, fv, pending),
+                                    "returns" => match fv.as_str() {
+                                        Some(t) => {
+                                            let at = format!("{here} › returns");
+                                            m.returns = Some(parse_type(diags, &at, fv, t));
+                                        }
+                                        None if fv.is_null() => {}
+                                        None => bad(diags, &format!("{here} › returns"), "type string", fv),
+                                    },
                                     "static" => {
-                                        m.is_static = matches!(fv.kind, ExprKind::Bool(true))
+                                        m.is_static = flag(diags, &format!("{here} › static"), fv)
                                     }
                                     other => diags.push(
                                         Diagnostic::error(
@@ -715,24 +882,13 @@ fn parse_class(name: &str, v: &Expr, diags: &mut Diagnostics) -> ClassInfo {
             "properties" => {
                 if let Some(ps) = value.as_array() {
                     for (pk, pv) in &ps.items {
-                        let (ty, inject) = match &pv.kind {
-                            ExprKind::Str(t) => (TypeRef::parse(t), false),
-                            ExprKind::Array(a) => (
-                                TypeRef::parse(
-                                    a.get("type").and_then(Expr::as_str).unwrap_or("mixed"),
-                                ),
-                                matches!(
-                                    a.get("inject").map(|e| &e.kind),
-                                    Some(ExprKind::Bool(true))
-                                ),
-                            ),
-                            _ => (TypeRef::parse("mixed"), false),
-                        };
-                        info.properties.insert(
-                            pk.as_string().trim_start_matches('$').to_string(),
-                            Property { ty, inject },
-                        );
+                        let pname = pk.as_string().trim_start_matches('$').to_string();
+                        let here = format!("{path} › {pname}");
+                        let property = parse_property(name, &pname, &here, pv, diags);
+                        info.properties.insert(pname, property);
                     }
+                } else if !value.is_null() {
+                    bad(diags, &path, "map", value);
                 }
             }
             "constants" => {
@@ -740,6 +896,8 @@ fn parse_class(name: &str, v: &Expr, diags: &mut Diagnostics) -> ClassInfo {
                     for (ck, cv) in &cs.items {
                         info.constants.insert(ck.as_string(), cv.clone());
                     }
+                } else if !value.is_null() {
+                    bad(diags, &path, "map", value);
                 }
             }
             other => {
@@ -756,6 +914,65 @@ fn parse_class(name: &str, v: &Expr, diags: &mut Diagnostics) -> ClassInfo {
         }
     }
     info
+}
+
+/// One entry of `properties:`: `name: type` or `name: {type, inject}`. `inject: true` needs a
+/// class type: the inject step fills the property with the service of that type.
+fn parse_property(
+    class: &str,
+    name: &str,
+    path: &str,
+    v: &Expr,
+    diags: &mut Diagnostics,
+) -> Property {
+    let mut property = Property {
+        ty: TypeRef::parse("mixed"),
+        inject: false,
+    };
+    match &v.kind {
+        ExprKind::Str(t) => property.ty = parse_type(diags, path, v, t),
+        ExprKind::Null => {}
+        ExprKind::Array(a) => {
+            for (k, x) in &a.items {
+                match k.as_string().as_str() {
+                    "type" => match x.as_str() {
+                        Some(t) => property.ty = parse_type(diags, path, x, t),
+                        None => bad(diags, &format!("{path} › type"), "string", x),
+                    },
+                    "inject" => property.inject = flag(diags, &format!("{path} › inject"), x),
+                    other => diags.push(
+                        Diagnostic::error(
+                            Code::UnknownOption,
+                            format!("Unexpected item 'types › {path} › {other}'."),
+                        )
+                        .at(x.span)
+                        .with_note("expected 'type' or 'inject'"),
+                    ),
+                }
+            }
+            if property.inject && property.ty.class().is_none() {
+                let at = a.get("inject").and_then(|e| e.span).or(v.span);
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        format!(
+                            "Property {class}::${name} has inject: true, but its type {} is not \
+                             a class or interface.",
+                            property.ty.text
+                        ),
+                    )
+                    .at(at)
+                    .with_note(
+                        "the inject step fills a property with the one service of its class; \
+                         give the property a class type, or drop inject",
+                    ),
+                );
+                property.inject = false;
+            }
+        }
+        _ => bad(diags, path, "type string or map", v),
+    }
+    property
 }
 
 /// A catalog from the text of a configuration with a `types:` section, for unit tests.
@@ -785,5 +1002,33 @@ mod tests {
         let l = TypeRef::parse("App\\Handler[]");
         assert_eq!(l.list_of.as_deref(), Some("App\\Handler"));
         assert_eq!(TypeRef::parse("\\App\\X").class(), Some("App\\X"));
+    }
+
+    #[test]
+    fn type_syntax_is_checked() {
+        for ok in [
+            "int",
+            "?App\\Db",
+            "\\App\\Db",
+            "int|string|null",
+            "App\\H[]",
+            "mixed",
+        ] {
+            assert_eq!(TypeRef::syntax_error(ok), None, "{ok}");
+        }
+        for bad in [
+            "",
+            "?",
+            "int||string",
+            "int|",
+            "|int",
+            "?int|string",
+            "App\\",
+            "1x",
+            "[]",
+            "a b",
+        ] {
+            assert!(TypeRef::syntax_error(bad).is_some(), "{bad}");
+        }
     }
 }

@@ -61,6 +61,7 @@ codes! {
     ScriptError => "script-error", "An extension script failed to compile or raised an error.";
     NotAllowedDuringResolving => "not-allowed-during-resolving", "A lookup by type while types are being resolved.";
     PartialGraph => "partial-graph", "Warning: a lookup by type in `loadConfiguration()` sees only the services registered so far.";
+    EmptySearch => "empty-search", "Warning: a `search:` batch finds no class (a namespace or mask that matches nothing).";
     CaptiveDependency => "captive-dependency", "A longer-lived service holds a shorter-lived one.";
     ExtensionWarning => "extension-warning", "Warning: an extension script called `this.warn(...)`.";
     Io => "io-error", "Writing an output file failed.";
@@ -272,8 +273,10 @@ fn severity_word(d: &Diagnostic) -> &'static str {
     }
 }
 
-/// Renders diagnostics to standard error, coloured when `color` is true.
+/// Renders diagnostics to standard error, coloured when `color` is true. Write errors (a
+/// closed pipe) end the rendering quietly.
 pub fn render(sources: &SourceMap, diags: &[Diagnostic], color: bool) {
+    use std::io::Write;
     use term::termcolor::{ColorChoice, StandardStream};
     let choice = if color {
         ColorChoice::Auto
@@ -285,7 +288,13 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic], color: bool) {
     let config = term::Config::default();
     for d in diags {
         if term::emit_to_write_style(&mut lock, &config, sources, &d.to_codespan()).is_err() {
-            eprintln!("{}[{}]: {}", severity_word(d), d.code, d.message);
+            // The snippet could not be drawn (or standard error is closed, as in
+            // `wireplan check … 2>&1 | head`): the one-line form, and nothing more once even
+            // that cannot be written. A closed stream is never a panic.
+            let line = format!("{}[{}]: {}", severity_word(d), d.code, d.message);
+            if writeln!(lock, "{line}").is_err() {
+                return;
+            }
         }
     }
 }

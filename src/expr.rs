@@ -11,16 +11,54 @@ use crate::source::Span;
 use indexmap::IndexMap;
 
 /// An ordered collection with integer or string keys (PHP array semantics, as in NEON).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Clone, Default)]
 pub struct ExprArray {
     /// Items in order.
     pub items: IndexMap<Key, Expr>,
+    /// Where string keys were written, for collections read from a file (see
+    /// [`ExprArray::key_span`]). Not part of the value: equality ignores it.
+    key_spans: Vec<(Key, Span)>,
+}
+
+impl PartialEq for ExprArray {
+    fn eq(&self, other: &ExprArray) -> bool {
+        self.items == other.items
+    }
+}
+
+impl std::fmt::Debug for ExprArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExprArray")
+            .field("items", &self.items)
+            .finish()
+    }
 }
 
 impl ExprArray {
     /// An empty collection.
     pub fn new() -> ExprArray {
         ExprArray::default()
+    }
+
+    /// Where the string key `key` was written, when the collection was read from a file (for
+    /// diagnostics about a key rather than its value).
+    pub fn key_span(&self, key: &str) -> Option<Span> {
+        self.key_spans
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, s)| *s)
+    }
+
+    /// Records where a string key was written (integer keys are not recorded: a list item's
+    /// position is its value's).
+    pub fn set_key_span(&mut self, key: &Key, span: Span) {
+        if key.as_str().is_none() {
+            return;
+        }
+        match self.key_spans.iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = span,
+            None => self.key_spans.push((key.clone(), span)),
+        }
     }
 
     /// Appends under the next free integer index (one more than the largest, or 0).
@@ -215,25 +253,29 @@ impl Expr {
         let span = Some(v.span);
         let array = |a: &crate::neon::Array| {
             let mut out = ExprArray::new();
-            for (k, x) in a.iter() {
+            for (k, entry) in &a.entries {
                 out.items
-                    .insert(k.clone(), Expr::convert_neon(x, literal_at));
+                    .insert(k.clone(), Expr::convert_neon(&entry.value, literal_at));
+                out.set_key_span(k, entry.key_span);
             }
             out
         };
         let entity = |e: &crate::neon::Entity, target: Option<Expr>| {
-            let name = e.value.as_str().unwrap_or_default().to_string();
             let mut arguments = array(&e.attributes);
             arguments.items.retain(|k, _| !is_skipped(&e.attributes, k));
-            Statement {
-                callee: match target {
-                    Some(t) => {
-                        Callee::Member(Box::new(t), name.trim_start_matches("::").to_string())
-                    }
-                    None => Callee::Name(name),
-                },
-                arguments,
-            }
+            let callee = match (&e.value.kind, target) {
+                // Nette's callable form `[target, method](args)`. Another list has no name; the
+                // compiler reports the empty name where the statement is used.
+                (Kind::Array(a), None) => {
+                    callable_callee(&array(a)).unwrap_or(Callee::Name(String::new()))
+                }
+                (_, Some(t)) => {
+                    let name = e.value.as_str().unwrap_or_default();
+                    Callee::Member(Box::new(t), name.trim_start_matches("::").to_string())
+                }
+                (_, None) => Callee::Name(e.value.as_str().unwrap_or_default().to_string()),
+            };
+            Statement { callee, arguments }
         };
         let kind = match &v.kind {
             Kind::Null => ExprKind::Null,
@@ -257,6 +299,44 @@ impl Expr {
             }
         };
         Expr::new(kind, span)
+    }
+}
+
+/// The callee of Nette's callable form `[target, method](args)`, an entity whose value is a
+/// two-item list: `[App\Foo, create]` calls `App\Foo::create`, `[@db, connect]` and
+/// `[@self, setLogger]` call a method of that service, `[App\Foo(1), bar]` one of the
+/// statement's result. `Err` says what is wrong with another list.
+pub fn callable_callee(items: &ExprArray) -> Result<Callee, String> {
+    if !items.is_list() || items.len() != 2 {
+        let what = if items.is_list() {
+            format!("a list of {} items", items.len())
+        } else {
+            "a map".to_string()
+        };
+        return Err(format!(
+            "a callable is a list of two items, [class or @service, method], {what} given"
+        ));
+    }
+    let mut it = items.values();
+    let (Some(target), Some(method)) = (it.next(), it.next()) else {
+        return Err("a callable is a list of two items".into());
+    };
+    let method = match method.as_str() {
+        Some(m) if !m.is_empty() => m.trim_start_matches("::"),
+        _ => {
+            return Err(format!(
+                "the method of a callable must be a method name, {} given",
+                method.describe()
+            ))
+        }
+    };
+    match &target.kind {
+        ExprKind::Str(t) if !t.is_empty() => Ok(Callee::Name(format!("{t}::{method}"))),
+        ExprKind::Statement(_) => Ok(Callee::Member(Box::new(target.clone()), method.to_string())),
+        _ => Err(format!(
+            "the target of a callable must be a class, a @service or a statement, {} given",
+            target.describe()
+        )),
     }
 }
 
@@ -366,6 +446,33 @@ mod tests {
         };
         let flags: Vec<bool> = e.attributes.values().map(is_quoted_at_string).collect();
         assert_eq!(flags, [false, true, true, false]);
+    }
+
+    #[test]
+    fn a_two_item_list_before_parentheses_is_the_callable_form() {
+        let v = decode(
+            "a: [@self, setLogger](@logger)\nb: [App\\Math, make]()\nc: [App\\F(1), m]()\nd: [a, b, c]()\n",
+        );
+        let e = Expr::from_neon(&v);
+        let callee = |k: &str| match &e.as_array().and_then(|a| a.get(k)).expect(k).kind {
+            ExprKind::Statement(st) => st.callee.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(callee("a"), Callee::Name("@self::setLogger".into()));
+        assert_eq!(callee("b"), Callee::Name("App\\Math::make".into()));
+        assert!(matches!(callee("c"), Callee::Member(t, m)
+            if m == "m" && matches!(&t.kind, ExprKind::Statement(_))));
+        // Another list has no name; the compiler reports it where the statement is used.
+        assert_eq!(callee("d"), Callee::Name(String::new()));
+        let list = |items: &[Expr]| {
+            let mut a = ExprArray::new();
+            items.iter().cloned().for_each(|x| a.push(x));
+            a
+        };
+        let err = callable_callee(&list(&[Expr::string("A"), Expr::bare(ExprKind::Int(1))]));
+        assert!(err.unwrap_err().contains("the method of a callable"));
+        let err = callable_callee(&list(&[Expr::bare(ExprKind::Null), Expr::string("m")]));
+        assert!(err.unwrap_err().contains("the target of a callable"));
     }
 
     #[test]

@@ -104,37 +104,53 @@ enum Format {
     Json,
 }
 
+/// The compiler options from the command line, and the problems with them. A bad `--dynamic`
+/// name or `-p` item is reported and left out, so that the compilation still runs and shows
+/// every independent error (a `-p` value that is not valid NEON is as if not given).
 fn options(
     args: &ParamArgs,
     sources: &mut SourceMap,
-) -> Result<wireplan::compiler::Options, Diagnostic> {
+) -> (wireplan::compiler::Options, Vec<Diagnostic>) {
+    let mut problems = Vec::new();
     let mut script_paths = args.scripts.clone();
     if let Some(extra) = std::env::var_os("WIREPLAN_SCRIPTS") {
         script_paths.extend(std::env::split_paths(&extra));
     }
-    if let Some(bad) = args.dynamic.iter().find(|d| !valid_parameter_name(d)) {
-        return Err(Diagnostic::error(
-            Code::InvalidValue,
-            format!("--dynamic expects a parameter name, '{bad}' given."),
-        ));
+    let mut dynamic = Vec::new();
+    for d in &args.dynamic {
+        if valid_parameter_name(d) {
+            dynamic.push(d.clone());
+        } else {
+            problems.push(Diagnostic::error(
+                Code::InvalidValue,
+                format!("--dynamic expects a parameter name, '{d}' given."),
+            ));
+        }
     }
     let mut opts = wireplan::compiler::Options {
-        dynamic: args.dynamic.clone(),
+        dynamic,
         script_paths,
         ..Default::default()
     };
     for p in &args.parameters {
         let Some((name, value)) = p.split_once('=').filter(|(n, _)| valid_parameter_name(n)) else {
-            return Err(Diagnostic::error(
+            problems.push(Diagnostic::error(
                 Code::InvalidValue,
                 format!("-p expects NAME=VALUE (NAME may be dotted: db.host), '{p}' given."),
             ));
+            continue;
         };
         let id = sources.add(format!("<-p {name}>"), value.to_string());
-        let v = wireplan::neon::decode(value, id)?;
-        opts.parameters.insert(name.to_string(), v);
+        match wireplan::neon::decode(value, id) {
+            Ok(v) => {
+                opts.parameters.insert(name.to_string(), v);
+            }
+            Err(d) => problems.push(d.with_note(format!(
+                "the value of -p {name} is read as NEON; it is left out, as if not given"
+            ))),
+        }
     }
-    Ok(opts)
+    (opts, problems)
 }
 
 fn compile(
@@ -144,31 +160,27 @@ fn compile(
     params: ParamArgs,
 ) -> ExitCode {
     let mut arg_sources = SourceMap::new();
-    let opts = match options(&params, &mut arg_sources) {
-        Ok(o) => o,
-        Err(d) => {
-            diagnostics::render(&arg_sources, &[d], color());
-            return ExitCode::from(1);
-        }
-    };
+    let (opts, arg_problems) = options(&params, &mut arg_sources);
     let result = wireplan::compiler::compile(&config, &opts);
     let diags = result.diagnostics.items();
+    let errors = result.diagnostics.error_count() + arg_problems.len();
     match format {
         Format::Json => {
-            let json = diagnostics::to_json(&result.sources, diags);
+            let mut json = diagnostics::to_json(&arg_sources, &arg_problems);
+            json.extend(diagnostics::to_json(&result.sources, diags));
             emit(&format!(
                 "{}\n",
                 serde_json::to_string_pretty(&json).unwrap_or_default()
             ));
         }
-        Format::Human => diagnostics::render(&result.sources, diags, color()),
+        Format::Human => {
+            diagnostics::render(&arg_sources, &arg_problems, color());
+            diagnostics::render(&result.sources, diags, color());
+        }
     }
-    let Some(plan) = result.plan else {
+    let Some(plan) = result.plan.filter(|_| arg_problems.is_empty()) else {
         if matches!(format, Format::Human) {
-            eprintln!(
-                "error: {} error(s); no plan written",
-                result.diagnostics.error_count()
-            );
+            say(format_args!("error: {errors} error(s); no plan written"));
         }
         return ExitCode::from(1);
     };
@@ -192,13 +204,17 @@ fn compile(
             diagnostics::render(&result.sources, &[d], color());
             return ExitCode::from(1);
         }
-        eprintln!("wrote {} ({} services)", out.display(), plan.services.len());
+        say(format_args!(
+            "wrote {} ({} services)",
+            out.display(),
+            plan.services.len()
+        ));
     } else if matches!(format, Format::Human) {
         let warnings = diags.len() - result.diagnostics.error_count();
-        eprintln!(
+        say(format_args!(
             "ok: {} services, {warnings} warning(s)",
             plan.services.len()
-        );
+        ));
     }
     ExitCode::SUCCESS
 }
@@ -364,7 +380,7 @@ fn neon_encode(file: PathBuf, inline: bool, indent: &str) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e @ EncodeError::BadIndent(_)) => {
-            eprintln!("error: --indent: {e}");
+            say(format_args!("error: --indent: {e}"));
             ExitCode::from(2)
         }
         Err(e) => fail(
@@ -418,4 +434,11 @@ fn emit(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// Writes one line to standard error. As [`emit`] for stdout: a closed stream
+/// (`wireplan check … 2>&1 | head`) drops the line instead of panicking.
+fn say(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }

@@ -184,3 +184,99 @@ fn check_says_ok_and_bad_parameter_names_are_errors() {
         assert_eq!(out.status.code(), Some(1), "{bad:?}");
     }
 }
+
+#[test]
+fn a_bad_parameter_option_does_not_hide_the_other_errors() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(&config, "services:\n\ts: App\\Missing(%x%)\n").expect("write");
+    let out = wireplan()
+        .arg("check")
+        .arg(&config)
+        .args(["-p", "x=[a", "-p", "nonsense", "--dynamic", "a b"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for want in [
+        "error[neon-syntax]",
+        "<-p x>:1:3",
+        "-p expects NAME=VALUE",
+        "--dynamic expects a parameter name",
+        // The bad -p is left out: %x% is missing, and the rest is still checked.
+        "Missing parameter 'x'.",
+        "Class 'App\\Missing' not found.",
+        "error: 5 error(s); no plan written",
+    ] {
+        assert!(stderr.contains(want), "{want}: {stderr}");
+    }
+    // The JSON form lists them all too, and `compile` writes no plan.
+    let out = wireplan()
+        .arg("check")
+        .arg(&config)
+        .args(["-p", "x=[a", "--format", "json"])
+        .output()
+        .expect("runs");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let codes: Vec<&str> = json
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert_eq!(
+        codes,
+        ["neon-syntax", "missing-parameter", "class-not-found"]
+    );
+    let ok = dir.path().join("ok.neon");
+    std::fs::write(&ok, "parameters:\n\tx: 1\n").expect("write");
+    let plan = dir.path().join("ok.plan.json");
+    let out = wireplan()
+        .arg("compile")
+        .arg(&ok)
+        .arg("-o")
+        .arg(&plan)
+        .args(["-p", "x=[a"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!plan.exists());
+}
+
+/// `wireplan check … 2>&1 | head`: the reader goes away while diagnostics are still being
+/// written. That ends the output, never in a panic (exit code 101).
+#[test]
+fn a_closed_pipe_is_not_a_panic() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("many.neon");
+    // Far more output than a pipe buffers, so the writer must meet the closed end.
+    let services: String = (0..3000)
+        .map(|i| format!("\ts{i}: App\\Missing{i}\n"))
+        .collect();
+    std::fs::write(&config, format!("services:\n{services}")).expect("write");
+    for json in [false, true] {
+        let mut cmd = wireplan();
+        cmd.arg("check").arg(&config);
+        if json {
+            cmd.args(["--format", "json"]).stdout(Stdio::piped());
+        } else {
+            cmd.stderr(Stdio::piped());
+        }
+        let mut child = cmd.spawn().expect("runs");
+        let mut head = [0u8; 100];
+        {
+            let reader: &mut dyn Read = if json {
+                child.stdout.as_mut().expect("stdout")
+            } else {
+                child.stderr.as_mut().expect("stderr")
+            };
+            reader.read_exact(&mut head).expect("some output");
+        }
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        let status = child.wait().expect("exits");
+        assert_eq!(status.code(), Some(1), "json: {json}");
+    }
+}

@@ -42,3 +42,18 @@ fn independent_errors_are_all_reported() {
     }
     assert_eq!(got.len(), 5, "{got:?}");
 }
+
+/// Keys that a definition's kind does not take (Nette's schema per kind) are each an error at
+/// the key, and nothing else: they are not applied, so no follow-up error appears (an
+/// accessor's `arguments` used to end in "Class '' not found").
+#[test]
+fn keys_a_definition_kind_does_not_take_are_each_reported_once() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/definition-keys.neon");
+    let got = common::codes_and_lines(&path);
+    let expected: Vec<(String, usize)> = [20, 22, 23, 26, 28, 33, 34]
+        .into_iter()
+        .map(|line| ("unknown-option".to_string(), line))
+        .collect();
+    assert_eq!(got, expected);
+}

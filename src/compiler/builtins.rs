@@ -372,9 +372,47 @@ pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagno
         ) {
             continue;
         }
+        let batch_span = batch.span;
         let Some(batch) = batch.as_array() else {
             continue;
         };
+        // Nette's `extends`/`implements` take existing types; a typo there would just find
+        // nothing.
+        let mut unknown = false;
+        let ex = batch.get("exclude").and_then(Expr::as_array);
+        for (key, v) in [
+            ("extends", batch.get("extends")),
+            ("implements", batch.get("implements")),
+            (
+                "exclude\u{a0}›\u{a0}extends",
+                ex.and_then(|e| e.get("extends")),
+            ),
+            (
+                "exclude\u{a0}›\u{a0}implements",
+                ex.and_then(|e| e.get("implements")),
+            ),
+        ] {
+            for (name, span) in spanned_names(v) {
+                if builder.catalog.exists(&name) {
+                    continue;
+                }
+                unknown = true;
+                let mut d = Diagnostic::error(
+                    Code::ClassNotFound,
+                    format!(
+                        "Class or interface '{name}' not found (in '{}\u{a0}›\u{a0}{key}').",
+                        path.join("\u{a0}›\u{a0}")
+                    ),
+                )
+                .at(span.or(batch_span));
+                let classes = builder.catalog.classes().map(|c| c.name.as_str());
+                d = match suggest(&name, classes) {
+                    Some(s) => d.with_note(format!("did you mean '{s}'?")),
+                    None => d.with_note("Add it to the `types:` section."),
+                };
+                diags.push(d);
+            }
+        }
         let namespace = batch.get("in").and_then(Expr::as_str).map(normalize_name);
         let classes = names(batch.get("classes"));
         let parents: Vec<String> = names(batch.get("extends"))
@@ -403,6 +441,17 @@ pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagno
             .filter(|c| parents.is_empty() || parents.iter().any(|p| cat.is_subclass(&c.name, p)))
             .filter(|c| !ex_classes.iter().any(|m| mask_matches(m, &c.name)))
             .filter(|c| !ex_parents.iter().any(|p| cat.is_subclass(&c.name, p)));
+        let matching: Vec<&crate::catalog::ClassInfo> = matching.collect();
+        if matching.is_empty() && !unknown {
+            empty_batch(
+                builder,
+                &path,
+                batch,
+                namespace.as_deref(),
+                batch_span,
+                diags,
+            );
+        }
         for c in matching {
             // PHP's array_merge of the batches' tags: string keys overwrite, others append.
             let merged = found.entry(c.name.clone()).or_default();
@@ -435,6 +484,73 @@ pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagno
             }
             def.tags = normalize_tags(&tags);
         }
+    }
+}
+
+/// The warning for a batch that finds no class, with the likely reason: a namespace (`in`)
+/// that holds no class of the catalog (and the closest one that does), or masks and filters
+/// that leave nothing.
+fn empty_batch(
+    builder: &ContainerBuilder,
+    path: &[&str],
+    batch: &ExprArray,
+    namespace: Option<&str>,
+    span: Option<crate::source::Span>,
+    diags: &mut Diagnostics,
+) {
+    let label = path.join("\u{a0}›\u{a0}");
+    let mut d = Diagnostic::warning(
+        Code::EmptySearch,
+        format!("The search batch '{label}' finds no class."),
+    );
+    let in_namespace = |ns: &str| {
+        let prefix = format!("{}\\", ns.to_lowercase());
+        builder
+            .catalog
+            .classes()
+            .any(|c| c.name.to_lowercase().starts_with(&prefix))
+    };
+    match namespace.filter(|ns| !in_namespace(ns)) {
+        Some(ns) => {
+            let at = batch.get("in").and_then(|v| v.span).or(span);
+            d = d
+                .at(at)
+                .with_note(format!("no class of the catalog is in the namespace {ns}"));
+            let mut spaces: Vec<String> = Vec::new();
+            for c in builder.catalog.classes() {
+                let mut parts: Vec<&str> = c.name.split('\\').collect();
+                while parts.len() > 1 {
+                    parts.pop();
+                    let n = parts.join("\\");
+                    if !spaces.contains(&n) {
+                        spaces.push(n);
+                    }
+                }
+            }
+            if let Some(s) = suggest(ns, spaces.iter().map(String::as_str)) {
+                d = d.with_note(format!("did you mean '{s}'?"));
+            }
+        }
+        None => {
+            d = d.at(span).with_note(
+                "no class of the catalog passes its `in`, `classes`, `extends`, `implements` and \
+                 `exclude` (search registers instantiable classes, and interfaces with only \
+                 create() or get())",
+            );
+        }
+    }
+    diags.push(d);
+}
+
+/// The names of a string or a list of strings, with where each was written.
+fn spanned_names(v: Option<&Expr>) -> Vec<(String, Option<crate::source::Span>)> {
+    match v.map(|e| &e.kind) {
+        Some(ExprKind::Str(s)) => vec![(normalize_name(s), v.and_then(|e| e.span))],
+        Some(ExprKind::Array(a)) => a
+            .values()
+            .filter_map(|x| x.as_str().map(|s| (normalize_name(s), x.span)))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

@@ -55,6 +55,11 @@ fn load_one(name: Option<&str>, value: &Expr, b: &mut ContainerBuilder, diags: &
         .get("implement")
         .and_then(Expr::as_str)
         .is_some_and(|i| b.catalog.method(i, "create").is_some());
+    let current = name
+        .filter(|_| existing)
+        .and_then(|n| b.get_definition(n))
+        .map(|d| (d.kind, d.implement.clone()));
+    let map = keys_of_kind(label, map, current, has_create_method, diags);
     if map.is_empty() && !existing {
         diags.push(
             Diagnostic::error(
@@ -98,6 +103,169 @@ fn load_one(name: Option<&str>, value: &Expr, b: &mut ContainerBuilder, diags: &
     apply(def, &map, sniff, diags);
     let name = def.name.clone();
     b.add_reference_services(Some(&name));
+}
+
+/// The kind a definition map makes, as Nette's `DefinitionSchema::sniffType`: an existing
+/// definition keeps its kind (`imported: true` turns a service into an imported one); a new
+/// one with `implement` is a locator (with `references` or `tagged`), a factory (the interface
+/// has `create()`) or an accessor; then `imported: true`; else a service.
+fn sniff_kind(
+    map: &ExprArray,
+    existing: Option<DefinitionKind>,
+    has_create_method: bool,
+) -> DefinitionKind {
+    let imported = matches!(
+        map.get("imported").map(|e| &e.kind),
+        Some(ExprKind::Bool(true))
+    );
+    match existing {
+        Some(DefinitionKind::Service | DefinitionKind::Imported) if imported => {
+            DefinitionKind::Imported
+        }
+        Some(kind) => kind,
+        None if map.get("implement").is_some() => {
+            let references = map
+                .get("references")
+                .and_then(Expr::as_array)
+                .is_some_and(|r| !r.is_empty());
+            if references || map.get("tagged").is_some() {
+                DefinitionKind::Locator
+            } else if has_create_method {
+                DefinitionKind::Factory
+            } else {
+                DefinitionKind::Accessor
+            }
+        }
+        None if imported => DefinitionKind::Imported,
+        None => DefinitionKind::Service,
+    }
+}
+
+/// The keys each kind of definition takes, after Nette's `DefinitionSchema` (the table in
+/// `../shared/reference/nette-di.md` §3.3), plus wireplan's `lifespan` and the modifiers
+/// `reset` (made by `!` markers) and `alteration`, which every kind takes.
+fn allowed_keys(kind: DefinitionKind) -> &'static [&'static str] {
+    match kind {
+        DefinitionKind::Service => &[
+            "create",
+            "type",
+            "arguments",
+            "setup",
+            "inject",
+            "lazy",
+            "imported",
+        ],
+        DefinitionKind::Factory => &[
+            "create",
+            "type",
+            "arguments",
+            "setup",
+            "inject",
+            "implement",
+            "references",
+            "tagged",
+        ],
+        DefinitionKind::Accessor => &["create", "type", "implement"],
+        DefinitionKind::Locator => &["implement", "references", "tagged"],
+        DefinitionKind::Imported => &["type", "imported"],
+    }
+}
+
+/// Keys every kind takes.
+const COMMON_KEYS: &[&str] = &["tags", "autowired", "lifespan", "reset", "alteration"];
+
+/// Drops (and reports, at the key) the keys the definition's kind does not take: an imported
+/// service has no `create`, `arguments` or `setup`, an accessor no `arguments` or `setup`, a
+/// locator no `create`, and so on. Nette's schema for each kind rejects them the same way;
+/// wireplan used to accept and ignore them.
+fn keys_of_kind(
+    label: &str,
+    map: ExprArray,
+    current: Option<(DefinitionKind, Option<String>)>,
+    has_create_method: bool,
+    diags: &mut Diagnostics,
+) -> ExprArray {
+    let (existing, existing_implement) = match current {
+        Some((kind, implement)) => (Some(kind), implement),
+        None => (None, None),
+    };
+    let kind = sniff_kind(&map, existing, has_create_method);
+    let allowed = allowed_keys(kind);
+    let implement = map
+        .get("implement")
+        .and_then(Expr::as_str)
+        .map(crate::catalog::normalize_name)
+        .or(existing_implement)
+        .unwrap_or_default();
+    let what = match kind {
+        DefinitionKind::Service => "a service".to_string(),
+        DefinitionKind::Factory => format!("a generated factory (implement: {implement})"),
+        DefinitionKind::Accessor => format!("an accessor (implement: {implement})"),
+        DefinitionKind::Locator => format!("a locator (implement: {implement})"),
+        DefinitionKind::Imported => "an imported service (imported: true)".to_string(),
+    };
+    let mut kept = ExprArray::new();
+    let mut problems = Vec::new();
+    for (key, v) in &map.items {
+        let k = key.as_string();
+        if allowed.contains(&k.as_str()) || COMMON_KEYS.contains(&k.as_str()) {
+            if let Some(span) = map.key_span(&k) {
+                kept.set_key_span(key, span);
+            }
+            kept.items.insert(key.clone(), v.clone());
+            continue;
+        }
+        let why = match (kind, k.as_str()) {
+            (DefinitionKind::Imported, "create" | "arguments" | "setup" | "inject" | "lazy") => {
+                "the application supplies an imported service at run time, so nothing creates \
+                 or sets it up here"
+                    .to_string()
+            }
+            (DefinitionKind::Accessor, "arguments" | "setup" | "inject") => {
+                "an accessor's get() returns another service, which it neither creates nor \
+                 sets up; write `create: @service` for that service, or configure the service \
+                 itself"
+                    .to_string()
+            }
+            (DefinitionKind::Locator, "create" | "type" | "arguments" | "setup" | "inject") => {
+                "a locator returns the services under `references` or `tagged`".to_string()
+            }
+            (_, "implement" | "references" | "tagged") => format!(
+                "only a new definition with `implement` is generated; '{label}' already \
+                 exists as {what}"
+            ),
+            (_, "imported") => {
+                format!("`imported` makes a service supplied at run time; {what} is generated here")
+            }
+            _ => format!("{what} does not take it"),
+        };
+        let keys: Vec<&str> = allowed
+            .iter()
+            .chain(
+                COMMON_KEYS
+                    .iter()
+                    .filter(|k| !matches!(**k, "reset" | "alteration")),
+            )
+            .copied()
+            .collect();
+        let span = map.key_span(&k).or(v.span);
+        problems.push(
+            Diagnostic::error(
+                Code::UnknownOption,
+                format!(
+                    "Unexpected item 'services\u{a0}›\u{a0}{label}\u{a0}›\u{a0}{k}': \
+                     '{label}' is {what}, which takes no '{k}'."
+                ),
+            )
+            .at(span)
+            .with_note(why)
+            .with_note(format!("the keys of {what}: {}", keys.join(", "))),
+        );
+    }
+    // In the order written (the schema put the keys in its own order).
+    problems.sort_by_key(|d| d.primary_span().map(|s| (s.file, s.start)));
+    diags.extend(problems);
+    kept
 }
 
 /// Widens short forms to a definition map and checks the keys.
@@ -146,15 +314,19 @@ fn normalize(
         }
         ExprKind::Array(a) => {
             let mut m = ExprArray::new();
+            let mut key_spans = Vec::new();
             let has_create = a.get("create").is_some() || a.get("factory").is_some();
             for (k, v) in &a.items {
-                let key = k.as_string();
-                let key = match key.as_str() {
+                let written = k.as_string();
+                let key = match written.as_str() {
                     "factory" => "create".to_string(),
                     "class" if has_create => "type".to_string(),
                     "class" => "create".to_string(),
-                    _ => key,
+                    _ => written.clone(),
                 };
+                if let Some(span) = a.key_span(&written) {
+                    key_spans.push((Key::Str(key.clone()), span));
+                }
                 m.items.insert(Key::Str(key), v.clone());
             }
             // Nette's DefinitionSchema: unknown keys ("did you mean"), value types.
@@ -165,7 +337,12 @@ fn normalize(
                 diags,
             )?;
             match checked.kind {
-                ExprKind::Array(a) => Some(a),
+                ExprKind::Array(mut a) => {
+                    for (k, span) in &key_spans {
+                        a.set_key_span(k, *span);
+                    }
+                    Some(a)
+                }
                 _ => None,
             }
         }

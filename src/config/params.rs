@@ -82,18 +82,20 @@ pub fn expand_config(
         literal_at: false,
         done: HashMap::new(),
         stack: Vec::new(),
+        copied: (0, 0),
+        over_limit: false,
         diags,
     };
-    let names: Vec<String> = ex.raw.keys().cloned().collect();
-    let mut values = IndexMap::new();
-    for name in names {
-        // Dynamic parameters are never frozen into the plan, not even as a default: their
-        // value must come from the application (or the environment) at start-up.
-        if ex.dynamic.contains(&name) {
-            continue;
-        }
-        let v = ex.parameter(&name, None);
-        values.insert(name, v);
+    // Dynamic parameters are never frozen into the plan, not even as a default: their value
+    // must come from the application (or the environment) at start-up.
+    let names: Vec<String> = ex
+        .raw
+        .keys()
+        .filter(|n| !ex.dynamic.contains(*n))
+        .cloned()
+        .collect();
+    for name in &names {
+        ex.ensure(name, None);
     }
     let mut out = Sections::new();
     // Outside `parameters:`, a quoted '@x' is plain text (Nette's NeonAdapter).
@@ -106,12 +108,71 @@ pub fn expand_config(
         let value = ex.convert(&entry.value);
         out.insert(name, (entry.key_span, value));
     }
+    // The sections are done: the expanded values move into the result (no second copy).
+    let values = names
+        .into_iter()
+        .map(|n| {
+            let v = ex
+                .done
+                .remove(&n)
+                .unwrap_or_else(|| Expr::bare(ExprKind::Null));
+            (n, v)
+        })
+        .collect();
     let dynamic = ex.dynamic.clone();
     (Parameters { values, dynamic }, out)
 }
 
 /// The longest string a `%parameter%` expansion may produce, in bytes (1 MiB).
 pub const MAX_EXPANDED_LEN: usize = 1 << 20;
+
+/// The most values (scalars, lists, maps, statements: nodes of the value tree) that
+/// `%parameter%` references may copy into the configuration in total, over all parameters and
+/// sections (256 Ki). Lists of parameters that repeat the previous one grow exponentially
+/// (`p1: [%p0%, %p0%, …]`, `p2: [%p1%, …]`); past this, a reference is an `invalid-value` error
+/// and expands to `null`.
+pub const MAX_EXPANDED_NODES: usize = 1 << 18;
+
+/// The most bytes of text that `%parameter%` references may copy in total (16 MiB): the same
+/// guard for lists of long strings.
+pub const MAX_EXPANDED_TEXT: usize = 16 << 20;
+
+/// The size of a value tree, as (nodes, bytes of text), counted until either passes its limit.
+fn measure(v: &Expr, node_limit: usize, text_limit: usize) -> (usize, usize) {
+    let (mut nodes, mut text) = (0usize, 0usize);
+    let mut todo = vec![v];
+    while let Some(v) = todo.pop() {
+        nodes += 1;
+        match &v.kind {
+            ExprKind::Str(s) | ExprKind::Dynamic(s) => text += s.len(),
+            ExprKind::Array(a) => {
+                text += a
+                    .items
+                    .keys()
+                    .filter_map(Key::as_str)
+                    .map(str::len)
+                    .sum::<usize>();
+                todo.extend(a.values());
+            }
+            ExprKind::Concat(parts) => todo.extend(parts),
+            ExprKind::Statement(st) => {
+                if let Callee::Name(n) = &st.callee {
+                    text += n.len();
+                }
+                if let Callee::Member(target, m) = &st.callee {
+                    text += m.len();
+                    todo.push(target);
+                }
+                todo.extend(st.arguments.values());
+            }
+            ExprKind::Null | ExprKind::Bool(_) | ExprKind::Int(_) | ExprKind::Float(_) => {}
+        }
+        if nodes > node_limit || text > text_limit {
+            break;
+        }
+    }
+    (nodes, text)
+}
 
 /// Sets `path` inside a NEON map, creating (or replacing non-map values with) maps on the way.
 fn set_nested(slot: &mut Value, path: &[&str], value: Value) {
@@ -152,6 +213,10 @@ struct Expander<'a> {
     literal_at: bool,
     done: HashMap<String, Expr>,
     stack: Vec<String>,
+    /// Nodes and bytes of text that references have copied so far (see [`MAX_EXPANDED_NODES`]).
+    copied: (usize, usize),
+    /// Whether the copy limit was reported (once; later references past it are quietly `null`).
+    over_limit: bool,
     diags: &'a mut Diagnostics,
 }
 
@@ -204,10 +269,11 @@ impl Expander<'_> {
         top == "env" && !self.raw.contains_key("env") || self.dynamic.contains(top)
     }
 
-    /// The expanded value of top-level parameter `name`.
-    fn parameter(&mut self, name: &str, used_at: Option<Span>) -> Expr {
-        if let Some(v) = self.done.get(name) {
-            return v.clone();
+    /// Expands top-level parameter `name` once, into `done`. False when there is no value: no
+    /// such parameter, or a cycle (reported here, at `used_at`).
+    fn ensure(&mut self, name: &str, used_at: Option<Span>) -> bool {
+        if self.done.contains_key(name) {
+            return true;
         }
         if let Some(pos) = self.stack.iter().position(|n| n == name) {
             let chain: Vec<String> = self.stack[pos..].iter().map(|n| format!("%{n}%")).collect();
@@ -223,10 +289,10 @@ impl Expander<'_> {
                 .at(span)
                 .with_note(format!("chain: {} -> %{name}%", chain.join(" -> "))),
             );
-            return Expr::new(ExprKind::Null, span);
+            return false;
         }
         let Some(raw) = self.raw.get(name).cloned() else {
-            return Expr::new(ExprKind::Null, used_at);
+            return false;
         };
         self.stack.push(name.to_string());
         let foreign = self.foreign.contains(name);
@@ -239,11 +305,11 @@ impl Expander<'_> {
             clear_spans(&mut v);
         }
         self.stack.pop();
-        self.done.insert(name.to_string(), v.clone());
-        v
+        self.done.insert(name.to_string(), v);
+        true
     }
 
-    /// Resolves `%a.b.c%` used at `span`.
+    /// Resolves `%a.b.c%` used at `span`: a copy of the value, within the copy limits.
     fn reference(&mut self, path: &str, span: Span) -> Expr {
         if self.is_dynamic(path) {
             return Expr::new(ExprKind::Dynamic(path.to_string()), Some(span));
@@ -254,19 +320,74 @@ impl Expander<'_> {
             self.missing(path, span);
             return Expr::new(ExprKind::Null, Some(span));
         }
-        let mut value = self.parameter(top, Some(span));
-        for seg in segments {
-            let next = value.as_array().and_then(|a| a.get(seg)).cloned();
-            match next {
-                Some(v) => value = v,
-                None => {
-                    self.missing(path, span);
-                    return Expr::new(ExprKind::Null, Some(span));
-                }
+        if !self.ensure(top, Some(span)) {
+            return Expr::new(ExprKind::Null, Some(span));
+        }
+        let (nodes_left, text_left) = (
+            MAX_EXPANDED_NODES.saturating_sub(self.copied.0),
+            MAX_EXPANDED_TEXT.saturating_sub(self.copied.1),
+        );
+        // Walk to the value and measure it before copying anything.
+        let found = segments
+            .try_fold(self.done.get(top), |v, seg| {
+                Some(v.and_then(|v| v.as_array()).and_then(|a| a.get(seg)))
+            })
+            .flatten()
+            .map(|v| (v, measure(v, nodes_left, text_left)));
+        match found {
+            None => {
+                self.missing(path, span);
+                Expr::new(ExprKind::Null, Some(span))
+            }
+            Some((_, (nodes, text))) if nodes > nodes_left || text > text_left => {
+                self.over_limit(path, nodes > nodes_left, span);
+                Expr::new(ExprKind::Null, Some(span))
+            }
+            Some((v, size)) => {
+                let mut value = v.clone();
+                value.span = Some(span);
+                self.copied.0 += size.0;
+                self.copied.1 += size.1;
+                value
             }
         }
-        value.span = Some(span);
-        value
+    }
+
+    /// Reports (once) that copying `%path%` at `span` passes the copy limit on nodes (or, when
+    /// `nodes` is false, on text), with the chain of parameters being expanded.
+    fn over_limit(&mut self, path: &str, nodes: bool, span: Span) {
+        if std::mem::replace(&mut self.over_limit, true) {
+            return;
+        }
+        let limit = if nodes {
+            format!("{MAX_EXPANDED_NODES} values")
+        } else {
+            format!("{MAX_EXPANDED_TEXT} bytes of text")
+        };
+        let chain: Vec<String> = self
+            .stack
+            .iter()
+            .map(String::as_str)
+            .chain([path])
+            .map(|n| format!("%{n}%"))
+            .collect();
+        let mut d = Diagnostic::error(
+            Code::InvalidValue,
+            format!(
+                "Expanding %{path}% here passes the limit on what parameter references may copy \
+                 into the configuration: {limit} in total."
+            ),
+        )
+        .at(self.loc(Some(span)))
+        .with_note(format!("expanding: {}", chain.join(" -> ")))
+        .with_note(
+            "parameters that each repeat the previous one several times grow exponentially; \
+             later references past the limit expand to null",
+        );
+        if self.in_foreign > 0 {
+            d = d.with_note("used in a parameter given with -p");
+        }
+        self.diags.push(d);
     }
 
     fn missing(&mut self, path: &str, span: Span) {
@@ -379,36 +500,86 @@ impl Expander<'_> {
                 _ => key.clone(),
             };
             let v = self.convert(&entry.value);
+            out.set_key_span(&key, entry.key_span);
             out.items.insert(key, v);
         }
         out
     }
 
-    fn convert_entity(&mut self, e: &Entity, callee: Option<Expr>) -> Statement {
-        let name = match &e.value.kind {
-            Kind::Str(s) => s.clone(),
-            _ => {
-                self.diags.push(
-                    Diagnostic::error(
-                        Code::InvalidValue,
-                        format!("Expected a name before '(', {} given.", e.value.type_name()),
-                    )
-                    .at(self.loc(Some(e.value.span))),
-                );
-                String::new()
-            }
-        };
-        let callee = match callee {
-            Some(target) => {
-                Callee::Member(Box::new(target), name.trim_start_matches("::").to_string())
-            }
-            None => Callee::Name(name),
-        };
+    fn convert_entity(&mut self, e: &Entity, target: Option<Expr>) -> Statement {
+        let callee = self.entity_callee(&e.value, target);
         let mut arguments = self.convert_array(&e.attributes);
         arguments
             .items
             .retain(|k, _| !crate::expr::is_skipped(&e.attributes, k));
         Statement { callee, arguments }
+    }
+
+    /// What an entity calls: its name with parameters expanded (`%cls%(x)`, `@db::%m%()`, as
+    /// Nette expands a statement's entity), or Nette's callable form `[target, method]`.
+    /// Problems are reported here; the callee is then empty.
+    fn entity_callee(&mut self, value: &Value, target: Option<Expr>) -> Callee {
+        let with_target = |name: String, target: Option<Expr>| match target {
+            Some(t) => Callee::Member(Box::new(t), name.trim_start_matches("::").to_string()),
+            None => Callee::Name(name),
+        };
+        let (problem, written) = match &value.kind {
+            Kind::Str(s) if !s.contains('%') => return with_target(s.clone(), target),
+            Kind::Str(s) => {
+                let reported = self.diags.items().len();
+                let expanded = self.expand_string(s, value.span);
+                match expanded.kind {
+                    ExprKind::Str(name) => return with_target(name, target),
+                    // `%callable%(x)` with `callable: [App\Foo, create]`.
+                    ExprKind::Array(items) if target.is_none() => {
+                        match crate::expr::callable_callee(&items) {
+                            Ok(c) => return c,
+                            Err(why) => (why, format!("'{s}'")),
+                        }
+                    }
+                    // A missing parameter or an oversized expansion, reported already.
+                    ExprKind::Null if self.diags.items().len() > reported => {
+                        return Callee::Name(String::new())
+                    }
+                    ExprKind::Dynamic(_) | ExprKind::Concat(_) => (
+                        "the name of a statement is needed now, and a dynamic parameter is only \
+                         known at run time"
+                            .to_string(),
+                        format!("'{s}'"),
+                    ),
+                    _ => (
+                        format!(
+                            "expected a name, {} given",
+                            Expr::bare(expanded.kind).describe()
+                        ),
+                        format!("'{s}'"),
+                    ),
+                }
+            }
+            Kind::Array(a) if target.is_none() => {
+                let items = self.convert_array(a);
+                match crate::expr::callable_callee(&items) {
+                    Ok(c) => return c,
+                    Err(why) => (why, "the list".to_string()),
+                }
+            }
+            _ => (
+                format!("expected a name, {} given", value.type_name()),
+                "it".to_string(),
+            ),
+        };
+        self.diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                format!("Invalid name before '(': {problem}."),
+            )
+            .at(self.loc(Some(value.span)))
+            .with_note(format!(
+                "{written} must be a class, a function, Class::method, @service::method, or \
+                 the callable [Class or @service, method]"
+            )),
+        );
+        Callee::Name(String::new())
     }
 
     /// Converts a NEON value to an [`Expr`], expanding parameters.
@@ -566,6 +737,70 @@ mod tests {
                 Part::Ref(r) => format!("R:{r}"),
             })
             .collect()
+    }
+
+    fn expand(text: &str) -> (Parameters, Sections, Diagnostics) {
+        let mut diags = Diagnostics::new();
+        let mut sources = crate::source::SourceMap::new();
+        let raw = crate::config::load_str("t.neon", text, &mut sources, &mut diags);
+        let (p, s) = expand_config(&raw.sections, &[], &IndexMap::new(), &mut diags);
+        (p, s, diags)
+    }
+
+    #[test]
+    fn copies_past_the_limits_are_one_error_and_null() {
+        // 12 levels of 4 copies: 4^12 = 16 Mi nodes without the limit.
+        let mut text = String::from("parameters:\n\tp0: [a, b, c, d]\n");
+        for i in 1..12 {
+            let r = format!("%p{}%", i - 1);
+            text.push_str(&format!("\tp{i}: [{r}, {r}, {r}, {r}]\n"));
+        }
+        text.push_str("services:\n\ts: [%p11%, %p11%]\n");
+        let (params, sections, diags) = expand(&text);
+        let errors: Vec<&Diagnostic> = diags.items().iter().collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].code, Code::InvalidValue);
+        assert!(errors[0].message.contains("262144 values"), "{errors:?}");
+        assert!(errors[0].primary_span().is_some());
+        assert!(
+            errors[0].notes[0].starts_with("expanding: %p"),
+            "{errors:?}"
+        );
+        // What passed the limit became null: the deepest levels hold no text any more.
+        fn leaves(v: &Expr, out: &mut Vec<String>) {
+            match &v.kind {
+                ExprKind::Array(a) => a.values().for_each(|x| leaves(x, out)),
+                k => out.push(format!("{k:?}")),
+            }
+        }
+        let services = &sections["services"].1;
+        let s = services.as_array().and_then(|a| a.get("s")).expect("s");
+        for v in [s, &params.values["p11"]] {
+            let mut found = Vec::new();
+            leaves(v, &mut found);
+            assert!(found.iter().all(|l| l == "Null"), "{found:?}");
+        }
+
+        // The same for text: a long string copied into lists.
+        let long = "x".repeat(1 << 20);
+        let mut text = format!("parameters:\n\tp0: '{}'\n", &long[..(1 << 20) - 1]);
+        for i in 1..6 {
+            let r = format!("%p{}%", i - 1);
+            text.push_str(&format!("\tp{i}: [{r}, {r}, {r}, {r}]\n"));
+        }
+        let (_, _, diags) = expand(&text);
+        assert_eq!(diags.items().len(), 1, "{:?}", diags.items());
+        assert!(diags.items()[0].message.contains("16777216 bytes of text"));
+    }
+
+    #[test]
+    fn ordinary_copies_stay_under_the_limits() {
+        let (params, sections, diags) = expand(
+            "parameters:\n\tdb: {host: h, port: 1}\n\tboth: [%db%, %db.host%]\nservices:\n\ts: X(%both%)\n",
+        );
+        assert!(diags.is_empty(), "{:?}", diags.items());
+        assert_eq!(params.values.len(), 2);
+        assert!(sections.contains_key("services"));
     }
 
     #[test]
