@@ -17,7 +17,7 @@ pub struct ExprArray {
     pub items: IndexMap<Key, Expr>,
     /// Where string keys were written, for collections read from a file (see
     /// [`ExprArray::key_span`]). Not part of the value: equality ignores it.
-    key_spans: Vec<(Key, Span)>,
+    key_spans: std::collections::HashMap<Key, Span>,
 }
 
 impl PartialEq for ExprArray {
@@ -43,10 +43,7 @@ impl ExprArray {
     /// Where the string key `key` was written, when the collection was read from a file (for
     /// diagnostics about a key rather than its value).
     pub fn key_span(&self, key: &str) -> Option<Span> {
-        self.key_spans
-            .iter()
-            .find(|(k, _)| k.as_str() == Some(key))
-            .map(|(_, s)| *s)
+        self.key_spans.get(&Key::Str(key.to_string())).copied()
     }
 
     /// Records where a string key was written (integer keys are not recorded: a list item's
@@ -55,10 +52,7 @@ impl ExprArray {
         if key.as_str().is_none() {
             return;
         }
-        match self.key_spans.iter_mut().find(|(k, _)| k == key) {
-            Some(slot) => slot.1 = span,
-            None => self.key_spans.push((key.clone(), span)),
-        }
+        self.key_spans.insert(key.clone(), span);
     }
 
     /// Appends under the next free integer index (one more than the largest, or 0).
