@@ -104,6 +104,19 @@ fn written_nulls_and_variadic_values_are_type_checked() {
     );
 }
 
+#[test]
+fn a_statement_name_that_fails_to_expand_is_reported_once() {
+    let got = diagnostics("tests/fixtures/members/name-missing-param.neon");
+    let got: Vec<(&str, &str, usize, usize)> = got
+        .iter()
+        .map(|(c, m, l, col)| (c.as_str(), m.as_str(), l.unwrap_or(0), col.unwrap_or(0)))
+        .collect();
+    assert_eq!(
+        got,
+        [("missing-parameter", "Missing parameter 'nope'.", 5, 5)]
+    );
+}
+
 mod end_to_end {
     //! The fixtures' plans, compiled and run against a registry.
 
