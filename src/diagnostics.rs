@@ -224,6 +224,18 @@ impl Diagnostics {
         self.items.iter().any(Diagnostic::is_error)
     }
 
+    /// Whether an error was reported at a place inside `span` (same file, within its range):
+    /// a later check on the same text would only repeat it.
+    pub fn has_error_within(&self, span: Option<Span>) -> bool {
+        span.is_some_and(|s| {
+            self.items.iter().any(|d| {
+                d.is_error()
+                    && d.primary_span()
+                        .is_some_and(|p| p.file == s.file && p.start >= s.start && p.end <= s.end)
+            })
+        })
+    }
+
     /// Number of errors.
     pub fn error_count(&self) -> usize {
         self.items.iter().filter(|d| d.is_error()).count()

@@ -117,6 +117,19 @@ fn a_statement_name_that_fails_to_expand_is_reported_once() {
     );
 }
 
+#[test]
+fn broken_setup_names_are_reported_once_each() {
+    let got = diagnostics("tests/fixtures/members/setup-name-errors.neon");
+    let got: Vec<(&str, usize, usize)> = got
+        .iter()
+        .map(|(c, _, l, col)| (c.as_str(), l.unwrap_or(0), col.unwrap_or(0)))
+        .collect();
+    assert_eq!(
+        got,
+        [("invalid-value", 10, 6), ("missing-parameter", 11, 6)]
+    );
+}
+
 mod end_to_end {
     //! The fixtures' plans, compiled and run against a registry.
 

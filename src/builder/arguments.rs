@@ -355,12 +355,7 @@ impl Completer<'_> {
                 let value = self.value(v, ctx);
                 // A `null` that stands for a value already reported (a missing parameter) is
                 // not a second error.
-                let reported = v.span.is_some_and(|at| {
-                    self.diags
-                        .items()
-                        .iter()
-                        .any(|d| d.is_error() && d.primary_span() == Some(at))
-                });
+                let reported = self.diags.has_error_within(v.span);
                 if matches!(v.kind, ExprKind::Null) && !accepts_null(p) && !reported {
                     let msg = format!(
                         "Parameter ${} in {f} expects {}, null given.",

@@ -649,6 +649,11 @@ impl Completer<'_> {
 
     /// One setup item: `method(args)`, `$prop = value`, `@svc::method(...)`, `Class::m(...)`.
     pub(super) fn setup(&mut self, item: &Expr, ctx: &Ctx) -> P {
+        if let ExprKind::Statement(st) = &item.kind {
+            if super::resolve::has_empty_callee(st) && self.diags.has_error_within(item.span) {
+                return P::Null; // a name that failed to expand, reported where it was written
+            }
+        }
         let p = self.setup_item(item, ctx);
         self.require_effect(&p, ctx, item.span, "setup");
         p

@@ -306,16 +306,7 @@ impl Resolver<'_> {
         let Some(creator) = def.creator.clone().filter(|c| !has_empty_callee(c)) else {
             // A name that failed to expand (`%nope%()`) was reported where it was written;
             // "missing" would only repeat it.
-            let reported = def.creator.is_some()
-                && span.is_some_and(|s| {
-                    self.diags.items().iter().any(|d| {
-                        d.is_error()
-                            && d.primary_span().is_some_and(|p| {
-                                p.file == s.file && p.start >= s.start && p.end <= s.end
-                            })
-                    })
-                });
-            if reported {
+            if def.creator.is_some() && self.diags.has_error_within(span) {
                 return None;
             }
             self.diags.push(
