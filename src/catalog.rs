@@ -906,9 +906,7 @@ fn parse_class(
                     format!("Unexpected item 'types › {name} › {other}'."),
                 )
                 .at(value.span);
-                if let Some(s) = crate::diagnostics::suggest(other, CLASS_KEYS.iter().copied()) {
-                    d = d.with_note(format!("did you mean '{s}'?"));
-                }
+                d = d.with_suggestion(other, CLASS_KEYS.iter().copied());
                 diags.push(d);
             }
         }

@@ -163,6 +163,19 @@ impl Diagnostic {
         self
     }
 
+    /// Adds Nette's "did you mean 'x'?" note when one of `candidates` is close enough to
+    /// `word` (the rule of [`suggest`]); otherwise returns the diagnostic unchanged.
+    pub fn with_suggestion<'a>(
+        self,
+        word: &str,
+        candidates: impl IntoIterator<Item = &'a str>,
+    ) -> Diagnostic {
+        match suggest(word, candidates) {
+            Some(s) => self.with_note(format!("did you mean '{s}'?")),
+            None => self,
+        }
+    }
+
     /// The span of the first primary label, if any.
     pub fn primary_span(&self) -> Option<Span> {
         self.labels.iter().find(|l| l.primary).map(|l| l.span)

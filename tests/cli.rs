@@ -10,12 +10,13 @@ fn wireplan() -> Command {
     c
 }
 
-#[test]
-fn compile_writes_a_plan() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let plan = dir.path().join("app.plan.json");
+/// Compiles the example with `extra` options into `dir/app.plan.json` and returns the plan.
+fn compile_example(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let plan = dir.join("app.plan.json");
     let out = wireplan()
-        .args(["compile", "examples/blog/config/app.neon", "-o"])
+        .args(["compile", "examples/blog/config/app.neon"])
+        .args(extra)
+        .arg("-o")
         .arg(&plan)
         .output()
         .expect("runs");
@@ -24,8 +25,13 @@ fn compile_writes_a_plan() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&plan).expect("plan written")).expect("JSON");
+    serde_json::from_str(&std::fs::read_to_string(&plan).expect("plan written")).expect("JSON")
+}
+
+#[test]
+fn compile_writes_a_plan() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = compile_example(dir.path(), &[]);
     assert_eq!(json["format"], "wireplan-plan");
     assert_eq!(json["version"], 1);
     assert_eq!(
@@ -141,25 +147,7 @@ fn the_plan_never_overwrites_an_input() {
 #[test]
 fn dotted_parameter_overrides_set_one_nested_key() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let plan = dir.path().join("p.json");
-    let out = wireplan()
-        .args([
-            "compile",
-            "examples/blog/config/app.neon",
-            "-p",
-            "database.dsn=x",
-            "-o",
-        ])
-        .arg(&plan)
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&plan).expect("plan")).expect("JSON");
+    let json = compile_example(dir.path(), &["-p", "database.dsn=x"]);
     assert_eq!(json["services"]["db"]["create"]["args"][0], "x");
     assert_eq!(json["parameters"]["mail"]["from"], "blog@example.com");
 }

@@ -5,8 +5,8 @@
 use std::path::Path;
 use wireplan::compiler::{compile, Options};
 
-/// (code, message, line, column) of every diagnostic, in order.
-fn diagnostics(path: &str) -> Vec<(String, String, Option<usize>, Option<usize>)> {
+/// (code, message, line, column) of every diagnostic, in order (0 for a missing position).
+fn diagnostics(path: &str) -> Vec<(String, String, usize, usize)> {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
     let result = compile(&file, &Options::default());
     assert!(
@@ -15,7 +15,17 @@ fn diagnostics(path: &str) -> Vec<(String, String, Option<usize>, Option<usize>)
     );
     wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
         .into_iter()
-        .map(|d| (d.code.to_string(), d.message, d.line, d.column))
+        .map(|d| {
+            let (line, column) = (d.line.unwrap_or(0), d.column.unwrap_or(0));
+            (d.code.to_string(), d.message, line, column)
+        })
+        .collect()
+}
+
+/// The diagnostics as borrowed tuples, to compare with a list of expectations.
+fn located(d: &[(String, String, usize, usize)]) -> Vec<(&str, &str, usize, usize)> {
+    d.iter()
+        .map(|(c, m, l, col)| (c.as_str(), m.as_str(), *l, *col))
         .collect()
 }
 
@@ -36,20 +46,14 @@ fn every_member_mistake_is_reported_at_its_position() {
         ("method-not-found", "Service 'j' (type of App\\Sink): Method App\\Math::tripple() is not callable.", 40, 14),
         ("invalid-value", "Service 'k' (type of App\\Counter): Parameter $n in App\\Counter::__construct() expects int, callable App\\Math::double(...) given.", 41, 17),
     ];
-    let got: Vec<(&str, &str, usize, usize)> = got
-        .iter()
-        .map(|(c, m, l, col)| (c.as_str(), m.as_str(), l.unwrap_or(0), col.unwrap_or(0)))
-        .collect();
+    let got = located(&got);
     assert_eq!(got, want);
 }
 
 #[test]
 fn property_reads_are_checked_against_the_parameter_type() {
     let got = diagnostics("tests/fixtures/members/property-types.neon");
-    let got: Vec<(&str, &str, usize, usize)> = got
-        .iter()
-        .map(|(c, m, l, col)| (c.as_str(), m.as_str(), l.unwrap_or(0), col.unwrap_or(0)))
-        .collect();
+    let got = located(&got);
     let prefix = "Service 'bad' (type of App\\Repo): Parameter";
     assert_eq!(
         got,
@@ -64,10 +68,7 @@ fn property_reads_are_checked_against_the_parameter_type() {
 #[test]
 fn statement_mistakes_are_all_reported() {
     let got = diagnostics("tests/fixtures/members/statements.neon");
-    let got: Vec<(&str, &str, usize, usize)> = got
-        .iter()
-        .map(|(c, m, l, col)| (c.as_str(), m.as_str(), l.unwrap_or(0), col.unwrap_or(0)))
-        .collect();
+    let got = located(&got);
     let want: &[(&str, &str, usize, usize)] = &[
         ("invalid-value", "Service 'a' (type of App\\Any): Tag 't' must have a plain value (null, bool, number, string, list or map), not a service, call or other statement.", 35, 13),
         ("invalid-definition", "Service 'b' (type of App\\Runner): This setup statement is a first-class callable (it is created and dropped, never called), so it has no effect; call a method, e.g. @self::method() or @service::method().", 39, 6),
@@ -91,10 +92,7 @@ fn statement_mistakes_are_all_reported() {
 #[test]
 fn written_nulls_and_variadic_values_are_type_checked() {
     let got = diagnostics("tests/fixtures/members/arguments.neon");
-    let got: Vec<(&str, &str, usize, usize)> = got
-        .iter()
-        .map(|(c, m, l, col)| (c.as_str(), m.as_str(), l.unwrap_or(0), col.unwrap_or(0)))
-        .collect();
+    let got = located(&got);
     assert_eq!(
         got,
         [
@@ -107,10 +105,7 @@ fn written_nulls_and_variadic_values_are_type_checked() {
 #[test]
 fn a_statement_name_that_fails_to_expand_is_reported_once() {
     let got = diagnostics("tests/fixtures/members/name-missing-param.neon");
-    let got: Vec<(&str, &str, usize, usize)> = got
-        .iter()
-        .map(|(c, m, l, col)| (c.as_str(), m.as_str(), l.unwrap_or(0), col.unwrap_or(0)))
-        .collect();
+    let got = located(&got);
     assert_eq!(
         got,
         [("missing-parameter", "Missing parameter 'nope'.", 5, 5)]
@@ -122,7 +117,7 @@ fn broken_setup_names_are_reported_once_each() {
     let got = diagnostics("tests/fixtures/members/setup-name-errors.neon");
     let got: Vec<(&str, usize, usize)> = got
         .iter()
-        .map(|(c, _, l, col)| (c.as_str(), l.unwrap_or(0), col.unwrap_or(0)))
+        .map(|(c, _, l, col)| (c.as_str(), *l, *col))
         .collect();
     assert_eq!(
         got,

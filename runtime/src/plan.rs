@@ -292,6 +292,28 @@ impl Expr {
         }
     }
 
+    /// The run-time value of a plain expression (see [`Expr::is_plain`]); `None` when it holds
+    /// a reference, call, parameter or other statement.
+    pub fn plain_value(&self) -> Option<crate::value::Value> {
+        use crate::value::Value;
+        Some(match self {
+            Expr::Null => Value::Null,
+            Expr::Bool(b) => Value::Bool(*b),
+            Expr::Int(i) => Value::Int(*i),
+            Expr::Float(f) => Value::Float(*f),
+            Expr::Str(s) => Value::Str(s.clone()),
+            Expr::List(items) => {
+                Value::List(items.iter().map(Expr::plain_value).collect::<Option<_>>()?)
+            }
+            Expr::Map(m) => Value::Map(
+                m.iter()
+                    .map(|(k, v)| Some((k.clone(), v.plain_value()?)))
+                    .collect::<Option<_>>()?,
+            ),
+            _ => return None,
+        })
+    }
+
     /// Whether this is plain data (null, booleans, numbers, strings, lists and maps of plain
     /// data), the only values a tag may have.
     pub fn is_plain(&self) -> bool {

@@ -471,7 +471,7 @@ impl Completer<'_> {
 /// call). A service or callable cannot convert to a scalar: an error now rather than at start-up.
 fn convert(func: &str, v: &P) -> Result<P, String> {
     use wireplan_runtime::convert as rt;
-    if let Some(value) = plain_value(v) {
+    if let Some(value) = v.plain_value() {
         return rt::convert(func, &value).map(|r| plan_value(&r));
     }
     match v {
@@ -484,25 +484,6 @@ fn convert(func: &str, v: &P) -> Result<P, String> {
             arg: Box::new(v.clone()),
         }),
     }
-}
-
-/// A plain completed value as a runtime value (`None` when it is not plain data).
-fn plain_value(v: &P) -> Option<wireplan_runtime::Value> {
-    use wireplan_runtime::Value as V;
-    Some(match v {
-        P::Null => V::Null,
-        P::Bool(b) => V::Bool(*b),
-        P::Int(i) => V::Int(*i),
-        P::Float(f) => V::Float(*f),
-        P::Str(s) => V::Str(s.clone()),
-        P::List(items) => V::List(items.iter().map(plain_value).collect::<Option<_>>()?),
-        P::Map(m) => V::Map(
-            m.iter()
-                .map(|(k, x)| Some((k.clone(), plain_value(x)?)))
-                .collect::<Option<_>>()?,
-        ),
-        _ => return None,
-    })
 }
 
 /// A scalar result of a conversion back as a plan value.

@@ -280,9 +280,7 @@ impl Completer<'_> {
                     span,
                 );
                 let names = self.b.definitions.keys().map(String::as_str);
-                if let Some(s) = crate::diagnostics::suggest(target, names) {
-                    d = d.with_note(format!("did you mean '{s}'?"));
-                }
+                d = d.with_suggestion(target, names);
                 self.diags.push(d);
                 P::Null
             }
@@ -425,10 +423,9 @@ impl Completer<'_> {
                             return P::Null;
                         }
                         let target_ty = self.reference_type(target, ctx);
-                        let target = match self.reference(target, ctx, span) {
-                            P::Ref(r) if r == "@self" => CallTarget::SelfObject,
-                            r => CallTarget::Expr(Box::new(r)),
-                        };
+                        let target = self
+                            .reference_target(target, ctx, span)
+                            .unwrap_or_else(|| CallTarget::Expr(Box::new(P::Null)));
                         return self.call(target, target_ty, method, &st.arguments, ctx, span);
                     }
                     return self.reference(svc, ctx, span);
@@ -473,6 +470,21 @@ impl Completer<'_> {
                     span,
                 )
             }
+        }
+    }
+
+    /// `@target` as what a call, property read or callable works on (`@self` is the object
+    /// being set up); `None` when the reference was reported as missing.
+    pub(super) fn reference_target(
+        &mut self,
+        target: &str,
+        ctx: &Ctx,
+        span: Option<Span>,
+    ) -> Option<CallTarget> {
+        match self.reference(target, ctx, span) {
+            P::Ref(r) if r == "@self" => Some(CallTarget::SelfObject),
+            P::Null => None,
+            r => Some(CallTarget::Expr(Box::new(r))),
         }
     }
 
@@ -540,9 +552,7 @@ impl Completer<'_> {
             span,
         );
         let names = self.b.catalog.classes().map(|c| c.name.as_str());
-        if let Some(s) = crate::diagnostics::suggest(class, names) {
-            d = d.with_note(format!("did you mean '{s}'?"));
-        }
+        d = d.with_suggestion(class, names);
         self.diags.push(d);
     }
 
@@ -562,9 +572,7 @@ impl Completer<'_> {
             span,
         );
         let names = self.b.catalog.member_names(ty, |c| c.methods.keys());
-        if let Some(s) = crate::diagnostics::suggest(method, names) {
-            d = d.with_note(format!("did you mean '{s}'?"));
-        }
+        d = d.with_suggestion(method, names);
         if self.b.catalog.property(ty, method).is_some() {
             d = d.with_note(format!(
                 "{ty} has a property ${method}: read it without parentheses, @service::{method}."

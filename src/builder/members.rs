@@ -106,9 +106,7 @@ impl Completer<'_> {
             span,
         );
         let names = self.b.catalog.member_names(class, |c| c.constants.keys());
-        if let Some(s) = crate::diagnostics::suggest(name, names) {
-            d = d.with_note(format!("did you mean '{s}'?"));
-        }
+        d = d.with_suggestion(name, names);
         let properties = self.b.catalog.member_names(class, |c| c.properties.keys());
         if let Some(p) = properties.iter().find(|p| p.eq_ignore_ascii_case(name)) {
             d = d.with_note(format!("{class} has a property ${p}: write @service::${p} (after ::, a name that starts with a capital letter is a constant)."));
@@ -134,10 +132,8 @@ impl Completer<'_> {
             return P::Null;
         }
         let ty = self.reference_type(target, ctx);
-        let target = match self.reference(target, ctx, span) {
-            P::Ref(r) if r == "@self" => CallTarget::SelfObject,
-            P::Null => return P::Null, // reported by `reference`
-            r => CallTarget::Expr(Box::new(r)),
+        let Some(target) = self.reference_target(target, ctx, span) else {
+            return P::Null; // reported by `reference`
         };
         if let Some(ty) = ty {
             self.check_property(&ty, prop, ctx, span);
@@ -160,9 +156,7 @@ impl Completer<'_> {
             span,
         );
         let names = self.b.catalog.member_names(ty, |c| c.properties.keys());
-        if let Some(s) = crate::diagnostics::suggest(prop, names) {
-            d = d.with_note(format!("did you mean '{s}'?"));
-        }
+        d = d.with_suggestion(prop, names);
         let constants = self.b.catalog.member_names(ty, |c| c.constants.keys());
         if let Some(c) = constants.iter().find(|c| c.eq_ignore_ascii_case(prop)) {
             d = d.with_note(if is_constant_name(c) {
@@ -183,10 +177,8 @@ impl Completer<'_> {
                         return self.not_callable(n, ctx, span);
                     };
                     let ty = self.reference_type(svc, ctx);
-                    let target = match self.reference(svc, ctx, span) {
-                        P::Ref(r) if r == "@self" => CallTarget::SelfObject,
-                        P::Null => return P::Null,
-                        r => CallTarget::Expr(Box::new(r)),
+                    let Some(target) = self.reference_target(svc, ctx, span) else {
+                        return P::Null;
                     };
                     (target, ty, method.to_string())
                 } else if let Some((class, method)) = n.rsplit_once("::") {

@@ -130,9 +130,7 @@ pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diag
             )
             .at(spec.span);
             let classes: Vec<&str> = builder.catalog.classes().map(|c| c.name.as_str()).collect();
-            if let Some(s) = suggest(&ty, classes) {
-                d = d.with_note(format!("did you mean '{s}'?"));
-            }
+            d = d.with_suggestion(&ty, classes);
             diags.push(d);
             continue;
         }
@@ -527,9 +525,7 @@ fn empty_batch(
                     }
                 }
             }
-            if let Some(s) = suggest(ns, spaces.iter().map(String::as_str)) {
-                d = d.with_note(format!("did you mean '{s}'?"));
-            }
+            d = d.with_suggestion(ns, spaces.iter().map(String::as_str));
         }
         None => {
             d = d.at(span).with_note(

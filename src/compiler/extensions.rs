@@ -237,9 +237,7 @@ impl Extensions {
             )
             .at(span);
             let known: Vec<&str> = BUILTIN_SCRIPTS.iter().map(|(n, _)| *n).collect();
-            if let Some(s) = crate::diagnostics::suggest(path, known.iter().copied()) {
-                d = d.with_note(format!("did you mean '{s}'?"));
-            }
+            d = d.with_suggestion(path, known.iter().copied());
             let dirs: Vec<String> = search_path
                 .iter()
                 .map(|p| p.display().to_string())

@@ -400,9 +400,7 @@ impl Expander<'_> {
             None => d.with_note("used in a parameter given with -p"),
         };
         let names: Vec<&str> = self.raw.keys().map(String::as_str).collect();
-        if let Some(s) = crate::diagnostics::suggest(path, names) {
-            d = d.with_note(format!("did you mean '{s}'?"));
-        }
+        d = d.with_suggestion(path, names);
         self.diags.push(d);
     }
 

@@ -137,9 +137,7 @@ impl DefinitionHandle {
 fn missing(name: &str, b: &ContainerBuilder) -> Diagnostic {
     let mut d = Diagnostic::error(Code::MissingService, format!("Service '{name}' not found."));
     let names: Vec<&str> = b.definitions().map(|d| d.name.as_str()).collect();
-    if let Some(s) = crate::diagnostics::suggest(name, names) {
-        d = d.with_note(format!("did you mean '{s}'?"));
-    }
+    d = d.with_suggestion(name, names);
     d
 }
 

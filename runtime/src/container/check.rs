@@ -519,7 +519,7 @@ impl<'a> Checker<'a> {
                 if self.too_deep(e, &format_args!("tag '{tag}' of service '{service}'")) {
                     continue;
                 }
-                match plain_value(e) {
+                match e.plain_value() {
                     Some(v) => list.push((service.clone(), v)),
                     None => self.problems.push(format!(
                         "tag '{tag}' of service '{service}': the value must be plain data"
@@ -530,22 +530,4 @@ impl<'a> Checker<'a> {
         }
         out
     }
-}
-
-/// A value without services, parameters or calls.
-fn plain_value(e: &Expr) -> Option<Value> {
-    Some(match e {
-        Expr::Null => Value::Null,
-        Expr::Bool(b) => Value::Bool(*b),
-        Expr::Int(i) => Value::Int(*i),
-        Expr::Float(f) => Value::Float(*f),
-        Expr::Str(s) => Value::Str(s.clone()),
-        Expr::List(items) => Value::List(items.iter().map(plain_value).collect::<Option<_>>()?),
-        Expr::Map(m) => Value::Map(
-            m.iter()
-                .map(|(k, v)| Some((k.clone(), plain_value(v)?)))
-                .collect::<Option<_>>()?,
-        ),
-        _ => return None,
-    })
 }

@@ -274,13 +274,28 @@ impl Inner {
     }
 
     /// The value of `e`, on a new stack segment when the current one is nearly used up (an
-    /// expression may create services, which evaluate expressions in turn).
+    /// expression may create services, which evaluate expressions in turn). Leaves do not
+    /// recurse (a `$ref` grows the stack in `resolve_index` when it creates a service), so they
+    /// skip the stack check: they are most of what a plan evaluates.
     pub(super) fn eval(
         &self,
         e: &Expr,
         frame: &Frame<'_>,
         path: &mut Vec<usize>,
     ) -> Result<Value, Error> {
+        if matches!(
+            e,
+            Expr::Null
+                | Expr::Bool(_)
+                | Expr::Int(_)
+                | Expr::Float(_)
+                | Expr::Str(_)
+                | Expr::Ref(_)
+                | Expr::Param(_)
+                | Expr::Arg(_)
+        ) {
+            return self.eval_here(e, frame, path);
+        }
         stacker::maybe_grow(
             super::resolve::RED_ZONE,
             super::resolve::STACK_SEGMENT,
