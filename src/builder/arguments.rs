@@ -1,7 +1,7 @@
 //! Argument matching and the built-in functions, after Nette's `Resolver::autowireArguments`
 //! (`../shared/reference/nette-di.md` §5.3) and `Statement::complete()` (§4).
 
-use super::complete::{Completer, Ctx};
+use super::complete::{ArgumentOrigin, ArgumentSource as Src, CallOrigin, Completer, Ctx};
 use crate::catalog::Param;
 use crate::diagnostics::Code;
 use crate::expr::{Expr, ExprArray, ExprKind};
@@ -321,12 +321,24 @@ impl Completer<'_> {
             }
         }
         let mut out = Vec::new();
+        // The call's record comes before those of statements nested in its arguments.
+        let slot = self.trace.len();
+        self.trace.push(CallOrigin {
+            function: f.to_string(),
+            in_setup: ctx.in_setup,
+            arguments: Vec::new(),
+        });
+        let mut origins: Vec<(usize, &Param, Src)> = Vec::new();
         for (i, p) in params.iter().enumerate() {
             if p.variadic {
                 if let Some(v) = named.shift_remove(&p.name) {
+                    let from = out.len();
                     match self.value(v, ctx) {
                         P::List(items) => out.extend(items),
                         other => out.push(other),
+                    }
+                    for k in from..out.len() {
+                        origins.push((k, p, Src::Written { span: v.span }));
                     }
                 }
                 let rest: Vec<Option<&Expr>> = positional.iter().skip(i).copied().collect();
@@ -343,6 +355,7 @@ impl Completer<'_> {
                 for v in rest.into_iter().flatten() {
                     let value = self.value(v, ctx);
                     self.check_type(p, &value, ctx, v.span.or(span), f);
+                    origins.push((out.len(), p, Src::Written { span: v.span }));
                     out.push(value);
                 }
                 positional.clear();
@@ -364,26 +377,47 @@ impl Completer<'_> {
                     self.report(Code::InvalidValue, ctx, msg, v.span.or(span));
                 }
                 self.check_type(p, &value, ctx, v.span.or(span), f);
+                origins.push((out.len(), p, Src::Written { span: v.span }));
                 out.push(value);
                 continue;
             }
             if ctx.factory_params.contains(&p.name) {
+                origins.push((out.len(), p, Src::FactoryParameter));
                 out.push(self.factory_arg(&p.name, ctx));
                 continue;
             }
             if let Some(class) = p.ty.class() {
-                match self.by_type(class, ctx, span, Some((&p.name, f))) {
-                    Some(n) if !n.is_empty() => out.push(P::Ref(n)),
-                    Some(_) => out.push(P::Null),
-                    None if !self.b.catalog.exists(class) => out.push(P::Null),
+                let source = match self.by_type(class, ctx, span, Some((&p.name, f))) {
+                    Some(n) if !n.is_empty() => {
+                        out.push(P::Ref(n.clone()));
+                        Src::Autowired {
+                            ty: self.b.catalog.canonical(class).to_string(),
+                            service: n,
+                        }
+                    }
+                    Some(_) => {
+                        out.push(P::Null);
+                        Src::Unfilled
+                    }
+                    None if !self.b.catalog.exists(class) => {
+                        out.push(P::Null);
+                        Src::Unfilled
+                    }
                     None => match &p.default {
-                        Some(d) => out.push(self.value(d, ctx)),
+                        Some(d) => {
+                            out.push(self.value(d, ctx));
+                            Src::Default {
+                                tried: Some(self.b.catalog.canonical(class).to_string()),
+                            }
+                        }
                         None => {
                             self.missing_by_type(class, ctx, span, &p.name, f);
                             out.push(P::Null);
+                            Src::Unfilled
                         }
                     },
-                }
+                };
+                origins.push((out.len() - 1, p, source));
                 continue;
             }
             if let Some(item) = &p.ty.list_of {
@@ -395,11 +429,22 @@ impl Completer<'_> {
                     .filter(|n| n != ctx.service)
                     .collect();
                 names.sort_by_key(|n| self.order.get(n.as_str()).copied().unwrap_or(usize::MAX));
+                origins.push((
+                    out.len(),
+                    p,
+                    Src::Collection {
+                        ty: self.b.catalog.canonical(item).to_string(),
+                        services: names.clone(),
+                    },
+                ));
                 out.push(P::List(names.into_iter().map(P::Ref).collect()));
                 continue;
             }
             match &p.default {
-                Some(d) => out.push(self.value(d, ctx)),
+                Some(d) => {
+                    origins.push((out.len(), p, Src::Default { tried: None }));
+                    out.push(self.value(d, ctx));
+                }
                 None => {
                     let why = if p.ty.is_complex() {
                         "has complex type and no default value"
@@ -415,10 +460,20 @@ impl Completer<'_> {
                         ),
                         span,
                     );
+                    origins.push((out.len(), p, Src::Unfilled));
                     out.push(P::Null);
                 }
             }
         }
+        self.trace[slot].arguments = origins
+            .into_iter()
+            .map(|(k, p, source)| ArgumentOrigin {
+                parameter: p.name.clone(),
+                declared: p.ty.text.clone(),
+                source,
+                value: out.get(k).cloned().unwrap_or(P::Null),
+            })
+            .collect();
         let extra: Vec<&Expr> = positional
             .iter()
             .skip(params.len())

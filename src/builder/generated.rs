@@ -81,6 +81,7 @@ impl Completer<'_> {
             tags,
             references: IndexMap::new(),
             parameters: Vec::new(),
+            calls: Vec::new(),
         }
     }
 
@@ -137,6 +138,7 @@ impl Completer<'_> {
             tags,
             references: IndexMap::new(),
             parameters: Vec::new(),
+            calls: Vec::new(),
         }
     }
 
@@ -259,6 +261,7 @@ impl Completer<'_> {
             tags,
             references,
             parameters: Vec::new(),
+            calls: Vec::new(),
         }
     }
 

@@ -20,6 +20,7 @@ mod safety;
 mod shape;
 
 pub use autowiring::AutowiringIndex;
+pub use complete::{ArgumentOrigin, ArgumentSource, CallOrigin};
 
 use crate::catalog::Catalog;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
@@ -68,6 +69,39 @@ pub struct Completed {
     pub references: IndexMap<String, plan::Expr>,
     /// Factories: the names of the `create()` parameters, in order.
     pub parameters: Vec<String>,
+    /// How every argument of every call in `create` and `setup` was filled, in completion
+    /// order (what `explain` shows).
+    pub calls: Vec<CallOrigin>,
+}
+
+/// Who is changing the builder: an extension's lifecycle method, or a built-in section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actor {
+    /// The extension's name (the key under `extensions:`), or a built-in section (`search`).
+    pub extension: String,
+    /// The method running (`loadConfiguration`, `beforeCompile`), or the section's step.
+    pub method: String,
+}
+
+impl Actor {
+    /// The compiler phase the method belongs to: `A` for `loadConfiguration` (and anything
+    /// before resolution), `B` for `beforeCompile` and the built-in `search`/`decorator` steps.
+    pub fn phase(&self) -> char {
+        match self.method.as_str() {
+            "loadConfiguration" => 'A',
+            _ => 'B',
+        }
+    }
+}
+
+/// A record of what removed a definition: who, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The extension (or built-in step) that made the change; `None` for the configuration
+    /// (`name: false` in `services:`) or code outside any extension (the REPL prompt).
+    pub actor: Option<Actor>,
+    /// The script line of the call (`addDefinition`, `removeDefinition`), when known.
+    pub span: Option<Span>,
 }
 
 /// One service definition.
@@ -107,6 +141,12 @@ pub struct Definition {
     pub resolved_type: Option<String>,
     /// The completed statements (after [`ContainerBuilder::complete`]).
     pub completed: Option<Completed>,
+    /// Which extension (or built-in step) added the definition; `None` for the `services:`
+    /// section and for code outside any extension (the REPL prompt).
+    pub origin: Option<Actor>,
+    /// Extensions (or built-in steps) that changed the definition after it was added, in the
+    /// order of their first change.
+    pub modified_by: Vec<Actor>,
 }
 
 impl Definition {
@@ -129,6 +169,8 @@ impl Definition {
             result_type: None,
             resolved_type: None,
             completed: None,
+            origin: None,
+            modified_by: Vec::new(),
         }
     }
 
@@ -199,6 +241,8 @@ pub struct ContainerBuilder {
     /// [`ContainerBuilder::resolve`]: their errors are still to be reported.
     unreported: bool,
     excluded: std::collections::HashSet<String>,
+    actor: Option<Actor>,
+    removed: IndexMap<String, Origin>,
 }
 
 impl ContainerBuilder {
@@ -219,6 +263,8 @@ impl ContainerBuilder {
             dirty: true,
             unreported: false,
             excluded: std::collections::HashSet::new(),
+            actor: None,
+            removed: IndexMap::new(),
         }
     }
 
@@ -236,6 +282,24 @@ impl ContainerBuilder {
     /// Is `ty` excluded from autowiring?
     pub fn is_excluded(&self, ty: &str) -> bool {
         self.excluded.contains(&ty.to_ascii_lowercase())
+    }
+
+    /// Sets who makes the next changes (an extension's method while it runs; `None` after).
+    /// Definitions added meanwhile record it as their origin, changed ones in `modified_by`,
+    /// removed ones in [`ContainerBuilder::removed`].
+    pub fn set_actor(&mut self, actor: Option<Actor>) {
+        self.actor = actor;
+    }
+
+    /// Who is changing the builder now, if an extension or built-in step.
+    pub fn actor(&self) -> Option<&Actor> {
+        self.actor.as_ref()
+    }
+
+    /// Services removed with `removeDefinition` (name → who removed it, and where), in order.
+    /// A service added again later is taken out of this list.
+    pub fn removed(&self) -> &IndexMap<String, Origin> {
+        &self.removed
     }
 
     /// The current phase.
@@ -292,10 +356,13 @@ impl ContainerBuilder {
         }
         self.lower_names.insert(lower, name.clone());
         self.dirty = true;
-        Ok(self
-            .definitions
-            .entry(name.clone())
-            .or_insert_with(|| Definition::new(name, span)))
+        self.removed.shift_remove(&name);
+        let actor = self.actor.clone();
+        Ok(self.definitions.entry(name.clone()).or_insert_with(|| {
+            let mut d = Definition::new(name, span);
+            d.origin = actor;
+            d
+        }))
     }
 
     fn real_name<'a>(&'a self, name: &'a str) -> &'a str {
@@ -311,7 +378,14 @@ impl ContainerBuilder {
     pub fn get_definition_mut(&mut self, name: &str) -> Option<&mut Definition> {
         let real = self.real_name(name).to_string();
         self.dirty = true;
-        self.definitions.get_mut(&real)
+        let actor = self.actor.clone();
+        let def = self.definitions.get_mut(&real)?;
+        if let Some(a) = actor {
+            if def.origin.as_ref() != Some(&a) && !def.modified_by.contains(&a) {
+                def.modified_by.push(a);
+            }
+        }
+        Some(def)
     }
 
     /// Is there a definition (or alias) named `name`?
@@ -321,10 +395,18 @@ impl ContainerBuilder {
 
     /// Removes a definition; silent when it does not exist (as in Nette).
     pub fn remove_definition(&mut self, name: &str) {
+        self.remove_definition_at(name, None);
+    }
+
+    /// Removes a definition like [`ContainerBuilder::remove_definition`], recording who removed
+    /// it (the current actor) and where (`span`: the script's call), for `explain --needed-by`.
+    pub fn remove_definition_at(&mut self, name: &str, span: Option<Span>) {
         let real = self.real_name(name).to_string();
         if self.definitions.shift_remove(&real).is_some() {
             self.lower_names.remove(&real.to_lowercase());
             self.dirty = true;
+            let actor = self.actor.clone();
+            self.removed.insert(real, Origin { actor, span });
         }
     }
 
@@ -454,6 +536,14 @@ impl ContainerBuilder {
         self.index = AutowiringIndex::build(self, diags);
         self.dirty = false;
         self.unreported = false;
+    }
+
+    /// The captive-dependency paths of the service `name` (`name -> … -> scoped`), by the rule
+    /// `complete` checks (Clean IoC 2: a singleton must not hold a scoped service, directly or
+    /// through transients). Empty when the lifespan is allowed. Needs completed definitions.
+    pub fn captive_paths(&self, name: &str) -> Vec<Vec<String>> {
+        let hop = safety::transient_hops(self);
+        safety::captive_paths(self, &hop, name)
     }
 
     /// The autowiring index (valid after [`ContainerBuilder::resolve`]).

@@ -93,23 +93,52 @@ fn references(e: &P, out: &mut Vec<String>) {
 /// owner, so it lives as long as the owner). Generated services (factories, accessors,
 /// locators) resolve lazily and are not owners.
 pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
-    use super::DefinitionKind;
-    use wireplan_runtime::plan::Lifespan;
-    let service = |name: &str| {
-        b.get_definition(name)
-            .filter(|d| d.kind == DefinitionKind::Service)
-    };
-    let deps = |name: &str| -> Vec<String> {
-        let mut out = Vec::new();
-        if let Some(c) = b.get_definition(name).and_then(|d| d.completed.as_ref()) {
-            references(&c.create, &mut out);
-            c.setup.iter().for_each(|s| references(s, &mut out));
+    let hop = transient_hops(b);
+    for def in b.definitions() {
+        for path in captive_paths(b, &hop, &def.name) {
+            let scoped = path.last().cloned().unwrap_or_default();
+            diags.push(
+                Diagnostic::error(
+                    Code::CaptiveDependency,
+                    format!(
+                        "Singleton service '{}' holds scoped service '{scoped}': {}.",
+                        def.name,
+                        path.join(" -> ")
+                    ),
+                )
+                .at(def.span)
+                .with_note(format!(
+                    "A singleton lives as long as the container and would keep one '{scoped}' for every scope. Make '{}' scoped, make '{scoped}' a singleton, or inject an accessor or factory for '{scoped}'.",
+                    def.name
+                )),
+            );
         }
-        out
-    };
-    // For every transient service: the next step towards a scoped service it holds through
-    // transients only (`None`: it holds none). Computed once per service, depth-first with an
-    // explicit stack, so long chains cost linear time and no call stack.
+    }
+}
+
+fn is_service(b: &ContainerBuilder, name: &str) -> bool {
+    b.get_definition(name)
+        .is_some_and(|d| d.kind == super::DefinitionKind::Service)
+}
+
+/// The services a completed definition refers to in `create` and `setup`, in order.
+fn deps(b: &ContainerBuilder, name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(c) = b.get_definition(name).and_then(|d| d.completed.as_ref()) {
+        references(&c.create, &mut out);
+        c.setup.iter().for_each(|s| references(s, &mut out));
+    }
+    out
+}
+
+/// For every transient service: the next step towards a scoped service it holds through
+/// transients only (`None`: it holds none).
+pub(super) fn transient_hops(b: &ContainerBuilder) -> HashMap<String, Option<String>> {
+    use wireplan_runtime::plan::Lifespan;
+    let service = |name: &str| b.get_definition(name).filter(|_| is_service(b, name));
+    let deps = |name: &str| deps(b, name);
+    // Computed once per service, depth-first with an explicit stack, so long chains cost
+    // linear time and no call stack.
     let mut hop: HashMap<String, Option<String>> = HashMap::new();
     for def in b.definitions() {
         if def.lifespan != Lifespan::Transient || hop.contains_key(&def.name) {
@@ -152,13 +181,31 @@ pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
             }
         }
     }
-    for def in b.definitions() {
-        if def.lifespan != Lifespan::Singleton || def.kind != DefinitionKind::Service {
-            continue;
-        }
+    hop
+}
+
+/// The captive-dependency paths of the service `name` (`name -> … -> scoped`), one per scoped
+/// service it holds, directly or through transients; empty when `name` is not a singleton
+/// service or holds none. `hop` comes from [`transient_hops`].
+pub(super) fn captive_paths(
+    b: &ContainerBuilder,
+    hop: &HashMap<String, Option<String>>,
+    name: &str,
+) -> Vec<Vec<String>> {
+    use wireplan_runtime::plan::Lifespan;
+    let mut found = Vec::new();
+    let Some(def) = b.get_definition(name) else {
+        return found;
+    };
+    if def.lifespan != Lifespan::Singleton || !is_service(b, name) {
+        return found;
+    }
+    {
         let mut reported: Vec<String> = Vec::new();
-        for dep in deps(&def.name) {
-            let Some(d) = service(&dep) else { continue };
+        for dep in deps(b, &def.name) {
+            let Some(d) = b.get_definition(&dep).filter(|_| is_service(b, &dep)) else {
+                continue;
+            };
             let mut path = vec![def.name.clone(), dep.clone()];
             match d.lifespan {
                 Lifespan::Scoped => {}
@@ -175,22 +222,9 @@ pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
             if reported.contains(&scoped) {
                 continue;
             }
-            reported.push(scoped.clone());
-            diags.push(
-                Diagnostic::error(
-                    Code::CaptiveDependency,
-                    format!(
-                        "Singleton service '{}' holds scoped service '{scoped}': {}.",
-                        def.name,
-                        path.join(" -> ")
-                    ),
-                )
-                .at(def.span)
-                .with_note(format!(
-                    "A singleton lives as long as the container and would keep one '{scoped}' for every scope. Make '{}' scoped, make '{scoped}' a singleton, or inject an accessor or factory for '{scoped}'.",
-                    def.name
-                )),
-            );
+            reported.push(scoped);
+            found.push(path);
         }
     }
+    found
 }

@@ -104,12 +104,18 @@ pub fn load_di(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagn
     export
 }
 
+/// Applies the `decorator:` section (see the private step below); definitions it adds or changes remember the
+/// section as their origin (`explain`).
+pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
+    as_actor(builder, "decorator", |b| decorate_section(section, b, diags));
+}
+
 /// `decorator:` in phase B: for every definition whose type, or for a generated factory whose
 /// result type, is the decorated type or a subtype (Nette's `DecoratorExtension::findByType`),
 /// appends the setup statements (a factory's go to its result), adds the tags without
 /// overriding existing values and sets `inject`. As in Nette, tags and `inject` stay on the
 /// definition itself, a factory included: `findByTag` lists the factory service.
-pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
+fn decorate_section(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
     if !valid(
         &crate::schema::Expect::array(),
         section,
@@ -173,6 +179,23 @@ pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diag
     }
 }
 
+/// Runs the `inject` step (see the private step below); definitions it changes remember it
+/// (`explain`).
+pub fn inject(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
+    as_actor(builder, "inject", |b| inject_steps(b, diags));
+}
+
+/// Runs `f` with `section` (a built-in step of phase B) as the builder's actor.
+fn as_actor(builder: &mut ContainerBuilder, section: &str, f: impl FnOnce(&mut ContainerBuilder)) {
+    let previous = builder.actor().cloned();
+    builder.set_actor(Some(crate::builder::Actor {
+        extension: section.to_string(),
+        method: "beforeCompile".to_string(),
+    }));
+    f(builder);
+    builder.set_actor(previous);
+}
+
 /// The inject step, last in phase B: for every definition with `inject: true`, prepends calls
 /// of its `inject*()` methods (parent classes first) and writes of its properties marked
 /// `inject: true`, each autowired; explicit setups of the same method or property win.
@@ -181,7 +204,7 @@ pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diag
 /// reported here, naming the property (`missing-service`: `Service of type App\Db required by
 /// App\Presenter::$db not found.`), as is a property type missing from the catalog
 /// (`class-not-found`); such a property gets no setup.
-pub fn inject(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
+fn inject_steps(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
     /// One property to fill: name, type, declaring class.
     struct Prop {
         name: String,
@@ -325,6 +348,12 @@ fn explicit_setup(def: &crate::builder::Definition, key: &str) -> bool {
     })
 }
 
+/// Runs the `search:` section (see the private step below); definitions it adds or changes remember the
+/// section as their origin (`explain`).
+pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
+    as_actor(builder, "search", |b| search_section(section, b, diags));
+}
+
 /// `search:` in phase B: registers catalog classes as anonymous services. A batch is
 /// `{in: Namespace, classes: [masks], extends: [..], implements: [..], exclude: {classes,
 /// extends, implements}, tags: [..]}`; a section with `in` or `classes` at the top is one
@@ -340,7 +369,7 @@ fn explicit_setup(def: &crate::builder::Definition, key: &str) -> bool {
 /// skipped, and the rest are added in the order they were found.
 /// Candidates are instantiable classes and interfaces whose only method is `create()` (registered
 /// as a generated factory) or `get()` (an accessor).
-pub fn search(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
+fn search_section(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
     if !valid(&crate::schema::Expect::array(), section, &["search"], diags) {
         return;
     }

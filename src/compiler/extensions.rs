@@ -3,6 +3,7 @@
 //! lifecycle functions, and the [`Host`] that gives scripts files, definitions and exports.
 
 use super::services;
+use crate::builder::Actor;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, Expr, ExprArray, ExprKind};
 use crate::neon::Key;
@@ -328,7 +329,14 @@ impl Extensions {
     pub fn call_all(&mut self, func: &str, diags: &mut Diagnostics) {
         for (ext, handle) in &mut self.list {
             if !self.invalid.contains(&ext.name) {
-                diags.extend(ext.call(&self.engine, func, handle, &self.host.sources));
+                // Definitions added, changed or removed now remember this extension (explain).
+                self.host.builder.borrow_mut().set_actor(Some(Actor {
+                    extension: ext.name.clone(),
+                    method: func.to_string(),
+                }));
+                let found = ext.call(&self.engine, func, handle, &self.host.sources);
+                self.host.builder.borrow_mut().set_actor(None);
+                diags.extend(found);
             }
         }
     }

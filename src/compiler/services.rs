@@ -42,7 +42,7 @@ fn load_one(name: Option<&str>, value: &Expr, b: &mut ContainerBuilder, diags: &
     let label = name.unwrap_or("(anonymous)");
     if let ExprKind::Bool(false) = value.kind {
         if let Some(n) = name {
-            b.remove_definition(n);
+            b.remove_definition_at(n, value.span);
         }
         return;
     }

@@ -231,9 +231,13 @@ pub fn register(engine: &mut Engine) {
             move |ctx: NativeCallContext, b: &mut BuilderHandle, n: Dynamic| b.add(&ctx, n, kind),
         );
     }
-    engine.register_fn("removeDefinition", |b: &mut BuilderHandle, name: &str| {
-        b.builder.borrow_mut().remove_definition(name)
-    });
+    engine.register_fn(
+        "removeDefinition",
+        |ctx: NativeCallContext, b: &mut BuilderHandle, name: &str| {
+            let span = b.state.borrow().span_at(ctx.call_position());
+            b.builder.borrow_mut().remove_definition_at(name, span)
+        },
+    );
     engine.register_fn(
         "addAlias",
         |b: &mut BuilderHandle, alias: &str, service: &str| -> Res<()> {
