@@ -17,6 +17,7 @@ pub mod config;
 pub mod dev;
 pub mod diagnostics;
 pub mod expr;
+pub mod inspect;
 pub mod neon;
 pub mod plan;
 pub mod repl;

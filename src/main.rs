@@ -1,6 +1,8 @@
 //! The `wireplan` command line: thin argument parsing over the library; exit codes 0 (ok),
 //! 1 (diagnostics with errors), 2 (usage).
 
+mod cli_inspect;
+
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -44,6 +46,38 @@ enum Command {
         #[command(flatten)]
         params: ParamArgs,
     },
+    /// Explain a service (origin, type, each argument's source, lifespan), a type (--type),
+    /// what needs a service (--needed-by) or what it needs (--deps).
+    Explain {
+        /// The root NEON configuration.
+        config: PathBuf,
+        #[command(flatten)]
+        question: cli_inspect::Question,
+        /// With --deps: how many levels to follow (all when absent).
+        #[arg(long, value_name = "N", requires = "deps")]
+        depth: Option<usize>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = cli_inspect::AnswerFormat::Text)]
+        format: cli_inspect::AnswerFormat,
+        #[command(flatten)]
+        params: ParamArgs,
+    },
+    /// Print the service graph (nodes: services; edges: constructor, setup, collection).
+    Graph {
+        /// The root NEON configuration.
+        config: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = cli_inspect::GraphFormat::Dot)]
+        format: cli_inspect::GraphFormat,
+        /// Only the part around this service.
+        #[arg(long, value_name = "NAME")]
+        service: Option<String>,
+        /// With --service: how many edges away (both directions).
+        #[arg(long, value_name = "N", default_value_t = 1, requires = "service")]
+        depth: usize,
+        #[command(flatten)]
+        params: ParamArgs,
+    },
     /// NEON tools.
     Neon {
         #[command(subcommand)]
@@ -72,7 +106,7 @@ enum NeonCommand {
     },
 }
 
-/// Parameter options shared by `compile` and `check`.
+/// Parameter options shared by `compile`, `check`, `explain` and `graph`.
 #[derive(clap::Args)]
 struct ParamArgs {
     /// Override a parameter: `-p name=value` (the value is decoded as NEON).
@@ -414,6 +448,20 @@ fn main() -> ExitCode {
             format,
             params,
         } => compile(config, None, format, params),
+        Command::Explain {
+            config,
+            question,
+            depth,
+            format,
+            params,
+        } => cli_inspect::explain(config, question, depth, format, params),
+        Command::Graph {
+            config,
+            format,
+            service,
+            depth,
+            params,
+        } => cli_inspect::graph(config, format, service, depth, params),
         Command::Neon {
             command: NeonCommand::Decode { file },
         } => neon_decode(file),

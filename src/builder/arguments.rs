@@ -397,11 +397,13 @@ impl Completer<'_> {
                     }
                     Some(_) => {
                         out.push(P::Null);
-                        Src::Unfilled
+                        Src::Unfilled {
+                            tried: Some(self.b.catalog.canonical(class).to_string()),
+                        }
                     }
                     None if !self.b.catalog.exists(class) => {
                         out.push(P::Null);
-                        Src::Unfilled
+                        Src::Unfilled { tried: None }
                     }
                     None => match &p.default {
                         Some(d) => {
@@ -413,7 +415,9 @@ impl Completer<'_> {
                         None => {
                             self.missing_by_type(class, ctx, span, &p.name, f);
                             out.push(P::Null);
-                            Src::Unfilled
+                            Src::Unfilled {
+                                tried: Some(self.b.catalog.canonical(class).to_string()),
+                            }
                         }
                     },
                 };
@@ -460,7 +464,7 @@ impl Completer<'_> {
                         ),
                         span,
                     );
-                    origins.push((out.len(), p, Src::Unfilled));
+                    origins.push((out.len(), p, Src::Unfilled { tried: None }));
                     out.push(P::Null);
                 }
             }

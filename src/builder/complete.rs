@@ -67,7 +67,10 @@ pub enum ArgumentSource {
     FactoryParameter,
     /// Nothing could fill the parameter (missing or ambiguous service, no default): an error
     /// was reported, and the plan holds `null`.
-    Unfilled,
+    Unfilled {
+        /// The class autowiring looked for, if the parameter has one.
+        tried: Option<String>,
+    },
 }
 
 /// How one parameter of a call was filled.

@@ -94,14 +94,16 @@ impl Actor {
     }
 }
 
-/// A record of what removed a definition: who, and where.
+/// A record of a removed definition: who removed it, where, and what it was.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin {
-    /// The extension (or built-in step) that made the change; `None` for the configuration
+pub struct Removal {
+    /// The extension (or built-in step) that removed it; `None` for the configuration
     /// (`name: false` in `services:`) or code outside any extension (the REPL prompt).
     pub actor: Option<Actor>,
-    /// The script line of the call (`addDefinition`, `removeDefinition`), when known.
+    /// The `removeDefinition` call or the `name: false` entry, when known.
     pub span: Option<Span>,
+    /// The removed definition's type (resolved, else declared), when it was known.
+    pub type_: Option<String>,
 }
 
 /// One service definition.
@@ -242,7 +244,7 @@ pub struct ContainerBuilder {
     unreported: bool,
     excluded: std::collections::HashSet<String>,
     actor: Option<Actor>,
-    removed: IndexMap<String, Origin>,
+    removed: IndexMap<String, Removal>,
 }
 
 impl ContainerBuilder {
@@ -298,7 +300,7 @@ impl ContainerBuilder {
 
     /// Services removed with `removeDefinition` (name → who removed it, and where), in order.
     /// A service added again later is taken out of this list.
-    pub fn removed(&self) -> &IndexMap<String, Origin> {
+    pub fn removed(&self) -> &IndexMap<String, Removal> {
         &self.removed
     }
 
@@ -402,11 +404,15 @@ impl ContainerBuilder {
     /// it (the current actor) and where (`span`: the script's call), for `explain --needed-by`.
     pub fn remove_definition_at(&mut self, name: &str, span: Option<Span>) {
         let real = self.real_name(name).to_string();
-        if self.definitions.shift_remove(&real).is_some() {
+        if let Some(def) = self.definitions.shift_remove(&real) {
             self.lower_names.remove(&real.to_lowercase());
             self.dirty = true;
-            let actor = self.actor.clone();
-            self.removed.insert(real, Origin { actor, span });
+            let removal = Removal {
+                actor: self.actor.clone(),
+                span,
+                type_: def.type_for_messages(),
+            };
+            self.removed.insert(real, removal);
         }
     }
 

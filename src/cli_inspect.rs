@@ -1,0 +1,160 @@
+//! `wireplan explain` and `wireplan graph`: thin wrappers that build the configuration
+//! (phases A and B), print its diagnostics, and print what [`wireplan::inspect`] answers.
+//! Exit codes: 0 answered from a clean configuration, 1 when the configuration had errors
+//! (the answer is still printed, from what was built) or the question cannot be answered
+//! (unknown service or type, unreadable config); clap exits 2 for usage errors.
+
+use super::{color, emit, options, ParamArgs};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use wireplan::compiler::{Built, Compilation};
+use wireplan::diagnostics::{self, Code, Diagnostic};
+use wireplan::inspect;
+use wireplan::source::SourceMap;
+
+/// The question `explain` answers (exactly one is given).
+#[derive(clap::Args)]
+#[group(required = true, multiple = false)]
+pub struct Question {
+    /// The service to explain: origin, type, every argument's source, lifespan.
+    pub service: Option<String>,
+    /// Every service providing TYPE, which one getByType() returns, and why not the others.
+    #[arg(long = "type", value_name = "TYPE")]
+    pub type_: Option<String>,
+    /// Every service and extension that depends on NAME, directly and transitively (or who
+    /// removed it).
+    #[arg(long, value_name = "NAME")]
+    pub needed_by: Option<String>,
+    /// Every service NAME depends on (see --depth).
+    #[arg(long, value_name = "NAME")]
+    pub deps: Option<String>,
+}
+
+/// Output format of `explain`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum AnswerFormat {
+    /// Readable text.
+    Text,
+    /// Pretty-printed JSON.
+    Json,
+}
+
+/// Output format of `graph`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum GraphFormat {
+    /// Graphviz DOT (`dot -Tsvg`).
+    Dot,
+    /// A Mermaid flowchart.
+    Mermaid,
+    /// `{"nodes": [...], "edges": [...]}`.
+    Json,
+}
+
+/// Builds `config` and prints its diagnostics (and the option problems). `None` when the root
+/// file cannot be read: there is nothing to answer from.
+fn build(config: &Path, params: &ParamArgs) -> Option<(Compilation, Built, bool)> {
+    let mut arg_sources = SourceMap::new();
+    let (opts, problems) = options(params, &mut arg_sources);
+    diagnostics::render(&arg_sources, &problems, color());
+    if let Err(e) = wireplan::source::read_input_file(config) {
+        let d = Diagnostic::error(
+            Code::FileNotFound,
+            format!("Cannot read '{}': {e}", config.display()),
+        );
+        diagnostics::render(&SourceMap::new(), &[d], color());
+        return None;
+    }
+    let (compilation, built) = wireplan::compiler::build(config, &opts);
+    diagnostics::render(&compilation.sources, compilation.diagnostics.items(), color());
+    let errors = compilation.diagnostics.has_errors() || !problems.is_empty();
+    if errors {
+        super::say(format_args!(
+            "note: the configuration has errors; the answer below comes from what was built"
+        ));
+    }
+    Some((compilation, built, errors))
+}
+
+fn print<T: std::fmt::Display + serde::Serialize>(answer: &T, format: AnswerFormat) {
+    match format {
+        AnswerFormat::Text => emit(&answer.to_string()),
+        AnswerFormat::Json => emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(answer).unwrap_or_default()
+        )),
+    }
+}
+
+/// `wireplan explain CONFIG (SERVICE | --type T | --needed-by NAME | --deps NAME)`.
+pub fn explain(
+    config: PathBuf,
+    question: Question,
+    depth: Option<usize>,
+    format: AnswerFormat,
+    params: ParamArgs,
+) -> ExitCode {
+    let Some((compilation, mut built, errors)) = build(&config, &params) else {
+        return ExitCode::from(1);
+    };
+    let sources = &compilation.sources;
+    let b = &mut built.builder;
+    let answered = match question {
+        Question {
+            service: Some(name),
+            ..
+        } => inspect::explain_service(b, sources, &name).map(|a| print(&a, format)),
+        Question {
+            type_: Some(ty), ..
+        } => inspect::type_candidates(b, &ty).map(|a| print(&a, format)),
+        Question {
+            needed_by: Some(name),
+            ..
+        } => inspect::needed_by(b, sources, &name).map(|a| print(&a, format)),
+        Question {
+            deps: Some(name), ..
+        } => inspect::deps(b, sources, &name, depth).map(|a| print(&a, format)),
+        // clap requires exactly one question; this is only reached if that rule changes.
+        _ => Err(Diagnostic::error(
+            Code::InvalidValue,
+            "explain needs a SERVICE, --type, --needed-by or --deps",
+        )),
+    };
+    finish(sources, answered, errors)
+}
+
+/// `wireplan graph CONFIG --format dot|mermaid|json [--service NAME --depth N]`.
+pub fn graph(
+    config: PathBuf,
+    format: GraphFormat,
+    service: Option<String>,
+    depth: usize,
+    params: ParamArgs,
+) -> ExitCode {
+    let Some((compilation, built, errors)) = build(&config, &params) else {
+        return ExitCode::from(1);
+    };
+    let mut graph = inspect::Graph::from_builder(&built.builder);
+    let focused = match &service {
+        Some(name) => graph.focus(name, depth).map(|g| graph = g),
+        None => Ok(()),
+    };
+    let answered = focused.map(|()| {
+        emit(&match format {
+            GraphFormat::Dot => graph.to_dot(),
+            GraphFormat::Mermaid => graph.to_mermaid(),
+            GraphFormat::Json => graph.to_json(),
+        })
+    });
+    finish(&compilation.sources, answered, errors)
+}
+
+fn finish(sources: &SourceMap, answered: Result<(), Diagnostic>, errors: bool) -> ExitCode {
+    match answered {
+        Err(d) => {
+            diagnostics::render(sources, &[d], color());
+            ExitCode::from(1)
+        }
+        Ok(()) if errors => ExitCode::from(1),
+        Ok(()) => ExitCode::SUCCESS,
+    }
+}

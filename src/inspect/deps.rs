@@ -1,0 +1,349 @@
+//! `explain --needed-by NAME`, the REPL's `:needed-by` and `:deps`: the services that depend on
+//! a service (or that it depends on), directly and transitively, over the edges of the
+//! [`Graph`]; the extensions involved; and for a removed service, who removed it and where.
+
+use super::graph::{unknown_service, EdgeKind, Graph};
+use super::values::Location;
+use crate::builder::{Actor, ArgumentSource, ContainerBuilder};
+use crate::diagnostics::Diagnostic;
+use crate::source::SourceMap;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt;
+
+/// Which way the edges are followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    /// Services that need the service (`--needed-by`).
+    NeededBy,
+    /// Services the service needs (`:deps`).
+    Needs,
+}
+
+/// One related service.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Related {
+    /// The service's name.
+    pub service: String,
+    /// How the first edge on the shortest path to it is used (by the dependent).
+    pub kind: EdgeKind,
+    /// 1 for a direct dependency, 2 and more for transitive ones.
+    pub depth: usize,
+    /// The services between the asked one and this one on a shortest path.
+    pub via: Vec<String>,
+}
+
+/// An extension (or built-in step) that added or changed the service or one of the related
+/// services.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExtensionUse {
+    /// The extension's name, or the built-in step (`search`, `decorator`, `inject`).
+    pub extension: String,
+    /// The lifecycle method that ran (`loadConfiguration`, `beforeCompile`).
+    pub method: String,
+    /// The compiler phase (`A`, `B`).
+    pub phase: char,
+    /// Services it added.
+    pub added: Vec<String>,
+    /// Services it changed after they were added (setup, tags, arguments, …).
+    pub changed: Vec<String>,
+}
+
+/// Who removed a service, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Removal {
+    /// The extension and method; `None` when the configuration removed it (`name: false`) or
+    /// code outside any extension did.
+    pub extension: Option<String>,
+    /// The lifecycle method that ran.
+    pub method: Option<String>,
+    /// The compiler phase (`A`, `B`), when an extension removed it.
+    pub phase: Option<char>,
+    /// The `removeDefinition` call or the `name: false` entry.
+    pub location: Option<Location>,
+    /// Services that still ask for it: they refer to it by name, or autowiring looked in vain
+    /// for a type it had (their arguments are unfilled, and errors were reported).
+    pub still_wanted: Vec<String>,
+}
+
+/// The answer of [`needed_by`] and [`deps`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Dependents {
+    /// The service asked about.
+    pub service: String,
+    /// Which way.
+    pub direction: Direction,
+    /// The depth limit (`None`: all transitive ones).
+    pub depth: Option<usize>,
+    /// Set when the service is not in the builder because it was removed.
+    pub removed: Option<Removal>,
+    /// Related services, nearest first (breadth-first, in definition order per level).
+    pub related: Vec<Related>,
+    /// Aliases naming the service.
+    pub aliases: Vec<String>,
+    /// Extensions that added or changed the service or a related one (needed-by only).
+    pub extensions: Vec<ExtensionUse>,
+}
+
+/// Every service that depends on `name`, directly and transitively (constructor, setup,
+/// collection and locator references of the completed statements), and the extensions that
+/// added or changed `name` or those services. For a service that is not in the builder any
+/// more, the answer says who removed it (extension, phase, script line) and lists nothing
+/// else. Needs a completed builder (phase B) for the edges.
+///
+/// Errors: `missing-service` with a "did you mean" for a name that never existed.
+pub fn needed_by(
+    b: &ContainerBuilder,
+    sources: &SourceMap,
+    name: &str,
+) -> Result<Dependents, Diagnostic> {
+    walk(b, sources, name, Direction::NeededBy, None)
+}
+
+/// Every service `name` depends on, up to `depth` edges away (`None`: all).
+///
+/// Errors as [`needed_by`].
+pub fn deps(
+    b: &ContainerBuilder,
+    sources: &SourceMap,
+    name: &str,
+    depth: Option<usize>,
+) -> Result<Dependents, Diagnostic> {
+    walk(b, sources, name, Direction::Needs, depth)
+}
+
+fn walk(
+    b: &ContainerBuilder,
+    sources: &SourceMap,
+    name: &str,
+    direction: Direction,
+    depth: Option<usize>,
+) -> Result<Dependents, Diagnostic> {
+    let mut answer = Dependents {
+        service: name.to_string(),
+        direction,
+        depth,
+        removed: None,
+        related: Vec::new(),
+        aliases: Vec::new(),
+        extensions: Vec::new(),
+    };
+    let Some(def) = b.get_definition(name) else {
+        if let Some(r) = b.removed().get(name) {
+            answer.removed = Some(Removal {
+                extension: r.actor.as_ref().map(|a| a.extension.clone()),
+                method: r.actor.as_ref().map(|a| a.method.clone()),
+                phase: r.actor.as_ref().map(Actor::phase),
+                location: Location::of_opt(sources, r.span),
+                still_wanted: still_wanted(b, name, r.type_.as_deref()),
+            });
+            return Ok(answer);
+        }
+        let names: Vec<&str> = b.definitions().map(|d| d.name.as_str()).collect();
+        return Err(unknown_service(name, names));
+    };
+    let name = def.name.clone();
+    answer.service = name.clone();
+    let graph = Graph::from_builder(b);
+    let mut adj: HashMap<&str, Vec<(&str, EdgeKind)>> = HashMap::new();
+    for e in &graph.edges {
+        match direction {
+            Direction::NeededBy => adj.entry(&e.to).or_default().push((&e.from, e.kind)),
+            Direction::Needs => adj.entry(&e.from).or_default().push((&e.to, e.kind)),
+        }
+    }
+    let mut seen: HashSet<&str> = HashSet::from([name.as_str()]);
+    let mut queue: VecDeque<(&str, Vec<String>)> = VecDeque::from([(name.as_str(), Vec::new())]);
+    while let Some((n, path)) = queue.pop_front() {
+        if depth.is_some_and(|d| path.len() >= d) {
+            continue;
+        }
+        for (next, kind) in adj.get(n).into_iter().flatten() {
+            if !seen.insert(next) {
+                continue;
+            }
+            answer.related.push(Related {
+                service: next.to_string(),
+                kind: *kind,
+                depth: path.len() + 1,
+                via: path.clone(),
+            });
+            let mut p = path.clone();
+            p.push(next.to_string());
+            queue.push_back((next, p));
+        }
+    }
+    answer.aliases = b
+        .aliases()
+        .iter()
+        .filter(|(_, target)| **target == name)
+        .map(|(a, _)| a.clone())
+        .collect();
+    if direction == Direction::NeededBy {
+        let involved: Vec<&str> = std::iter::once(name.as_str())
+            .chain(answer.related.iter().map(|r| r.service.as_str()))
+            .collect();
+        for service in involved {
+            let Some(d) = b.get_definition(service) else {
+                continue;
+            };
+            let touches = d
+                .origin
+                .iter()
+                .map(|a| (a, true))
+                .chain(d.modified_by.iter().map(|a| (a, false)));
+            for (actor, added) in touches {
+                let pos = answer
+                    .extensions
+                    .iter()
+                    .position(|e| e.extension == actor.extension && e.method == actor.method);
+                let i = pos.unwrap_or_else(|| {
+                    answer.extensions.push(ExtensionUse {
+                        extension: actor.extension.clone(),
+                        method: actor.method.clone(),
+                        phase: actor.phase(),
+                        added: Vec::new(),
+                        changed: Vec::new(),
+                    });
+                    answer.extensions.len() - 1
+                });
+                let list = if added {
+                    &mut answer.extensions[i].added
+                } else {
+                    &mut answer.extensions[i].changed
+                };
+                list.push(service.to_string());
+            }
+        }
+    }
+    Ok(answer)
+}
+
+/// Definitions that still ask for the removed service `name` (of type `ty`): by a written
+/// reference (`@name`, `@name::method()`), or by an argument whose autowiring found nothing
+/// for a type the service had.
+fn still_wanted(b: &ContainerBuilder, name: &str, ty: Option<&str>) -> Vec<String> {
+    let by_type = |d: &crate::builder::Definition| {
+        d.completed.iter().flat_map(|c| &c.calls).any(|call| {
+            call.arguments.iter().any(|a| match &a.source {
+                ArgumentSource::Unfilled { tried: Some(t) } => {
+                    ty.is_some_and(|ty| b.catalog.is_subtype(ty, t))
+                }
+                _ => false,
+            })
+        })
+    };
+    let by_name = |d: &crate::builder::Definition| {
+        d.creator
+            .iter()
+            .any(|st| statement_names(st, name))
+            || d.setup.iter().any(|e| expr_names(e, name))
+    };
+    b.definitions()
+        .filter(|d| by_name(d) || by_type(d))
+        .map(|d| d.name.clone())
+        .collect()
+}
+
+fn names_service(text: &str, name: &str) -> bool {
+    text.strip_prefix('@')
+        .map(|t| t.split("::").next().unwrap_or(t))
+        .is_some_and(|t| t == name)
+}
+
+fn statement_names(st: &crate::expr::Statement, name: &str) -> bool {
+    let callee = match &st.callee {
+        crate::expr::Callee::Name(n) => names_service(n, name),
+        crate::expr::Callee::Member(target, _) => expr_names(target, name),
+    };
+    callee || st.arguments.values().any(|v| expr_names(v, name))
+}
+
+fn expr_names(e: &crate::expr::Expr, name: &str) -> bool {
+    use crate::expr::ExprKind as K;
+    match &e.kind {
+        K::Str(s) => names_service(s, name),
+        K::Array(a) => a.values().any(|v| expr_names(v, name)),
+        K::Statement(st) => statement_names(st, name),
+        K::Concat(parts) => parts.iter().any(|v| expr_names(v, name)),
+        _ => false,
+    }
+}
+
+impl fmt::Display for Dependents {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(r) = &self.removed {
+            write!(f, "service {} was removed", self.service)?;
+            match (&r.extension, &r.method, r.phase) {
+                (Some(e), Some(m), Some(p)) => write!(f, " by extension {e} in {m}() (phase {p})")?,
+                _ => write!(f, " by the configuration")?,
+            }
+            match &r.location {
+                Some(l) => writeln!(f, " at {l}")?,
+                None => writeln!(f)?,
+            }
+            if r.still_wanted.is_empty() {
+                return writeln!(f, "nothing in the builder asks for it");
+            }
+            return writeln!(
+                f,
+                "still asked for by (their arguments are unfilled: see the errors): {}",
+                r.still_wanted.join(", ")
+            );
+        }
+        let (title, none) = match self.direction {
+            Direction::NeededBy => ("needed by", "no service depends on it"),
+            Direction::Needs => ("dependencies of", "it depends on no service"),
+        };
+        match self.depth {
+            Some(d) => writeln!(f, "{title} {} (up to {d} levels):", self.service)?,
+            None => writeln!(f, "{title} {} (directly and transitively):", self.service)?,
+        }
+        if self.related.is_empty() {
+            writeln!(f, "  {none}")?;
+        }
+        let w = self
+            .related
+            .iter()
+            .map(|r| r.service.len())
+            .max()
+            .unwrap_or(0);
+        for r in &self.related {
+            let mut line = format!("  {:w$}  {:11}", r.service, r.kind.as_str());
+            if r.depth == 1 {
+                line.push_str("  direct");
+            } else {
+                let mut path = vec![self.service.clone()];
+                path.extend(r.via.iter().cloned());
+                path.push(r.service.clone());
+                if self.direction == Direction::NeededBy {
+                    path.reverse();
+                }
+                line.push_str(&format!("  via {}", path.join(" -> ")));
+            }
+            writeln!(f, "{}", line.trim_end())?;
+        }
+        if !self.aliases.is_empty() {
+            writeln!(f, "aliases: {}", self.aliases.join(", "))?;
+        }
+        for e in &self.extensions {
+            let mut what = Vec::new();
+            if !e.added.is_empty() {
+                what.push(format!("added {}", e.added.join(", ")));
+            }
+            if !e.changed.is_empty() {
+                what.push(format!("changed {}", e.changed.join(", ")));
+            }
+            writeln!(
+                f,
+                "extension {} in {}() (phase {}): {}",
+                e.extension,
+                e.method,
+                e.phase,
+                what.join("; ")
+            )?;
+        }
+        Ok(())
+    }
+}

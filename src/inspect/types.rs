@@ -1,0 +1,222 @@
+//! `explain --type T` and the REPL's `:type T`: which services provide a type, which one
+//! `getByType` returns, and why the others are not it (Nette's autowiring rules,
+//! `../shared/reference/nette-di.md` §5.1, as the [`AutowiringIndex`] implements them).
+//!
+//! [`AutowiringIndex`]: crate::builder::AutowiringIndex
+
+use crate::builder::{Autowired, ContainerBuilder, Phase};
+use crate::diagnostics::{Code, Diagnostic};
+use serde::Serialize;
+use std::fmt;
+
+/// What `getByType(T)` answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "answer", content = "services", rename_all = "lowercase")]
+pub enum TypeAnswer {
+    /// Exactly one preferred autowired service.
+    Service(String),
+    /// No autowired service (`getByType` returns null; an argument of this type needs a value
+    /// or a default).
+    None,
+    /// Several preferred services: `getByType` fails with `ambiguous-service`.
+    Ambiguous(Vec<String>),
+}
+
+/// Why a service providing the type is (or is not) the answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum CandidateStatus {
+    /// The only preferred autowired service: `getByType` returns it.
+    Chosen,
+    /// One of several preferred autowired services: the request is ambiguous.
+    Ambiguous,
+    /// Autowired, but another service claimed the type as preferred with `autowired: [...]`:
+    /// only collections (`T[]`, `typed()`) get it.
+    Secondary {
+        /// The services preferred for the type.
+        preferred: Vec<String>,
+    },
+    /// `autowired: [...]` names types that do not cover this one: only collections get it.
+    RestrictedTo {
+        /// The types the service is autowired for.
+        types: Vec<String>,
+    },
+    /// `autowired: false`.
+    NotAutowired,
+    /// The type is excluded from autowiring (`di › excluded`, `addExcludedClasses`).
+    Excluded,
+}
+
+/// One service whose type is the requested type or a subtype.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Candidate {
+    /// The service name.
+    pub service: String,
+    /// Its resolved type.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Why it is or is not the answer.
+    #[serde(flatten)]
+    pub status: CandidateStatus,
+}
+
+/// Everything about one type's autowiring.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TypeExplanation {
+    /// The type asked about, in the catalog's spelling.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Asked in phase A (before `resolve`): the answer covers only the services registered so
+    /// far, and types are not reliable before `beforeCompile`.
+    pub preliminary: bool,
+    /// What `getByType` answers.
+    #[serde(flatten)]
+    pub answer: TypeAnswer,
+    /// Every service of the type or a subtype, in definition order.
+    pub candidates: Vec<Candidate>,
+    /// What a collection of the type (`T[]`, `typed(T)`) receives: every autowired service,
+    /// preferred ones first.
+    pub collection: Vec<String>,
+}
+
+/// Explains `getByType(ty)` over the builder's current state (re-resolving types when
+/// definitions changed, as a script's `getByType` would). Works in every phase but while types
+/// are being resolved; in phase A the answer is marked preliminary.
+///
+/// Errors: `class-not-found` (with a "did you mean") for a type the catalog lacks;
+/// `not-allowed-during-resolving` while `resolve` runs.
+pub fn type_candidates(b: &mut ContainerBuilder, ty: &str) -> Result<TypeExplanation, Diagnostic> {
+    let Some(class) = b.catalog.get(ty) else {
+        let names: Vec<String> = b.catalog.classes().map(|c| c.name.clone()).collect();
+        return Err(Diagnostic::error(
+            Code::ClassNotFound,
+            format!("Class or interface '{ty}' not found in the type catalog."),
+        )
+        .with_suggestion(ty, names.iter().map(String::as_str)));
+    };
+    let ty = class.name.clone();
+    let answer = match b.get_by_type(&ty) {
+        Ok(Some(n)) => TypeAnswer::Service(n),
+        Ok(None) => TypeAnswer::None,
+        Err(d) if d.code == Code::AmbiguousService => {
+            TypeAnswer::Ambiguous(b.autowiring().high(&ty).to_vec())
+        }
+        Err(d) => return Err(d),
+    };
+    let providers = b.find_by_type(&ty)?;
+    let high = b.autowiring().high(&ty).to_vec();
+    let all = b.autowiring().all(&ty);
+    let mut candidates = Vec::new();
+    for name in providers {
+        let Some(def) = b.get_definition(&name) else {
+            continue;
+        };
+        let status = if high.contains(&name) {
+            if high.len() == 1 {
+                CandidateStatus::Chosen
+            } else {
+                CandidateStatus::Ambiguous
+            }
+        } else if all.contains(&name) {
+            match &def.autowired {
+                Autowired::Types(types) => CandidateStatus::RestrictedTo {
+                    types: types.clone(),
+                },
+                Autowired::All(_) => CandidateStatus::Secondary {
+                    preferred: high.clone(),
+                },
+            }
+        } else if def.autowired == Autowired::All(false) {
+            CandidateStatus::NotAutowired
+        } else {
+            CandidateStatus::Excluded
+        };
+        candidates.push(Candidate {
+            service: name.clone(),
+            type_: def.resolved_type.clone().unwrap_or_default(),
+            status,
+        });
+    }
+    Ok(TypeExplanation {
+        type_: ty,
+        preliminary: b.phase() == Phase::Loading,
+        answer,
+        candidates,
+        collection: all,
+    })
+}
+
+impl fmt::Display for CandidateStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CandidateStatus::Chosen => write!(f, "chosen: the only preferred autowired service"),
+            CandidateStatus::Ambiguous => {
+                write!(f, "ambiguous: one of several preferred autowired services")
+            }
+            CandidateStatus::Secondary { preferred } => write!(
+                f,
+                "not chosen: {} claimed this type with autowired: [...]; collections only",
+                preferred.join(", ")
+            ),
+            CandidateStatus::RestrictedTo { types } => write!(
+                f,
+                "not chosen: autowired only for [{}]; collections only",
+                types.join(", ")
+            ),
+            CandidateStatus::NotAutowired => write!(f, "not chosen: autowired: false"),
+            CandidateStatus::Excluded => {
+                write!(f, "not chosen: the type is excluded from autowiring")
+            }
+        }
+    }
+}
+
+impl fmt::Display for TypeExplanation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "type {}", self.type_)?;
+        if self.preliminary {
+            writeln!(
+                f,
+                "preliminary (phase A): types are not reliable before beforeCompile; this is what getByType() answers now, from the services registered so far"
+            )?;
+        }
+        let answer = match &self.answer {
+            TypeAnswer::Service(n) => n.clone(),
+            TypeAnswer::None => "null (no autowired service)".into(),
+            TypeAnswer::Ambiguous(ns) => {
+                format!("error ambiguous-service: {}", ns.join(", "))
+            }
+        };
+        writeln!(f, "getByType({}) → {answer}", self.type_)?;
+        if self.candidates.is_empty() {
+            writeln!(f, "providers: none")?;
+        } else {
+            writeln!(f, "providers ({}):", self.candidates.len())?;
+            let w = self
+                .candidates
+                .iter()
+                .map(|c| c.service.len())
+                .max()
+                .unwrap_or(0);
+            let tw = self
+                .candidates
+                .iter()
+                .map(|c| c.type_.len())
+                .max()
+                .unwrap_or(0);
+            for c in &self.candidates {
+                writeln!(
+                    f,
+                    "  {:w$}  {:tw$}  {}",
+                    c.service, c.type_, c.status
+                )?;
+            }
+        }
+        let list = if self.collection.is_empty() {
+            "nothing".to_string()
+        } else {
+            self.collection.join(", ")
+        };
+        writeln!(f, "collections ({}[], typed()) receive: {list}", self.type_)
+    }
+}

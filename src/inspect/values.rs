@@ -1,0 +1,163 @@
+//! Helpers shared by the inspection answers: source locations, values as short text, and the
+//! names of services referred to by a completed statement.
+
+use crate::source::{SourceMap, Span};
+use serde::Serialize;
+use std::fmt;
+use wireplan_runtime::plan::{CallTarget, Expr as P};
+
+/// A place in a source file: the file's display name, 1-based line and byte column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Location {
+    /// The file's name as the compilation shows it (the path as given, or `<-p name>`).
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based byte column.
+    pub column: usize,
+}
+
+impl Location {
+    /// The location of `span`'s start in `sources`.
+    pub fn of(sources: &SourceMap, span: Span) -> Location {
+        let f = sources.get(span.file);
+        let (line, column) = f.line_col(span.start as usize);
+        Location {
+            file: f.name.clone(),
+            line,
+            column,
+        }
+    }
+
+    /// [`Location::of`] for an optional span.
+    pub fn of_opt(sources: &SourceMap, span: Option<Span>) -> Option<Location> {
+        span.map(|s| Location::of(sources, s))
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// The names of the `%name%` placeholders written in the source text of `span` (what a value
+/// was expanded from); empty for spans outside the source map's text.
+pub(crate) fn parameters_written_at(sources: &SourceMap, span: Option<Span>) -> Vec<String> {
+    let Some(span) = span else {
+        return Vec::new();
+    };
+    let f = sources.get(span.file);
+    let Some(text) = f.text.get(span.start as usize..span.end as usize) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('%') {
+        let after = &rest[start + 1..];
+        let Some(end) = after.find('%') else { break };
+        let name = &after[..end];
+        if name.is_empty() {
+            rest = &after[end + 1..]; // `%%`, a literal percent sign
+            continue;
+        }
+        if name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        {
+            if !out.iter().any(|n| n == name) {
+                out.push(name.to_string());
+            }
+            rest = &after[end + 1..];
+        } else {
+            rest = after;
+        }
+    }
+    out
+}
+
+/// A completed value as short NEON-like text: `@name` for a service, `%name%` for a dynamic
+/// parameter (its value is never known here, and never shown), `Class(...)` for a
+/// constructor call. Long lists are shortened.
+pub(crate) fn value_text(v: &P) -> String {
+    let list = |items: &[P]| {
+        let mut parts: Vec<String> = items.iter().take(8).map(value_text).collect();
+        if items.len() > 8 {
+            parts.push(format!("… {} more", items.len() - 8));
+        }
+        parts.join(", ")
+    };
+    match v {
+        P::Null => "null".into(),
+        P::Bool(b) => b.to_string(),
+        P::Int(i) => i.to_string(),
+        P::Float(x) => format!("{x:?}"),
+        P::Str(s) => format!("'{}'", s.replace('\'', "''")),
+        P::List(items) => format!("[{}]", list(items)),
+        P::Map(m) => {
+            let parts: Vec<String> = m
+                .iter()
+                .take(8)
+                .map(|(k, x)| format!("{k}: {}", value_text(x)))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        P::Ref(n) if n == "@self" => "@self".into(),
+        P::Ref(n) => format!("@{n}"),
+        P::New { class, args } => format!("{class}({})", list(args)),
+        P::Call {
+            target,
+            method,
+            args,
+        } => format!("{}::{method}({})", target_text(target), list(args)),
+        P::Set {
+            target,
+            property,
+            value,
+        } => format!("{}::${property} = {}", target_text(target), value_text(value)),
+        P::Get { target, property } => format!("{}::${property}", target_text(target)),
+        P::Callable { target, method } => format!("{}::{method}(...)", target_text(target)),
+        P::Func { name, arg } => format!("{name}({})", value_text(arg)),
+        P::Param(n) => format!("%{n}%"),
+        P::Concat(parts) => parts
+            .iter()
+            .map(|p| match p {
+                P::Str(s) => s.clone(),
+                other => value_text(other),
+            })
+            .collect(),
+        P::Arg(n) => format!("${n}"),
+        P::ArgOr { name, default } => format!("${name} = {}", value_text(default)),
+    }
+}
+
+fn target_text(t: &CallTarget) -> String {
+    match t {
+        CallTarget::Class(c) => c.clone(),
+        CallTarget::SelfObject => "@self".into(),
+        CallTarget::Expr(e) => value_text(e),
+    }
+}
+
+/// Does the value read a dynamic parameter (anywhere inside)?
+pub(crate) fn reads_dynamic(v: &P) -> Vec<String> {
+    fn walk(v: &P, out: &mut Vec<String>) {
+        match v {
+            P::Param(n) => {
+                if !out.contains(n) {
+                    out.push(n.clone());
+                }
+            }
+            P::List(items) | P::Concat(items) => items.iter().for_each(|x| walk(x, out)),
+            P::Map(m) => m.values().for_each(|x| walk(x, out)),
+            P::New { args, .. } | P::Call { args, .. } => args.iter().for_each(|x| walk(x, out)),
+            P::Func { arg, .. } => walk(arg, out),
+            P::Set { value, .. } => walk(value, out),
+            P::ArgOr { default, .. } => walk(default, out),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, &mut out);
+    out
+}
