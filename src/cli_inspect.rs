@@ -69,7 +69,7 @@ fn build(config: &Path, params: &ParamArgs) -> Option<(Compilation, Built, bool)
     let errors = compilation.diagnostics.has_errors() || !problems.is_empty();
     if errors {
         super::say(format_args!(
-            "note: the configuration has errors; the answer below comes from what was built"
+            "note: the configuration has errors; the answer comes from what was built despite them"
         ));
     }
     Some((compilation, built, errors))

@@ -102,7 +102,8 @@ pub struct Removal {
     pub actor: Option<Actor>,
     /// The `removeDefinition` call or the `name: false` entry, when known.
     pub span: Option<Span>,
-    /// The removed definition's type (resolved, else declared), when it was known.
+    /// The removed definition's type (resolved, else declared, else the class its creator
+    /// constructs), when it was known.
     pub type_: Option<String>,
 }
 
@@ -407,10 +408,17 @@ impl ContainerBuilder {
         if let Some(def) = self.definitions.shift_remove(&real) {
             self.lower_names.remove(&real.to_lowercase());
             self.dirty = true;
+            // Before resolution (phase A) a plain class creator still tells the type.
+            let creator_class = match def.creator.as_ref().map(|c| &c.callee) {
+                Some(Callee::Name(n)) if self.catalog.exists(n) => {
+                    Some(self.catalog.canonical(n).to_string())
+                }
+                _ => None,
+            };
             let removal = Removal {
                 actor: self.actor.clone(),
                 span,
-                type_: def.type_for_messages(),
+                type_: def.type_for_messages().or(creator_class),
             };
             self.removed.insert(real, removal);
         }

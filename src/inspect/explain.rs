@@ -460,9 +460,9 @@ impl fmt::Display for ValueSource {
                 parameters,
                 dynamic,
             } => {
-                write!(f, "written")?;
-                if let Some(l) = location {
-                    write!(f, " at {l}")?;
+                match location {
+                    Some(l) => write!(f, "written at {l}")?,
+                    None => write!(f, "written by a script (no source location)")?,
                 }
                 if !parameters.is_empty() {
                     let ps: Vec<String> = parameters.iter().map(|p| format!("%{p}%")).collect();

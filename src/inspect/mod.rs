@@ -14,3 +14,5 @@ pub use explain::{explain_service, ServiceExplanation};
 pub use graph::{Edge, EdgeKind, Graph, Node};
 pub use types::{type_candidates, Candidate, CandidateStatus, TypeAnswer, TypeExplanation};
 pub use values::Location;
+#[cfg(test)]
+mod tests;

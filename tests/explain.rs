@@ -1,0 +1,223 @@
+//! `wireplan explain` and `wireplan graph` as a user runs them: golden files of every answer
+//! (text, JSON, DOT, Mermaid) on the blog example and on two error configurations, the bad-input
+//! exit codes, and the README's graph picture being current.
+//!
+//! Golden files live in `tests/golden/explain/`; each holds the command, the exit code, stdout
+//! and stderr. After an intended change, regenerate them with
+//! `UPDATE_GOLDEN=1 cargo test --test explain` and review the diff.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BLOG: &str = "examples/blog/config/app.neon";
+const CAPTIVE: &str = "tests/fixtures/explain/captive-ambiguous/config.neon";
+const REMOVED: &str = "tests/fixtures/explain/extension-removed/config.neon";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `wireplan ARGS` from the workspace root (relative paths keep the output stable).
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env_remove("WIREPLAN_SCRIPTS")
+        .args(args)
+        .output()
+        .expect("wireplan runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn golden_path(name: &str) -> PathBuf {
+    root().join("tests/golden/explain").join(format!("{name}.txt"))
+}
+
+/// Runs the command and compares everything it printed with the golden file `name`.
+fn golden(name: &str, args: &[&str]) -> (Option<i32>, String) {
+    let (code, stdout, stderr) = run(args);
+    let actual = format!(
+        "$ wireplan {}\nexit: {}\n--- stdout\n{stdout}--- stderr\n{stderr}",
+        args.join(" "),
+        code.map_or("signal".to_string(), |c| c.to_string())
+    );
+    let path = golden_path(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("golden dir");
+        std::fs::write(&path, &actual).expect("golden written");
+    } else {
+        let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (run UPDATE_GOLDEN=1 cargo test --test explain)",
+                path.display()
+            )
+        });
+        if expected != actual {
+            let line = expected
+                .lines()
+                .zip(actual.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(expected.lines().count().min(actual.lines().count()));
+            panic!(
+                "{} differs from the output, first at line {}:\n--- expected\n{expected}\n--- actual\n{actual}",
+                path.display(),
+                line + 1
+            );
+        }
+    }
+    (code, stdout)
+}
+
+#[test]
+fn explain_on_the_blog_example() {
+    let (code, out) = golden("blog-service-blog", &["explain", BLOG, "blog"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("$notifiers  App\\Notifier[] = [@01, @02]"), "{out}");
+    golden("blog-service-mailer", &["explain", BLOG, "mailer"]);
+    golden("blog-service-articles", &["explain", BLOG, "articles"]);
+    golden("blog-type-logger", &["explain", BLOG, "--type", "App\\Logger"]);
+    golden("blog-type-notifier", &["explain", BLOG, "--type", "App\\Notifier"]);
+    golden("blog-needed-by-logger", &["explain", BLOG, "--needed-by", "logger"]);
+    golden("blog-deps-blog", &["explain", BLOG, "--deps", "blog", "--depth", "1"]);
+}
+
+#[test]
+fn explain_answers_in_json_too() {
+    for (name, args) in [
+        ("blog-service-mailer-json", &["explain", BLOG, "mailer"][..]),
+        ("blog-type-logger-json", &["explain", BLOG, "--type", "App\\Logger"]),
+        ("blog-needed-by-logger-json", &["explain", BLOG, "--needed-by", "logger"]),
+    ] {
+        let args: Vec<&str> = args.iter().copied().chain(["--format", "json"]).collect();
+        let (code, out) = golden(name, &args);
+        assert_eq!(code, Some(0), "{name}");
+        let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert!(json.is_object(), "{name}");
+    }
+    let (_, out, _) = run(&["explain", BLOG, "mailer", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let args = &json["calls"][0]["arguments"];
+    assert_eq!(args[0]["from"], "autowired");
+    assert_eq!(args[0]["service"], "logger");
+    assert_eq!(args[1]["from"], "written");
+    assert_eq!(args[1]["parameters"][0], "mail.from");
+}
+
+#[test]
+fn explain_on_an_ambiguous_and_captive_configuration() {
+    let (code, out) = golden("captive-service-mailer", &["explain", CAPTIVE, "mailer"]);
+    // The configuration has errors: they are printed, the answer still comes, exit 1.
+    assert_eq!(code, Some(1));
+    assert!(out.contains("path mailer -> session -> request"), "{out}");
+    golden("captive-service-report", &["explain", CAPTIVE, "report"]);
+    golden("captive-type-logger", &["explain", CAPTIVE, "--type", "App\\Logger"]);
+    golden("captive-needed-by-request", &["explain", CAPTIVE, "--needed-by", "request"]);
+}
+
+#[test]
+fn explain_on_a_configuration_whose_extension_removed_a_needed_service() {
+    let (code, out) = golden("removed-service-auditlog", &["explain", REMOVED, "auditLog"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        out.contains("by extension audit in loadConfiguration() (phase A) at tests/fixtures/explain/extension-removed/audit.rhai:4:10"),
+        "{out}"
+    );
+    golden("removed-service-db", &["explain", REMOVED, "db"]);
+    golden("removed-service-users", &["explain", REMOVED, "users"]);
+    golden("removed-service-cache", &["explain", REMOVED, "cache"]);
+    let (_, out) = golden("removed-needed-by-cache", &["explain", REMOVED, "--needed-by", "cache"]);
+    assert!(out.contains("still asked for by"), "{out}");
+    golden("removed-type-cache", &["explain", REMOVED, "--type", "App\\Cache"]);
+}
+
+#[test]
+fn graph_in_every_format() {
+    for (prefix, config) in [("blog", BLOG), ("captive", CAPTIVE), ("removed", REMOVED)] {
+        for format in ["dot", "mermaid", "json"] {
+            let (code, out) = golden(
+                &format!("{prefix}-graph-{format}"),
+                &["graph", config, "--format", format],
+            );
+            assert_eq!(code, Some(if prefix == "blog" { 0 } else { 1 }), "{prefix} {format}");
+            if format == "json" {
+                let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+                assert!(json["nodes"].as_array().is_some_and(|n| !n.is_empty()));
+            }
+        }
+    }
+    golden(
+        "blog-graph-focus-mailer",
+        &["graph", BLOG, "--service", "mailer", "--depth", "1"],
+    );
+}
+
+#[test]
+fn graphs_never_show_parameter_values() {
+    for config in [BLOG, CAPTIVE, REMOVED] {
+        for format in ["dot", "mermaid", "json"] {
+            let (_, out, _) = run(&["graph", config, "--format", format]);
+            for value in ["/var/log/blog", "sqlite::memory:", "blog@example.com", "Weekly report"] {
+                assert!(!out.contains(value), "{config} {format} shows {value}");
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_input_gets_a_clear_message_and_exit_code() {
+    let (code, _) = golden("bad-missing-config", &["explain", "tests/fixtures/explain/nope.neon", "blog"]);
+    assert_eq!(code, Some(1));
+    let (code, _) = golden("bad-unknown-service", &["explain", BLOG, "blgo"]);
+    assert_eq!(code, Some(1));
+    let (code, _) = golden("bad-unknown-type", &["explain", BLOG, "--type", "App\\Loger"]);
+    assert_eq!(code, Some(1));
+    let (code, _) = golden("bad-graph-unknown-service", &["graph", BLOG, "--service", "mailr"]);
+    assert_eq!(code, Some(1));
+    let (code, _, err) = run(&["explain", BLOG]);
+    assert_eq!(code, Some(2), "{err}");
+    let (code, _, err) = run(&["explain", BLOG, "blog", "--type", "App\\Logger"]);
+    assert_eq!(code, Some(2), "{err}");
+    let (code, _, err) = run(&["graph", BLOG, "--format", "png"]);
+    assert_eq!(code, Some(2), "{err}");
+    let (code, _, err) = run(&["explain", "tests/fixtures/explain", "blog"]);
+    assert_eq!(code, Some(1), "a folder is not a config: {err}");
+    assert!(err.contains("file-not-found"), "{err}");
+}
+
+/// The README's picture is rendered from `docs/images/blog-graph.dot` by
+/// `scripts/render-graph.sh`; CI has no Graphviz, so this checks the DOT is what `wireplan graph`
+/// prints now, and that the SVG shows every service and edge of it.
+#[test]
+fn the_committed_graph_picture_is_current() {
+    let (code, dot, err) = run(&["graph", BLOG, "--format", "dot"]);
+    assert_eq!(code, Some(0), "{err}");
+    let committed = std::fs::read_to_string(root().join("docs/images/blog-graph.dot"))
+        .expect("docs/images/blog-graph.dot");
+    assert_eq!(
+        committed, dot,
+        "docs/images/blog-graph.dot is stale: run scripts/render-graph.sh and commit the result"
+    );
+    let svg = std::fs::read_to_string(root().join("docs/images/blog-graph.svg"))
+        .expect("docs/images/blog-graph.svg");
+    let (_, json, _) = run(&["graph", BLOG, "--format", "json"]);
+    let graph: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    for node in graph["nodes"].as_array().expect("nodes") {
+        let name = node["name"].as_str().expect("name");
+        assert!(
+            svg.contains(&format!("<title>{name}</title>")),
+            "the SVG lacks service {name}: run scripts/render-graph.sh"
+        );
+    }
+    for edge in graph["edges"].as_array().expect("edges") {
+        let title = format!(
+            "<title>{}&#45;&gt;{}</title>",
+            edge["from"].as_str().expect("from"),
+            edge["to"].as_str().expect("to")
+        );
+        assert!(svg.contains(&title), "the SVG lacks edge {title}");
+    }
+}
