@@ -221,3 +221,36 @@ fn the_committed_graph_picture_is_current() {
         assert!(svg.contains(&title), "the SVG lacks edge {title}");
     }
 }
+
+/// The examples in docs/tools.md's `## wireplan explain` and `## wireplan graph` sections are
+/// real: each ```text block that starts with `$ wireplan ...` shows what that command prints
+/// on standard output now.
+#[test]
+fn the_examples_in_docs_tools_md_are_real_output() {
+    let doc = std::fs::read_to_string(root().join("docs/tools.md")).expect("docs/tools.md");
+    let mut section = String::new();
+    let mut checked = 0;
+    let mut lines = doc.lines();
+    while let Some(line) = lines.next() {
+        if let Some(title) = line.strip_prefix("## ") {
+            section = title.to_string();
+        }
+        if line != "```text" || !matches!(section.as_str(), "wireplan explain" | "wireplan graph")
+        {
+            continue;
+        }
+        let block: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
+        let Some(command) = block.first().and_then(|c| c.strip_prefix("$ wireplan ")) else {
+            continue;
+        };
+        let args: Vec<&str> = command
+            .split_whitespace()
+            .map(|a| a.trim_matches('\''))
+            .collect();
+        let (_, stdout, _) = run(&args);
+        let shown: String = block[1..].iter().map(|l| format!("{l}\n")).collect();
+        assert_eq!(shown, stdout, "docs/tools.md shows other output for `{command}`");
+        checked += 1;
+    }
+    assert!(checked >= 7, "only {checked} examples found in docs/tools.md");
+}
