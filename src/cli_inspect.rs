@@ -65,7 +65,11 @@ fn build(config: &Path, params: &ParamArgs) -> Option<(Compilation, Built, bool)
         return None;
     }
     let (compilation, built) = wireplan::compiler::build(config, &opts);
-    diagnostics::render(&compilation.sources, compilation.diagnostics.items(), color());
+    diagnostics::render(
+        &compilation.sources,
+        compilation.diagnostics.items(),
+        color(),
+    );
     let errors = compilation.diagnostics.has_errors() || !problems.is_empty();
     if errors {
         super::say(format_args!(

@@ -34,7 +34,9 @@ fn run(args: &[&str]) -> (Option<i32>, String, String) {
 }
 
 fn golden_path(name: &str) -> PathBuf {
-    root().join("tests/golden/explain").join(format!("{name}.txt"))
+    root()
+        .join("tests/golden/explain")
+        .join(format!("{name}.txt"))
 }
 
 /// Runs the command and compares everything it printed with the golden file `name`.
@@ -76,21 +78,42 @@ fn golden(name: &str, args: &[&str]) -> (Option<i32>, String) {
 fn explain_on_the_blog_example() {
     let (code, out) = golden("blog-service-blog", &["explain", BLOG, "blog"]);
     assert_eq!(code, Some(0));
-    assert!(out.contains("$notifiers  App\\Notifier[] = [@01, @02]"), "{out}");
+    assert!(
+        out.contains("$notifiers  App\\Notifier[] = [@01, @02]"),
+        "{out}"
+    );
     golden("blog-service-mailer", &["explain", BLOG, "mailer"]);
     golden("blog-service-articles", &["explain", BLOG, "articles"]);
-    golden("blog-type-logger", &["explain", BLOG, "--type", "App\\Logger"]);
-    golden("blog-type-notifier", &["explain", BLOG, "--type", "App\\Notifier"]);
-    golden("blog-needed-by-logger", &["explain", BLOG, "--needed-by", "logger"]);
-    golden("blog-deps-blog", &["explain", BLOG, "--deps", "blog", "--depth", "1"]);
+    golden(
+        "blog-type-logger",
+        &["explain", BLOG, "--type", "App\\Logger"],
+    );
+    golden(
+        "blog-type-notifier",
+        &["explain", BLOG, "--type", "App\\Notifier"],
+    );
+    golden(
+        "blog-needed-by-logger",
+        &["explain", BLOG, "--needed-by", "logger"],
+    );
+    golden(
+        "blog-deps-blog",
+        &["explain", BLOG, "--deps", "blog", "--depth", "1"],
+    );
 }
 
 #[test]
 fn explain_answers_in_json_too() {
     for (name, args) in [
         ("blog-service-mailer-json", &["explain", BLOG, "mailer"][..]),
-        ("blog-type-logger-json", &["explain", BLOG, "--type", "App\\Logger"]),
-        ("blog-needed-by-logger-json", &["explain", BLOG, "--needed-by", "logger"]),
+        (
+            "blog-type-logger-json",
+            &["explain", BLOG, "--type", "App\\Logger"],
+        ),
+        (
+            "blog-needed-by-logger-json",
+            &["explain", BLOG, "--needed-by", "logger"],
+        ),
     ] {
         let args: Vec<&str> = args.iter().copied().chain(["--format", "json"]).collect();
         let (code, out) = golden(name, &args);
@@ -114,13 +137,22 @@ fn explain_on_an_ambiguous_and_captive_configuration() {
     assert_eq!(code, Some(1));
     assert!(out.contains("path mailer -> session -> request"), "{out}");
     golden("captive-service-report", &["explain", CAPTIVE, "report"]);
-    golden("captive-type-logger", &["explain", CAPTIVE, "--type", "App\\Logger"]);
-    golden("captive-needed-by-request", &["explain", CAPTIVE, "--needed-by", "request"]);
+    golden(
+        "captive-type-logger",
+        &["explain", CAPTIVE, "--type", "App\\Logger"],
+    );
+    golden(
+        "captive-needed-by-request",
+        &["explain", CAPTIVE, "--needed-by", "request"],
+    );
 }
 
 #[test]
 fn explain_on_a_configuration_whose_extension_removed_a_needed_service() {
-    let (code, out) = golden("removed-service-auditlog", &["explain", REMOVED, "auditLog"]);
+    let (code, out) = golden(
+        "removed-service-auditlog",
+        &["explain", REMOVED, "auditLog"],
+    );
     assert_eq!(code, Some(1));
     assert!(
         out.contains("by extension audit in loadConfiguration() (phase A) at tests/fixtures/explain/extension-removed/audit.rhai:4:10"),
@@ -129,9 +161,15 @@ fn explain_on_a_configuration_whose_extension_removed_a_needed_service() {
     golden("removed-service-db", &["explain", REMOVED, "db"]);
     golden("removed-service-users", &["explain", REMOVED, "users"]);
     golden("removed-service-cache", &["explain", REMOVED, "cache"]);
-    let (_, out) = golden("removed-needed-by-cache", &["explain", REMOVED, "--needed-by", "cache"]);
+    let (_, out) = golden(
+        "removed-needed-by-cache",
+        &["explain", REMOVED, "--needed-by", "cache"],
+    );
     assert!(out.contains("still asked for by"), "{out}");
-    golden("removed-type-cache", &["explain", REMOVED, "--type", "App\\Cache"]);
+    golden(
+        "removed-type-cache",
+        &["explain", REMOVED, "--type", "App\\Cache"],
+    );
 }
 
 #[test]
@@ -142,7 +180,11 @@ fn graph_in_every_format() {
                 &format!("{prefix}-graph-{format}"),
                 &["graph", config, "--format", format],
             );
-            assert_eq!(code, Some(if prefix == "blog" { 0 } else { 1 }), "{prefix} {format}");
+            assert_eq!(
+                code,
+                Some(if prefix == "blog" { 0 } else { 1 }),
+                "{prefix} {format}"
+            );
             if format == "json" {
                 let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
                 assert!(json["nodes"].as_array().is_some_and(|n| !n.is_empty()));
@@ -160,7 +202,12 @@ fn graphs_never_show_parameter_values() {
     for config in [BLOG, CAPTIVE, REMOVED] {
         for format in ["dot", "mermaid", "json"] {
             let (_, out, _) = run(&["graph", config, "--format", format]);
-            for value in ["/var/log/blog", "sqlite::memory:", "blog@example.com", "Weekly report"] {
+            for value in [
+                "/var/log/blog",
+                "sqlite::memory:",
+                "blog@example.com",
+                "Weekly report",
+            ] {
                 assert!(!out.contains(value), "{config} {format} shows {value}");
             }
         }
@@ -169,13 +216,22 @@ fn graphs_never_show_parameter_values() {
 
 #[test]
 fn bad_input_gets_a_clear_message_and_exit_code() {
-    let (code, _) = golden("bad-missing-config", &["explain", "tests/fixtures/explain/nope.neon", "blog"]);
+    let (code, _) = golden(
+        "bad-missing-config",
+        &["explain", "tests/fixtures/explain/nope.neon", "blog"],
+    );
     assert_eq!(code, Some(1));
     let (code, _) = golden("bad-unknown-service", &["explain", BLOG, "blgo"]);
     assert_eq!(code, Some(1));
-    let (code, _) = golden("bad-unknown-type", &["explain", BLOG, "--type", "App\\Loger"]);
+    let (code, _) = golden(
+        "bad-unknown-type",
+        &["explain", BLOG, "--type", "App\\Loger"],
+    );
     assert_eq!(code, Some(1));
-    let (code, _) = golden("bad-graph-unknown-service", &["graph", BLOG, "--service", "mailr"]);
+    let (code, _) = golden(
+        "bad-graph-unknown-service",
+        &["graph", BLOG, "--service", "mailr"],
+    );
     assert_eq!(code, Some(1));
     let (code, _, err) = run(&["explain", BLOG]);
     assert_eq!(code, Some(2), "{err}");
@@ -235,8 +291,7 @@ fn the_examples_in_docs_tools_md_are_real_output() {
         if let Some(title) = line.strip_prefix("## ") {
             section = title.to_string();
         }
-        if line != "```text" || !matches!(section.as_str(), "wireplan explain" | "wireplan graph")
-        {
+        if line != "```text" || !matches!(section.as_str(), "wireplan explain" | "wireplan graph") {
             continue;
         }
         let block: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
@@ -249,8 +304,14 @@ fn the_examples_in_docs_tools_md_are_real_output() {
             .collect();
         let (_, stdout, _) = run(&args);
         let shown: String = block[1..].iter().map(|l| format!("{l}\n")).collect();
-        assert_eq!(shown, stdout, "docs/tools.md shows other output for `{command}`");
+        assert_eq!(
+            shown, stdout,
+            "docs/tools.md shows other output for `{command}`"
+        );
         checked += 1;
     }
-    assert!(checked >= 7, "only {checked} examples found in docs/tools.md");
+    assert!(
+        checked >= 7,
+        "only {checked} examples found in docs/tools.md"
+    );
 }

@@ -107,7 +107,9 @@ pub fn load_di(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagn
 /// Applies the `decorator:` section (see the private step below); definitions it adds or changes remember the
 /// section as their origin (`explain`).
 pub fn decorate(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
-    as_actor(builder, "decorator", |b| decorate_section(section, b, diags));
+    as_actor(builder, "decorator", |b| {
+        decorate_section(section, b, diags)
+    });
 }
 
 /// `decorator:` in phase B: for every definition whose type, or for a generated factory whose

@@ -235,9 +235,7 @@ fn still_wanted(b: &ContainerBuilder, name: &str, ty: Option<&str>) -> Vec<Strin
         })
     };
     let by_name = |d: &crate::builder::Definition| {
-        d.creator
-            .iter()
-            .any(|st| statement_names(st, name))
+        d.creator.iter().any(|st| statement_names(st, name))
             || d.setup.iter().any(|e| expr_names(e, name))
     };
     b.definitions()

@@ -263,7 +263,10 @@ pub fn explain_service(
         type_decision: type_decision(&def),
         autowired: match &def.autowired {
             Autowired::All(x) => serde_json::Value::Bool(*x),
-            Autowired::Types(ts) => ts.iter().map(|t| serde_json::Value::from(t.as_str())).collect(),
+            Autowired::Types(ts) => ts
+                .iter()
+                .map(|t| serde_json::Value::from(t.as_str()))
+                .collect(),
         },
         lifespan: lifespan(b, &def),
         tags: def.tags.keys().cloned().collect(),
@@ -548,10 +551,9 @@ impl fmt::Display for ServiceExplanation {
             .map(|l| format!(" at {l}"))
             .unwrap_or_default();
         match (&o.extension, &o.method, o.phase) {
-            (Some(e), Some(m), Some(p)) => writeln!(
-                f,
-                "  defined    by extension {e} in {m}() (phase {p}){at}"
-            )?,
+            (Some(e), Some(m), Some(p)) => {
+                writeln!(f, "  defined    by extension {e} in {m}() (phase {p}){at}")?
+            }
             _ if o.location.is_some() => writeln!(f, "  defined    in the configuration{at}")?,
             _ => writeln!(f, "  defined    outside any file (the REPL or a built-in)")?,
         }

@@ -124,7 +124,9 @@ fn refs(e: &P, base: EdgeKind, out: &mut Vec<(String, EdgeKind)>) {
         P::Map(m) => m.values().for_each(|x| refs(x, base, out)),
         P::Concat(items) => items.iter().for_each(|x| refs(x, base, out)),
         P::New { args, .. } => args.iter().for_each(|x| refs(x, base, out)),
-        P::Call { target: t, args, .. } => {
+        P::Call {
+            target: t, args, ..
+        } => {
             target(t, out);
             args.iter().for_each(|x| refs(x, base, out));
         }
@@ -218,7 +220,10 @@ impl Graph {
     /// no such node.
     pub fn focus(&self, name: &str, depth: usize) -> Result<Graph, Diagnostic> {
         if !self.nodes.iter().any(|n| n.name == name) {
-            return Err(unknown_service(name, self.nodes.iter().map(|n| n.name.as_str())));
+            return Err(unknown_service(
+                name,
+                self.nodes.iter().map(|n| n.name.as_str()),
+            ));
         }
         let mut forward: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut backward: HashMap<&str, Vec<&str>> = HashMap::new();

@@ -83,7 +83,10 @@ fn written_arguments_name_their_parameter() {
     assert_eq!(a.changed_by.len(), 1);
     assert_eq!(a.changed_by[0].extension, "logging");
     assert_eq!(a.changed_by[0].phase, 'B');
-    assert!(a.calls.iter().any(|c| c.setup && c.function.ends_with("setLogger()")));
+    assert!(a
+        .calls
+        .iter()
+        .any(|c| c.setup && c.function.ends_with("setLogger()")));
 }
 
 #[test]
@@ -91,7 +94,11 @@ fn unknown_services_get_a_suggestion() {
     let (c, mut built) = blog();
     let err = explain_service(&mut built.builder, &c.sources, "mailr").expect_err("unknown");
     assert_eq!(err.code, Code::MissingService);
-    assert!(err.notes.iter().any(|n| n.contains("'mailer'")), "{:?}", err.notes);
+    assert!(
+        err.notes.iter().any(|n| n.contains("'mailer'")),
+        "{:?}",
+        err.notes
+    );
 }
 
 fn catalog() -> crate::catalog::Catalog {

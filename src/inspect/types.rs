@@ -205,11 +205,7 @@ impl fmt::Display for TypeExplanation {
                 .max()
                 .unwrap_or(0);
             for c in &self.candidates {
-                writeln!(
-                    f,
-                    "  {:w$}  {:tw$}  {}",
-                    c.service, c.type_, c.status
-                )?;
+                writeln!(f, "  {:w$}  {:tw$}  {}", c.service, c.type_, c.status)?;
             }
         }
         let list = if self.collection.is_empty() {

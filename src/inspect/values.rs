@@ -114,7 +114,11 @@ pub(crate) fn value_text(v: &P) -> String {
             target,
             property,
             value,
-        } => format!("{}::${property} = {}", target_text(target), value_text(value)),
+        } => format!(
+            "{}::${property} = {}",
+            target_text(target),
+            value_text(value)
+        ),
         P::Get { target, property } => format!("{}::${property}", target_text(target)),
         P::Callable { target, method } => format!("{}::{method}(...)", target_text(target)),
         P::Func { name, arg } => format!("{name}({})", value_text(arg)),
@@ -139,15 +143,11 @@ fn target_text(t: &CallTarget) -> String {
     }
 }
 
-/// Does the value read a dynamic parameter (anywhere inside)?
+/// The dynamic parameters the value reads (anywhere inside), each once, in order.
 pub(crate) fn reads_dynamic(v: &P) -> Vec<String> {
     fn walk(v: &P, out: &mut Vec<String>) {
         match v {
-            P::Param(n) => {
-                if !out.contains(n) {
-                    out.push(n.clone());
-                }
-            }
+            P::Param(n) if !out.contains(n) => out.push(n.clone()),
             P::List(items) | P::Concat(items) => items.iter().for_each(|x| walk(x, out)),
             P::Map(m) => m.values().for_each(|x| walk(x, out)),
             P::New { args, .. } | P::Call { args, .. } => args.iter().for_each(|x| walk(x, out)),
