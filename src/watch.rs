@@ -13,7 +13,7 @@ use crate::compiler::{self, Options};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::SourceMap;
 use notify::RecursiveMode;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
@@ -195,7 +195,7 @@ pub fn run(
     let mut watched_dirs: BTreeSet<PathBuf> = BTreeSet::new();
     let mut last_good: Vec<PathBuf> = Vec::new();
     let mut watched: Vec<PathBuf> = Vec::new();
-    let mut compile = |report: &mut dyn FnMut(Event<'_>)| -> Vec<PathBuf> {
+    let mut compile = |report: &mut dyn FnMut(Event<'_>)| -> BTreeMap<PathBuf, Option<u64>> {
         let run = compile_once(&opts.config, &opts.options, Some((&opts.output, opts.encoding)));
         report(Event::Compiled(&run));
         let mut files = run.files.clone();
@@ -203,13 +203,27 @@ pub fn run(
             last_good = run.files.clone();
         } else {
             files.extend(last_good.iter().cloned());
-            files.sort();
-            files.dedup();
         }
         files
+            .into_iter()
+            .map(|f| {
+                let compiled = run
+                    .sources
+                    .files()
+                    .find(|(_, s)| s.path.as_deref().map(absolute).as_deref() == Some(&f))
+                    .map(|(_, s)| hash_text(&s.text));
+                let print = compiled.or_else(|| fingerprint(&f));
+                (f, print)
+            })
+            .collect()
     };
-    let mut files = compile(report);
+    let mut fresh = compile(report);
     loop {
+        // What each watched file held when it was compiled; a file event whose file still
+        // holds that (the compiler's own reads are events too, and so is an editor's save
+        // without changes) starts no compilation.
+        let files: Vec<PathBuf> = fresh.keys().cloned().collect();
+        let state = fresh;
         if files != watched {
             for dir in files.iter().filter_map(|f| f.parent()) {
                 if !watched_dirs.contains(dir) && dir.is_dir() {
@@ -224,24 +238,42 @@ pub fn run(
                     }
                 }
             }
-            watched = files.clone();
+            watched = files;
             report(Event::Watching(&watched));
         }
-        match signals.recv() {
-            Err(_) | Ok(Signal::Stop) => return Ok(()),
-            Ok(Signal::WatchError(e)) => report(Event::WatchError(&e)),
-            Ok(Signal::Changed(paths)) => {
-                let hit: Vec<PathBuf> = paths
-                    .into_iter()
-                    .filter(|p| watched.iter().any(|w| same_file(w, p)))
-                    .collect();
-                if !hit.is_empty() {
-                    report(Event::Changed(&hit));
-                    files = compile(report);
+        fresh = loop {
+            match signals.recv() {
+                Err(_) | Ok(Signal::Stop) => return Ok(()),
+                Ok(Signal::WatchError(e)) => report(Event::WatchError(&e)),
+                Ok(Signal::Changed(paths)) => {
+                    let hit: Vec<PathBuf> = watched
+                        .iter()
+                        .filter(|w| paths.iter().any(|p| same_file(w, p)))
+                        .filter(|w| state.get(*w).copied().flatten() != fingerprint(w))
+                        .cloned()
+                        .collect();
+                    if !hit.is_empty() {
+                        report(Event::Changed(&hit));
+                        break compile(report);
+                    }
                 }
             }
-        }
+        };
     }
+}
+
+/// A hash of a text (files are compared as the compiler reads them: lossily decoded).
+fn hash_text(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// The hash of a file's current content, `None` when it cannot be read.
+fn fingerprint(path: &Path) -> Option<u64> {
+    let bytes = crate::source::read_input_file(path).ok()?;
+    Some(hash_text(&String::from_utf8_lossy(&bytes)))
 }
 
 /// Whether an event path names a watched file (the folder part may be spelled differently,
