@@ -397,7 +397,11 @@ pub fn to_json(sources: &SourceMap, diags: &[Diagnostic]) -> Vec<JsonDiagnostic>
             let (file, start, end) = match d.primary_span() {
                 Some(span) => {
                     let (start, end) = span_positions(sources, span);
-                    (Some(sources.get(span.file).name.clone()), Some(start), Some(end))
+                    (
+                        Some(sources.get(span.file).name.clone()),
+                        Some(start),
+                        Some(end),
+                    )
                 }
                 None => (None, None, None),
             };

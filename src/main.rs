@@ -223,7 +223,10 @@ fn compile(
         Format::Sarif => {
             let cwd = std::env::current_dir().unwrap_or_default();
             let log = diagnostics::sarif::to_sarif(
-                &[(&arg_sources, &arg_problems), (&run.sources, &run.diagnostics)],
+                &[
+                    (&arg_sources, &arg_problems),
+                    (&run.sources, &run.diagnostics),
+                ],
                 &cwd,
             );
             emit(&format!(
@@ -561,7 +564,13 @@ fn main() -> ExitCode {
             if watching {
                 watch(config, output, encoding, params)
             } else {
-                compile(config, Some((output, encoding)), Format::Human, false, params)
+                compile(
+                    config,
+                    Some((output, encoding)),
+                    Format::Human,
+                    false,
+                    params,
+                )
             }
         }
         Command::Check {

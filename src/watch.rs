@@ -67,7 +67,11 @@ impl CompileRun {
 ///
 /// Errors become diagnostics of the run: `io-error` when the plan cannot be written or when
 /// `target` is one of the files the compilation reads (it would overwrite its own input).
-pub fn compile_once(config: &Path, options: &Options, target: Option<(&Path, Encoding)>) -> CompileRun {
+pub fn compile_once(
+    config: &Path,
+    options: &Options,
+    target: Option<(&Path, Encoding)>,
+) -> CompileRun {
     let started = Instant::now();
     let result = compiler::compile(config, options);
     let mut diagnostics = result.diagnostics.into_vec();
@@ -116,7 +120,11 @@ fn absolute(path: &Path) -> PathBuf {
 /// The root configuration and every file of the source map that came from disk.
 fn read_files(sources: &SourceMap, config: &Path) -> Vec<PathBuf> {
     let mut files = vec![std::fs::canonicalize(config).unwrap_or_else(|_| absolute(config))];
-    files.extend(sources.files().filter_map(|(_, f)| f.path.as_deref().map(absolute)));
+    files.extend(
+        sources
+            .files()
+            .filter_map(|(_, f)| f.path.as_deref().map(absolute)),
+    );
     files
 }
 
@@ -196,7 +204,11 @@ pub fn run(
     let mut last_good: Vec<PathBuf> = Vec::new();
     let mut watched: Vec<PathBuf> = Vec::new();
     let mut compile = |report: &mut dyn FnMut(Event<'_>)| -> BTreeMap<PathBuf, Option<u64>> {
-        let run = compile_once(&opts.config, &opts.options, Some((&opts.output, opts.encoding)));
+        let run = compile_once(
+            &opts.config,
+            &opts.options,
+            Some((&opts.output, opts.encoding)),
+        );
         report(Event::Compiled(&run));
         let mut files = run.files.clone();
         if run.plan.is_some() {
@@ -287,9 +299,9 @@ fn same_file(watched: &Path, event: &Path) -> bool {
     };
     a == b
         && match (watched.parent(), event.parent()) {
-            (Some(x), Some(y)) => {
-                std::fs::canonicalize(x).ok().is_some_and(|x| std::fs::canonicalize(y).ok() == Some(x))
-            }
+            (Some(x), Some(y)) => std::fs::canonicalize(x)
+                .ok()
+                .is_some_and(|x| std::fs::canonicalize(y).ok() == Some(x)),
             _ => false,
         }
 }

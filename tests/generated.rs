@@ -22,7 +22,9 @@ fn every_interface_and_reference_mistake_is_reported() {
         wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
             .into_iter()
             .map(|d| {
-                let text = std::iter::once(d.message).chain(d.notes).collect::<Vec<_>>();
+                let text = std::iter::once(d.message)
+                    .chain(d.notes)
+                    .collect::<Vec<_>>();
                 (d.code.to_string(), text.join("\n"), d.line.unwrap_or(0))
             })
             .collect();

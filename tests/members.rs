@@ -18,7 +18,9 @@ fn diagnostics(path: &str) -> Vec<(String, String, usize, usize)> {
         .into_iter()
         .map(|d| {
             let (line, column) = (d.line.unwrap_or(0), d.column.unwrap_or(0));
-            let text = std::iter::once(d.message).chain(d.notes).collect::<Vec<_>>();
+            let text = std::iter::once(d.message)
+                .chain(d.notes)
+                .collect::<Vec<_>>();
             (d.code.to_string(), text.join("\n"), line, column)
         })
         .collect()

@@ -18,7 +18,9 @@ fn manifest_dir() -> &'static Path {
 /// The binary, run in `dir`, without colour.
 fn wireplan_in(dir: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_wireplan"));
-    c.current_dir(dir).env("NO_COLOR", "1").env_remove("WIREPLAN_SCRIPTS");
+    c.current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("WIREPLAN_SCRIPTS");
     c
 }
 
@@ -80,13 +82,20 @@ fn compile_into(config: &str, dir: &Path, name: &str, extra: &[&str]) -> PathBuf
 
 #[test]
 fn check_output_in_every_format() {
-    for (name, config, code) in [("example", EXAMPLE, 0), ("wiring", WIRING, 1), ("syntax", SYNTAX, 1)] {
+    for (name, config, code) in [
+        ("example", EXAMPLE, 0),
+        ("wiring", WIRING, 1),
+        ("syntax", SYNTAX, 1),
+    ] {
         for format in ["human", "json", "sarif"] {
             let args = ["check", config, "--format", format];
             let out = run(&args);
             assert_eq!(out.0, code, "{name} {format}: {}", out.2);
             let ext = if format == "human" { "txt" } else { "json" };
-            golden(&format!("check-{name}-{format}.{ext}"), &transcript(&args, out));
+            golden(
+                &format!("check-{name}-{format}.{ext}"),
+                &transcript(&args, out),
+            );
         }
     }
 }
@@ -104,8 +113,14 @@ fn check_json_records_have_positions_notes_and_labels() {
         .expect("missing-service reported");
     assert_eq!(missing["line"], 11);
     assert_eq!(missing["column"], 17);
-    assert_eq!(missing["end"], serde_json::json!({"line": 11, "column": 25}));
-    assert_eq!(missing["notes"], serde_json::json!(["did you mean 'database'?"]));
+    assert_eq!(
+        missing["end"],
+        serde_json::json!({"line": 11, "column": 25})
+    );
+    assert_eq!(
+        missing["notes"],
+        serde_json::json!(["did you mean 'database'?"])
+    );
     let (_, stdout, _) = run(&["check", SYNTAX, "--format", "json"]);
     let json: Json = serde_json::from_str(&stdout).expect("JSON");
     assert_eq!(json[0]["labels"][0]["line"], 4);
@@ -114,8 +129,9 @@ fn check_json_records_have_positions_notes_and_labels() {
 
 #[test]
 fn sarif_output_is_valid_against_the_2_1_0_schema() {
-    let schema_text = std::fs::read_to_string(manifest_dir().join("tests/schemas/sarif-2.1.0.json"))
-        .expect("vendored schema");
+    let schema_text =
+        std::fs::read_to_string(manifest_dir().join("tests/schemas/sarif-2.1.0.json"))
+            .expect("vendored schema");
     let schema: Json = serde_json::from_str(&schema_text).expect("schema is JSON");
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
     for config in [EXAMPLE, WIRING, SYNTAX] {
@@ -170,7 +186,10 @@ fn deny_warnings_turns_warnings_into_failure() {
     assert!(stderr.contains("warning[empty-search]"), "{stderr}");
     let (code, _, stderr) = run(&["check", config, "--deny-warnings"]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("2 warning(s), denied by --deny-warnings"), "{stderr}");
+    assert!(
+        stderr.contains("2 warning(s), denied by --deny-warnings"),
+        "{stderr}"
+    );
     let (code, _, _) = run(&["check", EXAMPLE, "--deny-warnings"]);
     assert_eq!(code, 0);
     let (code, _, stderr) = run(&["check", EXAMPLE, "--format", "yaml"]);
@@ -197,11 +216,18 @@ fn show_in_both_encodings_and_formats() {
     // The two encodings hold the same plan: only the encoding line differs.
     let (_, json, _) = run_in(dir.path(), &["show", "app.plan.json"]);
     let (_, bin, _) = run_in(dir.path(), &["show", "app.plan.bin"]);
-    let differing: Vec<(&str, &str)> = json.lines().zip(bin.lines()).filter(|(a, b)| a != b).collect();
+    let differing: Vec<(&str, &str)> = json
+        .lines()
+        .zip(bin.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
     assert_eq!(
         differing,
         [
-            ("  plan          app.plan.json", "  plan          app.plan.bin"),
+            (
+                "  plan          app.plan.json",
+                "  plan          app.plan.bin"
+            ),
             ("  encoding      json", "  encoding      binary"),
         ]
     );
@@ -210,11 +236,26 @@ fn show_in_both_encodings_and_formats() {
 #[test]
 fn diff_reports_semantic_changes() {
     let dir = tempfile::tempdir().expect("temp dir");
-    compile_into("tests/fixtures/tools/diff/old.neon", dir.path(), "old.json", &[]);
-    compile_into("tests/fixtures/tools/diff/new.neon", dir.path(), "new.bin", &[]);
+    compile_into(
+        "tests/fixtures/tools/diff/old.neon",
+        dir.path(),
+        "old.json",
+        &[],
+    );
+    compile_into(
+        "tests/fixtures/tools/diff/new.neon",
+        dir.path(),
+        "new.bin",
+        &[],
+    );
     compile_into(EXAMPLE, dir.path(), "app.json", &[]);
     compile_into(EXAMPLE, dir.path(), "app.bin", &[]);
-    compile_into(EXAMPLE, dir.path(), "app10.json", &["-p", "postsPerPage=10"]);
+    compile_into(
+        EXAMPLE,
+        dir.path(),
+        "app10.json",
+        &["-p", "postsPerPage=10"],
+    );
     for (args, code) in [
         (&["diff", "old.json", "new.bin"][..], 1),
         (&["diff", "old.json", "new.bin", "--format", "json"], 1),
@@ -227,7 +268,10 @@ fn diff_reports_semantic_changes() {
         let name = args.join("-").replace("--", "").replace('.', "-");
         golden(&format!("{name}.txt"), &transcript(args, out));
     }
-    let (_, stdout, _) = run_in(dir.path(), &["diff", "old.json", "new.bin", "--format", "json"]);
+    let (_, stdout, _) = run_in(
+        dir.path(),
+        &["diff", "old.json", "new.bin", "--format", "json"],
+    );
     let d: Json = serde_json::from_str(&stdout).expect("JSON");
     assert_eq!(d["same"], false);
     assert_eq!(d["renamed"][0]["old"], "01");
@@ -248,14 +292,34 @@ fn bad_input_gets_a_message_and_an_exit_code() {
     std::fs::write(dir.path().join("config.neon"), "services:\n\ta: App\\A\n").expect("write");
     let cases: [(&[&str], i32, &str); 9] = [
         (&["check", "missing.neon"], 1, "error[file-not-found]"),
-        (&["check", "missing.neon", "--format", "sarif"], 1, "\"ruleId\": \"file-not-found\""),
+        (
+            &["check", "missing.neon", "--format", "sarif"],
+            1,
+            "\"ruleId\": \"file-not-found\"",
+        ),
         (&["show", "missing.json"], 1, "error[file-not-found]"),
         (&["show", "config.neon"], 1, "error[invalid-plan]"),
-        (&["show", "newer.json"], 1, "plan version 7 is not supported"),
+        (
+            &["show", "newer.json"],
+            1,
+            "plan version 7 is not supported",
+        ),
         (&["show", "other.json"], 1, "format is 'other-plan'"),
-        (&["show", "app.json", "artciles"], 1, "did you mean 'articles'?"),
-        (&["diff", "app.json", "newer.json"], 2, "plan version 7 is not supported"),
-        (&["diff", "missing.json", "config.neon"], 2, "error[invalid-plan]"),
+        (
+            &["show", "app.json", "artciles"],
+            1,
+            "did you mean 'articles'?",
+        ),
+        (
+            &["diff", "app.json", "newer.json"],
+            2,
+            "plan version 7 is not supported",
+        ),
+        (
+            &["diff", "missing.json", "config.neon"],
+            2,
+            "error[invalid-plan]",
+        ),
     ];
     let mut all = String::new();
     for (args, code, says) in cases {

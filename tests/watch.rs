@@ -73,18 +73,30 @@ fn watch_recompiles_on_change_and_keeps_the_last_good_plan() {
     let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
 
     wait_for("the first plan", || services(&plan) == Some(1));
-    wait_for("the watcher to start", || read_log().contains("watching 1 file(s)"));
-    assert!(read_log().contains("compiled 1 services in "), "{}", read_log());
+    wait_for("the watcher to start", || {
+        read_log().contains("watching 1 file(s)")
+    });
+    assert!(
+        read_log().contains("compiled 1 services in "),
+        "{}",
+        read_log()
+    );
 
     save(&conf, &config(2));
     wait_for("the plan of the edited file", || services(&plan) == Some(2));
 
     let good = std::fs::read(&plan).expect("plan");
     save(&conf, &format!("{}services: [\n", config(2)));
-    wait_for("the error", || read_log().contains("the last good plan app.plan.json is kept"));
+    wait_for("the error", || {
+        read_log().contains("the last good plan app.plan.json is kept")
+    });
     let text = read_log();
     assert!(text.contains("error[neon-syntax]"), "{text}");
-    assert_eq!(std::fs::read(&plan).expect("plan"), good, "the good plan stays");
+    assert_eq!(
+        std::fs::read(&plan).expect("plan"),
+        good,
+        "the good plan stays"
+    );
 
     save(&conf, &config(3));
     wait_for("the plan of the fixed file", || services(&plan) == Some(3));
@@ -129,7 +141,8 @@ fn the_watch_loop_reports_each_compilation_and_stops_on_request() {
         Event::Compiled(r) => seen.push(format!(
             "compiled {:?} {}",
             r.plan.as_ref().map(|p| p.services.len()),
-            r.summary(&opts.output).starts_with("compiled 2 services in ")
+            r.summary(&opts.output)
+                .starts_with("compiled 2 services in ")
         )),
         Event::Watching(files) => seen.push(format!("watching {}", files.len())),
         Event::Changed(_) => seen.push("changed".into()),

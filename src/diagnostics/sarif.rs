@@ -197,10 +197,7 @@ mod tests {
             artifact_uri(Path::new("/work/app/config/a b.neon"), &cwd),
             "config/a%20b.neon"
         );
-        assert_eq!(
-            artifact_uri(Path::new("config/../x.neon"), &cwd),
-            "x.neon"
-        );
+        assert_eq!(artifact_uri(Path::new("config/../x.neon"), &cwd), "x.neon");
         assert_eq!(
             artifact_uri(Path::new("/etc/x.neon"), &cwd),
             "file:///etc/x.neon"

@@ -55,7 +55,11 @@ pub struct Change {
 }
 
 impl Change {
-    fn new(field: impl Into<String>, old: Option<(Json, String)>, new: Option<(Json, String)>) -> Change {
+    fn new(
+        field: impl Into<String>,
+        old: Option<(Json, String)>,
+        new: Option<(Json, String)>,
+    ) -> Change {
         let change = match (&old, &new) {
             (None, Some(_)) => ChangeKind::Added,
             (Some(_), None) => ChangeKind::Removed,
@@ -219,7 +223,12 @@ pub fn diff_plans(old: &Plan, new: &Plan) -> PlanDiff {
         "",
     );
     let old_init: Vec<Expr> = old.initialization.iter().map(&mapped).collect();
-    listed(&old_init, &new.initialization, "initialization", &mut diff.initialization);
+    listed(
+        &old_init,
+        &new.initialization,
+        "initialization",
+        &mut diff.initialization,
+    );
     diff
 }
 
@@ -317,7 +326,11 @@ fn rename_json(j: &mut Json, map: &IndexMap<String, String>) {
     }
 }
 
-fn service_changes(old: &ServicePlan, new: &ServicePlan, mapped: &dyn Fn(&Expr) -> Expr) -> Vec<Change> {
+fn service_changes(
+    old: &ServicePlan,
+    new: &ServicePlan,
+    mapped: &dyn Fn(&Expr) -> Expr,
+) -> Vec<Change> {
     let mut out = Vec::new();
     let plain = |field: &str, a: String, b: String, out: &mut Vec<Change>| {
         if a != b {
@@ -330,31 +343,74 @@ fn service_changes(old: &ServicePlan, new: &ServicePlan, mapped: &dyn Fn(&Expr) 
     };
     plain("kind", word(&old.kind), word(&new.kind), &mut out);
     plain("type", old.type_.clone(), new.type_.clone(), &mut out);
-    plain("lifespan", word(&old.lifespan), word(&new.lifespan), &mut out);
+    plain(
+        "lifespan",
+        word(&old.lifespan),
+        word(&new.lifespan),
+        &mut out,
+    );
     if old.autowired != new.autowired {
         let v = |a: &wireplan_runtime::plan::Autowired| {
-            (serde_json::to_value(a).unwrap_or(Json::Null), autowired_text(a))
+            (
+                serde_json::to_value(a).unwrap_or(Json::Null),
+                autowired_text(a),
+            )
         };
-        out.push(Change::new("autowired", Some(v(&old.autowired)), Some(v(&new.autowired))));
+        out.push(Change::new(
+            "autowired",
+            Some(v(&old.autowired)),
+            Some(v(&new.autowired)),
+        ));
     }
     if old.implement != new.implement {
         let v = |i: &Option<String>| i.clone().map(|s| (Json::String(s.clone()), s));
-        out.push(Change::new("implement", v(&old.implement), v(&new.implement)));
+        out.push(Change::new(
+            "implement",
+            v(&old.implement),
+            v(&new.implement),
+        ));
     }
     if old.parameters != new.parameters {
         let v = |p: &[String]| Some((serde_json::json!(p), p.join(", ")));
-        out.push(Change::new("parameters", v(&old.parameters), v(&new.parameters)));
+        out.push(Change::new(
+            "parameters",
+            v(&old.parameters),
+            v(&new.parameters),
+        ));
     }
     let expr_pair = |e: &Expr| (e.to_json(), text::expr(e));
-    let old_tags: IndexMap<String, Expr> = old.tags.iter().map(|(k, v)| (k.clone(), mapped(v))).collect();
-    keyed(&old_tags, &new.tags, |a, b| a == b, expr_pair, expr_pair, &mut out, "tags.");
+    let old_tags: IndexMap<String, Expr> = old
+        .tags
+        .iter()
+        .map(|(k, v)| (k.clone(), mapped(v)))
+        .collect();
+    keyed(
+        &old_tags,
+        &new.tags,
+        |a, b| a == b,
+        expr_pair,
+        expr_pair,
+        &mut out,
+        "tags.",
+    );
     let old_create = mapped(&old.create);
     create_changes(&old_create, &new.create, &mut out);
     let old_setup: Vec<Expr> = old.setup.iter().map(mapped).collect();
     listed(&old_setup, &new.setup, "setup", &mut out);
-    let old_refs: IndexMap<String, Expr> =
-        old.references.iter().map(|(k, v)| (k.clone(), mapped(v))).collect();
-    keyed(&old_refs, &new.references, |a, b| a == b, expr_pair, expr_pair, &mut out, "references.");
+    let old_refs: IndexMap<String, Expr> = old
+        .references
+        .iter()
+        .map(|(k, v)| (k.clone(), mapped(v)))
+        .collect();
+    keyed(
+        &old_refs,
+        &new.references,
+        |a, b| a == b,
+        expr_pair,
+        expr_pair,
+        &mut out,
+        "references.",
+    );
     out
 }
 
@@ -405,7 +461,11 @@ fn keyed<V>(
 ) {
     for (k, a) in old {
         match new.get(k) {
-            None => out.push(Change::new(format!("{prefix}{k}"), Some(old_value(a)), None)),
+            None => out.push(Change::new(
+                format!("{prefix}{k}"),
+                Some(old_value(a)),
+                None,
+            )),
             Some(b) if !same(a, b) => out.push(Change::new(
                 format!("{prefix}{k}"),
                 Some(old_value(a)),
@@ -416,7 +476,11 @@ fn keyed<V>(
     }
     for (k, b) in new {
         if !old.contains_key(k) {
-            out.push(Change::new(format!("{prefix}{k}"), None, Some(new_value(b))));
+            out.push(Change::new(
+                format!("{prefix}{k}"),
+                None,
+                Some(new_value(b)),
+            ));
         }
     }
 }
@@ -571,7 +635,13 @@ mod tests {
             .map(|r| (r.old.as_str(), r.new.as_str()))
             .collect();
         assert_eq!(renamed, [("01", "02"), ("02", "03")]);
-        assert_eq!(d.added, [ServiceRef { name: "01".into(), type_: "C".into() }]);
+        assert_eq!(
+            d.added,
+            [ServiceRef {
+                name: "01".into(),
+                type_: "C".into()
+            }]
+        );
         assert!(d.removed.is_empty());
         assert!(d.changed.is_empty(), "{:?}", d.changed);
     }

@@ -170,7 +170,12 @@ pub fn service(plan: &Plan, file_name: &str, name: &str) -> Result<ServiceEntry,
         )
         .with_suggestion(name, candidates));
     };
-    let resolve = |n: &str| plan.aliases.get(n).cloned().unwrap_or_else(|| n.to_string());
+    let resolve = |n: &str| {
+        plan.aliases
+            .get(n)
+            .cloned()
+            .unwrap_or_else(|| n.to_string())
+    };
     Ok(ServiceEntry {
         name: resolved.to_string(),
         plan: s.clone(),
@@ -247,7 +252,10 @@ impl PlanSummary {
         let header = [
             ("plan", self.file.clone()),
             ("encoding", self.encoding.to_string()),
-            ("format", format!("{}, version {}", self.format, self.version)),
+            (
+                "format",
+                format!("{}, version {}", self.format, self.version),
+            ),
             ("compiler", self.compiler.clone()),
             ("inputs hash", self.inputs_hash.clone()),
             ("dependencies", format!("{} file(s)", self.dependencies)),
@@ -275,11 +283,9 @@ impl PlanSummary {
             }
         }
         let _ = writeln!(out, "\nservices ({}):", self.services.len());
-        let mut rows = vec![[
-            "name", "type", "kind", "lifespan", "autowired", "tags",
-        ]
-        .map(String::from)
-        .to_vec()];
+        let mut rows = vec![["name", "type", "kind", "lifespan", "autowired", "tags"]
+            .map(String::from)
+            .to_vec()];
         rows.extend(self.services.iter().map(|s| {
             vec![
                 s.name.clone(),
@@ -407,7 +413,9 @@ mod tests {
         assert_eq!(s.encoding, "binary");
         assert_eq!(s.dynamic_parameters, ["env.DSN"]);
         assert_eq!(s.services[1].tags, ["t"]);
-        assert!(s.to_text().contains("  repo  App\\Repo  service  transient  yes        t\n"));
+        assert!(s
+            .to_text()
+            .contains("  repo  App\\Repo  service  transient  yes        t\n"));
     }
 
     #[test]
