@@ -11,6 +11,8 @@ use codespan_reporting::diagnostic as cs;
 use codespan_reporting::term;
 use serde::Serialize;
 
+pub mod sarif;
+
 macro_rules! codes {
     ($($variant:ident => $text:literal, $doc:literal;)*) => {
         /// Stable diagnostic codes. The text form (`Code::as_str`) is what users see and what
@@ -65,6 +67,7 @@ codes! {
     CaptiveDependency => "captive-dependency", "A longer-lived service holds a shorter-lived one.";
     ExtensionWarning => "extension-warning", "Warning: an extension script called `this.warn(...)`.";
     Io => "io-error", "Writing an output file failed.";
+    InvalidPlan => "invalid-plan", "A file given to `wireplan show` or `wireplan diff` is missing, is not a wireplan plan, or is a plan of another version.";
 }
 
 impl std::fmt::Display for Code {
@@ -324,14 +327,39 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic], color: bool) {
     }
 }
 
-/// The JSON record of one diagnostic, as printed by `wireplan check --format json`.
+/// A position in a source file, as the JSON records give it.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct JsonPosition {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column in bytes.
+    pub column: usize,
+}
+
+/// A secondary label of a JSON record: more context at another place.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct JsonLabel {
+    /// Display name of the file.
+    pub file: String,
+    /// 1-based line of the label's start.
+    pub line: usize,
+    /// 1-based column in bytes of the label's start.
+    pub column: usize,
+    /// Where the label ends (one past its last byte; equal to the start for an empty span).
+    pub end: JsonPosition,
+    /// What the label says (may be empty).
+    pub message: String,
+}
+
+/// The JSON record of one diagnostic, as printed by `wireplan check --format json` (an array
+/// of these; the shape is documented in `docs/tools.md`).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct JsonDiagnostic {
     /// Kebab-case code.
     pub code: &'static str,
     /// `"error"` or `"warning"`.
     pub severity: Severity,
-    /// The message, followed by the notes on their own lines.
+    /// The one-line message (the notes are in `notes`).
     pub message: String,
     /// Display name of the file of the primary label, or `null`.
     pub file: Option<String>,
@@ -339,6 +367,26 @@ pub struct JsonDiagnostic {
     pub line: Option<usize>,
     /// 1-based column in bytes, or `null` without a location.
     pub column: Option<usize>,
+    /// Where the primary label ends (one past its last byte), or `null` without a location.
+    pub end: Option<JsonPosition>,
+    /// The notes ("did you mean 'x'?", hints), in order.
+    pub notes: Vec<String>,
+    /// The secondary labels, in order.
+    pub labels: Vec<JsonLabel>,
+}
+
+/// The 1-based line and byte column of the start and of the end of `span`.
+pub fn span_positions(sources: &SourceMap, span: Span) -> (JsonPosition, JsonPosition) {
+    let f = sources.get(span.file);
+    let (line, column) = f.line_col(span.start as usize);
+    let (end_line, end_column) = f.line_col(span.end as usize);
+    (
+        JsonPosition { line, column },
+        JsonPosition {
+            line: end_line,
+            column: end_column,
+        },
+    )
 }
 
 /// Converts diagnostics to their JSON records.
@@ -346,26 +394,42 @@ pub fn to_json(sources: &SourceMap, diags: &[Diagnostic]) -> Vec<JsonDiagnostic>
     diags
         .iter()
         .map(|d| {
-            let (file, line, column) = match d.primary_span() {
+            let (file, start, end) = match d.primary_span() {
                 Some(span) => {
-                    let f = sources.get(span.file);
-                    let (l, c) = f.line_col(span.start as usize);
-                    (Some(f.name.clone()), Some(l), Some(c))
+                    let (start, end) = span_positions(sources, span);
+                    (
+                        Some(sources.get(span.file).name.clone()),
+                        Some(start),
+                        Some(end),
+                    )
                 }
                 None => (None, None, None),
             };
-            let mut message = d.message.clone();
-            for n in &d.notes {
-                message.push('\n');
-                message.push_str(n);
-            }
+            let labels = d
+                .labels
+                .iter()
+                .filter(|l| !l.primary)
+                .map(|l| {
+                    let (start, end) = span_positions(sources, l.span);
+                    JsonLabel {
+                        file: sources.get(l.span.file).name.clone(),
+                        line: start.line,
+                        column: start.column,
+                        end,
+                        message: l.message.clone(),
+                    }
+                })
+                .collect();
             JsonDiagnostic {
                 code: d.code.as_str(),
                 severity: d.severity,
-                message,
+                message: d.message.clone(),
                 file,
-                line,
-                column,
+                line: start.map(|p| p.line),
+                column: start.map(|p| p.column),
+                end,
+                notes: d.notes.clone(),
+                labels,
             }
         })
         .collect()

@@ -24,3 +24,4 @@ pub mod repl;
 pub mod schema;
 pub mod script;
 pub mod source;
+pub mod watch;

@@ -1,5 +1,6 @@
 //! The `wireplan` command line: thin argument parsing over the library; exit codes 0 (ok),
-//! 1 (diagnostics with errors), 2 (usage).
+//! 1 (diagnostics with errors; for `diff`: the plans differ), 2 (usage; for `diff`: an
+//! unreadable plan).
 
 mod cli_inspect;
 
@@ -33,6 +34,10 @@ enum Command {
         /// The plan encoding, overriding the one the file name implies.
         #[arg(long = "format", value_enum, value_name = "ENCODING")]
         encoding: Option<PlanEncoding>,
+        /// Keep watching the files the compilation read and recompile when one changes, until
+        /// Ctrl-C; a failed compilation keeps the last good plan.
+        #[arg(long)]
+        watch: bool,
         #[command(flatten)]
         params: ParamArgs,
     },
@@ -43,6 +48,9 @@ enum Command {
         /// Output format of the diagnostics.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Fail (exit 1) on warnings too.
+        #[arg(long)]
+        deny_warnings: bool,
         #[command(flatten)]
         params: ParamArgs,
     },
@@ -77,6 +85,28 @@ enum Command {
         depth: usize,
         #[command(flatten)]
         params: ParamArgs,
+    },
+    /// Show what a plan file (JSON or binary) holds: header, parameters, services; or one
+    /// service in full.
+    Show {
+        /// The plan file.
+        plan: PathBuf,
+        /// A service (or alias) to show in full.
+        service: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+        format: OutputFormat,
+    },
+    /// Compare two plans (JSON or binary, in any mix) semantically. Exit 0 when they describe
+    /// the same container, 1 when they differ, 2 when one cannot be read.
+    Diff {
+        /// The old plan.
+        old: PathBuf,
+        /// The new plan.
+        new: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+        format: OutputFormat,
     },
     /// NEON tools.
     Neon {
@@ -134,7 +164,19 @@ enum PlanEncoding {
 enum Format {
     /// Rendered diagnostics on standard error.
     Human,
-    /// A JSON array of `{code, severity, message, file, line, column}` on standard output.
+    /// A JSON array of `{code, severity, message, file, line, column, end, notes, labels}` on
+    /// standard output.
+    Json,
+    /// A SARIF 2.1.0 log on standard output (GitHub code scanning, editors).
+    Sarif,
+}
+
+/// Output formats of `show` and `diff`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum OutputFormat {
+    /// Aligned text.
+    Human,
+    /// JSON.
     Json,
 }
 
@@ -191,66 +233,186 @@ fn compile(
     config: PathBuf,
     output: Option<(PathBuf, Encoding)>,
     format: Format,
+    deny_warnings: bool,
     params: ParamArgs,
 ) -> ExitCode {
     let mut arg_sources = SourceMap::new();
     let (opts, arg_problems) = options(&params, &mut arg_sources);
-    let result = wireplan::compiler::compile(&config, &opts);
-    let diags = result.diagnostics.items();
-    let errors = result.diagnostics.error_count() + arg_problems.len();
+    let target = output
+        .as_ref()
+        .filter(|_| arg_problems.is_empty())
+        .map(|(p, e)| (p.as_path(), *e));
+    let run = wireplan::watch::compile_once(&config, &opts, target);
+    let errors = run.error_count() + arg_problems.len();
+    let warnings = run.diagnostics.len() - run.error_count();
     match format {
         Format::Json => {
             let mut json = diagnostics::to_json(&arg_sources, &arg_problems);
-            json.extend(diagnostics::to_json(&result.sources, diags));
+            json.extend(diagnostics::to_json(&run.sources, &run.diagnostics));
             emit(&format!(
                 "{}\n",
                 serde_json::to_string_pretty(&json).unwrap_or_default()
             ));
         }
+        Format::Sarif => {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let log = diagnostics::sarif::to_sarif(
+                &[
+                    (&arg_sources, &arg_problems),
+                    (&run.sources, &run.diagnostics),
+                ],
+                &cwd,
+            );
+            emit(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&log).unwrap_or_default()
+            ));
+        }
         Format::Human => {
             diagnostics::render(&arg_sources, &arg_problems, color());
-            diagnostics::render(&result.sources, diags, color());
+            diagnostics::render(&run.sources, &run.diagnostics, color());
         }
     }
-    let Some(plan) = result.plan.filter(|_| arg_problems.is_empty()) else {
-        if matches!(format, Format::Human) {
+    let human = matches!(format, Format::Human);
+    let Some(plan) = run.plan.filter(|_| arg_problems.is_empty()) else {
+        if human {
             say(format_args!("error: {errors} error(s); no plan written"));
         }
         return ExitCode::from(1);
     };
-    if let Some((out, encoding)) = output {
-        if let Some(input) = reads_from(&result.sources, &out) {
-            let d = Diagnostic::error(
-                Code::Io,
-                format!(
-                    "Refusing to write the plan over '{}', which this compilation reads.",
-                    input
-                ),
-            );
-            diagnostics::render(&result.sources, &[d], color());
-            return ExitCode::from(1);
-        }
-        if let Err(e) = wireplan::plan::write_atomic(&out, &plan.encode(encoding)) {
-            let d = Diagnostic::error(
-                Code::Io,
-                format!("Cannot write the plan to '{}': {e}", out.display()),
-            );
-            diagnostics::render(&result.sources, &[d], color());
-            return ExitCode::from(1);
-        }
+    if let Some((out, _)) = output {
         say(format_args!(
             "wrote {} ({} services)",
             out.display(),
             plan.services.len()
         ));
-    } else if matches!(format, Format::Human) {
-        let warnings = diags.len() - result.diagnostics.error_count();
+    } else if human {
         say(format_args!(
             "ok: {} services, {warnings} warning(s)",
             plan.services.len()
         ));
     }
+    if deny_warnings && warnings > 0 {
+        if human {
+            say(format_args!(
+                "error: {warnings} warning(s), denied by --deny-warnings"
+            ));
+        }
+        return ExitCode::from(1);
+    }
     ExitCode::SUCCESS
+}
+
+/// `compile --watch`: compiles, then recompiles on every change until Ctrl-C (exit 0).
+fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs) -> ExitCode {
+    use wireplan::watch::{self, Event, Signal, WatchOptions};
+    let mut arg_sources = SourceMap::new();
+    let (opts, arg_problems) = options(&params, &mut arg_sources);
+    if !arg_problems.is_empty() {
+        diagnostics::render(&arg_sources, &arg_problems, color());
+        return ExitCode::from(2);
+    }
+    let (sender, signals) = std::sync::mpsc::channel();
+    let stop = sender.clone();
+    if let Err(e) = ctrlc::set_handler(move || {
+        let _ = stop.send(Signal::Stop);
+    }) {
+        say(format_args!("error: cannot handle Ctrl-C: {e}"));
+        return ExitCode::from(1);
+    }
+    let wopts = WatchOptions {
+        config,
+        output: output.clone(),
+        encoding,
+        options: opts,
+        debounce: std::time::Duration::from_millis(150),
+    };
+    let mut report = |event: Event<'_>| match event {
+        Event::Compiled(run) => {
+            diagnostics::render(&run.sources, &run.diagnostics, color());
+            say(format_args!("{}", run.summary(&output)));
+        }
+        Event::Watching(files) => say(format_args!(
+            "watching {} file(s); Ctrl-C stops",
+            files.len()
+        )),
+        Event::Changed(files) => {
+            let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+            say(format_args!("changed: {}", names.join(", ")));
+        }
+        Event::WatchError(e) => say(format_args!("warning: {e}")),
+    };
+    match watch::run(&wopts, sender, signals, &mut report) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            say(format_args!("error: {e}"));
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `show PLAN [SERVICE]`: exit 1 for an unreadable plan or an unknown service.
+fn show(plan: PathBuf, service: Option<String>, format: OutputFormat) -> ExitCode {
+    use wireplan::inspect::{plan_file, show};
+    let file = match plan_file::read_plan(&plan) {
+        Ok(f) => f,
+        Err(d) => {
+            diagnostics::render(&SourceMap::new(), &[d], color());
+            return ExitCode::from(1);
+        }
+    };
+    let text = match service {
+        None => {
+            let summary = show::summary(&file);
+            match format {
+                OutputFormat::Human => summary.to_text(),
+                OutputFormat::Json => json_text(&summary),
+            }
+        }
+        Some(name) => match show::service(&file.plan, &file.name, &name) {
+            Ok(entry) => match format {
+                OutputFormat::Human => entry.to_text(),
+                OutputFormat::Json => json_text(&entry),
+            },
+            Err(d) => {
+                diagnostics::render(&SourceMap::new(), &[d], color());
+                return ExitCode::from(1);
+            }
+        },
+    };
+    emit(&text);
+    ExitCode::SUCCESS
+}
+
+/// `diff OLD NEW`: exit 0 same, 1 different, 2 unreadable input (like `diff`).
+fn diff(old: PathBuf, new: PathBuf, format: OutputFormat) -> ExitCode {
+    use wireplan::inspect::{diff, plan_file};
+    let (a, b) = (plan_file::read_plan(&old), plan_file::read_plan(&new));
+    let problems: Vec<Diagnostic> = [&a, &b]
+        .into_iter()
+        .filter_map(|r| r.as_ref().err().cloned())
+        .collect();
+    let (Ok(a), Ok(b)) = (a, b) else {
+        diagnostics::render(&SourceMap::new(), &problems, color());
+        return ExitCode::from(2);
+    };
+    let d = diff::diff_plans(&a.plan, &b.plan);
+    emit(&match format {
+        OutputFormat::Human => d.to_text(),
+        OutputFormat::Json => json_text(&d.to_json()),
+    });
+    if d.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Pretty JSON with a final newline.
+fn json_text<T: serde::Serialize>(v: &T) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    s.push('\n');
+    s
 }
 
 /// `name` or `a.b.c` made of letters, digits, `_` and `-`.
@@ -262,15 +424,6 @@ fn valid_parameter_name(name: &str) -> bool {
                     .chars()
                     .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
         })
-}
-
-/// The input file `out` would overwrite, if any.
-fn reads_from(sources: &SourceMap, out: &std::path::Path) -> Option<String> {
-    let out = std::fs::canonicalize(out).ok()?;
-    sources
-        .files()
-        .find(|(_, f)| f.path.as_deref() == Some(out.as_path()))
-        .map(|(_, f)| f.name.clone())
 }
 
 /// Colour only for a terminal, and never with `NO_COLOR` set.
@@ -434,6 +587,7 @@ fn main() -> ExitCode {
             config,
             output,
             encoding,
+            watch: watching,
             params,
         } => {
             let encoding = match encoding {
@@ -441,13 +595,24 @@ fn main() -> ExitCode {
                 Some(PlanEncoding::Bin) => Encoding::Binary,
                 None => Encoding::for_path(&output),
             };
-            compile(config, Some((output, encoding)), Format::Human, params)
+            if watching {
+                watch(config, output, encoding, params)
+            } else {
+                compile(
+                    config,
+                    Some((output, encoding)),
+                    Format::Human,
+                    false,
+                    params,
+                )
+            }
         }
         Command::Check {
             config,
             format,
+            deny_warnings,
             params,
-        } => compile(config, None, format, params),
+        } => compile(config, None, format, deny_warnings, params),
         Command::Explain {
             config,
             question,
@@ -462,6 +627,12 @@ fn main() -> ExitCode {
             depth,
             params,
         } => cli_inspect::graph(config, format, service, depth, params),
+        Command::Show {
+            plan,
+            service,
+            format,
+        } => show(plan, service, format),
+        Command::Diff { old, new, format } => diff(old, new, format),
         Command::Neon {
             command: NeonCommand::Decode { file },
         } => neon_decode(file),

@@ -125,10 +125,10 @@ fn errors_inside_command_line_values_have_no_file_location() {
         .iter()
         .find(|d| d.code == "missing-parameter")
         .expect("missing-parameter reported");
-    assert!(
-        d.message.contains("'nope'") && d.message.contains("-p"),
-        "{}",
-        d.message
-    );
+    let text = std::iter::once(d.message.clone())
+        .chain(d.notes.iter().cloned())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(text.contains("'nope'") && text.contains("-p"), "{text}");
     assert_eq!(d.line, None, "a -p value has no place in config.neon");
 }

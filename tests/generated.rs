@@ -21,7 +21,12 @@ fn every_interface_and_reference_mistake_is_reported() {
     let got: Vec<(String, String, usize)> =
         wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
             .into_iter()
-            .map(|d| (d.code.to_string(), d.message, d.line.unwrap_or(0)))
+            .map(|d| {
+                let text = std::iter::once(d.message)
+                    .chain(d.notes)
+                    .collect::<Vec<_>>();
+                (d.code.to_string(), text.join("\n"), d.line.unwrap_or(0))
+            })
             .collect();
     let rule = "does not meet the requirements: is create($name), get($name), create*() or get*() and is non-static.";
     let want = [

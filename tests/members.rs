@@ -5,7 +5,8 @@
 use std::path::Path;
 use wireplan::compiler::{compile, Options};
 
-/// (code, message, line, column) of every diagnostic, in order (0 for a missing position).
+/// (code, message with its notes on following lines, line, column) of every diagnostic, in
+/// order (0 for a missing position).
 fn diagnostics(path: &str) -> Vec<(String, String, usize, usize)> {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
     let result = compile(&file, &Options::default());
@@ -17,7 +18,10 @@ fn diagnostics(path: &str) -> Vec<(String, String, usize, usize)> {
         .into_iter()
         .map(|d| {
             let (line, column) = (d.line.unwrap_or(0), d.column.unwrap_or(0));
-            (d.code.to_string(), d.message, line, column)
+            let text = std::iter::once(d.message)
+                .chain(d.notes)
+                .collect::<Vec<_>>();
+            (d.code.to_string(), text.join("\n"), line, column)
         })
         .collect()
 }

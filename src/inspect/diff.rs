@@ -1,0 +1,675 @@
+//! The semantic difference between two plans (`wireplan diff OLD NEW`, the REPL's `:diff`).
+//!
+//! Compared: services added and removed; anonymous services (Nette names them `01`, `02`, …
+//! in definition order, so inserting one renumbers the rest) matched by content and reported
+//! as renamed rather than removed and added; per service its kind, type, lifespan,
+//! autowiring, tags, `create` (argument by argument when the callee is the same), setup,
+//! implemented interface, factory parameters and locator references; aliases; static
+//! parameters; initialization. References to a renamed anonymous service are compared under
+//! its new name, so the renumbering does not show up again in every service that uses it.
+//!
+//! Not compared: the header (compiler, input hash, dependencies — they change with every
+//! edit), source locations, and the derived indexes (`types`, `tags`), whose changes show as
+//! the autowiring and tag changes of the services.
+
+use super::show::{autowired_text, word};
+use super::text;
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::Value as Json;
+use std::fmt::Write as _;
+use wireplan_runtime::plan::{Expr, Plan, ServicePlan};
+
+/// What happened to one field or entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    /// Only in the new plan.
+    Added,
+    /// Only in the old plan.
+    Removed,
+    /// In both, with different values.
+    Changed,
+}
+
+/// One difference: a field path (`lifespan`, `create.args[1]`, `tags.cache`, `setup[0]`, a
+/// parameter or alias name) with its old and new value (absent for an added or removed one).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    /// The field path.
+    pub field: String,
+    /// Added, removed or changed.
+    pub change: ChangeKind,
+    /// The old value (plan JSON), when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old: Option<Json>,
+    /// The new value (plan JSON), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new: Option<Json>,
+    /// The old value as text, for people.
+    #[serde(skip)]
+    old_text: Option<String>,
+    /// The new value as text, for people.
+    #[serde(skip)]
+    new_text: Option<String>,
+}
+
+impl Change {
+    fn new(
+        field: impl Into<String>,
+        old: Option<(Json, String)>,
+        new: Option<(Json, String)>,
+    ) -> Change {
+        let change = match (&old, &new) {
+            (None, Some(_)) => ChangeKind::Added,
+            (Some(_), None) => ChangeKind::Removed,
+            _ => ChangeKind::Changed,
+        };
+        let (old, old_text) = old.map_or((None, None), |(j, t)| (Some(j), Some(t)));
+        let (new, new_text) = new.map_or((None, None), |(j, t)| (Some(j), Some(t)));
+        Change {
+            field: field.into(),
+            change,
+            old,
+            new,
+            old_text,
+            new_text,
+        }
+    }
+
+    fn expr(field: impl Into<String>, old: Option<&Expr>, new: Option<&Expr>) -> Change {
+        let v = |e: &Expr| (e.to_json(), text::expr(e));
+        Change::new(field, old.map(v), new.map(v))
+    }
+
+    /// `field: old → new`, `+ field: new` or `- field: old`.
+    pub fn to_text(&self) -> String {
+        let old = self.old_text.as_deref().unwrap_or("");
+        let new = self.new_text.as_deref().unwrap_or("");
+        match self.change {
+            ChangeKind::Added => format!("+ {}: {new}", self.field),
+            ChangeKind::Removed => format!("- {}: {old}", self.field),
+            ChangeKind::Changed => format!("~ {}: {old} → {new}", self.field),
+        }
+    }
+}
+
+/// A service only in one of the plans.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ServiceRef {
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub type_: String,
+}
+
+/// An anonymous service whose number changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rename {
+    /// The name in the old plan.
+    pub old: String,
+    /// The name in the new plan.
+    pub new: String,
+    /// Its type (in the new plan).
+    #[serde(rename = "type")]
+    pub type_: String,
+}
+
+/// The changes of one service present in both plans (under the same name, or renamed).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServiceChange {
+    /// The name in the new plan.
+    pub name: String,
+    /// The name in the old plan, when it was renamed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_name: Option<String>,
+    /// The differences, in field order.
+    pub changes: Vec<Change>,
+}
+
+/// The semantic difference between two plans; empty when they describe the same container.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct PlanDiff {
+    /// Services only in the new plan.
+    pub added: Vec<ServiceRef>,
+    /// Services only in the old plan.
+    pub removed: Vec<ServiceRef>,
+    /// Anonymous services matched by content under another number.
+    pub renamed: Vec<Rename>,
+    /// Services in both plans that differ.
+    pub changed: Vec<ServiceChange>,
+    /// Alias changes (field = the alias).
+    pub aliases: Vec<Change>,
+    /// Static parameter changes (field = the parameter).
+    pub parameters: Vec<Change>,
+    /// Initialization changes (`initialization[i]`).
+    pub initialization: Vec<Change>,
+}
+
+/// Whether a name is one Nette gives to anonymous services (`01`, `02`, …).
+pub fn is_anonymous(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The difference from `old` to `new` (see the [module docs](self)).
+pub fn diff_plans(old: &Plan, new: &Plan) -> PlanDiff {
+    let renames = match_anonymous(old, new);
+    let mapped = |e: &Expr| rename_refs(e, &renames);
+    let mut diff = PlanDiff::default();
+
+    // Pairs of services to compare: (old name, new name).
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    for (name, _) in &new.services {
+        if is_anonymous(name) {
+            if let Some((o, _)) = renames.iter().find(|(_, n)| *n == name) {
+                pairs.push((o.as_str(), name.as_str()));
+            } else {
+                diff.added.push(service_ref(name, &new.services[name]));
+            }
+        } else if old.services.contains_key(name) {
+            pairs.push((name.as_str(), name.as_str()));
+        } else {
+            diff.added.push(service_ref(name, &new.services[name]));
+        }
+    }
+    for (name, s) in &old.services {
+        let kept = if is_anonymous(name) {
+            renames.contains_key(name)
+        } else {
+            new.services.contains_key(name)
+        };
+        if !kept {
+            diff.removed.push(service_ref(name, s));
+        }
+    }
+    for (o, n) in pairs {
+        let changes = service_changes(&old.services[o], &new.services[n], &mapped);
+        if o != n {
+            diff.renamed.push(Rename {
+                old: o.to_string(),
+                new: n.to_string(),
+                type_: new.services[n].type_.clone(),
+            });
+        }
+        if !changes.is_empty() {
+            diff.changed.push(ServiceChange {
+                name: n.to_string(),
+                old_name: (o != n).then(|| o.to_string()),
+                changes,
+            });
+        }
+    }
+
+    let target = |t: &str| renames.get(t).cloned().unwrap_or_else(|| t.to_string());
+    let word_pair = |s: String| (Json::String(s.clone()), format!("→ {s}"));
+    keyed(
+        &old.aliases,
+        &new.aliases,
+        |a, b| target(a) == *b,
+        |t| word_pair(target(t)),
+        |t| word_pair(t.clone()),
+        &mut diff.aliases,
+        "",
+    );
+    let expr_pair = |e: &Expr| (e.to_json(), text::expr(e));
+    keyed(
+        &old.parameters,
+        &new.parameters,
+        |a, b| a == b,
+        expr_pair,
+        expr_pair,
+        &mut diff.parameters,
+        "",
+    );
+    let old_init: Vec<Expr> = old.initialization.iter().map(&mapped).collect();
+    listed(
+        &old_init,
+        &new.initialization,
+        "initialization",
+        &mut diff.initialization,
+    );
+    diff
+}
+
+fn service_ref(name: &str, s: &ServicePlan) -> ServiceRef {
+    ServiceRef {
+        name: name.to_string(),
+        type_: s.type_.clone(),
+    }
+}
+
+/// Matches the old plan's anonymous services to the new plan's by content: first services
+/// equal in everything but the source location (references compared through the matches found
+/// so far, repeated until nothing new matches), then the remaining ones of the same type, in
+/// order. A service keeps its own number when that one fits. Returns old name → new name.
+fn match_anonymous(old: &Plan, new: &Plan) -> IndexMap<String, String> {
+    let olds: Vec<&String> = old.services.keys().filter(|n| is_anonymous(n)).collect();
+    let news: Vec<&String> = new.services.keys().filter(|n| is_anonymous(n)).collect();
+    let mut map: IndexMap<String, String> = IndexMap::new();
+    let taken = |map: &IndexMap<String, String>, n: &str| map.values().any(|v| v == n);
+    loop {
+        let mut progress = false;
+        for o in &olds {
+            if map.contains_key(o.as_str()) {
+                continue;
+            }
+            let mine = comparable(&old.services[o.as_str()], &map);
+            let fits = |n: &&String| {
+                !taken(&map, n) && comparable(&new.services[n.as_str()], &IndexMap::new()) == mine
+            };
+            let pick = news
+                .iter()
+                .find(|n| n.as_str() == o.as_str() && fits(n))
+                .or_else(|| news.iter().find(|n| fits(n)));
+            if let Some(n) = pick {
+                map.insert(o.to_string(), n.to_string());
+                progress = true;
+            }
+        }
+        if !progress {
+            break;
+        }
+    }
+    for o in &olds {
+        if map.contains_key(o.as_str()) {
+            continue;
+        }
+        let ty = &old.services[o.as_str()].type_;
+        let fits = |n: &&String| !taken(&map, n) && new.services[n.as_str()].type_ == *ty;
+        let pick = news
+            .iter()
+            .find(|n| n.as_str() == o.as_str() && fits(n))
+            .or_else(|| news.iter().find(|n| fits(n)));
+        if let Some(n) = pick {
+            map.insert(o.to_string(), n.to_string());
+        }
+    }
+    map
+}
+
+/// A service's JSON without its source location, references renamed through `map`.
+fn comparable(s: &ServicePlan, map: &IndexMap<String, String>) -> Json {
+    let mut j = serde_json::to_value(s).unwrap_or(Json::Null);
+    if let Json::Object(o) = &mut j {
+        o.shift_remove("source");
+    }
+    rename_json(&mut j, map);
+    j
+}
+
+/// `e` with every `{"$ref": old}` replaced by `{"$ref": new}` for the pairs in `map`.
+fn rename_refs(e: &Expr, map: &IndexMap<String, String>) -> Expr {
+    if map.is_empty() {
+        return e.clone();
+    }
+    let mut j = e.to_json();
+    rename_json(&mut j, map);
+    Expr::from_json(&j).unwrap_or_else(|_| e.clone())
+}
+
+fn rename_json(j: &mut Json, map: &IndexMap<String, String>) {
+    match j {
+        Json::Object(o) => {
+            if o.len() == 1 {
+                if let Some(Json::String(name)) = o.get_mut("$ref") {
+                    if let Some(n) = map.get(name.as_str()) {
+                        *name = n.clone();
+                    }
+                    return;
+                }
+            }
+            o.values_mut().for_each(|v| rename_json(v, map));
+        }
+        Json::Array(a) => a.iter_mut().for_each(|v| rename_json(v, map)),
+        _ => {}
+    }
+}
+
+fn service_changes(
+    old: &ServicePlan,
+    new: &ServicePlan,
+    mapped: &dyn Fn(&Expr) -> Expr,
+) -> Vec<Change> {
+    let mut out = Vec::new();
+    let plain = |field: &str, a: String, b: String, out: &mut Vec<Change>| {
+        if a != b {
+            out.push(Change::new(
+                field,
+                Some((Json::String(a.clone()), a)),
+                Some((Json::String(b.clone()), b)),
+            ));
+        }
+    };
+    plain("kind", word(&old.kind), word(&new.kind), &mut out);
+    plain("type", old.type_.clone(), new.type_.clone(), &mut out);
+    plain(
+        "lifespan",
+        word(&old.lifespan),
+        word(&new.lifespan),
+        &mut out,
+    );
+    if old.autowired != new.autowired {
+        let v = |a: &wireplan_runtime::plan::Autowired| {
+            (
+                serde_json::to_value(a).unwrap_or(Json::Null),
+                autowired_text(a),
+            )
+        };
+        out.push(Change::new(
+            "autowired",
+            Some(v(&old.autowired)),
+            Some(v(&new.autowired)),
+        ));
+    }
+    if old.implement != new.implement {
+        let v = |i: &Option<String>| i.clone().map(|s| (Json::String(s.clone()), s));
+        out.push(Change::new(
+            "implement",
+            v(&old.implement),
+            v(&new.implement),
+        ));
+    }
+    if old.parameters != new.parameters {
+        let v = |p: &[String]| Some((serde_json::json!(p), p.join(", ")));
+        out.push(Change::new(
+            "parameters",
+            v(&old.parameters),
+            v(&new.parameters),
+        ));
+    }
+    let expr_pair = |e: &Expr| (e.to_json(), text::expr(e));
+    let old_tags: IndexMap<String, Expr> = old
+        .tags
+        .iter()
+        .map(|(k, v)| (k.clone(), mapped(v)))
+        .collect();
+    keyed(
+        &old_tags,
+        &new.tags,
+        |a, b| a == b,
+        expr_pair,
+        expr_pair,
+        &mut out,
+        "tags.",
+    );
+    let old_create = mapped(&old.create);
+    create_changes(&old_create, &new.create, &mut out);
+    let old_setup: Vec<Expr> = old.setup.iter().map(mapped).collect();
+    listed(&old_setup, &new.setup, "setup", &mut out);
+    let old_refs: IndexMap<String, Expr> = old
+        .references
+        .iter()
+        .map(|(k, v)| (k.clone(), mapped(v)))
+        .collect();
+    keyed(
+        &old_refs,
+        &new.references,
+        |a, b| a == b,
+        expr_pair,
+        expr_pair,
+        &mut out,
+        "references.",
+    );
+    out
+}
+
+/// `create` argument by argument when both call the same constructor or method with as many
+/// arguments; as a whole otherwise.
+fn create_changes(old: &Expr, new: &Expr, out: &mut Vec<Change>) {
+    if old == new {
+        return;
+    }
+    let args = |e: &Expr| -> Option<(String, Vec<Expr>)> {
+        match e {
+            Expr::New { class, args } => Some((format!("new {class}"), args.clone())),
+            Expr::Call {
+                target,
+                method,
+                args,
+            } => {
+                let head = Expr::Callable {
+                    target: target.clone(),
+                    method: method.clone(),
+                };
+                Some((text::expr(&head), args.clone()))
+            }
+            _ => None,
+        }
+    };
+    match (args(old), args(new)) {
+        (Some((h1, a1)), Some((h2, a2))) if h1 == h2 && a1.len() == a2.len() => {
+            for (i, (a, b)) in a1.iter().zip(&a2).enumerate() {
+                if a != b {
+                    out.push(Change::expr(format!("create.args[{i}]"), Some(a), Some(b)));
+                }
+            }
+        }
+        _ => out.push(Change::expr("create", Some(old), Some(new))),
+    }
+}
+
+/// Differences of two maps: removed, changed and added keys (field = `prefix` + key).
+fn keyed<V>(
+    old: &IndexMap<String, V>,
+    new: &IndexMap<String, V>,
+    same: impl Fn(&V, &V) -> bool,
+    old_value: impl Fn(&V) -> (Json, String),
+    new_value: impl Fn(&V) -> (Json, String),
+    out: &mut Vec<Change>,
+    prefix: &str,
+) {
+    for (k, a) in old {
+        match new.get(k) {
+            None => out.push(Change::new(
+                format!("{prefix}{k}"),
+                Some(old_value(a)),
+                None,
+            )),
+            Some(b) if !same(a, b) => out.push(Change::new(
+                format!("{prefix}{k}"),
+                Some(old_value(a)),
+                Some(new_value(b)),
+            )),
+            Some(_) => {}
+        }
+    }
+    for (k, b) in new {
+        if !old.contains_key(k) {
+            out.push(Change::new(
+                format!("{prefix}{k}"),
+                None,
+                Some(new_value(b)),
+            ));
+        }
+    }
+}
+
+/// Differences of two ordered lists (setup, initialization): when only some items differ,
+/// `field[i]` for each position that differs; when the lengths differ, the items of the old
+/// list that are gone and of the new one that are new (by position in their list).
+fn listed(old: &[Expr], new: &[Expr], field: &str, out: &mut Vec<Change>) {
+    if old == new {
+        return;
+    }
+    if old.len() == new.len() {
+        for (i, (a, b)) in old.iter().zip(new).enumerate() {
+            if a != b {
+                out.push(Change::expr(format!("{field}[{i}]"), Some(a), Some(b)));
+            }
+        }
+        return;
+    }
+    let mut unmatched: Vec<Option<&Expr>> = new.iter().map(Some).collect();
+    for (i, a) in old.iter().enumerate() {
+        match unmatched.iter_mut().find(|b| *b == &Some(a)) {
+            Some(slot) => *slot = None,
+            None => out.push(Change::expr(format!("{field}[{i}]"), Some(a), None)),
+        }
+    }
+    for (i, b) in unmatched.into_iter().enumerate() {
+        if let Some(b) = b {
+            out.push(Change::expr(format!("{field}[{i}]"), None, Some(b)));
+        }
+    }
+}
+
+impl PlanDiff {
+    /// Whether the plans describe the same container.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty()
+            && self.removed.is_empty()
+            && self.renamed.is_empty()
+            && self.changed.is_empty()
+            && self.aliases.is_empty()
+            && self.parameters.is_empty()
+            && self.initialization.is_empty()
+    }
+
+    /// The JSON form (`wireplan diff --format json`): `{"same", "added", "removed",
+    /// "renamed", "changed", "aliases", "parameters", "initialization"}`.
+    pub fn to_json(&self) -> Json {
+        let mut j = serde_json::to_value(self).unwrap_or(Json::Null);
+        if let Json::Object(o) = &mut j {
+            o.shift_insert(0, "same".into(), Json::Bool(self.is_empty()));
+        }
+        j
+    }
+
+    /// The text form: one section per kind of change, `no differences` when empty.
+    pub fn to_text(&self) -> String {
+        if self.is_empty() {
+            return "no differences\n".into();
+        }
+        let mut out = String::new();
+        if !self.added.is_empty() {
+            let _ = writeln!(out, "services added ({}):", self.added.len());
+            for s in &self.added {
+                let _ = writeln!(out, "  + {} ({})", s.name, s.type_);
+            }
+        }
+        if !self.removed.is_empty() {
+            let _ = writeln!(out, "services removed ({}):", self.removed.len());
+            for s in &self.removed {
+                let _ = writeln!(out, "  - {} ({})", s.name, s.type_);
+            }
+        }
+        if !self.renamed.is_empty() {
+            let _ = writeln!(
+                out,
+                "anonymous services renumbered ({}):",
+                self.renamed.len()
+            );
+            for r in &self.renamed {
+                let _ = writeln!(out, "  {} → {} ({})", r.old, r.new, r.type_);
+            }
+        }
+        for s in &self.changed {
+            match &s.old_name {
+                Some(o) => {
+                    let _ = writeln!(out, "service {} (was {}):", s.name, o);
+                }
+                None => {
+                    let _ = writeln!(out, "service {}:", s.name);
+                }
+            }
+            for c in &s.changes {
+                let _ = writeln!(out, "  {}", c.to_text());
+            }
+        }
+        for (title, list) in [
+            ("aliases", &self.aliases),
+            ("parameters", &self.parameters),
+            ("initialization", &self.initialization),
+        ] {
+            if !list.is_empty() {
+                let _ = writeln!(out, "{title}:");
+                for c in list {
+                    let _ = writeln!(out, "  {}", c.to_text());
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn plan(services: Json) -> Plan {
+        serde_json::from_value(json!({
+            "format": "wireplan-plan", "version": 1, "compiler": "wireplan 0.1.0",
+            "inputs_hash": "00", "parameters": {"n": 5}, "services": services,
+        }))
+        .expect("plan")
+    }
+
+    #[test]
+    fn same_plan_is_empty() {
+        let p = plan(json!({"a": {"type": "A", "create": {"$new": "A", "args": []}}}));
+        let d = diff_plans(&p, &p);
+        assert!(d.is_empty());
+        assert_eq!(d.to_text(), "no differences\n");
+        assert_eq!(d.to_json()["same"], true);
+    }
+
+    #[test]
+    fn inserted_anonymous_service_renumbers_the_others() {
+        let old = plan(json!({
+            "01": {"type": "A", "create": {"$new": "A", "args": []}},
+            "02": {"type": "B", "create": {"$new": "B", "args": [{"$ref": "01"}]}},
+            "user": {"type": "U", "create": {"$new": "U", "args": [{"$ref": "02"}]}},
+        }));
+        let new = plan(json!({
+            "01": {"type": "C", "create": {"$new": "C", "args": []}},
+            "02": {"type": "A", "create": {"$new": "A", "args": []}},
+            "03": {"type": "B", "create": {"$new": "B", "args": [{"$ref": "02"}]}},
+            "user": {"type": "U", "create": {"$new": "U", "args": [{"$ref": "03"}]}},
+        }));
+        let d = diff_plans(&old, &new);
+        let renamed: Vec<(&str, &str)> = d
+            .renamed
+            .iter()
+            .map(|r| (r.old.as_str(), r.new.as_str()))
+            .collect();
+        assert_eq!(renamed, [("01", "02"), ("02", "03")]);
+        assert_eq!(
+            d.added,
+            [ServiceRef {
+                name: "01".into(),
+                type_: "C".into()
+            }]
+        );
+        assert!(d.removed.is_empty());
+        assert!(d.changed.is_empty(), "{:?}", d.changed);
+    }
+
+    #[test]
+    fn field_changes_are_listed() {
+        let old = plan(json!({
+            "a": {"type": "A", "lifespan": "singleton", "tags": {"x": 1},
+                  "create": {"$new": "A", "args": [1, 2]},
+                  "setup": [{"$call": ["@self", "m"], "args": []}]},
+        }));
+        let new = plan(json!({
+            "a": {"type": "A", "lifespan": "transient", "tags": {"y": true}, "autowired": false,
+                  "create": {"$new": "A", "args": [1, 3]}},
+        }));
+        let d = diff_plans(&old, &new);
+        let lines: Vec<String> = d.changed[0].changes.iter().map(Change::to_text).collect();
+        assert_eq!(
+            lines,
+            [
+                "~ lifespan: singleton → transient",
+                "~ autowired: yes → no",
+                "- tags.x: 1",
+                "+ tags.y: true",
+                "~ create.args[1]: 2 → 3",
+                "- setup[0]: @self::m()",
+            ]
+        );
+        assert_eq!(d.to_json()["changed"][0]["changes"][0]["new"], "transient");
+    }
+}

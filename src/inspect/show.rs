@@ -1,0 +1,431 @@
+//! What a plan holds, without the configuration (`wireplan show PLAN [SERVICE]`): for
+//! deployment checks, "is the plan on the server the one I expect?".
+//!
+//! [`summary`] answers for the whole plan (header, parameters, services, aliases);
+//! [`service`] for one service, in full. Both serialise to JSON (`--format json`) and render as
+//! aligned text.
+
+use super::plan_file::{encoding_name, PlanFile};
+use super::text;
+use crate::diagnostics::{Code, Diagnostic};
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::Value as Json;
+use std::fmt::Write as _;
+use wireplan_runtime::plan::{Autowired, Expr, Plan, ServiceKind, ServicePlan};
+
+/// The overview of a plan.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PlanSummary {
+    /// The file as given.
+    pub file: String,
+    /// `"json"` or `"binary"`.
+    pub encoding: &'static str,
+    /// The plan's `format` field (`"wireplan-plan"`).
+    pub format: String,
+    /// The plan's version.
+    pub version: u32,
+    /// The compiler that wrote it (`"wireplan 0.1.0"`).
+    pub compiler: String,
+    /// The hash over all input files.
+    pub inputs_hash: String,
+    /// How many files the plan was compiled from.
+    pub dependencies: usize,
+    /// Static parameters with their values (the plan's JSON form).
+    pub parameters: IndexMap<String, Expr>,
+    /// Dynamic parameters the services read at start-up (`$param`), sorted.
+    pub dynamic_parameters: Vec<String>,
+    /// Every service, in plan order.
+    pub services: Vec<ServiceRow>,
+    /// Alias → service.
+    pub aliases: IndexMap<String, String>,
+    /// How many initialization steps `Container::initialize()` runs.
+    pub initialization: usize,
+}
+
+/// One service in the overview.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ServiceRow {
+    /// Service name.
+    pub name: String,
+    /// Definition kind.
+    pub kind: ServiceKind,
+    /// The service's type.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Lifespan.
+    pub lifespan: wireplan_runtime::plan::Lifespan,
+    /// `true`, `false`, or the types it is autowired for.
+    pub autowired: Autowired,
+    /// Tag names, in plan order.
+    pub tags: Vec<String>,
+}
+
+/// One service in full.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ServiceEntry {
+    /// Service name (an alias given to [`service`] is resolved to it).
+    pub name: String,
+    /// The plan's entry, as in the plan file.
+    #[serde(flatten)]
+    pub plan: ServicePlan,
+    /// The types the autowiring index resolves to this service (preferred or not).
+    pub autowired_for: Vec<String>,
+    /// Aliases of this service.
+    pub aliases: Vec<String>,
+    /// The services its creation, setup and references use, in order of appearance.
+    pub uses: Vec<String>,
+    /// The services whose creation, setup or references use it, in plan order.
+    pub needed_by: Vec<String>,
+}
+
+/// The overview of `file`'s plan.
+pub fn summary(file: &PlanFile) -> PlanSummary {
+    let plan = &file.plan;
+    let mut dynamic = Vec::new();
+    let mut collect = |e: &Expr| params_in(e, &mut dynamic);
+    for s in plan.services.values() {
+        collect(&s.create);
+        s.setup.iter().for_each(&mut collect);
+        s.references.values().for_each(&mut collect);
+        s.tags.values().for_each(&mut collect);
+    }
+    plan.initialization.iter().for_each(&mut collect);
+    dynamic.sort();
+    dynamic.dedup();
+    PlanSummary {
+        file: file.name.clone(),
+        encoding: encoding_name(file.encoding),
+        format: plan.format.clone(),
+        version: plan.version,
+        compiler: plan.compiler.clone(),
+        inputs_hash: plan.inputs_hash.clone(),
+        dependencies: plan.dependencies.len(),
+        parameters: plan.parameters.clone(),
+        dynamic_parameters: dynamic,
+        services: plan
+            .services
+            .iter()
+            .map(|(name, s)| ServiceRow {
+                name: name.clone(),
+                kind: s.kind,
+                type_: s.type_.clone(),
+                lifespan: s.lifespan,
+                autowired: s.autowired.clone(),
+                tags: s.tags.keys().cloned().collect(),
+            })
+            .collect(),
+        aliases: plan.aliases.clone(),
+        initialization: plan.initialization.len(),
+    }
+}
+
+/// Names of the dynamic parameters (`$param`) an expression reads.
+fn params_in(e: &Expr, out: &mut Vec<String>) {
+    // The JSON form reaches every nested expression without a second walker.
+    fn walk(j: &Json, out: &mut Vec<String>) {
+        match j {
+            Json::Object(o) => {
+                if let (1, Some(Json::String(p))) = (o.len(), o.get("$param")) {
+                    out.push(p.clone());
+                }
+                o.values().for_each(|v| walk(v, out));
+            }
+            Json::Array(a) => a.iter().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    walk(&e.to_json(), out);
+}
+
+/// The services an entry uses, in order of appearance, without repeats.
+pub fn uses(s: &ServicePlan) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |n: &str| {
+        if !out.iter().any(|x| x == n) {
+            out.push(n.to_string());
+        }
+    };
+    s.create.for_each_ref(&mut add);
+    s.setup.iter().for_each(|e| e.for_each_ref(&mut add));
+    s.references.values().for_each(|e| e.for_each_ref(&mut add));
+    out
+}
+
+/// The full entry of service (or alias) `name` in `plan`.
+///
+/// Errors: `missing-service` when the plan has no such service or alias, with Nette's "did you
+/// mean" note when a name is close.
+pub fn service(plan: &Plan, file_name: &str, name: &str) -> Result<ServiceEntry, Diagnostic> {
+    let resolved = plan.aliases.get(name).map(String::as_str).unwrap_or(name);
+    let Some(s) = plan.services.get(resolved) else {
+        let candidates = plan
+            .services
+            .keys()
+            .chain(plan.aliases.keys())
+            .map(String::as_str);
+        return Err(Diagnostic::error(
+            Code::MissingService,
+            format!("The plan '{file_name}' has no service '{name}'."),
+        )
+        .with_suggestion(name, candidates));
+    };
+    let resolve = |n: &str| {
+        plan.aliases
+            .get(n)
+            .cloned()
+            .unwrap_or_else(|| n.to_string())
+    };
+    Ok(ServiceEntry {
+        name: resolved.to_string(),
+        plan: s.clone(),
+        autowired_for: plan
+            .types
+            .iter()
+            .filter(|(_, names)| names.iter().any(|n| n == resolved))
+            .map(|(t, _)| t.clone())
+            .collect(),
+        aliases: plan
+            .aliases
+            .iter()
+            .filter(|(_, target)| *target == resolved)
+            .map(|(a, _)| a.clone())
+            .collect(),
+        uses: uses(s),
+        needed_by: plan
+            .services
+            .iter()
+            .filter(|(_, other)| uses(other).iter().any(|u| resolve(u) == resolved))
+            .map(|(n, _)| n.clone())
+            .collect(),
+    })
+}
+
+/// `yes`, `no` or the list of types.
+pub fn autowired_text(a: &Autowired) -> String {
+    match a {
+        Autowired::All(true) => "yes".into(),
+        Autowired::All(false) => "no".into(),
+        Autowired::Types(types) => format!("only {}", types.join(", ")),
+    }
+}
+
+/// The lower-case word of a serialisable enum (`singleton`, `factory`).
+pub(crate) fn word<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(Json::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+/// Rows of cells as left-aligned columns separated by two spaces, each line indented by two.
+fn table(rows: &[Vec<String>], out: &mut String) {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for r in rows {
+        let mut line = String::from("  ");
+        for (c, cell) in r.iter().enumerate() {
+            line.push_str(cell);
+            if c + 1 < r.len() {
+                let pad = widths[c] - cell.chars().count() + 2;
+                line.push_str(&" ".repeat(pad));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+}
+
+impl PlanSummary {
+    /// The overview as aligned text.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let header = [
+            ("plan", self.file.clone()),
+            ("encoding", self.encoding.to_string()),
+            (
+                "format",
+                format!("{}, version {}", self.format, self.version),
+            ),
+            ("compiler", self.compiler.clone()),
+            ("inputs hash", self.inputs_hash.clone()),
+            ("dependencies", format!("{} file(s)", self.dependencies)),
+        ];
+        let rows: Vec<Vec<String>> = header
+            .iter()
+            .map(|(k, v)| vec![k.to_string(), v.clone()])
+            .collect();
+        table(&rows, &mut out);
+        let _ = writeln!(out, "\nparameters ({}):", self.parameters.len());
+        let rows: Vec<Vec<String>> = self
+            .parameters
+            .iter()
+            .map(|(k, v)| vec![k.clone(), text::expr(v)])
+            .collect();
+        table(&rows, &mut out);
+        if !self.dynamic_parameters.is_empty() {
+            let _ = writeln!(
+                out,
+                "dynamic parameters, read at start-up ({}):",
+                self.dynamic_parameters.len()
+            );
+            for p in &self.dynamic_parameters {
+                let _ = writeln!(out, "  {p}");
+            }
+        }
+        let _ = writeln!(out, "\nservices ({}):", self.services.len());
+        let mut rows = vec![["name", "type", "kind", "lifespan", "autowired", "tags"]
+            .map(String::from)
+            .to_vec()];
+        rows.extend(self.services.iter().map(|s| {
+            vec![
+                s.name.clone(),
+                s.type_.clone(),
+                word(&s.kind),
+                word(&s.lifespan),
+                autowired_text(&s.autowired),
+                s.tags.join(", "),
+            ]
+        }));
+        table(&rows, &mut out);
+        if !self.aliases.is_empty() {
+            let _ = writeln!(out, "\naliases ({}):", self.aliases.len());
+            let rows: Vec<Vec<String>> = self
+                .aliases
+                .iter()
+                .map(|(a, t)| vec![a.clone(), format!("→ {t}")])
+                .collect();
+            table(&rows, &mut out);
+        }
+        if self.initialization > 0 {
+            let _ = writeln!(out, "\ninitialization: {} step(s)", self.initialization);
+        }
+        out
+    }
+}
+
+impl ServiceEntry {
+    /// The entry as aligned text: one `label  value` line per field, setups and references one
+    /// per line.
+    pub fn to_text(&self) -> String {
+        let s = &self.plan;
+        let none = || "(none)".to_string();
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                none()
+            } else {
+                v.join(", ")
+            }
+        };
+        let mut rows: Vec<Vec<String>> = vec![
+            vec!["kind".into(), word(&s.kind)],
+            vec!["type".into(), s.type_.clone()],
+            vec!["lifespan".into(), word(&s.lifespan)],
+            vec!["autowired".into(), autowired_text(&s.autowired)],
+            vec!["autowired for".into(), list(&self.autowired_for)],
+        ];
+        if let Some(i) = &s.implement {
+            rows.push(vec!["implements".into(), i.clone()]);
+        }
+        if !s.parameters.is_empty() {
+            rows.push(vec!["parameters".into(), s.parameters.join(", ")]);
+        }
+        let mut multi = |label: &str, items: Vec<String>| {
+            if items.is_empty() {
+                rows.push(vec![label.to_string(), none()]);
+            }
+            for (i, item) in items.into_iter().enumerate() {
+                let label = if i == 0 { label } else { "" };
+                rows.push(vec![label.to_string(), item]);
+            }
+        };
+        multi(
+            "tags",
+            s.tags
+                .iter()
+                .map(|(k, v)| format!("{k}: {}", text::expr(v)))
+                .collect(),
+        );
+        multi("create", vec![text::expr(&s.create)]);
+        multi("setup", s.setup.iter().map(text::expr).collect());
+        if !s.references.is_empty() {
+            multi(
+                "references",
+                s.references
+                    .iter()
+                    .map(|(k, v)| format!("{k}: {}", text::expr(v)))
+                    .collect(),
+            );
+        }
+        rows.push(vec!["uses".into(), list(&self.uses)]);
+        rows.push(vec!["needed by".into(), list(&self.needed_by)]);
+        rows.push(vec!["aliases".into(), list(&self.aliases)]);
+        if let Some(src) = &s.source {
+            rows.push(vec![
+                "defined at".into(),
+                format!("{}:{}:{}", src.file, src.line, src.column),
+            ]);
+        }
+        let mut out = format!("service {}\n", self.name);
+        table(&rows, &mut out);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wireplan_runtime::Encoding;
+
+    fn plan() -> Plan {
+        let json = serde_json::json!({
+            "format": "wireplan-plan", "version": 1, "compiler": "wireplan 0.1.0",
+            "inputs_hash": "00", "parameters": {"n": 5},
+            "services": {
+                "db": {"type": "App\\Db", "lifespan": "singleton",
+                       "create": {"$new": "App\\Db", "args": [{"$param": "env.DSN"}]}},
+                "repo": {"type": "App\\Repo", "lifespan": "transient", "tags": {"t": true},
+                         "create": {"$new": "App\\Repo", "args": [{"$ref": "database"}]}},
+            },
+            "aliases": {"database": "db"},
+            "types": {"App\\Db": ["db"]},
+        });
+        serde_json::from_value(json).expect("plan")
+    }
+
+    #[test]
+    fn summary_lists_static_and_dynamic_parameters() {
+        let file = PlanFile {
+            name: "p.json".into(),
+            encoding: Encoding::Binary,
+            plan: plan(),
+        };
+        let s = summary(&file);
+        assert_eq!(s.encoding, "binary");
+        assert_eq!(s.dynamic_parameters, ["env.DSN"]);
+        assert_eq!(s.services[1].tags, ["t"]);
+        assert!(s
+            .to_text()
+            .contains("  repo  App\\Repo  service  transient  yes        t\n"));
+    }
+
+    #[test]
+    fn service_entry_resolves_aliases_and_finds_dependents() {
+        let e = service(&plan(), "p.json", "database").expect("alias resolves");
+        assert_eq!(e.name, "db");
+        assert_eq!(e.needed_by, ["repo"]);
+        assert_eq!(e.autowired_for, ["App\\Db"]);
+        let err = service(&plan(), "p.json", "rpo").expect_err("unknown");
+        assert_eq!(err.code, Code::MissingService);
+        assert_eq!(err.notes, ["did you mean 'repo'?"]);
+    }
+}

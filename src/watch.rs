@@ -1,0 +1,307 @@
+//! Compiling a configuration into a plan file, once ([`compile_once`], what `wireplan
+//! compile` and `check` run) or again whenever an input changes ([`run`], `wireplan compile
+//! --watch`).
+//!
+//! The watcher recompiles when any file the last compilation read changes: the configuration
+//! and its includes, extension scripts, and the files extensions registered with
+//! `addDependency` (after a failed compilation, the files it read plus the last good plan's
+//! dependencies). Changes are debounced (an editor's save is often several events). A failed
+//! compilation leaves the last good plan in place: plans are written atomically and only when
+//! there is no error.
+
+use crate::compiler::{self, Options};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::SourceMap;
+use notify::RecursiveMode;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, Sender};
+use std::time::{Duration, Instant};
+use wireplan_runtime::plan::Plan;
+use wireplan_runtime::Encoding;
+
+/// The outcome of one compilation.
+pub struct CompileRun {
+    /// Every file read, for rendering the diagnostics.
+    pub sources: SourceMap,
+    /// Errors and warnings, in the order found; a failure to write the plan is the last one.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The plan, when there was no error (and it was written, when a target was given).
+    pub plan: Option<Plan>,
+    /// Wall-clock time of compiling and writing.
+    pub elapsed: Duration,
+    /// Absolute paths of the files the compilation read or depends on, sorted: the root
+    /// configuration (even when it could not be read), includes, scripts and the files
+    /// registered with `addDependency`.
+    pub files: Vec<PathBuf>,
+}
+
+impl CompileRun {
+    /// Number of errors (not warnings).
+    pub fn error_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+
+    /// The one-line summary of a watch step: `compiled 9 services in 12 ms → PLAN`, or
+    /// `2 error(s); the last good plan PLAN is kept` (`no plan written` when there is none).
+    pub fn summary(&self, output: &Path) -> String {
+        match &self.plan {
+            Some(plan) => format!(
+                "compiled {} services in {} ms → {}",
+                plan.services.len(),
+                self.elapsed.as_millis(),
+                output.display()
+            ),
+            None if output.is_file() => format!(
+                "{} error(s); the last good plan {} is kept",
+                self.error_count(),
+                output.display()
+            ),
+            None => format!("{} error(s); no plan written", self.error_count()),
+        }
+    }
+}
+
+/// Compiles `config` and, when there is no error and `target` is given, writes the plan there
+/// atomically (binary or JSON as `target`'s encoding says).
+///
+/// Errors become diagnostics of the run: `io-error` when the plan cannot be written or when
+/// `target` is one of the files the compilation reads (it would overwrite its own input).
+pub fn compile_once(
+    config: &Path,
+    options: &Options,
+    target: Option<(&Path, Encoding)>,
+) -> CompileRun {
+    let started = Instant::now();
+    let result = compiler::compile(config, options);
+    let mut diagnostics = result.diagnostics.into_vec();
+    let mut plan = result.plan;
+    let sources = result.sources;
+    let mut files = read_files(&sources, config);
+    if let Some(p) = &plan {
+        files.extend(p.dependencies.iter().map(|d| absolute(Path::new(&d.path))));
+    }
+    if let (Some(p), Some((out, encoding))) = (&plan, target) {
+        let problem = if let Some(input) = reads_from(&sources, out) {
+            Some(format!(
+                "Refusing to write the plan over '{input}', which this compilation reads."
+            ))
+        } else {
+            wireplan_runtime::encoding::write_atomic(out, &p.encode(encoding))
+                .err()
+                .map(|e| format!("Cannot write the plan to '{}': {e}", out.display()))
+        };
+        if let Some(message) = problem {
+            diagnostics.push(Diagnostic::error(Code::Io, message));
+            plan = None;
+        }
+    }
+    let files: BTreeSet<PathBuf> = files.into_iter().collect();
+    CompileRun {
+        sources,
+        diagnostics,
+        plan,
+        elapsed: started.elapsed(),
+        files: files.into_iter().collect(),
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    let p = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    crate::source::normalize_path(&p)
+}
+
+/// The root configuration and every file of the source map that came from disk.
+fn read_files(sources: &SourceMap, config: &Path) -> Vec<PathBuf> {
+    let mut files = vec![std::fs::canonicalize(config).unwrap_or_else(|_| absolute(config))];
+    files.extend(
+        sources
+            .files()
+            .filter_map(|(_, f)| f.path.as_deref().map(absolute)),
+    );
+    files
+}
+
+/// The input file (its display name) that writing to `out` would overwrite, if any.
+pub fn reads_from(sources: &SourceMap, out: &Path) -> Option<String> {
+    let out = std::fs::canonicalize(out).ok()?;
+    sources
+        .files()
+        .find(|(_, f)| f.path.as_deref() == Some(out.as_path()))
+        .map(|(_, f)| f.name.clone())
+}
+
+/// What `wireplan compile --watch` compiles, and how.
+#[derive(Debug, Clone)]
+pub struct WatchOptions {
+    /// The root configuration.
+    pub config: PathBuf,
+    /// The plan file kept up to date.
+    pub output: PathBuf,
+    /// Its encoding.
+    pub encoding: Encoding,
+    /// Compiler options (parameters, dynamic parameters, script folders).
+    pub options: Options,
+    /// How long the files must be quiet before a recompilation (100–200 ms is right for
+    /// editors).
+    pub debounce: Duration,
+}
+
+/// Messages the watch loop waits for.
+#[derive(Debug)]
+pub enum Signal {
+    /// Files in a watched folder changed (absolute paths).
+    Changed(Vec<PathBuf>),
+    /// The file watcher reported an error.
+    WatchError(String),
+    /// Stop watching (Ctrl-C).
+    Stop,
+}
+
+/// What the watch loop reports to its caller, which prints it.
+pub enum Event<'a> {
+    /// A compilation finished (successfully or not).
+    Compiled(&'a CompileRun),
+    /// The files now watched.
+    Watching(&'a [PathBuf]),
+    /// A changed input triggered the next compilation.
+    Changed(&'a [PathBuf]),
+    /// The file watcher reported an error; watching goes on.
+    WatchError(&'a str),
+}
+
+/// Compiles, then recompiles whenever a watched file changes, until a [`Signal::Stop`]
+/// arrives on `signals` (or every sender is gone). `sender` is the other end of the same
+/// channel; the file watcher sends through it. Each step is reported through `report`.
+///
+/// Errors: the file watcher cannot be started (the message of `notify`).
+pub fn run(
+    opts: &WatchOptions,
+    sender: Sender<Signal>,
+    signals: Receiver<Signal>,
+    report: &mut dyn FnMut(Event<'_>),
+) -> Result<(), String> {
+    let fs_sender = sender.clone();
+    drop(sender);
+    let mut debouncer = notify_debouncer_mini::new_debouncer(
+        opts.debounce,
+        move |res: notify_debouncer_mini::DebounceEventResult| {
+            let signal = match res {
+                Ok(events) => Signal::Changed(events.into_iter().map(|e| e.path).collect()),
+                Err(e) => Signal::WatchError(e.to_string()),
+            };
+            let _ = fs_sender.send(signal);
+        },
+    )
+    .map_err(|e| format!("cannot watch files: {e}"))?;
+    let mut watched_dirs: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut last_good: Vec<PathBuf> = Vec::new();
+    let mut watched: Vec<PathBuf> = Vec::new();
+    let mut compile = |report: &mut dyn FnMut(Event<'_>)| -> BTreeMap<PathBuf, Option<u64>> {
+        let run = compile_once(
+            &opts.config,
+            &opts.options,
+            Some((&opts.output, opts.encoding)),
+        );
+        report(Event::Compiled(&run));
+        let mut files = run.files.clone();
+        if run.plan.is_some() {
+            last_good = run.files.clone();
+        } else {
+            files.extend(last_good.iter().cloned());
+        }
+        files
+            .into_iter()
+            .map(|f| {
+                let compiled = run
+                    .sources
+                    .files()
+                    .find(|(_, s)| s.path.as_deref().map(absolute).as_deref() == Some(&f))
+                    .map(|(_, s)| hash_text(&s.text));
+                let print = compiled.or_else(|| fingerprint(&f));
+                (f, print)
+            })
+            .collect()
+    };
+    let mut fresh = compile(report);
+    loop {
+        // What each watched file held when it was compiled; a file event whose file still
+        // holds that (the compiler's own reads are events too, and so is an editor's save
+        // without changes) starts no compilation.
+        let files: Vec<PathBuf> = fresh.keys().cloned().collect();
+        let state = fresh;
+        if files != watched {
+            for dir in files.iter().filter_map(|f| f.parent()) {
+                if !watched_dirs.contains(dir) && dir.is_dir() {
+                    match debouncer.watcher().watch(dir, RecursiveMode::NonRecursive) {
+                        Ok(()) => {
+                            watched_dirs.insert(dir.to_path_buf());
+                        }
+                        Err(e) => report(Event::WatchError(&format!(
+                            "cannot watch {}: {e}",
+                            dir.display()
+                        ))),
+                    }
+                }
+            }
+            watched = files;
+            report(Event::Watching(&watched));
+        }
+        fresh = loop {
+            match signals.recv() {
+                Err(_) | Ok(Signal::Stop) => return Ok(()),
+                Ok(Signal::WatchError(e)) => report(Event::WatchError(&e)),
+                Ok(Signal::Changed(paths)) => {
+                    let hit: Vec<PathBuf> = watched
+                        .iter()
+                        .filter(|w| paths.iter().any(|p| same_file(w, p)))
+                        .filter(|w| state.get(*w).copied().flatten() != fingerprint(w))
+                        .cloned()
+                        .collect();
+                    if !hit.is_empty() {
+                        report(Event::Changed(&hit));
+                        break compile(report);
+                    }
+                }
+            }
+        };
+    }
+}
+
+/// A hash of a text (files are compared as the compiler reads them: lossily decoded).
+fn hash_text(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// The hash of a file's current content, `None` when it cannot be read.
+fn fingerprint(path: &Path) -> Option<u64> {
+    let bytes = crate::source::read_input_file(path).ok()?;
+    Some(hash_text(&String::from_utf8_lossy(&bytes)))
+}
+
+/// Whether an event path names a watched file (the folder part may be spelled differently,
+/// e.g. through a symbolic link, so it is compared after canonicalising).
+fn same_file(watched: &Path, event: &Path) -> bool {
+    if watched == event {
+        return true;
+    }
+    let (Some(a), Some(b)) = (watched.file_name(), event.file_name()) else {
+        return false;
+    };
+    a == b
+        && match (watched.parent(), event.parent()) {
+            (Some(x), Some(y)) => std::fs::canonicalize(x)
+                .ok()
+                .is_some_and(|x| std::fs::canonicalize(y).ok() == Some(x)),
+            _ => false,
+        }
+}

@@ -1,0 +1,339 @@
+//! The plan tools as a user runs them: `check` (human, JSON, SARIF), `show` and `diff`, on the
+//! example and on the error fixtures under `tests/fixtures/tools/`, compared with the golden
+//! files under `tests/golden/tools/` (regenerate with `WIREPLAN_UPDATE_GOLDEN=1 cargo test
+//! --test tools`, then review the diff). Bad input: a clear message and exit code.
+
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const EXAMPLE: &str = "examples/blog/config/app.neon";
+const WIRING: &str = "tests/fixtures/tools/wiring/config.neon";
+const SYNTAX: &str = "tests/fixtures/tools/syntax/config.neon";
+
+fn manifest_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The binary, run in `dir`, without colour.
+fn wireplan_in(dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_wireplan"));
+    c.current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("WIREPLAN_SCRIPTS");
+    c
+}
+
+/// Runs the binary in `dir` and returns (exit code, stdout, stderr).
+fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = wireplan_in(dir).args(args).output().expect("wireplan runs");
+    (
+        out.status.code().expect("exited normally, not by a signal"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    run_in(manifest_dir(), args)
+}
+
+/// Compares `actual` with `tests/golden/tools/<name>`, or writes it there under
+/// `WIREPLAN_UPDATE_GOLDEN=1`.
+fn golden(name: &str, actual: &str) {
+    let path = manifest_dir().join("tests/golden/tools").join(name);
+    if std::env::var_os("WIREPLAN_UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("golden dir");
+        std::fs::write(&path, actual).expect("write golden file");
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; create it with WIREPLAN_UPDATE_GOLDEN=1 cargo test --test tools",
+            path.display()
+        )
+    });
+    assert_eq!(
+        actual,
+        want,
+        "output differs from {} (WIREPLAN_UPDATE_GOLDEN=1 regenerates it)",
+        path.display()
+    );
+}
+
+/// The transcript of one run: exit code, stdout and stderr.
+fn transcript(args: &[&str], (code, stdout, stderr): (i32, String, String)) -> String {
+    format!(
+        "$ wireplan {}\nexit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}",
+        args.join(" ")
+    )
+}
+
+/// Compiles `config` (relative to the workspace) into `dir/name` and returns its path.
+fn compile_into(config: &str, dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    let plan = dir.join(name);
+    let plan_arg = plan.to_str().expect("UTF-8 temp path");
+    let mut args = vec!["compile", config, "-o", plan_arg];
+    args.extend_from_slice(extra);
+    let (code, _, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    plan
+}
+
+#[test]
+fn check_output_in_every_format() {
+    for (name, config, code) in [
+        ("example", EXAMPLE, 0),
+        ("wiring", WIRING, 1),
+        ("syntax", SYNTAX, 1),
+    ] {
+        for format in ["human", "json", "sarif"] {
+            let args = ["check", config, "--format", format];
+            let out = run(&args);
+            assert_eq!(out.0, code, "{name} {format}: {}", out.2);
+            let ext = if format == "human" { "txt" } else { "json" };
+            golden(
+                &format!("check-{name}-{format}.{ext}"),
+                &transcript(&args, out),
+            );
+        }
+    }
+}
+
+#[test]
+fn check_json_records_have_positions_notes_and_labels() {
+    let (code, stdout, _) = run(&["check", WIRING, "--format", "json"]);
+    assert_eq!(code, 1);
+    let json: Json = serde_json::from_str(&stdout).expect("JSON");
+    let missing = json
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|d| d["code"] == "missing-service")
+        .expect("missing-service reported");
+    assert_eq!(missing["line"], 11);
+    assert_eq!(missing["column"], 17);
+    assert_eq!(
+        missing["end"],
+        serde_json::json!({"line": 11, "column": 25})
+    );
+    assert_eq!(
+        missing["notes"],
+        serde_json::json!(["did you mean 'database'?"])
+    );
+    let (_, stdout, _) = run(&["check", SYNTAX, "--format", "json"]);
+    let json: Json = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(json[0]["labels"][0]["line"], 4);
+    assert_eq!(json[0]["labels"][0]["message"], "first used here");
+}
+
+#[test]
+fn sarif_output_is_valid_against_the_2_1_0_schema() {
+    let schema_text =
+        std::fs::read_to_string(manifest_dir().join("tests/schemas/sarif-2.1.0.json"))
+            .expect("vendored schema");
+    let schema: Json = serde_json::from_str(&schema_text).expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    for config in [EXAMPLE, WIRING, SYNTAX] {
+        let (_, stdout, _) = run(&["check", config, "--format", "sarif"]);
+        let log: Json = serde_json::from_str(&stdout).expect("SARIF is JSON");
+        let errors: Vec<String> = validator
+            .iter_errors(&log)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{config}: {errors:#?}");
+    }
+    // An invalid log is caught, so the validation above can fail.
+    let bad = serde_json::json!({"version": "2.1.0", "runs": [{"results": []}]});
+    assert!(!validator.is_valid(&bad));
+}
+
+#[test]
+fn sarif_results_point_at_the_source() {
+    let (_, stdout, _) = run(&["check", WIRING, "--format", "sarif"]);
+    let log: Json = serde_json::from_str(&stdout).expect("JSON");
+    let run0 = &log["runs"][0];
+    let rules: Vec<&str> = run0["tool"]["driver"]["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .map(|r| r["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(rules, ["class-not-found", "missing-service"]);
+    let result = run0["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["ruleId"] == "missing-service")
+        .expect("missing-service result");
+    assert_eq!(result["level"], "error");
+    let loc = &result["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], WIRING);
+    assert_eq!(loc["region"]["startLine"], 11);
+    assert_eq!(loc["region"]["startColumn"], 17);
+    assert_eq!(loc["region"]["endColumn"], 25);
+    assert!(result["message"]["text"]
+        .as_str()
+        .expect("text")
+        .ends_with("\ndid you mean 'database'?"));
+}
+
+#[test]
+fn deny_warnings_turns_warnings_into_failure() {
+    let config = "tests/fixtures/compile/search-finds-nothing/config.neon";
+    let (code, _, stderr) = run(&["check", config]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("warning[empty-search]"), "{stderr}");
+    let (code, _, stderr) = run(&["check", config, "--deny-warnings"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("2 warning(s), denied by --deny-warnings"),
+        "{stderr}"
+    );
+    let (code, _, _) = run(&["check", EXAMPLE, "--deny-warnings"]);
+    assert_eq!(code, 0);
+    let (code, _, stderr) = run(&["check", EXAMPLE, "--format", "yaml"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn show_in_both_encodings_and_formats() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    compile_into(EXAMPLE, dir.path(), "app.plan.json", &[]);
+    compile_into(EXAMPLE, dir.path(), "app.plan.bin", &[]);
+    for args in [
+        &["show", "app.plan.json"][..],
+        &["show", "app.plan.bin"],
+        &["show", "app.plan.json", "--format", "json"],
+        &["show", "app.plan.bin", "articles"],
+        &["show", "app.plan.json", "01", "--format", "json"],
+    ] {
+        let out = run_in(dir.path(), args);
+        assert_eq!(out.0, 0, "{args:?}: {}", out.2);
+        let name = args.join("-").replace("--", "").replace('.', "-");
+        golden(&format!("{name}.txt"), &transcript(args, out));
+    }
+    // The two encodings hold the same plan: only the encoding line differs.
+    let (_, json, _) = run_in(dir.path(), &["show", "app.plan.json"]);
+    let (_, bin, _) = run_in(dir.path(), &["show", "app.plan.bin"]);
+    let differing: Vec<(&str, &str)> = json
+        .lines()
+        .zip(bin.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(
+        differing,
+        [
+            (
+                "  plan          app.plan.json",
+                "  plan          app.plan.bin"
+            ),
+            ("  encoding      json", "  encoding      binary"),
+        ]
+    );
+}
+
+#[test]
+fn diff_reports_semantic_changes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    compile_into(
+        "tests/fixtures/tools/diff/old.neon",
+        dir.path(),
+        "old.json",
+        &[],
+    );
+    compile_into(
+        "tests/fixtures/tools/diff/new.neon",
+        dir.path(),
+        "new.bin",
+        &[],
+    );
+    compile_into(EXAMPLE, dir.path(), "app.json", &[]);
+    compile_into(EXAMPLE, dir.path(), "app.bin", &[]);
+    compile_into(
+        EXAMPLE,
+        dir.path(),
+        "app10.json",
+        &["-p", "postsPerPage=10"],
+    );
+    for (args, code) in [
+        (&["diff", "old.json", "new.bin"][..], 1),
+        (&["diff", "old.json", "new.bin", "--format", "json"], 1),
+        (&["diff", "app.json", "app.bin"], 0),
+        (&["diff", "app.bin", "app10.json"], 1),
+        (&["diff", "app.json", "app10.json", "--format", "json"], 1),
+    ] {
+        let out = run_in(dir.path(), args);
+        assert_eq!(out.0, code, "{args:?}: {}", out.2);
+        let name = args.join("-").replace("--", "").replace('.', "-");
+        golden(&format!("{name}.txt"), &transcript(args, out));
+    }
+    let (_, stdout, _) = run_in(
+        dir.path(),
+        &["diff", "old.json", "new.bin", "--format", "json"],
+    );
+    let d: Json = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(d["same"], false);
+    assert_eq!(d["renamed"][0]["old"], "01");
+    assert_eq!(d["renamed"][0]["new"], "02");
+    assert_eq!(d["added"][0]["name"], "01");
+    assert_eq!(d["added"][0]["type"], "App\\Other");
+}
+
+#[test]
+fn bad_input_gets_a_message_and_an_exit_code() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    compile_into(EXAMPLE, dir.path(), "app.json", &[]);
+    let plan = std::fs::read_to_string(dir.path().join("app.json")).expect("plan");
+    let newer = plan.replacen("\"version\": 1,", "\"version\": 7,", 1);
+    std::fs::write(dir.path().join("newer.json"), newer).expect("write");
+    let other = plan.replacen("\"wireplan-plan\"", "\"other-plan\"", 1);
+    std::fs::write(dir.path().join("other.json"), other).expect("write");
+    std::fs::write(dir.path().join("config.neon"), "services:\n\ta: App\\A\n").expect("write");
+    let cases: [(&[&str], i32, &str); 9] = [
+        (&["check", "missing.neon"], 1, "error[file-not-found]"),
+        (
+            &["check", "missing.neon", "--format", "sarif"],
+            1,
+            "\"ruleId\": \"file-not-found\"",
+        ),
+        (&["show", "missing.json"], 1, "error[file-not-found]"),
+        (&["show", "config.neon"], 1, "error[invalid-plan]"),
+        (
+            &["show", "newer.json"],
+            1,
+            "plan version 7 is not supported",
+        ),
+        (&["show", "other.json"], 1, "format is 'other-plan'"),
+        (
+            &["show", "app.json", "artciles"],
+            1,
+            "did you mean 'articles'?",
+        ),
+        (
+            &["diff", "app.json", "newer.json"],
+            2,
+            "plan version 7 is not supported",
+        ),
+        (
+            &["diff", "missing.json", "config.neon"],
+            2,
+            "error[invalid-plan]",
+        ),
+    ];
+    let mut all = String::new();
+    for (args, code, says) in cases {
+        let out = run_in(dir.path(), args);
+        assert_eq!(out.0, code, "{args:?}: {}", out.2);
+        assert!(
+            out.1.contains(says) || out.2.contains(says),
+            "{args:?} should say {says:?}: {}{}",
+            out.1,
+            out.2
+        );
+        assert!(!out.2.contains("panicked"), "{args:?}: {}", out.2);
+        all.push_str(&transcript(args, out));
+        all.push('\n');
+    }
+    golden("bad-input.txt", &all);
+}

@@ -1,0 +1,154 @@
+//! `wireplan compile --watch`: an edit gives a new plan; a broken file prints the error and
+//! keeps the last good plan; the fix gives a new plan; Ctrl-C (SIGINT) ends it with exit 0.
+//! Every wait is bounded, and the child is killed if the test fails half-way.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Kills the watcher when the test ends early (a failed assertion).
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// A configuration with services `s0` … `s{n-1}`.
+fn config(n: usize) -> String {
+    let mut s = String::from("types:\n\tApp\\Clock:\nservices:\n");
+    for i in 0..n {
+        s.push_str(&format!("\ts{i}: App\\Clock\n"));
+    }
+    s
+}
+
+/// Replaces the file's content the way editors save: a new file renamed over the old one.
+fn save(path: &Path, text: &str) {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).expect("write");
+    std::fs::rename(&tmp, path).expect("rename");
+}
+
+/// Polls `cond` every 20 ms for at most 30 s.
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The number of services in the plan at `path`, if it is a readable plan.
+fn services(path: &Path) -> Option<usize> {
+    wireplan_runtime::plan::Plan::read(path)
+        .ok()
+        .map(|p| p.services.len())
+}
+
+#[cfg(unix)]
+#[test]
+fn watch_recompiles_on_change_and_keeps_the_last_good_plan() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conf = dir.path().join("app.neon");
+    let plan = dir.path().join("app.plan.json");
+    let log = dir.path().join("watch.log");
+    save(&conf, &config(1));
+    let child = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .args(["compile", "app.neon", "-o", "app.plan.json", "--watch"])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).expect("log file"))
+        .spawn()
+        .expect("wireplan starts");
+    let mut guard = Guard(child);
+    let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
+
+    wait_for("the first plan", || services(&plan) == Some(1));
+    wait_for("the watcher to start", || {
+        read_log().contains("watching 1 file(s)")
+    });
+    assert!(
+        read_log().contains("compiled 1 services in "),
+        "{}",
+        read_log()
+    );
+
+    save(&conf, &config(2));
+    wait_for("the plan of the edited file", || services(&plan) == Some(2));
+
+    let good = std::fs::read(&plan).expect("plan");
+    save(&conf, &format!("{}services: [\n", config(2)));
+    wait_for("the error", || {
+        read_log().contains("the last good plan app.plan.json is kept")
+    });
+    let text = read_log();
+    assert!(text.contains("error[neon-syntax]"), "{text}");
+    assert_eq!(
+        std::fs::read(&plan).expect("plan"),
+        good,
+        "the good plan stays"
+    );
+
+    save(&conf, &config(3));
+    wait_for("the plan of the fixed file", || services(&plan) == Some(3));
+
+    let pid = guard.0.id().to_string();
+    let sent = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = guard.0.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the watcher did not stop on SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0), "{}", read_log());
+}
+
+#[test]
+fn the_watch_loop_reports_each_compilation_and_stops_on_request() {
+    use wireplan::watch::{run, Event, Signal, WatchOptions};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conf = dir.path().join("app.neon");
+    save(&conf, &config(2));
+    let opts = WatchOptions {
+        config: conf.clone(),
+        output: dir.path().join("out.bin"),
+        encoding: wireplan_runtime::Encoding::Binary,
+        options: Default::default(),
+        debounce: Duration::from_millis(100),
+    };
+    let (sender, signals) = std::sync::mpsc::channel();
+    sender.send(Signal::Stop).expect("send");
+    let mut seen = Vec::new();
+    run(&opts, sender, signals, &mut |e| match e {
+        Event::Compiled(r) => seen.push(format!(
+            "compiled {:?} {}",
+            r.plan.as_ref().map(|p| p.services.len()),
+            r.summary(&opts.output)
+                .starts_with("compiled 2 services in ")
+        )),
+        Event::Watching(files) => seen.push(format!("watching {}", files.len())),
+        Event::Changed(_) => seen.push("changed".into()),
+        Event::WatchError(e) => seen.push(format!("error {e}")),
+    })
+    .expect("the watcher starts");
+    assert_eq!(seen, ["compiled Some(2) true", "watching 1"]);
+    assert_eq!(services(&opts.output), Some(2));
+}
