@@ -315,3 +315,28 @@ fn the_examples_in_docs_tools_md_are_real_output() {
         "only {checked} examples found in docs/tools.md"
     );
 }
+
+#[test]
+fn generated_services_say_what_they_return_and_where_an_extension_added_them() {
+    const API: &str = "tests/fixtures/compile/ext-builder-api/config.neon";
+    let (code, out, err) = run(&["explain", API, "caches", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(json["kind"], "locator");
+    assert_eq!(json["returns"]["main"], "@cache");
+    assert_eq!(json["returns"]["fast"], "@fast");
+    assert_eq!(json["origin"]["extension"], "api");
+    assert_eq!(json["origin"]["phase"], "A");
+    assert_eq!(json["origin"]["location"]["line"], 27);
+    assert_eq!(json["type_decision"]["by"], "implement");
+
+    let (_, out, _) = run(&["explain", API, "repos"]);
+    assert!(out.contains("create() returns App\\Repo"), "{out}");
+    let (_, out, _) = run(&["explain", API, "database"]);
+    assert!(
+        out.starts_with("service db (asked as alias database)"),
+        "{out}"
+    );
+    let (_, out, _) = run(&["explain", API, "--needed-by", "db"]);
+    assert!(out.contains("aliases: database"), "{out}");
+}

@@ -12,6 +12,7 @@ use crate::builder::{
 use crate::diagnostics::Diagnostic;
 use crate::expr::Callee;
 use crate::source::SourceMap;
+use indexmap::IndexMap;
 use serde::Serialize;
 use std::fmt;
 use wireplan_runtime::plan::Lifespan;
@@ -188,6 +189,9 @@ pub struct ServiceExplanation {
     pub tags: Vec<String>,
     /// Every call with its arguments (empty before `complete`).
     pub calls: Vec<CallExplanation>,
+    /// Accessors: `get` → the service `get()` returns; locators: each name → the service
+    /// `get(name)` returns (empty for other kinds, and before `complete`).
+    pub returns: IndexMap<String, String>,
     /// Have the statements been completed (phase B)? Before, arguments are not known.
     pub completed: bool,
     /// Extensions that changed it after it was added.
@@ -249,6 +253,17 @@ pub fn explain_service(
             .collect(),
         None => Vec::new(),
     };
+    let returns = match (&def.completed, def.kind) {
+        (Some(c), DefinitionKind::Accessor) => {
+            IndexMap::from([("get".to_string(), value_text(&c.create))])
+        }
+        (Some(c), DefinitionKind::Locator) => c
+            .references
+            .iter()
+            .map(|(k, v)| (k.clone(), value_text(v)))
+            .collect(),
+        _ => IndexMap::new(),
+    };
     let origin = ServiceOrigin {
         extension: def.origin.as_ref().map(|a| a.extension.clone()),
         method: def.origin.as_ref().map(|a| a.method.clone()),
@@ -272,6 +287,7 @@ pub fn explain_service(
         tags: def.tags.keys().cloned().collect(),
         completed: def.completed.is_some(),
         calls,
+        returns,
         changed_by: def
             .modified_by
             .iter()
@@ -586,6 +602,12 @@ impl fmt::Display for ServiceExplanation {
                 "  changed    by extension {} in {}() (phase {})",
                 c.extension, c.method, c.phase
             )?;
+        }
+        for (key, service) in &self.returns {
+            match self.kind {
+                "accessor" => writeln!(f, "  returns    get() → {service}")?,
+                _ => writeln!(f, "  returns    get('{key}') → {service}")?,
+            }
         }
         if !self.completed {
             writeln!(

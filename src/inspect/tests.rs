@@ -174,6 +174,37 @@ fn type_candidates_are_preliminary_in_phase_a_and_say_why_others_lose() {
 }
 
 #[test]
+fn in_phase_a_explain_answers_what_is_known_and_says_arguments_come_later() {
+    let mut b = ContainerBuilder::new(catalog());
+    add(&mut b, "file", "App\\FileLogger");
+    add(&mut b, "mailer", "App\\Mailer");
+    let sources = crate::source::SourceMap::new();
+    let e = explain_service(&mut b, &sources, "mailer").expect("explained");
+    assert!(!e.completed);
+    assert!(e.calls.is_empty());
+    assert_eq!(e.type_.as_deref(), Some("App\\Mailer"));
+    assert_eq!(e.lifespan.allowed, None);
+    assert!(e.to_string().contains("arguments: not known yet"), "{e}");
+    b.resolve(&mut Diagnostics::new());
+    b.complete(&mut Diagnostics::new());
+    let e = explain_service(&mut b, &sources, "mailer").expect("explained");
+    assert!(e.completed);
+    assert_eq!(e.lifespan.allowed, Some(true));
+    assert_eq!(
+        e.calls[0].arguments[0].source,
+        explain::ValueSource::Autowired {
+            type_: "App\\Logger".into(),
+            service: "file".into(),
+            candidates: vec![Candidate {
+                service: "file".into(),
+                type_: "App\\FileLogger".into(),
+                status: CandidateStatus::Chosen,
+            }],
+        }
+    );
+}
+
+#[test]
 fn removals_record_the_extension_phase_and_what_still_asks() {
     let mut b = ContainerBuilder::new(catalog());
     add(&mut b, "file", "App\\FileLogger");
