@@ -340,3 +340,18 @@ fn generated_services_say_what_they_return_and_where_an_extension_added_them() {
     let (_, out, _) = run(&["explain", API, "--needed-by", "db"]);
     assert!(out.contains("aliases: database"), "{out}");
 }
+
+#[test]
+fn needed_by_names_the_initialization() {
+    let (code, out, err) = run(&[
+        "explain",
+        "tests/fixtures/compile/ext-after-compile/config.neon",
+        "--needed-by",
+        "session",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("the container's initialization uses it at start-up"),
+        "{out}"
+    );
+}

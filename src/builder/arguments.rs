@@ -1,7 +1,8 @@
 //! Argument matching and the built-in functions, after Nette's `Resolver::autowireArguments`
 //! (`../shared/reference/nette-di.md` §5.3) and `Statement::complete()` (§4).
 
-use super::complete::{ArgumentOrigin, ArgumentSource as Src, CallOrigin, Completer, Ctx};
+use super::complete::{Completer, Ctx};
+use super::origins::{ArgumentOrigin, ArgumentSource as Src, CallOrigin};
 use crate::catalog::Param;
 use crate::diagnostics::Code;
 use crate::expr::{Expr, ExprArray, ExprKind};

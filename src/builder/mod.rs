@@ -15,12 +15,13 @@ mod autowiring;
 mod complete;
 mod generated;
 mod members;
+mod origins;
 mod resolve;
 mod safety;
 mod shape;
 
 pub use autowiring::AutowiringIndex;
-pub use complete::{ArgumentOrigin, ArgumentSource, CallOrigin};
+pub use origins::{ArgumentOrigin, ArgumentSource, CallOrigin};
 
 use crate::catalog::Catalog;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};

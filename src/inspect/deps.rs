@@ -84,6 +84,9 @@ pub struct Dependents {
     pub aliases: Vec<String>,
     /// Extensions that added or changed the service or a related one (needed-by only).
     pub extensions: Vec<ExtensionUse>,
+    /// Does the container's initialization (run at start-up) refer to the service directly?
+    /// (needed-by only)
+    pub initialization: bool,
 }
 
 /// Every service that depends on `name`, directly and transitively (constructor, setup,
@@ -128,6 +131,7 @@ fn walk(
         related: Vec::new(),
         aliases: Vec::new(),
         extensions: Vec::new(),
+        initialization: false,
     };
     let Some(def) = b.get_definition(name) else {
         if let Some(r) = b.removed().get(name) {
@@ -181,6 +185,11 @@ fn walk(
         .map(|(a, _)| a.clone())
         .collect();
     if direction == Direction::NeededBy {
+        answer.initialization = b.initialization_completed.iter().any(|st| {
+            let mut found = false;
+            st.for_each_ref(&mut |r| found |= r == name);
+            found
+        });
         let involved: Vec<&str> = std::iter::once(name.as_str())
             .chain(answer.related.iter().map(|r| r.service.as_str()))
             .collect();
@@ -324,6 +333,9 @@ impl fmt::Display for Dependents {
         }
         if !self.aliases.is_empty() {
             writeln!(f, "aliases: {}", self.aliases.join(", "))?;
+        }
+        if self.initialization {
+            writeln!(f, "the container's initialization uses it at start-up")?;
         }
         for e in &self.extensions {
             let mut what = Vec::new();
