@@ -17,6 +17,7 @@ use wireplan::source::SourceMap;
 #[group(required = true, multiple = false)]
 pub struct Question {
     /// The service to explain: origin, type, every argument's source, lifespan.
+    #[arg(value_name = "SERVICE")]
     pub service: Option<String>,
     /// Every service providing TYPE, which one getByType() returns, and why not the others.
     #[arg(long = "type", value_name = "TYPE")]

@@ -48,6 +48,9 @@ enum Command {
     },
     /// Explain a service (origin, type, each argument's source, lifespan), a type (--type),
     /// what needs a service (--needed-by) or what it needs (--deps).
+    #[command(
+        override_usage = "wireplan explain [OPTIONS] CONFIG (SERVICE | --type TYPE | --needed-by NAME | --deps NAME)"
+    )]
     Explain {
         /// The root NEON configuration.
         config: PathBuf,
