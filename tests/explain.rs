@@ -325,8 +325,8 @@ fn generated_services_say_what_they_return_and_where_an_extension_added_them() {
     assert_eq!(json["kind"], "locator");
     assert_eq!(json["returns"]["main"], "@cache");
     assert_eq!(json["returns"]["fast"], "@fast");
-    assert_eq!(json["origin"]["extension"], "api");
-    assert_eq!(json["origin"]["phase"], "A");
+    assert_eq!(json["origin"]["by"]["extension"], "api");
+    assert_eq!(json["origin"]["by"]["phase"], "A");
     assert_eq!(json["origin"]["location"]["line"], 27);
     assert_eq!(json["type_decision"]["by"], "implement");
 

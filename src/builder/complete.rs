@@ -752,6 +752,7 @@ impl Completer<'_> {
                 match prop {
                     Some(prop) => {
                         let value = self.value(v, ctx);
+                        self.record_property(self_ty.as_deref(), prop, v, &value, ctx);
                         if let Some(ty) = &self_ty {
                             self.check_property(ty, prop, ctx, item.span);
                             self.check_property_value(ty, prop, &value, ctx, v.span.or(item.span));

@@ -80,8 +80,11 @@ pub struct Completed {
 pub struct Actor {
     /// The extension's name (the key under `extensions:`), or a built-in section (`search`).
     pub extension: String,
-    /// The method running (`loadConfiguration`, `beforeCompile`), or the section's step.
+    /// The method running (`loadConfiguration`, `beforeCompile`); `beforeCompile` for the
+    /// built-in steps, which run in phase B.
     pub method: String,
+    /// A built-in step of the compiler (`search`, `decorator`, `inject`), not a script.
+    pub builtin: bool,
 }
 
 impl Actor {

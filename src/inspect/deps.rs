@@ -3,8 +3,8 @@
 //! [`Graph`]; the extensions involved; and for a removed service, who removed it and where.
 
 use super::graph::{unknown_service, EdgeKind, Graph};
-use super::values::Location;
-use crate::builder::{Actor, ArgumentSource, ContainerBuilder};
+use super::values::{ActorInfo, Location};
+use crate::builder::{ArgumentSource, ContainerBuilder};
 use crate::diagnostics::Diagnostic;
 use crate::source::SourceMap;
 use serde::Serialize;
@@ -38,12 +38,9 @@ pub struct Related {
 /// services.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ExtensionUse {
-    /// The extension's name, or the built-in step (`search`, `decorator`, `inject`).
-    pub extension: String,
-    /// The lifecycle method that ran (`loadConfiguration`, `beforeCompile`).
-    pub method: String,
-    /// The compiler phase (`A`, `B`).
-    pub phase: char,
+    /// The extension or built-in step, and its method.
+    #[serde(flatten)]
+    pub by: ActorInfo,
     /// Services it added.
     pub added: Vec<String>,
     /// Services it changed after they were added (setup, tags, arguments, …).
@@ -55,11 +52,7 @@ pub struct ExtensionUse {
 pub struct Removal {
     /// The extension and method; `None` when the configuration removed it (`name: false`) or
     /// code outside any extension did.
-    pub extension: Option<String>,
-    /// The lifecycle method that ran.
-    pub method: Option<String>,
-    /// The compiler phase (`A`, `B`), when an extension removed it.
-    pub phase: Option<char>,
+    pub by: Option<ActorInfo>,
     /// The `removeDefinition` call or the `name: false` entry.
     pub location: Option<Location>,
     /// Services that still ask for it: they refer to it by name, or autowiring looked in vain
@@ -136,9 +129,7 @@ fn walk(
     let Some(def) = b.get_definition(name) else {
         if let Some(r) = b.removed().get(name) {
             answer.removed = Some(Removal {
-                extension: r.actor.as_ref().map(|a| a.extension.clone()),
-                method: r.actor.as_ref().map(|a| a.method.clone()),
-                phase: r.actor.as_ref().map(Actor::phase),
+                by: r.actor.as_ref().map(ActorInfo::from),
                 location: Location::of_opt(sources, r.span),
                 still_wanted: still_wanted(b, name, r.type_.as_deref()),
             });
@@ -203,15 +194,11 @@ fn walk(
                 .map(|a| (a, true))
                 .chain(d.modified_by.iter().map(|a| (a, false)));
             for (actor, added) in touches {
-                let pos = answer
-                    .extensions
-                    .iter()
-                    .position(|e| e.extension == actor.extension && e.method == actor.method);
+                let by = ActorInfo::from(actor);
+                let pos = answer.extensions.iter().position(|e| e.by == by);
                 let i = pos.unwrap_or_else(|| {
                     answer.extensions.push(ExtensionUse {
-                        extension: actor.extension.clone(),
-                        method: actor.method.clone(),
-                        phase: actor.phase(),
+                        by,
                         added: Vec::new(),
                         changed: Vec::new(),
                     });
@@ -282,9 +269,9 @@ impl fmt::Display for Dependents {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(r) = &self.removed {
             write!(f, "service {} was removed", self.service)?;
-            match (&r.extension, &r.method, r.phase) {
-                (Some(e), Some(m), Some(p)) => write!(f, " by extension {e} in {m}() (phase {p})")?,
-                _ => write!(f, " by the configuration")?,
+            match &r.by {
+                Some(by) => write!(f, " by {by}")?,
+                None => write!(f, " by the configuration")?,
             }
             match &r.location {
                 Some(l) => writeln!(f, " at {l}")?,
@@ -345,14 +332,7 @@ impl fmt::Display for Dependents {
             if !e.changed.is_empty() {
                 what.push(format!("changed {}", e.changed.join(", ")));
             }
-            writeln!(
-                f,
-                "extension {} in {}() (phase {}): {}",
-                e.extension,
-                e.method,
-                e.phase,
-                what.join("; ")
-            )?;
+            writeln!(f, "{}: {}", e.by, what.join("; "))?;
         }
         Ok(())
     }

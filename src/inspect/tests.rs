@@ -21,7 +21,7 @@ fn blog_service_arguments_say_which_candidate_was_autowired() {
     let (c, mut built) = blog();
     let e = explain_service(&mut built.builder, &c.sources, "blog").expect("explained");
     assert_eq!(e.type_.as_deref(), Some("App\\BlogService"));
-    assert_eq!(e.origin.extension, None);
+    assert_eq!(e.origin.by, None);
     let loc = e.origin.location.as_ref().expect("location");
     assert!(loc.file.ends_with("services.neon"), "{}", loc.file);
     assert_eq!(loc.line, 20);
@@ -83,6 +83,7 @@ fn written_arguments_name_their_parameter() {
     assert_eq!(a.changed_by.len(), 1);
     assert_eq!(a.changed_by[0].extension, "logging");
     assert_eq!(a.changed_by[0].phase, 'B');
+    assert!(!a.changed_by[0].builtin);
     assert!(a
         .calls
         .iter()
@@ -212,6 +213,7 @@ fn removals_record_the_extension_phase_and_what_still_asks() {
     b.set_actor(Some(Actor {
         extension: "cleanup".into(),
         method: "beforeCompile".into(),
+        builtin: false,
     }));
     b.remove_definition("file");
     b.set_actor(None);
@@ -229,8 +231,13 @@ fn removals_record_the_extension_phase_and_what_still_asks() {
     );
     let d = needed_by(&b, &crate::source::SourceMap::new(), "file").expect("answer");
     let r = d.removed.expect("removed");
-    assert_eq!(r.extension.as_deref(), Some("cleanup"));
-    assert_eq!(r.phase, Some('B'));
+    let by = r.by.expect("an extension removed it");
+    assert_eq!(by.extension, "cleanup");
+    assert_eq!(by.phase, 'B');
+    assert_eq!(
+        by.to_string(),
+        "extension cleanup in beforeCompile() (phase B)"
+    );
     assert_eq!(r.still_wanted, ["mailer"]);
     assert!(needed_by(&b, &crate::source::SourceMap::new(), "nothing").is_err());
 }

@@ -1,6 +1,7 @@
 //! Helpers shared by the inspection answers: source locations, values as short text, and the
 //! names of services referred to by a completed statement.
 
+use crate::builder::Actor;
 use crate::source::{SourceMap, Span};
 use serde::Serialize;
 use std::fmt;
@@ -38,6 +39,49 @@ impl Location {
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// Who changed the builder: an extension's lifecycle method, or a built-in step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ActorInfo {
+    /// The extension's name (its key under `extensions:`), or the built-in step (`search`,
+    /// `decorator`, `inject`).
+    pub extension: String,
+    /// The lifecycle method that ran (`loadConfiguration`, `beforeCompile`).
+    pub method: String,
+    /// The compiler phase of that method (`A`, `B`).
+    pub phase: char,
+    /// A built-in step of the compiler rather than a script.
+    pub builtin: bool,
+}
+
+impl From<&Actor> for ActorInfo {
+    fn from(a: &Actor) -> ActorInfo {
+        ActorInfo {
+            extension: a.extension.clone(),
+            method: a.method.clone(),
+            phase: a.phase(),
+            builtin: a.builtin,
+        }
+    }
+}
+
+impl fmt::Display for ActorInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.builtin {
+            write!(
+                f,
+                "the built-in {} step (phase {})",
+                self.extension, self.phase
+            )
+        } else {
+            write!(
+                f,
+                "extension {} in {}() (phase {})",
+                self.extension, self.method, self.phase
+            )
+        }
     }
 }
 
