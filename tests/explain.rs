@@ -355,3 +355,36 @@ fn needed_by_names_the_initialization() {
         "{out}"
     );
 }
+
+#[test]
+fn property_setups_are_explained_and_type_references_count_as_autowired() {
+    const PROPS: &str = "tests/fixtures/explain/properties/config.neon";
+    let (code, out, err) = run(&["explain", PROPS, "page", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let calls = json["calls"].as_array().expect("calls");
+    let functions: Vec<&str> = calls
+        .iter()
+        .filter_map(|c| c["function"].as_str())
+        .collect();
+    assert_eq!(
+        functions,
+        [
+            "App\\Page::__construct()",
+            "App\\Page::$logger",
+            "App\\Page::$title"
+        ]
+    );
+    assert_eq!(calls[1]["arguments"][0]["from"], "autowired");
+    assert_eq!(calls[1]["arguments"][0]["service"], "log");
+    assert_eq!(calls[2]["arguments"][0]["from"], "written");
+    assert_eq!(calls[2]["arguments"][0]["value"], "'Home'");
+    assert_eq!(json["changed_by"][0]["extension"], "inject");
+    assert_eq!(json["changed_by"][0]["builtin"], true);
+
+    let (_, out, _) = run(&["explain", PROPS, "other"]);
+    assert!(
+        out.contains("autowired: getByType(App\\Logger) → log"),
+        "{out}"
+    );
+}
