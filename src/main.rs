@@ -67,7 +67,8 @@ enum Command {
     },
     /// Print the service graph (nodes: services; edges: constructor, setup, collection).
     Graph {
-        /// The root NEON configuration.
+        /// The root NEON configuration, or a plan file (`.json`, `.bin`) to draw as it is.
+        #[arg(value_name = "CONFIG|PLAN")]
         config: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value_t = cli_inspect::GraphFormat::Dot)]

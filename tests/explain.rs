@@ -388,3 +388,27 @@ fn property_setups_are_explained_and_type_references_count_as_autowired() {
         "{out}"
     );
 }
+
+#[test]
+fn graph_draws_a_plan_file_like_its_configuration() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, config_dot, _) = run(&["graph", BLOG]);
+    for name in ["app.plan.json", "app.plan.bin"] {
+        let plan = dir.path().join(name);
+        let plan = plan.to_str().expect("UTF-8 path");
+        let (code, _, err) = run(&["compile", BLOG, "-o", plan]);
+        assert_eq!(code, Some(0), "{err}");
+        let (code, dot, err) = run(&["graph", plan]);
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(dot, config_dot, "{name}");
+    }
+    let bad = dir.path().join("other.json");
+    std::fs::write(&bad, "{\"format\": \"something-else\"}").expect("written");
+    let (code, out, err) = run(&["graph", bad.to_str().expect("UTF-8 path")]);
+    assert_eq!(code, Some(1));
+    assert!(out.is_empty());
+    assert!(err.contains("error[invalid-value]"), "{err}");
+    let (code, _, err) = run(&["graph", "tests/fixtures/explain/none.plan.json"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("error[file-not-found]"), "{err}");
+}
