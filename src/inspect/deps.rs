@@ -71,6 +71,9 @@ pub struct Dependents {
     pub depth: Option<usize>,
     /// Set when the service is not in the builder because it was removed.
     pub removed: Option<Removal>,
+    /// Some edges are references as written (phase A, or a definition that failed to
+    /// complete): references by type are missing.
+    pub preliminary: bool,
     /// Related services, nearest first (breadth-first, in definition order per level).
     pub related: Vec<Related>,
     /// Aliases naming the service.
@@ -121,6 +124,7 @@ fn walk(
         direction,
         depth,
         removed: None,
+        preliminary: false,
         related: Vec::new(),
         aliases: Vec::new(),
         extensions: Vec::new(),
@@ -141,6 +145,7 @@ fn walk(
     let name = def.name.clone();
     answer.service = name.clone();
     let graph = Graph::from_builder(b);
+    answer.preliminary = graph.preliminary;
     let mut adj: HashMap<&str, Vec<(&str, EdgeKind)>> = HashMap::new();
     for e in &graph.edges {
         match direction {
@@ -231,38 +236,14 @@ fn still_wanted(b: &ContainerBuilder, name: &str, ty: Option<&str>) -> Vec<Strin
         })
     };
     let by_name = |d: &crate::builder::Definition| {
-        d.creator.iter().any(|st| statement_names(st, name))
-            || d.setup.iter().any(|e| expr_names(e, name))
+        let mut written = Vec::new();
+        super::values::written_references(d, &mut written);
+        written.iter().any(|(n, _)| n == name)
     };
     b.definitions()
         .filter(|d| by_name(d) || by_type(d))
         .map(|d| d.name.clone())
         .collect()
-}
-
-fn names_service(text: &str, name: &str) -> bool {
-    text.strip_prefix('@')
-        .map(|t| t.split("::").next().unwrap_or(t))
-        .is_some_and(|t| t == name)
-}
-
-fn statement_names(st: &crate::expr::Statement, name: &str) -> bool {
-    let callee = match &st.callee {
-        crate::expr::Callee::Name(n) => names_service(n, name),
-        crate::expr::Callee::Member(target, _) => expr_names(target, name),
-    };
-    callee || st.arguments.values().any(|v| expr_names(v, name))
-}
-
-fn expr_names(e: &crate::expr::Expr, name: &str) -> bool {
-    use crate::expr::ExprKind as K;
-    match &e.kind {
-        K::Str(s) => names_service(s, name),
-        K::Array(a) => a.values().any(|v| expr_names(v, name)),
-        K::Statement(st) => statement_names(st, name),
-        K::Concat(parts) => parts.iter().any(|v| expr_names(v, name)),
-        _ => false,
-    }
 }
 
 impl fmt::Display for Dependents {
@@ -293,6 +274,9 @@ impl fmt::Display for Dependents {
         match self.depth {
             Some(d) => writeln!(f, "{title} {} (up to {d} levels):", self.service)?,
             None => writeln!(f, "{title} {} (directly and transitively):", self.service)?,
+        }
+        if self.preliminary {
+            writeln!(f, "{}", super::graph::PRELIMINARY)?;
         }
         if self.related.is_empty() {
             writeln!(f, "  {none}")?;

@@ -299,6 +299,41 @@ fn the_graph_has_every_edge_kind_and_focuses_in_both_directions() {
 }
 
 #[test]
+fn in_phase_a_the_graph_uses_references_as_written_and_says_so() {
+    use crate::expr::{Expr, ExprKind};
+    use crate::neon::Key;
+    let mut b = ContainerBuilder::new(catalog());
+    add(&mut b, "file", "App\\FileLogger");
+    let mut args = ExprArray::new();
+    args.items
+        .insert(Key::Int(0), Expr::bare(ExprKind::Str("@file".into())));
+    b.add_definition(Some("mailer"), None)
+        .expect("added")
+        .set_creator("App\\Mailer", args);
+    let g = Graph::of(&b, None).expect("graph");
+    assert!(g.preliminary);
+    assert_eq!(
+        g.edges,
+        [Edge {
+            from: "mailer".into(),
+            to: "file".into(),
+            kind: EdgeKind::Constructor
+        }]
+    );
+    assert!(g.to_dot().contains("// preliminary"));
+    let d = needed_by(&b, &crate::source::SourceMap::new(), "file").expect("answer");
+    assert!(d.preliminary);
+    assert_eq!(d.related[0].service, "mailer");
+
+    b.resolve(&mut Diagnostics::new());
+    b.complete(&mut Diagnostics::new());
+    let g = Graph::of(&b, Some(("file", 1))).expect("graph");
+    assert!(!g.preliminary);
+    assert_eq!(g.edges.len(), 1);
+    assert!(Graph::of(&b, Some(("nope", 1))).is_err());
+}
+
+#[test]
 fn values_show_dynamic_parameters_by_name_only() {
     assert_eq!(values::value_text(&P::Param("env.DB".into())), "%env.DB%");
     let concat = P::Concat(vec![P::Str("dsn=".into()), P::Param("secret".into())]);

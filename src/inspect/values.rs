@@ -205,3 +205,69 @@ pub(crate) fn reads_dynamic(v: &P) -> Vec<String> {
     walk(v, &mut out);
     out
 }
+
+/// The services a definition refers to by name as written (`@name`, `@name::method()`,
+/// `@name::$prop`), before `complete` turned them into references: the creator's callee and
+/// arguments give `Constructor`, setup statements `Setup`, a locator's references `Locator`;
+/// a reference inside a list is a `Collection` item. References by type (`@App\\Logger`) and
+/// `@self` are left out. In order, each (name, kind) once.
+pub(crate) fn written_references(
+    d: &crate::builder::Definition,
+    out: &mut Vec<(String, super::EdgeKind)>,
+) {
+    use super::EdgeKind;
+    use crate::expr::{Callee, Expr, ExprKind as K, Statement};
+    fn name(text: &str) -> Option<&str> {
+        let t = text.strip_prefix('@')?;
+        let t = t.split("::").next().unwrap_or(t);
+        (!t.is_empty() && t != "self" && !t.contains('\\')).then_some(t)
+    }
+    fn push(n: &str, kind: EdgeKind, out: &mut Vec<(String, EdgeKind)>) {
+        if !out.iter().any(|(m, k)| m == n && *k == kind) {
+            out.push((n.to_string(), kind));
+        }
+    }
+    fn statement(st: &Statement, kind: EdgeKind, out: &mut Vec<(String, EdgeKind)>) {
+        match &st.callee {
+            Callee::Name(n) => {
+                if let Some(n) = name(n) {
+                    push(n, kind, out);
+                }
+            }
+            Callee::Member(target, _) => expr(target, kind, out),
+        }
+        st.arguments.values().for_each(|v| expr(v, kind, out));
+    }
+    fn expr(e: &Expr, kind: EdgeKind, out: &mut Vec<(String, EdgeKind)>) {
+        match &e.kind {
+            K::Str(s) => {
+                if let Some(n) = name(s) {
+                    push(n, kind, out);
+                }
+            }
+            K::Array(a) => {
+                let item = if a.is_list() {
+                    EdgeKind::Collection
+                } else {
+                    kind
+                };
+                for v in a.values() {
+                    match &v.kind {
+                        K::Str(_) => expr(v, item, out),
+                        _ => expr(v, kind, out),
+                    }
+                }
+            }
+            K::Statement(st) => statement(st, kind, out),
+            K::Concat(parts) => parts.iter().for_each(|v| expr(v, kind, out)),
+            _ => {}
+        }
+    }
+    if let Some(st) = &d.creator {
+        statement(st, EdgeKind::Constructor, out);
+    }
+    d.setup.iter().for_each(|e| expr(e, EdgeKind::Setup, out));
+    d.references
+        .values()
+        .for_each(|e| expr(e, EdgeKind::Locator, out));
+}
