@@ -88,11 +88,13 @@ pub struct Actor {
 }
 
 impl Actor {
-    /// The compiler phase the method belongs to: `A` for `loadConfiguration` (and anything
-    /// before resolution), `B` for `beforeCompile` and the built-in `search`/`decorator` steps.
+    /// The compiler phase the method belongs to: `A` for `loadConfiguration`, `C` for
+    /// `afterCompile`, `B` for `beforeCompile` and the built-in steps (`search`, `decorator`,
+    /// `inject`).
     pub fn phase(&self) -> char {
         match self.method.as_str() {
             "loadConfiguration" => 'A',
+            "afterCompile" => 'C',
             _ => 'B',
         }
     }
