@@ -17,6 +17,7 @@ use wireplan::source::SourceMap;
 #[group(required = true, multiple = false)]
 pub struct Question {
     /// The service to explain: origin, type, every argument's source, lifespan.
+    #[arg(value_name = "SERVICE")]
     pub service: Option<String>,
     /// Every service providing TYPE, which one getByType() returns, and why not the others.
     #[arg(long = "type", value_name = "TYPE")]
@@ -126,7 +127,16 @@ pub fn explain(
     finish(sources, answered, errors)
 }
 
-/// `wireplan graph CONFIG --format dot|mermaid|json [--service NAME --depth N]`.
+/// Is `path` a plan file (`.json`, `.bin`) rather than a NEON configuration?
+fn is_plan(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("json" | "bin")
+    )
+}
+
+/// `wireplan graph (CONFIG | PLAN) --format dot|mermaid|json [--service NAME --depth N]`.
+/// A plan file (`.json`, `.bin`) is drawn as it is, without the configuration.
 pub fn graph(
     config: PathBuf,
     format: GraphFormat,
@@ -134,10 +144,26 @@ pub fn graph(
     depth: usize,
     params: ParamArgs,
 ) -> ExitCode {
-    let Some((compilation, built, errors)) = build(&config, &params) else {
-        return ExitCode::from(1);
+    let (sources, mut graph, errors) = if is_plan(&config) {
+        match wireplan_runtime::plan::Plan::read(&config) {
+            Ok(plan) => (SourceMap::new(), inspect::Graph::from_plan(&plan), false),
+            Err(e) => {
+                let code = match e {
+                    wireplan_runtime::Error::Io { .. } => Code::FileNotFound,
+                    _ => Code::InvalidValue,
+                };
+                let d = Diagnostic::error(code, e.to_string());
+                diagnostics::render(&SourceMap::new(), &[d], color());
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        let Some((compilation, built, errors)) = build(&config, &params) else {
+            return ExitCode::from(1);
+        };
+        let graph = inspect::Graph::from_builder(&built.builder);
+        (compilation.sources, graph, errors)
     };
-    let mut graph = inspect::Graph::from_builder(&built.builder);
     let focused = match &service {
         Some(name) => graph.focus(name, depth).map(|g| graph = g),
         None => Ok(()),
@@ -149,7 +175,7 @@ pub fn graph(
             GraphFormat::Json => graph.to_json(),
         })
     });
-    finish(&compilation.sources, answered, errors)
+    finish(&sources, answered, errors)
 }
 
 fn finish(sources: &SourceMap, answered: Result<(), Diagnostic>, errors: bool) -> ExitCode {

@@ -56,6 +56,9 @@ enum Command {
     },
     /// Explain a service (origin, type, each argument's source, lifespan), a type (--type),
     /// what needs a service (--needed-by) or what it needs (--deps).
+    #[command(
+        override_usage = "wireplan explain [OPTIONS] CONFIG (SERVICE | --type TYPE | --needed-by NAME | --deps NAME)"
+    )]
     Explain {
         /// The root NEON configuration.
         config: PathBuf,
@@ -72,7 +75,8 @@ enum Command {
     },
     /// Print the service graph (nodes: services; edges: constructor, setup, collection).
     Graph {
-        /// The root NEON configuration.
+        /// The root NEON configuration, or a plan file (`.json`, `.bin`) to draw as it is.
+        #[arg(value_name = "CONFIG|PLAN")]
         config: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value_t = cli_inspect::GraphFormat::Dot)]

@@ -315,3 +315,100 @@ fn the_examples_in_docs_tools_md_are_real_output() {
         "only {checked} examples found in docs/tools.md"
     );
 }
+
+#[test]
+fn generated_services_say_what_they_return_and_where_an_extension_added_them() {
+    const API: &str = "tests/fixtures/compile/ext-builder-api/config.neon";
+    let (code, out, err) = run(&["explain", API, "caches", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(json["kind"], "locator");
+    assert_eq!(json["returns"]["main"], "@cache");
+    assert_eq!(json["returns"]["fast"], "@fast");
+    assert_eq!(json["origin"]["by"]["extension"], "api");
+    assert_eq!(json["origin"]["by"]["phase"], "A");
+    assert_eq!(json["origin"]["location"]["line"], 27);
+    assert_eq!(json["type_decision"]["by"], "implement");
+
+    let (_, out, _) = run(&["explain", API, "repos"]);
+    assert!(out.contains("create() returns App\\Repo"), "{out}");
+    let (_, out, _) = run(&["explain", API, "database"]);
+    assert!(
+        out.starts_with("service db (asked as alias database)"),
+        "{out}"
+    );
+    let (_, out, _) = run(&["explain", API, "--needed-by", "db"]);
+    assert!(out.contains("aliases: database"), "{out}");
+}
+
+#[test]
+fn needed_by_names_the_initialization() {
+    let (code, out, err) = run(&[
+        "explain",
+        "tests/fixtures/compile/ext-after-compile/config.neon",
+        "--needed-by",
+        "session",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("the container's initialization uses it at start-up"),
+        "{out}"
+    );
+}
+
+#[test]
+fn property_setups_are_explained_and_type_references_count_as_autowired() {
+    const PROPS: &str = "tests/fixtures/explain/properties/config.neon";
+    let (code, out, err) = run(&["explain", PROPS, "page", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let calls = json["calls"].as_array().expect("calls");
+    let functions: Vec<&str> = calls
+        .iter()
+        .filter_map(|c| c["function"].as_str())
+        .collect();
+    assert_eq!(
+        functions,
+        [
+            "App\\Page::__construct()",
+            "App\\Page::$logger",
+            "App\\Page::$title"
+        ]
+    );
+    assert_eq!(calls[1]["arguments"][0]["from"], "autowired");
+    assert_eq!(calls[1]["arguments"][0]["service"], "log");
+    assert_eq!(calls[2]["arguments"][0]["from"], "written");
+    assert_eq!(calls[2]["arguments"][0]["value"], "'Home'");
+    assert_eq!(json["changed_by"][0]["extension"], "inject");
+    assert_eq!(json["changed_by"][0]["builtin"], true);
+
+    let (_, out, _) = run(&["explain", PROPS, "other"]);
+    assert!(
+        out.contains("autowired: getByType(App\\Logger) → log"),
+        "{out}"
+    );
+}
+
+#[test]
+fn graph_draws_a_plan_file_like_its_configuration() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, config_dot, _) = run(&["graph", BLOG]);
+    for name in ["app.plan.json", "app.plan.bin"] {
+        let plan = dir.path().join(name);
+        let plan = plan.to_str().expect("UTF-8 path");
+        let (code, _, err) = run(&["compile", BLOG, "-o", plan]);
+        assert_eq!(code, Some(0), "{err}");
+        let (code, dot, err) = run(&["graph", plan]);
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(dot, config_dot, "{name}");
+    }
+    let bad = dir.path().join("other.json");
+    std::fs::write(&bad, "{\"format\": \"something-else\"}").expect("written");
+    let (code, out, err) = run(&["graph", bad.to_str().expect("UTF-8 path")]);
+    assert_eq!(code, Some(1));
+    assert!(out.is_empty());
+    assert!(err.contains("error[invalid-value]"), "{err}");
+    let (code, _, err) = run(&["graph", "tests/fixtures/explain/none.plan.json"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("error[file-not-found]"), "{err}");
+}

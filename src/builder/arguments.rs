@@ -1,7 +1,8 @@
 //! Argument matching and the built-in functions, after Nette's `Resolver::autowireArguments`
 //! (`../shared/reference/nette-di.md` §5.3) and `Statement::complete()` (§4).
 
-use super::complete::{ArgumentOrigin, ArgumentSource as Src, CallOrigin, Completer, Ctx};
+use super::complete::{Completer, Ctx};
+use super::origins::{ArgumentOrigin, ArgumentSource as Src, CallOrigin};
 use crate::catalog::Param;
 use crate::diagnostics::Code;
 use crate::expr::{Expr, ExprArray, ExprKind};
@@ -96,6 +97,51 @@ fn property_fits(
 }
 
 impl Completer<'_> {
+    /// Where an explicitly given value came from: a written `@Type` reference was autowired
+    /// (`getByType`), anything else is written as it stands.
+    fn given_source(&self, v: &Expr, value: &P) -> Src {
+        match (&v.kind, value) {
+            (ExprKind::Str(s), P::Ref(service)) if s.starts_with('@') && s.contains('\\') => {
+                Src::Autowired {
+                    ty: self
+                        .b
+                        .catalog
+                        .canonical(&crate::catalog::normalize_name(&s[1..]))
+                        .to_string(),
+                    service: service.clone(),
+                }
+            }
+            _ => Src::Written { span: v.span },
+        }
+    }
+
+    /// Records a property written by a setup (`$prop: value`, and the inject step's
+    /// `$prop: @Type`) as a one-argument call, for `explain`.
+    pub(super) fn record_property(
+        &mut self,
+        class: Option<&str>,
+        prop: &str,
+        v: &Expr,
+        value: &P,
+        ctx: &Ctx,
+    ) {
+        let declared = class
+            .and_then(|c| self.b.catalog.property(c, prop))
+            .map(|p| p.ty.text.clone())
+            .unwrap_or_else(|| "mixed".to_string());
+        let source = self.given_source(v, value);
+        self.trace.push(CallOrigin {
+            function: format!("{}::${prop}", class.unwrap_or("?")),
+            in_setup: ctx.in_setup,
+            arguments: vec![ArgumentOrigin {
+                parameter: prop.to_string(),
+                declared,
+                source,
+                value: value.clone(),
+            }],
+        });
+    }
+
     /// Reports an explicit argument whose value cannot fit the parameter's declared type.
     fn check_type(&mut self, p: &Param, value: &P, ctx: &Ctx, span: Option<Span>, f: &str) {
         if let Some(given) = self.misfit(&p.ty, value) {
@@ -355,7 +401,7 @@ impl Completer<'_> {
                 for v in rest.into_iter().flatten() {
                     let value = self.value(v, ctx);
                     self.check_type(p, &value, ctx, v.span.or(span), f);
-                    origins.push((out.len(), p, Src::Written { span: v.span }));
+                    origins.push((out.len(), p, self.given_source(v, &value)));
                     out.push(value);
                 }
                 positional.clear();
@@ -377,7 +423,7 @@ impl Completer<'_> {
                     self.report(Code::InvalidValue, ctx, msg, v.span.or(span));
                 }
                 self.check_type(p, &value, ctx, v.span.or(span), f);
-                origins.push((out.len(), p, Src::Written { span: v.span }));
+                origins.push((out.len(), p, self.given_source(v, &value)));
                 out.push(value);
                 continue;
             }

@@ -15,12 +15,13 @@ mod autowiring;
 mod complete;
 mod generated;
 mod members;
+mod origins;
 mod resolve;
 mod safety;
 mod shape;
 
 pub use autowiring::AutowiringIndex;
-pub use complete::{ArgumentOrigin, ArgumentSource, CallOrigin};
+pub use origins::{ArgumentOrigin, ArgumentSource, CallOrigin};
 
 use crate::catalog::Catalog;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
@@ -79,16 +80,21 @@ pub struct Completed {
 pub struct Actor {
     /// The extension's name (the key under `extensions:`), or a built-in section (`search`).
     pub extension: String,
-    /// The method running (`loadConfiguration`, `beforeCompile`), or the section's step.
+    /// The method running (`loadConfiguration`, `beforeCompile`); `beforeCompile` for the
+    /// built-in steps, which run in phase B.
     pub method: String,
+    /// A built-in step of the compiler (`search`, `decorator`, `inject`), not a script.
+    pub builtin: bool,
 }
 
 impl Actor {
-    /// The compiler phase the method belongs to: `A` for `loadConfiguration` (and anything
-    /// before resolution), `B` for `beforeCompile` and the built-in `search`/`decorator` steps.
+    /// The compiler phase the method belongs to: `A` for `loadConfiguration`, `C` for
+    /// `afterCompile`, `B` for `beforeCompile` and the built-in steps (`search`, `decorator`,
+    /// `inject`).
     pub fn phase(&self) -> char {
         match self.method.as_str() {
             "loadConfiguration" => 'A',
+            "afterCompile" => 'C',
             _ => 'B',
         }
     }

@@ -193,6 +193,7 @@ fn as_actor(builder: &mut ContainerBuilder, section: &str, f: impl FnOnce(&mut C
     builder.set_actor(Some(crate::builder::Actor {
         extension: section.to_string(),
         method: "beforeCompile".to_string(),
+        builtin: true,
     }));
     f(builder);
     builder.set_actor(previous);

@@ -333,6 +333,7 @@ impl Extensions {
                 self.host.builder.borrow_mut().set_actor(Some(Actor {
                     extension: ext.name.clone(),
                     method: func.to_string(),
+                    builtin: false,
                 }));
                 let found = ext.call(&self.engine, func, handle, &self.host.sources);
                 self.host.builder.borrow_mut().set_actor(None);

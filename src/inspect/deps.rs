@@ -3,8 +3,8 @@
 //! [`Graph`]; the extensions involved; and for a removed service, who removed it and where.
 
 use super::graph::{unknown_service, EdgeKind, Graph};
-use super::values::Location;
-use crate::builder::{Actor, ArgumentSource, ContainerBuilder};
+use super::values::{ActorInfo, Location};
+use crate::builder::{ArgumentSource, ContainerBuilder};
 use crate::diagnostics::Diagnostic;
 use crate::source::SourceMap;
 use serde::Serialize;
@@ -38,12 +38,9 @@ pub struct Related {
 /// services.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ExtensionUse {
-    /// The extension's name, or the built-in step (`search`, `decorator`, `inject`).
-    pub extension: String,
-    /// The lifecycle method that ran (`loadConfiguration`, `beforeCompile`).
-    pub method: String,
-    /// The compiler phase (`A`, `B`).
-    pub phase: char,
+    /// The extension or built-in step, and its method.
+    #[serde(flatten)]
+    pub by: ActorInfo,
     /// Services it added.
     pub added: Vec<String>,
     /// Services it changed after they were added (setup, tags, arguments, …).
@@ -55,11 +52,7 @@ pub struct ExtensionUse {
 pub struct Removal {
     /// The extension and method; `None` when the configuration removed it (`name: false`) or
     /// code outside any extension did.
-    pub extension: Option<String>,
-    /// The lifecycle method that ran.
-    pub method: Option<String>,
-    /// The compiler phase (`A`, `B`), when an extension removed it.
-    pub phase: Option<char>,
+    pub by: Option<ActorInfo>,
     /// The `removeDefinition` call or the `name: false` entry.
     pub location: Option<Location>,
     /// Services that still ask for it: they refer to it by name, or autowiring looked in vain
@@ -78,12 +71,18 @@ pub struct Dependents {
     pub depth: Option<usize>,
     /// Set when the service is not in the builder because it was removed.
     pub removed: Option<Removal>,
+    /// Some edges are references as written (phase A, or a definition that failed to
+    /// complete): references by type are missing.
+    pub preliminary: bool,
     /// Related services, nearest first (breadth-first, in definition order per level).
     pub related: Vec<Related>,
     /// Aliases naming the service.
     pub aliases: Vec<String>,
     /// Extensions that added or changed the service or a related one (needed-by only).
     pub extensions: Vec<ExtensionUse>,
+    /// Does the container's initialization (run at start-up) refer to the service directly?
+    /// (needed-by only)
+    pub initialization: bool,
 }
 
 /// Every service that depends on `name`, directly and transitively (constructor, setup,
@@ -125,16 +124,16 @@ fn walk(
         direction,
         depth,
         removed: None,
+        preliminary: false,
         related: Vec::new(),
         aliases: Vec::new(),
         extensions: Vec::new(),
+        initialization: false,
     };
     let Some(def) = b.get_definition(name) else {
         if let Some(r) = b.removed().get(name) {
             answer.removed = Some(Removal {
-                extension: r.actor.as_ref().map(|a| a.extension.clone()),
-                method: r.actor.as_ref().map(|a| a.method.clone()),
-                phase: r.actor.as_ref().map(Actor::phase),
+                by: r.actor.as_ref().map(ActorInfo::from),
                 location: Location::of_opt(sources, r.span),
                 still_wanted: still_wanted(b, name, r.type_.as_deref()),
             });
@@ -146,6 +145,7 @@ fn walk(
     let name = def.name.clone();
     answer.service = name.clone();
     let graph = Graph::from_builder(b);
+    answer.preliminary = graph.preliminary;
     let mut adj: HashMap<&str, Vec<(&str, EdgeKind)>> = HashMap::new();
     for e in &graph.edges {
         match direction {
@@ -181,6 +181,11 @@ fn walk(
         .map(|(a, _)| a.clone())
         .collect();
     if direction == Direction::NeededBy {
+        answer.initialization = b.initialization_completed.iter().any(|st| {
+            let mut found = false;
+            st.for_each_ref(&mut |r| found |= r == name);
+            found
+        });
         let involved: Vec<&str> = std::iter::once(name.as_str())
             .chain(answer.related.iter().map(|r| r.service.as_str()))
             .collect();
@@ -194,15 +199,11 @@ fn walk(
                 .map(|a| (a, true))
                 .chain(d.modified_by.iter().map(|a| (a, false)));
             for (actor, added) in touches {
-                let pos = answer
-                    .extensions
-                    .iter()
-                    .position(|e| e.extension == actor.extension && e.method == actor.method);
+                let by = ActorInfo::from(actor);
+                let pos = answer.extensions.iter().position(|e| e.by == by);
                 let i = pos.unwrap_or_else(|| {
                     answer.extensions.push(ExtensionUse {
-                        extension: actor.extension.clone(),
-                        method: actor.method.clone(),
-                        phase: actor.phase(),
+                        by,
                         added: Vec::new(),
                         changed: Vec::new(),
                     });
@@ -235,8 +236,9 @@ fn still_wanted(b: &ContainerBuilder, name: &str, ty: Option<&str>) -> Vec<Strin
         })
     };
     let by_name = |d: &crate::builder::Definition| {
-        d.creator.iter().any(|st| statement_names(st, name))
-            || d.setup.iter().any(|e| expr_names(e, name))
+        let mut written = Vec::new();
+        super::values::written_references(d, &mut written);
+        written.iter().any(|(n, _)| n == name)
     };
     b.definitions()
         .filter(|d| by_name(d) || by_type(d))
@@ -244,38 +246,13 @@ fn still_wanted(b: &ContainerBuilder, name: &str, ty: Option<&str>) -> Vec<Strin
         .collect()
 }
 
-fn names_service(text: &str, name: &str) -> bool {
-    text.strip_prefix('@')
-        .map(|t| t.split("::").next().unwrap_or(t))
-        .is_some_and(|t| t == name)
-}
-
-fn statement_names(st: &crate::expr::Statement, name: &str) -> bool {
-    let callee = match &st.callee {
-        crate::expr::Callee::Name(n) => names_service(n, name),
-        crate::expr::Callee::Member(target, _) => expr_names(target, name),
-    };
-    callee || st.arguments.values().any(|v| expr_names(v, name))
-}
-
-fn expr_names(e: &crate::expr::Expr, name: &str) -> bool {
-    use crate::expr::ExprKind as K;
-    match &e.kind {
-        K::Str(s) => names_service(s, name),
-        K::Array(a) => a.values().any(|v| expr_names(v, name)),
-        K::Statement(st) => statement_names(st, name),
-        K::Concat(parts) => parts.iter().any(|v| expr_names(v, name)),
-        _ => false,
-    }
-}
-
 impl fmt::Display for Dependents {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(r) = &self.removed {
             write!(f, "service {} was removed", self.service)?;
-            match (&r.extension, &r.method, r.phase) {
-                (Some(e), Some(m), Some(p)) => write!(f, " by extension {e} in {m}() (phase {p})")?,
-                _ => write!(f, " by the configuration")?,
+            match &r.by {
+                Some(by) => write!(f, " by {by}")?,
+                None => write!(f, " by the configuration")?,
             }
             match &r.location {
                 Some(l) => writeln!(f, " at {l}")?,
@@ -297,6 +274,9 @@ impl fmt::Display for Dependents {
         match self.depth {
             Some(d) => writeln!(f, "{title} {} (up to {d} levels):", self.service)?,
             None => writeln!(f, "{title} {} (directly and transitively):", self.service)?,
+        }
+        if self.preliminary {
+            writeln!(f, "{}", super::graph::PRELIMINARY)?;
         }
         if self.related.is_empty() {
             writeln!(f, "  {none}")?;
@@ -325,6 +305,9 @@ impl fmt::Display for Dependents {
         if !self.aliases.is_empty() {
             writeln!(f, "aliases: {}", self.aliases.join(", "))?;
         }
+        if self.initialization {
+            writeln!(f, "the container's initialization uses it at start-up")?;
+        }
         for e in &self.extensions {
             let mut what = Vec::new();
             if !e.added.is_empty() {
@@ -333,14 +316,7 @@ impl fmt::Display for Dependents {
             if !e.changed.is_empty() {
                 what.push(format!("changed {}", e.changed.join(", ")));
             }
-            writeln!(
-                f,
-                "extension {} in {}() (phase {}): {}",
-                e.extension,
-                e.method,
-                e.phase,
-                what.join("; ")
-            )?;
+            writeln!(f, "{}: {}", e.by, what.join("; "))?;
         }
         Ok(())
     }

@@ -5,13 +5,14 @@
 
 use super::graph::{lifespan_name, unknown_service};
 use super::types::{type_candidates, Candidate, CandidateStatus};
-use super::values::{parameters_written_at, reads_dynamic, value_text, Location};
+use super::values::{parameters_written_at, reads_dynamic, value_text, ActorInfo, Location};
 use crate::builder::{
-    Actor, ArgumentSource, Autowired, ContainerBuilder, Definition, DefinitionKind, Phase,
+    ArgumentSource, Autowired, ContainerBuilder, Definition, DefinitionKind, Phase,
 };
 use crate::diagnostics::Diagnostic;
 use crate::expr::Callee;
 use crate::source::SourceMap;
+use indexmap::IndexMap;
 use serde::Serialize;
 use std::fmt;
 use wireplan_runtime::plan::Lifespan;
@@ -19,13 +20,9 @@ use wireplan_runtime::plan::Lifespan;
 /// Where a definition came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ServiceOrigin {
-    /// The extension (or built-in step: `search`, `decorator`) that added it; `None` when the
+    /// The extension (or built-in step: `search`) that added it; `None` when the
     /// configuration's `services:` section did (or code outside any extension).
-    pub extension: Option<String>,
-    /// The extension's method that ran (`loadConfiguration`, `beforeCompile`).
-    pub method: Option<String>,
-    /// The compiler phase (`A`, `B`) of that method.
-    pub phase: Option<char>,
+    pub by: Option<ActorInfo>,
     /// The NEON entry, or the script line of the `addDefinition` call.
     pub location: Option<Location>,
 }
@@ -153,17 +150,6 @@ pub struct LifespanExplanation {
     pub captive_paths: Vec<Vec<String>>,
 }
 
-/// An extension (or built-in step) that changed the definition after it was added.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Change {
-    /// The extension.
-    pub extension: String,
-    /// Its method.
-    pub method: String,
-    /// The phase (`A`, `B`).
-    pub phase: char,
-}
-
 /// Everything `explain` says about one service.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ServiceExplanation {
@@ -188,10 +174,13 @@ pub struct ServiceExplanation {
     pub tags: Vec<String>,
     /// Every call with its arguments (empty before `complete`).
     pub calls: Vec<CallExplanation>,
+    /// Accessors: `get` → the service `get()` returns; locators: each name → the service
+    /// `get(name)` returns (empty for other kinds, and before `complete`).
+    pub returns: IndexMap<String, String>,
     /// Have the statements been completed (phase B)? Before, arguments are not known.
     pub completed: bool,
-    /// Extensions that changed it after it was added.
-    pub changed_by: Vec<Change>,
+    /// Extensions (or built-in steps) that changed it after it was added.
+    pub changed_by: Vec<ActorInfo>,
 }
 
 /// Explains the service `name` (an alias is followed) from the builder's current state.
@@ -213,12 +202,7 @@ pub fn explain_service(
         let mut d = unknown_service(name, names.iter().map(String::as_str));
         if let Some(r) = b.removed().get(name) {
             let by = match &r.actor {
-                Some(a) => format!(
-                    "extension {} removed it in {}() (phase {})",
-                    a.extension,
-                    a.method,
-                    a.phase()
-                ),
+                Some(a) => format!("{} removed it", ActorInfo::from(a)),
                 None => "the configuration removed it".to_string(),
             };
             let at = Location::of_opt(sources, r.span)
@@ -249,10 +233,19 @@ pub fn explain_service(
             .collect(),
         None => Vec::new(),
     };
+    let returns = match (&def.completed, def.kind) {
+        (Some(c), DefinitionKind::Accessor) => {
+            IndexMap::from([("get".to_string(), value_text(&c.create))])
+        }
+        (Some(c), DefinitionKind::Locator) => c
+            .references
+            .iter()
+            .map(|(k, v)| (k.clone(), value_text(v)))
+            .collect(),
+        _ => IndexMap::new(),
+    };
     let origin = ServiceOrigin {
-        extension: def.origin.as_ref().map(|a| a.extension.clone()),
-        method: def.origin.as_ref().map(|a| a.method.clone()),
-        phase: def.origin.as_ref().map(Actor::phase),
+        by: def.origin.as_ref().map(ActorInfo::from),
         location: Location::of_opt(sources, def.span),
     };
     Ok(ServiceExplanation {
@@ -272,15 +265,8 @@ pub fn explain_service(
         tags: def.tags.keys().cloned().collect(),
         completed: def.completed.is_some(),
         calls,
-        changed_by: def
-            .modified_by
-            .iter()
-            .map(|a| Change {
-                extension: a.extension.clone(),
-                method: a.method.clone(),
-                phase: a.phase(),
-            })
-            .collect(),
+        returns,
+        changed_by: def.modified_by.iter().map(ActorInfo::from).collect(),
         service: def.name,
     })
 }
@@ -550,10 +536,8 @@ impl fmt::Display for ServiceExplanation {
             .as_ref()
             .map(|l| format!(" at {l}"))
             .unwrap_or_default();
-        match (&o.extension, &o.method, o.phase) {
-            (Some(e), Some(m), Some(p)) => {
-                writeln!(f, "  defined    by extension {e} in {m}() (phase {p}){at}")?
-            }
+        match &o.by {
+            Some(by) => writeln!(f, "  defined    by {by}{at}")?,
             _ if o.location.is_some() => writeln!(f, "  defined    in the configuration{at}")?,
             _ => writeln!(f, "  defined    outside any file (the REPL or a built-in)")?,
         }
@@ -580,12 +564,14 @@ impl fmt::Display for ServiceExplanation {
         if !self.tags.is_empty() {
             writeln!(f, "  tags       {}", self.tags.join(", "))?;
         }
-        for c in &self.changed_by {
-            writeln!(
-                f,
-                "  changed    by extension {} in {}() (phase {})",
-                c.extension, c.method, c.phase
-            )?;
+        for by in &self.changed_by {
+            writeln!(f, "  changed    by {by}")?;
+        }
+        for (key, service) in &self.returns {
+            match self.kind {
+                "accessor" => writeln!(f, "  returns    get() → {service}")?,
+                _ => writeln!(f, "  returns    get('{key}') → {service}")?,
+            }
         }
         if !self.completed {
             writeln!(

@@ -10,6 +10,10 @@ use serde::Serialize;
 use std::collections::{HashMap, HashSet, VecDeque};
 use wireplan_runtime::plan::{CallTarget, Expr as P, Lifespan, Plan, ServiceKind};
 
+/// What a preliminary graph says about itself.
+pub(crate) const PRELIMINARY: &str =
+    "preliminary: some edges are references as written; references by type are resolved at the end of phase B";
+
 /// How one service depends on another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -66,6 +70,9 @@ pub struct Edge {
 /// Services and their dependencies, in definition order; each edge once.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Graph {
+    /// Some edges come from references as written, not from completed statements (phase A,
+    /// or a definition that failed to complete): references by type are missing from them.
+    pub preliminary: bool,
     /// Every service (or those within the focus).
     pub nodes: Vec<Node>,
     /// Every dependency between the nodes, grouped by `from` in node order.
@@ -171,12 +178,13 @@ fn service_edges(
 }
 
 impl Graph {
-    /// The graph of a builder. Edges come from completed statements, so they exist after
-    /// `complete` (phase B); before, the graph has nodes only. A definition that failed to
-    /// complete has no edges.
+    /// The graph of a builder. Edges come from the completed statements (after `complete`,
+    /// phase B); a definition without them (phase A, or one that failed to complete) gives
+    /// the references written by name, and the graph is marked preliminary.
     pub fn from_builder(b: &ContainerBuilder) -> Graph {
         let mut nodes = Vec::new();
         let mut edges = Vec::new();
+        let mut preliminary = false;
         for d in b.definitions() {
             nodes.push(Node {
                 name: d.name.clone(),
@@ -185,11 +193,37 @@ impl Graph {
                 lifespan: lifespan_name(d.lifespan),
                 tags: d.tags.keys().cloned().collect(),
             });
-            if let Some(c) = &d.completed {
-                edges.extend(service_edges(&d.name, &c.create, &c.setup, &c.references));
+            match &d.completed {
+                Some(c) => edges.extend(service_edges(&d.name, &c.create, &c.setup, &c.references)),
+                None => {
+                    preliminary = true;
+                    let mut written = Vec::new();
+                    super::values::written_references(d, &mut written);
+                    edges.extend(written.into_iter().filter_map(|(to, kind)| {
+                        Some(Edge {
+                            from: d.name.clone(),
+                            to: b.get_definition(&to)?.name.clone(),
+                            kind,
+                        })
+                    }));
+                }
             }
         }
-        Graph::keep_known(nodes, edges)
+        let mut g = Graph::keep_known(nodes, edges);
+        g.preliminary = preliminary;
+        g
+    }
+
+    /// The graph of a builder ([`Graph::from_builder`]), focused on `(name, depth)` when
+    /// given ([`Graph::focus`]). What the REPL's graph command and `wireplan graph` print.
+    ///
+    /// Errors: `missing-service` for an unknown focus.
+    pub fn of(b: &ContainerBuilder, focus: Option<(&str, usize)>) -> Result<Graph, Diagnostic> {
+        let g = Graph::from_builder(b);
+        match focus {
+            Some((name, depth)) => g.focus(name, depth),
+            None => Ok(g),
+        }
     }
 
     /// The graph of a compiled plan (`wireplan show`, or a plan on disk).
@@ -212,7 +246,11 @@ impl Graph {
     fn keep_known(nodes: Vec<Node>, mut edges: Vec<Edge>) -> Graph {
         let names: HashSet<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
         edges.retain(|e| names.contains(e.to.as_str()));
-        Graph { nodes, edges }
+        Graph {
+            preliminary: false,
+            nodes,
+            edges,
+        }
     }
 
     /// The part of the graph within `depth` edges of `name`, in both directions (what `name`
@@ -248,6 +286,7 @@ impl Graph {
             }
         }
         Ok(Graph {
+            preliminary: self.preliminary,
             nodes: self
                 .nodes
                 .iter()
@@ -268,6 +307,9 @@ impl Graph {
     pub fn to_dot(&self) -> String {
         let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
         let mut out = String::from("digraph wireplan {\n");
+        if self.preliminary {
+            out.push_str(&format!("  // {PRELIMINARY}\n"));
+        }
         out.push_str("  rankdir=LR;\n  nodesep=0.3;\n  ranksep=0.6;\n");
         out.push_str(
             "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=11, fillcolor=\"#ffffff\"];\n",
@@ -323,6 +365,9 @@ impl Graph {
             .map(|(i, n)| (n.name.as_str(), i))
             .collect();
         let mut out = String::from("flowchart LR\n");
+        if self.preliminary {
+            out.push_str(&format!("  %% {PRELIMINARY}\n"));
+        }
         for (i, n) in self.nodes.iter().enumerate() {
             let mut label = esc(&n.name);
             if let Some(t) = &n.type_ {

@@ -23,6 +23,6 @@ pub use deps::{deps, needed_by, Dependents, Direction, Related};
 pub use explain::{explain_service, ServiceExplanation};
 pub use graph::{Edge, EdgeKind, Graph, Node};
 pub use types::{type_candidates, Candidate, CandidateStatus, TypeAnswer, TypeExplanation};
-pub use values::Location;
+pub use values::{ActorInfo, Location};
 #[cfg(test)]
 mod tests;

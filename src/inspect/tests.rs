@@ -21,7 +21,7 @@ fn blog_service_arguments_say_which_candidate_was_autowired() {
     let (c, mut built) = blog();
     let e = explain_service(&mut built.builder, &c.sources, "blog").expect("explained");
     assert_eq!(e.type_.as_deref(), Some("App\\BlogService"));
-    assert_eq!(e.origin.extension, None);
+    assert_eq!(e.origin.by, None);
     let loc = e.origin.location.as_ref().expect("location");
     assert!(loc.file.ends_with("services.neon"), "{}", loc.file);
     assert_eq!(loc.line, 20);
@@ -83,6 +83,7 @@ fn written_arguments_name_their_parameter() {
     assert_eq!(a.changed_by.len(), 1);
     assert_eq!(a.changed_by[0].extension, "logging");
     assert_eq!(a.changed_by[0].phase, 'B');
+    assert!(!a.changed_by[0].builtin);
     assert!(a
         .calls
         .iter()
@@ -174,6 +175,37 @@ fn type_candidates_are_preliminary_in_phase_a_and_say_why_others_lose() {
 }
 
 #[test]
+fn in_phase_a_explain_answers_what_is_known_and_says_arguments_come_later() {
+    let mut b = ContainerBuilder::new(catalog());
+    add(&mut b, "file", "App\\FileLogger");
+    add(&mut b, "mailer", "App\\Mailer");
+    let sources = crate::source::SourceMap::new();
+    let e = explain_service(&mut b, &sources, "mailer").expect("explained");
+    assert!(!e.completed);
+    assert!(e.calls.is_empty());
+    assert_eq!(e.type_.as_deref(), Some("App\\Mailer"));
+    assert_eq!(e.lifespan.allowed, None);
+    assert!(e.to_string().contains("arguments: not known yet"), "{e}");
+    b.resolve(&mut Diagnostics::new());
+    b.complete(&mut Diagnostics::new());
+    let e = explain_service(&mut b, &sources, "mailer").expect("explained");
+    assert!(e.completed);
+    assert_eq!(e.lifespan.allowed, Some(true));
+    assert_eq!(
+        e.calls[0].arguments[0].source,
+        explain::ValueSource::Autowired {
+            type_: "App\\Logger".into(),
+            service: "file".into(),
+            candidates: vec![Candidate {
+                service: "file".into(),
+                type_: "App\\FileLogger".into(),
+                status: CandidateStatus::Chosen,
+            }],
+        }
+    );
+}
+
+#[test]
 fn removals_record_the_extension_phase_and_what_still_asks() {
     let mut b = ContainerBuilder::new(catalog());
     add(&mut b, "file", "App\\FileLogger");
@@ -181,6 +213,7 @@ fn removals_record_the_extension_phase_and_what_still_asks() {
     b.set_actor(Some(Actor {
         extension: "cleanup".into(),
         method: "beforeCompile".into(),
+        builtin: false,
     }));
     b.remove_definition("file");
     b.set_actor(None);
@@ -198,8 +231,13 @@ fn removals_record_the_extension_phase_and_what_still_asks() {
     );
     let d = needed_by(&b, &crate::source::SourceMap::new(), "file").expect("answer");
     let r = d.removed.expect("removed");
-    assert_eq!(r.extension.as_deref(), Some("cleanup"));
-    assert_eq!(r.phase, Some('B'));
+    let by = r.by.expect("an extension removed it");
+    assert_eq!(by.extension, "cleanup");
+    assert_eq!(by.phase, 'B');
+    assert_eq!(
+        by.to_string(),
+        "extension cleanup in beforeCompile() (phase B)"
+    );
     assert_eq!(r.still_wanted, ["mailer"]);
     assert!(needed_by(&b, &crate::source::SourceMap::new(), "nothing").is_err());
 }
@@ -258,6 +296,41 @@ fn the_graph_has_every_edge_kind_and_focuses_in_both_directions() {
     // The plan gives the same graph as the builder it was made from.
     let plan = built.plan(&c.sources);
     assert_eq!(Graph::from_plan(&plan), g);
+}
+
+#[test]
+fn in_phase_a_the_graph_uses_references_as_written_and_says_so() {
+    use crate::expr::{Expr, ExprKind};
+    use crate::neon::Key;
+    let mut b = ContainerBuilder::new(catalog());
+    add(&mut b, "file", "App\\FileLogger");
+    let mut args = ExprArray::new();
+    args.items
+        .insert(Key::Int(0), Expr::bare(ExprKind::Str("@file".into())));
+    b.add_definition(Some("mailer"), None)
+        .expect("added")
+        .set_creator("App\\Mailer", args);
+    let g = Graph::of(&b, None).expect("graph");
+    assert!(g.preliminary);
+    assert_eq!(
+        g.edges,
+        [Edge {
+            from: "mailer".into(),
+            to: "file".into(),
+            kind: EdgeKind::Constructor
+        }]
+    );
+    assert!(g.to_dot().contains("// preliminary"));
+    let d = needed_by(&b, &crate::source::SourceMap::new(), "file").expect("answer");
+    assert!(d.preliminary);
+    assert_eq!(d.related[0].service, "mailer");
+
+    b.resolve(&mut Diagnostics::new());
+    b.complete(&mut Diagnostics::new());
+    let g = Graph::of(&b, Some(("file", 1))).expect("graph");
+    assert!(!g.preliminary);
+    assert_eq!(g.edges.len(), 1);
+    assert!(Graph::of(&b, Some(("nope", 1))).is_err());
 }
 
 #[test]

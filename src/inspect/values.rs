@@ -1,6 +1,7 @@
 //! Helpers shared by the inspection answers: source locations, values as short text, and the
 //! names of services referred to by a completed statement.
 
+use crate::builder::Actor;
 use crate::source::{SourceMap, Span};
 use serde::Serialize;
 use std::fmt;
@@ -38,6 +39,49 @@ impl Location {
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// Who changed the builder: an extension's lifecycle method, or a built-in step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ActorInfo {
+    /// The extension's name (its key under `extensions:`), or the built-in step (`search`,
+    /// `decorator`, `inject`).
+    pub extension: String,
+    /// The lifecycle method that ran (`loadConfiguration`, `beforeCompile`).
+    pub method: String,
+    /// The compiler phase of that method (`A`, `B`).
+    pub phase: char,
+    /// A built-in step of the compiler rather than a script.
+    pub builtin: bool,
+}
+
+impl From<&Actor> for ActorInfo {
+    fn from(a: &Actor) -> ActorInfo {
+        ActorInfo {
+            extension: a.extension.clone(),
+            method: a.method.clone(),
+            phase: a.phase(),
+            builtin: a.builtin,
+        }
+    }
+}
+
+impl fmt::Display for ActorInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.builtin {
+            write!(
+                f,
+                "the built-in {} step (phase {})",
+                self.extension, self.phase
+            )
+        } else {
+            write!(
+                f,
+                "extension {} in {}() (phase {})",
+                self.extension, self.method, self.phase
+            )
+        }
     }
 }
 
@@ -160,4 +204,70 @@ pub(crate) fn reads_dynamic(v: &P) -> Vec<String> {
     let mut out = Vec::new();
     walk(v, &mut out);
     out
+}
+
+/// The services a definition refers to by name as written (`@name`, `@name::method()`,
+/// `@name::$prop`), before `complete` turned them into references: the creator's callee and
+/// arguments give `Constructor`, setup statements `Setup`, a locator's references `Locator`;
+/// a reference inside a list is a `Collection` item. References by type (`@App\\Logger`) and
+/// `@self` are left out. In order, each (name, kind) once.
+pub(crate) fn written_references(
+    d: &crate::builder::Definition,
+    out: &mut Vec<(String, super::EdgeKind)>,
+) {
+    use super::EdgeKind;
+    use crate::expr::{Callee, Expr, ExprKind as K, Statement};
+    fn name(text: &str) -> Option<&str> {
+        let t = text.strip_prefix('@')?;
+        let t = t.split("::").next().unwrap_or(t);
+        (!t.is_empty() && t != "self" && !t.contains('\\')).then_some(t)
+    }
+    fn push(n: &str, kind: EdgeKind, out: &mut Vec<(String, EdgeKind)>) {
+        if !out.iter().any(|(m, k)| m == n && *k == kind) {
+            out.push((n.to_string(), kind));
+        }
+    }
+    fn statement(st: &Statement, kind: EdgeKind, out: &mut Vec<(String, EdgeKind)>) {
+        match &st.callee {
+            Callee::Name(n) => {
+                if let Some(n) = name(n) {
+                    push(n, kind, out);
+                }
+            }
+            Callee::Member(target, _) => expr(target, kind, out),
+        }
+        st.arguments.values().for_each(|v| expr(v, kind, out));
+    }
+    fn expr(e: &Expr, kind: EdgeKind, out: &mut Vec<(String, EdgeKind)>) {
+        match &e.kind {
+            K::Str(s) => {
+                if let Some(n) = name(s) {
+                    push(n, kind, out);
+                }
+            }
+            K::Array(a) => {
+                let item = if a.is_list() {
+                    EdgeKind::Collection
+                } else {
+                    kind
+                };
+                for v in a.values() {
+                    match &v.kind {
+                        K::Str(_) => expr(v, item, out),
+                        _ => expr(v, kind, out),
+                    }
+                }
+            }
+            K::Statement(st) => statement(st, kind, out),
+            K::Concat(parts) => parts.iter().for_each(|v| expr(v, kind, out)),
+            _ => {}
+        }
+    }
+    if let Some(st) = &d.creator {
+        statement(st, EdgeKind::Constructor, out);
+    }
+    d.setup.iter().for_each(|e| expr(e, EdgeKind::Setup, out));
+    d.references
+        .values()
+        .for_each(|e| expr(e, EdgeKind::Locator, out));
 }
