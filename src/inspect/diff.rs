@@ -672,4 +672,36 @@ mod tests {
         );
         assert_eq!(d.to_json()["changed"][0]["changes"][0]["new"], "transient");
     }
+
+    #[test]
+    fn aliases_setup_insertions_and_initialization_are_compared() {
+        let mut old = plan(json!({
+            "01": {"type": "A", "create": {"$new": "A", "args": []}},
+            "s": {"type": "S", "create": {"$new": "S", "args": []},
+                  "setup": [{"$call": ["@self", "a"], "args": []},
+                            {"$call": ["@self", "c"], "args": []}]},
+        }));
+        old.aliases.insert("first".into(), "01".into());
+        old.aliases.insert("gone".into(), "s".into());
+        old.initialization = vec![Expr::Ref("s".into())];
+        let mut new = plan(json!({
+            "01": {"type": "Z", "create": {"$new": "Z", "args": []}},
+            "02": {"type": "A", "create": {"$new": "A", "args": []}},
+            "s": {"type": "S", "create": {"$new": "S", "args": []},
+                  "setup": [{"$call": ["@self", "a"], "args": []},
+                            {"$call": ["@self", "b"], "args": [1]},
+                            {"$call": ["@self", "c"], "args": []}]},
+        }));
+        // The alias follows its renumbered service: no change.
+        new.aliases.insert("first".into(), "02".into());
+        new.aliases.insert("added".into(), "s".into());
+        new.initialization = vec![Expr::Ref("s".into()), Expr::Ref("02".into())];
+        let d = diff_plans(&old, &new);
+        let texts = |cs: &[Change]| cs.iter().map(Change::to_text).collect::<Vec<_>>();
+        assert_eq!(texts(&d.aliases), ["- gone: → s", "+ added: → s"]);
+        assert_eq!(texts(&d.changed[0].changes), ["+ setup[1]: @self::b(1)"]);
+        assert_eq!(texts(&d.initialization), ["+ initialization[1]: @02"]);
+        assert_eq!(d.renamed.len(), 1);
+        assert_eq!(d.added[0].name, "01");
+    }
 }
