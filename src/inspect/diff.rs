@@ -17,6 +17,7 @@ use super::text;
 use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value as Json;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use wireplan_runtime::plan::{Expr, Plan, ServicePlan};
 
@@ -159,11 +160,15 @@ pub fn diff_plans(old: &Plan, new: &Plan) -> PlanDiff {
     let mut diff = PlanDiff::default();
 
     // Pairs of services to compare: (old name, new name).
+    let renamed_from: HashMap<&str, &str> = renames
+        .iter()
+        .map(|(o, n)| (n.as_str(), o.as_str()))
+        .collect();
     let mut pairs: Vec<(&str, &str)> = Vec::new();
     for (name, _) in &new.services {
         if is_anonymous(name) {
-            if let Some((o, _)) = renames.iter().find(|(_, n)| *n == name) {
-                pairs.push((o.as_str(), name.as_str()));
+            if let Some(o) = renamed_from.get(name.as_str()) {
+                pairs.push((o, name.as_str()));
             } else {
                 diff.added.push(service_ref(name, &new.services[name]));
             }
@@ -243,45 +248,61 @@ fn service_ref(name: &str, s: &ServicePlan) -> ServiceRef {
 /// equal in everything but the source location (references compared through the matches found
 /// so far, repeated until nothing new matches), then the remaining ones of the same type, in
 /// order. A service keeps its own number when that one fits. Returns old name → new name.
+/// Each round is linear in the plans' size (the new services are indexed by content).
 fn match_anonymous(old: &Plan, new: &Plan) -> IndexMap<String, String> {
-    let olds: Vec<&String> = old.services.keys().filter(|n| is_anonymous(n)).collect();
-    let news: Vec<&String> = new.services.keys().filter(|n| is_anonymous(n)).collect();
+    let no_renames = IndexMap::new();
+    let mut by_content: HashMap<String, Vec<&str>> = HashMap::new();
+    for (name, s) in new.services.iter().filter(|(n, _)| is_anonymous(n)) {
+        by_content
+            .entry(comparable(s, &no_renames).to_string())
+            .or_default()
+            .push(name);
+    }
     let mut map: IndexMap<String, String> = IndexMap::new();
-    let taken = |map: &IndexMap<String, String>, n: &str| map.values().any(|v| v == n);
-    loop {
-        let mut progress = false;
-        for o in &olds {
-            if map.contains_key(o.as_str()) {
-                continue;
-            }
-            let mine = comparable(&old.services[o.as_str()], &map);
-            let fits = |n: &&String| {
-                !taken(&map, n) && comparable(&new.services[n.as_str()], &IndexMap::new()) == mine
-            };
-            let pick = news
-                .iter()
-                .find(|n| n.as_str() == o.as_str() && fits(n))
-                .or_else(|| news.iter().find(|n| fits(n)));
-            if let Some(n) = pick {
-                map.insert(o.to_string(), n.to_string());
-                progress = true;
-            }
+    let mut pending: Vec<&str> = old
+        .services
+        .keys()
+        .map(String::as_str)
+        .filter(|n| is_anonymous(n))
+        .collect();
+    // Takes `own` out of `candidates` when it is there, else the first one.
+    fn take<'a>(candidates: &mut Vec<&'a str>, own: &str) -> Option<&'a str> {
+        if candidates.is_empty() {
+            return None;
         }
-        if !progress {
+        let at = candidates.iter().position(|c| *c == own).unwrap_or(0);
+        Some(candidates.remove(at))
+    }
+    loop {
+        let before = pending.len();
+        pending.retain(|o| {
+            let key = comparable(&old.services[*o], &map).to_string();
+            match by_content.get_mut(&key).and_then(|c| take(c, o)) {
+                Some(n) => {
+                    map.insert(o.to_string(), n.to_string());
+                    false
+                }
+                None => true,
+            }
+        });
+        if pending.is_empty() || pending.len() == before {
             break;
         }
     }
-    for o in &olds {
-        if map.contains_key(o.as_str()) {
-            continue;
+    let mut by_type: HashMap<&str, Vec<&str>> = HashMap::new();
+    for names in by_content.into_values() {
+        for n in names {
+            by_type.entry(&new.services[n].type_).or_default().push(n);
         }
-        let ty = &old.services[o.as_str()].type_;
-        let fits = |n: &&String| !taken(&map, n) && new.services[n.as_str()].type_ == *ty;
-        let pick = news
-            .iter()
-            .find(|n| n.as_str() == o.as_str() && fits(n))
-            .or_else(|| news.iter().find(|n| fits(n)));
-        if let Some(n) = pick {
+    }
+    // Definition order within a type, whatever order the content index gave.
+    let position = |n: &str| new.services.get_index_of(n).unwrap_or(usize::MAX);
+    by_type
+        .values_mut()
+        .for_each(|v| v.sort_by_key(|n| position(n)));
+    for o in pending {
+        let ty = old.services[o].type_.as_str();
+        if let Some(n) = by_type.get_mut(ty).and_then(|c| take(c, o)) {
             map.insert(o.to_string(), n.to_string());
         }
     }
