@@ -156,7 +156,13 @@ pub fn is_anonymous(name: &str) -> bool {
 /// The difference from `old` to `new` (see the [module docs](self)).
 pub fn diff_plans(old: &Plan, new: &Plan) -> PlanDiff {
     let renames = match_anonymous(old, new);
-    let mapped = |e: &Expr| rename_refs(e, &renames);
+    // Services that kept their number need no rewriting of the references to them.
+    let moved: IndexMap<String, String> = renames
+        .iter()
+        .filter(|(o, n)| o != n)
+        .map(|(o, n)| (o.clone(), n.clone()))
+        .collect();
+    let mapped = |e: &Expr| rename_refs(e, &moved);
     let mut diff = PlanDiff::default();
 
     // Pairs of services to compare: (old name, new name).
