@@ -221,7 +221,10 @@ fn compile(
             ));
         }
         Format::Sarif => {
-            let cwd = std::env::current_dir().unwrap_or_default();
+            // Source paths are canonical, so the directory they are made relative to is too.
+            let cwd = std::env::current_dir()
+                .and_then(std::fs::canonicalize)
+                .unwrap_or_default();
             let log = diagnostics::sarif::to_sarif(
                 &[
                     (&arg_sources, &arg_problems),
