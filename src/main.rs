@@ -259,7 +259,10 @@ fn compile(
             ));
         }
         Format::Sarif => {
-            let cwd = std::env::current_dir().unwrap_or_default();
+            // Source paths are canonical, so the directory they are made relative to is too.
+            let cwd = std::env::current_dir()
+                .and_then(std::fs::canonicalize)
+                .unwrap_or_default();
             let log = diagnostics::sarif::to_sarif(
                 &[
                     (&arg_sources, &arg_problems),
@@ -341,7 +344,11 @@ fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs
             files.len()
         )),
         Event::Changed(files) => {
-            let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let names: Vec<String> = files
+                .iter()
+                .map(|f| f.strip_prefix(&cwd).unwrap_or(f).display().to_string())
+                .collect();
             say(format_args!("changed: {}", names.join(", ")));
         }
         Event::WatchError(e) => say(format_args!("warning: {e}")),

@@ -106,7 +106,12 @@ pub fn compile_once(
     }
 }
 
+/// The canonical path when the file exists, else the path made absolute lexically (so the
+/// same file is never listed twice under two spellings).
 fn absolute(path: &Path) -> PathBuf {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return p;
+    }
     let p = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -119,7 +124,7 @@ fn absolute(path: &Path) -> PathBuf {
 
 /// The root configuration and every file of the source map that came from disk.
 fn read_files(sources: &SourceMap, config: &Path) -> Vec<PathBuf> {
-    let mut files = vec![std::fs::canonicalize(config).unwrap_or_else(|_| absolute(config))];
+    let mut files = vec![absolute(config)];
     files.extend(
         sources
             .files()
@@ -216,15 +221,15 @@ pub fn run(
         } else {
             files.extend(last_good.iter().cloned());
         }
+        let compiled: BTreeMap<PathBuf, u64> = run
+            .sources
+            .files()
+            .filter_map(|(_, s)| Some((absolute(s.path.as_deref()?), hash_text(&s.text))))
+            .collect();
         files
             .into_iter()
             .map(|f| {
-                let compiled = run
-                    .sources
-                    .files()
-                    .find(|(_, s)| s.path.as_deref().map(absolute).as_deref() == Some(&f))
-                    .map(|(_, s)| hash_text(&s.text));
-                let print = compiled.or_else(|| fingerprint(&f));
+                let print = compiled.get(&f).copied().or_else(|| fingerprint(&f));
                 (f, print)
             })
             .collect()

@@ -337,3 +337,35 @@ fn bad_input_gets_a_message_and_an_exit_code() {
     }
     golden("bad-input.txt", &all);
 }
+
+/// The part of a golden transcript after `--- stdout` or `--- stderr`.
+fn golden_part(name: &str, part: &str) -> String {
+    let path = manifest_dir().join("tests/golden/tools").join(name);
+    let text = std::fs::read_to_string(&path).expect("golden file");
+    let (_, rest) = text.split_once("--- stdout\n").expect("stdout section");
+    let (stdout, stderr) = rest.split_once("--- stderr\n").expect("stderr section");
+    if part == "stdout" { stdout } else { stderr }.to_string()
+}
+
+#[test]
+fn docs_quote_the_real_outputs() {
+    let docs =
+        std::fs::read_to_string(manifest_dir().join("docs/tools.md")).expect("docs/tools.md");
+    for (name, part) in [
+        ("check-wiring-human.txt", "stderr"),
+        ("check-wiring-json.json", "stdout"),
+        ("check-syntax-json.json", "stdout"),
+        ("check-wiring-sarif.json", "stdout"),
+        ("show-app-plan-json.txt", "stdout"),
+        ("show-app-plan-bin-articles.txt", "stdout"),
+        ("diff-app-bin-app10-json.txt", "stdout"),
+        ("diff-old-json-new-bin.txt", "stdout"),
+        ("diff-app-json-app10-json-format-json.txt", "stdout"),
+    ] {
+        let quoted = golden_part(name, part);
+        assert!(
+            docs.contains(&quoted),
+            "docs/tools.md does not quote the current {part} of {name}:\n{quoted}"
+        );
+    }
+}

@@ -17,6 +17,7 @@ use super::text;
 use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value as Json;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use wireplan_runtime::plan::{Expr, Plan, ServicePlan};
 
@@ -155,15 +156,25 @@ pub fn is_anonymous(name: &str) -> bool {
 /// The difference from `old` to `new` (see the [module docs](self)).
 pub fn diff_plans(old: &Plan, new: &Plan) -> PlanDiff {
     let renames = match_anonymous(old, new);
-    let mapped = |e: &Expr| rename_refs(e, &renames);
+    // Services that kept their number need no rewriting of the references to them.
+    let moved: IndexMap<String, String> = renames
+        .iter()
+        .filter(|(o, n)| o != n)
+        .map(|(o, n)| (o.clone(), n.clone()))
+        .collect();
+    let mapped = |e: &Expr| rename_refs(e, &moved);
     let mut diff = PlanDiff::default();
 
     // Pairs of services to compare: (old name, new name).
+    let renamed_from: HashMap<&str, &str> = renames
+        .iter()
+        .map(|(o, n)| (n.as_str(), o.as_str()))
+        .collect();
     let mut pairs: Vec<(&str, &str)> = Vec::new();
     for (name, _) in &new.services {
         if is_anonymous(name) {
-            if let Some((o, _)) = renames.iter().find(|(_, n)| *n == name) {
-                pairs.push((o.as_str(), name.as_str()));
+            if let Some(o) = renamed_from.get(name.as_str()) {
+                pairs.push((o, name.as_str()));
             } else {
                 diff.added.push(service_ref(name, &new.services[name]));
             }
@@ -243,45 +254,61 @@ fn service_ref(name: &str, s: &ServicePlan) -> ServiceRef {
 /// equal in everything but the source location (references compared through the matches found
 /// so far, repeated until nothing new matches), then the remaining ones of the same type, in
 /// order. A service keeps its own number when that one fits. Returns old name → new name.
+/// Each round is linear in the plans' size (the new services are indexed by content).
 fn match_anonymous(old: &Plan, new: &Plan) -> IndexMap<String, String> {
-    let olds: Vec<&String> = old.services.keys().filter(|n| is_anonymous(n)).collect();
-    let news: Vec<&String> = new.services.keys().filter(|n| is_anonymous(n)).collect();
+    let no_renames = IndexMap::new();
+    let mut by_content: HashMap<String, Vec<&str>> = HashMap::new();
+    for (name, s) in new.services.iter().filter(|(n, _)| is_anonymous(n)) {
+        by_content
+            .entry(comparable(s, &no_renames).to_string())
+            .or_default()
+            .push(name);
+    }
     let mut map: IndexMap<String, String> = IndexMap::new();
-    let taken = |map: &IndexMap<String, String>, n: &str| map.values().any(|v| v == n);
-    loop {
-        let mut progress = false;
-        for o in &olds {
-            if map.contains_key(o.as_str()) {
-                continue;
-            }
-            let mine = comparable(&old.services[o.as_str()], &map);
-            let fits = |n: &&String| {
-                !taken(&map, n) && comparable(&new.services[n.as_str()], &IndexMap::new()) == mine
-            };
-            let pick = news
-                .iter()
-                .find(|n| n.as_str() == o.as_str() && fits(n))
-                .or_else(|| news.iter().find(|n| fits(n)));
-            if let Some(n) = pick {
-                map.insert(o.to_string(), n.to_string());
-                progress = true;
-            }
+    let mut pending: Vec<&str> = old
+        .services
+        .keys()
+        .map(String::as_str)
+        .filter(|n| is_anonymous(n))
+        .collect();
+    // Takes `own` out of `candidates` when it is there, else the first one.
+    fn take<'a>(candidates: &mut Vec<&'a str>, own: &str) -> Option<&'a str> {
+        if candidates.is_empty() {
+            return None;
         }
-        if !progress {
+        let at = candidates.iter().position(|c| *c == own).unwrap_or(0);
+        Some(candidates.remove(at))
+    }
+    loop {
+        let before = pending.len();
+        pending.retain(|o| {
+            let key = comparable(&old.services[*o], &map).to_string();
+            match by_content.get_mut(&key).and_then(|c| take(c, o)) {
+                Some(n) => {
+                    map.insert(o.to_string(), n.to_string());
+                    false
+                }
+                None => true,
+            }
+        });
+        if pending.is_empty() || pending.len() == before {
             break;
         }
     }
-    for o in &olds {
-        if map.contains_key(o.as_str()) {
-            continue;
+    let mut by_type: HashMap<&str, Vec<&str>> = HashMap::new();
+    for names in by_content.into_values() {
+        for n in names {
+            by_type.entry(&new.services[n].type_).or_default().push(n);
         }
-        let ty = &old.services[o.as_str()].type_;
-        let fits = |n: &&String| !taken(&map, n) && new.services[n.as_str()].type_ == *ty;
-        let pick = news
-            .iter()
-            .find(|n| n.as_str() == o.as_str() && fits(n))
-            .or_else(|| news.iter().find(|n| fits(n)));
-        if let Some(n) = pick {
+    }
+    // Definition order within a type, whatever order the content index gave.
+    let position = |n: &str| new.services.get_index_of(n).unwrap_or(usize::MAX);
+    by_type
+        .values_mut()
+        .for_each(|v| v.sort_by_key(|n| position(n)));
+    for o in pending {
+        let ty = old.services[o].type_.as_str();
+        if let Some(n) = by_type.get_mut(ty).and_then(|c| take(c, o)) {
             map.insert(o.to_string(), n.to_string());
         }
     }
@@ -671,5 +698,37 @@ mod tests {
             ]
         );
         assert_eq!(d.to_json()["changed"][0]["changes"][0]["new"], "transient");
+    }
+
+    #[test]
+    fn aliases_setup_insertions_and_initialization_are_compared() {
+        let mut old = plan(json!({
+            "01": {"type": "A", "create": {"$new": "A", "args": []}},
+            "s": {"type": "S", "create": {"$new": "S", "args": []},
+                  "setup": [{"$call": ["@self", "a"], "args": []},
+                            {"$call": ["@self", "c"], "args": []}]},
+        }));
+        old.aliases.insert("first".into(), "01".into());
+        old.aliases.insert("gone".into(), "s".into());
+        old.initialization = vec![Expr::Ref("s".into())];
+        let mut new = plan(json!({
+            "01": {"type": "Z", "create": {"$new": "Z", "args": []}},
+            "02": {"type": "A", "create": {"$new": "A", "args": []}},
+            "s": {"type": "S", "create": {"$new": "S", "args": []},
+                  "setup": [{"$call": ["@self", "a"], "args": []},
+                            {"$call": ["@self", "b"], "args": [1]},
+                            {"$call": ["@self", "c"], "args": []}]},
+        }));
+        // The alias follows its renumbered service: no change.
+        new.aliases.insert("first".into(), "02".into());
+        new.aliases.insert("added".into(), "s".into());
+        new.initialization = vec![Expr::Ref("s".into()), Expr::Ref("02".into())];
+        let d = diff_plans(&old, &new);
+        let texts = |cs: &[Change]| cs.iter().map(Change::to_text).collect::<Vec<_>>();
+        assert_eq!(texts(&d.aliases), ["- gone: → s", "+ added: → s"]);
+        assert_eq!(texts(&d.changed[0].changes), ["+ setup[1]: @self::b(1)"]);
+        assert_eq!(texts(&d.initialization), ["+ initialization[1]: @02"]);
+        assert_eq!(d.renamed.len(), 1);
+        assert_eq!(d.added[0].name, "01");
     }
 }
