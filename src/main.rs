@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use wireplan::cli::{options, ParamArgs};
 use wireplan::diagnostics::{self, Code, Diagnostic};
 use wireplan::source::SourceMap;
 use wireplan_runtime::Encoding;
@@ -72,21 +73,6 @@ enum NeonCommand {
     },
 }
 
-/// Parameter options shared by `compile` and `check`.
-#[derive(clap::Args)]
-struct ParamArgs {
-    /// Override a parameter: `-p name=value` (the value is decoded as NEON).
-    #[arg(short = 'p', long = "parameter", value_name = "NAME=VALUE")]
-    parameters: Vec<String>,
-    /// Declare a parameter dynamic (read when the container starts, never frozen in the plan).
-    #[arg(long = "dynamic", value_name = "NAME")]
-    dynamic: Vec<String>,
-    /// A folder searched for extensions given by bare name (`logging: logaware`), before the
-    /// ones shipped with wireplan. Repeatable; `WIREPLAN_SCRIPTS` (colon-separated) adds more.
-    #[arg(long = "scripts", value_name = "DIR")]
-    scripts: Vec<PathBuf>,
-}
-
 /// Plan encodings for `compile --format`.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum PlanEncoding {
@@ -102,55 +88,6 @@ enum Format {
     Human,
     /// A JSON array of `{code, severity, message, file, line, column}` on standard output.
     Json,
-}
-
-/// The compiler options from the command line, and the problems with them. A bad `--dynamic`
-/// name or `-p` item is reported and left out, so that the compilation still runs and shows
-/// every independent error (a `-p` value that is not valid NEON is as if not given).
-fn options(
-    args: &ParamArgs,
-    sources: &mut SourceMap,
-) -> (wireplan::compiler::Options, Vec<Diagnostic>) {
-    let mut problems = Vec::new();
-    let mut script_paths = args.scripts.clone();
-    if let Some(extra) = std::env::var_os("WIREPLAN_SCRIPTS") {
-        script_paths.extend(std::env::split_paths(&extra));
-    }
-    let mut dynamic = Vec::new();
-    for d in &args.dynamic {
-        if valid_parameter_name(d) {
-            dynamic.push(d.clone());
-        } else {
-            problems.push(Diagnostic::error(
-                Code::InvalidValue,
-                format!("--dynamic expects a parameter name, '{d}' given."),
-            ));
-        }
-    }
-    let mut opts = wireplan::compiler::Options {
-        dynamic,
-        script_paths,
-        ..Default::default()
-    };
-    for p in &args.parameters {
-        let Some((name, value)) = p.split_once('=').filter(|(n, _)| valid_parameter_name(n)) else {
-            problems.push(Diagnostic::error(
-                Code::InvalidValue,
-                format!("-p expects NAME=VALUE (NAME may be dotted: db.host), '{p}' given."),
-            ));
-            continue;
-        };
-        let id = sources.add(format!("<-p {name}>"), value.to_string());
-        match wireplan::neon::decode(value, id) {
-            Ok(v) => {
-                opts.parameters.insert(name.to_string(), v);
-            }
-            Err(d) => problems.push(d.with_note(format!(
-                "the value of -p {name} is read as NEON; it is left out, as if not given"
-            ))),
-        }
-    }
-    (opts, problems)
 }
 
 fn compile(
@@ -185,22 +122,7 @@ fn compile(
         return ExitCode::from(1);
     };
     if let Some((out, encoding)) = output {
-        if let Some(input) = reads_from(&result.sources, &out) {
-            let d = Diagnostic::error(
-                Code::Io,
-                format!(
-                    "Refusing to write the plan over '{}', which this compilation reads.",
-                    input
-                ),
-            );
-            diagnostics::render(&result.sources, &[d], color());
-            return ExitCode::from(1);
-        }
-        if let Err(e) = wireplan::plan::write_atomic(&out, &plan.encode(encoding)) {
-            let d = Diagnostic::error(
-                Code::Io,
-                format!("Cannot write the plan to '{}': {e}", out.display()),
-            );
+        if let Err(d) = wireplan::plan::write_checked(&result.sources, &out, &plan, encoding) {
             diagnostics::render(&result.sources, &[d], color());
             return ExitCode::from(1);
         }
@@ -217,26 +139,6 @@ fn compile(
         ));
     }
     ExitCode::SUCCESS
-}
-
-/// `name` or `a.b.c` made of letters, digits, `_` and `-`.
-fn valid_parameter_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.split('.').all(|part| {
-            !part.is_empty()
-                && part
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
-        })
-}
-
-/// The input file `out` would overwrite, if any.
-fn reads_from(sources: &SourceMap, out: &std::path::Path) -> Option<String> {
-    let out = std::fs::canonicalize(out).ok()?;
-    sources
-        .files()
-        .find(|(_, f)| f.path.as_deref() == Some(out.as_path()))
-        .map(|(_, f)| f.name.clone())
 }
 
 /// Colour only for a terminal, and never with `NO_COLOR` set.

@@ -76,6 +76,30 @@ pub struct Pipeline {
     checks: Vec<Range<usize>>,
     stage: Stage,
     plan: Option<Plan>,
+    /// What phase A started from, so the pipeline can run again without reading the files.
+    inputs: Inputs,
+}
+
+/// The loaded configuration a pipeline started from.
+#[derive(Clone)]
+struct Inputs {
+    raw: RawConfig,
+    options: Options,
+    sources: SourceMap,
+    diags: Diagnostics,
+}
+
+/// A compilation carried to its end from a pipeline's current state, without changing the
+/// pipeline (see [`Pipeline::finish_copy`]).
+pub struct Outcome {
+    /// Every file read, for rendering the diagnostics.
+    pub sources: SourceMap,
+    /// What the whole compilation reports, in the order found.
+    pub diagnostics: Diagnostics,
+    /// The completed builder.
+    pub builder: ContainerBuilder,
+    /// The plan after `afterCompile`, when there was no error.
+    pub plan: Option<Plan>,
 }
 
 impl Pipeline {
@@ -96,6 +120,12 @@ impl Pipeline {
         sources: SourceMap,
         mut diags: Diagnostics,
     ) -> Pipeline {
+        let inputs = Inputs {
+            raw: raw.clone(),
+            options: options.clone(),
+            sources: sources.clone(),
+            diags: diags.clone(),
+        };
         // Parameters first, over the whole configuration.
         let (params, sections) = config::expand_config(
             &raw.sections,
@@ -151,7 +181,55 @@ impl Pipeline {
             checks: Vec::new(),
             stage: Stage::A,
             plan: None,
+            inputs,
         }
+    }
+
+    /// A new pipeline over the same loaded configuration, after phase A (files already read
+    /// are not read again; extension scripts are).
+    pub fn restart(&self) -> Pipeline {
+        let i = self.inputs.clone();
+        Pipeline::start(i.raw, &i.options, i.sources, i.diags)
+    }
+
+    /// Carries a copy of the current state through the rest of the compilation, as
+    /// `wireplan compile` would: from phase A the remaining phases run on a restarted pipeline
+    /// whose builder is replaced by this one's (so `beforeCompile()` sees the changes); from B
+    /// or C the builder copy is resolved and completed again (its earlier check results are
+    /// replaced), then the plan is built and `afterCompile(plan)` runs. This pipeline is left
+    /// as it was.
+    pub fn finish_copy(&mut self) -> Outcome {
+        if self.stage == Stage::A {
+            let mut p = self.restart();
+            p.replace_builder(self.builder.borrow().clone());
+            p.run_to(Stage::C);
+            let plan = p.take_plan();
+            let builder = p.builder.borrow().clone();
+            let (sources, diagnostics, _) = p.finish();
+            return Outcome {
+                sources,
+                diagnostics,
+                builder,
+                plan,
+            };
+        }
+        let saved_builder = self.builder.borrow().clone();
+        let saved_diags = self.diags.clone();
+        let saved_checks = self.checks.clone();
+        let saved_stage = self.stage;
+        let saved_plan = self.plan.take();
+        self.stage = Stage::B;
+        self.recheck();
+        self.phase_c();
+        let outcome = Outcome {
+            sources: self.sources.borrow().clone(),
+            diagnostics: std::mem::replace(&mut self.diags, saved_diags),
+            builder: std::mem::replace(&mut *self.builder.borrow_mut(), saved_builder),
+            plan: std::mem::replace(&mut self.plan, saved_plan),
+        };
+        self.checks = saved_checks;
+        self.stage = saved_stage;
+        outcome
     }
 
     /// Runs the phases up to and including `stage` (nothing when it is already there).
