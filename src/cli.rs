@@ -24,10 +24,7 @@ pub struct ParamArgs {
 /// The compiler options from the command line, and the problems with them. A bad `--dynamic`
 /// name or `-p` item is reported and left out, so that the compilation still runs and shows
 /// every independent error (a `-p` value that is not valid NEON is as if not given).
-pub fn options(
-    args: &ParamArgs,
-    sources: &mut SourceMap,
-) -> (Options, Vec<Diagnostic>) {
+pub fn options(args: &ParamArgs, sources: &mut SourceMap) -> (Options, Vec<Diagnostic>) {
     let mut problems = Vec::new();
     let mut script_paths = args.scripts.clone();
     if let Some(extra) = std::env::var_os("WIREPLAN_SCRIPTS") {
@@ -80,4 +77,3 @@ fn valid_parameter_name(name: &str) -> bool {
                     .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
         })
 }
-

@@ -45,6 +45,13 @@ enum Command {
         #[command(flatten)]
         params: ParamArgs,
     },
+    /// Interactive shell over a compilation stopped after a phase (`:help` inside).
+    Repl {
+        /// The root NEON configuration.
+        config: PathBuf,
+        #[command(flatten)]
+        params: ParamArgs,
+    },
     /// NEON tools.
     Neon {
         #[command(subcommand)]
@@ -139,6 +146,13 @@ fn compile(
         ));
     }
     ExitCode::SUCCESS
+}
+
+/// `wireplan repl`: problems with the options are shown, then the session starts.
+fn repl(config: &std::path::Path, params: &ParamArgs) -> ExitCode {
+    let mut arg_sources = SourceMap::new();
+    let (opts, problems) = options(params, &mut arg_sources);
+    wireplan::repl::terminal::start(config, opts, &arg_sources, &problems, color())
 }
 
 /// Colour only for a terminal, and never with `NO_COLOR` set.
@@ -316,6 +330,7 @@ fn main() -> ExitCode {
             format,
             params,
         } => compile(config, None, format, params),
+        Command::Repl { config, params } => repl(&config, &params),
         Command::Neon {
             command: NeonCommand::Decode { file },
         } => neon_decode(file),

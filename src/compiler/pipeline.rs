@@ -13,8 +13,7 @@
 use super::builtins;
 use super::extensions::{self, Extensions};
 use super::{
-    check_plain_parameters, extension_names, plan_model, services, Built, Options,
-    BUILTIN_SECTIONS,
+    check_plain_parameters, extension_names, plan_model, services, Built, Options, BUILTIN_SECTIONS,
 };
 use crate::builder::ContainerBuilder;
 use crate::catalog::Catalog;
@@ -156,9 +155,7 @@ impl Pipeline {
         check_sections(&sections, &mut diags);
 
         let export = match sections.get("di") {
-            Some((_, section)) => {
-                builtins::load_di(section, &mut builder.borrow_mut(), &mut diags)
-            }
+            Some((_, section)) => builtins::load_di(section, &mut builder.borrow_mut(), &mut diags),
             None => builtins::Export::default(),
         };
         if export.parameters {
@@ -201,6 +198,9 @@ impl Pipeline {
     pub fn finish_copy(&mut self) -> Outcome {
         if self.stage == Stage::A {
             let mut p = self.restart();
+            // The copy's spans may point into files registered after phase A (inputs typed
+            // in the REPL); the restarted pipeline registered the same files up to there.
+            *p.sources.borrow_mut() = self.sources.borrow().clone();
             p.replace_builder(self.builder.borrow().clone());
             p.run_to(Stage::C);
             let plan = p.take_plan();
