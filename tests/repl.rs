@@ -198,6 +198,21 @@ fn reset_drops_changes_and_keeps_functions() {
 }
 
 #[test]
+fn definitions_made_by_a_function_point_at_the_function() {
+    let mut s = session();
+    ask(&mut s, "1 + 1");
+    let f = "fn add_clock(b, name) {\n  b.addDefinition(name).setFactory(\"App\\\\Clock\")\n}";
+    assert_eq!(ask(&mut s, f), "defined add_clock/2");
+    ask(&mut s, "add_clock(builder, \"clock2\").setAutowired(false)");
+    // Line 3 of the session: the function's body, not the line that called it.
+    assert!(
+        ask(&mut s, ":show clock2").contains("defined:   <session>:3:5"),
+        "{}",
+        ask(&mut s, ":show clock2")
+    );
+}
+
+#[test]
 fn run_executes_a_script_against_the_builder() {
     let dir = tempfile::tempdir().expect("tempdir");
     let script = dir.path().join("try.rhai");
@@ -303,11 +318,11 @@ fn errors_render_as_check_prints_them_and_the_session_goes_on() {
         e.starts_with("error[missing-service]: Service 'dbx' not found."),
         "{e}"
     );
-    assert!(e.contains("┌─ <input 1>:1:9"), "{e}");
+    assert!(e.contains("┌─ <session>:1:9"), "{e}");
     assert!(e.contains("did you mean 'db'?"), "{e}");
     let e = ask(&mut s, "let x = (1 +;");
     assert!(e.starts_with("error[script-error]: syntax error"), "{e}");
-    assert!(e.contains("<input 2>"), "{e}");
+    assert!(e.contains("┌─ <session>:2:"), "{e}");
     assert!(ask(&mut s, ":show dbx").contains("did you mean 'db'?"));
     assert!(ask(&mut s, ":type App\\Logr").contains("did you mean 'App\\Logger'?"));
     assert_eq!(

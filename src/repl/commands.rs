@@ -137,7 +137,8 @@ pub fn help(topic: &str) -> Result<String, String> {
             "anything else is Rhai, with `builder` (the ContainerBuilder extensions get), \
              `config` and `params` in scope:\n  builder.getByType(\"App\\\\Logger\")\n  \
              builder.addDefinition(\"clock2\").setFactory(\"App\\\\Clock\")\n\
-             functions defined with `fn` stay defined; Tab completes, `:help COMMAND` says more",
+             functions defined with `fn` stay defined (Rhai functions do not see outer \
+             variables: pass `builder` as an argument); Tab completes, `:help COMMAND` says more",
         );
         return Ok(out);
     }

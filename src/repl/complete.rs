@@ -272,11 +272,7 @@ pub fn is_incomplete(input: &str) -> bool {
                     state = In::BlockComment(1);
                 }
                 '(' | '[' | '{' => depth.push(c),
-                ')' | ']' | '}' => {
-                    if depth.pop().is_none() {
-                        return false;
-                    }
-                }
+                ')' | ']' | '}' if depth.pop().is_none() => return false,
                 _ => {}
             },
             In::Str(q) => match c {

@@ -40,8 +40,11 @@ pub struct Session {
     /// Every function defined at the prompt or by `:run`, later definitions replacing
     /// earlier ones of the same name and arity.
     functions: AST,
-    /// Inputs evaluated so far (names the sources `<input N>`).
-    inputs: usize,
+    /// Everything evaluated so far (inputs and `:run` scripts), one after the other: the
+    /// `<session>` source diagnostics point into. Each input is compiled after as many blank
+    /// lines as come before it here, so positions inside functions defined by an earlier
+    /// input still name the right line.
+    transcript: String,
     /// Inputs and scripts run since the builder was last compiled from the files.
     changes: usize,
 }
@@ -76,7 +79,7 @@ impl Session {
             scope: Scope::new(),
             handle,
             functions: AST::empty(),
-            inputs: 0,
+            transcript: String::new(),
             changes: 0,
         };
         s.bind();
@@ -449,19 +452,24 @@ impl Session {
                 return self.render(&[d]);
             }
         };
-        let file = self
-            .pipeline
-            .add_source(path.display().to_string(), Some(&path), text.clone());
-        self.run_code(&text, file)
+        self.transcript
+            .push_str(&format!("// :run {}\n", path.display()));
+        self.rhai(&text)
     }
 
-    /// Evaluates Rhai code typed at the prompt.
+    /// Evaluates Rhai code typed at the prompt (or read by `:run`), as the next part of the
+    /// `<session>` source.
     fn rhai(&mut self, code: &str) -> String {
-        self.inputs += 1;
-        let file =
-            self.pipeline
-                .add_source(format!("<input {}>", self.inputs), None, code.to_string());
-        self.run_code(code, file)
+        let lines_before = self.transcript.matches('\n').count();
+        self.transcript.push_str(code);
+        if !code.ends_with('\n') {
+            self.transcript.push('\n');
+        }
+        let file = self
+            .pipeline
+            .add_source("<session>".into(), None, self.transcript.clone());
+        let padded = format!("{}{code}", "\n".repeat(lines_before));
+        self.run_code(&padded, file)
     }
 
     fn run_code(&mut self, code: &str, file: FileId) -> String {

@@ -79,3 +79,82 @@ fn repl_in_a_terminal_completes_steps_phases_and_compiles() {
     let history = std::fs::read_to_string(dir.path().join("wireplan/history")).expect("history");
     assert!(history.contains(":phase A"), "{history}");
 }
+
+/// Runs `bin args` with `stdin` piped in (no terminal: the editor reads plain lines) and
+/// `env`, and returns (exit code, stdout, stderr). Bounded: killed after 60 s.
+fn run_piped(bin: &str, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> (i32, String, String) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut cmd = Command::new(bin);
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .env_remove("XDG_DATA_HOME")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{bin} did not end within 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("output");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_alias_binary_takes_the_same_options_and_a_bad_home_is_not_an_error() {
+    // HOME that does not exist, and an XDG_DATA_HOME below a regular file: no history can be
+    // kept, and the session works all the same.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("plain-file");
+    std::fs::write(&file, "x").expect("write");
+    let xdg = file.join("data");
+    let (code, out, err) = run_piped(
+        env!("CARGO_BIN_EXE_wireplan-repl"),
+        &["examples/blog/config/app.neon", "-p", "postsPerPage=7"],
+        ":params posts\n:quit\n",
+        &[
+            ("HOME", "/nonexistent/home"),
+            ("XDG_DATA_HOME", xdg.to_str().expect("utf-8 path")),
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("postsPerPage: 7"), "{out}");
+    assert_eq!(err, "");
+}
+
+#[test]
+fn a_missing_config_is_refused_with_a_diagnostic() {
+    let (code, out, err) = run_piped(
+        env!("CARGO_BIN_EXE_wireplan"),
+        &["repl", "examples/blog/config/nope.neon"],
+        "",
+        &[],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.contains("error[file-not-found]: 'examples/blog/config/nope.neon' is missing"),
+        "{err}"
+    );
+}
