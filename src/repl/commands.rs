@@ -18,14 +18,13 @@ pub const COMMANDS: &[Command] = &[
     Command {
         name: "services",
         args: "[PATTERN]",
-        summary: "list services with their type (PATTERN: a glob like 'app.*' or a substring)",
+        summary: "services with their type (PATTERN: a glob like 'app.*' or a substring)",
         details: "Answers from the builder as it is now, including changes made at the prompt.",
     },
     Command {
         name: "show",
         args: "NAME",
-        summary:
-            "a service's definition: kind, type, creator, setup, tags, autowiring, lifespan, origin",
+        summary: "a definition: kind, type, creator, setup, tags, autowiring, lifespan, origin",
         details: "In phase B and C the creator and setup are also shown completed (arguments \
                   autowired, positional), as they go into the plan.",
     },
@@ -39,7 +38,7 @@ pub const COMMANDS: &[Command] = &[
     Command {
         name: "tag",
         args: "TAG",
-        summary: "services carrying a tag, with the tag's values (builder.findByTag)",
+        summary: "services carrying a tag, with the tag's values",
         details: "",
     },
     Command {
@@ -60,7 +59,7 @@ pub const COMMANDS: &[Command] = &[
     Command {
         name: "phase",
         args: "[A|B|C]",
-        summary: "show the phase, or compile again from the files up to phase A, B or C",
+        summary: "show the phase, or compile again up to phase A, B or C",
         details: "A: parameters, loadConfiguration(), services:. B: resolve, search, decorator, \
                   beforeCompile(), complete. C: the plan and afterCompile(plan). Changing the \
                   phase drops the changes made at the prompt.",
@@ -68,14 +67,14 @@ pub const COMMANDS: &[Command] = &[
     Command {
         name: "compile",
         args: "PATH",
-        summary: "complete the builder as it is now and write the plan (JSON, or binary for .bin)",
+        summary: "finish the builder as it is now and write the plan (binary for .bin)",
         details: "The same checks as `wireplan compile`: nothing is written when there is an \
                   error, an input file is never overwritten, the write is atomic.",
     },
     Command {
         name: "reset",
         args: "",
-        summary: "drop the changes made at the prompt (and variables); functions stay defined",
+        summary: "drop the changes made at the prompt; functions stay defined",
         details: "",
     },
     Command {
@@ -134,24 +133,46 @@ pub fn help(topic: &str) -> Result<String, String> {
             out.push_str(&format!("  {head:<22}{}\n", c.summary));
         }
         out.push_str(
-            "anything else is Rhai, with `builder` (the ContainerBuilder extensions get), \
+            "anything else is Rhai, with `builder` (the ContainerBuilder extensions get),\n\
              `config` and `params` in scope:\n  builder.getByType(\"App\\\\Logger\")\n  \
              builder.addDefinition(\"clock2\").setFactory(\"App\\\\Clock\")\n\
-             functions defined with `fn` stay defined (Rhai functions do not see outer \
-             variables: pass `builder` as an argument); Tab completes, `:help COMMAND` says more",
+             functions defined with `fn` stay defined (they do not see outer variables: pass\n\
+             `builder` as an argument). Tab completes; `:help COMMAND` says more.",
         );
         return Ok(out);
     }
     match find(topic) {
         Some(c) => {
-            let mut out = format!(":{} {}\n  {}", c.name, c.args, c.summary);
+            let head = format!(":{} {}", c.name, c.args);
+            let mut out = format!("{}\n  {}", head.trim_end(), c.summary);
             if !c.details.is_empty() {
-                out.push_str(&format!("\n  {}", c.details));
+                out.push_str(&wrap(c.details, 88));
             }
             Ok(out)
         }
         None => Err(unknown(topic)),
     }
+}
+
+/// `text` as lines of at most `width` characters (words are not split), each starting with
+/// a newline and two spaces.
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + word.len() > width {
+            out.push_str(&format!("\n  {line}"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&format!("\n  {line}"));
+    }
+    out
 }
 
 /// The message for an unknown command, with a suggestion when one is close.
@@ -203,7 +224,12 @@ mod tests {
             unknown("servces"),
             "unknown command :servces; did you mean :services? (:help lists them)"
         );
-        assert!(help("show").expect("known").starts_with(":show NAME"));
+        assert!(help("show").expect("known").starts_with(":show NAME\n"));
+        assert!(help("errors").expect("known").starts_with(":errors\n"));
+        assert!(help("errors")
+            .expect("known")
+            .lines()
+            .all(|l| l.len() <= 90));
         assert!(help("nope").is_err());
     }
 }
