@@ -1,57 +1,28 @@
-//! `wireplan-repl CONFIG`: an interactive shell over a compiled configuration. Type `:help`.
-//! History is kept in `$HOME/.wireplan_history`.
+//! `wireplan-repl CONFIG [OPTIONS]`: the same as `wireplan repl CONFIG [OPTIONS]` (kept as an
+//! alias binary). Type `:help` inside.
 
-use rustyline::error::ReadlineError;
-use rustyline::DefaultEditor;
+use clap::Parser;
+use std::path::PathBuf;
 use std::process::ExitCode;
-use wireplan::compiler::Options;
-use wireplan::repl::{Reply, Session};
+use wireplan::cli::{options, ParamArgs};
+
+/// Interactive shell over a compilation stopped after a phase.
+#[derive(Parser)]
+#[command(name = "wireplan-repl", version)]
+struct Args {
+    /// The root NEON configuration.
+    config: PathBuf,
+    #[command(flatten)]
+    params: ParamArgs,
+}
 
 fn main() -> ExitCode {
-    let Some(config) = std::env::args().nth(1) else {
-        eprintln!("usage: wireplan-repl CONFIG");
-        return ExitCode::from(2);
+    let args = Args::parse();
+    let mut sources = wireplan::source::SourceMap::new();
+    let (opts, problems) = options(&args.params, &mut sources);
+    let color = {
+        use std::io::IsTerminal;
+        std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
     };
-    let path = std::path::Path::new(&config);
-    if !wireplan::repl::config_exists(path) {
-        eprintln!("error[file-not-found]: '{config}' is missing or is not a file");
-        return ExitCode::from(1);
-    }
-    let mut session = Session::open(path, Options::default());
-    println!("{}  (:help for commands)", session.summary());
-    let mut editor = match DefaultEditor::new() {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("error: cannot start the line editor: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let history =
-        std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".wireplan_history"));
-    if let Some(h) = &history {
-        let _ = editor.load_history(h);
-    }
-    loop {
-        match editor.readline("wireplan> ") {
-            Ok(line) => {
-                if !line.trim().is_empty() {
-                    let _ = editor.add_history_entry(line.as_str());
-                }
-                match session.eval(&line) {
-                    Reply::Quit => break,
-                    Reply::Text(t) if t.is_empty() => {}
-                    Reply::Text(t) => println!("{t}"),
-                }
-            }
-            Err(ReadlineError::Interrupted) | Err(ReadlineError::Eof) => break,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(1);
-            }
-        }
-    }
-    if let Some(h) = &history {
-        let _ = editor.save_history(h);
-    }
-    ExitCode::SUCCESS
+    wireplan::repl::terminal::start(&args.config, opts, &sources, &problems, color)
 }

@@ -12,6 +12,7 @@
 pub mod build;
 pub mod builder;
 pub mod catalog;
+pub mod cli;
 pub mod compiler;
 pub mod config;
 pub mod dev;

@@ -7,6 +7,7 @@ mod cli_inspect;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use wireplan::cli::{options, ParamArgs};
 use wireplan::diagnostics::{self, Code, Diagnostic};
 use wireplan::source::SourceMap;
 use wireplan_runtime::Encoding;
@@ -112,6 +113,13 @@ enum Command {
         #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
         format: OutputFormat,
     },
+    /// Interactive shell over a compilation stopped after a phase (`:help` inside).
+    Repl {
+        /// The root NEON configuration.
+        config: PathBuf,
+        #[command(flatten)]
+        params: ParamArgs,
+    },
     /// NEON tools.
     Neon {
         #[command(subcommand)]
@@ -138,21 +146,6 @@ enum NeonCommand {
         #[arg(long, value_name = "STR", default_value = "\\t")]
         indent: String,
     },
-}
-
-/// Parameter options shared by `compile`, `check`, `explain` and `graph`.
-#[derive(clap::Args)]
-struct ParamArgs {
-    /// Override a parameter: `-p name=value` (the value is decoded as NEON).
-    #[arg(short = 'p', long = "parameter", value_name = "NAME=VALUE")]
-    parameters: Vec<String>,
-    /// Declare a parameter dynamic (read when the container starts, never frozen in the plan).
-    #[arg(long = "dynamic", value_name = "NAME")]
-    dynamic: Vec<String>,
-    /// A folder searched for extensions given by bare name (`logging: logaware`), before the
-    /// ones shipped with wireplan. Repeatable; `WIREPLAN_SCRIPTS` (colon-separated) adds more.
-    #[arg(long = "scripts", value_name = "DIR")]
-    scripts: Vec<PathBuf>,
 }
 
 /// Plan encodings for `compile --format`.
@@ -182,55 +175,6 @@ enum OutputFormat {
     Human,
     /// JSON.
     Json,
-}
-
-/// The compiler options from the command line, and the problems with them. A bad `--dynamic`
-/// name or `-p` item is reported and left out, so that the compilation still runs and shows
-/// every independent error (a `-p` value that is not valid NEON is as if not given).
-fn options(
-    args: &ParamArgs,
-    sources: &mut SourceMap,
-) -> (wireplan::compiler::Options, Vec<Diagnostic>) {
-    let mut problems = Vec::new();
-    let mut script_paths = args.scripts.clone();
-    if let Some(extra) = std::env::var_os("WIREPLAN_SCRIPTS") {
-        script_paths.extend(std::env::split_paths(&extra));
-    }
-    let mut dynamic = Vec::new();
-    for d in &args.dynamic {
-        if valid_parameter_name(d) {
-            dynamic.push(d.clone());
-        } else {
-            problems.push(Diagnostic::error(
-                Code::InvalidValue,
-                format!("--dynamic expects a parameter name, '{d}' given."),
-            ));
-        }
-    }
-    let mut opts = wireplan::compiler::Options {
-        dynamic,
-        script_paths,
-        ..Default::default()
-    };
-    for p in &args.parameters {
-        let Some((name, value)) = p.split_once('=').filter(|(n, _)| valid_parameter_name(n)) else {
-            problems.push(Diagnostic::error(
-                Code::InvalidValue,
-                format!("-p expects NAME=VALUE (NAME may be dotted: db.host), '{p}' given."),
-            ));
-            continue;
-        };
-        let id = sources.add(format!("<-p {name}>"), value.to_string());
-        match wireplan::neon::decode(value, id) {
-            Ok(v) => {
-                opts.parameters.insert(name.to_string(), v);
-            }
-            Err(d) => problems.push(d.with_note(format!(
-                "the value of -p {name} is read as NEON; it is left out, as if not given"
-            ))),
-        }
-    }
-    (opts, problems)
 }
 
 fn compile(
@@ -426,15 +370,11 @@ fn json_text<T: serde::Serialize>(v: &T) -> String {
     s
 }
 
-/// `name` or `a.b.c` made of letters, digits, `_` and `-`.
-fn valid_parameter_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.split('.').all(|part| {
-            !part.is_empty()
-                && part
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
-        })
+/// `wireplan repl`: problems with the options are shown, then the session starts.
+fn repl(config: &std::path::Path, params: &ParamArgs) -> ExitCode {
+    let mut arg_sources = SourceMap::new();
+    let (opts, problems) = options(params, &mut arg_sources);
+    wireplan::repl::terminal::start(config, opts, &arg_sources, &problems, color())
 }
 
 /// Colour only for a terminal, and never with `NO_COLOR` set.
@@ -644,6 +584,7 @@ fn main() -> ExitCode {
             format,
         } => show(plan, service, format),
         Command::Diff { old, new, format } => diff(old, new, format),
+        Command::Repl { config, params } => repl(&config, &params),
         Command::Neon {
             command: NeonCommand::Decode { file },
         } => neon_decode(file),

@@ -10,7 +10,7 @@
 //! there is no error.
 
 use crate::compiler::{self, Options};
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::Diagnostic;
 use crate::source::SourceMap;
 use notify::RecursiveMode;
 use std::collections::{BTreeMap, BTreeSet};
@@ -82,17 +82,8 @@ pub fn compile_once(
         files.extend(p.dependencies.iter().map(|d| absolute(Path::new(&d.path))));
     }
     if let (Some(p), Some((out, encoding))) = (&plan, target) {
-        let problem = if let Some(input) = reads_from(&sources, out) {
-            Some(format!(
-                "Refusing to write the plan over '{input}', which this compilation reads."
-            ))
-        } else {
-            wireplan_runtime::encoding::write_atomic(out, &p.encode(encoding))
-                .err()
-                .map(|e| format!("Cannot write the plan to '{}': {e}", out.display()))
-        };
-        if let Some(message) = problem {
-            diagnostics.push(Diagnostic::error(Code::Io, message));
+        if let Err(d) = crate::plan::write_checked(&sources, out, p, encoding) {
+            diagnostics.push(d);
             plan = None;
         }
     }
@@ -131,15 +122,6 @@ fn read_files(sources: &SourceMap, config: &Path) -> Vec<PathBuf> {
             .filter_map(|(_, f)| f.path.as_deref().map(absolute)),
     );
     files
-}
-
-/// The input file (its display name) that writing to `out` would overwrite, if any.
-pub fn reads_from(sources: &SourceMap, out: &Path) -> Option<String> {
-    let out = std::fs::canonicalize(out).ok()?;
-    sources
-        .files()
-        .find(|(_, f)| f.path.as_deref() == Some(out.as_path()))
-        .map(|(_, f)| f.name.clone())
 }
 
 /// What `wireplan compile --watch` compiles, and how.

@@ -11,22 +11,21 @@
 
 pub mod builtins;
 pub mod extensions;
+pub mod pipeline;
 pub mod services;
 
 use extensions::Extensions;
+pub use pipeline::{Pipeline, Stage};
 
 use crate::builder::ContainerBuilder;
-use crate::catalog::Catalog;
 use crate::config::{self, Parameters};
-use crate::diagnostics::{suggest, Code, Diagnostic, Diagnostics};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::Expr;
 use crate::neon::Value;
 use crate::script::Limits;
 use crate::source::{FileId, SourceMap};
 use indexmap::IndexMap;
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use wireplan_runtime::plan::Plan;
 
 /// Sections handled by the compiler itself.
@@ -69,36 +68,28 @@ pub struct Compilation {
 /// Compiles the configuration rooted at `path`: phases A and B, then the plan (phase C) with
 /// the extensions' `afterCompile(plan)`.
 pub fn compile(path: &Path, options: &Options) -> Compilation {
-    let (mut compilation, mut built) = build(path, options);
-    if compilation.diagnostics.has_errors() {
-        return compilation;
+    let mut pipeline = Pipeline::load(path, options);
+    pipeline.run_to(Stage::C);
+    let plan = pipeline.take_plan();
+    let (sources, diagnostics, _) = pipeline.finish();
+    Compilation {
+        sources,
+        plan: plan.filter(|_| !diagnostics.has_errors()),
+        diagnostics,
     }
-    let mut plan = built.plan(&compilation.sources);
-    if let Some(ext) = &mut built.extensions {
-        ext.with_sources(
-            &mut compilation.sources,
-            |ext, diags| ext.after_compile(&mut plan, diags),
-            &mut compilation.diagnostics,
-        );
-    }
-    if !compilation.diagnostics.has_errors() {
-        compilation.plan = Some(plan);
-    }
-    compilation
 }
 
 /// Runs phases A and B over the configuration rooted at `path` and returns the builder even
 /// when there were errors (the REPL inspects it); `Compilation::plan` is left empty.
 pub fn build(path: &Path, options: &Options) -> (Compilation, Built) {
-    let mut sources = SourceMap::new();
-    let mut diags = Diagnostics::new();
-    let raw = config::load_with(path, &options.parameters, &mut sources, &mut diags);
-    let built = run(raw, options, &mut sources, &mut diags);
+    let mut pipeline = Pipeline::load(path, options);
+    pipeline.run_to(Stage::B);
+    let (sources, diagnostics, built) = pipeline.finish();
     (
         Compilation {
             sources,
             plan: None,
-            diagnostics: diags,
+            diagnostics,
         },
         built,
     )
@@ -121,21 +112,39 @@ pub struct Built {
 impl Built {
     /// Phase C: the plan model.
     pub fn plan(&self, sources: &SourceMap) -> Plan {
-        let parameters = if self.export.parameters {
-            static_parameters(&self.parameters)
-        } else {
-            IndexMap::new()
-        };
-        let mut plan = crate::plan::build(&self.builder, parameters, sources, &self.files);
-        if let Some(types) = &self.export.types {
-            plan.types
-                .retain(|t, _| types.iter().any(|x| x.eq_ignore_ascii_case(t)));
-        }
-        if let Some(tags) = &self.export.tags {
-            plan.tags.retain(|t, _| tags.contains(t));
-        }
-        plan
+        plan_model(
+            &self.builder,
+            &self.parameters,
+            &self.export,
+            sources,
+            &self.files,
+        )
     }
+}
+
+/// The plan model of `builder` (phase C without `afterCompile`), keeping what `di › export`
+/// asks for.
+fn plan_model(
+    builder: &ContainerBuilder,
+    parameters: &Parameters,
+    export: &builtins::Export,
+    sources: &SourceMap,
+    files: &[FileId],
+) -> Plan {
+    let parameters = if export.parameters {
+        static_parameters(parameters)
+    } else {
+        IndexMap::new()
+    };
+    let mut plan = crate::plan::build(builder, parameters, sources, files);
+    if let Some(types) = &export.types {
+        plan.types
+            .retain(|t, _| types.iter().any(|x| x.eq_ignore_ascii_case(t)));
+    }
+    if let Some(tags) = &export.tags {
+        plan.tags.retain(|t, _| tags.contains(t));
+    }
+    plan
 }
 
 /// Runs phases A and B over a loaded configuration.
@@ -145,97 +154,13 @@ pub fn run(
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
 ) -> Built {
-    // Phase A: parameters first, over the whole configuration.
-    let (params, sections) =
-        config::expand_config(&raw.sections, &options.dynamic, &options.parameters, diags);
-    let catalog = Catalog::from_section(sections.get("types").map(|(_, v)| v), diags);
-    let mut builder = ContainerBuilder::new(catalog);
-    builder.parameters = params.values.clone();
-    let builder = Rc::new(RefCell::new(builder));
-
-    // `extensions:` registers the scripts.
-    let shared_sources = Rc::new(RefCell::new(std::mem::take(sources)));
-    let root = extensions::project_root(&shared_sources.borrow(), &raw.files);
-    let config_of = |name: &str| sections.get(name).map(|(_, v)| v.clone());
-    let mut extensions = Extensions::load(
-        sections.get("extensions").map(|(_, v)| v),
-        &config_of,
-        builder.clone(),
-        params.values.clone(),
-        shared_sources.clone(),
-        root,
-        &options.script_paths,
-        &options.limits,
-        diags,
-    );
-
-    // Every section needs a handler.
-    let handled: Vec<String> = BUILTIN_SECTIONS
-        .iter()
-        .map(|s| s.to_string())
-        .chain(extension_names(sections.get("extensions").map(|(_, v)| v)))
-        .collect();
-    for (name, (key_span, _)) in &sections {
-        if !handled.contains(name) {
-            let mut msg = format!(
-                "Found section '{name}' in configuration, but corresponding extension is missing"
-            );
-            match suggest(name, handled.iter().map(String::as_str)) {
-                Some(s) => msg.push_str(&format!(", did you mean '{s}'?")),
-                None => msg.push('.'),
-            }
-            diags.push(
-                Diagnostic::error(Code::UnknownExtension, msg)
-                    .with_primary(*key_span, "no extension handles this section"),
-            );
-        }
-    }
-
-    let export = match sections.get("di") {
-        Some((_, section)) => builtins::load_di(section, &mut builder.borrow_mut(), diags),
-        None => builtins::Export::default(),
-    };
-    if export.parameters {
-        check_plain_parameters(&params, diags);
-    }
-    extensions.apply_schemas(diags);
-    extensions.call_all("loadConfiguration", diags);
-    if let Some((_, section)) = sections.get("services") {
-        services::load_services(section, &mut builder.borrow_mut(), diags);
-    }
-
-    // Phase B.
-    builder.borrow_mut().resolve(diags);
-    if let Some((_, section)) = sections.get("search") {
-        builtins::search(section, &mut builder.borrow_mut(), diags);
-        builder.borrow_mut().refresh();
-    }
-    if let Some((_, section)) = sections.get("decorator") {
-        builtins::decorate(section, &mut builder.borrow_mut(), diags);
-    }
-    extensions.call_all("beforeCompile", diags);
-    builder.borrow_mut().refresh();
-    builtins::inject(&mut builder.borrow_mut(), diags);
-    builder.borrow_mut().complete(diags);
-
-    let mut export = export;
-    if let Some(tags) = &mut export.tags {
-        tags.extend(extensions.host.exported_tags.borrow().iter().cloned());
-    }
-    if let Some(types) = &mut export.types {
-        types.extend(extensions.host.exported_types.borrow().iter().cloned());
-    }
-    let mut files = raw.files;
-    files.extend(extensions.files.iter().copied());
-    let builder = builder.borrow().clone();
-    *sources = std::mem::take(&mut *shared_sources.borrow_mut());
-    Built {
-        builder,
-        parameters: params,
-        files,
-        export,
-        extensions: Some(extensions),
-    }
+    let mut pipeline =
+        Pipeline::start(raw, options, std::mem::take(sources), std::mem::take(diags));
+    pipeline.run_to(Stage::B);
+    let (s, d, built) = pipeline.finish();
+    *sources = s;
+    *diags = d;
+    built
 }
 
 fn static_parameters(params: &Parameters) -> IndexMap<String, wireplan_runtime::plan::Expr> {

@@ -15,7 +15,7 @@ mod merge;
 mod params;
 
 pub use merge::merge;
-pub use params::{expand_config, expand_with, Parameters};
+pub use params::{expand_config, expand_with, Parameters, Sections};
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::neon::{self, Array, Key, Kind, Value};

@@ -139,6 +139,39 @@ pub fn to_json(plan: &Plan) -> String {
 /// writer, re-exported so compiler and runtime write plans the same way.
 pub use wireplan_runtime::encoding::write_atomic;
 
+/// Writes `plan` to `out` in `encoding` the way `wireplan compile` does: refuses to write over
+/// a file the compilation read (any file in `sources`), then writes atomically
+/// ([`write_atomic`]). Errors: an `io` diagnostic naming the input or the write failure.
+pub fn write_checked(
+    sources: &SourceMap,
+    out: &std::path::Path,
+    plan: &Plan,
+    encoding: wireplan_runtime::Encoding,
+) -> Result<(), crate::diagnostics::Diagnostic> {
+    use crate::diagnostics::{Code, Diagnostic};
+    if let Some(input) = input_at(sources, out) {
+        return Err(Diagnostic::error(
+            Code::Io,
+            format!("Refusing to write the plan over '{input}', which this compilation reads."),
+        ));
+    }
+    write_atomic(out, &plan.encode(encoding)).map_err(|e| {
+        Diagnostic::error(
+            Code::Io,
+            format!("Cannot write the plan to '{}': {e}", out.display()),
+        )
+    })
+}
+
+/// The name of the input file `out` would overwrite, if any.
+fn input_at(sources: &SourceMap, out: &std::path::Path) -> Option<String> {
+    let out = std::fs::canonicalize(out).ok()?;
+    sources
+        .files()
+        .find(|(_, f)| f.path.as_deref() == Some(out.as_path()))
+        .map(|(_, f)| f.name.clone())
+}
+
 /// Checks that a plan is consistent: the format and version this compiler writes, and every
 /// service name used by a reference, an alias, the autowiring index or the tag index exists.
 /// Used after extensions edited the plan in `afterCompile(plan)`. Returns the problems found.

@@ -49,6 +49,28 @@ impl BuilderHandle {
         &self.builder
     }
 
+    /// Tells the handle which script text is running (the REPL registers each input as a
+    /// source), so definitions it adds and warnings it raises point at the right line.
+    pub fn set_script(&self, file: crate::source::FileId, source: &crate::source::SourceFile) {
+        let mut state = self.state.borrow_mut();
+        state.file = Some(file);
+        state.source = Some(Rc::new(source.clone()));
+    }
+
+    /// The warnings raised through this handle since the last call (for example
+    /// `partial-graph` from `getByType` in phase A), placed at the calling line.
+    pub fn take_warnings(&self) -> Vec<Diagnostic> {
+        let mut state = self.state.borrow_mut();
+        let warnings = std::mem::take(&mut state.warnings);
+        warnings
+            .into_iter()
+            .map(|(pos, d)| {
+                let span = state.span_at(pos);
+                d.at(span)
+            })
+            .collect()
+    }
+
     fn handle(&self, name: &str) -> DefinitionHandle {
         DefinitionHandle {
             builder: self.builder.clone(),

@@ -123,7 +123,7 @@ pub struct Extension {
 }
 
 /// Converts a 1-based Rhai position in `file` to a span (one character wide).
-fn span_of(sources: &SourceMap, file: FileId, pos: Position) -> Option<Span> {
+pub(crate) fn span_of(sources: &SourceMap, file: FileId, pos: Position) -> Option<Span> {
     let line = pos.line()?;
     let col = pos.position().unwrap_or(1);
     let f = sources.get(file);
@@ -136,7 +136,7 @@ fn span_of(sources: &SourceMap, file: FileId, pos: Position) -> Option<Span> {
     Some(Span::new(file, start, end))
 }
 
-fn strip_position(msg: &str) -> String {
+pub(crate) fn strip_position(msg: &str) -> String {
     match msg.rfind(" (line ") {
         Some(i) if msg.ends_with(')') => msg[..i].to_string(),
         _ => msg.to_string(),
@@ -415,7 +415,7 @@ fn where_(func: &str) -> String {
 }
 
 /// Names the sandbox limit a script ran into.
-fn limit_note(err: &EvalAltResult, limits: &Limits) -> Option<String> {
+pub(crate) fn limit_note(err: &EvalAltResult, limits: &Limits) -> Option<String> {
     Some(match err {
         EvalAltResult::ErrorTooManyOperations(_) => format!(
             "the sandbox allows {} operations per lifecycle call",

@@ -1,0 +1,79 @@
+//! Command-line options shared by the `wireplan` subcommands and the `wireplan-repl` alias
+//! binary (clap derive types), and their conversion to compiler [`Options`].
+
+use crate::compiler::Options;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::SourceMap;
+use std::path::PathBuf;
+
+/// Parameter options shared by `compile`, `check` and `repl`.
+#[derive(clap::Args)]
+pub struct ParamArgs {
+    /// Override a parameter: `-p name=value` (the value is decoded as NEON).
+    #[arg(short = 'p', long = "parameter", value_name = "NAME=VALUE")]
+    pub parameters: Vec<String>,
+    /// Declare a parameter dynamic (read when the container starts, never frozen in the plan).
+    #[arg(long = "dynamic", value_name = "NAME")]
+    pub dynamic: Vec<String>,
+    /// A folder searched for extensions given by bare name (`logging: logaware`), before the
+    /// ones shipped with wireplan. Repeatable; `WIREPLAN_SCRIPTS` (colon-separated) adds more.
+    #[arg(long = "scripts", value_name = "DIR")]
+    pub scripts: Vec<PathBuf>,
+}
+
+/// The compiler options from the command line, and the problems with them. A bad `--dynamic`
+/// name or `-p` item is reported and left out, so that the compilation still runs and shows
+/// every independent error (a `-p` value that is not valid NEON is as if not given).
+pub fn options(args: &ParamArgs, sources: &mut SourceMap) -> (Options, Vec<Diagnostic>) {
+    let mut problems = Vec::new();
+    let mut script_paths = args.scripts.clone();
+    if let Some(extra) = std::env::var_os("WIREPLAN_SCRIPTS") {
+        script_paths.extend(std::env::split_paths(&extra));
+    }
+    let mut dynamic = Vec::new();
+    for d in &args.dynamic {
+        if valid_parameter_name(d) {
+            dynamic.push(d.clone());
+        } else {
+            problems.push(Diagnostic::error(
+                Code::InvalidValue,
+                format!("--dynamic expects a parameter name, '{d}' given."),
+            ));
+        }
+    }
+    let mut opts = Options {
+        dynamic,
+        script_paths,
+        ..Default::default()
+    };
+    for p in &args.parameters {
+        let Some((name, value)) = p.split_once('=').filter(|(n, _)| valid_parameter_name(n)) else {
+            problems.push(Diagnostic::error(
+                Code::InvalidValue,
+                format!("-p expects NAME=VALUE (NAME may be dotted: db.host), '{p}' given."),
+            ));
+            continue;
+        };
+        let id = sources.add(format!("<-p {name}>"), value.to_string());
+        match crate::neon::decode(value, id) {
+            Ok(v) => {
+                opts.parameters.insert(name.to_string(), v);
+            }
+            Err(d) => problems.push(d.with_note(format!(
+                "the value of -p {name} is read as NEON; it is left out, as if not given"
+            ))),
+        }
+    }
+    (opts, problems)
+}
+
+/// `name` or `a.b.c` made of letters, digits, `_` and `-`.
+fn valid_parameter_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.split('.').all(|part| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        })
+}

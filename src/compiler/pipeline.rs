@@ -1,0 +1,437 @@
+//! The compilation as resumable steps: a [`Pipeline`] runs phase A, then (when asked) phase B,
+//! then phase C, and can be stopped after any of them. [`super::compile`] and [`super::build`]
+//! run it to the end; the REPL stops it where the user wants to look (`:phase A|B|C`).
+//!
+//! The order inside each phase is Nette's (`../shared/reference/nette-di.md`):
+//! - A: parameters expanded once over the whole configuration, the catalog, `extensions:`,
+//!   `di:`, each extension's schema and `loadConfiguration()`, the `services:` section last.
+//! - B: `builder.resolve()`, `search:`, `decorator:`, each extension's `beforeCompile()`,
+//!   inject, `builder.complete()`.
+//! - C: the plan model and each extension's `afterCompile(plan)`; skipped when A or B reported
+//!   an error (as `wireplan compile` writes nothing then).
+
+use super::builtins;
+use super::extensions::{self, Extensions};
+use super::{
+    check_plain_parameters, extension_names, plan_model, services, Built, Options, BUILTIN_SECTIONS,
+};
+use crate::builder::ContainerBuilder;
+use crate::catalog::Catalog;
+use crate::config::{self, Parameters, RawConfig, Sections};
+use crate::diagnostics::{suggest, Code, Diagnostic, Diagnostics};
+use crate::script::api::SharedBuilder;
+use crate::source::{FileId, SourceMap};
+use std::cell::{Ref, RefCell};
+use std::ops::Range;
+use std::path::Path;
+use std::rc::Rc;
+use wireplan_runtime::plan::Plan;
+
+/// How far a [`Pipeline`] has run: the last phase it completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    /// Phase A (definitions): parameters, `loadConfiguration()`, `services:`, inject.
+    A,
+    /// Phase B (resolution): resolve, search, decorator, `beforeCompile()`, complete.
+    B,
+    /// Phase C (generation): the plan and `afterCompile(plan)`.
+    C,
+}
+
+impl Stage {
+    /// The letter users type (`A`, `B`, `C`).
+    pub fn letter(self) -> char {
+        match self {
+            Stage::A => 'A',
+            Stage::B => 'B',
+            Stage::C => 'C',
+        }
+    }
+
+    /// Reads `A`, `B` or `C` (either case); `None` otherwise.
+    pub fn parse(s: &str) -> Option<Stage> {
+        match s.trim() {
+            "A" | "a" => Some(Stage::A),
+            "B" | "b" => Some(Stage::B),
+            "C" | "c" => Some(Stage::C),
+            _ => None,
+        }
+    }
+}
+
+/// A compilation that can stop after each phase. The builder is shared with the extensions
+/// (the same `Rc` their scripts hold), so changes made through [`Pipeline::builder`] are what
+/// the next phase sees.
+pub struct Pipeline {
+    sections: Sections,
+    params: Parameters,
+    builder: SharedBuilder,
+    sources: Rc<RefCell<SourceMap>>,
+    extensions: Extensions,
+    export: builtins::Export,
+    raw_files: Vec<FileId>,
+    diags: Diagnostics,
+    /// Where in `diags` the builder's own checks (`resolve`, `complete`) reported.
+    checks: Vec<Range<usize>>,
+    stage: Stage,
+    plan: Option<Plan>,
+    /// What phase A started from, so the pipeline can run again without reading the files.
+    inputs: Inputs,
+}
+
+/// The loaded configuration a pipeline started from.
+#[derive(Clone)]
+struct Inputs {
+    raw: RawConfig,
+    options: Options,
+    sources: SourceMap,
+    diags: Diagnostics,
+}
+
+/// A compilation carried to its end from a pipeline's current state, without changing the
+/// pipeline (see [`Pipeline::finish_copy`]).
+pub struct Outcome {
+    /// Every file read, for rendering the diagnostics.
+    pub sources: SourceMap,
+    /// What the whole compilation reports, in the order found.
+    pub diagnostics: Diagnostics,
+    /// The completed builder.
+    pub builder: ContainerBuilder,
+    /// The plan after `afterCompile`, when there was no error.
+    pub plan: Option<Plan>,
+}
+
+impl Pipeline {
+    /// Loads the configuration rooted at `path` (with `-p` parameters from `options`) and runs
+    /// phase A. Loading errors (unreadable files, syntax) are among the diagnostics.
+    pub fn load(path: &Path, options: &Options) -> Pipeline {
+        let mut sources = SourceMap::new();
+        let mut diags = Diagnostics::new();
+        let raw = config::load_with(path, &options.parameters, &mut sources, &mut diags);
+        Pipeline::start(raw, options, sources, diags)
+    }
+
+    /// Runs phase A over a loaded configuration; `sources` holds the files it came from and
+    /// `diags` what loading reported.
+    pub fn start(
+        raw: RawConfig,
+        options: &Options,
+        sources: SourceMap,
+        mut diags: Diagnostics,
+    ) -> Pipeline {
+        let inputs = Inputs {
+            raw: raw.clone(),
+            options: options.clone(),
+            sources: sources.clone(),
+            diags: diags.clone(),
+        };
+        // Parameters first, over the whole configuration.
+        let (params, sections) = config::expand_config(
+            &raw.sections,
+            &options.dynamic,
+            &options.parameters,
+            &mut diags,
+        );
+        let catalog = Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags);
+        let mut builder = ContainerBuilder::new(catalog);
+        builder.parameters = params.values.clone();
+        let builder = Rc::new(RefCell::new(builder));
+
+        // `extensions:` registers the scripts.
+        let sources = Rc::new(RefCell::new(sources));
+        let root = extensions::project_root(&sources.borrow(), &raw.files);
+        let config_of = |name: &str| sections.get(name).map(|(_, v)| v.clone());
+        let mut extensions = Extensions::load(
+            sections.get("extensions").map(|(_, v)| v),
+            &config_of,
+            builder.clone(),
+            params.values.clone(),
+            sources.clone(),
+            root,
+            &options.script_paths,
+            &options.limits,
+            &mut diags,
+        );
+        check_sections(&sections, &mut diags);
+
+        let export = match sections.get("di") {
+            Some((_, section)) => builtins::load_di(section, &mut builder.borrow_mut(), &mut diags),
+            None => builtins::Export::default(),
+        };
+        if export.parameters {
+            check_plain_parameters(&params, &mut diags);
+        }
+        extensions.apply_schemas(&mut diags);
+        extensions.call_all("loadConfiguration", &mut diags);
+        if let Some((_, section)) = sections.get("services") {
+            services::load_services(section, &mut builder.borrow_mut(), &mut diags);
+        }
+        Pipeline {
+            sections,
+            params,
+            builder,
+            sources,
+            extensions,
+            export,
+            raw_files: raw.files,
+            diags,
+            checks: Vec::new(),
+            stage: Stage::A,
+            plan: None,
+            inputs,
+        }
+    }
+
+    /// A new pipeline over the same loaded configuration, after phase A (files already read
+    /// are not read again; extension scripts are).
+    pub fn restart(&self) -> Pipeline {
+        let i = self.inputs.clone();
+        Pipeline::start(i.raw, &i.options, i.sources, i.diags)
+    }
+
+    /// Carries a copy of the current state through the rest of the compilation, as
+    /// `wireplan compile` would: from phase A the remaining phases run on a restarted pipeline
+    /// whose builder is replaced by this one's (so `beforeCompile()` sees the changes); from B
+    /// or C the builder copy is resolved and completed again (its earlier check results are
+    /// replaced), then the plan is built and `afterCompile(plan)` runs. This pipeline is left
+    /// as it was.
+    pub fn finish_copy(&mut self) -> Outcome {
+        if self.stage == Stage::A {
+            let mut p = self.restart();
+            // The copy's spans may point into files registered after phase A (inputs typed
+            // in the REPL); the restarted pipeline registered the same files up to there.
+            *p.sources.borrow_mut() = self.sources.borrow().clone();
+            p.replace_builder(self.builder.borrow().clone());
+            p.run_to(Stage::C);
+            let plan = p.take_plan();
+            let builder = p.builder.borrow().clone();
+            let (sources, diagnostics, _) = p.finish();
+            return Outcome {
+                sources,
+                diagnostics,
+                builder,
+                plan,
+            };
+        }
+        let saved_builder = self.builder.borrow().clone();
+        let saved_diags = self.diags.clone();
+        let saved_checks = self.checks.clone();
+        let saved_stage = self.stage;
+        let saved_plan = self.plan.take();
+        self.stage = Stage::B;
+        self.recheck();
+        self.phase_c();
+        let outcome = Outcome {
+            sources: self.sources.borrow().clone(),
+            diagnostics: std::mem::replace(&mut self.diags, saved_diags),
+            builder: std::mem::replace(&mut *self.builder.borrow_mut(), saved_builder),
+            plan: std::mem::replace(&mut self.plan, saved_plan),
+        };
+        self.checks = saved_checks;
+        self.stage = saved_stage;
+        outcome
+    }
+
+    /// Runs the phases up to and including `stage` (nothing when it is already there).
+    pub fn run_to(&mut self, stage: Stage) {
+        if self.stage < Stage::B && stage >= Stage::B {
+            self.phase_b();
+        }
+        if self.stage < Stage::C && stage >= Stage::C {
+            self.phase_c();
+        }
+    }
+
+    /// Phase B: resolve, `search:`, `decorator:`, `beforeCompile()`, inject, complete.
+    fn phase_b(&mut self) {
+        let diags = &mut self.diags;
+        let before = diags.items().len();
+        self.builder.borrow_mut().resolve(diags);
+        self.checks.push(before..diags.items().len());
+        if let Some((_, section)) = self.sections.get("search") {
+            builtins::search(section, &mut self.builder.borrow_mut(), diags);
+            self.builder.borrow_mut().refresh();
+        }
+        if let Some((_, section)) = self.sections.get("decorator") {
+            builtins::decorate(section, &mut self.builder.borrow_mut(), diags);
+        }
+        self.extensions.call_all("beforeCompile", diags);
+        self.builder.borrow_mut().refresh();
+        builtins::inject(&mut self.builder.borrow_mut(), diags);
+        let before = diags.items().len();
+        self.builder.borrow_mut().complete(diags);
+        self.checks.push(before..diags.items().len());
+        self.stage = Stage::B;
+    }
+
+    /// Phase C: the plan and `afterCompile(plan)`, only when there is no error so far.
+    fn phase_c(&mut self) {
+        self.stage = Stage::C;
+        if self.diags.has_errors() {
+            return;
+        }
+        let mut plan = self.plan_model();
+        self.extensions.after_compile(&mut plan, &mut self.diags);
+        self.plan = Some(plan);
+    }
+
+    /// The plan model of the builder as it is now (phase C without `afterCompile`). Meant
+    /// for a completed builder; services that failed to complete are left out.
+    pub fn plan_model(&self) -> Plan {
+        plan_model(
+            &self.builder.borrow(),
+            &self.params,
+            &self.export_now(),
+            &self.sources.borrow(),
+            &self.files(),
+        )
+    }
+
+    /// Replaces the builder's state with `builder` (the same shared cell, so the extensions
+    /// see the new state), and forgets what the builder's own checks reported, since they were
+    /// about the state replaced. The caller usually runs [`Pipeline::recheck`] or the next
+    /// phase afterwards.
+    pub fn replace_builder(&mut self, builder: ContainerBuilder) {
+        *self.builder.borrow_mut() = builder;
+        self.forget_checks();
+    }
+
+    /// Checks the builder again as the end of phase B does (resolve, complete), replacing
+    /// what earlier checks reported. Used after the builder was changed in phase B or C; in
+    /// phase A there is nothing to recheck yet.
+    pub fn recheck(&mut self) {
+        if self.stage == Stage::A {
+            return;
+        }
+        self.forget_checks();
+        let before = self.diags.items().len();
+        let mut b = self.builder.borrow_mut();
+        b.resolve(&mut self.diags);
+        b.complete(&mut self.diags);
+        self.checks.push(before..self.diags.items().len());
+    }
+
+    fn forget_checks(&mut self) {
+        if self.checks.is_empty() {
+            return;
+        }
+        let drop: std::collections::HashSet<usize> =
+            self.checks.drain(..).flat_map(|r| r.into_iter()).collect();
+        let kept: Vec<Diagnostic> = std::mem::take(&mut self.diags)
+            .into_vec()
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| !drop.contains(i))
+            .map(|(_, d)| d)
+            .collect();
+        self.diags.extend(kept);
+    }
+
+    /// The plan phase C made, if it ran without errors; taken out of the pipeline.
+    pub fn take_plan(&mut self) -> Option<Plan> {
+        self.plan.take()
+    }
+
+    /// The plan phase C made, if it ran without errors.
+    pub fn plan(&self) -> Option<&Plan> {
+        self.plan.as_ref()
+    }
+
+    /// The last phase run.
+    pub fn stage(&self) -> Stage {
+        self.stage
+    }
+
+    /// The builder shared with the extensions.
+    pub fn builder(&self) -> &SharedBuilder {
+        &self.builder
+    }
+
+    /// Everything reported so far, in the order found.
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.diags
+    }
+
+    /// Every file read so far (configs and scripts), for rendering diagnostics.
+    pub fn sources(&self) -> Ref<'_, SourceMap> {
+        self.sources.borrow()
+    }
+
+    /// Registers a file (a script run from the REPL, say) among the sources, so diagnostics
+    /// can point into it.
+    pub fn add_source(&self, name: String, path: Option<&Path>, text: String) -> FileId {
+        let mut s = self.sources.borrow_mut();
+        match path {
+            Some(p) => s.add_path(name, p, text),
+            None => s.add(name, text),
+        }
+    }
+
+    /// The expanded parameters (static values and which names are dynamic).
+    pub fn parameters(&self) -> &Parameters {
+        &self.params
+    }
+
+    /// The configuration sections after parameter expansion, in file order.
+    pub fn sections(&self) -> &Sections {
+        &self.sections
+    }
+
+    /// Every file read (configs, includes, scripts), in load order.
+    pub fn files(&self) -> Vec<FileId> {
+        let mut files = self.raw_files.clone();
+        files.extend(self.extensions.files.iter().copied());
+        files
+    }
+
+    fn export_now(&self) -> builtins::Export {
+        let mut export = self.export.clone();
+        if let Some(tags) = &mut export.tags {
+            tags.extend(self.extensions.host.exported_tags.borrow().iter().cloned());
+        }
+        if let Some(types) = &mut export.types {
+            types.extend(self.extensions.host.exported_types.borrow().iter().cloned());
+        }
+        export
+    }
+
+    /// Ends the pipeline: its sources, diagnostics, and the builder with what the plan needs.
+    pub fn finish(self) -> (SourceMap, Diagnostics, Built) {
+        let export = self.export_now();
+        let files = self.files();
+        let builder = self.builder.borrow().clone();
+        let sources = std::mem::take(&mut *self.sources.borrow_mut());
+        let built = Built {
+            builder,
+            parameters: self.params,
+            files,
+            export,
+            extensions: Some(self.extensions),
+        };
+        (sources, self.diags, built)
+    }
+}
+
+/// Every section needs a handler: a built-in one or a registered extension.
+fn check_sections(sections: &Sections, diags: &mut Diagnostics) {
+    let handled: Vec<String> = BUILTIN_SECTIONS
+        .iter()
+        .map(|s| s.to_string())
+        .chain(extension_names(sections.get("extensions").map(|(_, v)| v)))
+        .collect();
+    for (name, (key_span, _)) in sections {
+        if !handled.contains(name) {
+            let mut msg = format!(
+                "Found section '{name}' in configuration, but corresponding extension is missing"
+            );
+            match suggest(name, handled.iter().map(String::as_str)) {
+                Some(s) => msg.push_str(&format!(", did you mean '{s}'?")),
+                None => msg.push('.'),
+            }
+            diags.push(
+                Diagnostic::error(Code::UnknownExtension, msg)
+                    .with_primary(*key_span, "no extension handles this section"),
+            );
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! The REPL's commands: names, usage and help text, and reading a command line.
+
+/// One command of the REPL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Command {
+    /// The name without the colon (`services`).
+    pub name: &'static str,
+    /// What follows the name (`[PATTERN]`), empty when nothing does.
+    pub args: &'static str,
+    /// One line for `:help`.
+    pub summary: &'static str,
+    /// More for `:help NAME`.
+    pub details: &'static str,
+}
+
+/// Every command, in the order `:help` lists them.
+pub const COMMANDS: &[Command] = &[
+    Command {
+        name: "services",
+        args: "[PATTERN]",
+        summary: "services with their type (PATTERN: a glob like 'app.*' or a substring)",
+        details: "Answers from the builder as it is now, including changes made at the prompt.",
+    },
+    Command {
+        name: "show",
+        args: "NAME",
+        summary: "a definition: kind, type, creator, setup, tags, autowiring, lifespan, origin",
+        details: "In phase B and C the creator and setup are also shown completed (arguments \
+                  autowired, positional), as they go into the plan.",
+    },
+    Command {
+        name: "type",
+        args: "TYPE",
+        summary: "what builder.getByType(TYPE) answers, and every service of that type",
+        details: "In phase A only the services registered so far are known: the answer can \
+                  still change, so it is marked as not reliable. Switch with `:phase B`.",
+    },
+    Command {
+        name: "tag",
+        args: "TAG",
+        summary: "services carrying a tag, with the tag's values",
+        details: "",
+    },
+    Command {
+        name: "params",
+        args: "[PATTERN]",
+        summary: "parameters and their values; dynamic ones show as (dynamic)",
+        details: "A dynamic parameter's value is only known when the container starts, so it \
+                  is never shown.",
+    },
+    Command {
+        name: "errors",
+        args: "",
+        summary: "what `wireplan compile` would report for the builder as it is now",
+        details: "The rest of the compilation runs on a copy of the builder (from phase A: \
+                  resolve, beforeCompile(), complete; from B or C: resolve and complete again, \
+                  then the plan with afterCompile()). Prints 'no errors' when clean.",
+    },
+    Command {
+        name: "phase",
+        args: "[A|B|C]",
+        summary: "show the phase, or compile again up to phase A, B or C",
+        details: "A: parameters, loadConfiguration(), services:. B: resolve, search, decorator, \
+                  beforeCompile(), complete. C: the plan and afterCompile(plan). Changing the \
+                  phase drops the changes made at the prompt.",
+    },
+    Command {
+        name: "compile",
+        args: "PATH",
+        summary: "finish the builder as it is now and write the plan (binary for .bin)",
+        details: "The same checks as `wireplan compile`: nothing is written when there is an \
+                  error, an input file is never overwritten, the write is atomic.",
+    },
+    Command {
+        name: "reset",
+        args: "",
+        summary: "drop the changes made at the prompt; functions stay defined",
+        details: "",
+    },
+    Command {
+        name: "run",
+        args: "FILE.rhai",
+        summary: "run a Rhai script with `builder`, `config` and `params` in scope",
+        details: "To try an extension's beforeCompile() body before wiring it in: put the body \
+                  in a file, using `builder` for this.getContainerBuilder(). Functions it \
+                  defines stay defined.",
+    },
+    Command {
+        name: "reload",
+        args: "",
+        summary: "read the files again and compile up to the current phase",
+        details: "Changes made at the prompt are dropped.",
+    },
+    Command {
+        name: "help",
+        args: "[COMMAND]",
+        summary: "this list, or more about one command",
+        details: "",
+    },
+    Command {
+        name: "quit",
+        args: "",
+        summary: "leave (Ctrl-D too)",
+        details: "",
+    },
+];
+
+/// Commands other parts of wireplan answer; listed so completion knows what follows them.
+pub const SERVICE_COMMANDS: &[&str] = &["show", "explain", "deps", "needed-by"];
+
+/// The command named `name` (without the colon).
+pub fn find(name: &str) -> Option<&'static Command> {
+    COMMANDS.iter().find(|c| c.name == name)
+}
+
+/// Splits `:name rest` into the name (without colon) and its trimmed argument; `None` when
+/// the line is not a command.
+pub fn split(line: &str) -> Option<(&str, &str)> {
+    let rest = line.trim().strip_prefix(':')?;
+    Some(match rest.split_once(char::is_whitespace) {
+        Some((c, a)) => (c, a.trim()),
+        None => (rest, ""),
+    })
+}
+
+/// The `:help` text: every command, or one in detail.
+pub fn help(topic: &str) -> Result<String, String> {
+    let topic = topic.trim().trim_start_matches(':');
+    if topic.is_empty() {
+        let mut out = String::from("commands:\n");
+        for c in COMMANDS {
+            let head = format!(":{} {}", c.name, c.args);
+            out.push_str(&format!("  {head:<22}{}\n", c.summary));
+        }
+        out.push_str(
+            "anything else is Rhai, with `builder` (the ContainerBuilder extensions get),\n\
+             `config` and `params` in scope:\n  builder.getByType(\"App\\\\Logger\")\n  \
+             builder.addDefinition(\"clock2\").setFactory(\"App\\\\Clock\")\n\
+             functions defined with `fn` stay defined (they do not see outer variables: pass\n\
+             `builder` as an argument). Tab completes; `:help COMMAND` says more.",
+        );
+        return Ok(out);
+    }
+    match find(topic) {
+        Some(c) => {
+            let head = format!(":{} {}", c.name, c.args);
+            let mut out = format!("{}\n  {}", head.trim_end(), c.summary);
+            if !c.details.is_empty() {
+                out.push_str(&wrap(c.details, 88));
+            }
+            Ok(out)
+        }
+        None => Err(unknown(topic)),
+    }
+}
+
+/// `text` as lines of at most `width` characters (words are not split), each starting with
+/// a newline and two spaces.
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + word.len() > width {
+            out.push_str(&format!("\n  {line}"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&format!("\n  {line}"));
+    }
+    out
+}
+
+/// The message for an unknown command, with a suggestion when one is close.
+pub fn unknown(name: &str) -> String {
+    let names = COMMANDS.iter().map(|c| c.name);
+    match crate::diagnostics::suggest(name, names) {
+        Some(s) => format!("unknown command :{name}; did you mean :{s}? (:help lists them)"),
+        None => format!("unknown command :{name}; :help lists them"),
+    }
+}
+
+/// Does `name` match `pattern`: a glob (`*`, `?`) when it has one, else a case-insensitive
+/// substring; an empty pattern matches everything.
+pub fn matches(pattern: &str, name: &str) -> bool {
+    if pattern.is_empty() {
+        return true;
+    }
+    if !pattern.contains(['*', '?']) {
+        return name.to_lowercase().contains(&pattern.to_lowercase());
+    }
+    let mut re = String::from("(?i)^");
+    for c in pattern.chars() {
+        match c {
+            '*' => re.push_str(".*"),
+            '?' => re.push('.'),
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    re.push('$');
+    regex::Regex::new(&re).is_ok_and(|r| r.is_match(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_are_globs_or_substrings() {
+        assert!(matches("art", "articles"));
+        assert!(matches("*les", "articles"));
+        assert!(!matches("a*s?", "articles"));
+        assert!(matches("", "x"));
+        assert!(!matches("log", "db"));
+    }
+
+    #[test]
+    fn unknown_commands_get_a_suggestion() {
+        assert_eq!(
+            unknown("servces"),
+            "unknown command :servces; did you mean :services? (:help lists them)"
+        );
+        assert!(help("show").expect("known").starts_with(":show NAME\n"));
+        assert!(help("errors").expect("known").starts_with(":errors\n"));
+        assert!(help("errors")
+            .expect("known")
+            .lines()
+            .all(|l| l.len() <= 90));
+        assert!(help("nope").is_err());
+    }
+}

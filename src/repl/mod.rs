@@ -1,0 +1,651 @@
+//! The logic of the interactive shell (`wireplan repl CONFIG`): a compilation stopped after a
+//! phase ([`Stage`]), whose live builder can be changed with Rhai at the prompt and queried with
+//! commands. Every command answers from the builder as it is now (a copy is resolved and
+//! completed as needed; nothing is cached across inputs), and `:errors` / `:compile` carry a
+//! copy through the rest of the compilation exactly as `wireplan compile` would.
+//!
+//! The terminal front end ([`terminal`], rustyline) only reads lines and prints what
+//! [`Session::eval`] answers; completion and multi-line detection are here ([`complete`]) and
+//! tested without a terminal.
+
+pub mod commands;
+pub mod complete;
+pub mod display;
+pub mod terminal;
+
+use crate::builder::ContainerBuilder;
+use crate::compiler::pipeline::Outcome;
+use crate::compiler::{Options, Pipeline, Stage};
+use crate::diagnostics::{self, Code, Diagnostic, Diagnostics};
+use crate::expr::{Expr, ExprArray, ExprKind};
+use crate::neon::Key;
+use crate::script::api::{to_dynamic, BuilderHandle};
+use crate::source::{FileId, SourceMap};
+use rhai::{Dynamic, Engine, EvalAltResult, Scope, AST};
+use std::path::{Path, PathBuf};
+use wireplan_runtime::plan::Plan;
+
+/// The phase a session starts in: B, where types are resolved and `getByType` answers are
+/// final (the seeds' lesson: lookups in phase A see a partial graph).
+pub const DEFAULT_STAGE: Stage = Stage::B;
+
+/// One REPL session over one configuration file.
+pub struct Session {
+    path: PathBuf,
+    options: Options,
+    pipeline: Pipeline,
+    engine: Engine,
+    scope: Scope<'static>,
+    handle: BuilderHandle,
+    /// Every function defined at the prompt or by `:run`, later definitions replacing
+    /// earlier ones of the same name and arity.
+    functions: AST,
+    /// Everything evaluated so far (inputs and `:run` scripts), one after the other: the
+    /// `<session>` source diagnostics point into. Each input is compiled after as many blank
+    /// lines as come before it here, so positions inside functions defined by an earlier
+    /// input still name the right line.
+    transcript: String,
+    /// Inputs and scripts run since the builder was last compiled from the files.
+    changes: usize,
+}
+
+/// What a line produced.
+#[derive(Debug, PartialEq)]
+pub enum Reply {
+    /// Text to print (diagnostics already rendered).
+    Text(String),
+    /// The user asked to leave.
+    Quit,
+}
+
+impl Session {
+    /// Compiles `path` up to [`DEFAULT_STAGE`] and opens a session over the result (also when
+    /// it has errors: `:errors` shows them).
+    pub fn open(path: &Path, options: Options) -> Session {
+        Session::open_at(path, options, DEFAULT_STAGE)
+    }
+
+    /// Compiles `path` up to `stage` and opens a session over the result.
+    pub fn open_at(path: &Path, options: Options, stage: Stage) -> Session {
+        let mut pipeline = Pipeline::load(path, &options);
+        pipeline.run_to(stage);
+        let engine = crate::script::engine(&options.limits);
+        let handle = BuilderHandle::new(pipeline.builder().clone());
+        let mut s = Session {
+            path: path.to_path_buf(),
+            options,
+            pipeline,
+            engine,
+            scope: Scope::new(),
+            handle,
+            functions: AST::empty(),
+            transcript: String::new(),
+            changes: 0,
+        };
+        s.bind();
+        s
+    }
+
+    /// Binds `builder`, `config` and `params` for the current pipeline (variables defined at
+    /// the prompt are dropped).
+    fn bind(&mut self) {
+        self.handle = BuilderHandle::new(self.pipeline.builder().clone());
+        let mut config = ExprArray::new();
+        for (name, (_, value)) in self.pipeline.sections() {
+            config.items.insert(Key::Str(name.clone()), value.clone());
+        }
+        let mut params = ExprArray::new();
+        for (name, value) in &self.pipeline.parameters().values {
+            params.items.insert(Key::Str(name.clone()), value.clone());
+        }
+        self.scope = Scope::new();
+        self.scope.push_constant("builder", self.handle.clone());
+        self.scope
+            .push_constant("config", to_dynamic(&Expr::bare(ExprKind::Array(config))));
+        self.scope
+            .push_constant("params", to_dynamic(&Expr::bare(ExprKind::Array(params))));
+        self.changes = 0;
+    }
+
+    /// The phase the session stopped after.
+    pub fn stage(&self) -> Stage {
+        self.pipeline.stage()
+    }
+
+    /// The prompt, showing the phase: `wireplan[B]> `.
+    pub fn prompt(&self) -> String {
+        format!("wireplan[{}]> ", self.stage().letter())
+    }
+
+    /// The configuration file of the session.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A one-line summary of the compilation up to the current phase.
+    pub fn summary(&self) -> String {
+        let d = self.pipeline.diagnostics();
+        let errors = d.error_count();
+        format!(
+            "{}: phase {}, {} services, {} error(s), {} warning(s)",
+            self.path.display(),
+            self.stage().letter(),
+            self.pipeline.builder().borrow().definitions().count(),
+            errors,
+            d.items().len() - errors
+        )
+    }
+
+    /// Every file read so far (configs, scripts, inputs), for rendering diagnostics.
+    pub fn sources(&self) -> std::cell::Ref<'_, SourceMap> {
+        self.pipeline.sources()
+    }
+
+    /// The builder as it is now, brought up to date for questions: in phase A types are
+    /// resolved silently as a lookup by type would (the graph is partial); in B and C a copy
+    /// is resolved and completed again, so a changed service shows its new type, arguments
+    /// and errors. (`:explain`, `:deps` and `:needed-by` answer from this.)
+    pub fn current_builder(&self) -> ContainerBuilder {
+        let mut b = self.pipeline.builder().borrow().clone();
+        if self.stage() == Stage::A {
+            b.refresh();
+        } else {
+            let mut ignored = Diagnostics::new();
+            b.resolve(&mut ignored);
+            b.complete(&mut ignored);
+        }
+        b
+    }
+
+    /// The builder exactly as the prompt's `builder` sees it (not refreshed), as a copy.
+    pub fn live_builder(&self) -> ContainerBuilder {
+        self.pipeline.builder().borrow().clone()
+    }
+
+    /// The rest of the compilation run on a copy of the current state: what
+    /// `wireplan compile` would report and write (see [`Pipeline::finish_copy`]). `:errors`
+    /// and `:compile` answer from it; `:diff` compares its plan with [`Session::baseline_plan`].
+    pub fn finish(&mut self) -> Outcome {
+        self.pipeline.finish_copy()
+    }
+
+    /// The plan of the configuration without the session's changes (`None` when it has
+    /// errors): the left side of `:diff`.
+    pub fn baseline_plan(&self) -> Option<Plan> {
+        let mut p = self.pipeline.restart();
+        p.run_to(Stage::C);
+        p.take_plan()
+    }
+
+    /// Handles one input: a `:command` or Rhai code (possibly several lines).
+    pub fn eval(&mut self, input: &str) -> Reply {
+        let line = input.trim();
+        if line.is_empty() {
+            return Reply::Text(String::new());
+        }
+        let Some((cmd, arg)) = commands::split(line) else {
+            return Reply::Text(self.rhai(input));
+        };
+        let text = match cmd {
+            "quit" | "q" | "exit" => return Reply::Quit,
+            "help" | "h" => commands::help(arg).unwrap_or_else(|e| e),
+            "services" => self.services(arg),
+            "show" | "type" | "tag" | "compile" | "run" if arg.is_empty() => {
+                let c = commands::find(cmd).map(|c| c.args).unwrap_or_default();
+                format!("usage: :{cmd} {c}")
+            }
+            "show" => self.show(arg),
+            "type" => self.type_answer(arg),
+            "tag" => self.tag(arg),
+            "params" => self.params(arg),
+            "errors" => self.errors(),
+            "phase" => self.phase(arg),
+            "compile" => self.compile(arg),
+            "reset" => {
+                let (dropped, stage) = (self.changes, self.stage());
+                self.pipeline = self.pipeline.restart();
+                self.pipeline.run_to(stage);
+                self.bind();
+                format!("changes dropped ({dropped} input(s)); {}", self.summary())
+            }
+            "reload" => {
+                let stage = self.stage();
+                self.pipeline = Pipeline::load(&self.path, &self.options);
+                self.pipeline.run_to(stage);
+                self.bind();
+                self.summary()
+            }
+            "run" => self.run_file(arg),
+            other => commands::unknown(other),
+        };
+        Reply::Text(text)
+    }
+
+    /// Renders diagnostics as `wireplan check` prints them (without colour).
+    fn render(&self, diags: &[Diagnostic]) -> String {
+        diagnostics::render_to_string(&self.pipeline.sources(), diags)
+            .trim_end()
+            .to_string()
+    }
+
+    fn services(&self, pattern: &str) -> String {
+        let b = self.current_builder();
+        let rows: Vec<(String, String)> = b
+            .definitions()
+            .filter(|d| commands::matches(pattern, &d.name))
+            .map(|d| {
+                let mut extra = d
+                    .resolved_type
+                    .clone()
+                    .unwrap_or_else(|| "(type not resolved)".into());
+                if d.lifespan != wireplan_runtime::plan::Lifespan::Singleton {
+                    extra.push_str(&format!("  [{}]", display::lifespan(d.lifespan)));
+                }
+                if matches!(d.autowired, crate::builder::Autowired::All(false)) {
+                    extra.push_str("  [not autowired]");
+                }
+                (d.name.clone(), extra)
+            })
+            .collect();
+        if rows.is_empty() {
+            return if pattern.is_empty() {
+                "no services".into()
+            } else {
+                format!("no service matches '{pattern}'")
+            };
+        }
+        let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+        rows.iter()
+            .map(|(n, t)| format!("{n:<width$}  {t}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn missing_service(&self, name: &str, b: &ContainerBuilder) -> String {
+        let names: Vec<&str> = b.definitions().map(|d| d.name.as_str()).collect();
+        let d = Diagnostic::error(Code::MissingService, format!("Service '{name}' not found."))
+            .with_suggestion(name, names);
+        self.render(&[d])
+    }
+
+    fn show(&self, name: &str) -> String {
+        let b = self.current_builder();
+        match b.get_definition(name) {
+            Some(d) => display::definition(d, &self.pipeline.sources()),
+            None => self.missing_service(name, &b),
+        }
+    }
+
+    /// `:type T`: what `builder.getByType(T)` answers now, and every service of type `T` with
+    /// whether it is autowired. The one place that answers the question for the REPL.
+    pub fn type_answer(&self, ty: &str) -> String {
+        let ty = ty.trim().trim_start_matches('\\');
+        let mut b = self.live_builder();
+        if !b.catalog.exists(ty) && !crate::catalog::is_builtin(ty) {
+            let names: Vec<&str> = b.catalog.classes().map(|c| c.name.as_str()).collect();
+            let d = Diagnostic::error(
+                Code::ClassNotFound,
+                format!("Type '{ty}' is not in the catalog."),
+            )
+            .with_suggestion(ty, names);
+            return self.render(&[d]);
+        }
+        let mut out = match b.get_by_type(ty) {
+            Ok(Some(name)) => format!("getByType: {name}"),
+            Ok(None) => format!("getByType: no service is autowired for {ty}"),
+            Err(d) => format!("getByType: {}", self.render(&[d])),
+        };
+        if let Ok(all) = b.find_by_type(ty) {
+            for name in all {
+                let how = match b.get_definition(&name).map(|d| &d.autowired) {
+                    Some(crate::builder::Autowired::All(false)) => "autowired: no".to_string(),
+                    Some(crate::builder::Autowired::Types(t)) => {
+                        format!("autowired only for {}", t.join(", "))
+                    }
+                    _ => "autowired".to_string(),
+                };
+                out.push_str(&format!("\n  {name}  ({how})"));
+            }
+        }
+        if self.stage() == Stage::A {
+            out.push_str(
+                "\nphase A: only the services registered so far are known, so this answer is \
+                 not reliable yet (search, decorator and beforeCompile() have not run); \
+                 `:phase B` for the final one",
+            );
+        }
+        out
+    }
+
+    fn tag(&self, tag: &str) -> String {
+        let b = self.current_builder();
+        let found = b.find_by_tag(tag);
+        if found.is_empty() {
+            let mut tags: Vec<&str> = b
+                .definitions()
+                .flat_map(|d| d.tags.keys().map(String::as_str))
+                .collect();
+            tags.sort();
+            tags.dedup();
+            return match diagnostics::suggest(tag, tags) {
+                Some(s) => format!("no service carries tag '{tag}'; did you mean '{s}'?"),
+                None => format!("no service carries tag '{tag}'"),
+            };
+        }
+        found
+            .iter()
+            .map(|(n, v)| format!("{n}: {}", display::neon(v)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn params(&self, pattern: &str) -> String {
+        let p = self.pipeline.parameters();
+        let mut rows = Vec::new();
+        for (name, value) in &p.values {
+            flatten(name, value, &p.dynamic, &mut rows);
+        }
+        let mut declared: Vec<&String> = p.dynamic.iter().collect();
+        declared.sort();
+        for name in declared {
+            if !rows.iter().any(|(n, _)| n == name) {
+                rows.push((name.clone(), "(dynamic)".into()));
+            }
+        }
+        let rows: Vec<String> = rows
+            .into_iter()
+            .filter(|(n, _)| commands::matches(pattern, n))
+            .map(|(n, v)| format!("{n}: {v}"))
+            .collect();
+        if rows.is_empty() {
+            return format!("no parameter matches '{pattern}'");
+        }
+        rows.join("\n")
+    }
+
+    fn errors(&mut self) -> String {
+        let outcome = self.finish();
+        let items = outcome.diagnostics.items();
+        if items.is_empty() {
+            return "no errors".into();
+        }
+        let text = diagnostics::render_to_string(&outcome.sources, items)
+            .trim_end()
+            .to_string();
+        let errors = outcome.diagnostics.error_count();
+        if errors == 0 {
+            format!("{text}\nno errors, {} warning(s)", items.len())
+        } else {
+            format!(
+                "{text}\n{errors} error(s), {} warning(s)",
+                items.len() - errors
+            )
+        }
+    }
+
+    fn phase(&mut self, arg: &str) -> String {
+        if arg.is_empty() {
+            return format!(
+                "phase {} (:phase A|B|C compiles again up to that phase)",
+                self.stage().letter()
+            );
+        }
+        let Some(stage) = Stage::parse(arg) else {
+            return format!("usage: :phase A|B|C ('{arg}' is not a phase)");
+        };
+        let dropped = self.changes;
+        self.pipeline = self.pipeline.restart();
+        self.pipeline.run_to(stage);
+        self.bind();
+        let mut out = self.summary();
+        if dropped > 0 {
+            out.push_str(&format!(
+                "\nthe changes of {dropped} input(s) were dropped (the phases ran again from the files)"
+            ));
+        }
+        out
+    }
+
+    fn compile(&mut self, arg: &str) -> String {
+        let out = PathBuf::from(arg);
+        let outcome = self.finish();
+        let errors = outcome.diagnostics.error_count();
+        let rendered = diagnostics::render_to_string(&outcome.sources, outcome.diagnostics.items());
+        let rendered = rendered.trim_end();
+        let Some(plan) = outcome.plan.filter(|_| errors == 0) else {
+            return format!("{rendered}\nerror: {errors} error(s); no plan written");
+        };
+        let encoding = wireplan_runtime::Encoding::for_path(&out);
+        let mut text = String::new();
+        if !rendered.is_empty() {
+            text.push_str(rendered);
+            text.push('\n');
+        }
+        match crate::plan::write_checked(&outcome.sources, &out, &plan, encoding) {
+            Ok(()) => {
+                text.push_str(&format!(
+                    "wrote {} ({} services)",
+                    out.display(),
+                    plan.services.len()
+                ));
+                text
+            }
+            Err(d) => {
+                text.push_str(&self.render(&[d]));
+                text
+            }
+        }
+    }
+
+    fn run_file(&mut self, arg: &str) -> String {
+        let path = PathBuf::from(arg);
+        let text = match crate::source::read_input_file(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| String::from_utf8(b).map_err(|_| "not valid UTF-8".to_string()))
+        {
+            Ok(t) => t,
+            Err(e) => {
+                let d = Diagnostic::error(
+                    Code::FileNotFound,
+                    format!("Cannot read '{}': {e}", path.display()),
+                );
+                return self.render(&[d]);
+            }
+        };
+        self.transcript
+            .push_str(&format!("// :run {}\n", path.display()));
+        self.rhai(&text)
+    }
+
+    /// Evaluates Rhai code typed at the prompt (or read by `:run`), as the next part of the
+    /// `<session>` source.
+    fn rhai(&mut self, code: &str) -> String {
+        let lines_before = self.transcript.matches('\n').count();
+        self.transcript.push_str(code);
+        if !code.ends_with('\n') {
+            self.transcript.push('\n');
+        }
+        let file = self
+            .pipeline
+            .add_source("<session>".into(), None, self.transcript.clone());
+        let padded = format!("{}{code}", "\n".repeat(lines_before));
+        self.run_code(&padded, file)
+    }
+
+    fn run_code(&mut self, code: &str, file: FileId) -> String {
+        let ast = match self.engine.compile_with_scope(&self.scope, code) {
+            Ok(ast) => ast,
+            Err(e) => {
+                let msg = crate::script::strip_position(&e.to_string());
+                let d = Diagnostic::error(Code::ScriptError, format!("syntax error: {msg}")).at(
+                    crate::script::span_of(&self.pipeline.sources(), file, e.position()),
+                );
+                return self.render(&[d]);
+            }
+        };
+        self.functions = self.functions.merge(&ast.clone_functions_only());
+        let full = self.functions.merge(&ast);
+        self.handle
+            .set_script(file, self.pipeline.sources().get(file));
+        self.changes += 1;
+        let result = self
+            .engine
+            .eval_ast_with_scope::<Dynamic>(&mut self.scope, &full);
+        let mut diags = self.handle.take_warnings();
+        let value = match result {
+            Ok(v) if v.is_unit() && ast.iter_functions().next().is_some() => {
+                let names: Vec<String> = ast
+                    .iter_functions()
+                    .map(|f| format!("{}/{}", f.name, f.params.len()))
+                    .collect();
+                format!("defined {}", names.join(", "))
+            }
+            Ok(v) => display::dynamic(&v),
+            Err(e) => {
+                diags.push(self.eval_error(file, &e));
+                String::new()
+            }
+        };
+        let rendered = self.render(&diags);
+        match (rendered.is_empty(), value.is_empty()) {
+            (true, _) => value,
+            (false, true) => rendered,
+            (false, false) => format!("{rendered}\n{value}"),
+        }
+    }
+
+    /// A script error at the prompt as a diagnostic at its place in the input.
+    fn eval_error(&self, file: FileId, err: &EvalAltResult) -> Diagnostic {
+        let mut inner = err;
+        let mut outer_pos = err.position();
+        while let EvalAltResult::ErrorInFunctionCall(_, _, next, pos) = inner {
+            if outer_pos.is_none() {
+                outer_pos = *pos;
+            }
+            inner = next;
+        }
+        let limits = &self.options.limits;
+        let mut d = match inner {
+            EvalAltResult::ErrorRuntime(v, _) if v.is::<Diagnostic>() => {
+                v.clone().cast::<Diagnostic>()
+            }
+            EvalAltResult::ErrorTooManyOperations(_) => Diagnostic::error(
+                Code::ScriptError,
+                format!(
+                    "Stopped: the input ran more than {} operations (the sandbox limit); the \
+                     session goes on.",
+                    limits.max_operations
+                ),
+            ),
+            other => Diagnostic::error(
+                Code::ScriptError,
+                crate::script::strip_position(&other.to_string()),
+            ),
+        };
+        if !matches!(inner, EvalAltResult::ErrorTooManyOperations(_)) {
+            if let Some(note) = crate::script::limit_note(inner, limits) {
+                d = d.with_note(note);
+            }
+        }
+        if d.primary_span().is_none() {
+            let pos = if inner.position().is_none() {
+                outer_pos
+            } else {
+                inner.position()
+            };
+            if let Some(span) = crate::script::span_of(&self.pipeline.sources(), file, pos) {
+                d = d.with_primary(span, "here");
+            }
+        }
+        d
+    }
+
+    /// Service names, for completion.
+    pub fn service_names(&self) -> Vec<String> {
+        let b = self.pipeline.builder().borrow();
+        let mut names: Vec<String> = b.definitions().map(|d| d.name.clone()).collect();
+        names.extend(b.aliases().keys().cloned());
+        names
+    }
+
+    /// Type names of the catalog, for completion.
+    pub fn type_names(&self) -> Vec<String> {
+        let b = self.pipeline.builder().borrow();
+        b.catalog.classes().map(|c| c.name.clone()).collect()
+    }
+
+    /// Tags carried by any service, for completion.
+    pub fn tag_names(&self) -> Vec<String> {
+        let b = self.pipeline.builder().borrow();
+        let mut tags: Vec<String> = b
+            .definitions()
+            .flat_map(|d| d.tags.keys().cloned())
+            .collect();
+        tags.sort();
+        tags.dedup();
+        tags
+    }
+
+    /// Parameter names (nested ones dotted: `database.dsn`), for completion.
+    pub fn parameter_names(&self) -> Vec<String> {
+        let p = self.pipeline.parameters();
+        let mut rows = Vec::new();
+        for (name, value) in &p.values {
+            flatten(name, value, &p.dynamic, &mut rows);
+        }
+        rows.into_iter().map(|(n, _)| n).collect()
+    }
+
+    /// Variables in scope and functions defined at the prompt, for completion.
+    pub fn variable_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .scope
+            .iter_raw()
+            .map(|(n, _, _)| n.to_string())
+            .collect();
+        names.extend(self.functions.iter_functions().map(|f| f.name.to_string()));
+        names
+    }
+
+    /// The engine, for the names of its registered functions.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+}
+
+/// Parameters as `(dotted name, shown value)`; nested maps are flattened, and a dynamic value
+/// (declared dynamic, `env.*`, or containing a `%dynamic%` read) shows as `(dynamic)`.
+fn flatten(
+    name: &str,
+    value: &Expr,
+    dynamic: &std::collections::HashSet<String>,
+    out: &mut Vec<(String, String)>,
+) {
+    let is_dynamic = dynamic.contains(name) || name.starts_with("env.") || holds_dynamic(value);
+    match &value.kind {
+        _ if is_dynamic && !matches!(&value.kind, ExprKind::Array(a) if !a.is_list()) => {
+            out.push((name.to_string(), "(dynamic)".into()))
+        }
+        ExprKind::Array(a) if !a.is_list() && !a.is_empty() => {
+            for (k, v) in &a.items {
+                flatten(&format!("{name}.{}", k.as_string()), v, dynamic, out);
+            }
+        }
+        _ => out.push((name.to_string(), display::neon(value))),
+    }
+}
+
+fn holds_dynamic(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Dynamic(_) => true,
+        ExprKind::Concat(parts) => parts.iter().any(holds_dynamic),
+        ExprKind::Array(a) => a.values().any(holds_dynamic),
+        ExprKind::Statement(s) => s.arguments.values().any(holds_dynamic),
+        _ => false,
+    }
+}
+
+/// Does the configuration file exist? The REPL refuses to start without one.
+pub fn config_exists(path: &Path) -> bool {
+    path.is_file()
+}

@@ -1,0 +1,240 @@
+//! The terminal front end of the REPL (rustyline): reads lines, prints what
+//! [`Session::eval`] answers, and plugs the session's completion, hints, colouring and
+//! multi-line detection ([`super::complete`]) into the line editor. `wireplan repl` and the
+//! `wireplan-repl` alias both call [`run`].
+
+use super::complete;
+use super::{Reply, Session};
+use rustyline::completion::{Completer, FilenameCompleter, Pair};
+use rustyline::error::ReadlineError;
+use rustyline::highlight::{CmdKind, Highlighter};
+use rustyline::hint::Hinter;
+use rustyline::history::DefaultHistory;
+use rustyline::validate::{ValidationContext, ValidationResult, Validator};
+use rustyline::{Context, Editor, Helper};
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::rc::Rc;
+
+/// The rustyline helper over a session.
+pub struct ReplHelper {
+    session: Rc<RefCell<Session>>,
+    files: FilenameCompleter,
+    color: bool,
+}
+
+impl Completer for ReplHelper {
+    type Candidate = Pair;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        ctx: &Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let c = complete::candidates(&self.session.borrow(), line, pos);
+        if c.path {
+            return self.files.complete(line, pos, ctx);
+        }
+        let pairs = c
+            .words
+            .into_iter()
+            .map(|w| Pair {
+                display: w.clone(),
+                replacement: w,
+            })
+            .collect();
+        Ok((c.start, pairs))
+    }
+}
+
+impl Hinter for ReplHelper {
+    type Hint = String;
+
+    fn hint(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> Option<String> {
+        (pos == line.len()).then(|| complete::hint(line)).flatten()
+    }
+}
+
+impl Highlighter for ReplHelper {
+    fn highlight<'l>(&self, line: &'l str, _pos: usize) -> Cow<'l, str> {
+        if !self.color {
+            return Cow::Borrowed(line);
+        }
+        Cow::Owned(colour(line))
+    }
+
+    fn highlight_hint<'h>(&self, hint: &'h str) -> Cow<'h, str> {
+        if !self.color {
+            return Cow::Borrowed(hint);
+        }
+        Cow::Owned(format!("\x1b[2m{hint}\x1b[0m"))
+    }
+
+    fn highlight_char(&self, _line: &str, _pos: usize, _kind: CmdKind) -> bool {
+        self.color
+    }
+}
+
+impl Validator for ReplHelper {
+    fn validate(&self, ctx: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
+        Ok(if complete::is_incomplete(ctx.input()) {
+            ValidationResult::Incomplete
+        } else {
+            ValidationResult::Valid(None)
+        })
+    }
+}
+
+impl Helper for ReplHelper {}
+
+/// ANSI colouring: a leading `:command` bold blue, string literals green.
+pub fn colour(line: &str) -> String {
+    const CMD: &str = "\x1b[1;34m";
+    const STR: &str = "\x1b[32m";
+    const RESET: &str = "\x1b[0m";
+    if let Some(rest) = line.strip_prefix(':') {
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        return format!("{CMD}:{}{RESET}{}", &rest[..end], &rest[end..]);
+    }
+    let mut out = String::with_capacity(line.len() + 16);
+    let mut in_str = false;
+    let mut escaped = false;
+    for c in line.chars() {
+        if in_str {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                out.push_str(RESET);
+                in_str = false;
+            }
+        } else if c == '"' {
+            out.push_str(STR);
+            out.push(c);
+            in_str = true;
+        } else {
+            out.push(c);
+        }
+    }
+    if in_str {
+        out.push_str(RESET);
+    }
+    out
+}
+
+/// Where the history is kept: `$XDG_DATA_HOME/wireplan/history`, else
+/// `~/.local/share/wireplan/history`; `None` without either variable.
+pub fn history_path() -> Option<PathBuf> {
+    let base = match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        Some(x) => PathBuf::from(x),
+        None => PathBuf::from(std::env::var_os("HOME")?).join(".local/share"),
+    };
+    Some(base.join("wireplan").join("history"))
+}
+
+/// Colour when standard output is a terminal and `NO_COLOR` is not set.
+fn use_colour() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+}
+
+/// Starts a session over `config` and runs the loop: refuses (exit 1, `file-not-found`) when
+/// the file is missing, prints `problems` with the options (rendered against `arg_sources`)
+/// and goes on without them.
+pub fn start(
+    config: &std::path::Path,
+    options: crate::compiler::Options,
+    arg_sources: &crate::source::SourceMap,
+    problems: &[crate::diagnostics::Diagnostic],
+    color: bool,
+) -> ExitCode {
+    use crate::diagnostics::{Code, Diagnostic};
+    if !super::config_exists(config) {
+        let d = Diagnostic::error(
+            Code::FileNotFound,
+            format!("'{}' is missing or is not a file", config.display()),
+        );
+        crate::diagnostics::render(arg_sources, &[d], color);
+        return ExitCode::from(1);
+    }
+    crate::diagnostics::render(arg_sources, problems, color);
+    run(Session::open(config, options))
+}
+
+/// Runs the interactive loop over `session` until `:quit` or Ctrl-D. Ctrl-C drops the line
+/// being typed. History is loaded and saved at [`history_path`]; a missing or read-only
+/// location is not an error (the session just has no saved history). Exit code 0, or 1 when
+/// the terminal cannot be used.
+pub fn run(session: Session) -> ExitCode {
+    println!("{}  (:help for commands)", session.summary());
+    let session = Rc::new(RefCell::new(session));
+    let config = rustyline::Config::builder()
+        .auto_add_history(false)
+        .completion_type(rustyline::CompletionType::List)
+        .build();
+    let mut editor: Editor<ReplHelper, DefaultHistory> = match Editor::with_config(config) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: cannot start the line editor: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    editor.set_helper(Some(ReplHelper {
+        session: session.clone(),
+        files: FilenameCompleter::new(),
+        color: use_colour(),
+    }));
+    let history = history_path();
+    if let Some(h) = &history {
+        let _ = editor.load_history(h);
+    }
+    loop {
+        let prompt = session.borrow().prompt();
+        match editor.readline(&prompt) {
+            Ok(line) => {
+                if !line.trim().is_empty() {
+                    let _ = editor.add_history_entry(line.as_str());
+                }
+                let reply = session.borrow_mut().eval(&line);
+                match reply {
+                    Reply::Quit => break,
+                    Reply::Text(t) if t.is_empty() => {}
+                    Reply::Text(t) => println!("{t}"),
+                }
+            }
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
+    if let Some(h) = &history {
+        let saved = h
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| editor.save_history(h).map_err(std::io::Error::other));
+        drop(saved);
+    }
+    ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_and_strings_are_coloured() {
+        assert_eq!(colour(":show db"), "\x1b[1;34m:show\x1b[0m db");
+        assert_eq!(
+            colour(r#"builder.getDefinition("db")"#),
+            "builder.getDefinition(\x1b[32m\"db\"\x1b[0m)"
+        );
+    }
+}

@@ -1,0 +1,395 @@
+//! The REPL's logic without a terminal: completion, multi-line detection, phase stepping,
+//! `:compile`, `:reset`, `:run`, the "one truth" bugs (every view answers from the builder as
+//! it is now), error rendering and the sandbox stopping a runaway input.
+
+use std::path::{Path, PathBuf};
+use wireplan::compiler::{Options, Stage};
+use wireplan::repl::complete::{self, candidates, is_incomplete};
+use wireplan::repl::{Reply, Session};
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/blog/config/app.neon")
+}
+
+fn session() -> Session {
+    Session::open(&example(), Options::default())
+}
+
+/// Evaluates `input` and returns the printed text.
+fn ask(s: &mut Session, input: &str) -> String {
+    match s.eval(input) {
+        Reply::Text(t) => t,
+        Reply::Quit => panic!("unexpected quit after {input:?}"),
+    }
+}
+
+fn words(s: &Session, line: &str) -> Vec<String> {
+    candidates(s, line, line.len()).words
+}
+
+#[test]
+fn completion_offers_commands_services_types_tags_and_methods() {
+    let s = session();
+    assert_eq!(words(&s, ":sh"), vec![":show"]);
+    assert_eq!(words(&s, ":re"), vec![":reload", ":reset"]);
+    let c = candidates(&s, ":show ar", 8);
+    assert_eq!((c.start, c.words), (6, vec!["articles".to_string()]));
+    assert_eq!(words(&s, ":explain co"), vec!["comments"]);
+    assert_eq!(
+        words(&s, ":type App\\Lo"),
+        vec!["App\\LogNotifier", "App\\Logger"]
+    );
+    assert_eq!(words(&s, ":tag log"), vec!["logaware"]);
+    assert_eq!(words(&s, ":params database"), vec!["database.dsn"]);
+    assert_eq!(words(&s, ":phase "), vec!["A", "B", "C"]);
+    assert!(candidates(&s, ":run exa", 8).path);
+    // Inside a Rhai string: service names and (escaped) types.
+    let line = r#"builder.getDefinition("ma"#;
+    let c = candidates(&s, line, line.len());
+    assert_eq!((c.start, c.words), (23, vec!["mailer".to_string()]));
+    assert_eq!(
+        words(&s, r#"builder.getByType("App\\Cl"#),
+        vec![r"App\\Clock"]
+    );
+    assert_eq!(words(&s, r#"builder.findByTag(""#), vec!["logaware"]);
+    // Methods come from the engine's registered functions.
+    assert_eq!(words(&s, "builder.addDef"), vec!["addDefinition"]);
+    assert_eq!(
+        words(&s, r#"builder.getDefinition("db").setLif"#),
+        vec!["setLifespan"]
+    );
+    assert!(words(&s, "builder.").contains(&"getByType".to_string()));
+    assert!(!words(&s, "builder.").contains(&"setLifespan".to_string()));
+    assert!(complete::definition_methods(s.engine()).contains(&"addSetup".to_string()));
+    // Variables in scope.
+    assert_eq!(words(&s, "bui"), vec!["builder"]);
+}
+
+#[test]
+fn hints_show_the_rest_of_a_command_and_its_arguments() {
+    assert_eq!(complete::hint(":sho").as_deref(), Some("w NAME"));
+    assert_eq!(complete::hint(":show ").as_deref(), Some("NAME"));
+    assert_eq!(complete::hint(":errors "), None);
+    assert_eq!(complete::hint("builder"), None);
+}
+
+#[test]
+fn multi_line_input_waits_for_closing_brackets_strings_and_comments() {
+    assert!(is_incomplete("fn twice(x) {"));
+    assert!(is_incomplete("builder.getDefinition(\"db\")\n  .addTag("));
+    assert!(is_incomplete("let s = \"open"));
+    assert!(is_incomplete("let s = `multi\nline"));
+    assert!(is_incomplete("/* note ("));
+    assert!(is_incomplete("[1, 2,"));
+    assert!(!is_incomplete("fn twice(x) {\n  x * 2\n}"));
+    assert!(!is_incomplete("let s = \"a { ( [\";"));
+    assert!(!is_incomplete("let c = '(';"));
+    assert!(!is_incomplete("1 + 1 // (unclosed in a comment"));
+    assert!(!is_incomplete(":show ("));
+    assert!(!is_incomplete("x)"));
+}
+
+#[test]
+fn phases_step_and_type_answers_say_when_they_are_not_reliable() {
+    let mut s = Session::open_at(&example(), Options::default(), Stage::A);
+    assert_eq!(s.prompt(), "wireplan[A]> ");
+    let a = ask(&mut s, ":type App\\Logger");
+    assert!(a.starts_with("getByType: logger"), "{a}");
+    assert!(a.contains("not reliable yet"), "{a}");
+    // beforeCompile() (the logaware extension) has not run: no setLogger setup yet.
+    assert!(!ask(&mut s, ":show articles").contains("setLogger"));
+
+    let b = ask(&mut s, ":phase B");
+    assert!(b.contains("phase B, 9 services, 0 error(s)"), "{b}");
+    assert_eq!(s.prompt(), "wireplan[B]> ");
+    let t = ask(&mut s, ":type App\\Logger");
+    assert_eq!(t, "getByType: logger\n  logger  (autowired)");
+    assert!(ask(&mut s, ":show articles").contains("@self::setLogger(@logger)"));
+
+    ask(&mut s, ":phase C");
+    assert_eq!(s.stage(), Stage::C);
+    assert_eq!(
+        ask(&mut s, ":phase D"),
+        "usage: :phase A|B|C ('D' is not a phase)"
+    );
+}
+
+#[test]
+fn compile_writes_the_changed_builder_with_the_same_checks_as_the_cli() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = session();
+    // Unchanged, the session writes what `wireplan compile` writes.
+    let same = dir.path().join("same.plan.json");
+    assert!(ask(&mut s, &format!(":compile {}", same.display())).starts_with("wrote "));
+    let plan = wireplan::compiler::compile(&example(), &Options::default())
+        .plan
+        .expect("the example compiles");
+    assert_eq!(
+        std::fs::read_to_string(&same).expect("written"),
+        wireplan::plan::to_json(&plan)
+    );
+
+    let r = ask(
+        &mut s,
+        r#"builder.addDefinition("extra").setFactory("App\\Clock").setAutowired(false)"#,
+    );
+    assert_eq!(r, "Definition(extra)");
+    let out = dir.path().join("out.plan.json");
+    let r = ask(&mut s, &format!(":compile {}", out.display()));
+    assert_eq!(r, format!("wrote {} (10 services)", out.display()));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("written")).expect("json");
+    assert_eq!(json["services"]["extra"]["type"], "App\\Clock");
+
+    // An input file is never overwritten.
+    let before = std::fs::read_to_string(example()).expect("read");
+    let r = ask(&mut s, &format!(":compile {}", example().display()));
+    assert!(
+        r.contains("error[io-error]: Refusing to write the plan over"),
+        "{r}"
+    );
+    assert_eq!(std::fs::read_to_string(example()).expect("read"), before);
+
+    // With an error nothing is written.
+    ask(&mut s, r#"builder.removeDefinition("db")"#);
+    let broken = dir.path().join("broken.plan.json");
+    let r = ask(&mut s, &format!(":compile {}", broken.display()));
+    assert!(r.ends_with("error: 2 error(s); no plan written"), "{r}");
+    assert!(!broken.exists());
+}
+
+#[test]
+fn compile_from_phase_a_runs_before_compile_on_the_changes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut s = Session::open_at(&example(), Options::default(), Stage::A);
+    ask(
+        &mut s,
+        r#"builder.addDefinition("audit").setFactory("App\\CommentRepository").setAutowired(false).addTag("logaware")"#,
+    );
+    let out = dir.path().join("a.plan.json");
+    assert!(ask(&mut s, &format!(":compile {}", out.display())).starts_with("wrote "));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("written")).expect("json");
+    // The logaware extension's beforeCompile() saw the new service and gave it a logger.
+    assert_eq!(
+        json["services"]["audit"]["setup"][0]["$call"][1], "setLogger",
+        "{json}"
+    );
+    // The session itself is still in phase A, unchanged by the compile.
+    assert_eq!(s.stage(), Stage::A);
+    assert!(!ask(&mut s, ":show audit").contains("setLogger"));
+}
+
+#[test]
+fn reset_drops_changes_and_keeps_functions() {
+    let mut s = session();
+    assert_eq!(ask(&mut s, "fn twice(x) { x * 2 }"), "defined twice/1");
+    ask(
+        &mut s,
+        r#"builder.addDefinition("extra").setFactory("App\\Clock")"#,
+    );
+    ask(&mut s, "let kept = 1;");
+    assert_eq!(ask(&mut s, r#"builder.hasDefinition("extra")"#), "true");
+    let r = ask(&mut s, ":reset");
+    assert!(r.starts_with("changes dropped (4 input(s))"), "{r}");
+    assert_eq!(ask(&mut s, r#"builder.hasDefinition("extra")"#), "false");
+    assert_eq!(ask(&mut s, "twice(21)"), "42");
+    assert!(ask(&mut s, "kept").contains("Variable not found: kept"));
+}
+
+#[test]
+fn definitions_made_by_a_function_point_at_the_function() {
+    let mut s = session();
+    ask(&mut s, "1 + 1");
+    let f = "fn add_clock(b, name) {\n  b.addDefinition(name).setFactory(\"App\\\\Clock\")\n}";
+    assert_eq!(ask(&mut s, f), "defined add_clock/2");
+    ask(&mut s, "add_clock(builder, \"clock2\").setAutowired(false)");
+    // Line 3 of the session: the function's body, not the line that called it.
+    assert!(
+        ask(&mut s, ":show clock2").contains("defined:   <session>:3:5"),
+        "{}",
+        ask(&mut s, ":show clock2")
+    );
+}
+
+#[test]
+fn run_executes_a_script_against_the_builder() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("try.rhai");
+    std::fs::write(
+        &script,
+        "fn label(n) { \"svc-\" + n }\n\
+         for name in builder.findByTag(\"logaware\").keys() {\n\
+         \tbuilder.getDefinition(name).addTag(\"audited\");\n\
+         }\n\
+         builder.addDefinition(\"ran\").setFactory(\"App\\\\Clock\").setAutowired(false);\n",
+    )
+    .expect("write");
+    let mut s = session();
+    let r = ask(&mut s, &format!(":run {}", script.display()));
+    assert_eq!(r, "Definition(ran)");
+    assert_eq!(
+        ask(&mut s, ":tag audited"),
+        "articles: true\ncomments: true"
+    );
+    assert!(ask(&mut s, ":show ran").contains("defined:   "));
+    assert_eq!(ask(&mut s, "label(\"x\")"), "svc-x");
+    let missing = ask(&mut s, ":run nope.rhai");
+    assert!(missing.starts_with("error[file-not-found]: Cannot read 'nope.rhai'"));
+}
+
+/// `setAutowired(true)` on a second candidate: `:type` and `builder.getByType` agree.
+#[test]
+fn one_truth_type_follows_autowiring_changes() {
+    let mut s = session();
+    ask(
+        &mut s,
+        r#"builder.addDefinition("log2").setFactory("App\\FileLogger", ["/tmp/x.log"]).setAutowired(false)"#,
+    );
+    assert!(ask(&mut s, ":type App\\Logger").starts_with("getByType: logger\n"));
+    ask(
+        &mut s,
+        r#"builder.getDefinition("log2").setAutowired(true)"#,
+    );
+    let t = ask(&mut s, ":type App\\Logger");
+    assert!(t.contains("error[ambiguous-service]"), "{t}");
+    assert!(t.contains("log2  (autowired)"), "{t}");
+    let g = ask(&mut s, r#"builder.getByType("App\\Logger")"#);
+    assert!(g.contains("error[ambiguous-service]"), "{g}");
+}
+
+/// `:show` reflects a changed lifespan and an added tag.
+#[test]
+fn one_truth_show_follows_definition_changes() {
+    let mut s = session();
+    assert!(ask(&mut s, ":show db").contains("lifespan:  singleton"));
+    ask(
+        &mut s,
+        r#"builder.getDefinition("db").setLifespan("transient").addTag("audited")"#,
+    );
+    let shown = ask(&mut s, ":show db");
+    assert!(shown.contains("lifespan:  transient"), "{shown}");
+    assert!(shown.contains("tags:      [audited]"), "{shown}");
+    assert!(ask(&mut s, ":services db").contains("[transient]"));
+}
+
+/// After `removeDefinition("db")`, `:errors` says who needs it.
+#[test]
+fn one_truth_errors_follow_a_removed_service() {
+    let mut s = session();
+    assert_eq!(ask(&mut s, ":errors"), "no errors");
+    ask(&mut s, r#"builder.removeDefinition("db")"#);
+    let e = ask(&mut s, ":errors");
+    assert!(
+        e.contains("error[missing-service]: Service 'articles'"),
+        "{e}"
+    );
+    assert!(e.contains("App\\Database required by $db"), "{e}");
+    assert!(e.ends_with("2 error(s), 0 warning(s)"), "{e}");
+}
+
+/// A service added at the prompt shows its type, and `:errors` agrees with what is shown.
+#[test]
+fn one_truth_new_services_are_resolved_and_errors_agree() {
+    let mut s = session();
+    ask(
+        &mut s,
+        r#"builder.addDefinition("extra").setFactory("App\\Clock").setAutowired(false)"#,
+    );
+    assert!(ask(&mut s, ":services extra").contains("extra  App\\Clock"));
+    assert!(ask(&mut s, ":show extra").contains("type:      App\\Clock"));
+    assert_eq!(ask(&mut s, ":errors"), "no errors");
+    // A service that cannot be resolved is shown so, and :errors says why.
+    ask(
+        &mut s,
+        r#"builder.addDefinition("bad").setFactory("App\\Nope")"#,
+    );
+    assert!(ask(&mut s, ":services bad").contains("(type not resolved)"));
+    let e = ask(&mut s, ":errors");
+    assert!(e.contains("App\\Nope"), "{e}");
+    assert!(e.contains("error["), "{e}");
+}
+
+#[test]
+fn errors_render_as_check_prints_them_and_the_session_goes_on() {
+    let mut s = session();
+    let e = ask(&mut s, r#"builder.getDefinition("dbx")"#);
+    assert!(
+        e.starts_with("error[missing-service]: Service 'dbx' not found."),
+        "{e}"
+    );
+    assert!(e.contains("┌─ <session>:1:9"), "{e}");
+    assert!(e.contains("did you mean 'db'?"), "{e}");
+    let e = ask(&mut s, "let x = (1 +;");
+    assert!(e.starts_with("error[script-error]: syntax error"), "{e}");
+    assert!(e.contains("┌─ <session>:2:"), "{e}");
+    assert!(ask(&mut s, ":show dbx").contains("did you mean 'db'?"));
+    assert!(ask(&mut s, ":type App\\Logr").contains("did you mean 'App\\Logger'?"));
+    assert_eq!(
+        ask(&mut s, ":servces"),
+        "unknown command :servces; did you mean :services? (:help lists them)"
+    );
+    assert!(ask(&mut s, ":help type").starts_with(":type TYPE\n"));
+    assert_eq!(ask(&mut s, "1 + 1"), "2");
+}
+
+#[test]
+fn a_runaway_input_is_stopped_by_the_sandbox() {
+    let mut options = Options::default();
+    options.limits.max_operations = 200_000;
+    let mut s = Session::open(&example(), options);
+    let r = ask(&mut s, "loop {}");
+    assert!(
+        r.starts_with("error[script-error]: Stopped: the input ran more than 200000 operations"),
+        "{r}"
+    );
+    assert_eq!(ask(&mut s, "40 + 2"), "42");
+}
+
+#[test]
+fn values_print_readably() {
+    let mut s = session();
+    assert_eq!(
+        ask(&mut s, r#"builder.getDefinition("db").getFactory()"#),
+        "App\\Database('sqlite::memory:')"
+    );
+    assert_eq!(
+        ask(&mut s, r#"builder.findByTag("logaware")"#),
+        "{articles: true, comments: true}"
+    );
+    assert_eq!(ask(&mut s, r#"[1, "a", ()]"#), r#"[1, "a", ()]"#);
+    assert_eq!(ask(&mut s, "params.database.dsn"), "sqlite::memory:");
+    assert_eq!(ask(&mut s, "config.logging.tag"), "logaware");
+}
+
+#[test]
+fn dynamic_parameters_never_show_their_value() {
+    let options = Options {
+        dynamic: vec!["logDir".into()],
+        ..Options::default()
+    };
+    let mut s = Session::open(&example(), options);
+    let p = ask(&mut s, ":params");
+    assert!(p.contains("logDir: (dynamic)"), "{p}");
+    assert!(!p.contains("/var/log"), "{p}");
+    assert_eq!(
+        ask(&mut s, ":params dsn"),
+        "database.dsn: 'sqlite::memory:'"
+    );
+    assert_eq!(ask(&mut s, ":params nope"), "no parameter matches 'nope'");
+}
+
+#[test]
+fn quit_and_the_baseline_plan() {
+    let mut s = session();
+    ask(&mut s, r#"builder.removeDefinition("blog")"#);
+    let base = s.baseline_plan().expect("the example compiles");
+    assert!(base.services.contains_key("blog"));
+    let now = s.finish();
+    assert!(!now
+        .plan
+        .expect("still compiles")
+        .services
+        .contains_key("blog"));
+    assert_eq!(s.eval(":quit"), Reply::Quit);
+}

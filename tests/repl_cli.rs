@@ -1,0 +1,160 @@
+//! `wireplan repl` end to end in a pseudo-terminal, as a person would use it: Tab completes a
+//! service name, `:phase A` and `:type`, a definition added with Rhai, `:compile`, `:quit`.
+//! Every wait is bounded (rexpect's timeout); the child is killed when the session is dropped,
+//! also when an expectation fails.
+
+use rexpect::session::{spawn_with_options, Options};
+use std::path::Path;
+use std::process::Command;
+
+const TIMEOUT_MS: u64 = 30_000;
+
+/// Sends keys and flushes them (rexpect's writer is line-buffered, and Enter is `\r`).
+fn key(p: &mut rexpect::session::PtySession, keys: &str) {
+    p.send(keys).expect("send keys");
+    p.flush().expect("flush keys");
+}
+
+#[test]
+fn repl_in_a_terminal_completes_steps_phases_and_compiles() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.plan.json");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireplan"));
+    cmd.current_dir(root)
+        .args(["repl", "examples/blog/config/app.neon"])
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .env("XDG_DATA_HOME", dir.path());
+    let mut p = spawn_with_options(
+        cmd,
+        Options::new()
+            .timeout_ms(Some(TIMEOUT_MS))
+            .strip_ansi_escape_codes(false),
+    )
+    .expect("spawn wireplan repl");
+    p.process_mut().set_kill_timeout(Some(2_000));
+
+    p.exp_string("phase B, 9 services, 0 error(s)")
+        .expect("summary");
+    p.exp_string("wireplan[B]> ").expect("prompt");
+
+    // Tab completes `art` to `articles`: the answer is the articles service, not an error.
+    key(&mut p, ":show art");
+    key(&mut p, "\t");
+    p.exp_string(":show articles")
+        .expect("Tab completed the name");
+    key(&mut p, "\r");
+    p.exp_string("completed: App\\ArticleRepository(@db, 5)")
+        .expect(":show articles after Tab");
+    p.exp_string("wireplan[B]> ").expect("prompt");
+
+    key(&mut p, ":phase A\r");
+    p.exp_string("phase A, 9 services").expect("phase A");
+    p.exp_string("wireplan[A]> ").expect("prompt A");
+    key(&mut p, ":type App\\Logger\r");
+    p.exp_string("getByType: logger").expect("type answer");
+    p.exp_string("not reliable yet").expect("phase A caveat");
+    p.exp_string("wireplan[A]> ").expect("prompt A");
+
+    key(
+        &mut p,
+        "builder.addDefinition(\"extra\").setFactory(\"App\\\\Clock\").setAutowired(false)\r",
+    );
+    p.exp_string("Definition(extra)").expect("added");
+    p.exp_string("wireplan[A]> ").expect("prompt A");
+
+    key(&mut p, &format!(":compile {}\r", out.display()));
+    p.exp_string("(10 services)").expect("written");
+    p.exp_string("wireplan[A]> ").expect("prompt A");
+    key(&mut p, ":quit\r");
+    p.exp_eof().expect("the REPL ends");
+
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("plan written"))
+            .expect("json plan");
+    assert_eq!(plan["services"]["extra"]["type"], "App\\Clock");
+    assert_eq!(plan["services"]["extra"]["autowired"], false);
+    // The history went to the data directory given by XDG_DATA_HOME.
+    let history = std::fs::read_to_string(dir.path().join("wireplan/history")).expect("history");
+    assert!(history.contains(":phase A"), "{history}");
+}
+
+/// Runs `bin args` with `stdin` piped in (no terminal: the editor reads plain lines) and
+/// `env`, and returns (exit code, stdout, stderr). Bounded: killed after 60 s.
+fn run_piped(bin: &str, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> (i32, String, String) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut cmd = Command::new(bin);
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .env_remove("XDG_DATA_HOME")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{bin} did not end within 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("output");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_alias_binary_takes_the_same_options_and_a_bad_home_is_not_an_error() {
+    // HOME that does not exist, and an XDG_DATA_HOME below a regular file: no history can be
+    // kept, and the session works all the same.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("plain-file");
+    std::fs::write(&file, "x").expect("write");
+    let xdg = file.join("data");
+    let (code, out, err) = run_piped(
+        env!("CARGO_BIN_EXE_wireplan-repl"),
+        &["examples/blog/config/app.neon", "-p", "postsPerPage=7"],
+        ":params posts\n:quit\n",
+        &[
+            ("HOME", "/nonexistent/home"),
+            ("XDG_DATA_HOME", xdg.to_str().expect("utf-8 path")),
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("postsPerPage: 7"), "{out}");
+    assert_eq!(err, "");
+}
+
+#[test]
+fn a_missing_config_is_refused_with_a_diagnostic() {
+    let (code, out, err) = run_piped(
+        env!("CARGO_BIN_EXE_wireplan"),
+        &["repl", "examples/blog/config/nope.neon"],
+        "",
+        &[],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.contains("error[file-not-found]: 'examples/blog/config/nope.neon' is missing"),
+        "{err}"
+    );
+}
