@@ -1,6 +1,11 @@
 //! `wireplan-repl CONFIG`: an interactive shell over a compiled configuration. Type `:help`.
 //! History is kept in `$HOME/.wireplan_history`.
 
+/// Counts what each thread allocates, so the script sandbox can bound it (issue #13).
+#[global_allocator]
+static ALLOC: wireplan::script::sandbox::CountingAllocator =
+    wireplan::script::sandbox::CountingAllocator;
+
 use rustyline::error::ReadlineError;
 use rustyline::DefaultEditor;
 use std::process::ExitCode;

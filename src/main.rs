@@ -1,6 +1,11 @@
 //! The `wireplan` command line: thin argument parsing over the library; exit codes 0 (ok),
 //! 1 (diagnostics with errors), 2 (usage).
 
+/// Counts what each thread allocates, so the script sandbox can bound it (issue #13).
+#[global_allocator]
+static ALLOC: wireplan::script::sandbox::CountingAllocator =
+    wireplan::script::sandbox::CountingAllocator;
+
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;

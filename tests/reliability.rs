@@ -1,7 +1,6 @@
 //! Regression tests for issue #13 (reliability): each test here failed (or aborted the test
 //! process) before its fix.
 
-use std::path::Path;
 use wireplan::compiler::{compile, Compilation, Options};
 use wireplan::diagnostics::{to_json, JsonDiagnostic};
 
@@ -19,7 +18,8 @@ fn diagnostics(c: &Compilation) -> Vec<JsonDiagnostic> {
     to_json(&c.sources, c.diagnostics.items())
 }
 
-const DEEP_APP: &str = "extensions:\n\tdeep: deep.rhai\nservices:\n\tdb: App\\Db\ntypes:\n\tApp\\Db:\n";
+const DEEP_APP: &str =
+    "extensions:\n\tdeep: deep.rhai\nservices:\n\tdb: App\\Db\ntypes:\n\tApp\\Db:\n";
 
 /// Problem 1: a script value nested 2,000 deep used to overflow the stack in the conversion to
 /// compiler values (abort, exit 134). Now it is an `invalid-value` error naming the limit, at
@@ -41,7 +41,10 @@ fn deeply_nested_script_value_is_an_error_at_the_call() {
             .find(|d| d.message.contains("nests deeper than 500 levels"))
             .unwrap_or_else(|| panic!("{call}: no depth error in {diags:?}"));
         assert_eq!(d.code, "invalid-value", "{d:?}");
-        assert!(d.file.as_deref().is_some_and(|f| f.ends_with("deep.rhai")), "{d:?}");
+        assert!(
+            d.file.as_deref().is_some_and(|f| f.ends_with("deep.rhai")),
+            "{d:?}"
+        );
         assert_eq!(d.line, Some(5), "{d:?}");
     }
 }
@@ -54,6 +57,135 @@ fn script_value_at_the_depth_limit_converts() {
     let diags = diagnostics(&c);
     assert!(
         !diags.iter().any(|d| d.message.contains("nests deeper")),
+        "{diags:?}"
+    );
+}
+
+#[global_allocator]
+static ALLOC: wireplan::script::sandbox::CountingAllocator =
+    wireplan::script::sandbox::CountingAllocator;
+
+/// Compiles on another thread and fails the test if that takes longer than `bound` (a hang
+/// guard, not a speed test).
+fn compile_within(files: &[(&str, &str)], bound: std::time::Duration) -> Vec<JsonDiagnostic> {
+    let files: Vec<(String, String)> = files
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let borrowed: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        let (_dir, c) = compile_files(&borrowed);
+        assert!(c.plan.is_none(), "the hostile script compiled");
+        let _ = tx.send(diagnostics(&c));
+    });
+    rx.recv_timeout(bound)
+        .expect("the compile finished within the hang guard")
+}
+
+fn sandbox_app(settings: &str) -> String {
+    format!("extensions:\n\thostile: hostile.rhai\nwireplan:\n\tsandbox: {settings}\n")
+}
+
+/// Problem 2: each `pad` is a few operations, so this loop ran for hours inside the operation
+/// budget. The allocation ceiling stops it.
+#[test]
+fn allocation_in_a_loop_stops_at_the_ceiling() {
+    assert!(
+        wireplan::script::sandbox::counting(),
+        "the counting allocator is installed"
+    );
+    let script = "fn loadConfiguration() {\n\tloop { let s = \"\".pad(1000000, \"x\"); }\n}\n";
+    let diags = compile_within(
+        &[
+            (
+                "app.neon",
+                &sandbox_app("{maxAllocated: 50000000, timeLimit: 600}"),
+            ),
+            ("hostile.rhai", script),
+        ],
+        std::time::Duration::from_secs(120),
+    );
+    let d = diags
+        .iter()
+        .find(|d| {
+            d.message
+                .contains("allocated more than the sandbox's ceiling of 50000000 bytes")
+        })
+        .unwrap_or_else(|| panic!("no allocation error in {diags:?}"));
+    assert_eq!(d.code, "script-error");
+    assert!(d.message.contains("maxAllocated"), "{d:?}");
+    assert!(
+        d.file
+            .as_deref()
+            .is_some_and(|f| f.ends_with("hostile.rhai")),
+        "{d:?}"
+    );
+}
+
+/// The same loop against the wall clock, with the allocation ceiling out of the way.
+#[test]
+fn a_long_lifecycle_call_stops_at_the_time_limit() {
+    let script = "fn loadConfiguration() {\n\tloop { let s = \"\".pad(1000000, \"x\"); }\n}\n";
+    let started = std::time::Instant::now();
+    let diags = compile_within(
+        &[
+            (
+                "app.neon",
+                &sandbox_app("{maxAllocated: 1000000000000, timeLimit: 0.5}"),
+            ),
+            ("hostile.rhai", script),
+        ],
+        std::time::Duration::from_secs(120),
+    );
+    let d = diags
+        .iter()
+        .find(|d| {
+            d.message
+                .contains("ran longer than the sandbox's time limit (0.5 s)")
+        })
+        .unwrap_or_else(|| panic!("no time-limit error in {diags:?}"));
+    assert_eq!(d.code, "script-error");
+    assert!(started.elapsed() >= std::time::Duration::from_millis(500));
+}
+
+/// `a = [a]` 40,000 times took 52 s without reaching any limit (Rhai re-measures the whole
+/// value on each assignment). With the default limits it now stops at one of them.
+#[test]
+fn nesting_arrays_in_a_loop_stops_at_a_limit() {
+    let script = "fn loadConfiguration() {\n\tlet a = [];\n\tfor i in 0..40000 { a = [a]; }\n}\n";
+    let diags = compile_within(
+        &[
+            ("app.neon", &sandbox_app("{timeLimit: 2}")),
+            ("hostile.rhai", script),
+        ],
+        std::time::Duration::from_secs(120),
+    );
+    assert!(
+        diags.iter().any(|d| d.code == "script-error"
+            && (d.message.contains("time limit") || d.message.contains("ceiling"))),
+        "{diags:?}"
+    );
+}
+
+/// `wireplan: sandbox:` is validated like any section.
+#[test]
+fn invalid_sandbox_settings_are_reported() {
+    let (_dir, c) = compile_files(&[(
+        "app.neon",
+        "wireplan:\n\tsandbox:\n\t\ttimeLimit: soon\n\t\tmaxOperation: 5\n",
+    )]);
+    let diags = diagnostics(&c);
+    assert!(c.plan.is_none());
+    assert!(
+        diags.iter().any(|d| d.message.contains("timeLimit")),
+        "{diags:?}"
+    );
+    assert!(
+        diags.iter().any(|d| d.message.contains("maxOperation")),
         "{diags:?}"
     );
 }

@@ -40,6 +40,7 @@ pub const BUILTIN_SECTIONS: &[&str] = &[
     "decorator",
     "di",
     "inject",
+    "wireplan",
 ];
 
 /// Compiler options.
@@ -157,6 +158,11 @@ pub fn run(
     let shared_sources = Rc::new(RefCell::new(std::mem::take(sources)));
     let root = extensions::project_root(&shared_sources.borrow(), &raw.files);
     let config_of = |name: &str| sections.get(name).map(|(_, v)| v.clone());
+    let limits = crate::script::sandbox::project_limits(
+        sections.get("wireplan").map(|(_, v)| v),
+        &options.limits,
+        diags,
+    );
     let mut extensions = Extensions::load(
         sections.get("extensions").map(|(_, v)| v),
         &config_of,
@@ -165,7 +171,7 @@ pub fn run(
         shared_sources.clone(),
         root,
         &options.script_paths,
-        &options.limits,
+        &limits,
         diags,
     );
 
