@@ -190,14 +190,7 @@ fn compile(
         return ExitCode::from(1);
     };
     if let Some((out, encoding)) = output {
-        if let Some(input) = reads_from(&result.sources, &out) {
-            let d = Diagnostic::error(
-                Code::Io,
-                format!(
-                    "Refusing to write the plan over '{}', which this compilation reads.",
-                    input
-                ),
-            );
+        if let Err(d) = wireplan::plan::check_output(&out, &result.sources, &plan) {
             diagnostics::render(&result.sources, &[d], color());
             return ExitCode::from(1);
         }
@@ -233,15 +226,6 @@ fn valid_parameter_name(name: &str) -> bool {
                     .chars()
                     .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
         })
-}
-
-/// The input file `out` would overwrite, if any.
-fn reads_from(sources: &SourceMap, out: &std::path::Path) -> Option<String> {
-    let out = std::fs::canonicalize(out).ok()?;
-    sources
-        .files()
-        .find(|(_, f)| f.path.as_deref() == Some(out.as_path()))
-        .map(|(_, f)| f.name.clone())
 }
 
 /// Colour only for a terminal, and never with `NO_COLOR` set.

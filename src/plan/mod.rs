@@ -4,6 +4,10 @@
 //! writes exactly what the runtime reads. Output is deterministic: the same inputs give the
 //! same bytes.
 
+mod output;
+
+pub use output::check_output;
+
 use crate::builder::{Autowired, ContainerBuilder, DefinitionKind};
 use crate::source::{FileId, SourceMap};
 use indexmap::IndexMap;
