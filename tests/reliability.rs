@@ -189,3 +189,65 @@ fn invalid_sandbox_settings_are_reported() {
         "{diags:?}"
     );
 }
+
+/// Problem 4: an error on a 5 MB line printed the whole line (10 MB on stderr). Now the line is
+/// cut around the label, and the location still names the real line and column.
+#[test]
+fn an_error_on_a_huge_line_renders_a_short_excerpt() {
+    let filler = "x".repeat(5 << 20);
+    let app = format!(
+        "services:\n\tdb: App\\Db('{filler}', @missing)\ntypes:\n\tApp\\Db:\n\t\tconstructor: {{dsn: string, other: mixed}}\n"
+    );
+    let (_dir, c) = compile_files(&[("app.neon", &app)]);
+    let diags = diagnostics(&c);
+    let missing = diags
+        .iter()
+        .find(|d| d.code == "missing-service")
+        .unwrap_or_else(|| panic!("{diags:?}"));
+    let column = missing.column.expect("positioned");
+    assert!(column > 5 << 20, "{missing:?}");
+    let text = wireplan::diagnostics::render_to_string(&c.sources, c.diagnostics.items());
+    assert!(text.len() < 4096, "rendered {} bytes", text.len());
+    assert!(text.contains('…'), "{text}");
+    assert!(text.contains("@missing"), "{text}");
+    assert!(text.contains(&format!("app.neon:2:{column}")), "{text}");
+}
+
+/// Long messages (a 1 MB service name) are shortened too.
+#[test]
+fn a_huge_message_is_shortened() {
+    let name = "n".repeat(1 << 20);
+    let app = format!(
+        "services:\n\tdb: App\\Db(@{name})\ntypes:\n\tApp\\Db:\n\t\tconstructor: {{x: mixed}}\n"
+    );
+    let (_dir, c) = compile_files(&[("app.neon", &app)]);
+    assert!(c.plan.is_none());
+    let text = wireplan::diagnostics::render_to_string(&c.sources, c.diagnostics.items());
+    assert!(text.len() < 8192, "rendered {} bytes", text.len());
+    assert!(
+        text.contains("more bytes)"),
+        "{}",
+        &text[..text.len().min(3000)]
+    );
+}
+
+/// At most 50 diagnostics of one code are printed, then a count.
+#[test]
+fn many_diagnostics_of_one_code_end_in_a_count() {
+    let mut app = String::from("services:\n");
+    for i in 0..200 {
+        app.push_str(&format!("\ts{i}: App\\Db(@missing{i})\n"));
+    }
+    app.push_str("\tother: App\\Nowhere\ntypes:\n\tApp\\Db:\n\t\tconstructor: {x: mixed}\n");
+    let (_dir, c) = compile_files(&[("app.neon", &app)]);
+    let all = diagnostics(&c);
+    assert_eq!(
+        all.iter().filter(|d| d.code == "missing-service").count(),
+        200
+    );
+    let text = wireplan::diagnostics::render_to_string(&c.sources, c.diagnostics.items());
+    assert_eq!(text.matches("error[missing-service]").count(), 50, "{text}");
+    assert!(text.contains("… and 150 more [missing-service]"), "{text}");
+    // Other codes are not crowded out.
+    assert!(text.contains("App\\Nowhere"), "{text}");
+}
