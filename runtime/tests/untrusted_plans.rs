@@ -87,8 +87,9 @@ fn a_plan_from_a_newer_wireplan_says_so_in_both_forms() {
 
 #[test]
 fn older_plans_still_load_and_the_compiler_version_is_written() {
-    assert!(
-        OLDEST_VERSION < VERSION,
+    assert_eq!(
+        (OLDEST_VERSION, VERSION),
+        (1, 2),
         "version 2 added the ArgOr variant"
     );
     for version in OLDEST_VERSION..=VERSION {
