@@ -11,7 +11,6 @@ mod excerpt;
 pub use excerpt::{shorten_text, MAX_LINE, MAX_TEXT};
 
 use crate::source::{SourceMap, Span};
-use codespan_reporting::diagnostic as cs;
 use codespan_reporting::term;
 use serde::Serialize;
 

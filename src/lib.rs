@@ -19,6 +19,7 @@ pub mod diagnostics;
 pub mod expr;
 pub mod neon;
 pub mod plan;
+pub mod project;
 pub mod repl;
 pub mod schema;
 pub mod script;

@@ -251,3 +251,47 @@ fn many_diagnostics_of_one_code_end_in_a_count() {
     // Other codes are not crowded out.
     assert!(text.contains("App\\Nowhere"), "{text}");
 }
+
+/// Secrets: a parameter listed under `wireplan › sensitive` is never written into the plan (it
+/// is read at start-up like a dynamic parameter), and no diagnostic message repeats it.
+#[test]
+fn sensitive_parameters_stay_out_of_the_plan_and_the_messages() {
+    let app = "wireplan:\n\tsensitive: [dbPassword]\nparameters:\n\tdbPassword: hunter2\n\tdsn: 'mysql:host=db;password=%dbPassword%'\nservices:\n\tdb: App\\Db(%dsn%, %dbPassword%)\ntypes:\n\tApp\\Db:\n\t\tconstructor: {dsn: string, password: string}\n";
+    let (_dir, c) = compile_files(&[("app.neon", app)]);
+    let plan = c
+        .plan
+        .as_ref()
+        .unwrap_or_else(|| panic!("{:?}", diagnostics(&c)));
+    let json = wireplan::plan::to_json(plan);
+    assert!(!json.contains("hunter2"), "{json}");
+    assert!(!plan.parameters.contains_key("dbPassword"));
+    let args = serde_json::to_value(&plan.services["db"].create).unwrap()["args"].clone();
+    assert_eq!(args[1], serde_json::json!({"$param": "dbPassword"}));
+    assert_eq!(
+        args[0],
+        serde_json::json!({"$concat": ["mysql:host=db;password=", {"$param": "dbPassword"}]})
+    );
+    let binary = plan.to_binary();
+    assert!(!binary.windows(7).any(|w| w == b"hunter2"));
+
+    // Errors about the service that uses it do not repeat its value, which they do for a
+    // parameter that is not sensitive ("expects int, 'hunter2' given").
+    let broken = app
+        .replace("password: string", "password: int")
+        .replace("%dbPassword%)", "%dbPassword%, 7)");
+    let (_dir, c) = compile_files(&[("app.neon", &broken)]);
+    let diags = diagnostics(&c);
+    assert!(
+        diags.iter().any(|d| d.code == "unknown-argument"),
+        "{diags:?}"
+    );
+    assert!(
+        diags.iter().all(|d| !d.message.contains("hunter2")),
+        "{diags:?}"
+    );
+    let plain = broken.replace("sensitive: [dbPassword]", "sensitive: []");
+    let (_dir, c) = compile_files(&[("app.neon", &plain)]);
+    assert!(diagnostics(&c)
+        .iter()
+        .any(|d| d.message.contains("hunter2")));
+}

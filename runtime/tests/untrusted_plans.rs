@@ -133,3 +133,31 @@ fn special_objects_without_their_required_keys_are_refused() {
         "{reason}"
     );
 }
+
+/// A conversion of a dynamic parameter that fails names the parameter, never its value.
+#[test]
+fn a_failed_conversion_does_not_show_a_dynamic_parameters_value() {
+    use wireplan_runtime::{Container, Registry};
+    struct Port;
+    let mut registry = Registry::new();
+    registry.class::<Port>("App\\Port").constructor(|a| {
+        a.int(0)?;
+        Ok(Port)
+    });
+    let text = plan_with(
+        VERSION,
+        r#"{"port": {"type": "App\\Port", "create": {"$new": "App\\Port",
+            "args": [{"$func": "int", "args": [{"$param": "secret"}]}]}}}"#,
+    );
+    let container = Container::builder(&registry)
+        .parameter("secret", "hunter2")
+        .from_json_str(&text)
+        .expect("loads");
+    let e = container
+        .get::<Port>("port")
+        .err()
+        .expect("int('hunter2') fails");
+    let msg = e.to_string();
+    assert!(!msg.contains("hunter2"), "{msg}");
+    assert!(msg.contains("dynamic parameter 'secret'"), "{msg}");
+}

@@ -146,9 +146,11 @@ pub fn run(
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
 ) -> Built {
-    // Phase A: parameters first, over the whole configuration.
+    // Phase A: parameters first, over the whole configuration. Sensitive ones stay dynamic.
+    let mut dynamic = options.dynamic.clone();
+    dynamic.extend(crate::project::sensitive_parameters(&raw.sections));
     let (params, sections) =
-        config::expand_config(&raw.sections, &options.dynamic, &options.parameters, diags);
+        config::expand_config(&raw.sections, &dynamic, &options.parameters, diags);
     let catalog = Catalog::from_section(sections.get("types").map(|(_, v)| v), diags);
     let mut builder = ContainerBuilder::new(catalog);
     builder.parameters = params.values.clone();

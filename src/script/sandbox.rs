@@ -16,7 +16,6 @@
 use super::Limits;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Expr, ExprKind};
-use crate::schema::Expect;
 use rhai::Dynamic;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -178,25 +177,6 @@ fn seconds(d: Duration) -> String {
     format!("{} s", d.as_secs_f64())
 }
 
-/// The schema of `wireplan: sandbox:`; every key is optional.
-pub fn schema() -> Expect {
-    let count = || Expect::int().min(1.0);
-    Expect::structure([(
-        "sandbox",
-        Expect::structure([
-            ("timeLimit", Expect::type_("int|float").min(0.001)),
-            ("maxAllocated", count()),
-            ("maxOperations", count()),
-            ("maxCallLevels", count().max(1000.0)),
-            ("maxStringSize", count()),
-            ("maxArraySize", count()),
-            ("maxMapSize", count()),
-            ("maxVariables", count()),
-        ]),
-    )])
-    .skip_defaults()
-}
-
 /// The limits for a project: `base` (the caller's, by default [`Limits::default`]) with what
 /// the `wireplan:` section sets. An invalid section is reported to `diags` and leaves `base`.
 pub fn project_limits(section: Option<&Expr>, base: &Limits, diags: &mut Diagnostics) -> Limits {
@@ -204,7 +184,9 @@ pub fn project_limits(section: Option<&Expr>, base: &Limits, diags: &mut Diagnos
     let Some(section) = section else {
         return limits;
     };
-    let Some(valid) = crate::schema::validate(&schema(), section, &["wireplan"], diags) else {
+    let Some(valid) =
+        crate::schema::validate(&crate::project::schema(), section, &["wireplan"], diags)
+    else {
         return limits;
     };
     let Some(sandbox) = valid
