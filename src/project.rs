@@ -5,13 +5,8 @@
 use crate::neon::{Array, Kind};
 use crate::schema::Expect;
 
-/// The schema of `wireplan:`; every key is optional.
-///
-/// ```neon
-/// wireplan:
-/// 	sandbox: {timeLimit: 10, maxAllocated: 536870912}
-/// 	sensitive: [dbPassword, apiKey]
-/// ```
+/// The schema of `wireplan:`; every key is optional: `sandbox:` (a map of limits, see
+/// [`crate::script::Limits`]) and `sensitive:` (a list of parameter names).
 pub fn schema() -> Expect {
     let count = || Expect::int().min(1.0);
     Expect::structure([
