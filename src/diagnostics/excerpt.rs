@@ -332,3 +332,38 @@ pub(super) enum Shown<'a> {
     /// Shortened views of them.
     View(&'a View<'a>, &'a cs::Diagnostic<usize>),
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnostics::{render_to_string, Code, Diagnostic};
+    use crate::source::{SourceMap, Span};
+
+    #[test]
+    fn a_long_line_of_multibyte_text_is_cut_on_character_boundaries() {
+        let mut sources = SourceMap::new();
+        let line = format!("{}TARGET{}", "č".repeat(5000), "ž".repeat(5000));
+        let text = format!("first\n{line}\nlast\n");
+        let at = text.find("TARGET").unwrap();
+        let id = sources.add("x.neon", text.clone());
+        let d = Diagnostic::error(Code::InvalidValue, "bad")
+            .with_primary(Span::new(id, at, at + 6), "here");
+        let out = render_to_string(&sources, &[d]);
+        assert!(out.len() < 2000, "{} bytes", out.len());
+        assert!(out.contains("TARGET"), "{out}");
+        assert_eq!(out.matches('…').count(), 2, "{out}");
+        // The location is the real one: line 2, byte column of TARGET.
+        assert!(out.contains(&format!("x.neon:2:{}", at - 6 + 1)), "{out}");
+    }
+
+    #[test]
+    fn a_label_over_many_lines_shows_its_first_line() {
+        let mut sources = SourceMap::new();
+        let text: String = (1..=40).map(|i| format!("line {i}\n")).collect();
+        let id = sources.add("x.neon", text.clone());
+        let d = Diagnostic::error(Code::InvalidValue, "bad")
+            .with_primary(Span::new(id, 0, text.len() - 1), "all of it");
+        let out = render_to_string(&sources, &[d]);
+        assert!(out.contains("line 1"), "{out}");
+        assert!(!out.contains("line 40"), "{out}");
+    }
+}
