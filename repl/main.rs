@@ -1,6 +1,11 @@
 //! `wireplan-repl CONFIG [OPTIONS]`: the same as `wireplan repl CONFIG [OPTIONS]` (kept as an
 //! alias binary). Type `:help` inside.
 
+/// Counts what each thread allocates, so the script sandbox can bound it (issue #13).
+#[global_allocator]
+static ALLOC: wireplan::script::sandbox::CountingAllocator =
+    wireplan::script::sandbox::CountingAllocator;
+
 use clap::Parser;
 use std::path::PathBuf;
 use std::process::ExitCode;

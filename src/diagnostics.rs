@@ -6,8 +6,11 @@
 //! independent errors. Rendering happens only here: as codespan snippets for people
 //! ([`render`]) or as the JSON records of `wireplan check --format json` ([`to_json`]).
 
+mod excerpt;
+
+pub use excerpt::{shorten_text, MAX_LINE, MAX_TEXT};
+
 use crate::source::{SourceMap, Span};
-use codespan_reporting::diagnostic as cs;
 use codespan_reporting::term;
 use serde::Serialize;
 
@@ -188,29 +191,6 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
-
-    fn to_codespan(&self) -> cs::Diagnostic<crate::source::FileId> {
-        let base = match self.severity {
-            Severity::Error => cs::Diagnostic::error(),
-            Severity::Warning => cs::Diagnostic::warning(),
-        };
-        let labels = self
-            .labels
-            .iter()
-            .map(|l| {
-                let style = if l.primary {
-                    cs::LabelStyle::Primary
-                } else {
-                    cs::LabelStyle::Secondary
-                };
-                cs::Label::new(style, l.span.file, l.span.range()).with_message(l.message.clone())
-            })
-            .collect();
-        base.with_code(self.code.as_str())
-            .with_message(self.message.clone())
-            .with_labels(labels)
-            .with_notes(self.notes.clone())
-    }
 }
 
 /// A sink that phases push diagnostics into.
@@ -273,23 +253,74 @@ impl Diagnostics {
     }
 }
 
+/// At most this many diagnostics of one code are rendered for people; the rest are counted
+/// ("… and 12 more [missing-service]"). JSON output keeps every diagnostic.
+pub const MAX_PER_CODE: usize = 50;
+
+/// The diagnostics to render (at most [`MAX_PER_CODE`] of each code, in order) and, per code
+/// in order of first appearance, how many were left out.
+fn select(diags: &[Diagnostic]) -> (Vec<&Diagnostic>, Vec<(Code, usize)>) {
+    let mut counts: Vec<(Code, usize)> = Vec::new();
+    let mut shown = Vec::new();
+    for d in diags {
+        let i = match counts.iter().position(|(c, _)| *c == d.code) {
+            Some(i) => i,
+            None => {
+                counts.push((d.code, 0));
+                counts.len() - 1
+            }
+        };
+        counts[i].1 += 1;
+        if counts[i].1 <= MAX_PER_CODE {
+            shown.push(d);
+        }
+    }
+    let omitted = counts
+        .into_iter()
+        .filter(|(_, n)| *n > MAX_PER_CODE)
+        .map(|(c, n)| (c, n - MAX_PER_CODE))
+        .collect();
+    (shown, omitted)
+}
+
+fn omitted_line(code: Code, n: usize) -> String {
+    format!("… and {n} more [{code}]")
+}
+
+/// The one-line form, for when a snippet cannot be drawn.
+fn one_line(d: &Diagnostic) -> String {
+    format!(
+        "{}[{}]: {}",
+        severity_word(d),
+        d.code,
+        shorten_text(&d.message)
+    )
+}
+
 /// Renders diagnostics as codespan snippets into a string (no colour). Used by tests and by
-/// callers that log. Locations read `FILE:LINE:COLUMN` with the column in bytes.
+/// callers that log. Locations read `FILE:LINE:COLUMN` with the column in bytes. Long source
+/// lines are cut around the label, long texts shortened, and at most [`MAX_PER_CODE`]
+/// diagnostics of one code are shown, then a count.
 pub fn render_to_string(sources: &SourceMap, diags: &[Diagnostic]) -> String {
     let config = term::Config::default();
     let mut out = String::new();
-    for d in diags {
-        match term::emit_into_string(&config, sources, &d.to_codespan()) {
+    let (shown, omitted) = select(diags);
+    for d in shown {
+        let drawn = excerpt::emit_shortened(sources, d, &mut |s| match s {
+            excerpt::Shown::Sources(files, cd) => term::emit_into_string(&config, files, cd),
+            excerpt::Shown::View(files, cd) => term::emit_into_string(&config, files, cd),
+        });
+        match drawn {
             Ok(s) => out.push_str(&s),
             Err(_) => {
-                out.push_str(&format!(
-                    "{}[{}]: {}\n",
-                    severity_word(d),
-                    d.code,
-                    d.message
-                ));
+                out.push_str(&one_line(d));
+                out.push('\n');
             }
         }
+    }
+    for (code, n) in omitted {
+        out.push_str(&omitted_line(code, n));
+        out.push('\n');
     }
     out
 }
@@ -301,8 +332,8 @@ fn severity_word(d: &Diagnostic) -> &'static str {
     }
 }
 
-/// Renders diagnostics to standard error, coloured when `color` is true. Write errors (a
-/// closed pipe) end the rendering quietly.
+/// Renders diagnostics to standard error, coloured when `color` is true, shortened as
+/// [`render_to_string`] says. Write errors (a closed pipe) end the rendering quietly.
 pub fn render(sources: &SourceMap, diags: &[Diagnostic], color: bool) {
     use std::io::Write;
     use term::termcolor::{ColorChoice, StandardStream};
@@ -314,15 +345,28 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic], color: bool) {
     let stream = StandardStream::stderr(choice);
     let mut lock = stream.lock();
     let config = term::Config::default();
-    for d in diags {
-        if term::emit_to_write_style(&mut lock, &config, sources, &d.to_codespan()).is_err() {
+    let (shown, omitted) = select(diags);
+    for d in shown {
+        let drawn = excerpt::emit_shortened(sources, d, &mut |s| match s {
+            excerpt::Shown::Sources(files, cd) => {
+                term::emit_to_write_style(&mut lock, &config, files, cd)
+            }
+            excerpt::Shown::View(files, cd) => {
+                term::emit_to_write_style(&mut lock, &config, files, cd)
+            }
+        });
+        if drawn.is_err() {
             // The snippet could not be drawn (or standard error is closed, as in
             // `wireplan check … 2>&1 | head`): the one-line form, and nothing more once even
             // that cannot be written. A closed stream is never a panic.
-            let line = format!("{}[{}]: {}", severity_word(d), d.code, d.message);
-            if writeln!(lock, "{line}").is_err() {
+            if writeln!(lock, "{}", one_line(d)).is_err() {
                 return;
             }
+        }
+    }
+    for (code, n) in omitted {
+        if writeln!(lock, "{}", omitted_line(code, n)).is_err() {
+            return;
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod expr;
 pub mod inspect;
 pub mod neon;
 pub mod plan;
+pub mod project;
 pub mod repl;
 pub mod schema;
 pub mod script;

@@ -4,6 +4,11 @@
 
 mod cli_inspect;
 
+/// Counts what each thread allocates, so the script sandbox can bound it (issue #13).
+#[global_allocator]
+static ALLOC: wireplan::script::sandbox::CountingAllocator =
+    wireplan::script::sandbox::CountingAllocator;
+
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;

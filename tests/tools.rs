@@ -285,7 +285,9 @@ fn bad_input_gets_a_message_and_an_exit_code() {
     let dir = tempfile::tempdir().expect("temp dir");
     compile_into(EXAMPLE, dir.path(), "app.json", &[]);
     let plan = std::fs::read_to_string(dir.path().join("app.json")).expect("plan");
-    let newer = plan.replacen("\"version\": 1,", "\"version\": 7,", 1);
+    let current = format!("\"version\": {},", wireplan_runtime::plan::VERSION);
+    assert!(plan.contains(&current), "the plan states its version");
+    let newer = plan.replacen(&current, "\"version\": 99,", 1);
     std::fs::write(dir.path().join("newer.json"), newer).expect("write");
     let other = plan.replacen("\"wireplan-plan\"", "\"other-plan\"", 1);
     std::fs::write(dir.path().join("other.json"), other).expect("write");
@@ -302,7 +304,7 @@ fn bad_input_gets_a_message_and_an_exit_code() {
         (
             &["show", "newer.json"],
             1,
-            "plan version 7 is not supported",
+            "plan version 99 is not supported: the plan was made by a newer version",
         ),
         (&["show", "other.json"], 1, "format is 'other-plan'"),
         (
@@ -313,7 +315,7 @@ fn bad_input_gets_a_message_and_an_exit_code() {
         (
             &["diff", "app.json", "newer.json"],
             2,
-            "plan version 7 is not supported",
+            "plan version 99 is not supported: the plan was made by a newer version",
         ),
         (
             &["diff", "missing.json", "config.neon"],

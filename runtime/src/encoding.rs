@@ -6,7 +6,7 @@
 //! ```text
 //! offset  size  field
 //!      0     8  magic: the bytes "WIREPLAN"
-//!      8     4  plan version, u32 little-endian (= VERSION)
+//!      8     4  plan version, u32 little-endian (OLDEST_VERSION..=VERSION)
 //!     12     8  payload length in bytes, u64 little-endian
 //!     20     8  payload checksum (see `checksum`), u64 little-endian
 //!     28     n  payload: the plan in postcard encoding (a mirror of the model, every field
@@ -21,9 +21,10 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::error::Error;
-use crate::plan::{Plan, FORMAT, VERSION};
+use crate::plan::{Plan, FORMAT, OLDEST_VERSION, VERSION};
 
 mod mirror;
+mod unique;
 
 /// The first eight bytes of every binary plan.
 pub const BINARY_MAGIC: &[u8; 8] = b"WIREPLAN";
@@ -139,6 +140,9 @@ impl Plan {
         match serde_json::from_str::<Plan>(json) {
             Ok(plan) => {
                 check_header(&plan.format, u64::from(plan.version), origin)?;
+                if let Err(e) = serde_json::from_str::<unique::UniqueKeys>(json) {
+                    return Err(bad(origin, format!("malformed plan: {e}")));
+                }
                 Ok(plan)
             }
             Err(full) => {
@@ -201,7 +205,7 @@ impl Plan {
             u64::from_le_bytes(w)
         };
         let version = word(8, 4);
-        if version != u64::from(VERSION) {
+        if !readable(version) {
             return Err(Error::VersionMismatch {
                 origin: origin.to_string(),
                 found: version,
@@ -250,6 +254,11 @@ impl Plan {
     }
 }
 
+/// Whether this runtime reads plan version `version` ([`OLDEST_VERSION`] to [`VERSION`]).
+pub(crate) fn readable(version: u64) -> bool {
+    (u64::from(OLDEST_VERSION)..=u64::from(VERSION)).contains(&version)
+}
+
 fn bad(origin: &str, reason: impl Into<String>) -> Error {
     Error::BadPlan {
         origin: origin.to_string(),
@@ -264,7 +273,7 @@ fn check_header(format: &str, version: u64, origin: &str) -> Result<(), Error> {
             format!("format is '{format}', expected '{FORMAT}' (not a wireplan plan)"),
         ));
     }
-    if version != u64::from(VERSION) {
+    if !readable(version) {
         return Err(Error::VersionMismatch {
             origin: origin.to_string(),
             found: version,
@@ -513,11 +522,11 @@ mod tests {
         flipped[last] ^= 0x40;
         let e = Plan::from_bytes(&flipped, "p.bin").unwrap_err();
         assert!(e.to_string().contains("checksum"), "{e}");
-        let mut v2 = bin;
-        v2[8] = 2;
+        let mut v3 = bin;
+        v3[8] = 3;
         assert!(matches!(
-            Plan::from_bytes(&v2, "p.bin"),
-            Err(Error::VersionMismatch { found: 2, .. })
+            Plan::from_bytes(&v3, "p.bin"),
+            Err(Error::VersionMismatch { found: 3, .. })
         ));
     }
 }

@@ -31,17 +31,16 @@ pub enum Error {
         reason: String,
     },
 
-    /// The plan was written for another plan version than this runtime reads.
-    #[error(
-        "{origin}: plan version {found} is not supported: this runtime reads version {expected} \
-         (recompile the plan with a matching wireplan)"
-    )]
+    /// The plan was written for another plan version than this runtime reads: a newer one
+    /// ("made by a newer version of wireplan") or one older than
+    /// [`crate::plan::OLDEST_VERSION`].
+    #[error("{}", version_message(origin, *found, *expected))]
     VersionMismatch {
         /// The file.
         origin: String,
         /// The plan's `version`.
         found: u64,
-        /// [`crate::plan::VERSION`].
+        /// [`crate::plan::VERSION`], the newest version this runtime reads.
         expected: u32,
     },
 
@@ -397,5 +396,21 @@ impl fmt::Display for MissingList<'_> {
             write!(f, "\n  - {m}")?;
         }
         Ok(())
+    }
+}
+
+fn version_message(origin: &str, found: u64, newest: u32) -> String {
+    let oldest = crate::plan::OLDEST_VERSION;
+    if found > u64::from(newest) {
+        format!(
+            "{origin}: plan version {found} is not supported: the plan was made by a newer \
+             version of wireplan; this runtime reads versions {oldest} to {newest} (update \
+             wireplan-runtime, or recompile the plan with the wireplan that matches it)"
+        )
+    } else {
+        format!(
+            "{origin}: plan version {found} is not supported: this runtime reads versions \
+             {oldest} to {newest} (recompile the plan with a matching wireplan)"
+        )
     }
 }

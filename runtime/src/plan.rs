@@ -12,15 +12,22 @@ use serde_json::{json, Map, Value as Json};
 
 /// The `format` field of every plan.
 pub const FORMAT: &str = "wireplan-plan";
-/// The plan version this crate reads and the compiler writes. Bumped on any incompatible change.
-pub const VERSION: u32 = 1;
+/// The plan version the compiler writes and the newest this crate reads. Bumped on any change
+/// of the format, including a new expression variant (version 2 added `$arg` with `default`,
+/// binary variant `ArgOr`), so an older runtime refuses a newer plan by its version instead of
+/// misreading it or calling it corrupt.
+pub const VERSION: u32 = 2;
+/// The oldest plan version this crate still reads: every version from here to [`VERSION`]
+/// only added to the format, so their plans keep their meaning.
+pub const OLDEST_VERSION: u32 = 1;
 
 /// A whole plan document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     /// Always [`FORMAT`].
     pub format: String,
-    /// Always [`VERSION`] for plans this crate can load.
+    /// [`OLDEST_VERSION`] to [`VERSION`] for plans this crate can load; the compiler writes
+    /// [`VERSION`].
     pub version: u32,
     /// The version of the compiler that wrote the plan, e.g. `"wireplan 0.1.0"`.
     pub compiler: String,
@@ -474,11 +481,15 @@ fn allowed_keys(special: &str) -> &'static [&'static str] {
     }
 }
 
-fn args_from_json(o: &Map<String, Json>) -> Result<Vec<Expr>, String> {
+/// The `args` of a `$new`, `$call` or `$func` object (`special` names it in errors). The format
+/// requires the key (`[]` when there are none), so a missing one is an error, not no arguments.
+fn args_from_json(o: &Map<String, Json>, special: &str) -> Result<Vec<Expr>, String> {
     match o.get("args") {
         Some(Json::Array(a)) => a.iter().map(Expr::from_json).collect(),
         Some(_) => Err("\"args\" must be an array".into()),
-        None => Ok(Vec::new()),
+        None => Err(format!(
+            "a \"{special}\" object needs \"args\" (an array, [] when there are none)"
+        )),
     }
 }
 
@@ -536,14 +547,14 @@ fn object_from_json(o: &Map<String, Json>) -> Result<Expr, String> {
         }
         Some("$new") => Expr::New {
             class: str_field(o, "$new")?.to_string(),
-            args: args_from_json(o)?,
+            args: args_from_json(o, "$new")?,
         },
         Some("$call") => {
             let (t, m) = pair(o, "$call")?;
             Expr::Call {
                 target: target_from_json(t)?,
                 method: m.to_string(),
-                args: args_from_json(o)?,
+                args: args_from_json(o, "$call")?,
             }
         }
         Some("$set") => {
@@ -551,7 +562,9 @@ fn object_from_json(o: &Map<String, Json>) -> Result<Expr, String> {
             Expr::Set {
                 target: target_from_json(t)?,
                 property: p.to_string(),
-                value: Box::new(Expr::from_json(o.get("value").unwrap_or(&Json::Null))?),
+                value: Box::new(Expr::from_json(
+                    o.get("value").ok_or("a \"$set\" object needs \"value\"")?,
+                )?),
             }
         }
         Some("$get") => {
@@ -570,7 +583,7 @@ fn object_from_json(o: &Map<String, Json>) -> Result<Expr, String> {
         }
         Some("$func") => {
             let name = str_field(o, "$func")?.to_string();
-            let mut args = args_from_json(o)?;
+            let mut args = args_from_json(o, "$func")?;
             if args.len() != 1 {
                 return Err(format!(
                     "\"$func\" takes one argument, {} given",

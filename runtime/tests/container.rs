@@ -467,24 +467,25 @@ fn format_and_version_are_checked_and_name_the_file() {
     let dir = std::env::temp_dir().join(format!("wireplan-runtime-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
 
-    let v2 = dir.join("v2.plan.json");
-    let text = app_plan().replace("\"version\":1", "\"version\":2");
-    std::fs::write(&v2, text).unwrap();
-    let e = Container::load(&v2, &reg).err().unwrap();
+    let v3 = dir.join("v3.plan.json");
+    let text = app_plan().replace("\"version\":1", "\"version\":3");
+    std::fs::write(&v3, text).unwrap();
+    let e = Container::load(&v3, &reg).err().unwrap();
     assert!(
         matches!(
             &e,
             Error::VersionMismatch {
-                found: 2,
-                expected: 1,
+                found: 3,
+                expected: 2,
                 ..
             }
         ),
         "{e:?}"
     );
     let msg = e.to_string();
-    assert!(msg.starts_with(&v2.display().to_string()), "{msg}");
-    assert!(msg.contains("plan version 2 is not supported"), "{msg}");
+    assert!(msg.starts_with(&v3.display().to_string()), "{msg}");
+    assert!(msg.contains("plan version 3 is not supported"), "{msg}");
+    assert!(msg.contains("made by a newer version of wireplan"), "{msg}");
 
     let foreign = dir.join("foreign.json");
     std::fs::write(&foreign, r#"{"format": "something-else", "version": 1}"#).unwrap();

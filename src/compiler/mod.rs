@@ -39,6 +39,7 @@ pub const BUILTIN_SECTIONS: &[&str] = &[
     "decorator",
     "di",
     "inject",
+    "wireplan",
 ];
 
 /// Compiler options.

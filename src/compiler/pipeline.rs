@@ -125,10 +125,12 @@ impl Pipeline {
             sources: sources.clone(),
             diags: diags.clone(),
         };
-        // Parameters first, over the whole configuration.
+        // Parameters first, over the whole configuration. Sensitive ones stay dynamic.
+        let mut dynamic = options.dynamic.clone();
+        dynamic.extend(crate::project::sensitive_parameters(&raw.sections));
         let (params, sections) = config::expand_config(
             &raw.sections,
-            &options.dynamic,
+            &dynamic,
             &options.parameters,
             &mut diags,
         );
@@ -141,6 +143,11 @@ impl Pipeline {
         let sources = Rc::new(RefCell::new(sources));
         let root = extensions::project_root(&sources.borrow(), &raw.files);
         let config_of = |name: &str| sections.get(name).map(|(_, v)| v.clone());
+        let limits = crate::script::sandbox::project_limits(
+            sections.get("wireplan").map(|(_, v)| v),
+            &options.limits,
+            &mut diags,
+        );
         let mut extensions = Extensions::load(
             sections.get("extensions").map(|(_, v)| v),
             &config_of,
@@ -149,7 +156,7 @@ impl Pipeline {
             sources.clone(),
             root,
             &options.script_paths,
-            &options.limits,
+            &limits,
             &mut diags,
         );
         check_sections(&sections, &mut diags);

@@ -4,6 +4,10 @@
 //! writes exactly what the runtime reads. Output is deterministic: the same inputs give the
 //! same bytes.
 
+mod output;
+
+pub use output::check_output;
+
 use crate::builder::{Autowired, ContainerBuilder, DefinitionKind};
 use crate::source::{FileId, SourceMap};
 use indexmap::IndexMap;
@@ -140,8 +144,8 @@ pub fn to_json(plan: &Plan) -> String {
 pub use wireplan_runtime::encoding::write_atomic;
 
 /// Writes `plan` to `out` in `encoding` the way `wireplan compile` does: refuses to write over
-/// a file the compilation read (any file in `sources`), then writes atomically
-/// ([`write_atomic`]). Errors: an `io` diagnostic naming the input or the write failure.
+/// a file the compilation read or recorded as a dependency ([`check_output`]: canonical paths,
+/// symlinks, hard links), then writes atomically ([`write_atomic`]). Errors: an `io` diagnostic naming the input or the write failure.
 pub fn write_checked(
     sources: &SourceMap,
     out: &std::path::Path,
@@ -149,27 +153,13 @@ pub fn write_checked(
     encoding: wireplan_runtime::Encoding,
 ) -> Result<(), crate::diagnostics::Diagnostic> {
     use crate::diagnostics::{Code, Diagnostic};
-    if let Some(input) = input_at(sources, out) {
-        return Err(Diagnostic::error(
-            Code::Io,
-            format!("Refusing to write the plan over '{input}', which this compilation reads."),
-        ));
-    }
+    check_output(out, sources, plan)?;
     write_atomic(out, &plan.encode(encoding)).map_err(|e| {
         Diagnostic::error(
             Code::Io,
             format!("Cannot write the plan to '{}': {e}", out.display()),
         )
     })
-}
-
-/// The name of the input file `out` would overwrite, if any.
-fn input_at(sources: &SourceMap, out: &std::path::Path) -> Option<String> {
-    let out = std::fs::canonicalize(out).ok()?;
-    sources
-        .files()
-        .find(|(_, f)| f.path.as_deref() == Some(out.as_path()))
-        .map(|(_, f)| f.name.clone())
 }
 
 /// Checks that a plan is consistent: the format and version this compiler writes, and every

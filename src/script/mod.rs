@@ -10,6 +10,7 @@ pub mod builder_api;
 pub mod docs;
 pub mod extension_api;
 pub mod plan_api;
+pub mod sandbox;
 pub mod schema_api;
 pub mod values;
 
@@ -27,9 +28,15 @@ use rhai::{CallFnOptions, Dynamic, Engine, EvalAltResult, ParseError, Position, 
 use std::cell::RefCell;
 use std::path::Path;
 
-/// Sandbox limits, identical in debug and release builds.
-#[derive(Debug, Clone, Copy)]
+/// Sandbox limits, identical in debug and release builds. A project changes them in its
+/// `wireplan: sandbox:` section ([`sandbox::project_limits`], docs/scripting-api.md).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {
+    /// Wall-clock time per lifecycle call (and per top-level run of a script).
+    pub time_limit: std::time::Duration,
+    /// Bytes allocated per lifecycle call, freed or not (enforced where
+    /// [`sandbox::CountingAllocator`] is the global allocator).
+    pub max_allocated: u64,
     /// Maximum operations per lifecycle call.
     pub max_operations: u64,
     /// Maximum call depth.
@@ -49,6 +56,8 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
+            time_limit: std::time::Duration::from_secs(10),
+            max_allocated: 512 << 20,
             max_operations: 20_000_000,
             max_call_levels: 64,
             max_expr_depths: (64, 32),
@@ -95,6 +104,9 @@ pub fn engine(limits: &Limits) -> Engine {
     e.set_max_array_size(limits.max_array_size);
     e.set_max_map_size(limits.max_map_size);
     e.set_max_variables(limits.max_variables);
+    e.on_progress(sandbox::progress(limits));
+    // The limits ride along with the engine, so each extension can name them in errors.
+    *e.default_tag_mut() = Dynamic::from(*limits);
     e.disable_symbol("eval");
     e.set_module_resolver(rhai::module_resolvers::DummyModuleResolver::new());
     // Script output goes to standard error, so it never mixes with JSON on standard output.
@@ -188,15 +200,11 @@ impl Extension {
             .compile(text)
             .map_err(|e| parse_error(sources, file, name, &e))?;
         ast.set_source(sources.get(file).name.clone());
-        let limits = Limits {
-            max_operations: engine.max_operations(),
-            max_call_levels: engine.max_call_levels(),
-            max_expr_depths: (engine.max_expr_depth(), engine.max_function_expr_depth()),
-            max_string_size: engine.max_string_size(),
-            max_array_size: engine.max_array_size(),
-            max_map_size: engine.max_map_size(),
-            max_variables: engine.max_variables(),
-        };
+        let limits = engine
+            .default_tag()
+            .read_lock::<Limits>()
+            .map(|l| *l)
+            .unwrap_or_default();
         let ext = Extension {
             name: name.to_string(),
             file,
@@ -205,7 +213,10 @@ impl Extension {
             source: std::rc::Rc::new(sources.get(file).clone()),
         };
         // Top-level statements run once, here (they cannot see `this`); their errors count.
-        if let Err(e) = engine.run_ast(&ext.ast) {
+        let run = sandbox::begin();
+        let result = engine.run_ast(&ext.ast);
+        drop(run);
+        if let Err(e) = result {
             return Err(ext.runtime_error(sources, "<top level>", &e, &ext.limits));
         }
         Ok(ext)
@@ -271,8 +282,10 @@ impl Extension {
             .eval_ast(false)
             .rewind_scope(true)
             .bind_this_ptr(&mut bound);
+        let run = sandbox::begin();
         let result =
             engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, func, args);
+        drop(run);
         if let Some(updated) = bound.try_cast::<api::ExtensionHandle>() {
             this.config = updated.config;
         }
@@ -346,6 +359,16 @@ impl Extension {
                 Code::ScriptError,
                 format!("Extension '{}': {value} (thrown in {})", self.name, where_(func)),
             ),
+            EvalAltResult::ErrorTerminated(value, _)
+                if sandbox::termination_message(value, limits).is_some() =>
+            {
+                let (message, note) = sandbox::termination_message(value, limits).unwrap_or_default();
+                Diagnostic::error(
+                    Code::ScriptError,
+                    format!("Extension '{}': {message} in {}", self.name, where_(func)),
+                )
+                .with_note(note)
+            }
             EvalAltResult::ErrorFunctionNotFound(sig, _) => Diagnostic::error(
                 Code::ScriptError,
                 format!(

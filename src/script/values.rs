@@ -43,12 +43,58 @@ pub fn raise<T>(d: Diagnostic) -> Res<T> {
     )))
 }
 
-fn convert_array(
-    items: impl IntoIterator<Item = (Option<String>, Dynamic)>,
+/// How deep a value may nest when it crosses between Rhai and the compiler: the same bound as
+/// a NEON document ([`crate::neon::MAX_DEPTH`]), so whatever a script hands over the compiler
+/// could also have read from a file. Statements and arrays count one level each. Deeper values
+/// are an `invalid-value` error at the calling script line, never a stack overflow.
+pub const MAX_VALUE_DEPTH: usize = crate::neon::MAX_DEPTH;
+
+fn too_deep() -> String {
+    format!("the value nests deeper than {MAX_VALUE_DEPTH} levels, the limit for values passed between scripts and the compiler")
+}
+
+/// How deep `e` nests (statements and arrays count one level), stopping at `limit + 1`.
+fn expr_depth(e: &Expr, limit: usize) -> usize {
+    fn array(a: &ExprArray, limit: usize) -> usize {
+        let mut deepest = 0;
+        for v in a.values() {
+            deepest = deepest.max(expr_depth(v, limit.saturating_sub(1)));
+            if deepest >= limit {
+                break;
+            }
+        }
+        1 + deepest
+    }
+    if limit == 0 {
+        return 1;
+    }
+    match &e.kind {
+        ExprKind::Array(a) => array(a, limit),
+        ExprKind::Statement(st) => {
+            let callee = match &st.callee {
+                Callee::Member(inner, _) => expr_depth(inner, limit - 1),
+                Callee::Name(_) => 0,
+            };
+            (1 + callee).max(array(&st.arguments, limit))
+        }
+        ExprKind::Concat(parts) => {
+            1 + parts
+                .iter()
+                .map(|p| expr_depth(p, limit - 1))
+                .max()
+                .unwrap_or(0)
+        }
+        _ => 0,
+    }
+}
+
+fn convert_array<'a>(
+    items: impl IntoIterator<Item = (Option<String>, &'a Dynamic)>,
+    depth: usize,
 ) -> Result<ExprArray, String> {
     let mut out = ExprArray::new();
     for (k, v) in items {
-        let e = to_expr(&v)?;
+        let e = to_expr_at(v, depth + 1)?;
         match k {
             Some(k) => {
                 out.items.insert(Key::from_string(k), e);
@@ -59,8 +105,31 @@ fn convert_array(
     Ok(out)
 }
 
-/// Converts a Rhai value to a configuration value. Errors name the unsupported type.
+/// Converts a Rhai value to a configuration value. Errors name the unsupported type, or the
+/// depth limit ([`MAX_VALUE_DEPTH`]) when the value nests deeper.
 pub fn to_expr(v: &Dynamic) -> Result<Expr, String> {
+    to_expr_at(v, 0)
+}
+
+/// [`to_expr`] for a value `depth` levels down. Collections are read in place (never cloned
+/// whole), so a deep value costs no more than its size.
+fn to_expr_at(v: &Dynamic, depth: usize) -> Result<Expr, String> {
+    // A debug build needs a few KiB per level: grow the stack instead of overflowing it.
+    stacker::maybe_grow(32 * 1024, 1024 * 1024, || to_expr_in_place(v, depth))
+}
+
+fn to_expr_in_place(v: &Dynamic, depth: usize) -> Result<Expr, String> {
+    if depth >= MAX_VALUE_DEPTH {
+        return Err(too_deep());
+    }
+    // Values built in Rust (statements, dynamic parameters) carry their own depth.
+    let embedded = |e: &Expr| -> Result<(), String> {
+        if depth + expr_depth(e, MAX_VALUE_DEPTH - depth) > MAX_VALUE_DEPTH {
+            Err(too_deep())
+        } else {
+            Ok(())
+        }
+    };
     let kind = if v.is_unit() {
         ExprKind::Null
     } else if let Ok(b) = v.as_bool() {
@@ -71,25 +140,28 @@ pub fn to_expr(v: &Dynamic) -> Result<Expr, String> {
         ExprKind::Float(f)
     } else if v.is_string() {
         ExprKind::Str(v.clone().into_string().unwrap_or_default())
-    } else if v.is_array() {
-        let a = v.clone().into_array().unwrap_or_default();
-        ExprKind::Array(convert_array(a.into_iter().map(|x| (None, x)))?)
-    } else if v.is_map() {
-        let m = v.clone().cast::<Map>();
+    } else if let Ok(a) = v.as_array_ref() {
+        ExprKind::Array(convert_array(a.iter().map(|x| (None, x)), depth)?)
+    } else if let Ok(m) = v.as_map_ref() {
         ExprKind::Array(convert_array(
-            m.into_iter().map(|(k, x)| (Some(k.to_string()), x)),
+            m.iter().map(|(k, x)| (Some(k.to_string()), x)),
+            depth,
         )?)
-    } else if let Some(m) = v.clone().try_cast::<OrderedMap>() {
+    } else if let Some(m) = v.read_lock::<OrderedMap>() {
         ExprKind::Array(convert_array(
-            m.entries.into_iter().map(|(k, x)| (Some(k), x)),
+            m.entries.iter().map(|(k, x)| (Some(k.clone()), x)),
+            depth,
         )?)
-    } else if let Some(s) = v.clone().try_cast::<ScriptStatement>() {
-        ExprKind::Statement(Box::new(s.0))
-    } else if let Some(d) = v.clone().try_cast::<ScriptDynamic>() {
-        return Ok(d.0);
-    } else if let Some(r) = v.clone().try_cast::<ScriptReference>() {
+    } else if let Some(s) = v.read_lock::<ScriptStatement>() {
+        let e = Expr::bare(ExprKind::Statement(Box::new(s.0.clone())));
+        embedded(&e)?;
+        return Ok(e);
+    } else if let Some(d) = v.read_lock::<ScriptDynamic>() {
+        embedded(&d.0)?;
+        return Ok(d.0.clone());
+    } else if let Some(r) = v.read_lock::<ScriptReference>() {
         ExprKind::Str(format!("@{}", r.0))
-    } else if let Some(d) = v.clone().try_cast::<super::builder_api::DefinitionHandle>() {
+    } else if let Some(d) = v.read_lock::<super::builder_api::DefinitionHandle>() {
         ExprKind::Str(format!("@{}", d.name()))
     } else {
         return Err(format!(
@@ -103,6 +175,11 @@ pub fn to_expr(v: &Dynamic) -> Result<Expr, String> {
 /// Converts a configuration value to Rhai: lists become arrays, maps [`OrderedMap`]s,
 /// statements [`ScriptStatement`]s, dynamic parameters their `%name%` text.
 pub fn to_dynamic(e: &Expr) -> Dynamic {
+    // Configuration values nest up to NEON's depth limit; grow the stack rather than overflow.
+    stacker::maybe_grow(32 * 1024, 1024 * 1024, || to_dynamic_in_place(e))
+}
+
+fn to_dynamic_in_place(e: &Expr) -> Dynamic {
     match &e.kind {
         ExprKind::Null => Dynamic::UNIT,
         ExprKind::Bool(b) => Dynamic::from(*b),

@@ -375,8 +375,17 @@ impl Inner {
             Expr::Callable { target, method } => self.callable(target, method, frame, path)?,
             Expr::Func { name, arg } => {
                 let v = self.eval(arg, frame, path)?;
-                crate::convert::convert(name, &v)
-                    .map_err(|e| self.fail(frame.service, path, format!("{name}()"), e))?
+                crate::convert::convert(name, &v).map_err(|e| {
+                    // A dynamic parameter's value (a password, a key) never goes into a message.
+                    let e = match dynamic_source(arg) {
+                        Some(param) => format!(
+                            "cannot convert the value of dynamic parameter '{param}' to {name} \
+                             (the value is not shown)"
+                        ),
+                        None => e,
+                    };
+                    self.fail(frame.service, path, format!("{name}()"), e)
+                })?
             }
             Expr::Param(name) => self.dynamic_param(name).ok_or_else(|| {
                 self.fail(
@@ -578,4 +587,15 @@ fn concat_into(out: &mut String, v: &Value) -> Result<(), String> {
         other => return Err(other.kind()),
     }
     Ok(())
+}
+
+/// The dynamic parameter an expression's value comes from, if any (`{"$param": …}` itself, or a
+/// `$concat` or `$func` built from one).
+fn dynamic_source(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Param(name) => Some(name),
+        Expr::Concat(parts) => parts.iter().find_map(dynamic_source),
+        Expr::Func { arg, .. } => dynamic_source(arg),
+        _ => None,
+    }
 }

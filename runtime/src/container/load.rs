@@ -131,7 +131,7 @@ impl<'r> ContainerBuilder<'r> {
                 plan.format
             )));
         }
-        if plan.version != VERSION {
+        if !crate::encoding::readable(plan.version.into()) {
             return Err(Error::VersionMismatch {
                 origin: origin.to_string(),
                 found: plan.version.into(),

@@ -1,0 +1,163 @@
+//! Plans from elsewhere are untrusted (issue #13): repeated JSON keys, plans from a newer
+//! wireplan and special objects missing what the format requires are refused with a reason.
+
+use wireplan_runtime::plan::{Plan, OLDEST_VERSION, VERSION};
+use wireplan_runtime::Error;
+
+fn plan_with(version: u32, services: &str) -> String {
+    format!(
+        r#"{{"format": "wireplan-plan", "version": {version}, "compiler": "t", "inputs_hash": "0",
+            "services": {services}}}"#
+    )
+}
+
+const ONE: &str = r#"{"a": {"type": "A", "create": {"$new": "A", "args": []}}}"#;
+
+fn bad_plan_reason(text: &str) -> String {
+    match Plan::from_json_str(text, "p.json") {
+        Err(Error::BadPlan { reason, .. }) => reason,
+        other => panic!("expected BadPlan, got {other:?}"),
+    }
+}
+
+#[test]
+fn repeated_json_keys_are_refused_at_every_level() {
+    let cases = [
+        // Two services of one name.
+        plan_with(
+            VERSION,
+            r#"{"a": {"type": "A", "create": {"$new": "A", "args": []}},
+                "a": {"type": "B", "create": {"$new": "B", "args": []}}}"#,
+        ),
+        // A key repeated inside a user map of an expression.
+        plan_with(
+            VERSION,
+            r#"{"a": {"type": "A", "create": {"$new": "A", "args": [{"k": 1, "k": 2}]}}}"#,
+        ),
+        // A repeated tag.
+        plan_with(
+            VERSION,
+            r#"{"a": {"type": "A", "tags": {"t": true, "t": false}, "create": {"$new": "A", "args": []}}}"#,
+        ),
+    ];
+    for text in cases {
+        let reason = bad_plan_reason(&text);
+        assert!(reason.contains("appears twice in one object"), "{reason}");
+    }
+    // A repeated top-level field.
+    let text = plan_with(VERSION, ONE).replacen(
+        "\"compiler\": \"t\"",
+        "\"compiler\": \"t\", \"compiler\": \"u\"",
+        1,
+    );
+    let reason = bad_plan_reason(&text);
+    assert!(
+        reason.contains("duplicate field") || reason.contains("twice"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_plan_from_a_newer_wireplan_says_so_in_both_forms() {
+    let newer = VERSION + 1;
+    let json = plan_with(newer, ONE);
+    let e = Plan::from_json_str(&json, "p.json").unwrap_err();
+    assert!(
+        matches!(e, Error::VersionMismatch { found, .. } if found == u64::from(newer)),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .contains("made by a newer version of wireplan"),
+        "{e}"
+    );
+
+    let mut binary = Plan::from_json_str(&plan_with(VERSION, ONE), "p")
+        .unwrap()
+        .to_binary();
+    binary[8..12].copy_from_slice(&newer.to_le_bytes());
+    let e = Plan::from_bytes(&binary, "p.bin").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("made by a newer version of wireplan"),
+        "{e}"
+    );
+    assert!(!e.to_string().contains("corrupt"), "{e}");
+}
+
+#[test]
+fn older_plans_still_load_and_the_compiler_version_is_written() {
+    assert_eq!(
+        (OLDEST_VERSION, VERSION),
+        (1, 2),
+        "version 2 added the ArgOr variant"
+    );
+    for version in OLDEST_VERSION..=VERSION {
+        let plan = Plan::from_json_str(&plan_with(version, ONE), "p.json").unwrap();
+        assert_eq!(plan.version, version);
+        let again = Plan::from_bytes(&plan.to_binary(), "p.bin").unwrap();
+        assert_eq!(again, plan);
+    }
+    let e = Plan::from_json_str(&plan_with(0, ONE), "p.json").unwrap_err();
+    assert!(
+        matches!(e, Error::VersionMismatch { found: 0, .. }),
+        "{e:?}"
+    );
+    assert!(!e.to_string().contains("newer"), "{e}");
+}
+
+#[test]
+fn special_objects_without_their_required_keys_are_refused() {
+    for (create, want) in [
+        (r#"{"$new": "A"}"#, "\"$new\" object needs \"args\""),
+        (
+            r#"{"$call": ["A", "make"]}"#,
+            "\"$call\" object needs \"args\"",
+        ),
+        (r#"{"$func": "int"}"#, "\"$func\" object needs \"args\""),
+    ] {
+        let text = plan_with(
+            VERSION,
+            &format!(r#"{{"a": {{"type": "A", "create": {create}}}}}"#),
+        );
+        let reason = bad_plan_reason(&text);
+        assert!(reason.contains(want), "{create}: {reason}");
+    }
+    let text = plan_with(
+        VERSION,
+        r#"{"a": {"type": "A", "create": {"$new": "A", "args": []}, "setup": [{"$set": ["@self", "p"]}]}}"#,
+    );
+    let reason = bad_plan_reason(&text);
+    assert!(
+        reason.contains("\"$set\" object needs \"value\""),
+        "{reason}"
+    );
+}
+
+/// A conversion of a dynamic parameter that fails names the parameter, never its value.
+#[test]
+fn a_failed_conversion_does_not_show_a_dynamic_parameters_value() {
+    use wireplan_runtime::{Container, Registry};
+    struct Port;
+    let mut registry = Registry::new();
+    registry.class::<Port>("App\\Port").constructor(|a| {
+        a.int(0)?;
+        Ok(Port)
+    });
+    let text = plan_with(
+        VERSION,
+        r#"{"port": {"type": "App\\Port", "create": {"$new": "App\\Port",
+            "args": [{"$func": "int", "args": [{"$param": "secret"}]}]}}}"#,
+    );
+    let container = Container::builder(&registry)
+        .parameter("secret", "hunter2")
+        .from_json_str(&text)
+        .expect("loads");
+    let e = container
+        .get::<Port>("port")
+        .err()
+        .expect("int('hunter2') fails");
+    let msg = e.to_string();
+    assert!(!msg.contains("hunter2"), "{msg}");
+    assert!(msg.contains("dynamic parameter 'secret'"), "{msg}");
+}

@@ -1,0 +1,235 @@
+//! Sandbox limits that bound work, not only operations: a wall-clock limit and a ceiling on the
+//! bytes allocated per lifecycle call, both checked from Rhai's progress callback (which runs
+//! after every operation), and the project's `wireplan: sandbox:` settings that raise or lower
+//! every limit.
+//!
+//! Rhai's operation budget counts a `pad(1000000, "x")` as a few operations although it
+//! allocates a megabyte, and its size limits bound each value, not the total; so a loop of
+//! allocations ran for hours within the budget. Here every allocation made on the script's
+//! thread while a lifecycle call runs is counted by [`CountingAllocator`] — whatever function
+//! made it (`pad`, `+`, `push`, string interpolation, the builder API) — and the call stops
+//! once the total passes [`Limits::max_allocated`]. The count needs the allocator installed as
+//! the program's `#[global_allocator]`: the `wireplan` and `wireplan-repl` binaries do; a build
+//! script that compiles a plan can do the same with two lines. Without it only the time limit
+//! and Rhai's per-value limits apply.
+
+use super::Limits;
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::expr::{Expr, ExprKind};
+use rhai::Dynamic;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+thread_local! {
+    /// Bytes allocated on this thread since it started (only counted by [`CountingAllocator`]).
+    static ALLOCATED: Cell<u64> = const { Cell::new(0) };
+    /// Whether [`CountingAllocator`] counted anything on this thread.
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    /// The lifecycle call running on this thread: when it started and the allocation count then.
+    static RUN: Cell<Option<(Instant, u64)>> = const { Cell::new(None) };
+    /// Whether [`begin`] holds the current run (nested calls do not restart it).
+    static HELD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The system allocator, counting the bytes each thread allocates (a reallocation counts
+/// what it grows by). Install it with
+/// `#[global_allocator] static ALLOC: wireplan::script::sandbox::CountingAllocator =
+/// wireplan::script::sandbox::CountingAllocator;` to enforce [`Limits::max_allocated`].
+pub struct CountingAllocator;
+
+fn count(bytes: usize) {
+    // `try_with`: during thread teardown the slot may be gone; then nothing is counted.
+    let _ = ALLOCATED.try_with(|a| a.set(a.get().wrapping_add(bytes as u64)));
+    let _ = COUNTING.try_with(|c| c.set(true));
+}
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged; counting
+// touches only const-initialised thread-locals without destructors, which never allocate.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count(layout.size());
+        // SAFETY: forwarded as received.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count(layout.size());
+        // SAFETY: forwarded as received.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as received.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // Growing in place (`mremap` for large blocks) costs the growth, not the whole block.
+        count(new_size.saturating_sub(layout.size()));
+        // SAFETY: forwarded as received.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// Bytes allocated on this thread so far (0 forever without [`CountingAllocator`]).
+pub fn allocated_on_this_thread() -> u64 {
+    ALLOCATED.with(Cell::get)
+}
+
+/// Whether [`CountingAllocator`] is the global allocator (it has counted on this thread).
+pub fn counting() -> bool {
+    // Any allocation counts; make one in case this thread has not allocated yet.
+    drop(std::hint::black_box(Box::new(0u8)));
+    COUNTING.with(Cell::get)
+}
+
+/// Marks the start of a lifecycle call on this thread; the time and allocation limits count
+/// from here until the guard drops. Nested calls (a callback run from inside a call) keep
+/// the outer start.
+pub fn begin() -> RunGuard {
+    let outer = HELD.with(|h| h.replace(true));
+    if !outer {
+        RUN.with(|r| r.set(Some((Instant::now(), allocated_on_this_thread()))));
+    }
+    RunGuard { outer }
+}
+
+/// Ends the run that [`begin`] started, when dropped.
+pub struct RunGuard {
+    outer: bool,
+}
+
+impl Drop for RunGuard {
+    fn drop(&mut self) {
+        if !self.outer {
+            HELD.with(|h| h.set(false));
+            RUN.with(|r| r.set(None));
+        }
+    }
+}
+
+/// What stopped a script, carried in Rhai's `ErrorTerminated` value.
+pub const TIME_LIMIT: &str = "wireplan-sandbox-time-limit";
+/// See [`TIME_LIMIT`].
+pub const ALLOCATION_LIMIT: &str = "wireplan-sandbox-allocation-limit";
+
+/// The progress callback for an engine with `limits`: stops the script once the current run
+/// has taken longer than [`Limits::time_limit`] or allocated more than
+/// [`Limits::max_allocated`] bytes. A run not opened by [`begin`] (a script evaluated
+/// directly) starts at its first operation.
+pub fn progress(limits: &Limits) -> impl Fn(u64) -> Option<Dynamic> + 'static {
+    let (time, bytes) = (limits.time_limit, limits.max_allocated);
+    move |ops| {
+        let now_bytes = allocated_on_this_thread();
+        let held = HELD.with(Cell::get);
+        let (start, base) = match RUN.with(Cell::get) {
+            Some(run) if held || ops > 1 => run,
+            _ => {
+                let run = (Instant::now(), now_bytes);
+                RUN.with(|r| r.set(Some(run)));
+                run
+            }
+        };
+        if now_bytes.wrapping_sub(base) > bytes {
+            return Some(Dynamic::from(ALLOCATION_LIMIT));
+        }
+        // Reading the clock every 64 operations keeps the callback cheap; no single
+        // operation runs long (each value is bounded by Rhai's size limits).
+        if ops % 64 == 0 && start.elapsed() > time {
+            return Some(Dynamic::from(TIME_LIMIT));
+        }
+        None
+    }
+}
+
+/// The note and message part for a script stopped by this module, from the terminating value.
+pub fn termination_message(value: &Dynamic, limits: &Limits) -> Option<(String, String)> {
+    let token = value.clone().into_string().ok()?;
+    if token == TIME_LIMIT {
+        Some((
+            format!(
+                "the script ran longer than the sandbox's time limit ({})",
+                seconds(limits.time_limit)
+            ),
+            format!(
+                "the sandbox allows {} of wall-clock time per lifecycle call; raise it with `wireplan: sandbox: timeLimit:` (seconds)",
+                seconds(limits.time_limit)
+            ),
+        ))
+    } else if token == ALLOCATION_LIMIT {
+        Some((
+            format!(
+                "the script allocated more than the sandbox's ceiling of {} bytes",
+                limits.max_allocated
+            ),
+            format!(
+                "the sandbox allows {} bytes allocated per lifecycle call (strings, arrays, maps and everything else, freed or not); raise it with `wireplan: sandbox: maxAllocated:`",
+                limits.max_allocated
+            ),
+        ))
+    } else {
+        None
+    }
+}
+
+fn seconds(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+/// The limits for a project: `base` (the caller's, by default [`Limits::default`]) with what
+/// the `wireplan:` section sets. An invalid section is reported to `diags` and leaves `base`.
+pub fn project_limits(section: Option<&Expr>, base: &Limits, diags: &mut Diagnostics) -> Limits {
+    let mut limits = *base;
+    let Some(section) = section else {
+        return limits;
+    };
+    let Some(valid) =
+        crate::schema::validate(&crate::project::schema(), section, &["wireplan"], diags)
+    else {
+        return limits;
+    };
+    let Some(sandbox) = valid
+        .as_array()
+        .and_then(|a| a.get("sandbox"))
+        .and_then(Expr::as_array)
+    else {
+        return limits;
+    };
+    for (key, value) in &sandbox.items {
+        let key = key.as_string();
+        let int = match value.kind {
+            ExprKind::Int(i) => Some(i.max(0) as u64),
+            _ => None,
+        };
+        let as_usize = |i: u64| usize::try_from(i).unwrap_or(usize::MAX);
+        match (key.as_str(), int) {
+            ("timeLimit", _) => {
+                let secs = match value.kind {
+                    ExprKind::Int(i) => i as f64,
+                    ExprKind::Float(f) => f,
+                    _ => continue,
+                };
+                match Duration::try_from_secs_f64(secs) {
+                    Ok(d) => limits.time_limit = d,
+                    Err(_) => diags.push(
+                        Diagnostic::error(
+                            Code::InvalidValue,
+                            format!("wireplan › sandbox › timeLimit: {secs} is not a usable number of seconds"),
+                        )
+                        .at(value.span),
+                    ),
+                }
+            }
+            ("maxAllocated", Some(i)) => limits.max_allocated = i,
+            ("maxOperations", Some(i)) => limits.max_operations = i,
+            ("maxCallLevels", Some(i)) => limits.max_call_levels = as_usize(i),
+            ("maxStringSize", Some(i)) => limits.max_string_size = as_usize(i),
+            ("maxArraySize", Some(i)) => limits.max_array_size = as_usize(i),
+            ("maxMapSize", Some(i)) => limits.max_map_size = as_usize(i),
+            ("maxVariables", Some(i)) => limits.max_variables = as_usize(i),
+            _ => {}
+        }
+    }
+    limits
+}

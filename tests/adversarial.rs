@@ -1,0 +1,310 @@
+//! The adversarial suite (issue #13): hostile configurations, scripts and plans. Each must end
+//! in a positioned diagnostic (code, file, line) or a typed error within a bound, never a
+//! panic, an abort or a hang. Static cases live in `tests/adversarial/<case>/`; deep, huge and
+//! binary inputs are generated here.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use wireplan::compiler::{compile, Options};
+use wireplan::diagnostics::{to_json, JsonDiagnostic};
+
+#[global_allocator]
+static ALLOC: wireplan::script::sandbox::CountingAllocator =
+    wireplan::script::sandbox::CountingAllocator;
+
+/// A case may take this long before the test calls it a hang (debug build, shared CI cores).
+const HANG_GUARD: Duration = Duration::from_secs(60);
+
+/// Compiles `config` on its own thread; fails the test if that panics or exceeds the guard.
+fn compile_bounded(config: PathBuf) -> (Vec<JsonDiagnostic>, bool, Duration) {
+    let (tx, rx) = mpsc::channel();
+    let started = Instant::now();
+    std::thread::spawn(move || {
+        let c = compile(&config, &Options::default());
+        let _ = tx.send((to_json(&c.sources, c.diagnostics.items()), c.plan.is_some()));
+    });
+    match rx.recv_timeout(HANG_GUARD) {
+        Ok((diags, planned)) => (diags, planned, started.elapsed()),
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!("no result within {HANG_GUARD:?}"),
+        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the compile panicked"),
+    }
+}
+
+fn case_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/adversarial")
+        .join(name)
+}
+
+/// Whether there is an error `code` whose message or one of whose notes contains `mentions`,
+/// in a file ending in `file`, on `line`; otherwise what there is instead.
+fn expect(
+    diags: &[JsonDiagnostic],
+    code: &str,
+    mentions: &str,
+    file: &str,
+    line: usize,
+) -> Result<(), String> {
+    let hit = diags.iter().any(|d| {
+        d.code == code
+            && (d.message.contains(mentions) || d.notes.iter().any(|n| n.contains(mentions)))
+            && d.file.as_deref().is_some_and(|f| f.ends_with(file))
+            && d.line == Some(line)
+    });
+    if hit {
+        return Ok(());
+    }
+    let got: Vec<String> = diags
+        .iter()
+        .map(|d| {
+            format!(
+                "[{}] {:?}:{:?} {}",
+                d.code,
+                d.file.as_deref().map(|f| f.rsplit('/').next().unwrap_or(f)),
+                d.line,
+                d.message.chars().take(160).collect::<String>()
+            )
+        })
+        .collect();
+    Err(format!(
+        "expected [{code}] '{mentions}' at {file}:{line}; got {got:#?}"
+    ))
+}
+
+#[test]
+fn static_cases_end_in_positioned_diagnostics() {
+    // case, code, message part, file, line
+    let cases: &[(&str, &str, &str, &str, usize)] = &[
+        ("include-cycle", "circular-include", "", "b.neon", 2),
+        (
+            "param-cycle",
+            "circular-parameter",
+            "%p% -> %q% -> %r% -> %p%",
+            "app.neon",
+            4,
+        ),
+        (
+            "exponential-params",
+            "invalid-value",
+            "limit on what parameter references may copy",
+            "app.neon",
+            18,
+        ),
+        ("invalid-utf8", "neon-syntax", "UTF-8", "app.neon", 2),
+        // NUL is a character like any other to NEON; the names it ends up in are refused.
+        (
+            "nul-bytes",
+            "invalid-definition",
+            "Service name must be",
+            "app.neon",
+            2,
+        ),
+        (
+            "script-loop",
+            "script-error",
+            "operations",
+            "hostile.rhai",
+            1,
+        ),
+        (
+            "script-recursion",
+            "script-error",
+            "call depth of 64",
+            "hostile.rhai",
+            2,
+        ),
+        (
+            "script-allocation",
+            "script-error",
+            "ceiling of 20000000 bytes",
+            "hostile.rhai",
+            1,
+        ),
+        (
+            "script-string-doubling",
+            "script-error",
+            "strings 1048576 bytes",
+            "hostile.rhai",
+            1,
+        ),
+        (
+            "script-file-access",
+            "script-error",
+            "refused",
+            "hostile.rhai",
+            2,
+        ),
+        ("script-eval", "script-error", "eval", "hostile.rhai", 2),
+        ("script-import", "script-error", "", "hostile.rhai", 1),
+        (
+            "script-deep-value",
+            "invalid-value",
+            "nests deeper than 500",
+            "hostile.rhai",
+            4,
+        ),
+        (
+            "script-deep-map",
+            "invalid-value",
+            "nests deeper than 500",
+            "hostile.rhai",
+            4,
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, code, mentions, file, line) in cases {
+        let (diags, planned, took) = compile_bounded(case_dir(name).join("app.neon"));
+        eprintln!("{name}: {took:?}");
+        if planned {
+            failures.push(format!("{name}: compiled"));
+        }
+        if let Err(e) = expect(&diags, code, mentions, file, *line) {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Writes `text` as `app.neon` in a fresh folder and compiles it within the guard.
+fn compile_text(text: &[u8]) -> (tempfile::TempDir, Vec<JsonDiagnostic>, bool) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("app.neon"), text).expect("write");
+    let (diags, planned, took) = compile_bounded(dir.path().join("app.neon"));
+    eprintln!("{} bytes: {took:?}", text.len());
+    (dir, diags, planned)
+}
+
+#[test]
+fn deep_nesting_is_a_positioned_error() {
+    // Inline brackets, inline maps and entities, and indented blocks, 600 levels.
+    let inline = format!("a: {}{}\n", "[".repeat(600), "]".repeat(600));
+    let maps = format!("a: {}1{}\n", "{x: ".repeat(600), "}".repeat(600));
+    let entities = format!("a: {}1{}\n", "A(".repeat(600), ")".repeat(600));
+    let mut block = String::new();
+    for depth in 0..600 {
+        block.push_str(&"\t".repeat(depth));
+        block.push_str(&format!("k{depth}:\n"));
+    }
+    for text in [inline, maps, entities, block] {
+        let (_dir, diags, planned) = compile_text(text.as_bytes());
+        assert!(!planned);
+        let d = diags
+            .iter()
+            .find(|d| d.code == "neon-syntax")
+            .unwrap_or_else(|| panic!("{diags:?}"));
+        assert!(d.message.contains("Nesting too deep"), "{d:?}");
+        assert!(d.line.is_some() && d.column.is_some(), "{d:?}");
+    }
+}
+
+#[test]
+fn huge_lines_and_files_are_bounded() {
+    // A syntax error at the end of a 5 MB line: found, positioned, rendered short.
+    let mut text = b"services:\n\ta: App\\A('".to_vec();
+    text.extend(std::iter::repeat_n(b'x', 5 << 20));
+    text.extend(b"' ]\n");
+    let (dir, diags, planned) = compile_text(&text);
+    assert!(!planned);
+    let d = diags
+        .iter()
+        .find(|d| d.code == "neon-syntax")
+        .unwrap_or_else(|| panic!("{diags:?}"));
+    assert_eq!(d.line, Some(2), "{d:?}");
+    assert!(d.column.is_some_and(|c| c > 5 << 20), "{d:?}");
+    drop(dir);
+
+    // A file over the 64 MiB input limit is refused before it is read.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("app.neon");
+    let file = std::fs::File::create(&path).expect("create");
+    file.set_len((64 << 20) + 1).expect("sparse file");
+    let (diags, planned, _) = compile_bounded(path);
+    assert!(!planned);
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.code == "file-not-found" && d.message.contains("app.neon")),
+        "{diags:?}"
+    );
+}
+
+/// Plans that lie: every one is a typed error from the loader, never a panic or a hang.
+#[test]
+fn lying_plans_are_typed_errors() {
+    use wireplan_runtime::plan::Plan;
+    use wireplan_runtime::{Container, Error, Registry};
+    let good = Plan::from_json_str(
+        r#"{"format": "wireplan-plan", "version": 2, "compiler": "t", "inputs_hash": "0",
+            "services": {"a": {"type": "A", "create": {"$new": "A", "args": []}}}}"#,
+        "p",
+    )
+    .expect("valid");
+    let binary = good.to_binary();
+    let header = wireplan_runtime::encoding::BINARY_HEADER_LEN;
+
+    let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
+    // A header announcing an absurd payload length.
+    let mut huge = binary.clone();
+    huge[12..20].copy_from_slice(&u64::MAX.to_le_bytes());
+    cases.push(("huge length", huge));
+    // A payload replaced by garbage, with a checksum that matches the garbage.
+    let mut garbage = binary[..header].to_vec();
+    let junk: Vec<u8> = (0..binary.len() - header)
+        .map(|i| (i * 37 % 251) as u8)
+        .collect();
+    garbage[20..28].copy_from_slice(&wireplan_runtime::encoding::checksum(&junk).to_le_bytes());
+    garbage.extend(&junk);
+    cases.push(("garbage payload", garbage));
+    // A payload claiming a billion services (a length prefix with nothing behind it).
+    let mut claim = binary[..header].to_vec();
+    let mut payload = vec![13u8];
+    payload.extend(b"wireplan-plan");
+    payload.push(2);
+    payload.extend([0xff, 0xff, 0xff, 0xff, 0x0f]);
+    claim[12..20].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+    claim[20..28].copy_from_slice(&wireplan_runtime::encoding::checksum(&payload).to_le_bytes());
+    claim.extend(&payload);
+    cases.push(("length prefix lies", claim));
+    // JSON nested 100,000 deep.
+    let deep = format!(
+        r#"{{"format": "wireplan-plan", "version": 2, "compiler": "t", "inputs_hash": "0", "parameters": {{"p": {}{}}}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    cases.push(("deep JSON", deep.into_bytes()));
+    // References to services that do not exist, a scoped captive, an unknown kind.
+    cases.push((
+        "missing reference",
+        br#"{"format": "wireplan-plan", "version": 2, "compiler": "t", "inputs_hash": "0",
+            "services": {"a": {"type": "A", "create": {"$new": "A", "args": [{"$ref": "nope"}]}}}}"#
+            .to_vec(),
+    ));
+    cases.push((
+        "unknown kind",
+        br#"{"format": "wireplan-plan", "version": 2, "compiler": "t", "inputs_hash": "0",
+            "services": {"a": {"kind": "robot", "type": "A", "create": null}}}"#
+            .to_vec(),
+    ));
+    cases.push(("not a plan", b"\x00\x01\x02WIREPLA".to_vec()));
+    cases.push(("empty", Vec::new()));
+
+    let registry = Registry::new();
+    for (name, bytes) in cases {
+        let started = Instant::now();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            Container::from_bytes(&bytes, &registry).err()
+        }));
+        let took = started.elapsed();
+        let e = match result {
+            Ok(Some(e)) => e,
+            Ok(None) => panic!("{name}: loaded"),
+            Err(_) => panic!("{name}: panicked"),
+        };
+        assert!(
+            matches!(e, Error::BadPlan { .. } | Error::VersionMismatch { .. }),
+            "{name}: {e:?}"
+        );
+        assert!(took < Duration::from_secs(10), "{name}: took {took:?}");
+    }
+}

@@ -1,0 +1,220 @@
+//! Issue #13, problem 3: `-o` never destroys a file the compilation read, and a plan file is
+//! either the old plan or the complete new one, however the writer dies.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn wireplan(dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_wireplan"));
+    c.current_dir(dir).env("NO_COLOR", "1");
+    c
+}
+
+const APP: &str =
+    "extensions:\n\treader: reader.rhai\nservices:\n\tclock: App\\Clock\ntypes:\n\tApp\\Clock:\n";
+
+/// A project whose extension reads `data.neon` (`loadFromFile`) or only registers it
+/// (`addDependency`).
+fn project(call: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("app.neon"), APP).unwrap();
+    std::fs::write(dir.path().join("data.neon"), "answer: 42\n").unwrap();
+    std::fs::write(
+        dir.path().join("reader.rhai"),
+        format!("fn loadConfiguration() {{ this.{call}(\"data.neon\"); }}\n"),
+    )
+    .unwrap();
+    dir
+}
+
+/// Compiles with `-o out` and asserts it is refused naming data.neon, which stays as it was.
+fn assert_refused(dir: &Path, out: &str) {
+    let result = wireplan(dir)
+        .args(["compile", "app.neon", "-o", out])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(1), "-o {out}: {stderr}");
+    assert!(
+        stderr.contains("Refusing to write the plan over") && stderr.contains("data.neon"),
+        "-o {out}: {stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("data.neon")).unwrap(),
+        "answer: 42\n",
+        "-o {out} changed data.neon"
+    );
+}
+
+#[test]
+fn output_over_a_file_an_extension_loaded_is_refused() {
+    let dir = project("loadFromFile");
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    assert_refused(dir.path(), "data.neon");
+    assert_refused(dir.path(), "./sub/../data.neon");
+}
+
+#[test]
+fn output_over_a_registered_dependency_is_refused() {
+    let dir = project("addDependency");
+    assert_refused(dir.path(), "data.neon");
+}
+
+#[cfg(unix)]
+#[test]
+fn output_through_a_symlink_or_hard_link_to_an_input_is_refused() {
+    let dir = project("loadFromFile");
+    std::os::unix::fs::symlink("data.neon", dir.path().join("link.neon")).unwrap();
+    std::fs::hard_link(dir.path().join("data.neon"), dir.path().join("hard.neon")).unwrap();
+    assert_refused(dir.path(), "link.neon");
+    assert_refused(dir.path(), "hard.neon");
+    // The configuration itself and the script stay protected.
+    for input in ["app.neon", "reader.rhai"] {
+        let before = std::fs::read(dir.path().join(input)).unwrap();
+        let r = wireplan(dir.path())
+            .args(["compile", "app.neon", "-o", input])
+            .output()
+            .unwrap();
+        assert_eq!(r.status.code(), Some(1));
+        assert_eq!(std::fs::read(dir.path().join(input)).unwrap(), before);
+    }
+}
+
+#[test]
+fn an_unrelated_output_is_written() {
+    let dir = project("loadFromFile");
+    let r = wireplan(dir.path())
+        .args(["compile", "app.neon", "-o", "app.plan.json"])
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let plan: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("app.plan.json")).unwrap()).unwrap();
+    assert!(plan["services"]["clock"].is_object());
+}
+
+/// A configuration big enough that writing its plan takes a while (~5,000 services).
+fn big_project(services: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut text = String::from("services:\n");
+    for i in 0..services {
+        text.push_str(&format!(
+            "\ts{i}: App\\Node('service number {i} with a longer argument to make the plan bigger')\n"
+        ));
+    }
+    text.push_str("types:\n\tApp\\Node:\n\t\tconstructor: {name: string}\n");
+    std::fs::write(dir.path().join("app.neon"), text).unwrap();
+    dir
+}
+
+/// Whether `bytes` is a complete plan with `services` services.
+fn complete_plan(bytes: &[u8], services: usize) -> bool {
+    wireplan_runtime::plan::Plan::from_bytes(bytes, "out")
+        .is_ok_and(|p| p.services.len() == services)
+}
+
+/// A small deterministic generator, so a failing run can be repeated from its seed.
+fn next(seed: &mut u64) -> u64 {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    *seed
+}
+
+#[test]
+fn a_compile_killed_while_writing_leaves_the_old_or_the_new_plan() {
+    const N: usize = 5000;
+    let dir = big_project(N);
+    let old =
+        br#"{"format": "wireplan-plan", "version": 1, "compiler": "old", "inputs_hash": "0"}"#;
+    // How long one compile takes here, to spread the kills over all of it.
+    let started = Instant::now();
+    let ok = wireplan(dir.path())
+        .args(["compile", "app.neon", "-o", "probe.plan.json"])
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let span = started.elapsed().as_micros().max(1000) as u64;
+    let mut seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
+    eprintln!("seed {seed}, one compile takes {span} µs");
+    let (mut old_seen, mut new_seen) = (0, 0);
+    for round in 0..24 {
+        let out = if round % 2 == 0 {
+            "app.plan.json"
+        } else {
+            "app.plan.bin"
+        };
+        let path = dir.path().join(out);
+        std::fs::write(&path, old).unwrap();
+        let mut child = wireplan(dir.path())
+            .args(["compile", "app.neon", "-o", out])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Anywhere from start-up to a little after the usual end.
+        std::thread::sleep(Duration::from_micros(next(&mut seed) % (span + span / 4)));
+        let _ = child.kill(); // SIGKILL
+        child.wait().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        if bytes == old {
+            old_seen += 1;
+        } else {
+            assert!(
+                complete_plan(&bytes, N),
+                "round {round} (seed {seed}): {out} is neither the old nor a complete new plan ({} bytes)",
+                bytes.len()
+            );
+            new_seen += 1;
+        }
+    }
+    // Temporary files of killed writers may stay behind, but never under the plan's name.
+    eprintln!("old plan {old_seen} times, new plan {new_seen} times");
+}
+
+#[test]
+fn two_compiles_to_the_same_output_both_leave_a_valid_plan() {
+    const N: usize = 2000;
+    let dir = big_project(N);
+    for encoding_out in ["app.plan.json", "app.plan.bin"] {
+        let children: Vec<_> = (0..2)
+            .map(|_| {
+                wireplan(dir.path())
+                    .args(["compile", "app.neon", "-o", encoding_out])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let bytes = std::fs::read(dir.path().join(encoding_out)).unwrap();
+        assert!(
+            complete_plan(&bytes, N),
+            "{encoding_out} is not a complete plan"
+        );
+        let leftovers: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+    }
+}

@@ -1,0 +1,300 @@
+//! Regression tests for issue #13 (reliability): each test here failed (or aborted the test
+//! process) before its fix.
+
+use wireplan::compiler::{compile, Compilation, Options};
+use wireplan::diagnostics::{to_json, JsonDiagnostic};
+
+/// Writes `files` (name → text) into a fresh folder and compiles its `app.neon`.
+fn compile_files(files: &[(&str, &str)]) -> (tempfile::TempDir, Compilation) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).expect("write fixture");
+    }
+    let result = compile(&dir.path().join("app.neon"), &Options::default());
+    (dir, result)
+}
+
+fn diagnostics(c: &Compilation) -> Vec<JsonDiagnostic> {
+    to_json(&c.sources, c.diagnostics.items())
+}
+
+const DEEP_APP: &str =
+    "extensions:\n\tdeep: deep.rhai\nservices:\n\tdb: App\\Db\ntypes:\n\tApp\\Db:\n";
+
+/// Problem 1: a script value nested 2,000 deep used to overflow the stack in the conversion to
+/// compiler values (abort, exit 134). Now it is an `invalid-value` error naming the limit, at
+/// the script line of the call.
+#[test]
+fn deeply_nested_script_value_is_an_error_at_the_call() {
+    for call in [
+        "builder.getDefinition(\"db\").addTag(\"deep\", a);",
+        "builder.getDefinition(\"db\").setFactory(\"App\\\\Db\", [a]);",
+    ] {
+        let script = format!(
+            "fn beforeCompile() {{\n\tlet builder = this.getContainerBuilder();\n\tlet a = [];\n\tfor i in 0..2000 {{ a = [a]; }}\n\t{call}\n}}\n"
+        );
+        let (_dir, c) = compile_files(&[("app.neon", DEEP_APP), ("deep.rhai", &script)]);
+        assert!(c.plan.is_none(), "{call}: compiled");
+        let diags = diagnostics(&c);
+        let d = diags
+            .iter()
+            .find(|d| d.message.contains("nests deeper than 500 levels"))
+            .unwrap_or_else(|| panic!("{call}: no depth error in {diags:?}"));
+        assert_eq!(d.code, "invalid-value", "{d:?}");
+        assert!(
+            d.file.as_deref().is_some_and(|f| f.ends_with("deep.rhai")),
+            "{d:?}"
+        );
+        assert_eq!(d.line, Some(5), "{d:?}");
+    }
+}
+
+/// A value exactly at the limit still crosses (a tag may nest as deep as NEON allows).
+#[test]
+fn script_value_at_the_depth_limit_converts() {
+    let script = "fn beforeCompile() {\n\tlet a = 1;\n\tfor i in 0..499 { a = [a]; }\n\tlet b = a;\n\tfor i in 0..499 { b = b[0]; }\n\tthis.getContainerBuilder().getDefinition(\"db\").addTag(\"deep\", a);\n}\n";
+    let (_dir, c) = compile_files(&[("app.neon", DEEP_APP), ("deep.rhai", script)]);
+    let diags = diagnostics(&c);
+    assert!(
+        !diags.iter().any(|d| d.message.contains("nests deeper")),
+        "{diags:?}"
+    );
+}
+
+#[global_allocator]
+static ALLOC: wireplan::script::sandbox::CountingAllocator =
+    wireplan::script::sandbox::CountingAllocator;
+
+/// Compiles on another thread and fails the test if that takes longer than `bound` (a hang
+/// guard, not a speed test).
+fn compile_within(files: &[(&str, &str)], bound: std::time::Duration) -> Vec<JsonDiagnostic> {
+    let files: Vec<(String, String)> = files
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let borrowed: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        let (_dir, c) = compile_files(&borrowed);
+        assert!(c.plan.is_none(), "the hostile script compiled");
+        let _ = tx.send(diagnostics(&c));
+    });
+    rx.recv_timeout(bound)
+        .expect("the compile finished within the hang guard")
+}
+
+fn sandbox_app(settings: &str) -> String {
+    format!("extensions:\n\thostile: hostile.rhai\nwireplan:\n\tsandbox: {settings}\n")
+}
+
+/// Problem 2: each `pad` is a few operations, so this loop ran for hours inside the operation
+/// budget. The allocation ceiling stops it.
+#[test]
+fn allocation_in_a_loop_stops_at_the_ceiling() {
+    assert!(
+        wireplan::script::sandbox::counting(),
+        "the counting allocator is installed"
+    );
+    let script = "fn loadConfiguration() {\n\tloop { let s = \"\".pad(1000000, \"x\"); }\n}\n";
+    let diags = compile_within(
+        &[
+            (
+                "app.neon",
+                &sandbox_app("{maxAllocated: 50000000, timeLimit: 600}"),
+            ),
+            ("hostile.rhai", script),
+        ],
+        std::time::Duration::from_secs(120),
+    );
+    let d = diags
+        .iter()
+        .find(|d| {
+            d.message
+                .contains("allocated more than the sandbox's ceiling of 50000000 bytes")
+        })
+        .unwrap_or_else(|| panic!("no allocation error in {diags:?}"));
+    assert_eq!(d.code, "script-error");
+    assert!(
+        d.notes.iter().any(|n| n.contains("maxAllocated")),
+        "{d:?}"
+    );
+    assert!(
+        d.file
+            .as_deref()
+            .is_some_and(|f| f.ends_with("hostile.rhai")),
+        "{d:?}"
+    );
+}
+
+/// The same loop against the wall clock, with the allocation ceiling out of the way.
+#[test]
+fn a_long_lifecycle_call_stops_at_the_time_limit() {
+    let script = "fn loadConfiguration() {\n\tloop { let s = \"\".pad(1000000, \"x\"); }\n}\n";
+    let started = std::time::Instant::now();
+    let diags = compile_within(
+        &[
+            (
+                "app.neon",
+                &sandbox_app("{maxAllocated: 1000000000000, timeLimit: 0.5}"),
+            ),
+            ("hostile.rhai", script),
+        ],
+        std::time::Duration::from_secs(120),
+    );
+    let d = diags
+        .iter()
+        .find(|d| {
+            d.message
+                .contains("ran longer than the sandbox's time limit (0.5 s)")
+        })
+        .unwrap_or_else(|| panic!("no time-limit error in {diags:?}"));
+    assert_eq!(d.code, "script-error");
+    assert!(started.elapsed() >= std::time::Duration::from_millis(500));
+}
+
+/// `a = [a]` 40,000 times took 52 s without reaching any limit (Rhai re-measures the whole
+/// value on each assignment). With the default limits it now stops at one of them.
+#[test]
+fn nesting_arrays_in_a_loop_stops_at_a_limit() {
+    let script = "fn loadConfiguration() {\n\tlet a = [];\n\tfor i in 0..40000 { a = [a]; }\n}\n";
+    let diags = compile_within(
+        &[
+            ("app.neon", &sandbox_app("{timeLimit: 2}")),
+            ("hostile.rhai", script),
+        ],
+        std::time::Duration::from_secs(120),
+    );
+    assert!(
+        diags.iter().any(|d| d.code == "script-error"
+            && (d.message.contains("time limit") || d.message.contains("ceiling"))),
+        "{diags:?}"
+    );
+}
+
+/// `wireplan: sandbox:` is validated like any section.
+#[test]
+fn invalid_sandbox_settings_are_reported() {
+    let (_dir, c) = compile_files(&[(
+        "app.neon",
+        "wireplan:\n\tsandbox:\n\t\ttimeLimit: soon\n\t\tmaxOperation: 5\n",
+    )]);
+    let diags = diagnostics(&c);
+    assert!(c.plan.is_none());
+    assert!(
+        diags.iter().any(|d| d.message.contains("timeLimit")),
+        "{diags:?}"
+    );
+    assert!(
+        diags.iter().any(|d| d.message.contains("maxOperation")),
+        "{diags:?}"
+    );
+}
+
+/// Problem 4: an error on a 5 MB line printed the whole line (10 MB on stderr). Now the line is
+/// cut around the label, and the location still names the real line and column.
+#[test]
+fn an_error_on_a_huge_line_renders_a_short_excerpt() {
+    let filler = "x".repeat(5 << 20);
+    let app = format!(
+        "services:\n\tdb: App\\Db('{filler}', @missing)\ntypes:\n\tApp\\Db:\n\t\tconstructor: {{dsn: string, other: mixed}}\n"
+    );
+    let (_dir, c) = compile_files(&[("app.neon", &app)]);
+    let diags = diagnostics(&c);
+    let missing = diags
+        .iter()
+        .find(|d| d.code == "missing-service")
+        .unwrap_or_else(|| panic!("{diags:?}"));
+    let column = missing.column.expect("positioned");
+    assert!(column > 5 << 20, "{missing:?}");
+    let text = wireplan::diagnostics::render_to_string(&c.sources, c.diagnostics.items());
+    assert!(text.len() < 4096, "rendered {} bytes", text.len());
+    assert!(text.contains('…'), "{text}");
+    assert!(text.contains("@missing"), "{text}");
+    assert!(text.contains(&format!("app.neon:2:{column}")), "{text}");
+}
+
+/// Long messages (a 1 MB service name) are shortened too.
+#[test]
+fn a_huge_message_is_shortened() {
+    let name = "n".repeat(1 << 20);
+    let app = format!(
+        "services:\n\tdb: App\\Db(@{name})\ntypes:\n\tApp\\Db:\n\t\tconstructor: {{x: mixed}}\n"
+    );
+    let (_dir, c) = compile_files(&[("app.neon", &app)]);
+    assert!(c.plan.is_none());
+    let text = wireplan::diagnostics::render_to_string(&c.sources, c.diagnostics.items());
+    assert!(text.len() < 8192, "rendered {} bytes", text.len());
+    assert!(
+        text.contains("more bytes)"),
+        "{}",
+        &text[..text.len().min(3000)]
+    );
+}
+
+/// At most 50 diagnostics of one code are printed, then a count.
+#[test]
+fn many_diagnostics_of_one_code_end_in_a_count() {
+    let mut app = String::from("services:\n");
+    for i in 0..200 {
+        app.push_str(&format!("\ts{i}: App\\Db(@missing{i})\n"));
+    }
+    app.push_str("\tother: App\\Nowhere\ntypes:\n\tApp\\Db:\n\t\tconstructor: {x: mixed}\n");
+    let (_dir, c) = compile_files(&[("app.neon", &app)]);
+    let all = diagnostics(&c);
+    assert_eq!(
+        all.iter().filter(|d| d.code == "missing-service").count(),
+        200
+    );
+    let text = wireplan::diagnostics::render_to_string(&c.sources, c.diagnostics.items());
+    assert_eq!(text.matches("error[missing-service]").count(), 50, "{text}");
+    assert!(text.contains("… and 150 more [missing-service]"), "{text}");
+    // Other codes are not crowded out.
+    assert!(text.contains("App\\Nowhere"), "{text}");
+}
+
+/// Secrets: a parameter listed under `wireplan › sensitive` is never written into the plan (it
+/// is read at start-up like a dynamic parameter), and no diagnostic message repeats it.
+#[test]
+fn sensitive_parameters_stay_out_of_the_plan_and_the_messages() {
+    let app = "wireplan:\n\tsensitive: [dbPassword]\nparameters:\n\tdbPassword: hunter2\n\tdsn: 'mysql:host=db;password=%dbPassword%'\nservices:\n\tdb: App\\Db(%dsn%, %dbPassword%)\ntypes:\n\tApp\\Db:\n\t\tconstructor: {dsn: string, password: string}\n";
+    let (_dir, c) = compile_files(&[("app.neon", app)]);
+    let plan = c
+        .plan
+        .as_ref()
+        .unwrap_or_else(|| panic!("{:?}", diagnostics(&c)));
+    let json = wireplan::plan::to_json(plan);
+    assert!(!json.contains("hunter2"), "{json}");
+    assert!(!plan.parameters.contains_key("dbPassword"));
+    let args = serde_json::to_value(&plan.services["db"].create).unwrap()["args"].clone();
+    assert_eq!(args[1], serde_json::json!({"$param": "dbPassword"}));
+    assert_eq!(
+        args[0],
+        serde_json::json!({"$concat": ["mysql:host=db;password=", {"$param": "dbPassword"}]})
+    );
+    let binary = plan.to_binary();
+    assert!(!binary.windows(7).any(|w| w == b"hunter2"));
+
+    // Errors about the service that uses it do not repeat its value, which they do for a
+    // parameter that is not sensitive ("expects int, 'hunter2' given").
+    let broken = app
+        .replace("password: string", "password: int")
+        .replace("%dbPassword%)", "%dbPassword%, 7)");
+    let (_dir, c) = compile_files(&[("app.neon", &broken)]);
+    let diags = diagnostics(&c);
+    assert!(
+        diags.iter().any(|d| d.code == "unknown-argument"),
+        "{diags:?}"
+    );
+    assert!(
+        diags.iter().all(|d| !d.message.contains("hunter2")),
+        "{diags:?}"
+    );
+    let plain = broken.replace("sensitive: [dbPassword]", "sensitive: []");
+    let (_dir, c) = compile_files(&[("app.neon", &plain)]);
+    assert!(diagnostics(&c)
+        .iter()
+        .any(|d| d.message.contains("hunter2")));
+}
