@@ -117,10 +117,7 @@ fn allocation_in_a_loop_stops_at_the_ceiling() {
         })
         .unwrap_or_else(|| panic!("no allocation error in {diags:?}"));
     assert_eq!(d.code, "script-error");
-    assert!(
-        d.notes.iter().any(|n| n.contains("maxAllocated")),
-        "{d:?}"
-    );
+    assert!(d.notes.iter().any(|n| n.contains("maxAllocated")), "{d:?}");
     assert!(
         d.file
             .as_deref()

@@ -128,12 +128,8 @@ impl Pipeline {
         // Parameters first, over the whole configuration. Sensitive ones stay dynamic.
         let mut dynamic = options.dynamic.clone();
         dynamic.extend(crate::project::sensitive_parameters(&raw.sections));
-        let (params, sections) = config::expand_config(
-            &raw.sections,
-            &dynamic,
-            &options.parameters,
-            &mut diags,
-        );
+        let (params, sections) =
+            config::expand_config(&raw.sections, &dynamic, &options.parameters, &mut diags);
         let catalog = Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags);
         let mut builder = ContainerBuilder::new(catalog);
         builder.parameters = params.values.clone();
