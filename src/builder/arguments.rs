@@ -213,11 +213,18 @@ impl Completer<'_> {
         match lower.as_str() {
             "not" | "bool" | "int" | "float" | "string" => {
                 if args.len() != 1 {
+                    // Nette: more than one argument is an argument no parameter accepts; none
+                    // at all leaves the one parameter without a value.
+                    let code = if args.is_empty() {
+                        Code::MissingArgument
+                    } else {
+                        Code::UnknownArgument
+                    };
                     self.report(
-                        Code::InvalidValue,
+                        code,
                         ctx,
                         format!(
-                            "Function {lower}() expects 1 parameter, {} given.",
+                            "Function {lower}() expects exactly 1 parameter, {} given.",
                             args.len()
                         ),
                         span,
@@ -275,13 +282,16 @@ impl Completer<'_> {
                     } else {
                         self.b.find_by_tag(s).into_keys().collect()
                     };
-                    for n in found {
-                        if n != ctx.service && !names.contains(&n) {
-                            names.push(n);
-                        }
-                    }
+                    // Nette lists the services of each argument in turn, each in definition
+                    // order; a service already listed keeps its first place.
+                    let mut found: Vec<String> = found
+                        .into_iter()
+                        .filter(|n| *n != ctx.service && !names.contains(n))
+                        .collect();
+                    found
+                        .sort_by_key(|n| self.order.get(n.as_str()).copied().unwrap_or(usize::MAX));
+                    names.extend(found);
                 }
-                names.sort_by_key(|n| self.order.get(n.as_str()).copied().unwrap_or(usize::MAX));
                 Some(P::List(names.into_iter().map(P::Ref).collect()))
             }
             _ => None,
@@ -323,10 +333,20 @@ impl Completer<'_> {
         let mut out = Vec::new();
         for (i, p) in params.iter().enumerate() {
             if p.variadic {
+                // Given by name, a variadic parameter takes an array of values (Nette:
+                // "Parameter $args must be array").
                 if let Some(v) = named.shift_remove(&p.name) {
                     match self.value(v, ctx) {
                         P::List(items) => out.extend(items),
-                        other => out.push(other),
+                        map @ P::Map(_) => out.push(map),
+                        other => {
+                            let msg = format!(
+                                "Parameter ${} in {f} is variadic: given by name it must be array, {} given.",
+                                p.name,
+                                self.describe(&other)
+                            );
+                            self.report(Code::InvalidValue, ctx, msg, v.span.or(span));
+                        }
                     }
                 }
                 let rest: Vec<Option<&Expr>> = positional.iter().skip(i).copied().collect();
@@ -386,7 +406,13 @@ impl Completer<'_> {
                 }
                 continue;
             }
-            if let Some(item) = &p.ty.list_of {
+            // `T[]` of a class collects services; `string[]` and other built-ins are plain
+            // arrays that take their default (Nette autowires only class-typed items).
+            if let Some(item) =
+                p.ty.list_of
+                    .as_ref()
+                    .filter(|i| !crate::catalog::is_builtin(i))
+            {
                 let mut names: Vec<String> = self
                     .b
                     .index

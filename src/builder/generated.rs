@@ -262,8 +262,9 @@ impl Completer<'_> {
         }
     }
 
-    /// The references of `tagged: tag`: each service carrying the tag under its value (an int
-    /// as its decimal string; any other value, or none, under the service's name). As in Nette,
+    /// The references of `tagged: tag`: each service carrying the tag under its value used as a
+    /// PHP array key (an int as its decimal string, `true` — the `[tag]` form — as `1`, `false`
+    /// as `0`; a list or map under the service's name), a `null` value left out. As in Nette,
     /// where a later service overwrites the key, the last service with a value wins, with a
     /// warning naming both. A key the configuration's own `references` already has keeps that
     /// reference (an explicit entry outranks a tag; Nette, which ignores `references` when
@@ -281,9 +282,12 @@ impl Completer<'_> {
             if service == def.name {
                 continue;
             }
+            // PHP array keys: `true` (the `[tag]` form) is 1, `false` 0, a float its integer.
             let key = match &value.kind {
                 ExprKind::Str(s) => s.clone(),
                 ExprKind::Int(i) => i.to_string(),
+                ExprKind::Bool(b) => i64::from(*b).to_string(),
+                ExprKind::Float(f) => (f.trunc() as i64).to_string(),
                 _ => service.clone(),
             };
             let here = value
