@@ -248,7 +248,11 @@ pub fn render(engine: &Engine) -> String {
          `getConfigSchema()` (returns an `Expect` schema that validates the extension's section), \
          `loadConfiguration()`, `beforeCompile()` and `afterCompile(plan)`, called in that order with \
          `this` bound to the extension. Method names follow Nette's `CompilerExtension` and \
-         `ContainerBuilder`. Top-level statements run once when the script is loaded. Closures \
+         `ContainerBuilder`. Top-level statements run when the script is loaded. A top-level \
+         `const NAME = …;` is readable in the lifecycle functions and the helpers they call, by \
+         its bare name (a local variable of the same name wins) or as `global::NAME` (a script \
+         that uses `global::` runs its top level again before each lifecycle call, which is how \
+         Rhai fills `global`); top-level `let` variables are not visible in functions. Closures \
          (`|v| …`, used by `assert`/`transform`/`before`) do not see `this`: read what they need \
          into a variable first. Errors the API raises can be caught: `try { … } catch (e) { e.code }`.\n",
     );

@@ -85,6 +85,12 @@ impl ScriptState {
     }
 }
 
+thread_local! {
+    /// The top-level constants of the extension whose lifecycle function is running.
+    static TOP_LEVEL_CONSTANTS: RefCell<std::rc::Rc<Vec<(String, Dynamic)>>> =
+        RefCell::new(std::rc::Rc::new(Vec::new()));
+}
+
 /// Builds the sandboxed engine with the scripted API registered.
 pub fn engine(limits: &Limits) -> Engine {
     let mut e = Engine::new();
@@ -103,6 +109,20 @@ pub fn engine(limits: &Limits) -> Engine {
         Some(line) => eprintln!("{}:{line}: debug: {s}", src.unwrap_or("script")),
         None => eprintln!("{}: debug: {s}", src.unwrap_or("script")),
     });
+    // A script's top-level constants, by bare name, in every function of its lifecycle calls
+    // (Rhai functions do not see the top level): a local of the same name wins.
+    #[allow(deprecated)] // Rhai marks `on_var` volatile, not deprecated.
+    e.on_var(|name, _, ctx| {
+        if ctx.scope().contains(name) {
+            return Ok(None);
+        }
+        Ok(TOP_LEVEL_CONSTANTS.with(|c| {
+            c.borrow()
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone().into_read_only())
+        }))
+    });
     values::register(&mut e);
     builder_api::register(&mut e);
     extension_api::register(&mut e);
@@ -120,6 +140,12 @@ pub struct Extension {
     ast: AST,
     limits: Limits,
     source: std::rc::Rc<crate::source::SourceFile>,
+    /// The script's top-level `const` values, as the top level left them: every lifecycle
+    /// call sees them as constants (by bare name, also in helper functions).
+    constants: std::rc::Rc<Vec<(String, Dynamic)>>,
+    /// Does the script read `global::NAME`? Then the top level runs again before each
+    /// lifecycle call, which is how Rhai fills its `global` namespace.
+    uses_global: bool,
 }
 
 /// Converts a 1-based Rhai position in `file` to a span (one character wide).
@@ -197,17 +223,27 @@ impl Extension {
             max_map_size: engine.max_map_size(),
             max_variables: engine.max_variables(),
         };
-        let ext = Extension {
+        let mut ext = Extension {
             name: name.to_string(),
             file,
             ast,
             limits,
             source: std::rc::Rc::new(sources.get(file).clone()),
+            constants: std::rc::Rc::new(Vec::new()),
+            uses_global: text.contains("global::"),
         };
-        // Top-level statements run once, here (they cannot see `this`); their errors count.
-        if let Err(e) = engine.run_ast(&ext.ast) {
+        // Top-level statements run here (they cannot see `this`); their errors count. The
+        // constants they declare are kept for the lifecycle functions.
+        let mut top = Scope::new();
+        if let Err(e) = engine.run_ast_with_scope(&mut top, &ext.ast) {
             return Err(ext.runtime_error(sources, "<top level>", &e, &ext.limits));
         }
+        ext.constants = std::rc::Rc::new(
+            top.iter()
+                .filter(|(_, constant, _)| *constant)
+                .map(|(n, _, v)| (n.to_string(), v))
+                .collect(),
+        );
         Ok(ext)
     }
 
@@ -268,11 +304,13 @@ impl Extension {
         let mut bound = Dynamic::from(this.clone());
         let mut scope = Scope::new();
         let options = CallFnOptions::new()
-            .eval_ast(false)
+            .eval_ast(self.uses_global)
             .rewind_scope(true)
             .bind_this_ptr(&mut bound);
+        let outer = TOP_LEVEL_CONSTANTS.with(|c| c.replace(self.constants.clone()));
         let result =
             engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, func, args);
+        TOP_LEVEL_CONSTANTS.with(|c| c.replace(outer));
         if let Some(updated) = bound.try_cast::<api::ExtensionHandle>() {
             this.config = updated.config;
         }
