@@ -64,6 +64,8 @@ codes! {
     EmptySearch => "empty-search", "Warning: a `search:` batch finds no class (a namespace or mask that matches nothing).";
     CaptiveDependency => "captive-dependency", "A longer-lived service holds a shorter-lived one.";
     ExtensionWarning => "extension-warning", "Warning: an extension script called `this.warn(...)`.";
+    ExtensionOrder => "extension-order", "Warning: an extension's `beforeCompile()` looked services up by tag or type before a later extension added matching ones; error: the `before:`/`after:` order of extensions names an unknown extension or cannot be met.";
+    DuplicateTagValue => "duplicate-tag-value", "Warning: a locator's `tagged:` finds two services with the same tag value; the later one wins (as in Nette).";
     Io => "io-error", "Writing an output file failed.";
 }
 

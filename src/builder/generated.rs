@@ -293,12 +293,14 @@ impl Completer<'_> {
             let here = value
                 .span
                 .or_else(|| self.b.get_definition(&service).and_then(|d| d.span));
-            let warning = |msg: String| {
-                Diagnostic::warning(Code::InvalidValue, format!("{}: {msg}", ctx.prefix))
-                    .at(def.span)
+            let warning = |code: Code, msg: String| {
+                Diagnostic::warning(code, format!("{}: {msg}", ctx.prefix)).at(def.span)
             };
             if let Some((first, first_span)) = from_tag.get(&key) {
-                let mut d = warning(format!("Duplicated tag '{tag}' with value '{key}'."));
+                let mut d = warning(
+                    Code::DuplicateTagValue,
+                    format!("Duplicated tag '{tag}' with value '{key}'."),
+                );
                 if let Some(s) = *first_span {
                     d = d.with_secondary(s, format!("'{first}' has it first"));
                 }
@@ -309,7 +311,7 @@ impl Completer<'_> {
                     "The locator's '{key}' is '{service}', the last service with this value (as in Nette); give the services different values of '{tag}'."
                 )));
             } else if references.contains_key(&key) {
-                let mut d = warning(format!(
+                let mut d = warning(Code::InvalidValue, format!(
                     "Reference '{key}' is both in 'references' and a value of tag '{tag}' (on service '{service}')."
                 ));
                 if let Some(s) = here {

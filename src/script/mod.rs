@@ -70,11 +70,40 @@ pub struct ScriptState {
     pub(crate) source: Option<std::rc::Rc<crate::source::SourceFile>>,
     /// Warnings raised by registered functions, with the script position of the call.
     pub(crate) warnings: Vec<(Position, Diagnostic)>,
+    /// Lookups by tag or type the script made (`findByTag`, `findByType`, `getByType`, …),
+    /// with where; the compiler checks them against what later extensions add.
+    pub lookups: Vec<Lookup>,
+}
+
+/// One lookup an extension made through the builder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lookup {
+    /// The call as written (`findByTag('route')`), for messages.
+    pub call: String,
+    /// What it looked for.
+    pub by: LookupBy,
+    /// Where the call is in the script.
+    pub span: Option<Span>,
+}
+
+/// What a [`Lookup`] looked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LookupBy {
+    /// Services carrying this tag.
+    Tag(String),
+    /// Services of this type (or a subtype).
+    Type(String),
 }
 
 impl ScriptState {
     pub(crate) fn warn_at(&mut self, pos: Position, d: Diagnostic) {
         self.warnings.push((pos, d));
+    }
+
+    /// Records a lookup made at `pos` (see [`ScriptState::lookups`]).
+    pub(crate) fn record_lookup(&mut self, pos: Position, call: String, by: LookupBy) {
+        let span = self.span_at(pos);
+        self.lookups.push(Lookup { call, by, span });
     }
 
     /// The span of a script position in the running script, if known.
