@@ -35,7 +35,14 @@ fn fits(b: &super::ContainerBuilder, ty: &str, value: &P) -> Option<bool> {
         ("string", v) => matches!(v, P::Str(_) | P::Concat(_)),
         ("bool", v) => matches!(v, P::Bool(_)),
         ("array" | "iterable", v) => matches!(v, P::List(_) | P::Map(_)),
-        // The runtime hands a `callable` parameter only first-class callables.
+        // PHP accepts a Closure object as a callable: a service whose type is `Closure` (or a
+        // subclass) in the catalog. The runtime hands a `callable` parameter first-class
+        // callables and services whose object is a `Callable`.
+        ("callable", P::Ref(name)) => b
+            .get_definition(name)?
+            .resolved_type
+            .as_deref()
+            .is_some_and(|t| b.catalog.is_subtype(t, "Closure")),
         ("callable", _) => false,
         ("object", _) => return None,
         (_, P::Ref(name)) => {
