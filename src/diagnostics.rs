@@ -65,6 +65,7 @@ codes! {
     CaptiveDependency => "captive-dependency", "A longer-lived service holds a shorter-lived one.";
     ExtensionWarning => "extension-warning", "Warning: an extension script called `this.warn(...)`.";
     ExtensionOrder => "extension-order", "Warning: an extension's `beforeCompile()` looked services up by tag or type before a later extension added matching ones; error: the `before:`/`after:` order of extensions names an unknown extension or cannot be met.";
+    EmptyConfiguration => "empty-configuration", "Warning: the configuration defines no service, so the plan would be empty.";
     DuplicateTagValue => "duplicate-tag-value", "Warning: a locator's `tagged:` finds two services with the same tag value; the later one wins (as in Nette).";
     Io => "io-error", "Writing an output file failed.";
 }

@@ -217,6 +217,7 @@ pub fn run(
     builder.borrow_mut().refresh();
     builtins::inject(&mut builder.borrow_mut(), diags);
     builder.borrow_mut().complete(diags);
+    services::warn_if_empty(&builder.borrow(), raw.files.first().copied(), diags);
 
     let mut export = export;
     if let Some(tags) = &mut export.tags {

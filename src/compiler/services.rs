@@ -646,3 +646,25 @@ fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut
         }
     }
 }
+
+/// The `empty-configuration` warning: after phase B no definition exists (no `services:`, no
+/// extension registered one), so the plan would hold no service. It points at the start of
+/// `main`, the file compiled.
+pub fn warn_if_empty(
+    builder: &ContainerBuilder,
+    main: Option<crate::source::FileId>,
+    diags: &mut Diagnostics,
+) {
+    if builder.definitions().next().is_some() {
+        return;
+    }
+    let mut d = Diagnostic::warning(
+        Code::EmptyConfiguration,
+        "The configuration defines no service: the plan will be empty.",
+    )
+    .with_note("add a services: section, or an extension that registers services");
+    if let Some(file) = main {
+        d = d.with_primary(crate::source::Span::new(file, 0, 0), "compiled from here");
+    }
+    diags.push(d);
+}
