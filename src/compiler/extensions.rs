@@ -34,6 +34,25 @@ pub const BUILTIN_SCRIPTS: &[(&str, &str)] = &[
     ("blog", include_str!("../../scripts/extensions/blog.rhai")),
 ];
 
+/// The name a shipped extension's script has in diagnostics and in the plan's dependency
+/// list: `shipped extension 'logaware'` (it has no file the user could open; its text is in
+/// `scripts/extensions/` of wireplan's sources).
+pub fn shipped_name(script: &str) -> String {
+    format!("shipped extension '{script}'")
+}
+
+/// The text of the shipped script whose [`shipped_name`] is `name`, for dependency checks
+/// (dev mode hashes it like a file, so the cache is reused until wireplan's copy changes).
+pub fn shipped_text(name: &str) -> Option<&'static str> {
+    let script = name
+        .strip_prefix("shipped extension '")?
+        .strip_suffix('\'')?;
+    BUILTIN_SCRIPTS
+        .iter()
+        .find(|(n, _)| *n == script)
+        .map(|(_, text)| *text)
+}
+
 /// Shared state behind [`Host`].
 pub struct CompilerHost {
     sources: Rc<RefCell<SourceMap>>,
@@ -276,7 +295,7 @@ impl Extensions {
                 }
             }
             if let Some((_, text)) = BUILTIN_SCRIPTS.iter().find(|(n, _)| *n == path) {
-                let file = sources.add(format!("<wireplan>/scripts/extensions/{path}.rhai"), *text);
+                let file = sources.add(shipped_name(path), *text);
                 return Extension::compile(&self.engine, name, file, &sources);
             }
             let mut d = Diagnostic::error(

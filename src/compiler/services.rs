@@ -655,7 +655,8 @@ pub fn warn_if_empty(
     main: Option<crate::source::FileId>,
     diags: &mut Diagnostics,
 ) {
-    if builder.definitions().next().is_some() {
+    // After an error (a failed extension, say) the emptiness is not news.
+    if builder.definitions().next().is_some() || diags.error_count() > 0 {
         return;
     }
     let mut d = Diagnostic::warning(

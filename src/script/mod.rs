@@ -409,10 +409,19 @@ impl Extension {
                 .clone()
                 .cast::<Diagnostic>()
                 .with_note(format!("raised in extension '{}', {}", self.name, where_(func))),
-            EvalAltResult::ErrorRuntime(value, _) => Diagnostic::error(
-                Code::ScriptError,
-                format!("Extension '{}': {value} (thrown in {})", self.name, where_(func)),
-            ),
+            EvalAltResult::ErrorRuntime(value, _) => {
+                // A script that names itself in its message is not named twice.
+                let text = value.to_string();
+                let own = format!("extension '{}': ", self.name);
+                let text = match text.get(..own.len()) {
+                    Some(head) if head.eq_ignore_ascii_case(&own) => text[own.len()..].to_string(),
+                    _ => text,
+                };
+                Diagnostic::error(
+                    Code::ScriptError,
+                    format!("Extension '{}': {text} (thrown in {})", self.name, where_(func)),
+                )
+            }
             EvalAltResult::ErrorFunctionNotFound(sig, _) => Diagnostic::error(
                 Code::ScriptError,
                 format!(
