@@ -395,16 +395,25 @@ pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     best
 }
 
+/// Nette's weighted edit distance, plus one step wireplan adds: swapping two adjacent letters
+/// costs 10, like one insertion (so short transpositions such as `dns` → `dsn`, which cost
+/// two replacements in Nette and fall outside its limit, are suggested).
 fn weighted_levenshtein(a: &str, b: &str) -> usize {
     let (a, b) = (a.as_bytes(), b.as_bytes());
+    // Rows i-2, i-1 and i of the (optimal string alignment) table.
+    let mut before: Vec<usize> = Vec::new();
     let mut prev: Vec<usize> = (0..=b.len()).map(|j| j * 10).collect();
     for (i, ca) in a.iter().enumerate() {
         let mut cur = vec![(i + 1) * 10; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
             let replace = prev[j] + if ca == cb { 0 } else { 11 };
-            cur[j + 1] = replace.min(prev[j + 1] + 10).min(cur[j] + 10);
+            let mut best = replace.min(prev[j + 1] + 10).min(cur[j] + 10);
+            if i > 0 && j > 0 && *ca == b[j - 1] && a[i - 1] == *cb && ca != cb {
+                best = best.min(before[j - 1] + 10);
+            }
+            cur[j + 1] = best;
         }
-        prev = cur;
+        before = std::mem::replace(&mut prev, cur);
     }
     prev[b.len()]
 }
@@ -417,6 +426,11 @@ mod tests {
     fn suggestion_finds_close_names() {
         assert_eq!(suggest("sevices", ["services", "search"]), Some("services"));
         assert_eq!(suggest("xyz", ["services", "search"]), None);
+        // Adjacent transpositions count as one edit.
+        assert_eq!(suggest("dns", ["dsn", "user"]), Some("dsn"));
+        assert_eq!(suggest("tgas", ["tags", "type"]), Some("tags"));
+        assert_eq!(weighted_levenshtein("ab", "ba"), 10);
+        assert_eq!(weighted_levenshtein("abc", "abc"), 0);
     }
 
     #[test]

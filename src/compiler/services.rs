@@ -362,6 +362,7 @@ fn normalize(
                 };
                 if let Some(span) = a.key_span(&written) {
                     key_spans.push((Key::Str(key.clone()), span));
+                    m.set_key_span(&Key::Str(key.clone()), span);
                 }
                 m.items.insert(Key::Str(key), v.clone());
             }
