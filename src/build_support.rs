@@ -76,8 +76,11 @@ pub fn compile_plan_with(
             rendered: render_to_string(&result.sources, result.diagnostics.items()),
         });
     };
+    // A shipped extension has no file to watch (cargo would rerun for a missing one).
     for d in &plan.dependencies {
-        println!("cargo:rerun-if-changed={}", d.path);
+        if crate::compiler::extensions::shipped_text(&d.path).is_none() {
+            println!("cargo:rerun-if-changed={}", d.path);
+        }
     }
     let stem = config
         .file_stem()

@@ -72,10 +72,13 @@ pub fn cache_path(config: &Path, cache_dir: &Path) -> PathBuf {
 /// Whether every dependency of `plan` still has the content hash recorded in it.
 pub fn is_current(plan: &Plan) -> bool {
     !plan.dependencies.is_empty()
-        && plan
-            .dependencies
-            .iter()
-            .all(|d| std::fs::read(&d.path).is_ok_and(|bytes| content_hash(&bytes) == d.hash))
+        && plan.dependencies.iter().all(|d| {
+            match crate::compiler::extensions::shipped_text(&d.path) {
+                // A shipped extension has no file: its text is part of wireplan.
+                Some(text) => content_hash(text.as_bytes()) == d.hash,
+                None => std::fs::read(&d.path).is_ok_and(|bytes| content_hash(&bytes) == d.hash),
+            }
+        })
 }
 
 /// Loads `config` through the plan cache in `cache_dir` with `registry`: the cached plan when

@@ -47,7 +47,7 @@ codes! {
     FileNotFound => "file-not-found", "An included file, extension script or input file does not exist or cannot be read.";
     CircularInclude => "circular-include", "A file includes itself, directly or through other files.";
     UnknownOption => "unknown-option", "A key that the section or definition does not know (typos get a \"did you mean\" hint).";
-    InvalidValue => "invalid-value", "A value of the wrong type or shape for where it is used.";
+    InvalidValue => "invalid-value", "A value of the wrong type or shape for where it is used: an argument, property or section item that does not fit its declared type (wireplan has no separate type-mismatch code; this is it).";
     MissingParameter => "missing-parameter", "`%name%` refers to a parameter that does not exist.";
     CircularParameter => "circular-parameter", "Parameters that refer to each other.";
     ClassNotFound => "class-not-found", "A type that the catalog does not contain.";
@@ -69,6 +69,9 @@ codes! {
     EmptySearch => "empty-search", "Warning: a `search:` batch finds no class (a namespace or mask that matches nothing).";
     CaptiveDependency => "captive-dependency", "A longer-lived service holds a shorter-lived one.";
     ExtensionWarning => "extension-warning", "Warning: an extension script called `this.warn(...)`.";
+    ExtensionOrder => "extension-order", "Warning: an extension's `beforeCompile()` looked services up by tag or type before a later extension added matching ones; error: the `before:`/`after:` order of extensions names an unknown extension or cannot be met.";
+    EmptyConfiguration => "empty-configuration", "Warning: the configuration defines no service, so the plan would be empty.";
+    DuplicateTagValue => "duplicate-tag-value", "Warning: a locator's `tagged:` finds two services with the same tag value; the later one wins (as in Nette).";
     Io => "io-error", "Writing an output file failed.";
     InvalidPlan => "invalid-plan", "A file given to `wireplan show` or `wireplan diff` is missing, is not a wireplan plan, or is a plan of another version.";
 }
@@ -500,16 +503,25 @@ pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     best
 }
 
+/// Nette's weighted edit distance, plus one step wireplan adds: swapping two adjacent letters
+/// costs 10, like one insertion (so short transpositions such as `dns` → `dsn`, which cost
+/// two replacements in Nette and fall outside its limit, are suggested).
 fn weighted_levenshtein(a: &str, b: &str) -> usize {
     let (a, b) = (a.as_bytes(), b.as_bytes());
+    // Rows i-2, i-1 and i of the (optimal string alignment) table.
+    let mut before: Vec<usize> = Vec::new();
     let mut prev: Vec<usize> = (0..=b.len()).map(|j| j * 10).collect();
     for (i, ca) in a.iter().enumerate() {
         let mut cur = vec![(i + 1) * 10; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
             let replace = prev[j] + if ca == cb { 0 } else { 11 };
-            cur[j + 1] = replace.min(prev[j + 1] + 10).min(cur[j] + 10);
+            let mut best = replace.min(prev[j + 1] + 10).min(cur[j] + 10);
+            if i > 0 && j > 0 && *ca == b[j - 1] && a[i - 1] == *cb && ca != cb {
+                best = best.min(before[j - 1] + 10);
+            }
+            cur[j + 1] = best;
         }
-        prev = cur;
+        before = std::mem::replace(&mut prev, cur);
     }
     prev[b.len()]
 }
@@ -522,6 +534,11 @@ mod tests {
     fn suggestion_finds_close_names() {
         assert_eq!(suggest("sevices", ["services", "search"]), Some("services"));
         assert_eq!(suggest("xyz", ["services", "search"]), None);
+        // Adjacent transpositions count as one edit.
+        assert_eq!(suggest("dns", ["dsn", "user"]), Some("dsn"));
+        assert_eq!(suggest("tgas", ["tags", "type"]), Some("tags"));
+        assert_eq!(weighted_levenshtein("ab", "ba"), 10);
+        assert_eq!(weighted_levenshtein("abc", "abc"), 0);
     }
 
     #[test]

@@ -148,6 +148,9 @@ pub struct Expr {
     pub kind: ExprKind,
     /// Where it was written, if it came from a file.
     pub span: Option<Span>,
+    /// Written as a quoted NEON string (`'…'`, `"…"`, or a block). Nette's NeonAdapter reads
+    /// `Class::CONSTANT` as a constant only in unquoted literals, so a quoted one stays text.
+    pub quoted: bool,
 }
 
 impl PartialEq for Expr {
@@ -159,12 +162,20 @@ impl PartialEq for Expr {
 impl Expr {
     /// A value with an optional span.
     pub fn new(kind: ExprKind, span: Option<Span>) -> Expr {
-        Expr { kind, span }
+        Expr {
+            kind,
+            span,
+            quoted: false,
+        }
     }
 
     /// A value without a span.
     pub fn bare(kind: ExprKind) -> Expr {
-        Expr { kind, span: None }
+        Expr {
+            kind,
+            span: None,
+            quoted: false,
+        }
     }
 
     /// A string value without a span.
@@ -276,10 +287,15 @@ impl Expr {
             Kind::Bool(b) => ExprKind::Bool(*b),
             Kind::Int(i) => ExprKind::Int(*i),
             Kind::Float(f) => ExprKind::Float(*f),
-            Kind::Str(s) => match escape_quoted_at(v).filter(|_| literal_at) {
-                Some(escaped) => ExprKind::Str(escaped),
-                None => ExprKind::Str(s.clone()),
-            },
+            Kind::Str(s) => {
+                let kind = match escape_quoted_at(v).filter(|_| literal_at) {
+                    Some(escaped) => ExprKind::Str(escaped),
+                    None => ExprKind::Str(s.clone()),
+                };
+                let mut e = Expr::new(kind, span);
+                e.quoted = is_quoted_string(v);
+                return e;
+            }
             Kind::Date(s) => ExprKind::Str(s.clone()),
             Kind::Array(a) => ExprKind::Array(array(a)),
             Kind::Entity(e) => ExprKind::Statement(Box::new(entity(e, None))),
@@ -354,6 +370,12 @@ pub fn is_skip_marker(v: &crate::neon::Value) -> bool {
 pub fn is_quoted_at_string(v: &crate::neon::Value) -> bool {
     matches!(&v.kind, crate::neon::Kind::Str(s)
         if s.starts_with('@') && (v.span.end - v.span.start) as usize > s.len())
+}
+
+/// Was this NEON string written in quotes? The span tells (see [`is_quoted_at_string`]): an
+/// unquoted literal string's span is exactly as long as its text, a quoted one's is longer.
+pub fn is_quoted_string(v: &crate::neon::Value) -> bool {
+    matches!(&v.kind, crate::neon::Kind::Str(s) if (v.span.end - v.span.start) as usize > s.len())
 }
 
 /// Nette's NeonAdapter escaping of quoted `@` strings: `'@corp.example'` becomes the text

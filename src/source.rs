@@ -116,7 +116,10 @@ pub struct SourceFile {
 
 impl SourceFile {
     fn new(name: String, path: Option<PathBuf>, text: String) -> SourceFile {
-        let mut line_starts = vec![0];
+        // A UTF-8 byte order mark is not part of line 1: columns count from after it, as
+        // nette/neon's do (it strips the mark when it reads a file), and snippets omit it.
+        let first = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        let mut line_starts = vec![first];
         for (i, b) in text.bytes().enumerate() {
             if b == b'\n' {
                 line_starts.push(i + 1);
@@ -134,7 +137,7 @@ impl SourceFile {
     pub fn line_index(&self, byte: usize) -> usize {
         match self.line_starts.binary_search(&byte) {
             Ok(i) => i,
-            Err(i) => i - 1,
+            Err(i) => i.saturating_sub(1),
         }
     }
 
@@ -150,7 +153,7 @@ impl SourceFile {
     pub fn line_col(&self, byte: usize) -> (usize, usize) {
         let byte = byte.min(self.text.len());
         let line = self.line_index(byte);
-        (line + 1, byte - self.line_starts[line] + 1)
+        (line + 1, byte.saturating_sub(self.line_starts[line]) + 1)
     }
 
     /// Byte offset of 1-based `line` and 1-based **character** column (as Rhai reports them).
@@ -314,5 +317,13 @@ mod tests {
         let id = sm.add("x", "ab\nčd e\n");
         assert_eq!(sm.get(id).offset_of_char_pos(2, 3), 6);
         assert_eq!(sm.get(id).line_col(6), (2, 4));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_counted_in_columns() {
+        let mut sm = SourceMap::new();
+        let id = sm.add("x", "\u{feff}a: b: c\nd\n");
+        assert_eq!(sm.get(id).line_col(4), (1, 2));
+        assert_eq!(sm.get(id).line_col(11), (2, 1));
     }
 }

@@ -226,3 +226,30 @@ fn a_config_compiles_against_the_catalog_the_registry_exports() {
     let e = wireplan::build::compile_plan(&config, dir.path()).unwrap_err();
     assert!(e.to_string().contains("App\\Db"), "{e}");
 }
+
+#[test]
+fn dev_mode_reuses_its_cache_with_a_shipped_extension() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "types:\n\tApp\\Db:\n\t\tconstructor:\n\t\t\tdsn: string\n\nextensions:\n\tenv: envswitch\n\nenv:\n\tenvironment: dev\n\tservices:\n\t\tdb:\n\t\t\tdefault: App\\Db(shipped)\n",
+    )
+    .unwrap();
+    let r = registry();
+    let (c, recompiled) = load(&config, &cache, &r).unwrap();
+    assert!(recompiled);
+    assert_eq!(c.get::<Db>("db").unwrap().dsn, "shipped");
+    // The shipped script is a dependency under its own name, hashed from wireplan's copy.
+    let plan = wireplan::compiler::compile(&config, &Default::default())
+        .plan
+        .expect("compiles");
+    assert!(plan
+        .dependencies
+        .iter()
+        .any(|d| d.path == "shipped extension 'envswitch'"));
+    assert!(wireplan::dev::is_current(&plan));
+    let (_, recompiled) = load(&config, &cache, &r).unwrap();
+    assert!(!recompiled, "nothing changed, the cache is reused");
+}

@@ -8,7 +8,10 @@ use crate::value::BoxError;
 ///
 /// Nothing in this crate panics on bad input: a malformed plan, a registry that lacks
 /// something, a failing constructor or a cycle all come back as one of these.
-#[derive(Debug, thiserror::Error)]
+///
+/// `Debug` prints the same readable text as `Display` (what `main() -> Result<(), Error>`
+/// shows when `?` returns an error), not a struct dump.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The plan file could not be read.
@@ -105,11 +108,25 @@ pub enum Error {
         rust_type: &'static str,
     },
 
-    /// The plan's autowiring index has no service for this type.
-    #[error("no service of type {type_name}")]
+    /// The plan's autowiring index has no service for this type. Services of the type that
+    /// are not autowired (`autowired: false`, or autowired for other types only) are named, so
+    /// the message says why they were not taken.
+    #[error(
+        "no service of type {type_name}{}",
+        if not_autowired.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " is autowired; not autowired for it: {} (get it by name, or make it autowired)",
+                not_autowired.join(", ")
+            )
+        }
+    )]
     NoServiceOfType {
         /// The catalog type name.
         type_name: String,
+        /// Services of that type that are not autowired for it, in plan order.
+        not_autowired: Vec<String>,
     },
 
     /// The plan's autowiring index has several services for this type.
@@ -132,6 +149,24 @@ pub enum Error {
         /// Its catalog type from the plan.
         class: String,
         /// Its concrete Rust type.
+        rust_type: &'static str,
+        /// The requested Rust type.
+        requested: &'static str,
+    },
+
+    /// The new object a generated factory created is not of the Rust type asked for in
+    /// `Factory::create::<T>()` (and its class registered no caster to it).
+    #[error(
+        "the object factory '{factory}' created is {class} (Rust type {rust_type}), not the \
+         requested {requested}"
+    )]
+    WrongProductType {
+        /// The generated factory.
+        factory: String,
+        /// The product's catalog class (the class its `create` constructs, or what the
+        /// factory's interface says `create()` returns).
+        class: String,
+        /// The product's concrete Rust type.
         rust_type: &'static str,
         /// The requested Rust type.
         requested: &'static str,
@@ -232,6 +267,12 @@ pub enum Error {
         /// The feature.
         what: String,
     },
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }
 
 /// One thing a plan needs that the registry does not provide.

@@ -108,11 +108,31 @@ impl Factory {
     /// lists its parameters); [`Error::ConstructorFailed`], with `factory_product` set when a
     /// step of the new object itself fails (also a `$arg` not given that has no default; a
     /// failing dependency names itself),
-    /// [`Error::WrongType`], [`Error::ContainerDropped`].
+    /// [`Error::WrongProductType`] (naming the product's class), [`Error::ContainerDropped`].
     pub fn create<T: ?Sized + 'static>(&self, args: &[(&str, Value)]) -> Result<Arc<T>, Error> {
         let inst = self.create_instance(args)?;
+        self.cast_product(&inst)
+    }
+
+    /// The new object as `Arc<T>`; [`Error::WrongProductType`] names the product's class.
+    fn cast_product<T: ?Sized + 'static>(&self, inst: &Instance) -> Result<Arc<T>, Error> {
         let (inner, _) = self.origin.live()?;
-        inner.cast(self.origin.service, &inst)
+        inner.registry.cast::<T>(inst).ok_or_else(|| {
+            let plan = &inner.plan.services[self.origin.service];
+            let class = match &plan.create {
+                crate::plan::Expr::New { class, .. } => class.clone(),
+                _ => format!(
+                    "what {}::create() returns",
+                    plan.implement.as_deref().unwrap_or(&plan.type_)
+                ),
+            };
+            Error::WrongProductType {
+                factory: self.origin.name.clone(),
+                class,
+                rust_type: inst.type_name(),
+                requested: std::any::type_name::<T>(),
+            }
+        })
     }
 
     /// As [`Factory::create`], positionally: `args[i]` is the `i`-th name of
@@ -122,8 +142,7 @@ impl Factory {
         args: Vec<Value>,
     ) -> Result<Arc<T>, Error> {
         let inst = self.create_positional_instance(args)?;
-        let (inner, _) = self.origin.live()?;
-        inner.cast(self.origin.service, &inst)
+        self.cast_product(&inst)
     }
 
     /// As [`Factory::create_positional`], erased.

@@ -287,10 +287,13 @@ impl Value {
         }
     }
 
-    /// The callable, if this is a [`Value::Callable`].
+    /// The callable, if this is a [`Value::Callable`], or a [`Value::Service`] whose object is a
+    /// [`Callable`] (PHP passes a `Closure` object where a `callable` is expected).
     pub fn as_callable(&self) -> Option<&Callable> {
         match self {
             Value::Callable(c) => Some(c),
+            // A service whose object is a `Callable` (a `Closure` service in the catalog).
+            Value::Service(inst) => inst.as_any().downcast_ref::<Callable>(),
             _ => None,
         }
     }
@@ -587,5 +590,30 @@ impl<'r> Args<'r> {
 impl fmt::Debug for Args<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(&self.values).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_service_holding_a_callable_is_a_callable_argument() {
+        let registry = crate::Registry::new();
+        let double = Callable::new("Closure", |v| match v.first() {
+            Some(Value::Int(n)) => Ok(Value::Int(n * 2)),
+            _ => Ok(Value::Null),
+        });
+        let args = Args::new(
+            vec![
+                Value::Service(Instance::from_value(double)),
+                Value::Service(Instance::from_value(5_i64)),
+            ],
+            &registry,
+        );
+        let f = args.callable(0).expect("a Closure service is callable");
+        assert_eq!(f.call(vec![Value::Int(4)]).unwrap(), Value::Int(8));
+        let err = args.callable(1).expect_err("another service is not");
+        assert_eq!(err.expected, "callable");
     }
 }

@@ -36,7 +36,14 @@ fn fits(b: &super::ContainerBuilder, ty: &str, value: &P) -> Option<bool> {
         ("string", v) => matches!(v, P::Str(_) | P::Concat(_)),
         ("bool", v) => matches!(v, P::Bool(_)),
         ("array" | "iterable", v) => matches!(v, P::List(_) | P::Map(_)),
-        // The runtime hands a `callable` parameter only first-class callables.
+        // PHP accepts a Closure object as a callable: a service whose type is `Closure` (or a
+        // subclass) in the catalog. The runtime hands a `callable` parameter first-class
+        // callables and services whose object is a `Callable`.
+        ("callable", P::Ref(name)) => b
+            .get_definition(name)?
+            .resolved_type
+            .as_deref()
+            .is_some_and(|t| b.catalog.is_subtype(t, "Closure")),
         ("callable", _) => false,
         ("object", _) => return None,
         (_, P::Ref(name)) => {
@@ -259,11 +266,18 @@ impl Completer<'_> {
         match lower.as_str() {
             "not" | "bool" | "int" | "float" | "string" => {
                 if args.len() != 1 {
+                    // Nette: more than one argument is an argument no parameter accepts; none
+                    // at all leaves the one parameter without a value.
+                    let code = if args.is_empty() {
+                        Code::MissingArgument
+                    } else {
+                        Code::UnknownArgument
+                    };
                     self.report(
-                        Code::InvalidValue,
+                        code,
                         ctx,
                         format!(
-                            "Function {lower}() expects 1 parameter, {} given.",
+                            "Function {lower}() expects exactly 1 parameter, {} given.",
                             args.len()
                         ),
                         span,
@@ -321,13 +335,16 @@ impl Completer<'_> {
                     } else {
                         self.b.find_by_tag(s).into_keys().collect()
                     };
-                    for n in found {
-                        if n != ctx.service && !names.contains(&n) {
-                            names.push(n);
-                        }
-                    }
+                    // Nette lists the services of each argument in turn, each in definition
+                    // order; a service already listed keeps its first place.
+                    let mut found: Vec<String> = found
+                        .into_iter()
+                        .filter(|n| *n != ctx.service && !names.contains(n))
+                        .collect();
+                    found
+                        .sort_by_key(|n| self.order.get(n.as_str()).copied().unwrap_or(usize::MAX));
+                    names.extend(found);
                 }
-                names.sort_by_key(|n| self.order.get(n.as_str()).copied().unwrap_or(usize::MAX));
                 Some(P::List(names.into_iter().map(P::Ref).collect()))
             }
             _ => None,
@@ -377,11 +394,21 @@ impl Completer<'_> {
         let mut origins: Vec<(usize, &Param, Src)> = Vec::new();
         for (i, p) in params.iter().enumerate() {
             if p.variadic {
+                // Given by name, a variadic parameter takes an array of values (Nette:
+                // "Parameter $args must be array").
                 if let Some(v) = named.shift_remove(&p.name) {
                     let from = out.len();
                     match self.value(v, ctx) {
                         P::List(items) => out.extend(items),
-                        other => out.push(other),
+                        map @ P::Map(_) => out.push(map),
+                        other => {
+                            let msg = format!(
+                                "Parameter ${} in {f} is variadic: given by name it must be array, {} given.",
+                                p.name,
+                                self.describe(&other)
+                            );
+                            self.report(Code::InvalidValue, ctx, msg, v.span.or(span));
+                        }
                     }
                     for k in from..out.len() {
                         origins.push((k, p, Src::Written { span: v.span }));
@@ -470,7 +497,13 @@ impl Completer<'_> {
                 origins.push((out.len() - 1, p, source));
                 continue;
             }
-            if let Some(item) = &p.ty.list_of {
+            // `T[]` of a class collects services; `string[]` and other built-ins are plain
+            // arrays that take their default (Nette autowires only class-typed items).
+            if let Some(item) =
+                p.ty.list_of
+                    .as_ref()
+                    .filter(|i| !crate::catalog::is_builtin(i))
+            {
                 let mut names: Vec<String> = self
                     .b
                     .index

@@ -104,6 +104,11 @@ pub(super) fn is_function_name(n: &str) -> bool {
     !n.contains("::") && !n.starts_with('@') && !n.contains('\\')
 }
 
+/// A PHP identifier: a method name after `::` (not `$prop`, not empty).
+fn is_identifier(n: &str) -> bool {
+    !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
 impl Completer<'_> {
     /// A service or a factory's result: creator, setup, tags.
     fn service(&mut self, def: &Definition) -> Completed {
@@ -322,6 +327,16 @@ impl Completer<'_> {
             );
             return None;
         }
+        // Nette's Resolver::getByType: in its own setup, a service of the wanted type is the
+        // object being set up, autowired or not, before any other candidate.
+        if ctx.in_setup
+            && ctx
+                .self_type
+                .as_deref()
+                .is_some_and(|t| self.b.catalog.is_subtype(t, ty))
+        {
+            return Some("@self".into());
+        }
         let candidates: Vec<String> = self
             .b
             .index
@@ -377,11 +392,14 @@ impl Completer<'_> {
                         return self.factory_arg(name, ctx);
                     }
                 }
-                if let Some(v) = self.constant(s) {
-                    return v;
-                }
-                if let Some(v) = self.unknown_class_constant(s, ctx, v.span) {
-                    return v;
+                // Nette reads `Class::CONSTANT` only in an unquoted literal.
+                if !v.quoted {
+                    if let Some(v) = self.constant(s) {
+                        return v;
+                    }
+                    if let Some(v) = self.unknown_class_constant(s, ctx, v.span) {
+                        return v;
+                    }
                 }
                 if let Some(rest) = s.strip_prefix("@@") {
                     P::Str(format!("@{rest}"))
@@ -693,7 +711,42 @@ impl Completer<'_> {
                 ctx,
                 item.span,
             ),
+            // `Class::method` and `@service::method` without parentheses: Nette's loader turns
+            // a setup string into a statement, so they are calls with no arguments.
+            ExprKind::Str(s)
+                if s.rsplit_once("::")
+                    .is_some_and(|(t, m)| !t.is_empty() && is_identifier(m)) =>
+            {
+                let st = Statement {
+                    callee: Callee::Name(s.clone()),
+                    arguments: ExprArray::new(),
+                };
+                self.statement(&st, ctx, item.span)
+            }
             ExprKind::Statement(st) => match &st.callee {
+                // `$prop(value)`: Nette's entity form of a property write.
+                Callee::Name(n)
+                    if n.strip_prefix('$').is_some_and(is_identifier)
+                        && st.arguments.len() == 1 =>
+                {
+                    let prop = &n[1..];
+                    let v = st
+                        .arguments
+                        .values()
+                        .next()
+                        .cloned()
+                        .unwrap_or_else(|| Expr::bare(ExprKind::Null));
+                    let value = self.value(&v, ctx);
+                    if let Some(ty) = &self_ty {
+                        self.check_property(ty, prop, ctx, item.span);
+                        self.check_property_value(ty, prop, &value, ctx, v.span.or(item.span));
+                    }
+                    P::Set {
+                        target: CallTarget::SelfObject,
+                        property: prop.to_string(),
+                        value: Box::new(value),
+                    }
+                }
                 Callee::Name(n) if is_function_name(n) && !n.starts_with('$') => self.call(
                     CallTarget::SelfObject,
                     self_ty,

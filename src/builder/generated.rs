@@ -265,8 +265,9 @@ impl Completer<'_> {
         }
     }
 
-    /// The references of `tagged: tag`: each service carrying the tag under its value (an int
-    /// as its decimal string; any other value, or none, under the service's name). As in Nette,
+    /// The references of `tagged: tag`: each service carrying the tag under its value used as a
+    /// PHP array key (an int as its decimal string, `true` — the `[tag]` form — as `1`, `false`
+    /// as `0`; a list or map under the service's name), a `null` value left out. As in Nette,
     /// where a later service overwrites the key, the last service with a value wins, with a
     /// warning naming both. A key the configuration's own `references` already has keeps that
     /// reference (an explicit entry outranks a tag; Nette, which ignores `references` when
@@ -284,20 +285,25 @@ impl Completer<'_> {
             if service == def.name {
                 continue;
             }
+            // PHP array keys: `true` (the `[tag]` form) is 1, `false` 0, a float its integer.
             let key = match &value.kind {
                 ExprKind::Str(s) => s.clone(),
                 ExprKind::Int(i) => i.to_string(),
+                ExprKind::Bool(b) => i64::from(*b).to_string(),
+                ExprKind::Float(f) => (f.trunc() as i64).to_string(),
                 _ => service.clone(),
             };
             let here = value
                 .span
                 .or_else(|| self.b.get_definition(&service).and_then(|d| d.span));
-            let warning = |msg: String| {
-                Diagnostic::warning(Code::InvalidValue, format!("{}: {msg}", ctx.prefix))
-                    .at(def.span)
+            let warning = |code: Code, msg: String| {
+                Diagnostic::warning(code, format!("{}: {msg}", ctx.prefix)).at(def.span)
             };
             if let Some((first, first_span)) = from_tag.get(&key) {
-                let mut d = warning(format!("Duplicated tag '{tag}' with value '{key}'."));
+                let mut d = warning(
+                    Code::DuplicateTagValue,
+                    format!("Duplicated tag '{tag}' with value '{key}'."),
+                );
                 if let Some(s) = *first_span {
                     d = d.with_secondary(s, format!("'{first}' has it first"));
                 }
@@ -308,7 +314,7 @@ impl Completer<'_> {
                     "The locator's '{key}' is '{service}', the last service with this value (as in Nette); give the services different values of '{tag}'."
                 )));
             } else if references.contains_key(&key) {
-                let mut d = warning(format!(
+                let mut d = warning(Code::InvalidValue, format!(
                     "Reference '{key}' is both in 'references' and a value of tag '{tag}' (on service '{service}')."
                 ));
                 if let Some(s) = here {

@@ -470,11 +470,14 @@ impl ContainerBuilder {
         self.definitions.values()
     }
 
-    /// Service name → tag value for every definition carrying `tag` (works in every phase).
+    /// Service name → tag value for every definition carrying `tag`, in definition order
+    /// (works in every phase). As Nette's `findByTag` (an `isset` test), a tag whose value is
+    /// `null` does not count; `false` does.
     pub fn find_by_tag(&self, tag: &str) -> IndexMap<String, Expr> {
         self.definitions
             .values()
             .filter_map(|d| d.tags.get(tag).map(|v| (d.name.clone(), v.clone())))
+            .filter(|(_, v)| !v.is_null())
             .collect()
     }
 

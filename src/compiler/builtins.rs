@@ -199,9 +199,13 @@ fn as_actor(builder: &mut ContainerBuilder, section: &str, f: impl FnOnce(&mut C
     builder.set_actor(previous);
 }
 
-/// The inject step, last in phase B: for every definition with `inject: true`, prepends calls
-/// of its `inject*()` methods (parent classes first) and writes of its properties marked
-/// `inject: true`, each autowired; explicit setups of the same method or property win.
+/// The inject step, last in phase B: for every definition with `inject: true`, puts calls of
+/// its `inject*()` methods and writes of its properties marked `inject: true` (each autowired)
+/// before its other setup, in the order of Nette's `InjectExtension::updateDefinition`:
+/// methods first, parent classes' before a subclass's (each class in declaration order), then
+/// properties in descending name order (Nette sorts them by name and prepends each in turn).
+/// A setup entry of the same method or property replaces the generated one and moves to its
+/// place.
 ///
 /// As Nette's `InjectExtension::checkType`, a property whose type has no autowired service is
 /// reported here, naming the property (`missing-service`: `Service of type App\Db required by
@@ -241,7 +245,9 @@ fn inject_steps(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
                 let is_inject = m.len() > 6
                     && m.starts_with("inject")
                     && m[6..].starts_with(|c: char| c.is_uppercase());
-                if is_inject && !methods.contains(m) {
+                if is_inject {
+                    // A method a subclass redeclares is declared by the subclass (PHP).
+                    methods.retain(|x| x != m);
                     methods.push(m.clone());
                 }
             }
@@ -261,22 +267,26 @@ fn inject_steps(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
                 }
             }
         }
-        let Some(def) = builder.get_definition(&name) else {
-            continue;
-        };
-        methods.retain(|m| !explicit_setup(def, m));
-        props.retain(|p| !explicit_setup(def, &format!("${}", p.name)));
+        props.sort_by(|a, b| b.name.cmp(&a.name));
         plans.push((name, methods, props));
     }
     // Look every type up before changing a definition: a change would make each later lookup
     // resolve all definitions again.
     let mut provided: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
-    for (_, _, props) in &plans {
-        for p in props {
-            if !provided.contains_key(&p.class) {
+    for (name, _, props) in &plans {
+        let wanted: Vec<String> = match builder.get_definition(name) {
+            Some(def) => props
+                .iter()
+                .filter(|p| !explicit_setup(def, &format!("${}", p.name)))
+                .map(|p| p.class.clone())
+                .collect(),
+            None => continue,
+        };
+        for class in wanted {
+            if !provided.contains_key(&class) {
                 // Several candidates are reported with the setup, when it is completed.
-                let found = !matches!(builder.get_by_type(&p.class), Ok(None));
-                provided.insert(p.class.clone(), found);
+                let found = !matches!(builder.get_by_type(&class), Ok(None));
+                provided.insert(class, found);
             }
         }
     }
@@ -285,11 +295,19 @@ fn inject_steps(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
             continue;
         };
         let (prefix, span) = (def.descriptor(), def.span);
-        let mut added: Vec<Expr> = methods
-            .into_iter()
-            .map(|m| Expr::bare(ExprKind::Str(m)))
-            .collect();
+        let mut rest = def.setup.clone();
+        let mut added: Vec<Expr> = Vec::new();
+        for m in methods {
+            added.push(match take_explicit(&mut rest, &m) {
+                Some(explicit) => explicit,
+                None => Expr::bare(ExprKind::Str(m)),
+            });
+        }
         for p in props {
+            if let Some(explicit) = take_explicit(&mut rest, &format!("${}", p.name)) {
+                added.push(explicit);
+                continue;
+            }
             let required_by = format!("{}::${}", p.declared_in, p.name);
             if !builder.catalog.exists(&p.class) {
                 let mut d = Diagnostic::error(
@@ -333,7 +351,7 @@ fn inject_steps(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
             continue;
         }
         if let Some(def) = builder.get_definition_mut(&name) {
-            added.append(&mut def.setup);
+            added.append(&mut rest);
             def.setup = added;
         }
     }
@@ -341,14 +359,34 @@ fn inject_steps(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
 
 /// Does `def` already set up `key` (a method name, or `$property`) explicitly?
 fn explicit_setup(def: &crate::builder::Definition, key: &str) -> bool {
-    def.setup.iter().any(|s| match &s.kind {
+    def.setup.iter().any(|s| is_setup_of(s, key))
+}
+
+/// Removes every setup entry of `key` from `setup` and returns the last one (Nette keeps the
+/// last match and drops the others).
+fn take_explicit(setup: &mut Vec<Expr>, key: &str) -> Option<Expr> {
+    let mut last = None;
+    setup.retain(|s| {
+        if is_setup_of(s, key) {
+            last = Some(s.clone());
+            false
+        } else {
+            true
+        }
+    });
+    last
+}
+
+/// Is the setup entry `s` a call of method `key`, or a write of property `key` (`$name`)?
+fn is_setup_of(s: &Expr, key: &str) -> bool {
+    match &s.kind {
         ExprKind::Str(x) => x == key,
         ExprKind::Statement(st) => {
             matches!(&st.callee, crate::expr::Callee::Name(n) if n == key)
         }
         ExprKind::Array(a) => a.items.keys().any(|k| k.as_string() == key),
         _ => false,
-    })
+    }
 }
 
 /// Runs the `search:` section (see the private step below); definitions it adds or changes remember the

@@ -3,6 +3,8 @@
 //! lifecycle functions, and the [`Host`] that gives scripts files, definitions and exports.
 
 use super::services;
+mod order;
+
 use crate::builder::Actor;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, Expr, ExprArray, ExprKind};
@@ -34,6 +36,25 @@ pub const BUILTIN_SCRIPTS: &[(&str, &str)] = &[
     ("blog", include_str!("../../scripts/extensions/blog.rhai")),
 ];
 
+/// The name a shipped extension's script has in diagnostics and in the plan's dependency
+/// list: `shipped extension 'logaware'` (it has no file the user could open; its text is in
+/// `scripts/extensions/` of wireplan's sources).
+pub fn shipped_name(script: &str) -> String {
+    format!("shipped extension '{script}'")
+}
+
+/// The text of the shipped script whose [`shipped_name`] is `name`, for dependency checks
+/// (dev mode hashes it like a file, so the cache is reused until wireplan's copy changes).
+pub fn shipped_text(name: &str) -> Option<&'static str> {
+    let script = name
+        .strip_prefix("shipped extension '")?
+        .strip_suffix('\'')?;
+    BUILTIN_SCRIPTS
+        .iter()
+        .find(|(n, _)| *n == script)
+        .map(|(_, text)| *text)
+}
+
 /// Shared state behind [`Host`].
 pub struct CompilerHost {
     sources: Rc<RefCell<SourceMap>>,
@@ -55,6 +76,8 @@ pub struct Extensions {
     raw_configs: Vec<Option<Expr>>,
     /// Where each extension is registered (its `extensions:` entry), in `list` order.
     entry_spans: Vec<Option<Span>>,
+    /// Each extension's declared `before:`/`after:`, in `list` order.
+    orders: Vec<order::Declared>,
     /// Extensions whose section failed validation: their lifecycle functions are not called
     /// (as in Nette, where the exception stops the compilation), to avoid follow-on errors.
     invalid: Vec<String>,
@@ -97,6 +120,7 @@ impl Extensions {
             list: Vec::new(),
             raw_configs: Vec::new(),
             entry_spans: Vec::new(),
+            orders: Vec::new(),
             invalid: Vec::new(),
             host,
             files: Vec::new(),
@@ -146,7 +170,19 @@ impl Extensions {
                 continue;
             }
             seen.push(name.clone());
-            let (path, args) = match &value.kind {
+            // The map form `{script, args, before, after}` declares the order; the script is
+            // read from its `script` item like the short forms.
+            let (value, order) = match &value.kind {
+                ExprKind::Array(map) if !map.is_empty() => {
+                    match order::entry(&name, map, value.span, diags) {
+                        Some((script, o)) => (script, Some(o)),
+                        None => continue,
+                    }
+                }
+                _ => (value.clone(), None),
+            };
+            let value = &value;
+            let (path, mut args) = match &value.kind {
                 ExprKind::Str(p) => (p.clone(), Vec::new()),
                 ExprKind::Statement(st) => match &st.callee {
                     Callee::Name(p) => (
@@ -157,6 +193,11 @@ impl Extensions {
                 },
                 _ => (String::new(), Vec::new()),
             };
+            if let Some(o) = &order {
+                if let Some(a) = &o.args {
+                    args = a.values().map(script::api::to_dynamic).collect();
+                }
+            }
             if path.is_empty() {
                 diags.push(
                     Diagnostic::error(
@@ -198,11 +239,38 @@ impl Extensions {
                     );
                     ext.files.push(script_ext.file);
                     ext.list.push((script_ext, handle));
+                    ext.orders.push(order.unwrap_or_default());
                 }
                 Err(d) => diags.push(d),
             }
         }
+        ext.apply_order(diags);
         ext
+    }
+
+    /// Puts the extensions in the order their `before:`/`after:` declare (a stable
+    /// topological sort: otherwise registration order). Unknown names and cycles are
+    /// `extension-order` errors; the registration order is kept then.
+    fn apply_order(&mut self, diags: &mut Diagnostics) {
+        let names: Vec<String> = self.list.iter().map(|(e, _)| e.name.clone()).collect();
+        let Some(order) = order::sort(&names, &self.orders, diags) else {
+            return;
+        };
+        let mut slots: Vec<Option<_>> = std::mem::take(&mut self.list)
+            .into_iter()
+            .zip(std::mem::take(&mut self.raw_configs))
+            .zip(std::mem::take(&mut self.entry_spans))
+            .zip(std::mem::take(&mut self.orders))
+            .map(Some)
+            .collect();
+        for i in order {
+            if let Some((((e, raw), span), o)) = slots[i].take() {
+                self.list.push(e);
+                self.raw_configs.push(raw);
+                self.entry_spans.push(span);
+                self.orders.push(o);
+            }
+        }
     }
 
     fn load_one(
@@ -229,7 +297,7 @@ impl Extensions {
                 }
             }
             if let Some((_, text)) = BUILTIN_SCRIPTS.iter().find(|(n, _)| *n == path) {
-                let file = sources.add(format!("<wireplan>/scripts/extensions/{path}.rhai"), *text);
+                let file = sources.add(shipped_name(path), *text);
                 return Extension::compile(&self.engine, name, file, &sources);
             }
             let mut d = Diagnostic::error(
@@ -326,18 +394,38 @@ impl Extensions {
     }
 
     /// Calls `func` (`loadConfiguration` or `beforeCompile`) on every extension in order.
+    ///
+    /// In `beforeCompile`, a lookup by tag or type that an extension makes is compared with
+    /// what the extensions after it add: each match is an `extension-order` warning naming
+    /// both places (the earlier extension did not see the service; declare `after:`).
     pub fn call_all(&mut self, func: &str, diags: &mut Diagnostics) {
+        let checking = func == "beforeCompile";
+        let mut lookups: Vec<(String, script::Lookup)> = Vec::new();
         for (ext, handle) in &mut self.list {
-            if !self.invalid.contains(&ext.name) {
-                // Definitions added, changed or removed now remember this extension (explain).
-                self.host.builder.borrow_mut().set_actor(Some(Actor {
-                    extension: ext.name.clone(),
-                    method: func.to_string(),
-                    builtin: false,
-                }));
-                let found = ext.call(&self.engine, func, handle, &self.host.sources);
-                self.host.builder.borrow_mut().set_actor(None);
-                diags.extend(found);
+            if self.invalid.contains(&ext.name) {
+                continue;
+            }
+            let before = checking.then(|| order::snapshot(&self.host.builder.borrow()));
+            handle.take_lookups();
+            // Definitions added, changed or removed now remember this extension (explain).
+            self.host.builder.borrow_mut().set_actor(Some(Actor {
+                extension: ext.name.clone(),
+                method: func.to_string(),
+                builtin: false,
+            }));
+            let found = ext.call(&self.engine, func, handle, &self.host.sources);
+            self.host.builder.borrow_mut().set_actor(None);
+            diags.extend(found);
+            if let Some(before) = before {
+                let mut b = self.host.builder.borrow_mut();
+                b.refresh();
+                order::check_additions(&b, &before, &ext.name, &lookups, diags);
+                lookups.extend(
+                    handle
+                        .take_lookups()
+                        .into_iter()
+                        .map(|l| (ext.name.clone(), l)),
+                );
             }
         }
     }

@@ -263,6 +263,11 @@ impl Pipeline {
         builtins::inject(&mut self.builder.borrow_mut(), diags);
         let before = diags.items().len();
         self.builder.borrow_mut().complete(diags);
+        services::warn_if_empty(
+            &self.builder.borrow(),
+            self.raw_files.first().copied(),
+            diags,
+        );
         self.checks.push(before..diags.items().len());
         self.stage = Stage::B;
     }
@@ -311,6 +316,7 @@ impl Pipeline {
         let mut b = self.builder.borrow_mut();
         b.resolve(&mut self.diags);
         b.complete(&mut self.diags);
+        services::warn_if_empty(&b, self.raw_files.first().copied(), &mut self.diags);
         self.checks.push(before..self.diags.items().len());
     }
 

@@ -32,9 +32,45 @@ pub fn load_services(section: &Expr, builder: &mut ContainerBuilder, diags: &mut
     for (key, value) in &items.items {
         let name = match key {
             Key::Int(_) => None,
-            Key::Str(s) => Some(s.as_str()),
+            Key::Str(s) => match s.strip_prefix('@').filter(|t| is_type_key(t)) {
+                Some(ty) => match service_of_type(ty, items.key_span(s), builder) {
+                    Ok(n) => Some(n),
+                    Err(d) => {
+                        diags.push(d);
+                        continue;
+                    }
+                },
+                None => Some(s.clone()),
+            },
         };
-        load_one(name, value, builder, diags);
+        load_one(name.as_deref(), value, builder, diags);
+    }
+}
+
+/// Is `t` (after the `@`) a type name, Nette's `#^@[\w\\]+$#` key pattern?
+fn is_type_key(t: &str) -> bool {
+    !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '\\')
+}
+
+/// A `services:` key `@Type` names the service of that type (Nette's `convertKeyToName`, a
+/// `getByType` over the definitions loaded so far). Errors: `missing-service` when there is
+/// none, `ambiguous-service` when several fit.
+fn service_of_type(
+    ty: &str,
+    span: Option<crate::source::Span>,
+    b: &mut ContainerBuilder,
+) -> Result<String, Diagnostic> {
+    let ty = crate::catalog::normalize_name(ty);
+    match b.get_by_type(&ty) {
+        Ok(Some(name)) => Ok(name),
+        Ok(None) => Err(Diagnostic::error(
+            Code::MissingService,
+            format!("Service of type {ty} not found (the services: key '@{ty}' modifies the service of that type, and none is defined before it)."),
+        )
+        .at(span)),
+        Err(d) => Err(d.at(span)),
     }
 }
 
@@ -326,6 +362,7 @@ fn normalize(
                 };
                 if let Some(span) = a.key_span(&written) {
                     key_spans.push((Key::Str(key.clone()), span));
+                    m.set_key_span(&Key::Str(key.clone()), span);
                 }
                 m.items.insert(Key::Str(key), v.clone());
             }
@@ -609,4 +646,27 @@ fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut
             _ => invalid(diags, &name, "imported", "bool", v),
         }
     }
+}
+
+/// The `empty-configuration` warning: after phase B no definition exists (no `services:`, no
+/// extension registered one), so the plan would hold no service. It points at the start of
+/// `main`, the file compiled.
+pub fn warn_if_empty(
+    builder: &ContainerBuilder,
+    main: Option<crate::source::FileId>,
+    diags: &mut Diagnostics,
+) {
+    // After an error (a failed extension, say) the emptiness is not news.
+    if builder.definitions().next().is_some() || diags.error_count() > 0 {
+        return;
+    }
+    let mut d = Diagnostic::warning(
+        Code::EmptyConfiguration,
+        "The configuration defines no service: the plan will be empty.",
+    )
+    .with_note("add a services: section, or an extension that registers services");
+    if let Some(file) = main {
+        d = d.with_primary(crate::source::Span::new(file, 0, 0), "compiled from here");
+    }
+    diags.push(d);
 }

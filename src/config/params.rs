@@ -590,10 +590,12 @@ impl Expander<'_> {
             Kind::Float(f) => ExprKind::Float(*f),
             Kind::Date(d) => ExprKind::Str(d.clone()),
             Kind::Str(s) => {
-                return match crate::expr::escape_quoted_at(v).filter(|_| self.literal_at) {
+                let mut e = match crate::expr::escape_quoted_at(v).filter(|_| self.literal_at) {
                     Some(escaped) => self.expand_string(&escaped, v.span),
                     None => self.expand_string(s, v.span),
-                }
+                };
+                e.quoted = crate::expr::is_quoted_string(v);
+                return e;
             }
             Kind::Array(a) => ExprKind::Array(self.convert_array(a)),
             Kind::Entity(e) => ExprKind::Statement(Box::new(self.convert_entity(e, None))),

@@ -17,6 +17,9 @@ pub const MAX_DEPTH: usize = 500;
 pub(crate) struct ParseError {
     pub pos: usize,
     pub kind: ErrorKind,
+    /// For an error at the end of input inside brackets: the token index of the innermost
+    /// `[`, `{` or `(` still open, shown as a secondary label.
+    pub opened: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -34,6 +37,8 @@ pub(crate) enum ErrorKind {
     UnacceptableKey,
     /// A string escape or date error with its message.
     Message(String),
+    /// A bad escape in a double-quoted string, positioned inside the token.
+    Escape(super::scalar::EscapeError),
     /// Nesting deeper than [`MAX_DEPTH`].
     TooDeep,
     /// The caller's stack budget is used up: parse again on a thread with a larger stack.
@@ -42,7 +47,11 @@ pub(crate) enum ErrorKind {
 
 impl ParseError {
     pub fn new(pos: usize, kind: ErrorKind) -> ParseError {
-        ParseError { pos, kind }
+        ParseError {
+            pos,
+            kind,
+            opened: None,
+        }
     }
 
     /// Did parsing stop only because the caller's stack budget ran out?
@@ -54,7 +63,7 @@ impl ParseError {
     pub fn into_diagnostic(self, text: &Text, tokens: &[Token], file: FileId) -> Diagnostic {
         let src = &*text.src;
         let tok = tokens.get(self.pos);
-        let (start, end) = match tok {
+        let (mut start, mut end) = match tok {
             Some(t) => (t.start, t.end),
             None => (src.len(), src.len()),
         };
@@ -113,6 +122,44 @@ impl ParseError {
                 "a key must be a string or a number".into(),
             ),
             ErrorKind::Message(m) => (m, String::new()),
+            ErrorKind::Escape(e) => {
+                // Point at the escape itself (nette/neon reports the string's start).
+                // Inside a `"""` block the escape is on a later line: the error is there, and
+                // the opening quotes are a secondary label. On one line the error keeps
+                // nette/neon's position (the string's start) and labels the escape.
+                let block = src[start..end].starts_with("\"\"\"");
+                let at = (start + e.offset, start + e.offset + e.len);
+                let span = |(a, b): (usize, usize)| {
+                    Span::new(
+                        file,
+                        text.orig_start(a),
+                        text.orig_end(b).max(text.orig_start(a)),
+                    )
+                };
+                if block {
+                    secondary = Some((span((start, start + 3)), "the string starts here"));
+                    (start, end) = at;
+                } else {
+                    secondary = Some((span(at), "not a valid escape"));
+                }
+                notes.push(if block {
+                    "in a `\"\"\"` string a backslash starts an escape (\\n, \\t, \\\\, \\u00e9, …); \
+                     write `\\\\` for a literal backslash, or use a `'''` string, where \
+                     backslashes are plain text"
+                        .into()
+                } else {
+                    "in a double-quoted string a backslash starts an escape (\\n, \\t, \\\\, \
+                     \\u00e9, …); write `\\\\` for a literal backslash, or use single quotes, \
+                     where backslashes are plain text"
+                        .into()
+                });
+                let label = if block {
+                    "not a valid escape"
+                } else {
+                    "in this string"
+                };
+                (e.message, label.into())
+            }
             ErrorKind::NeedStack => ("Nesting too deep for the stack".into(), "too deep".into()),
             ErrorKind::TooDeep => (
                 format!("Nesting too deep (more than {MAX_DEPTH} levels)"),
@@ -132,6 +179,23 @@ impl ParseError {
         let mut d = Diagnostic::error(Code::NeonSyntax, message).with_primary(span, label);
         if let Some((span, label)) = secondary {
             d = d.with_secondary(span, label);
+        }
+        if let Some(t) = self.opened.and_then(|i| tokens.get(i)) {
+            let bracket = &src[t.start..t.end];
+            let close = match bracket {
+                "[" => "]",
+                "{" => "}",
+                _ => ")",
+            };
+            let open = Span::new(file, text.orig_start(t.start), text.orig_end(t.end));
+            let before = &src[..t.start];
+            let line = before.matches('\n').count() + 1;
+            let column = t.start - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            d = d
+                .with_secondary(open, format!("this '{bracket}' is never closed"))
+                .with_note(format!(
+                    "the '{bracket}' on line {line}, column {column} is never closed: add the missing '{close}'"
+                ));
         }
         for n in notes {
             d = d.with_note(n);

@@ -419,7 +419,7 @@ impl<'a> Parser<'a> {
         let value = if let Some(i) = self.consume(|k| k == Tok::String) {
             let kind = match scalar::decode_string(self.tok_text(i)) {
                 Ok(s) => Kind::Str(s),
-                Err(m) => return Err(ParseError::new(i, ErrorKind::Message(m))),
+                Err(e) => return Err(ParseError::new(i, ErrorKind::Escape(e))),
             };
             Value::new(kind, self.tok_span(i))
         } else if let Some(i) = self.consume(|k| k == Tok::Literal) {
@@ -500,8 +500,18 @@ impl<'a> Parser<'a> {
     fn parse_braces(&mut self) -> PResult<(Value, Span)> {
         self.skip_trivia();
         self.enter()?;
-        let r = self.parse_braces_items();
+        let open = self.pos;
+        let mut r = self.parse_braces_items();
         self.depth -= 1;
+        if let Err(e) = &mut r {
+            // The input ended inside this bracket (the innermost one sets it).
+            if e.opened.is_none()
+                && matches!(e.kind, ErrorKind::Unexpected)
+                && self.toks.get(e.pos).is_none()
+            {
+                e.opened = Some(open);
+            }
+        }
         r
     }
 

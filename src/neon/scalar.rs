@@ -178,12 +178,25 @@ pub(crate) fn php_float_to_string(f: f64) -> String {
     out
 }
 
+/// A bad escape in a double-quoted string: the message, and where the sequence is inside the
+/// token (byte offset and length), so the error can point at the escape itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct EscapeError {
+    /// nette/neon's message (`Invalid escaping sequence \x`, `Invalid UTF-8 sequence \uDC00`).
+    pub message: String,
+    /// Byte offset of the backslash from the start of the token.
+    pub offset: usize,
+    /// Byte length of the sequence.
+    pub len: usize,
+}
+
 /// Decodes a quoted string token (`'...'`, `"..."`, `'''`/`"""` blocks).
-/// Errors: the message for a bad escape (positioned at the token by the caller).
-pub(crate) fn decode_string(s: &str) -> Result<String, String> {
+/// Errors: a bad escape, with its position inside the token.
+pub(crate) fn decode_string(s: &str) -> Result<String, EscapeError> {
     let bytes = s.as_bytes();
     let quote = bytes[0];
-    let body: String = if bytes.len() > 3 && bytes[3] == b'\n' {
+    // The body, and for each of its bytes the offset in `s` it came from.
+    let (body, origin): (String, Vec<usize>) = if bytes.len() > 3 && bytes[3] == b'\n' {
         // multi-line: drop the indentation of the first content line from every line
         let after = s[3..].trim_start_matches('\n');
         let indent_len = after
@@ -191,9 +204,22 @@ pub(crate) fn decode_string(s: &str) -> Result<String, String> {
             .take_while(|&b| b == b' ' || b == b'\t')
             .count();
         let indent = &after[..indent_len];
-        let mut res = s[3..s.len() - 3].to_string();
-        if !indent.is_empty() {
-            res = res.replace(&format!("\n{indent}"), "\n");
+        let inner = &s[3..s.len() - 3];
+        let mut res = String::with_capacity(inner.len());
+        let mut origin = Vec::with_capacity(inner.len());
+        let mut i = 0;
+        while i < inner.len() {
+            let ch_len = inner[i..].chars().next().map_or(1, char::len_utf8);
+            res.push_str(&inner[i..i + ch_len]);
+            origin.extend((0..ch_len).map(|k| 3 + i + k));
+            if inner.as_bytes()[i] == b'\n'
+                && !indent.is_empty()
+                && inner[i + 1..].starts_with(indent)
+            {
+                i += 1 + indent.len();
+            } else {
+                i += ch_len;
+            }
         }
         let mut start = 0;
         if res.starts_with('\n') {
@@ -206,19 +232,30 @@ pub(crate) fn decode_string(s: &str) -> Result<String, String> {
                 end = nl;
             }
         }
-        res[start..end.max(start)].to_string()
+        let end = end.max(start);
+        (res[start..end].to_string(), origin[start..end].to_vec())
     } else {
         let inner = &s[1..s.len() - 1];
         if quote == b'\'' {
-            inner.replace("''", "'")
+            (inner.replace("''", "'"), Vec::new())
         } else {
-            inner.to_string()
+            (inner.to_string(), (1..s.len() - 1).collect())
         }
     };
     if quote == b'\'' {
         return Ok(body);
     }
-    unescape(&body)
+    unescape(&body).map_err(|(message, at, len)| {
+        let offset = origin.get(at).copied().unwrap_or(0);
+        let end = origin
+            .get(at + len.max(1) - 1)
+            .map_or(offset + len, |&e| e + 1);
+        EscapeError {
+            message,
+            offset,
+            len: end.saturating_sub(offset).max(1),
+        }
+    })
 }
 
 fn hex4(s: &str) -> Option<u32> {
@@ -229,12 +266,14 @@ fn hex4(s: &str) -> Option<u32> {
     }
 }
 
-/// Processes the escapes of a double-quoted string.
-fn unescape(s: &str) -> Result<String, String> {
+/// Processes the escapes of a double-quoted string. Errors: the message, and the byte offset
+/// and length of the bad sequence in `s`.
+fn unescape(s: &str) -> Result<String, (String, usize, usize)> {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(i) = rest.find('\\') {
         out.push_str(&rest[..i]);
+        let at = s.len() - rest.len() + i;
         let after = &rest[i + 1..];
         let mut chars = after.chars();
         let Some(c) = chars.next() else {
@@ -259,10 +298,10 @@ fn unescape(s: &str) -> Result<String, String> {
                     if let Some(lo) = hex4(&tail[2..]).filter(|lo| (0xDC00..0xE000).contains(lo)) {
                         let sq = &rest[i..i + 12];
                         if c == 'U' {
-                            return Err(format!("Invalid escaping sequence {sq}"));
+                            return Err((format!("Invalid escaping sequence {sq}"), at, sq.len()));
                         }
                         if tail.as_bytes()[1] == b'U' {
-                            return Err(format!("Invalid UTF-8 sequence {sq}"));
+                            return Err((format!("Invalid UTF-8 sequence {sq}"), at, sq.len()));
                         }
                         let cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
                         out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
@@ -274,11 +313,11 @@ fn unescape(s: &str) -> Result<String, String> {
             if let Some(cp) = hex4(&after[1..]) {
                 let sq = &rest[i..i + 6];
                 if c == 'U' {
-                    return Err(format!("Invalid escaping sequence {sq}"));
+                    return Err((format!("Invalid escaping sequence {sq}"), at, sq.len()));
                 }
                 match char::from_u32(cp) {
                     Some(ch) => out.push(ch),
-                    None => return Err(format!("Invalid UTF-8 sequence {sq}")),
+                    None => return Err((format!("Invalid UTF-8 sequence {sq}"), at, sq.len())),
                 }
                 rest = &after[5..];
                 continue;
@@ -294,7 +333,13 @@ fn unescape(s: &str) -> Result<String, String> {
             '\\' => '\\',
             '/' => '/',
             '_' => '\u{a0}',
-            _ => return Err(format!("Invalid escaping sequence \\{c}")),
+            _ => {
+                return Err((
+                    format!("Invalid escaping sequence \\{c}"),
+                    at,
+                    1 + c.len_utf8(),
+                ))
+            }
         };
         out.push(mapped);
         rest = &after[c.len_utf8()..];
@@ -347,11 +392,11 @@ mod tests {
         assert_eq!(decode_string(r#""\u00e9\_""#).unwrap(), "é\u{a0}");
         assert_eq!(decode_string(r#""\uD83D\uDE00""#).unwrap(), "😀");
         assert_eq!(
-            decode_string(r#""\x41""#).unwrap_err(),
+            decode_string(r#""\x41""#).unwrap_err().message,
             "Invalid escaping sequence \\x"
         );
         assert_eq!(
-            decode_string(r#""\uDC00""#).unwrap_err(),
+            decode_string(r#""\uDC00""#).unwrap_err().message,
             "Invalid UTF-8 sequence \\uDC00"
         );
         assert_eq!(
@@ -359,5 +404,16 @@ mod tests {
             "x\n  y\nz"
         );
         assert_eq!(decode_string("'''\n\nx\n'''").unwrap(), "\nx");
+    }
+
+    #[test]
+    fn escape_errors_point_at_the_sequence() {
+        let e = decode_string(r#""ab\qc""#).unwrap_err();
+        assert_eq!((e.offset, e.len), (3, 2));
+        // In a block, past the removed indentation of the later lines.
+        let block = "\"\"\"\n\t\tok\n\t\tbad \\e here\n\t\t\"\"\"";
+        let e = decode_string(block).unwrap_err();
+        assert_eq!(e.message, "Invalid escaping sequence \\e");
+        assert_eq!(&block[e.offset..e.offset + e.len], "\\e");
     }
 }

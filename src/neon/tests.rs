@@ -217,3 +217,66 @@ fn array_push_tracks_the_next_index() {
     assert_eq!(big.next_index(), 200_000);
     assert!(big.is_list());
 }
+
+/// The labels of the error for `s`: (primary?, line, byte column, message) each.
+fn error_labels(s: &str) -> (Diagnostic, Vec<(bool, usize, usize, String)>) {
+    let mut sm = SourceMap::new();
+    let f = sm.add("t.neon", s);
+    let d = decode(s, f).expect_err(s);
+    let labels = d
+        .labels
+        .iter()
+        .map(|l| {
+            let (line, col) = sm.get(f).line_col(l.span.start as usize);
+            (l.primary, line, col, l.message.clone())
+        })
+        .collect();
+    (d, labels)
+}
+
+#[test]
+fn an_invalid_escape_in_a_block_is_reported_at_the_escape() {
+    let src = "a: \"\"\"\n\tfirst\n\tC:\\Users\\x\n\"\"\"\n";
+    assert_eq!(
+        error(src),
+        ("Invalid escaping sequence \\U".to_string(), 3, 4)
+    );
+    let (d, labels) = error_labels(src);
+    assert!(labels.contains(&(false, 1, 4, "the string starts here".into())));
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("'''") && n.contains("\\\\")),
+        "{:?}",
+        d.notes
+    );
+    // On one line, nette/neon's position (the string) stays; the escape is labelled.
+    let (_, labels) = error_labels("a: \"x\\qy\"\n");
+    assert!(labels.contains(&(true, 1, 4, "in this string".into())));
+    assert!(labels.contains(&(false, 1, 6, "not a valid escape".into())));
+}
+
+#[test]
+fn columns_on_line_one_do_not_count_a_byte_order_mark() {
+    assert_eq!(
+        error("\u{feff}a: b: c\n"),
+        ("Unexpected ':'".to_string(), 1, 5)
+    );
+}
+
+#[test]
+fn an_unclosed_bracket_is_labelled_where_it_opens() {
+    for (src, col, bracket) in [
+        ("a: [1, 2\nb: 3\n", 4, '['),
+        ("x: {k: v\n", 4, '{'),
+        ("svc: Foo(1,\n", 9, '('),
+        ("a: [1, {b: 2\n", 8, '{'),
+    ] {
+        let (d, labels) = error_labels(src);
+        assert_eq!(d.message, "Unexpected end", "{src:?}");
+        assert!(
+            labels.contains(&(false, 1, col, format!("this '{bracket}' is never closed"))),
+            "{src:?}: {labels:?}"
+        );
+    }
+}

@@ -530,7 +530,8 @@ fn complete_structure(
             Some(s) => msg.push_str(&format!(", did you mean '{s}'?")),
             None => msg.push('.'),
         }
-        ctx.error(Code::UnknownOption, msg, v.span);
+        // The caret goes on the unknown key (docs/errors.md), not on its value.
+        ctx.error(Code::UnknownOption, msg, given.key_span(&name).or(v.span));
         ctx.path.pop();
     }
     for (name, sub) in items {

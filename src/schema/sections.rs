@@ -36,9 +36,10 @@ pub fn parameters() -> Expect {
     Expect::array()
 }
 
-/// `extensions:` — name → script path (a string) or a statement with arguments.
+/// `extensions:` — name → script path (a string), a statement with arguments, or a map
+/// `{script, args, before, after}` (wireplan's form that declares the order of extensions).
 pub fn extensions() -> Expect {
-    Expect::array_of(Expect::type_("string|statement"))
+    Expect::array_of(Expect::type_("string|statement|array"))
 }
 
 /// `di:` — `debugger`, `excluded`, `parentClass`, `lazy`, `export: {parameters, tags, types}`

@@ -78,8 +78,15 @@ impl BuilderHandle {
         }
     }
 
-    /// Emits the partial-graph warning for lookups by type in phase A.
-    fn warn_partial(&self, ctx: &NativeCallContext, what: &str) {
+    /// Emits the partial-graph warning for lookups by type in phase A, and records the lookup
+    /// (the compiler compares it with what later extensions add).
+    fn warn_partial(&self, ctx: &NativeCallContext, func: &str, ty: &str) {
+        let what = format!("{func}('{ty}')");
+        self.state.borrow_mut().record_lookup(
+            ctx.call_position(),
+            what.clone(),
+            super::LookupBy::Type(crate::catalog::normalize_name(ty)),
+        );
         if self.builder.borrow().phase() == Phase::Loading {
             self.state.borrow_mut().warn_at(
                 ctx.call_position(),
@@ -305,26 +312,36 @@ pub fn register(engine: &mut Engine) {
             .map(|d| (d.name.clone(), Dynamic::from(b.handle(&d.name))))
             .collect(),
     });
-    engine.register_fn("findByTag", |b: &mut BuilderHandle, tag: &str| OrderedMap {
-        entries: b
-            .builder
-            .borrow()
-            .find_by_tag(tag)
-            .iter()
-            .map(|(k, v)| (k.clone(), to_dynamic(v)))
-            .collect(),
-    });
+    engine.register_fn(
+        "findByTag",
+        |ctx: NativeCallContext, b: &mut BuilderHandle, tag: &str| {
+            b.state.borrow_mut().record_lookup(
+                ctx.call_position(),
+                format!("findByTag('{tag}')"),
+                super::LookupBy::Tag(tag.to_string()),
+            );
+            OrderedMap {
+                entries: b
+                    .builder
+                    .borrow()
+                    .find_by_tag(tag)
+                    .iter()
+                    .map(|(k, v)| (k.clone(), to_dynamic(v)))
+                    .collect(),
+            }
+        },
+    );
     engine.register_fn(
         "getByType",
         |ctx: NativeCallContext, b: &mut BuilderHandle, ty: &str| -> Res<Dynamic> {
-            b.warn_partial(&ctx, &format!("getByType('{ty}')"));
+            b.warn_partial(&ctx, "getByType", ty);
             Ok(lookup(b, ty)?.map(Dynamic::from).unwrap_or(Dynamic::UNIT))
         },
     );
     engine.register_fn(
         "getByType",
         |ctx: NativeCallContext, b: &mut BuilderHandle, ty: &str, throw: bool| -> Res<Dynamic> {
-            b.warn_partial(&ctx, &format!("getByType('{ty}')"));
+            b.warn_partial(&ctx, "getByType", ty);
             match lookup(b, ty)? {
                 Some(n) => Ok(Dynamic::from(n)),
                 None if throw => raise(
@@ -341,7 +358,7 @@ pub fn register(engine: &mut Engine) {
     engine.register_fn(
         "getDefinitionByType",
         |ctx: NativeCallContext, b: &mut BuilderHandle, ty: &str| -> Res<DefinitionHandle> {
-            b.warn_partial(&ctx, &format!("getDefinitionByType('{ty}')"));
+            b.warn_partial(&ctx, "getDefinitionByType", ty);
             match lookup(b, ty)? {
                 Some(n) => Ok(b.handle(&n)),
                 None => raise(
@@ -357,7 +374,7 @@ pub fn register(engine: &mut Engine) {
     engine.register_fn(
         "findByType",
         |ctx: NativeCallContext, b: &mut BuilderHandle, ty: &str| -> Res<OrderedMap> {
-            b.warn_partial(&ctx, &format!("findByType('{ty}')"));
+            b.warn_partial(&ctx, "findByType", ty);
             let r = b.builder.borrow_mut().find_by_type(ty);
             let names = r.or_else(raise)?;
             Ok(OrderedMap {

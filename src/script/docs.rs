@@ -142,8 +142,8 @@ pub const API: &[ApiDoc] = &[
     doc!("Expect", "Expect::list", Load, "A list (keys 0..n); optional default.", r#"Expect::list([1, 2]);"#),
     doc!("Expect", "Expect::array", Load, "Any array (map or list); optional default.", r#"Expect::array();"#),
     doc!("Expect", "Expect::type", Load, "A value of a type expression: `int|string`, `string:1..10`, `int[]`, `null`, a class name.", r#"Expect::type("int|string");"#),
-    doc!("Expect", "Expect::arrayOf", Load, "An array whose items (and optionally keys) match schemas.", r#"Expect::arrayOf(Expect::string(), Expect::string());"#),
-    doc!("Expect", "Expect::listOf", Load, "A list whose items match a schema; a given list replaces a list default.", r#"Expect::listOf(Expect::string()).defaultValue(["a", "b"]);"#),
+    doc!("Expect", "Expect::arrayOf", Load, "An array whose items (and optionally keys) match schemas. As in nette/schema, each schema may be a type name instead (`\"string\"`, `\"int|null\"`, a class), meaning `Expect::type(name)`.", r#"Expect::arrayOf("int", Expect::string());"#),
+    doc!("Expect", "Expect::listOf", Load, "A list whose items match a schema, or a type name (`Expect::listOf(\"string\")`, as nette/schema); a given list replaces a list default.", r#"Expect::listOf("string").defaultValue(["a", "b"]);"#),
     doc!("Expect", "Expect::anyOf", Load, "One of several values or schemas.", r#"Expect::anyOf(["files", "database"]).firstIsDefault();"#),
     doc!("Expect schema", "defaultValue", Load, "The value used when the item is missing (Nette's `->default()`; `default` is a reserved word in Rhai).", r#"Expect::int().defaultValue(3);"#),
     doc!("Expect schema", "required", Load, "The item must be given (`required(false)` undoes it).", r#"Expect::string().required();"#),
@@ -248,7 +248,11 @@ pub fn render(engine: &Engine) -> String {
          `getConfigSchema()` (returns an `Expect` schema that validates the extension's section), \
          `loadConfiguration()`, `beforeCompile()` and `afterCompile(plan)`, called in that order with \
          `this` bound to the extension. Method names follow Nette's `CompilerExtension` and \
-         `ContainerBuilder`. Top-level statements run once when the script is loaded. Closures \
+         `ContainerBuilder`. Top-level statements run when the script is loaded. A top-level \
+         `const NAME = …;` is readable in the lifecycle functions and the helpers they call, by \
+         its bare name (a local variable of the same name wins) or as `global::NAME` (a script \
+         that uses `global::` runs its top level again before each lifecycle call, which is how \
+         Rhai fills `global`); top-level `let` variables are not visible in functions. Closures \
          (`|v| …`, used by `assert`/`transform`/`before`) do not see `this`: read what they need \
          into a variable first. Errors the API raises can be caught: `try { … } catch (e) { e.code }`.\n",
     );

@@ -69,6 +69,11 @@ pub struct InitializationHandle {
 }
 
 impl ExtensionHandle {
+    /// Takes the lookups by tag or type the script made since the last call.
+    pub fn take_lookups(&self) -> Vec<super::Lookup> {
+        std::mem::take(&mut self.state.borrow_mut().lookups)
+    }
+
     /// Creates `this` for an extension.
     pub fn new(
         name: &str,

@@ -79,11 +79,40 @@ pub struct ScriptState {
     pub(crate) source: Option<std::rc::Rc<crate::source::SourceFile>>,
     /// Warnings raised by registered functions, with the script position of the call.
     pub(crate) warnings: Vec<(Position, Diagnostic)>,
+    /// Lookups by tag or type the script made (`findByTag`, `findByType`, `getByType`, …),
+    /// with where; the compiler checks them against what later extensions add.
+    pub lookups: Vec<Lookup>,
+}
+
+/// One lookup an extension made through the builder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lookup {
+    /// The call as written (`findByTag('route')`), for messages.
+    pub call: String,
+    /// What it looked for.
+    pub by: LookupBy,
+    /// Where the call is in the script.
+    pub span: Option<Span>,
+}
+
+/// What a [`Lookup`] looked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LookupBy {
+    /// Services carrying this tag.
+    Tag(String),
+    /// Services of this type (or a subtype).
+    Type(String),
 }
 
 impl ScriptState {
     pub(crate) fn warn_at(&mut self, pos: Position, d: Diagnostic) {
         self.warnings.push((pos, d));
+    }
+
+    /// Records a lookup made at `pos` (see [`ScriptState::lookups`]).
+    pub(crate) fn record_lookup(&mut self, pos: Position, call: String, by: LookupBy) {
+        let span = self.span_at(pos);
+        self.lookups.push(Lookup { call, by, span });
     }
 
     /// The span of a script position in the running script, if known.
@@ -92,6 +121,12 @@ impl ScriptState {
         let start = source.offset_of_char_pos(pos.line()?, pos.position().unwrap_or(1));
         Some(Span::new(file, start, start + 1))
     }
+}
+
+thread_local! {
+    /// The top-level constants of the extension whose lifecycle function is running.
+    static TOP_LEVEL_CONSTANTS: RefCell<std::rc::Rc<Vec<(String, Dynamic)>>> =
+        RefCell::new(std::rc::Rc::new(Vec::new()));
 }
 
 /// Builds the sandboxed engine with the scripted API registered.
@@ -115,6 +150,20 @@ pub fn engine(limits: &Limits) -> Engine {
         Some(line) => eprintln!("{}:{line}: debug: {s}", src.unwrap_or("script")),
         None => eprintln!("{}: debug: {s}", src.unwrap_or("script")),
     });
+    // A script's top-level constants, by bare name, in every function of its lifecycle calls
+    // (Rhai functions do not see the top level): a local of the same name wins.
+    #[allow(deprecated)] // Rhai marks `on_var` volatile, not deprecated.
+    e.on_var(|name, _, ctx| {
+        if ctx.scope().contains(name) {
+            return Ok(None);
+        }
+        Ok(TOP_LEVEL_CONSTANTS.with(|c| {
+            c.borrow()
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone().into_read_only())
+        }))
+    });
     values::register(&mut e);
     builder_api::register(&mut e);
     extension_api::register(&mut e);
@@ -132,6 +181,12 @@ pub struct Extension {
     ast: AST,
     limits: Limits,
     source: std::rc::Rc<crate::source::SourceFile>,
+    /// The script's top-level `const` values, as the top level left them: every lifecycle
+    /// call sees them as constants (by bare name, also in helper functions).
+    constants: std::rc::Rc<Vec<(String, Dynamic)>>,
+    /// Does the script read `global::NAME`? Then the top level runs again before each
+    /// lifecycle call, which is how Rhai fills its `global` namespace.
+    uses_global: bool,
 }
 
 /// Converts a 1-based Rhai position in `file` to a span (one character wide).
@@ -205,20 +260,30 @@ impl Extension {
             .read_lock::<Limits>()
             .map(|l| *l)
             .unwrap_or_default();
-        let ext = Extension {
+        let mut ext = Extension {
             name: name.to_string(),
             file,
             ast,
             limits,
             source: std::rc::Rc::new(sources.get(file).clone()),
+            constants: std::rc::Rc::new(Vec::new()),
+            uses_global: text.contains("global::"),
         };
-        // Top-level statements run once, here (they cannot see `this`); their errors count.
+        // Top-level statements run here (they cannot see `this`); their errors count. The
+        // constants they declare are kept for the lifecycle functions.
+        let mut top = Scope::new();
         let run = sandbox::begin();
-        let result = engine.run_ast(&ext.ast);
+        let result = engine.run_ast_with_scope(&mut top, &ext.ast);
         drop(run);
         if let Err(e) = result {
             return Err(ext.runtime_error(sources, "<top level>", &e, &ext.limits));
         }
+        ext.constants = std::rc::Rc::new(
+            top.iter()
+                .filter(|(_, constant, _)| *constant)
+                .map(|(n, _, v)| (n.to_string(), v))
+                .collect(),
+        );
         Ok(ext)
     }
 
@@ -279,13 +344,15 @@ impl Extension {
         let mut bound = Dynamic::from(this.clone());
         let mut scope = Scope::new();
         let options = CallFnOptions::new()
-            .eval_ast(false)
+            .eval_ast(self.uses_global)
             .rewind_scope(true)
             .bind_this_ptr(&mut bound);
+        let outer = TOP_LEVEL_CONSTANTS.with(|c| c.replace(self.constants.clone()));
         let run = sandbox::begin();
         let result =
             engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, func, args);
         drop(run);
+        TOP_LEVEL_CONSTANTS.with(|c| c.replace(outer));
         if let Some(updated) = bound.try_cast::<api::ExtensionHandle>() {
             this.config = updated.config;
         }
@@ -355,10 +422,19 @@ impl Extension {
                 .clone()
                 .cast::<Diagnostic>()
                 .with_note(format!("raised in extension '{}', {}", self.name, where_(func))),
-            EvalAltResult::ErrorRuntime(value, _) => Diagnostic::error(
-                Code::ScriptError,
-                format!("Extension '{}': {value} (thrown in {})", self.name, where_(func)),
-            ),
+            EvalAltResult::ErrorRuntime(value, _) => {
+                // A script that names itself in its message is not named twice.
+                let text = value.to_string();
+                let own = format!("extension '{}': ", self.name);
+                let text = match text.get(..own.len()) {
+                    Some(head) if head.eq_ignore_ascii_case(&own) => text[own.len()..].to_string(),
+                    _ => text,
+                };
+                Diagnostic::error(
+                    Code::ScriptError,
+                    format!("Extension '{}': {text} (thrown in {})", self.name, where_(func)),
+                )
+            }
             EvalAltResult::ErrorTerminated(value, _)
                 if sandbox::termination_message(value, limits).is_some() =>
             {

@@ -69,13 +69,32 @@ fn expr(v: &Dynamic, what: &str) -> Res<Expr> {
     })
 }
 
+/// A schema argument: an `Expect`, or (where nette/schema takes `string|Schema`, as
+/// `listOf`/`arrayOf` do) a type name such as `"string"`, `"int|null"` or a class, which means
+/// `Expect::type(name)`.
 fn schema_of(v: &Dynamic, what: &str) -> Res<Expect> {
-    match v.clone().try_cast::<ScriptExpect>() {
-        Some(e) => Ok(e.0),
-        None => raise(Diagnostic::error(
-            Code::InvalidValue,
-            format!("{what}: expects an Expect schema, {} given", v.type_name()),
-        )),
+    if let Some(e) = v.clone().try_cast::<ScriptExpect>() {
+        return Ok(e.0);
+    }
+    if let Some(t) = v.clone().try_cast::<rhai::ImmutableString>() {
+        if !t.trim().is_empty() {
+            return Ok(Expect::type_(t.trim()));
+        }
+    }
+    raise(Diagnostic::error(
+        Code::InvalidValue,
+        format!(
+            "{what}: expects an Expect schema or a type name, {} given",
+            describe(v)
+        ),
+    ))
+}
+
+/// A script value as a message shows it: its type, and the text of a string.
+fn describe(v: &Dynamic) -> String {
+    match v.clone().try_cast::<rhai::ImmutableString>() {
+        Some(s) => format!("string '{s}'"),
+        None => v.type_name().to_string(),
     }
 }
 

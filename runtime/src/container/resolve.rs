@@ -171,6 +171,14 @@ impl Inner {
         match self.find_by_type(type_name) {
             [] => Err(Error::NoServiceOfType {
                 type_name: type_name.to_string(),
+                // The plan knows each service's own type only (not its parents).
+                not_autowired: self
+                    .plan
+                    .services
+                    .iter()
+                    .filter(|(_, s)| s.type_ == type_name)
+                    .map(|(n, _)| n.clone())
+                    .collect(),
             }),
             [one] => self.get::<T>(one, scope),
             many => Err(Error::AmbiguousType {
