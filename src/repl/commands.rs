@@ -36,6 +36,29 @@ pub const COMMANDS: &[Command] = &[
                   still change, so it is marked as not reliable. Switch with `:phase B`.",
     },
     Command {
+        name: "explain",
+        args: "NAME",
+        summary: "where a service came from, its type, every argument's origin, its lifespan",
+        details: "What `wireplan explain CONFIG NAME` prints, for the builder as it is now (a \
+                  copy is resolved and completed again, so changes made at the prompt show). \
+                  In phase A arguments are not known yet.",
+    },
+    Command {
+        name: "deps",
+        args: "NAME [DEPTH]",
+        summary: "every service NAME depends on (DEPTH levels deep, or all)",
+        details: "What `wireplan explain CONFIG --deps NAME --depth DEPTH` prints: constructor, \
+                  setup, collection and locator edges. In phase A the edges are the references \
+                  as written.",
+    },
+    Command {
+        name: "needed-by",
+        args: "NAME",
+        summary: "every service and extension that needs NAME, directly and transitively",
+        details: "What `wireplan explain CONFIG --needed-by NAME` prints. For a removed service \
+                  it says who removed it.",
+    },
+    Command {
         name: "tag",
         args: "TAG",
         summary: "services carrying a tag, with the tag's values",
@@ -72,6 +95,14 @@ pub const COMMANDS: &[Command] = &[
                   error, an input file is never overwritten, the write is atomic.",
     },
     Command {
+        name: "diff",
+        args: "",
+        summary: "what the session's changes do to the plan (the semantic diff of `wireplan diff`)",
+        details: "Compares the plan of the files without the session's changes with the plan \
+                  `:compile` would write now. Prints 'no changes' when they are the same, and \
+                  the errors when the builder does not compile.",
+    },
+    Command {
         name: "reset",
         args: "",
         summary: "drop the changes made at the prompt; functions stay defined",
@@ -105,7 +136,7 @@ pub const COMMANDS: &[Command] = &[
     },
 ];
 
-/// Commands other parts of wireplan answer; listed so completion knows what follows them.
+/// The commands whose argument is a service name; completion offers service names after them.
 pub const SERVICE_COMMANDS: &[&str] = &["show", "explain", "deps", "needed-by"];
 
 /// The command named `name` (without the colon).
