@@ -48,6 +48,20 @@ pub enum DefinitionKind {
     Imported,
 }
 
+impl DefinitionKind {
+    /// The plan's kind of a service with this definition.
+    pub fn plan_kind(self) -> wireplan_runtime::plan::ServiceKind {
+        use wireplan_runtime::plan::ServiceKind;
+        match self {
+            DefinitionKind::Service => ServiceKind::Service,
+            DefinitionKind::Factory => ServiceKind::Factory,
+            DefinitionKind::Accessor => ServiceKind::Accessor,
+            DefinitionKind::Locator => ServiceKind::Locator,
+            DefinitionKind::Imported => ServiceKind::Imported,
+        }
+    }
+}
+
 /// `autowired:` as configured: `true`/`false`, or a list of types (`self` allowed).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Autowired {

@@ -4,10 +4,10 @@
 //! writes exactly what the runtime reads. Output is deterministic: the same inputs give the
 //! same bytes.
 
-use crate::builder::{Autowired, ContainerBuilder, DefinitionKind};
+use crate::builder::{Autowired, ContainerBuilder};
 use crate::source::{FileId, SourceMap};
 use indexmap::IndexMap;
-use wireplan_runtime::plan::{self, Dependency, Plan, ServiceKind, ServicePlan, SourceLocation};
+use wireplan_runtime::plan::{self, Dependency, Plan, ServicePlan, SourceLocation};
 
 /// FNV-1a 64-bit hash of bytes, as lowercase hex. Used for dependency and input hashes.
 pub fn content_hash(bytes: &[u8]) -> String {
@@ -62,13 +62,7 @@ pub fn build(
         services.insert(
             def.name.clone(),
             ServicePlan {
-                kind: match def.kind {
-                    DefinitionKind::Service => ServiceKind::Service,
-                    DefinitionKind::Factory => ServiceKind::Factory,
-                    DefinitionKind::Accessor => ServiceKind::Accessor,
-                    DefinitionKind::Locator => ServiceKind::Locator,
-                    DefinitionKind::Imported => ServiceKind::Imported,
-                },
+                kind: def.kind.plan_kind(),
                 type_: ty,
                 lifespan: def.lifespan,
                 autowired,
