@@ -35,6 +35,10 @@ fn completion_offers_commands_services_types_tags_and_methods() {
     let c = candidates(&s, ":show ar", 8);
     assert_eq!((c.start, c.words), (6, vec!["articles".to_string()]));
     assert_eq!(words(&s, ":explain co"), vec!["comments"]);
+    assert_eq!(words(&s, ":needed-by lo"), vec!["logger"]);
+    assert_eq!(words(&s, ":deps bl"), vec!["blog"]);
+    assert_eq!(words(&s, ":di"), vec![":diff"]);
+    assert_eq!(words(&s, ":ne"), vec![":needed-by"]);
     assert_eq!(
         words(&s, ":type App\\Lo"),
         vec!["App\\LogNotifier", "App\\Logger"]

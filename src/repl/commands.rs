@@ -31,9 +31,11 @@ pub const COMMANDS: &[Command] = &[
     Command {
         name: "type",
         args: "TYPE",
-        summary: "what builder.getByType(TYPE) answers, and every service of that type",
-        details: "In phase A only the services registered so far are known: the answer can \
-                  still change, so it is marked as not reliable. Switch with `:phase B`.",
+        summary:
+            "what builder.getByType(TYPE) answers, and why each service of it is chosen or not",
+        details: "What `wireplan explain CONFIG --type TYPE` prints. In phase A only the \
+                  services registered so far are known: the answer can still change, so it is \
+                  marked preliminary. Switch with `:phase B`.",
     },
     Command {
         name: "explain",
