@@ -71,6 +71,28 @@ pub enum Autowired {
     Types(Vec<String>),
 }
 
+impl Autowired {
+    /// The plan's form for a service of type `own_type`: `self` in a list of types becomes
+    /// that type.
+    pub fn plan_autowired(&self, own_type: &str) -> wireplan_runtime::plan::Autowired {
+        use wireplan_runtime::plan::Autowired as P;
+        match self {
+            Autowired::All(b) => P::All(*b),
+            Autowired::Types(list) => P::Types(
+                list.iter()
+                    .map(|t| {
+                        if t == "self" {
+                            own_type.to_string()
+                        } else {
+                            t.clone()
+                        }
+                    })
+                    .collect(),
+            ),
+        }
+    }
+}
+
 /// Completed statements of a definition, ready for the plan.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Completed {

@@ -4,7 +4,7 @@
 //! writes exactly what the runtime reads. Output is deterministic: the same inputs give the
 //! same bytes.
 
-use crate::builder::{Autowired, ContainerBuilder};
+use crate::builder::ContainerBuilder;
 use crate::source::{FileId, SourceMap};
 use indexmap::IndexMap;
 use wireplan_runtime::plan::{self, Dependency, Plan, ServicePlan, SourceLocation};
@@ -42,14 +42,7 @@ pub fn build(
                 .or_default()
                 .insert(def.name.clone(), v.clone());
         }
-        let autowired = match &def.autowired {
-            Autowired::All(b) => plan::Autowired::All(*b),
-            Autowired::Types(list) => plan::Autowired::Types(
-                list.iter()
-                    .map(|t| if t == "self" { ty.clone() } else { t.clone() })
-                    .collect(),
-            ),
-        };
+        let autowired = def.autowired.plan_autowired(&ty);
         let source = def.span.map(|s| {
             let f = sources.get(s.file);
             let (line, column) = f.line_col(s.start as usize);

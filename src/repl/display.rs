@@ -5,7 +5,7 @@
 //! expressions. ([`Expr::describe`] is not this: it names a value for a message, `array` for
 //! any array.)
 
-use crate::builder::{Autowired, Definition};
+use crate::builder::Definition;
 use crate::expr::{Callee, Expr, ExprArray, ExprKind};
 use crate::inspect::text;
 use crate::neon::encode_string;
@@ -184,11 +184,10 @@ pub fn definition(d: &Definition, sources: &SourceMap) -> String {
             .collect();
         let _ = writeln!(out, "  tags:      [{}]", tags.join(", "));
     }
-    let autowired = match &d.autowired {
-        Autowired::All(true) => "yes".to_string(),
-        Autowired::All(false) => "no".to_string(),
-        Autowired::Types(t) => format!("only for {}", t.join(", ")),
-    };
+    let autowired = crate::inspect::show::autowired_text(
+        &d.autowired
+            .plan_autowired(d.resolved_type.as_deref().unwrap_or("self")),
+    );
     let _ = writeln!(out, "  autowired: {autowired}");
     let _ = writeln!(
         out,
@@ -206,7 +205,6 @@ pub fn definition(d: &Definition, sources: &SourceMap) -> String {
 mod tests {
     use super::*;
     use crate::expr::Statement;
-    use wireplan_runtime::plan::{self, CallTarget};
 
     #[test]
     fn statements_print_as_neon() {
