@@ -103,6 +103,13 @@ fn phases_step_and_type_answers_say_when_they_are_not_reliable() {
         "{a}"
     );
     assert!(a.contains("getByType(App\\Logger) → logger\n"), "{a}");
+    // Arguments are completed at the end of phase B: explain says so instead of guessing.
+    let e = ask(&mut s, ":explain blog");
+    assert!(
+        e.ends_with("arguments: not known yet (completed at the end of phase B)"),
+        "{e}"
+    );
+    assert!(ask(&mut s, ":deps blog").contains("\npreliminary: "));
     // beforeCompile() (the logaware extension) has not run: no setLogger setup yet.
     assert!(!ask(&mut s, ":show articles").contains("setLogger"));
 
@@ -538,6 +545,10 @@ fn diff_lists_what_the_session_changed() {
     );
     ask(&mut s, ":reset");
     assert_eq!(ask(&mut s, ":diff"), "no changes");
+    assert_eq!(
+        ask(&mut s, ":diff x"),
+        "usage: :diff (it takes no argument)"
+    );
     // A change that breaks the compilation: its errors, no diff.
     ask(&mut s, r#"builder.removeDefinition("db")"#);
     let d = ask(&mut s, ":diff");

@@ -202,6 +202,7 @@ impl Session {
             "explain" => self.explain(arg),
             "deps" => self.deps(arg),
             "needed-by" => self.needed_by(arg),
+            "diff" if !arg.is_empty() => "usage: :diff (it takes no argument)".into(),
             "diff" => self.diff(),
             "tag" => self.tag(arg),
             "params" => self.params(arg),
