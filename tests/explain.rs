@@ -4,7 +4,9 @@
 //!
 //! Golden files live in `tests/golden/explain/`; each holds the command, the exit code, stdout
 //! and stderr. After an intended change, regenerate them with
-//! `UPDATE_GOLDEN=1 cargo test --test explain` and review the diff.
+//! `WIREPLAN_UPDATE_GOLDEN=1 cargo test --test explain` and review the diff.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -47,30 +49,7 @@ fn golden(name: &str, args: &[&str]) -> (Option<i32>, String) {
         args.join(" "),
         code.map_or("signal".to_string(), |c| c.to_string())
     );
-    let path = golden_path(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("golden dir");
-        std::fs::write(&path, &actual).expect("golden written");
-    } else {
-        let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-            panic!(
-                "{}: {e} (run UPDATE_GOLDEN=1 cargo test --test explain)",
-                path.display()
-            )
-        });
-        if expected != actual {
-            let line = expected
-                .lines()
-                .zip(actual.lines())
-                .position(|(a, b)| a != b)
-                .unwrap_or(expected.lines().count().min(actual.lines().count()));
-            panic!(
-                "{} differs from the output, first at line {}:\n--- expected\n{expected}\n--- actual\n{actual}",
-                path.display(),
-                line + 1
-            );
-        }
-    }
+    common::golden(&golden_path(name), &actual);
     (code, stdout)
 }
 

@@ -35,6 +35,10 @@ fn completion_offers_commands_services_types_tags_and_methods() {
     let c = candidates(&s, ":show ar", 8);
     assert_eq!((c.start, c.words), (6, vec!["articles".to_string()]));
     assert_eq!(words(&s, ":explain co"), vec!["comments"]);
+    assert_eq!(words(&s, ":needed-by lo"), vec!["logger"]);
+    assert_eq!(words(&s, ":deps bl"), vec!["blog"]);
+    assert_eq!(words(&s, ":di"), vec![":diff"]);
+    assert_eq!(words(&s, ":ne"), vec![":needed-by"]);
     assert_eq!(
         words(&s, ":type App\\Lo"),
         vec!["App\\LogNotifier", "App\\Logger"]
@@ -94,8 +98,18 @@ fn phases_step_and_type_answers_say_when_they_are_not_reliable() {
     let mut s = Session::open_at(&example(), Options::default(), Stage::A);
     assert_eq!(s.prompt(), "wireplan[A]> ");
     let a = ask(&mut s, ":type App\\Logger");
-    assert!(a.starts_with("getByType: logger"), "{a}");
-    assert!(a.contains("not reliable yet"), "{a}");
+    assert!(
+        a.starts_with("type App\\Logger\npreliminary (phase A)"),
+        "{a}"
+    );
+    assert!(a.contains("getByType(App\\Logger) → logger\n"), "{a}");
+    // Arguments are completed at the end of phase B: explain says so instead of guessing.
+    let e = ask(&mut s, ":explain blog");
+    assert!(
+        e.ends_with("arguments: not known yet (completed at the end of phase B)"),
+        "{e}"
+    );
+    assert!(ask(&mut s, ":deps blog").contains("\npreliminary: "));
     // beforeCompile() (the logaware extension) has not run: no setLogger setup yet.
     assert!(!ask(&mut s, ":show articles").contains("setLogger"));
 
@@ -103,7 +117,14 @@ fn phases_step_and_type_answers_say_when_they_are_not_reliable() {
     assert!(b.contains("phase B, 9 services, 0 error(s)"), "{b}");
     assert_eq!(s.prompt(), "wireplan[B]> ");
     let t = ask(&mut s, ":type App\\Logger");
-    assert_eq!(t, "getByType: logger\n  logger  (autowired)");
+    assert_eq!(
+        t,
+        "type App\\Logger\n\
+         getByType(App\\Logger) → logger\n\
+         providers (1):\n  \
+         logger  App\\FileLogger  chosen: the only preferred autowired service\n\
+         collections (App\\Logger[], typed()) receive: logger"
+    );
     assert!(ask(&mut s, ":show articles").contains("@self::setLogger(@logger)"));
 
     ask(&mut s, ":phase C");
@@ -246,16 +267,33 @@ fn one_truth_type_follows_autowiring_changes() {
         &mut s,
         r#"builder.addDefinition("log2").setFactory("App\\FileLogger", ["/tmp/x.log"]).setAutowired(false)"#,
     );
-    assert!(ask(&mut s, ":type App\\Logger").starts_with("getByType: logger\n"));
+    let t = ask(&mut s, ":type App\\Logger");
+    assert!(t.contains("getByType(App\\Logger) → logger\n"), "{t}");
+    assert!(
+        t.contains("log2    App\\FileLogger  not chosen: autowired: false"),
+        "{t}"
+    );
     ask(
         &mut s,
         r#"builder.getDefinition("log2").setAutowired(true)"#,
     );
     let t = ask(&mut s, ":type App\\Logger");
-    assert!(t.contains("error[ambiguous-service]"), "{t}");
-    assert!(t.contains("log2  (autowired)"), "{t}");
+    assert!(
+        t.contains("getByType(App\\Logger) → error ambiguous-service: logger, log2"),
+        "{t}"
+    );
+    assert!(t.contains("log2    App\\FileLogger  ambiguous: "), "{t}");
     let g = ask(&mut s, r#"builder.getByType("App\\Logger")"#);
     assert!(g.contains("error[ambiguous-service]"), "{g}");
+    // Only log2 autowired: both answer log2.
+    ask(
+        &mut s,
+        r#"builder.getDefinition("logger").setAutowired(false)"#,
+    );
+    let t = ask(&mut s, ":type App\\Logger");
+    assert!(t.contains("getByType(App\\Logger) → log2\n"), "{t}");
+    let g = ask(&mut s, r#"builder.getByType("App\\Logger")"#);
+    assert!(g.contains("log2"), "{g}");
 }
 
 /// `:show` reflects a changed lifespan and an added tag.
@@ -392,4 +430,145 @@ fn quit_and_the_baseline_plan() {
         .services
         .contains_key("blog"));
     assert_eq!(s.eval(":quit"), Reply::Quit);
+}
+
+/// `:explain` prints exactly what `wireplan explain CONFIG NAME` prints, and answers from the
+/// builder as it is now: after autowiring changes at the prompt, the argument's origin follows.
+#[test]
+fn explain_names_where_each_argument_came_from() {
+    let mut s = session();
+    let e = ask(&mut s, ":explain blog");
+    let (compilation, mut built) = wireplan::compiler::build(&example(), &Options::default());
+    let cli = wireplan::inspect::explain_service(&mut built.builder, &compilation.sources, "blog")
+        .expect("blog is explained")
+        .to_string();
+    assert_eq!(e, cli.trim_end());
+    assert!(
+        e.contains(
+            "  $articles   App\\ArticleRepository = @articles\n              \
+             autowired: getByType(App\\ArticleRepository) → articles; chosen: the only \
+             preferred autowired service"
+        ),
+        "{e}"
+    );
+    // Another repository takes over autowiring: the completed copy says so (the live builder's
+    // recorded origins would still name `articles`).
+    ask(
+        &mut s,
+        r#"builder.getDefinition("articles").setAutowired(false)"#,
+    );
+    ask(
+        &mut s,
+        r#"builder.addDefinition("articles2").setFactory("App\\ArticleRepository")"#,
+    );
+    let e = ask(&mut s, ":explain blog");
+    assert!(
+        e.contains("$articles   App\\ArticleRepository = @articles2\n"),
+        "{e}"
+    );
+    assert!(
+        e.contains("also of this type:\n                articles (not chosen: autowired: false)"),
+        "{e}"
+    );
+    assert!(
+        ask(&mut s, ":explain blgo").contains("did you mean 'blog'?"),
+        "unknown service"
+    );
+    assert_eq!(ask(&mut s, ":explain"), "usage: :explain NAME");
+}
+
+/// `:deps` and `:needed-by` list the edges of the builder as it is now.
+#[test]
+fn deps_and_needed_by_follow_the_builder() {
+    let mut s = session();
+    assert_eq!(
+        ask(&mut s, ":deps blog 1"),
+        "dependencies of blog (up to 1 levels):\n  \
+         articles  constructor  direct\n  \
+         comments  constructor  direct\n  \
+         01        collection   direct\n  \
+         02        collection   direct\n  \
+         clock     constructor  direct"
+    );
+    let n = ask(&mut s, ":needed-by logger");
+    assert!(
+        n.starts_with("needed by logger (directly and transitively):\n"),
+        "{n}"
+    );
+    assert!(n.contains("  mailer    constructor  direct\n"), "{n}");
+    assert!(
+        n.contains("  blog      constructor  via blog -> articles -> logger\n"),
+        "{n}"
+    );
+    assert!(
+        n.ends_with("extension logging in beforeCompile() (phase B): changed articles, comments"),
+        "{n}"
+    );
+    assert!(!n.contains("mailer2"), "{n}");
+    ask(
+        &mut s,
+        r#"builder.addDefinition("mailer2").setFactory("App\\Mailer").setAutowired(false)"#,
+    );
+    let n = ask(&mut s, ":needed-by logger");
+    assert!(n.contains("  mailer2   constructor  direct\n"), "{n}");
+    assert_eq!(
+        ask(&mut s, ":deps mailer2"),
+        "dependencies of mailer2 (directly and transitively):\n  logger  constructor  direct"
+    );
+    assert_eq!(
+        ask(&mut s, ":deps blog x"),
+        "usage: :deps NAME [DEPTH] ('x' is not a number of levels)"
+    );
+}
+
+/// `:diff` compares the plan without the session's changes with the plan of the builder now.
+#[test]
+fn diff_lists_what_the_session_changed() {
+    let mut s = session();
+    assert_eq!(ask(&mut s, ":diff"), "no changes");
+    ask(
+        &mut s,
+        r#"builder.addDefinition("extra").setFactory("App\\Clock").setAutowired(false)"#,
+    );
+    let d = ask(&mut s, ":diff");
+    assert!(
+        d.starts_with("services added (1):\n  + extra (App\\Clock)"),
+        "{d}"
+    );
+    let base = s.baseline_plan().expect("the example compiles");
+    let now = s.finish().plan.expect("still compiles");
+    assert_eq!(
+        d,
+        wireplan::inspect::diff::diff_plans(&base, &now)
+            .to_text()
+            .trim_end()
+    );
+    ask(&mut s, ":reset");
+    assert_eq!(ask(&mut s, ":diff"), "no changes");
+    assert_eq!(
+        ask(&mut s, ":diff x"),
+        "usage: :diff (it takes no argument)"
+    );
+    // A change that breaks the compilation: its errors, no diff.
+    ask(&mut s, r#"builder.removeDefinition("db")"#);
+    let d = ask(&mut s, ":diff");
+    assert!(d.contains("error[missing-service]"), "{d}");
+    assert!(
+        d.ends_with("no diff: the builder as it is now does not compile (2 error(s))"),
+        "{d}"
+    );
+}
+
+/// In phase A `:diff` carries the changes through beforeCompile(), as `:compile` does.
+#[test]
+fn diff_from_phase_a_includes_before_compile() {
+    let mut s = Session::open_at(&example(), Options::default(), Stage::A);
+    assert_eq!(ask(&mut s, ":diff"), "no changes");
+    ask(
+        &mut s,
+        r#"builder.getDefinition("db").setLifespan("transient")"#,
+    );
+    let d = ask(&mut s, ":diff");
+    assert!(d.contains("service db:"), "{d}");
+    assert!(d.contains("transient"), "{d}");
 }

@@ -1,5 +1,6 @@
 //! `wireplan repl` end to end in a pseudo-terminal, as a person would use it: Tab completes a
-//! service name, `:phase A` and `:type`, a definition added with Rhai, `:compile`, `:quit`.
+//! service name, `:phase A` and `:type`, a definition added with Rhai, `:diff`, `:compile`,
+//! `:quit`.
 //! Every wait is bounded (rexpect's timeout); the child is killed when the session is dropped,
 //! also when an expectation fails.
 
@@ -53,8 +54,11 @@ fn repl_in_a_terminal_completes_steps_phases_and_compiles() {
     p.exp_string("phase A, 9 services").expect("phase A");
     p.exp_string("wireplan[A]> ").expect("prompt A");
     key(&mut p, ":type App\\Logger\r");
-    p.exp_string("getByType: logger").expect("type answer");
-    p.exp_string("not reliable yet").expect("phase A caveat");
+    p.exp_string("preliminary (phase A)")
+        .expect("phase A caveat");
+    // (rexpect reads bytes as Latin-1: match the ASCII line of the answer, not the arrow)
+    p.exp_string("logger  App\\FileLogger  chosen: the only preferred autowired service")
+        .expect("type answer");
     p.exp_string("wireplan[A]> ").expect("prompt A");
 
     key(
@@ -62,6 +66,13 @@ fn repl_in_a_terminal_completes_steps_phases_and_compiles() {
         "builder.addDefinition(\"extra\").setFactory(\"App\\\\Clock\").setAutowired(false)\r",
     );
     p.exp_string("Definition(extra)").expect("added");
+    p.exp_string("wireplan[A]> ").expect("prompt A");
+
+    // :diff names the new service: the session's changes carried through the compilation.
+    key(&mut p, ":diff\r");
+    p.exp_string("services added (1):").expect(":diff header");
+    p.exp_string("+ extra (App\\Clock)")
+        .expect(":diff names extra");
     p.exp_string("wireplan[A]> ").expect("prompt A");
 
     key(&mut p, &format!(":compile {}\r", out.display()));

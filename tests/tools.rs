@@ -3,6 +3,8 @@
 //! files under `tests/golden/tools/` (regenerate with `WIREPLAN_UPDATE_GOLDEN=1 cargo test
 //! --test tools`, then review the diff). Bad input: a clear message and exit code.
 
+mod common;
+
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,25 +41,11 @@ fn run(args: &[&str]) -> (i32, String, String) {
 }
 
 /// Compares `actual` with `tests/golden/tools/<name>`, or writes it there under
-/// `WIREPLAN_UPDATE_GOLDEN=1`.
+/// `WIREPLAN_UPDATE_GOLDEN=1` (see [`common::golden`]).
 fn golden(name: &str, actual: &str) {
-    let path = manifest_dir().join("tests/golden/tools").join(name);
-    if std::env::var_os("WIREPLAN_UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("golden dir");
-        std::fs::write(&path, actual).expect("write golden file");
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}; create it with WIREPLAN_UPDATE_GOLDEN=1 cargo test --test tools",
-            path.display()
-        )
-    });
-    assert_eq!(
+    common::golden(
+        &manifest_dir().join("tests/golden/tools").join(name),
         actual,
-        want,
-        "output differs from {} (WIREPLAN_UPDATE_GOLDEN=1 regenerates it)",
-        path.display()
     );
 }
 

@@ -48,6 +48,20 @@ pub enum DefinitionKind {
     Imported,
 }
 
+impl DefinitionKind {
+    /// The plan's kind of a service with this definition.
+    pub fn plan_kind(self) -> wireplan_runtime::plan::ServiceKind {
+        use wireplan_runtime::plan::ServiceKind;
+        match self {
+            DefinitionKind::Service => ServiceKind::Service,
+            DefinitionKind::Factory => ServiceKind::Factory,
+            DefinitionKind::Accessor => ServiceKind::Accessor,
+            DefinitionKind::Locator => ServiceKind::Locator,
+            DefinitionKind::Imported => ServiceKind::Imported,
+        }
+    }
+}
+
 /// `autowired:` as configured: `true`/`false`, or a list of types (`self` allowed).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Autowired {
@@ -55,6 +69,28 @@ pub enum Autowired {
     All(bool),
     /// Autowired only for these types (and their subtypes' requests); `self` is the own type.
     Types(Vec<String>),
+}
+
+impl Autowired {
+    /// The plan's form for a service of type `own_type`: `self` in a list of types becomes
+    /// that type.
+    pub fn plan_autowired(&self, own_type: &str) -> wireplan_runtime::plan::Autowired {
+        use wireplan_runtime::plan::Autowired as P;
+        match self {
+            Autowired::All(b) => P::All(*b),
+            Autowired::Types(list) => P::Types(
+                list.iter()
+                    .map(|t| {
+                        if t == "self" {
+                            own_type.to_string()
+                        } else {
+                            t.clone()
+                        }
+                    })
+                    .collect(),
+            ),
+        }
+    }
 }
 
 /// Completed statements of a definition, ready for the plan.

@@ -3,9 +3,10 @@
 //! allowed. The arguments come from what `complete` recorded
 //! ([`Completed::calls`](crate::builder::Completed::calls)), not from a second derivation.
 
-use super::graph::{lifespan_name, unknown_service};
+use super::graph::{kind_name, lifespan_name, unknown_service};
+use super::text;
 use super::types::{type_candidates, Candidate, CandidateStatus};
-use super::values::{parameters_written_at, reads_dynamic, value_text, ActorInfo, Location};
+use super::values::{parameters_written_at, reads_dynamic, ActorInfo, Location};
 use crate::builder::{
     ArgumentSource, Autowired, ContainerBuilder, Definition, DefinitionKind, Phase,
 };
@@ -225,7 +226,7 @@ pub fn explain_service(
                     .map(|a| ArgumentExplanation {
                         parameter: a.parameter.clone(),
                         declared: a.declared.clone(),
-                        value: value_text(&a.value),
+                        value: text::short(&a.value),
                         source: value_source(b, sources, &a.source, &a.value),
                     })
                     .collect(),
@@ -235,12 +236,12 @@ pub fn explain_service(
     };
     let returns = match (&def.completed, def.kind) {
         (Some(c), DefinitionKind::Accessor) => {
-            IndexMap::from([("get".to_string(), value_text(&c.create))])
+            IndexMap::from([("get".to_string(), text::short(&c.create))])
         }
         (Some(c), DefinitionKind::Locator) => c
             .references
             .iter()
-            .map(|(k, v)| (k.clone(), value_text(v)))
+            .map(|(k, v)| (k.clone(), text::short(v)))
             .collect(),
         _ => IndexMap::new(),
     };
@@ -250,7 +251,7 @@ pub fn explain_service(
     };
     Ok(ServiceExplanation {
         alias: (def.name != name).then(|| name.to_string()),
-        kind: kind_name(def.kind),
+        kind: kind_name(def.kind.plan_kind()),
         origin,
         type_: def.resolved_type.clone(),
         type_decision: type_decision(&def),
@@ -269,16 +270,6 @@ pub fn explain_service(
         changed_by: def.modified_by.iter().map(ActorInfo::from).collect(),
         service: def.name,
     })
-}
-
-fn kind_name(kind: DefinitionKind) -> &'static str {
-    match kind {
-        DefinitionKind::Service => "service",
-        DefinitionKind::Factory => "factory",
-        DefinitionKind::Accessor => "accessor",
-        DefinitionKind::Locator => "locator",
-        DefinitionKind::Imported => "imported",
-    }
 }
 
 fn value_source(

@@ -3,7 +3,7 @@
 //! or JSON; the order is the definitions' order, so the output is deterministic. Parameter
 //! values are never part of it (nodes carry names, types, lifespans and tag names only).
 
-use crate::builder::{ContainerBuilder, DefinitionKind};
+use crate::builder::ContainerBuilder;
 use crate::diagnostics::{Code, Diagnostic};
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -79,17 +79,9 @@ pub struct Graph {
     pub edges: Vec<Edge>,
 }
 
-fn kind_name(kind: DefinitionKind) -> &'static str {
-    match kind {
-        DefinitionKind::Service => "service",
-        DefinitionKind::Factory => "factory",
-        DefinitionKind::Accessor => "accessor",
-        DefinitionKind::Locator => "locator",
-        DefinitionKind::Imported => "imported",
-    }
-}
-
-fn plan_kind_name(kind: ServiceKind) -> &'static str {
+/// The lower-case name of a service kind (`service`, `factory`, `accessor`, `locator`,
+/// `imported`); a definition's is `kind_name(def.kind.plan_kind())`.
+pub fn kind_name(kind: ServiceKind) -> &'static str {
     match kind {
         ServiceKind::Service => "service",
         ServiceKind::Factory => "factory",
@@ -188,7 +180,7 @@ impl Graph {
         for d in b.definitions() {
             nodes.push(Node {
                 name: d.name.clone(),
-                kind: kind_name(d.kind),
+                kind: kind_name(d.kind.plan_kind()),
                 type_: d.resolved_type.clone().or_else(|| d.declared_type.clone()),
                 lifespan: lifespan_name(d.lifespan),
                 tags: d.tags.keys().cloned().collect(),
@@ -233,7 +225,7 @@ impl Graph {
         for (name, s) in &plan.services {
             nodes.push(Node {
                 name: name.clone(),
-                kind: plan_kind_name(s.kind),
+                kind: kind_name(s.kind),
                 type_: Some(s.type_.clone()),
                 lifespan: lifespan_name(s.lifespan),
                 tags: s.tags.keys().cloned().collect(),

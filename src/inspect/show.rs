@@ -201,12 +201,12 @@ pub fn service(plan: &Plan, file_name: &str, name: &str) -> Result<ServiceEntry,
     })
 }
 
-/// `yes`, `no` or the list of types.
+/// `yes`, `no` or `only for` the list of types (`wireplan show` and the REPL's `:show`).
 pub fn autowired_text(a: &Autowired) -> String {
     match a {
         Autowired::All(true) => "yes".into(),
         Autowired::All(false) => "no".into(),
-        Autowired::Types(types) => format!("only {}", types.join(", ")),
+        Autowired::Types(types) => format!("only for {}", types.join(", ")),
     }
 }
 

@@ -335,13 +335,13 @@ fn in_phase_a_the_graph_uses_references_as_written_and_says_so() {
 
 #[test]
 fn values_show_dynamic_parameters_by_name_only() {
-    assert_eq!(values::value_text(&P::Param("env.DB".into())), "%env.DB%");
+    assert_eq!(text::short(&P::Param("env.DB".into())), "%env.DB%");
     let concat = P::Concat(vec![P::Str("dsn=".into()), P::Param("secret".into())]);
-    assert_eq!(values::value_text(&concat), "dsn=%secret%");
+    assert_eq!(text::short(&concat), "'dsn=%secret%'");
     assert_eq!(values::reads_dynamic(&concat), ["secret"]);
     let new = P::New {
         class: "App\\Db".into(),
         args: vec![P::Ref("log".into()), P::Str("it's".into())],
     };
-    assert_eq!(values::value_text(&new), "App\\Db(@log, 'it''s')");
+    assert_eq!(text::short(&new), "App\\Db(@log, 'it''s')");
 }

@@ -1,4 +1,6 @@
-//! Plan expressions written for people, in the notation of NEON service definitions:
+//! Plan expressions written for people, in the notation of NEON service definitions — the one
+//! renderer of plan expressions (`wireplan show`, `diff`, `explain` and the REPL's `:show` all
+//! use it):
 //! `App\Repo(@db, 5)` for a `$new`, `@self::setLogger(@logger)` for a setup call,
 //! `App\Factory::create()` for a static call, `%env.DSN%` for a dynamic parameter read.
 //!
@@ -12,157 +14,206 @@
 //! | `{"$callable": [T, "m"]}` | `T::m(...)` |
 //! | `{"$func": "not", "args": [x]}` | `not(x)` |
 //! | `{"$param": "env.X"}` | `%env.X%` |
-//! | `{"$concat": [a, b]}` | `concat(a, b)` |
+//! | `{"$concat": ["log-", {"$param": "d"}]}` | `'log-%d%'` (`concat(a, b)` when a part is neither) |
 //! | `{"$arg": "x"}`, with `default` | `$x`, `$x = D` |
 //!
-//! Strings are double-quoted with JSON escapes (valid NEON), lists are `[a, b]`, maps
-//! `{key: value}` (keys quoted unless they are plain words).
+//! Strings are always quoted, as the NEON encoder quotes ([`crate::neon::quote_string`]:
+//! `'...'`, or `"..."` with escapes for control characters), so a string `'@db'` never reads
+//! as the reference `@db`; a literal `%` inside a concatenation is doubled. Lists are `[a, b]`,
+//! maps `{key: value}` (keys bare when the encoder would write them bare). [`short`] cuts
+//! lists and maps after [`SHORT_ITEMS`] items (`… 3 more`), for one-line answers.
 
 use wireplan_runtime::plan::{CallTarget, Expr};
 
+/// How many items of a list or map [`short`] writes before `… N more`.
+pub const SHORT_ITEMS: usize = 8;
+
 /// The readable text of an expression (see the [module docs](self)).
 pub fn expr(e: &Expr) -> String {
-    let mut out = String::new();
-    write_expr(e, &mut out);
-    out
+    Writer::full().expr(e)
+}
+
+/// [`expr`] with lists and maps cut after [`SHORT_ITEMS`] items, at every depth: a value on
+/// one line of `explain`.
+pub fn short(e: &Expr) -> String {
+    Writer {
+        limit: Some(SHORT_ITEMS),
+        out: String::new(),
+    }
+    .expr(e)
 }
 
 /// The readable text of a list of expressions, comma-separated (an argument list).
 pub fn args(items: &[Expr]) -> String {
-    let mut out = String::new();
-    write_list(items, &mut out);
-    out
+    let mut w = Writer::full();
+    w.list(items);
+    w.out
 }
 
-fn write_list(items: &[Expr], out: &mut String) {
-    for (i, a) in items.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
+struct Writer {
+    /// Items written of each list or map; `None`: all.
+    limit: Option<usize>,
+    out: String,
+}
+
+impl Writer {
+    fn full() -> Writer {
+        Writer {
+            limit: None,
+            out: String::new(),
         }
-        write_expr(a, out);
     }
-}
 
-fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}"))
-}
-
-fn is_word(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '\\'))
-        && !matches!(s, "true" | "false" | "null" | "yes" | "no" | "on" | "off")
-}
-
-fn write_target(t: &CallTarget, out: &mut String) {
-    match t {
-        CallTarget::Class(c) => out.push_str(c),
-        CallTarget::SelfObject => out.push_str("@self"),
-        CallTarget::Expr(e) => write_expr(e, out),
+    fn expr(mut self, e: &Expr) -> String {
+        self.write(e);
+        self.out
     }
-}
 
-fn write_expr(e: &Expr, out: &mut String) {
-    match e {
-        Expr::Null => out.push_str("null"),
-        Expr::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Expr::Int(i) => out.push_str(&i.to_string()),
-        Expr::Float(f) if f.is_nan() => out.push_str("NAN"),
-        Expr::Float(f) if f.is_infinite() => out.push_str(if *f > 0.0 { "INF" } else { "-INF" }),
-        Expr::Float(f) => out.push_str(&serde_json::to_string(f).unwrap_or_else(|_| f.to_string())),
-        Expr::Str(s) => out.push_str(&quote(s)),
-        Expr::List(items) => {
-            out.push('[');
-            write_list(items, out);
-            out.push(']');
-        }
-        Expr::Map(m) => {
-            out.push('{');
-            for (i, (k, v)) in m.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                if is_word(k) {
-                    out.push_str(k);
-                } else {
-                    out.push_str(&quote(k));
-                }
-                out.push_str(": ");
-                write_expr(v, out);
+    /// Writes `items` comma-separated, the items past the limit as `… N more`.
+    fn list(&mut self, items: &[Expr]) {
+        let shown = self.limit.unwrap_or(usize::MAX).min(items.len());
+        for (i, a) in items[..shown].iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
             }
-            out.push('}');
+            self.write(a);
         }
-        Expr::Ref(name) => {
-            out.push('@');
-            out.push_str(name);
-        }
-        Expr::New { class, args } => {
-            out.push_str(class);
-            out.push('(');
-            write_list(args, out);
-            out.push(')');
-        }
-        Expr::Call {
-            target,
-            method,
-            args,
-        } => {
-            write_target(target, out);
-            out.push_str("::");
-            out.push_str(method);
-            out.push('(');
-            write_list(args, out);
-            out.push(')');
-        }
-        Expr::Set {
-            target,
-            property,
-            value,
-        } => {
-            write_target(target, out);
-            out.push_str("::$");
-            out.push_str(property);
-            out.push_str(" = ");
-            write_expr(value, out);
-        }
-        Expr::Get { target, property } => {
-            write_target(target, out);
-            out.push_str("::$");
-            out.push_str(property);
-        }
-        Expr::Callable { target, method } => {
-            write_target(target, out);
-            out.push_str("::");
-            out.push_str(method);
-            out.push_str("(...)");
-        }
-        Expr::Func { name, arg } => {
-            out.push_str(name);
-            out.push('(');
-            write_expr(arg, out);
-            out.push(')');
-        }
-        Expr::Param(name) => {
-            out.push('%');
-            out.push_str(name);
-            out.push('%');
-        }
-        Expr::Concat(parts) => {
-            out.push_str("concat(");
-            write_list(parts, out);
-            out.push(')');
-        }
-        Expr::Arg(name) => {
-            out.push('$');
-            out.push_str(name);
-        }
-        Expr::ArgOr { name, default } => {
-            out.push('$');
-            out.push_str(name);
-            out.push_str(" = ");
-            write_expr(default, out);
+        self.more(items.len() - shown, shown > 0);
+    }
+
+    fn more(&mut self, hidden: usize, after_items: bool) {
+        if hidden > 0 {
+            if after_items {
+                self.out.push_str(", ");
+            }
+            self.out.push_str(&format!("… {hidden} more"));
         }
     }
+
+    fn target(&mut self, t: &CallTarget) {
+        match t {
+            CallTarget::Class(c) => self.out.push_str(c),
+            CallTarget::SelfObject => self.out.push_str("@self"),
+            CallTarget::Expr(e) => self.write(e),
+        }
+    }
+
+    fn call(&mut self, name: &str, args: &[Expr]) {
+        self.out.push_str(name);
+        self.out.push('(');
+        self.list(args);
+        self.out.push(')');
+    }
+
+    fn write(&mut self, e: &Expr) {
+        match e {
+            Expr::Null => self.out.push_str("null"),
+            Expr::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Expr::Int(i) => self.out.push_str(&i.to_string()),
+            Expr::Float(f) if f.is_nan() => self.out.push_str("NAN"),
+            Expr::Float(f) if f.is_infinite() => {
+                self.out.push_str(if *f > 0.0 { "INF" } else { "-INF" })
+            }
+            Expr::Float(f) => self
+                .out
+                .push_str(&serde_json::to_string(f).unwrap_or_else(|_| f.to_string())),
+            Expr::Str(s) => self.out.push_str(&crate::neon::quote_string(s)),
+            Expr::List(items) => {
+                self.out.push('[');
+                self.list(items);
+                self.out.push(']');
+            }
+            Expr::Map(m) => {
+                self.out.push('{');
+                let shown = self.limit.unwrap_or(usize::MAX).min(m.len());
+                for (i, (k, v)) in m.iter().take(shown).enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.out.push_str(&crate::neon::encode_string(k));
+                    self.out.push_str(": ");
+                    self.write(v);
+                }
+                self.more(m.len() - shown, shown > 0);
+                self.out.push('}');
+            }
+            Expr::Ref(name) if name == "@self" => self.out.push_str("@self"),
+            Expr::Ref(name) => {
+                self.out.push('@');
+                self.out.push_str(name);
+            }
+            Expr::New { class, args } => self.call(class, args),
+            Expr::Call {
+                target,
+                method,
+                args,
+            } => {
+                self.target(target);
+                self.out.push_str("::");
+                self.call(method, args);
+            }
+            Expr::Set {
+                target,
+                property,
+                value,
+            } => {
+                self.target(target);
+                self.out.push_str("::$");
+                self.out.push_str(property);
+                self.out.push_str(" = ");
+                self.write(value);
+            }
+            Expr::Get { target, property } => {
+                self.target(target);
+                self.out.push_str("::$");
+                self.out.push_str(property);
+            }
+            Expr::Callable { target, method } => {
+                self.target(target);
+                self.out.push_str("::");
+                self.out.push_str(method);
+                self.out.push_str("(...)");
+            }
+            Expr::Func { name, arg } => self.call(name, std::slice::from_ref(arg)),
+            Expr::Param(name) => {
+                self.out.push('%');
+                self.out.push_str(name);
+                self.out.push('%');
+            }
+            Expr::Concat(parts) => match interpolated(parts) {
+                Some(text) => self.out.push_str(&crate::neon::quote_string(&text)),
+                None => self.call("concat", parts),
+            },
+            Expr::Arg(name) => {
+                self.out.push('$');
+                self.out.push_str(name);
+            }
+            Expr::ArgOr { name, default } => {
+                self.out.push('$');
+                self.out.push_str(name);
+                self.out.push_str(" = ");
+                self.write(default);
+            }
+        }
+    }
+}
+
+/// A concatenation of strings and parameter reads as the NEON string one would write for it
+/// (`log-%dir%`, a literal `%` doubled); `None` when a part is anything else.
+fn interpolated(parts: &[Expr]) -> Option<String> {
+    let mut text = String::new();
+    for p in parts {
+        match p {
+            Expr::Str(s) => text.push_str(&s.replace('%', "%%")),
+            Expr::Param(n) => {
+                text.push('%');
+                text.push_str(n);
+                text.push('%');
+            }
+            _ => return None,
+        }
+    }
+    Some(text)
 }
 
 #[cfg(test)]
@@ -177,8 +228,8 @@ mod tests {
     #[test]
     fn statements_read_like_neon() {
         assert_eq!(
-            text(json!({"$new": "App\\Repo", "args": [{"$ref": "db"}, 5, "a\"b"]})),
-            "App\\Repo(@db, 5, \"a\\\"b\")"
+            text(json!({"$new": "App\\Repo", "args": [{"$ref": "db"}, 5, "it's", "@db"]})),
+            "App\\Repo(@db, 5, 'it''s', '@db')"
         );
         assert_eq!(
             text(json!({"$call": ["@self", "setLogger"], "args": [{"$ref": "logger"}]})),
@@ -189,12 +240,31 @@ mod tests {
             "@a::$x = %env.X%"
         );
         assert_eq!(
-            text(json!({"k": [1.5, null], "a b": {"$concat": ["x", {"$arg": "n"}]}})),
-            "{k: [1.5, null], \"a b\": concat(\"x\", $n)}"
+            text(json!({"k": [1.5, null], "a b": {"$concat": ["x", {"$arg": "n"}]}, "a, b": true})),
+            "{k: [1.5, null], a b: concat('x', $n), 'a, b': true}"
         );
+        assert_eq!(
+            text(json!({"$concat": ["50% of ", {"$param": "env.DIR"}]})),
+            "'50%% of %env.DIR%'"
+        );
+        assert_eq!(text(json!("a\nb")), "\"a\\nb\"");
         assert_eq!(
             text(json!({"$callable": ["App\\F", "make"]})),
             "App\\F::make(...)"
         );
+    }
+
+    #[test]
+    fn short_cuts_long_lists_and_maps_at_every_depth() {
+        let long = Expr::List((1..=10).map(Expr::Int).collect());
+        assert_eq!(short(&long), "[1, 2, 3, 4, 5, 6, 7, 8, … 2 more]");
+        assert_eq!(expr(&long), "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]");
+        let nested = Expr::New {
+            class: "C".into(),
+            args: vec![long],
+        };
+        assert_eq!(short(&nested), "C([1, 2, 3, 4, 5, 6, 7, 8, … 2 more])");
+        let map = Expr::Map((0..9).map(|i| (format!("k{i}"), Expr::Int(i))).collect());
+        assert!(short(&map).ends_with("k7: 7, … 1 more}"), "{}", short(&map));
     }
 }

@@ -1,11 +1,11 @@
-//! Helpers shared by the inspection answers: source locations, values as short text, and the
-//! names of services referred to by a completed statement.
+//! Helpers shared by the inspection answers: source locations, who changed the builder, the
+//! parameters a value reads, and the names of services referred to by a written statement.
 
 use crate::builder::Actor;
 use crate::source::{SourceMap, Span};
 use serde::Serialize;
 use std::fmt;
-use wireplan_runtime::plan::{CallTarget, Expr as P};
+use wireplan_runtime::plan::Expr as P;
 
 /// A place in a source file: the file's display name, 1-based line and byte column.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -118,73 +118,6 @@ pub(crate) fn parameters_written_at(sources: &SourceMap, span: Option<Span>) -> 
         }
     }
     out
-}
-
-/// A completed value as short NEON-like text: `@name` for a service, `%name%` for a dynamic
-/// parameter (its value is never known here, and never shown), `Class(...)` for a
-/// constructor call. Long lists are shortened.
-pub(crate) fn value_text(v: &P) -> String {
-    let list = |items: &[P]| {
-        let mut parts: Vec<String> = items.iter().take(8).map(value_text).collect();
-        if items.len() > 8 {
-            parts.push(format!("… {} more", items.len() - 8));
-        }
-        parts.join(", ")
-    };
-    match v {
-        P::Null => "null".into(),
-        P::Bool(b) => b.to_string(),
-        P::Int(i) => i.to_string(),
-        P::Float(x) => format!("{x:?}"),
-        P::Str(s) => format!("'{}'", s.replace('\'', "''")),
-        P::List(items) => format!("[{}]", list(items)),
-        P::Map(m) => {
-            let parts: Vec<String> = m
-                .iter()
-                .take(8)
-                .map(|(k, x)| format!("{k}: {}", value_text(x)))
-                .collect();
-            format!("{{{}}}", parts.join(", "))
-        }
-        P::Ref(n) if n == "@self" => "@self".into(),
-        P::Ref(n) => format!("@{n}"),
-        P::New { class, args } => format!("{class}({})", list(args)),
-        P::Call {
-            target,
-            method,
-            args,
-        } => format!("{}::{method}({})", target_text(target), list(args)),
-        P::Set {
-            target,
-            property,
-            value,
-        } => format!(
-            "{}::${property} = {}",
-            target_text(target),
-            value_text(value)
-        ),
-        P::Get { target, property } => format!("{}::${property}", target_text(target)),
-        P::Callable { target, method } => format!("{}::{method}(...)", target_text(target)),
-        P::Func { name, arg } => format!("{name}({})", value_text(arg)),
-        P::Param(n) => format!("%{n}%"),
-        P::Concat(parts) => parts
-            .iter()
-            .map(|p| match p {
-                P::Str(s) => s.clone(),
-                other => value_text(other),
-            })
-            .collect(),
-        P::Arg(n) => format!("${n}"),
-        P::ArgOr { name, default } => format!("${name} = {}", value_text(default)),
-    }
-}
-
-fn target_text(t: &CallTarget) -> String {
-    match t {
-        CallTarget::Class(c) => c.clone(),
-        CallTarget::SelfObject => "@self".into(),
-        CallTarget::Expr(e) => value_text(e),
-    }
 }
 
 /// The dynamic parameters the value reads (anywhere inside), each once, in order.

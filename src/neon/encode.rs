@@ -352,13 +352,38 @@ impl Encoder<'_> {
     fn string(&mut self, s: &str, is_key: bool) {
         if is_bare(s, is_key) {
             self.out.push_str(s);
-        } else if s.chars().any(needs_escape) {
-            double_quoted(&mut self.out, s);
         } else {
-            self.out.push('\'');
-            self.out.push_str(&s.replace('\'', "''"));
-            self.out.push('\'');
+            quoted(&mut self.out, s);
         }
+    }
+}
+
+/// A string as one inline NEON value: bare when the decoder reads it back as the same string
+/// (the encoder's rule, see the [module docs](self)), else quoted as [`quote_string`] does.
+pub fn encode_string(s: &str) -> String {
+    if is_bare(s, false) {
+        s.to_string()
+    } else {
+        quote_string(s)
+    }
+}
+
+/// A string always quoted, on one line: `'...'` (a `'` doubled), or `"..."` with escapes when it
+/// holds control characters. For text where a bare word would mean something else (`@db` is a
+/// reference in a statement, a quoted `'@db'` a string).
+pub fn quote_string(s: &str) -> String {
+    let mut out = String::new();
+    quoted(&mut out, s);
+    out
+}
+
+fn quoted(out: &mut String, s: &str) {
+    if s.chars().any(needs_escape) {
+        double_quoted(out, s);
+    } else {
+        out.push('\'');
+        out.push_str(&s.replace('\'', "''"));
+        out.push('\'');
     }
 }
 

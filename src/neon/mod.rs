@@ -21,7 +21,10 @@ mod scalar;
 mod tests;
 mod value;
 
-pub use encode::{encode, encode_block, encode_inline, EncodeError, EncodeOptions, Mode};
+pub use encode::{
+    encode, encode_block, encode_inline, encode_string, quote_string, EncodeError, EncodeOptions,
+    Mode,
+};
 pub use errors::MAX_DEPTH;
 pub use json::{from_json, to_json};
 pub use value::{Array, Entity, Entry, Key, Kind, Value};

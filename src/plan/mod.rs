@@ -8,10 +8,10 @@ mod output;
 
 pub use output::check_output;
 
-use crate::builder::{Autowired, ContainerBuilder, DefinitionKind};
+use crate::builder::ContainerBuilder;
 use crate::source::{FileId, SourceMap};
 use indexmap::IndexMap;
-use wireplan_runtime::plan::{self, Dependency, Plan, ServiceKind, ServicePlan, SourceLocation};
+use wireplan_runtime::plan::{self, Dependency, Plan, ServicePlan, SourceLocation};
 
 /// FNV-1a 64-bit hash of bytes, as lowercase hex. Used for dependency and input hashes.
 pub fn content_hash(bytes: &[u8]) -> String {
@@ -46,14 +46,7 @@ pub fn build(
                 .or_default()
                 .insert(def.name.clone(), v.clone());
         }
-        let autowired = match &def.autowired {
-            Autowired::All(b) => plan::Autowired::All(*b),
-            Autowired::Types(list) => plan::Autowired::Types(
-                list.iter()
-                    .map(|t| if t == "self" { ty.clone() } else { t.clone() })
-                    .collect(),
-            ),
-        };
+        let autowired = def.autowired.plan_autowired(&ty);
         let source = def.span.map(|s| {
             let f = sources.get(s.file);
             let (line, column) = f.line_col(s.start as usize);
@@ -66,13 +59,7 @@ pub fn build(
         services.insert(
             def.name.clone(),
             ServicePlan {
-                kind: match def.kind {
-                    DefinitionKind::Service => ServiceKind::Service,
-                    DefinitionKind::Factory => ServiceKind::Factory,
-                    DefinitionKind::Accessor => ServiceKind::Accessor,
-                    DefinitionKind::Locator => ServiceKind::Locator,
-                    DefinitionKind::Imported => ServiceKind::Imported,
-                },
+                kind: def.kind.plan_kind(),
                 type_: ty,
                 lifespan: def.lifespan,
                 autowired,

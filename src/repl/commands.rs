@@ -31,9 +31,34 @@ pub const COMMANDS: &[Command] = &[
     Command {
         name: "type",
         args: "TYPE",
-        summary: "what builder.getByType(TYPE) answers, and every service of that type",
-        details: "In phase A only the services registered so far are known: the answer can \
-                  still change, so it is marked as not reliable. Switch with `:phase B`.",
+        summary:
+            "what builder.getByType(TYPE) answers, and why each service of it is chosen or not",
+        details: "What `wireplan explain CONFIG --type TYPE` prints. In phase A only the \
+                  services registered so far are known: the answer can still change, so it is \
+                  marked preliminary. Switch with `:phase B`.",
+    },
+    Command {
+        name: "explain",
+        args: "NAME",
+        summary: "where a service came from, its type, every argument's origin, its lifespan",
+        details: "What `wireplan explain CONFIG NAME` prints, for the builder as it is now (a \
+                  copy is resolved and completed again, so changes made at the prompt show). \
+                  In phase A arguments are not known yet.",
+    },
+    Command {
+        name: "deps",
+        args: "NAME [DEPTH]",
+        summary: "every service NAME depends on (DEPTH levels deep, or all)",
+        details: "What `wireplan explain CONFIG --deps NAME --depth DEPTH` prints: constructor, \
+                  setup, collection and locator edges. In phase A the edges are the references \
+                  as written.",
+    },
+    Command {
+        name: "needed-by",
+        args: "NAME",
+        summary: "every service and extension that needs NAME, directly and transitively",
+        details: "What `wireplan explain CONFIG --needed-by NAME` prints. For a removed service \
+                  it says who removed it.",
     },
     Command {
         name: "tag",
@@ -72,6 +97,14 @@ pub const COMMANDS: &[Command] = &[
                   error, an input file is never overwritten, the write is atomic.",
     },
     Command {
+        name: "diff",
+        args: "",
+        summary: "what the session's changes do to the plan (the semantic diff of `wireplan diff`)",
+        details: "Compares the plan of the files without the session's changes with the plan \
+                  `:compile` would write now. Prints 'no changes' when they are the same, and \
+                  the errors when the builder does not compile.",
+    },
+    Command {
         name: "reset",
         args: "",
         summary: "drop the changes made at the prompt; functions stay defined",
@@ -105,7 +138,7 @@ pub const COMMANDS: &[Command] = &[
     },
 ];
 
-/// Commands other parts of wireplan answer; listed so completion knows what follows them.
+/// The commands whose argument is a service name; completion offers service names after them.
 pub const SERVICE_COMMANDS: &[&str] = &["show", "explain", "deps", "needed-by"];
 
 /// The command named `name` (without the colon).

@@ -1,47 +1,23 @@
 //! How the REPL prints values: configuration expressions and statements as inline NEON
-//! (`App\Db('x')`, `@logger`, `[a: 1]`), plan statements in the same notation, script values
-//! (definitions by name, ordered maps as maps), and a definition for `:show`.
+//! (`App\Db('x')`, `@logger`, `[a: 1]`; strings quoted as the NEON encoder quotes them), script
+//! values (definitions by name, ordered maps as maps), and a definition for `:show`. Completed
+//! plan statements are written by [`crate::inspect::text`], the one renderer of plan
+//! expressions. ([`Expr::describe`] is not this: it names a value for a message, `array` for
+//! any array.)
 
-use crate::builder::{Autowired, Definition, DefinitionKind};
+use crate::builder::Definition;
 use crate::expr::{Callee, Expr, ExprArray, ExprKind};
+use crate::inspect::text;
+use crate::neon::encode_string;
 use crate::neon::Key;
 use crate::source::SourceMap;
 use rhai::Dynamic;
 use std::fmt::Write as _;
-use wireplan_runtime::plan::{self, CallTarget};
-
-/// A string as NEON: bare when NEON would read it back as the same string, else quoted.
-pub fn neon_string(s: &str) -> String {
-    let bare = !s.is_empty()
-        && s.chars().next().is_some_and(|c| {
-            c.is_alphabetic() || c == '_' || c == '\\' || c == '@' || c == '/' || c == '$'
-        })
-        && s.chars()
-            .all(|c| c.is_alphanumeric() || "_\\@/.$-:".contains(c))
-        && !s.contains("::")
-        && !matches!(
-            s.to_ascii_lowercase().as_str(),
-            "true" | "false" | "yes" | "no" | "on" | "off" | "null"
-        );
-    if bare {
-        return s.to_string();
-    }
-    if s.contains(['\n', '\r', '\t']) {
-        let escaped = s
-            .replace('\\', "\\\\")
-            .replace('"', "\\\"")
-            .replace('\n', "\\n")
-            .replace('\r', "\\r")
-            .replace('\t', "\\t");
-        return format!("\"{escaped}\"");
-    }
-    format!("'{}'", s.replace('\'', "''"))
-}
 
 fn key(k: &Key) -> String {
     match k {
         Key::Int(i) => i.to_string(),
-        Key::Str(s) => neon_string(s),
+        Key::Str(s) => encode_string(s),
     }
 }
 
@@ -68,7 +44,7 @@ pub fn neon(e: &Expr) -> String {
         ExprKind::Bool(b) => b.to_string(),
         ExprKind::Int(i) => i.to_string(),
         ExprKind::Float(f) => format_float(*f),
-        ExprKind::Str(s) => neon_string(s),
+        ExprKind::Str(s) => encode_string(s),
         ExprKind::Array(a) => format!("[{}]", items(a)),
         ExprKind::Statement(s) => {
             let callee = match &s.callee {
@@ -87,7 +63,7 @@ pub fn neon(e: &Expr) -> String {
                     _ => neon(p),
                 })
                 .collect();
-            neon_string(&text)
+            encode_string(&text)
         }
     }
 }
@@ -97,69 +73,6 @@ fn format_float(f: f64) -> String {
         format!("{f:.1}")
     } else {
         f.to_string()
-    }
-}
-
-fn target(t: &CallTarget) -> String {
-    match t {
-        CallTarget::Class(c) => c.clone(),
-        CallTarget::SelfObject => "@self".into(),
-        CallTarget::Expr(e) => plan_neon(e),
-    }
-}
-
-fn plan_args(args: &[plan::Expr]) -> String {
-    args.iter().map(plan_neon).collect::<Vec<_>>().join(", ")
-}
-
-/// A completed plan statement in the same notation as [`neon`]: `{"$ref": "db"}` is `@db`,
-/// `{"$new": C, "args": [..]}` is `C(..)`, `{"$param": p}` is `%p%`, `{"$arg": a}` is `$a`.
-pub fn plan_neon(e: &plan::Expr) -> String {
-    use plan::Expr as P;
-    match e {
-        P::Null => "null".into(),
-        P::Bool(b) => b.to_string(),
-        P::Int(i) => i.to_string(),
-        P::Float(f) => format_float(*f),
-        P::Str(s) => neon_string(s),
-        P::List(l) => format!("[{}]", plan_args(l)),
-        P::Map(m) => format!(
-            "[{}]",
-            m.iter()
-                .map(|(k, v)| format!("{}: {}", neon_string(k), plan_neon(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        P::Ref(n) if n == "@self" => "@self".into(),
-        P::Ref(n) => format!("@{n}"),
-        P::New { class, args } => format!("{class}({})", plan_args(args)),
-        P::Call {
-            target: t,
-            method,
-            args,
-        } => format!("{}::{method}({})", target(t), plan_args(args)),
-        P::Set {
-            target: t,
-            property,
-            value,
-        } => format!("{}::${property} = {}", target(t), plan_neon(value)),
-        P::Get {
-            target: t,
-            property,
-        } => format!("{}::${property}", target(t)),
-        P::Callable { target: t, method } => format!("{}::{method}(...)", target(t)),
-        P::Func { name, arg } => format!("{name}({})", plan_neon(arg)),
-        P::Param(n) => format!("%{n}%"),
-        P::Concat(parts) => parts
-            .iter()
-            .map(|p| match p {
-                P::Str(s) => s.clone(),
-                other => plan_neon(other),
-            })
-            .collect::<Vec<_>>()
-            .join(""),
-        P::Arg(n) => format!("${n}"),
-        P::ArgOr { name, default } => format!("${name} = {}", plan_neon(default)),
     }
 }
 
@@ -222,25 +135,11 @@ fn nested(v: &Dynamic) -> String {
     v.to_string()
 }
 
-/// `file:line` of a span, or `None` when it has none.
-pub fn location(sources: &SourceMap, span: Option<crate::source::Span>) -> Option<String> {
-    let span = span?;
-    let f = sources.get(span.file);
-    let (line, col) = f.line_col(span.start as usize);
-    Some(format!("{}:{line}:{col}", f.name))
-}
-
 /// The `:show` text of one definition: kind, resolved type, creator as written and as
 /// completed, setup, tags, autowiring, lifespan and where it was defined.
 pub fn definition(d: &Definition, sources: &SourceMap) -> String {
     let mut out = String::new();
-    let kind = match d.kind {
-        DefinitionKind::Service => "service",
-        DefinitionKind::Factory => "factory",
-        DefinitionKind::Accessor => "accessor",
-        DefinitionKind::Locator => "locator",
-        DefinitionKind::Imported => "imported",
-    };
+    let kind = crate::inspect::graph::kind_name(d.kind.plan_kind());
     let _ = writeln!(out, "{}", d.name);
     let _ = writeln!(out, "  kind:      {kind}");
     let ty = d
@@ -257,14 +156,14 @@ pub fn definition(d: &Definition, sources: &SourceMap) -> String {
         let _ = writeln!(out, "  create:    {written}");
     }
     if let Some(done) = &d.completed {
-        let _ = writeln!(out, "  completed: {}", plan_neon(&done.create));
+        let _ = writeln!(out, "  completed: {}", text::expr(&done.create));
     }
     if !d.setup.is_empty() {
         let _ = writeln!(out, "  setup:");
         match &d.completed {
             Some(done) if done.setup.len() == d.setup.len() => {
                 for s in &done.setup {
-                    let _ = writeln!(out, "    - {}", plan_neon(s));
+                    let _ = writeln!(out, "    - {}", text::expr(s));
                 }
             }
             _ => {
@@ -279,32 +178,27 @@ pub fn definition(d: &Definition, sources: &SourceMap) -> String {
             .tags
             .iter()
             .map(|(k, v)| match &v.kind {
-                ExprKind::Bool(true) => neon_string(k),
-                _ => format!("{}: {}", neon_string(k), neon(v)),
+                ExprKind::Bool(true) => encode_string(k),
+                _ => format!("{}: {}", encode_string(k), neon(v)),
             })
             .collect();
         let _ = writeln!(out, "  tags:      [{}]", tags.join(", "));
     }
-    let autowired = match &d.autowired {
-        Autowired::All(true) => "yes".to_string(),
-        Autowired::All(false) => "no".to_string(),
-        Autowired::Types(t) => format!("only for {}", t.join(", ")),
-    };
+    let autowired = crate::inspect::show::autowired_text(
+        &d.autowired
+            .plan_autowired(d.resolved_type.as_deref().unwrap_or("self")),
+    );
     let _ = writeln!(out, "  autowired: {autowired}");
-    let _ = writeln!(out, "  lifespan:  {}", lifespan(d.lifespan));
-    let at = location(sources, d.span).unwrap_or_else(|| "(added at the prompt or by code)".into());
+    let _ = writeln!(
+        out,
+        "  lifespan:  {}",
+        crate::inspect::graph::lifespan_name(d.lifespan)
+    );
+    let at = crate::inspect::Location::of_opt(sources, d.span)
+        .map(|l| l.to_string())
+        .unwrap_or_else(|| "(added at the prompt or by code)".into());
     let _ = write!(out, "  defined:   {at}");
     out
-}
-
-/// `singleton`, `scoped` or `transient`.
-pub fn lifespan(l: wireplan_runtime::plan::Lifespan) -> &'static str {
-    use wireplan_runtime::plan::Lifespan as L;
-    match l {
-        L::Singleton => "singleton",
-        L::Scoped => "scoped",
-        L::Transient => "transient",
-    }
 }
 
 #[cfg(test)]
@@ -321,15 +215,11 @@ mod tests {
             callee: Callee::Name("App\\Db".into()),
             arguments: args,
         })));
-        assert_eq!(neon(&st), "App\\Db('x y', @db)");
-        assert_eq!(neon_string("true"), "'true'");
-        assert_eq!(neon_string("it's"), "'it''s'");
-        assert_eq!(neon_string("a\nb"), "\"a\\nb\"");
-        let call = plan::Expr::Call {
-            target: CallTarget::SelfObject,
-            method: "setLogger".into(),
-            args: vec![plan::Expr::Ref("logger".into())],
-        };
-        assert_eq!(plan_neon(&call), "@self::setLogger(@logger)");
+        // Bare where the NEON encoder writes bare (it reads back as the same string).
+        assert_eq!(neon(&st), "App\\Db(x y, @db)");
+        assert_eq!(encode_string("true"), "'true'");
+        assert_eq!(encode_string("a, b"), "'a, b'");
+        assert_eq!(crate::neon::quote_string("it's"), "'it''s'");
+        assert_eq!(encode_string("a\nb"), "\"a\\nb\"");
     }
 }

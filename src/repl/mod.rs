@@ -11,6 +11,7 @@
 pub mod commands;
 pub mod complete;
 pub mod display;
+mod questions;
 pub mod terminal;
 
 use crate::builder::ContainerBuilder;
@@ -190,12 +191,19 @@ impl Session {
             "quit" | "q" | "exit" => return Reply::Quit,
             "help" | "h" => commands::help(arg).unwrap_or_else(|e| e),
             "services" => self.services(arg),
-            "show" | "type" | "tag" | "compile" | "run" if arg.is_empty() => {
+            "show" | "type" | "tag" | "compile" | "run" | "explain" | "deps" | "needed-by"
+                if arg.is_empty() =>
+            {
                 let c = commands::find(cmd).map(|c| c.args).unwrap_or_default();
                 format!("usage: :{cmd} {c}")
             }
             "show" => self.show(arg),
             "type" => self.type_answer(arg),
+            "explain" => self.explain(arg),
+            "deps" => self.deps(arg),
+            "needed-by" => self.needed_by(arg),
+            "diff" if !arg.is_empty() => "usage: :diff (it takes no argument)".into(),
+            "diff" => self.diff(),
             "tag" => self.tag(arg),
             "params" => self.params(arg),
             "errors" => self.errors(),
@@ -239,7 +247,10 @@ impl Session {
                     .clone()
                     .unwrap_or_else(|| "(type not resolved)".into());
                 if d.lifespan != wireplan_runtime::plan::Lifespan::Singleton {
-                    extra.push_str(&format!("  [{}]", display::lifespan(d.lifespan)));
+                    extra.push_str(&format!(
+                        "  [{}]",
+                        crate::inspect::graph::lifespan_name(d.lifespan)
+                    ));
                 }
                 if matches!(d.autowired, crate::builder::Autowired::All(false)) {
                     extra.push_str("  [not autowired]");
@@ -262,10 +273,8 @@ impl Session {
     }
 
     fn missing_service(&self, name: &str, b: &ContainerBuilder) -> String {
-        let names: Vec<&str> = b.definitions().map(|d| d.name.as_str()).collect();
-        let d = Diagnostic::error(Code::MissingService, format!("Service '{name}' not found."))
-            .with_suggestion(name, names);
-        self.render(&[d])
+        let names = b.definitions().map(|d| d.name.as_str());
+        self.render(&[crate::inspect::graph::unknown_service(name, names)])
     }
 
     fn show(&self, name: &str) -> String {
@@ -274,47 +283,6 @@ impl Session {
             Some(d) => display::definition(d, &self.pipeline.sources()),
             None => self.missing_service(name, &b),
         }
-    }
-
-    /// `:type T`: what `builder.getByType(T)` answers now, and every service of type `T` with
-    /// whether it is autowired. The one place that answers the question for the REPL.
-    pub fn type_answer(&self, ty: &str) -> String {
-        let ty = ty.trim().trim_start_matches('\\');
-        let mut b = self.live_builder();
-        if !b.catalog.exists(ty) && !crate::catalog::is_builtin(ty) {
-            let names: Vec<&str> = b.catalog.classes().map(|c| c.name.as_str()).collect();
-            let d = Diagnostic::error(
-                Code::ClassNotFound,
-                format!("Type '{ty}' is not in the catalog."),
-            )
-            .with_suggestion(ty, names);
-            return self.render(&[d]);
-        }
-        let mut out = match b.get_by_type(ty) {
-            Ok(Some(name)) => format!("getByType: {name}"),
-            Ok(None) => format!("getByType: no service is autowired for {ty}"),
-            Err(d) => format!("getByType: {}", self.render(&[d])),
-        };
-        if let Ok(all) = b.find_by_type(ty) {
-            for name in all {
-                let how = match b.get_definition(&name).map(|d| &d.autowired) {
-                    Some(crate::builder::Autowired::All(false)) => "autowired: no".to_string(),
-                    Some(crate::builder::Autowired::Types(t)) => {
-                        format!("autowired only for {}", t.join(", "))
-                    }
-                    _ => "autowired".to_string(),
-                };
-                out.push_str(&format!("\n  {name}  ({how})"));
-            }
-        }
-        if self.stage() == Stage::A {
-            out.push_str(
-                "\nphase A: only the services registered so far are known, so this answer is \
-                 not reliable yet (search, decorator and beforeCompile() have not run); \
-                 `:phase B` for the final one",
-            );
-        }
-        out
     }
 
     fn tag(&self, tag: &str) -> String {

@@ -220,3 +220,36 @@ pub fn codes_and_lines(config: &Path) -> Vec<(String, usize)> {
         .map(|d| (d.code.to_string(), d.line.unwrap_or(0)))
         .collect()
 }
+
+/// The environment variable that makes [`golden`] write the golden files instead of comparing
+/// (`WIREPLAN_UPDATE_GOLDEN=1 cargo test --test explain --test tools`; review the diff).
+pub const UPDATE_GOLDEN: &str = "WIREPLAN_UPDATE_GOLDEN";
+
+/// Compares `actual` with the golden file `path` (panicking with the first differing line and
+/// both texts), or writes it there when [`UPDATE_GOLDEN`] is set.
+pub fn golden(path: &Path, actual: &str) {
+    if std::env::var_os(UPDATE_GOLDEN).is_some() {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("golden dir");
+        std::fs::write(path, actual).expect("golden file written");
+        return;
+    }
+    let expected = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; create it with {UPDATE_GOLDEN}=1 and review it",
+            path.display()
+        )
+    });
+    if expected != actual {
+        let line = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "{} differs from the output, first at line {} ({UPDATE_GOLDEN}=1 regenerates it):\n\
+             --- expected\n{expected}\n--- actual\n{actual}",
+            path.display(),
+            line + 1
+        );
+    }
+}
