@@ -354,6 +354,29 @@ impl Extensions {
                 ));
                 continue;
             };
+            // `castTo(Class)` builds a statement of that class: it must be in the catalog.
+            let unknown: Vec<String> = {
+                let b = self.host.builder.borrow();
+                schema
+                    .0
+                    .cast_classes()
+                    .into_iter()
+                    .filter(|c| !b.catalog.exists(&crate::catalog::normalize_name(c)))
+                    .collect()
+            };
+            for class in unknown {
+                let mut d = ext.error_at_function(
+                    "getConfigSchema",
+                    &self.host.sources.borrow(),
+                    format!("castTo('{class}'): Class '{class}' not found."),
+                );
+                d.code = Code::ClassNotFound;
+                let b = self.host.builder.borrow();
+                diags.push(d.with_suggestion(
+                    &crate::catalog::normalize_name(&class),
+                    b.catalog.classes().map(|c| c.name.as_str()),
+                ));
+            }
             let layers: Vec<Expr> = raw.iter().cloned().collect();
             // An absent section's errors (a missing required item) point at the registration.
             let span = raw.as_ref().and_then(|r| r.span).or(*entry);
@@ -653,10 +676,19 @@ impl Host for CompilerHost {
         self.exported_tags.borrow_mut().push(tag.to_string());
     }
 
-    fn add_exported_type(&self, ty: &str) {
-        self.exported_types
-            .borrow_mut()
-            .push(crate::catalog::normalize_name(ty));
+    fn add_exported_type(&self, ty: &str) -> Result<(), Diagnostic> {
+        let ty = crate::catalog::normalize_name(ty);
+        let builder = self.builder.borrow();
+        if !builder.catalog.exists(&ty) {
+            let names = builder.catalog.classes().map(|c| c.name.as_str());
+            return Err(Diagnostic::error(
+                Code::ClassNotFound,
+                format!("addExportedType(): Class '{ty}' not found."),
+            )
+            .with_suggestion(&ty, names));
+        }
+        self.exported_types.borrow_mut().push(ty);
+        Ok(())
     }
 }
 

@@ -33,7 +33,8 @@ pub trait Host {
     /// Keeps a tag in the plan when `di › export › tags` is a list.
     fn add_exported_tag(&self, tag: &str);
     /// Keeps a type in the plan when `di › export › types` is a list.
-    fn add_exported_type(&self, ty: &str);
+    /// Errors: `class-not-found` for a type the catalog does not know (with "did you mean").
+    fn add_exported_type(&self, ty: &str) -> Result<(), Diagnostic>;
 }
 
 /// `this` inside an extension's lifecycle functions.
@@ -186,9 +187,10 @@ pub fn register(engine: &mut Engine) {
     engine.register_fn("addExportedTag", |c: &mut CompilerHandle, tag: &str| {
         c.0.add_exported_tag(tag)
     });
-    engine.register_fn("addExportedType", |c: &mut CompilerHandle, ty: &str| {
-        c.0.add_exported_type(ty)
-    });
+    engine.register_fn(
+        "addExportedType",
+        |c: &mut CompilerHandle, ty: &str| -> Res<()> { c.0.add_exported_type(ty).or_else(raise) },
+    );
     engine.register_fn("addDependency", |e: &mut E, path: &str| -> Res<()> {
         e.host.add_dependency(&e.script, path).or_else(raise)
     });
