@@ -470,7 +470,13 @@ impl Extensions {
             Ok(v) => PlanDocument(Rc::new(RefCell::new(v))),
             Err(_) => return,
         };
+        // Each extension's edits are checked after its own call, so a refused edit points at
+        // the afterCompile() that made it.
+        let mut current = plan.clone();
         for (ext, handle) in &mut self.list {
+            if !ext.has_arity("afterCompile", 1) {
+                continue;
+            }
             let arg = vec![Dynamic::from(doc.clone())];
             diags.extend(ext.call_with(
                 &self.engine,
@@ -479,33 +485,83 @@ impl Extensions {
                 &self.host.sources,
                 arg,
             ));
-        }
-        let edited = doc.0.borrow().clone();
-        match serde_json::from_value::<Plan>(edited) {
-            Ok(p) => {
-                let problems = crate::plan::validate(&p);
-                if problems.is_empty() {
-                    *plan = p;
-                } else {
-                    let mut d = Diagnostic::error(
-                        Code::ScriptError,
-                        format!(
-                            "afterCompile() left a plan that is not valid ({} problem(s)).",
-                            problems.len()
-                        ),
-                    );
-                    for p in problems {
-                        d = d.with_note(p);
+            let edited = doc.0.borrow().clone();
+            let problems = match serde_json::from_value::<Plan>(edited) {
+                Ok(mut p) => {
+                    let mut problems = rebuild_indexes(&current, &mut p);
+                    problems.extend(crate::plan::validate(&p));
+                    if problems.is_empty() {
+                        current = p;
                     }
-                    diags.push(d);
+                    problems
                 }
+                Err(e) => vec![e.to_string()],
+            };
+            if !problems.is_empty() {
+                let mut d = ext.error_at_function(
+                    "afterCompile",
+                    &self.host.sources.borrow(),
+                    format!(
+                        "afterCompile() left a plan that is not valid ({} problem(s)).",
+                        problems.len()
+                    ),
+                );
+                for p in problems {
+                    d = d.with_note(p);
+                }
+                diags.push(d);
+                return;
             }
-            Err(e) => diags.push(Diagnostic::error(
-                Code::ScriptError,
-                format!("afterCompile() left a plan that is not valid: {e}"),
-            )),
+        }
+        *plan = current;
+    }
+}
+
+/// After `afterCompile(plan)`: the indexes derived from the services, brought up to date with
+/// the edits in `edited` (`original` is the plan before them). The tag index is rebuilt from
+/// the services' tags (keeping `di › export › tags` filtering: a tag left out before stays
+/// out); the autowiring index drops removed and no longer autowired services. An edit the
+/// autowiring index cannot follow without the catalog (a changed `type`, or autowiring turned
+/// on or restricted) is refused: one problem each.
+fn rebuild_indexes(original: &Plan, edited: &mut Plan) -> Vec<String> {
+    let mut problems = Vec::new();
+    let filtered = original
+        .services
+        .values()
+        .flat_map(|s| s.tags.keys())
+        .any(|t| !original.tags.contains_key(t));
+    let mut tags = crate::plan::tag_index(&edited.services);
+    if filtered {
+        tags.retain(|t, _| original.tags.contains_key(t));
+    }
+    edited.tags = tags;
+    use wireplan_runtime::plan::Autowired;
+    for (name, s) in &edited.services {
+        let before = original.services.get(name);
+        let type_changed = before.is_some_and(|b| b.type_ != s.type_);
+        let autowiring_grew = match (before.map(|b| &b.autowired), &s.autowired) {
+            (_, Autowired::All(false)) => false,
+            (Some(b), now) => b != now,
+            (None, _) => true,
+        };
+        if type_changed || autowiring_grew {
+            problems.push(format!(
+                "service '{name}': afterCompile() changed its {} or added it, which the autowiring index cannot follow after compilation; make the change in beforeCompile()",
+                if type_changed { "type" } else { "autowiring" }
+            ));
         }
     }
+    let gone = |n: &String| {
+        edited
+            .services
+            .get(n)
+            .is_none_or(|s| matches!(s.autowired, Autowired::All(false)))
+    };
+    for names in edited.types.values_mut() {
+        names.retain(|n| !gone(n));
+    }
+    edited.types.retain(|_, names| !names.is_empty());
+    problems
 }
 
 impl CompilerHost {
