@@ -231,7 +231,15 @@ impl Completer<'_> {
         msg: String,
         span: Option<Span>,
     ) -> Diagnostic {
-        Diagnostic::error(code, format!("{}: {msg}", ctx.prefix)).at(span.or(ctx.span))
+        let d = Diagnostic::error(code, format!("{}: {msg}", ctx.prefix)).at(span.or(ctx.span));
+        // What an extension script added (a setup) is reported at the script line; the
+        // service's own definition is a second label.
+        match (span, ctx.span) {
+            (Some(at), Some(def)) if at.file != def.file => {
+                d.with_secondary(def, format!("service '{}' is defined here", ctx.service))
+            }
+            _ => d,
+        }
     }
 
     pub(super) fn report(&mut self, code: Code, ctx: &Ctx, msg: String, span: Option<Span>) {
