@@ -651,7 +651,12 @@ fn prefix_references(e: &Expr, name: &str) -> Expr {
 }
 
 impl Host for CompilerHost {
-    fn load_definitions(&self, extension: &str, config: &Expr) -> Vec<Diagnostic> {
+    fn load_definitions(
+        &self,
+        extension: &str,
+        config: &Expr,
+        at: Option<Span>,
+    ) -> Vec<Diagnostic> {
         let Some(items) = config.as_array() else {
             return vec![Diagnostic::error(
                 Code::InvalidValue,
@@ -660,7 +665,9 @@ impl Host for CompilerHost {
         };
         let mut prefixed = ExprArray::new();
         for (k, v) in &items.items {
-            let v = prefix_references(&self.expand(v), extension);
+            let mut v = prefix_references(&self.expand(v), extension);
+            // A definition built in the script has no place of its own: the call's line.
+            v.span = v.span.or(at);
             match k {
                 Key::Str(s) => {
                     prefixed

@@ -19,7 +19,14 @@ type Res<T> = Result<T, Box<EvalAltResult>>;
 pub trait Host {
     /// Loads a map shaped like a `services:` section into the builder; keys are prefixed with
     /// `extension.`, `@extension.` references become `@<extension>.`, parameters are expanded.
-    fn load_definitions(&self, extension: &str, config: &Expr) -> Vec<Diagnostic>;
+    /// `at` is the script line of the call: definitions without a place of their own (built
+    /// in the script rather than read from a file) are placed there.
+    fn load_definitions(
+        &self,
+        extension: &str,
+        config: &Expr,
+        at: Option<crate::source::Span>,
+    ) -> Vec<Diagnostic>;
     /// Reads a NEON file (relative to the script's folder, inside the project) and registers it
     /// as a dependency. Errors: `file-not-found`, or `script-error` for a path outside the
     /// project.
@@ -124,7 +131,8 @@ pub fn register(engine: &mut Engine) {
     });
     engine.register_fn(
         "loadDefinitionsFromConfig",
-        |e: &mut E, config: Dynamic| -> Res<()> {
+        |ctx: NativeCallContext, e: &mut E, config: Dynamic| -> Res<()> {
+            let at = e.state.borrow().span_at(ctx.call_position());
             let expr = match to_expr(&config) {
                 Ok(x) => x,
                 Err(msg) => {
@@ -134,7 +142,7 @@ pub fn register(engine: &mut Engine) {
                     ))
                 }
             };
-            let mut errors = e.host.load_definitions(&e.name, &expr);
+            let mut errors = e.host.load_definitions(&e.name, &expr, at);
             if errors.is_empty() {
                 Ok(())
             } else {
