@@ -257,10 +257,10 @@ pub fn inject(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
             None => continue,
         };
         for class in wanted {
-            if !provided.contains_key(&class) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = provided.entry(class) {
                 // Several candidates are reported with the setup, when it is completed.
-                let found = !matches!(builder.get_by_type(&class), Ok(None));
-                provided.insert(class, found);
+                let found = !matches!(builder.get_by_type(slot.key()), Ok(None));
+                slot.insert(found);
             }
         }
     }
