@@ -261,6 +261,20 @@ impl Extensions {
             .zip(std::mem::take(&mut self.orders))
             .map(Some)
             .collect();
+        {
+            // `this.compiler.getExtensions()` lists them in the order they run.
+            let mut listed = self.host.extensions.borrow_mut();
+            let mut by_name: Vec<Option<(String, String)>> =
+                std::mem::take(&mut *listed).into_iter().map(Some).collect();
+            for &i in &order {
+                if let Some(pos) = by_name
+                    .iter()
+                    .position(|x| x.as_ref().is_some_and(|(n, _)| *n == names[i]))
+                {
+                    listed.extend(by_name[pos].take());
+                }
+            }
+        }
         for i in order {
             if let Some((((e, raw), span), o)) = slots[i].take() {
                 self.list.push(e);
