@@ -17,6 +17,7 @@ mod generated;
 mod members;
 mod resolve;
 mod safety;
+mod setup;
 mod shape;
 
 pub use autowiring::AutowiringIndex;
