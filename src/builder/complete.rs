@@ -105,7 +105,7 @@ pub(super) fn is_function_name(n: &str) -> bool {
 }
 
 /// A PHP identifier: a method name after `::` (not `$prop`, not empty).
-fn is_identifier(n: &str) -> bool {
+pub(super) fn is_identifier(n: &str) -> bool {
     !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
@@ -246,7 +246,15 @@ impl Completer<'_> {
         msg: String,
         span: Option<Span>,
     ) -> Diagnostic {
-        Diagnostic::error(code, format!("{}: {msg}", ctx.prefix)).at(span.or(ctx.span))
+        let d = Diagnostic::error(code, format!("{}: {msg}", ctx.prefix)).at(span.or(ctx.span));
+        // What an extension script added (a setup) is reported at the script line; the
+        // service's own definition is a second label.
+        match (span, ctx.span) {
+            (Some(at), Some(def)) if at.file != def.file => {
+                d.with_secondary(def, format!("service '{}' is defined here", ctx.service))
+            }
+            _ => d,
+        }
     }
 
     pub(super) fn report(&mut self, code: Code, ctx: &Ctx, msg: String, span: Option<Span>) {
@@ -686,158 +694,5 @@ impl Completer<'_> {
             method,
             args,
         }
-    }
-
-    /// One setup item: `method(args)`, `$prop = value`, `@svc::method(...)`, `Class::m(...)`.
-    pub(super) fn setup(&mut self, item: &Expr, ctx: &Ctx) -> P {
-        if let ExprKind::Statement(st) = &item.kind {
-            if super::resolve::has_empty_callee(st) && self.diags.has_error_within(item.span) {
-                return P::Null; // a name that failed to expand, reported where it was written
-            }
-        }
-        let p = self.setup_item(item, ctx);
-        self.require_effect(&p, ctx, item.span, "setup");
-        p
-    }
-
-    fn setup_item(&mut self, item: &Expr, ctx: &Ctx) -> P {
-        let self_ty = self.reference_type("self", ctx);
-        match &item.kind {
-            ExprKind::Str(s) if is_function_name(s) && !s.starts_with('$') => self.call(
-                CallTarget::SelfObject,
-                self_ty,
-                s,
-                &ExprArray::new(),
-                ctx,
-                item.span,
-            ),
-            // `Class::method` and `@service::method` without parentheses: Nette's loader turns
-            // a setup string into a statement, so they are calls with no arguments.
-            ExprKind::Str(s)
-                if s.rsplit_once("::")
-                    .is_some_and(|(t, m)| !t.is_empty() && is_identifier(m)) =>
-            {
-                let st = Statement {
-                    callee: Callee::Name(s.clone()),
-                    arguments: ExprArray::new(),
-                };
-                self.statement(&st, ctx, item.span)
-            }
-            ExprKind::Statement(st) => match &st.callee {
-                // `$prop(value)`: Nette's entity form of a property write.
-                Callee::Name(n)
-                    if n.strip_prefix('$').is_some_and(is_identifier)
-                        && st.arguments.len() == 1 =>
-                {
-                    let prop = &n[1..];
-                    let v = st
-                        .arguments
-                        .values()
-                        .next()
-                        .cloned()
-                        .unwrap_or_else(|| Expr::bare(ExprKind::Null));
-                    let value = self.value(&v, ctx);
-                    if let Some(ty) = &self_ty {
-                        self.check_property(ty, prop, ctx, item.span);
-                        self.check_property_value(ty, prop, &value, ctx, v.span.or(item.span));
-                    }
-                    P::Set {
-                        target: CallTarget::SelfObject,
-                        property: prop.to_string(),
-                        value: Box::new(value),
-                    }
-                }
-                Callee::Name(n) if is_function_name(n) && !n.starts_with('$') => self.call(
-                    CallTarget::SelfObject,
-                    self_ty,
-                    n,
-                    &st.arguments,
-                    ctx,
-                    item.span,
-                ),
-                _ => self.statement(st, ctx, item.span),
-            },
-            // The callable form `[@self, method]`, `[@service, method]`, `[Class, method]`.
-            ExprKind::Array(a) if a.len() == 2 && a.is_list() => {
-                let mut it = a.values();
-                let (Some(target), Some(method)) = (it.next(), it.next().and_then(Expr::as_str))
-                else {
-                    self.bad_setup(item, ctx);
-                    return P::Null;
-                };
-                match target.as_str() {
-                    Some("@self") => self.call(
-                        CallTarget::SelfObject,
-                        self_ty,
-                        method,
-                        &ExprArray::new(),
-                        ctx,
-                        item.span,
-                    ),
-                    Some(t) => {
-                        let st = Statement {
-                            callee: Callee::Name(format!("{t}::{method}")),
-                            arguments: ExprArray::new(),
-                        };
-                        self.statement(&st, ctx, item.span)
-                    }
-                    None => {
-                        self.bad_setup(item, ctx);
-                        P::Null
-                    }
-                }
-            }
-            ExprKind::Array(a) if a.len() == 1 => {
-                let Some((k, v)) = a.items.iter().next().map(|(k, v)| (k.as_string(), v)) else {
-                    return P::Null;
-                };
-                // `$prop: value`, or Nette's long form `@self::$prop: value`.
-                let prop = k.strip_prefix('$').or_else(|| k.strip_prefix("@self::$"));
-                if prop.is_none() && k.starts_with('@') && k.contains("::$") {
-                    self.report(
-                        Code::InvalidDefinition,
-                        ctx,
-                        format!("Writing a property of another object ({k}) is not supported: services are shared once created. Write it in that service's own setup, or call a method."),
-                        item.span,
-                    );
-                    return P::Null;
-                }
-                match prop {
-                    Some(prop) => {
-                        let value = self.value(v, ctx);
-                        self.record_property(self_ty.as_deref(), prop, v, &value, ctx);
-                        if let Some(ty) = &self_ty {
-                            self.check_property(ty, prop, ctx, item.span);
-                            self.check_property_value(ty, prop, &value, ctx, v.span.or(item.span));
-                        }
-                        P::Set {
-                            target: CallTarget::SelfObject,
-                            property: prop.to_string(),
-                            value: Box::new(value),
-                        }
-                    }
-                    None => {
-                        self.bad_setup(item, ctx);
-                        P::Null
-                    }
-                }
-            }
-            _ => {
-                self.bad_setup(item, ctx);
-                P::Null
-            }
-        }
-    }
-
-    pub(super) fn bad_setup(&mut self, item: &Expr, ctx: &Ctx) {
-        self.report(
-            Code::InvalidValue,
-            ctx,
-            format!(
-                "Expected function, method or property name, {} given.",
-                item.describe()
-            ),
-            item.span,
-        );
     }
 }

@@ -18,6 +18,7 @@ mod members;
 mod origins;
 mod resolve;
 mod safety;
+mod setup;
 mod shape;
 
 pub use autowiring::AutowiringIndex;

@@ -263,6 +263,20 @@ impl Extensions {
             .zip(std::mem::take(&mut self.orders))
             .map(Some)
             .collect();
+        {
+            // `this.compiler.getExtensions()` lists them in the order they run.
+            let mut listed = self.host.extensions.borrow_mut();
+            let mut by_name: Vec<Option<(String, String)>> =
+                std::mem::take(&mut *listed).into_iter().map(Some).collect();
+            for &i in &order {
+                if let Some(pos) = by_name
+                    .iter()
+                    .position(|x| x.as_ref().is_some_and(|(n, _)| *n == names[i]))
+                {
+                    listed.extend(by_name[pos].take());
+                }
+            }
+        }
         for i in order {
             if let Some((((e, raw), span), o)) = slots[i].take() {
                 self.list.push(e);
@@ -356,6 +370,29 @@ impl Extensions {
                 ));
                 continue;
             };
+            // `castTo(Class)` builds a statement of that class: it must be in the catalog.
+            let unknown: Vec<String> = {
+                let b = self.host.builder.borrow();
+                schema
+                    .0
+                    .cast_classes()
+                    .into_iter()
+                    .filter(|c| !b.catalog.exists(&crate::catalog::normalize_name(c)))
+                    .collect()
+            };
+            for class in unknown {
+                let mut d = ext.error_at_function(
+                    "getConfigSchema",
+                    &self.host.sources.borrow(),
+                    format!("castTo('{class}'): Class '{class}' not found."),
+                );
+                d.code = Code::ClassNotFound;
+                let b = self.host.builder.borrow();
+                diags.push(d.with_suggestion(
+                    &crate::catalog::normalize_name(&class),
+                    b.catalog.classes().map(|c| c.name.as_str()),
+                ));
+            }
             let layers: Vec<Expr> = raw.iter().cloned().collect();
             // An absent section's errors (a missing required item) point at the registration.
             let span = raw.as_ref().and_then(|r| r.span).or(*entry);
@@ -457,7 +494,13 @@ impl Extensions {
             Ok(v) => PlanDocument(Rc::new(RefCell::new(v))),
             Err(_) => return,
         };
+        // Each extension's edits are checked after its own call, so a refused edit points at
+        // the afterCompile() that made it.
+        let mut current = plan.clone();
         for (ext, handle) in &mut self.list {
+            if !ext.has_arity("afterCompile", 1) {
+                continue;
+            }
             let arg = vec![Dynamic::from(doc.clone())];
             diags.extend(ext.call_with(
                 &self.engine,
@@ -466,33 +509,83 @@ impl Extensions {
                 &self.host.sources,
                 arg,
             ));
-        }
-        let edited = doc.0.borrow().clone();
-        match serde_json::from_value::<Plan>(edited) {
-            Ok(p) => {
-                let problems = crate::plan::validate(&p);
-                if problems.is_empty() {
-                    *plan = p;
-                } else {
-                    let mut d = Diagnostic::error(
-                        Code::ScriptError,
-                        format!(
-                            "afterCompile() left a plan that is not valid ({} problem(s)).",
-                            problems.len()
-                        ),
-                    );
-                    for p in problems {
-                        d = d.with_note(p);
+            let edited = doc.0.borrow().clone();
+            let problems = match serde_json::from_value::<Plan>(edited) {
+                Ok(mut p) => {
+                    let mut problems = rebuild_indexes(&current, &mut p);
+                    problems.extend(crate::plan::validate(&p));
+                    if problems.is_empty() {
+                        current = p;
                     }
-                    diags.push(d);
+                    problems
                 }
+                Err(e) => vec![e.to_string()],
+            };
+            if !problems.is_empty() {
+                let mut d = ext.error_at_function(
+                    "afterCompile",
+                    &self.host.sources.borrow(),
+                    format!(
+                        "afterCompile() left a plan that is not valid ({} problem(s)).",
+                        problems.len()
+                    ),
+                );
+                for p in problems {
+                    d = d.with_note(p);
+                }
+                diags.push(d);
+                return;
             }
-            Err(e) => diags.push(Diagnostic::error(
-                Code::ScriptError,
-                format!("afterCompile() left a plan that is not valid: {e}"),
-            )),
+        }
+        *plan = current;
+    }
+}
+
+/// After `afterCompile(plan)`: the indexes derived from the services, brought up to date with
+/// the edits in `edited` (`original` is the plan before them). The tag index is rebuilt from
+/// the services' tags (keeping `di › export › tags` filtering: a tag left out before stays
+/// out); the autowiring index drops removed and no longer autowired services. An edit the
+/// autowiring index cannot follow without the catalog (a changed `type`, or autowiring turned
+/// on or restricted) is refused: one problem each.
+fn rebuild_indexes(original: &Plan, edited: &mut Plan) -> Vec<String> {
+    let mut problems = Vec::new();
+    let filtered = original
+        .services
+        .values()
+        .flat_map(|s| s.tags.keys())
+        .any(|t| !original.tags.contains_key(t));
+    let mut tags = crate::plan::tag_index(&edited.services);
+    if filtered {
+        tags.retain(|t, _| original.tags.contains_key(t));
+    }
+    edited.tags = tags;
+    use wireplan_runtime::plan::Autowired;
+    for (name, s) in &edited.services {
+        let before = original.services.get(name);
+        let type_changed = before.is_some_and(|b| b.type_ != s.type_);
+        let autowiring_grew = match (before.map(|b| &b.autowired), &s.autowired) {
+            (_, Autowired::All(false)) => false,
+            (Some(b), now) => b != now,
+            (None, _) => true,
+        };
+        if type_changed || autowiring_grew {
+            problems.push(format!(
+                "service '{name}': afterCompile() changed its {} or added it, which the autowiring index cannot follow after compilation; make the change in beforeCompile()",
+                if type_changed { "type" } else { "autowiring" }
+            ));
         }
     }
+    let gone = |n: &String| {
+        edited
+            .services
+            .get(n)
+            .is_none_or(|s| matches!(s.autowired, Autowired::All(false)))
+    };
+    for names in edited.types.values_mut() {
+        names.retain(|n| !gone(n));
+    }
+    edited.types.retain(|_, names| !names.is_empty());
+    problems
 }
 
 impl CompilerHost {
@@ -582,7 +675,12 @@ fn prefix_references(e: &Expr, name: &str) -> Expr {
 }
 
 impl Host for CompilerHost {
-    fn load_definitions(&self, extension: &str, config: &Expr) -> Vec<Diagnostic> {
+    fn load_definitions(
+        &self,
+        extension: &str,
+        config: &Expr,
+        at: Option<Span>,
+    ) -> Vec<Diagnostic> {
         let Some(items) = config.as_array() else {
             return vec![Diagnostic::error(
                 Code::InvalidValue,
@@ -591,7 +689,9 @@ impl Host for CompilerHost {
         };
         let mut prefixed = ExprArray::new();
         for (k, v) in &items.items {
-            let v = prefix_references(&self.expand(v), extension);
+            let mut v = prefix_references(&self.expand(v), extension);
+            // A definition built in the script has no place of its own: the call's line.
+            v.span = v.span.or(at);
             match k {
                 Key::Str(s) => {
                     prefixed
@@ -663,10 +763,19 @@ impl Host for CompilerHost {
         self.exported_tags.borrow_mut().push(tag.to_string());
     }
 
-    fn add_exported_type(&self, ty: &str) {
-        self.exported_types
-            .borrow_mut()
-            .push(crate::catalog::normalize_name(ty));
+    fn add_exported_type(&self, ty: &str) -> Result<(), Diagnostic> {
+        let ty = crate::catalog::normalize_name(ty);
+        let builder = self.builder.borrow();
+        if !builder.catalog.exists(&ty) {
+            let names = builder.catalog.classes().map(|c| c.name.as_str());
+            return Err(Diagnostic::error(
+                Code::ClassNotFound,
+                format!("addExportedType(): Class '{ty}' not found."),
+            )
+            .with_suggestion(&ty, names));
+        }
+        self.exported_types.borrow_mut().push(ty);
+        Ok(())
     }
 }
 

@@ -367,12 +367,28 @@ fn normalize(
                 m.items.insert(Key::Str(key), v.clone());
             }
             // Nette's DefinitionSchema: unknown keys ("did you mean"), value types.
-            let checked = crate::schema::validate(
-                &crate::schema::sections::definition(),
-                &Expr::new(ExprKind::Array(m), value.span),
-                &["services", label],
-                diags,
-            )?;
+            let schema = crate::schema::sections::definition();
+            let whole = Expr::new(ExprKind::Array(m.clone()), value.span);
+            let checked =
+                match crate::schema::validate(&schema, &whole, &["services", label], diags) {
+                    Some(c) => c,
+                    // The errors are reported; the definition is still made from the keys that
+                    // are valid, so its other mistakes (a wrong `autowired:` type, a missing
+                    // class) are reported in the same run instead of after the first fix.
+                    None => {
+                        let valid = valid_keys(&schema, &m, label);
+                        if valid.is_empty() {
+                            return None;
+                        }
+                        let rest = Expr::new(ExprKind::Array(valid), value.span);
+                        crate::schema::validate(
+                            &schema,
+                            &rest,
+                            &["services", label],
+                            &mut Diagnostics::new(),
+                        )?
+                    }
+                };
             match checked.kind {
                 ExprKind::Array(mut a) => {
                     for (k, span) in &key_spans {
@@ -397,6 +413,25 @@ fn normalize(
             None
         }
     }
+}
+
+/// The items of definition map `m` that pass the definition schema on their own (each item
+/// is checked alone; the errors of the others were reported already).
+fn valid_keys(schema: &crate::schema::Expect, m: &ExprArray, label: &str) -> ExprArray {
+    let mut out = ExprArray::new();
+    for (k, v) in &m.items {
+        let mut one = ExprArray::new();
+        one.items.insert(k.clone(), v.clone());
+        let probe = Expr::new(ExprKind::Array(one), v.span);
+        let mut scratch = Diagnostics::new();
+        if crate::schema::validate(schema, &probe, &["services", label], &mut scratch).is_some() {
+            out.items.insert(k.clone(), v.clone());
+            if let Some(span) = m.key_span(&k.as_string()) {
+                out.set_key_span(k, span);
+            }
+        }
+    }
+    out
 }
 
 /// Turns a creator value into a statement: `Class`, `Class(args)`, `@svc`, `@svc::m()`.

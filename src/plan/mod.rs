@@ -23,6 +23,22 @@ pub fn content_hash(bytes: &[u8]) -> String {
     format!("{h:016x}")
 }
 
+/// The plan's tag index, derived from the services' tags: tag → (service → value), services
+/// in plan order. Rebuilt after `afterCompile(plan)` edits, so it never goes stale.
+pub fn tag_index(
+    services: &IndexMap<String, ServicePlan>,
+) -> IndexMap<String, IndexMap<String, plan::Expr>> {
+    let mut tags: IndexMap<String, IndexMap<String, plan::Expr>> = IndexMap::new();
+    for (name, s) in services {
+        for (t, v) in &s.tags {
+            tags.entry(t.clone())
+                .or_default()
+                .insert(name.clone(), v.clone());
+        }
+    }
+    tags
+}
+
 /// Builds the plan from a completed builder. `files` are the dependencies (configs, includes,
 /// scripts) in load order; `parameters` the static parameters, already converted.
 pub fn build(
@@ -32,7 +48,6 @@ pub fn build(
     files: &[FileId],
 ) -> Plan {
     let mut services = IndexMap::new();
-    let mut tags: IndexMap<String, IndexMap<String, plan::Expr>> = IndexMap::new();
     for def in builder.definitions() {
         let Some(ty) = def.resolved_type.clone() else {
             continue;
@@ -41,11 +56,6 @@ pub fn build(
             continue;
         };
         let def_tags = completed.tags.clone();
-        for (t, v) in &def_tags {
-            tags.entry(t.clone())
-                .or_default()
-                .insert(def.name.clone(), v.clone());
-        }
         let autowired = def.autowired.plan_autowired(&ty);
         let source = def.span.map(|s| {
             let f = sources.get(s.file);
@@ -73,6 +83,7 @@ pub fn build(
             },
         );
     }
+    let tags = tag_index(&services);
     let types = builder
         .autowiring()
         .types()

@@ -386,6 +386,50 @@ impl Expect {
         self
     }
 
+    /// The class names given to [`Expect::cast_to`] anywhere in this schema (built-in type
+    /// names left out), for the caller to check against the catalog.
+    pub fn cast_classes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.walk(&mut |e| {
+            for stage in &e.stages {
+                if let Stage::CastTo(t) = stage {
+                    let builtin = matches!(
+                        t.to_ascii_lowercase().as_str(),
+                        "int" | "float" | "string" | "bool" | "array" | "null" | "mixed"
+                    );
+                    if !builtin && !out.contains(t) {
+                        out.push(t.clone());
+                    }
+                }
+            }
+        });
+        out
+    }
+
+    /// Calls `f` on this schema and every nested one.
+    fn walk(&self, f: &mut dyn FnMut(&Expect)) {
+        f(self);
+        match &self.shape {
+            Shape::Type { items, keys, .. } => {
+                for s in items.iter().chain(keys.iter()) {
+                    s.walk(f);
+                }
+            }
+            Shape::Structure { items, other } => {
+                for s in items.values().chain(other.as_deref()) {
+                    s.walk(f);
+                }
+            }
+            Shape::AnyOf { set, .. } => {
+                for c in set {
+                    if let Choice::Schema(s) = c {
+                        s.walk(f);
+                    }
+                }
+            }
+        }
+    }
+
     /// `->castTo(type)`: `int`, `float`, `string`, `bool` and `array` convert like PHP's
     /// `settype`; a class name turns the value into a statement `Class(…)` (a map's items become
     /// named arguments, a list's items positional ones).

@@ -215,11 +215,87 @@ pub fn validate(
     }
 }
 
+/// The members of a type node's type string, lower-cased, without ranges (`string:1..10`);
+/// `T[]` counts as `array`. `None` for structures and anyOf.
+fn type_members(schema: &Expect) -> Option<Vec<String>> {
+    match &schema.shape {
+        Shape::Type { ty, .. } => Some(
+            ty.split('|')
+                .map(|m| {
+                    let m = m.trim().trim_start_matches('?');
+                    let m = m.split(':').next().unwrap_or(m).to_ascii_lowercase();
+                    if m.ends_with("[]") {
+                        "array".to_string()
+                    } else {
+                        m
+                    }
+                })
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// Modifiers that do nothing on this kind of node (nette/schema has them on one kind only,
+/// and calling one elsewhere is an error there): each is a schema misuse.
+fn misfit_modifiers(schema: &Expect, out: &mut Vec<String>) {
+    let members = type_members(schema);
+    let any = |names: &[&str]| {
+        members
+            .as_ref()
+            .is_some_and(|m| m.iter().any(|x| names.contains(&x.as_str())))
+    };
+    let what = schema.expected();
+    if schema.pattern.is_some()
+        && !any(&[
+            "string", "unicode", "email", "url", "scalar", "mixed", "none",
+        ])
+    {
+        out.push(format!(
+            "pattern() applies to strings; this schema expects {what}."
+        ));
+    }
+    let sized = matches!(schema.shape, Shape::Structure { .. })
+        || any(&[
+            "int",
+            "float",
+            "number",
+            "numeric",
+            "numericint",
+            "string",
+            "unicode",
+            "email",
+            "url",
+            "array",
+            "list",
+            "iterable",
+            "scalar",
+            "mixed",
+            "none",
+        ]);
+    if (schema.min.is_some() || schema.max.is_some()) && !sized {
+        out.push(format!(
+            "min()/max() apply to numbers, strings, arrays and structures; this schema expects {what}."
+        ));
+    }
+    if schema.skip_defaults && !matches!(schema.shape, Shape::Structure { .. }) {
+        out.push(format!(
+            "skipDefaults() applies to structures; this schema expects {what}."
+        ));
+    }
+    if schema.merge_defaults.is_some() && members.is_none() {
+        out.push(format!(
+            "mergeDefaults() applies to array types (Expect::array(), listOf(), arrayOf()); this schema expects {what}."
+        ));
+    }
+}
+
 fn collect_misuse(schema: &Expect, out: &mut Vec<String>) {
     out.extend(schema.misuse.iter().cloned());
     if let Some(Err(e)) = &schema.pattern {
         out.push(e.clone());
     }
+    misfit_modifiers(schema, out);
     match &schema.shape {
         Shape::Type { items, keys, .. } => {
             for s in items.iter().chain(keys.iter()) {

@@ -472,3 +472,39 @@ fn section_schemas_accept_their_documented_shapes() {
         s("The item 'services › s › lifespan' expects to be 'singleton'|'scoped'|'transient', 'forever' given.")
     );
 }
+
+#[test]
+fn modifiers_that_do_not_fit_their_node_are_misuse() {
+    for (schema, what) in [
+        (
+            Expect::bool().pattern("[01]"),
+            "pattern() applies to strings",
+        ),
+        (Expect::bool().min(1.0), "min()/max() apply"),
+        (
+            Expect::int().skip_defaults(),
+            "skipDefaults() applies to structures",
+        ),
+        (
+            Expect::structure([("a", Expect::int())]).merge_defaults(true),
+            "mergeDefaults() applies to array types",
+        ),
+    ] {
+        let e = Processor::new().process(&schema, v("1")).unwrap_err();
+        assert!(
+            e.iter().any(|d| d.message.contains(what)),
+            "{what}: {:?}",
+            e.iter().map(|d| &d.message).collect::<Vec<_>>()
+        );
+    }
+    // Where they fit, nothing is reported.
+    assert!(Processor::new()
+        .process(&Expect::string().pattern("[a-z]+").min(1.0), v("abc"))
+        .is_ok());
+    assert!(Processor::new()
+        .process(
+            &Expect::structure([("a", Expect::int())]).max(2.0),
+            v("{a: 1}")
+        )
+        .is_ok());
+}

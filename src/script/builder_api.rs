@@ -33,6 +33,8 @@ pub struct BuilderHandle {
 pub struct DefinitionHandle {
     builder: SharedBuilder,
     name: String,
+    /// The running script's state, to place what the script adds (setups) at its line.
+    state: Option<Rc<RefCell<ScriptState>>>,
 }
 
 impl BuilderHandle {
@@ -75,6 +77,7 @@ impl BuilderHandle {
         DefinitionHandle {
             builder: self.builder.clone(),
             name: name.to_string(),
+            state: Some(self.state.clone()),
         }
     }
 
@@ -128,6 +131,7 @@ impl BuilderHandle {
                 Ok(DefinitionHandle {
                     builder: self.builder.clone(),
                     name: d.name.clone(),
+                    state: Some(self.state.clone()),
                 })
             }
             Err(d) => raise(d),
@@ -458,17 +462,25 @@ fn register_definition(engine: &mut Engine) {
             })
         },
     );
-    fn add_setup(d: &mut H, entity: Dynamic, args: Dynamic) -> Res<H> {
+    // A setup a script adds is placed at the `addSetup` call: its errors point there.
+    fn add_setup(ctx: NativeCallContext, d: &mut H, entity: Dynamic, args: Dynamic) -> Res<H> {
         let st = creator(&entity, &args, "addSetup")?;
+        let span = d
+            .state
+            .as_ref()
+            .and_then(|s| s.borrow().span_at(ctx.call_position()));
         d.chain(|def| {
             def.setup
-                .push(Expr::bare(ExprKind::Statement(Box::new(st))))
+                .push(Expr::new(ExprKind::Statement(Box::new(st)), span))
         })
     }
     engine.register_fn("addSetup", add_setup);
-    engine.register_fn("addSetup", |d: &mut H, entity: Dynamic| {
-        add_setup(d, entity, Dynamic::UNIT)
-    });
+    engine.register_fn(
+        "addSetup",
+        |ctx: NativeCallContext, d: &mut H, entity: Dynamic| {
+            add_setup(ctx, d, entity, Dynamic::UNIT)
+        },
+    );
     engine.register_fn("setSetup", |d: &mut H, setups: Array| -> Res<H> {
         let items = args_array(&setups, "setSetup")?;
         d.chain(|def| def.setup = items.values().cloned().collect())

@@ -19,7 +19,14 @@ type Res<T> = Result<T, Box<EvalAltResult>>;
 pub trait Host {
     /// Loads a map shaped like a `services:` section into the builder; keys are prefixed with
     /// `extension.`, `@extension.` references become `@<extension>.`, parameters are expanded.
-    fn load_definitions(&self, extension: &str, config: &Expr) -> Vec<Diagnostic>;
+    /// `at` is the script line of the call: definitions without a place of their own (built
+    /// in the script rather than read from a file) are placed there.
+    fn load_definitions(
+        &self,
+        extension: &str,
+        config: &Expr,
+        at: Option<crate::source::Span>,
+    ) -> Vec<Diagnostic>;
     /// Reads a NEON file (relative to the script's folder, inside the project) and registers it
     /// as a dependency. Errors: `file-not-found`, or `script-error` for a path outside the
     /// project.
@@ -33,7 +40,8 @@ pub trait Host {
     /// Keeps a tag in the plan when `di › export › tags` is a list.
     fn add_exported_tag(&self, tag: &str);
     /// Keeps a type in the plan when `di › export › types` is a list.
-    fn add_exported_type(&self, ty: &str);
+    /// Errors: `class-not-found` for a type the catalog does not know (with "did you mean").
+    fn add_exported_type(&self, ty: &str) -> Result<(), Diagnostic>;
 }
 
 /// `this` inside an extension's lifecycle functions.
@@ -123,7 +131,8 @@ pub fn register(engine: &mut Engine) {
     });
     engine.register_fn(
         "loadDefinitionsFromConfig",
-        |e: &mut E, config: Dynamic| -> Res<()> {
+        |ctx: NativeCallContext, e: &mut E, config: Dynamic| -> Res<()> {
+            let at = e.state.borrow().span_at(ctx.call_position());
             let expr = match to_expr(&config) {
                 Ok(x) => x,
                 Err(msg) => {
@@ -133,7 +142,7 @@ pub fn register(engine: &mut Engine) {
                     ))
                 }
             };
-            let mut errors = e.host.load_definitions(&e.name, &expr);
+            let mut errors = e.host.load_definitions(&e.name, &expr, at);
             if errors.is_empty() {
                 Ok(())
             } else {
@@ -186,9 +195,10 @@ pub fn register(engine: &mut Engine) {
     engine.register_fn("addExportedTag", |c: &mut CompilerHandle, tag: &str| {
         c.0.add_exported_tag(tag)
     });
-    engine.register_fn("addExportedType", |c: &mut CompilerHandle, ty: &str| {
-        c.0.add_exported_type(ty)
-    });
+    engine.register_fn(
+        "addExportedType",
+        |c: &mut CompilerHandle, ty: &str| -> Res<()> { c.0.add_exported_type(ty).or_else(raise) },
+    );
     engine.register_fn("addDependency", |e: &mut E, path: &str| -> Res<()> {
         e.host.add_dependency(&e.script, path).or_else(raise)
     });

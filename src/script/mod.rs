@@ -154,15 +154,14 @@ pub fn engine(limits: &Limits) -> Engine {
     // (Rhai functions do not see the top level): a local of the same name wins.
     #[allow(deprecated)] // Rhai marks `on_var` volatile, not deprecated.
     e.on_var(|name, _, ctx| {
-        if ctx.scope().contains(name) {
-            return Ok(None);
-        }
-        Ok(TOP_LEVEL_CONSTANTS.with(|c| {
+        let found = TOP_LEVEL_CONSTANTS.with(|c| {
             c.borrow()
                 .iter()
                 .find(|(n, _)| n == name)
                 .map(|(_, v)| v.clone().into_read_only())
-        }))
+        });
+        // Only a name that is a top-level constant and not a local of the function.
+        Ok(found.filter(|_| !ctx.scope().contains(name)))
     });
     values::register(&mut e);
     builder_api::register(&mut e);

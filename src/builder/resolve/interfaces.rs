@@ -102,11 +102,40 @@ impl Resolver<'_> {
                         return None;
                     }
                 }
-                _ => {
+                Some(_) => {
                     self.invalid(
                         span,
                         format!("{prefix}: Interface {iface} must have just one method get() without parameters."),
                     );
+                    return None;
+                }
+                // No get() at all: not an accessor interface, but an interface written where a
+                // class was meant (`log: App\Logger`).
+                None => {
+                    let implementors: Vec<String> = self
+                        .b
+                        .catalog
+                        .classes()
+                        .filter(|c| !c.interface && !c.is_abstract)
+                        .filter(|c| c.name != iface && self.b.catalog.is_subtype(&c.name, &iface))
+                        .map(|c| c.name.clone())
+                        .collect();
+                    let mut d = Diagnostic::error(
+                        Code::InvalidDefinition,
+                        format!("{prefix}: Interface {iface} cannot be instantiated; name a class that implements it, or write it under 'implement:' only when the interface is a generated factory (create()), accessor (get()) or locator."),
+                    )
+                    .at(span);
+                    d = match implementors.as_slice() {
+                        [] => d.with_note(format!("no class in the catalog implements {iface}")),
+                        [one] => {
+                            d.with_note(format!("did you mean '{one}'? (it implements {iface})"))
+                        }
+                        many => d.with_note(format!(
+                            "classes that implement {iface}: {}",
+                            many.join(", ")
+                        )),
+                    };
+                    self.diags.push(d);
                     return None;
                 }
             },
