@@ -773,3 +773,44 @@ fn run_reports_invalid_utf8_at_its_byte_and_a_missing_file_as_not_found() {
     );
     assert_eq!(ask(&mut s, "40 + 2"), "42");
 }
+
+/// Issue #11: docs/repl.md's `:compile` worked only where `/tmp/h3doc` existed, and
+/// docs/tools.md quoted half of the phase A note. The docs quote what the REPL prints, and
+/// the `:compile` path works from the repository root.
+#[test]
+fn the_docs_quote_the_phase_a_note_and_a_compile_path_that_works() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut s = Session::open_at(&example(), Options::default(), Stage::A);
+    let answer = ask(&mut s, ":type App\\Logger");
+    let note = answer
+        .lines()
+        .find(|l| l.starts_with("preliminary (phase A)"))
+        .unwrap_or_else(|| panic!("no phase A note in {answer}"));
+    for doc in ["docs/repl.md", "docs/tools.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).expect("doc");
+        let quoted: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("preliminary (phase A)"))
+            .collect();
+        assert!(!quoted.is_empty(), "{doc} quotes no phase A note");
+        for q in quoted {
+            assert_eq!(q.trim().trim_matches('"'), note, "{doc}");
+        }
+    }
+    let repl_md = std::fs::read_to_string(root.join("docs/repl.md")).expect("docs/repl.md");
+    let paths: Vec<&str> = repl_md
+        .lines()
+        .filter_map(|l| l.strip_prefix("wireplan[B]> :compile "))
+        .collect();
+    assert!(!paths.is_empty(), "docs/repl.md shows no :compile");
+    for p in paths {
+        let path = Path::new(p);
+        assert!(path.is_relative(), "{p}: not from the repository root");
+        let dir = path.parent().expect("a file name");
+        // `target/` is where any cargo build from the root writes.
+        assert!(
+            dir == Path::new("target") || root.join(dir).is_dir(),
+            "{p}: the folder does not exist"
+        );
+    }
+}
