@@ -705,6 +705,33 @@ fn a_slow_input_is_stopped_by_the_time_limit() {
     assert_eq!(ask(&mut s, "40 + 2"), "42");
 }
 
+/// The prompt runs under the project's `wireplan: sandbox:` limits, as its extensions do: the
+/// time limit the message says to raise is the one in force.
+#[test]
+fn the_project_sandbox_settings_apply_at_the_prompt() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "wireplan:\n\tsandbox:\n\t\ttimeLimit: 0.2\n\t\tmaxOperations: 4000000000\n\
+         types:\n\tApp\\Clock:\nservices:\n\tclock: App\\Clock\n",
+    )
+    .expect("write");
+    let mut s = Session::open(&config, Options::default());
+    assert_eq!(ask(&mut s, ":errors"), "no errors");
+    let r = ask(&mut s, "loop {}");
+    assert!(
+        r.starts_with(
+            "error[script-error]: Stopped: the script ran longer than the sandbox's time limit \
+             (0.2 s); the session goes on."
+        ),
+        "{r}"
+    );
+    // After :reload too.
+    assert!(ask(&mut s, ":reload").contains("0 error(s)"));
+    assert!(ask(&mut s, "loop {}").contains("(0.2 s)"));
+}
+
 /// Issue #11: `:phase` said the changes of a failed input were dropped.
 #[test]
 fn only_inputs_that_changed_the_builder_count_as_dropped_changes() {

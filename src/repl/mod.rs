@@ -80,17 +80,8 @@ impl Session {
         let mut pipeline = Pipeline::load(path, &options);
         pipeline.run_to(stage);
         let interrupt = Arc::new(AtomicBool::new(false));
-        let mut engine = crate::script::engine(&options.limits);
-        // The sandbox's limits, and before them the interrupt flag: both end the input
-        // through Rhai's progress callback, which runs after every operation.
-        let sandbox = crate::script::sandbox::progress(&options.limits);
-        let flag = interrupt.clone();
-        engine.on_progress(move |ops| {
-            if flag.swap(false, Ordering::Relaxed) {
-                return Some(Dynamic::from(INTERRUPTED));
-            }
-            sandbox(ops)
-        });
+        // `bind` below builds the real engine.
+        let engine = Engine::new_raw();
         let handle = BuilderHandle::new(pipeline.builder().clone());
         let mut s = Session {
             path: path.to_path_buf(),
@@ -109,8 +100,10 @@ impl Session {
     }
 
     /// Binds `builder`, `config` and `params` for the current pipeline (variables defined at
-    /// the prompt are dropped).
+    /// the prompt are dropped), with an engine under the pipeline's sandbox limits (the
+    /// project's `wireplan: sandbox:` may have changed on `:reload`).
     fn bind(&mut self) {
+        self.engine = prompt_engine(self.pipeline.limits(), &self.interrupt);
         self.handle = BuilderHandle::new(self.pipeline.builder().clone());
         let mut config = ExprArray::new();
         for (name, (_, value)) in self.pipeline.sections() {
@@ -572,7 +565,7 @@ impl Session {
             }
             inner = next;
         }
-        let limits = &self.options.limits;
+        let limits = self.pipeline.limits();
         let mut d = match inner {
             EvalAltResult::ErrorRuntime(v, _) if v.is::<Diagnostic>() => {
                 v.clone().cast::<Diagnostic>()
@@ -678,6 +671,22 @@ impl Session {
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
+}
+
+/// The engine for the prompt: the extensions' engine and sandbox `limits`, and before the
+/// limits the `interrupt` flag. Both end the input through Rhai's progress callback, which
+/// runs after every operation.
+fn prompt_engine(limits: &crate::script::Limits, interrupt: &Arc<AtomicBool>) -> Engine {
+    let mut engine = crate::script::engine(limits);
+    let sandbox = crate::script::sandbox::progress(limits);
+    let flag = interrupt.clone();
+    engine.on_progress(move |ops| {
+        if flag.swap(false, Ordering::Relaxed) {
+            return Some(Dynamic::from(INTERRUPTED));
+        }
+        sandbox(ops)
+    });
+    engine
 }
 
 /// Was the input stopped by its interrupt flag (Ctrl-C)?
