@@ -1,6 +1,7 @@
 //! `wireplan repl` end to end in a pseudo-terminal, as a person would use it: Tab completes a
 //! service name, `:phase A` and `:type`, a definition added with Rhai, `:diff`, `:compile`,
-//! `:quit`.
+//! `:quit`; Ctrl-C stopping a running input; and, through pipes, what only the real binary
+//! shows (a missing config as `check` reports it, a deeply nested value not aborting it).
 //! Every wait is bounded (rexpect's timeout); the child is killed when the session is dropped,
 //! also when an expectation fails.
 

@@ -107,8 +107,10 @@ pub fn dynamic(v: &Dynamic) -> String {
     out
 }
 
-/// Writes `items` (already counted against nothing) between `open` and `close`, each by
-/// `item`, stopping at the per-collection and total limits.
+/// Writes a collection `depth` levels down: `items` between `open` and `close`, each written
+/// by `item` one level deeper; each item shown takes one from `budget`. Past
+/// [`MAX_DISPLAY_DEPTH`] only `open…close` is written, past [`MAX_DISPLAY_ITEMS`] or an
+/// empty budget the rest are counted (`… N more`).
 fn collection<'a, T: 'a>(
     items: impl ExactSizeIterator<Item = T>,
     (open, close): (&str, &str),
