@@ -81,7 +81,14 @@ fn hints_show_the_rest_of_a_command_and_its_arguments() {
 fn multi_line_input_waits_for_closing_brackets_strings_and_comments() {
     assert!(is_incomplete("fn twice(x) {"));
     assert!(is_incomplete("builder.getDefinition(\"db\")\n  .addTag("));
-    assert!(is_incomplete("let s = \"open"));
+    // A `"` string cannot span lines: Enter runs it and Rhai reports the open string
+    // (issue #11), also inside brackets; `\` at the end continues it.
+    assert!(!is_incomplete("let s = \"abc"));
+    assert!(!is_incomplete("builder.getDefinition(\"db"));
+    assert!(!is_incomplete("let c = '("));
+    assert!(is_incomplete("let s = \"abc\\"));
+    assert!(!is_incomplete("let s = \"abc\\\ndef\";"));
+    assert!(is_incomplete("fn f() {\n  let s = \"a\\\n  b\";"));
     assert!(is_incomplete("let s = `multi\nline"));
     assert!(is_incomplete("/* note ("));
     assert!(is_incomplete("[1, 2,"));
@@ -212,7 +219,8 @@ fn reset_drops_changes_and_keeps_functions() {
     ask(&mut s, "let kept = 1;");
     assert_eq!(ask(&mut s, r#"builder.hasDefinition("extra")"#), "true");
     let r = ask(&mut s, ":reset");
-    assert!(r.starts_with("changes dropped (4 input(s))"), "{r}");
+    // Only the input that added a definition changed the builder.
+    assert!(r.starts_with("changes dropped (1 input(s))"), "{r}");
     assert_eq!(ask(&mut s, r#"builder.hasDefinition("extra")"#), "false");
     assert_eq!(ask(&mut s, "twice(21)"), "42");
     assert!(ask(&mut s, "kept").contains("Variable not found: kept"));
@@ -571,4 +579,265 @@ fn diff_from_phase_a_includes_before_compile() {
     let d = ask(&mut s, ":diff");
     assert!(d.contains("service db:"), "{d}");
     assert!(d.contains("transient"), "{d}");
+}
+
+/// Issue #11: a value nested 2,000 levels deep overflowed the stack and aborted the REPL.
+/// Collections print 32 levels deep, 100 items each and 2,000 items in all.
+#[test]
+fn deep_and_wide_values_print_bounded() {
+    use wireplan::repl::display::{MAX_DISPLAY_DEPTH, MAX_DISPLAY_ITEMS};
+    let mut s = session();
+    let open = MAX_DISPLAY_DEPTH + 1;
+    let deep = ask(&mut s, "let v = 1; for i in 0..2000 { v = [v]; } v");
+    assert_eq!(deep, format!("{}…{}", "[".repeat(open), "]".repeat(open)));
+    // Exactly as deep as shown: the innermost value prints.
+    let shallow = ask(&mut s, "let v = 1; for i in 0..32 { v = [v]; } v");
+    assert_eq!(shallow, format!("{}1{}", "[".repeat(32), "]".repeat(32)));
+    let map = ask(&mut s, "let m = #{}; for i in 0..200 { m = #{a: m}; } m");
+    assert_eq!(
+        map,
+        format!(
+            "{}#{{…}}{}",
+            "#{a: ".repeat(MAX_DISPLAY_DEPTH),
+            "}".repeat(MAX_DISPLAY_DEPTH)
+        )
+    );
+    let wide = ask(&mut s, "let w = []; for i in 0..300 { w.push(i); } w");
+    assert!(wide.starts_with("[0, 1, 2, "), "{wide}");
+    assert!(
+        wide.ends_with(&format!(", {}, … 200 more]", MAX_DISPLAY_ITEMS - 1)),
+        "{wide}"
+    );
+    // 100 lists of 100: 19 lists print whole, the 20th in part, 80 are counted.
+    let grid = ask(
+        &mut s,
+        "let g = []; for i in 0..100 { let r = []; for j in 0..100 { r.push(j); } g.push(r); } g",
+    );
+    assert!(grid.ends_with(", 79, … 20 more], … 80 more]"), "{grid}");
+    assert_eq!(grid.matches('[').count(), 21);
+    // A thrown value prints the same way, not through Rhai's own (unbounded) `to_string`.
+    let thrown = ask(&mut s, "let v = 1; for i in 0..2000 { v = [v]; } throw v");
+    assert!(
+        thrown.starts_with(&format!(
+            "error[script-error]: Runtime error: {}…{}",
+            "[".repeat(open),
+            "]".repeat(open)
+        )),
+        "{thrown}"
+    );
+    assert_eq!(ask(&mut s, "[[], #{}]"), "[[], #{}]");
+    assert_eq!(ask(&mut s, "40 + 2"), "42");
+}
+
+/// Issue #11: Ctrl-C while an input ran killed the REPL. The terminal's handler sets the
+/// session's interrupt flag; here another thread sets it, as the handler's thread would.
+#[test]
+fn setting_the_interrupt_flag_stops_the_input_and_the_session_goes_on() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let mut options = Options::default();
+    options.limits.time_limit = std::time::Duration::from_secs(120);
+    options.limits.max_operations = 0; // unlimited: only the flag can stop `loop`
+    let mut s = Session::open(&example(), options);
+    let flag = s.interrupt_flag();
+    let done = Arc::new(AtomicBool::new(false));
+    let setter = {
+        let (flag, done) = (flag.clone(), done.clone());
+        std::thread::spawn(move || {
+            // Keeps setting it until the input returns (the first set may come before the
+            // input starts, which clears the flag).
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            while !done.load(Ordering::Relaxed) && std::time::Instant::now() < deadline {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                flag.store(true, Ordering::Relaxed);
+            }
+        })
+    };
+    let started = std::time::Instant::now();
+    let r = ask(
+        &mut s,
+        "builder.addDefinition(\"half\").setFactory(\"App\\\\Clock\");\nloop { builder.findByType(\"App\\\\Logger\"); }",
+    );
+    done.store(true, Ordering::Relaxed);
+    setter.join().expect("setter thread");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "hang guard"
+    );
+    assert_eq!(
+        r,
+        "interrupted (Ctrl-C): the input stopped; the changes it made so far stay (:reset drops them)"
+    );
+    assert_eq!(ask(&mut s, "40 + 2"), "42");
+    assert_eq!(ask(&mut s, "builder.hasDefinition(\"half\")"), "true");
+    // A flag set while nothing runs stops nothing later.
+    flag.store(true, Ordering::Relaxed);
+    assert_eq!(
+        ask(&mut s, "let n = 0; for i in 0..1000 { n += i; } n"),
+        "499500"
+    );
+}
+
+/// Issue #11: the prompt's input gets the sandbox's wall-clock limit, as an extension's call.
+#[test]
+fn a_slow_input_is_stopped_by_the_time_limit() {
+    let mut options = Options::default();
+    options.limits.time_limit = std::time::Duration::from_millis(300);
+    options.limits.max_operations = 0;
+    let mut s = Session::open(&example(), options);
+    let started = std::time::Instant::now();
+    let r = ask(&mut s, "loop { builder.findByType(\"App\\\\Logger\"); }");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "hang guard"
+    );
+    assert!(
+        r.starts_with(
+            "error[script-error]: Stopped: the script ran longer than the sandbox's time limit \
+             (0.3 s); the session goes on."
+        ),
+        "{r}"
+    );
+    assert!(
+        r.contains("raise it with `wireplan: sandbox: timeLimit:`"),
+        "{r}"
+    );
+    assert_eq!(ask(&mut s, "40 + 2"), "42");
+}
+
+/// The prompt runs under the project's `wireplan: sandbox:` limits, as its extensions do: the
+/// time limit the message says to raise is the one in force.
+#[test]
+fn the_project_sandbox_settings_apply_at_the_prompt() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "wireplan:\n\tsandbox:\n\t\ttimeLimit: 0.2\n\t\tmaxOperations: 4000000000\n\
+         types:\n\tApp\\Clock:\nservices:\n\tclock: App\\Clock\n",
+    )
+    .expect("write");
+    let mut s = Session::open(&config, Options::default());
+    assert_eq!(ask(&mut s, ":errors"), "no errors");
+    let r = ask(&mut s, "loop {}");
+    assert!(
+        r.starts_with(
+            "error[script-error]: Stopped: the script ran longer than the sandbox's time limit \
+             (0.2 s); the session goes on."
+        ),
+        "{r}"
+    );
+    // After :reload too.
+    assert!(ask(&mut s, ":reload").contains("0 error(s)"));
+    assert!(ask(&mut s, "loop {}").contains("(0.2 s)"));
+}
+
+/// Issue #11: `:phase` said the changes of a failed input were dropped.
+#[test]
+fn only_inputs_that_changed_the_builder_count_as_dropped_changes() {
+    let mut s = session();
+    assert!(ask(&mut s, "builder.nope()").starts_with("error[script-error]"));
+    ask(&mut s, "builder.findByType(\"App\\\\Logger\")");
+    ask(&mut s, "let x = 1;");
+    let r = ask(&mut s, ":phase C");
+    assert_eq!(
+        r,
+        format!(
+            "{}: phase C, 9 services, 0 error(s), 0 warning(s)",
+            example().display()
+        )
+    );
+    ask(&mut s, "builder.getDefinition(\"db\").setLazy(true)");
+    // Fails after changing the builder: it counts.
+    ask(
+        &mut s,
+        "builder.removeDefinition(\"mailer\"); throw \"stop\"",
+    );
+    let r = ask(&mut s, ":phase B");
+    assert!(
+        r.ends_with(
+            "\nthe changes of 2 input(s) were dropped (the phases ran again from the files)"
+        ),
+        "{r}"
+    );
+    assert!(ask(&mut s, ":reset").starts_with("changes dropped (0 input(s))"));
+}
+
+/// Issue #11: an open `"` string runs (it cannot span lines) and Rhai reports it.
+#[test]
+fn an_unterminated_string_is_reported_by_rhai() {
+    let mut s = session();
+    let r = ask(&mut s, "let s = \"abc");
+    assert!(r.starts_with("error[script-error]: syntax error: "), "{r}");
+    assert!(r.to_lowercase().contains("string"), "{r}");
+}
+
+/// Issue #11: `:run` of a file that is not UTF-8 said `file-not-found`.
+#[test]
+fn run_reports_invalid_utf8_at_its_byte_and_a_missing_file_as_not_found() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("badutf.rhai");
+    std::fs::write(&bad, b"let a = 1;\nlet b = \"\xff\xfe\";\n").expect("write");
+    let mut s = session();
+    let r = ask(&mut s, &format!(":run {}", bad.display()));
+    assert!(
+        r.starts_with(&format!(
+            "error[script-error]: '{}' is not valid UTF-8: invalid byte sequence at byte 20.",
+            bad.display()
+        )),
+        "{r}"
+    );
+    assert!(r.contains(&format!("{}:2:10", bad.display())), "{r}");
+    assert!(r.contains("not UTF-8"), "{r}");
+    let missing = dir.path().join("missing.rhai");
+    let r = ask(&mut s, &format!(":run {}", missing.display()));
+    assert!(
+        r.starts_with(&format!(
+            "error[file-not-found]: Cannot read '{}': No such file",
+            missing.display()
+        )),
+        "{r}"
+    );
+    assert_eq!(ask(&mut s, "40 + 2"), "42");
+}
+
+/// Issue #11: docs/repl.md's `:compile` worked only where `/tmp/h3doc` existed, and
+/// docs/tools.md quoted half of the phase A note. The docs quote what the REPL prints, and
+/// the `:compile` path works from the repository root.
+#[test]
+fn the_docs_quote_the_phase_a_note_and_a_compile_path_that_works() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut s = Session::open_at(&example(), Options::default(), Stage::A);
+    let answer = ask(&mut s, ":type App\\Logger");
+    let note = answer
+        .lines()
+        .find(|l| l.starts_with("preliminary (phase A)"))
+        .unwrap_or_else(|| panic!("no phase A note in {answer}"));
+    for doc in ["docs/repl.md", "docs/tools.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).expect("doc");
+        let quoted: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("preliminary (phase A)"))
+            .collect();
+        assert!(!quoted.is_empty(), "{doc} quotes no phase A note");
+        for q in quoted {
+            assert_eq!(q.trim().trim_matches('"'), note, "{doc}");
+        }
+    }
+    let repl_md = std::fs::read_to_string(root.join("docs/repl.md")).expect("docs/repl.md");
+    let paths: Vec<&str> = repl_md
+        .lines()
+        .filter_map(|l| l.strip_prefix("wireplan[B]> :compile "))
+        .collect();
+    assert!(!paths.is_empty(), "docs/repl.md shows no :compile");
+    for p in paths {
+        let path = Path::new(p);
+        assert!(path.is_relative(), "{p}: not from the repository root");
+        let dir = path.parent().expect("a file name");
+        // `target/` is where any cargo build from the root writes.
+        assert!(
+            dir == Path::new("target") || root.join(dir).is_dir(),
+            "{p}: the folder does not exist"
+        );
+    }
 }

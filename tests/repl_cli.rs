@@ -1,6 +1,7 @@
 //! `wireplan repl` end to end in a pseudo-terminal, as a person would use it: Tab completes a
 //! service name, `:phase A` and `:type`, a definition added with Rhai, `:diff`, `:compile`,
-//! `:quit`.
+//! `:quit`; Ctrl-C stopping a running input; and, through pipes, what only the real binary
+//! shows (a missing config as `check` reports it, a deeply nested value not aborting it).
 //! Every wait is bounded (rexpect's timeout); the child is killed when the session is dropped,
 //! also when an expectation fails.
 
@@ -155,17 +156,88 @@ fn the_alias_binary_takes_the_same_options_and_a_bad_home_is_not_an_error() {
     assert_eq!(err, "");
 }
 
+/// Issue #11: `wireplan repl nope.neon` says what `wireplan check nope.neon` says, with the
+/// same code, text and note.
 #[test]
-fn a_missing_config_is_refused_with_a_diagnostic() {
-    let (code, out, err) = run_piped(
-        env!("CARGO_BIN_EXE_wireplan"),
-        &["repl", "examples/blog/config/nope.neon"],
+fn a_missing_config_is_refused_with_the_diagnostic_check_prints() {
+    let config = "examples/blog/config/nope.neon";
+    let (code, out, err) = run_piped(env!("CARGO_BIN_EXE_wireplan"), &["repl", config], "", &[]);
+    assert_eq!(code, 1, "{out}");
+    let (check_code, _, check_err) =
+        run_piped(env!("CARGO_BIN_EXE_wireplan"), &["check", config], "", &[]);
+    assert_eq!(check_code, 1);
+    assert!(
+        err.starts_with(&format!(
+            "error[file-not-found]: File '{config}' is missing or is not readable.\n = No such file"
+        )),
+        "{err}"
+    );
+    // check adds its summary line after the same diagnostic.
+    assert!(
+        check_err.starts_with(&err),
+        "repl:\n{err}\ncheck:\n{check_err}"
+    );
+    assert_eq!(out, "");
+    // A directory is not a configuration either.
+    let (code, _, err) = run_piped(
+        env!("CARGO_BIN_EXE_wireplan-repl"),
+        &["examples/blog/config"],
         "",
         &[],
     );
-    assert_eq!(code, 1, "{out}");
-    assert!(
-        err.contains("error[file-not-found]: 'examples/blog/config/nope.neon' is missing"),
-        "{err}"
+    assert_eq!(code, 1);
+    assert!(err.contains("is missing or is not readable."), "{err}");
+    assert!(err.contains("it is a directory"), "{err}");
+}
+
+/// Issue #11: a value nested 2,000 levels deep aborted the program (stack overflow, exit
+/// 134); the real binary prints it 32 levels deep and goes on.
+#[test]
+fn a_deep_value_prints_bounded_in_the_real_binary() {
+    let (code, out, err) = run_piped(
+        env!("CARGO_BIN_EXE_wireplan"),
+        &["repl", "examples/blog/config/app.neon"],
+        "let v = 1; for i in 0..2000 { v = [v]; } v\n40 + 2\n:quit\n",
+        &[],
     );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.contains(&format!("\n{}…{}\n", "[".repeat(33), "]".repeat(33))),
+        "{out}"
+    );
+    assert!(out.contains("\n42\n"), "{out}");
+}
+
+/// Issue #11: Ctrl-C while an input runs stops the input, not the REPL.
+#[test]
+fn ctrl_c_in_a_terminal_stops_the_running_input_and_the_session_goes_on() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireplan"));
+    cmd.current_dir(root)
+        .args(["repl", "examples/blog/config/app.neon"])
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .env("XDG_DATA_HOME", dir.path());
+    let mut p = spawn_with_options(
+        cmd,
+        Options::new()
+            .timeout_ms(Some(TIMEOUT_MS))
+            .strip_ansi_escape_codes(false),
+    )
+    .expect("spawn wireplan repl");
+    p.process_mut().set_kill_timeout(Some(2_000));
+    p.exp_string("wireplan[B]> ").expect("prompt");
+    key(&mut p, "loop { builder.findByType(\"App\\\\Logger\"); }\r");
+    // Give the line editor time to hand the terminal back (Ctrl-C is then a signal, not a key).
+    std::thread::sleep(std::time::Duration::from_millis(1_500));
+    key(&mut p, "\x03");
+    p.exp_string("interrupted (Ctrl-C): the input stopped")
+        .expect("the input was interrupted");
+    p.exp_string("wireplan[B]> ").expect("prompt after Ctrl-C");
+    key(&mut p, "40 + 2\r");
+    p.exp_string("42").expect("the session goes on");
+    p.exp_string("wireplan[B]> ").expect("prompt");
+    key(&mut p, ":quit\r");
+    p.exp_eof().expect("the REPL ends");
 }

@@ -283,6 +283,8 @@ pub struct ContainerBuilder {
     phase: Phase,
     index: AutowiringIndex,
     dirty: bool,
+    /// Changes made through the methods that change definitions, aliases or exclusions.
+    edits: u64,
     /// Types were resolved silently (by a lookup) after the last reporting
     /// [`ContainerBuilder::resolve`]: their errors are still to be reported.
     unreported: bool,
@@ -307,6 +309,7 @@ impl ContainerBuilder {
             phase: Phase::Loading,
             index: AutowiringIndex::default(),
             dirty: true,
+            edits: 0,
             unreported: false,
             excluded: std::collections::HashSet::new(),
             actor: None,
@@ -323,6 +326,16 @@ impl ContainerBuilder {
             }
         }
         self.dirty = true;
+        self.edits += 1;
+    }
+
+    /// How many changes were made through the builder's changing methods (adding, changing
+    /// or removing a definition, adding or removing an alias, excluding types); it only
+    /// grows. Lookups, [`ContainerBuilder::resolve`] and [`ContainerBuilder::complete`] do
+    /// not count. Compare two readings to tell whether code changed the builder (the REPL
+    /// counts the inputs that did).
+    pub fn edits(&self) -> u64 {
+        self.edits
     }
 
     /// Is `ty` excluded from autowiring?
@@ -402,6 +415,7 @@ impl ContainerBuilder {
         }
         self.lower_names.insert(lower, name.clone());
         self.dirty = true;
+        self.edits += 1;
         self.removed.shift_remove(&name);
         let actor = self.actor.clone();
         Ok(self.definitions.entry(name.clone()).or_insert_with(|| {
@@ -424,6 +438,7 @@ impl ContainerBuilder {
     pub fn get_definition_mut(&mut self, name: &str) -> Option<&mut Definition> {
         let real = self.real_name(name).to_string();
         self.dirty = true;
+        self.edits += 1;
         let actor = self.actor.clone();
         let def = self.definitions.get_mut(&real)?;
         if let Some(a) = actor {
@@ -451,6 +466,7 @@ impl ContainerBuilder {
         if let Some(def) = self.definitions.shift_remove(&real) {
             self.lower_names.remove(&real.to_lowercase());
             self.dirty = true;
+            self.edits += 1;
             // Before resolution (phase A) a plain class creator still tells the type.
             let creator_class = match def.creator.as_ref().map(|c| &c.callee) {
                 Some(Callee::Name(n)) if self.catalog.exists(n) => {
@@ -489,12 +505,15 @@ impl ContainerBuilder {
             ));
         }
         self.aliases.insert(alias.to_string(), service.to_string());
+        self.edits += 1;
         Ok(())
     }
 
     /// Removes an alias; silent when it does not exist.
     pub fn remove_alias(&mut self, alias: &str) {
-        self.aliases.shift_remove(alias);
+        if self.aliases.shift_remove(alias).is_some() {
+            self.edits += 1;
+        }
     }
 
     /// All aliases.
@@ -692,5 +711,25 @@ mod tests {
         assert_eq!(b.add_definition(None, None).expect("anon").name, "02");
         let bad = b.add_definition(Some("a..b"), None).expect_err("bad name");
         assert_eq!(bad.code, Code::InvalidDefinition);
+    }
+
+    #[test]
+    fn edits_count_changes_and_not_lookups() {
+        let mut b = ContainerBuilder::new(catalog());
+        b.add_definition(Some("db"), None)
+            .expect("added")
+            .set_creator("App\\Db", ExprArray::new());
+        assert_eq!(b.edits(), 1);
+        assert_eq!(b.get_by_type("App\\Db").expect("found"), Some("db".into()));
+        b.find_by_type("App\\Db").expect("found");
+        b.remove_alias("none");
+        b.remove_definition("none");
+        b.add_alias("db", "db").expect_err("taken");
+        assert_eq!(b.edits(), 1);
+        b.add_alias("database", "db").expect("alias");
+        b.remove_alias("database");
+        b.get_definition_mut("db").expect("db").lazy = true;
+        b.remove_definition("db");
+        assert_eq!(b.edits(), 5);
     }
 }

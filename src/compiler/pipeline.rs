@@ -75,6 +75,8 @@ pub struct Pipeline {
     checks: Vec<Range<usize>>,
     stage: Stage,
     plan: Option<Plan>,
+    /// The sandbox limits the extensions run under.
+    limits: crate::script::Limits,
     /// What phase A started from, so the pipeline can run again without reading the files.
     inputs: Inputs,
 }
@@ -181,8 +183,16 @@ impl Pipeline {
             checks: Vec::new(),
             stage: Stage::A,
             plan: None,
+            limits,
             inputs,
         }
+    }
+
+    /// The sandbox limits the extensions run under: the caller's ([`Options::limits`]) with
+    /// what the project's `wireplan: sandbox:` section sets
+    /// ([`crate::script::sandbox::project_limits`]). The REPL runs its inputs under them too.
+    pub fn limits(&self) -> &crate::script::Limits {
+        &self.limits
     }
 
     /// A new pipeline over the same loaded configuration, after phase A (files already read

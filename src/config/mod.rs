@@ -89,6 +89,17 @@ pub fn load_str(
     }
 }
 
+/// The `file-not-found` diagnostic for a configuration file that cannot be read (`err` from
+/// [`crate::source::read_input_file`] becomes its note). `wireplan check` and the other
+/// commands report a missing root or included file with it; the REPL refuses to start with it.
+pub fn unreadable_file(path: &Path, err: &std::io::Error) -> Diagnostic {
+    Diagnostic::error(
+        Code::FileNotFound,
+        format!("File '{}' is missing or is not readable.", path.display()),
+    )
+    .with_note(err.to_string())
+}
+
 struct Loader<'a> {
     sources: &'a mut SourceMap,
     diags: &'a mut Diagnostics,
@@ -134,14 +145,7 @@ impl Loader<'_> {
         let bytes = match crate::source::read_input_file(path) {
             Ok(b) => b,
             Err(e) => {
-                self.diags.push(
-                    Diagnostic::error(
-                        Code::FileNotFound,
-                        format!("File '{}' is missing or is not readable.", path.display()),
-                    )
-                    .at(from)
-                    .with_note(e.to_string()),
-                );
+                self.diags.push(unreadable_file(path, &e).at(from));
                 return None;
             }
         };

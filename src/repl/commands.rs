@@ -170,7 +170,8 @@ pub fn help(topic: &str) -> Result<String, String> {
              `config` and `params` in scope:\n  builder.getByType(\"App\\\\Logger\")\n  \
              builder.addDefinition(\"clock2\").setFactory(\"App\\\\Clock\")\n\
              functions defined with `fn` stay defined (they do not see outer variables: pass\n\
-             `builder` as an argument). Tab completes; `:help COMMAND` says more.",
+             `builder` as an argument). Tab completes; Ctrl-C stops a running input;\n\
+             `:help COMMAND` says more.",
         );
         return Ok(out);
     }

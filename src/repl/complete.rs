@@ -245,9 +245,11 @@ pub fn hint(line: &str) -> Option<String> {
     }
 }
 
-/// Is `input` unfinished: an unclosed `(`, `[`, `{`, string, back-tick string or block
-/// comment? Commands (`:…`) are always one line. Stray closing brackets count as finished
-/// (the parser reports them).
+/// Is `input` unfinished: an unclosed `(`, `[`, `{`, back-tick string or block comment, or a
+/// string continued with `\` at the end of the line? Commands (`:…`) are always one line.
+/// Stray closing brackets count as finished (the parser reports them), and so does a `"`
+/// string or `'` character left open: Rhai's strings do not span lines (only back-tick
+/// strings do), so Enter there runs the input and Rhai reports the unterminated string.
 pub fn is_incomplete(input: &str) -> bool {
     if input.trim_start().starts_with(':') {
         return false;
@@ -276,10 +278,15 @@ pub fn is_incomplete(input: &str) -> bool {
                 _ => {}
             },
             In::Str(q) => match c {
-                '\\' if *q != '`' => {
-                    chars.next();
-                }
+                '\\' if *q != '`' => match chars.next() {
+                    // `"abc\` at the end of the line: the string goes on (a line
+                    // continuation).
+                    None => return true,
+                    Some(_escaped) => {}
+                },
                 c if c == *q => state = In::Code,
+                // A `"` string or character cannot hold a line break: Rhai stops there.
+                '\n' if *q != '`' => return false,
                 _ => {}
             },
             In::LineComment => {
@@ -301,5 +308,9 @@ pub fn is_incomplete(input: &str) -> bool {
             }
         }
     }
-    !depth.is_empty() || matches!(state, In::Str(_) | In::BlockComment(_))
+    match state {
+        In::Str('`') | In::BlockComment(_) => true,
+        In::Str(_) => false,
+        In::Code | In::LineComment => !depth.is_empty(),
+    }
 }

@@ -76,63 +76,133 @@ fn format_float(f: f64) -> String {
     }
 }
 
+/// How many levels of arrays and maps a script value prints; deeper collections print as
+/// `[…]` or `{…}`. The display walks values recursively, so this also bounds the stack it
+/// needs (a value nested 2,000 levels deep once overflowed the stack and aborted the REPL).
+pub const MAX_DISPLAY_DEPTH: usize = 32;
+
+/// How many items of one array or map print; the rest are summed up as `… N more`.
+pub const MAX_DISPLAY_ITEMS: usize = 100;
+
+/// How many items print in all, over every level of one value: a wide value nested a few
+/// levels deep prints a bounded text too. Items past it are summed up as `… N more`.
+pub const MAX_DISPLAY_TOTAL: usize = 2_000;
+
 /// A script value as a user reads it: strings as they are at the top level (quoted inside
 /// collections), definitions as `Definition(name)`, statements and references as NEON, maps
-/// as `{key: value}`.
+/// as `{key: value}`, Rhai's own maps as `#{key: value}`.
+///
+/// Any value prints in bounded time, stack and length: collections deeper than
+/// [`MAX_DISPLAY_DEPTH`] print as `[…]` (`{…}`, `#{…}` for maps), and past
+/// [`MAX_DISPLAY_ITEMS`] items in one collection or [`MAX_DISPLAY_TOTAL`] in all the rest
+/// are counted (`… 3 more`). Collections are read in place, never cloned, and never
+/// formatted by Rhai's own `to_string` (which recurses without a bound).
 pub fn dynamic(v: &Dynamic) -> String {
     if v.is_string() {
         return v.to_string();
     }
-    nested(v)
+    let mut out = String::new();
+    let mut budget = MAX_DISPLAY_TOTAL;
+    nested(v, 0, &mut budget, &mut out);
+    out
 }
 
-fn nested(v: &Dynamic) -> String {
+/// Writes a collection `depth` levels down: `items` between `open` and `close`, each written
+/// by `item` one level deeper; each item shown takes one from `budget`. Past
+/// [`MAX_DISPLAY_DEPTH`] only `open…close` is written, past [`MAX_DISPLAY_ITEMS`] or an
+/// empty budget the rest are counted (`… N more`).
+fn collection<'a, T: 'a>(
+    items: impl ExactSizeIterator<Item = T>,
+    (open, close): (&str, &str),
+    depth: usize,
+    budget: &mut usize,
+    out: &mut String,
+    mut item: impl FnMut(T, usize, &mut usize, &mut String),
+) {
+    let len = items.len();
+    if depth >= MAX_DISPLAY_DEPTH && len > 0 {
+        out.push_str(open);
+        out.push('…');
+        out.push_str(close);
+        return;
+    }
+    out.push_str(open);
+    let mut shown = 0;
+    for x in items {
+        if shown == MAX_DISPLAY_ITEMS || *budget == 0 {
+            break;
+        }
+        if shown > 0 {
+            out.push_str(", ");
+        }
+        *budget -= 1;
+        item(x, depth + 1, budget, out);
+        shown += 1;
+    }
+    if shown < len {
+        if shown > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "… {} more", len - shown);
+    }
+    out.push_str(close);
+}
+
+fn nested(v: &Dynamic, depth: usize, budget: &mut usize, out: &mut String) {
     use crate::script::api::{BuilderHandle, DefinitionHandle, OrderedMap};
     use crate::script::values::{ScriptDynamic, ScriptReference, ScriptStatement};
     if v.is_unit() {
-        return "()".into();
+        out.push_str("()");
+    } else if v.is_string() {
+        let _ = write!(out, "{:?}", v.to_string());
+    } else if let Ok(a) = v.as_array_ref() {
+        collection(a.iter(), ("[", "]"), depth, budget, out, |x, d, b, o| {
+            nested(x, d, b, o)
+        });
+    } else if let Ok(m) = v.as_map_ref() {
+        collection(
+            m.iter(),
+            ("#{", "}"),
+            depth,
+            budget,
+            out,
+            |(k, x), d, b, o| {
+                let _ = write!(o, "{k}: ");
+                nested(x, d, b, o);
+            },
+        );
+    } else if let Some(m) = v.read_lock::<OrderedMap>() {
+        collection(
+            m.entries.iter(),
+            ("{", "}"),
+            depth,
+            budget,
+            out,
+            |(k, x), d, b, o| {
+                let _ = write!(o, "{k}: ");
+                nested(x, d, b, o);
+            },
+        );
+    } else if let Some(d) = v.read_lock::<DefinitionHandle>() {
+        let _ = write!(out, "Definition({})", d.name());
+    } else if v.is::<BuilderHandle>() {
+        out.push_str("ContainerBuilder");
+    } else if let Some(s) = v.read_lock::<ScriptStatement>() {
+        // Statements made by scripts nest at most `script::values::MAX_VALUE_DEPTH` levels.
+        out.push_str(&neon(&Expr::bare(ExprKind::Statement(Box::new(
+            s.0.clone(),
+        )))));
+    } else if let Some(r) = v.read_lock::<ScriptReference>() {
+        let _ = write!(out, "@{}", r.0);
+    } else if let Some(d) = v.read_lock::<ScriptDynamic>() {
+        out.push_str(&neon(&d.0));
+    } else if let Some(d) = v.read_lock::<crate::diagnostics::Diagnostic>() {
+        let _ = write!(out, "error[{}]: {}", d.code, d.message);
+    } else {
+        // What is left holds no script values: numbers, booleans, characters, function
+        // pointers, timestamps, blobs and other custom types.
+        let _ = write!(out, "{v}");
     }
-    if v.is_string() {
-        return format!("{:?}", v.to_string());
-    }
-    if let Some(d) = v.clone().try_cast::<DefinitionHandle>() {
-        return format!("Definition({})", d.name());
-    }
-    if v.is::<BuilderHandle>() {
-        return "ContainerBuilder".into();
-    }
-    if let Some(s) = v.clone().try_cast::<ScriptStatement>() {
-        return neon(&Expr::bare(ExprKind::Statement(Box::new(s.0))));
-    }
-    if let Some(r) = v.clone().try_cast::<ScriptReference>() {
-        return format!("@{}", r.0);
-    }
-    if let Some(d) = v.clone().try_cast::<ScriptDynamic>() {
-        return neon(&d.0);
-    }
-    if let Some(d) = v.clone().try_cast::<crate::diagnostics::Diagnostic>() {
-        return format!("error[{}]: {}", d.code, d.message);
-    }
-    if let Some(m) = v.clone().try_cast::<OrderedMap>() {
-        let items: Vec<String> = m
-            .entries
-            .iter()
-            .map(|(k, x)| format!("{k}: {}", nested(x)))
-            .collect();
-        return format!("{{{}}}", items.join(", "));
-    }
-    if let Some(m) = v.clone().try_cast::<rhai::Map>() {
-        let items: Vec<String> = m
-            .iter()
-            .map(|(k, x)| format!("{k}: {}", nested(x)))
-            .collect();
-        return format!("#{{{}}}", items.join(", "));
-    }
-    if let Some(a) = v.clone().try_cast::<rhai::Array>() {
-        let items: Vec<String> = a.iter().map(nested).collect();
-        return format!("[{}]", items.join(", "));
-    }
-    v.to_string()
 }
 
 /// The `:show` text of one definition: kind, resolved type, creator as written and as

@@ -24,7 +24,13 @@ use crate::script::api::{to_dynamic, BuilderHandle};
 use crate::source::{FileId, SourceMap};
 use rhai::{Dynamic, Engine, EvalAltResult, Scope, AST};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use wireplan_runtime::plan::Plan;
+
+/// What stops an input when its interrupt flag is set, carried in Rhai's `ErrorTerminated`
+/// value (next to the sandbox's own tokens).
+const INTERRUPTED: &str = "wireplan-repl-interrupted";
 
 /// The phase a session starts in: B, where types are resolved and `getByType` answers are
 /// final (the seeds' lesson: lookups in phase A see a partial graph).
@@ -46,8 +52,11 @@ pub struct Session {
     /// lines as come before it here, so positions inside functions defined by an earlier
     /// input still name the right line.
     transcript: String,
-    /// Inputs and scripts run since the builder was last compiled from the files.
+    /// Inputs and scripts run since the builder was last compiled from the files that
+    /// changed it (see [`ContainerBuilder::edits`]).
     changes: usize,
+    /// Set (by the terminal's Ctrl-C handler, or any thread) to stop the running input.
+    interrupt: Arc<AtomicBool>,
 }
 
 /// What a line produced.
@@ -70,7 +79,9 @@ impl Session {
     pub fn open_at(path: &Path, options: Options, stage: Stage) -> Session {
         let mut pipeline = Pipeline::load(path, &options);
         pipeline.run_to(stage);
-        let engine = crate::script::engine(&options.limits);
+        let interrupt = Arc::new(AtomicBool::new(false));
+        // `bind` below builds the real engine.
+        let engine = Engine::new_raw();
         let handle = BuilderHandle::new(pipeline.builder().clone());
         let mut s = Session {
             path: path.to_path_buf(),
@@ -82,14 +93,17 @@ impl Session {
             functions: AST::empty(),
             transcript: String::new(),
             changes: 0,
+            interrupt,
         };
         s.bind();
         s
     }
 
     /// Binds `builder`, `config` and `params` for the current pipeline (variables defined at
-    /// the prompt are dropped).
+    /// the prompt are dropped), with an engine under the pipeline's sandbox limits (the
+    /// project's `wireplan: sandbox:` may have changed on `:reload`).
     fn bind(&mut self) {
+        self.engine = prompt_engine(self.pipeline.limits(), &self.interrupt);
         self.handle = BuilderHandle::new(self.pipeline.builder().clone());
         let mut config = ExprArray::new();
         for (name, (_, value)) in self.pipeline.sections() {
@@ -106,6 +120,14 @@ impl Session {
         self.scope
             .push_constant("params", to_dynamic(&Expr::bare(ExprKind::Array(params))));
         self.changes = 0;
+    }
+
+    /// The flag that stops the input being evaluated: setting it (from a signal handler or
+    /// another thread) ends the input at its next operation with "interrupted", and the
+    /// session goes on. [`Session::eval`] clears it before and after each input, so a flag
+    /// set while no script runs stops nothing later. The terminal sets it on Ctrl-C.
+    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
+        self.interrupt.clone()
     }
 
     /// The phase the session stopped after.
@@ -178,8 +200,17 @@ impl Session {
         p.take_plan()
     }
 
-    /// Handles one input: a `:command` or Rhai code (possibly several lines).
+    /// Handles one input: a `:command` or Rhai code (possibly several lines). Rhai code runs
+    /// within the sandbox's limits per input (operations, wall-clock time, allocation) and
+    /// stops when [`Session::interrupt_flag`] is set; either way the session goes on.
     pub fn eval(&mut self, input: &str) -> Reply {
+        self.interrupt.store(false, Ordering::Relaxed);
+        let reply = self.eval_input(input);
+        self.interrupt.store(false, Ordering::Relaxed);
+        reply
+    }
+
+    fn eval_input(&mut self, input: &str) -> Reply {
         let line = input.trim();
         if line.is_empty() {
             return Reply::Text(String::new());
@@ -405,18 +436,38 @@ impl Session {
         }
     }
 
+    /// `:run FILE`: a missing or unreadable file is `file-not-found`; text that is not UTF-8
+    /// is a `script-error` at the first invalid byte (as NEON files report it).
     fn run_file(&mut self, arg: &str) -> String {
         let path = PathBuf::from(arg);
-        let text = match crate::source::read_input_file(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|b| String::from_utf8(b).map_err(|_| "not valid UTF-8".to_string()))
-        {
-            Ok(t) => t,
+        let bytes = match crate::source::read_input_file(&path) {
+            Ok(b) => b,
             Err(e) => {
                 let d = Diagnostic::error(
                     Code::FileNotFound,
                     format!("Cannot read '{}': {e}", path.display()),
                 );
+                return self.render(&[d]);
+            }
+        };
+        let text = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                // Shown with each invalid sequence as U+FFFD, which starts at the same byte.
+                let shown = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                let file = self
+                    .pipeline
+                    .add_source(path.display().to_string(), None, shown);
+                let end = at + char::REPLACEMENT_CHARACTER.len_utf8();
+                let d = Diagnostic::error(
+                    Code::ScriptError,
+                    format!(
+                        "'{}' is not valid UTF-8: invalid byte sequence at byte {at}.",
+                        path.display()
+                    ),
+                )
+                .with_primary(crate::source::Span::new(file, at, end), "not UTF-8");
                 return self.render(&[d]);
             }
         };
@@ -455,11 +506,33 @@ impl Session {
         let full = self.functions.merge(&ast);
         self.handle
             .set_script(file, self.pipeline.sources().get(file));
-        self.changes += 1;
+        let edits = self.pipeline.builder().borrow().edits();
+        // The input's time and allocation count from here, as for an extension's call.
+        let run = crate::script::sandbox::begin();
         let result = self
             .engine
             .eval_ast_with_scope::<Dynamic>(&mut self.scope, &full);
+        drop(run);
+        let changed = self.pipeline.builder().borrow().edits() != edits;
+        if changed {
+            self.changes += 1;
+        }
+        // Lookups matter to the compiler only for extensions; the prompt's are dropped.
+        drop(self.handle.take_lookups());
         let mut diags = self.handle.take_warnings();
+        // A loop of lookups warns once per round: show each warning once.
+        diags.dedup();
+        if matches!(&result, Err(e) if is_interrupt(e)) {
+            let mut text = self.render(&diags);
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str("interrupted (Ctrl-C): the input stopped");
+            if changed {
+                text.push_str("; the changes it made so far stay (:reset drops them)");
+            }
+            return text;
+        }
         let value = match result {
             Ok(v) if v.is_unit() && ast.iter_functions().next().is_some() => {
                 let names: Vec<String> = ast
@@ -492,7 +565,7 @@ impl Session {
             }
             inner = next;
         }
-        let limits = &self.options.limits;
+        let limits = self.pipeline.limits();
         let mut d = match inner {
             EvalAltResult::ErrorRuntime(v, _) if v.is::<Diagnostic>() => {
                 v.clone().cast::<Diagnostic>()
@@ -505,6 +578,25 @@ impl Session {
                     limits.max_operations
                 ),
             ),
+            EvalAltResult::ErrorTerminated(v, _)
+                if crate::script::sandbox::termination_message(v, limits).is_some() =>
+            {
+                let (message, note) =
+                    crate::script::sandbox::termination_message(v, limits).unwrap_or_default();
+                Diagnostic::error(
+                    Code::ScriptError,
+                    format!("Stopped: {message}; the session goes on."),
+                )
+                .with_note(note)
+            }
+            // A thrown value prints as the REPL prints values (bounded), not by Rhai's
+            // `to_string`, which recurses through nested arrays without a limit.
+            EvalAltResult::ErrorRuntime(v, _) if !v.is_unit() && !v.is_string() => {
+                Diagnostic::error(
+                    Code::ScriptError,
+                    format!("Runtime error: {}", display::dynamic(v)),
+                )
+            }
             other => Diagnostic::error(
                 Code::ScriptError,
                 crate::script::strip_position(&other.to_string()),
@@ -581,6 +673,32 @@ impl Session {
     }
 }
 
+/// The engine for the prompt: the extensions' engine and sandbox `limits`, and before the
+/// limits the `interrupt` flag. Both end the input through Rhai's progress callback, which
+/// runs after every operation.
+fn prompt_engine(limits: &crate::script::Limits, interrupt: &Arc<AtomicBool>) -> Engine {
+    let mut engine = crate::script::engine(limits);
+    let sandbox = crate::script::sandbox::progress(limits);
+    let flag = interrupt.clone();
+    engine.on_progress(move |ops| {
+        if flag.swap(false, Ordering::Relaxed) {
+            return Some(Dynamic::from(INTERRUPTED));
+        }
+        sandbox(ops)
+    });
+    engine
+}
+
+/// Was the input stopped by its interrupt flag (Ctrl-C)?
+fn is_interrupt(err: &EvalAltResult) -> bool {
+    let mut inner = err;
+    while let EvalAltResult::ErrorInFunctionCall(_, _, next, _) = inner {
+        inner = next;
+    }
+    matches!(inner, EvalAltResult::ErrorTerminated(v, _)
+        if v.clone().into_string().is_ok_and(|s| s == INTERRUPTED))
+}
+
 /// Parameters as `(dotted name, shown value)`; nested maps are flattened, and a dynamic value
 /// (declared dynamic, `env.*`, or containing a `%dynamic%` read) shows as `(dynamic)`.
 fn flatten(
@@ -613,7 +731,10 @@ fn holds_dynamic(e: &Expr) -> bool {
     }
 }
 
-/// Does the configuration file exist? The REPL refuses to start without one.
-pub fn config_exists(path: &Path) -> bool {
-    path.is_file()
+/// Can the configuration file be read? The REPL refuses to start without one; the error is
+/// the `file-not-found` diagnostic `wireplan check` reports for it.
+pub fn check_config(path: &Path) -> Result<(), Diagnostic> {
+    crate::source::read_input_file(path)
+        .map(drop)
+        .map_err(|e| crate::config::unreadable_file(path, &e))
 }

@@ -143,9 +143,10 @@ fn use_colour() -> bool {
     std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
 }
 
-/// Starts a session over `config` and runs the loop: refuses (exit 1, `file-not-found`) when
-/// the file is missing, prints `problems` with the options (rendered against `arg_sources`)
-/// and goes on without them.
+/// Starts a session over `config` and runs the loop: refuses (exit 1) when the file cannot
+/// be read, with the diagnostic `wireplan check` prints for it
+/// ([`crate::config::unreadable_file`]), after `problems` with the options. Otherwise prints
+/// `problems` (rendered against `arg_sources`) and goes on without them.
 pub fn start(
     config: &std::path::Path,
     options: crate::compiler::Options,
@@ -153,13 +154,10 @@ pub fn start(
     problems: &[crate::diagnostics::Diagnostic],
     color: bool,
 ) -> ExitCode {
-    use crate::diagnostics::{Code, Diagnostic};
-    if !super::config_exists(config) {
-        let d = Diagnostic::error(
-            Code::FileNotFound,
-            format!("'{}' is missing or is not a file", config.display()),
-        );
-        crate::diagnostics::render(arg_sources, &[d], color);
+    if let Err(e) = super::check_config(config) {
+        let mut all = problems.to_vec();
+        all.push(e);
+        crate::diagnostics::render(arg_sources, &all, color);
         return ExitCode::from(1);
     }
     crate::diagnostics::render(arg_sources, problems, color);
@@ -167,11 +165,23 @@ pub fn start(
 }
 
 /// Runs the interactive loop over `session` until `:quit` or Ctrl-D. Ctrl-C drops the line
-/// being typed. History is loaded and saved at [`history_path`]; a missing or read-only
+/// being typed; while an input runs it stops that input ([`Session::interrupt_flag`]) and the
+/// session goes on. A second Ctrl-C before the first is noticed (something other than a
+/// script is busy) ends the program with exit code 130. History is loaded and saved at [`history_path`]; a missing or read-only
 /// location is not an error (the session just has no saved history). Exit code 0, or 1 when
 /// the terminal cannot be used.
 pub fn run(session: Session) -> ExitCode {
     println!("{}  (:help for commands)", session.summary());
+    // While the line editor reads, the terminal is in raw mode and Ctrl-C arrives as a key
+    // (`ReadlineError::Interrupted`); while an input runs it is a SIGINT, handled here.
+    let flag = session.interrupt_flag();
+    if let Err(e) = ctrlc::set_handler(move || {
+        if flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    }) {
+        eprintln!("warning: Ctrl-C cannot stop a running input ({e}); it ends the program");
+    }
     let session = Rc::new(RefCell::new(session));
     let config = rustyline::Config::builder()
         .auto_add_history(false)

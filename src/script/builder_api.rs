@@ -73,6 +73,13 @@ impl BuilderHandle {
             .collect()
     }
 
+    /// The lookups by tag or type made through this handle since the last call (the
+    /// compiler checks an extension's against what later extensions add; the REPL drops them
+    /// after each input so a loop of lookups does not pile up for the whole session).
+    pub fn take_lookups(&self) -> Vec<super::Lookup> {
+        std::mem::take(&mut self.state.borrow_mut().lookups)
+    }
+
     fn handle(&self, name: &str) -> DefinitionHandle {
         DefinitionHandle {
             builder: self.builder.clone(),
