@@ -545,7 +545,7 @@ fn neon_encode(file: PathBuf, inline: bool, indent: &str) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e @ EncodeError::BadIndent(_)) => {
-            say(format_args!("error: --indent: {e}"));
+            say(format_args!("error[{}]: --indent: {e}", Code::Usage));
             ExitCode::from(2)
         }
         Err(e) => fail(
