@@ -22,7 +22,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = wireplan::cli::parse_or_exit();
     let mut sources = wireplan::source::SourceMap::new();
     let (opts, problems) = options(&args.params, &mut sources);
     let color = {

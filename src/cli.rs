@@ -21,11 +21,26 @@ pub struct ParamArgs {
     pub scripts: Vec<PathBuf>,
 }
 
-/// The compiler options from the command line, and the problems with them. A bad `--dynamic`
-/// name or `-p` item is reported and left out, so that the compilation still runs and shows
+/// The compiler options from the command line, and the problems with them. A `--scripts` folder
+/// that does not exist is a `file-not-found` warning. A bad `--dynamic` name or `-p` item is an
+/// error, reported and left out, so that the compilation still runs and shows
 /// every independent error (a `-p` value that is not valid NEON is as if not given).
 pub fn options(args: &ParamArgs, sources: &mut SourceMap) -> (Options, Vec<Diagnostic>) {
     let mut problems = Vec::new();
+    for dir in args.scripts.iter().filter(|d| !d.is_dir()) {
+        let what = if dir.exists() {
+            "is not a folder"
+        } else {
+            "does not exist"
+        };
+        problems.push(
+            Diagnostic::warning(
+                Code::FileNotFound,
+                format!("--scripts: '{}' {what}.", dir.display()),
+            )
+            .with_note("no extension is searched for there"),
+        );
+    }
     let mut script_paths = args.scripts.clone();
     if let Some(extra) = std::env::var_os("WIREPLAN_SCRIPTS") {
         script_paths.extend(std::env::split_paths(&extra));
@@ -76,4 +91,30 @@ fn valid_parameter_name(name: &str) -> bool {
                     .chars()
                     .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
         })
+}
+
+/// Parses the command line of a wireplan binary like clap's `Parser::parse`, except that a
+/// usage error (unknown option, missing argument, value out of range, ...) is printed as
+/// `error[usage]: …` with clap's text and suggestions, so that every error wireplan prints has
+/// a code ([`Code::Usage`]); exit code 2 as before. `--help` and `--version` are printed and
+/// exit 0 unchanged.
+pub fn parse_or_exit<P: clap::Parser>() -> P {
+    P::try_parse().unwrap_or_else(|e| exit_on(e))
+}
+
+/// Prints `e` (see [`parse_or_exit`]) and exits: 0 for help and version, 2 for usage errors.
+fn exit_on(e: clap::Error) -> ! {
+    if !e.use_stderr() {
+        e.exit();
+    }
+    eprint!("{}", usage_text(&e.render().to_string()));
+    std::process::exit(2)
+}
+
+/// clap's rendered error with its leading `error:` replaced by `error[usage]:`.
+pub fn usage_text(rendered: &str) -> String {
+    match rendered.strip_prefix("error:") {
+        Some(rest) => format!("error[{}]:{rest}", Code::Usage.as_str()),
+        None => format!("error[{}]: {rendered}", Code::Usage.as_str()),
+    }
 }

@@ -52,7 +52,7 @@ pub enum GraphFormat {
 }
 
 /// Builds `config` and prints its diagnostics (and the option problems). `None` when the root
-/// file cannot be read: there is nothing to answer from.
+/// file cannot be read or is a plan file: there is nothing to answer from.
 fn build(config: &Path, params: &ParamArgs) -> Option<(Compilation, Built, bool)> {
     let mut arg_sources = SourceMap::new();
     let (opts, problems) = options(params, &mut arg_sources);
@@ -65,13 +65,18 @@ fn build(config: &Path, params: &ParamArgs) -> Option<(Compilation, Built, bool)
         diagnostics::render(&SourceMap::new(), &[d], color());
         return None;
     }
+    // A plan has no definitions to explain: say so, and nothing about an empty build.
+    if let Some(d) = wireplan::config::plan_file_hint(config) {
+        diagnostics::render(&SourceMap::new(), &[d], color());
+        return None;
+    }
     let (compilation, built) = wireplan::compiler::build(config, &opts);
     diagnostics::render(
         &compilation.sources,
         compilation.diagnostics.items(),
         color(),
     );
-    let errors = compilation.diagnostics.has_errors() || !problems.is_empty();
+    let errors = compilation.diagnostics.has_errors() || problems.iter().any(Diagnostic::is_error);
     if errors {
         super::say(format_args!(
             "note: the configuration has errors; the answer comes from what was built despite them"
@@ -127,16 +132,18 @@ pub fn explain(
     finish(sources, answered, errors)
 }
 
-/// Is `path` a plan file (`.json`, `.bin`) rather than a NEON configuration?
+/// Is `path` a plan file rather than a NEON configuration? By name (`.json`, `.bin`: a damaged
+/// plan still gets the plan reader's `invalid-plan`) or by content (a plan under another name).
 fn is_plan(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("json" | "bin")
-    )
+    ) || wireplan::config::plan_file_hint(path).is_some()
 }
 
 /// `wireplan graph (CONFIG | PLAN) --format dot|mermaid|json [--service NAME --depth N]`.
-/// A plan file (`.json`, `.bin`) is drawn as it is, without the configuration.
+/// A plan file (`.json`, `.bin`, or a plan by content) is drawn as it is, without the
+/// configuration.
 pub fn graph(
     config: PathBuf,
     format: GraphFormat,
@@ -145,14 +152,14 @@ pub fn graph(
     params: ParamArgs,
 ) -> ExitCode {
     let (sources, mut graph, errors) = if is_plan(&config) {
-        match wireplan_runtime::plan::Plan::read(&config) {
-            Ok(plan) => (SourceMap::new(), inspect::Graph::from_plan(&plan), false),
-            Err(e) => {
-                let code = match e {
-                    wireplan_runtime::Error::Io { .. } => Code::FileNotFound,
-                    _ => Code::InvalidValue,
-                };
-                let d = Diagnostic::error(code, e.to_string());
+        // The same reader as `show` and `diff`: one code and one wording per problem.
+        match inspect::plan_file::read_plan(&config) {
+            Ok(file) => (
+                SourceMap::new(),
+                inspect::Graph::from_plan(&file.plan),
+                false,
+            ),
+            Err(d) => {
                 diagnostics::render(&SourceMap::new(), &[d], color());
                 return ExitCode::from(1);
             }

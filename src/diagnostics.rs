@@ -73,7 +73,9 @@ codes! {
     EmptyConfiguration => "empty-configuration", "Warning: the configuration defines no service, so the plan would be empty.";
     DuplicateTagValue => "duplicate-tag-value", "Warning: a locator's `tagged:` finds two services with the same tag value; the later one wins (as in Nette).";
     Io => "io-error", "Writing an output file failed.";
-    InvalidPlan => "invalid-plan", "A file given to `wireplan show` or `wireplan diff` is missing, is not a wireplan plan, or is a plan of another version.";
+    InvalidPlan => "invalid-plan", "A file given to `wireplan show`, `diff` or `graph` as a plan is not a wireplan plan (another format, damaged or truncated) or is a plan of another version. A plan that is missing or cannot be read is `file-not-found`.";
+    UnknownParameter => "unknown-parameter", "Warning: `-p NAME=VALUE` names no parameter that the configuration declares or uses (a typo gets a \"did you mean\" hint); the parameter is added, as Nette allows.";
+    Usage => "usage", "The command line itself is wrong: an unknown command or option, a missing or extra argument, a value out of range (exit code 2).";
 }
 
 impl std::fmt::Display for Code {

@@ -70,8 +70,17 @@ enum Command {
         config: PathBuf,
         #[command(flatten)]
         question: cli_inspect::Question,
-        /// With --deps: how many levels to follow (all when absent).
-        #[arg(long, value_name = "N", requires = "deps")]
+        /// With --deps: how many levels to follow, at least 1 (all when absent).
+        // `requires = "deps"` alone does not fire with another question: `deps` conflicts with
+        // it (one question only), and clap counts a required argument that conflicts with a
+        // present one as satisfied. So --depth conflicts with the other questions too.
+        #[arg(
+            long,
+            value_name = "N",
+            requires = "deps",
+            conflicts_with_all = ["service", "type_", "needed_by"],
+            value_parser = depth_value
+        )]
         depth: Option<usize>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = cli_inspect::AnswerFormat::Text)]
@@ -90,8 +99,8 @@ enum Command {
         /// Only the part around this service.
         #[arg(long, value_name = "NAME")]
         service: Option<String>,
-        /// With --service: how many edges away (both directions).
-        #[arg(long, value_name = "N", default_value_t = 1, requires = "service")]
+        /// With --service: how many edges away (both directions), at least 1.
+        #[arg(long, value_name = "N", default_value_t = 1, requires = "service", value_parser = depth_value)]
         depth: usize,
         #[command(flatten)]
         params: ParamArgs,
@@ -153,6 +162,16 @@ enum NeonCommand {
     },
 }
 
+/// The parser of a `--depth N`: a whole number of levels, at least 1 (0 would be an answer
+/// without any edge: `explain --deps` would say the service depends on nothing).
+fn depth_value(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("the depth is at least 1 (the direct dependencies)".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("expected a whole number of levels, at least 1".to_string()),
+    }
+}
+
 /// Plan encodings for `compile --format`.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum PlanEncoding {
@@ -191,13 +210,15 @@ fn compile(
 ) -> ExitCode {
     let mut arg_sources = SourceMap::new();
     let (opts, arg_problems) = options(&params, &mut arg_sources);
+    // A bad option is an error (no plan is written); a missing --scripts folder a warning.
+    let arg_errors = arg_problems.iter().filter(|d| d.is_error()).count();
     let target = output
         .as_ref()
-        .filter(|_| arg_problems.is_empty())
+        .filter(|_| arg_errors == 0)
         .map(|(p, e)| (p.as_path(), *e));
     let run = wireplan::watch::compile_once(&config, &opts, target);
-    let errors = run.error_count() + arg_problems.len();
-    let warnings = run.diagnostics.len() - run.error_count();
+    let errors = run.error_count() + arg_errors;
+    let warnings = run.diagnostics.len() - run.error_count() + arg_problems.len() - arg_errors;
     match format {
         Format::Json => {
             let mut json = diagnostics::to_json(&arg_sources, &arg_problems);
@@ -230,12 +251,21 @@ fn compile(
         }
     }
     let human = matches!(format, Format::Human);
-    let Some(plan) = run.plan.filter(|_| arg_problems.is_empty()) else {
+    let Some(plan) = run.plan.filter(|_| arg_errors == 0) else {
         if human {
             say(format_args!("error: {errors} error(s); no plan written"));
         }
         return ExitCode::from(1);
     };
+    if deny_warnings && warnings > 0 {
+        // Only the error: an "ok" line first would contradict it.
+        if human {
+            say(format_args!(
+                "error: {warnings} warning(s), denied by --deny-warnings"
+            ));
+        }
+        return ExitCode::from(1);
+    }
     if let Some((out, _)) = output {
         say(format_args!(
             "wrote {} ({} services)",
@@ -248,14 +278,6 @@ fn compile(
             plan.services.len()
         ));
     }
-    if deny_warnings && warnings > 0 {
-        if human {
-            say(format_args!(
-                "error: {warnings} warning(s), denied by --deny-warnings"
-            ));
-        }
-        return ExitCode::from(1);
-    }
     ExitCode::SUCCESS
 }
 
@@ -264,8 +286,8 @@ fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs
     use wireplan::watch::{self, Event, Signal, WatchOptions};
     let mut arg_sources = SourceMap::new();
     let (opts, arg_problems) = options(&params, &mut arg_sources);
-    if !arg_problems.is_empty() {
-        diagnostics::render(&arg_sources, &arg_problems, color());
+    diagnostics::render(&arg_sources, &arg_problems, color());
+    if arg_problems.iter().any(Diagnostic::is_error) {
         return ExitCode::from(2);
     }
     let (sender, signals) = std::sync::mpsc::channel();
@@ -284,9 +306,9 @@ fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs
         debounce: std::time::Duration::from_millis(150),
     };
     let mut report = |event: Event<'_>| match event {
-        Event::Compiled(run) => {
+        Event::Compiled { run, kept } => {
             diagnostics::render(&run.sources, &run.diagnostics, color());
-            say(format_args!("{}", run.summary(&output)));
+            say(format_args!("{}", run.summary(&output, kept)));
         }
         Event::Watching(files) => say(format_args!(
             "watching {} file(s); Ctrl-C stops",
@@ -523,7 +545,7 @@ fn neon_encode(file: PathBuf, inline: bool, indent: &str) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e @ EncodeError::BadIndent(_)) => {
-            say(format_args!("error: --indent: {e}"));
+            say(format_args!("error[{}]: --indent: {e}", Code::Usage));
             ExitCode::from(2)
         }
         Err(e) => fail(
@@ -537,7 +559,7 @@ fn neon_encode(file: PathBuf, inline: bool, indent: &str) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = wireplan::cli::parse_or_exit();
     match cli.command {
         Command::Compile {
             config,

@@ -5,9 +5,12 @@
 //! The watcher recompiles when any file the last compilation read changes: the configuration
 //! and its includes, extension scripts, and the files extensions registered with
 //! `addDependency` (after a failed compilation, the files it read plus the last good plan's
-//! dependencies). Changes are debounced (an editor's save is often several events). A failed
-//! compilation leaves the last good plan in place: plans are written atomically and only when
-//! there is no error.
+//! dependencies). Changes are debounced (an editor's save is often several events), and then
+//! the changed files are read until their content is stable (`cp` writes a file in steps: the
+//! half-written file is not compiled). Every recompilation is preceded by an [`Event::Changed`]
+//! naming the files that changed. A failed compilation leaves the last good plan in place:
+//! plans are written atomically and only when there is no error. A plan file that is one of the
+//! inputs stops the watch (an edit cannot make it another file).
 
 use crate::compiler::{self, Options};
 use crate::diagnostics::Diagnostic;
@@ -34,6 +37,9 @@ pub struct CompileRun {
     /// configuration (even when it could not be read), includes, scripts and the files
     /// registered with `addDependency`.
     pub files: Vec<PathBuf>,
+    /// The plan was not written because the target is one of the files the compilation reads
+    /// (an `io-error` among the diagnostics says which).
+    pub output_is_input: bool,
 }
 
 impl CompileRun {
@@ -43,8 +49,10 @@ impl CompileRun {
     }
 
     /// The one-line summary of a watch step: `compiled 9 services in 12 ms → PLAN`, or
-    /// `2 error(s); the last good plan PLAN is kept` (`no plan written` when there is none).
-    pub fn summary(&self, output: &Path) -> String {
+    /// `2 error(s); the last good plan PLAN is kept` when `kept` (a plan was written to `output`
+    /// earlier in this watch), else `2 error(s); no plan written yet`. A file that was at
+    /// `output` before the watch started is not counted: this run did not write it.
+    pub fn summary(&self, output: &Path, kept: bool) -> String {
         match &self.plan {
             Some(plan) => format!(
                 "compiled {} services in {} ms → {}",
@@ -52,12 +60,12 @@ impl CompileRun {
                 self.elapsed.as_millis(),
                 output.display()
             ),
-            None if output.is_file() => format!(
+            None if kept => format!(
                 "{} error(s); the last good plan {} is kept",
                 self.error_count(),
                 output.display()
             ),
-            None => format!("{} error(s); no plan written", self.error_count()),
+            None => format!("{} error(s); no plan written yet", self.error_count()),
         }
     }
 }
@@ -81,8 +89,13 @@ pub fn compile_once(
     if let Some(p) = &plan {
         files.extend(p.dependencies.iter().map(|d| absolute(Path::new(&d.path))));
     }
+    let mut output_is_input = false;
     if let (Some(p), Some((out, encoding))) = (&plan, target) {
-        if let Err(d) = crate::plan::write_checked(&sources, out, p, encoding) {
+        if let Err(d) = crate::plan::check_output(out, &sources, p) {
+            diagnostics.push(d);
+            plan = None;
+            output_is_input = true;
+        } else if let Err(d) = crate::plan::write_checked(&sources, out, p, encoding) {
             diagnostics.push(d);
             plan = None;
         }
@@ -94,6 +107,7 @@ pub fn compile_once(
         plan,
         elapsed: started.elapsed(),
         files: files.into_iter().collect(),
+        output_is_input,
     }
 }
 
@@ -153,8 +167,14 @@ pub enum Signal {
 
 /// What the watch loop reports to its caller, which prints it.
 pub enum Event<'a> {
-    /// A compilation finished (successfully or not).
-    Compiled(&'a CompileRun),
+    /// A compilation finished (successfully or not). `kept`: a plan written earlier in this
+    /// watch is in place (see [`CompileRun::summary`]).
+    Compiled {
+        /// The compilation.
+        run: &'a CompileRun,
+        /// Whether a plan was written earlier in this watch (and is kept on errors).
+        kept: bool,
+    },
     /// The files now watched.
     Watching(&'a [PathBuf]),
     /// A changed input triggered the next compilation.
@@ -167,7 +187,8 @@ pub enum Event<'a> {
 /// arrives on `signals` (or every sender is gone). `sender` is the other end of the same
 /// channel; the file watcher sends through it. Each step is reported through `report`.
 ///
-/// Errors: the file watcher cannot be started (the message of `notify`).
+/// Errors: the file watcher cannot be started (the message of `notify`); the plan file is one
+/// of the inputs (reported with the compilation first), which no edit of them can fix.
 pub fn run(
     opts: &WatchOptions,
     sender: Sender<Signal>,
@@ -190,13 +211,24 @@ pub fn run(
     let mut watched_dirs: BTreeSet<PathBuf> = BTreeSet::new();
     let mut last_good: Vec<PathBuf> = Vec::new();
     let mut watched: Vec<PathBuf> = Vec::new();
-    let mut compile = |report: &mut dyn FnMut(Event<'_>)| -> BTreeMap<PathBuf, Option<u64>> {
+    let mut written = false;
+    let mut compile = |report: &mut dyn FnMut(Event<'_>)| -> Result<Fingerprints, String> {
         let run = compile_once(
             &opts.config,
             &opts.options,
             Some((&opts.output, opts.encoding)),
         );
-        report(Event::Compiled(&run));
+        report(Event::Compiled {
+            run: &run,
+            kept: written,
+        });
+        if run.output_is_input {
+            return Err(format!(
+                "the plan file {} is one of the inputs; watching stops",
+                opts.output.display()
+            ));
+        }
+        written |= run.plan.is_some();
         let mut files = run.files.clone();
         if run.plan.is_some() {
             last_good = run.files.clone();
@@ -208,15 +240,15 @@ pub fn run(
             .files()
             .filter_map(|(_, s)| Some((absolute(s.path.as_deref()?), hash_text(&s.text))))
             .collect();
-        files
+        Ok(files
             .into_iter()
             .map(|f| {
                 let print = compiled.get(&f).copied().or_else(|| fingerprint(&f));
                 (f, print)
             })
-            .collect()
+            .collect())
     };
-    let mut fresh = compile(report);
+    let mut fresh = compile(report)?;
     loop {
         // What each watched file held when it was compiled; a file event whose file still
         // holds that (the compiler's own reads are events too, and so is an editor's save
@@ -245,20 +277,58 @@ pub fn run(
                 Err(_) | Ok(Signal::Stop) => return Ok(()),
                 Ok(Signal::WatchError(e)) => report(Event::WatchError(&e)),
                 Ok(Signal::Changed(paths)) => {
-                    let hit: Vec<PathBuf> = watched
+                    let touched: Vec<PathBuf> = watched
                         .iter()
                         .filter(|w| paths.iter().any(|p| same_file(w, p)))
-                        .filter(|w| state.get(*w).copied().flatten() != fingerprint(w))
                         .cloned()
                         .collect();
-                    if !hit.is_empty() {
-                        report(Event::Changed(&hit));
-                        break compile(report);
+                    if touched.is_empty() {
+                        continue;
+                    }
+                    // A file may still be being written (`cp` truncates, then writes): wait
+                    // until it holds still, then compile what changed, and say so first.
+                    let now = settle(&touched, SETTLE_INTERVAL, SETTLE_LIMIT);
+                    let changed: Vec<PathBuf> = touched
+                        .into_iter()
+                        .zip(now)
+                        .filter(|(w, print)| state.get(w).copied().flatten() != *print)
+                        .map(|(w, _)| w)
+                        .collect();
+                    if !changed.is_empty() {
+                        report(Event::Changed(&changed));
+                        break compile(report)?;
                     }
                 }
             }
         };
     }
+}
+
+/// What each watched file held when it was compiled (`None`: it could not be read).
+type Fingerprints = BTreeMap<PathBuf, Option<u64>>;
+
+/// How long [`settle`] waits between two reads of the changed files.
+pub const SETTLE_INTERVAL: Duration = Duration::from_millis(50);
+/// How long [`settle`] waits at most for the changed files to hold still; after that the
+/// compilation runs on what they hold (a file rewritten all the time is still compiled).
+pub const SETTLE_LIMIT: Duration = Duration::from_secs(1);
+
+/// Reads `files` every `interval` until two successive reads agree, for at most `limit`, and
+/// returns the fingerprints of the last read (one per file, `None` for an unreadable file), so
+/// that a file still being written is not compiled half-written.
+pub fn settle(files: &[PathBuf], interval: Duration, limit: Duration) -> Vec<Option<u64>> {
+    let started = Instant::now();
+    let read = || files.iter().map(|f| fingerprint(f)).collect::<Vec<_>>();
+    let mut last = read();
+    while started.elapsed() < limit {
+        std::thread::sleep(interval);
+        let now = read();
+        if now == last {
+            break;
+        }
+        last = now;
+    }
+    last
 }
 
 /// A hash of a text (files are compared as the compiler reads them: lossily decoded).

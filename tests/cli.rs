@@ -268,3 +268,19 @@ fn a_closed_pipe_is_not_a_panic() {
         assert_eq!(status.code(), Some(1), "json: {json}");
     }
 }
+
+#[test]
+fn the_repl_alias_prints_usage_errors_with_their_code() {
+    let out = Command::new(env!("CARGO_BIN_EXE_wireplan-repl"))
+        .args(["examples/blog/config/app.neon", "--frobnicate"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error[usage]: unexpected argument '--frobnicate'"),
+        "{stderr}"
+    );
+}

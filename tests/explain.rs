@@ -218,6 +218,31 @@ fn bad_input_gets_a_clear_message_and_exit_code() {
     assert_eq!(code, Some(2), "{err}");
     let (code, _, err) = run(&["graph", BLOG, "--format", "png"]);
     assert_eq!(code, Some(2), "{err}");
+    // --depth counts levels from 1, and only --deps has levels.
+    let (code, _) = golden(
+        "bad-deps-depth-0",
+        &["explain", BLOG, "--deps", "blog", "--depth", "0"],
+    );
+    assert_eq!(code, Some(2));
+    let (code, _) = golden(
+        "bad-depth-without-deps",
+        &["explain", BLOG, "--type", "App\\Logger", "--depth", "2"],
+    );
+    assert_eq!(code, Some(2));
+    for args in [
+        &["explain", BLOG, "blog", "--depth", "2"][..],
+        &["explain", BLOG, "--needed-by", "blog", "--depth", "1"],
+        &["graph", BLOG, "--service", "blog", "--depth", "0"],
+        &["graph", BLOG, "--depth", "2"],
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(err.starts_with("error[usage]: "), "{args:?}: {err}");
+    }
+    let (code, out, err) = run(&["explain", BLOG, "--deps", "blog", "--depth", "1"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!out.contains("no service"), "{out}");
     let (code, _, err) = run(&["explain", "tests/fixtures/explain", "blog"]);
     assert_eq!(code, Some(1), "a folder is not a config: {err}");
     assert!(err.contains("file-not-found"), "{err}");
@@ -386,8 +411,13 @@ fn graph_draws_a_plan_file_like_its_configuration() {
     let (code, out, err) = run(&["graph", bad.to_str().expect("UTF-8 path")]);
     assert_eq!(code, Some(1));
     assert!(out.is_empty());
-    assert!(err.contains("error[invalid-value]"), "{err}");
+    assert!(err.contains("error[invalid-plan]"), "{err}");
     let (code, _, err) = run(&["graph", "tests/fixtures/explain/none.plan.json"]);
     assert_eq!(code, Some(1));
-    assert!(err.contains("error[file-not-found]"), "{err}");
+    assert!(
+        err.contains(
+            "error[file-not-found]: Cannot read the plan 'tests/fixtures/explain/none.plan.json'"
+        ),
+        "{err}"
+    );
 }

@@ -456,7 +456,9 @@ fn cli_encode_inverts_decode() {
     assert!(err.contains("nested deeper than"), "{err}");
     // usage and input errors
     std::fs::write(&json_file, "[1]").expect("write");
-    assert_eq!(wireplan(&["encode", json_path, "--indent", "x"]).0, 2);
+    let (code, _, err) = wireplan(&["encode", json_path, "--indent", "x"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error[usage]: --indent: "), "{err}");
     std::fs::write(&json_file, "{\"a\": [1,").expect("write");
     let (code, _, err) = wireplan(&["encode", json_path]);
     assert_eq!(code, 1);

@@ -175,9 +175,11 @@ fn deny_warnings_turns_warnings_into_failure() {
     let (code, _, stderr) = run(&["check", config, "--deny-warnings"]);
     assert_eq!(code, 1);
     assert!(
-        stderr.contains("2 warning(s), denied by --deny-warnings"),
+        stderr.ends_with("\nerror: 2 warning(s), denied by --deny-warnings\n"),
         "{stderr}"
     );
+    // Only the error: no "ok" line that the failure contradicts.
+    assert!(!stderr.contains("ok: "), "{stderr}");
     let (code, _, _) = run(&["check", EXAMPLE, "--deny-warnings"]);
     assert_eq!(code, 0);
     let (code, _, stderr) = run(&["check", EXAMPLE, "--format", "yaml"]);
@@ -280,7 +282,9 @@ fn bad_input_gets_a_message_and_an_exit_code() {
     let other = plan.replacen("\"wireplan-plan\"", "\"other-plan\"", 1);
     std::fs::write(dir.path().join("other.json"), other).expect("write");
     std::fs::write(dir.path().join("config.neon"), "services:\n\ta: App\\A\n").expect("write");
-    let cases: [(&[&str], i32, &str); 9] = [
+    std::fs::write(dir.path().join("garbage.bin"), b"\x00\x01not a plan\xff").expect("write");
+    std::fs::write(dir.path().join("cut.json"), &plan[..plan.len() / 2]).expect("write");
+    let cases: [(&[&str], i32, &str); 14] = [
         (&["check", "missing.neon"], 1, "error[file-not-found]"),
         (
             &["check", "missing.neon", "--format", "sarif"],
@@ -310,6 +314,16 @@ fn bad_input_gets_a_message_and_an_exit_code() {
             2,
             "error[invalid-plan]",
         ),
+        // `graph` reads plans as `show` and `diff` do: the same codes and wording.
+        (
+            &["graph", "missing.json"],
+            1,
+            "error[file-not-found]: Cannot read the plan 'missing.json'",
+        ),
+        (&["graph", "garbage.bin"], 1, "error[invalid-plan]"),
+        (&["graph", "cut.json"], 1, "error[invalid-plan]"),
+        (&["graph", "other.json"], 1, "error[invalid-plan]"),
+        (&["show", "garbage.bin"], 1, "error[invalid-plan]"),
     ];
     let mut all = String::new();
     for (args, code, says) in cases {
@@ -358,4 +372,111 @@ fn docs_quote_the_real_outputs() {
             "docs/tools.md does not quote the current {part} of {name}:\n{quoted}"
         );
     }
+}
+
+#[test]
+fn a_plan_given_as_the_configuration_is_named_as_such() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = compile_into(EXAMPLE, dir.path(), "app.plan.json", &[]);
+    let bin = compile_into(EXAMPLE, dir.path(), "app.plan.bin", &[]);
+    let out = dir.path().join("out.json");
+    for plan in [&json, &bin] {
+        let plan = plan.to_str().expect("UTF-8 temp path");
+        let said = format!("error[invalid-value]: '{plan}' is a plan file, not a configuration");
+        for args in [
+            &["check", plan][..],
+            &["compile", plan, "-o", out.to_str().expect("UTF-8")],
+            &["explain", plan, "blog"],
+            &["explain", plan, "--deps", "blog"],
+        ] {
+            let (code, stdout, stderr) = run(args);
+            assert_eq!(code, 1, "{args:?}: {stderr}");
+            assert!(stdout.is_empty(), "{args:?}: {stdout}");
+            assert!(stderr.starts_with(&said), "{args:?}: {stderr}");
+            assert!(
+                stderr.contains("use `wireplan show PLAN`, `wireplan graph PLAN`"),
+                "{args:?}: {stderr}"
+            );
+            // One error, not the plan's keys as unknown options or its bytes as NEON.
+            assert_eq!(stderr.matches("error[").count(), 1, "{args:?}: {stderr}");
+            assert!(!stderr.contains("WIREPLAN"), "{args:?}: {stderr}");
+            assert!(!out.exists());
+        }
+    }
+    // `graph` keeps drawing plans, recognised by content whatever their name.
+    let renamed = dir.path().join("app.neon");
+    std::fs::copy(&bin, &renamed).expect("copy");
+    let (code, dot, stderr) = run(&["graph", renamed.to_str().expect("UTF-8")]);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, config_dot, _) = run(&["graph", EXAMPLE]);
+    assert_eq!(dot, config_dot);
+}
+
+#[test]
+fn a_parameter_that_the_configuration_does_not_have_is_a_warning() {
+    let (code, _, stderr) = run(&["check", EXAMPLE, "-p", "postPerPage=10"]);
+    assert_eq!(code, 0, "Nette lets you add parameters: {stderr}");
+    assert!(
+        stderr.contains(
+            "warning[unknown-parameter]: -p postPerPage: the configuration has no parameter 'postPerPage'"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did you mean 'postsPerPage'?"), "{stderr}");
+    assert!(stderr.contains("1 warning(s)"), "{stderr}");
+    let (code, _, stderr) = run(&["check", EXAMPLE, "-p", "postPerPage=10", "--deny-warnings"]);
+    assert_eq!(code, 1, "{stderr}");
+    let (code, _, stderr) = run(&["check", EXAMPLE, "-p", "postsPerPage=10"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr, "ok: 9 services, 0 warning(s)\n");
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let missing = dir.path().join("nonexistent");
+    let missing = missing.to_str().expect("UTF-8 temp path");
+    let (code, _, stderr) = run(&["check", EXAMPLE, "--scripts", missing]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "warning[file-not-found]: --scripts: '{missing}' does not exist."
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("ok: 9 services, 1 warning(s)"), "{stderr}");
+    let plan = compile_into(EXAMPLE, dir.path(), "app.json", &["--scripts", missing]);
+    assert!(plan.is_file());
+}
+
+#[test]
+fn usage_errors_have_a_code_and_help_is_unchanged() {
+    let (code, stdout, stderr) = run(&["compil", EXAMPLE]);
+    assert_eq!(code, 2);
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.starts_with("error[usage]: unrecognized subcommand 'compil'"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("a similar subcommand exists: 'compile'"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["check", EXAMPLE, "--deny-warning"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("error[usage]: unexpected argument '--deny-warning'"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--deny-warnings"), "{stderr}");
+    let (code, stdout, stderr) = run(&["--help"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.starts_with("Dependency-injection container compiler"),
+        "{stdout}"
+    );
+    assert!(stderr.is_empty(), "{stderr}");
+    let (code, stdout, _) = run(&["check", "--help"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("--deny-warnings"), "{stdout}");
+    let (code, stdout, _) = run(&["--version"]);
+    assert_eq!(code, 0);
+    assert_eq!(stdout, format!("wireplan {}\n", env!("CARGO_PKG_VERSION")));
 }

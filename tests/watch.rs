@@ -1,6 +1,8 @@
 //! `wireplan compile --watch`: an edit gives a new plan; a broken file prints the error and
 //! keeps the last good plan; the fix gives a new plan; Ctrl-C (SIGINT) ends it with exit 0.
-//! Every wait is bounded, and the child is killed if the test fails half-way.
+//! A file still being written is compiled only once it holds still; every recompilation says
+//! what changed; "kept" is said only of a plan this watch wrote; a plan file that is an input
+//! stops the watch. Every wait is bounded, and the child is killed if the test fails half-way.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -138,10 +140,10 @@ fn the_watch_loop_reports_each_compilation_and_stops_on_request() {
     sender.send(Signal::Stop).expect("send");
     let mut seen = Vec::new();
     run(&opts, sender, signals, &mut |e| match e {
-        Event::Compiled(r) => seen.push(format!(
-            "compiled {:?} {}",
+        Event::Compiled { run: r, kept } => seen.push(format!(
+            "compiled {:?} {} {kept}",
             r.plan.as_ref().map(|p| p.services.len()),
-            r.summary(&opts.output)
+            r.summary(&opts.output, kept)
                 .starts_with("compiled 2 services in ")
         )),
         Event::Watching(files) => seen.push(format!("watching {}", files.len())),
@@ -149,6 +151,158 @@ fn the_watch_loop_reports_each_compilation_and_stops_on_request() {
         Event::WatchError(e) => seen.push(format!("error {e}")),
     })
     .expect("the watcher starts");
-    assert_eq!(seen, ["compiled Some(2) true", "watching 1"]);
+    assert_eq!(seen, ["compiled Some(2) true false", "watching 1"]);
     assert_eq!(services(&opts.output), Some(2));
+}
+
+/// Starts `wireplan ARGS` in `dir` with its standard error going to `dir/watch.log`.
+fn start_watch(dir: &Path, args: &[&str]) -> Guard {
+    let log = dir.join("watch.log");
+    let child = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).expect("log file"))
+        .spawn()
+        .expect("wireplan starts");
+    Guard(child)
+}
+
+#[test]
+fn a_failed_first_compilation_says_no_plan_was_written_yet() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conf = dir.path().join("utf.neon");
+    let out = dir.path().join("notes.txt");
+    // A file that was there before is not a plan this watch wrote.
+    std::fs::write(&out, "my notes\n").expect("write");
+    save(&conf, "services: [\n");
+    let _guard = start_watch(
+        dir.path(),
+        &["compile", "utf.neon", "-o", "notes.txt", "--watch"],
+    );
+    let log = dir.path().join("watch.log");
+    let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
+    wait_for("the first compilation", || {
+        read_log().contains("watching 1 file(s)")
+    });
+    let text = read_log();
+    assert!(text.contains("1 error(s); no plan written yet"), "{text}");
+    assert!(!text.contains("is kept"), "{text}");
+    assert_eq!(std::fs::read_to_string(&out).expect("notes"), "my notes\n");
+
+    save(&conf, &config(1));
+    wait_for("the first plan", || services(&out) == Some(1));
+    save(&conf, "services: [\n");
+    wait_for("the kept plan", || {
+        read_log().contains("1 error(s); the last good plan notes.txt is kept")
+    });
+}
+
+#[test]
+fn an_output_that_is_an_input_stops_the_watch_with_exit_1() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("cfg")).expect("mkdir");
+    let conf = dir.path().join("cfg/app.neon");
+    save(&conf, &config(1));
+    let mut guard = start_watch(
+        dir.path(),
+        &["compile", "cfg/app.neon", "-o", "cfg/app.neon", "--watch"],
+    );
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = guard.0.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the watcher did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let text = std::fs::read_to_string(dir.path().join("watch.log")).expect("log");
+    assert_eq!(status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("error[io-error]: Refusing to write the plan over"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("error: the plan file cfg/app.neon is one of the inputs; watching stops\n"),
+        "{text}"
+    );
+    assert!(!text.contains("watching 1 file(s)"), "{text}");
+    assert_eq!(std::fs::read_to_string(&conf).expect("config"), config(1));
+}
+
+#[test]
+fn a_file_being_written_is_compiled_once_it_holds_still() {
+    use wireplan::watch::{run, Event, Signal, WatchOptions};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conf = dir.path().join("app.neon");
+    save(&conf, &config(1));
+    let opts = WatchOptions {
+        config: conf.clone(),
+        output: dir.path().join("out.json"),
+        encoding: wireplan_runtime::Encoding::Json,
+        options: Default::default(),
+        debounce: Duration::from_millis(100),
+    };
+    let (sender, signals) = std::sync::mpsc::channel();
+    let control = sender.clone();
+    let mut seen = Vec::new();
+    let mut writer = None;
+    run(&opts, sender, signals, &mut |e| match e {
+        Event::Compiled { run: r, .. } => {
+            let services = r.plan.as_ref().map(|p| p.services.len());
+            seen.push(format!("compiled {services:?}"));
+            if services == Some(1) && writer.is_none() {
+                // As `cp` does: the file is emptied, then written a moment later. The change
+                // is announced at once, while the file is still empty.
+                std::fs::write(&conf, "").expect("truncate");
+                let path = conf.clone();
+                writer = Some(std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(30));
+                    std::fs::write(&path, config(3)).expect("write");
+                }));
+                control
+                    .send(Signal::Changed(vec![conf.clone()]))
+                    .expect("send");
+            } else {
+                control.send(Signal::Stop).expect("send");
+            }
+        }
+        Event::Watching(_) => {}
+        Event::Changed(files) => seen.push(format!("changed {}", files.len())),
+        Event::WatchError(e) => seen.push(format!("error {e}")),
+    })
+    .expect("the watcher starts");
+    writer.expect("written").join().expect("writer");
+    // Never the empty file; and the recompilation says what changed first.
+    assert_eq!(seen, ["compiled Some(1)", "changed 1", "compiled Some(3)"]);
+    assert_eq!(services(&opts.output), Some(3));
+}
+
+#[test]
+fn settle_returns_when_two_reads_agree() {
+    use wireplan::watch::settle;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("a.neon");
+    std::fs::write(&file, "a: 1\n").expect("write");
+    let files = [file.clone(), dir.path().join("missing.neon")];
+    let path = file.clone();
+    let writer = std::thread::spawn(move || {
+        for i in 2..6 {
+            std::thread::sleep(Duration::from_millis(20));
+            std::fs::write(&path, format!("a: {i}\n")).expect("write");
+        }
+    });
+    let prints = settle(&files, Duration::from_millis(60), Duration::from_secs(5));
+    writer.join().expect("writer");
+    let final_print = settle(&files, Duration::from_millis(1), Duration::from_secs(1));
+    assert_eq!(
+        prints, final_print,
+        "the last content, read after the writes"
+    );
+    assert!(prints[0].is_some());
+    assert_eq!(prints[1], None, "a missing file has no fingerprint");
 }

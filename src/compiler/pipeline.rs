@@ -158,6 +158,21 @@ impl Pipeline {
             &mut diags,
         );
         check_sections(&sections, &mut diags);
+        if !options.parameters.is_empty() {
+            let sources = sources.borrow();
+            // Configuration files and extension scripts (those read so far: all of them).
+            let (configs, scripts): (Vec<_>, Vec<_>) =
+                sources.files().partition(|(id, _)| raw.files.contains(id));
+            let configs: Vec<&str> = configs.iter().map(|(_, f)| f.text.as_str()).collect();
+            let scripts: Vec<&str> = scripts.iter().map(|(_, f)| f.text.as_str()).collect();
+            config::check_overrides(
+                &raw.sections,
+                &configs,
+                &scripts,
+                &options.parameters,
+                &mut diags,
+            );
+        }
 
         let export = match sections.get("di") {
             Some((_, section)) => builtins::load_di(section, &mut builder.borrow_mut(), &mut diags),

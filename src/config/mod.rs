@@ -12,10 +12,14 @@
 //!   by field.
 
 mod merge;
+mod overrides;
 mod params;
+mod plan_guard;
 
 pub use merge::merge;
+pub use overrides::check_overrides;
 pub use params::{expand_config, expand_with, Parameters, Sections};
+pub use plan_guard::plan_file_hint;
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::neon::{self, Array, Key, Kind, Value};
@@ -37,7 +41,9 @@ pub struct RawConfig {
 
 /// Loads `path` and everything it includes. Errors (unreadable files, syntax errors, include
 /// cycles, a non-list `includes:`) are pushed to `diags`; loading goes on with the remaining
-/// files so that independent errors are all reported. Returns the merged sections.
+/// files so that independent errors are all reported. A root file that is a plan rather than
+/// a configuration is not read: the error of [`plan_file_hint`] is reported instead. Returns
+/// the merged sections.
 pub fn load(path: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> RawConfig {
     load_with(path, &IndexMap::new(), sources, diags)
 }
@@ -51,6 +57,15 @@ pub fn load_with(
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
 ) -> RawConfig {
+    // A plan file is not read as NEON: it would give a page of errors about its keys, or
+    // about its binary bytes (issue #11).
+    if let Some(d) = plan_file_hint(path) {
+        diags.push(d);
+        return RawConfig {
+            sections: Array::new(),
+            files: Vec::new(),
+        };
+    }
     let mut loader = Loader {
         sources,
         diags,

@@ -1,0 +1,158 @@
+//! Checking the parameters given from outside (`wireplan compile -p NAME=VALUE`) against the
+//! configuration, so that a typo (`-p postPerPage=10`) is not silently a new parameter.
+
+use crate::diagnostics::{suggest, Code, Diagnostic, Diagnostics};
+use crate::neon::{Array, Key, Kind, Value};
+use indexmap::IndexMap;
+
+/// Pushes an `unknown-parameter` warning for each name of `overrides` that the configuration
+/// neither declares nor uses, with "did you mean 'x'?" when a declared parameter is close.
+///
+/// A name (dotted for nested parameters: `db.host`) is known when
+/// - the `parameters:` section of `sections` (merged, not yet expanded) declares it, or
+/// - a configuration text of `config_texts` uses it as `%name%` or `%name.key%`, or uses a
+///   map it is part of (`%db%` for `db.host`; Nette's parameters given from outside may be
+///   used without being declared), or
+/// - an extension script of `script_texts` mentions its first part as a word (scripts read
+///   parameters through `getParameters()`), or
+/// - it is under `env.` (the environment, always available).
+///
+/// It stays a warning: Nette lets the application add parameters.
+pub fn check_overrides<'a>(
+    sections: &Array,
+    config_texts: &[&'a str],
+    script_texts: &[&'a str],
+    overrides: &IndexMap<String, Value>,
+    diags: &mut Diagnostics,
+) {
+    let mut declared = Vec::new();
+    if let Some(entry) = sections.get_entry(&Key::Str("parameters".into())) {
+        declared_names(&entry.value, "", &mut declared);
+    }
+    for name in overrides.keys() {
+        let top = name.split('.').next().unwrap_or_default();
+        let known = top == "env"
+            || declared.iter().any(|d| d == name)
+            || used_in_config(name, config_texts)
+            || script_texts.iter().any(|t| contains_word(t, top));
+        if known {
+            continue;
+        }
+        let mut d = Diagnostic::warning(
+            Code::UnknownParameter,
+            format!(
+                "-p {name}: the configuration has no parameter '{name}'; it is added as a new one."
+            ),
+        );
+        if let Some(close) = suggest(name, declared.iter().map(String::as_str)) {
+            d = d.with_note(format!("did you mean '{close}'?"));
+        }
+        diags.push(d);
+    }
+}
+
+/// Every parameter name the `parameters:` section `value` declares, nested ones dotted
+/// (`db`, `db.host`), each prefixed by `prefix`.
+fn declared_names(value: &Value, prefix: &str, out: &mut Vec<String>) {
+    let Kind::Array(a) = &value.kind else {
+        return;
+    };
+    for (k, v) in a.iter() {
+        let name = format!("{prefix}{}", k.as_string());
+        declared_names(v, &format!("{name}."), out);
+        out.push(name);
+    }
+}
+
+/// Whether a configuration text uses `name`, a part under it, or a map it belongs to.
+fn used_in_config(name: &str, texts: &[&str]) -> bool {
+    let mut patterns = vec![format!("%{name}%"), format!("%{name}.")];
+    let mut prefix = String::new();
+    for part in name.split('.') {
+        if !prefix.is_empty() {
+            patterns.push(format!("%{prefix}%"));
+            prefix.push('.');
+        }
+        prefix.push_str(part);
+    }
+    texts
+        .iter()
+        .any(|t| patterns.iter().any(|p| t.contains(p.as_str())))
+}
+
+/// Whether `word` occurs in `text` not as part of a longer identifier.
+fn contains_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::SourceMap;
+
+    fn warnings(config: &str, scripts: &[&str], names: &[&str]) -> Vec<(String, Vec<String>)> {
+        let mut sources = SourceMap::new();
+        let mut diags = Diagnostics::new();
+        let raw = crate::config::load_str("app.neon", config, &mut sources, &mut diags);
+        let overrides: IndexMap<String, Value> = names
+            .iter()
+            .map(|n| (n.to_string(), Value::new(Kind::Null, Default::default())))
+            .collect();
+        check_overrides(&raw.sections, &[config], scripts, &overrides, &mut diags);
+        diags
+            .items()
+            .iter()
+            .map(|d| {
+                assert_eq!(d.code, Code::UnknownParameter);
+                assert!(!d.is_error());
+                (d.message.clone(), d.notes.clone())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_typo_gets_a_warning_with_the_declared_name() {
+        let config = "parameters:\n\tpostsPerPage: 5\n\tdb:\n\t\thost: x\n";
+        assert_eq!(
+            warnings(config, &[], &["postPerPage", "db.hots"]),
+            [
+                (
+                    "-p postPerPage: the configuration has no parameter 'postPerPage'; it is added as a new one.".to_string(),
+                    vec!["did you mean 'postsPerPage'?".to_string()]
+                ),
+                (
+                    "-p db.hots: the configuration has no parameter 'db.hots'; it is added as a new one.".to_string(),
+                    vec!["did you mean 'db.host'?".to_string()]
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn declared_used_and_environment_names_are_known() {
+        let config = "parameters:\n\tpostsPerPage: 5\n\tdb:\n\t\thost: x\nservices:\n\ta: App\\A(%appDir%, %mail.from%, %cache%)\n";
+        let script = "fn loadConfiguration() { let p = this.getParameters(); p.tempDir }";
+        let names = [
+            "postsPerPage",
+            "db",
+            "db.host",
+            "appDir",
+            "mail",
+            "mail.from",
+            "cache.dir",
+            "env.HOME",
+            "tempDir",
+        ];
+        assert_eq!(warnings(config, &[script], &names), []);
+        // A word inside a longer identifier is not a use.
+        assert_eq!(
+            warnings(config, &["let tempDirs = 1;"], &["tempDir"]).len(),
+            1
+        );
+    }
+}

@@ -1,0 +1,157 @@
+//! Recognising a plan file given where a configuration is expected (`wireplan explain
+//! app.plan.json blog`), so that the user hears that instead of a page of NEON errors about
+//! the plan's JSON keys or its binary bytes.
+
+use crate::diagnostics::{Code, Diagnostic};
+use std::io::Read;
+use std::path::Path;
+use wireplan_runtime::encoding::BINARY_MAGIC;
+use wireplan_runtime::plan::FORMAT;
+
+/// How much of the file is read to recognise a plan: the binary magic, or a JSON plan's
+/// `"format"` member, which wireplan writes first (a hand-edited plan may move it; 4 KiB leaves
+/// room for that).
+pub const PREFIX_LEN: usize = 4096;
+
+/// When `path` holds a wireplan plan rather than a configuration, the error to report instead
+/// of reading it as NEON: "'X' is a plan file, not a configuration", with a note naming
+/// `wireplan show`, `graph` and `diff`, which read plans. `None` when the file is not a plan
+/// or cannot be read (the loader reports an unreadable file itself).
+///
+/// A plan is recognised by content, never by the file name: the binary header's magic bytes
+/// (`WIREPLAN`, see `wireplan_runtime::encoding`), or JSON whose top-level object has
+/// `"format": "wireplan-plan"` within the first [`PREFIX_LEN`] bytes. Only that prefix is read.
+/// The diagnostic has the code `invalid-value` (a value of the wrong kind for where it is
+/// used) and no source location: the file is not shown, as it may be binary.
+pub fn plan_file_hint(path: &Path) -> Option<Diagnostic> {
+    let mut prefix = Vec::with_capacity(PREFIX_LEN);
+    std::fs::File::open(path)
+        .ok()?
+        .take(PREFIX_LEN as u64)
+        .read_to_end(&mut prefix)
+        .ok()?;
+    if !is_plan_prefix(&prefix) {
+        return None;
+    }
+    let name = path.display();
+    Some(
+        Diagnostic::error(
+            Code::InvalidValue,
+            format!("'{name}' is a plan file, not a configuration"),
+        )
+        .with_note(
+            "give the NEON configuration the plan was compiled from; to look at a plan, use \
+             `wireplan show PLAN`, `wireplan graph PLAN` or `wireplan diff OLD NEW`",
+        ),
+    )
+}
+
+/// Whether `prefix` (the start of a file) is the start of a binary or JSON plan.
+fn is_plan_prefix(prefix: &[u8]) -> bool {
+    if prefix.starts_with(BINARY_MAGIC) {
+        return true;
+    }
+    let Ok(text) = std::str::from_utf8(prefix).or_else(|e| {
+        // The prefix may end inside a multi-byte character.
+        std::str::from_utf8(&prefix[..e.valid_up_to()])
+    }) else {
+        return false;
+    };
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    let Some(body) = text.strip_prefix('{') else {
+        return false;
+    };
+    top_level_format(body) == Some(FORMAT)
+}
+
+/// The string value of the `"format"` member of the top-level JSON object whose text after
+/// the opening `{` is `body` (possibly cut short), if it appears before the cut. Members of
+/// nested objects are skipped by tracking the nesting depth and strings.
+fn top_level_format(body: &str) -> Option<&str> {
+    let bytes = body.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let end = string_end(bytes, i)?;
+                if depth == 0 && &body[i..=end] == "\"format\"" {
+                    let rest = body[end + 1..].trim_start().strip_prefix(':')?.trim_start();
+                    let value = rest.strip_prefix('"')?;
+                    let close = string_end(rest.as_bytes(), 0)?;
+                    return Some(&value[..close - 1]);
+                }
+                i = end;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' if depth == 0 => return None,
+            b'}' | b']' => depth -= 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The index of the quote closing the JSON string that opens at `bytes[start]`.
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_both_plan_encodings_by_content() {
+        assert!(is_plan_prefix(b"WIREPLAN\x02\x00\x00\x00"));
+        assert!(is_plan_prefix(
+            b"{\n  \"format\": \"wireplan-plan\",\n  \"version\": 2,"
+        ));
+        // Cut short after the member, and with the member after nested values.
+        assert!(is_plan_prefix(
+            b"{\"meta\": {\"format\": \"x\"}, \"list\": [1, {\"a\": \"}\"}], \"format\":\"wireplan-plan\""
+        ));
+    }
+
+    #[test]
+    fn other_files_are_not_plans() {
+        for text in [
+            &b"services:\n\tformat: wireplan-plan\n"[..],
+            b"{\"format\": \"other-plan\"}",
+            b"{\"meta\": {\"format\": \"wireplan-plan\"}}",
+            b"[\"format\", \"wireplan-plan\"]",
+            b"{\"format\": \"wireplan-pl",
+            b"",
+            b"\xff\xfe binary",
+        ] {
+            assert!(!is_plan_prefix(text), "{}", String::from_utf8_lossy(text));
+        }
+    }
+
+    #[test]
+    fn the_hint_names_the_file_and_the_plan_tools() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let plan = dir.path().join("app.plan.json");
+        std::fs::write(&plan, "{\"format\": \"wireplan-plan\", \"version\": 2}").expect("write");
+        let d = plan_file_hint(&plan).expect("a plan");
+        assert_eq!(d.code, Code::InvalidValue);
+        assert_eq!(
+            d.message,
+            format!("'{}' is a plan file, not a configuration", plan.display())
+        );
+        assert!(d.notes[0].contains("wireplan show PLAN"), "{:?}", d.notes);
+        let neon = dir.path().join("app.neon");
+        std::fs::write(&neon, "services:\n").expect("write");
+        assert_eq!(plan_file_hint(&neon), None);
+        assert_eq!(plan_file_hint(&dir.path().join("missing.neon")), None);
+    }
+}
