@@ -241,3 +241,31 @@ fn ctrl_c_in_a_terminal_stops_the_running_input_and_the_session_goes_on() {
     key(&mut p, ":quit\r");
     p.exp_eof().expect("the REPL ends");
 }
+
+#[test]
+fn a_plan_file_given_as_the_configuration_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("app.plan.json");
+    let (code, _, err) = run_piped(
+        env!("CARGO_BIN_EXE_wireplan"),
+        &[
+            "compile",
+            "examples/blog/config/app.neon",
+            "-o",
+            plan.to_str().expect("utf-8 path"),
+        ],
+        "",
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    // The session would start over a plan's keys as configuration errors; it does not start.
+    let (code, out, err) = run_piped(
+        env!("CARGO_BIN_EXE_wireplan"),
+        &["repl", plan.to_str().expect("utf-8 path")],
+        ":quit\n",
+        &[],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("is a plan file, not a configuration"), "{err}");
+    assert_eq!(out, "", "no session was opened");
+}

@@ -731,10 +731,16 @@ fn holds_dynamic(e: &Expr) -> bool {
     }
 }
 
-/// Can the configuration file be read? The REPL refuses to start without one; the error is
-/// the `file-not-found` diagnostic `wireplan check` reports for it.
+/// Can the configuration file be read, and is it a configuration? The REPL refuses to start
+/// without one: the error is the `file-not-found` diagnostic `wireplan check` reports for it, or
+/// [`crate::config::plan_file_hint`]'s error for a plan file given in its place.
 pub fn check_config(path: &Path) -> Result<(), Diagnostic> {
     crate::source::read_input_file(path)
         .map(drop)
-        .map_err(|e| crate::config::unreadable_file(path, &e))
+        .map_err(|e| crate::config::unreadable_file(path, &e))?;
+    // A plan is not a configuration: a session over it would only list its keys as errors.
+    match crate::config::plan_file_hint(path) {
+        Some(d) => Err(d),
+        None => Ok(()),
+    }
 }
