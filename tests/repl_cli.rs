@@ -108,12 +108,15 @@ fn run_piped(bin: &str, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> (i3
         cmd.env(k, v);
     }
     let mut child = cmd.spawn().expect("spawn");
-    child
+    // A program that refuses to start exits before reading: a closed pipe here is not an error.
+    if let Err(e) = child
         .stdin
         .take()
         .expect("stdin")
         .write_all(stdin.as_bytes())
-        .expect("write stdin");
+    {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
+    }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
         if child.try_wait().expect("wait").is_some() {
