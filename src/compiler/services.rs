@@ -368,7 +368,7 @@ fn normalize(
             }
             // Nette's DefinitionSchema: unknown keys ("did you mean"), value types.
             let schema = crate::schema::sections::definition();
-            let whole = Expr::new(ExprKind::Array(m.clone()), value.span);
+            let whole = Expr::new(ExprKind::Array(m), value.span);
             let checked =
                 match crate::schema::validate(&schema, &whole, &["services", label], diags) {
                     Some(c) => c,
@@ -376,7 +376,12 @@ fn normalize(
                     // are valid, so its other mistakes (a wrong `autowired:` type, a missing
                     // class) are reported in the same run instead of after the first fix.
                     None => {
-                        let valid = valid_keys(&schema, &m, label);
+                        // `whole` is the map built above (borrowed back rather than copied
+                        // for every definition, since this path is the rare one).
+                        let ExprKind::Array(m) = &whole.kind else {
+                            return None;
+                        };
+                        let valid = valid_keys(&schema, m, label);
                         if valid.is_empty() {
                             return None;
                         }
