@@ -424,7 +424,13 @@ impl Catalog {
 
     /// The class named `name` (case-insensitive, leading `\` ignored).
     pub fn get(&self, name: &str) -> Option<&ClassInfo> {
-        let lower = normalize_name(name).to_ascii_lowercase();
+        let name = name.trim().trim_start_matches('\\');
+        // The name as declared (the usual case) is found without allocating: a key of
+        // `classes` is the spelling first declared, which `by_lower` maps to the same entry.
+        if let Some(c) = self.classes.get(name) {
+            return Some(c);
+        }
+        let lower = name.to_ascii_lowercase();
         self.by_lower
             .get(&lower)
             .and_then(|&i| self.classes.get_index(i))

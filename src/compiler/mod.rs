@@ -15,7 +15,7 @@ pub mod pipeline;
 pub mod services;
 
 use extensions::Extensions;
-pub use pipeline::{Pipeline, Stage};
+pub use pipeline::{Pipeline, Restartable, Stage};
 
 use crate::builder::ContainerBuilder;
 use crate::config::{self, Parameters};
@@ -72,7 +72,7 @@ pub fn compile(path: &Path, options: &Options) -> Compilation {
     let mut pipeline = Pipeline::load(path, options);
     pipeline.run_to(Stage::C);
     let plan = pipeline.take_plan();
-    let (sources, diagnostics, _) = pipeline.finish();
+    let (sources, diagnostics) = pipeline.into_report();
     Compilation {
         sources,
         plan: plan.filter(|_| !diagnostics.has_errors()),

@@ -1,6 +1,8 @@
 //! The compilation as resumable steps: a [`Pipeline`] runs phase A, then (when asked) phase B,
 //! then phase C, and can be stopped after any of them. [`super::compile`] and [`super::build`]
-//! run it to the end; the REPL stops it where the user wants to look (`:phase A|B|C`).
+//! run it to the end; the REPL stops it where the user wants to look (`:phase A|B|C`), over a
+//! [`Restartable`] pipeline, which also keeps what phase A started from so it can run again
+//! (`:reset`, `:diff`). Plain compilation never restarts, so it keeps no such copy.
 //!
 //! The order inside each phase is Nette's (`../shared/reference/nette-di.md`):
 //! - A: parameters expanded once over the whole configuration, the catalog, `extensions:`,
@@ -77,8 +79,6 @@ pub struct Pipeline {
     plan: Option<Plan>,
     /// The sandbox limits the extensions run under.
     limits: crate::script::Limits,
-    /// What phase A started from, so the pipeline can run again without reading the files.
-    inputs: Inputs,
 }
 
 /// The loaded configuration a pipeline started from.
@@ -91,7 +91,7 @@ struct Inputs {
 }
 
 /// A compilation carried to its end from a pipeline's current state, without changing the
-/// pipeline (see [`Pipeline::finish_copy`]).
+/// pipeline (see [`Restartable::finish_copy`]).
 pub struct Outcome {
     /// Every file read, for rendering the diagnostics.
     pub sources: SourceMap,
@@ -107,10 +107,8 @@ impl Pipeline {
     /// Loads the configuration rooted at `path` (with `-p` parameters from `options`) and runs
     /// phase A. Loading errors (unreadable files, syntax) are among the diagnostics.
     pub fn load(path: &Path, options: &Options) -> Pipeline {
-        let mut sources = SourceMap::new();
-        let mut diags = Diagnostics::new();
-        let raw = config::load_with(path, &options.parameters, &mut sources, &mut diags);
-        Pipeline::start(raw, options, sources, diags)
+        let i = Inputs::load(path, options);
+        Pipeline::start(i.raw, &i.options, i.sources, i.diags)
     }
 
     /// Runs phase A over a loaded configuration; `sources` holds the files it came from and
@@ -121,12 +119,6 @@ impl Pipeline {
         sources: SourceMap,
         mut diags: Diagnostics,
     ) -> Pipeline {
-        let inputs = Inputs {
-            raw: raw.clone(),
-            options: options.clone(),
-            sources: sources.clone(),
-            diags: diags.clone(),
-        };
         // Parameters first, over the whole configuration. Sensitive ones stay dynamic.
         let mut dynamic = options.dynamic.clone();
         dynamic.extend(crate::project::sensitive_parameters(&raw.sections));
@@ -199,7 +191,6 @@ impl Pipeline {
             stage: Stage::A,
             plan: None,
             limits,
-            inputs,
         }
     }
 
@@ -208,56 +199,6 @@ impl Pipeline {
     /// ([`crate::script::sandbox::project_limits`]). The REPL runs its inputs under them too.
     pub fn limits(&self) -> &crate::script::Limits {
         &self.limits
-    }
-
-    /// A new pipeline over the same loaded configuration, after phase A (files already read
-    /// are not read again; extension scripts are).
-    pub fn restart(&self) -> Pipeline {
-        let i = self.inputs.clone();
-        Pipeline::start(i.raw, &i.options, i.sources, i.diags)
-    }
-
-    /// Carries a copy of the current state through the rest of the compilation, as
-    /// `wireplan compile` would: from phase A the remaining phases run on a restarted pipeline
-    /// whose builder is replaced by this one's (so `beforeCompile()` sees the changes); from B
-    /// or C the builder copy is resolved and completed again (its earlier check results are
-    /// replaced), then the plan is built and `afterCompile(plan)` runs. This pipeline is left
-    /// as it was.
-    pub fn finish_copy(&mut self) -> Outcome {
-        if self.stage == Stage::A {
-            let mut p = self.restart();
-            // The copy's spans may point into files registered after phase A (inputs typed
-            // in the REPL); the restarted pipeline registered the same files up to there.
-            *p.sources.borrow_mut() = self.sources.borrow().clone();
-            p.replace_builder(self.builder.borrow().clone());
-            p.run_to(Stage::C);
-            let plan = p.take_plan();
-            let builder = p.builder.borrow().clone();
-            let (sources, diagnostics, _) = p.finish();
-            return Outcome {
-                sources,
-                diagnostics,
-                builder,
-                plan,
-            };
-        }
-        let saved_builder = self.builder.borrow().clone();
-        let saved_diags = self.diags.clone();
-        let saved_checks = self.checks.clone();
-        let saved_stage = self.stage;
-        let saved_plan = self.plan.take();
-        self.stage = Stage::B;
-        self.recheck();
-        self.phase_c();
-        let outcome = Outcome {
-            sources: self.sources.borrow().clone(),
-            diagnostics: std::mem::replace(&mut self.diags, saved_diags),
-            builder: std::mem::replace(&mut *self.builder.borrow_mut(), saved_builder),
-            plan: std::mem::replace(&mut self.plan, saved_plan),
-        };
-        self.checks = saved_checks;
-        self.stage = saved_stage;
-        outcome
     }
 
     /// Runs the phases up to and including `stage` (nothing when it is already there).
@@ -429,6 +370,22 @@ impl Pipeline {
         export
     }
 
+    /// Ends the pipeline keeping only its sources and diagnostics (what `wireplan compile`
+    /// reports); unlike [`Pipeline::finish`] it does not copy the builder.
+    pub fn into_report(self) -> (SourceMap, Diagnostics) {
+        let sources = std::mem::take(&mut *self.sources.borrow_mut());
+        (sources, self.diags)
+    }
+
+    /// Takes the builder out of the shared cell, leaving an empty one (no definitions, an
+    /// empty catalog) for the extensions that still hold the cell.
+    fn take_builder(&self) -> ContainerBuilder {
+        std::mem::replace(
+            &mut *self.builder.borrow_mut(),
+            ContainerBuilder::new(Catalog::default()),
+        )
+    }
+
     /// Ends the pipeline: its sources, diagnostics, and the builder with what the plan needs.
     pub fn finish(self) -> (SourceMap, Diagnostics, Built) {
         let export = self.export_now();
@@ -443,6 +400,112 @@ impl Pipeline {
             extensions: Some(self.extensions),
         };
         (sources, self.diags, built)
+    }
+}
+
+impl Inputs {
+    /// Loads the configuration rooted at `path` with `-p` parameters from `options`; loading
+    /// errors (unreadable files, syntax) go to the diagnostics.
+    fn load(path: &Path, options: &Options) -> Inputs {
+        let mut sources = SourceMap::new();
+        let mut diags = Diagnostics::new();
+        let raw = config::load_with(path, &options.parameters, &mut sources, &mut diags);
+        Inputs {
+            raw,
+            options: options.clone(),
+            sources,
+            diags,
+        }
+    }
+}
+
+/// A [`Pipeline`] that keeps a copy of the loaded configuration it started from (raw config,
+/// options, sources, loading diagnostics), so it can run again without reading the files:
+/// what the REPL works on (`:reset`, `:diff`, `:errors` in phase A). It is used as the
+/// pipeline it holds (it dereferences to it); [`Pipeline::load`] keeps no copy, which is what
+/// a plain compilation wants.
+pub struct Restartable {
+    pipeline: Pipeline,
+    inputs: Inputs,
+}
+
+impl Restartable {
+    /// Loads the configuration rooted at `path` (with `-p` parameters from `options`), keeps
+    /// a copy of it, and runs phase A, as [`Pipeline::load`] does.
+    pub fn load(path: &Path, options: &Options) -> Restartable {
+        Restartable::start(Inputs::load(path, options))
+    }
+
+    fn start(inputs: Inputs) -> Restartable {
+        let i = inputs.clone();
+        Restartable {
+            pipeline: Pipeline::start(i.raw, &i.options, i.sources, i.diags),
+            inputs,
+        }
+    }
+
+    /// A new pipeline over the same loaded configuration, after phase A (files already read
+    /// are not read again; extension scripts are).
+    pub fn restart(&self) -> Restartable {
+        Restartable::start(self.inputs.clone())
+    }
+
+    /// Carries a copy of the current state through the rest of the compilation, as
+    /// `wireplan compile` would: from phase A the remaining phases run on a restarted pipeline
+    /// whose builder is replaced by this one's (so `beforeCompile()` sees the changes); from B
+    /// or C the builder copy is resolved and completed again (its earlier check results are
+    /// replaced), then the plan is built and `afterCompile(plan)` runs. This pipeline is left
+    /// as it was.
+    pub fn finish_copy(&mut self) -> Outcome {
+        if self.stage == Stage::A {
+            let mut p = self.restart().pipeline;
+            // The copy's spans may point into files registered after phase A (inputs typed
+            // in the REPL); the restarted pipeline registered the same files up to there.
+            *p.sources.borrow_mut() = self.sources.borrow().clone();
+            p.replace_builder(self.builder.borrow().clone());
+            p.run_to(Stage::C);
+            let plan = p.take_plan();
+            let builder = p.take_builder();
+            let (sources, diagnostics) = p.into_report();
+            return Outcome {
+                sources,
+                diagnostics,
+                builder,
+                plan,
+            };
+        }
+        let this = &mut self.pipeline;
+        let saved_builder = this.builder.borrow().clone();
+        let saved_diags = this.diags.clone();
+        let saved_checks = this.checks.clone();
+        let saved_stage = this.stage;
+        let saved_plan = this.plan.take();
+        this.stage = Stage::B;
+        this.recheck();
+        this.phase_c();
+        let outcome = Outcome {
+            sources: this.sources.borrow().clone(),
+            diagnostics: std::mem::replace(&mut this.diags, saved_diags),
+            builder: std::mem::replace(&mut *this.builder.borrow_mut(), saved_builder),
+            plan: std::mem::replace(&mut this.plan, saved_plan),
+        };
+        this.checks = saved_checks;
+        this.stage = saved_stage;
+        outcome
+    }
+}
+
+impl std::ops::Deref for Restartable {
+    type Target = Pipeline;
+
+    fn deref(&self) -> &Pipeline {
+        &self.pipeline
+    }
+}
+
+impl std::ops::DerefMut for Restartable {
+    fn deref_mut(&mut self) -> &mut Pipeline {
+        &mut self.pipeline
     }
 }
 

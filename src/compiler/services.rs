@@ -29,6 +29,8 @@ pub fn load_services(section: &Expr, builder: &mut ContainerBuilder, diags: &mut
         }
         return;
     };
+    // Nette's DefinitionSchema, built once for the whole section.
+    let schema = crate::schema::sections::definition();
     for (key, value) in &items.items {
         let name = match key {
             Key::Int(_) => None,
@@ -43,7 +45,7 @@ pub fn load_services(section: &Expr, builder: &mut ContainerBuilder, diags: &mut
                 None => Some(s.clone()),
             },
         };
-        load_one(name.as_deref(), value, builder, diags);
+        load_one(name.as_deref(), value, &schema, builder, diags);
     }
 }
 
@@ -74,7 +76,14 @@ fn service_of_type(
     }
 }
 
-fn load_one(name: Option<&str>, value: &Expr, b: &mut ContainerBuilder, diags: &mut Diagnostics) {
+/// Loads one `services:` entry; `schema` is [`crate::schema::sections::definition`].
+fn load_one(
+    name: Option<&str>,
+    value: &Expr,
+    schema: &crate::schema::Expect,
+    b: &mut ContainerBuilder,
+    diags: &mut Diagnostics,
+) {
     let label = name.unwrap_or("(anonymous)");
     if let ExprKind::Bool(false) = value.kind {
         if let Some(n) = name {
@@ -82,7 +91,7 @@ fn load_one(name: Option<&str>, value: &Expr, b: &mut ContainerBuilder, diags: &
         }
         return;
     }
-    let map = match normalize(label, value, &b.catalog, diags) {
+    let map = match normalize(label, value, schema, &b.catalog, diags) {
         Some(m) => m,
         None => return,
     };
@@ -304,10 +313,12 @@ fn keys_of_kind(
     kept
 }
 
-/// Widens short forms to a definition map and checks the keys.
+/// Widens short forms to a definition map and checks the keys against `schema` (the
+/// definition schema).
 fn normalize(
     label: &str,
     value: &Expr,
+    schema: &crate::schema::Expect,
     catalog: &crate::catalog::Catalog,
     diags: &mut Diagnostics,
 ) -> Option<ExprArray> {
@@ -367,28 +378,32 @@ fn normalize(
                 m.items.insert(Key::Str(key), v.clone());
             }
             // Nette's DefinitionSchema: unknown keys ("did you mean"), value types.
-            let schema = crate::schema::sections::definition();
-            let whole = Expr::new(ExprKind::Array(m.clone()), value.span);
-            let checked =
-                match crate::schema::validate(&schema, &whole, &["services", label], diags) {
-                    Some(c) => c,
-                    // The errors are reported; the definition is still made from the keys that
-                    // are valid, so its other mistakes (a wrong `autowired:` type, a missing
-                    // class) are reported in the same run instead of after the first fix.
-                    None => {
-                        let valid = valid_keys(&schema, &m, label);
-                        if valid.is_empty() {
-                            return None;
-                        }
-                        let rest = Expr::new(ExprKind::Array(valid), value.span);
-                        crate::schema::validate(
-                            &schema,
-                            &rest,
-                            &["services", label],
-                            &mut Diagnostics::new(),
-                        )?
+            let whole = Expr::new(ExprKind::Array(m), value.span);
+            let checked = match crate::schema::validate(schema, &whole, &["services", label], diags)
+            {
+                Some(c) => c,
+                // The errors are reported; the definition is still made from the keys that
+                // are valid, so its other mistakes (a wrong `autowired:` type, a missing
+                // class) are reported in the same run instead of after the first fix.
+                None => {
+                    // `whole` is the map built above (borrowed back rather than copied
+                    // for every definition, since this path is the rare one).
+                    let ExprKind::Array(m) = &whole.kind else {
+                        return None;
+                    };
+                    let valid = valid_keys(schema, m, label);
+                    if valid.is_empty() {
+                        return None;
                     }
-                };
+                    let rest = Expr::new(ExprKind::Array(valid), value.span);
+                    crate::schema::validate(
+                        schema,
+                        &rest,
+                        &["services", label],
+                        &mut Diagnostics::new(),
+                    )?
+                }
+            };
             match checked.kind {
                 ExprKind::Array(mut a) => {
                     for (k, span) in &key_spans {

@@ -16,7 +16,7 @@ pub mod terminal;
 
 use crate::builder::ContainerBuilder;
 use crate::compiler::pipeline::Outcome;
-use crate::compiler::{Options, Pipeline, Stage};
+use crate::compiler::{Options, Restartable, Stage};
 use crate::diagnostics::{self, Code, Diagnostic, Diagnostics};
 use crate::expr::{Expr, ExprArray, ExprKind};
 use crate::neon::Key;
@@ -40,7 +40,7 @@ pub const DEFAULT_STAGE: Stage = Stage::B;
 pub struct Session {
     path: PathBuf,
     options: Options,
-    pipeline: Pipeline,
+    pipeline: Restartable,
     engine: Engine,
     scope: Scope<'static>,
     handle: BuilderHandle,
@@ -77,7 +77,7 @@ impl Session {
 
     /// Compiles `path` up to `stage` and opens a session over the result.
     pub fn open_at(path: &Path, options: Options, stage: Stage) -> Session {
-        let mut pipeline = Pipeline::load(path, &options);
+        let mut pipeline = Restartable::load(path, &options);
         pipeline.run_to(stage);
         let interrupt = Arc::new(AtomicBool::new(false));
         // `bind` below builds the real engine.
@@ -186,7 +186,7 @@ impl Session {
     }
 
     /// The rest of the compilation run on a copy of the current state: what
-    /// `wireplan compile` would report and write (see [`Pipeline::finish_copy`]). `:errors`
+    /// `wireplan compile` would report and write (see [`Restartable::finish_copy`]). `:errors`
     /// and `:compile` answer from it; `:diff` compares its plan with [`Session::baseline_plan`].
     pub fn finish(&mut self) -> Outcome {
         self.pipeline.finish_copy()
@@ -249,7 +249,7 @@ impl Session {
             }
             "reload" => {
                 let stage = self.stage();
-                self.pipeline = Pipeline::load(&self.path, &self.options);
+                self.pipeline = Restartable::load(&self.path, &self.options);
                 self.pipeline.run_to(stage);
                 self.bind();
                 self.summary()

@@ -239,6 +239,16 @@ fn type_members(schema: &Expect) -> Option<Vec<String>> {
 /// Modifiers that do nothing on this kind of node (nette/schema has them on one kind only,
 /// and calling one elsewhere is an error there): each is a schema misuse.
 fn misfit_modifiers(schema: &Expect, out: &mut Vec<String>) {
+    // Most nodes set none of these modifiers; every validation walks the whole schema, so the
+    // common case does no work.
+    if schema.pattern.is_none()
+        && schema.min.is_none()
+        && schema.max.is_none()
+        && !schema.skip_defaults
+        && schema.merge_defaults.is_none()
+    {
+        return;
+    }
     let members = type_members(schema);
     let any = |names: &[&str]| {
         members

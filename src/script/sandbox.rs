@@ -22,10 +22,9 @@ use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 thread_local! {
-    /// Bytes allocated on this thread since it started (only counted by [`CountingAllocator`]).
+    /// Bytes allocated on this thread since it started (only counted by [`CountingAllocator`];
+    /// so it stays 0 without it).
     static ALLOCATED: Cell<u64> = const { Cell::new(0) };
-    /// Whether [`CountingAllocator`] counted anything on this thread.
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
     /// The lifecycle call running on this thread: when it started and the allocation count then.
     static RUN: Cell<Option<(Instant, u64)>> = const { Cell::new(None) };
     /// Whether [`begin`] holds the current run (nested calls do not restart it).
@@ -38,10 +37,11 @@ thread_local! {
 /// wireplan::script::sandbox::CountingAllocator;` to enforce [`Limits::max_allocated`].
 pub struct CountingAllocator;
 
+// Called on every allocation of the program, so it touches one thread-local only.
+#[inline(always)]
 fn count(bytes: usize) {
     // `try_with`: during thread teardown the slot may be gone; then nothing is counted.
     let _ = ALLOCATED.try_with(|a| a.set(a.get().wrapping_add(bytes as u64)));
-    let _ = COUNTING.try_with(|c| c.set(true));
 }
 
 // SAFETY: every method forwards to `System` with the caller's arguments unchanged; counting
@@ -79,9 +79,10 @@ pub fn allocated_on_this_thread() -> u64 {
 
 /// Whether [`CountingAllocator`] is the global allocator (it has counted on this thread).
 pub fn counting() -> bool {
-    // Any allocation counts; make one in case this thread has not allocated yet.
+    // Any allocation counts (at least its one byte); make one in case this thread has not
+    // allocated yet. A u64 byte count does not wrap back to 0 in practice.
     drop(std::hint::black_box(Box::new(0u8)));
-    COUNTING.with(Cell::get)
+    ALLOCATED.with(Cell::get) != 0
 }
 
 /// Marks the start of a lifecycle call on this thread; the time and allocation limits count
