@@ -79,6 +79,9 @@ pub struct Pipeline {
     limits: crate::script::Limits,
     /// What phase A started from, so the pipeline can run again without reading the files.
     inputs: Inputs,
+    /// Loading reported an error (a missing or unreadable file, a syntax error, an include
+    /// cycle): the configuration is incomplete, so no phase runs on it.
+    halted: bool,
 }
 
 /// The loaded configuration a pipeline started from.
@@ -115,6 +118,11 @@ impl Pipeline {
 
     /// Runs phase A over a loaded configuration; `sources` holds the files it came from and
     /// `diags` what loading reported.
+    ///
+    /// When loading reported an error the configuration is incomplete (as Nette stops at a
+    /// missing include): no phase runs, so the only errors are the loading errors, not their
+    /// follow-ups (`class-not-found` for the classes of a missing `types:` file, …). The
+    /// pipeline then holds an empty builder; [`Pipeline::halted`] says so.
     pub fn start(
         raw: RawConfig,
         options: &Options,
@@ -126,6 +134,15 @@ impl Pipeline {
             options: options.clone(),
             sources: sources.clone(),
             diags: diags.clone(),
+        };
+        let halted = diags.has_errors();
+        let raw = if halted {
+            RawConfig {
+                sections: Default::default(),
+                files: raw.files,
+            }
+        } else {
+            raw
         };
         // Parameters first, over the whole configuration. Sensitive ones stay dynamic.
         let mut dynamic = options.dynamic.clone();
@@ -158,7 +175,7 @@ impl Pipeline {
             &mut diags,
         );
         check_sections(&sections, &mut diags);
-        if !options.parameters.is_empty() {
+        if !halted && !options.parameters.is_empty() {
             let sources = sources.borrow();
             // Configuration files and extension scripts (those read so far: all of them).
             let (configs, scripts): (Vec<_>, Vec<_>) =
@@ -200,7 +217,14 @@ impl Pipeline {
             plan: None,
             limits,
             inputs,
+            halted,
         }
+    }
+
+    /// Whether loading the configuration reported an error, so that no phase ran (see
+    /// [`Pipeline::start`]).
+    pub fn halted(&self) -> bool {
+        self.halted
     }
 
     /// The sandbox limits the extensions run under: the caller's ([`Options::limits`]) with
@@ -272,6 +296,10 @@ impl Pipeline {
 
     /// Phase B: resolve, `search:`, `decorator:`, `beforeCompile()`, inject, complete.
     fn phase_b(&mut self) {
+        if self.halted {
+            self.stage = Stage::B;
+            return;
+        }
         let diags = &mut self.diags;
         let before = diags.items().len();
         self.builder.borrow_mut().resolve(diags);
@@ -333,7 +361,7 @@ impl Pipeline {
     /// what earlier checks reported. Used after the builder was changed in phase B or C; in
     /// phase A there is nothing to recheck yet.
     pub fn recheck(&mut self) {
-        if self.stage == Stage::A {
+        if self.stage == Stage::A || self.halted {
             return;
         }
         self.forget_checks();
