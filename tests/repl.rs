@@ -841,3 +841,49 @@ fn the_docs_quote_the_phase_a_note_and_a_compile_path_that_works() {
         );
     }
 }
+
+/// H13: with a broken include the session started with "phase B, 2 services, 3 error(s)" and
+/// nothing else, while docs/repl.md says configuration errors are printed as `wireplan check`
+/// prints them. The start, `:phase` and `:reload` print the diagnostics, then the summary.
+#[test]
+fn the_start_phase_and_reload_print_the_configuration_errors() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let app = dir.path().join("app.neon");
+    std::fs::write(
+        dir.path().join("types.neon"),
+        "types:\n\tApp\\Clock:\n\tApp\\Main:\n\t\tconstructor:\n\t\t\tclock: App\\Clock\n",
+    )
+    .expect("write");
+    let broken = "includes:\n\t- typo.neon\n\nservices:\n\t- App\\Clock\n\tmain: App\\Main\n";
+    std::fs::write(&app, broken).expect("write");
+    let mut s = Session::open(&app, Options::default());
+    let missing = format!(
+        "error[file-not-found]: File '{}' is missing or is not readable, did you mean 'types.neon'?",
+        dir.path().join("typo.neon").display()
+    );
+    let summary = format!(
+        "{}: phase B, 0 services, 1 error(s), 0 warning(s); the configuration did not load, so no phase ran",
+        app.display()
+    );
+    let status = s.status();
+    assert!(status.starts_with(&missing), "{status}");
+    assert!(status.contains("2 │     - typo.neon\n"), "{status}");
+    assert!(status.ends_with(&format!("\n{summary}")), "{status}");
+    // Only the independent error: no follow-up `class-not-found` for App\Clock or App\Main.
+    assert_eq!(status.matches("error[").count(), 1, "{status}");
+    let phase_a = ask(&mut s, ":phase A");
+    assert!(phase_a.starts_with(&missing), "{phase_a}");
+    assert!(
+        phase_a.ends_with(&summary.replace("phase B", "phase A")),
+        "{phase_a}"
+    );
+    // Fixed on disk, `:reload` reads the files again: nothing but the summary.
+    std::fs::write(&app, broken.replace("typo.neon", "types.neon")).expect("write");
+    assert_eq!(
+        ask(&mut s, ":reload"),
+        format!(
+            "{}: phase A, 2 services, 0 error(s), 0 warning(s)",
+            app.display()
+        )
+    );
+}
