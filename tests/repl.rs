@@ -887,3 +887,54 @@ fn the_start_phase_and_reload_print_the_configuration_errors() {
         )
     );
 }
+
+/// H13: docs/tools.md said the graph is "preliminary" in the REPL's `:phase A`, but the REPL
+/// has no graph command. What it does have: `:deps` and `:needed-by` in phase A print the
+/// graph's preliminary note, which docs/tools.md now quotes exactly; in phase B they do not.
+#[test]
+fn tools_md_quotes_the_preliminary_note_of_deps_in_phase_a() {
+    let mut s = session();
+    let in_b = ask(&mut s, ":deps blog");
+    assert!(!in_b.contains("preliminary"), "{in_b}");
+    ask(&mut s, ":phase A");
+    let in_a = ask(&mut s, ":deps blog");
+    let note = in_a
+        .lines()
+        .find(|l| l.starts_with("preliminary: "))
+        .unwrap_or_else(|| panic!("no preliminary note in phase A: {in_a}"));
+    let needed = ask(&mut s, ":needed-by db");
+    assert!(needed.lines().any(|l| l == note), "{needed}");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tools = std::fs::read_to_string(root.join("docs/tools.md")).expect("docs/tools.md");
+    let tools = tools.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        tools.contains(&format!("\"{note}\"")),
+        "docs/tools.md does not quote: {note}"
+    );
+    assert!(tools.contains("The REPL has no graph command"));
+}
+
+/// H13: docs/repl.md's transcript hard-wrapped the notes of `:errors` mid-word ("scope\nd").
+/// Its `:errors` block is the real answer for the input before it (lines compared without
+/// trailing blanks, which editors strip).
+#[test]
+fn repl_md_quotes_the_real_errors_answer() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/repl.md")).expect("docs/repl.md");
+    let input = r#"builder.getDefinition("db").setLifespan("scoped")"#;
+    assert!(
+        doc.contains(&format!("wireplan[B]> {input}\n")),
+        "the input is quoted"
+    );
+    let (_, rest) = doc
+        .split_once("wireplan[B]> :errors\n")
+        .expect("the transcript shows :errors");
+    let (quoted, _) = rest.split_once("wireplan[B]> ").expect("a prompt follows");
+    let mut s = session();
+    ask(&mut s, input);
+    // The transcript was recorded from the repository root; the session here has the
+    // example's absolute path.
+    let real = ask(&mut s, ":errors").replace(&format!("{}/", root.display()), "");
+    let trim = |t: &str| t.lines().map(str::trim_end).collect::<Vec<_>>().join("\n");
+    assert_eq!(trim(quoted), trim(&real));
+}
