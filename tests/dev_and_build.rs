@@ -204,7 +204,9 @@ fn a_cache_directory_that_is_a_file_is_named() {
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a directory");
     // The library error says the same, as its own variant.
-    let e = load(&config, &file, &registry()).err().expect("refused");
+    let Err(e) = load(&config, &file, &registry()) else {
+        panic!("a file accepted as the cache directory")
+    };
     assert!(matches!(e, DevError::CacheDir { is_file: true, .. }), "{e}");
 }
 
