@@ -42,9 +42,48 @@ pub enum DevError {
         /// The rendered diagnostics (errors and warnings), without colour.
         rendered: String,
     },
+    /// The cache directory cannot hold the plan: it is a file (`is_file`), or it cannot be
+    /// created (`cause`). Checked before compiling.
+    #[error("{}", cache_dir_message(path, *is_file, cause.as_ref()))]
+    CacheDir {
+        /// The cache directory as given.
+        path: String,
+        /// Whether a file (not a directory) is at that path.
+        is_file: bool,
+        /// Why it could not be created, when it is not a file.
+        cause: Option<std::io::Error>,
+    },
     /// Writing the cached plan or loading it into a container failed.
     #[error(transparent)]
     Runtime(#[from] wireplan_runtime::Error),
+}
+
+fn cache_dir_message(path: &str, is_file: bool, cause: Option<&std::io::Error>) -> String {
+    match cause {
+        _ if is_file => format!(
+            "the cache directory '{path}' is a file; give a directory (it is created when missing)"
+        ),
+        Some(e) => format!("cannot create the cache directory '{path}': {e}"),
+        None => format!("cannot create the cache directory '{path}'"),
+    }
+}
+
+/// Makes sure `cache_dir` is a directory, creating it (and its parents) when missing.
+fn ensure_cache_dir(cache_dir: &Path) -> Result<(), DevError> {
+    let path = cache_dir.display().to_string();
+    if cache_dir.exists() && !cache_dir.is_dir() {
+        return Err(DevError::CacheDir {
+            path,
+            is_file: true,
+            cause: None,
+        });
+    }
+    std::fs::create_dir_all(cache_dir).map_err(|cause| DevError::CacheDir {
+        // A file in the way higher up (`/etc/passwd/cache`) is reported as it is.
+        is_file: false,
+        path,
+        cause: Some(cause),
+    })
 }
 
 /// What [`load_or_compile_with`] did.
@@ -84,7 +123,8 @@ pub fn is_current(plan: &Plan) -> bool {
 /// Loads `config` through the plan cache in `cache_dir` with `registry`: the cached plan when
 /// it is current, otherwise a fresh compilation (written to the cache atomically).
 ///
-/// Errors: [`DevError::Compile`] with the rendered diagnostics; [`DevError::Runtime`] for
+/// Errors: [`DevError::CacheDir`] when `cache_dir` is a file or cannot be created (checked
+/// first); [`DevError::Compile`] with the rendered diagnostics; [`DevError::Runtime`] for
 /// cache writes and for loading (registry gaps, ...), naming the file.
 pub fn load_or_compile(
     config: impl AsRef<Path>,
@@ -109,6 +149,7 @@ pub fn load_or_compile_with(
     options: &Options,
     builder: ContainerBuilder<'_>,
 ) -> Result<Loaded, DevError> {
+    ensure_cache_dir(cache_dir)?;
     let plan_path = cache_path(config, cache_dir);
     let origin = plan_path.display().to_string();
     if let Ok(plan) = Plan::read(&plan_path) {
@@ -129,10 +170,6 @@ pub fn load_or_compile_with(
             rendered: render_to_string(&result.sources, result.diagnostics.items()),
         });
     };
-    std::fs::create_dir_all(cache_dir).map_err(|cause| wireplan_runtime::Error::Io {
-        origin: cache_dir.display().to_string(),
-        cause,
-    })?;
     plan.write(&plan_path, Encoding::Binary)?;
     let container = builder.from_plan_named(plan, &origin)?;
     Ok(Loaded {

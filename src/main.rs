@@ -156,7 +156,7 @@ enum NeonCommand {
         #[arg(long)]
         inline: bool,
         /// Indentation of blocks and of `'''` strings: spaces and tabs, a number of spaces
-        /// (`4`), or `\t` for a tab (the default).
+        /// (`4`, from 1 to 64), or `\t` for a tab (the default).
         #[arg(long, value_name = "STR", default_value = "\\t")]
         indent: String,
     },
@@ -496,16 +496,42 @@ fn read_deep_json(bytes: &[u8]) -> Result<serde_json::Value, JsonError> {
     })
 }
 
+/// The largest `--indent N` (a number of spaces).
+const MAX_INDENT: usize = 64;
+
+/// Reads `neon encode --indent`: `\t` (a backslash and `t`, as typed in a shell) is a tab, a
+/// whole number `N` from 1 to [`MAX_INDENT`] is `N` spaces, and any other non-empty string of
+/// spaces and tabs is used as it is. The error says what was given and what is accepted.
+fn indent_value(given: &str) -> Result<String, String> {
+    if given == "\\t" {
+        return Ok("\t".to_string());
+    }
+    let number = !given.is_empty() && given.bytes().all(|b| b.is_ascii_digit());
+    match given.parse::<usize>() {
+        Ok(n @ 1..=MAX_INDENT) if number => return Ok(" ".repeat(n)),
+        _ if number => {}
+        _ if !given.is_empty() && given.bytes().all(|b| b == b' ' || b == b'\t') => {
+            return Ok(given.to_string())
+        }
+        _ => {}
+    }
+    Err(format!(
+        "{given:?} given; expected one or more spaces or tabs, a number of spaces from 1 to \
+         {MAX_INDENT} (`4`), or `\\t` for a tab"
+    ))
+}
+
 /// `neon encode`: canonical JSON in, NEON out. Exit 1 for unreadable or unencodable input, 2 for
 /// a bad `--indent`.
 fn neon_encode(file: PathBuf, inline: bool, indent: &str) -> ExitCode {
     use wireplan::neon::{self, EncodeError, EncodeOptions};
-    let indent = match indent {
-        "\\t" => "\t".to_string(),
-        n if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
-            " ".repeat(n.parse::<usize>().unwrap_or(0).min(64))
+    // Checked before the input is read: a usage error is reported as one, whatever the file.
+    let indent = match indent_value(indent) {
+        Ok(i) => i,
+        Err(e) => {
+            say(format_args!("error[{}]: --indent: {e}", Code::Usage));
+            return ExitCode::from(2);
         }
-        s => s.to_string(),
     };
     let opts = if inline {
         EncodeOptions::inline()

@@ -171,6 +171,45 @@ fn the_blog_example_runs_in_dev_mode() {
     assert_eq!(first.published, 5);
 }
 
+/// H13: `blog --dev CONFIG /etc/passwd` said "cannot read plan: File exists (os error 17)".
+/// A cache directory that is a file is named as such, before anything is compiled; one that
+/// cannot be created says why.
+#[test]
+fn a_cache_directory_that_is_a_file_is_named() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cache");
+    std::fs::write(&file, "not a directory").unwrap();
+    let config = root.join("examples/blog/config/app.neon");
+    let message =
+        |cache: &Path| match blog::run_dev(config.to_str().unwrap(), cache.to_str().unwrap()) {
+            Ok(_) => panic!("{} accepted as the cache directory", cache.display()),
+            Err(e) => e.to_string(),
+        };
+    assert_eq!(
+        message(&file),
+        format!(
+            "the cache directory '{}' is a file; give a directory (it is created when missing)",
+            file.display()
+        )
+    );
+    let below = file.join("sub");
+    let e = message(&below);
+    assert!(
+        e.starts_with(&format!(
+            "cannot create the cache directory '{}': ",
+            below.display()
+        )),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a directory");
+    // The library error says the same, as its own variant.
+    let Err(e) = load(&config, &file, &registry()) else {
+        panic!("a file accepted as the cache directory")
+    };
+    assert!(matches!(e, DevError::CacheDir { is_file: true, .. }), "{e}");
+}
+
 trait Logger: Send + Sync {
     fn path(&self) -> String;
 }

@@ -31,3 +31,43 @@ fn errors_md_lists_every_code() {
         "docs/errors.md is out of date; run WIREPLAN_UPDATE_DOCS=1 cargo test --test docs"
     );
 }
+
+/// H13: the README listed `25:00:00` as a date-like literal that is an error, but a time alone
+/// does not match NEON's date pattern (a date part comes first;
+/// `../shared/reference/neon-language.md` §4) and decodes to the string. Every literal the
+/// README's row names as an error must be one, and the time it names as a string must be one.
+#[test]
+fn readme_date_literals_decode_as_it_says() {
+    use wireplan::neon::{decode, Kind};
+    use wireplan::source::FileId;
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let row = readme
+        .lines()
+        .find(|l| l.starts_with("| a date-like literal that is not a date ("))
+        .expect("the README's date row");
+    let cell = row.split(" | ").next().expect("first cell");
+    let (errors, strings) = cell.split_once(';').expect("errors; then strings");
+    let literals = |text: &str| -> Vec<String> {
+        text.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect()
+    };
+    let (errors, strings) = (literals(errors), literals(strings));
+    assert!(errors.len() >= 2 && !strings.is_empty(), "{row}");
+    for lit in &errors {
+        let d = decode(&format!("a: {lit}\n"), FileId(0)).expect_err(lit);
+        assert_eq!(d.code, Code::NeonSyntax, "{lit}: {}", d.message);
+        assert!(d.message.contains(lit.as_str()), "{lit}: {}", d.message);
+    }
+    for lit in &strings {
+        let v = decode(&format!("a: {lit}\n"), FileId(0)).expect(lit);
+        let Kind::Array(a) = v.kind else {
+            panic!("{lit}: not a map")
+        };
+        let value = a.values().next().expect("one item");
+        assert_eq!(value.as_str(), Some(lit.as_str()), "{lit}");
+    }
+}

@@ -459,6 +459,20 @@ fn cli_encode_inverts_decode() {
     let (code, _, err) = wireplan(&["encode", json_path, "--indent", "x"]);
     assert_eq!(code, 2);
     assert!(err.starts_with("error[usage]: --indent: "), "{err}");
+    // H13: `--indent 0` said `"" given` (the zero spaces it became); the error names what was
+    // typed and what is accepted, and 65 is refused rather than silently cut to 64.
+    let accepted = "given; expected one or more spaces or tabs, a number of spaces from 1 to 64 \
+                    (`4`), or `\\t` for a tab\n";
+    for given in ["0", "65", "x"] {
+        let (code, out, err) = wireplan(&["encode", json_path, "--indent", given]);
+        assert_eq!((code, out.as_str()), (2, ""), "{given}");
+        assert_eq!(
+            err,
+            format!("error[usage]: --indent: \"{given}\" {accepted}")
+        );
+    }
+    let (code, text, err) = wireplan(&["encode", json_path, "--indent", "64"]);
+    assert_eq!((code, text.as_str()), (0, "- 1\n"), "{err}");
     std::fs::write(&json_file, "{\"a\": [1,").expect("write");
     let (code, _, err) = wireplan(&["encode", json_path]);
     assert_eq!(code, 1);

@@ -163,7 +163,8 @@ fn the_alias_binary_takes_the_same_options_and_a_bad_home_is_not_an_error() {
 /// same code, text and note.
 #[test]
 fn a_missing_config_is_refused_with_the_diagnostic_check_prints() {
-    let config = "examples/blog/config/nope.neon";
+    // A name close to none of the folder's files, so the message has no "did you mean".
+    let config = "examples/blog/config/absent.neon";
     let (code, out, err) = run_piped(env!("CARGO_BIN_EXE_wireplan"), &["repl", config], "", &[]);
     assert_eq!(code, 1, "{out}");
     let (check_code, _, check_err) =

@@ -79,6 +79,9 @@ pub struct Pipeline {
     plan: Option<Plan>,
     /// The sandbox limits the extensions run under.
     limits: crate::script::Limits,
+    /// Loading reported an error (a missing or unreadable file, a syntax error, an include
+    /// cycle): the configuration is incomplete, so no phase runs on it.
+    halted: bool,
 }
 
 /// The loaded configuration a pipeline started from.
@@ -113,12 +116,26 @@ impl Pipeline {
 
     /// Runs phase A over a loaded configuration; `sources` holds the files it came from and
     /// `diags` what loading reported.
+    ///
+    /// When loading reported an error the configuration is incomplete (as Nette stops at a
+    /// missing include): no phase runs, so the only errors are the loading errors, not their
+    /// follow-ups (`class-not-found` for the classes of a missing `types:` file, …). The
+    /// pipeline then holds an empty builder; [`Pipeline::halted`] says so.
     pub fn start(
         raw: RawConfig,
         options: &Options,
         sources: SourceMap,
         mut diags: Diagnostics,
     ) -> Pipeline {
+        let halted = diags.has_errors();
+        let raw = if halted {
+            RawConfig {
+                sections: Default::default(),
+                files: raw.files,
+            }
+        } else {
+            raw
+        };
         // Parameters first, over the whole configuration. Sensitive ones stay dynamic.
         let mut dynamic = options.dynamic.clone();
         dynamic.extend(crate::project::sensitive_parameters(&raw.sections));
@@ -150,7 +167,7 @@ impl Pipeline {
             &mut diags,
         );
         check_sections(&sections, &mut diags);
-        if !options.parameters.is_empty() {
+        if !halted && !options.parameters.is_empty() {
             let sources = sources.borrow();
             // Configuration files and extension scripts (those read so far: all of them).
             let (configs, scripts): (Vec<_>, Vec<_>) =
@@ -191,7 +208,14 @@ impl Pipeline {
             stage: Stage::A,
             plan: None,
             limits,
+            halted,
         }
+    }
+
+    /// Whether loading the configuration reported an error, so that no phase ran (see
+    /// [`Pipeline::start`]).
+    pub fn halted(&self) -> bool {
+        self.halted
     }
 
     /// The sandbox limits the extensions run under: the caller's ([`Options::limits`]) with
@@ -213,6 +237,10 @@ impl Pipeline {
 
     /// Phase B: resolve, `search:`, `decorator:`, `beforeCompile()`, inject, complete.
     fn phase_b(&mut self) {
+        if self.halted {
+            self.stage = Stage::B;
+            return;
+        }
         let diags = &mut self.diags;
         let before = diags.items().len();
         self.builder.borrow_mut().resolve(diags);
@@ -274,7 +302,7 @@ impl Pipeline {
     /// what earlier checks reported. Used after the builder was changed in phase B or C; in
     /// phase A there is nothing to recheck yet.
     pub fn recheck(&mut self) {
-        if self.stage == Stage::A {
+        if self.stage == Stage::A || self.halted {
             return;
         }
         self.forget_checks();

@@ -107,12 +107,39 @@ pub fn load_str(
 /// The `file-not-found` diagnostic for a configuration file that cannot be read (`err` from
 /// [`crate::source::read_input_file`] becomes its note). `wireplan check` and the other
 /// commands report a missing root or included file with it; the REPL refuses to start with it.
+///
+/// When the file does not exist and a file in the same folder has a close name, the message
+/// ends with "did you mean 'NAME'?" ([`crate::diagnostics::suggest`]).
 pub fn unreadable_file(path: &Path, err: &std::io::Error) -> Diagnostic {
-    Diagnostic::error(
-        Code::FileNotFound,
-        format!("File '{}' is missing or is not readable.", path.display()),
-    )
-    .with_note(err.to_string())
+    let mut message = format!("File '{}' is missing or is not readable", path.display());
+    if err.kind() == std::io::ErrorKind::NotFound {
+        if let Some(name) = similar_file(path) {
+            message.push_str(&format!(", did you mean '{name}'?"));
+        } else {
+            message.push('.');
+        }
+    } else {
+        message.push('.');
+    }
+    Diagnostic::error(Code::FileNotFound, message).with_note(err.to_string())
+}
+
+/// The name of a file in `path`'s folder whose name is close to `path`'s (a typo), if any.
+fn similar_file(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .collect();
+    // Directory order differs between systems; the suggestion must not.
+    names.sort();
+    crate::diagnostics::suggest(name, names.iter().map(String::as_str)).map(str::to_owned)
 }
 
 struct Loader<'a> {

@@ -145,18 +145,42 @@ impl Session {
         &self.path
     }
 
-    /// A one-line summary of the compilation up to the current phase.
+    /// A one-line summary of the compilation up to the current phase. When the configuration
+    /// did not load (a missing include, a syntax error: [`Pipeline::halted`]) it says that no
+    /// phase ran.
     pub fn summary(&self) -> String {
         let d = self.pipeline.diagnostics();
         let errors = d.error_count();
-        format!(
+        let mut line = format!(
             "{}: phase {}, {} services, {} error(s), {} warning(s)",
             self.path.display(),
             self.stage().letter(),
             self.pipeline.builder().borrow().definitions().count(),
             errors,
             d.items().len() - errors
-        )
+        );
+        if self.pipeline.halted() {
+            line.push_str("; the configuration did not load, so no phase ran");
+        }
+        line
+    }
+
+    /// What the session prints when it starts and after `:reload`, `:phase` and `:reset`: the
+    /// diagnostics of the compilation up to the current phase, rendered as `wireplan check`
+    /// prints them (without colour), then [`Session::summary`]. Without diagnostics it is the
+    /// summary alone.
+    pub fn status(&self) -> String {
+        self.status_after("")
+    }
+
+    /// [`Session::status`] with `lead` in front of the summary line.
+    fn status_after(&self, lead: &str) -> String {
+        let items = self.pipeline.diagnostics().items();
+        let summary = format!("{lead}{}", self.summary());
+        if items.is_empty() {
+            return summary;
+        }
+        format!("{}\n{summary}", self.render(items))
     }
 
     /// Every file read so far (configs, scripts, inputs), for rendering diagnostics.
@@ -245,14 +269,14 @@ impl Session {
                 self.pipeline = self.pipeline.restart();
                 self.pipeline.run_to(stage);
                 self.bind();
-                format!("changes dropped ({dropped} input(s)); {}", self.summary())
+                self.status_after(&format!("changes dropped ({dropped} input(s)); "))
             }
             "reload" => {
                 let stage = self.stage();
                 self.pipeline = Restartable::load(&self.path, &self.options);
                 self.pipeline.run_to(stage);
                 self.bind();
-                self.summary()
+                self.status()
             }
             "run" => self.run_file(arg),
             other => commands::unknown(other),
@@ -396,7 +420,7 @@ impl Session {
         self.pipeline = self.pipeline.restart();
         self.pipeline.run_to(stage);
         self.bind();
-        let mut out = self.summary();
+        let mut out = self.status();
         if dropped > 0 {
             out.push_str(&format!(
                 "\nthe changes of {dropped} input(s) were dropped (the phases ran again from the files)"

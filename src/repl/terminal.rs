@@ -171,7 +171,7 @@ pub fn start(
 /// location is not an error (the session just has no saved history). Exit code 0, or 1 when
 /// the terminal cannot be used.
 pub fn run(session: Session) -> ExitCode {
-    println!("{}  (:help for commands)", session.summary());
+    println!("{}  (:help for commands)", session.status());
     // While the line editor reads, the terminal is in raw mode and Ctrl-C arrives as a key
     // (`ReadlineError::Interrupted`); while an input runs it is a SIGINT, handled here.
     let flag = session.interrupt_flag();
