@@ -8,7 +8,7 @@
 
 mod excerpt;
 
-pub use excerpt::{shorten_text, MAX_LINE, MAX_TEXT};
+pub use excerpt::{shorten_text, visible_text, MAX_LINE, MAX_TEXT};
 
 use crate::source::{SourceMap, Span};
 use codespan_reporting::term;
@@ -298,7 +298,7 @@ fn one_line(d: &Diagnostic) -> String {
         "{}[{}]: {}",
         severity_word(d),
         d.code,
-        shorten_text(&d.message)
+        visible_text(&shorten_text(&d.message))
     )
 }
 

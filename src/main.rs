@@ -239,6 +239,7 @@ fn compile(
                     (&run.sources, &run.diagnostics),
                 ],
                 &cwd,
+                &config,
             );
             emit(&format!(
                 "{}\n",

@@ -2,8 +2,11 @@
 //! the script sandbox's limits ([`crate::script::sandbox::project_limits`]) and the parameters
 //! that are sensitive (docs/configuration.md).
 
-use crate::neon::{Array, Kind};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::neon::{Array, Kind, Value};
 use crate::schema::Expect;
+use crate::source::Span;
+use indexmap::IndexMap;
 
 /// The schema of `wireplan:`; every key is optional: `sandbox:` (a map of limits, see
 /// [`crate::script::Limits`]) and `sensitive:` (a list of parameter names).
@@ -28,12 +31,14 @@ pub fn schema() -> Expect {
     .skip_defaults()
 }
 
-/// The top-level parameter names listed under `wireplan › sensitive`, read from the loaded
-/// (not yet expanded) sections, because they decide how parameters expand. A sensitive
-/// parameter is treated as dynamic: never frozen into the plan, read at start-up, so its value
-/// appears in no plan, diagnostic or display. A malformed list is reported by [`schema`] when
-/// the section is validated; here only its string items count.
-pub fn sensitive_parameters(sections: &Array) -> Vec<String> {
+/// The parameter names listed under `wireplan › sensitive`, each with the span of its list
+/// item, read from the loaded (not yet expanded) sections, because they decide how parameters
+/// expand. A name is a top-level parameter (`dbPassword`) or a dotted path to a value inside
+/// one (`database.password`). A sensitive parameter is treated as dynamic: never frozen into
+/// the plan, read at start-up, so its value appears in no plan, diagnostic or display. A
+/// malformed list is reported by [`schema`] when the section is validated; here only its
+/// string items count.
+pub fn sensitive_parameters(sections: &Array) -> Vec<(String, Span)> {
     let Some(Kind::Array(section)) = sections.get("wireplan").map(|v| &v.kind) else {
         return Vec::new();
     };
@@ -42,8 +47,37 @@ pub fn sensitive_parameters(sections: &Array) -> Vec<String> {
     };
     list.iter()
         .filter_map(|(_, v)| match &v.kind {
-            Kind::Str(s) => Some(s.clone()),
+            Kind::Str(s) => Some((s.clone(), v.span)),
             _ => None,
         })
         .collect()
+}
+
+/// Checks that every sensitive name (from [`sensitive_parameters`]) names a parameter the
+/// configuration declares (in `parameters:` or by `-p`): a name that matches none would
+/// protect nothing, so it is an `invalid-value` error at its list item rather than ignored.
+pub fn check_sensitive(
+    sections: &Array,
+    overrides: &IndexMap<String, Value>,
+    names: &[(String, Span)],
+    diags: &mut Diagnostics,
+) {
+    for (name, span) in names {
+        if !crate::config::declares_parameter(sections, overrides, name) {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "Sensitive parameter '{name}' is not declared: no such parameter in \
+                         'parameters:'."
+                    ),
+                )
+                .at(Some(*span))
+                .with_note(
+                    "declare the top-level parameter under `parameters:` (a dotted name such as \
+                     `database.password` names a key inside a declared map)",
+                ),
+            );
+        }
+    }
 }

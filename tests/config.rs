@@ -177,3 +177,23 @@ fn errors_inside_command_line_values_have_no_file_location() {
     assert!(text.contains("'nope'") && text.contains("-p"), "{text}");
     assert_eq!(d.line, None, "a -p value has no place in config.neon");
 }
+
+/// `--dynamic database.password` reads that one value at start-up; the value in the files
+/// reaches neither the arguments nor the plan's `parameters` (it used to be frozen in both).
+#[test]
+fn a_dotted_dynamic_name_makes_the_nested_value_dynamic() {
+    let p = plan(
+        "config/dynamic-dotted.neon",
+        &options(&[], &["database.password"]),
+    );
+    let read = json!({"$param": "database.password"});
+    assert_eq!(
+        args(&p, "cfg"),
+        json!([read, {"password": read, "host": "db"}])
+    );
+    assert_eq!(
+        p["parameters"]["database"],
+        json!({"password": read, "host": "db"})
+    );
+    assert!(!p.to_string().contains("hunter2"), "{p}");
+}

@@ -295,3 +295,73 @@ fn sensitive_parameters_stay_out_of_the_plan_and_the_messages() {
         .iter()
         .any(|d| d.message.contains("hunter2")));
 }
+
+/// Secrets in a map: `sensitive: [database.password]` makes that one value dynamic (it used to
+/// be ignored, and the plan held the password). The map keeps its key as a start-up read, and
+/// the runtime reads it by the dotted name; without a value it reports the parameter unset
+/// rather than recursing.
+#[test]
+fn a_dotted_sensitive_name_keeps_the_nested_value_out_of_the_plan() {
+    let app = "wireplan:\n\tsensitive: [database.password]\nparameters:\n\tdatabase:\n\t\tpassword: hunter2\n\t\thost: db\nservices:\n\tx: A(%database.password%, %database%)\ntypes:\n\tA:\n\t\tconstructor: {a: string, b: array}\n";
+    let (_dir, c) = compile_files(&[("app.neon", app)]);
+    let plan = c
+        .plan
+        .as_ref()
+        .unwrap_or_else(|| panic!("{:?}", diagnostics(&c)));
+    let json = wireplan::plan::to_json(plan);
+    assert!(!json.contains("hunter2"), "{json}");
+    let read = serde_json::json!({"$param": "database.password"});
+    let args = serde_json::to_value(&plan.services["x"].create).unwrap()["args"].clone();
+    assert_eq!(args[0], read);
+    assert_eq!(args[1], serde_json::json!({"password": read, "host": "db"}));
+    let params: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        params["parameters"]["database"],
+        serde_json::json!({"password": read, "host": "db"})
+    );
+
+    // The runtime part needs only the parameters (no class is registered).
+    let mut without_services = params.clone();
+    without_services["services"] = serde_json::json!({});
+    without_services["types"] = serde_json::json!({});
+    let json = without_services.to_string();
+    let registry = wireplan_runtime::Registry::new();
+    let given = wireplan_runtime::Container::builder(&registry)
+        .parameter("database.password", "s3cret")
+        .from_json_str(&json)
+        .expect("plan loads");
+    assert_eq!(
+        given.parameter("database.password").unwrap(),
+        wireplan_runtime::Value::Str("s3cret".into())
+    );
+    assert_eq!(
+        given.parameter("database.host").unwrap(),
+        wireplan_runtime::Value::Str("db".into())
+    );
+    let unset = wireplan_runtime::Container::builder(&registry)
+        .from_json_str(&json)
+        .expect("plan loads");
+    let err = unset.parameter("database").unwrap_err().to_string();
+    assert!(err.contains("database.password"), "{err}");
+}
+
+/// A sensitive name that matches no declared parameter protects nothing: it is an
+/// `invalid-value` error at its list item (it used to be ignored silently, exit 0).
+#[test]
+fn an_undeclared_sensitive_name_is_an_error_at_its_item() {
+    let app = "wireplan:\n\tsensitive: [database.password, nosuch, database.nokey]\nparameters:\n\tdatabase:\n\t\tpassword: hunter2\nservices:\n\tx: A(%database.password%)\ntypes:\n\tA:\n\t\tconstructor: {a: string}\n";
+    let (_dir, c) = compile_files(&[("app.neon", app)]);
+    assert!(c.plan.is_none());
+    let diags = diagnostics(&c);
+    let bad: Vec<_> = diags
+        .iter()
+        .filter(|d| d.code == "invalid-value")
+        .map(|d| (d.message.clone(), d.line, d.column))
+        .collect();
+    assert_eq!(bad.len(), 2, "{diags:?}");
+    assert!(bad[0].0.contains("'nosuch'"), "{bad:?}");
+    assert_eq!((bad[0].1, bad[0].2), (Some(2), Some(33)), "{bad:?}");
+    assert!(bad[1].0.contains("'database.nokey'"), "{bad:?}");
+    assert_eq!((bad[1].1, bad[1].2), (Some(2), Some(41)), "{bad:?}");
+    assert!(diags.iter().all(|d| !d.message.contains("hunter2")));
+}

@@ -122,15 +122,46 @@ fn sarif_output_is_valid_against_the_2_1_0_schema() {
             .expect("vendored schema");
     let schema: Json = serde_json::from_str(&schema_text).expect("schema is JSON");
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    for config in [EXAMPLE, WIRING, SYNTAX] {
-        let (_, stdout, _) = run(&["check", config, "--format", "sarif"]);
+    // Results without a file position of their own too: a bad `-p` value, a missing CONFIG.
+    let cases: [&[&str]; 5] = [
+        &["check", EXAMPLE],
+        &["check", WIRING],
+        &["check", SYNTAX],
+        &["check", WIRING, "-p", "x=["],
+        &["check", "tests/fixtures/no-such-config.neon"],
+    ];
+    for args in cases {
+        let mut args = args.to_vec();
+        args.extend(["--format", "sarif"]);
+        let (_, stdout, _) = run(&args);
         let log: Json = serde_json::from_str(&stdout).expect("SARIF is JSON");
         let errors: Vec<String> = validator
             .iter_errors(&log)
             .map(|e| format!("{} at {}", e, e.instance_path()))
             .collect();
-        assert!(errors.is_empty(), "{config}: {errors:#?}");
+        assert!(errors.is_empty(), "{args:?}: {errors:#?}");
+        // GitHub's upload refuses a result without a location: every result has one, with an
+        // artifact URI.
+        let results = log["runs"][0]["results"].as_array().expect("results");
+        assert!(args[1] == EXAMPLE || !results.is_empty(), "{args:?}: {log}");
+        for r in results {
+            let uri = &r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+            assert!(uri.is_string(), "{args:?}: no location in {r}");
+        }
     }
+    // Without a position of its own, a result points at the root configuration (no region).
+    let (_, stdout, _) = run(&["check", WIRING, "-p", "x=[", "--format", "sarif"]);
+    let log: Json = serde_json::from_str(&stdout).expect("SARIF is JSON");
+    let bad_p = log["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["ruleId"] == "neon-syntax")
+        .unwrap_or_else(|| panic!("a neon-syntax result for -p in {log}"));
+    assert_eq!(
+        bad_p["locations"][0]["physicalLocation"],
+        serde_json::json!({"artifactLocation": {"uri": WIRING}})
+    );
     // An invalid log is caught, so the validation above can fail.
     let bad = serde_json::json!({"version": "2.1.0", "runs": [{"results": []}]});
     assert!(!validator.is_valid(&bad));

@@ -138,7 +138,9 @@ impl Pipeline {
         };
         // Parameters first, over the whole configuration. Sensitive ones stay dynamic.
         let mut dynamic = options.dynamic.clone();
-        dynamic.extend(crate::project::sensitive_parameters(&raw.sections));
+        let sensitive = crate::project::sensitive_parameters(&raw.sections);
+        crate::project::check_sensitive(&raw.sections, &options.parameters, &sensitive, &mut diags);
+        dynamic.extend(sensitive.into_iter().map(|(name, _)| name));
         let (params, sections) =
             config::expand_config(&raw.sections, &dynamic, &options.parameters, &mut diags);
         let catalog = Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags);

@@ -74,6 +74,16 @@ pub fn expand_config(
             .or_insert_with(|| Value::new(Kind::Array(Array::new()), span));
         set_nested(slot, &rest, v.clone());
     }
+    // A dotted dynamic name (`database.password`) makes one value inside a map dynamic: the
+    // value written there becomes a reference to itself, which expands to `{"$param": name}`,
+    // so the map keeps its key and the value never reaches the plan.
+    for name in dynamic.iter().filter(|n| n.contains('.')) {
+        let mut path = name.split('.');
+        let top = path.next().unwrap_or_default();
+        if let Some(slot) = raw.get_mut(top).and_then(|v| nested_mut(v, path)) {
+            slot.kind = Kind::Str(format!("%{name}%"));
+        }
+    }
     let mut ex = Expander {
         foreign,
         in_foreign: 0,
@@ -175,6 +185,46 @@ fn measure(v: &Expr, node_limit: usize, text_limit: usize) -> (usize, usize) {
 }
 
 /// Sets `path` inside a NEON map, creating (or replacing non-map values with) maps on the way.
+/// The value at `path` inside `value` (a walk through nested maps), if there is one.
+fn nested_mut<'v, 'p>(
+    value: &'v mut Value,
+    path: impl Iterator<Item = &'p str>,
+) -> Option<&'v mut Value> {
+    let mut at = value;
+    for seg in path {
+        let Kind::Array(a) = &mut at.kind else {
+            return None;
+        };
+        at = &mut a.entries.get_mut(&Key::from_string(seg.to_string()))?.value;
+    }
+    Some(at)
+}
+
+/// Whether the configuration (the `parameters:` section, or a `-p` override) declares the
+/// parameter `path`, a top-level name or a dotted path into nested maps (`database.password`).
+pub fn declares_parameter(
+    sections: &Array,
+    overrides: &IndexMap<String, Value>,
+    path: &str,
+) -> bool {
+    let top = path.split('.').next().unwrap_or(path);
+    if overrides.contains_key(path) || overrides.contains_key(top) {
+        return true;
+    }
+    let Some(Kind::Array(params)) = sections.get("parameters").map(|v| &v.kind) else {
+        return false;
+    };
+    let mut segs = path.split('.');
+    let mut at = segs.next().and_then(|first| params.get(first));
+    for seg in segs {
+        at = at.and_then(|v| match &v.kind {
+            Kind::Array(a) => a.get(seg),
+            _ => None,
+        });
+    }
+    at.is_some()
+}
+
 fn set_nested(slot: &mut Value, path: &[&str], value: Value) {
     let Some((first, rest)) = path.split_first() else {
         *slot = value;
@@ -264,9 +314,16 @@ impl Expander<'_> {
         span.filter(|_| self.in_foreign == 0)
     }
 
+    /// Whether `%name%` is read at start-up: `env.*` (unless the files define `env`), or a
+    /// name declared dynamic, or a path inside one (`%db.password.x%` under `db.password`).
     fn is_dynamic(&self, name: &str) -> bool {
         let top = name.split('.').next().unwrap_or(name);
-        top == "env" && !self.raw.contains_key("env") || self.dynamic.contains(top)
+        top == "env" && !self.raw.contains_key("env")
+            || name
+                .match_indices('.')
+                .map(|(i, _)| &name[..i])
+                .chain([name])
+                .any(|prefix| self.dynamic.contains(prefix))
     }
 
     /// Expands top-level parameter `name` once, into `done`. False when there is no value: no

@@ -2,6 +2,9 @@
 //! [`MAX_LINE`] bytes are shown as a window around the label with `…` where they were cut,
 //! labels that span many lines show their first line, and long messages, notes and label texts
 //! are shortened. One rendered diagnostic stays within a few KB however large the input.
+//! Control characters other than tab and line break (ESC, BEL, CR, DEL, C1 …) never reach the
+//! terminal raw: in source lines, file names, messages, notes and labels they are shown as
+//! `\u{1b}`, and the carets still point at the same characters.
 
 use super::Diagnostic;
 use crate::source::{SourceFile, SourceMap, Span};
@@ -28,6 +31,39 @@ pub fn shorten_text(text: &str) -> String {
     format!("{}… ({} more bytes)", &text[..cut], text.len() - cut)
 }
 
+/// Whether `c` is shown escaped: a control character other than tab and line break (a terminal
+/// would act on ESC sequences, BEL, CR …).
+fn is_hidden_control(c: char) -> bool {
+    c.is_control() && c != '\t' && c != '\n'
+}
+
+/// How a hidden control character is shown: `\u{1b}` for ESC.
+fn escape_control(c: char) -> String {
+    format!("\\u{{{:x}}}", u32::from(c))
+}
+
+/// `text` with every control character other than tab and line break shown as `\u{…}`, so
+/// that printing it cannot move the cursor, change colours or ring the bell.
+pub fn visible_text(text: &str) -> String {
+    if !text.chars().any(is_hidden_control) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if is_hidden_control(c) {
+                escape_control(c)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A message, note or label text as shown: shortened, control characters made visible.
+fn shown_text(text: &str) -> String {
+    visible_text(&shorten_text(text))
+}
+
 fn floor_char(text: &str, mut i: usize) -> usize {
     while i > 0 && !text.is_char_boundary(i) {
         i -= 1;
@@ -52,11 +88,47 @@ struct ViewLine {
     prefix: usize,
     /// The original bytes shown.
     window: Range<usize>,
+    /// The control characters shown escaped, in order: (original offset, original length in
+    /// bytes, length of the escape in the view).
+    escapes: Vec<(usize, usize, usize)>,
+}
+
+impl ViewLine {
+    /// The offset within this line's shown text (after the `…` prefix) of original offset
+    /// `orig`, which lies in the window.
+    fn to_shown(&self, orig: usize) -> usize {
+        let extra: usize = self
+            .escapes
+            .iter()
+            .take_while(|(at, _, _)| *at < orig)
+            .map(|(_, len, shown)| shown - len)
+            .sum();
+        orig - self.window.start + extra
+    }
+
+    /// The original offset that offset `inside` of this line's shown text shows (the escaped
+    /// character itself for any byte of its escape).
+    fn to_original(&self, inside: usize) -> usize {
+        let mut extra = 0;
+        for &(at, len, shown) in &self.escapes {
+            let view_at = at - self.window.start + extra;
+            if inside < view_at {
+                break;
+            }
+            if inside < view_at + shown {
+                return at;
+            }
+            extra += shown - len;
+        }
+        (self.window.start + inside.saturating_sub(extra)).min(self.window.end)
+    }
 }
 
 /// The shown lines of one original file.
 struct ViewFile<'a> {
     original: &'a SourceFile,
+    /// The file's name with control characters made visible.
+    name: String,
     text: String,
     lines: Vec<ViewLine>,
 }
@@ -76,7 +148,7 @@ impl ViewFile<'_> {
             return self.lines.first().map_or(0, |l| l.view_start);
         };
         let clamped = orig.clamp(l.window.start, l.window.end);
-        l.view_start + l.prefix + (clamped - l.window.start)
+        l.view_start + l.prefix + l.to_shown(clamped)
     }
 
     /// The original offset a view offset shows.
@@ -84,8 +156,7 @@ impl ViewFile<'_> {
         let Some(l) = self.lines.get(self.line_of_view(byte)) else {
             return 0;
         };
-        let inside = byte.saturating_sub(l.view_start + l.prefix);
-        (l.window.start + inside).min(l.window.end)
+        l.to_original(byte.saturating_sub(l.view_start + l.prefix))
     }
 }
 
@@ -100,7 +171,7 @@ impl<'a> Files<'a> for View<'a> {
     type Source = &'a str;
 
     fn name(&'a self, id: usize) -> Result<&'a str, Error> {
-        Ok(self.file(id)?.original.name.as_str())
+        Ok(self.file(id)?.name.as_str())
     }
 
     fn source(&'a self, id: usize) -> Result<&'a str, Error> {
@@ -181,11 +252,15 @@ fn shown_span(f: &SourceFile, span: Span) -> Range<usize> {
     }
 }
 
-/// Whether `d` needs a shortened view: a labelled line longer than [`MAX_LINE`], or a label
-/// over many lines.
+/// Whether `d` needs a view rather than the original files: a labelled line longer than
+/// [`MAX_LINE`], a label over many lines, or a control character to escape in a labelled line
+/// or a file name.
 fn needs_view(sources: &SourceMap, d: &Diagnostic) -> bool {
     d.labels.iter().any(|l| {
         let f = sources.get(l.span.file);
+        if f.name.chars().any(is_hidden_control) {
+            return true;
+        }
         let len = f.text.len();
         let (start, end) = (
             (l.span.start as usize).min(len),
@@ -193,7 +268,10 @@ fn needs_view(sources: &SourceMap, d: &Diagnostic) -> bool {
         );
         let (first, last) = (f.line_index(start), f.line_index(end));
         last - first > MAX_LABEL_LINES
-            || (first..=last).any(|line| line_range(f, line).len() > MAX_LINE)
+            || (first..=last).any(|line| {
+                let r = line_range(f, line);
+                r.len() > MAX_LINE || f.text[r].chars().any(is_hidden_control)
+            })
     })
 }
 
@@ -247,7 +325,16 @@ fn build_view<'a>(
             } else {
                 0
             };
-            text.push_str(&f.text[window.clone()]);
+            let mut escapes = Vec::new();
+            for (i, c) in f.text[window.clone()].char_indices() {
+                if is_hidden_control(c) {
+                    let shown = escape_control(c);
+                    escapes.push((window.start + i, c.len_utf8(), shown.len()));
+                    text.push_str(&shown);
+                } else {
+                    text.push(c);
+                }
+            }
             if window.end < full.end {
                 text.push('…');
             }
@@ -257,10 +344,12 @@ fn build_view<'a>(
                 view_start,
                 prefix,
                 window,
+                escapes,
             });
         }
         files.push(ViewFile {
             original: f,
+            name: visible_text(&f.name),
             text,
             lines: view_lines,
         });
@@ -294,13 +383,13 @@ fn codespan_labels<F: Copy>(d: &Diagnostic, spans: Vec<(F, Range<usize>)>) -> cs
             } else {
                 cs::LabelStyle::Secondary
             };
-            cs::Label::new(style, file, range).with_message(shorten_text(&l.message))
+            cs::Label::new(style, file, range).with_message(shown_text(&l.message))
         })
         .collect();
     base.with_code(d.code.as_str())
-        .with_message(shorten_text(&d.message))
+        .with_message(shown_text(&d.message))
         .with_labels(labels)
-        .with_notes(d.notes.iter().map(|n| shorten_text(n)).collect())
+        .with_notes(d.notes.iter().map(|n| shown_text(n)).collect())
 }
 
 /// Renders `d` through `emit`, which is called with the files and the codespan diagnostic:
@@ -353,6 +442,67 @@ mod tests {
         assert_eq!(out.matches('…').count(), 2, "{out}");
         // The location is the real one: line 2, byte column of TARGET.
         assert!(out.contains(&format!("x.neon:2:{}", at - 6 + 1)), "{out}");
+    }
+
+    /// The rendered source line holding `needle` and the caret line under it, and where in the
+    /// source line `needle` starts (in characters).
+    fn caret_under(out: &str, needle: &str) -> (usize, usize) {
+        let lines: Vec<&str> = out.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle:?} in {out}"));
+        let col = |l: &str, i: usize| l[..i].chars().count();
+        let source = lines[at];
+        let caret = lines[at + 1];
+        (
+            col(source, source.find(needle).unwrap()),
+            col(caret, caret.find('^').expect("a caret")),
+        )
+    }
+
+    #[test]
+    fn control_characters_are_shown_escaped_with_the_caret_in_place() {
+        let mut sources = SourceMap::new();
+        let text = "services:\n\tx: App\\Foo\x1b[31mRED\x1b]0;TITLE\x07(\n";
+        let at = text.find("RED").unwrap();
+        let id = sources.add("x.neon", text.to_string());
+        let d = Diagnostic::error(Code::InvalidValue, "bad \x1b[2J name \u{9b}1m")
+            .with_primary(Span::new(id, at, at + 3), "label \x07")
+            .with_note("note \x1b]0;T\x07");
+        let out = render_to_string(&sources, &[d]);
+        assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+        assert!(
+            out.contains("App\\Foo\\u{1b}[31mRED\\u{1b}]0;TITLE\\u{7}("),
+            "{out}"
+        );
+        assert!(out.contains("bad \\u{1b}[2J name \\u{9b}1m"), "{out}");
+        assert!(out.contains("label \\u{7}"), "{out}");
+        assert!(out.contains("note \\u{1b}]0;T\\u{7}"), "{out}");
+        // The header gives the real (byte) column; the caret sits under RED as shown.
+        assert!(out.contains(&format!("x.neon:2:{}", at - 10 + 1)), "{out}");
+        let (word, caret) = caret_under(&out, "RED");
+        assert_eq!(word, caret, "{out}");
+        assert!(out.contains("^^^\n") || out.contains("^^^ "), "{out}");
+    }
+
+    #[test]
+    fn a_label_after_an_escape_on_a_long_line_keeps_its_caret() {
+        let mut sources = SourceMap::new();
+        let line = format!("{}\x1b\x1bHERE{}", "a".repeat(20), "b".repeat(400));
+        let text = format!("{line}\n");
+        let at = text.find("HERE").unwrap();
+        let id = sources.add("x\x1b.neon", text.clone());
+        let d = Diagnostic::error(Code::InvalidValue, "bad")
+            .with_primary(Span::new(id, at, at + 4), "here");
+        let out = render_to_string(&sources, &[d]);
+        assert!(!out.contains('\x1b'), "{out:?}");
+        assert!(
+            out.contains(&format!("x\\u{{1b}}.neon:1:{}", at + 1)),
+            "{out}"
+        );
+        let (word, caret) = caret_under(&out, "HERE");
+        assert_eq!(word, caret, "{out}");
     }
 
     #[test]

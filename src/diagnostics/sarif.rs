@@ -5,7 +5,10 @@
 //! kebab-case code, `shortDescription` = [`Code::description`]), in the order of
 //! [`Code::ALL`]. Each diagnostic is one result: `ruleId`/`ruleIndex`, `level` (`error` or
 //! `warning`), `message.text` (the message, then the notes on their own lines), the primary
-//! label as the physical location and the secondary labels as `relatedLocations`. Artifact URIs
+//! label as the physical location and the secondary labels as `relatedLocations`. Every result
+//! has a location (GitHub's upload refuses one without): a diagnostic with no position in a
+//! file (a bad `-p` value, a missing configuration) points at the root configuration file, as
+//! an artifact location without a region. Artifact URIs
 //! are relative to the directory given (the current one for the CLI), with forward slashes;
 //! files outside it get an absolute `file://` URI. Regions are 1-based; columns count UTF-16
 //! code units (SARIF's default `columnKind`, stated in the run), `endColumn` is one past the
@@ -21,8 +24,9 @@ pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// The SARIF log of `groups`: diagnostics with the source map their spans belong to (the CLI
 /// has one map for its `-p` values and one for the compilation). `cwd` is the directory URIs
-/// are made relative to.
-pub fn to_sarif(groups: &[(&SourceMap, &[Diagnostic])], cwd: &Path) -> Json {
+/// are made relative to; `root` the root configuration file (as given, whether or not it
+/// exists), the location of results that have no file position of their own.
+pub fn to_sarif(groups: &[(&SourceMap, &[Diagnostic])], cwd: &Path, root: &Path) -> Json {
     let used: Vec<Code> = Code::ALL
         .iter()
         .copied()
@@ -40,7 +44,7 @@ pub fn to_sarif(groups: &[(&SourceMap, &[Diagnostic])], cwd: &Path) -> Json {
     let mut results = Vec::new();
     for (sources, diags) in groups {
         for d in diags.iter() {
-            results.push(result(sources, d, &used, cwd));
+            results.push(result(sources, d, &used, cwd, root));
         }
     }
     json!({
@@ -58,7 +62,7 @@ pub fn to_sarif(groups: &[(&SourceMap, &[Diagnostic])], cwd: &Path) -> Json {
     })
 }
 
-fn result(sources: &SourceMap, d: &Diagnostic, rules: &[Code], cwd: &Path) -> Json {
+fn result(sources: &SourceMap, d: &Diagnostic, rules: &[Code], cwd: &Path, root: &Path) -> Json {
     let mut text = d.message.clone();
     for n in &d.notes {
         text.push('\n');
@@ -74,12 +78,11 @@ fn result(sources: &SourceMap, d: &Diagnostic, rules: &[Code], cwd: &Path) -> Js
         "level": level,
         "message": {"text": text},
     });
-    if let Some(loc) = d
+    let loc = d
         .primary_span()
         .and_then(|s| physical_location(sources, s, cwd))
-    {
-        out["locations"] = json!([{ "physicalLocation": loc }]);
-    }
+        .unwrap_or_else(|| json!({"artifactLocation": {"uri": artifact_uri(root, cwd)}}));
+    out["locations"] = json!([{ "physicalLocation": loc }]);
     let related: Vec<Json> = d
         .labels
         .iter()
@@ -215,7 +218,7 @@ mod tests {
             .with_secondary(Span::new(f, at + 1, at + 2), "there")
             .with_note("did you mean 'c'?");
         let w = Diagnostic::warning(Code::PartialGraph, "partial");
-        let log = to_sarif(&[(&sm, &[w, d])], Path::new("/w"));
+        let log = to_sarif(&[(&sm, &[w, d])], Path::new("/w"), Path::new("/w/app.neon"));
         let run = &log["runs"][0];
         let rules: Vec<&str> = run["tool"]["driver"]["rules"]
             .as_array()
@@ -236,6 +239,10 @@ mod tests {
             2
         );
         assert_eq!(run["results"][0]["level"], "warning");
-        assert!(run["results"][0].get("locations").is_none());
+        // A result with no position of its own points at the root configuration, no region.
+        assert_eq!(
+            run["results"][0]["locations"],
+            serde_json::json!([{"physicalLocation": {"artifactLocation": {"uri": "app.neon"}}}])
+        );
     }
 }

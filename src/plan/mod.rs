@@ -160,9 +160,11 @@ pub fn write_checked(
     })
 }
 
-/// Checks that a plan is consistent: the format and version this compiler writes, and every
-/// service name used by a reference, an alias, the autowiring index or the tag index exists.
-/// Used after extensions edited the plan in `afterCompile(plan)`. Returns the problems found.
+/// Checks that a plan is consistent: the format and version this compiler writes; every
+/// service name used by a reference, an alias, the autowiring index or the tag index exists;
+/// every service's and factory's `create` constructs something (see [`constructs`]); and no
+/// service needs itself to be created ([`create_cycles`]). Used after extensions edited the
+/// plan in `afterCompile(plan)`. Returns the problems found.
 pub fn validate(plan: &Plan) -> Vec<String> {
     fn refs<'a>(e: &'a plan::Expr, out: &mut Vec<&'a str>) {
         e.for_each_ref(&mut |n| out.push(n));
@@ -179,6 +181,17 @@ pub fn validate(plan: &Plan) -> Vec<String> {
     }
     let exists = |n: &str| plan.services.contains_key(n) || plan.aliases.contains_key(n);
     for (name, s) in &plan.services {
+        let built = matches!(
+            s.kind,
+            plan::ServiceKind::Service | plan::ServiceKind::Factory
+        );
+        if built && !constructs(&s.create) {
+            problems.push(format!(
+                "service '{name}' has a 'create' that constructs nothing ({}); it must be a \
+                 constructor call ($new) or a method call ($call)",
+                value_kind(&s.create)
+            ));
+        }
         let mut used = Vec::new();
         refs(&s.create, &mut used);
         s.setup.iter().for_each(|x| refs(x, &mut used));
@@ -223,5 +236,166 @@ pub fn validate(plan: &Plan) -> Vec<String> {
             problems.push(format!("tag '{tag}' lists missing service '{n}'"));
         }
     }
+    problems.extend(create_cycles(plan));
     problems
+}
+
+/// Whether a `create` expression makes the service's object: anything but a plain value
+/// (null, a scalar, a list or a map), which the runtime could only refuse when the service is
+/// first asked for.
+pub fn constructs(create: &plan::Expr) -> bool {
+    use plan::Expr as E;
+    !matches!(
+        create,
+        E::Null | E::Bool(_) | E::Int(_) | E::Float(_) | E::Str(_) | E::List(_) | E::Map(_)
+    )
+}
+
+/// The plain value's kind, for messages.
+fn value_kind(e: &plan::Expr) -> &'static str {
+    use plan::Expr as E;
+    match e {
+        E::Null => "null",
+        E::Bool(_) => "a bool",
+        E::Int(_) => "an int",
+        E::Float(_) => "a float",
+        E::Str(_) => "a string",
+        E::List(_) => "a list",
+        E::Map(_) => "a map",
+        _ => "an expression",
+    }
+}
+
+/// Construction cycles: services (kind `service`, any lifespan) whose `create` refers, through
+/// other services' `create`, back to themselves — the runtime would fail with "circular
+/// reference" when the first of them is created. Aliases are followed; factories, accessors
+/// and locators resolve lazily and end a path. Each cycle is reported once, in the compiler's
+/// words (`Circular reference detected for services: a, b.` with the path `a -> b -> a`).
+pub fn create_cycles(plan: &Plan) -> Vec<String> {
+    let index = |n: &str| {
+        let real = plan.aliases.get(n).map_or(n, String::as_str);
+        plan.services
+            .get_index_of(real)
+            .filter(|&i| plan.services[i].kind == plan::ServiceKind::Service)
+    };
+    let edges: Vec<Vec<usize>> = plan
+        .services
+        .values()
+        .map(|s| {
+            let mut out = Vec::new();
+            if s.kind == plan::ServiceKind::Service {
+                s.create.for_each_ref(&mut |n| out.extend(index(n)));
+            }
+            out
+        })
+        .collect();
+    // 0 = unvisited, 1 = on the path, 2 = done; iterative, so a long chain cannot overflow.
+    let mut state = vec![0u8; edges.len()];
+    let mut reported: Vec<Vec<usize>> = Vec::new();
+    let mut problems = Vec::new();
+    let name = |i: usize| plan.services.get_index(i).map_or("", |(n, _)| n.as_str());
+    for start in 0..edges.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack = vec![(start, 0usize)];
+        let mut path = vec![start];
+        state[start] = 1;
+        while let Some((node, i)) = stack.pop() {
+            let Some(&next) = edges[node].get(i) else {
+                state[node] = 2;
+                path.pop();
+                continue;
+            };
+            stack.push((node, i + 1));
+            match state[next] {
+                0 => {
+                    state[next] = 1;
+                    path.push(next);
+                    stack.push((next, 0));
+                }
+                1 => {
+                    let pos = path.iter().position(|&p| p == next).unwrap_or(0);
+                    let cycle = &path[pos..];
+                    let mut key = cycle.to_vec();
+                    key.sort_unstable();
+                    if !reported.contains(&key) {
+                        reported.push(key);
+                        let names: Vec<&str> = cycle.iter().map(|&i| name(i)).collect();
+                        problems.push(format!(
+                            "Circular reference detected for services: {}. (path: {} -> {})",
+                            names.join(", "),
+                            names.join(" -> "),
+                            name(next)
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn plan(services: serde_json::Value, aliases: serde_json::Value) -> Plan {
+        serde_json::from_value(json!({
+            "format": plan::FORMAT, "version": plan::VERSION, "compiler": "t",
+            "inputs_hash": "0", "services": services, "aliases": aliases
+        }))
+        .expect("a plan")
+    }
+
+    fn new(args: serde_json::Value) -> serde_json::Value {
+        json!({"type": "A", "create": {"$new": "A", "args": args}})
+    }
+
+    #[test]
+    fn cycles_follow_aliases_and_stop_at_generated_services() {
+        let p = plan(
+            json!({
+                "a": new(json!([{"$ref": "b"}])),
+                "b": new(json!([{"$call": [{"$ref": "c"}, "make"], "args": []}])),
+                "c": new(json!([{"$ref": "toA"}])),
+                "self": new(json!([[{"$ref": "self"}]])),
+                "f": {"kind": "factory", "type": "A",
+                      "create": {"$new": "A", "args": [{"$ref": "g"}]}},
+                "g": new(json!([{"$ref": "f"}])),
+            }),
+            json!({"toA": "a"}),
+        );
+        assert_eq!(
+            create_cycles(&p),
+            vec![
+                "Circular reference detected for services: a, b, c. (path: a -> b -> c -> a)",
+                "Circular reference detected for services: self. (path: self -> self)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_long_chain_is_checked_without_deep_recursion() {
+        let n = 20_000;
+        let services: serde_json::Map<String, serde_json::Value> = (0..n)
+            .map(|i| {
+                let args = if i + 1 < n {
+                    json!([{"$ref": format!("s{}", i + 1)}])
+                } else {
+                    json!([{"$ref": "s0"}])
+                };
+                (format!("s{i}"), new(args))
+            })
+            .collect();
+        let problems = create_cycles(&plan(services.into(), json!({})));
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0].ends_with("s19999 -> s0)"),
+            "{}",
+            &problems[0][..80]
+        );
+    }
 }

@@ -165,7 +165,7 @@ pub const API: &[ApiDoc] = &[
     doc!("Diagnostic", "code", Before, "In `try { … } catch (e) { … }`: the kebab-case code of an error the API raised.", r#"try { this.getContainerBuilder().getDefinition("nope"); } catch (e) { ok(e.code == "missing-service"); }"#),
     doc!("Diagnostic", "message", Before, "In `catch (e)`: the error's message.", r#"try { this.getContainerBuilder().getDefinition("nope"); } catch (e) { ok(e.message == "Service 'nope' not found."); }"#),
     doc!("Plan", "get", After, "In `afterCompile(plan)`: the value at a path (an array of keys), or `()`.", r#"ok(plan.get(["services", "db", "type"]) == "App\\Db");"#),
-    doc!("Plan", "set", After, "Sets the value at a path, creating maps on the way. The edited plan must stay valid.", r#"plan.set(["services", "db", "tags", "audited"], true);"#),
+    doc!("Plan", "set", After, "Sets the value at a path, creating maps on the way. The edited plan must stay valid: every reference names a service, every service's `create` constructs its object (not null, a scalar, a list or a map), and no service needs itself to be created (a cycle is reported with its path).", r#"plan.set(["services", "db", "tags", "audited"], true);"#),
     doc!("Plan", "remove", After, "Removes the key at a path.", r#"plan.remove(["services", "db", "tags"]);"#),
     doc!("Plan", "serviceNames", After, "Service names in plan order.", r#"ok(plan.serviceNames() == ["db", "log", "repo"]);"#),
 ];

@@ -96,8 +96,34 @@ impl Inner {
     /// A dynamic parameter: given at load, from the environment (`env.X`), or else the
     /// configured default the plan keeps under `parameters`.
     fn dynamic_param(&self, name: &str) -> Option<Value> {
-        self.given_param(name)
-            .or_else(|| self.static_param(name).ok())
+        self.given_param(name).or_else(|| {
+            // A dotted dynamic parameter (`database.password`) stands in its parent's map as
+            // `{"$param": name}` itself: that is no default, and reading it would recurse.
+            if self.reads_itself(name) {
+                return None;
+            }
+            self.static_param(name).ok()
+        })
+    }
+
+    /// Whether the plan's value for the dotted parameter `name` is `{"$param": name}`.
+    fn reads_itself(&self, name: &str) -> bool {
+        for (i, _) in name.match_indices('.') {
+            let Some(mut e) = self.plan.parameters.get(&name[..i]) else {
+                continue;
+            };
+            for key in name[i + 1..].split('.') {
+                match e {
+                    Expr::Map(m) => match m.get(key) {
+                        Some(inner) => e = inner,
+                        None => return false,
+                    },
+                    _ => return false,
+                }
+            }
+            return matches!(e, Expr::Param(n) if n == name);
+        }
+        false
     }
 
     fn given_param(&self, name: &str) -> Option<Value> {
