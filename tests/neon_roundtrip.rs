@@ -177,7 +177,11 @@ fn key() -> BoxedStrategy<Key> {
 /// A link after the first in a chain: what a literal can be.
 fn link_name() -> impl Strategy<Value = Kind> {
     prop_oneof![
-        2 => "(::)?[a-zA-Z_][a-zA-Z0-9_]{0,6}".prop_map(Kind::Str),
+        // a bare name, never a word NEON reads as a literal (`NO`, `null`): a chain link
+        // cannot be quoted, so the encoder rightly refuses those
+        2 => "(::)?[a-zA-Z_][a-zA-Z0-9_]{0,6}"
+            .prop_filter("a NEON literal word", |s| !is_literal_word(s.trim_start_matches("::")))
+            .prop_map(Kind::Str),
         // literal characters that plain strings would quote (found by fuzzing)
         1 => "[&\\x00\u{feff}x-z][&`\\x00\u{feff}x-z]{0,3}".prop_map(Kind::Str),
         1 => any::<i64>().prop_map(Kind::Int),
@@ -185,6 +189,13 @@ fn link_name() -> impl Strategy<Value = Kind> {
         1 => Just(Kind::Null),
         1 => date().prop_map(Kind::Date),
     ]
+}
+
+/// `true`, `no`, `NULL`…: words the decoder reads as booleans or null, in any case.
+fn is_literal_word(s: &str) -> bool {
+    ["true", "false", "yes", "no", "on", "off", "null"]
+        .iter()
+        .any(|w| w.eq_ignore_ascii_case(s))
 }
 
 fn array(items: Vec<(Option<Key>, Value)>) -> Array {
