@@ -386,6 +386,15 @@ fn property_setups_are_explained_and_type_references_count_as_autowired() {
     assert_eq!(json["changed_by"][0]["extension"], "inject");
     assert_eq!(json["changed_by"][0]["builtin"], true);
 
+    // Nette's entity form of a property write is explained like the `$prop: value` form.
+    let (code, out, err) = run(&["explain", PROPS, "titled", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let calls = json["calls"].as_array().expect("calls");
+    assert_eq!(calls[1]["function"], "App\\Page::$title", "{out}");
+    assert_eq!(calls[1]["arguments"][0]["from"], "written");
+    assert_eq!(calls[1]["arguments"][0]["value"], "'About'");
+
     let (_, out, _) = run(&["explain", PROPS, "other"]);
     assert!(
         out.contains("autowired: getByType(App\\Logger) → log"),

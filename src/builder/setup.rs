@@ -56,16 +56,7 @@ impl Completer<'_> {
                         .next()
                         .cloned()
                         .unwrap_or_else(|| Expr::bare(ExprKind::Null));
-                    let value = self.value(&v, ctx);
-                    if let Some(ty) = &self_ty {
-                        self.check_property(ty, prop, ctx, item.span);
-                        self.check_property_value(ty, prop, &value, ctx, v.span.or(item.span));
-                    }
-                    P::Set {
-                        target: CallTarget::SelfObject,
-                        property: prop.to_string(),
-                        value: Box::new(value),
-                    }
+                    self.property_write(self_ty.as_deref(), prop, &v, item, ctx)
                 }
                 Callee::Name(n) if is_function_name(n) && !n.starts_with('$') => self.call(
                     CallTarget::SelfObject,
@@ -123,19 +114,7 @@ impl Completer<'_> {
                     return P::Null;
                 }
                 match prop {
-                    Some(prop) => {
-                        let value = self.value(v, ctx);
-                        self.record_property(self_ty.as_deref(), prop, v, &value, ctx);
-                        if let Some(ty) = &self_ty {
-                            self.check_property(ty, prop, ctx, item.span);
-                            self.check_property_value(ty, prop, &value, ctx, v.span.or(item.span));
-                        }
-                        P::Set {
-                            target: CallTarget::SelfObject,
-                            property: prop.to_string(),
-                            value: Box::new(value),
-                        }
-                    }
+                    Some(prop) => self.property_write(self_ty.as_deref(), prop, v, item, ctx),
                     None => {
                         self.bad_setup(item, ctx);
                         P::Null
@@ -159,5 +138,29 @@ impl Completer<'_> {
             ),
             item.span,
         );
+    }
+
+    /// A property write in a setup (`$prop: value`, `@self::$prop: value` or `$prop(value)`):
+    /// the value completed, its origin recorded for `explain`, and, when the service's class is
+    /// known, the property and the value's type checked against the catalog.
+    fn property_write(
+        &mut self,
+        self_ty: Option<&str>,
+        prop: &str,
+        v: &Expr,
+        item: &Expr,
+        ctx: &Ctx,
+    ) -> P {
+        let value = self.value(v, ctx);
+        self.record_property(self_ty, prop, v, &value, ctx);
+        if let Some(ty) = self_ty {
+            self.check_property(ty, prop, ctx, item.span);
+            self.check_property_value(ty, prop, &value, ctx, v.span.or(item.span));
+        }
+        P::Set {
+            target: CallTarget::SelfObject,
+            property: prop.to_string(),
+            value: Box::new(value),
+        }
     }
 }
