@@ -90,6 +90,19 @@ fn sandbox_app(settings: &str) -> String {
     format!("extensions:\n\thostile: hostile.rhai\nwireplan:\n\tsandbox: {settings}\n")
 }
 
+/// Compiles an extension whose `loadConfiguration()` pads a megabyte string in an endless loop,
+/// under the `wireplan: sandbox:` settings `sandbox` (inline NEON), within a two-minute guard.
+fn pad_loop_under(sandbox: &str) -> Vec<JsonDiagnostic> {
+    let script = "fn loadConfiguration() {\n\tloop { let s = \"\".pad(1000000, \"x\"); }\n}\n";
+    compile_within(
+        &[
+            ("app.neon", &sandbox_app(sandbox)),
+            ("hostile.rhai", script),
+        ],
+        std::time::Duration::from_secs(120),
+    )
+}
+
 /// Problem 2: each `pad` is a few operations, so this loop ran for hours inside the operation
 /// budget. The allocation ceiling stops it.
 #[test]
@@ -98,17 +111,7 @@ fn allocation_in_a_loop_stops_at_the_ceiling() {
         wireplan::script::sandbox::counting(),
         "the counting allocator is installed"
     );
-    let script = "fn loadConfiguration() {\n\tloop { let s = \"\".pad(1000000, \"x\"); }\n}\n";
-    let diags = compile_within(
-        &[
-            (
-                "app.neon",
-                &sandbox_app("{maxAllocated: 50000000, timeLimit: 600}"),
-            ),
-            ("hostile.rhai", script),
-        ],
-        std::time::Duration::from_secs(120),
-    );
+    let diags = pad_loop_under("{maxAllocated: 50000000, timeLimit: 600}");
     let d = diags
         .iter()
         .find(|d| {
@@ -129,18 +132,8 @@ fn allocation_in_a_loop_stops_at_the_ceiling() {
 /// The same loop against the wall clock, with the allocation ceiling out of the way.
 #[test]
 fn a_long_lifecycle_call_stops_at_the_time_limit() {
-    let script = "fn loadConfiguration() {\n\tloop { let s = \"\".pad(1000000, \"x\"); }\n}\n";
     let started = std::time::Instant::now();
-    let diags = compile_within(
-        &[
-            (
-                "app.neon",
-                &sandbox_app("{maxAllocated: 1000000000000, timeLimit: 0.5}"),
-            ),
-            ("hostile.rhai", script),
-        ],
-        std::time::Duration::from_secs(120),
-    );
+    let diags = pad_loop_under("{maxAllocated: 1000000000000, timeLimit: 0.5}");
     let d = diags
         .iter()
         .find(|d| {

@@ -11,23 +11,15 @@ use std::process::Command;
 
 const TIMEOUT_MS: u64 = 30_000;
 
-/// Sends keys and flushes them (rexpect's writer is line-buffered, and Enter is `\r`).
-fn key(p: &mut rexpect::session::PtySession, keys: &str) {
-    p.send(keys).expect("send keys");
-    p.flush().expect("flush keys");
-}
-
-#[test]
-fn repl_in_a_terminal_completes_steps_phases_and_compiles() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.plan.json");
+/// `wireplan repl` on the example in a pseudo-terminal, with its history under `data_home`;
+/// every wait is bounded by `TIMEOUT_MS`, and the child is killed when the session drops.
+fn spawn_repl(data_home: &Path) -> rexpect::session::PtySession {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireplan"));
-    cmd.current_dir(root)
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["repl", "examples/blog/config/app.neon"])
         .env("NO_COLOR", "1")
         .env("TERM", "xterm")
-        .env("XDG_DATA_HOME", dir.path());
+        .env("XDG_DATA_HOME", data_home);
     let mut p = spawn_with_options(
         cmd,
         Options::new()
@@ -36,6 +28,20 @@ fn repl_in_a_terminal_completes_steps_phases_and_compiles() {
     )
     .expect("spawn wireplan repl");
     p.process_mut().set_kill_timeout(Some(2_000));
+    p
+}
+
+/// Sends keys and flushes them (rexpect's writer is line-buffered, and Enter is `\r`).
+fn key(p: &mut rexpect::session::PtySession, keys: &str) {
+    p.send(keys).expect("send keys");
+    p.flush().expect("flush keys");
+}
+
+#[test]
+fn repl_in_a_terminal_completes_steps_phases_and_compiles() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.plan.json");
+    let mut p = spawn_repl(dir.path());
 
     p.exp_string("phase B, 9 services, 0 error(s)")
         .expect("summary");
@@ -215,22 +221,8 @@ fn a_deep_value_prints_bounded_in_the_real_binary() {
 /// Issue #11: Ctrl-C while an input runs stops the input, not the REPL.
 #[test]
 fn ctrl_c_in_a_terminal_stops_the_running_input_and_the_session_goes_on() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireplan"));
-    cmd.current_dir(root)
-        .args(["repl", "examples/blog/config/app.neon"])
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm")
-        .env("XDG_DATA_HOME", dir.path());
-    let mut p = spawn_with_options(
-        cmd,
-        Options::new()
-            .timeout_ms(Some(TIMEOUT_MS))
-            .strip_ansi_escape_codes(false),
-    )
-    .expect("spawn wireplan repl");
-    p.process_mut().set_kill_timeout(Some(2_000));
+    let mut p = spawn_repl(dir.path());
     p.exp_string("wireplan[B]> ").expect("prompt");
     key(&mut p, "loop { builder.findByType(\"App\\\\Logger\"); }\r");
     // Give the line editor time to hand the terminal back (Ctrl-C is then a signal, not a key).

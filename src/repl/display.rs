@@ -110,6 +110,21 @@ pub fn dynamic(v: &Dynamic) -> String {
 /// Writes a collection `depth` levels down: `items` between `open` and `close`, each written
 /// by `item` one level deeper; each item shown takes one from `budget`. Past
 /// [`MAX_DISPLAY_DEPTH`] only `open…close` is written, past [`MAX_DISPLAY_ITEMS`] or an
+/// A map's entries as `key: value` inside `brackets`, bounded like [`collection`]: Rhai's own
+/// maps (`#{…}`) and the ordered maps scripts get (`{…}`) print the same way.
+fn map<'a, K: std::fmt::Display + 'a>(
+    entries: impl ExactSizeIterator<Item = (K, &'a Dynamic)>,
+    brackets: (&str, &str),
+    depth: usize,
+    budget: &mut usize,
+    out: &mut String,
+) {
+    collection(entries, brackets, depth, budget, out, |(k, x), d, b, o| {
+        let _ = write!(o, "{k}: ");
+        nested(x, d, b, o);
+    });
+}
+
 /// empty budget the rest are counted (`… N more`).
 fn collection<'a, T: 'a>(
     items: impl ExactSizeIterator<Item = T>,
@@ -160,29 +175,9 @@ fn nested(v: &Dynamic, depth: usize, budget: &mut usize, out: &mut String) {
             nested(x, d, b, o)
         });
     } else if let Ok(m) = v.as_map_ref() {
-        collection(
-            m.iter(),
-            ("#{", "}"),
-            depth,
-            budget,
-            out,
-            |(k, x), d, b, o| {
-                let _ = write!(o, "{k}: ");
-                nested(x, d, b, o);
-            },
-        );
+        map(m.iter(), ("#{", "}"), depth, budget, out);
     } else if let Some(m) = v.read_lock::<OrderedMap>() {
-        collection(
-            m.entries.iter(),
-            ("{", "}"),
-            depth,
-            budget,
-            out,
-            |(k, x), d, b, o| {
-                let _ = write!(o, "{k}: ");
-                nested(x, d, b, o);
-            },
-        );
+        map(m.entries.iter(), ("{", "}"), depth, budget, out);
     } else if let Some(d) = v.read_lock::<DefinitionHandle>() {
         let _ = write!(out, "Definition({})", d.name());
     } else if v.is::<BuilderHandle>() {
