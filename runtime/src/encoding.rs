@@ -236,7 +236,7 @@ impl Plan {
                 "corrupt binary plan: the payload checksum does not match",
             ));
         }
-        let plan = mirror::decode(payload)
+        let plan = mirror::decode(payload, version)
             .map_err(|e| bad(origin, format!("corrupt binary plan: {e}")))?;
         check_header(&plan.format, u64::from(plan.version), origin)?;
         Ok(plan)

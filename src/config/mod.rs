@@ -11,6 +11,7 @@
 //!   lists become maps), so `s: App\Svc` in one file and `s: {setup: …}` in another merge field
 //!   by field.
 
+pub mod dynamic;
 mod merge;
 mod overrides;
 mod params;

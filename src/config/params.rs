@@ -20,6 +20,37 @@ pub struct Parameters {
     pub values: IndexMap<String, Expr>,
     /// Names whose values are only known at run time (besides `env.*`).
     pub dynamic: HashSet<String>,
+    /// Names listed in `wireplan › sensitive` (also in `dynamic`).
+    pub sensitive: HashSet<String>,
+    /// The checked entries of `dynamicParameters:` (see [`super::dynamic`]).
+    pub dynamic_schema: IndexMap<String, super::dynamic::DynamicSchema>,
+}
+
+impl Parameters {
+    /// Whether `%name%` is read at start-up: `env.*` (unless the files define a parameter
+    /// `env`), a name declared dynamic, or a path inside one (`db.password.x` under
+    /// `db.password`).
+    pub fn is_dynamic(&self, name: &str) -> bool {
+        is_dynamic_name(name, &self.dynamic, self.values.contains_key("env"))
+    }
+
+    /// Whether `name` (or a map parameter it lies in) is listed in `wireplan › sensitive`.
+    pub fn is_sensitive(&self, name: &str) -> bool {
+        prefixes(name).any(|p| self.sensitive.contains(p))
+    }
+}
+
+/// `a`, `a.b`, `a.b.c` for `a.b.c`.
+fn prefixes(name: &str) -> impl Iterator<Item = &str> {
+    name.match_indices('.')
+        .map(|(i, _)| &name[..i])
+        .chain([name])
+}
+
+/// See [`Parameters::is_dynamic`]; `defines_env` is whether the files define `env`.
+fn is_dynamic_name(name: &str, dynamic: &HashSet<String>, defines_env: bool) -> bool {
+    let top = name.split('.').next().unwrap_or(name);
+    top == "env" && !defines_env || prefixes(name).any(|p| dynamic.contains(p))
 }
 
 /// The sections of the configuration after expansion, keyed by section name, with the span of
@@ -130,7 +161,12 @@ pub fn expand_config(
         })
         .collect();
     let dynamic = ex.dynamic.clone();
-    (Parameters { values, dynamic }, out)
+    let parameters = Parameters {
+        values,
+        dynamic,
+        ..Parameters::default()
+    };
+    (parameters, out)
 }
 
 /// The longest string a `%parameter%` expansion may produce, in bytes (1 MiB).
@@ -317,13 +353,7 @@ impl Expander<'_> {
     /// Whether `%name%` is read at start-up: `env.*` (unless the files define `env`), or a
     /// name declared dynamic, or a path inside one (`%db.password.x%` under `db.password`).
     fn is_dynamic(&self, name: &str) -> bool {
-        let top = name.split('.').next().unwrap_or(name);
-        top == "env" && !self.raw.contains_key("env")
-            || name
-                .match_indices('.')
-                .map(|(i, _)| &name[..i])
-                .chain([name])
-                .any(|prefix| self.dynamic.contains(prefix))
+        is_dynamic_name(name, &self.dynamic, self.raw.contains_key("env"))
     }
 
     /// Expands top-level parameter `name` once, into `done`. False when there is no value: no

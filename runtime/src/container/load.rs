@@ -140,6 +140,9 @@ impl<'r> ContainerBuilder<'r> {
         }
         let mut check = Checker::new(&plan, self.registry);
         check.run();
+        check
+            .problems
+            .extend(crate::dynamic::section_problems(&plan.dynamic));
         let tags = check.tag_values();
         if !check.problems.is_empty() {
             let list: String = check
@@ -191,6 +194,18 @@ impl<'r> ContainerBuilder<'r> {
             });
         }
 
+        // Every declared dynamic parameter is resolved (given, from the environment, or its
+        // default) and converted to its type now; all problems are reported together.
+        let (resolved, problems) = crate::dynamic::resolve(&plan, &self.dynamic, self.read_env);
+        if !problems.is_empty() {
+            return Err(Error::DynamicParameters {
+                origin: origin.to_string(),
+                problems,
+            });
+        }
+        let mut dynamic = self.dynamic;
+        dynamic.extend(resolved);
+
         let mut scoped_count = 0usize;
         let scoped_slot = plan
             .services
@@ -220,7 +235,7 @@ impl<'r> ContainerBuilder<'r> {
             scoped_slot,
             scoped_count,
             tags,
-            dynamic: self.dynamic,
+            dynamic,
             read_env: self.read_env,
             lock: BuildLock::default(),
             created: Mutex::default(),
