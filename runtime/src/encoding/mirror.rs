@@ -68,6 +68,16 @@ pub(super) fn decode(payload: &[u8], version: u64) -> Result<Plan, String> {
 
 /// The whole plan; `D` is the `dynamic` section (`()` for plans before version 3, which postcard
 /// writes as nothing).
+/// The payload of `plan`, in the layout of its version.
+pub(super) fn encode(plan: &Plan) -> Vec<u8> {
+    let mirror = BPlan::from(plan);
+    if plan.version >= 3 {
+        postcard::to_allocvec(&mirror).unwrap_or_default()
+    } else {
+        postcard::to_allocvec(&mirror.with_dynamic(())).unwrap_or_default()
+    }
+}
+
 #[derive(Serialize, Deserialize)]
 pub(super) struct BPlan<D = Vec<(String, BDynamic)>> {
     format: String,
