@@ -173,8 +173,7 @@ fn every_missing_parameter_is_reported_at_load_with_its_services() {
     );
     let p = plan(&body, &[]);
     let e = load(&p, &[("env.WP_DEBUG", "1"), ("env.WP_NAME", "x")])
-        .err()
-        .expect("missing parameters fail the load");
+        .expect_err("missing parameters fail the load");
     assert!(matches!(e, Error::DynamicParameters { .. }), "{e}");
     assert_eq!(
         e.to_string(),
@@ -202,8 +201,7 @@ fn a_wrong_value_names_the_parameter_the_value_the_type_and_the_service() {
             ("env.WP_NAME", "web1"),
         ],
     )
-    .err()
-    .expect("PORT=abc fails the load");
+    .expect_err("PORT=abc fails the load");
     assert_eq!(
         e.to_string(),
         "<plan>: 3 dynamic parameter(s) missing or invalid:\n  \
@@ -236,8 +234,7 @@ fn sensitive_values_are_not_echoed() {
             ("env.WP_NAME", "n"),
         ],
     )
-    .err()
-    .expect("not ints");
+    .expect_err("not ints");
     let msg = e.to_string();
     assert!(
         !msg.contains("hunter2") && !msg.contains("swordfish"),

@@ -334,8 +334,7 @@ fn a_dotted_sensitive_name_keeps_the_nested_value_out_of_the_plan() {
     // The plan's `dynamic` section makes the missing value an error at load, without the value.
     let err = wireplan_runtime::Container::builder(&registry)
         .from_json_str(&json)
-        .err()
-        .expect("a required dynamic parameter is missing")
+        .expect_err("a required dynamic parameter is missing")
         .to_string();
     assert!(
         err.ends_with(

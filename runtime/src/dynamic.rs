@@ -304,7 +304,7 @@ pub fn params_in<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
     let mut todo = vec![e];
     while let Some(e) = todo.pop() {
         let mut children: Vec<&'e Expr> = Vec::new();
-        let mut target = |t: &'e CallTarget, children: &mut Vec<&'e Expr>| {
+        let target = |t: &'e CallTarget, children: &mut Vec<&'e Expr>| {
             if let CallTarget::Expr(inner) = t {
                 children.push(inner);
             }

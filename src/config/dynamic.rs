@@ -4,9 +4,9 @@
 //!
 //! ```neon
 //! dynamicParameters:
-//! 	env.PORT: {type: int, default: 8080}
-//! 	env.DATABASE_URL: {type: string, required: true, sensitive: true}
-//! 	env.DEBUG: bool                # shorthand for {type: bool}
+//!     env.PORT: {type: int, default: 8080}
+//!     env.DATABASE_URL: {type: string, required: true, sensitive: true}
+//!     env.DEBUG: bool                # shorthand for {type: bool}
 //! ```
 //!
 //! The runtime ([`wireplan_runtime::dynamic`]) converts the given values at load and reports
