@@ -264,6 +264,29 @@ fn nullable_parameters_are_null_when_absent_or_empty() {
     let c = load(&p, &[("env.WP_TIMEOUT", "30")]).expect("loads");
     let db = c.get::<Db>("db").unwrap();
     assert_eq!((db.dsn.as_str(), db.timeout), ("dsn", Some(30)));
+
+    // Undeclared: the catalog's `?int` makes it nullable too.
+    let p = plan("services:\n\tdb: App\\Db(dsn, %env.WP_TIMEOUT%)\n", &[]);
+    assert_eq!(p.dynamic["env.WP_TIMEOUT"].type_.as_deref(), Some("?int"));
+    assert!(!p.dynamic["env.WP_TIMEOUT"].required);
+    let c = load(&p, &[]).expect("nullable: not required");
+    assert_eq!(c.get::<Db>("db").unwrap().timeout, None);
+
+    // Declared nullable where the catalog wants a plain int: null could not be passed.
+    let errs = errors(
+        "dynamicParameters:\n\tenv.WP_PORT: ?int\n\
+         services:\n\tserver: App\\Server(%env.WP_PORT%, true, 0.5, x)\n",
+    );
+    assert_eq!(
+        errs,
+        [(
+            "invalid-value".to_string(),
+            15,
+            "Dynamic parameter 'env.WP_PORT' is declared ?int in 'dynamicParameters', but \
+             parameter $port of App\\Server::__construct() expects int (service 'server')."
+                .to_string()
+        )]
+    );
 }
 
 #[test]

@@ -260,6 +260,8 @@ struct Use {
     /// The scalar type the catalog declares, when it is exactly one of int, float, bool,
     /// string (nullable or not); `None` for `mixed`, classes, arrays and unions.
     scalar: Option<&'static str>,
+    /// Whether the catalog type accepts `null` (`?int`, `int|null`).
+    nullable: bool,
     /// The declared type as written.
     declared: String,
     span: Option<Span>,
@@ -301,6 +303,11 @@ fn uses(builder: &ContainerBuilder) -> IndexMap<String, Vec<Use>> {
                     service: def.name.clone(),
                     what,
                     scalar: scalar_of(&arg.declared),
+                    nullable: arg.declared.starts_with('?')
+                        || arg
+                            .declared
+                            .split('|')
+                            .any(|m| m.trim().eq_ignore_ascii_case("null")),
                     declared: arg.declared.clone(),
                     span: span.or(def.span),
                 });
@@ -326,14 +333,14 @@ pub fn types(
             .get(&name)
             .and_then(|s| s.type_.clone());
         if let Some(t) = declared {
-            let base = parse_type(&t).map(|(b, _)| b).unwrap_or("mixed");
+            let (base, nullable) = parse_type(&t).unwrap_or(("mixed", true));
             for u in &uses {
                 // A class, array or union type (no single scalar) is left to the registry's
                 // conversion, which reports a misfit when the service is created.
                 let accepts = base == "mixed"
                     || u.scalar.is_none()
-                    || u.scalar == Some(base)
-                    || u.scalar == Some("float") && base == "int";
+                    || (u.scalar == Some(base) || u.scalar == Some("float") && base == "int")
+                        && (u.nullable || !nullable);
                 if !accepts {
                     diags.push(
                         Diagnostic::error(
@@ -351,11 +358,17 @@ pub fn types(
             out.insert(name, t);
             continue;
         }
-        let mut typed = uses.iter().filter(|u| u.scalar.is_some());
-        let Some(first) = typed.next() else { continue };
-        match typed.find(|u| u.scalar != first.scalar) {
+        let typed: Vec<&Use> = uses.iter().filter(|u| u.scalar.is_some()).collect();
+        let Some(first) = typed.first() else { continue };
+        match typed.iter().find(|u| u.scalar != first.scalar) {
+            // Nullable when every typed use accepts null (then a missing value is null).
             None => {
-                out.insert(name, first.scalar.unwrap_or("mixed").to_string());
+                let scalar = first.scalar.unwrap_or("mixed");
+                let t = match typed.iter().all(|u| u.nullable) {
+                    true => format!("?{scalar}"),
+                    false => scalar.to_string(),
+                };
+                out.insert(name, t);
             }
             Some(other) => diags.push(
                 Diagnostic::error(
@@ -418,7 +431,11 @@ pub fn plan_section(
                 .cloned()
                 .or_else(|| schema.and_then(|s| s.type_.clone()));
             let default = schema.and_then(|s| s.default.clone());
-            let nullable = schema.is_some_and(|s| s.nullable);
+            let nullable = schema.is_some_and(|s| s.nullable)
+                || type_
+                    .as_deref()
+                    .and_then(parse_type)
+                    .is_some_and(|(_, n)| n);
             let required = schema
                 .and_then(|s| s.required)
                 .unwrap_or(default.is_none() && !nullable);
