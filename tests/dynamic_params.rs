@@ -33,6 +33,7 @@ fn registry() -> Registry {
     });
     register!(r, "App\\Db" => Db {
         new(dsn: String, timeout: Option<i64>) { Db { dsn, timeout } }
+        property poolSize(&mut this, n: i64) { this.timeout = Some(n * 1000) }
     });
     r
 }
@@ -48,9 +49,11 @@ const TYPES: &str = "types:
 \t\tconstructor:
 \t\t\tdsn: string
 \t\t\ttimeout: {type: ?int, default: null}
+\t\tproperties:
+\t\t\tpoolSize: int
 ";
 
-/// The configuration file (types + `body`) written to a temporary folder.
+/// The configuration file (types, 14 lines, + `body`) written to a temporary folder.
 fn config(body: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("config.neon");
@@ -281,7 +284,7 @@ fn nullable_parameters_are_null_when_absent_or_empty() {
         errs,
         [(
             "invalid-value".to_string(),
-            15,
+            17,
             "Dynamic parameter 'env.WP_PORT' is declared ?int in 'dynamicParameters', but \
              parameter $port of App\\Server::__construct() expects int (service 'server')."
                 .to_string()
@@ -315,30 +318,30 @@ fn schema_errors_are_positioned_and_all_reported() {
     let want: Vec<(String, usize, String)> = [
         (
             "unknown-option",
-            13,
+            15,
             "Unexpected item 'dynamicParameters\u{a0}›\u{a0}env.WP_PORT\u{a0}›\u{a0}defualt', \
              did you mean 'default'?",
         ),
         (
             "invalid-value",
-            14,
+            16,
             "The type of dynamic parameter 'env.WP_A' expects to be one of int, float, bool, \
              string, mixed (with '?' for nullable), 'integer' given.",
         ),
         (
             "invalid-value",
-            15,
+            17,
             "The default of dynamic parameter 'env.WP_B' expects to be int, 'abc' given.",
         ),
         (
             "invalid-value",
-            16,
+            18,
             "Dynamic parameter 'env.WP_C' is required and has a default; a default is only \
              used when the value is not given.",
         ),
         (
             "invalid-value",
-            17,
+            19,
             "'port' in 'dynamicParameters' is not a dynamic parameter.",
         ),
     ]
@@ -359,7 +362,7 @@ fn catalog_types_that_disagree_are_compile_errors() {
         errs,
         [(
             "invalid-value".to_string(),
-            15,
+            17,
             "Dynamic parameter 'env.WP_PORT' is declared string in 'dynamicParameters', but \
              parameter $port of App\\Server::__construct() expects int (service 'server')."
                 .to_string()
@@ -374,11 +377,28 @@ fn catalog_types_that_disagree_are_compile_errors() {
         errs,
         [(
             "invalid-value".to_string(),
-            14,
+            16,
             "Dynamic parameter 'env.WP_X' fills parameter $port of App\\Server::__construct() \
              (service 'server'), which expects int, and parameter $dsn of \
              App\\Db::__construct() (service 'db'), which expects string."
                 .to_string()
         )]
+    );
+}
+
+#[test]
+fn a_property_write_converts_to_the_property_type() {
+    let p = plan(
+        "services:\n\tdb:\n\t\tcreate: App\\Db(dsn)\n\t\tsetup:\n\t\t\t- $poolSize = %env.WP_POOL%\n",
+        &[],
+    );
+    assert_eq!(p.dynamic["env.WP_POOL"].type_.as_deref(), Some("int"));
+    let c = load(&p, &[("env.WP_POOL", "4")]).expect("loads");
+    assert_eq!(c.get::<Db>("db").unwrap().timeout, Some(4000));
+    let e = load(&p, &[("env.WP_POOL", "four")]).expect_err("not an int");
+    assert_eq!(
+        e.to_string(),
+        "<plan>: 1 dynamic parameter(s) missing or invalid:\n  \
+         - 'env.WP_POOL' is 'four', which is not a valid int; needed by service 'db'"
     );
 }
