@@ -53,7 +53,7 @@ const TYPES: &str = "types:
 \t\t\tpoolSize: int
 ";
 
-/// The configuration file (types, 14 lines, + `body`) written to a temporary folder.
+/// The configuration file (types, 13 lines, then `body`) written to a temporary folder.
 fn config(body: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("config.neon");
@@ -349,6 +349,24 @@ fn schema_errors_are_positioned_and_all_reported() {
     .map(|(c, l, m)| (c.to_string(), l, m.to_string()))
     .collect();
     assert_eq!(errs, want);
+}
+
+#[test]
+fn a_sensitive_parameter_cannot_have_a_default() {
+    let errs = errors(
+        "dynamicParameters:\n\tenv.WP_KEY: {type: string, sensitive: true, default: devkey}\n\
+         services:\n\tdb: App\\Db(%env.WP_KEY%)\n",
+    );
+    assert_eq!(
+        errs,
+        [(
+            "invalid-value".to_string(),
+            15,
+            "Dynamic parameter 'env.WP_KEY' is sensitive and cannot have a default: the plan \
+             would hold the value."
+                .to_string()
+        )]
+    );
 }
 
 #[test]

@@ -134,6 +134,18 @@ pub fn read_section(
                 decl.required = flag("required");
                 decl.nullable = flag("nullable").unwrap_or(false);
                 decl.sensitive = flag("sensitive").unwrap_or(false);
+                if (decl.sensitive || params.is_sensitive(&name)) && decl.default.is_some() {
+                    diags.push(
+                        Diagnostic::error(
+                            Code::InvalidValue,
+                            format!(
+                                "Dynamic parameter '{name}' is sensitive and cannot have a \
+                                 default: the plan would hold the value."
+                            ),
+                        )
+                        .at(map.get("default").and_then(|d| d.span).or(key_span)),
+                    );
+                }
                 if decl.required == Some(true) && decl.default.is_some() {
                     diags.push(
                         Diagnostic::error(
