@@ -188,3 +188,19 @@ fn a_nullable_parameter_without_a_value_is_null() {
     // `key` is not required and has no type: found missing at first use.
     assert!(c.get::<Port>("b").is_err());
 }
+
+#[test]
+fn environment_values_are_converted_too() {
+    // A variable only this test uses, so no other test sees or changes it.
+    std::env::set_var("WP_DYNAMIC_TEST_ONLY_PORT", "8081");
+    let text = plan(VERSION, SECTION).replace("env.WP_P", "env.WP_DYNAMIC_TEST_ONLY_PORT");
+    let c = Container::builder(&registry())
+        .parameter("key", "1")
+        .from_json_str(&text)
+        .expect("loads");
+    assert_eq!(c.get::<Port>("a").unwrap().0, 8081);
+    assert_eq!(
+        c.parameter("env.WP_DYNAMIC_TEST_ONLY_PORT").unwrap(),
+        Value::Int(8081)
+    );
+}

@@ -44,7 +44,9 @@ impl<'r> ContainerBuilder<'r> {
     }
 
     /// Sets the dynamic parameter `name`, read by `{"$param": name}`. A value given here also
-    /// wins over the environment for `env.X` names.
+    /// wins over the environment for `env.X` names. When the plan declares the parameter's
+    /// type (its `dynamic` section), the value is converted at load (`"8080"` becomes the int
+    /// 8080) and a value that does not convert is an [`Error::DynamicParameters`].
     pub fn parameter(mut self, name: &str, value: impl Into<Value>) -> Self {
         self.dynamic.insert(name.to_string(), value.into());
         self
