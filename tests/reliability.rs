@@ -331,8 +331,25 @@ fn a_dotted_sensitive_name_keeps_the_nested_value_out_of_the_plan() {
         given.parameter("database.host").unwrap(),
         wireplan_runtime::Value::Str("db".into())
     );
-    let unset = wireplan_runtime::Container::builder(&registry)
+    // The plan's `dynamic` section makes the missing value an error at load, without the value.
+    let err = wireplan_runtime::Container::builder(&registry)
         .from_json_str(&json)
+        .expect_err("a required dynamic parameter is missing")
+        .to_string();
+    assert!(
+        err.ends_with(
+            "1 dynamic parameter(s) missing or invalid:\n  - 'database.password' (string) is \
+             missing: pass it to ContainerBuilder::parameter"
+        ),
+        "{err}"
+    );
+    // Without the section (a plan by hand, or an older one), the read reports it unset.
+    without_services
+        .as_object_mut()
+        .expect("a plan is an object")
+        .remove("dynamic");
+    let unset = wireplan_runtime::Container::builder(&registry)
+        .from_json_str(&without_services.to_string())
         .expect("plan loads");
     let err = unset.parameter("database").unwrap_err().to_string();
     assert!(err.contains("database.password"), "{err}");

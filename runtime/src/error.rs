@@ -75,6 +75,22 @@ pub enum Error {
         missing: Vec<Missing>,
     },
 
+    /// Dynamic parameters the plan declares (its `dynamic` section) are missing or cannot be
+    /// converted to their declared types. Found at load, all at once, before any service is
+    /// created; each problem names the parameter, the value (unless sensitive), the expected
+    /// type and the services that read it.
+    #[error(
+        "{origin}: {} dynamic parameter(s) missing or invalid:{}",
+        problems.len(),
+        problems.iter().map(|p| format!("\n  - {p}")).collect::<String>()
+    )]
+    DynamicParameters {
+        /// The file.
+        origin: String,
+        /// Every problem, in the order of the plan's `dynamic` section.
+        problems: Vec<crate::dynamic::DynamicProblem>,
+    },
+
     /// The imported services supplied with [`crate::ContainerBuilder::import`] do not match
     /// the plan's `imported` services.
     #[error(

@@ -103,6 +103,7 @@
 pub mod catalog;
 pub mod container;
 pub mod convert;
+pub mod dynamic;
 pub mod encoding;
 pub mod error;
 pub mod generated;

@@ -14,9 +14,10 @@ use serde_json::{json, Map, Value as Json};
 pub const FORMAT: &str = "wireplan-plan";
 /// The plan version the compiler writes and the newest this crate reads. Bumped on any change
 /// of the format, including a new expression variant (version 2 added `$arg` with `default`,
-/// binary variant `ArgOr`), so an older runtime refuses a newer plan by its version instead of
-/// misreading it or calling it corrupt.
-pub const VERSION: u32 = 2;
+/// binary variant `ArgOr`; version 3 the `dynamic` section of typed dynamic parameters), so an
+/// older runtime refuses a newer plan by its version instead of misreading it or calling it
+/// corrupt.
+pub const VERSION: u32 = 3;
 /// The oldest plan version this crate still reads: every version from here to [`VERSION`]
 /// only added to the format, so their plans keep their meaning.
 pub const OLDEST_VERSION: u32 = 1;
@@ -53,6 +54,10 @@ pub struct Plan {
     /// Statements run by `Container::initialize()`, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub initialization: Vec<Expr>,
+    /// The dynamic parameters the plan reads (version 3 and later): name → declared type,
+    /// default, required, sensitive. The loader resolves and checks them all at once.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub dynamic: IndexMap<String, crate::dynamic::DynamicParam>,
 }
 
 /// One file the plan was compiled from.

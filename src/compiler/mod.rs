@@ -40,6 +40,7 @@ pub const BUILTIN_SECTIONS: &[&str] = &[
     "di",
     "inject",
     "wireplan",
+    "dynamicParameters",
 ];
 
 /// Compiler options.
@@ -132,12 +133,12 @@ fn plan_model(
     sources: &SourceMap,
     files: &[FileId],
 ) -> Plan {
-    let parameters = if export.parameters {
+    let exported = if export.parameters {
         static_parameters(parameters)
     } else {
         IndexMap::new()
     };
-    let mut plan = crate::plan::build(builder, parameters, sources, files);
+    let mut plan = crate::plan::build(builder, exported, sources, files);
     if let Some(types) = &export.types {
         plan.types
             .retain(|t, _| types.iter().any(|x| x.eq_ignore_ascii_case(t)));
@@ -145,6 +146,7 @@ fn plan_model(
     if let Some(tags) = &export.tags {
         plan.tags.retain(|t, _| tags.contains(t));
     }
+    plan.dynamic = config::dynamic::plan_section(&plan, builder, parameters);
     plan
 }
 

@@ -140,9 +140,16 @@ impl Pipeline {
         let mut dynamic = options.dynamic.clone();
         let sensitive = crate::project::sensitive_parameters(&raw.sections);
         crate::project::check_sensitive(&raw.sections, &options.parameters, &sensitive, &mut diags);
-        dynamic.extend(sensitive.into_iter().map(|(name, _)| name));
-        let (params, sections) =
+        let sensitive: Vec<String> = sensitive.into_iter().map(|(name, _)| name).collect();
+        dynamic.extend(sensitive.iter().cloned());
+        let (mut params, sections) =
             config::expand_config(&raw.sections, &dynamic, &options.parameters, &mut diags);
+        params.sensitive = sensitive.into_iter().collect();
+        params.dynamic_schema = config::dynamic::read_section(
+            sections.get(config::dynamic::SECTION),
+            &params,
+            &mut diags,
+        );
         let catalog = Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags);
         let mut builder = ContainerBuilder::new(catalog);
         builder.parameters = params.values.clone();
@@ -259,6 +266,7 @@ impl Pipeline {
         builtins::inject(&mut self.builder.borrow_mut(), diags);
         let before = diags.items().len();
         self.builder.borrow_mut().complete(diags);
+        config::dynamic::types(&self.builder.borrow(), &self.params, diags);
         services::warn_if_empty(
             &self.builder.borrow(),
             self.raw_files.first().copied(),
@@ -312,6 +320,7 @@ impl Pipeline {
         let mut b = self.builder.borrow_mut();
         b.resolve(&mut self.diags);
         b.complete(&mut self.diags);
+        config::dynamic::types(&b, &self.params, &mut self.diags);
         services::warn_if_empty(&b, self.raw_files.first().copied(), &mut self.diags);
         self.checks.push(before..self.diags.items().len());
     }

@@ -11,14 +11,17 @@
 //!   lists become maps), so `s: App\Svc` in one file and `s: {setup: …}` in another merge field
 //!   by field.
 
+pub mod dynamic;
 mod merge;
 mod overrides;
 mod params;
+mod placeholders;
 mod plan_guard;
 
 pub use merge::merge;
 pub use overrides::check_overrides;
-pub use params::{declares_parameter, expand_config, expand_with, Parameters, Sections};
+pub use params::{declares_parameter, expand_config, Parameters, Sections};
+pub use placeholders::expand_with;
 pub use plan_guard::plan_file_hint;
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
@@ -273,7 +276,7 @@ impl Loader<'_> {
                             Diagnostic::error(Code::InvalidValue, "An include path is empty.")
                                 .with_primary(v.span, "expected a file path"),
                         ),
-                        Some(s) => match params::expand_path(s, self.parameters) {
+                        Some(s) => match placeholders::expand_path(s, self.parameters) {
                             Ok(p) => out.push((p, v.span)),
                             Err(d) => self.diags.push(d.with_primary(v.span, "in this include path")),
                         },

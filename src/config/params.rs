@@ -6,6 +6,7 @@
 //! refer to each other; cycles are `circular-parameter` errors with the chain. `env.*` and names
 //! declared dynamic stay [`ExprKind::Dynamic`] and are read when the container starts.
 
+use super::placeholders::{php_float, split, Part};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
 use crate::neon::{Array, Entity, Key, Kind, Value};
@@ -20,6 +21,37 @@ pub struct Parameters {
     pub values: IndexMap<String, Expr>,
     /// Names whose values are only known at run time (besides `env.*`).
     pub dynamic: HashSet<String>,
+    /// Names listed in `wireplan › sensitive` (also in `dynamic`).
+    pub sensitive: HashSet<String>,
+    /// The checked entries of `dynamicParameters:` (see [`super::dynamic`]).
+    pub dynamic_schema: IndexMap<String, super::dynamic::DynamicSchema>,
+}
+
+impl Parameters {
+    /// Whether `%name%` is read at start-up: `env.*` (unless the files define a parameter
+    /// `env`), a name declared dynamic, or a path inside one (`db.password.x` under
+    /// `db.password`).
+    pub fn is_dynamic(&self, name: &str) -> bool {
+        is_dynamic_name(name, &self.dynamic, self.values.contains_key("env"))
+    }
+
+    /// Whether `name` (or a map parameter it lies in) is listed in `wireplan › sensitive`.
+    pub fn is_sensitive(&self, name: &str) -> bool {
+        prefixes(name).any(|p| self.sensitive.contains(p))
+    }
+}
+
+/// `a`, `a.b`, `a.b.c` for `a.b.c`.
+fn prefixes(name: &str) -> impl Iterator<Item = &str> {
+    name.match_indices('.')
+        .map(|(i, _)| &name[..i])
+        .chain([name])
+}
+
+/// See [`Parameters::is_dynamic`]; `defines_env` is whether the files define `env`.
+fn is_dynamic_name(name: &str, dynamic: &HashSet<String>, defines_env: bool) -> bool {
+    let top = name.split('.').next().unwrap_or(name);
+    top == "env" && !defines_env || prefixes(name).any(|p| dynamic.contains(p))
 }
 
 /// The sections of the configuration after expansion, keyed by section name, with the span of
@@ -130,7 +162,12 @@ pub fn expand_config(
         })
         .collect();
     let dynamic = ex.dynamic.clone();
-    (Parameters { values, dynamic }, out)
+    let parameters = Parameters {
+        values,
+        dynamic,
+        ..Parameters::default()
+    };
+    (parameters, out)
 }
 
 /// The longest string a `%parameter%` expansion may produce, in bytes (1 MiB).
@@ -270,44 +307,6 @@ struct Expander<'a> {
     diags: &'a mut Diagnostics,
 }
 
-enum Part {
-    Text(String),
-    Ref(String),
-}
-
-/// Splits a string into literal text and `%name%` references (`%%` is a literal `%`).
-fn split(s: &str) -> Vec<Part> {
-    let mut parts = Vec::new();
-    let mut text = String::new();
-    let mut rest = s;
-    while let Some(i) = rest.find('%') {
-        text.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
-        let name_len = after
-            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '-'))
-            .unwrap_or(after.len());
-        if after[name_len..].starts_with('%') {
-            if name_len == 0 {
-                text.push('%');
-            } else {
-                if !text.is_empty() {
-                    parts.push(Part::Text(std::mem::take(&mut text)));
-                }
-                parts.push(Part::Ref(after[..name_len].to_string()));
-            }
-            rest = &after[name_len + 1..];
-        } else {
-            text.push('%');
-            rest = after;
-        }
-    }
-    text.push_str(rest);
-    if !text.is_empty() || parts.is_empty() {
-        parts.push(Part::Text(text));
-    }
-    parts
-}
-
 impl Expander<'_> {
     /// `span`, unless it lies in a parameter given from outside.
     fn loc(&self, span: Option<Span>) -> Option<Span> {
@@ -317,13 +316,7 @@ impl Expander<'_> {
     /// Whether `%name%` is read at start-up: `env.*` (unless the files define `env`), or a
     /// name declared dynamic, or a path inside one (`%db.password.x%` under `db.password`).
     fn is_dynamic(&self, name: &str) -> bool {
-        let top = name.split('.').next().unwrap_or(name);
-        top == "env" && !self.raw.contains_key("env")
-            || name
-                .match_indices('.')
-                .map(|(i, _)| &name[..i])
-                .chain([name])
-                .any(|prefix| self.dynamic.contains(prefix))
+        is_dynamic_name(name, &self.dynamic, self.raw.contains_key("env"))
     }
 
     /// Expands top-level parameter `name` once, into `done`. False when there is no value: no
@@ -669,99 +662,6 @@ impl Expander<'_> {
     }
 }
 
-/// Expands `%name%` references in `s` with already expanded parameters, for values that
-/// reach the compiler after phase A's expansion (maps scripts hand to
-/// `loadDefinitionsFromConfig`, `initialization.addBody` statements). The same rules as the
-/// configuration's expansion: a reference that is the whole string keeps its value's type,
-/// inside a longer string scalars are concatenated, `%%` is `%`. Unknown or non-scalar
-/// references are left as written (the configuration's own references were reported already).
-pub fn expand_with(s: &str, params: &IndexMap<String, Expr>, span: Option<Span>) -> Expr {
-    let lookup = |path: &str| -> Option<Expr> {
-        let mut segs = path.split('.');
-        let mut v = params.get(segs.next()?)?.clone();
-        for seg in segs {
-            v = v.as_array()?.get(seg)?.clone();
-        }
-        Some(v)
-    };
-    let parts = split(s);
-    if let [Part::Ref(name)] = parts.as_slice() {
-        if let Some(v) = lookup(name) {
-            return Expr::new(v.kind, span);
-        }
-    }
-    let mut out = String::new();
-    for part in parts {
-        match part {
-            Part::Text(t) => out.push_str(&t),
-            Part::Ref(name) => match lookup(&name).map(|v| v.kind) {
-                Some(ExprKind::Str(x)) => out.push_str(&x),
-                Some(ExprKind::Int(x)) => out.push_str(&x.to_string()),
-                Some(ExprKind::Float(x)) => out.push_str(&php_float(x)),
-                Some(ExprKind::Bool(x)) => out.push_str(if x { "1" } else { "" }),
-                _ => out.push_str(&format!("%{name}%")),
-            },
-        }
-    }
-    Expr::new(ExprKind::Str(out), span)
-}
-
-/// Expands `%name%` in an `includes:` path with the parameters given from outside. Values must
-/// be scalars; `%%` is a literal `%`. Errors: `missing-parameter` (with the names that are
-/// available), `invalid-value` for a non-scalar value. The caller adds the span.
-pub(crate) fn expand_path(
-    s: &str,
-    parameters: &IndexMap<String, Value>,
-) -> Result<String, Diagnostic> {
-    let mut out = String::new();
-    for part in split(s) {
-        match part {
-            Part::Text(t) => out.push_str(&t),
-            Part::Ref(name) => {
-                let mut segments = name.split('.');
-                let top = segments.next().unwrap_or_default();
-                let mut value = parameters.get(top);
-                for seg in segments {
-                    value = value.and_then(|v| v.as_array()).and_then(|a| a.get(seg));
-                }
-                match value.map(|v| &v.kind) {
-                    Some(Kind::Str(x)) => out.push_str(x),
-                    Some(Kind::Int(i)) => out.push_str(&i.to_string()),
-                    Some(Kind::Float(f)) => out.push_str(&php_float(*f)),
-                    Some(Kind::Bool(b)) => out.push_str(if *b { "1" } else { "" }),
-                    Some(Kind::Null) => {}
-                    Some(_) => {
-                        return Err(Diagnostic::error(
-                            Code::InvalidValue,
-                            format!(
-                                "Unable to concatenate non-scalar parameter '{name}' into '{s}'."
-                            ),
-                        ))
-                    }
-                    None => {
-                        let mut d = Diagnostic::error(
-                            Code::MissingParameter,
-                            format!("Missing parameter '{name}'."),
-                        )
-                        .with_note(
-                            "include paths can use only parameters given from outside \
-                             (-p NAME=VALUE), as in Nette; parameters of the files are not known yet",
-                        );
-                        if let Some(hint) = crate::diagnostics::suggest(
-                            &name,
-                            parameters.keys().map(String::as_str),
-                        ) {
-                            d = d.with_note(format!("did you mean '{hint}'?"));
-                        }
-                        return Err(d);
-                    }
-                }
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// Removes spans from a value made from a parameter given on the command line.
 fn clear_spans(v: &mut Expr) {
     v.span = None;
@@ -773,28 +673,9 @@ fn clear_spans(v: &mut Expr) {
     }
 }
 
-/// PHP's string form of a float, as used when a float parameter is concatenated.
-fn php_float(f: f64) -> String {
-    if f.fract() == 0.0 && f.abs() < 1e15 {
-        format!("{}", f as i64)
-    } else {
-        format!("{f}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn parts(s: &str) -> Vec<String> {
-        split(s)
-            .into_iter()
-            .map(|p| match p {
-                Part::Text(t) => format!("T:{t}"),
-                Part::Ref(r) => format!("R:{r}"),
-            })
-            .collect()
-    }
 
     fn expand(text: &str) -> (Parameters, Sections, Diagnostics) {
         let mut diags = Diagnostics::new();
@@ -858,14 +739,5 @@ mod tests {
         assert!(diags.is_empty(), "{:?}", diags.items());
         assert_eq!(params.values.len(), 2);
         assert!(sections.contains_key("services"));
-    }
-
-    #[test]
-    fn splits_references_and_escapes() {
-        assert_eq!(parts("%a%%b%"), ["R:a", "R:b"]);
-        assert_eq!(parts("100%%"), ["T:100%"]);
-        assert_eq!(parts("x/%a.b%/y"), ["T:x/", "R:a.b", "T:/y"]);
-        assert_eq!(parts("50% off"), ["T:50% off"]);
-        assert_eq!(parts(""), ["T:"]);
     }
 }

@@ -33,8 +33,12 @@ pub struct PlanSummary {
     pub dependencies: usize,
     /// Static parameters with their values (the plan's JSON form).
     pub parameters: IndexMap<String, Expr>,
-    /// Dynamic parameters the services read at start-up (`$param`), sorted.
+    /// Dynamic parameters the services read at start-up (`$param`) and those the plan
+    /// declares (its `dynamic` section), sorted.
     pub dynamic_parameters: Vec<String>,
+    /// The plan's `dynamic` section: type, default, required, sensitive per parameter.
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub dynamic_declared: IndexMap<String, wireplan_runtime::dynamic::DynamicParam>,
     /// Every service, in plan order.
     pub services: Vec<ServiceRow>,
     /// Alias → service.
@@ -91,6 +95,7 @@ pub fn summary(file: &PlanFile) -> PlanSummary {
         s.tags.values().for_each(&mut collect);
     }
     plan.initialization.iter().for_each(&mut collect);
+    dynamic.extend(plan.dynamic.keys().cloned());
     dynamic.sort();
     dynamic.dedup();
     PlanSummary {
@@ -103,6 +108,7 @@ pub fn summary(file: &PlanFile) -> PlanSummary {
         dependencies: plan.dependencies.len(),
         parameters: plan.parameters.clone(),
         dynamic_parameters: dynamic,
+        dynamic_declared: plan.dynamic.clone(),
         services: plan
             .services
             .iter()
@@ -279,7 +285,21 @@ impl PlanSummary {
                 self.dynamic_parameters.len()
             );
             for p in &self.dynamic_parameters {
-                let _ = writeln!(out, "  {p}");
+                match self.dynamic_declared.get(p) {
+                    Some(d) => {
+                        let mut facts: Vec<String> = d.type_.iter().cloned().collect();
+                        if let Some(v) = &d.default {
+                            facts.push(format!("default {}", text::expr(v)));
+                        }
+                        facts.extend(d.required.then(|| "required".to_string()));
+                        facts.extend(d.sensitive.then(|| "sensitive".to_string()));
+                        let line = format!("  {p}  {}", facts.join(", "));
+                        let _ = writeln!(out, "{}", line.trim_end());
+                    }
+                    None => {
+                        let _ = writeln!(out, "  {p}");
+                    }
+                }
             }
         }
         let _ = writeln!(out, "\nservices ({}):", self.services.len());
@@ -403,6 +423,32 @@ mod tests {
     }
 
     #[test]
+    fn summary_shows_the_declarations_of_dynamic_parameters() {
+        let mut p = plan();
+        p.version = 3;
+        p.dynamic = serde_json::from_value(serde_json::json!({
+            "env.DSN": {"type": "string", "required": true, "sensitive": true},
+            "env.PORT": {"type": "int", "default": 8080},
+        }))
+        .expect("section");
+        let file = PlanFile {
+            name: "p.json".into(),
+            encoding: Encoding::Json,
+            plan: p,
+        };
+        let s = summary(&file);
+        assert_eq!(s.dynamic_parameters, ["env.DSN", "env.PORT"]);
+        assert!(
+            s.to_text().contains(
+                "read at start-up (2):\n  env.DSN  string, required, sensitive\n  \
+                 env.PORT  int, default 8080\n"
+            ),
+            "{}",
+            s.to_text()
+        );
+    }
+
+    #[test]
     fn summary_lists_static_and_dynamic_parameters() {
         let file = PlanFile {
             name: "p.json".into(),
@@ -412,6 +458,7 @@ mod tests {
         let s = summary(&file);
         assert_eq!(s.encoding, "binary");
         assert_eq!(s.dynamic_parameters, ["env.DSN"]);
+        assert!(s.to_text().contains("read at start-up (1):\n  env.DSN\n"));
         assert_eq!(s.services[1].tags, ["t"]);
         assert!(s
             .to_text()

@@ -126,6 +126,8 @@ pub fn build(
         types,
         tags,
         initialization: builder.initialization_completed.clone(),
+        // Filled by the compiler from the configuration and the catalog.
+        dynamic: IndexMap::new(),
     }
 }
 

@@ -44,7 +44,9 @@ impl<'r> ContainerBuilder<'r> {
     }
 
     /// Sets the dynamic parameter `name`, read by `{"$param": name}`. A value given here also
-    /// wins over the environment for `env.X` names.
+    /// wins over the environment for `env.X` names. When the plan declares the parameter's
+    /// type (its `dynamic` section), the value is converted at load (`"8080"` becomes the int
+    /// 8080) and a value that does not convert is an [`Error::DynamicParameters`].
     pub fn parameter(mut self, name: &str, value: impl Into<Value>) -> Self {
         self.dynamic.insert(name.to_string(), value.into());
         self
@@ -140,6 +142,9 @@ impl<'r> ContainerBuilder<'r> {
         }
         let mut check = Checker::new(&plan, self.registry);
         check.run();
+        check
+            .problems
+            .extend(crate::dynamic::section_problems(&plan.dynamic));
         let tags = check.tag_values();
         if !check.problems.is_empty() {
             let list: String = check
@@ -191,6 +196,18 @@ impl<'r> ContainerBuilder<'r> {
             });
         }
 
+        // Every declared dynamic parameter is resolved (given, from the environment, or its
+        // default) and converted to its type now; all problems are reported together.
+        let (resolved, problems) = crate::dynamic::resolve(&plan, &self.dynamic, self.read_env);
+        if !problems.is_empty() {
+            return Err(Error::DynamicParameters {
+                origin: origin.to_string(),
+                problems,
+            });
+        }
+        let mut dynamic = self.dynamic;
+        dynamic.extend(resolved);
+
         let mut scoped_count = 0usize;
         let scoped_slot = plan
             .services
@@ -220,7 +237,7 @@ impl<'r> ContainerBuilder<'r> {
             scoped_slot,
             scoped_count,
             tags,
-            dynamic: self.dynamic,
+            dynamic,
             read_env: self.read_env,
             lock: BuildLock::default(),
             created: Mutex::default(),

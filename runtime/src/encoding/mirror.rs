@@ -12,6 +12,7 @@ use std::cell::Cell;
 use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::dynamic::DynamicParam;
 use crate::plan::{
     Autowired, CallTarget, Dependency, Expr, Lifespan, Plan, ServiceKind, ServicePlan,
     SourceLocation, MAX_EXPR_DEPTH,
@@ -42,9 +43,15 @@ impl Drop for DecodeLevel {
 
 /// Decodes a payload: the plan and nothing after it. Errors say what is wrong, without the
 /// "corrupt binary plan" prefix.
-pub(super) fn decode(payload: &[u8]) -> Result<Plan, String> {
+pub(super) fn decode(payload: &[u8], version: u64) -> Result<Plan, String> {
     DECODING.with(|d| d.set((0, false)));
-    let decoded = postcard::take_from_bytes::<BPlan>(payload);
+    // Plans before version 3 end without the `dynamic` section.
+    let decoded = if version >= 3 {
+        postcard::take_from_bytes::<BPlan>(payload)
+    } else {
+        postcard::take_from_bytes::<BPlan<()>>(payload)
+            .map(|(p, rest)| (p.with_dynamic(Vec::new()), rest))
+    };
     let too_deep = DECODING.with(|d| d.replace((0, false)).1);
     match decoded {
         Err(_) if too_deep => Err(format!(
@@ -59,8 +66,20 @@ pub(super) fn decode(payload: &[u8]) -> Result<Plan, String> {
     }
 }
 
+/// The whole plan; `D` is the `dynamic` section (`()` for plans before version 3, which postcard
+/// writes as nothing).
+/// The payload of `plan`, in the layout of its version.
+pub(super) fn encode(plan: &Plan) -> Vec<u8> {
+    let mirror = BPlan::from(plan);
+    if plan.version >= 3 {
+        postcard::to_allocvec(&mirror).unwrap_or_default()
+    } else {
+        postcard::to_allocvec(&mirror.with_dynamic(())).unwrap_or_default()
+    }
+}
+
 #[derive(Serialize, Deserialize)]
-pub(super) struct BPlan {
+pub(super) struct BPlan<D = Vec<(String, BDynamic)>> {
     format: String,
     version: u32,
     compiler: String,
@@ -72,6 +91,35 @@ pub(super) struct BPlan {
     types: Vec<(String, Vec<String>)>,
     tags: Vec<(String, Vec<(String, BExpr)>)>,
     initialization: Vec<BExpr>,
+    dynamic: D,
+}
+
+impl<D> BPlan<D> {
+    fn with_dynamic<E>(self, dynamic: E) -> BPlan<E> {
+        BPlan {
+            format: self.format,
+            version: self.version,
+            compiler: self.compiler,
+            inputs_hash: self.inputs_hash,
+            dependencies: self.dependencies,
+            parameters: self.parameters,
+            services: self.services,
+            aliases: self.aliases,
+            types: self.types,
+            tags: self.tags,
+            initialization: self.initialization,
+            dynamic,
+        }
+    }
+}
+
+/// One entry of the `dynamic` section: type, default, required, sensitive.
+#[derive(Serialize, Deserialize)]
+pub(super) struct BDynamic {
+    type_: Option<String>,
+    default: Option<BExpr>,
+    required: bool,
+    sensitive: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -444,6 +492,19 @@ impl From<&Plan> for BPlan {
                 .collect(),
             tags: p.tags.iter().map(|(t, m)| (t.clone(), map_to(m))).collect(),
             initialization: exprs_to(&p.initialization),
+            dynamic: p
+                .dynamic
+                .iter()
+                .map(|(k, d)| {
+                    let b = BDynamic {
+                        type_: d.type_.clone(),
+                        default: d.default.as_ref().map(BExpr::from),
+                        required: d.required,
+                        sensitive: d.sensitive,
+                    };
+                    (k.clone(), b)
+                })
+                .collect(),
         }
     }
 }
@@ -468,7 +529,22 @@ impl TryFrom<BPlan> for Plan {
                 Ok((t, m))
             })
             .collect::<Result<Vec<_>, String>>()?;
+        let dynamic = p
+            .dynamic
+            .into_iter()
+            .map(|(k, d)| {
+                let default = d.default.map(Expr::try_from).transpose()?;
+                let decl = DynamicParam {
+                    type_: d.type_,
+                    default,
+                    required: d.required,
+                    sensitive: d.sensitive,
+                };
+                Ok((k, decl))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         Ok(Plan {
+            dynamic: unique("dynamic parameter", dynamic)?,
             format: p.format,
             version: p.version,
             compiler: p.compiler,

@@ -1,0 +1,374 @@
+//! Typed dynamic parameters: the plan's `dynamic` section, the conversion of a value given at
+//! start-up (by the application or the environment) to a parameter's declared type, and the
+//! check [`crate::ContainerBuilder`] runs at load so that every missing or invalid dynamic
+//! parameter is reported at once, before any service is created.
+//!
+//! The section lists each dynamic parameter the plan reads (plan version 3 and later). A plan
+//! without it (older plans, hand-written ones) keeps the old behaviour: a missing parameter is
+//! found when the first service reading it is created.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::plan::{CallTarget, Expr, Plan};
+use crate::value::Value;
+
+/// What the plan knows about one dynamic parameter (an entry of the plan's `dynamic` section,
+/// written by the compiler from the `dynamicParameters:` section of the configuration and from
+/// the catalog types of the arguments the parameter fills).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DynamicParam {
+    /// The declared type: `int`, `float`, `bool`, `string` or `mixed`, `?`-prefixed when the
+    /// parameter may be `null`. `None`: the value is used as given (a string from the
+    /// environment).
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
+    /// The value used when the parameter is not given; a plain value of the declared type
+    /// (`Some(Expr::Null)` is a `null` default, `None` no default).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub default: Option<Expr>,
+    /// Whether a missing value (no given value, no default) is an error at load. When false,
+    /// a missing nullable parameter is `null`, and any other is reported when a service first
+    /// reads it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub required: bool,
+    /// Whether the value is secret: messages say "the value is not shown" instead of quoting it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sensitive: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A field that is present is `Some`, also when it is `null`.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Expr>, D::Error> {
+    Expr::deserialize(d).map(Some)
+}
+
+/// The types a dynamic parameter may declare (each also with a leading `?`).
+pub const TYPES: [&str; 5] = ["int", "float", "bool", "string", "mixed"];
+
+/// Splits `?int` into (`int`, nullable). `None` when the type is not one of [`TYPES`].
+pub fn parse_type(ty: &str) -> Option<(&'static str, bool)> {
+    let (base, nullable) = match ty.strip_prefix('?') {
+        Some(rest) => (rest, true),
+        None => (ty, false),
+    };
+    let base = TYPES.iter().find(|t| t.eq_ignore_ascii_case(base))?;
+    Some((base, nullable || *base == "mixed"))
+}
+
+/// Converts `value` to the declared type `ty` (see [`parse_type`]).
+///
+/// Rules: `int` reads a decimal integer (`"8080"`, `"-1"`); `float` a finite decimal number
+/// (`"0.5"`, `"2"`, an integer); `bool` one of `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`
+/// (any case); `string` takes a string, or writes a number or boolean as text; `mixed` keeps
+/// the value. For a nullable type, `null` and an empty string are `null` (an empty `?string`
+/// stays `""`). Errors describe the expected type, e.g. `expected int`.
+pub fn cast(value: &Value, ty: &str) -> Result<Value, String> {
+    let Some((base, nullable)) = parse_type(ty) else {
+        return Err(format!("unknown type '{ty}'"));
+    };
+    let fail = || Err(format!("expected {ty}"));
+    if nullable && base != "mixed" {
+        match value {
+            Value::Null => return Ok(Value::Null),
+            Value::Str(s) if s.is_empty() && base != "string" => return Ok(Value::Null),
+            _ => {}
+        }
+    }
+    Ok(match (base, value) {
+        ("mixed", v) => v.clone(),
+        ("int", Value::Int(i)) => Value::Int(*i),
+        ("int", Value::Str(s)) => match s.parse::<i64>() {
+            Ok(i) => Value::Int(i),
+            Err(_) => return fail(),
+        },
+        ("float", Value::Float(f)) => Value::Float(*f),
+        ("float", Value::Int(i)) => Value::Float(*i as f64),
+        ("float", Value::Str(s)) => match s.parse::<f64>() {
+            // `parse` also reads `inf` and `NaN`, which no configuration means.
+            Ok(f) if f.is_finite() && !s.chars().any(char::is_alphabetic) => Value::Float(f),
+            _ => return fail(),
+        },
+        ("bool", Value::Bool(b)) => Value::Bool(*b),
+        ("bool", Value::Int(0)) => Value::Bool(false),
+        ("bool", Value::Int(1)) => Value::Bool(true),
+        ("bool", Value::Str(s)) => match s.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" => Value::Bool(true),
+            "false" | "0" | "no" | "off" => Value::Bool(false),
+            _ => return fail(),
+        },
+        ("string", Value::Str(s)) => Value::Str(s.clone()),
+        ("string", Value::Int(i)) => Value::Str(i.to_string()),
+        ("string", Value::Float(f)) => Value::Str(f.to_string()),
+        ("string", Value::Bool(b)) => Value::Str(b.to_string()),
+        _ => return fail(),
+    })
+}
+
+/// One missing or invalid dynamic parameter found at load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DynamicProblem {
+    /// The parameter's name (`env.PORT`, `database.password`).
+    pub name: String,
+    /// What is wrong.
+    pub kind: ProblemKind,
+    /// The services whose `create` or `setup` read the parameter, in plan order
+    /// (`initialization` when the plan's initialization statements do).
+    pub services: Vec<String>,
+}
+
+/// What is wrong with a dynamic parameter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// Required, but neither given nor defaulted. `expected` is the declared type, if any.
+    Missing {
+        /// The declared type.
+        expected: Option<String>,
+    },
+    /// Given, but not convertible to the declared type.
+    Invalid {
+        /// The declared type.
+        expected: String,
+        /// The value as given, quoted; `None` for a sensitive parameter (never shown).
+        value: Option<String>,
+    },
+}
+
+impl fmt::Display for DynamicProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = &self.name;
+        match &self.kind {
+            ProblemKind::Missing { expected } => {
+                write!(f, "'{name}'")?;
+                if let Some(t) = expected {
+                    write!(f, " ({t})")?;
+                }
+                write!(f, " is missing: ")?;
+                match name.strip_prefix("env.") {
+                    Some(var) => write!(
+                        f,
+                        "set the environment variable {var} or pass it to \
+                         ContainerBuilder::parameter"
+                    )?,
+                    None => write!(f, "pass it to ContainerBuilder::parameter")?,
+                }
+            }
+            ProblemKind::Invalid {
+                expected,
+                value: Some(v),
+            } => write!(f, "'{name}' is {v}, which is not a valid {expected}")?,
+            ProblemKind::Invalid {
+                expected,
+                value: None,
+            } => write!(
+                f,
+                "'{name}' cannot be converted to {expected} (the value is not shown: the \
+                 parameter is sensitive)"
+            )?,
+        }
+        match self.services.as_slice() {
+            [] => Ok(()),
+            [one] => write!(f, "; needed by service '{one}'"),
+            many => write!(f, "; needed by services '{}'", many.join("', '")),
+        }
+    }
+}
+
+/// A value as a problem quotes it: strings in single quotes (at most 40 characters, control
+/// characters escaped), other values as their kind and text.
+fn quote(v: &Value) -> String {
+    match v {
+        Value::Str(s) => {
+            let mut text: String = s.chars().take(40).flat_map(char::escape_default).collect();
+            if s.chars().count() > 40 {
+                text.push_str("...");
+            }
+            format!("'{text}'")
+        }
+        Value::Int(i) => format!("the int {i}"),
+        Value::Float(x) => format!("the float {x}"),
+        Value::Bool(b) => format!("the bool {b}"),
+        other => other.kind(),
+    }
+}
+
+/// Resolves the plan's declared dynamic parameters at load: for each, the given value
+/// (`given`, then the environment for `env.X` when `read_env`) converted to its type, else its
+/// default, else `null` when nullable. Returns the resolved values (to put over `given`) and
+/// every problem, each with the services that read the parameter.
+pub(crate) fn resolve(
+    plan: &Plan,
+    given: &HashMap<String, Value>,
+    read_env: bool,
+) -> (HashMap<String, Value>, Vec<DynamicProblem>) {
+    let mut resolved = HashMap::new();
+    let mut problems = Vec::new();
+    if plan.dynamic.is_empty() {
+        return (resolved, problems);
+    }
+    let readers = readers(plan);
+    for (name, decl) in &plan.dynamic {
+        let services = || readers.get(name.as_str()).cloned().unwrap_or_default();
+        let value = given.get(name).cloned().or_else(|| {
+            let var = name.strip_prefix("env.").filter(|_| read_env)?;
+            std::env::var(var).ok().map(Value::Str)
+        });
+        let ty = decl.type_.as_deref();
+        match (value, &decl.default) {
+            (Some(v), _) => match ty.map(|t| cast(&v, t)) {
+                None => {
+                    resolved.insert(name.clone(), v);
+                }
+                Some(Ok(converted)) => {
+                    resolved.insert(name.clone(), converted);
+                }
+                Some(Err(_)) => problems.push(DynamicProblem {
+                    name: name.clone(),
+                    kind: ProblemKind::Invalid {
+                        expected: ty.unwrap_or_default().to_string(),
+                        value: (!decl.sensitive).then(|| quote(&v)),
+                    },
+                    services: services(),
+                }),
+            },
+            (None, Some(default)) => {
+                let v = default.plain_value().unwrap_or(Value::Null);
+                let v = ty.and_then(|t| cast(&v, t).ok()).unwrap_or(v);
+                resolved.insert(name.clone(), v);
+            }
+            (None, None) if decl.required => problems.push(DynamicProblem {
+                name: name.clone(),
+                kind: ProblemKind::Missing {
+                    expected: decl.type_.clone(),
+                },
+                services: services(),
+            }),
+            (None, None) => {
+                if ty
+                    .and_then(parse_type)
+                    .is_some_and(|(_, nullable)| nullable)
+                {
+                    resolved.insert(name.clone(), Value::Null);
+                }
+            }
+        }
+    }
+    (resolved, problems)
+}
+
+/// Dynamic parameter → the services (and `initialization`) whose expressions read it, in plan
+/// order, each once.
+fn readers(plan: &Plan) -> HashMap<&str, Vec<String>> {
+    let mut out: HashMap<&str, Vec<String>> = HashMap::new();
+    for (service, sp) in &plan.services {
+        let mut names = Vec::new();
+        for e in std::iter::once(&sp.create)
+            .chain(&sp.setup)
+            .chain(sp.references.values())
+        {
+            params_in(e, &mut names);
+        }
+        for n in names {
+            let list = out.entry(n).or_default();
+            if !list.contains(service) {
+                list.push(service.clone());
+            }
+        }
+    }
+    let mut names = Vec::new();
+    plan.initialization
+        .iter()
+        .for_each(|e| params_in(e, &mut names));
+    for n in names {
+        let list = out.entry(n).or_default();
+        if !list.iter().any(|s| s == "initialization") {
+            list.push("initialization".to_string());
+        }
+    }
+    out
+}
+
+/// Every `$param` name read inside `e`, in the order they appear (iteratively: plans nest up
+/// to 100 levels).
+pub fn params_in<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
+    let mut todo = vec![e];
+    while let Some(e) = todo.pop() {
+        let mut children: Vec<&'e Expr> = Vec::new();
+        let target = |t: &'e CallTarget, children: &mut Vec<&'e Expr>| {
+            if let CallTarget::Expr(inner) = t {
+                children.push(inner);
+            }
+        };
+        match e {
+            Expr::Param(name) => out.push(name),
+            Expr::List(items) | Expr::Concat(items) => children.extend(items),
+            Expr::Map(m) => children.extend(m.values()),
+            Expr::New { args, .. } => children.extend(args),
+            Expr::Call {
+                target: t, args, ..
+            } => {
+                target(t, &mut children);
+                children.extend(args);
+            }
+            Expr::Set {
+                target: t, value, ..
+            } => {
+                target(t, &mut children);
+                children.push(value);
+            }
+            Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => {
+                target(t, &mut children)
+            }
+            Expr::Func { arg, .. } => children.push(arg),
+            Expr::ArgOr { default, .. } => children.push(default),
+            Expr::Null
+            | Expr::Bool(_)
+            | Expr::Int(_)
+            | Expr::Float(_)
+            | Expr::Str(_)
+            | Expr::Ref(_)
+            | Expr::Arg(_) => {}
+        }
+        todo.extend(children.into_iter().rev());
+    }
+}
+
+/// Checks the section itself (for the loader's "invalid plan" list): known types, defaults
+/// that are plain values of the type.
+pub(crate) fn section_problems(dynamic: &IndexMap<String, DynamicParam>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, decl) in dynamic {
+        if let Some(t) = &decl.type_ {
+            if parse_type(t).is_none() {
+                out.push(format!(
+                    "dynamic parameter '{name}': unknown type '{t}' (expected one of {}, \
+                     optionally with '?')",
+                    TYPES.join(", ")
+                ));
+                continue;
+            }
+        }
+        if let Some(d) = &decl.default {
+            match (d.plain_value(), &decl.type_) {
+                (None, _) => out.push(format!(
+                    "dynamic parameter '{name}': the default is not a plain value"
+                )),
+                (Some(v), Some(t)) if cast(&v, t).is_err() => out.push(format!(
+                    "dynamic parameter '{name}': the default is not a valid {t}"
+                )),
+                _ => {}
+            }
+        }
+    }
+    out
+}
