@@ -38,8 +38,10 @@ fn the_derived_catalog_equals_the_register_macro_catalog() {
         "\t\t\tjob: callable\n",
         "\t\t\trecord: {params: {name: string, amount: {type: int, default: 1}}, returns: int}\n",
         "\t\t\tbroadcast: {params: {message: string}, returns: mixed}\n",
+        "\t\t\tcheck: {params: {limit: int}, returns: void}\n",
+        "\t\t\treset: {params: {}, returns: void}\n",
         "\t\t\tpayload: mixed\n\t\t\tuser: string\n",
-        "\t\t\tname: {type: string, default: 'app'}\n",
+        "\t\t\tmaxRatio: {type: float, default: 0.5}\n\t\t\tname: {type: string, default: 'app'}\n",
         "\t\t\tDEFAULT_NAME: 'app'\n\t\t\tENABLED: true\n",
         "\t\t\tvalues: array\n\t\t\tlist: array\n",
         "\t\t\tquota: int\n",
@@ -96,7 +98,7 @@ services:
 		setup:
 			- $user = alice
 			- $payload = [theme: dark]
-	settings: App\\Settings(name: @logger::path)
+	settings: App\\Settings(name: @logger::path, maxRatio: 0.25)
 	kernel: App\\Kernel
 ";
 
@@ -193,8 +195,8 @@ fn a_plan_compiled_from_the_derived_catalog_creates_every_service() {
     );
     let settings = c.get::<Settings>("settings").unwrap();
     assert_eq!(
-        (settings.ratio, settings.name.as_str()),
-        (0.5, "/var/log/app.log")
+        (settings.max_ratio, settings.name.as_str()),
+        (0.25, "/var/log/app.log")
     );
 
     let kernel = c.get::<AppKernel>("kernel").unwrap();
@@ -257,6 +259,12 @@ fn argument_and_constructor_errors_are_those_of_register() {
             r#"{"$new": "App\\Scheduler", "args": [{"$new": "App\\Clock", "args": []}, {"$callable": ["App\\Kernel", "version"]}]}"#,
             r#"{"$call": ["@self", "addJob"], "args": ["a"]}, {"$call": ["@self", "addJob"], "args": ["a"]}"#,
             "job 'a' is already scheduled",
+        ),
+        // A `&self` method's `Result` error.
+        (
+            r#"{"$new": "App\\Metrics", "args": []}"#,
+            r#"{"$call": ["@self", "check"], "args": [-1]}"#,
+            "total 0 is over -1",
         ),
         // A setup method's argument.
         (

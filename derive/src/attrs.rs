@@ -5,6 +5,7 @@ use proc_macro2::TokenStream;
 use syn::{Attribute, Expr, FnArg, ImplItemFn, LitStr, Meta, Pat, Type};
 
 use crate::errors::Errors;
+use crate::names::camel_case;
 
 /// What a helper attribute inside the impl marks.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -173,7 +174,8 @@ pub(crate) fn take_params(f: &mut ImplItemFn, errors: &mut Errors) -> Vec<Param>
         pt.attrs = kept;
         let name = match &*pt.pat {
             Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                pi.ident.to_string().trim_start_matches("r#").to_string()
+                // Nette's parameters are PHP's camelCase names: `per_page` → `perPage`.
+                camel_case(&pi.ident.to_string())
             }
             other => {
                 errors.push(syn::Error::new_spanned(

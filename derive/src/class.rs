@@ -193,6 +193,14 @@ fn generate(args: Option<&ClassArgs>, imp: &mut ItemImpl, errors: &mut Errors) -
     });
     let self_ty = &imp.self_ty;
     quote! {
+        // The generated calls are uniform: `Ok(f()?)` even when `f` already returns a
+        // `BoxError`, and `()` results pass through `ReturnType` like any other.
+        #[allow(
+            clippy::needless_question_mark,
+            clippy::let_unit_value,
+            clippy::unit_arg,
+            clippy::useless_conversion
+        )]
         impl ::wireplan_runtime::Register for #self_ty {
             const CLASS: &'static str = #name;
             fn register(registry: &mut ::wireplan_runtime::Registry) {

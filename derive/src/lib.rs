@@ -64,7 +64,9 @@ pub fn interface(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// # Items
 ///
 /// Inside the block, helper attributes mark what is registered; unmarked items stay plain
-/// Rust. Catalog names default to the camelCase of the Rust name; `name = ".."` overrides.
+/// Rust. Catalog names of methods and properties default to the camelCase of the Rust name
+/// (`set_level` → `setLevel`); `name = ".."` overrides. Parameter names are camelCased too
+/// (`per_page` → `perPage`, as Nette configurations name PHP parameters).
 ///
 /// | attribute | on | registers |
 /// |---|---|---|

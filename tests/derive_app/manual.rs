@@ -1,5 +1,8 @@
 //! The same types as `mod.rs`, registered by hand with `register!` (the manual way); the
-//! bodies call the types' own functions.
+//! bodies call the types' own functions. `register!` takes parameter names as the catalog
+//! writes them (`maxRatio`), so they are not snake case here.
+
+#![allow(non_snake_case)]
 
 use std::sync::Arc;
 
@@ -101,6 +104,8 @@ pub fn manual_registry() -> Registry {
     register!(r, "App\\Metrics" => Metrics {
         new() { Metrics::new() }
         fn record(&this, name: String, amount: i64 = 1) -> i64 { this.record(name, amount) }
+        fn reset(&this) { this.reset() }
+        fn check(&this, limit: i64) { this.check(limit)? }
         get total(&this) -> i64 { this.total() }
     });
     register!(r, "App\\Session" => Session {
@@ -110,7 +115,7 @@ pub fn manual_registry() -> Registry {
         get user(&this) -> String { this.get_user() }
     });
     register!(r, "App\\Settings" => Settings {
-        new(ratio: f64 = 0.5, name: String = Settings::DEFAULT) { Settings::new(ratio, name) }
+        new(maxRatio: f64 = 0.5, name: String = Settings::DEFAULT) { Settings::new(maxRatio, name) }
         const DEFAULT_NAME = Settings::DEFAULT;
         const ENABLED = Settings::ENABLED;
     });

@@ -501,6 +501,19 @@ impl Metrics {
         self.total.fetch_add(amount, Ordering::SeqCst) + amount
     }
 
+    #[method]
+    pub fn reset(&self) {
+        self.total.store(0, Ordering::SeqCst);
+    }
+
+    #[method]
+    pub fn check(&self, limit: i64) -> Result<(), String> {
+        match self.total.load(Ordering::SeqCst) {
+            t if t > limit => Err(format!("total {t} is over {limit}")),
+            _ => Ok(()),
+        }
+    }
+
     #[getter]
     pub fn total(&self) -> i64 {
         self.total.load(Ordering::SeqCst)
@@ -541,15 +554,15 @@ impl Session {
 }
 
 pub struct Settings {
-    pub ratio: f64,
+    pub max_ratio: f64,
     pub name: String,
 }
 
 #[wireplan_runtime::class("App\\Settings")]
 impl Settings {
     #[constructor]
-    pub fn new(#[default(0.5)] ratio: f64, #[default(Settings::DEFAULT)] name: String) -> Self {
-        Settings { ratio, name }
+    pub fn new(#[default(0.5)] max_ratio: f64, #[default(Settings::DEFAULT)] name: String) -> Self {
+        Settings { max_ratio, name }
     }
 
     #[constant(name = "DEFAULT_NAME")]
