@@ -80,3 +80,21 @@ fn compiling_twice_gives_identical_bytes() {
     let (a, b) = (a.plan.expect("plan"), b.plan.expect("plan"));
     assert_eq!(wireplan::plan::to_json(&a), wireplan::plan::to_json(&b));
 }
+
+/// The example's derived registry declares what its hand-written `types.neon` declares: each
+/// class, constructor parameter (with its type and default), cast and setup method.
+#[test]
+fn the_derived_registry_matches_the_hand_written_catalog() {
+    let catalog = blog::registry().catalog();
+    for line in [
+        "\tApp\\ArticleRepository:\n\t\tconstructor:\n\t\t\tdb: App\\Database\n\t\t\tperPage: {type: int, default: 10}\n\t\tmethods:\n\t\t\tsetLogger: {params: {logger: App\\Logger}, returns: void}\n",
+        "\tApp\\BlogService:\n\t\tconstructor:\n\t\t\tarticles: App\\ArticleRepository\n\t\t\tcomments: App\\CommentRepository\n\t\t\tnotifiers: 'App\\Notifier[]'\n\t\t\tclock: App\\Clock\n",
+        "\tApp\\Clock: {}\n",
+        "\tApp\\EmailNotifier:\n\t\timplements: [App\\Notifier]\n\t\tconstructor:\n\t\t\tmailer: App\\Mailer\n",
+        "\tApp\\FileLogger:\n\t\timplements: [App\\Logger]\n\t\tconstructor:\n\t\t\tpath: string\n",
+        "\tApp\\Mailer:\n\t\tconstructor:\n\t\t\tlogger: App\\Logger\n\t\t\tfrom: string\n",
+    ] {
+        assert!(catalog.contains(line), "missing {line:?} in\n{catalog}");
+    }
+    assert_eq!(blog::registry().classes().len(), 9);
+}

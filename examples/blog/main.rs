@@ -1,5 +1,6 @@
-//! The blog example: registers the Rust types behind `examples/blog/config/types.neon`, loads
-//! the plan the compiler wrote, resolves the top-level `blog` service and shows what happened.
+//! The blog example: registers the Rust types behind `examples/blog/config/types.neon` with
+//! `#[class]` / `#[interface]`, loads the plan the compiler wrote, resolves the top-level `blog`
+//! service and shows what happened.
 //!
 //! ```text
 //! cargo run -- compile examples/blog/config/app.neon -o examples/blog/app.plan.json
@@ -17,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use wireplan_runtime::{Container, Registry};
 
 /// `App\Logger`: the interface; one implementation, `App\FileLogger`.
+#[wireplan_runtime::interface("App\\Logger")]
 trait Logger: Send + Sync {
     fn log(&self, message: &str);
     fn lines(&self) -> Vec<String>;
@@ -25,6 +27,17 @@ trait Logger: Send + Sync {
 struct FileLogger {
     path: String,
     lines: Mutex<Vec<String>>,
+}
+
+#[wireplan_runtime::class("App\\FileLogger", implements(dyn Logger))]
+impl FileLogger {
+    #[constructor]
+    fn new(path: String) -> Self {
+        FileLogger {
+            path,
+            lines: Mutex::default(),
+        }
+    }
 }
 
 impl Logger for FileLogger {
@@ -40,7 +53,13 @@ impl Logger for FileLogger {
 
 struct Clock;
 
+#[wireplan_runtime::class("App\\Clock")]
 impl Clock {
+    #[constructor]
+    fn new() -> Self {
+        Clock
+    }
+
     fn today(&self) -> &'static str {
         "2026-11-29"
     }
@@ -50,13 +69,38 @@ struct Database {
     dsn: String,
 }
 
+#[wireplan_runtime::class("App\\Database")]
+impl Database {
+    #[constructor]
+    fn new(dsn: String) -> Self {
+        Database { dsn }
+    }
+}
+
 struct ArticleRepository {
     db: Arc<Database>,
     per_page: i64,
     logger: Option<Arc<dyn Logger>>,
 }
 
+#[wireplan_runtime::class("App\\ArticleRepository")]
 impl ArticleRepository {
+    /// `perPage` in the catalog, with its default.
+    #[constructor]
+    fn new(db: Arc<Database>, #[default(10)] per_page: i64) -> Self {
+        ArticleRepository {
+            db,
+            per_page,
+            logger: None,
+        }
+    }
+
+    /// Called by the `logaware` extension's setup.
+    #[method]
+    fn set_logger(&mut self, logger: Arc<dyn Logger>) {
+        self.logger = Some(logger);
+    }
+
     fn latest(&self) -> Vec<String> {
         if let Some(l) = &self.logger {
             l.log(&format!(
@@ -75,7 +119,18 @@ struct CommentRepository {
     logger: Option<Arc<dyn Logger>>,
 }
 
+#[wireplan_runtime::class("App\\CommentRepository")]
 impl CommentRepository {
+    #[constructor]
+    fn new(db: Arc<Database>) -> Self {
+        CommentRepository { db, logger: None }
+    }
+
+    #[method]
+    fn set_logger(&mut self, logger: Arc<dyn Logger>) {
+        self.logger = Some(logger);
+    }
+
     fn count(&self) -> usize {
         if let Some(l) = &self.logger {
             l.log(&format!("comments: counting in {}", self.db.dsn));
@@ -89,13 +144,30 @@ struct Mailer {
     from: String,
 }
 
+#[wireplan_runtime::class("App\\Mailer")]
+impl Mailer {
+    #[constructor]
+    fn new(logger: Arc<dyn Logger>, from: String) -> Self {
+        Mailer { logger, from }
+    }
+}
+
 /// `App\Notifier`: the tagged group collected by `App\Notifier[]`.
+#[wireplan_runtime::interface("App\\Notifier")]
 trait Notifier: Send + Sync {
     fn notify(&self, what: &str);
 }
 
 struct EmailNotifier {
     mailer: Arc<Mailer>,
+}
+
+#[wireplan_runtime::class("App\\EmailNotifier", implements(dyn Notifier))]
+impl EmailNotifier {
+    #[constructor]
+    fn new(mailer: Arc<Mailer>) -> Self {
+        EmailNotifier { mailer }
+    }
 }
 
 impl Notifier for EmailNotifier {
@@ -108,6 +180,14 @@ impl Notifier for EmailNotifier {
 
 struct LogNotifier {
     logger: Arc<dyn Logger>,
+}
+
+#[wireplan_runtime::class("App\\LogNotifier", implements(dyn Notifier))]
+impl LogNotifier {
+    #[constructor]
+    fn new(logger: Arc<dyn Logger>) -> Self {
+        LogNotifier { logger }
+    }
 }
 
 impl Notifier for LogNotifier {
@@ -123,7 +203,23 @@ struct BlogService {
     clock: Arc<Clock>,
 }
 
+#[wireplan_runtime::class("App\\BlogService")]
 impl BlogService {
+    #[constructor]
+    fn new(
+        articles: Arc<ArticleRepository>,
+        comments: Arc<CommentRepository>,
+        notifiers: Vec<Arc<dyn Notifier>>,
+        clock: Arc<Clock>,
+    ) -> Self {
+        BlogService {
+            articles,
+            comments,
+            notifiers,
+            clock,
+        }
+    }
+
     fn publish_digest(&self) -> usize {
         let articles = self.articles.latest();
         let comments = self.comments.count();
@@ -140,74 +236,18 @@ impl BlogService {
     }
 }
 
-/// Registers every catalog class of the example.
-fn registry() -> Registry {
+/// Registers every catalog class of the example, each from its `#[class]` impl block.
+pub fn registry() -> Registry {
     let mut r = Registry::new();
-    r.class::<FileLogger>("App\\FileLogger")
-        .constructor(|a| {
-            Ok(FileLogger {
-                path: a.str(0)?.to_string(),
-                lines: Mutex::default(),
-            })
-        })
-        .implements::<dyn Logger>("App\\Logger", |x| x);
-    r.class::<Clock>("App\\Clock").constructor(|_| Ok(Clock));
-    r.class::<Database>("App\\Database").constructor(|a| {
-        Ok(Database {
-            dsn: a.str(0)?.to_string(),
-        })
-    });
-    r.class::<ArticleRepository>("App\\ArticleRepository")
-        .constructor(|a| {
-            Ok(ArticleRepository {
-                db: a.service(0)?,
-                per_page: a.int(1)?,
-                logger: None,
-            })
-        })
-        .method_mut("setLogger", |s, a| {
-            s.logger = Some(a.service::<dyn Logger>(0)?);
-            Ok(())
-        });
-    r.class::<CommentRepository>("App\\CommentRepository")
-        .constructor(|a| {
-            Ok(CommentRepository {
-                db: a.service(0)?,
-                logger: None,
-            })
-        })
-        .method_mut("setLogger", |s, a| {
-            s.logger = Some(a.service::<dyn Logger>(0)?);
-            Ok(())
-        });
-    r.class::<Mailer>("App\\Mailer").constructor(|a| {
-        Ok(Mailer {
-            logger: a.service::<dyn Logger>(0)?,
-            from: a.str(1)?.to_string(),
-        })
-    });
-    r.class::<EmailNotifier>("App\\EmailNotifier")
-        .constructor(|a| {
-            Ok(EmailNotifier {
-                mailer: a.service(0)?,
-            })
-        })
-        .implements::<dyn Notifier>("App\\Notifier", |x| x);
-    r.class::<LogNotifier>("App\\LogNotifier")
-        .constructor(|a| {
-            Ok(LogNotifier {
-                logger: a.service::<dyn Logger>(0)?,
-            })
-        })
-        .implements::<dyn Notifier>("App\\Notifier", |x| x);
-    r.class::<BlogService>("App\\BlogService").constructor(|a| {
-        Ok(BlogService {
-            articles: a.service(0)?,
-            comments: a.service(1)?,
-            notifiers: a.list_of::<dyn Notifier>(2)?,
-            clock: a.service(3)?,
-        })
-    });
+    r.register::<FileLogger>()
+        .register::<Clock>()
+        .register::<Database>()
+        .register::<ArticleRepository>()
+        .register::<CommentRepository>()
+        .register::<Mailer>()
+        .register::<EmailNotifier>()
+        .register::<LogNotifier>()
+        .register::<BlogService>();
     r
 }
 

@@ -20,13 +20,16 @@ use crate::value::{ArgError, Args, Callable, Value};
 /// catalog names at hand.
 pub type TypeFn = fn(&Registry) -> String;
 
-/// One declared parameter: its name and catalog type.
+/// One declared parameter: its name, catalog type and optional default.
 #[derive(Clone, Copy)]
 pub struct Param {
     /// Parameter name as the configuration uses it (named arguments).
     pub name: &'static str,
     /// Its catalog type.
     pub ty: TypeFn,
+    /// Its catalog default (`{type: int, default: 3}`): the compiler fills it in when the
+    /// configuration leaves the argument out. `None`: the argument is required.
+    pub default: Option<fn() -> Value>,
 }
 
 impl std::fmt::Debug for Param {
@@ -41,6 +44,25 @@ impl Param {
         Param {
             name,
             ty: A::catalog_type,
+            default: None,
+        }
+    }
+
+    /// The same parameter with a catalog default, e.g.
+    /// `Param::of::<i64>("level").with_default(|| Value::Int(3))`.
+    pub fn with_default(self, default: fn() -> Value) -> Param {
+        Param {
+            default: Some(default),
+            ..self
+        }
+    }
+
+    /// The parameter as the catalog writes it: `int`, or `{type: int, default: 3}`.
+    fn neon(&self, registry: &Registry) -> String {
+        let ty = neon_str(&(self.ty)(registry));
+        match self.default {
+            Some(d) => format!("{{type: {ty}, default: {}}}", neon_value(&d())),
+            None => ty,
         }
     }
 }
@@ -56,6 +78,11 @@ pub struct MethodSig {
 
 /// A Rust type that can be a parameter of a registered constructor or method: how to take it
 /// from the [`Args`] and what it is called in the catalog.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a parameter of a registered constructor or method",
+    label = "no catalog conversion for this parameter type",
+    note = "accepted: Arc<T>, Arc<dyn Trait>, Vec<Arc<dyn Trait>>, Option<_>, i64, i32, u32, usize, f64, bool, String, Value, Callable, Vec<Value>, IndexMap<String, Value>"
+)]
 pub trait ArgType: Sized {
     /// The catalog type, e.g. `string`, `?int`, `App\Logger`, `App\Handler[]`.
     fn catalog_type(registry: &Registry) -> String;
@@ -65,6 +92,11 @@ pub trait ArgType: Sized {
 
 /// A Rust type a registered method may return: how it becomes a [`Value`] and what it is
 /// called in the catalog.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned by a registered method",
+    label = "no catalog conversion for this return type",
+    note = "accepted: (), Arc<T>, i64, i32, f64, bool, String, Value, Callable; wrap lists and maps in a Value"
+)]
 pub trait ReturnType {
     /// The catalog type (`void` for `()`).
     fn catalog_type(registry: &Registry) -> String;
@@ -302,7 +334,7 @@ fn neon_value(v: &Value) -> String {
 fn params_neon(registry: &Registry, params: &[Param]) -> String {
     params
         .iter()
-        .map(|p| format!("{}: {}", p.name, neon_str(&(p.ty)(registry))))
+        .map(|p| format!("{}: {}", p.name, p.neon(registry)))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -363,7 +395,7 @@ impl Registry {
                 (Some(_), Some(params)) if !params.is_empty() => {
                     let _ = writeln!(body, "\t\tconstructor:");
                     for p in params {
-                        let _ = writeln!(body, "\t\t\t{}: {}", p.name, neon_str(&(p.ty)(self)));
+                        let _ = writeln!(body, "\t\t\t{}: {}", p.name, p.neon(self));
                     }
                 }
                 (Some(_), None) => {

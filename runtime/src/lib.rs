@@ -80,7 +80,9 @@
 //! # Modules
 //!
 //! * [`registry`]: [`Registry`] and [`ClassBuilder`]; how setups may mutate (`&mut T` vs `&T`).
-//!   The [`register!`] macro registers from Rust signatures; [`catalog`] exports the `types:`
+//!   `#[class]` and `#[interface]` (feature `derive`, on by default) register a type from its
+//!   own impl block ([`Register`], [`Registry::register`]); the [`register!`] macro registers
+//!   from signatures written in the macro call; [`catalog`] exports the `types:`
 //!   section ([`Registry::catalog`]) so the compiler checks configurations against the binary.
 //! * [`container`]: [`Container`], [`ContainerBuilder`] and [`Scope`]; creation order,
 //!   lifespans (singleton, scoped, transient), disposal, threads.
@@ -103,6 +105,7 @@
 pub mod catalog;
 pub mod container;
 pub mod convert;
+mod derived;
 pub mod dynamic;
 pub mod encoding;
 pub mod error;
@@ -114,8 +117,16 @@ pub mod value;
 
 pub use catalog::{ArgType, ReturnType};
 pub use container::{Container, ContainerBuilder, Scope};
+pub use derived::{Interface, Register};
 pub use encoding::Encoding;
 pub use error::{Error, Missing};
 pub use generated::{Accessor, Factory, Locator};
 pub use registry::{ClassBuilder, Registry};
 pub use value::{ArgError, Args, BoxError, CallResult, Callable, Instance, Value};
+/// Registers a type from its inherent impl block (see [`Register`]); the derive way, next to
+/// the manual [`register!`] and [`ClassBuilder`].
+#[cfg(feature = "derive")]
+pub use wireplan_derive::class;
+/// Names a trait as a catalog interface (see [`Interface`]).
+#[cfg(feature = "derive")]
+pub use wireplan_derive::interface;

@@ -1,4 +1,5 @@
-//! The [`register!`](crate::register) macro: registration from Rust signatures.
+//! The [`register!`](crate::register) macro: registration from Rust signatures written in the
+//! macro call (the manual way; `#[class]` registers from the type's own impl block).
 
 /// Registers a Rust type under its catalog name, with typed constructors, methods, property
 /// writers, static methods, casts and constants, and records their signatures for
@@ -44,6 +45,7 @@
 /// | item | registers |
 /// |---|---|
 /// | `new(a: A, b: B) { expr }` | the constructor; arguments converted by [`ArgType`](crate::catalog::ArgType) |
+/// | `new(a: A, level: i64 = 3) { expr }` | a parameter with a catalog default (`Value::from(3)`; write `= Value::Null` for `null`), also in `fn` and `static fn` |
 /// | `implements "App\\Logger" => dyn Logger;` | the cast to a trait object |
 /// | `fn name(&this, a: A) -> R { expr }` | a shared method ([`method`](crate::ClassBuilder::method)); `-> R` optional, `R:` [`ReturnType`](crate::catalog::ReturnType) |
 /// | `fn name(&mut this, a: A) { stmts }` | a setup method ([`method_mut`](crate::ClassBuilder::method_mut)) |
@@ -89,6 +91,17 @@ macro_rules! __register_ret_fn {
 
 #[doc(hidden)]
 #[macro_export]
+macro_rules! __register_param {
+    ($p:ident : $pt:ty) => {
+        $crate::catalog::Param::of::<$pt>(stringify!($p))
+    };
+    ($p:ident : $pt:ty = $d:expr) => {
+        $crate::catalog::Param::of::<$pt>(stringify!($p)).with_default(|| $crate::Value::from($d))
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
 macro_rules! __register_args {
     ($a:ident; $($p:ident : $pt:ty),*) => {
         let mut __i = 0usize;
@@ -105,9 +118,9 @@ macro_rules! __register_args {
 macro_rules! __register_items {
     ($b:ident, $ty:ty; ) => { let _ = $b; };
 
-    ($b:ident, $ty:ty; new($($p:ident : $pt:ty),* $(,)?) $body:block $($rest:tt)*) => {
+    ($b:ident, $ty:ty; new($($p:ident : $pt:ty $(= $d:expr)?),* $(,)?) $body:block $($rest:tt)*) => {
         let $b = $b
-            .signature(vec![$($crate::catalog::Param::of::<$pt>(stringify!($p))),*])
+            .signature(vec![$($crate::__register_param!($p: $pt $(= $d)?)),*])
             .constructor(|__a: &$crate::Args<'_>| -> $crate::CallResult<$ty> {
                 $crate::__register_args!(__a; $($p: $pt),*);
                 Ok($body)
@@ -120,10 +133,10 @@ macro_rules! __register_items {
         $crate::__register_items!($b, $ty; $($rest)*);
     };
 
-    ($b:ident, $ty:ty; fn $m:ident(&mut $this:ident $(, $p:ident : $pt:ty)* $(,)?) $body:block $($rest:tt)*) => {
+    ($b:ident, $ty:ty; fn $m:ident(&mut $this:ident $(, $p:ident : $pt:ty $(= $d:expr)?)* $(,)?) $body:block $($rest:tt)*) => {
         let $b = $b
             .method_signature(stringify!($m), $crate::catalog::MethodSig {
-                params: vec![$($crate::catalog::Param::of::<$pt>(stringify!($p))),*],
+                params: vec![$($crate::__register_param!($p: $pt $(= $d)?)),*],
                 returns: Some($crate::__register_ret_fn!()),
             })
             .method_mut(stringify!($m), |$this: &mut $ty, __a: &$crate::Args<'_>| -> $crate::CallResult<()> {
@@ -134,10 +147,10 @@ macro_rules! __register_items {
         $crate::__register_items!($b, $ty; $($rest)*);
     };
 
-    ($b:ident, $ty:ty; fn $m:ident(&$this:ident $(, $p:ident : $pt:ty)* $(,)?) $(-> $ret:ty)? $body:block $($rest:tt)*) => {
+    ($b:ident, $ty:ty; fn $m:ident(&$this:ident $(, $p:ident : $pt:ty $(= $d:expr)?)* $(,)?) $(-> $ret:ty)? $body:block $($rest:tt)*) => {
         let $b = $b
             .method_signature(stringify!($m), $crate::catalog::MethodSig {
-                params: vec![$($crate::catalog::Param::of::<$pt>(stringify!($p))),*],
+                params: vec![$($crate::__register_param!($p: $pt $(= $d)?)),*],
                 returns: Some($crate::__register_ret_fn!($($ret)?)),
             })
             .method(stringify!($m), |$this: &$ty, __a: &$crate::Args<'_>| -> $crate::CallResult<$crate::Value> {
@@ -169,10 +182,10 @@ macro_rules! __register_items {
         $crate::__register_items!($b, $ty; $($rest)*);
     };
 
-    ($b:ident, $ty:ty; static fn $m:ident($($p:ident : $pt:ty),* $(,)?) $(-> $ret:ty)? $body:block $($rest:tt)*) => {
+    ($b:ident, $ty:ty; static fn $m:ident($($p:ident : $pt:ty $(= $d:expr)?),* $(,)?) $(-> $ret:ty)? $body:block $($rest:tt)*) => {
         let $b = $b
             .static_signature(stringify!($m), $crate::catalog::MethodSig {
-                params: vec![$($crate::catalog::Param::of::<$pt>(stringify!($p))),*],
+                params: vec![$($crate::__register_param!($p: $pt $(= $d)?)),*],
                 returns: Some($crate::__register_ret_fn!($($ret)?)),
             })
             .static_method(stringify!($m), |__a: &$crate::Args<'_>| -> $crate::CallResult<$crate::Value> {

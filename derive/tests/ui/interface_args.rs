@@ -1,0 +1,4 @@
+#[wireplan_runtime::interface(App::Logger)]
+pub trait Logger: Send + Sync {}
+
+fn main() {}
