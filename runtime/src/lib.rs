@@ -108,6 +108,7 @@ pub mod error;
 pub mod generated;
 mod macros;
 pub mod plan;
+pub mod provider;
 pub mod registry;
 pub mod value;
 
@@ -116,5 +117,6 @@ pub use container::{Container, ContainerBuilder, Scope};
 pub use encoding::Encoding;
 pub use error::{Error, Missing};
 pub use generated::{Accessor, Factory, Locator};
-pub use registry::{ClassBuilder, Registry};
+pub use provider::Provider;
+pub use registry::{BoxFuture, ClassBuilder, Registry};
 pub use value::{ArgError, Args, BoxError, CallResult, Callable, Instance, Value};

@@ -87,6 +87,7 @@ struct BService {
     parameters: Vec<String>,
     references: Vec<(String, BExpr)>,
     source: Option<(String, u32, u32)>,
+    requires_async: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -124,6 +125,7 @@ enum BExpr {
     Callable(BTarget, String),
     Func(String, Box<BExpr>),
     ArgOr(String, Box<BExpr>),
+    Provider(String),
 }
 
 /// The derived decoder of [`BExpr`]; its nested expressions come back through
@@ -149,6 +151,7 @@ enum BExprDecode {
     Callable(BTarget, String),
     Func(String, Box<BExpr>),
     ArgOr(String, Box<BExpr>),
+    Provider(String),
 }
 
 impl<'de> Deserialize<'de> for BExpr {
@@ -240,6 +243,7 @@ impl From<&Expr> for BExpr {
             Expr::ArgOr { name, default } => {
                 BExpr::ArgOr(name.clone(), Box::new(BExpr::from(&**default)))
             }
+            Expr::Provider(n) => BExpr::Provider(n.clone()),
         }
     }
 }
@@ -290,6 +294,7 @@ impl TryFrom<BExpr> for Expr {
                 name,
                 default: Box::new(Expr::try_from(*default)?),
             },
+            BExpr::Provider(n) => Expr::Provider(n),
         })
     }
 }
@@ -374,6 +379,7 @@ impl From<&ServicePlan> for BService {
                 .source
                 .as_ref()
                 .map(|l| (l.file.clone(), l.line, l.column)),
+            requires_async: s.requires_async,
         }
     }
 }
@@ -410,6 +416,7 @@ impl BService {
             source: s
                 .source
                 .map(|(file, line, column)| SourceLocation { file, line, column }),
+            requires_async: s.requires_async,
         })
     }
 }
