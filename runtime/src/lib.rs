@@ -85,6 +85,10 @@
 //! * [`container`]: [`Container`], [`ContainerBuilder`] and [`Scope`]; creation order,
 //!   lifespans (singleton, scoped, transient), disposal, threads.
 //! * [`generated`]: [`Factory`], [`Accessor`] and [`Locator`], the generated services.
+//! * Async creation: [`Container::get_async`] / [`Scope::get_async`] for services the plan
+//!   marks `requires_async` (classes registered with
+//!   [`async_constructor`](ClassBuilder::async_constructor)); [`provider`]: [`Provider<T>`],
+//!   the lazy handle a `Provider<App\Logger>` parameter receives. See `docs/async.md`.
 //! * [`value`]: [`Value`], [`Instance`] and the typed argument accessors of [`Args`].
 //! * [`error`]: [`Error`] and [`Missing`].
 //! * [`plan`]: the plan model shared with the compiler; [`encoding`]: its JSON and binary

@@ -505,3 +505,31 @@ fn a_provider_of_an_unknown_service_is_refused_at_load() {
         "{err}"
     );
 }
+
+#[test]
+fn requires_async_and_providers_survive_the_binary_form() {
+    use wireplan_runtime::plan::{Expr, Plan};
+    let json = plan(
+        r#""clock": {"type": "App\\Clock", "requires_async": true, "lifespan": "scoped",
+                     "create": {"$new": "App\\Clock", "args": []}},
+           "job": {"type": "App\\Job", "kind": "factory",
+                   "create": {"$new": "App\\Job", "args": [{"$provider": "clock"}]}}"#,
+    );
+    let plan = Plan::from_json_str(&json, "p.json").unwrap();
+    assert!(plan.services["clock"].requires_async);
+    assert!(!plan.services["job"].requires_async);
+    let again = Plan::from_bytes(&plan.to_binary(), "p.bin").unwrap();
+    assert_eq!(again, plan);
+    assert_eq!(
+        again.services["job"].create,
+        Expr::New {
+            class: "App\\Job".into(),
+            args: vec![Expr::Provider("clock".into())]
+        }
+    );
+    let mut refs = Vec::new();
+    again.services["job"]
+        .create
+        .for_each_ref(&mut |r| refs.push(r.to_string()));
+    assert!(refs.is_empty(), "a provider is not a reference: {refs:?}");
+}

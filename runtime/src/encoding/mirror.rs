@@ -87,8 +87,11 @@ struct BService {
     parameters: Vec<String>,
     references: Vec<(String, BExpr)>,
     source: Option<(String, u32, u32)>,
-    requires_async: bool,
 }
+
+/// The bit of a service's `kind` byte that carries `requires_async` (version 3), so the
+/// service layout, and every earlier plan's bytes, stay as they were.
+const REQUIRES_ASYNC: u8 = 0x80;
 
 #[derive(Serialize, Deserialize)]
 enum BAutowired {
@@ -362,7 +365,7 @@ fn lifespan_of(code: u8) -> Option<Lifespan> {
 impl From<&ServicePlan> for BService {
     fn from(s: &ServicePlan) -> BService {
         BService {
-            kind: kind_code(s.kind),
+            kind: kind_code(s.kind) | if s.requires_async { REQUIRES_ASYNC } else { 0 },
             type_: s.type_.clone(),
             lifespan: lifespan_code(s.lifespan),
             autowired: match &s.autowired {
@@ -379,7 +382,6 @@ impl From<&ServicePlan> for BService {
                 .source
                 .as_ref()
                 .map(|l| (l.file.clone(), l.line, l.column)),
-            requires_async: s.requires_async,
         }
     }
 }
@@ -390,7 +392,8 @@ impl BService {
         let s = self;
         let at = |what: String| format!("service '{name}': {what}");
         Ok(ServicePlan {
-            kind: kind_of(s.kind).ok_or_else(|| {
+            requires_async: s.kind & REQUIRES_ASYNC != 0,
+            kind: kind_of(s.kind & !REQUIRES_ASYNC).ok_or_else(|| {
                 at(format!(
                     "unknown kind {} (0 service, 1 factory, 2 accessor, 3 locator, 4 imported)",
                     s.kind
@@ -416,7 +419,6 @@ impl BService {
             source: s
                 .source
                 .map(|(file, line, column)| SourceLocation { file, line, column }),
-            requires_async: s.requires_async,
         })
     }
 }
