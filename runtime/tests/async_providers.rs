@@ -237,6 +237,14 @@ fn a_sync_get_of_an_async_path_is_an_error_naming_the_path() {
     assert!(!container.is_created("pool"));
     // Sync services stay reachable the sync way.
     assert_eq!(container.get::<Config3>("config").unwrap().url, "db://x");
+    // A sync warm-up leaves the async services to warm_up_async.
+    assert_eq!(container.warm_up().unwrap(), 0);
+    assert!(!container.is_created("pool"));
+    let made = runtime()
+        .block_on(bounded(container.warm_up_async()))
+        .unwrap();
+    assert_eq!(made, 3);
+    assert!(container.is_created("app"));
 }
 
 #[test]
@@ -294,19 +302,17 @@ fn scoped_and_transient_async_services() {
     register!(reg, "App\\Session" => Session4 {
         new(conn: Arc<Conn4>) { Session4 { conn } }
     });
-    let json = format!(
-        r#"{{"format": "wireplan-plan", "version": 3, "compiler": "test", "inputs_hash": "0",
-            "services": {{
-              "conn": {{"type": "App\\Conn", "lifespan": "transient", "requires_async": true,
-                        "create": {{"$new": "App\\Conn", "args": []}}}},
-              "handler": {{"type": "App\\Handler", "lifespan": "transient", "requires_async": true,
-                        "create": {{"$new": "App\\Handler",
-                                    "args": [{{"$ref": "conn"}}, {{"$ref": "conn"}}]}}}},
-              "session": {{"type": "App\\Session", "lifespan": "scoped", "requires_async": true,
-                        "create": {{"$new": "App\\Session", "args": [{{"$ref": "conn"}}]}}}}}},
-            "types": {{"App\\Session": ["session"], "App\\Handler": ["handler"]}}}}"#
-    );
-    let container = Container::from_json_str(&json, &reg).unwrap();
+    let json = r#"{"format": "wireplan-plan", "version": 3, "compiler": "test", "inputs_hash": "0",
+            "services": {
+              "conn": {"type": "App\\Conn", "lifespan": "transient", "requires_async": true,
+                        "create": {"$new": "App\\Conn", "args": []}},
+              "handler": {"type": "App\\Handler", "lifespan": "transient", "requires_async": true,
+                        "create": {"$new": "App\\Handler",
+                                    "args": [{"$ref": "conn"}, {"$ref": "conn"}]}},
+              "session": {"type": "App\\Session", "lifespan": "scoped", "requires_async": true,
+                        "create": {"$new": "App\\Session", "args": [{"$ref": "conn"}]}}},
+            "types": {"App\\Session": ["session"], "App\\Handler": ["handler"]}}"#;
+    let container = Container::from_json_str(json, &reg).unwrap();
     let rt = runtime();
     rt.block_on(bounded(async {
         // A transient with two references to an async transient gets two new objects.

@@ -431,6 +431,23 @@ impl Container {
         self.inner.get_async(name, None).await
     }
 
+    /// Creates every singleton service now, in definition order, those that require async
+    /// included (as [`Container::warm_up`] does for the others). Returns the number of
+    /// services created by this call. Stops at the first error.
+    pub async fn warm_up_async(&self) -> Result<usize, Error> {
+        let mut made = 0;
+        for (i, sp) in self.inner.plan.services.values().enumerate() {
+            if sp.lifespan == Lifespan::Singleton
+                && sp.kind == ServiceKind::Service
+                && self.inner.slots[i].get().is_none()
+            {
+                self.inner.instance_async(i, None).await?;
+                made += 1;
+            }
+        }
+        Ok(made)
+    }
+
     /// The service `name` as an erased [`Instance`]; see [`Container::get_async`].
     pub async fn get_instance_async(&self, name: &str) -> Result<Instance, Error> {
         let idx = self

@@ -334,12 +334,14 @@ impl Container {
 
     /// Creates every singleton service now, in definition order, so no first request pays for
     /// it later (an explicit warm-up). Returns the number of services created by this call.
-    /// Stops at the first error.
+    /// Stops at the first error. Services that require async are left out: create them with
+    /// [`Container::warm_up_async`].
     pub fn warm_up(&self) -> Result<usize, Error> {
         let mut made = 0;
         for (i, sp) in self.inner.plan.services.values().enumerate() {
             if sp.lifespan == Lifespan::Singleton
                 && sp.kind == ServiceKind::Service
+                && !sp.requires_async
                 && self.inner.slots[i].get().is_none()
             {
                 self.inner
