@@ -202,6 +202,22 @@ fn provider_targets_are_autowired_with_nettes_diagnostics() {
 }
 
 #[test]
+fn a_singleton_cannot_take_a_provider_of_a_scoped_service() {
+    let (_dir, c) = compile_services(
+        "\tfiles:\n\t\tcreate: App\\FileLogger\n\t\tlifespan: scoped\n\treport: App\\Report\n\tscopedReport:\n\t\tcreate: App\\Report\n\t\tlifespan: scoped\n",
+    );
+    let errs = errors(&c);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!(errs[0].0, Code::CaptiveDependency);
+    assert_eq!(
+        errs[0].1,
+        "Service 'report' is a singleton and takes a Provider of scoped service 'files', which \
+         it could never resolve: a singleton's provider is made outside any scope."
+    );
+    assert_eq!(errs[0].2[0], "path: report -> provider -> files");
+}
+
+#[test]
 fn a_cycle_says_a_provider_breaks_it_and_one_does() {
     let (_dir, c) = compile_services("\tleft: App\\Left\n\tright: App\\Right\n");
     let errs = errors(&c);

@@ -539,3 +539,45 @@ fn requires_async_and_providers_survive_the_binary_form() {
         .for_each_ref(&mut |r| refs.push(r.to_string()));
     assert!(refs.is_empty(), "a provider is not a reference: {refs:?}");
 }
+
+static SCOPED_MADE: AtomicUsize = AtomicUsize::new(0);
+
+struct Tenant9;
+
+#[test]
+fn an_async_scoped_service_is_created_once_per_scope_under_concurrent_tasks() {
+    let mut reg = Registry::new();
+    register!(reg, "App\\Tenant" => Tenant9 {
+        async new() {
+            SCOPED_MADE.fetch_add(1, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            Tenant9
+        }
+    });
+    let json = plan(
+        r#""tenant": {"type": "App\\Tenant", "lifespan": "scoped", "requires_async": true,
+                      "create": {"$new": "App\\Tenant", "args": []}}"#,
+    );
+    let container = Container::from_json_str(&json, &reg).unwrap();
+    let rt = runtime();
+    let (a, b) = rt.block_on(bounded(async {
+        let (s1, s2) = (container.scope(), container.scope());
+        let tasks: Vec<_> = (0..200)
+            .map(|i| {
+                let s = if i % 2 == 0 { s1.clone() } else { s2.clone() };
+                tokio::spawn(async move { s.get_async::<Tenant9>("tenant").await.unwrap() })
+            })
+            .collect();
+        let mut got = Vec::new();
+        for t in tasks {
+            got.push(t.await.unwrap());
+        }
+        let a: Vec<_> = got.iter().step_by(2).cloned().collect();
+        let b: Vec<_> = got.iter().skip(1).step_by(2).cloned().collect();
+        (a, b)
+    }));
+    assert_eq!(SCOPED_MADE.load(Ordering::SeqCst), 2, "one per scope");
+    assert!(a.iter().all(|t| Arc::ptr_eq(t, &a[0])));
+    assert!(b.iter().all(|t| Arc::ptr_eq(t, &b[0])));
+    assert!(!Arc::ptr_eq(&a[0], &b[0]));
+}

@@ -17,6 +17,7 @@ mod complete;
 mod generated;
 mod members;
 mod origins;
+mod providers;
 mod resolve;
 mod safety;
 mod setup;
