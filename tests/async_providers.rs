@@ -102,6 +102,15 @@ fn requires_async_follows_the_creation_path_and_stops_at_providers() {
             ("files", false),
         ]
     );
+    // The graph shows the handle as a `provider` edge, not a constructor dependency.
+    let graph = wireplan::inspect::Graph::from_plan(&plan);
+    let lazy_edges: Vec<(&str, &str)> = graph
+        .edges
+        .iter()
+        .filter(|e| e.from == "lazy")
+        .map(|e| (e.to.as_str(), e.kind.as_str()))
+        .collect();
+    assert_eq!(lazy_edges, [("pool", "provider")]);
     let lazy = plan.services["lazy"].create.to_json();
     assert_eq!(
         lazy,
