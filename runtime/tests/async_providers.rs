@@ -581,3 +581,70 @@ fn an_async_scoped_service_is_created_once_per_scope_under_concurrent_tasks() {
     assert!(b.iter().all(|t| Arc::ptr_eq(t, &b[0])));
     assert!(!Arc::ptr_eq(&a[0], &b[0]));
 }
+
+struct Link10 {
+    _next: Option<Arc<Link10>>,
+}
+struct End10;
+
+/// A chain `s0 -> s1 -> … -> s(n-1) -> end` whose last link has an async constructor, so
+/// every link requires async.
+fn chain_plan(n: usize) -> String {
+    let mut services = Vec::new();
+    for i in 0..n {
+        let next = if i + 1 == n {
+            "end".to_string()
+        } else {
+            format!("s{}", i + 1)
+        };
+        services.push(format!(
+            r#""s{i}": {{"type": "App\\Link", "requires_async": true,
+                "create": {{"$new": "App\\Link", "args": [{{"$ref": "{next}"}}]}}}}"#
+        ));
+    }
+    services.push(
+        r#""end": {"type": "App\\End", "requires_async": true,
+                   "create": {"$new": "App\\End", "args": []}}"#
+            .to_string(),
+    );
+    plan(&services.join(",\n"))
+}
+
+#[test]
+fn a_deep_async_chain_resolves_on_a_worker_thread_and_too_deep_is_an_error() {
+    let mut reg = Registry::new();
+    reg.class::<Link10>("App\\Link").constructor(|a| {
+        Ok(Link10 {
+            _next: a.service::<Link10>(0).ok(),
+        })
+    });
+    register!(reg, "App\\End" => End10 {
+        async new() { tokio::task::yield_now().await; End10 }
+    });
+    let limit = wireplan_runtime::container::MAX_ASYNC_DEPTH;
+    let rt = runtime();
+    // The longest chain allowed: `limit` services deep in all (`end` included).
+    let container = Container::from_json_str(&chain_plan(limit - 1), &reg).unwrap();
+    let c = container.clone();
+    rt.block_on(bounded(async move {
+        tokio::spawn(async move { c.get_instance_async("s0").await.map(drop) })
+            .await
+            .unwrap()
+    }))
+    .unwrap();
+    assert!(container.is_created("s0") && container.is_created("end"));
+    // One more is TooDeep, naming the path.
+    let container = Container::from_json_str(&chain_plan(limit), &reg).unwrap();
+    let err = rt
+        .block_on(bounded(container.get_instance_async("s0")))
+        .unwrap_err();
+    match err {
+        Error::TooDeep { path, limit: l } => {
+            assert_eq!(l, limit);
+            assert_eq!(path.len(), limit + 1);
+            assert_eq!(path.first().map(String::as_str), Some("s0"));
+            assert_eq!(path.last().map(String::as_str), Some("end"));
+        }
+        other => panic!("expected TooDeep, got {other}"),
+    }
+}

@@ -28,6 +28,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::task::{Context, Poll};
 
 use super::eval::Frame;
 use super::resolve::Ctx;
@@ -36,11 +37,35 @@ use crate::error::Error;
 use crate::plan::{CallTarget, Expr, Lifespan, ServiceKind};
 use crate::value::{Args, Instance, Value};
 
-/// How many services deep one async request may prepare (each level nests boxed futures,
-/// which a poll walks recursively); deeper is [`Error::TooDeep`].
-pub const MAX_ASYNC_DEPTH: usize = 256;
+/// How many services deep one async request may prepare, as for sync creation
+/// ([`super::MAX_RESOLUTION_DEPTH`]); deeper is [`Error::TooDeep`]. Each level nests a boxed
+/// future and a poll walks them recursively, on new stack segments when the thread's stack
+/// runs low, so any depth up to this works on an executor's worker thread.
+pub const MAX_ASYNC_DEPTH: usize = super::MAX_RESOLUTION_DEPTH;
 
 type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Polls the future it wraps on a new stack segment when little of the current one is left
+/// (the futures of a deep dependency chain nest, and polling them recurses).
+struct GrowStack<'a, T>(BoxFut<'a, T>);
+
+impl<T> Future for GrowStack<'_, T> {
+    type Output = T;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        let inner = &mut self.get_mut().0;
+        stacker::maybe_grow(
+            super::resolve::RED_ZONE,
+            super::resolve::STACK_SEGMENT,
+            || inner.as_mut().poll(cx),
+        )
+    }
+}
+
+/// `fut`, boxed, polled on a grown stack when needed.
+fn boxed<'a, T: 'a>(fut: impl Future<Output = T> + Send + 'a) -> BoxFut<'a, T> {
+    Box::pin(GrowStack(Box::pin(fut)))
+}
 
 /// Objects made by async constructors, waiting for the sync part: per `$new` expression
 /// (by address), in the order they were made.
@@ -179,7 +204,7 @@ impl Inner {
         path: &'a mut Vec<usize>,
         out: &'a mut Prepared,
     ) -> BoxFut<'a, Result<(), Error>> {
-        Box::pin(async move {
+        boxed(async move {
             let sp = &self.plan.services[idx];
             if !sp.requires_async || sp.kind != ServiceKind::Service {
                 return Ok(());
@@ -303,7 +328,7 @@ impl Inner {
         path: &'a mut Vec<usize>,
         out: &'a mut Prepared,
     ) -> BoxFut<'a, Result<(), Error>> {
-        Box::pin(async move {
+        boxed(async move {
             match e {
                 Expr::Ref(name) if name != "@self" => {
                     if let Some(target) = self.index_of(name) {
