@@ -34,6 +34,8 @@ pub struct TypeRef {
     pub members: Vec<String>,
     /// For `T[]`: the item class.
     pub list_of: Option<String>,
+    /// For `Provider<T>`: the target type `T`, a lazy handle's (docs/async.md).
+    pub provider_of: Option<String>,
 }
 
 impl TypeRef {
@@ -52,6 +54,16 @@ impl TypeRef {
                 nullable,
                 members: vec!["array".into()],
                 list_of: Some(normalize_name(item)),
+                provider_of: None,
+            };
+        }
+        if let Some(target) = provider_target(body) {
+            return TypeRef {
+                text: text.clone(),
+                nullable,
+                members: vec![format!("Provider<{}>", normalize_name(target))],
+                list_of: None,
+                provider_of: Some(normalize_name(target)),
             };
         }
         let mut members = Vec::new();
@@ -68,6 +80,7 @@ impl TypeRef {
             nullable,
             members,
             list_of: None,
+            provider_of: None,
         }
     }
 
@@ -103,6 +116,10 @@ impl TypeRef {
         if let Some(item) = body.strip_suffix("[]") {
             return (!is_type_name(item)).then(|| format!("'{item}' is not a class name"));
         }
+        if let Some(target) = provider_target(body) {
+            return (!is_type_name(target) || is_builtin(target))
+                .then(|| format!("'{target}' in Provider<…> is not a class name"));
+        }
         let members: Vec<&str> = body.split('|').map(str::trim).collect();
         if nullable && members.len() > 1 {
             return Some("'?' cannot be combined with a union; add |null instead".into());
@@ -115,6 +132,12 @@ impl TypeRef {
             .find(|m| !is_type_name(m))
             .map(|m| format!("'{m}' is not a type name"))
     }
+}
+
+/// `T` of `Provider<T>` (spaces allowed inside the brackets).
+fn provider_target(body: &str) -> Option<&str> {
+    let inner = body.strip_prefix("Provider<")?.strip_suffix('>')?;
+    Some(inner.trim())
 }
 
 /// Does `n` look like a class or built-in type name (`int`, `App\\Db`, `\\App\\Db`)?
@@ -177,6 +200,9 @@ pub struct ClassInfo {
     pub interface: bool,
     /// Is it abstract?
     pub is_abstract: bool,
+    /// `async: true`: its constructor is async, so every service whose creation reaches it
+    /// requires async (docs/async.md).
+    pub is_async: bool,
     /// Parent class (for interfaces: parent interfaces).
     pub extends: Vec<String>,
     /// Implemented interfaces.
@@ -778,6 +804,7 @@ fn check_default(
 const CLASS_KEYS: &[&str] = &[
     "interface",
     "abstract",
+    "async",
     "extends",
     "implements",
     "constructor",
@@ -797,6 +824,7 @@ fn parse_class(
         span: v.span,
         interface: false,
         is_abstract: false,
+        is_async: false,
         extends: Vec::new(),
         implements: Vec::new(),
         constructor: Vec::new(),
@@ -814,7 +842,7 @@ fn parse_class(
         let key = k.as_string();
         let path = format!("{name} › {key}");
         match key.as_str() {
-            "interface" | "abstract" => {
+            "interface" | "abstract" | "async" => {
                 let flag = match value.kind {
                     ExprKind::Bool(b) => b,
                     _ => {
@@ -822,10 +850,10 @@ fn parse_class(
                         false
                     }
                 };
-                if key == "interface" {
-                    info.interface = flag;
-                } else {
-                    info.is_abstract = flag;
+                match key.as_str() {
+                    "interface" => info.interface = flag,
+                    "abstract" => info.is_abstract = flag,
+                    _ => info.is_async = flag,
                 }
             }
             "extends" => info.extends = string_list(diags, &path, value),

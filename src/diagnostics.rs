@@ -68,6 +68,7 @@ codes! {
     PartialGraph => "partial-graph", "Warning: a lookup by type in `loadConfiguration()` sees only the services registered so far.";
     EmptySearch => "empty-search", "Warning: a `search:` batch finds no class (a namespace or mask that matches nothing).";
     CaptiveDependency => "captive-dependency", "A longer-lived service holds a shorter-lived one.";
+    AsyncRequired => "async-required", "A service declared `sync: true` needs an async constructor to be created (its own or a dependency's).";
     ExtensionWarning => "extension-warning", "Warning: an extension script called `this.warn(...)`.";
     ExtensionOrder => "extension-order", "Warning: an extension's `beforeCompile()` looked services up by tag or type before a later extension added matching ones; error: the `before:`/`after:` order of extensions names an unknown extension or cannot be met.";
     EmptyConfiguration => "empty-configuration", "Warning: the configuration defines no service, so the plan would be empty.";

@@ -258,6 +258,17 @@ impl<T: ?Sized + 'static> ArgType for Arc<T> {
     }
 }
 
+/// `Provider<T>`: a lazy handle on the service autowired for `T`; in the catalog
+/// `Provider<App\Logger>` (docs/async.md, "Providers").
+impl<T: ?Sized + 'static> ArgType for crate::provider::Provider<T> {
+    fn catalog_type(registry: &Registry) -> String {
+        format!("Provider<{}>", service_name::<T>(registry))
+    }
+    fn from_arg(args: &Args<'_>, index: usize) -> Result<Self, ArgError> {
+        args.provider::<T>(index)
+    }
+}
+
 impl<T: ?Sized + 'static> ArgType for Vec<Arc<T>> {
     fn catalog_type(registry: &Registry) -> String {
         format!("{}[]", service_name::<T>(registry))
@@ -391,7 +402,17 @@ impl Registry {
                 let list: Vec<String> = ifaces.iter().map(|i| neon_str(i)).collect();
                 let _ = writeln!(body, "\t\timplements: [{}]", list.join(", "));
             }
-            match (&c.ctor, &c.ctor_sig) {
+            if c.async_ctor.is_some() {
+                // The compiler marks every service whose creation reaches this class
+                // `requires_async` (docs/async.md).
+                let _ = writeln!(body, "\t\tasync: true");
+            }
+            let ctor = c
+                .ctor
+                .as_ref()
+                .map(|_| ())
+                .or(c.async_ctor.as_ref().map(|_| ()));
+            match (ctor, &c.ctor_sig) {
                 (Some(_), Some(params)) if !params.is_empty() => {
                     let _ = writeln!(body, "\t\tconstructor:");
                     for p in params {

@@ -525,11 +525,11 @@ mod tests {
         let e = Plan::from_bytes(&flipped, "p.bin").unwrap_err();
         assert!(e.to_string().contains("checksum"), "{e}");
         let mut newer = bin;
-        newer[8] = VERSION as u8 + 1;
-        let found = u64::from(VERSION + 1);
+        let next = VERSION + 1;
+        newer[8..12].copy_from_slice(&next.to_le_bytes());
         assert!(matches!(
             Plan::from_bytes(&newer, "p.bin"),
-            Err(Error::VersionMismatch { found: f, .. }) if f == found
+            Err(Error::VersionMismatch { found, .. }) if found == u64::from(next)
         ));
     }
 }

@@ -256,6 +256,22 @@ pub enum Error {
         path: Vec<String>,
     },
 
+    /// A sync `get` reached a service whose creation needs an async constructor (the plan
+    /// marks it `requires_async`, Clean IoC 2's rule: sync resolution of an async path is an
+    /// error). Create it with `get_async` / `get_by_type_async`; once created, a singleton (or
+    /// a scoped service in its scope) is also returned by the sync `get`.
+    #[error(
+        "service '{}' needs async creation: {} reaches an async constructor; use get_async \
+         (or create it with get_async first)",
+        path.first().map(String::as_str).unwrap_or("?"),
+        path.join(" -> ")
+    )]
+    AsyncRequired {
+        /// The dependency path from the requested service to the one whose constructor is
+        /// async (the last name).
+        path: Vec<String>,
+    },
+
     /// A generated factory, accessor or locator was used after its container (or scope) was
     /// dropped.
     #[error("service '{service}': its container or scope was dropped")]

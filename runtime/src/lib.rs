@@ -87,6 +87,10 @@
 //! * [`container`]: [`Container`], [`ContainerBuilder`] and [`Scope`]; creation order,
 //!   lifespans (singleton, scoped, transient), disposal, threads.
 //! * [`generated`]: [`Factory`], [`Accessor`] and [`Locator`], the generated services.
+//! * Async creation: [`Container::get_async`] / [`Scope::get_async`] for services the plan
+//!   marks `requires_async` (classes registered with
+//!   [`async_constructor`](ClassBuilder::async_constructor)); [`provider`]: [`Provider<T>`],
+//!   the lazy handle a `Provider<App\Logger>` parameter receives. See `docs/async.md`.
 //! * [`value`]: [`Value`], [`Instance`] and the typed argument accessors of [`Args`].
 //! * [`error`]: [`Error`] and [`Missing`].
 //! * [`plan`]: the plan model shared with the compiler; [`encoding`]: its JSON and binary
@@ -112,6 +116,7 @@ pub mod error;
 pub mod generated;
 mod macros;
 pub mod plan;
+pub mod provider;
 pub mod registry;
 pub mod value;
 
@@ -121,7 +126,8 @@ pub use derived::{Interface, Register};
 pub use encoding::Encoding;
 pub use error::{Error, Missing};
 pub use generated::{Accessor, Factory, Locator};
-pub use registry::{ClassBuilder, Registry};
+pub use provider::Provider;
+pub use registry::{BoxFuture, ClassBuilder, Registry};
 pub use value::{ArgError, Args, BoxError, CallResult, Callable, Instance, Value};
 /// Registers a type from its inherent impl block (see [`Register`]); the derive way, next to
 /// the manual [`register!`] and [`ClassBuilder`].

@@ -46,6 +46,7 @@
 /// |---|---|
 /// | `new(a: A, b: B) { expr }` | the constructor; arguments converted by [`ArgType`](crate::catalog::ArgType) |
 /// | `new(a: A, level: i64 = 3) { expr }` | a parameter with a catalog default (`Value::from(3)`; write `= Value::Null` for `null`), also in `fn` and `static fn` |
+/// | `async new(a: A) { expr }` | an [async constructor](crate::ClassBuilder::async_constructor): the arguments are converted first, then `expr` runs in an `async move` block (`.await` and `?` work); the catalog marks the class `async: true` |
 /// | `implements "App\\Logger" => dyn Logger;` | the cast to a trait object |
 /// | `fn name(&this, a: A) -> R { expr }` | a shared method ([`method`](crate::ClassBuilder::method)); `-> R` optional, `R:` [`ReturnType`](crate::catalog::ReturnType) |
 /// | `fn name(&mut this, a: A) { stmts }` | a setup method ([`method_mut`](crate::ClassBuilder::method_mut)) |
@@ -124,6 +125,19 @@ macro_rules! __register_items {
             .constructor(|__a: &$crate::Args<'_>| -> $crate::CallResult<$ty> {
                 $crate::__register_args!(__a; $($p: $pt),*);
                 Ok($body)
+            });
+        $crate::__register_items!($b, $ty; $($rest)*);
+    };
+
+    ($b:ident, $ty:ty; async new($($p:ident : $pt:ty),* $(,)?) $body:block $($rest:tt)*) => {
+        let $b = $b
+            .signature(vec![$($crate::catalog::Param::of::<$pt>(stringify!($p))),*])
+            .async_constructor(|__a: &$crate::Args<'_>| -> $crate::CallResult<$crate::BoxFuture<$crate::CallResult<$ty>>> {
+                $crate::__register_args!(__a; $($p: $pt),*);
+                Ok(::std::boxed::Box::pin(async move {
+                    let __r: $crate::CallResult<$ty> = Ok($body);
+                    __r
+                }))
             });
         $crate::__register_items!($b, $ty; $($rest)*);
     };

@@ -3,7 +3,7 @@
 //!
 //! The JSON form is documented in `docs/plan-format.md`. Values inside `create`/`setup` are
 //! [`Expr`]s, written as plain JSON except for the one-key objects `$ref`, `$new`, `$call`,
-//! `$set`, `$get`, `$callable`, `$func`, `$param`, `$concat`, `$arg` and `$float`.
+//! `$set`, `$get`, `$callable`, `$func`, `$param`, `$concat`, `$arg`, `$provider` and `$float`.
 
 use indexmap::IndexMap;
 use serde::de::Error as _;
@@ -14,7 +14,8 @@ use serde_json::{json, Map, Value as Json};
 pub const FORMAT: &str = "wireplan-plan";
 /// The plan version the compiler writes and the newest this crate reads. Bumped on any change
 /// of the format, including a new expression variant (version 2 added `$arg` with `default`,
-/// binary variant `ArgOr`; version 3 the `dynamic` section of typed dynamic parameters), so an
+/// binary variant `ArgOr`; version 3 the `dynamic` section of typed dynamic parameters,
+/// `requires_async` on services and `$provider`), so an
 /// older runtime refuses a newer plan by its version instead of misreading it or calling it
 /// corrupt.
 pub const VERSION: u32 = 3;
@@ -165,6 +166,13 @@ pub struct ServicePlan {
     /// Where the service was defined.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceLocation>,
+    /// Whether creating the service needs an async constructor: its own, or one of a
+    /// dependency's, transitively (Clean IoC 2's compiled `requires_async` flag). Factories,
+    /// accessors, locators and `$provider` handles create later and end the path. Such a
+    /// service is created by `get_async`; a sync `get` of it (while it is not created yet) is
+    /// `Error::AsyncRequired`. Absent (false) in plans before version 3.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub requires_async: bool,
 }
 
 /// The target of a `$call`.
@@ -253,6 +261,10 @@ pub enum Expr {
     Concat(Vec<Expr>),
     /// `{"$arg": name}`: inside a factory's `create`, the argument passed to `create()`.
     Arg(String),
+    /// `{"$provider": name}`: a lazy handle ([`crate::Provider`]) that resolves the service
+    /// `name` when asked, in the scope the handle was made in. Not a dependency of the
+    /// service that receives it, so it breaks a construction cycle.
+    Provider(String),
     /// `{"$arg": name, "default": V}`: as [`Expr::Arg`] for a `create()` parameter with a
     /// default; `V` is evaluated when the caller does not pass `name` (e.g. from Rust,
     /// `factory.create(&[("path", …)])` without `lvl`).
@@ -287,7 +299,7 @@ impl Expr {
         match self {
             Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Str(_) => 0,
             Expr::Float(f) => usize::from(!f.is_finite()),
-            Expr::Ref(_) | Expr::Param(_) | Expr::Arg(_) => 1,
+            Expr::Ref(_) | Expr::Param(_) | Expr::Arg(_) | Expr::Provider(_) => 1,
             Expr::List(items) => 1 + deepest(items),
             Expr::Map(m) => 1 + m.values().map(Expr::json_depth).max().unwrap_or(0),
             Expr::Concat(parts) => 2 + deepest(parts),
@@ -370,6 +382,41 @@ impl Expr {
         }
     }
 
+    /// Calls `f` with the target of every `$provider` handle in this expression (nested too),
+    /// in order of appearance. These are not dependencies ([`Expr::for_each_ref`] skips
+    /// them): the handle resolves its target later.
+    pub fn for_each_provider<'a>(&'a self, f: &mut dyn FnMut(&'a str)) {
+        let target = |t: &'a CallTarget, f: &mut dyn FnMut(&'a str)| {
+            if let CallTarget::Expr(e) = t {
+                e.for_each_provider(f);
+            }
+        };
+        match self {
+            Expr::Provider(n) => f(n),
+            Expr::New { args, .. } => args.iter().for_each(|a| a.for_each_provider(f)),
+            Expr::Call {
+                target: t, args, ..
+            } => {
+                target(t, f);
+                args.iter().for_each(|a| a.for_each_provider(f));
+            }
+            Expr::Set {
+                target: t, value, ..
+            } => {
+                target(t, f);
+                value.for_each_provider(f);
+            }
+            Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => target(t, f),
+            Expr::Func { arg, .. } => arg.for_each_provider(f),
+            Expr::ArgOr { default, .. } => default.for_each_provider(f),
+            Expr::List(items) | Expr::Concat(items) => {
+                items.iter().for_each(|a| a.for_each_provider(f))
+            }
+            Expr::Map(m) => m.values().for_each(|a| a.for_each_provider(f)),
+            _ => {}
+        }
+    }
+
     /// The JSON form of this expression.
     pub fn to_json(&self) -> Json {
         match self {
@@ -417,6 +464,7 @@ impl Expr {
             }
             Expr::Func { name, arg } => json!({ "$func": name, "args": [arg.to_json()] }),
             Expr::Param(name) => json!({ "$param": name }),
+            Expr::Provider(name) => json!({ "$provider": name }),
             Expr::Concat(parts) => json!({ "$concat": list(parts) }),
             Expr::Arg(name) => json!({ "$arg": name }),
             Expr::ArgOr { name, default } => {
@@ -540,6 +588,7 @@ fn object_from_json(o: &Map<String, Json>) -> Result<Expr, String> {
         }
         Some("$ref") => Expr::Ref(str_field(o, "$ref")?.to_string()),
         Some("$param") => Expr::Param(str_field(o, "$param")?.to_string()),
+        Some("$provider") => Expr::Provider(str_field(o, "$provider")?.to_string()),
         Some("$arg") => {
             let name = str_field(o, "$arg")?.to_string();
             match o.get("default") {

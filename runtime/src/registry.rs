@@ -45,12 +45,21 @@ pub(crate) type MethodMutFn = Arc<dyn Fn(&mut Erased, &Args<'_>) -> CallResult<(
 pub(crate) type GetterFn = Arc<dyn Fn(&Erased) -> CallResult<Value> + Send + Sync>;
 type CasterFn = Arc<dyn Fn(&Arc<Erased>) -> Option<Box<dyn Any>> + Send + Sync>;
 pub(crate) type DisposeFn = Arc<dyn Fn(&Erased) + Send + Sync>;
+pub(crate) type AsyncCtorFn =
+    Arc<dyn Fn(&Args<'_>) -> CallResult<BoxFuture<CallResult<Instance>>> + Send + Sync>;
+
+/// A boxed, `Send` future with no borrowed state: what an async constructor's synchronous
+/// part returns (see [`ClassBuilder::async_constructor`]).
+pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'static>>;
 
 #[derive(Clone)]
 pub(crate) struct ClassEntry {
     pub(crate) type_id: TypeId,
     pub(crate) rust_name: &'static str,
     pub(crate) ctor: Option<CtorFn>,
+    /// The async constructor ([`ClassBuilder::async_constructor`]); a class has this or
+    /// `ctor`, the later registration wins.
+    pub(crate) async_ctor: Option<AsyncCtorFn>,
     pub(crate) statics: HashMap<String, StaticFn>,
     /// For the catalog export: the constructor's declared parameters.
     pub(crate) ctor_sig: Option<Vec<Param>>,
@@ -239,7 +248,44 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
     /// The constructor used by `{"$new": "<this class>", "args": [...]}`. It receives the
     /// positional, complete arguments of the catalog constructor.
     pub fn constructor(mut self, f: fn(&Args<'_>) -> CallResult<T>) -> Self {
-        self.class().ctor = Some(Arc::new(move |a| f(a).map(Instance::from_value)));
+        let class = self.class();
+        class.ctor = Some(Arc::new(move |a| f(a).map(Instance::from_value)));
+        class.async_ctor = None;
+        self
+    }
+
+    /// An async constructor, used by `{"$new": "<this class>", ...}` when the service is
+    /// created with [`Container::get_async`](crate::Container::get_async) (Clean IoC 2's
+    /// async factories). It runs in two parts: `f` reads and converts the arguments
+    /// synchronously, then returns the future that builds the object; the future owns what
+    /// it needs, so it is `'static` and may be awaited on any executor:
+    ///
+    /// ```
+    /// # use wireplan_runtime::Registry;
+    /// struct Pool { url: String }
+    /// impl Pool { async fn connect(url: String) -> Pool { Pool { url } } }
+    /// let mut registry = Registry::new();
+    /// registry.class::<Pool>("App\\Pool").async_constructor(|a| {
+    ///     let url = a.str(0)?.to_string();
+    ///     Ok(Box::pin(async move { Ok(Pool::connect(url).await) }))
+    /// });
+    /// ```
+    ///
+    /// The catalog export marks the class `async: true`, so the compiler sets
+    /// `requires_async` on every service whose creation reaches it. A sync `get` of such a
+    /// service is [`Error::AsyncRequired`](crate::Error::AsyncRequired). Replaces a sync
+    /// [`constructor`](Self::constructor) registered before (and is replaced by one after).
+    pub fn async_constructor(
+        mut self,
+        f: fn(&Args<'_>) -> CallResult<BoxFuture<CallResult<T>>>,
+    ) -> Self {
+        let class = self.class();
+        class.async_ctor = Some(Arc::new(move |a| {
+            let fut = f(a)?;
+            Ok(Box::pin(async move { fut.await.map(Instance::from_value) })
+                as BoxFuture<CallResult<Instance>>)
+        }));
+        class.ctor = None;
         self
     }
 
@@ -392,6 +438,7 @@ fn new_entry<T: Any>() -> ClassEntry {
         type_id: TypeId::of::<T>(),
         rust_name: std::any::type_name::<T>(),
         ctor: None,
+        async_ctor: None,
         statics: HashMap::new(),
         ctor_sig: None,
         static_sigs: HashMap::new(),

@@ -104,6 +104,88 @@ fn property_fits(
 }
 
 impl Completer<'_> {
+    /// Autowires a `Provider<T>` parameter like a `T` one (exactly one autowired candidate,
+    /// Nette's wording for none and for several) and pushes `{"$provider": name}` — a lazy
+    /// handle, not a dependency, so it breaks construction cycles.
+    fn autowire_provider(
+        &mut self,
+        p: &Param,
+        target: &str,
+        ctx: &Ctx,
+        span: Option<Span>,
+        f: &str,
+        out: &mut Vec<P>,
+    ) -> Src {
+        let tried = Some(self.b.catalog.canonical(target).to_string());
+        match self.by_type(target, ctx, span, Some((&p.name, f))) {
+            Some(n) if !n.is_empty() => {
+                // In its own setup, the object being set up: a handle on this very service.
+                let service = if n == "@self" {
+                    ctx.service.to_string()
+                } else {
+                    n
+                };
+                out.push(P::Provider(service.clone()));
+                Src::Autowired {
+                    ty: self.b.catalog.canonical(target).to_string(),
+                    service,
+                }
+            }
+            // Several candidates (reported by `by_type`), or an unknown class (reported too).
+            Some(_) => {
+                out.push(P::Null);
+                Src::Unfilled { tried }
+            }
+            None if !self.b.catalog.exists(target) => {
+                out.push(P::Null);
+                Src::Unfilled { tried: None }
+            }
+            None => {
+                self.missing_by_type(target, ctx, span, &p.name, f);
+                out.push(P::Null);
+                Src::Unfilled { tried }
+            }
+        }
+    }
+
+    /// An explicit value for a `Provider<T>` parameter: a service reference (`@logger`,
+    /// `@App\Logger`) of a type that fits `T` becomes a handle on that service; anything
+    /// else is an `invalid-value` error.
+    fn provider_value(
+        &mut self,
+        p: &Param,
+        target: &str,
+        v: &Expr,
+        ctx: &Ctx,
+        span: Option<Span>,
+        f: &str,
+    ) -> P {
+        let value = self.value(v, ctx);
+        if let P::Ref(name) = &value {
+            let ty = self
+                .b
+                .get_definition(name)
+                .and_then(|d| d.resolved_type.clone());
+            if ty
+                .as_deref()
+                .is_none_or(|t| self.b.catalog.is_subtype(t, target))
+            {
+                return P::Provider(name.clone());
+            }
+        }
+        let reported = self.diags.has_error_within(v.span);
+        if !reported {
+            let msg = format!(
+                "Parameter ${} in {f} expects {}: a reference to a service of type {target}, {} given.",
+                p.name,
+                p.ty.text,
+                self.describe(&value)
+            );
+            self.report(Code::InvalidValue, ctx, msg, v.span.or(span));
+        }
+        value
+    }
+
     /// Where an explicitly given value came from: a written `@Type` reference was autowired
     /// (`getByType`), anything else is written as it stands.
     fn given_source(&self, v: &Expr, value: &P) -> Src {
@@ -437,6 +519,12 @@ impl Completer<'_> {
             let explicit = named
                 .shift_remove(&p.name)
                 .or_else(|| positional.get(i).copied().flatten());
+            if let (Some(v), Some(target)) = (explicit, p.ty.provider_of.as_deref()) {
+                let value = self.provider_value(p, target, v, ctx, span, f);
+                origins.push((out.len(), p, self.given_source(v, &value)));
+                out.push(value);
+                continue;
+            }
             if let Some(v) = explicit {
                 let value = self.value(v, ctx);
                 // A `null` that stands for a value already reported (a missing parameter) is
@@ -457,6 +545,11 @@ impl Completer<'_> {
             if ctx.factory_params.contains(&p.name) {
                 origins.push((out.len(), p, Src::FactoryParameter));
                 out.push(self.factory_arg(&p.name, ctx));
+                continue;
+            }
+            if let Some(target) = p.ty.provider_of.as_deref() {
+                let source = self.autowire_provider(p, target, ctx, span, f, &mut out);
+                origins.push((out.len() - 1, p, source));
                 continue;
             }
             if let Some(class) = p.ty.class() {

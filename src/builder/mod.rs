@@ -11,11 +11,13 @@
 //! [`complete`]: ContainerBuilder::complete
 
 mod arguments;
+mod asynchrony;
 mod autowiring;
 mod complete;
 mod generated;
 mod members;
 mod origins;
+mod providers;
 mod resolve;
 mod safety;
 mod setup;
@@ -181,6 +183,9 @@ pub struct Definition {
     pub inject: bool,
     /// `lazy: true` (accepted and kept; the runtime creates every service lazily anyway).
     pub lazy: bool,
+    /// `sync: true`: the service must be creatable by a sync `get`; a creation path that
+    /// reaches an async constructor is an `async-required` error (docs/async.md).
+    pub sync: bool,
     /// Factories: the class `create()` returns (after resolution).
     pub result_type: Option<String>,
     /// The resolved type (after [`ContainerBuilder::resolve`]).
@@ -212,6 +217,7 @@ impl Definition {
             tagged: None,
             inject: false,
             lazy: false,
+            sync: false,
             result_type: None,
             resolved_type: None,
             completed: None,
@@ -615,6 +621,14 @@ impl ContainerBuilder {
         self.index = AutowiringIndex::build(self, diags);
         self.dirty = false;
         self.unreported = false;
+    }
+
+    /// Names of the services whose creation needs async (the plan's `requires_async`): a
+    /// `$new` of a class the catalog marks `async: true`, or a dependency that needs async,
+    /// transitively (Clean IoC 2's compiled flag). Generated services and `Provider<T>`
+    /// handles create later and end a path. Needs completed definitions.
+    pub fn async_services(&self) -> std::collections::HashSet<String> {
+        asynchrony::requires_async(self)
     }
 
     /// The captive-dependency paths of the service `name` (`name -> … -> scoped`), by the rule

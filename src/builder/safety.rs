@@ -67,7 +67,12 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
                                         ),
                                     )
                                     .at(first.and_then(|d| d.span))
-                                    .with_note(format!("path: {}", cycle.join(" -> "))),
+                                    .with_note(format!("path: {}", cycle.join(" -> ")))
+                                    .with_note(
+                                        "a Provider<T> parameter breaks the cycle: declare one \
+                                         of these constructor parameters as Provider<T> (a \
+                                         lazy handle) and resolve it when needed",
+                                    ),
                                 );
                             }
                         }

@@ -198,6 +198,7 @@ fn allowed_keys(kind: DefinitionKind) -> &'static [&'static str] {
             "setup",
             "inject",
             "lazy",
+            "sync",
             "imported",
         ],
         DefinitionKind::Factory => &[
@@ -552,7 +553,11 @@ fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut
             None => invalid(diags, &name, "tagged", "a tag name", v),
         }
     }
-    for (key, slot) in [("inject", &mut def.inject), ("lazy", &mut def.lazy)] {
+    for (key, slot) in [
+        ("inject", &mut def.inject),
+        ("lazy", &mut def.lazy),
+        ("sync", &mut def.sync),
+    ] {
         if let Some(v) = map.get(key) {
             match v.kind {
                 ExprKind::Bool(b) => *slot = b,

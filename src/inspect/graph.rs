@@ -26,6 +26,8 @@ pub enum EdgeKind {
     Collection,
     /// A service a locator's `get(name)` returns.
     Locator,
+    /// The target of a `Provider<T>` parameter: resolved later, not at creation.
+    Provider,
 }
 
 impl EdgeKind {
@@ -36,6 +38,7 @@ impl EdgeKind {
             EdgeKind::Setup => "setup",
             EdgeKind::Collection => "collection",
             EdgeKind::Locator => "locator",
+            EdgeKind::Provider => "provider",
         }
     }
 }
@@ -110,6 +113,7 @@ fn refs(e: &P, base: EdgeKind, out: &mut Vec<(String, EdgeKind)>) {
     };
     match e {
         P::Ref(n) if n != "@self" => out.push((n.clone(), base)),
+        P::Provider(n) => out.push((n.clone(), EdgeKind::Provider)),
         P::List(items) => {
             for x in items {
                 let kind = if matches!(x, P::Ref(_)) {
@@ -334,6 +338,7 @@ impl Graph {
                 EdgeKind::Setup => ", style=dashed",
                 EdgeKind::Collection => ", style=dotted",
                 EdgeKind::Locator => ", style=dashed, color=\"#999999\"",
+                EdgeKind::Provider => ", style=dotted, color=\"#999999\"",
             };
             out.push_str(&format!(
                 "  \"{}\" -> \"{}\" [label=\"{}\"{style}];\n",

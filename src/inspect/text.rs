@@ -137,6 +137,11 @@ impl Writer {
                 self.more(m.len() - shown, shown > 0);
                 self.out.push('}');
             }
+            Expr::Provider(name) => {
+                self.out.push_str("provider(@");
+                self.out.push_str(name);
+                self.out.push(')');
+            }
             Expr::Ref(name) if name == "@self" => self.out.push_str("@self"),
             Expr::Ref(name) => {
                 self.out.push('@');

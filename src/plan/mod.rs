@@ -48,6 +48,7 @@ pub fn build(
     files: &[FileId],
 ) -> Plan {
     let mut services = IndexMap::new();
+    let needs_async = builder.async_services();
     for def in builder.definitions() {
         let Some(ty) = def.resolved_type.clone() else {
             continue;
@@ -80,6 +81,7 @@ pub fn build(
                 parameters: completed.parameters.clone(),
                 references: completed.references.clone(),
                 source,
+                requires_async: needs_async.contains(&def.name),
             },
         );
     }

@@ -162,6 +162,7 @@ pub fn definition() -> Expect {
         ("tagged", Expect::string()),
         ("inject", Expect::bool()),
         ("lazy", Expect::bool()),
+        ("sync", Expect::bool()),
         // `reset: setup` is `reset: [setup]`.
         ("reset", strings()),
     ])

@@ -125,6 +125,8 @@ impl<'a> Checker<'a> {
             }
             self.check_casts(name, sp, class);
         }
+        self.problems
+            .extend(super::async_resolve::plan_problems(plan, self.registry));
         for (alias, target) in &plan.aliases {
             if !plan.services.contains_key(target.as_str()) {
                 self.problems.push(format!(
@@ -219,6 +221,12 @@ impl<'a> Checker<'a> {
                         .push(format!("{at}: reference to unknown service '{name}'"));
                 }
             }
+            Expr::Provider(name) => {
+                if !self.exists(name) {
+                    self.problems
+                        .push(format!("{at}: provider of unknown service '{name}'"));
+                }
+            }
             Expr::Arg(name) => {
                 if !factory {
                     self.problems
@@ -238,10 +246,12 @@ impl<'a> Checker<'a> {
                         class: class.clone(),
                         needed_by: at.to_string(),
                     }),
-                    Some(c) if c.ctor.is_none() => self.miss(Missing::Constructor {
-                        class: class.clone(),
-                        needed_by: at.to_string(),
-                    }),
+                    Some(c) if c.ctor.is_none() && c.async_ctor.is_none() => {
+                        self.miss(Missing::Constructor {
+                            class: class.clone(),
+                            needed_by: at.to_string(),
+                        })
+                    }
                     Some(_) => {}
                 }
                 for a in args {

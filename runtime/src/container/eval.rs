@@ -319,6 +319,7 @@ impl Inner {
                 | Expr::Ref(_)
                 | Expr::Param(_)
                 | Expr::Arg(_)
+                | Expr::Provider(_)
         ) {
             return self.eval_here(e, frame, path);
         }
@@ -364,12 +365,19 @@ impl Inner {
                 Value::Service(self.resolve_index(idx, ctx, path)?)
             }
             Expr::New { class, args } => {
+                // Made by its async constructor before this sync part of `get_async` ran.
+                if let Some(inst) = super::async_resolve::take_prepared(e) {
+                    return Ok(Value::Service(inst));
+                }
+                let entry = self.registry.classes.get(class);
+                if entry.is_some_and(|c| c.ctor.is_none() && c.async_ctor.is_some()) {
+                    return Err(Error::AsyncRequired {
+                        path: self.names(path),
+                    });
+                }
                 let values = self.eval_list(args, frame, path)?;
                 let step = || format!("constructor of {class}");
-                let ctor = self
-                    .registry
-                    .classes
-                    .get(class)
+                let ctor = entry
                     .and_then(|c| c.ctor.clone())
                     .ok_or_else(|| self.fail(frame.service, path, step(), "not registered"))?;
                 let inst = ctor(&Args::new(values, &self.registry))
@@ -412,6 +420,12 @@ impl Inner {
                     };
                     self.fail(frame.service, path, format!("{name}()"), e)
                 })?
+            }
+            Expr::Provider(name) => {
+                let idx = self.index_of(name).ok_or_else(|| Error::UnknownService {
+                    name: name.to_string(),
+                })?;
+                Value::Service(crate::provider::handle(self, idx, frame.ctx.scope))
             }
             Expr::Param(name) => self.dynamic_param(name).ok_or_else(|| {
                 self.fail(

@@ -240,6 +240,7 @@ impl<'r> ContainerBuilder<'r> {
             dynamic,
             read_env: self.read_env,
             lock: BuildLock::default(),
+            gates: super::async_resolve::Gates::default(),
             created: Mutex::default(),
             by_type,
             me: me.clone(),

@@ -66,6 +66,7 @@ use crate::plan::{Lifespan, Plan, ServiceKind};
 use crate::registry::Registry;
 use crate::value::{Instance, Value};
 
+mod async_resolve;
 mod check;
 mod eval;
 mod load;
@@ -73,6 +74,7 @@ mod lock;
 mod resolve;
 mod scope;
 
+pub use async_resolve::MAX_ASYNC_DEPTH;
 pub use load::ContainerBuilder;
 pub use scope::Scope;
 
@@ -101,6 +103,8 @@ pub(crate) struct Inner {
     pub(crate) dynamic: HashMap<String, Value>,
     pub(crate) read_env: bool,
     pub(crate) lock: BuildLock,
+    /// Single-flight gates for async creation of singletons (see `async_resolve`).
+    pub(crate) gates: async_resolve::Gates,
     /// Service indexes in the order their singletons were published.
     pub(crate) created: Mutex<Vec<usize>>,
     /// Registered Rust type → the one service the plan autowires for its catalog name.
@@ -330,12 +334,14 @@ impl Container {
 
     /// Creates every singleton service now, in definition order, so no first request pays for
     /// it later (an explicit warm-up). Returns the number of services created by this call.
-    /// Stops at the first error.
+    /// Stops at the first error. Services that require async are left out: create them with
+    /// [`Container::warm_up_async`].
     pub fn warm_up(&self) -> Result<usize, Error> {
         let mut made = 0;
         for (i, sp) in self.inner.plan.services.values().enumerate() {
             if sp.lifespan == Lifespan::Singleton
                 && sp.kind == ServiceKind::Service
+                && !sp.requires_async
                 && self.inner.slots[i].get().is_none()
             {
                 self.inner

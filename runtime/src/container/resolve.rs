@@ -257,7 +257,7 @@ impl Inner {
         path.iter().map(|&i| self.name_of(i).to_string()).collect()
     }
 
-    fn cycle(&self, from: &[usize], repeated: usize) -> Error {
+    pub(super) fn cycle(&self, from: &[usize], repeated: usize) -> Error {
         let mut path = self.names(from);
         path.push(self.name_of(repeated).to_string());
         Error::CircularReference { path }
@@ -422,6 +422,11 @@ impl Inner {
                 .ok_or_else(|| Error::UnknownService {
                     name: idx.to_string(),
                 })?;
+        if sp.requires_async && !super::async_resolve::in_async_tail() {
+            return Err(Error::AsyncRequired {
+                path: self.async_path(path),
+            });
+        }
         match sp.kind {
             ServiceKind::Factory if ctx.args.is_none() => {
                 return Ok(generated::factory(self, idx, ctx.scope))

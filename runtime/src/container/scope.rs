@@ -15,6 +15,8 @@ pub(crate) struct ScopeState {
     /// One slot per scoped service (`Inner::scoped_slot`).
     pub(crate) slots: Vec<OnceLock<Instance>>,
     pub(crate) lock: BuildLock,
+    /// Single-flight gates for async creation of scoped services (see `async_resolve`).
+    pub(crate) gates: super::async_resolve::Gates,
     /// Service indexes in the order their scoped instances were published here.
     pub(crate) created: Mutex<Vec<usize>>,
 }
@@ -130,6 +132,7 @@ impl Scope {
                 parent,
                 slots,
                 lock: BuildLock::default(),
+                gates: super::async_resolve::Gates::default(),
                 created: Mutex::default(),
             }),
         }

@@ -137,6 +137,10 @@ struct BService {
     source: Option<(String, u32, u32)>,
 }
 
+/// The bit of a service's `kind` byte that carries `requires_async` (version 3), so the
+/// service layout, and every earlier plan's bytes, stay as they were.
+const REQUIRES_ASYNC: u8 = 0x80;
+
 #[derive(Serialize, Deserialize)]
 enum BAutowired {
     All(bool),
@@ -172,6 +176,7 @@ enum BExpr {
     Callable(BTarget, String),
     Func(String, Box<BExpr>),
     ArgOr(String, Box<BExpr>),
+    Provider(String),
 }
 
 /// The derived decoder of [`BExpr`]; its nested expressions come back through
@@ -197,6 +202,7 @@ enum BExprDecode {
     Callable(BTarget, String),
     Func(String, Box<BExpr>),
     ArgOr(String, Box<BExpr>),
+    Provider(String),
 }
 
 impl<'de> Deserialize<'de> for BExpr {
@@ -288,6 +294,7 @@ impl From<&Expr> for BExpr {
             Expr::ArgOr { name, default } => {
                 BExpr::ArgOr(name.clone(), Box::new(BExpr::from(&**default)))
             }
+            Expr::Provider(n) => BExpr::Provider(n.clone()),
         }
     }
 }
@@ -338,6 +345,7 @@ impl TryFrom<BExpr> for Expr {
                 name,
                 default: Box::new(Expr::try_from(*default)?),
             },
+            BExpr::Provider(n) => Expr::Provider(n),
         })
     }
 }
@@ -405,7 +413,7 @@ fn lifespan_of(code: u8) -> Option<Lifespan> {
 impl From<&ServicePlan> for BService {
     fn from(s: &ServicePlan) -> BService {
         BService {
-            kind: kind_code(s.kind),
+            kind: kind_code(s.kind) | if s.requires_async { REQUIRES_ASYNC } else { 0 },
             type_: s.type_.clone(),
             lifespan: lifespan_code(s.lifespan),
             autowired: match &s.autowired {
@@ -432,7 +440,8 @@ impl BService {
         let s = self;
         let at = |what: String| format!("service '{name}': {what}");
         Ok(ServicePlan {
-            kind: kind_of(s.kind).ok_or_else(|| {
+            requires_async: s.kind & REQUIRES_ASYNC != 0,
+            kind: kind_of(s.kind & !REQUIRES_ASYNC).ok_or_else(|| {
                 at(format!(
                     "unknown kind {} (0 service, 1 factory, 2 accessor, 3 locator, 4 imported)",
                     s.kind

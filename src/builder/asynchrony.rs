@@ -1,0 +1,162 @@
+//! Async creation at compile time: which services need async to be created (the plan's
+//! `requires_async`, Clean IoC 2's compiled per-node flag), and `sync: true` definitions
+//! whose creation would need it (`async-required`, with the path).
+//!
+//! A service needs async when its completed `create` or `setup` calls the constructor of a
+//! class the catalog marks `async: true` (`$new`), or refers (`$ref`) to a service that needs
+//! async. Generated services (factories, accessors, locators) and `Provider<T>` handles
+//! create later, so they end a path.
+
+use super::{ContainerBuilder, DefinitionKind};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use std::collections::{HashMap, HashSet, VecDeque};
+use wireplan_runtime::plan::{CallTarget, Expr as P};
+
+/// Names of the services that need async to be created.
+pub(super) fn requires_async(b: &ContainerBuilder) -> HashSet<String> {
+    let graph = Graph::new(b);
+    let mut needs: HashSet<String> = HashSet::new();
+    let mut queue: VecDeque<&str> = VecDeque::new();
+    for (name, node) in &graph.nodes {
+        if node.async_class.is_some() {
+            needs.insert(name.to_string());
+            queue.push_back(name);
+        }
+    }
+    // Upwards along the reversed edges: whoever needs an async service needs async.
+    while let Some(n) = queue.pop_front() {
+        for &user in graph.users.get(n).map(Vec::as_slice).unwrap_or(&[]) {
+            if needs.insert(user.to_string()) {
+                queue.push_back(user);
+            }
+        }
+    }
+    needs
+}
+
+/// `sync: true` on a definition whose creation needs async is an `async-required` error
+/// naming the path down to the async constructor.
+pub(super) fn check_sync(b: &ContainerBuilder, diags: &mut Diagnostics) {
+    if !b.definitions().any(|d| d.sync) {
+        return;
+    }
+    let needs = requires_async(b);
+    let graph = Graph::new(b);
+    for def in b
+        .definitions()
+        .filter(|d| d.sync && needs.contains(&d.name))
+    {
+        let mut path = vec![def.name.as_str()];
+        let mut class = None;
+        while let Some(&at) = path.last() {
+            let Some(node) = graph.nodes.get(at) else {
+                break;
+            };
+            if let Some(c) = &node.async_class {
+                class = Some(c.clone());
+                break;
+            }
+            match node
+                .deps
+                .iter()
+                .find(|d| needs.contains(**d) && !path.contains(*d))
+            {
+                Some(next) => path.push(next),
+                None => break,
+            }
+        }
+        let class = class.unwrap_or_default();
+        diags.push(
+            Diagnostic::error(
+                Code::AsyncRequired,
+                format!(
+                    "Service '{}' is declared sync: true, but creating it needs the async \
+                     constructor of {class} (path: {}).",
+                    def.name,
+                    path.join(" -> ")
+                ),
+            )
+            .at(def.span)
+            .with_note(
+                "Create it with get_async(), or take the async service as a Provider<T> \
+                 parameter and resolve it later with get_async().",
+            ),
+        );
+    }
+}
+
+/// The construction graph of ordinary services.
+struct Graph<'a> {
+    nodes: HashMap<&'a str, Node<'a>>,
+    /// Service → the services whose creation refers to it.
+    users: HashMap<&'a str, Vec<&'a str>>,
+}
+
+struct Node<'a> {
+    /// A class with an async constructor that the service's own statements call.
+    async_class: Option<String>,
+    /// The services its statements refer to, in order.
+    deps: Vec<&'a str>,
+}
+
+impl<'a> Graph<'a> {
+    fn new(b: &'a ContainerBuilder) -> Graph<'a> {
+        let mut nodes = HashMap::new();
+        let mut users: HashMap<&'a str, Vec<&'a str>> = HashMap::new();
+        for d in b.definitions() {
+            let Some(c) = d
+                .completed
+                .as_ref()
+                .filter(|_| d.kind == DefinitionKind::Service)
+            else {
+                continue;
+            };
+            let statements = || std::iter::once(&c.create).chain(&c.setup);
+            let async_class = statements().find_map(|e| async_class(b, e));
+            let mut deps: Vec<&'a str> = Vec::new();
+            for e in statements() {
+                e.for_each_ref(&mut |n| {
+                    let real = b.get_definition(n).map_or(n, |t| t.name.as_str());
+                    if !deps.contains(&real) {
+                        deps.push(real);
+                    }
+                });
+            }
+            for &dep in &deps {
+                users.entry(dep).or_default().push(&d.name);
+            }
+            nodes.insert(d.name.as_str(), Node { async_class, deps });
+        }
+        Graph { nodes, users }
+    }
+}
+
+/// The first class with an async constructor that `e` calls (`$new`), nested calls
+/// included, `Provider<T>` handles excepted.
+fn async_class(b: &ContainerBuilder, e: &P) -> Option<String> {
+    let target = |t: &CallTarget| match t {
+        CallTarget::Expr(x) => async_class(b, x),
+        _ => None,
+    };
+    let many = |items: &[P]| items.iter().find_map(|x| async_class(b, x));
+    match e {
+        P::New { class, args } => b
+            .catalog
+            .get(class)
+            .filter(|c| c.is_async)
+            .map(|c| c.name.clone())
+            .or_else(|| many(args)),
+        P::Call {
+            target: t, args, ..
+        } => target(t).or_else(|| many(args)),
+        P::Set {
+            target: t, value, ..
+        } => target(t).or_else(|| async_class(b, value)),
+        P::Get { target: t, .. } | P::Callable { target: t, .. } => target(t),
+        P::Func { arg, .. } => async_class(b, arg),
+        P::ArgOr { default, .. } => async_class(b, default),
+        P::List(items) | P::Concat(items) => many(items),
+        P::Map(m) => m.values().find_map(|x| async_class(b, x)),
+        _ => None,
+    }
+}
