@@ -600,3 +600,79 @@ fn json_and_neon_read_the_same_bench_catalog() {
         assert_eq!(ma, mb, "{}", class.name);
     }
 }
+
+#[test]
+fn the_json_example_in_the_docs_is_read() {
+    let md = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/catalog.md"))
+        .unwrap();
+    let after = md.split("### The JSON form").nth(1).expect("section");
+    let block = after
+        .split("```json\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a json block");
+    let (catalog, problems) = read(&[("docs.json", block)]);
+    assert_eq!(problems, Vec::<String>::new());
+    let ctor: Vec<&str> = catalog
+        .constructor("App\\FileLogger")
+        .iter()
+        .map(|p| p.ty.text.as_str())
+        .collect();
+    assert_eq!(ctor, ["string", "?App\\Clock"]);
+    assert!(catalog
+        .method("App\\FileLogger", "create")
+        .is_some_and(|m| m.is_static));
+    assert!(catalog.is_subtype("App\\FileLogger", "App\\Logger"));
+}
+
+/// `write_if_requested` exits the process, so the test runs itself as a child with
+/// `WIREPLAN_WRITE_CATALOG` set: the child writes the catalog and exits 0 before its end.
+#[test]
+fn write_if_requested_writes_the_catalog_and_exits() {
+    if let Some(path) = std::env::var_os("WIREPLAN_WRITE_CATALOG") {
+        if std::env::var_os("CATALOG_FILES_CHILD").is_some() {
+            wireplan_runtime::catalog::write_if_requested(&mailer_registry(true));
+            // Not reached: the call exits. Reaching it fails the child (and the parent).
+            panic!("write_if_requested returned although {path:?} was requested");
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.json");
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "write_if_requested_writes_the_catalog_and_exits",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("WIREPLAN_WRITE_CATALOG", &path)
+        .env("CATALOG_FILES_CHILD", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Bounded wait, then kill what was started.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the child did not exit");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stderr.contains("wireplan: wrote the catalog to"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        mailer_registry(true).catalog_json()
+    );
+}
