@@ -676,3 +676,29 @@ fn write_if_requested_writes_the_catalog_and_exits() {
         mailer_registry(true).catalog_json()
     );
 }
+
+#[test]
+fn watch_mode_watches_the_catalog_even_before_it_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("app.neon");
+    let catalog = dir.path().join("catalog.json");
+    std::fs::write(&config, MAILER_CONFIG).unwrap();
+    let options = wireplan::compiler::Options {
+        catalogs: vec![CatalogInput::File(catalog.clone())],
+        ..Default::default()
+    };
+    let out = dir.path().join("app.plan.json");
+    let target = Some((out.as_path(), wireplan_runtime::Encoding::Json));
+    let run = wireplan::watch::compile_once(&config, &options, target);
+    assert!(run.plan.is_none());
+    assert_eq!(run.diagnostics[0].code.as_str(), "file-not-found");
+    let watched = std::fs::canonicalize(dir.path())
+        .unwrap()
+        .join("catalog.json");
+    assert!(run.files.contains(&watched), "{:?}", run.files);
+    // Once the application writes it, the next compilation succeeds and still watches it.
+    wireplan_runtime::catalog::write_catalog(&mailer_registry(true), &catalog).unwrap();
+    let run = wireplan::watch::compile_once(&config, &options, target);
+    assert!(run.plan.is_some(), "{:?}", run.diagnostics);
+    assert!(run.files.contains(&watched), "{:?}", run.files);
+}
