@@ -285,7 +285,7 @@ pub enum CatalogMismatch {
         /// The file.
         path: String,
         /// The error.
-        cause: crate::Error,
+        cause: Box<crate::Error>,
     },
 }
 
@@ -308,8 +308,10 @@ pub fn check_current(registry: &Registry, path: impl AsRef<Path>) -> Result<(), 
     let path = path.as_ref();
     let shown = path.display().to_string();
     if update_requested() {
-        return write_catalog(registry, path)
-            .map_err(|cause| CatalogMismatch::Write { path: shown, cause });
+        return write_catalog(registry, path).map_err(|cause| CatalogMismatch::Write {
+            path: shown,
+            cause: Box::new(cause),
+        });
     }
     let text = std::fs::read_to_string(path).map_err(|cause| CatalogMismatch::Unreadable {
         path: shown.clone(),
