@@ -1,11 +1,16 @@
-//! The catalog export: [`Registry::catalog`] writes the `types:` section that describes what
-//! the binary really provides, so the compiler can check a configuration against it.
+//! The catalog export: what the binary really provides, so the compiler can check a
+//! configuration against it. [`Registry::catalog_document`] collects it as data
+//! ([`CatalogDocument`]); [`Registry::catalog`] writes the NEON `types:` section and
+//! [`Registry::catalog_json`] the compact JSON form (`wireplan --catalog FILE`; shape in
+//! docs/catalog.md). For deployment, [`write_if_requested`] writes the file from the
+//! application and [`assert_current`] is the golden test that keeps a checked-in catalog equal
+//! to the registry ([`golden`]).
 //!
 //! Type information comes from signatures: the [`register!`](crate::register) macro records
 //! them from the Rust parameter types through [`ArgType`] and [`ReturnType`]; hand-written
 //! registrations can add them with [`ClassBuilder::signature`](crate::ClassBuilder::signature)
-//! and friends. Members registered without a signature are still exported, marked with a
-//! `# signature not registered` comment.
+//! and friends. Members registered without a signature are still exported (in NEON, marked
+//! with a `# signature not registered` comment).
 
 use std::any::Any;
 use std::sync::Arc;
