@@ -254,7 +254,7 @@ impl Catalog {
     ) -> Catalog {
         let mut cat = Catalog::new();
         let mut pending = Vec::new();
-        let mut origin: HashMap<String, Option<Span>> = HashMap::new();
+        let mut origin: HashMap<String, Origin> = HashMap::new();
         let section = section.filter(|s| {
             if s.as_array().is_none() && !s.is_null() {
                 // Reported (with the same words) by `from_section`.
@@ -269,7 +269,7 @@ impl Catalog {
                 let info = parse_class(&name, value, diags, &mut pending);
                 origin.insert(
                     name.to_ascii_lowercase(),
-                    items.key_span(&key.as_string()).or(value.span),
+                    Origin::At(items.key_span(&key.as_string()).or(value.span)),
                 );
                 cat.add(info);
             }
@@ -303,12 +303,20 @@ impl Catalog {
             for (info, key_span) in classes {
                 let lower = info.name.to_ascii_lowercase();
                 // Read with positions (NEON, or JSON read again): the key; from the fast
-                // JSON path: the key found in the text.
-                let here = key_span
-                    .or(info.span)
-                    .or_else(|| file::json_key_span(id, &file.text, &info.name))
-                    .or(Some(Span::new(id, 0, 0)));
+                // JSON path: the key found in the text, searched only for a duplicate.
+                let known = key_span.or(info.span);
+                let locate = |name: &str| {
+                    known
+                        .or_else(|| file::json_key_span(id, &file.text, name))
+                        .or(Some(Span::new(id, 0, 0)))
+                };
                 if let Some(first) = origin.get(&lower) {
+                    let first = match first {
+                        Origin::At(span) => *span,
+                        Origin::JsonKey(fid) => {
+                            file::json_key_span(*fid, &sources.get(*fid).text, &info.name)
+                        }
+                    };
                     // The registry knows an interface only by name: a bare `{interface: true}`
                     // and a declaration of the same interface with members merge (the fuller
                     // one is kept).
@@ -331,9 +339,9 @@ impl Catalog {
                             info.name, file.name
                         ),
                     )
-                    .at(here);
+                    .at(locate(&info.name));
                     if let Some(first) = first {
-                        d = d.with_secondary(*first, "first declared here");
+                        d = d.with_secondary(first, "first declared here");
                     }
                     diags.push(d.with_note(
                         "declare each class once: drop the hand-written entry from `types:` \
@@ -341,7 +349,11 @@ impl Catalog {
                     ));
                     continue;
                 }
-                origin.insert(lower, here);
+                let at = match known {
+                    Some(span) => Origin::At(Some(span)),
+                    None => Origin::JsonKey(id),
+                };
+                origin.insert(lower, at);
                 cat.add(info);
             }
         }
@@ -1090,6 +1102,13 @@ fn parse_property(
         _ => bad(diags, path, "type string or map", v),
     }
     property
+}
+
+/// Where a class of a merged catalog was declared: a known position, or a key of a JSON file
+/// read on the fast path, looked up only when a duplicate needs it.
+enum Origin {
+    At(Option<Span>),
+    JsonKey(crate::source::FileId),
 }
 
 /// An interface declared by name only (`{interface: true}`), as a registry exports it.
