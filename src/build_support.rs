@@ -59,7 +59,32 @@ pub fn compile_plan(
     )
 }
 
-/// As [`compile_plan`], with compiler options and a choice of encoding (`.plan.json` for
+/// As [`compile_plan`], with the application's catalog file `catalog` (the JSON its registry
+/// writes, see `wireplan_runtime::catalog::write_if_requested`, or a NEON `types:` file) read
+/// besides the configuration's `types:`, as `wireplan compile --catalog` does. Cargo reruns
+/// the build script when the catalog changes.
+///
+/// Errors: as [`compile_plan`]; a missing catalog file is a `file-not-found` diagnostic.
+pub fn compile_plan_with_catalog(
+    config: impl AsRef<Path>,
+    catalog: impl AsRef<Path>,
+    out_dir: impl AsRef<Path>,
+) -> Result<PathBuf, BuildError> {
+    let options = Options {
+        catalogs: vec![crate::catalog::CatalogInput::File(
+            catalog.as_ref().to_path_buf(),
+        )],
+        ..Options::default()
+    };
+    compile_plan_with(
+        config.as_ref(),
+        out_dir.as_ref(),
+        &options,
+        Encoding::Binary,
+    )
+}
+
+/// As [`compile_plan`], with compiler options ([`Options::catalogs`] for catalog files) and a choice of encoding (`.plan.json` for
 /// [`Encoding::Json`]).
 pub fn compile_plan_with(
     config: &Path,
@@ -70,6 +95,11 @@ pub fn compile_plan_with(
     let result = compile(config, options);
     let Some(plan) = result.plan else {
         println!("cargo:rerun-if-changed={}", config.display());
+        for c in &options.catalogs {
+            if let crate::catalog::CatalogInput::File(path) = c {
+                println!("cargo:rerun-if-changed={}", path.display());
+            }
+        }
         return Err(BuildError::Compile {
             config: config.display().to_string(),
             count: result.diagnostics.error_count(),
@@ -77,8 +107,15 @@ pub fn compile_plan_with(
         });
     };
     // A shipped extension has no file to watch (cargo would rerun for a missing one).
+    // Nor has an in-memory catalog.
+    let in_memory = |path: &str| {
+        options
+            .catalogs
+            .iter()
+            .any(|c| matches!(c, crate::catalog::CatalogInput::Text { name, .. } if name == path))
+    };
     for d in &plan.dependencies {
-        if crate::compiler::extensions::shipped_text(&d.path).is_none() {
+        if crate::compiler::extensions::shipped_text(&d.path).is_none() && !in_memory(&d.path) {
             println!("cargo:rerun-if-changed={}", d.path);
         }
     }

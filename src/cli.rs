@@ -19,6 +19,11 @@ pub struct ParamArgs {
     /// ones shipped with wireplan. Repeatable; `WIREPLAN_SCRIPTS` (colon-separated) adds more.
     #[arg(long = "scripts", value_name = "DIR")]
     pub scripts: Vec<PathBuf>,
+    /// A catalog of the application's types besides the `types:` section: the JSON a registry
+    /// writes (`Registry::catalog_json()`) or a NEON file with `types:`. Repeatable; a class
+    /// may be declared only once across them (docs/catalog.md).
+    #[arg(long = "catalog", value_name = "FILE")]
+    pub catalogs: Vec<PathBuf>,
 }
 
 /// The compiler options from the command line, and the problems with them. A `--scripts` folder
@@ -59,6 +64,11 @@ pub fn options(args: &ParamArgs, sources: &mut SourceMap) -> (Options, Vec<Diagn
     let mut opts = Options {
         dynamic,
         script_paths,
+        catalogs: args
+            .catalogs
+            .iter()
+            .map(|p| crate::catalog::CatalogInput::File(p.clone()))
+            .collect(),
         ..Default::default()
     };
     for p in &args.parameters {

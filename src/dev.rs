@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use wireplan_runtime::plan::Plan;
 use wireplan_runtime::{Container, ContainerBuilder, Encoding, Registry};
 
+use crate::catalog::{CatalogInput, REGISTRY_CATALOG};
 use crate::compiler::{compile, Options};
 use crate::diagnostics::render_to_string;
 use crate::plan::content_hash;
@@ -108,20 +109,52 @@ pub fn cache_path(config: &Path, cache_dir: &Path) -> PathBuf {
     cache_dir.join(format!("{stem}-{}.plan.bin", &key[..8]))
 }
 
-/// Whether every dependency of `plan` still has the content hash recorded in it.
+/// Whether every dependency of `plan` still has the content hash recorded in it. A plan
+/// compiled with an in-memory catalog (dev mode's registry catalog) is never current here:
+/// use [`is_current_with`].
 pub fn is_current(plan: &Plan) -> bool {
+    is_current_with(plan, &[])
+}
+
+/// [`is_current`], where a dependency named like one of the in-memory catalogs of `catalogs`
+/// ([`CatalogInput::Text`], e.g. the registry's) compares with that text's hash: a changed Rust
+/// type changes the registry's catalog, so the plan is recompiled.
+pub fn is_current_with(plan: &Plan, catalogs: &[CatalogInput]) -> bool {
+    let in_memory = |path: &str| {
+        catalogs.iter().find_map(|c| match c {
+            CatalogInput::Text { name, text } if name == path => Some(text.as_str()),
+            _ => None,
+        })
+    };
     !plan.dependencies.is_empty()
         && plan.dependencies.iter().all(|d| {
-            match crate::compiler::extensions::shipped_text(&d.path) {
+            let text = in_memory(&d.path)
                 // A shipped extension has no file: its text is part of wireplan.
+                .or_else(|| crate::compiler::extensions::shipped_text(&d.path));
+            match text {
                 Some(text) => content_hash(text.as_bytes()) == d.hash,
                 None => std::fs::read(&d.path).is_ok_and(|bytes| content_hash(&bytes) == d.hash),
             }
         })
 }
 
+/// The registry's catalog as an in-memory compiler input ([`CatalogInput::Text`] named
+/// [`REGISTRY_CATALOG`], the JSON of `Registry::catalog_json()`): what [`load_or_compile`]
+/// compiles with, and what to add to [`Options::catalogs`] for [`load_or_compile_with`].
+pub fn registry_catalog(registry: &Registry) -> CatalogInput {
+    CatalogInput::Text {
+        name: REGISTRY_CATALOG.to_string(),
+        text: registry.catalog_json(),
+    }
+}
+
 /// Loads `config` through the plan cache in `cache_dir` with `registry`: the cached plan when
 /// it is current, otherwise a fresh compilation (written to the cache atomically).
+///
+/// The compilation reads the registry's catalog in process ([`registry_catalog`]), so the
+/// configuration needs no `types:` for what the registry provides (a class declared in both
+/// is a `duplicate-class` error). The catalog is a dependency of the cached plan: when a Rust
+/// type changes, the next call recompiles.
 ///
 /// Errors: [`DevError::CacheDir`] when `cache_dir` is a file or cannot be created (checked
 /// first); [`DevError::Compile`] with the rendered diagnostics; [`DevError::Runtime`] for
@@ -131,10 +164,14 @@ pub fn load_or_compile(
     cache_dir: impl AsRef<Path>,
     registry: &Registry,
 ) -> Result<Container, DevError> {
+    let options = Options {
+        catalogs: vec![registry_catalog(registry)],
+        ..Options::default()
+    };
     load_or_compile_with(
         config.as_ref(),
         cache_dir.as_ref(),
-        &Options::default(),
+        &options,
         Container::builder(registry),
     )
     .map(|l| l.container)
@@ -143,6 +180,8 @@ pub fn load_or_compile(
 /// As [`load_or_compile`], with compiler options (`-p` overrides, dynamic parameters) and a
 /// [`ContainerBuilder`] carrying dynamic parameters and imported services; tells whether it
 /// recompiled. Different `options` share one cache file, so pass the same options each time.
+/// In-memory catalogs in `options.catalogs` (such as [`registry_catalog`]) are compared by
+/// content hash to decide whether the cached plan is current.
 pub fn load_or_compile_with(
     config: &Path,
     cache_dir: &Path,
@@ -153,7 +192,7 @@ pub fn load_or_compile_with(
     let plan_path = cache_path(config, cache_dir);
     let origin = plan_path.display().to_string();
     if let Ok(plan) = Plan::read(&plan_path) {
-        if is_current(&plan) {
+        if is_current_with(&plan, &options.catalogs) {
             let container = builder.from_plan_named(plan, &origin)?;
             return Ok(Loaded {
                 container,

@@ -34,8 +34,8 @@ pub struct CompileRun {
     /// Wall-clock time of compiling and writing.
     pub elapsed: Duration,
     /// Absolute paths of the files the compilation read or depends on, sorted: the root
-    /// configuration (even when it could not be read), includes, scripts and the files
-    /// registered with `addDependency`.
+    /// configuration (even when it could not be read), includes, scripts, `--catalog` files
+    /// (also when they could not be read) and the files registered with `addDependency`.
     pub files: Vec<PathBuf>,
     /// The plan was not written because the target is one of the files the compilation reads
     /// (an `io-error` among the diagnostics says which).
@@ -86,6 +86,11 @@ pub fn compile_once(
     let mut plan = result.plan;
     let sources = result.sources;
     let mut files = read_files(&sources, config);
+    // `--catalog` files, even one that could not be read yet (it is watched until it appears).
+    files.extend(options.catalogs.iter().filter_map(|c| match c {
+        crate::catalog::CatalogInput::File(p) => Some(absolute(p)),
+        crate::catalog::CatalogInput::Text { .. } => None,
+    }));
     if let Some(p) = &plan {
         files.extend(p.dependencies.iter().map(|d| absolute(Path::new(&d.path))));
     }

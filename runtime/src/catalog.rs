@@ -1,20 +1,32 @@
-//! The catalog export: [`Registry::catalog`] writes the `types:` section that describes what
-//! the binary really provides, so the compiler can check a configuration against it.
+//! The catalog export: what the binary really provides, so the compiler can check a
+//! configuration against it. [`Registry::catalog_document`] collects it as data
+//! ([`CatalogDocument`]); [`Registry::catalog`] writes the NEON `types:` section and
+//! [`Registry::catalog_json`] the compact JSON form (`wireplan --catalog FILE`; shape in
+//! docs/catalog.md). For deployment, [`write_if_requested`] writes the file from the
+//! application and [`assert_current`] is the golden test that keeps a checked-in catalog equal
+//! to the registry ([`golden`]).
 //!
 //! Type information comes from signatures: the [`register!`](crate::register) macro records
 //! them from the Rust parameter types through [`ArgType`] and [`ReturnType`]; hand-written
 //! registrations can add them with [`ClassBuilder::signature`](crate::ClassBuilder::signature)
-//! and friends. Members registered without a signature are still exported, marked with a
-//! `# signature not registered` comment.
+//! and friends. Members registered without a signature are still exported (in NEON, marked
+//! with a `# signature not registered` comment).
 
 use std::any::Any;
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
 
 use crate::registry::Registry;
 use crate::value::{ArgError, Args, Callable, Value};
+
+pub mod golden;
+mod model;
+
+pub use golden::{
+    assert_current, check_current, diff, write_catalog, write_if_requested, CatalogMismatch, Change,
+};
+pub use model::{CatalogDocument, MethodEntry, ParamEntry, TypeEntry, FORMAT, VERSION};
 
 /// Produces a catalog type string (`int`, `?App\Clock`, `App\Handler[]`) with the registry's
 /// catalog names at hand.
@@ -54,15 +66,6 @@ impl Param {
         Param {
             default: Some(default),
             ..self
-        }
-    }
-
-    /// The parameter as the catalog writes it: `int`, or `{type: int, default: 3}`.
-    fn neon(&self, registry: &Registry) -> String {
-        let ty = neon_str(&(self.ty)(registry));
-        match self.default {
-            Some(d) => format!("{{type: {ty}, default: {}}}", neon_value(&d())),
-            None => ty,
         }
     }
 }
@@ -230,8 +233,15 @@ impl ArgType for IndexMap<String, Value> {
 }
 
 impl<A: ArgType> ArgType for Option<A> {
+    /// `?T`; `mixed` stays `mixed` (it already holds null) and a nested option adds no second
+    /// `?`.
     fn catalog_type(registry: &Registry) -> String {
-        format!("?{}", A::catalog_type(registry))
+        let inner = A::catalog_type(registry);
+        if inner == "mixed" || inner.starts_with('?') {
+            inner
+        } else {
+            format!("?{inner}")
+        }
     }
     fn from_arg(args: &Args<'_>, index: usize) -> Result<Self, ArgError> {
         if args.is_null(index) {
@@ -242,11 +252,15 @@ impl<A: ArgType> ArgType for Option<A> {
     }
 }
 
+/// The catalog type of a service parameter `Arc<T>`: `T`'s catalog name, or `object` when the
+/// registry names no class or interface for `T` — the generated [`Factory`](crate::Factory),
+/// [`Accessor`](crate::Accessor) and [`Locator`](crate::Locator) (one Rust type for every
+/// generated interface) and imported objects. The compiler accepts any service for `object`
+/// and never autowires it; the runtime checks the Rust type when it creates the service.
 fn service_name<T: ?Sized + 'static>(registry: &Registry) -> String {
     registry
         .catalog_name_of::<T>()
-        .map(str::to_string)
-        .unwrap_or_else(|| std::any::type_name::<T>().to_string())
+        .map_or_else(|| "object".to_string(), str::to_string)
 }
 
 impl<T: ?Sized + 'static> ArgType for Arc<T> {
@@ -270,8 +284,12 @@ impl<T: ?Sized + 'static> ArgType for crate::provider::Provider<T> {
 }
 
 impl<T: ?Sized + 'static> ArgType for Vec<Arc<T>> {
+    /// `T[]` (every autowired service of the type), or `array` when `T` has no catalog name.
     fn catalog_type(registry: &Registry) -> String {
-        format!("{}[]", service_name::<T>(registry))
+        match registry.catalog_name_of::<T>() {
+            Some(name) => format!("{name}[]"),
+            None => "array".into(),
+        }
     }
     fn from_arg(args: &Args<'_>, index: usize) -> Result<Self, ArgError> {
         args.list_of::<T>(index)
@@ -287,199 +305,16 @@ impl<T: Any + Send + Sync> ReturnType for Arc<T> {
     }
 }
 
-// --------------------------------------------------------------------------------------
-// the export
-
-/// A NEON scalar: bare when it is a plain (possibly nullable) name, quoted otherwise.
-fn neon_str(s: &str) -> String {
-    let body = s.strip_prefix('?').unwrap_or(s);
-    let plain = !body.is_empty()
-        && body
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '\\')
-        && body
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '\\')
-        && !matches!(
-            body,
-            "true" | "false" | "null" | "yes" | "no" | "on" | "off"
-        );
-    if plain {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "''"))
-    }
-}
-
-fn neon_value(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::Float(f) if f.is_finite() => {
-            let s = f.to_string();
-            if s.contains('.') || s.contains('e') {
-                s
-            } else {
-                format!("{s}.0")
-            }
-        }
-        Value::Float(_) => "null".into(),
-        Value::Str(s) => format!("'{}'", s.replace('\'', "''")),
-        Value::List(items) => format!(
-            "[{}]",
-            items.iter().map(neon_value).collect::<Vec<_>>().join(", ")
-        ),
-        Value::Map(m) => format!(
-            "{{{}}}",
-            m.iter()
-                .map(|(k, v)| format!("{}: {}", neon_str(k), neon_value(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Value::Service(_) | Value::Callable(_) => "null".into(),
-    }
-}
-
-fn params_neon(registry: &Registry, params: &[Param]) -> String {
-    params
-        .iter()
-        .map(|p| format!("{}: {}", p.name, p.neon(registry)))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn method_neon(registry: &Registry, sig: Option<&MethodSig>, is_static: bool) -> String {
-    let mut parts = Vec::new();
-    if let Some(sig) = sig {
-        parts.push(format!(
-            "params: {{{}}}",
-            params_neon(registry, &sig.params)
-        ));
-        if let Some(r) = sig.returns {
-            parts.push(format!("returns: {}", neon_str(&r(registry))));
-        }
-    }
-    if is_static {
-        parts.push("static: true".into());
-    }
-    let mut s = format!("{{{}}}", parts.join(", "));
-    if sig.is_none() {
-        s.push_str("  # signature not registered");
-    }
-    s
-}
-
 impl Registry {
     /// The catalog of everything registered, as the NEON `types:` section the compiler reads
-    /// (see the architecture document): classes sorted by name with `extends`, `implements`,
-    /// `constructor`, `methods` (instance and static), `properties` and `constants`; then the
-    /// interfaces as `{interface: true}`. Deterministic: the same registry gives the same text.
+    /// (see docs/catalog.md): the text form of [`Registry::catalog_document`]. Deterministic:
+    /// the same registry gives the same text. [`Registry::catalog_json`] is the compact form
+    /// of the same document.
     ///
-    /// Write it to a file and `includes:` it from the configuration, so the compiler checks the
-    /// configuration against what this binary provides.
+    /// Write it to a file and pass it with `--catalog` (or `includes:` it from the
+    /// configuration), so the compiler checks the configuration against what this binary
+    /// provides.
     pub fn catalog(&self) -> String {
-        let mut out = String::from("types:\n");
-        let mut names: Vec<&String> = self.classes.keys().collect();
-        names.sort();
-        for name in names {
-            let c = &self.classes[name];
-            let t = self.type_entry(c.type_id);
-            let _ = writeln!(out, "\t{}:", neon_str(name));
-            let mut body = String::new();
-            if let Some(p) = &c.extends {
-                let _ = writeln!(body, "\t\textends: {}", neon_str(p));
-            }
-            let mut ifaces: Vec<&String> = self
-                .interfaces
-                .iter()
-                .filter(|(_, (tid, _))| self.casters.contains_key(&(c.type_id, *tid)))
-                .map(|(n, _)| n)
-                .collect();
-            ifaces.sort();
-            if !ifaces.is_empty() {
-                let list: Vec<String> = ifaces.iter().map(|i| neon_str(i)).collect();
-                let _ = writeln!(body, "\t\timplements: [{}]", list.join(", "));
-            }
-            if c.async_ctor.is_some() {
-                // The compiler marks every service whose creation reaches this class
-                // `requires_async` (docs/async.md).
-                let _ = writeln!(body, "\t\tasync: true");
-            }
-            let ctor = c
-                .ctor
-                .as_ref()
-                .map(|_| ())
-                .or(c.async_ctor.as_ref().map(|_| ()));
-            match (ctor, &c.ctor_sig) {
-                (Some(_), Some(params)) if !params.is_empty() => {
-                    let _ = writeln!(body, "\t\tconstructor:");
-                    for p in params {
-                        let _ = writeln!(body, "\t\t\t{}: {}", p.name, p.neon(self));
-                    }
-                }
-                (Some(_), None) => {
-                    let _ = writeln!(body, "\t\t# constructor signature not registered");
-                }
-                _ => {}
-            }
-            let mut methods: Vec<(String, String)> = Vec::new();
-            if let Some(t) = t {
-                let mut ms: Vec<&String> = t.methods.keys().chain(t.methods_mut.keys()).collect();
-                ms.sort();
-                ms.dedup();
-                for m in ms {
-                    methods.push((m.clone(), method_neon(self, t.method_sigs.get(m), false)));
-                }
-            }
-            let mut statics: Vec<&String> = c.statics.keys().collect();
-            statics.sort();
-            for m in statics {
-                methods.push((m.clone(), method_neon(self, c.static_sigs.get(m), true)));
-            }
-            if !methods.is_empty() {
-                let _ = writeln!(body, "\t\tmethods:");
-                for (m, sig) in methods {
-                    let _ = writeln!(body, "\t\t\t{}: {sig}", neon_str(&m));
-                }
-            }
-            if let Some(t) = t.filter(|t| !t.properties.is_empty() || !t.getters.is_empty()) {
-                let _ = writeln!(body, "\t\tproperties:");
-                // Written (`property`) and read (`getter`) properties, each once.
-                let mut ps: Vec<&String> = t.properties.keys().chain(t.getters.keys()).collect();
-                ps.sort();
-                ps.dedup();
-                for p in ps {
-                    let ty = t
-                        .property_types
-                        .get(p)
-                        .map_or_else(|| "mixed".to_string(), |f| f(self));
-                    let _ = writeln!(body, "\t\t\t{}: {}", neon_str(p), neon_str(&ty));
-                }
-            }
-            if !c.constants.is_empty() {
-                let _ = writeln!(body, "\t\tconstants:");
-                for (k, v) in &c.constants {
-                    let _ = writeln!(body, "\t\t\t{}: {}", neon_str(k), neon_value(v));
-                }
-            }
-            if body.trim().is_empty() {
-                // `App\Clock: {}`: a class with nothing to declare.
-                out.truncate(out.len() - 1);
-                out.push_str(" {}\n");
-                out.push_str(&body);
-            } else {
-                out.push_str(&body);
-            }
-        }
-        let mut ifaces: Vec<&String> = self.interfaces.keys().collect();
-        ifaces.sort();
-        for i in ifaces {
-            if !self.classes.contains_key(i) {
-                let _ = writeln!(out, "\t{}: {{interface: true}}", neon_str(i));
-            }
-        }
-        out
+        self.catalog_document().to_neon()
     }
 }

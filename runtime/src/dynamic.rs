@@ -337,6 +337,7 @@ pub fn params_in<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
             | Expr::Float(_)
             | Expr::Str(_)
             | Expr::Ref(_)
+            | Expr::Provider(_)
             | Expr::Arg(_) => {}
         }
         todo.extend(children.into_iter().rev());

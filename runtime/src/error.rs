@@ -49,7 +49,15 @@ pub enum Error {
 
     /// The registry lacks classes, constructors, methods, properties, static methods or
     /// casts the plan needs. All gaps are listed at once, before any service is created.
-    #[error("{origin}: the registry lacks {} thing(s) the plan needs:{}", missing.len(), MissingList(missing))]
+    ///
+    /// The message ends with how to bring plan and registry together again: regenerate the
+    /// catalog from the registry and recompile the plan (docs/catalog.md).
+    #[error(
+        "{origin}: the registry lacks {} thing(s) the plan needs:{}\n{}",
+        missing.len(),
+        MissingList(missing),
+        REGENERATE_HINT
+    )]
     MissingRegistrations {
         /// The file.
         origin: String,
@@ -460,6 +468,12 @@ impl fmt::Display for PathAbbrev<'_> {
         )
     }
 }
+
+/// How to bring a plan and its registry together again, at the end of the loader's
+/// registration check.
+const REGENERATE_HINT: &str = "the plan was compiled against another catalog than this \
+registry's: regenerate the catalog (WIREPLAN_WRITE_CATALOG=catalog.json, or \
+WIREPLAN_UPDATE_CATALOG=1 for the golden test) and recompile the plan with --catalog catalog.json";
 
 struct MissingList<'a>(&'a [Missing]);
 

@@ -55,6 +55,9 @@ pub struct Options {
     /// Folders searched for extensions given by bare name (`logging: logaware`), before the
     /// extensions shipped with wireplan.
     pub script_paths: Vec<PathBuf>,
+    /// Catalogs read besides the `types:` section (`--catalog FILE`, dev mode's registry
+    /// catalog), merged with it by [`crate::catalog::Catalog::from_inputs`].
+    pub catalogs: Vec<crate::catalog::CatalogInput>,
 }
 
 /// The outcome of a compilation.

@@ -132,6 +132,7 @@ impl Pipeline {
             RawConfig {
                 sections: Default::default(),
                 files: raw.files,
+                catalogs: Vec::new(),
             }
         } else {
             raw
@@ -150,7 +151,12 @@ impl Pipeline {
             &params,
             &mut diags,
         );
-        let catalog = Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags);
+        let catalog = Catalog::from_inputs(
+            sections.get("types").map(|(_, v)| v),
+            &raw.catalogs,
+            &sources,
+            &mut diags,
+        );
         let mut builder = ContainerBuilder::new(catalog);
         builder.parameters = params.values.clone();
         let builder = Rc::new(RefCell::new(builder));
@@ -211,7 +217,8 @@ impl Pipeline {
             sources,
             extensions,
             export,
-            raw_files: raw.files,
+            // Catalog files are dependencies of the plan like the configuration files.
+            raw_files: raw.files.into_iter().chain(raw.catalogs).collect(),
             diags,
             checks: Vec::new(),
             stage: Stage::A,
@@ -448,7 +455,8 @@ impl Inputs {
     fn load(path: &Path, options: &Options) -> Inputs {
         let mut sources = SourceMap::new();
         let mut diags = Diagnostics::new();
-        let raw = config::load_with(path, &options.parameters, &mut sources, &mut diags);
+        let mut raw = config::load_with(path, &options.parameters, &mut sources, &mut diags);
+        raw.catalogs = crate::catalog::load_inputs(&options.catalogs, &mut sources, &mut diags);
         Inputs {
             raw,
             options: options.clone(),

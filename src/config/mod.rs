@@ -40,6 +40,9 @@ pub struct RawConfig {
     pub sections: Array,
     /// Every file read, in load order (for the plan's dependency list).
     pub files: Vec<FileId>,
+    /// Catalog files given apart from the configuration (`--catalog`, dev mode's registry
+    /// catalog), read by [`crate::catalog::load_inputs`]; empty for a configuration alone.
+    pub catalogs: Vec<FileId>,
 }
 
 /// Loads `path` and everything it includes. Errors (unreadable files, syntax errors, include
@@ -67,6 +70,7 @@ pub fn load_with(
         return RawConfig {
             sections: Array::new(),
             files: Vec::new(),
+            catalogs: Vec::new(),
         };
     }
     let mut loader = Loader {
@@ -80,6 +84,7 @@ pub fn load_with(
     RawConfig {
         sections,
         files: loader.files,
+        catalogs: Vec::new(),
     }
 }
 
@@ -104,6 +109,7 @@ pub fn load_str(
     RawConfig {
         sections,
         files: loader.files,
+        catalogs: Vec::new(),
     }
 }
 

@@ -1,0 +1,322 @@
+//! Catalog files given apart from the configuration (`--catalog FILE`, `build.rs`, dev mode's
+//! in-process registry catalog): the compact JSON form a registry writes
+//! (`Registry::catalog_json()`, shape in docs/catalog.md) or a NEON file with a `types:`
+//! section.
+//!
+//! JSON is read with serde straight into the catalog's value tree (no NEON parse); the entries
+//! then go through the same checks as the `types:` section. Serde keeps no positions, so when
+//! those checks find a problem the file is read once more through the NEON decoder (JSON is
+//! NEON's inline syntax) and the problems are reported with their line and column. A catalog
+//! file is literal: `%parameters%` are not expanded in it.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::expr::{Expr, ExprArray, ExprKind};
+use crate::neon::Key;
+use crate::source::{FileId, SourceMap, Span};
+
+/// The name under which dev mode's in-process registry catalog is recorded (in diagnostics
+/// and among the plan's dependencies, with its content hash).
+pub const REGISTRY_CATALOG: &str = "<registry catalog>";
+
+/// A catalog the compilation reads besides the `types:` section.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CatalogInput {
+    /// A file: JSON when its name ends in `.json` or its text starts with `{`, NEON
+    /// (`types:` section) otherwise. It becomes a dependency of the plan.
+    File(PathBuf),
+    /// Text held in memory, e.g. `Registry::catalog_json()` in dev mode; `name` labels it in
+    /// diagnostics and in the plan's dependencies.
+    Text {
+        /// The label ([`REGISTRY_CATALOG`] for dev mode).
+        name: String,
+        /// The catalog, JSON or NEON as for files.
+        text: String,
+    },
+}
+
+/// Reads every catalog input into `sources` (a missing or unreadable file is `file-not-found`)
+/// and returns their file ids in order.
+pub fn load_inputs(
+    inputs: &[CatalogInput],
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) -> Vec<FileId> {
+    let mut ids = Vec::new();
+    for input in inputs {
+        match input {
+            CatalogInput::File(path) => match crate::source::read_input_file(path) {
+                Ok(bytes) => {
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+                    ids.push(sources.add_path(path.display().to_string(), &canonical, text));
+                }
+                Err(e) => diags.push(
+                    crate::config::unreadable_file(path, &e)
+                        .with_note("given as a catalog (--catalog)"),
+                ),
+            },
+            CatalogInput::Text { name, text } => ids.push(sources.add(name.clone(), text.clone())),
+        }
+    }
+    ids
+}
+
+/// Whether the catalog `name`/`text` is the JSON form.
+fn is_json(name: &str, text: &str) -> bool {
+    Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        || text.trim_start().starts_with('{')
+}
+
+/// The `types` map of catalog file `id` as the catalog's value tree, and whether it came from
+/// the fast (position-less) JSON path. `None` after reporting a file that is no catalog.
+pub(super) fn types_of(
+    id: FileId,
+    sources: &SourceMap,
+    precise: bool,
+    diags: &mut Diagnostics,
+) -> Option<Expr> {
+    let file = sources.get(id);
+    if is_json(&file.name, &file.text) && !precise {
+        return json_types(id, &file.text, diags);
+    }
+    let value = match crate::neon::decode(&file.text, id) {
+        Ok(v) => v,
+        Err(d) => {
+            diags.push(d);
+            return None;
+        }
+    };
+    let root = Expr::from_neon(&value);
+    document_types(&root, Some(Span::new(id, 0, 0)), &file.name, diags)
+}
+
+/// The JSON form through serde. Syntax errors carry serde's line and column.
+fn json_types(id: FileId, text: &str, diags: &mut Diagnostics) -> Option<Expr> {
+    // serde_json's default depth limit (128) stays: a catalog is four levels deep.
+    let mut de = serde_json::Deserializer::from_str(text);
+    match ExprSeed
+        .deserialize(&mut de)
+        .and_then(|root| de.end().map(|()| root))
+    {
+        Ok(root) => document_types(&root, Some(Span::new(id, 0, 0)), "", diags),
+        Err(e) => {
+            let offset = byte_offset(text, e.line(), e.column());
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!("The catalog is not valid JSON: {e}."),
+                )
+                .at(Some(Span::new(id, offset, offset))),
+            );
+            None
+        }
+    }
+}
+
+/// The byte offset of 1-based `line` and `column` (serde's positions), clamped to the text.
+fn byte_offset(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    (start + column.saturating_sub(1)).min(text.len())
+}
+
+/// Checks the document around the classes: `{format: wireplan-catalog, version: 1, types:
+/// {…}}`, or a NEON file whose only section is `types:`.
+fn document_types(
+    root: &Expr,
+    at: Option<Span>,
+    name: &str,
+    diags: &mut Diagnostics,
+) -> Option<Expr> {
+    let Some(items) = root.as_array() else {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                format!(
+                    "A catalog must be a map with a 'types' key, {} given.",
+                    root.type_name()
+                ),
+            )
+            .at(root.span.or(at)),
+        );
+        return None;
+    };
+    let mut types = None;
+    for (k, v) in &items.items {
+        match k.as_string().as_str() {
+            "types" => types = Some(v.clone()),
+            "format" if v.as_str() == Some(wireplan_runtime::catalog::FORMAT) => {}
+            "version" if v.kind == ExprKind::Int(i64::from(wireplan_runtime::catalog::VERSION)) => {
+            }
+            key @ ("format" | "version") => diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "This catalog has {key} {}; wireplan reads format '{}' version {}.",
+                        v.describe(),
+                        wireplan_runtime::catalog::FORMAT,
+                        wireplan_runtime::catalog::VERSION
+                    ),
+                )
+                .at(v.span.or(at))
+                .with_note("regenerate it with the wireplan-runtime this compiler matches"),
+            ),
+            other => diags.push(
+                Diagnostic::error(
+                    Code::UnknownOption,
+                    format!(
+                        "Unexpected item '{other}' in the catalog{}.",
+                        describe(name)
+                    ),
+                )
+                .at(items.key_span(other).or(v.span).or(at))
+                .with_note("a catalog holds 'types' (and, in JSON, 'format' and 'version')"),
+            ),
+        }
+    }
+    if types.is_none() {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                format!("The catalog{} has no 'types' key.", describe(name)),
+            )
+            .at(root.span.or(at)),
+        );
+    }
+    types
+}
+
+fn describe(name: &str) -> String {
+    if name.is_empty() {
+        String::new()
+    } else {
+        format!(" '{name}'")
+    }
+}
+
+/// Where the class key `name` is written in JSON `text`: the first `"name"` followed by `:`.
+/// Used only to place a diagnostic about a whole class read on the fast path.
+pub(super) fn json_key_span(id: FileId, text: &str, name: &str) -> Option<Span> {
+    let quoted = serde_json::to_string(name).ok()?;
+    let mut from = 0;
+    while let Some(pos) = text[from..].find(&quoted) {
+        let start = from + pos;
+        let end = start + quoted.len();
+        if text[end..].trim_start().starts_with(':') {
+            return Some(Span::new(id, start, end));
+        }
+        from = end;
+    }
+    None
+}
+
+/// Deserializes any JSON value straight into an [`Expr`] (no intermediate `serde_json::Value`).
+struct ExprSeed;
+
+impl<'de> DeserializeSeed<'de> for ExprSeed {
+    type Value = Expr;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Expr, D::Error> {
+        d.deserialize_any(ExprVisitor)
+    }
+}
+
+struct ExprVisitor;
+
+impl<'de> Visitor<'de> for ExprVisitor {
+    type Value = Expr;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Expr, E> {
+        Ok(Expr::bare(ExprKind::Null))
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Expr, E> {
+        Ok(Expr::bare(ExprKind::Bool(b)))
+    }
+
+    fn visit_i64<E>(self, i: i64) -> Result<Expr, E> {
+        Ok(Expr::bare(ExprKind::Int(i)))
+    }
+
+    fn visit_u64<E>(self, u: u64) -> Result<Expr, E> {
+        // As NEON keeps an integer too large for 64 bits: as a float.
+        Ok(Expr::bare(match i64::try_from(u) {
+            Ok(i) => ExprKind::Int(i),
+            Err(_) => ExprKind::Float(u as f64),
+        }))
+    }
+
+    fn visit_f64<E>(self, f: f64) -> Result<Expr, E> {
+        Ok(Expr::bare(ExprKind::Float(f)))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Expr, E> {
+        Ok(Expr::bare(ExprKind::Str(s.to_string())))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Expr, E> {
+        Ok(Expr::bare(ExprKind::Str(s)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Expr, A::Error> {
+        let mut items = IndexMap::new();
+        let mut i = 0i64;
+        while let Some(v) = seq.next_element_seed(ExprSeed)? {
+            items.insert(Key::Int(i), v);
+            i += 1;
+        }
+        Ok(array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Expr, A::Error> {
+        let mut items = IndexMap::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some(k) = map.next_key::<String>()? {
+            let v = map.next_value_seed(ExprSeed)?;
+            // A repeated key keeps the last value, as NEON and PHP arrays do.
+            items.insert(Key::from_string(k), v);
+        }
+        Ok(array(items))
+    }
+}
+
+fn array(items: IndexMap<Key, Expr>) -> Expr {
+    let mut a = ExprArray::new();
+    a.items = items;
+    Expr::bare(ExprKind::Array(a))
+}
+
+/// Converts a NEON catalog (a document with a `types:` section, as `Registry::catalog()` or a
+/// hand-written `types.neon`) to the JSON form, with `format` and `version` — for moving a
+/// hand-written catalog to JSON, and for the benchmark that compares the two readers.
+///
+/// Errors: the NEON syntax error, or "no `types:` section".
+pub fn neon_catalog_to_json(text: &str) -> Result<String, String> {
+    let mut sources = SourceMap::new();
+    let id = sources.add("<catalog>", text);
+    let value = crate::neon::decode(text, id).map_err(|d| d.message)?;
+    let mut json = crate::neon::to_json(&value);
+    let types = json
+        .as_object_mut()
+        .and_then(|m| m.shift_remove("types"))
+        .ok_or_else(|| "the NEON catalog has no `types:` section".to_string())?;
+    let mut doc = serde_json::Map::new();
+    doc.insert("format".into(), wireplan_runtime::catalog::FORMAT.into());
+    doc.insert("version".into(), wireplan_runtime::catalog::VERSION.into());
+    doc.insert("types".into(), types);
+    serde_json::to_string_pretty(&serde_json::Value::Object(doc)).map_err(|e| e.to_string())
+}

@@ -1,0 +1,704 @@
+//! The catalog that comes from the Rust code (issue #12): every parameter kind the runtime
+//! accepts exports as a type the compiler reads back, the JSON form, `--catalog FILE` on the
+//! CLI and from `build.rs`, dev mode with the registry's catalog in process, and the golden
+//! check with its structured diff.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use wireplan::catalog::{Catalog, CatalogInput};
+use wireplan::diagnostics::Diagnostics;
+use wireplan::source::SourceMap;
+use wireplan_runtime::catalog::{check_current, CatalogMismatch};
+use wireplan_runtime::{
+    register, Accessor, Callable, Container, Factory, Locator, Registry, Value,
+};
+
+trait Handler: Send + Sync {}
+struct Clock;
+struct Mail;
+impl Handler for Mail {}
+
+/// A class whose constructor takes one parameter of every kind `ArgType` implements.
+#[allow(dead_code)]
+struct Everything(Vec<String>);
+
+fn registry_of_every_kind() -> Registry {
+    let mut r = Registry::new();
+    register!(r, "App\\Clock" => Clock { new() { Clock } });
+    register!(r, "App\\Mail" => Mail {
+        new() { Mail }
+        implements "App\\Handler" => dyn Handler;
+    });
+    register!(r, "App\\Everything" => Everything {
+        new(
+            i: i64, i32_: i32, u32_: u32, usize_: usize, f: f64, b: bool, s: String,
+            value: Value, callable: Callable, list: Vec<Value>, map: IndexMap<String, Value>,
+            clock: Arc<Clock>, handler: Arc<dyn Handler>, handlers: Vec<Arc<dyn Handler>>,
+            factory: Arc<Factory>, accessor: Arc<Accessor>, locator: Arc<Locator>,
+            unnamed: Vec<Arc<Factory>>,
+            oi: Option<i64>, of: Option<f64>, ob: Option<bool>, os: Option<String>,
+            ovalue: Option<Value>, ocallable: Option<Callable>, olist: Option<Vec<Value>>,
+            omap: Option<IndexMap<String, Value>>, oclock: Option<Arc<Clock>>,
+            ohandler: Option<Arc<dyn Handler>>, ohandlers: Option<Vec<Arc<dyn Handler>>>,
+            ofactory: Option<Arc<Factory>>, oaccessor: Option<Arc<Accessor>>,
+            olocator: Option<Arc<Locator>>, oo: Option<Option<i64>>
+        ) {
+            let _ = (i, i32_, u32_, usize_, f, b, value, callable, list, map, clock, handler);
+            let _ = (handlers, factory, accessor, locator, unnamed, oi, of, ob, os, ovalue);
+            let _ = (ocallable, olist, omap, oclock, ohandler, ohandlers, ofactory, oaccessor);
+            let _ = (olocator, oo);
+            Everything(vec![s])
+        }
+        fn run(&this, handler: Arc<dyn Handler>, times: u32) -> Arc<Clock> { let _ = (this, handler, times); Arc::new(Clock) }
+        static fn make(factory: Arc<Factory>) -> Arc<Everything> { let _ = factory; Arc::new(Everything(Vec::new())) }
+    });
+    r
+}
+
+/// What the compiler's catalog reader should see for each parameter of `App\Everything`.
+const EXPECTED: &[(&str, &str)] = &[
+    ("i", "int"),
+    ("i32_", "int"),
+    ("u32_", "int"),
+    ("usize_", "int"),
+    ("f", "float"),
+    ("b", "bool"),
+    ("s", "string"),
+    ("value", "mixed"),
+    ("callable", "callable"),
+    ("list", "array"),
+    ("map", "array"),
+    ("clock", "App\\Clock"),
+    ("handler", "App\\Handler"),
+    ("handlers", "App\\Handler[]"),
+    ("factory", "object"),
+    ("accessor", "object"),
+    ("locator", "object"),
+    ("unnamed", "array"),
+    ("oi", "?int"),
+    ("of", "?float"),
+    ("ob", "?bool"),
+    ("os", "?string"),
+    ("ovalue", "mixed"),
+    ("ocallable", "?callable"),
+    ("olist", "?array"),
+    ("omap", "?array"),
+    ("oclock", "?App\\Clock"),
+    ("ohandler", "?App\\Handler"),
+    ("ohandlers", "?App\\Handler[]"),
+    ("ofactory", "?object"),
+    ("oaccessor", "?object"),
+    ("olocator", "?object"),
+    ("oo", "?int"),
+];
+
+/// Reads catalog texts the way the compiler does (`--catalog`), returning the catalog and the
+/// rendered diagnostics.
+fn read(inputs: &[(&str, &str)]) -> (Catalog, Vec<String>) {
+    let mut sources = SourceMap::new();
+    let mut diags = Diagnostics::new();
+    let inputs: Vec<CatalogInput> = inputs
+        .iter()
+        .map(|(name, text)| CatalogInput::Text {
+            name: name.to_string(),
+            text: text.to_string(),
+        })
+        .collect();
+    let ids = wireplan::catalog::load_inputs(&inputs, &mut sources, &mut diags);
+    let catalog = Catalog::from_inputs(None, &ids, &sources, &mut diags);
+    let shown = diags
+        .items()
+        .iter()
+        .map(|d| format!("[{}] {}", d.code, d.message))
+        .collect();
+    (catalog, shown)
+}
+
+fn check_every_kind(catalog: &Catalog) {
+    let ctor = catalog.constructor("App\\Everything");
+    let seen: Vec<(&str, &str)> = ctor
+        .iter()
+        .map(|p| (p.name.as_str(), p.ty.text.as_str()))
+        .collect();
+    assert_eq!(seen, EXPECTED);
+    // The compiler understands them: services are classes, lists are lists, options nullable.
+    let by_name = |n: &str| ctor.iter().find(|p| p.name == n).expect(n);
+    assert_eq!(by_name("handler").ty.class(), Some("App\\Handler"));
+    assert_eq!(
+        by_name("handlers").ty.list_of.as_deref(),
+        Some("App\\Handler")
+    );
+    assert!(by_name("ofactory").ty.nullable);
+    assert_eq!(
+        by_name("factory").ty.class(),
+        None,
+        "object is never autowired"
+    );
+    let run = catalog.method("App\\Everything", "run").expect("run");
+    assert_eq!(run.params[1].ty.text, "int");
+    assert_eq!(
+        run.returns.as_ref().map(|t| t.text.as_str()),
+        Some("App\\Clock")
+    );
+    let make = catalog.method("App\\Everything", "make").expect("make");
+    assert!(make.is_static);
+    assert_eq!(make.params[0].ty.text, "object");
+    assert!(catalog.is_subtype("App\\Mail", "App\\Handler"));
+}
+
+#[test]
+fn every_parameter_kind_round_trips_through_neon_and_json() {
+    let r = registry_of_every_kind();
+    let neon = r.catalog();
+    assert!(
+        !neon.contains("::"),
+        "a Rust path leaked into the catalog:\n{neon}"
+    );
+    let (from_neon, problems) = read(&[("catalog.neon", &neon)]);
+    assert_eq!(problems, Vec::<String>::new(), "{neon}");
+    check_every_kind(&from_neon);
+
+    let json = r.catalog_json();
+    let (from_json, problems) = read(&[("catalog.json", &json)]);
+    assert_eq!(problems, Vec::<String>::new(), "{json}");
+    check_every_kind(&from_json);
+
+    // Both forms describe the same classes.
+    let names = |c: &Catalog| {
+        let mut v: Vec<String> = c.classes().map(|c| c.name.clone()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names(&from_neon), names(&from_json));
+    assert_eq!(
+        names(&from_json),
+        ["App\\Clock", "App\\Everything", "App\\Handler", "App\\Mail"]
+    );
+}
+
+#[test]
+fn json_catalog_shape_is_documented_and_checked() {
+    let r = registry_of_every_kind();
+    let doc: serde_json::Value = serde_json::from_str(&r.catalog_json()).unwrap();
+    assert_eq!(doc["format"], "wireplan-catalog");
+    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["types"]["App\\Mail"]["implements"][0], "App\\Handler");
+    assert_eq!(doc["types"]["App\\Handler"]["interface"], true);
+    assert_eq!(
+        doc["types"]["App\\Everything"]["methods"]["make"]["static"],
+        true
+    );
+    assert_eq!(
+        doc["types"]["App\\Everything"]["constructor"]["oclock"],
+        "?App\\Clock"
+    );
+
+    // Syntax errors carry serde's position; the rest is reported at its line and column.
+    let (_, problems) = read(&[("c.json", "{\"types\": {\"App\\\\A\": {]}")]);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with("[invalid-value] The catalog is not valid JSON"),
+        "{problems:?}"
+    );
+    let text = "{\n  \"format\": \"wireplan-catalog\",\n  \"version\": 1,\n  \"types\": {\n    \"App\\\\A\": {\"constructor\": {\"x\": \"int||string\"}},\n    \"App\\\\B\": {\"extends\": \"App\\\\Nope\", \"colour\": 1}\n  }\n}\n";
+    let mut sources = SourceMap::new();
+    let mut diags = Diagnostics::new();
+    let ids = wireplan::catalog::load_inputs(
+        &[CatalogInput::Text {
+            name: "c.json".into(),
+            text: text.into(),
+        }],
+        &mut sources,
+        &mut diags,
+    );
+    Catalog::from_inputs(None, &ids, &sources, &mut diags);
+    let json = wireplan::diagnostics::to_json(&sources, diags.items());
+    let found: Vec<(String, Option<usize>)> =
+        json.iter().map(|d| (d.code.to_string(), d.line)).collect();
+    assert_eq!(
+        found,
+        [
+            ("invalid-value".to_string(), Some(5)),
+            ("unknown-option".to_string(), Some(6)),
+            ("class-not-found".to_string(), Some(6)),
+        ],
+        "{:?}",
+        json.iter().map(|d| &d.message).collect::<Vec<_>>()
+    );
+
+    // A catalog of another format or version is refused with what this compiler reads.
+    let (_, problems) = read(&[(
+        "c.json",
+        "{\"format\": \"wireplan-catalog\", \"version\": 9, \"types\": {}}",
+    )]);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("version 1"), "{problems:?}");
+}
+
+#[test]
+fn a_class_in_two_catalogs_is_an_error_with_both_positions() {
+    let first =
+        "types:\n\tApp\\A: {}\n\tApp\\I: {interface: true, methods: {get: {returns: App\\A}}}\n";
+    let second = "{\"types\": {\n\"App\\\\I\": {\"interface\": true},\n\"App\\\\A\": {}\n}}";
+    let mut sources = SourceMap::new();
+    let mut diags = Diagnostics::new();
+    let ids = wireplan::catalog::load_inputs(
+        &[
+            CatalogInput::Text {
+                name: "types.neon".into(),
+                text: first.into(),
+            },
+            CatalogInput::Text {
+                name: "catalog.json".into(),
+                text: second.into(),
+            },
+        ],
+        &mut sources,
+        &mut diags,
+    );
+    let catalog = Catalog::from_inputs(None, &ids, &sources, &mut diags);
+    let items = diags.items();
+    assert_eq!(items.len(), 1, "{items:?}");
+    let d = &items[0];
+    assert_eq!(d.code.as_str(), "duplicate-class");
+    assert!(d.message.contains("App\\A"), "{}", d.message);
+    // The primary label at the JSON key (line 3), the secondary at the NEON entry (line 2).
+    let line = |span: wireplan::source::Span| {
+        let f = sources.get(span.file);
+        (f.name.clone(), f.line_col(span.start as usize).0)
+    };
+    let primary = d.labels.iter().find(|l| l.primary).expect("primary");
+    let secondary = d.labels.iter().find(|l| !l.primary).expect("secondary");
+    assert_eq!(line(primary.span), ("catalog.json".to_string(), 3));
+    assert_eq!(line(secondary.span), ("types.neon".to_string(), 2));
+    // A bare interface from a registry merges with the declaration that has its members.
+    assert!(catalog.method("App\\I", "get").is_some());
+}
+
+fn wireplan_cmd() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_wireplan"));
+    c.env("NO_COLOR", "1");
+    c
+}
+
+fn mailer_registry(with_from: bool) -> Registry {
+    trait Transport: Send + Sync {}
+    struct Smtp;
+    impl Transport for Smtp {}
+    #[allow(dead_code)]
+    struct Mailer(Arc<dyn Transport>, String);
+    let mut r = Registry::new();
+    register!(r, "App\\Smtp" => Smtp {
+        new() { Smtp }
+        implements "App\\Transport" => dyn Transport;
+    });
+    if with_from {
+        register!(r, "App\\Mailer" => Mailer {
+            new(transport: Arc<dyn Transport>, from: String) { Mailer(transport, from) }
+        });
+    } else {
+        register!(r, "App\\Mailer" => Mailer {
+            new(transport: Arc<dyn Transport>) { Mailer(transport, String::new()) }
+        });
+    }
+    r
+}
+
+const MAILER_CONFIG: &str =
+    "services:\n\t- App\\Smtp\n\tmailer: App\\Mailer(from: 'noreply@example.com')\n";
+
+#[test]
+fn cli_reads_the_catalog_file_and_it_is_a_dependency_and_protected() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("app.neon");
+    let catalog = dir.path().join("catalog.json");
+    std::fs::write(&config, MAILER_CONFIG).unwrap();
+    wireplan_runtime::catalog::write_catalog(&mailer_registry(true), &catalog).unwrap();
+
+    let plan = dir.path().join("app.plan.json");
+    let out = wireplan_cmd()
+        .arg("compile")
+        .arg(&config)
+        .arg("--catalog")
+        .arg(&catalog)
+        .arg("-o")
+        .arg(&plan)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let p: serde_json::Value = serde_json::from_slice(&std::fs::read(&plan).unwrap()).unwrap();
+    let deps: Vec<&str> = p["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert!(deps.iter().any(|d| d.ends_with("catalog.json")), "{deps:?}");
+    // The plan runs with the registry the catalog came from.
+    let c = Container::load(&plan, &mailer_registry(true)).unwrap();
+    assert!(c.has("mailer"));
+
+    // `-o` never overwrites the catalog.
+    let out = wireplan_cmd()
+        .arg("compile")
+        .arg(&config)
+        .arg("--catalog")
+        .arg(&catalog)
+        .arg("-o")
+        .arg(&catalog)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Refusing to write the plan over"));
+    assert!(std::fs::read_to_string(&catalog)
+        .unwrap()
+        .contains("wireplan-catalog"));
+
+    // The Rust constructor loses `from`; the regenerated catalog makes `check` fail naming
+    // the class and the parameter.
+    wireplan_runtime::catalog::write_catalog(&mailer_registry(false), &catalog).unwrap();
+    let out = wireplan_cmd()
+        .arg("check")
+        .arg(&config)
+        .arg("--catalog")
+        .arg(&catalog)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let diags: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &diags[0];
+    assert_eq!(d["code"], "unknown-argument", "{diags}");
+    let message = d["message"].as_str().unwrap();
+    assert!(message.contains("App\\Mailer::__construct()"), "{message}");
+    assert_eq!(d["notes"][0], "no parameter accepts $from", "{diags}");
+
+    // Without the catalog the classes are unknown; a missing catalog file is file-not-found.
+    let out = wireplan_cmd()
+        .arg("check")
+        .arg(&config)
+        .arg("--catalog")
+        .arg(dir.path().join("nope.json"))
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let diags: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(diags[0]["code"], "file-not-found", "{diags}");
+    assert_eq!(diags.as_array().unwrap().len(), 1, "{diags}");
+}
+
+#[test]
+fn explain_and_graph_take_the_catalog_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("app.neon");
+    let catalog = dir.path().join("catalog.json");
+    std::fs::write(&config, MAILER_CONFIG).unwrap();
+    wireplan_runtime::catalog::write_catalog(&mailer_registry(true), &catalog).unwrap();
+    let out = wireplan_cmd()
+        .arg("explain")
+        .arg(&config)
+        .arg("mailer")
+        .arg("--catalog")
+        .arg(&catalog)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("App\\Mailer"));
+    let out = wireplan_cmd()
+        .arg("graph")
+        .arg(&config)
+        .arg("--catalog")
+        .arg(&catalog)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("mailer"));
+}
+
+#[test]
+fn build_rs_helper_reads_the_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("app.neon");
+    let catalog = dir.path().join("catalog.json");
+    std::fs::write(&config, MAILER_CONFIG).unwrap();
+    wireplan_runtime::catalog::write_catalog(&mailer_registry(true), &catalog).unwrap();
+    let out = dir.path().join("out");
+    let plan = wireplan::build::compile_plan_with_catalog(&config, &catalog, &out).unwrap();
+    let c = Container::load(&plan, &mailer_registry(true)).unwrap();
+    assert!(c.has("mailer"));
+    // Without it, the configuration's classes are unknown.
+    let e = wireplan::build::compile_plan(&config, &out).unwrap_err();
+    assert!(e.to_string().contains("class-not-found"), "{e}");
+}
+
+#[test]
+fn dev_mode_compiles_with_the_registry_catalog_and_recompiles_when_it_changes() {
+    use wireplan::dev::{load_or_compile_with, registry_catalog};
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("app.neon");
+    let cache = dir.path().join("cache");
+    std::fs::write(&config, "services:\n\t- App\\Smtp\n\tmailer: App\\Mailer\n").unwrap();
+    let load = |r: &Registry| {
+        let options = wireplan::compiler::Options {
+            catalogs: vec![registry_catalog(r)],
+            ..Default::default()
+        };
+        load_or_compile_with(&config, &cache, &options, Container::builder(r))
+    };
+    // No types.neon: the registry's catalog is enough. `from` has no value: an error.
+    let e = load(&mailer_registry(true)).unwrap_err().to_string();
+    assert!(e.contains("$from") || e.contains("from"), "{e}");
+    let first = load(&mailer_registry(false)).unwrap();
+    assert!(first.recompiled);
+    assert!(first.container.has("mailer"));
+    let again = load(&mailer_registry(false)).unwrap();
+    assert!(
+        !again.recompiled,
+        "the same registry reuses the cached plan"
+    );
+    // A changed Rust type changes the catalog's hash: the plan is compiled again.
+    let changed = load(&mailer_registry(true));
+    assert!(changed.is_err(), "recompiled against the changed registry");
+    // The simple form uses the registry's catalog too.
+    use wireplan::dev::ContainerDevExt;
+    let c = Container::load_or_compile(&config, &cache, &mailer_registry(false)).unwrap();
+    assert!(c.has("mailer"));
+}
+
+#[test]
+fn golden_check_names_what_changed_and_how_to_regenerate() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("catalog.json");
+    wireplan_runtime::catalog::write_catalog(&mailer_registry(true), &path).unwrap();
+    check_current(&mailer_registry(true), &path).unwrap();
+
+    let e = check_current(&mailer_registry(false), &path).unwrap_err();
+    let CatalogMismatch::Changed { changes, .. } = &e else {
+        panic!("{e}");
+    };
+    let lines: Vec<String> = changes.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        lines,
+        ["class App\\Mailer: constructor parameter `from` was removed"]
+    );
+    let message = e.to_string();
+    assert!(message.contains("WIREPLAN_UPDATE_CATALOG=1"), "{message}");
+    let panic = std::panic::catch_unwind(|| {
+        wireplan_runtime::catalog::assert_current(&mailer_registry(false), &path)
+    })
+    .unwrap_err();
+    let text = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        text.contains("constructor parameter `from` was removed"),
+        "{text}"
+    );
+
+    // The one variable that regenerates it (this is the only test that reads it).
+    std::env::set_var("WIREPLAN_UPDATE_CATALOG", "1");
+    let updated = check_current(&mailer_registry(false), &path);
+    std::env::remove_var("WIREPLAN_UPDATE_CATALOG");
+    updated.unwrap();
+    check_current(&mailer_registry(false), &path).unwrap();
+
+    // A missing file says how to create it.
+    let e = check_current(&mailer_registry(false), dir.path().join("none.json")).unwrap_err();
+    assert!(e.to_string().contains("WIREPLAN_UPDATE_CATALOG=1"), "{e}");
+}
+
+#[test]
+fn the_diff_covers_every_kind_of_change() {
+    let old = registry_of_every_kind().catalog_document();
+    let mut new = old.clone();
+    let e = new.types.get_mut("App\\Everything").unwrap();
+    e.constructor.swap_indices(0, 1);
+    e.constructor.insert("extra".into(), "string".into());
+    *e.constructor.get_mut("s").unwrap() = "?string".into();
+    e.methods.shift_remove("run");
+    e.implements.push("App\\Handler".into());
+    new.types.shift_remove("App\\Clock");
+    new.types.insert("App\\New".into(), Default::default());
+    let lines: Vec<String> = wireplan_runtime::catalog::diff(&old, &new)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "class App\\Everything: now implements App\\Handler",
+            "class App\\Everything: constructor parameter `s` changed from `string` to `?string`",
+            "class App\\Everything: constructor parameter `extra` was added (`string`)",
+            "class App\\Everything: method `run` was removed",
+            "class App\\New: was added",
+            "class App\\Clock: was removed",
+        ]
+    );
+    let mut reordered = old.clone();
+    reordered
+        .types
+        .get_mut("App\\Everything")
+        .unwrap()
+        .constructor
+        .swap_indices(0, 1);
+    let lines = wireplan_runtime::catalog::diff(&old, &reordered);
+    assert_eq!(lines.len(), 1);
+    assert!(lines[0]
+        .what
+        .starts_with("constructor parameters were reordered from (i, i32_,"));
+}
+
+#[test]
+fn json_and_neon_read_the_same_bench_catalog() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/app-10000/types.neon");
+    let Ok(neon) = std::fs::read_to_string(&path) else {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!(
+                "{} is missing, and CI=true makes that a failure",
+                path.display()
+            );
+        }
+        eprintln!("skipped: {} is absent", path.display());
+        return;
+    };
+    let json = wireplan::catalog::neon_catalog_to_json(&neon).expect("converts");
+    let (a, pa) = read(&[("types.neon", &neon)]);
+    let (b, pb) = read(&[("types.json", &json)]);
+    assert!(pa.is_empty() && pb.is_empty(), "{pa:?} {pb:?}");
+    assert!(a.classes().count() > 1000);
+    for class in a.classes() {
+        let other = b.get(&class.name).expect("same classes");
+        let ta: Vec<&str> = class
+            .constructor
+            .iter()
+            .map(|p| p.ty.text.as_str())
+            .collect();
+        let tb: Vec<&str> = other
+            .constructor
+            .iter()
+            .map(|p| p.ty.text.as_str())
+            .collect();
+        assert_eq!(ta, tb, "{}", class.name);
+        assert_eq!(class.implements, other.implements);
+        assert_eq!(class.extends, other.extends);
+        assert_eq!(class.interface, other.interface);
+        let ma: Vec<&String> = class.methods.keys().collect();
+        let mb: Vec<&String> = other.methods.keys().collect();
+        assert_eq!(ma, mb, "{}", class.name);
+    }
+}
+
+#[test]
+fn the_json_example_in_the_docs_is_read() {
+    let md = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/catalog.md"))
+        .unwrap();
+    let after = md.split("### The JSON form").nth(1).expect("section");
+    let block = after
+        .split("```json\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a json block");
+    let (catalog, problems) = read(&[("docs.json", block)]);
+    assert_eq!(problems, Vec::<String>::new());
+    let ctor: Vec<&str> = catalog
+        .constructor("App\\FileLogger")
+        .iter()
+        .map(|p| p.ty.text.as_str())
+        .collect();
+    assert_eq!(ctor, ["string", "?App\\Clock"]);
+    assert!(catalog
+        .method("App\\FileLogger", "create")
+        .is_some_and(|m| m.is_static));
+    assert!(catalog.is_subtype("App\\FileLogger", "App\\Logger"));
+}
+
+/// `write_if_requested` exits the process, so the test runs itself as a child with
+/// `WIREPLAN_WRITE_CATALOG` set: the child writes the catalog and exits 0 before its end.
+#[test]
+fn write_if_requested_writes_the_catalog_and_exits() {
+    if let Some(path) = std::env::var_os("WIREPLAN_WRITE_CATALOG") {
+        if std::env::var_os("CATALOG_FILES_CHILD").is_some() {
+            wireplan_runtime::catalog::write_if_requested(&mailer_registry(true));
+            // Not reached: the call exits. Reaching it fails the child (and the parent).
+            panic!("write_if_requested returned although {path:?} was requested");
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.json");
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "write_if_requested_writes_the_catalog_and_exits",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("WIREPLAN_WRITE_CATALOG", &path)
+        .env("CATALOG_FILES_CHILD", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Bounded wait, then kill what was started.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the child did not exit");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stderr.contains("wireplan: wrote the catalog to"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        mailer_registry(true).catalog_json()
+    );
+}
+
+#[test]
+fn watch_mode_watches_the_catalog_even_before_it_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("app.neon");
+    let catalog = dir.path().join("catalog.json");
+    std::fs::write(&config, MAILER_CONFIG).unwrap();
+    let options = wireplan::compiler::Options {
+        catalogs: vec![CatalogInput::File(catalog.clone())],
+        ..Default::default()
+    };
+    let out = dir.path().join("app.plan.json");
+    let target = Some((out.as_path(), wireplan_runtime::Encoding::Json));
+    let run = wireplan::watch::compile_once(&config, &options, target);
+    assert!(run.plan.is_none());
+    assert_eq!(run.diagnostics[0].code.as_str(), "file-not-found");
+    let watched = std::fs::canonicalize(dir.path())
+        .unwrap()
+        .join("catalog.json");
+    assert!(run.files.contains(&watched), "{:?}", run.files);
+    // Once the application writes it, the next compilation succeeds and still watches it.
+    wireplan_runtime::catalog::write_catalog(&mailer_registry(true), &catalog).unwrap();
+    let run = wireplan::watch::compile_once(&config, &options, target);
+    assert!(run.plan.is_some(), "{:?}", run.diagnostics);
+    assert!(run.files.contains(&watched), "{:?}", run.files);
+}
