@@ -702,3 +702,53 @@ fn watch_mode_watches_the_catalog_even_before_it_exists() {
     assert!(run.plan.is_some(), "{:?}", run.diagnostics);
     assert!(run.files.contains(&watched), "{:?}", run.files);
 }
+
+#[test]
+fn the_repl_takes_the_catalog() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("app.neon");
+    let catalog = dir.path().join("catalog.json");
+    std::fs::write(&config, "services:\n\t- App\\Smtp\n\tmailer: App\\Mailer\n").unwrap();
+    wireplan_runtime::catalog::write_catalog(&mailer_registry(true), &catalog).unwrap();
+    let mut child = wireplan_cmd()
+        .arg("repl")
+        .arg(&config)
+        .arg("--catalog")
+        .arg(&catalog)
+        .env_remove("XDG_DATA_HOME")
+        .env("HOME", dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b":errors\n:quit\n")
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the REPL did not end within 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The catalog's classes are known; what is left is `from`, which has no value.
+    assert!(!text.contains("class-not-found"), "{text}");
+    assert!(
+        text.contains("error[missing-argument]")
+            && text.contains("Parameter $from in App\\Mailer::__construct()"),
+        "{text}"
+    );
+}

@@ -1,0 +1,184 @@
+//! Merging the `types:` section with catalog files (`--catalog`, dev mode's registry catalog):
+//! [`Catalog::from_inputs`]. Each class is declared once across them (`duplicate-class`).
+
+use std::collections::HashMap;
+
+use super::{file, normalize_name, parse_class, Catalog, ClassInfo, NullDefault};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::expr::Expr;
+use crate::source::Span;
+
+impl Catalog {
+    /// The catalog of the `types:` section and the catalog files `files` (read with
+    /// [`load_inputs`]; JSON or NEON, see docs/catalog.md), merged. A class declared in two
+    /// places (the section and a file, or two files) is a `duplicate-class` error naming both
+    /// positions: a generated catalog and a hand-written entry must not silently override each
+    /// other. Parents, interfaces and defaults are checked over the merged catalog.
+    pub fn from_inputs(
+        section: Option<&Expr>,
+        files: &[crate::source::FileId],
+        sources: &crate::source::SourceMap,
+        diags: &mut Diagnostics,
+    ) -> Catalog {
+        let mut cat = Catalog::new();
+        let mut pending = Vec::new();
+        let mut origin: HashMap<String, Origin> = HashMap::new();
+        let section = section.filter(|s| {
+            if s.as_array().is_none() && !s.is_null() {
+                // Reported (with the same words) by `from_section`.
+                let _ = Catalog::from_section(Some(s), diags);
+                return false;
+            }
+            true
+        });
+        if let Some(items) = section.and_then(Expr::as_array) {
+            for (key, value) in &items.items {
+                let name = normalize_name(&key.as_string());
+                let info = parse_class(&name, value, diags, &mut pending);
+                origin.insert(
+                    name.to_ascii_lowercase(),
+                    Origin::At(items.key_span(&key.as_string()).or(value.span)),
+                );
+                cat.add(info);
+            }
+        }
+        for &id in files {
+            let mut local = Diagnostics::new();
+            let mut local_pending = Vec::new();
+            let classes = read_file_classes(id, sources, false, &mut local, &mut local_pending);
+            let classes = if local.items().is_empty() {
+                classes.unwrap_or_default()
+            } else if classes.is_none() {
+                // Not a catalog at all (a JSON syntax error): serde's position is the one.
+                Vec::new()
+            } else {
+                // Problems found on the fast JSON path: read again with positions.
+                let mut again = Diagnostics::new();
+                local_pending.clear();
+                let c = read_file_classes(id, sources, true, &mut again, &mut local_pending);
+                local = if again.items().is_empty() {
+                    local
+                } else {
+                    again
+                };
+                c.unwrap_or_default()
+            };
+            for d in local.items() {
+                diags.push(d.clone());
+            }
+            pending.extend(local_pending);
+            let file = sources.get(id);
+            for (info, key_span) in classes {
+                let lower = info.name.to_ascii_lowercase();
+                // Read with positions (NEON, or JSON read again): the key; from the fast
+                // JSON path: the key found in the text, searched only for a duplicate.
+                let known = key_span.or(info.span);
+                let locate = |name: &str| {
+                    known
+                        .or_else(|| file::json_key_span(id, &file.text, name))
+                        .or(Some(Span::new(id, 0, 0)))
+                };
+                if let Some(first) = origin.get(&lower) {
+                    let first = match first {
+                        Origin::At(span) => *span,
+                        Origin::JsonKey(fid) => {
+                            file::json_key_span(*fid, &sources.get(*fid).text, &info.name)
+                        }
+                    };
+                    // The registry knows an interface only by name: a bare `{interface: true}`
+                    // and a declaration of the same interface with members merge (the fuller
+                    // one is kept).
+                    let earlier_bare = cat
+                        .get(&info.name)
+                        .filter(|e| e.interface && info.interface)
+                        .map(is_bare);
+                    match earlier_bare {
+                        Some(_) if is_bare(&info) => continue,
+                        Some(true) => {
+                            cat.add(info);
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    let mut d = Diagnostic::error(
+                        Code::DuplicateClass,
+                        format!(
+                            "Class {} is declared twice: in the catalog '{}' and before it.",
+                            info.name, file.name
+                        ),
+                    )
+                    .at(locate(&info.name));
+                    if let Some(first) = first {
+                        d = d.with_secondary(first, "first declared here");
+                    }
+                    diags.push(d.with_note(
+                        "declare each class once: drop the hand-written entry from `types:` \
+                         when the registry's catalog provides it (or register it in Rust)",
+                    ));
+                    continue;
+                }
+                let at = match known {
+                    Some(span) => Origin::At(Some(span)),
+                    None => Origin::JsonKey(id),
+                };
+                origin.insert(lower, at);
+                cat.add(info);
+            }
+        }
+        cat.check_references(diags);
+        cat.check_null_defaults(&pending, diags);
+        cat
+    }
+}
+
+/// Where a class of a merged catalog was declared: a known position, or a key of a JSON file
+/// read on the fast path, looked up only when a duplicate needs it.
+enum Origin {
+    At(Option<Span>),
+    JsonKey(crate::source::FileId),
+}
+
+/// An interface declared by name only (`{interface: true}`), as a registry exports it.
+fn is_bare(c: &ClassInfo) -> bool {
+    c.extends.is_empty()
+        && c.implements.is_empty()
+        && c.methods.is_empty()
+        && c.properties.is_empty()
+        && c.constants.is_empty()
+}
+
+/// The classes of catalog file `id`, each with the span of its key when read with positions.
+fn read_file_classes(
+    id: crate::source::FileId,
+    sources: &crate::source::SourceMap,
+    precise: bool,
+    diags: &mut Diagnostics,
+    pending: &mut Vec<NullDefault>,
+) -> Option<Vec<(ClassInfo, Option<Span>)>> {
+    let types = file::types_of(id, sources, precise, diags)?;
+    let Some(items) = types.as_array() else {
+        if !types.is_null() {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "The catalog's 'types' expects to be a map of classes, {} given.",
+                        types.describe()
+                    ),
+                )
+                .at(types.span.or(Some(Span::new(id, 0, 0)))),
+            );
+        }
+        return Some(Vec::new());
+    };
+    let classes = items
+        .items
+        .iter()
+        .map(|(key, value)| {
+            let name = normalize_name(&key.as_string());
+            let info = parse_class(&name, value, diags, pending);
+            (info, items.key_span(&key.as_string()))
+        })
+        .collect();
+    Some(classes)
+}
