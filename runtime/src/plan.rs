@@ -14,9 +14,10 @@ use serde_json::{json, Map, Value as Json};
 pub const FORMAT: &str = "wireplan-plan";
 /// The plan version the compiler writes and the newest this crate reads. Bumped on any change
 /// of the format, including a new expression variant (version 2 added `$arg` with `default`,
-/// binary variant `ArgOr`), so an older runtime refuses a newer plan by its version instead of
-/// misreading it or calling it corrupt.
-pub const VERSION: u32 = 2;
+/// binary variant `ArgOr`; version 3 added the service kind `slot`, binary kind code 5), so an
+/// older runtime refuses a newer plan by its version instead of misreading it or calling it
+/// corrupt.
+pub const VERSION: u32 = 3;
 /// The oldest plan version this crate still reads: every version from here to [`VERSION`]
 /// only added to the format, so their plans keep their meaning.
 pub const OLDEST_VERSION: u32 = 1;
@@ -79,6 +80,10 @@ pub enum ServiceKind {
     Locator,
     /// A service supplied by the application at load time.
     Imported,
+    /// A scope slot (`slot: true` in the configuration; Symfony's synthetic services, Clean
+    /// IoC 2's `declare_scope_slot`): a `scoped` service the application fills in each scope
+    /// with [`Scope::provide`](crate::Scope::provide); nothing creates it (`create` is `null`).
+    Slot,
 }
 
 /// How long a service instance lives (Clean IoC 2's lifespans).

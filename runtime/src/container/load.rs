@@ -140,6 +140,7 @@ impl<'r> ContainerBuilder<'r> {
         }
         let mut check = Checker::new(&plan, self.registry);
         check.run();
+        check.problems.extend(super::slots::plan_problems(&plan));
         let tags = check.tag_values();
         if !check.problems.is_empty() {
             let list: String = check

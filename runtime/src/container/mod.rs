@@ -72,6 +72,7 @@ mod load;
 mod lock;
 mod resolve;
 mod scope;
+mod slots;
 
 pub use load::ContainerBuilder;
 pub use scope::Scope;

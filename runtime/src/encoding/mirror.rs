@@ -323,6 +323,7 @@ fn kind_code(k: ServiceKind) -> u8 {
         ServiceKind::Accessor => 2,
         ServiceKind::Locator => 3,
         ServiceKind::Imported => 4,
+        ServiceKind::Slot => 5,
     }
 }
 
@@ -333,6 +334,7 @@ fn kind_of(code: u8) -> Option<ServiceKind> {
         2 => ServiceKind::Accessor,
         3 => ServiceKind::Locator,
         4 => ServiceKind::Imported,
+        5 => ServiceKind::Slot,
         _ => return None,
     })
 }
@@ -386,7 +388,7 @@ impl BService {
         Ok(ServicePlan {
             kind: kind_of(s.kind).ok_or_else(|| {
                 at(format!(
-                    "unknown kind {} (0 service, 1 factory, 2 accessor, 3 locator, 4 imported)",
+                    "unknown kind {} (0 service, 1 factory, 2 accessor, 3 locator, 4 imported, 5 slot)",
                     s.kind
                 ))
             })?,
