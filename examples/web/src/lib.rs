@@ -42,6 +42,15 @@ pub struct Database {
 }
 
 impl Database {
+    /// A new database at `dsn`, with the next instance number.
+    pub fn new(dsn: &str) -> Database {
+        Database {
+            dsn: dsn.to_string(),
+            instance: next_instance(),
+            visits: Mutex::new(HashMap::new()),
+        }
+    }
+
     /// Records a visit of `user` and returns how many they made so far.
     pub fn visit(&self, user: &str) -> u64 {
         let mut visits = self.visits.lock().unwrap_or_else(|p| p.into_inner());
@@ -112,13 +121,8 @@ pub struct Stats {
 /// The registrations behind `config/app.neon`'s `types:`.
 pub fn registry() -> Registry {
     let mut r = Registry::new();
-    r.class::<Database>("App\\Database").constructor(|a| {
-        Ok(Database {
-            dsn: a.str(0)?.to_string(),
-            instance: next_instance(),
-            visits: Mutex::new(HashMap::new()),
-        })
-    });
+    r.class::<Database>("App\\Database")
+        .constructor(|a| Ok(Database::new(a.str(0)?)));
     r.class::<CurrentUser>("App\\CurrentUser");
     r.class::<Greeter>("App\\Greeter").constructor(|a| {
         Ok(Greeter {
