@@ -134,7 +134,9 @@ fn main() {
     if std::env::args().any(|a| a == "--bench") {
         let container = median(15, 20_000, || with_container(&c));
         let hand = median(15, 20_000, || by_hand(&db));
-        println!("\nper request: open scope, provide a slot, resolve 3 scoped services, drop (medians)");
+        println!(
+            "\nper request: open scope, provide a slot, resolve 3 scoped services, drop (medians)"
+        );
         println!("  container     {container:?}");
         println!("  hand-written  {hand:?}");
         println!(

@@ -120,14 +120,18 @@ fn a_missing_slot_names_the_slot_and_the_service_that_needs_it() {
          directly; call scope.provide(...) for it before resolving"
     );
     // Nothing was cached: providing now and asking again works.
-    s.provide::<CurrentUser>(CurrentUser("late".into())).unwrap();
+    s.provide::<CurrentUser>(CurrentUser("late".into()))
+        .unwrap();
     assert_eq!(s.get::<Greeter>("greeter").unwrap().user.0, "late");
 }
 
 #[test]
 fn a_slot_outside_a_scope_needs_a_scope() {
     let e = container().get::<CurrentUser>("currentUser").unwrap_err();
-    assert!(matches!(&e, Error::ScopeRequired { path } if path == &["currentUser"]), "{e:?}");
+    assert!(
+        matches!(&e, Error::ScopeRequired { path } if path == &["currentUser"]),
+        "{e:?}"
+    );
 }
 
 #[test]

@@ -199,7 +199,10 @@ async fn whoami(
         "same_greeter": Arc::ptr_eq(&greeter, &stats.greeter),
         "log": stats.log.entries(),
     });
-    ([(header::CONTENT_TYPE, "application/json")], body.to_string())
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
 }
 
 /// The two routes, without the layer (add routes, then [`layer`] them).

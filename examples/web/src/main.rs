@@ -39,7 +39,10 @@ async fn main() -> ExitCode {
     let stop = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    match axum::serve(listener, app).with_graceful_shutdown(stop).await {
+    match axum::serve(listener, app)
+        .with_graceful_shutdown(stop)
+        .await
+    {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

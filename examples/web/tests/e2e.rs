@@ -69,7 +69,8 @@ impl Server {
     async fn get(&self, path: &str, headers: &[&str]) -> (u16, String) {
         let exchange = async {
             let mut stream = TcpStream::connect(self.addr).await?;
-            let mut request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
+            let mut request =
+                format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
             for h in headers {
                 request.push_str(h);
                 request.push_str("\r\n");
