@@ -19,6 +19,7 @@ use wireplan_runtime::{Container, Registry};
 
 #[allow(dead_code)] // built to be measured, not read
 struct Database(String);
+#[allow(dead_code)]
 struct CurrentUser(String);
 #[allow(dead_code)]
 struct Greeter {
