@@ -33,7 +33,7 @@ fn compile_writes_a_plan() {
     let dir = tempfile::tempdir().expect("temp dir");
     let json = compile_example(dir.path(), &[]);
     assert_eq!(json["format"], "wireplan-plan");
-    assert_eq!(json["version"], 2);
+    assert_eq!(json["version"], wireplan_runtime::plan::VERSION);
     assert_eq!(
         json["services"]["mailer"]["create"]["args"][1],
         "blog@example.com"

@@ -523,11 +523,11 @@ mod tests {
         flipped[last] ^= 0x40;
         let e = Plan::from_bytes(&flipped, "p.bin").unwrap_err();
         assert!(e.to_string().contains("checksum"), "{e}");
-        let mut v3 = bin;
-        v3[8] = 3;
+        let mut newer = bin;
+        newer[8] = 4;
         assert!(matches!(
-            Plan::from_bytes(&v3, "p.bin"),
-            Err(Error::VersionMismatch { found: 3, .. })
+            Plan::from_bytes(&newer, "p.bin"),
+            Err(Error::VersionMismatch { found: 4, .. })
         ));
     }
 }

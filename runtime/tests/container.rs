@@ -467,24 +467,24 @@ fn format_and_version_are_checked_and_name_the_file() {
     let dir = std::env::temp_dir().join(format!("wireplan-runtime-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
 
-    let v3 = dir.join("v3.plan.json");
-    let text = app_plan().replace("\"version\":1", "\"version\":3");
-    std::fs::write(&v3, text).unwrap();
-    let e = Container::load(&v3, &reg).err().unwrap();
+    let v4 = dir.join("v4.plan.json");
+    let text = app_plan().replace("\"version\":1", "\"version\":4");
+    std::fs::write(&v4, text).unwrap();
+    let e = Container::load(&v4, &reg).err().unwrap();
     assert!(
         matches!(
             &e,
             Error::VersionMismatch {
-                found: 3,
-                expected: 2,
+                found: 4,
+                expected: 3,
                 ..
             }
         ),
         "{e:?}"
     );
     let msg = e.to_string();
-    assert!(msg.starts_with(&v3.display().to_string()), "{msg}");
-    assert!(msg.contains("plan version 3 is not supported"), "{msg}");
+    assert!(msg.starts_with(&v4.display().to_string()), "{msg}");
+    assert!(msg.contains("plan version 4 is not supported"), "{msg}");
     assert!(msg.contains("made by a newer version of wireplan"), "{msg}");
 
     let foreign = dir.join("foreign.json");

@@ -89,8 +89,8 @@ fn a_plan_from_a_newer_wireplan_says_so_in_both_forms() {
 fn older_plans_still_load_and_the_compiler_version_is_written() {
     assert_eq!(
         (OLDEST_VERSION, VERSION),
-        (1, 2),
-        "version 2 added the ArgOr variant"
+        (1, 3),
+        "version 2 added the ArgOr variant, version 3 the slot kind"
     );
     for version in OLDEST_VERSION..=VERSION {
         let plan = Plan::from_json_str(&plan_with(version, ONE), "p.json").unwrap();
