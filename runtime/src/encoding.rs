@@ -443,7 +443,7 @@ mod tests {
         let ty = pstr("App\\Db");
         let ok = [&name[..], &[0], &ty, &[0]].concat();
         for (kind, lifespan, why) in [
-            (9, 0, "service 'db': unknown kind 9 (0 service, 1 factory, 2 accessor, 3 locator, 4 imported)"),
+            (9, 0, "service 'db': unknown kind 9 (0 service, 1 factory, 2 accessor, 3 locator, 4 imported, 5 slot)"),
             (255, 0, "service 'db': unknown kind 255"),
             (0, 7, "service 'db': unknown lifespan 7 (0 singleton, 1 scoped, 2 transient)"),
         ] {
@@ -455,7 +455,7 @@ mod tests {
             );
         }
         // Every known code still loads.
-        for (kind, lifespan) in [(1, 1), (2, 2), (3, 0), (4, 0)] {
+        for (kind, lifespan) in [(1, 1), (2, 2), (3, 0), (4, 0), (5, 1)] {
             let good = [&name[..], &[kind], &ty, &[lifespan]].concat();
             let plan = Plan::from_bytes(&wrap(&splice(&base, &ok, &good)), "p.bin").unwrap();
             let sp = &plan.services["db"];
@@ -471,6 +471,7 @@ mod tests {
             K::Accessor => 2,
             K::Locator => 3,
             K::Imported => 4,
+            K::Slot => 5,
         };
         let l = match lifespan {
             L::Singleton => 0,

@@ -307,6 +307,49 @@ pub enum Error {
         /// The feature.
         what: String,
     },
+
+    /// A service needs a scope slot that was not provided in its scope (or an ancestor scope)
+    /// before it was resolved.
+    #[error(
+        "scope slot '{slot}' ({type_name}) was not provided: {}; call \
+         scope.provide(...) for it before resolving",
+        match path.len() {
+            0 | 1 => "it was requested directly".to_string(),
+            _ => format!("service '{}' needs it (path: {})", path[path.len() - 2], path.join(" -> ")),
+        }
+    )]
+    SlotNotProvided {
+        /// The slot's service name.
+        slot: String,
+        /// The slot's catalog type.
+        type_name: String,
+        /// The dependency path from the requested service to the slot (the last name).
+        path: Vec<String>,
+    },
+
+    /// [`Scope::provide`](crate::Scope::provide) named a service or type that is not a scope
+    /// slot of the plan (`slot: true`).
+    #[error(
+        "'{requested}' is not a scope slot of the plan (declared slots: {})",
+        if declared.is_empty() { "none".to_string() } else { declared.join(", ") }
+    )]
+    UndeclaredSlot {
+        /// The service name, catalog type or Rust type asked for.
+        requested: String,
+        /// The slots the plan declares, `name (type)`.
+        declared: Vec<String>,
+    },
+
+    /// A scope slot could not be filled: it was already provided in this scope, or the scope
+    /// already created scoped services (which may have read the slot's earlier state), or the
+    /// value is not of the slot's type.
+    #[error("scope slot '{slot}' cannot be provided: {reason}")]
+    SlotProvision {
+        /// The slot's service name.
+        slot: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl fmt::Debug for Error {

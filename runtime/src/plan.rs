@@ -15,7 +15,8 @@ pub const FORMAT: &str = "wireplan-plan";
 /// The plan version the compiler writes and the newest this crate reads. Bumped on any change
 /// of the format, including a new expression variant (version 2 added `$arg` with `default`,
 /// binary variant `ArgOr`; version 3 the `dynamic` section of typed dynamic parameters,
-/// `requires_async` on services and `$provider`), so an
+/// `requires_async` on services, `$provider` and the service kind `slot`, binary kind code 5),
+/// so an
 /// older runtime refuses a newer plan by its version instead of misreading it or calling it
 /// corrupt.
 pub const VERSION: u32 = 3;
@@ -85,6 +86,10 @@ pub enum ServiceKind {
     Locator,
     /// A service supplied by the application at load time.
     Imported,
+    /// A scope slot (`slot: true` in the configuration; Symfony's synthetic services, Clean
+    /// IoC 2's `declare_scope_slot`): a `scoped` service the application fills in each scope
+    /// with [`Scope::provide`](crate::Scope::provide); nothing creates it (`create` is `null`).
+    Slot,
 }
 
 /// How long a service instance lives (Clean IoC 2's lifespans).

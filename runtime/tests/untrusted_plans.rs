@@ -90,7 +90,7 @@ fn older_plans_still_load_and_the_compiler_version_is_written() {
     assert_eq!(
         (OLDEST_VERSION, VERSION),
         (1, 3),
-        "version 2 added the ArgOr variant, version 3 the dynamic section, requires_async and $provider"
+        "version 2 added the ArgOr variant, version 3 the dynamic section, requires_async, $provider and the slot kind"
     );
     for version in OLDEST_VERSION..=VERSION {
         let plan = Plan::from_json_str(&plan_with(version, ONE), "p.json").unwrap();

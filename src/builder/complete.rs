@@ -54,7 +54,7 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
                 continue;
             }
             let mut completed = match def.kind {
-                DefinitionKind::Imported => c.imported(def),
+                DefinitionKind::Imported | DefinitionKind::Slot => c.imported(def),
                 DefinitionKind::Accessor => c.accessor(def),
                 DefinitionKind::Locator => c.locator(def),
                 _ => c.service(def),

@@ -71,7 +71,8 @@ impl Completer<'_> {
         }
     }
 
-    /// An imported service: supplied by the application when the container is loaded.
+    /// An imported service (supplied by the application when the container is loaded) or a
+    /// scope slot (supplied in each scope): nothing to create, only tags.
     pub(super) fn imported(&mut self, def: &Definition) -> Completed {
         let ctx = self.generated_ctx(def);
         let tags = self.tags(def, &ctx);

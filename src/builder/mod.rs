@@ -49,6 +49,9 @@ pub enum DefinitionKind {
     Locator,
     /// `ImportedDefinition`: supplied by the application at run time.
     Imported,
+    /// A scope slot (`slot: true`; Symfony's synthetic service, Clean IoC 2's
+    /// `declare_scope_slot`): a `scoped` service the application provides in each scope.
+    Slot,
 }
 
 impl DefinitionKind {
@@ -61,6 +64,7 @@ impl DefinitionKind {
             DefinitionKind::Accessor => ServiceKind::Accessor,
             DefinitionKind::Locator => ServiceKind::Locator,
             DefinitionKind::Imported => ServiceKind::Imported,
+            DefinitionKind::Slot => ServiceKind::Slot,
         }
     }
 }

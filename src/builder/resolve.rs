@@ -293,11 +293,16 @@ impl Resolver<'_> {
                 }
             };
         }
-        if def.kind == DefinitionKind::Imported {
+        if matches!(def.kind, DefinitionKind::Imported | DefinitionKind::Slot) {
+            let what = if def.kind == DefinitionKind::Slot {
+                "a scope slot"
+            } else {
+                "an imported service"
+            };
             self.diags.push(
                 Diagnostic::error(
                     Code::InvalidDefinition,
-                    format!("{prefix}: an imported service needs a 'type'."),
+                    format!("{prefix}: {what} needs a 'type'."),
                 )
                 .at(span),
             );

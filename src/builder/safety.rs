@@ -100,6 +100,26 @@ fn references(e: &P, out: &mut Vec<String>) {
 pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
     let hop = transient_hops(b);
     for def in b.definitions() {
+        if def.kind == super::DefinitionKind::Slot
+            && def.lifespan != wireplan_runtime::plan::Lifespan::Scoped
+        {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidDefinition,
+                    format!(
+                        "{}: a scope slot is scoped (the application provides it in each scope), not {}.",
+                        def.descriptor(),
+                        match def.lifespan {
+                            wireplan_runtime::plan::Lifespan::Singleton => "singleton",
+                            wireplan_runtime::plan::Lifespan::Transient => "transient",
+                            wireplan_runtime::plan::Lifespan::Scoped => "scoped",
+                        }
+                    ),
+                )
+                .at(def.span)
+                .with_note("Remove `lifespan`, or drop `slot: true` to let the container create the service."),
+            );
+        }
         for path in captive_paths(b, &hop, &def.name) {
             let scoped = path.last().cloned().unwrap_or_default();
             diags.push(
@@ -126,6 +146,17 @@ fn is_service(b: &ContainerBuilder, name: &str) -> bool {
         .is_some_and(|d| d.kind == super::DefinitionKind::Service)
 }
 
+/// Whether holding `name` holds an object of its lifespan: a service, or a scope slot (whose
+/// value lives in its scope).
+fn is_held(b: &ContainerBuilder, name: &str) -> bool {
+    b.get_definition(name).is_some_and(|d| {
+        matches!(
+            d.kind,
+            super::DefinitionKind::Service | super::DefinitionKind::Slot
+        )
+    })
+}
+
 /// The services a completed definition refers to in `create` and `setup`, in order.
 fn deps(b: &ContainerBuilder, name: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -140,7 +171,7 @@ fn deps(b: &ContainerBuilder, name: &str) -> Vec<String> {
 /// transients only (`None`: it holds none).
 pub(super) fn transient_hops(b: &ContainerBuilder) -> HashMap<String, Option<String>> {
     use wireplan_runtime::plan::Lifespan;
-    let service = |name: &str| b.get_definition(name).filter(|_| is_service(b, name));
+    let service = |name: &str| b.get_definition(name).filter(|_| is_held(b, name));
     let deps = |name: &str| deps(b, name);
     // Computed once per service, depth-first with an explicit stack, so long chains cost
     // linear time and no call stack.
@@ -208,7 +239,7 @@ pub(super) fn captive_paths(
     {
         let mut reported: Vec<String> = Vec::new();
         for dep in deps(b, &def.name) {
-            let Some(d) = b.get_definition(&dep).filter(|_| is_service(b, &dep)) else {
+            let Some(d) = b.get_definition(&dep).filter(|_| is_held(b, &dep)) else {
                 continue;
             };
             let mut path = vec![def.name.clone(), dep.clone()];

@@ -3,7 +3,8 @@
 //! Short forms and keys follow Nette's `DefinitionSchema` (`../shared/reference/nette-di.md`
 //! §3.1–3.3): `name: Class(args)`, `name: @other`, `name: false` (removal), `- Class`
 //! (anonymous, named `01`, `02`, …), and maps with `create` (legacy `factory`), `type` (legacy
-//! `class`), `arguments`, `setup`, `tags`, `autowired`, `lifespan`, `imported`, `alteration`.
+//! `class`), `arguments`, `setup`, `tags`, `autowired`, `lifespan`, `imported`, `slot`,
+//! `alteration`.
 //! An entry whose name already exists (e.g. registered by an extension) modifies it.
 
 use crate::builder::{Autowired, ContainerBuilder, Definition, DefinitionKind};
@@ -163,7 +164,9 @@ fn sniff_kind(
         map.get("imported").map(|e| &e.kind),
         Some(ExprKind::Bool(true))
     );
+    let slot = matches!(map.get("slot").map(|e| &e.kind), Some(ExprKind::Bool(true)));
     match existing {
+        Some(DefinitionKind::Service | DefinitionKind::Slot) if slot => DefinitionKind::Slot,
         Some(DefinitionKind::Service | DefinitionKind::Imported) if imported => {
             DefinitionKind::Imported
         }
@@ -181,6 +184,7 @@ fn sniff_kind(
                 DefinitionKind::Accessor
             }
         }
+        None if slot => DefinitionKind::Slot,
         None if imported => DefinitionKind::Imported,
         None => DefinitionKind::Service,
     }
@@ -200,6 +204,7 @@ fn allowed_keys(kind: DefinitionKind) -> &'static [&'static str] {
             "lazy",
             "sync",
             "imported",
+            "slot",
         ],
         DefinitionKind::Factory => &[
             "create",
@@ -214,6 +219,7 @@ fn allowed_keys(kind: DefinitionKind) -> &'static [&'static str] {
         DefinitionKind::Accessor => &["create", "type", "implement"],
         DefinitionKind::Locator => &["implement", "references", "tagged"],
         DefinitionKind::Imported => &["type", "imported"],
+        DefinitionKind::Slot => &["type", "slot"],
     }
 }
 
@@ -249,6 +255,7 @@ fn keys_of_kind(
         DefinitionKind::Accessor => format!("an accessor (implement: {implement})"),
         DefinitionKind::Locator => format!("a locator (implement: {implement})"),
         DefinitionKind::Imported => "an imported service (imported: true)".to_string(),
+        DefinitionKind::Slot => "a scope slot (slot: true)".to_string(),
     };
     let mut kept = ExprArray::new();
     let mut problems = Vec::new();
@@ -266,6 +273,19 @@ fn keys_of_kind(
                 "the application supplies an imported service at run time, so nothing creates \
                  or sets it up here"
                     .to_string()
+            }
+            (DefinitionKind::Slot, "create" | "arguments" | "setup" | "inject" | "lazy") => {
+                "the application provides a scope slot in each scope (scope.provide), so \
+                 nothing creates or sets it up here"
+                    .to_string()
+            }
+            (DefinitionKind::Slot, "imported") => {
+                "a scope slot is provided per scope, an imported service once per container; \
+                 choose one"
+                    .to_string()
+            }
+            (_, "slot") => {
+                format!("`slot` makes a service provided in each scope; {what} is generated here")
             }
             (DefinitionKind::Accessor, "arguments" | "setup" | "inject") => {
                 "an accessor's get() returns another service, which it neither creates nor \
@@ -699,6 +719,19 @@ fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut
             ExprKind::Bool(true) => def.kind = DefinitionKind::Imported,
             ExprKind::Bool(false) => {}
             _ => invalid(diags, &name, "imported", "bool", v),
+        }
+    }
+    if let Some(v) = map.get("slot") {
+        match v.kind {
+            ExprKind::Bool(true) => {
+                def.kind = DefinitionKind::Slot;
+                // A slot is scoped; a `lifespan` written next to it is checked at complete.
+                if map.get("lifespan").is_none() {
+                    def.lifespan = Lifespan::Scoped;
+                }
+            }
+            ExprKind::Bool(false) => {}
+            _ => invalid(diags, &name, "slot", "bool", v),
         }
     }
 }

@@ -359,6 +359,12 @@ fn lifespan(b: &ContainerBuilder, def: &Definition) -> LifespanExplanation {
         reason: reason.to_string(),
         captive_paths: Vec::new(),
     };
+    if def.kind == DefinitionKind::Slot {
+        return explain(
+            Some(def.lifespan == Lifespan::Scoped),
+            "a scope slot is scoped: the application provides its value in each scope (scope.provide), and singletons may not hold it",
+        );
+    }
     if def.kind != DefinitionKind::Service {
         return explain(
             Some(true),

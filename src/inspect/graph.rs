@@ -83,7 +83,7 @@ pub struct Graph {
 }
 
 /// The lower-case name of a service kind (`service`, `factory`, `accessor`, `locator`,
-/// `imported`); a definition's is `kind_name(def.kind.plan_kind())`.
+/// `imported`, `slot`); a definition's is `kind_name(def.kind.plan_kind())`.
 pub fn kind_name(kind: ServiceKind) -> &'static str {
     match kind {
         ServiceKind::Service => "service",
@@ -91,6 +91,7 @@ pub fn kind_name(kind: ServiceKind) -> &'static str {
         ServiceKind::Accessor => "accessor",
         ServiceKind::Locator => "locator",
         ServiceKind::Imported => "imported",
+        ServiceKind::Slot => "slot",
     }
 }
 

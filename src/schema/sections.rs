@@ -156,6 +156,7 @@ pub fn definition() -> Expect {
             Expect::any_of(["singleton", "scoped", "transient"]),
         ),
         ("imported", Expect::bool()),
+        ("slot", Expect::bool()),
         ("alteration", Expect::bool()),
         ("implement", Expect::string()),
         ("references", Expect::array()),

@@ -135,6 +135,9 @@ impl BuilderHandle {
         match b.add_definition(name.as_deref(), span) {
             Ok(d) => {
                 d.kind = kind;
+                if kind == DefinitionKind::Slot {
+                    d.lifespan = wireplan_runtime::plan::Lifespan::Scoped;
+                }
                 Ok(DefinitionHandle {
                     builder: self.builder.clone(),
                     name: d.name.clone(),
@@ -265,6 +268,7 @@ pub fn register(engine: &mut Engine) {
         ("addAccessorDefinition", DefinitionKind::Accessor),
         ("addLocatorDefinition", DefinitionKind::Locator),
         ("addImportedDefinition", DefinitionKind::Imported),
+        ("addSlotDefinition", DefinitionKind::Slot),
     ] {
         engine.register_fn(
             name,

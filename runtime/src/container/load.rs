@@ -145,6 +145,7 @@ impl<'r> ContainerBuilder<'r> {
         check
             .problems
             .extend(crate::dynamic::section_problems(&plan.dynamic));
+        check.problems.extend(super::slots::plan_problems(&plan));
         let tags = check.tag_values();
         if !check.problems.is_empty() {
             let list: String = check

@@ -17,6 +17,9 @@ pub(crate) struct BuildLock {
 struct LockState {
     owner: Option<ThreadId>,
     depth: usize,
+    /// Threads waiting in [`BuildLock::lock`]; releasing wakes them only when there are any
+    /// (a wake-up is a system call, paid otherwise on every first construction).
+    waiting: usize,
     /// Service indexes under construction by the owner, outermost first.
     building: Vec<usize>,
 }
@@ -41,10 +44,12 @@ impl BuildLock {
                     break;
                 }
                 Some(_) => {
+                    st.waiting += 1;
                     st = self
                         .released
                         .wait(st)
-                        .unwrap_or_else(PoisonError::into_inner)
+                        .unwrap_or_else(PoisonError::into_inner);
+                    st.waiting -= 1;
                 }
             }
         }
@@ -80,8 +85,11 @@ impl Drop for BuildGuard<'_> {
         if st.depth == 0 {
             st.owner = None;
             st.building.clear();
+            let waiting = st.waiting > 0;
             drop(st);
-            self.0.released.notify_all();
+            if waiting {
+                self.0.released.notify_all();
+            }
         }
     }
 }

@@ -73,6 +73,7 @@ mod load;
 mod lock;
 mod resolve;
 mod scope;
+mod slots;
 
 pub use async_resolve::MAX_ASYNC_DEPTH;
 pub use load::ContainerBuilder;

@@ -232,10 +232,13 @@ impl Inner {
         idx: usize,
         scope: Option<&Arc<ScopeState>>,
     ) -> Result<Instance, Error> {
-        if self.plan.services[idx].kind == ServiceKind::Imported {
+        if matches!(
+            self.plan.services[idx].kind,
+            ServiceKind::Imported | ServiceKind::Slot
+        ) {
             return Err(Error::BadArguments {
                 service: self.name_of(idx).to_string(),
-                reason: "an imported service cannot be created anew".into(),
+                reason: "an imported service or scope slot cannot be created anew".into(),
             });
         }
         let mut path = vec![idx];
@@ -309,6 +312,9 @@ impl Inner {
             return Err(Error::UnknownService {
                 name: self.name_of(idx).to_string(),
             });
+        }
+        if sp.kind == ServiceKind::Slot {
+            return self.slot_value(idx, ctx.scope, path);
         }
         match sp.lifespan {
             Lifespan::Singleton => {

@@ -54,6 +54,8 @@ impl Drop for ScopeState {
             .iter()
             .filter_map(|s| s.get().map(Instance::addr))
             .collect();
+        // Values provided to this scope's slots belong to the application.
+        held.extend(super::slots::provided_addrs(self));
         let mut ancestor = self.parent.as_deref();
         while let Some(a) = ancestor {
             held.extend(a.slots.iter().filter_map(|s| s.get().map(Instance::addr)));

@@ -379,6 +379,7 @@ fn kind_code(k: ServiceKind) -> u8 {
         ServiceKind::Accessor => 2,
         ServiceKind::Locator => 3,
         ServiceKind::Imported => 4,
+        ServiceKind::Slot => 5,
     }
 }
 
@@ -389,6 +390,7 @@ fn kind_of(code: u8) -> Option<ServiceKind> {
         2 => ServiceKind::Accessor,
         3 => ServiceKind::Locator,
         4 => ServiceKind::Imported,
+        5 => ServiceKind::Slot,
         _ => return None,
     })
 }
@@ -443,7 +445,7 @@ impl BService {
             requires_async: s.kind & REQUIRES_ASYNC != 0,
             kind: kind_of(s.kind & !REQUIRES_ASYNC).ok_or_else(|| {
                 at(format!(
-                    "unknown kind {} (0 service, 1 factory, 2 accessor, 3 locator, 4 imported)",
+                    "unknown kind {} (0 service, 1 factory, 2 accessor, 3 locator, 4 imported, 5 slot)",
                     s.kind
                 ))
             })?,

@@ -1,0 +1,220 @@
+//! The web example's application: the Rust types behind `config/app.neon`, their
+//! registrations, and the axum router with two routes.
+//!
+//! * `GET /hello` greets the current user (the `x-user` header, `anonymous` without one) and
+//!   counts their visits in the shared database.
+//! * `GET /whoami?wait=MS` answers JSON about this request's services (after waiting `MS`
+//!   milliseconds, so concurrent requests overlap): the user, and instance numbers showing
+//!   that the database is one for all requests and the greeter one per request.
+//!
+//! The database is created synchronously; it becomes an async constructor once the runtime
+//! supports them (see docs/async.md).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::Request;
+use axum::http::request::Parts;
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::Router;
+use wireplan_axum::{Inject, RequestScope, WireplanLayer};
+use wireplan_runtime::{Container, Error, Registry};
+
+/// Numbers every object the example creates, so responses can show which instance served them.
+static INSTANCES: AtomicU64 = AtomicU64::new(1);
+
+fn next_instance() -> u64 {
+    INSTANCES.fetch_add(1, Ordering::Relaxed)
+}
+
+/// `App\Database`: a database-like singleton (visit counts per user, in memory).
+#[derive(Debug)]
+pub struct Database {
+    /// Where it "connects" (the `db.dsn` parameter).
+    pub dsn: String,
+    /// This object's instance number.
+    pub instance: u64,
+    visits: Mutex<HashMap<String, u64>>,
+}
+
+impl Database {
+    /// A new database at `dsn`, with the next instance number.
+    pub fn new(dsn: &str) -> Database {
+        Database {
+            dsn: dsn.to_string(),
+            instance: next_instance(),
+            visits: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Records a visit of `user` and returns how many they made so far.
+    pub fn visit(&self, user: &str) -> u64 {
+        let mut visits = self.visits.lock().unwrap_or_else(|p| p.into_inner());
+        let n = visits.entry(user.to_string()).or_insert(0);
+        *n += 1;
+        *n
+    }
+}
+
+/// `App\CurrentUser`: the scope slot the layer fills from the `x-user` header.
+#[derive(Debug)]
+pub struct CurrentUser(pub String);
+
+/// `App\Greeter` (scoped): greets the current user.
+#[derive(Debug)]
+pub struct Greeter {
+    /// The request's user.
+    pub user: Arc<CurrentUser>,
+    /// The shared database.
+    pub db: Arc<Database>,
+    /// This object's instance number.
+    pub instance: u64,
+}
+
+impl Greeter {
+    /// `hello, NAME (visit #N)`.
+    pub fn greet(&self) -> String {
+        let n = self.db.visit(&self.user.0);
+        format!("hello, {} (visit #{n})", self.user.0)
+    }
+}
+
+/// `App\RequestLog` (scoped): what happened during one request.
+#[derive(Debug)]
+pub struct RequestLog {
+    /// The request's user.
+    pub user: Arc<CurrentUser>,
+    entries: Mutex<Vec<String>>,
+}
+
+impl RequestLog {
+    /// Appends a line.
+    pub fn note(&self, what: &str) {
+        let mut e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        e.push(format!("{}: {what}", self.user.0));
+    }
+
+    /// The lines so far.
+    pub fn entries(&self) -> Vec<String> {
+        self.entries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+}
+
+/// `App\Stats` (scoped): the request's view of its services.
+#[derive(Debug)]
+pub struct Stats {
+    /// The request's greeter.
+    pub greeter: Arc<Greeter>,
+    /// The request's log.
+    pub log: Arc<RequestLog>,
+    /// The shared database.
+    pub db: Arc<Database>,
+}
+
+/// The registrations behind `config/app.neon`'s `types:`.
+pub fn registry() -> Registry {
+    let mut r = Registry::new();
+    r.class::<Database>("App\\Database")
+        .constructor(|a| Ok(Database::new(a.str(0)?)));
+    r.class::<CurrentUser>("App\\CurrentUser");
+    r.class::<Greeter>("App\\Greeter").constructor(|a| {
+        Ok(Greeter {
+            user: a.service(0)?,
+            db: a.service(1)?,
+            instance: next_instance(),
+        })
+    });
+    r.class::<RequestLog>("App\\RequestLog").constructor(|a| {
+        Ok(RequestLog {
+            user: a.service(0)?,
+            entries: Mutex::new(Vec::new()),
+        })
+    });
+    r.class::<Stats>("App\\Stats").constructor(|a| {
+        Ok(Stats {
+            greeter: a.service(0)?,
+            log: a.service(1)?,
+            db: a.service(2)?,
+        })
+    });
+    r
+}
+
+/// The current user from the `x-user` header: `anonymous` without one, 400 when it is not
+/// printable ASCII.
+pub fn current_user(parts: &Parts) -> Result<CurrentUser, (StatusCode, &'static str)> {
+    match parts.headers.get("x-user") {
+        None => Ok(CurrentUser("anonymous".into())),
+        Some(v) => match v.to_str() {
+            Ok(s) if !s.is_empty() => Ok(CurrentUser(s.to_string())),
+            _ => Err((StatusCode::BAD_REQUEST, "bad x-user header")),
+        },
+    }
+}
+
+/// The layer: one scope per request, `currentUser` filled by [`current_user`].
+///
+/// Errors: [`Error::UndeclaredSlot`] when the plan has no slot for `App\CurrentUser`.
+pub fn layer(container: Container) -> Result<WireplanLayer, Error> {
+    WireplanLayer::new(container).slot(current_user)
+}
+
+async fn hello(Inject(greeter): Inject<Greeter>, Inject(log): Inject<RequestLog>) -> String {
+    log.note("greeted");
+    greeter.greet()
+}
+
+async fn whoami(
+    Inject(stats): Inject<Stats>,
+    Inject(greeter): Inject<Greeter>,
+    RequestScope(scope): RequestScope,
+    request: Request,
+) -> impl IntoResponse {
+    let wait = request
+        .uri()
+        .query()
+        .and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("wait=")))
+        .and_then(|ms| ms.parse::<u64>().ok())
+        .unwrap_or(0)
+        .min(5_000);
+    tokio::time::sleep(Duration::from_millis(wait)).await;
+    stats.log.note("whoami");
+    // Asked again after the wait: still this request's own user.
+    let user_now = scope
+        .get_by_type::<CurrentUser>()
+        .map(|u| u.0.clone())
+        .unwrap_or_default();
+    let body = serde_json::json!({
+        "user": stats.greeter.user.0,
+        "user_after_wait": user_now,
+        "db_instance": stats.db.instance,
+        "greeter_instance": greeter.instance,
+        "same_greeter": Arc::ptr_eq(&greeter, &stats.greeter),
+        "log": stats.log.entries(),
+    });
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+}
+
+/// The two routes, without the layer (add routes, then [`layer`] them).
+pub fn routes() -> Router {
+    Router::new()
+        .route("/hello", get(hello))
+        .route("/whoami", get(whoami))
+}
+
+/// The whole application: [`routes`] behind [`layer`].
+///
+/// Errors: as [`layer`].
+pub fn app(container: Container) -> Result<Router, Error> {
+    Ok(routes().layer(layer(container)?))
+}

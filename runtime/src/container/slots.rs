@@ -1,0 +1,293 @@
+//! Scope slots: `scoped` services the application fills in each [`Scope`] instead of the
+//! plan creating them (`slot: true` in the configuration; Symfony's synthetic services, Clean
+//! IoC 2's `declare_scope_slot` / `scope.provide`).
+//!
+//! ## Rules (Clean IoC 2's, §4 of the reference)
+//!
+//! * Only declared slots are accepted: providing a service that is not a slot, or a type no
+//!   slot is autowired for, is [`Error::UndeclaredSlot`].
+//! * A slot is provided at most once per scope ([`Error::SlotProvision`] the second time).
+//! * Provisions lock once resolution starts: after a scope created its first scoped service,
+//!   which may have read a slot, providing in it is [`Error::SlotProvision`]. Provide every
+//!   slot right after opening the scope.
+//! * A nested scope sees its ancestors' provided values and may provide its own (overriding
+//!   them for itself and its descendants) before its own first resolution.
+//! * A service that needs a slot nobody provided fails with [`Error::SlotNotProvided`], naming
+//!   the slot and the service that needs it; nothing is cached, so providing the slot and
+//!   asking again works (while the scope has created nothing yet).
+//!
+//! A provided value belongs to the application: the scope keeps a reference to it until it is
+//! dropped, but runs no dispose hook on it.
+//!
+//! The slot's value lives in the scope's cache like any scoped instance, so resolving a slot
+//! costs what resolving an already created scoped service costs.
+
+use std::any::Any;
+use std::sync::{Arc, PoisonError};
+
+use super::{Container, Inner, Scope, ScopeState};
+use crate::error::Error;
+use crate::plan::{Plan, ServiceKind};
+use crate::value::Instance;
+
+impl Inner {
+    /// The provided value of slot `idx` in `scope` (or an ancestor). `path` is the chain of
+    /// services being created that led here (the requester last).
+    ///
+    /// Errors: [`Error::ScopeRequired`] without a scope; [`Error::SlotNotProvided`].
+    pub(super) fn slot_value(
+        &self,
+        idx: usize,
+        scope: Option<&Arc<ScopeState>>,
+        path: &[usize],
+    ) -> Result<Instance, Error> {
+        let mut names = self.names(path);
+        names.push(self.name_of(idx).to_string());
+        let (Some(scope), Some(slot)) = (scope, self.scoped_slot[idx]) else {
+            return Err(Error::ScopeRequired { path: names });
+        };
+        match scope.find(slot as usize) {
+            Some(inst) => Ok(inst.clone()),
+            None => Err(Error::SlotNotProvided {
+                slot: self.name_of(idx).to_string(),
+                type_name: self.plan.services[idx].type_.clone(),
+                path: names,
+            }),
+        }
+    }
+
+    /// Every slot of the plan as `name (type)`, for error messages.
+    fn declared_slots(&self) -> Vec<String> {
+        self.plan
+            .services
+            .iter()
+            .filter(|(_, sp)| sp.kind == ServiceKind::Slot)
+            .map(|(n, sp)| format!("{n} ({})", sp.type_))
+            .collect()
+    }
+
+    /// The slot service `name` (aliases followed).
+    fn slot_by_name(&self, name: &str) -> Result<usize, Error> {
+        self.index_of(name)
+            .filter(|&i| self.plan.services[i].kind == ServiceKind::Slot)
+            .ok_or_else(|| Error::UndeclaredSlot {
+                requested: name.to_string(),
+                declared: self.declared_slots(),
+            })
+    }
+
+    /// The one slot autowired for the Rust type `T` (by its catalog name).
+    fn slot_by_type<T: ?Sized + 'static>(&self) -> Result<usize, Error> {
+        let idx = match self.by_type.get(&std::any::TypeId::of::<T>()) {
+            Some(&i) => Some(i),
+            None => {
+                let type_name =
+                    self.registry
+                        .catalog_name_of::<T>()
+                        .ok_or(Error::UnregisteredType {
+                            rust_type: std::any::type_name::<T>(),
+                        })?;
+                match self.find_by_type(type_name) {
+                    [one] => self.index_of(one),
+                    _ => None,
+                }
+            }
+        };
+        idx.filter(|&i| self.plan.services[i].kind == ServiceKind::Slot)
+            .ok_or_else(|| Error::UndeclaredSlot {
+                requested: self
+                    .registry
+                    .catalog_name_of::<T>()
+                    .unwrap_or(std::any::type_name::<T>())
+                    .to_string(),
+                declared: self.declared_slots(),
+            })
+    }
+
+    /// Whether the registered class `class` is `wanted` or implements or extends it.
+    fn is_a(&self, class: &str, wanted: &str) -> bool {
+        let mut c = class;
+        // Bounded: a cycle of `extends` cannot hang the check.
+        for _ in 0..=self.registry.classes.len() {
+            if c == wanted || self.registry.implements(c, wanted) {
+                return true;
+            }
+            match self
+                .registry
+                .classes
+                .get(c)
+                .and_then(|e| e.extends.as_deref())
+            {
+                Some(parent) => c = parent,
+                None => return false,
+            }
+        }
+        false
+    }
+
+    /// Fills slot `idx` in `state` with `value`.
+    fn provide(&self, state: &ScopeState, idx: usize, value: Instance) -> Result<(), Error> {
+        let name = self.name_of(idx);
+        let fail = |reason: String| Error::SlotProvision {
+            slot: name.to_string(),
+            reason,
+        };
+        let type_name = &self.plan.services[idx].type_;
+        if let Some(class) = self.registry.class_name_of_instance(&value) {
+            if !self.is_a(class, type_name) {
+                return Err(fail(format!(
+                    "the value is a {class} ({}), not a {type_name}",
+                    value.type_name()
+                )));
+            }
+        }
+        let Some(slot) = self.scoped_slot[idx] else {
+            return Err(fail("the plan gives it no place in a scope".into()));
+        };
+        // Under the scope's build lock, no scoped service is being created meanwhile.
+        let _guard = state.lock.lock();
+        let created = state
+            .created
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len();
+        if created > 0 {
+            return Err(fail(format!(
+                "this scope already created {created} scoped service(s), which may have read \
+                 the slot; provide slots right after opening the scope"
+            )));
+        }
+        state.slots[slot as usize]
+            .set(value)
+            .map_err(|_| fail("it was already provided in this scope".into()))
+    }
+}
+
+/// The addresses of the values provided to slots in `state` itself (not its ancestors): the
+/// application owns them, so the scope disposes none of them.
+pub(super) fn provided_addrs(state: &ScopeState) -> impl Iterator<Item = usize> + '_ {
+    let inner = &state.inner;
+    inner
+        .plan
+        .services
+        .values()
+        .zip(&inner.scoped_slot)
+        .filter(|(sp, _)| sp.kind == ServiceKind::Slot)
+        .filter_map(|(_, slot)| state.slots.get((*slot)? as usize)?.get())
+        .map(Instance::addr)
+}
+
+/// Problems of a plan's slots, for the loader's check: a slot is `scoped` and has no
+/// `create` (`null`) and no `setup`.
+pub(super) fn plan_problems(plan: &Plan) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (name, sp) in plan
+        .services
+        .iter()
+        .filter(|(_, sp)| sp.kind == ServiceKind::Slot)
+    {
+        if sp.lifespan != crate::plan::Lifespan::Scoped {
+            problems.push(format!(
+                "service '{name}': a slot is scoped, not {:?}",
+                sp.lifespan
+            ));
+        }
+        if sp.create != crate::plan::Expr::Null || !sp.setup.is_empty() {
+            problems.push(format!(
+                "service '{name}': a slot is provided at run time, so it has no create or setup"
+            ));
+        }
+    }
+    problems
+}
+
+impl Scope {
+    /// Fills the scope slot autowired for the Rust type `T` (its catalog name from
+    /// [`Registry::class`](crate::Registry::class)) with `value` in this scope, for every
+    /// service resolved in it or in its nested scopes.
+    ///
+    /// ```
+    /// # use wireplan_runtime::{Container, Registry};
+    /// # struct CurrentUser(&'static str);
+    /// # let mut registry = Registry::new();
+    /// # registry.class::<CurrentUser>("App\\CurrentUser");
+    /// # let plan = r#"{"format": "wireplan-plan", "version": 3, "compiler": "x", "inputs_hash": "0",
+    /// #   "services": {"user": {"kind": "slot", "type": "App\\CurrentUser", "lifespan": "scoped",
+    /// #                         "create": null}},
+    /// #   "types": {"App\\CurrentUser": ["user"]}}"#;
+    /// let container = Container::from_json_str(plan, &registry)?;
+    /// let scope = container.scope();
+    /// scope.provide::<CurrentUser>(CurrentUser("ada"))?;
+    /// assert_eq!(scope.get::<CurrentUser>("user")?.0, "ada");
+    /// assert!(container.scope().get::<CurrentUser>("user").is_err()); // not provided there
+    /// # Ok::<(), wireplan_runtime::Error>(())
+    /// ```
+    ///
+    /// Errors: [`Error::UnregisteredType`]; [`Error::UndeclaredSlot`] when no slot (or more
+    /// than one service) is autowired for `T`; [`Error::SlotProvision`] when the slot was
+    /// already provided in this scope or the scope already created scoped services.
+    pub fn provide<T: Any + Send + Sync>(&self, value: T) -> Result<(), Error> {
+        self.provide_shared(Arc::new(value))
+    }
+
+    /// As [`Scope::provide`], with an object the caller keeps sharing.
+    pub fn provide_shared<T: Any + Send + Sync>(&self, value: Arc<T>) -> Result<(), Error> {
+        let inner = &self.state.inner;
+        let idx = inner.slot_by_type::<T>()?;
+        inner.provide(&self.state, idx, Instance::new(value))
+    }
+
+    /// Fills the scope slot `name` (a service with `slot: true`, or an alias of one) with
+    /// `value`; as [`Scope::provide`].
+    ///
+    /// Errors: [`Error::UndeclaredSlot`]; [`Error::SlotProvision`], also when `value`'s
+    /// registered class is not the slot's type (nor implements or extends it).
+    pub fn provide_named<T: Any + Send + Sync>(
+        &self,
+        name: &str,
+        value: Arc<T>,
+    ) -> Result<(), Error> {
+        self.provide_instance(name, Instance::new(value))
+    }
+
+    /// As [`Scope::provide_named`], with an erased object.
+    pub fn provide_instance(&self, name: &str, value: Instance) -> Result<(), Error> {
+        let inner = &self.state.inner;
+        let idx = inner.slot_by_name(name)?;
+        inner.provide(&self.state, idx, value)
+    }
+
+    /// Whether the slot `name` has a value in this scope or an ancestor. `false` for a name
+    /// that is not a slot.
+    pub fn is_provided(&self, name: &str) -> bool {
+        let inner = &self.state.inner;
+        inner
+            .slot_by_name(name)
+            .ok()
+            .and_then(|i| inner.scoped_slot[i])
+            .is_some_and(|s| self.state.find(s as usize).is_some())
+    }
+}
+
+impl Container {
+    /// The plan's scope slots as (service name, catalog type), in definition order.
+    pub fn slots(&self) -> Vec<(&str, &str)> {
+        self.inner
+            .plan
+            .services
+            .iter()
+            .filter(|(_, sp)| sp.kind == ServiceKind::Slot)
+            .map(|(n, sp)| (n.as_str(), sp.type_.as_str()))
+            .collect()
+    }
+
+    /// The name of the scope slot that [`Scope::provide::<T>`](Scope::provide) fills, so an
+    /// integration can check its slot fillers once, when it is set up, instead of on every
+    /// request.
+    ///
+    /// Errors: [`Error::UnregisteredType`]; [`Error::UndeclaredSlot`].
+    pub fn slot_for_type<T: Any + Send + Sync>(&self) -> Result<&str, Error> {
+        let idx = self.inner.slot_by_type::<T>()?;
+        Ok(self.inner.name_of(idx))
+    }
+}

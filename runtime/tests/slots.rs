@@ -1,0 +1,263 @@
+//! Scope slots at run time: provided, missing, undeclared, provided twice, nested scopes,
+//! locking once resolution started, and plans that misuse the `slot` kind.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value as Json};
+use wireplan_runtime::{Container, Error, Registry};
+
+#[derive(Debug)]
+struct CurrentUser(String);
+
+#[derive(Debug)]
+struct Tenant(u32);
+
+/// A per-request service that greets the current user.
+#[derive(Debug)]
+struct Greeter {
+    user: Arc<CurrentUser>,
+}
+
+/// Depends on the greeter, so a missing slot is two steps away.
+#[derive(Debug)]
+struct Page {
+    greeter: Arc<Greeter>,
+}
+
+fn registry() -> Registry {
+    let mut r = Registry::new();
+    r.class::<CurrentUser>("App\\CurrentUser");
+    r.class::<Tenant>("App\\Tenant");
+    r.class::<Greeter>("App\\Greeter").constructor(|a| {
+        Ok(Greeter {
+            user: a.service::<CurrentUser>(0)?,
+        })
+    });
+    r.class::<Page>("App\\Page").constructor(|a| {
+        Ok(Page {
+            greeter: a.service::<Greeter>(0)?,
+        })
+    });
+    r
+}
+
+fn plan_json(extra: Json) -> Json {
+    let mut services = json!({
+        "currentUser": {"kind": "slot", "type": "App\\CurrentUser", "lifespan": "scoped",
+                        "create": null},
+        "tenant": {"kind": "slot", "type": "App\\Tenant", "lifespan": "scoped", "create": null},
+        "greeter": {"type": "App\\Greeter", "lifespan": "scoped",
+                    "create": {"$new": "App\\Greeter", "args": [{"$ref": "currentUser"}]}},
+        "page": {"type": "App\\Page", "lifespan": "transient",
+                 "create": {"$new": "App\\Page", "args": [{"$ref": "greeter"}]}},
+    });
+    if let (Some(s), Some(e)) = (services.as_object_mut(), extra.as_object()) {
+        s.extend(e.clone());
+    }
+    json!({"format": "wireplan-plan", "version": 3, "compiler": "test", "inputs_hash": "0",
+           "services": services,
+           "aliases": {"user": "currentUser"},
+           "types": {"App\\CurrentUser": ["currentUser"], "App\\Tenant": ["tenant"],
+                     "App\\Greeter": ["greeter"], "App\\Page": ["page"]}})
+}
+
+fn container() -> Container {
+    Container::from_json_str(&plan_json(json!({})).to_string(), &registry()).unwrap()
+}
+
+#[test]
+fn a_provided_slot_reaches_the_services_of_its_scope_only() {
+    let c = container();
+    let (a, b) = (c.scope(), c.scope());
+    a.provide::<CurrentUser>(CurrentUser("ada".into())).unwrap();
+    b.provide_named("currentUser", Arc::new(CurrentUser("bob".into())))
+        .unwrap();
+    assert_eq!(a.get::<Page>("page").unwrap().greeter.user.0, "ada");
+    assert_eq!(b.get::<Page>("page").unwrap().greeter.user.0, "bob");
+    // One greeter per scope, holding the very object provided.
+    let g = a.get::<Greeter>("greeter").unwrap();
+    assert!(Arc::ptr_eq(&g, &a.get::<Page>("page").unwrap().greeter));
+    assert!(Arc::ptr_eq(
+        &g.user,
+        &a.get_by_type::<CurrentUser>().unwrap()
+    ));
+    assert!(a.is_provided("currentUser") && a.is_provided("user"));
+    assert!(!c.scope().is_provided("currentUser"));
+    assert!(!a.is_provided("greeter"));
+    assert_eq!(
+        c.slots(),
+        vec![
+            ("currentUser", "App\\CurrentUser"),
+            ("tenant", "App\\Tenant")
+        ]
+    );
+    assert_eq!(c.slot_for_type::<Tenant>().unwrap(), "tenant");
+    let t = c.scope();
+    t.provide(Tenant(7)).unwrap();
+    assert_eq!(t.get_by_type::<Tenant>().unwrap().0, 7);
+}
+
+#[test]
+fn a_missing_slot_names_the_slot_and_the_service_that_needs_it() {
+    let c = container();
+    let s = c.scope();
+    let e = s.get::<Page>("page").unwrap_err();
+    assert!(
+        matches!(&e, Error::SlotNotProvided { slot, path, .. }
+            if slot == "currentUser" && path == &["page", "greeter", "currentUser"]),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "scope slot 'currentUser' (App\\CurrentUser) was not provided: service 'greeter' \
+         needs it (path: page -> greeter -> currentUser); call scope.provide(...) for it \
+         before resolving"
+    );
+    let direct = s.get::<CurrentUser>("user").unwrap_err();
+    assert_eq!(
+        direct.to_string(),
+        "scope slot 'currentUser' (App\\CurrentUser) was not provided: it was requested \
+         directly; call scope.provide(...) for it before resolving"
+    );
+    // Nothing was cached: providing now and asking again works.
+    s.provide::<CurrentUser>(CurrentUser("late".into()))
+        .unwrap();
+    assert_eq!(s.get::<Greeter>("greeter").unwrap().user.0, "late");
+}
+
+#[test]
+fn a_slot_outside_a_scope_needs_a_scope() {
+    let e = container().get::<CurrentUser>("currentUser").unwrap_err();
+    assert!(
+        matches!(&e, Error::ScopeRequired { path } if path == &["currentUser"]),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn providing_an_undeclared_slot_is_an_error() {
+    let c = container();
+    let s = c.scope();
+    let e = s
+        .provide_named("greeter", Arc::new(CurrentUser("x".into())))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "'greeter' is not a scope slot of the plan (declared slots: currentUser \
+         (App\\CurrentUser), tenant (App\\Tenant))"
+    );
+    let e = s.provide_named("nope", Arc::new(Tenant(1))).unwrap_err();
+    assert!(matches!(&e, Error::UndeclaredSlot { requested, .. } if requested == "nope"));
+    // A registered type no slot is autowired for.
+    let e = s
+        .provide::<Greeter>(Greeter {
+            user: Arc::new(CurrentUser("x".into())),
+        })
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::UndeclaredSlot { requested, .. } if requested == "App\\Greeter"),
+        "{e:?}"
+    );
+    // A type the registry does not know.
+    let e = s.provide::<String>("x".to_string()).unwrap_err();
+    assert!(matches!(e, Error::UnregisteredType { .. }), "{e:?}");
+    // A value of another registered class, by name.
+    let e = s
+        .provide_named("tenant", Arc::new(CurrentUser("x".into())))
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("scope slot 'tenant' cannot be provided: the value is a App\\CurrentUser"),
+        "{e}"
+    );
+    assert!(!s.is_provided("tenant"));
+}
+
+#[test]
+fn providing_twice_or_after_resolution_started_is_an_error() {
+    let c = container();
+    let s = c.scope();
+    s.provide::<CurrentUser>(CurrentUser("ada".into())).unwrap();
+    let e = s
+        .provide::<CurrentUser>(CurrentUser("eve".into()))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "scope slot 'currentUser' cannot be provided: it was already provided in this scope"
+    );
+    assert_eq!(s.get::<Greeter>("greeter").unwrap().user.0, "ada");
+    let e = s.provide::<Tenant>(Tenant(7)).unwrap_err();
+    assert!(
+        matches!(&e, Error::SlotProvision { slot, reason }
+            if slot == "tenant" && reason.starts_with("this scope already created 1 scoped")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn nested_scopes_inherit_slots_and_may_override_them_before_resolving() {
+    let c = container();
+    let outer = c.scope();
+    outer
+        .provide::<CurrentUser>(CurrentUser("outer".into()))
+        .unwrap();
+    let inherits = outer.scope();
+    assert_eq!(inherits.get::<Greeter>("greeter").unwrap().user.0, "outer");
+    let overrides = outer.scope();
+    overrides
+        .provide::<CurrentUser>(CurrentUser("inner".into()))
+        .unwrap();
+    assert_eq!(overrides.get::<Greeter>("greeter").unwrap().user.0, "inner");
+    assert_eq!(outer.get::<Greeter>("greeter").unwrap().user.0, "outer");
+}
+
+#[test]
+fn provided_values_are_released_with_their_scope() {
+    let c = container();
+    let user = Arc::new(CurrentUser("ada".into()));
+    {
+        let s = c.scope();
+        s.provide_shared(user.clone()).unwrap();
+        s.get::<Greeter>("greeter").unwrap();
+        assert_eq!(Arc::strong_count(&user), 3); // ours, the slot's, the greeter's
+    }
+    assert_eq!(Arc::strong_count(&user), 1);
+}
+
+#[test]
+fn plans_that_misuse_slots_are_refused_at_load() {
+    let bad = plan_json(json!({
+        "single": {"kind": "slot", "type": "App\\Tenant", "create": null},
+        "made": {"kind": "slot", "type": "App\\Tenant", "lifespan": "scoped",
+                 "create": {"$new": "App\\Greeter", "args": [{"$ref": "currentUser"}]}},
+    }));
+    let e = Container::from_json_str(&bad.to_string(), &registry()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("service 'single': a slot is scoped, not Singleton"),
+        "{text}"
+    );
+    assert!(
+        text.contains("service 'made': a slot is provided at run time, so it has no create"),
+        "{text}"
+    );
+    // A slot cannot be supplied as an import at load time.
+    let e = Container::builder(&registry())
+        .import("currentUser", Arc::new(CurrentUser("x".into())))
+        .from_json_str(&plan_json(json!({})).to_string())
+        .unwrap_err();
+    assert!(matches!(&e, Error::Imports { unknown, .. } if unknown == &["currentUser"]));
+}
+
+#[test]
+fn binary_plans_keep_the_slot_kind() {
+    let plan = wireplan_runtime::plan::Plan::from_json_str(&plan_json(json!({})).to_string(), "p")
+        .unwrap();
+    let bytes = plan.to_binary();
+    let back = wireplan_runtime::plan::Plan::from_bytes(&bytes, "p.bin").unwrap();
+    assert_eq!(back, plan);
+    assert_eq!(
+        back.services["tenant"].kind,
+        wireplan_runtime::plan::ServiceKind::Slot
+    );
+}

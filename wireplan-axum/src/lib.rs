@@ -1,0 +1,331 @@
+//! axum integration for wireplan: one container [`Scope`] per request, the plan's scope slots
+//! filled from the request, and the [`Inject`] extractor that resolves a service in the
+//! request's scope.
+//!
+//! ```no_run
+//! # use std::sync::Arc;
+//! # use axum::{routing::get, Router, http::request::Parts};
+//! # use wireplan_runtime::{Container, Registry};
+//! # use wireplan_axum::{Inject, WireplanLayer};
+//! # struct CurrentUser(String);
+//! # struct Greeter { user: Arc<CurrentUser> }
+//! # fn container() -> Container { Container::from_json_str("", &Registry::new()).unwrap() }
+//! async fn hello(Inject(greeter): Inject<Greeter>) -> String {
+//!     format!("hello, {}", greeter.user.0)
+//! }
+//!
+//! # fn main() -> Result<(), wireplan_runtime::Error> {
+//! let layer = WireplanLayer::new(container())
+//!     // Fills the slot autowired for CurrentUser (`slot: true` in the NEON config).
+//!     .slot(|parts: &Parts| -> Result<CurrentUser, (axum::http::StatusCode, &'static str)> {
+//!         let user = parts.headers.get("x-user").and_then(|v| v.to_str().ok());
+//!         Ok(CurrentUser(user.unwrap_or("anonymous").to_string()))
+//!     })?;
+//! let app: Router = Router::new().route("/hello", get(hello)).layer(layer);
+//! # Ok(()) }
+//! ```
+//!
+//! ## What happens per request
+//!
+//! [`WireplanLayer`] opens `container.scope()`, runs each slot filler in the order they were
+//! added and [provides](Scope::provide) its value, stores the scope in the request's
+//! extensions and calls the inner service. A filler that rejects the request answers with its
+//! own response (e.g. 401) and the handler does not run. The scope is dropped with the request,
+//! releasing its scoped services.
+//!
+//! [`Inject<T>`] resolves the service autowired for `T` in that scope; [`RequestScope`] hands
+//! the scope itself to a handler (to get a service by name). Both reject with **500 Internal
+//! Server Error** (the cause logged with `tracing::error!`, not sent to the client) when the
+//! layer is missing or resolution fails (e.g. a slot nobody filled): never a panic.
+//!
+//! Resolution is synchronous until the runtime offers async creation; [`resolve`] is the one
+//! place that changes then.
+
+use std::any::Any;
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::extract::{FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use wireplan_runtime::{Container, Error, Instance, Scope};
+
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A slot filler: reads the request head, gives the slot's value or a rejection response.
+type FillFn =
+    dyn for<'a> Fn(&'a mut Parts) -> BoxFuture<'a, Result<Instance, Response>> + Send + Sync;
+
+struct Filler {
+    /// The slot's service name in the plan.
+    slot: String,
+    fill: Box<FillFn>,
+}
+
+struct Shared {
+    container: Container,
+    fillers: Vec<Arc<Filler>>,
+}
+
+/// A tower [`Layer`](tower_layer::Layer) that gives every request its own container scope
+/// with the plan's scope slots filled from the request (see the [crate docs](crate)).
+#[derive(Clone)]
+pub struct WireplanLayer {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for WireplanLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WireplanLayer")
+            .field("container", &self.shared.container)
+            .field(
+                "slots",
+                &self
+                    .shared
+                    .fillers
+                    .iter()
+                    .map(|f| f.slot.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl WireplanLayer {
+    /// A layer opening one scope of `container` per request, with no slot fillers yet.
+    pub fn new(container: Container) -> WireplanLayer {
+        WireplanLayer {
+            shared: Arc::new(Shared {
+                container,
+                fillers: Vec::new(),
+            }),
+        }
+    }
+
+    /// The container.
+    pub fn container(&self) -> &Container {
+        &self.shared.container
+    }
+
+    fn push(self, slot: String, fill: Box<FillFn>) -> WireplanLayer {
+        let mut fillers = self.shared.fillers.clone();
+        fillers.push(Arc::new(Filler { slot, fill }));
+        WireplanLayer {
+            shared: Arc::new(Shared {
+                container: self.shared.container.clone(),
+                fillers,
+            }),
+        }
+    }
+
+    /// Fills the scope slot autowired for `T` with what `f` makes of the request head. `f`
+    /// returning `Err(r)` rejects the request with the response `r` (e.g. `StatusCode::UNAUTHORIZED`).
+    ///
+    /// Errors (when the layer is built, not per request): [`Error::UnregisteredType`],
+    /// [`Error::UndeclaredSlot`] when the plan has no slot for `T`.
+    pub fn slot<T, F, R>(self, f: F) -> Result<WireplanLayer, Error>
+    where
+        T: Any + Send + Sync,
+        F: Fn(&Parts) -> Result<T, R> + Send + Sync + 'static,
+        R: IntoResponse,
+    {
+        let slot = self.shared.container.slot_for_type::<T>()?.to_string();
+        let f = Arc::new(f);
+        Ok(self.push(
+            slot,
+            Box::new(move |parts| {
+                let made = f(parts)
+                    .map(|v| Instance::new(Arc::new(v)))
+                    .map_err(IntoResponse::into_response);
+                Box::pin(std::future::ready(made))
+            }),
+        ))
+    }
+
+    /// Fills the scope slot autowired for `T` from an axum extractor `X` (a typed header, the
+    /// path, a session …): `f` turns what `X` extracted into the slot's value. When `X`
+    /// rejects the request, its rejection is the response.
+    ///
+    /// Errors: as [`WireplanLayer::slot`].
+    pub fn slot_from<X, T, F>(self, f: F) -> Result<WireplanLayer, Error>
+    where
+        X: FromRequestParts<()> + Send + 'static,
+        T: Any + Send + Sync,
+        F: Fn(X) -> T + Send + Sync + 'static,
+    {
+        let slot = self.shared.container.slot_for_type::<T>()?.to_string();
+        let f = Arc::new(f);
+        Ok(self.push(
+            slot,
+            Box::new(move |parts| {
+                let f = f.clone();
+                Box::pin(async move {
+                    match X::from_request_parts(parts, &()).await {
+                        Ok(x) => Ok(Instance::new(Arc::new(f(x)))),
+                        Err(rejection) => Err(rejection.into_response()),
+                    }
+                })
+            }),
+        ))
+    }
+}
+
+impl<S> tower_layer::Layer<S> for WireplanLayer {
+    type Service = WireplanService<S>;
+
+    fn layer(&self, inner: S) -> WireplanService<S> {
+        WireplanService {
+            inner,
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+/// The service [`WireplanLayer`] wraps around the inner service (the router or a handler).
+#[derive(Clone)]
+pub struct WireplanService<S> {
+    inner: S,
+    shared: Arc<Shared>,
+}
+
+impl<S> std::fmt::Debug for WireplanService<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WireplanService").finish_non_exhaustive()
+    }
+}
+
+impl<S> tower_service::Service<Request> for WireplanService<S>
+where
+    S: tower_service::Service<Request, Response = Response, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        // The service that was polled ready handles this request; a fresh clone stays here.
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let shared = self.shared.clone();
+        Box::pin(async move {
+            let scope = shared.container.scope();
+            let (mut parts, body) = request.into_parts();
+            for filler in &shared.fillers {
+                match (filler.fill)(&mut parts).await {
+                    Ok(value) => {
+                        if let Err(e) = scope.provide_instance(&filler.slot, value) {
+                            return Ok(internal_error("filling a scope slot", &e));
+                        }
+                    }
+                    Err(rejection) => return Ok(rejection),
+                }
+            }
+            parts.extensions.insert(RequestScope(scope));
+            inner.call(Request::from_parts(parts, body)).await
+        })
+    }
+}
+
+/// The request's container scope, put there by [`WireplanLayer`]; also an extractor for
+/// handlers that resolve services by name (`scope.0.get::<T>("name")`).
+#[derive(Clone, Debug)]
+pub struct RequestScope(pub Scope);
+
+/// Why an [`Inject`] or [`RequestScope`] extraction failed; answers 500 and logs the cause.
+#[derive(Debug)]
+pub enum InjectRejection {
+    /// The request did not pass through a [`WireplanLayer`].
+    NoScope,
+    /// Resolving the service failed.
+    Resolve {
+        /// `std::any::type_name` of the requested type.
+        requested: &'static str,
+        /// The runtime's error.
+        cause: Error,
+    },
+}
+
+impl std::fmt::Display for InjectRejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InjectRejection::NoScope => write!(
+                f,
+                "the request has no wireplan scope: add WireplanLayer to the router"
+            ),
+            InjectRejection::Resolve { requested, cause } => {
+                write!(f, "cannot inject {requested}: {cause}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for InjectRejection {}
+
+/// A 500 response; the cause goes to the log, not to the client.
+fn internal_error(doing: &str, cause: &dyn std::fmt::Display) -> Response {
+    tracing::error!(target: "wireplan_axum", "{doing}: {cause}");
+    (StatusCode::INTERNAL_SERVER_ERROR, "internal server error").into_response()
+}
+
+impl IntoResponse for InjectRejection {
+    fn into_response(self) -> Response {
+        internal_error("dependency injection", &self)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for RequestScope {
+    type Rejection = InjectRejection;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<RequestScope>()
+            .cloned()
+            .ok_or(InjectRejection::NoScope)
+    }
+}
+
+/// Resolves the service autowired for `T` in `scope`: the one place that changes (to the
+/// async `get_by_type_async(..).await`) when the runtime creates services asynchronously.
+pub async fn resolve<T: ?Sized + Send + Sync + 'static>(scope: &Scope) -> Result<Arc<T>, Error> {
+    scope.get_by_type::<T>()
+}
+
+/// An extractor: the service autowired for `T` (a concrete type or a registered trait
+/// object), resolved in the request's scope, so scoped services are one per request and
+/// singletons are shared by all.
+///
+/// Rejection: [`InjectRejection`] (500, cause logged).
+#[derive(Debug)]
+pub struct Inject<T: ?Sized>(pub Arc<T>);
+
+impl<T, S> FromRequestParts<S> for Inject<T>
+where
+    T: ?Sized + Send + Sync + 'static,
+    S: Send + Sync,
+{
+    type Rejection = InjectRejection;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let RequestScope(scope) = RequestScope::from_request_parts(parts, state).await?;
+        resolve::<T>(&scope)
+            .await
+            .map(Inject)
+            .map_err(|cause| InjectRejection::Resolve {
+                requested: std::any::type_name::<T>(),
+                cause,
+            })
+    }
+}
