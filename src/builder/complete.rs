@@ -60,7 +60,7 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
                 _ => c.service(def),
             };
             completed.calls = std::mem::take(&mut c.trace);
-            results.push(Some(completed));
+            results.push(Some(Box::new(completed)));
         }
     }
     let init = {

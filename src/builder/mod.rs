@@ -186,7 +186,7 @@ pub struct Definition {
     /// The resolved type (after [`ContainerBuilder::resolve`]).
     pub resolved_type: Option<String>,
     /// The completed statements (after [`ContainerBuilder::complete`]).
-    pub completed: Option<Completed>,
+    pub completed: Option<Box<Completed>>,
     /// Which extension (or built-in step) added the definition; `None` for the `services:`
     /// section and for code outside any extension (the REPL prompt).
     pub origin: Option<Actor>,
@@ -364,6 +364,12 @@ impl ContainerBuilder {
     /// The current phase.
     pub fn phase(&self) -> Phase {
         self.phase
+    }
+
+    /// Makes room for `additional` more definitions at once (a `services:` section of known
+    /// size), instead of growing the table by doubling as they are added.
+    pub fn reserve_definitions(&mut self, additional: usize) {
+        self.definitions.reserve(additional);
     }
 
     /// Adds a definition. `None` gives the next anonymous name (`01`, `02`, …). Names must match

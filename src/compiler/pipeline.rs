@@ -18,7 +18,7 @@ use super::{
     check_plain_parameters, extension_names, plan_model, services, Built, Options, BUILTIN_SECTIONS,
 };
 use crate::builder::ContainerBuilder;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogStream};
 use crate::config::{self, Parameters, RawConfig, Sections};
 use crate::diagnostics::{suggest, Code, Diagnostic, Diagnostics};
 use crate::script::api::SharedBuilder;
@@ -82,6 +82,8 @@ pub struct Pipeline {
     /// Loading reported an error (a missing or unreadable file, a syntax error, an include
     /// cycle): the configuration is incomplete, so no phase runs on it.
     halted: bool,
+    /// A plain compilation ([`Pipeline::load`]): what later phases no longer read is dropped.
+    lean: bool,
 }
 
 /// The loaded configuration a pipeline started from.
@@ -109,9 +111,14 @@ pub struct Outcome {
 impl Pipeline {
     /// Loads the configuration rooted at `path` (with `-p` parameters from `options`) and runs
     /// phase A. Loading errors (unreadable files, syntax) are among the diagnostics.
+    ///
+    /// This is the lean path of a plain compilation: the raw configuration is consumed as it
+    /// is expanded, the `types:` section goes straight into the catalog, and the `services:`
+    /// section is dropped once its definitions are loaded, so [`Pipeline::sections`] lacks
+    /// those two (the REPL's [`Restartable`] keeps them).
     pub fn load(path: &Path, options: &Options) -> Pipeline {
         let i = Inputs::load(path, options);
-        Pipeline::start(i.raw, &i.options, i.sources, i.diags)
+        Pipeline::begin(i.raw, &i.options, i.sources, i.diags, true)
     }
 
     /// Runs phase A over a loaded configuration; `sources` holds the files it came from and
@@ -125,7 +132,19 @@ impl Pipeline {
         raw: RawConfig,
         options: &Options,
         sources: SourceMap,
+        diags: Diagnostics,
+    ) -> Pipeline {
+        Pipeline::begin(raw, options, sources, diags, false)
+    }
+
+    /// [`Pipeline::start`]; `lean` consumes the configuration as it goes (see
+    /// [`Pipeline::load`]).
+    fn begin(
+        raw: RawConfig,
+        options: &Options,
+        sources: SourceMap,
         mut diags: Diagnostics,
+        lean: bool,
     ) -> Pipeline {
         let halted = diags.has_errors();
         let raw = if halted {
@@ -141,16 +160,38 @@ impl Pipeline {
         let sensitive = crate::project::sensitive_parameters(&raw.sections);
         crate::project::check_sensitive(&raw.sections, &options.parameters, &sensitive, &mut diags);
         dynamic.extend(sensitive.into_iter().map(|(name, _)| name));
-        let (params, sections) =
-            config::expand_config(&raw.sections, &dynamic, &options.parameters, &mut diags);
-        let catalog = Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags);
+        // `check_overrides` below reads the raw configuration again when `-p` is given.
+        let keep_raw = !lean || (!halted && !options.parameters.is_empty());
+        let (raw_sections, raw_files) = (raw.sections, raw.files);
+        let (params, mut sections, raw_sections, catalog) = if keep_raw {
+            let (params, sections) =
+                config::expand_config(&raw_sections, &dynamic, &options.parameters, &mut diags);
+            let catalog = Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags);
+            (params, sections, Some(raw_sections), catalog)
+        } else {
+            let mut stream = CatalogStream::new();
+            let (params, sections) = config::expand_config_streaming(
+                raw_sections,
+                &dynamic,
+                &options.parameters,
+                &mut diags,
+                "types",
+                &mut |(key, _, value)| stream.add(&key, &value),
+            );
+            // A `types:` that is not a map stays a section; it is reported as before.
+            let catalog = match sections.get("types") {
+                Some((_, v)) => Catalog::from_section(Some(v), &mut diags),
+                None => stream.finish(&mut diags),
+            };
+            (params, sections, None, catalog)
+        };
         let mut builder = ContainerBuilder::new(catalog);
         builder.parameters = params.values.clone();
         let builder = Rc::new(RefCell::new(builder));
 
         // `extensions:` registers the scripts.
         let sources = Rc::new(RefCell::new(sources));
-        let root = extensions::project_root(&sources.borrow(), &raw.files);
+        let root = extensions::project_root(&sources.borrow(), &raw_files);
         let config_of = |name: &str| sections.get(name).map(|(_, v)| v.clone());
         let limits = crate::script::sandbox::project_limits(
             sections.get("wireplan").map(|(_, v)| v),
@@ -169,15 +210,17 @@ impl Pipeline {
             &mut diags,
         );
         check_sections(&sections, &mut diags);
-        if !halted && !options.parameters.is_empty() {
+        if let Some(raw_sections) =
+            raw_sections.filter(|_| !halted && !options.parameters.is_empty())
+        {
             let sources = sources.borrow();
             // Configuration files and extension scripts (those read so far: all of them).
             let (configs, scripts): (Vec<_>, Vec<_>) =
-                sources.files().partition(|(id, _)| raw.files.contains(id));
+                sources.files().partition(|(id, _)| raw_files.contains(id));
             let configs: Vec<&str> = configs.iter().map(|(_, f)| f.text.as_str()).collect();
             let scripts: Vec<&str> = scripts.iter().map(|(_, f)| f.text.as_str()).collect();
             config::check_overrides(
-                &raw.sections,
+                &raw_sections,
                 &configs,
                 &scripts,
                 &options.parameters,
@@ -197,6 +240,10 @@ impl Pipeline {
         if let Some((_, section)) = sections.get("services") {
             services::load_services(section, &mut builder.borrow_mut(), &mut diags);
         }
+        if lean {
+            // Loaded into definitions; nothing later reads the section.
+            sections.shift_remove("services");
+        }
         Pipeline {
             sections,
             params,
@@ -204,13 +251,14 @@ impl Pipeline {
             sources,
             extensions,
             export,
-            raw_files: raw.files,
+            raw_files,
             diags,
             checks: Vec::new(),
             stage: Stage::A,
             plan: None,
             limits,
             halted,
+            lean,
         }
     }
 
@@ -273,6 +321,11 @@ impl Pipeline {
         self.stage = Stage::C;
         if self.diags.has_errors() {
             return;
+        }
+        if self.lean && self.extensions.is_empty() {
+            // The catalog served resolve and complete; the plan is built from the completed
+            // definitions, and no script is left to ask about types.
+            self.builder.borrow_mut().catalog = Catalog::new();
         }
         let mut plan = self.plan_model();
         self.extensions.after_compile(&mut plan, &mut self.diags);

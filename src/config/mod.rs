@@ -18,7 +18,10 @@ mod plan_guard;
 
 pub use merge::merge;
 pub use overrides::check_overrides;
-pub use params::{declares_parameter, expand_config, expand_with, Parameters, Sections};
+pub use params::{
+    declares_parameter, expand_config, expand_config_streaming, expand_with, Parameters, Sections,
+    StreamedEntry,
+};
 pub use plan_guard::plan_file_hint;
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
