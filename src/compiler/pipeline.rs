@@ -146,7 +146,7 @@ impl Pipeline {
         mut diags: Diagnostics,
         lean: bool,
     ) -> Pipeline {
-        let halted = diags.has_errors();
+        let mut halted = diags.has_errors();
         let raw = if halted {
             RawConfig {
                 sections: Default::default(),
@@ -185,6 +185,7 @@ impl Pipeline {
             };
             (params, sections, None, catalog)
         };
+        halted = halted || over_memory("expanding the configuration", &mut diags);
         let mut builder = ContainerBuilder::new(catalog);
         builder.parameters = params.values.clone();
         let builder = Rc::new(RefCell::new(builder));
@@ -235,10 +236,14 @@ impl Pipeline {
         if export.parameters {
             check_plain_parameters(&params, &mut diags);
         }
-        extensions.apply_schemas(&mut diags);
-        extensions.call_all("loadConfiguration", &mut diags);
-        if let Some((_, section)) = sections.get("services") {
-            services::load_services(section, &mut builder.borrow_mut(), &mut diags);
+        if !halted {
+            // (With a loading error the sections are empty: nothing would run anyway.)
+            extensions.apply_schemas(&mut diags);
+            extensions.call_all("loadConfiguration", &mut diags);
+            if let Some((_, section)) = sections.get("services") {
+                services::load_services(section, &mut builder.borrow_mut(), &mut diags);
+            }
+            halted = over_memory("loading the services", &mut diags);
         }
         if lean {
             // Loaded into definitions; nothing later reads the section.
@@ -295,6 +300,11 @@ impl Pipeline {
         let before = diags.items().len();
         self.builder.borrow_mut().resolve(diags);
         self.checks.push(before..diags.items().len());
+        if over_memory("resolving the services", diags) {
+            self.halted = true;
+            self.stage = Stage::B;
+            return;
+        }
         if let Some((_, section)) = self.sections.get("search") {
             builtins::search(section, &mut self.builder.borrow_mut(), diags);
             self.builder.borrow_mut().refresh();
@@ -313,6 +323,7 @@ impl Pipeline {
             diags,
         );
         self.checks.push(before..diags.items().len());
+        self.halted = over_memory("completing the services", diags);
         self.stage = Stage::B;
     }
 
@@ -328,6 +339,9 @@ impl Pipeline {
             self.builder.borrow_mut().catalog = Catalog::new();
         }
         let mut plan = self.plan_model();
+        if over_memory("building the plan", &mut self.diags) {
+            return;
+        }
         self.extensions.after_compile(&mut plan, &mut self.diags);
         self.plan = Some(plan);
     }
@@ -493,6 +507,7 @@ impl Inputs {
         let mut sources = SourceMap::new();
         let mut diags = Diagnostics::new();
         let raw = config::load_with(path, &options.parameters, &mut sources, &mut diags);
+        over_memory("reading the configuration", &mut diags);
         Inputs {
             raw,
             options: options.clone(),
@@ -589,6 +604,18 @@ impl std::ops::Deref for Restartable {
 impl std::ops::DerefMut for Restartable {
     fn deref_mut(&mut self) -> &mut Pipeline {
         &mut self.pipeline
+    }
+}
+
+/// Whether the heap went past the memory ceiling ([`crate::memory`]); then the `memory-limit`
+/// error for `stage` is reported, and the caller stops the compilation.
+fn over_memory(stage: &str, diags: &mut Diagnostics) -> bool {
+    match crate::memory::check(stage) {
+        Ok(()) => false,
+        Err(d) => {
+            diags.push(d);
+            true
+        }
     }
 }
 
