@@ -54,7 +54,7 @@ impl TypeRef {
                 list_of: Some(normalize_name(item)),
             };
         }
-        let mut members = Vec::new();
+        let mut members = Vec::with_capacity(body.matches('|').count() + 1);
         for m in body.split('|') {
             let m = m.trim();
             if m.eq_ignore_ascii_case("null") {
@@ -681,7 +681,7 @@ fn parse_params(
     v: &Expr,
     pending: &mut Vec<NullDefault>,
 ) -> Vec<Param> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(v.as_array().map_or(0, |a| a.items.len()));
     let Some(a) = v.as_array() else {
         if !v.is_null() {
             bad(diags, path, "map of parameters", v);

@@ -59,7 +59,11 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
                 DefinitionKind::Locator => c.locator(def),
                 _ => c.service(def),
             };
-            completed.calls = std::mem::take(&mut c.trace);
+            if c.b.record_origins {
+                completed.calls = std::mem::take(&mut c.trace);
+            } else {
+                c.trace.clear();
+            }
             results.push(Some(Box::new(completed)));
         }
     }

@@ -280,6 +280,10 @@ pub struct ContainerBuilder {
     pub initialization_completed: Vec<plan::Expr>,
     /// Files registered with `addDependency`, for dev-mode rebuilds.
     pub dependencies: Vec<std::path::PathBuf>,
+    /// Whether [`ContainerBuilder::complete`] keeps how each argument was filled
+    /// ([`Completed::calls`], what `explain` shows). On by default; a plain compilation, which
+    /// only writes the plan, turns it off to save memory (the plan is the same).
+    pub record_origins: bool,
     phase: Phase,
     index: AutowiringIndex,
     dirty: bool,
@@ -301,6 +305,7 @@ impl ContainerBuilder {
             lower_names: HashMap::new(),
             aliases: IndexMap::new(),
             anonymous_counter: 0,
+            record_origins: true,
             catalog,
             parameters: IndexMap::new(),
             initialization: Vec::new(),
