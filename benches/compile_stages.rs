@@ -75,7 +75,7 @@ fn print_memory(n: usize, a: &App) {
     let (_, decode) = peak_mb(|| {
         a.texts
             .iter()
-            .map(|t| wireplan::neon::decode(t, FileId(0)).is_ok())
+            .filter(|t| wireplan::neon::decode(t, FileId(0)).is_ok())
             .count()
     });
     let (pipeline, load) = peak_mb(|| phase_a(&a.config));
