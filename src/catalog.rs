@@ -71,7 +71,7 @@ impl TypeRef {
                 provider_of: Some(normalize_name(target)),
             };
         }
-        let mut members = Vec::new();
+        let mut members = Vec::with_capacity(body.matches('|').count() + 1);
         for m in body.split('|') {
             let m = m.trim();
             if m.eq_ignore_ascii_case("null") {
@@ -222,6 +222,41 @@ pub struct ClassInfo {
     pub constants: IndexMap<String, Expr>,
 }
 
+/// Builds a [`Catalog`] from the entries of a `types:` section one at a time, so a large
+/// section never has to exist whole as an expanded tree (see
+/// [`crate::config::expand_config_streaming`]). Reports exactly what
+/// [`Catalog::from_section`] reports, in the same order: the entries' own problems, then
+/// references to unknown types and defaults that do not fit.
+#[derive(Debug, Default)]
+pub struct CatalogStream {
+    cat: Catalog,
+    pending: Vec<NullDefault>,
+    diags: Diagnostics,
+}
+
+impl CatalogStream {
+    /// An empty stream.
+    pub fn new() -> CatalogStream {
+        CatalogStream::default()
+    }
+
+    /// Adds the entry `key: value` of the `types:` section (a malformed one is reported when
+    /// the stream finishes, the rest of it kept).
+    pub fn add(&mut self, key: &Key, value: &Expr) {
+        let name = normalize_name(&key.as_string());
+        let info = parse_class(&name, value, &mut self.diags, &mut self.pending);
+        self.cat.add(info);
+    }
+
+    /// The catalog, after the checks across entries; every problem goes to `diags`.
+    pub fn finish(mut self, diags: &mut Diagnostics) -> Catalog {
+        diags.extend(self.diags.into_vec());
+        self.cat.check_references(diags);
+        self.cat.check_null_defaults(&self.pending, diags);
+        self.cat
+    }
+}
+
 /// The catalog of all known types.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
@@ -238,7 +273,7 @@ impl Catalog {
     /// Reads the `types:` section. Malformed entries and references to unknown parents are
     /// reported to `diags`; the rest is kept.
     pub fn from_section(section: Option<&Expr>, diags: &mut Diagnostics) -> Catalog {
-        let mut cat = Catalog::new();
+        let cat = Catalog::new();
         let Some(section) = section else {
             return cat;
         };
@@ -257,15 +292,11 @@ impl Catalog {
             }
             return cat;
         };
-        let mut pending = Vec::new();
+        let mut stream = CatalogStream::new();
         for (key, value) in &items.items {
-            let name = normalize_name(&key.as_string());
-            let info = parse_class(&name, value, diags, &mut pending);
-            cat.add(info);
+            stream.add(key, value);
         }
-        cat.check_references(diags);
-        cat.check_null_defaults(&pending, diags);
-        cat
+        stream.finish(diags)
     }
 
     /// `default: null` on a parameter whose type is a class without `?`: an unknown class is
@@ -634,6 +665,7 @@ fn string_list(diags: &mut Diagnostics, path: &str, v: &Expr) -> Vec<String> {
 
 /// A `default: null` whose fit depends on the catalog (the type names a class), checked once
 /// every class is known.
+#[derive(Debug)]
 struct NullDefault {
     /// `Class › constructor` or `Class › methods › m`.
     path: String,
@@ -680,7 +712,7 @@ fn parse_params(
     v: &Expr,
     pending: &mut Vec<NullDefault>,
 ) -> Vec<Param> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(v.as_array().map_or(0, |a| a.items.len()));
     let Some(a) = v.as_array() else {
         if !v.is_null() {
             bad(diags, path, "map of parameters", v);

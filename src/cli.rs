@@ -24,13 +24,24 @@ pub struct ParamArgs {
     /// may be declared only once across them (docs/catalog.md).
     #[arg(long = "catalog", value_name = "FILE")]
     pub catalogs: Vec<PathBuf>,
+    /// Stop with a `memory-limit` error when the compiler's heap grows past SIZE (bytes, or
+    /// with a unit: 512MB, 2GB; powers of 1024). Default: 3/4 of the machine's memory.
+    #[arg(long = "max-memory", value_name = "SIZE", value_parser = crate::memory::parse_size)]
+    pub max_memory: Option<u64>,
 }
 
 /// The compiler options from the command line, and the problems with them. A `--scripts` folder
 /// that does not exist is a `file-not-found` warning. A bad `--dynamic` name or `-p` item is an
 /// error, reported and left out, so that the compilation still runs and shows
 /// every independent error (a `-p` value that is not valid NEON is as if not given).
+///
+/// Also sets the process's memory ceiling ([`crate::memory::set_ceiling`]) from
+/// `--max-memory`, or to [`crate::memory::default_ceiling`].
 pub fn options(args: &ParamArgs, sources: &mut SourceMap) -> (Options, Vec<Diagnostic>) {
+    crate::memory::set_ceiling(Some(
+        args.max_memory
+            .unwrap_or_else(crate::memory::default_ceiling),
+    ));
     let mut problems = Vec::new();
     for dir in args.scripts.iter().filter(|d| !d.is_dir()) {
         let what = if dir.exists() {

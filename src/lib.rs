@@ -19,6 +19,7 @@ pub mod dev;
 pub mod diagnostics;
 pub mod expr;
 pub mod inspect;
+pub mod memory;
 pub mod neon;
 pub mod plan;
 pub mod project;

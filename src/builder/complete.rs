@@ -59,8 +59,12 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
                 DefinitionKind::Locator => c.locator(def),
                 _ => c.service(def),
             };
-            completed.calls = std::mem::take(&mut c.trace);
-            results.push(Some(completed));
+            if c.b.record_origins {
+                completed.calls = std::mem::take(&mut c.trace);
+            } else {
+                c.trace.clear();
+            }
+            results.push(Some(Box::new(completed)));
         }
     }
     let init = {

@@ -195,7 +195,7 @@ pub struct Definition {
     /// The resolved type (after [`ContainerBuilder::resolve`]).
     pub resolved_type: Option<String>,
     /// The completed statements (after [`ContainerBuilder::complete`]).
-    pub completed: Option<Completed>,
+    pub completed: Option<Box<Completed>>,
     /// Which extension (or built-in step) added the definition; `None` for the `services:`
     /// section and for code outside any extension (the REPL prompt).
     pub origin: Option<Actor>,
@@ -290,6 +290,10 @@ pub struct ContainerBuilder {
     pub initialization_completed: Vec<plan::Expr>,
     /// Files registered with `addDependency`, for dev-mode rebuilds.
     pub dependencies: Vec<std::path::PathBuf>,
+    /// Whether [`ContainerBuilder::complete`] keeps how each argument was filled
+    /// ([`Completed::calls`], what `explain` shows). On by default; a plain compilation, which
+    /// only writes the plan, turns it off to save memory (the plan is the same).
+    pub record_origins: bool,
     phase: Phase,
     index: AutowiringIndex,
     dirty: bool,
@@ -311,6 +315,7 @@ impl ContainerBuilder {
             lower_names: HashMap::new(),
             aliases: IndexMap::new(),
             anonymous_counter: 0,
+            record_origins: true,
             catalog,
             parameters: IndexMap::new(),
             initialization: Vec::new(),
@@ -374,6 +379,12 @@ impl ContainerBuilder {
     /// The current phase.
     pub fn phase(&self) -> Phase {
         self.phase
+    }
+
+    /// Makes room for `additional` more definitions at once (a `services:` section of known
+    /// size), instead of growing the table by doubling as they are added.
+    pub fn reserve_definitions(&mut self, additional: usize) {
+        self.definitions.reserve(additional);
     }
 
     /// Adds a definition. `None` gives the next anonymous name (`01`, `02`, …). Names must match

@@ -480,6 +480,11 @@ impl Extensions {
         *sources = std::mem::take(&mut *self.host.sources.borrow_mut());
     }
 
+    /// Whether no extension is loaded (then nothing runs in phase C but the plan build).
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
     /// Calls `afterCompile(plan)` on every extension that defines it; the plan document is
     /// shared, so edits are visible to later extensions and end up in `plan`.
     pub fn after_compile(&mut self, plan: &mut Plan, diags: &mut Diagnostics) {

@@ -74,6 +74,8 @@ pub struct Compilation {
 /// the extensions' `afterCompile(plan)`.
 pub fn compile(path: &Path, options: &Options) -> Compilation {
     let mut pipeline = Pipeline::load(path, options);
+    // Only the plan is wanted: how each argument was filled (for `explain`) is not kept.
+    pipeline.builder().borrow_mut().record_origins = false;
     pipeline.run_to(Stage::C);
     let plan = pipeline.take_plan();
     let (sources, diagnostics) = pipeline.into_report();

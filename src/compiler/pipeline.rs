@@ -18,7 +18,7 @@ use super::{
     check_plain_parameters, extension_names, plan_model, services, Built, Options, BUILTIN_SECTIONS,
 };
 use crate::builder::ContainerBuilder;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogStream};
 use crate::config::{self, Parameters, RawConfig, Sections};
 use crate::diagnostics::{suggest, Code, Diagnostic, Diagnostics};
 use crate::script::api::SharedBuilder;
@@ -82,6 +82,8 @@ pub struct Pipeline {
     /// Loading reported an error (a missing or unreadable file, a syntax error, an include
     /// cycle): the configuration is incomplete, so no phase runs on it.
     halted: bool,
+    /// A plain compilation ([`Pipeline::load`]): what later phases no longer read is dropped.
+    lean: bool,
 }
 
 /// The loaded configuration a pipeline started from.
@@ -109,9 +111,14 @@ pub struct Outcome {
 impl Pipeline {
     /// Loads the configuration rooted at `path` (with `-p` parameters from `options`) and runs
     /// phase A. Loading errors (unreadable files, syntax) are among the diagnostics.
+    ///
+    /// This is the lean path of a plain compilation: the raw configuration is consumed as it
+    /// is expanded, the `types:` section goes straight into the catalog, and the `services:`
+    /// section is dropped once its definitions are loaded, so [`Pipeline::sections`] lacks
+    /// those two (the REPL's [`Restartable`] keeps them).
     pub fn load(path: &Path, options: &Options) -> Pipeline {
         let i = Inputs::load(path, options);
-        Pipeline::start(i.raw, &i.options, i.sources, i.diags)
+        Pipeline::begin(i.raw, &i.options, i.sources, i.diags, true)
     }
 
     /// Runs phase A over a loaded configuration; `sources` holds the files it came from and
@@ -125,9 +132,21 @@ impl Pipeline {
         raw: RawConfig,
         options: &Options,
         sources: SourceMap,
-        mut diags: Diagnostics,
+        diags: Diagnostics,
     ) -> Pipeline {
-        let halted = diags.has_errors();
+        Pipeline::begin(raw, options, sources, diags, false)
+    }
+
+    /// [`Pipeline::start`]; `lean` consumes the configuration as it goes (see
+    /// [`Pipeline::load`]).
+    fn begin(
+        raw: RawConfig,
+        options: &Options,
+        sources: SourceMap,
+        mut diags: Diagnostics,
+        lean: bool,
+    ) -> Pipeline {
+        let mut halted = diags.has_errors();
         let raw = if halted {
             RawConfig {
                 sections: Default::default(),
@@ -143,27 +162,54 @@ impl Pipeline {
         crate::project::check_sensitive(&raw.sections, &options.parameters, &sensitive, &mut diags);
         let sensitive: Vec<String> = sensitive.into_iter().map(|(name, _)| name).collect();
         dynamic.extend(sensitive.iter().cloned());
-        let (mut params, sections) =
-            config::expand_config(&raw.sections, &dynamic, &options.parameters, &mut diags);
+        // `check_overrides` below reads the raw configuration again when `-p` is given.
+        let keep_raw = !lean || (!halted && !options.parameters.is_empty());
+        // On a plain compile the `types:` section streams straight into the catalog; merged
+        // with catalog files (`--catalog`, dev mode's registry catalog) it is read whole by
+        // `Catalog::from_inputs`, which checks duplicates across them.
+        let stream_types = !keep_raw && raw.catalogs.is_empty();
+        let (raw_sections, raw_files, raw_catalogs) = (raw.sections, raw.files, raw.catalogs);
+        let (mut params, mut sections, raw_sections, catalog) = if !stream_types {
+            let (params, sections) =
+                config::expand_config(&raw_sections, &dynamic, &options.parameters, &mut diags);
+            let catalog = Catalog::from_inputs(
+                sections.get("types").map(|(_, v)| v),
+                &raw_catalogs,
+                &sources,
+                &mut diags,
+            );
+            (params, sections, keep_raw.then_some(raw_sections), catalog)
+        } else {
+            let mut stream = CatalogStream::new();
+            let (params, sections) = config::expand_config_streaming(
+                raw_sections,
+                &dynamic,
+                &options.parameters,
+                &mut diags,
+                "types",
+                &mut |(key, _, value)| stream.add(&key, &value),
+            );
+            // A `types:` that is not a map stays a section; it is reported as before.
+            let catalog = match sections.get("types") {
+                Some((_, v)) => Catalog::from_section(Some(v), &mut diags),
+                None => stream.finish(&mut diags),
+            };
+            (params, sections, None, catalog)
+        };
         params.sensitive = sensitive.into_iter().collect();
         params.dynamic_schema = config::dynamic::read_section(
             sections.get(config::dynamic::SECTION),
             &params,
             &mut diags,
         );
-        let catalog = Catalog::from_inputs(
-            sections.get("types").map(|(_, v)| v),
-            &raw.catalogs,
-            &sources,
-            &mut diags,
-        );
+        halted = halted || over_memory("expanding the configuration", &mut diags);
         let mut builder = ContainerBuilder::new(catalog);
         builder.parameters = params.values.clone();
         let builder = Rc::new(RefCell::new(builder));
 
         // `extensions:` registers the scripts.
         let sources = Rc::new(RefCell::new(sources));
-        let root = extensions::project_root(&sources.borrow(), &raw.files);
+        let root = extensions::project_root(&sources.borrow(), &raw_files);
         let config_of = |name: &str| sections.get(name).map(|(_, v)| v.clone());
         let limits = crate::script::sandbox::project_limits(
             sections.get("wireplan").map(|(_, v)| v),
@@ -182,15 +228,17 @@ impl Pipeline {
             &mut diags,
         );
         check_sections(&sections, &mut diags);
-        if !halted && !options.parameters.is_empty() {
+        if let Some(raw_sections) =
+            raw_sections.filter(|_| !halted && !options.parameters.is_empty())
+        {
             let sources = sources.borrow();
             // Configuration files and extension scripts (those read so far: all of them).
             let (configs, scripts): (Vec<_>, Vec<_>) =
-                sources.files().partition(|(id, _)| raw.files.contains(id));
+                sources.files().partition(|(id, _)| raw_files.contains(id));
             let configs: Vec<&str> = configs.iter().map(|(_, f)| f.text.as_str()).collect();
             let scripts: Vec<&str> = scripts.iter().map(|(_, f)| f.text.as_str()).collect();
             config::check_overrides(
-                &raw.sections,
+                &raw_sections,
                 &configs,
                 &scripts,
                 &options.parameters,
@@ -205,10 +253,18 @@ impl Pipeline {
         if export.parameters {
             check_plain_parameters(&params, &mut diags);
         }
-        extensions.apply_schemas(&mut diags);
-        extensions.call_all("loadConfiguration", &mut diags);
-        if let Some((_, section)) = sections.get("services") {
-            services::load_services(section, &mut builder.borrow_mut(), &mut diags);
+        if !halted {
+            // (With a loading error the sections are empty: nothing would run anyway.)
+            extensions.apply_schemas(&mut diags);
+            extensions.call_all("loadConfiguration", &mut diags);
+            if let Some((_, section)) = sections.get("services") {
+                services::load_services(section, &mut builder.borrow_mut(), &mut diags);
+            }
+            halted = over_memory("loading the services", &mut diags);
+        }
+        if lean {
+            // Loaded into definitions; nothing later reads the section.
+            sections.shift_remove("services");
         }
         Pipeline {
             sections,
@@ -218,13 +274,14 @@ impl Pipeline {
             extensions,
             export,
             // Catalog files are dependencies of the plan like the configuration files.
-            raw_files: raw.files.into_iter().chain(raw.catalogs).collect(),
+            raw_files: raw_files.into_iter().chain(raw_catalogs).collect(),
             diags,
             checks: Vec::new(),
             stage: Stage::A,
             plan: None,
             limits,
             halted,
+            lean,
         }
     }
 
@@ -261,6 +318,11 @@ impl Pipeline {
         let before = diags.items().len();
         self.builder.borrow_mut().resolve(diags);
         self.checks.push(before..diags.items().len());
+        if over_memory("resolving the services", diags) {
+            self.halted = true;
+            self.stage = Stage::B;
+            return;
+        }
         if let Some((_, section)) = self.sections.get("search") {
             builtins::search(section, &mut self.builder.borrow_mut(), diags);
             self.builder.borrow_mut().refresh();
@@ -280,6 +342,7 @@ impl Pipeline {
             diags,
         );
         self.checks.push(before..diags.items().len());
+        self.halted = over_memory("completing the services", diags);
         self.stage = Stage::B;
     }
 
@@ -289,7 +352,15 @@ impl Pipeline {
         if self.diags.has_errors() {
             return;
         }
+        if self.lean && self.extensions.is_empty() {
+            // The catalog served resolve and complete; the plan is built from the completed
+            // definitions, and no script is left to ask about types.
+            self.builder.borrow_mut().catalog = Catalog::new();
+        }
         let mut plan = self.plan_model();
+        if over_memory("building the plan", &mut self.diags) {
+            return;
+        }
         self.extensions.after_compile(&mut plan, &mut self.diags);
         self.plan = Some(plan);
     }
@@ -457,6 +528,7 @@ impl Inputs {
         let mut diags = Diagnostics::new();
         let mut raw = config::load_with(path, &options.parameters, &mut sources, &mut diags);
         raw.catalogs = crate::catalog::load_inputs(&options.catalogs, &mut sources, &mut diags);
+        over_memory("reading the configuration", &mut diags);
         Inputs {
             raw,
             options: options.clone(),
@@ -553,6 +625,18 @@ impl std::ops::Deref for Restartable {
 impl std::ops::DerefMut for Restartable {
     fn deref_mut(&mut self) -> &mut Pipeline {
         &mut self.pipeline
+    }
+}
+
+/// Whether the heap went past the memory ceiling ([`crate::memory`]); then the `memory-limit`
+/// error for `stage` is reported, and the caller stops the compilation.
+fn over_memory(stage: &str, diags: &mut Diagnostics) -> bool {
+    match crate::memory::check(stage) {
+        Ok(()) => false,
+        Err(d) => {
+            diags.push(d);
+            true
+        }
     }
 }
 

@@ -32,6 +32,7 @@ pub fn load_services(section: &Expr, builder: &mut ContainerBuilder, diags: &mut
     };
     // Nette's DefinitionSchema, built once for the whole section.
     let schema = crate::schema::sections::definition();
+    builder.reserve_definitions(items.len());
     for (key, value) in &items.items {
         let name = match key {
             Key::Int(_) => None,

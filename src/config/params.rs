@@ -9,7 +9,7 @@
 use super::placeholders::{php_float, split, Part};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
-use crate::neon::{Array, Entity, Key, Kind, Value};
+use crate::neon::{Array, Entity, Entry, Key, Kind, Value};
 use crate::source::Span;
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
@@ -67,107 +67,168 @@ pub fn expand_config(
     overrides: &IndexMap<String, Value>,
     diags: &mut Diagnostics,
 ) -> (Parameters, Sections) {
-    let mut raw: IndexMap<String, Value> = IndexMap::new();
-    if let Some(entry) = sections.get_entry(&Key::Str("parameters".into())) {
-        match &entry.value.kind {
-            Kind::Array(a) => {
-                for (k, v) in a.iter() {
-                    raw.insert(k.as_string(), v.clone());
+    let (mut ex, names) = Expander::prepare(sections, dynamic, overrides, diags);
+    let mut out = Sections::new();
+    for (key, entry) in &sections.entries {
+        ex.section(key, entry, &mut out);
+    }
+    ex.finish(names, out)
+}
+
+/// One entry of a streamed section (see [`expand_config_streaming`]): its key, where the key
+/// was written, and its expanded value.
+pub type StreamedEntry = (Key, Span, Expr);
+
+/// [`expand_config`] over a configuration it consumes, for large inputs: each raw section is
+/// dropped as soon as it is expanded, and when the section named `streamed` is a map its
+/// entries are handed to `each` one at a time (each raw entry dropped right after) instead of
+/// being collected, so neither that section's raw tree nor its expanded tree is ever held
+/// whole. The streamed section is then absent from the returned sections. Expansion, its
+/// rules and its diagnostics are exactly those of [`expand_config`].
+pub fn expand_config_streaming(
+    sections: Array,
+    dynamic: &[String],
+    overrides: &IndexMap<String, Value>,
+    diags: &mut Diagnostics,
+    streamed: &str,
+    each: &mut dyn FnMut(StreamedEntry),
+) -> (Parameters, Sections) {
+    let (mut ex, names) = Expander::prepare(&sections, dynamic, overrides, diags);
+    let mut out = Sections::new();
+    for (key, entry) in sections.entries {
+        if key.as_str() == Some(streamed) {
+            if let Kind::Array(a) = entry.value.kind {
+                ex.literal_at = true;
+                for (k, e) in a.entries {
+                    let k = ex.expand_key(&k, &e);
+                    let v = ex.convert(&e.value);
+                    each((k, e.key_span, v));
+                }
+                continue;
+            }
+        }
+        ex.section(&key, &entry, &mut out);
+    }
+    ex.finish(names, out)
+}
+
+impl<'a> Expander<'a> {
+    /// Reads the `parameters:` section and `-p` overrides, and expands every static
+    /// parameter. Returns the expander and the names of the parameters it expanded.
+    fn prepare(
+        sections: &Array,
+        dynamic: &[String],
+        overrides: &IndexMap<String, Value>,
+        diags: &'a mut Diagnostics,
+    ) -> (Expander<'a>, Vec<String>) {
+        let mut raw: IndexMap<String, Value> = IndexMap::new();
+        if let Some(entry) = sections.get_entry(&Key::Str("parameters".into())) {
+            match &entry.value.kind {
+                Kind::Array(a) => {
+                    for (k, v) in a.iter() {
+                        raw.insert(k.as_string(), v.clone());
+                    }
+                }
+                Kind::Null => {}
+                // Anything else fails the section's schema (a map of parameters).
+                _ => {
+                    crate::schema::validate(
+                        &crate::schema::sections::parameters(),
+                        &Expr::from_neon_verbatim(&entry.value),
+                        &["parameters"],
+                        diags,
+                    );
                 }
             }
-            Kind::Null => {}
-            // Anything else fails the section's schema (a map of parameters).
-            _ => {
-                crate::schema::validate(
-                    &crate::schema::sections::parameters(),
-                    &Expr::from_neon_verbatim(&entry.value),
-                    &["parameters"],
-                    diags,
-                );
+        }
+        let mut foreign: HashSet<String> = HashSet::new();
+        for (k, v) in overrides {
+            // `-p database.dsn=x` sets one key inside the `database` map.
+            let mut path = k.split('.');
+            let top = path.next().unwrap_or_default().to_string();
+            let rest: Vec<&str> = path.collect();
+            if rest.is_empty() || !raw.contains_key(&top) {
+                foreign.insert(top.clone());
+            }
+            if rest.is_empty() {
+                raw.insert(top, v.clone());
+                continue;
+            }
+            let span = v.span;
+            let slot = raw
+                .entry(top)
+                .or_insert_with(|| Value::new(Kind::Array(Array::new()), span));
+            set_nested(slot, &rest, v.clone());
+        }
+        // A dotted dynamic name (`database.password`) makes one value inside a map dynamic: the
+        // value written there becomes a reference to itself, which expands to `{"$param": name}`,
+        // so the map keeps its key and the value never reaches the plan.
+        for name in dynamic.iter().filter(|n| n.contains('.')) {
+            let mut path = name.split('.');
+            let top = path.next().unwrap_or_default();
+            if let Some(slot) = raw.get_mut(top).and_then(|v| nested_mut(v, path)) {
+                slot.kind = Kind::Str(format!("%{name}%"));
             }
         }
-    }
-    let mut foreign: HashSet<String> = HashSet::new();
-    for (k, v) in overrides {
-        // `-p database.dsn=x` sets one key inside the `database` map.
-        let mut path = k.split('.');
-        let top = path.next().unwrap_or_default().to_string();
-        let rest: Vec<&str> = path.collect();
-        if rest.is_empty() || !raw.contains_key(&top) {
-            foreign.insert(top.clone());
+        let mut ex = Expander {
+            foreign,
+            in_foreign: 0,
+            raw,
+            dynamic: dynamic.iter().cloned().collect(),
+            literal_at: false,
+            done: HashMap::new(),
+            stack: Vec::new(),
+            copied: (0, 0),
+            over_limit: false,
+            diags,
+        };
+        // Dynamic parameters are never frozen into the plan, not even as a default: their value
+        // must come from the application (or the environment) at start-up.
+        let names: Vec<String> = ex
+            .raw
+            .keys()
+            .filter(|n| !ex.dynamic.contains(*n))
+            .cloned()
+            .collect();
+        for name in &names {
+            ex.ensure(name, None);
         }
-        if rest.is_empty() {
-            raw.insert(top, v.clone());
-            continue;
-        }
-        let span = v.span;
-        let slot = raw
-            .entry(top)
-            .or_insert_with(|| Value::new(Kind::Array(Array::new()), span));
-        set_nested(slot, &rest, v.clone());
+        (ex, names)
     }
-    // A dotted dynamic name (`database.password`) makes one value inside a map dynamic: the
-    // value written there becomes a reference to itself, which expands to `{"$param": name}`,
-    // so the map keeps its key and the value never reaches the plan.
-    for name in dynamic.iter().filter(|n| n.contains('.')) {
-        let mut path = name.split('.');
-        let top = path.next().unwrap_or_default();
-        if let Some(slot) = raw.get_mut(top).and_then(|v| nested_mut(v, path)) {
-            slot.kind = Kind::Str(format!("%{name}%"));
-        }
-    }
-    let mut ex = Expander {
-        foreign,
-        in_foreign: 0,
-        raw,
-        dynamic: dynamic.iter().cloned().collect(),
-        literal_at: false,
-        done: HashMap::new(),
-        stack: Vec::new(),
-        copied: (0, 0),
-        over_limit: false,
-        diags,
-    };
-    // Dynamic parameters are never frozen into the plan, not even as a default: their value
-    // must come from the application (or the environment) at start-up.
-    let names: Vec<String> = ex
-        .raw
-        .keys()
-        .filter(|n| !ex.dynamic.contains(*n))
-        .cloned()
-        .collect();
-    for name in &names {
-        ex.ensure(name, None);
-    }
-    let mut out = Sections::new();
-    // Outside `parameters:`, a quoted '@x' is plain text (Nette's NeonAdapter).
-    ex.literal_at = true;
-    for (key, entry) in &sections.entries {
+
+    /// Expands one top-level section into `out` (`parameters:` itself is skipped).
+    fn section(&mut self, key: &Key, entry: &Entry, out: &mut Sections) {
         let name = key.as_string();
         if name == "parameters" {
-            continue;
+            return;
         }
-        let value = ex.convert(&entry.value);
+        // Outside `parameters:`, a quoted '@x' is plain text (Nette's NeonAdapter).
+        self.literal_at = true;
+        let value = self.convert(&entry.value);
         out.insert(name, (entry.key_span, value));
     }
-    // The sections are done: the expanded values move into the result (no second copy).
-    let values = names
-        .into_iter()
-        .map(|n| {
-            let v = ex
-                .done
-                .remove(&n)
-                .unwrap_or_else(|| Expr::bare(ExprKind::Null));
-            (n, v)
-        })
-        .collect();
-    let dynamic = ex.dynamic.clone();
-    let parameters = Parameters {
-        values,
-        dynamic,
-        ..Parameters::default()
-    };
-    (parameters, out)
+
+    /// The expanded parameters, once the sections are done: the expanded values move into
+    /// the result (no second copy).
+    fn finish(mut self, names: Vec<String>, out: Sections) -> (Parameters, Sections) {
+        let values = names
+            .into_iter()
+            .map(|n| {
+                let v = self
+                    .done
+                    .remove(&n)
+                    .unwrap_or_else(|| Expr::bare(ExprKind::Null));
+                (n, v)
+            })
+            .collect();
+        let dynamic = self.dynamic.clone();
+        let parameters = Parameters {
+            values,
+            dynamic,
+            ..Parameters::default()
+        };
+        (parameters, out)
+    }
 }
 
 /// The longest string a `%parameter%` expansion may produce, in bytes (1 MiB).
@@ -528,30 +589,33 @@ impl Expander<'_> {
     fn convert_array(&mut self, a: &Array) -> ExprArray {
         let mut out = ExprArray::new();
         for (key, entry) in &a.entries {
-            let key = match key {
-                Key::Str(s) if s.contains('%') => {
-                    match self.expand_string(s, entry.key_span).kind {
-                        ExprKind::Str(x) => Key::from_string(x),
-                        ExprKind::Int(i) => Key::Int(i),
-                        _ => {
-                            self.diags.push(
-                                Diagnostic::error(
-                                    Code::InvalidValue,
-                                    format!("The key '{s}' must expand to a string."),
-                                )
-                                .at(self.loc(Some(entry.key_span))),
-                            );
-                            key.clone()
-                        }
-                    }
-                }
-                _ => key.clone(),
-            };
+            let key = self.expand_key(key, entry);
             let v = self.convert(&entry.value);
             out.set_key_span(&key, entry.key_span);
             out.items.insert(key, v);
         }
         out
+    }
+
+    /// A map key with its `%parameter%` references expanded.
+    fn expand_key(&mut self, key: &Key, entry: &Entry) -> Key {
+        match key {
+            Key::Str(s) if s.contains('%') => match self.expand_string(s, entry.key_span).kind {
+                ExprKind::Str(x) => Key::from_string(x),
+                ExprKind::Int(i) => Key::Int(i),
+                _ => {
+                    self.diags.push(
+                        Diagnostic::error(
+                            Code::InvalidValue,
+                            format!("The key '{s}' must expand to a string."),
+                        )
+                        .at(self.loc(Some(entry.key_span))),
+                    );
+                    key.clone()
+                }
+            },
+            _ => key.clone(),
+        }
     }
 
     fn convert_entity(&mut self, e: &Entity, target: Option<Expr>) -> Statement {

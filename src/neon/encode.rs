@@ -517,7 +517,7 @@ fn lexes_as_one_literal(s: &str, next: &str) -> bool {
     end == text.len()
         && tokens
             .first()
-            .is_some_and(|t| t.kind == Tok::Literal && t.start == 0 && t.end == s.len())
+            .is_some_and(|t| t.kind == Tok::Literal && t.start == 0 && t.end as usize == s.len())
         && (next.is_empty() || tokens.len() == 2)
         && (!next.is_empty() || tokens.len() == 1)
 }

@@ -64,7 +64,7 @@ impl ParseError {
         let src = &*text.src;
         let tok = tokens.get(self.pos);
         let (mut start, mut end) = match tok {
-            Some(t) => (t.start, t.end),
+            Some(t) => (t.start as usize, t.end as usize),
             None => (src.len(), src.len()),
         };
         let mut notes: Vec<String> = Vec::new();
@@ -76,7 +76,7 @@ impl ParseError {
                     "the input ends here".to_string(),
                 ),
                 Some(t) => {
-                    let text = &src[t.start..t.end];
+                    let text = &src[t.start as usize..t.end as usize];
                     if text == "=" {
                         notes.push(
                             "`=` always separates a key from its value; quote a value that \
@@ -181,16 +181,20 @@ impl ParseError {
             d = d.with_secondary(span, label);
         }
         if let Some(t) = self.opened.and_then(|i| tokens.get(i)) {
-            let bracket = &src[t.start..t.end];
+            let bracket = &src[t.start as usize..t.end as usize];
             let close = match bracket {
                 "[" => "]",
                 "{" => "}",
                 _ => ")",
             };
-            let open = Span::new(file, text.orig_start(t.start), text.orig_end(t.end));
-            let before = &src[..t.start];
+            let open = Span::new(
+                file,
+                text.orig_start(t.start as usize),
+                text.orig_end(t.end as usize),
+            );
+            let before = &src[..t.start as usize];
             let line = before.matches('\n').count() + 1;
-            let column = t.start - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            let column = t.start as usize - before.rfind('\n').map_or(0, |i| i + 1) + 1;
             d = d
                 .with_secondary(open, format!("this '{bracket}' is never closed"))
                 .with_note(format!(

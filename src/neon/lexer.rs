@@ -28,12 +28,13 @@ pub(crate) enum Tok {
     Whitespace,
 }
 
-/// One token: its kind and byte range in the stripped text.
+/// One token: its kind and byte range in the stripped text (12 bytes: a large file has about
+/// one token per 2–3 bytes; spans are `u32` offsets everywhere, see [`crate::source::Span`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Token {
     pub kind: Tok,
-    pub start: usize,
-    pub end: usize,
+    pub start: u32,
+    pub end: u32,
 }
 
 /// The text being decoded, without `\r`, plus the way back to original offsets.
@@ -84,35 +85,80 @@ impl<'a> Text<'a> {
     }
 }
 
-/// Splits `src` into tokens. The second value is where lexing stopped: `src.len()` when the
-/// tokens cover the whole text, otherwise the offset of the first character no token accepts.
+/// Bytes lexed by one pest run when the text can be cut at line starts (see [`tokenize`]).
+const PIECE: usize = 64 * 1024;
+
+/// Splits `src` into tokens; returns them and the offset where lexing stopped (`src.len()`
+/// unless some text matches no token).
+///
+/// pest keeps a queue entry for the start and the end of every pair until the parse is over
+/// (about 80 bytes per token, 40 MB for a 780 KB catalog), so a long text is lexed in pieces
+/// of about [`PIECE`] bytes, each starting at a line start. That gives the same tokens as one
+/// run: no token spans a line break except a run of line breaks (pieces never start inside
+/// one) and a multi-line string (a text with `'''` or `"""` is lexed in one run); a
+/// piece starts after a line break, where no quote context is open; and the last line of a
+/// piece ends with its line break, so no look-ahead sees the piece's end.
 pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
-    let pairs = match NeonLexer::parse(Rule::tokens, src) {
+    let mut tokens = Vec::new();
+    if src.len() <= PIECE || src.contains("'''") || src.contains("\"\"\"") {
+        let end = lex(src, 0, &mut tokens);
+        return (tokens, end);
+    }
+    let bytes = src.as_bytes();
+    let mut at = 0;
+    while at < src.len() {
+        // The first line start past the piece size that does not continue a run of breaks.
+        let mut cut = src.len();
+        let mut from = at + PIECE;
+        while let Some(p) = bytes
+            .get(from..)
+            .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
+        {
+            let after = from + p + 1;
+            if bytes.get(after).is_some_and(|&b| b != b'\n') {
+                cut = after;
+                break;
+            }
+            from = after;
+        }
+        let end = lex(&src[at..cut], at, &mut tokens);
+        if end < cut {
+            return (tokens, end);
+        }
+        at = cut;
+    }
+    (tokens, src.len())
+}
+
+/// Lexes `piece`, which starts at byte `base` of the text, appending its tokens; returns the
+/// offset (in the text) where lexing stopped.
+fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
+    let pairs = match NeonLexer::parse(Rule::tokens, piece) {
         Ok(p) => p,
         // The token rule only repeats optional parts, so it cannot fail; be safe anyway.
-        Err(_) => return (Vec::new(), 0),
+        Err(_) => return base,
     };
-    let mut tokens = Vec::new();
-    let mut end = 0;
+    let mut end = base;
     for pair in pairs {
         let span = pair.as_span();
         let kind = match pair.as_rule() {
             Rule::string => Tok::String,
             Rule::literal | Rule::literal_after_quote => Tok::Literal,
-            Rule::char => Tok::Char(src.as_bytes()[span.start()]),
+            Rule::char => Tok::Char(piece.as_bytes()[span.start()]),
             Rule::comment => Tok::Comment,
             Rule::newline => Tok::Newline,
             Rule::whitespace => Tok::Whitespace,
             _ => continue,
         };
+        // Sources are at most 4 GiB (spans are u32 offsets).
         tokens.push(Token {
             kind,
-            start: span.start(),
-            end: span.end(),
+            start: (base + span.start()) as u32,
+            end: (base + span.end()) as u32,
         });
-        end = span.end();
+        end = base + span.end();
     }
-    (tokens, end)
+    end
 }
 
 #[cfg(test)]
@@ -122,7 +168,9 @@ mod tests {
     fn kinds(s: &str) -> Vec<(Tok, &str)> {
         let (toks, end) = tokenize(s);
         assert_eq!(end, s.len(), "lexing stopped early in {s:?}");
-        toks.iter().map(|t| (t.kind, &s[t.start..t.end])).collect()
+        toks.iter()
+            .map(|t| (t.kind, &s[t.start as usize..t.end as usize]))
+            .collect()
     }
 
     #[test]

@@ -136,7 +136,7 @@ impl<'a> Parser<'a> {
 
     fn tok_text(&self, i: usize) -> &'a str {
         let t = self.toks[i];
-        &self.text.src[t.start..t.end]
+        &self.text.src[t.start as usize..t.end as usize]
     }
 
     fn span_of(&self, from: usize, to: usize) -> Span {
@@ -149,18 +149,21 @@ impl<'a> Parser<'a> {
 
     fn tok_span(&self, i: usize) -> Span {
         let t = self.toks[i];
-        self.span_of(t.start, t.end)
+        self.span_of(t.start as usize, t.end as usize)
     }
 
     /// An empty span where token `i` starts (or at the end of input).
     fn point(&self, i: usize) -> Span {
-        let at = self.toks.get(i).map_or(self.text.src.len(), |t| t.start);
+        let at = self
+            .toks
+            .get(i)
+            .map_or(self.text.src.len(), |t| t.start as usize);
         self.span_of(at, at)
     }
 
     /// An empty span right after token `i`.
     fn after(&self, i: usize) -> Span {
-        let at = self.toks[i].end;
+        let at = self.toks[i].end as usize;
         self.span_of(at, at)
     }
 

@@ -147,7 +147,7 @@ pub use wireplan_runtime::encoding::write_atomic;
 
 /// Writes `plan` to `out` in `encoding` the way `wireplan compile` does: refuses to write over
 /// a file the compilation read or recorded as a dependency ([`check_output`]: canonical paths,
-/// symlinks, hard links), then writes atomically ([`write_atomic`]). Errors: an `io` diagnostic naming the input or the write failure.
+/// symlinks, hard links), then writes atomically ([`write_atomic`]). Errors: an `io` diagnostic naming the input or the write failure; `memory-limit` when encoding passed the memory ceiling ([`crate::memory`]).
 pub fn write_checked(
     sources: &SourceMap,
     out: &std::path::Path,
@@ -156,7 +156,9 @@ pub fn write_checked(
 ) -> Result<(), crate::diagnostics::Diagnostic> {
     use crate::diagnostics::{Code, Diagnostic};
     check_output(out, sources, plan)?;
-    write_atomic(out, &plan.encode(encoding)).map_err(|e| {
+    let bytes = plan.encode(encoding);
+    crate::memory::check("encoding the plan")?;
+    write_atomic(out, &bytes).map_err(|e| {
         Diagnostic::error(
             Code::Io,
             format!("Cannot write the plan to '{}': {e}", out.display()),

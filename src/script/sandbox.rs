@@ -49,17 +49,20 @@ fn count(bytes: usize) {
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         count(layout.size());
+        crate::memory::allocated(layout.size());
         // SAFETY: forwarded as received.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         count(layout.size());
+        crate::memory::allocated(layout.size());
         // SAFETY: forwarded as received.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        crate::memory::freed(layout.size());
         // SAFETY: forwarded as received.
         unsafe { System.dealloc(ptr, layout) }
     }
@@ -67,6 +70,9 @@ unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // Growing in place (`mremap` for large blocks) costs the growth, not the whole block.
         count(new_size.saturating_sub(layout.size()));
+        // The live heap changes by the difference (counted as if the block was moved).
+        crate::memory::freed(layout.size());
+        crate::memory::allocated(new_size);
         // SAFETY: forwarded as received.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
