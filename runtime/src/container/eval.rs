@@ -370,7 +370,7 @@ impl Inner {
                     .registry
                     .classes
                     .get(class)
-                    .and_then(|c| c.ctor.clone())
+                    .and_then(|c| c.ctor.as_ref())
                     .ok_or_else(|| self.fail(frame.service, path, step(), "not registered"))?;
                 let inst = ctor(&Args::new(values, &self.registry))
                     .map_err(|e| self.fail(frame.service, path, step(), e))?;
