@@ -19,6 +19,9 @@ struct LockState {
     depth: usize,
     /// Service indexes under construction by the owner, outermost first.
     building: Vec<usize>,
+    /// Threads blocked in [`BuildLock::lock`]; releasing wakes them only when there are
+    /// some (a wake-up is a system call, and most releases have nobody waiting).
+    waiters: usize,
 }
 
 /// Held while a thread constructs cached services; released on drop (also on unwind).
@@ -41,10 +44,12 @@ impl BuildLock {
                     break;
                 }
                 Some(_) => {
+                    st.waiters += 1;
                     st = self
                         .released
                         .wait(st)
-                        .unwrap_or_else(PoisonError::into_inner)
+                        .unwrap_or_else(PoisonError::into_inner);
+                    st.waiters -= 1;
                 }
             }
         }
@@ -80,8 +85,11 @@ impl Drop for BuildGuard<'_> {
         if st.depth == 0 {
             st.owner = None;
             st.building.clear();
+            let wake = st.waiters > 0;
             drop(st);
-            self.0.released.notify_all();
+            if wake {
+                self.0.released.notify_all();
+            }
         }
     }
 }
