@@ -12,6 +12,8 @@
 //! One Rust type stands behind every class (registering 10,000 Rust types would only measure
 //! the compiler). After criterion's groups, a summary prints medians and ratios.
 
+mod peers;
+
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -275,6 +277,134 @@ fn bench(c: &mut Criterion, f: &Fixture) {
     g.finish();
 }
 
+/// One container's run of a workload: (container label, one call).
+type PeerRun = (&'static str, Box<dyn FnMut()>);
+
+/// The peers' workloads on the 50-singleton graph (see `peers`), each row as closures for
+/// hand-written Rust, wireplan, dill and ferrunix.
+struct PeerRow {
+    name: &'static str,
+    runs: [PeerRun; 4],
+    /// Repetitions per timed run in the summary.
+    reps: usize,
+}
+
+fn peer_rows() -> Vec<PeerRow> {
+    use peers::*;
+    let plan = Arc::new(wireplan_plan());
+    let wreg = Arc::new(wireplan_registry());
+    let wp = Arc::new(wireplan_container(&plan, &wreg));
+    wp.warm_up().unwrap();
+    let dc = Arc::new(dill_catalog());
+    dill_create_all(&dc);
+    dc.get_one::<dyn Named>().unwrap();
+    let fx = Arc::new(ferrunix_registry());
+    ferrunix_create_all(&fx);
+    fx.singleton::<Box<dyn Named>>().unwrap();
+    let s49 = hand_graph();
+    let top: Arc<dyn Named> = wp.get_by_type::<dyn Named>().unwrap();
+    let s0 = wp.get_by_type::<S0>().unwrap();
+    let s1 = wp.get_by_type::<S1>().unwrap();
+    macro_rules! run {
+        ($label:expr, $($c:ident),* => $body:expr) => {{
+            $( let $c = $c.clone(); )*
+            ($label, Box::new(move || { black_box($body); }) as Box<dyn FnMut()>) as PeerRun
+        }};
+    }
+    vec![
+        PeerRow {
+            name: "cached singleton by trait object",
+            reps: 100_000,
+            runs: [
+                run!("hand-written", top => black_box(&top).clone()),
+                run!("wireplan", wp => wp.get_by_type::<dyn Named>().unwrap()),
+                run!("dill", dc => dc.get_one::<dyn Named>().unwrap()),
+                run!("ferrunix", fx => fx.singleton::<Box<dyn Named>>().unwrap()),
+            ],
+        },
+        PeerRow {
+            name: "cached singleton by concrete type",
+            reps: 100_000,
+            runs: [
+                run!("hand-written", s49 => black_box(&s49).clone()),
+                run!("wireplan", wp => wp.get_by_type::<S49>().unwrap()),
+                run!("dill", dc => dc.get_one::<S49>().unwrap()),
+                run!("ferrunix", fx => fx.singleton::<S49>().unwrap()),
+            ],
+        },
+        PeerRow {
+            name: "new container + 50-singleton graph",
+            reps: 200,
+            runs: [
+                run!("hand-written", => hand_graph()),
+                run!("wireplan", plan => {
+                    let c = wireplan_container(&plan, &wireplan_registry());
+                    c.warm_up().unwrap();
+                    c
+                }),
+                run!("dill", => {
+                    let c = dill_catalog();
+                    dill_create_all(&c);
+                    c
+                }),
+                run!("ferrunix", => {
+                    let r = ferrunix_registry();
+                    ferrunix_create_all(&r);
+                    r
+                }),
+            ],
+        },
+        PeerRow {
+            name: "transient tree (4 new + 2 singletons)",
+            reps: 20_000,
+            runs: [
+                run!("hand-written", s0, s1 => hand_transient(&s0, &s1)),
+                run!("wireplan", wp => wp.get_by_type::<TRoot>().unwrap()),
+                run!("dill", dc => dc.get_one::<TRoot>().unwrap()),
+                run!("ferrunix", fx => fx.transient::<Arc<TRoot>>().unwrap()),
+            ],
+        },
+    ]
+}
+
+fn bench_peers(c: &mut Criterion, rows: &mut [PeerRow]) {
+    for row in rows {
+        let mut g = c.benchmark_group(format!("peers/{}", row.name));
+        g.measurement_time(Duration::from_secs(2))
+            .warm_up_time(Duration::from_millis(500));
+        for (label, f) in row.runs.iter_mut() {
+            g.bench_function(*label, |b| b.iter(&mut *f));
+        }
+        g.finish();
+    }
+}
+
+fn summary_peers(rows: &mut [PeerRow]) {
+    println!("\nRust containers, the same 50-singleton graph (medians; ratio = x / hand-written)");
+    println!(
+        "{:<40} {:>14} {:>22} {:>22} {:>22}",
+        "workload", "hand-written", "wireplan", "dill 0.17", "ferrunix 0.5"
+    );
+    for row in rows {
+        let reps = row.reps;
+        let times: Vec<Duration> = row
+            .runs
+            .iter_mut()
+            .map(|(_, f)| median(15, reps, &mut *f))
+            .collect();
+        let base = times[0].as_secs_f64().max(1e-12);
+        let cell = |t: Duration| format!("{t:.2?} ({:.1}x)", t.as_secs_f64() / base);
+        println!(
+            "{:<40} {:>14} {:>22} {:>22} {:>22}",
+            row.name,
+            format!("{:.2?}", times[0]),
+            cell(times[1]),
+            cell(times[2]),
+            cell(times[3])
+        );
+    }
+}
+
 /// Median time of `f` over `runs` runs (each `reps` calls), per call.
 fn median(runs: usize, reps: usize, mut f: impl FnMut()) -> Duration {
     let mut times: Vec<Duration> = (0..runs)
@@ -366,10 +496,13 @@ fn summary(f: &Fixture) {
 
 fn main() {
     let f = fixture();
+    let mut rows = peer_rows();
     let mut c = Criterion::default().configure_from_args();
     bench(&mut c, &f);
+    bench_peers(&mut c, &mut rows);
     c.final_summary();
     if std::env::args().any(|a| a == "--bench") {
         summary(&f);
+        summary_peers(&mut rows);
     }
 }

@@ -34,6 +34,8 @@ use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
 use crate::catalog::{MethodSig, Param, TypeFn};
 use crate::value::{Args, CallResult, Instance, Value};
 
@@ -43,7 +45,9 @@ pub(crate) type StaticFn = Arc<dyn Fn(&Args<'_>) -> CallResult<Value> + Send + S
 pub(crate) type MethodFn = Arc<dyn Fn(&Erased, &Args<'_>) -> CallResult<Value> + Send + Sync>;
 pub(crate) type MethodMutFn = Arc<dyn Fn(&mut Erased, &Args<'_>) -> CallResult<()> + Send + Sync>;
 pub(crate) type GetterFn = Arc<dyn Fn(&Erased) -> CallResult<Value> + Send + Sync>;
-type CasterFn = Arc<dyn Fn(&Arc<Erased>) -> Option<Box<dyn Any>> + Send + Sync>;
+/// Writes the object as `Arc<I>` into the out-parameter, an `Option<Arc<I>>` (no allocation
+/// per cast).
+type CasterFn = Arc<dyn Fn(&Arc<Erased>, &mut dyn Any) + Send + Sync>;
 pub(crate) type DisposeFn = Arc<dyn Fn(&Erased) + Send + Sync>;
 pub(crate) type AsyncCtorFn =
     Arc<dyn Fn(&Args<'_>) -> CallResult<BoxFuture<CallResult<Instance>>> + Send + Sync>;
@@ -109,14 +113,16 @@ pub(crate) struct TypeEntry {
 /// ```
 #[derive(Clone, Default)]
 pub struct Registry {
-    pub(crate) classes: Arc<HashMap<String, ClassEntry>>,
-    pub(crate) types: Arc<HashMap<TypeId, TypeEntry>>,
+    // FxHash in these maps: keys come from code (no untrusted input), and a lookup sits on
+    // every object creation and cast.
+    pub(crate) classes: Arc<FxHashMap<String, ClassEntry>>,
+    pub(crate) types: Arc<FxHashMap<TypeId, TypeEntry>>,
     /// Rust type or trait object → catalog name (first registration wins).
     pub(crate) names: Arc<HashMap<TypeId, String>>,
     /// Interface catalog name → `TypeId` of the trait object.
     pub(crate) interfaces: Arc<HashMap<String, (TypeId, &'static str)>>,
-    /// (concrete type, requested trait object) → caster producing `Box<Arc<dyn Trait>>`.
-    pub(crate) casters: Arc<HashMap<(TypeId, TypeId), CasterFn>>,
+    /// (concrete type, requested trait object) → caster writing an `Option<Arc<dyn Trait>>`.
+    pub(crate) casters: Arc<FxHashMap<(TypeId, TypeId), CasterFn>>,
 }
 
 impl Registry {
@@ -203,13 +209,13 @@ impl Registry {
     /// neither applies.
     pub fn cast<T: ?Sized + 'static>(&self, instance: &Instance) -> Option<Arc<T>> {
         let wanted = TypeId::of::<T>();
-        let boxed = if wanted == instance.type_id() {
-            instance.identity_box()?
-        } else {
-            let caster = self.casters.get(&(instance.type_id(), wanted))?;
-            caster(instance.as_any())?
-        };
-        boxed.downcast::<Arc<T>>().ok().map(|b| *b)
+        if wanted == instance.type_id() {
+            return instance.identity_arc::<T>();
+        }
+        let caster = self.casters.get(&(instance.type_id(), wanted))?;
+        let mut out: Option<Arc<T>> = None;
+        caster(instance.as_any(), &mut out);
+        out
     }
 
     /// The catalog class name of the object's concrete type, if it was registered.
@@ -298,11 +304,10 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
     /// and `container.get_by_type::<dyn Logger>()` finds the plan's services of type `name`.
     pub fn implements<I: ?Sized + 'static>(self, name: &str, cast: fn(Arc<T>) -> Arc<I>) -> Self {
         self.registry.interface::<I>(name);
-        let caster: CasterFn = Arc::new(move |o: &Arc<Erased>| {
-            o.clone()
-                .downcast::<T>()
-                .ok()
-                .map(|a| Box::new(cast(a)) as Box<dyn Any>)
+        let caster: CasterFn = Arc::new(move |o: &Arc<Erased>, out: &mut dyn Any| {
+            if let Some(out) = out.downcast_mut::<Option<Arc<I>>>() {
+                *out = o.clone().downcast::<T>().ok().map(cast);
+            }
         });
         Arc::make_mut(&mut self.registry.casters)
             .insert((TypeId::of::<T>(), TypeId::of::<I>()), caster);

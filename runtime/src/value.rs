@@ -24,13 +24,15 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 pub type CallResult<T> = Result<T, BoxError>;
 
 type Object = Arc<dyn Any + Send + Sync>;
-type IdentityCast = fn(&Object) -> Option<Box<dyn Any>>;
+/// Writes the object as `Arc<T>` into `out` when `out` is an `Option<Arc<T>>` of its
+/// concrete type `T` (an out-parameter rather than a returned box, so a cast allocates
+/// nothing).
+type IdentityCast = fn(&Object, &mut dyn Any);
 
-fn identity_cast<T: Any + Send + Sync>(o: &Object) -> Option<Box<dyn Any>> {
-    o.clone()
-        .downcast::<T>()
-        .ok()
-        .map(|a| Box::new(a) as Box<dyn Any>)
+fn identity_cast<T: Any + Send + Sync>(o: &Object, out: &mut dyn Any) {
+    if let Some(out) = out.downcast_mut::<Option<Arc<T>>>() {
+        *out = o.clone().downcast::<T>().ok();
+    }
 }
 
 /// A service object with its type erased: a shared `Arc<dyn Any + Send + Sync>` plus the
@@ -100,9 +102,11 @@ impl Instance {
     }
 
     /// `Arc<T>` for `T` = the concrete type, through the identity caster (works for `?Sized`
-    /// requests because the caller checked the `TypeId`).
-    pub(crate) fn identity_box(&self) -> Option<Box<dyn Any>> {
-        (self.identity)(&self.object)
+    /// requests because the caller checked the `TypeId`); `None` for any other `T`.
+    pub(crate) fn identity_arc<T: ?Sized + 'static>(&self) -> Option<Arc<T>> {
+        let mut out: Option<Arc<T>> = None;
+        (self.identity)(&self.object, &mut out);
+        out
     }
 }
 

@@ -378,7 +378,7 @@ impl Inner {
                 let values = self.eval_list(args, frame, path)?;
                 let step = || format!("constructor of {class}");
                 let ctor = entry
-                    .and_then(|c| c.ctor.clone())
+                    .and_then(|c| c.ctor.as_ref())
                     .ok_or_else(|| self.fail(frame.service, path, step(), "not registered"))?;
                 let inst = ctor(&Args::new(values, &self.registry))
                     .map_err(|e| self.fail(frame.service, path, step(), e))?;

@@ -109,7 +109,8 @@ pub(crate) struct Inner {
     /// Service indexes in the order their singletons were published.
     pub(crate) created: Mutex<Vec<usize>>,
     /// Registered Rust type → the one service the plan autowires for its catalog name.
-    pub(crate) by_type: HashMap<TypeId, usize>,
+    /// (FxHash: `TypeId`s are already well-mixed, SipHash would dominate a cached lookup.)
+    pub(crate) by_type: rustc_hash::FxHashMap<TypeId, usize>,
     /// This container, for generated factories, accessors and locators.
     pub(crate) me: Weak<Inner>,
 }

@@ -73,6 +73,10 @@ impl Inner {
 
     /// The service index of `name` after following aliases.
     pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
+        // A service name is the common case: one hash probe, the aliases only on a miss.
+        if let Some(i) = self.plan.services.get_index_of(name) {
+            return Some(i);
+        }
         self.plan.services.get_index_of(self.canonical(name))
     }
 
@@ -117,13 +121,16 @@ impl Inner {
         scope: Option<&Arc<ScopeState>>,
     ) -> Result<Arc<T>, Error> {
         // The fast path skips generated services asked for in a scope: see `resolve_index`.
-        let inst = match self.slots[idx].get() {
+        // A cached hit casts the slot's object in place (no clone of the `Instance`).
+        match self.slots[idx].get() {
             Some(i) if scope.is_none() || self.plan.services[idx].kind == ServiceKind::Service => {
-                i.clone()
+                self.cast(idx, i)
             }
-            _ => self.resolve_index(idx, Ctx { scope, args: None }, &mut Vec::new())?,
-        };
-        self.cast(idx, &inst)
+            _ => {
+                let inst = self.resolve_index(idx, Ctx { scope, args: None }, &mut Vec::new())?;
+                self.cast(idx, &inst)
+            }
+        }
     }
 
     pub(crate) fn cast<T: ?Sized + 'static>(
