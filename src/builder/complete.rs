@@ -62,7 +62,17 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
             if c.b.record_origins {
                 completed.calls = std::mem::take(&mut c.trace);
             } else {
-                c.trace.clear();
+                // Without `explain`, only the calls a dynamic parameter fills directly are
+                // kept: they give the plan's `dynamic` section its types (config::dynamic).
+                completed.calls = c
+                    .trace
+                    .drain(..)
+                    .filter(|call| {
+                        call.arguments
+                            .iter()
+                            .any(|a| matches!(a.value, P::Param(_)))
+                    })
+                    .collect();
             }
             results.push(Some(Box::new(completed)));
         }

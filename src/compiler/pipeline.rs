@@ -82,8 +82,6 @@ pub struct Pipeline {
     /// Loading reported an error (a missing or unreadable file, a syntax error, an include
     /// cycle): the configuration is incomplete, so no phase runs on it.
     halted: bool,
-    /// A plain compilation ([`Pipeline::load`]): what later phases no longer read is dropped.
-    lean: bool,
 }
 
 /// The loaded configuration a pipeline started from.
@@ -281,7 +279,6 @@ impl Pipeline {
             plan: None,
             limits,
             halted,
-            lean,
         }
     }
 
@@ -352,11 +349,9 @@ impl Pipeline {
         if self.diags.has_errors() {
             return;
         }
-        if self.lean && self.extensions.is_empty() {
-            // The catalog served resolve and complete; the plan is built from the completed
-            // definitions, and no script is left to ask about types.
-            self.builder.borrow_mut().catalog = Catalog::new();
-        }
+        // The catalog stays until the plan is built: `requires_async` follows the classes'
+        // async constructors and the plan's `dynamic` section takes its types from the
+        // catalog's parameters.
         let mut plan = self.plan_model();
         if over_memory("building the plan", &mut self.diags) {
             return;

@@ -21,8 +21,7 @@ mod plan_guard;
 pub use merge::merge;
 pub use overrides::check_overrides;
 pub use params::{
-    declares_parameter, expand_config, expand_config_streaming, Parameters, Sections,
-    StreamedEntry,
+    declares_parameter, expand_config, expand_config_streaming, Parameters, Sections, StreamedEntry,
 };
 pub use placeholders::expand_with;
 pub use plan_guard::plan_file_hint;
