@@ -1,11 +1,22 @@
+use std::process::ExitCode;
 use wireplan_runtime::{Container, Registry};
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> ExitCode {
     let registry = hello::registry();
     // `WIREPLAN_WRITE_CATALOG=catalog.json cargo run` writes the catalog and exits.
     wireplan_runtime::catalog::write_if_requested(&registry);
 
-    let container = load(&registry)?;
+    match run(&registry) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(registry: &Registry) -> Result<(), Box<dyn std::error::Error>> {
+    let container = load(registry)?;
     let app = container.get::<hello::App>("app")?;
     println!("{}", app.run());
     Ok(())
