@@ -14,7 +14,7 @@ command -v dot >/dev/null 2>&1 || {
 	exit 1
 }
 mkdir -p docs/images
-cargo run --quiet --bin wireplan -- graph examples/blog/config/app.neon --format dot \
+cargo run --quiet --bin wireplan -- graph examples/blog/config/app.neon --catalog examples/blog/catalog.json --format dot \
 	>docs/images/blog-graph.dot.tmp
 mv docs/images/blog-graph.dot.tmp docs/images/blog-graph.dot
 dot -Tsvg docs/images/blog-graph.dot >docs/images/blog-graph.svg.tmp

@@ -14,7 +14,12 @@ fn wireplan() -> Command {
 fn compile_example(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
     let plan = dir.join("app.plan.json");
     let out = wireplan()
-        .args(["compile", "examples/blog/config/app.neon"])
+        .args([
+            "compile",
+            "examples/blog/config/app.neon",
+            "--catalog",
+            "examples/blog/catalog.json",
+        ])
         .args(extra)
         .arg("-o")
         .arg(&plan)
@@ -91,7 +96,14 @@ fn check_json_lists_diagnostics() {
 #[test]
 fn check_passes_on_the_example() {
     let out = wireplan()
-        .args(["check", "examples/blog/config/app.neon", "--format", "json"])
+        .args([
+            "check",
+            "examples/blog/config/app.neon",
+            "--catalog",
+            "examples/blog/catalog.json",
+            "--format",
+            "json",
+        ])
         .output()
         .expect("runs");
     assert!(out.status.success());
@@ -155,7 +167,12 @@ fn dotted_parameter_overrides_set_one_nested_key() {
 #[test]
 fn check_says_ok_and_bad_parameter_names_are_errors() {
     let out = wireplan()
-        .args(["check", "examples/blog/config/app.neon"])
+        .args([
+            "check",
+            "examples/blog/config/app.neon",
+            "--catalog",
+            "examples/blog/catalog.json",
+        ])
         .output()
         .expect("runs");
     assert!(out.status.success());
@@ -165,7 +182,12 @@ fn check_says_ok_and_bad_parameter_names_are_errors() {
     );
     for bad in [["-p", "=x"], ["--dynamic", ""]] {
         let out = wireplan()
-            .args(["check", "examples/blog/config/app.neon"])
+            .args([
+                "check",
+                "examples/blog/config/app.neon",
+                "--catalog",
+                "examples/blog/catalog.json",
+            ])
             .args(bad)
             .output()
             .expect("runs");

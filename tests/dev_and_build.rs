@@ -133,7 +133,12 @@ fn the_cli_writes_binary_plans_by_extension_or_flag() {
     let json = dir.path().join("app.plan.json");
     for (out, extra) in [(&bin, None), (&forced, Some("bin")), (&json, None)] {
         let mut cmd = Command::new(exe);
-        cmd.arg("compile").arg(&config).arg("-o").arg(out);
+        cmd.arg("compile")
+            .arg(&config)
+            .arg("--catalog")
+            .arg(root.join("examples/blog/catalog.json"))
+            .arg("-o")
+            .arg(out);
         if let Some(f) = extra {
             cmd.args(["--format", f]);
         }

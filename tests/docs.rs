@@ -71,3 +71,69 @@ fn readme_date_literals_decode_as_it_says() {
         assert_eq!(value.as_str(), Some(lit.as_str()), "{lit}");
     }
 }
+
+/// Every code block of docs/getting-started.md marked `<!-- file: PATH -->` equals the file
+/// `examples/getting-started/PATH`, where the package lives in the workspace. The one
+/// substitution: the doc's project sits beside a checkout called `wireplan`
+/// (`path = "../wireplan/runtime"`, `path = "../wireplan"`), the workspace package two levels
+/// below the root (`path = "../../runtime"`, `path = "../.."`). Every `rust`, `toml` and `neon`
+/// block must be marked, and every file of the package the reader writes must be shown.
+#[test]
+fn getting_started_blocks_equal_the_example_package() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/getting-started.md")).expect("the doc");
+    let lines: Vec<&str> = doc.lines().collect();
+    let mut shown = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let Some(lang) = lines[i].strip_prefix("```").filter(|l| !l.is_empty()) else {
+            i += 1;
+            continue;
+        };
+        let start = i + 1;
+        let end = start
+            + lines[start..]
+                .iter()
+                .position(|l| *l == "```")
+                .unwrap_or_else(|| panic!("block at line {} is not closed", i + 1));
+        let marker = i
+            .checked_sub(1)
+            .and_then(|m| lines[m].strip_prefix("<!-- file: "))
+            .and_then(|m| m.strip_suffix(" -->"));
+        match marker {
+            Some(path) => {
+                let mut block = lines[start..end].join("\n");
+                block.push('\n');
+                let block = block
+                    .replace("path = \"../wireplan/runtime\"", "path = \"../../runtime\"")
+                    .replace("path = \"../wireplan\"", "path = \"../..\"");
+                let file =
+                    std::fs::read_to_string(root.join("examples/getting-started").join(path))
+                        .unwrap_or_else(|e| panic!("{path}: {e}"));
+                assert_eq!(
+                    block, file,
+                    "docs/getting-started.md block for {path} differs"
+                );
+                shown.push(path.to_string());
+            }
+            None => assert!(
+                !matches!(lang, "rust" | "toml" | "neon"),
+                "docs/getting-started.md line {}: a {lang} block without a file marker",
+                i + 1
+            ),
+        }
+        i = end + 1;
+    }
+    shown.sort();
+    assert_eq!(
+        shown,
+        [
+            "Cargo.toml",
+            "build.rs",
+            "config/app.neon",
+            "src/lib.rs",
+            "src/main.rs",
+            "tests/catalog.rs"
+        ]
+    );
+}

@@ -6,16 +6,28 @@
 mod blog;
 
 use std::path::Path;
+use std::process::Command;
+use wireplan::catalog::CatalogInput;
 use wireplan::compiler::{compile, Options};
 use wireplan_runtime::plan::Expr;
+
+/// The example's catalog, generated from `examples/blog/main.rs` (see
+/// [`the_checked_in_catalog_is_current`]).
+const CATALOG: &str = "examples/blog/catalog.json";
+
+/// Compiler options reading the example's generated catalog, as `--catalog` does.
+fn options() -> Options {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    Options {
+        catalogs: vec![CatalogInput::File(root.join(CATALOG))],
+        ..Options::default()
+    }
+}
 
 #[test]
 fn blog_example_compiles_and_runs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let result = compile(
-        &root.join("examples/blog/config/app.neon"),
-        &Options::default(),
-    );
+    let result = compile(&root.join("examples/blog/config/app.neon"), &options());
     assert!(
         !result.diagnostics.has_errors(),
         "{:?}",
@@ -42,11 +54,13 @@ fn blog_example_compiles_and_runs() {
         args[2],
         Expr::List(vec![Expr::Ref("01".into()), Expr::Ref("02".into())])
     );
-    // Dependencies: the three config files and the script.
-    assert_eq!(plan.dependencies.len(), 4);
-    assert!(plan.dependencies[3]
-        .path
-        .ends_with("scripts/extensions/logaware.rhai"));
+    // Dependencies: the two config files, the script and the catalog file.
+    let deps: Vec<&str> = plan.dependencies.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(deps.len(), 4, "{deps:?}");
+    assert!(deps
+        .iter()
+        .any(|d| d.ends_with("scripts/extensions/logaware.rhai")));
+    assert!(deps.iter().any(|d| d.ends_with(CATALOG)), "{deps:?}");
 
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("app.plan.json");
@@ -69,22 +83,26 @@ fn blog_example_compiles_and_runs() {
 #[test]
 fn compiling_twice_gives_identical_bytes() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let a = compile(
-        &root.join("examples/blog/config/app.neon"),
-        &Options::default(),
-    );
-    let b = compile(
-        &root.join("examples/blog/config/app.neon"),
-        &Options::default(),
-    );
+    let a = compile(&root.join("examples/blog/config/app.neon"), &options());
+    let b = compile(&root.join("examples/blog/config/app.neon"), &options());
     let (a, b) = (a.plan.expect("plan"), b.plan.expect("plan"));
     assert_eq!(wireplan::plan::to_json(&a), wireplan::plan::to_json(&b));
 }
 
-/// The example's derived registry declares what its hand-written `types.neon` declares: each
-/// class, constructor parameter (with its type and default), cast and setup method.
+/// The golden test: `examples/blog/catalog.json` is exactly what the example's registry
+/// exports. After changing a Rust type, regenerate it with
+/// `WIREPLAN_UPDATE_CATALOG=1 cargo test --test example` (or
+/// `WIREPLAN_WRITE_CATALOG=examples/blog/catalog.json cargo run --example blog`).
 #[test]
-fn the_derived_registry_matches_the_hand_written_catalog() {
+fn the_checked_in_catalog_is_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    wireplan_runtime::catalog::assert_current(&blog::registry(), root.join(CATALOG));
+}
+
+/// The derive exports what the configuration relies on: each class, constructor parameter
+/// (with its type and the `#[default(10)]` of `perPage`), cast and setup method.
+#[test]
+fn the_generated_catalog_has_the_example_types() {
     let catalog = blog::registry().catalog();
     for line in [
         "\tApp\\ArticleRepository:\n\t\tconstructor:\n\t\t\tdb: App\\Database\n\t\t\tperPage: {type: int, default: 10}\n\t\tmethods:\n\t\t\tsetLogger: {params: {logger: App\\Logger}, returns: void}\n",
@@ -97,4 +115,85 @@ fn the_derived_registry_matches_the_hand_written_catalog() {
         assert!(catalog.contains(line), "missing {line:?} in\n{catalog}");
     }
     assert_eq!(blog::registry().classes().len(), 9);
+}
+
+/// `examples/blog/catalog.json` with `App\Mailer`'s constructor parameters replaced by `params`.
+fn catalog_with_mailer_params(params: serde_json::Value) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join(CATALOG)).expect("catalog.json");
+    let mut doc: serde_json::Value = serde_json::from_str(&text).expect("catalog JSON");
+    doc["types"]["App\\Mailer"]["constructor"] = params;
+    serde_json::to_string_pretty(&doc).expect("JSON")
+}
+
+/// Removing a constructor parameter in Rust leaves the checked-in catalog stale: the golden
+/// check fails naming the class and the parameter. Simulated with a checked-in copy that still
+/// has a parameter (`replyTo`) the registry no longer exports.
+#[test]
+fn a_removed_constructor_parameter_fails_the_golden_check() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let stale = dir.path().join("catalog.json");
+    std::fs::write(
+        &stale,
+        catalog_with_mailer_params(
+            serde_json::json!({"logger": "App\\Logger", "from": "string", "replyTo": "string"}),
+        ),
+    )
+    .expect("write");
+    // The update variable would rewrite the file instead of comparing.
+    if std::env::var_os("WIREPLAN_UPDATE_CATALOG").is_some() {
+        println!("skipped: WIREPLAN_UPDATE_CATALOG is set");
+        return;
+    }
+    let err = wireplan_runtime::catalog::check_current(&blog::registry(), &stale)
+        .expect_err("a stale catalog");
+    let message = err.to_string();
+    assert!(
+        message.contains("class App\\Mailer: constructor parameter `replyTo` was removed"),
+        "{message}"
+    );
+}
+
+/// Removing `from` from `Mailer::new` and regenerating the catalog makes `wireplan check` fail
+/// at the configuration that still passes `from:`, naming the class and the parameter.
+#[test]
+fn check_with_a_regenerated_catalog_names_the_removed_parameter() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let regenerated = dir.path().join("catalog.json");
+    std::fs::write(
+        &regenerated,
+        catalog_with_mailer_params(serde_json::json!({"logger": "App\\Logger"})),
+    )
+    .expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .current_dir(root)
+        .args(["check", "examples/blog/config/app.neon", "--catalog"])
+        .arg(&regenerated)
+        .output()
+        .expect("runs wireplan");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    let text = format!("{stdout}{stderr}");
+    assert!(text.contains("App\\Mailer"), "{text}");
+    assert!(text.contains("$from"), "{text}");
+    assert!(text.contains("services.neon:"), "{text}");
+
+    // With the checked-in catalog the same configuration is fine.
+    let ok = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .current_dir(root)
+        .args([
+            "check",
+            "examples/blog/config/app.neon",
+            "--catalog",
+            CATALOG,
+        ])
+        .output()
+        .expect("runs wireplan");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
 }

@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const BLOG: &str = "examples/blog/config/app.neon";
+/// The blog example's catalog, generated from its Rust types; passed whenever BLOG is.
+const BLOG_CATALOG: &str = "examples/blog/catalog.json";
 const CAPTIVE: &str = "tests/fixtures/explain/captive-ambiguous/config.neon";
 const REMOVED: &str = "tests/fixtures/explain/extension-removed/config.neon";
 
@@ -19,8 +21,19 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Runs `wireplan ARGS` from the workspace root (relative paths keep the output stable).
+/// `args` with `--catalog BLOG_CATALOG` appended when they name the blog example.
+fn with_catalog<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = args.to_vec();
+    if args.contains(&BLOG) {
+        all.extend(["--catalog", BLOG_CATALOG]);
+    }
+    all
+}
+
+/// Runs `wireplan ARGS` from the workspace root (relative paths keep the output stable), with
+/// the blog example's catalog when ARGS name the example.
 fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let args = with_catalog(args);
     let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
         .current_dir(root())
         .env("NO_COLOR", "1")
@@ -46,7 +59,7 @@ fn golden(name: &str, args: &[&str]) -> (Option<i32>, String) {
     let (code, stdout, stderr) = run(args);
     let actual = format!(
         "$ wireplan {}\nexit: {}\n--- stdout\n{stdout}--- stderr\n{stderr}",
-        args.join(" "),
+        with_catalog(args).join(" "),
         code.map_or("signal".to_string(), |c| c.to_string())
     );
     common::golden(&golden_path(name), &actual);

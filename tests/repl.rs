@@ -11,8 +11,18 @@ fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/blog/config/app.neon")
 }
 
+/// Options reading the blog example's generated catalog (`examples/blog/catalog.json`).
+fn example_options() -> Options {
+    Options {
+        catalogs: vec![wireplan::catalog::CatalogInput::File(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/blog/catalog.json"),
+        )],
+        ..Options::default()
+    }
+}
+
 fn session() -> Session {
-    Session::open(&example(), Options::default())
+    Session::open(&example(), example_options())
 }
 
 /// Evaluates `input` and returns the printed text.
@@ -102,7 +112,7 @@ fn multi_line_input_waits_for_closing_brackets_strings_and_comments() {
 
 #[test]
 fn phases_step_and_type_answers_say_when_they_are_not_reliable() {
-    let mut s = Session::open_at(&example(), Options::default(), Stage::A);
+    let mut s = Session::open_at(&example(), example_options(), Stage::A);
     assert_eq!(s.prompt(), "wireplan[A]> ");
     let a = ask(&mut s, ":type App\\Logger");
     assert!(
@@ -149,7 +159,7 @@ fn compile_writes_the_changed_builder_with_the_same_checks_as_the_cli() {
     // Unchanged, the session writes what `wireplan compile` writes.
     let same = dir.path().join("same.plan.json");
     assert!(ask(&mut s, &format!(":compile {}", same.display())).starts_with("wrote "));
-    let plan = wireplan::compiler::compile(&example(), &Options::default())
+    let plan = wireplan::compiler::compile(&example(), &example_options())
         .plan
         .expect("the example compiles");
     assert_eq!(
@@ -189,7 +199,7 @@ fn compile_writes_the_changed_builder_with_the_same_checks_as_the_cli() {
 #[test]
 fn compile_from_phase_a_runs_before_compile_on_the_changes() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut s = Session::open_at(&example(), Options::default(), Stage::A);
+    let mut s = Session::open_at(&example(), example_options(), Stage::A);
     ask(
         &mut s,
         r#"builder.addDefinition("audit").setFactory("App\\CommentRepository").setAutowired(false).addTag("logaware")"#,
@@ -381,7 +391,7 @@ fn errors_render_as_check_prints_them_and_the_session_goes_on() {
 
 #[test]
 fn a_runaway_input_is_stopped_by_the_sandbox() {
-    let mut options = Options::default();
+    let mut options = example_options();
     options.limits.max_operations = 200_000;
     let mut s = Session::open(&example(), options);
     let r = ask(&mut s, "loop {}");
@@ -412,7 +422,7 @@ fn values_print_readably() {
 fn dynamic_parameters_never_show_their_value() {
     let options = Options {
         dynamic: vec!["logDir".into()],
-        ..Options::default()
+        ..example_options()
     };
     let mut s = Session::open(&example(), options);
     let p = ask(&mut s, ":params");
@@ -446,7 +456,7 @@ fn quit_and_the_baseline_plan() {
 fn explain_names_where_each_argument_came_from() {
     let mut s = session();
     let e = ask(&mut s, ":explain blog");
-    let (compilation, mut built) = wireplan::compiler::build(&example(), &Options::default());
+    let (compilation, mut built) = wireplan::compiler::build(&example(), &example_options());
     let cli = wireplan::inspect::explain_service(&mut built.builder, &compilation.sources, "blog")
         .expect("blog is explained")
         .to_string();
@@ -570,7 +580,7 @@ fn diff_lists_what_the_session_changed() {
 /// In phase A `:diff` carries the changes through beforeCompile(), as `:compile` does.
 #[test]
 fn diff_from_phase_a_includes_before_compile() {
-    let mut s = Session::open_at(&example(), Options::default(), Stage::A);
+    let mut s = Session::open_at(&example(), example_options(), Stage::A);
     assert_eq!(ask(&mut s, ":diff"), "no changes");
     ask(
         &mut s,
@@ -635,7 +645,7 @@ fn deep_and_wide_values_print_bounded() {
 fn setting_the_interrupt_flag_stops_the_input_and_the_session_goes_on() {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    let mut options = Options::default();
+    let mut options = example_options();
     options.limits.time_limit = std::time::Duration::from_secs(120);
     options.limits.max_operations = 0; // unlimited: only the flag can stop `loop`
     let mut s = Session::open(&example(), options);
@@ -681,7 +691,7 @@ fn setting_the_interrupt_flag_stops_the_input_and_the_session_goes_on() {
 /// Issue #11: the prompt's input gets the sandbox's wall-clock limit, as an extension's call.
 #[test]
 fn a_slow_input_is_stopped_by_the_time_limit() {
-    let mut options = Options::default();
+    let mut options = example_options();
     options.limits.time_limit = std::time::Duration::from_millis(300);
     options.limits.max_operations = 0;
     let mut s = Session::open(&example(), options);
@@ -807,7 +817,7 @@ fn run_reports_invalid_utf8_at_its_byte_and_a_missing_file_as_not_found() {
 #[test]
 fn the_docs_quote_the_phase_a_note_and_a_compile_path_that_works() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut s = Session::open_at(&example(), Options::default(), Stage::A);
+    let mut s = Session::open_at(&example(), example_options(), Stage::A);
     let answer = ask(&mut s, ":type App\\Logger");
     let note = answer
         .lines()

@@ -16,7 +16,12 @@ const TIMEOUT_MS: u64 = 30_000;
 fn spawn_repl(data_home: &Path) -> rexpect::session::PtySession {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireplan"));
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["repl", "examples/blog/config/app.neon"])
+        .args([
+            "repl",
+            "examples/blog/config/app.neon",
+            "--catalog",
+            "examples/blog/catalog.json",
+        ])
         .env("NO_COLOR", "1")
         .env("TERM", "xterm")
         .env("XDG_DATA_HOME", data_home);
@@ -153,7 +158,13 @@ fn the_alias_binary_takes_the_same_options_and_a_bad_home_is_not_an_error() {
     let xdg = file.join("data");
     let (code, out, err) = run_piped(
         env!("CARGO_BIN_EXE_wireplan-repl"),
-        &["examples/blog/config/app.neon", "-p", "postsPerPage=7"],
+        &[
+            "examples/blog/config/app.neon",
+            "--catalog",
+            "examples/blog/catalog.json",
+            "-p",
+            "postsPerPage=7",
+        ],
         ":params posts\n:quit\n",
         &[
             ("HOME", "/nonexistent/home"),
@@ -206,7 +217,12 @@ fn a_missing_config_is_refused_with_the_diagnostic_check_prints() {
 fn a_deep_value_prints_bounded_in_the_real_binary() {
     let (code, out, err) = run_piped(
         env!("CARGO_BIN_EXE_wireplan"),
-        &["repl", "examples/blog/config/app.neon"],
+        &[
+            "repl",
+            "examples/blog/config/app.neon",
+            "--catalog",
+            "examples/blog/catalog.json",
+        ],
         "let v = 1; for i in 0..2000 { v = [v]; } v\n40 + 2\n:quit\n",
         &[],
     );
@@ -247,6 +263,8 @@ fn a_plan_file_given_as_the_configuration_is_refused() {
         &[
             "compile",
             "examples/blog/config/app.neon",
+            "--catalog",
+            "examples/blog/catalog.json",
             "-o",
             plan.to_str().expect("utf-8 path"),
         ],

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const EXAMPLE: &str = "examples/blog/config/app.neon";
+/// The blog example's catalog, generated from its Rust types; passed whenever EXAMPLE is.
+const EXAMPLE_CATALOG: &str = "examples/blog/catalog.json";
 const WIRING: &str = "tests/fixtures/tools/wiring/config.neon";
 const SYNTAX: &str = "tests/fixtures/tools/syntax/config.neon";
 
@@ -36,8 +38,18 @@ fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `args` with `--catalog EXAMPLE_CATALOG` appended when they name the blog example.
+fn with_catalog<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = args.to_vec();
+    if args.contains(&EXAMPLE) {
+        all.extend(["--catalog", EXAMPLE_CATALOG]);
+    }
+    all
+}
+
+/// Runs the binary in the workspace, with the example's catalog when `args` name the example.
 fn run(args: &[&str]) -> (i32, String, String) {
-    run_in(manifest_dir(), args)
+    run_in(manifest_dir(), &with_catalog(args))
 }
 
 /// Compares `actual` with `tests/golden/tools/<name>`, or writes it there under
@@ -53,7 +65,7 @@ fn golden(name: &str, actual: &str) {
 fn transcript(args: &[&str], (code, stdout, stderr): (i32, String, String)) -> String {
     format!(
         "$ wireplan {}\nexit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}",
-        args.join(" ")
+        with_catalog(args).join(" ")
     )
 }
 

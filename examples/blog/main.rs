@@ -1,17 +1,20 @@
-//! The blog example: registers the Rust types behind `examples/blog/config/types.neon` with
-//! `#[class]` / `#[interface]`, loads the plan the compiler wrote, resolves the top-level `blog`
-//! service and shows what happened.
+//! The blog example: registers its Rust types with `#[class]` / `#[interface]`, loads the plan
+//! the compiler wrote, resolves the top-level `blog` service and shows what happened.
+//!
+//! The catalog the compiler checks the configuration against, `examples/blog/catalog.json`, is
+//! generated from these types (never written by hand) and guarded by the golden test
+//! `the_checked_in_catalog_is_current` in tests/example.rs:
 //!
 //! ```text
-//! cargo run -- compile examples/blog/config/app.neon -o examples/blog/app.plan.json
+//! WIREPLAN_WRITE_CATALOG=examples/blog/catalog.json cargo run --example blog   # regenerate
+//! cargo run -- compile examples/blog/config/app.neon --catalog examples/blog/catalog.json -o examples/blog/app.plan.json
 //! cargo run --example blog -- examples/blog/app.plan.json
-//! cargo run -- compile examples/blog/config/app.neon -o /tmp/app.plan.bin    # binary plan
-//! cargo run --example blog -- /tmp/app.plan.bin
 //! cargo run --example blog -- --dev examples/blog/config/app.neon target/wireplan-cache
 //! ```
 //!
-//! `--dev CONFIG CACHE_DIR` is dev mode: the plan is compiled into `CACHE_DIR` when a file it
-//! depends on changed, and loaded from there otherwise.
+//! `--dev CONFIG CACHE_DIR` is dev mode: the plan is compiled with the registry's catalog (in
+//! process, no catalog file) into `CACHE_DIR` when a file it depends on or a Rust type changed,
+//! and loaded from there otherwise.
 
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -279,10 +282,14 @@ pub fn run_dev(
     cache_dir: &str,
 ) -> Result<(Outcome, bool), Box<dyn std::error::Error>> {
     let registry = registry();
+    let options = wireplan::compiler::Options {
+        catalogs: vec![wireplan::dev::registry_catalog(&registry)],
+        ..wireplan::compiler::Options::default()
+    };
     let loaded = wireplan::dev::load_or_compile_with(
         std::path::Path::new(config),
         std::path::Path::new(cache_dir),
-        &wireplan::compiler::Options::default(),
+        &options,
         Container::builder(&registry),
     )?;
     println!(
@@ -326,6 +333,8 @@ fn run_container(container: &Container) -> Result<Outcome, Box<dyn std::error::E
 }
 
 fn main() -> ExitCode {
+    // `WIREPLAN_WRITE_CATALOG=examples/blog/catalog.json` writes the catalog and exits.
+    wireplan_runtime::catalog::write_if_requested(&registry());
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.as_slice() {
         [flag, config, cache] if flag == "--dev" => run_dev(config, cache).map(|(o, _)| o),
@@ -333,7 +342,8 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "usage: blog PLAN | blog --dev CONFIG CACHE_DIR (compile a plan with \
-                 `wireplan compile examples/blog/config/app.neon -o PLAN`)"
+                 `wireplan compile examples/blog/config/app.neon --catalog \
+                 examples/blog/catalog.json -o PLAN`)"
             );
             return ExitCode::from(2);
         }

@@ -11,7 +11,13 @@ use wireplan_runtime::plan::Expr as P;
 
 fn blog() -> (Compilation, Built) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/blog/config/app.neon");
-    let (c, built) = build(&path, &Options::default());
+    let options = Options {
+        catalogs: vec![crate::catalog::CatalogInput::File(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/blog/catalog.json"),
+        )],
+        ..Options::default()
+    };
+    let (c, built) = build(&path, &options);
     assert!(!c.diagnostics.has_errors(), "{:?}", c.diagnostics.items());
     (c, built)
 }
