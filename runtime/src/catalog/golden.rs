@@ -144,7 +144,11 @@ fn diff_entry(o: &TypeEntry, n: &TypeEntry, push: &mut dyn FnMut(String)) {
         ));
     }
     if o.is_async != n.is_async {
-        let now = if n.is_async { "async" } else { "no longer async" };
+        let now = if n.is_async {
+            "async"
+        } else {
+            "no longer async"
+        };
         push(format!("the constructor is now {now}"));
     }
     for i in n.implements.iter().filter(|i| !o.implements.contains(i)) {

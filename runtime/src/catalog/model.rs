@@ -109,7 +109,11 @@ impl ParamEntry {
         match self {
             ParamEntry::Type(t) => neon_str(t),
             ParamEntry::WithDefault { ty, default } => {
-                format!("{{type: {}, default: {}}}", neon_str(ty), neon_json(default))
+                format!(
+                    "{{type: {}, default: {}}}",
+                    neon_str(ty),
+                    neon_json(default)
+                )
             }
         }
     }
@@ -353,7 +357,11 @@ impl Registry {
             ifaces.sort();
             entry.implements = ifaces;
             entry.is_async = c.async_ctor.is_some();
-            let ctor = c.ctor.as_ref().map(|_| ()).or(c.async_ctor.as_ref().map(|_| ()));
+            let ctor = c
+                .ctor
+                .as_ref()
+                .map(|_| ())
+                .or(c.async_ctor.as_ref().map(|_| ()));
             match (ctor, &c.ctor_sig) {
                 (Some(_), Some(params)) => entry.constructor = params_of(self, params),
                 (Some(_), None) => entry.constructor_unsigned = true,
