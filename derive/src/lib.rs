@@ -71,6 +71,7 @@ pub fn interface(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// | attribute | on | registers |
 /// |---|---|---|
 /// | `#[constructor]` | associated fn returning `Self`, `Arc<Self>`, `Result<Self, E>` or `Result<Arc<Self>, E>` | the constructor |
+/// | `#[constructor]` | `async` associated fn returning `Self` or `Result<Self, E>` | an async constructor (`ClassBuilder::async_constructor`, as `register!`'s `async new`; the catalog marks the class `async: true`; the future must be `Send + 'static`) |
 /// | `#[method]`, `#[method(name = "x")]` | `&self` fn returning anything `ReturnType` (or a `Result` of it) | a method (setups and `$call` on any service) |
 /// | `#[method]` | `&mut self` fn returning `()` or `Result<(), E>` | a setup method on `@self` |
 /// | `#[property]` | `&mut self` fn of one value; name: the fn name without `set_` | a property writer (`$prop: value`) |
@@ -94,7 +95,8 @@ pub fn interface(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// reference or `impl Trait` parameter, or any other type with no conversion (a path type with
 /// no `ArgType` fails the trait bound at the parameter); a missing or second constructor; a
 /// `self` receiver on a constructor or static method; two items with one catalog name; a
-/// `&mut self` method returning a value; helper attributes on the wrong kind of item.
+/// `&mut self` method returning a value; an `async fn` other than the constructor, or an async
+/// constructor returning an `Arc`; helper attributes on the wrong kind of item.
 ///
 /// # Why `register::<T>()` and not automatic collection
 ///

@@ -95,10 +95,14 @@ pub(crate) fn register_fn(
              function",
         ));
     }
-    if let Some(a) = &sig.asyncness {
+    // Only a constructor may be async (`ClassBuilder::async_constructor`): methods, static
+    // methods, properties and dispose run synchronously inside a creation.
+    let is_async = sig.asyncness.is_some();
+    if let (Some(a), false) = (&sig.asyncness, kind == Kind::Constructor) {
         local.push(syn::Error::new_spanned(
             a,
-            "an async fn cannot be registered: registered functions are called synchronously",
+            "only a #[constructor] can be async: methods and other registered functions are \
+             called synchronously during a creation",
         ));
     }
     if let Some(u) = &sig.unsafety {
@@ -179,6 +183,27 @@ pub(crate) fn register_fn(
                 }
             });
             match shape.flatten() {
+                Some(true) if is_async => {
+                    local.push(syn::Error::new_spanned(
+                        ret.map_or_else(|| fname.to_token_stream(), ToTokens::to_token_stream),
+                        "an async #[constructor] returns `Self` or `Result<Self, E>`, not an `Arc`",
+                    ));
+                    quote!()
+                }
+                Some(false) if is_async => quote! {
+                    let __b = __b.signature(#sig_params).async_constructor(
+                        |__a: &::wireplan_runtime::Args<'_>| -> ::wireplan_runtime::CallResult<
+                            ::wireplan_runtime::BoxFuture<::wireplan_runtime::CallResult<Self>>,
+                        > {
+                            #loads
+                            let __f = Self::#fname(#(#vars),*);
+                            Ok(::std::boxed::Box::pin(async move {
+                                let __r: ::wireplan_runtime::CallResult<Self> = Ok(__f.await #q);
+                                __r
+                            }))
+                        },
+                    );
+                },
                 None => {
                     local.push(syn::Error::new_spanned(
                         ret.map_or_else(|| fname.to_token_stream(), ToTokens::to_token_stream),

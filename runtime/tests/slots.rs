@@ -261,3 +261,41 @@ fn binary_plans_keep_the_slot_kind() {
         wireplan_runtime::plan::ServiceKind::Slot
     );
 }
+
+/// Names of the [`Conn`]s whose dispose hook ran, in order.
+static CONN_DISPOSED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// A slot type with a dispose hook.
+struct Conn(String);
+
+#[test]
+fn a_scope_disposes_what_it_created_but_not_a_provided_value_a_service_refers_to() {
+    let mut r = Registry::new();
+    r.class::<Conn>("App\\Conn")
+        .constructor(|a| Ok(Conn(a.str(0)?.to_string())))
+        .on_dispose(|c| {
+            let mut d = CONN_DISPOSED.lock().unwrap_or_else(|p| p.into_inner());
+            d.push(c.0.clone());
+        });
+    let plan = json!({"format": "wireplan-plan", "version": 3, "compiler": "test",
+    "inputs_hash": "0",
+    "services": {
+        "conn": {"kind": "slot", "type": "App\\Conn", "lifespan": "scoped", "create": null},
+        "connView": {"type": "App\\Conn", "lifespan": "scoped", "create": {"$ref": "conn"}},
+        "own": {"type": "App\\Conn", "lifespan": "scoped",
+                "create": {"$new": "App\\Conn", "args": ["own"]}},
+    }});
+    let c = Container::from_json_str(&plan.to_string(), &r).unwrap();
+    let provided = Arc::new(Conn("provided".into()));
+    {
+        let s = c.scope();
+        s.provide_named("conn", provided.clone()).unwrap();
+        let view = s.get::<Conn>("connView").unwrap();
+        assert!(Arc::ptr_eq(&view, &provided));
+        assert_eq!(s.get::<Conn>("own").unwrap().0, "own");
+    }
+    // Only the object the scope created was disposed; the provided one is the application's.
+    let disposed = CONN_DISPOSED.lock().unwrap().clone();
+    assert_eq!(disposed, ["own"]);
+    assert_eq!(Arc::strong_count(&provided), 1);
+}

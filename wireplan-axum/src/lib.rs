@@ -38,8 +38,9 @@
 //! Server Error** (the cause logged with `tracing::error!`, not sent to the client) when the
 //! layer is missing or resolution fails (e.g. a slot nobody filled): never a panic.
 //!
-//! Resolution is synchronous until the runtime offers async creation; [`resolve`] is the one
-//! place that changes then.
+//! Resolution is async ([`resolve`] calls `Scope::get_by_type_async`): a service whose
+//! creation needs an async constructor is created on the request's executor, without blocking
+//! a worker thread.
 
 use std::any::Any;
 use std::convert::Infallible;
@@ -297,10 +298,14 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestScope {
     }
 }
 
-/// Resolves the service autowired for `T` in `scope`: the one place that changes (to the
-/// async `get_by_type_async(..).await`) when the runtime creates services asynchronously.
+/// Resolves the service autowired for `T` in `scope` with
+/// [`Scope::get_by_type_async`], so services whose creation path needs an async constructor
+/// (`requires_async` in the plan) are created on the request's executor; each singleton once,
+/// even when many requests ask at the same time.
+///
+/// Errors: as [`Scope::get_by_type_async`].
 pub async fn resolve<T: ?Sized + Send + Sync + 'static>(scope: &Scope) -> Result<Arc<T>, Error> {
-    scope.get_by_type::<T>()
+    scope.get_by_type_async::<T>().await
 }
 
 /// An extractor: the service autowired for `T` (a concrete type or a registered trait

@@ -7,8 +7,9 @@
 //!   milliseconds, so concurrent requests overlap): the user, and instance numbers showing
 //!   that the database is one for all requests and the greeter one per request.
 //!
-//! The database is created synchronously; it becomes an async constructor once the runtime
-//! supports them (see docs/async.md).
+//! The database has an async constructor ([`Database::connect`], which waits like a network
+//! round trip), so the services that need it are created with `get_by_type_async` by
+//! `Inject<T>` (see docs/async.md).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,7 +32,20 @@ fn next_instance() -> u64 {
     INSTANCES.fetch_add(1, Ordering::Relaxed)
 }
 
-/// `App\Database`: a database-like singleton (visit counts per user, in memory).
+/// How long [`Database::connect`] waits, standing in for a network round trip.
+pub const CONNECT_DELAY: Duration = Duration::from_millis(50);
+
+/// How many times [`Database::connect`] ran in this process.
+static CONNECTIONS: AtomicU64 = AtomicU64::new(0);
+
+/// The number of completed [`Database::connect`] calls in this process (the e2e test checks
+/// that the singleton connects once however many requests ask at the same time).
+pub fn connections() -> u64 {
+    CONNECTIONS.load(Ordering::SeqCst)
+}
+
+/// `App\Database`: a database-like singleton (visit counts per user, in memory), created by
+/// its async constructor [`Database::connect`].
 #[derive(Debug)]
 pub struct Database {
     /// Where it "connects" (the `db.dsn` parameter).
@@ -49,6 +63,14 @@ impl Database {
             instance: next_instance(),
             visits: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// `App\Database`'s async constructor: "connects" to `dsn` (waits [`CONNECT_DELAY`] on
+    /// the tokio timer), then counts the connection in [`connections`].
+    pub async fn connect(dsn: String) -> Database {
+        tokio::time::sleep(CONNECT_DELAY).await;
+        CONNECTIONS.fetch_add(1, Ordering::SeqCst);
+        Database::new(&dsn)
     }
 
     /// Records a visit of `user` and returns how many they made so far.
@@ -121,8 +143,10 @@ pub struct Stats {
 /// The registrations behind `config/app.neon`'s `types:`.
 pub fn registry() -> Registry {
     let mut r = Registry::new();
-    r.class::<Database>("App\\Database")
-        .constructor(|a| Ok(Database::new(a.str(0)?)));
+    r.class::<Database>("App\\Database").async_constructor(|a| {
+        let dsn = a.str(0)?.to_string();
+        Ok(Box::pin(async move { Ok(Database::connect(dsn).await) }))
+    });
     r.class::<CurrentUser>("App\\CurrentUser");
     r.class::<Greeter>("App\\Greeter").constructor(|a| {
         Ok(Greeter {

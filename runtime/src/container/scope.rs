@@ -36,6 +36,12 @@ impl ScopeState {
 }
 
 impl Drop for ScopeState {
+    /// Releases what this scope created, and only that: the walk is over the scope's own
+    /// creation order, never over the container's services. When none of those instances has
+    /// a dispose hook (the common case), releasing is dropping the references in reverse
+    /// creation order, with no bookkeeping; otherwise [`dispose`] runs the hooks, skipping an
+    /// object that a singleton, an ancestor scope or a provided slot value also is (a
+    /// `{"$ref": …}` create), which its owner disposes.
     fn drop(&mut self) {
         let order = std::mem::take(
             self.created
@@ -46,35 +52,55 @@ impl Drop for ScopeState {
             return;
         }
         let inner = &self.inner;
-        // A scoped service may be the very object of a singleton or of a scoped service an
-        // ancestor created (`{"$ref": …}` as its create): that owner disposes it, not this
-        // scope. Both are still alive (this scope holds them).
-        let mut held: HashSet<usize> = inner
-            .slots
+        let slot_of = |i: usize| {
+            inner
+                .scoped_slot
+                .get(i)
+                .copied()
+                .flatten()
+                .map(|s| s as usize)
+        };
+        let has_hook = |inst: &Instance| {
+            inner
+                .registry
+                .type_entry(inst.type_id())
+                .is_some_and(|t| t.dispose.is_some())
+        };
+        let any_hook = order
             .iter()
-            .filter_map(|s| s.get().map(Instance::addr))
-            .collect();
-        // Values provided to this scope's slots belong to the application.
-        held.extend(super::slots::provided_addrs(self));
-        let mut ancestor = self.parent.as_deref();
-        while let Some(a) = ancestor {
-            held.extend(a.slots.iter().filter_map(|s| s.get().map(Instance::addr)));
-            ancestor = a.parent.as_deref();
+            .filter_map(|&i| self.slots.get(slot_of(i)?)?.get())
+            .any(has_hook);
+        if !any_hook {
+            for &i in order.iter().rev() {
+                if let Some(slot) = slot_of(i).and_then(|s| self.slots.get_mut(s)) {
+                    drop(slot.take());
+                }
+            }
+            return;
         }
-        dispose(
-            &inner.registry,
-            &mut self.slots,
-            &order,
-            |i| {
-                inner
-                    .scoped_slot
-                    .get(i)
-                    .copied()
-                    .flatten()
-                    .map(|s| s as usize)
-            },
-            |inst| held.contains(&inst.addr()),
-        );
+        // Both the singletons and the ancestors are still alive (this scope holds them); the
+        // check runs only for an instance that has a hook.
+        let same = |slots: &[OnceLock<Instance>], addr: usize| {
+            slots
+                .iter()
+                .any(|s| s.get().is_some_and(|x| x.addr() == addr))
+        };
+        let provided: HashSet<usize> = super::slots::provided_addrs(self).collect();
+        let parent = self.parent.clone();
+        dispose(&inner.registry, &mut self.slots, &order, slot_of, |inst| {
+            let addr = inst.addr();
+            if provided.contains(&addr) || same(&inner.slots, addr) {
+                return true;
+            }
+            let mut ancestor = parent.as_deref();
+            while let Some(a) = ancestor {
+                if same(&a.slots, addr) {
+                    return true;
+                }
+                ancestor = a.parent.as_deref();
+            }
+            false
+        });
     }
 }
 

@@ -41,17 +41,21 @@ impl Inner {
         scope: Option<&Arc<ScopeState>>,
         path: &[usize],
     ) -> Result<Instance, Error> {
-        let mut names = self.names(path);
-        names.push(self.name_of(idx).to_string());
+        // The path's names are built only for an error: this runs once per request.
+        let names = || {
+            let mut names = self.names(path);
+            names.push(self.name_of(idx).to_string());
+            names
+        };
         let (Some(scope), Some(slot)) = (scope, self.scoped_slot[idx]) else {
-            return Err(Error::ScopeRequired { path: names });
+            return Err(Error::ScopeRequired { path: names() });
         };
         match scope.find(slot as usize) {
             Some(inst) => Ok(inst.clone()),
             None => Err(Error::SlotNotProvided {
                 slot: self.name_of(idx).to_string(),
                 type_name: self.plan.services[idx].type_.clone(),
-                path: names,
+                path: names(),
             }),
         }
     }
