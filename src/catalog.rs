@@ -334,7 +334,7 @@ impl Catalog {
                     self.classes().map(|c| c.name.as_str()),
                 ) {
                     Some(s) => d.with_note(format!("did you mean '{s}'?")),
-                    None => d.with_note("Add it to the `types:` section."),
+                    None => d.with_note("Add it to the `types:` section, or pass the catalog your registry writes with `--catalog FILE` (docs/catalog.md)."),
                 };
                 diags.push(d);
             }
@@ -360,18 +360,20 @@ impl Catalog {
     fn check_references(&mut self, diags: &mut Diagnostics) {
         let mut cyclic: Vec<String> = Vec::new();
         for c in self.classes.values() {
-            for parent in c.extends.iter().chain(&c.implements) {
+            let named = c.extends.iter().map(|p| (p, "parent of")).chain(
+                c.implements
+                    .iter()
+                    .map(|i| (i, "an interface implemented by")),
+            );
+            for (parent, role) in named {
                 if self.get(parent).is_none() {
                     diags.push(
                         Diagnostic::error(
                             Code::ClassNotFound,
-                            format!(
-                                "Class '{parent}' not found (named as parent of {}).",
-                                c.name
-                            ),
+                            format!("Class '{parent}' not found (named as {role} {}).", c.name),
                         )
                         .at(c.span)
-                        .with_note("Add it to the `types:` section."),
+                        .with_note("Add it to the `types:` section, or pass the catalog your registry writes with `--catalog FILE` (docs/catalog.md)."),
                     );
                 }
             }

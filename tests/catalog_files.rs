@@ -752,3 +752,53 @@ fn the_repl_takes_the_catalog() {
         "{text}"
     );
 }
+
+#[test]
+fn one_catalog_given_twice_is_read_once_and_a_missing_interface_is_named_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("app.neon");
+    let catalog = dir.path().join("catalog.json");
+    std::fs::write(&config, MAILER_CONFIG).unwrap();
+    wireplan_runtime::catalog::write_catalog(&mailer_registry(true), &catalog).unwrap();
+    // The same file twice, once through a relative spelling: one catalog, no duplicate-class.
+    let again = dir.path().join(".").join("catalog.json");
+    let out = wireplan_cmd()
+        .arg("check")
+        .arg(&config)
+        .arg("--catalog")
+        .arg(&catalog)
+        .arg("--catalog")
+        .arg(&again)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("duplicate-class"), "{stderr}");
+
+    // An interface the catalog names but does not declare is reported as an interface.
+    let lying = dir.path().join("lying.json");
+    std::fs::write(
+        &lying,
+        r#"{"format": "wireplan-catalog", "version": 1, "types": {
+  "App\\Smtp": {},
+  "App\\Mailer": {"implements": ["App\\Nope"], "constructor": {"from": "string"}}
+}}"#,
+    )
+    .unwrap();
+    let out = wireplan_cmd()
+        .arg("check")
+        .arg(&config)
+        .arg("--catalog")
+        .arg(&lying)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "Class 'App\\Nope' not found (named as an interface implemented by App\\Mailer)."
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--catalog FILE"), "{stderr}");
+}

@@ -309,7 +309,7 @@ fn a_value_given_as_a_number_is_accepted_and_a_declared_dynamic_name_is_typed() 
 fn schema_errors_are_positioned_and_all_reported() {
     let body = "dynamicParameters:\n\
                 \tenv.WP_PORT: {type: int, defualt: 1}\n\
-                \tenv.WP_A: {type: integer}\n\
+                \tenv.WP_A: {type: integer, default: 8080}\n\
                 \tenv.WP_B: {type: int, default: abc}\n\
                 \tenv.WP_C: {type: string, required: true, default: x}\n\
                 \tport: int\n\

@@ -278,7 +278,7 @@ impl Resolver<'_> {
                     } else {
                         match crate::diagnostics::suggest(t, names) {
                             Some(s) => format!("did you mean '{s}'?"),
-                            None => "Add it to the `types:` section.".to_string(),
+                            None => "Add it to the `types:` section, or pass the catalog your registry writes with `--catalog FILE` (docs/catalog.md).".to_string(),
                         }
                     };
                     self.diags.push(
@@ -543,7 +543,7 @@ impl Resolver<'_> {
         if let Some(s) = crate::diagnostics::suggest(class, names) {
             d = d.with_note(format!("did you mean '{s}'?"));
         } else {
-            d = d.with_note("Add it to the `types:` section.");
+            d = d.with_note("Add it to the `types:` section, or pass the catalog your registry writes with `--catalog FILE` (docs/catalog.md).");
         }
         self.diags.push(d);
     }

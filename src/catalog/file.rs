@@ -41,19 +41,25 @@ pub enum CatalogInput {
 }
 
 /// Reads every catalog input into `sources` (a missing or unreadable file is `file-not-found`)
-/// and returns their file ids in order.
+/// and returns their file ids in order. A file given twice (the same canonical path, also
+/// through a symlink) is read once: it is one catalog, not two declarations of each class.
 pub fn load_inputs(
     inputs: &[CatalogInput],
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
 ) -> Vec<FileId> {
     let mut ids = Vec::new();
+    let mut seen: Vec<PathBuf> = Vec::new();
     for input in inputs {
         match input {
             CatalogInput::File(path) => match crate::source::read_input_file(path) {
                 Ok(bytes) => {
-                    let text = String::from_utf8_lossy(&bytes).into_owned();
                     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+                    if seen.contains(&canonical) {
+                        continue;
+                    }
+                    seen.push(canonical.clone());
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
                     ids.push(sources.add_path(path.display().to_string(), &canonical, text));
                 }
                 Err(e) => diags.push(

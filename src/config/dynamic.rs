@@ -184,8 +184,12 @@ pub fn read_section(
                 ),
             }
         }
+        // A default is checked only against a type that is known (an unknown one is reported
+        // above; checking against it would add a second, misleading error).
         if let (Some(t), Some(d)) = (&decl.type_, &decl.default) {
-            check_default(&name, t, d, items.get(&name), diags);
+            if parse_type(t).is_some() {
+                check_default(&name, t, d, items.get(&name), diags);
+            }
         }
         if diags.error_count() == reported {
             out.insert(name, decl);
