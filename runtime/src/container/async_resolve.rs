@@ -418,23 +418,10 @@ impl Inner {
         &self,
         scope: Option<&Arc<ScopeState>>,
     ) -> Result<Arc<T>, Error> {
-        let idx = match self.by_type.get(&std::any::TypeId::of::<T>()) {
-            Some(&idx) => idx,
-            None => {
-                let type_name =
-                    self.registry
-                        .catalog_name_of::<T>()
-                        .ok_or(Error::UnregisteredType {
-                            rust_type: std::any::type_name::<T>(),
-                        })?;
-                match self.find_by_type(type_name) {
-                    [one] => self
-                        .index_of(one)
-                        .ok_or_else(|| Error::UnknownService { name: one.clone() })?,
-                    // The sync lookup words the errors (none, several).
-                    _ => return self.get_by_type_name::<T>(type_name, scope),
-                }
-            }
+        let idx = match self.autowired_index::<T>()? {
+            Ok(idx) => idx,
+            // The sync lookup words the errors (none, several).
+            Err(type_name) => return self.get_by_type_name::<T>(type_name, scope),
         };
         let inst = self.instance_async(idx, scope).await?;
         self.cast(idx, &inst)

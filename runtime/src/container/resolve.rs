@@ -154,20 +154,36 @@ impl Inner {
         })
     }
 
-    pub(crate) fn get_by_type<T: ?Sized + 'static>(
+    /// The service autowired for the Rust type `T` (Nette's `getByType`): the one the loader
+    /// indexed for its `TypeId`, else the only service of its catalog type. `Ok(Err(type_name))`
+    /// when the plan has none or several (then [`Inner::get_by_type_name`] words the error).
+    /// Errors: [`Error::UnregisteredType`] when `T` has no catalog name.
+    pub(crate) fn autowired_index<T: ?Sized + 'static>(
         &self,
-        scope: Option<&Arc<ScopeState>>,
-    ) -> Result<Arc<T>, Error> {
+    ) -> Result<Result<usize, &str>, Error> {
         if let Some(&idx) = self.by_type.get(&std::any::TypeId::of::<T>()) {
-            return self.get_index(idx, scope);
+            return Ok(Ok(idx));
         }
-        let name = self
+        let type_name = self
             .registry
             .catalog_name_of::<T>()
             .ok_or(Error::UnregisteredType {
                 rust_type: std::any::type_name::<T>(),
             })?;
-        self.get_by_type_name::<T>(name, scope)
+        Ok(match self.find_by_type(type_name) {
+            [one] => self.index_of(one).ok_or(type_name),
+            _ => Err(type_name),
+        })
+    }
+
+    pub(crate) fn get_by_type<T: ?Sized + 'static>(
+        &self,
+        scope: Option<&Arc<ScopeState>>,
+    ) -> Result<Arc<T>, Error> {
+        match self.autowired_index::<T>()? {
+            Ok(idx) => self.get_index(idx, scope),
+            Err(type_name) => self.get_by_type_name::<T>(type_name, scope),
+        }
     }
 
     pub(crate) fn get_by_type_name<T: ?Sized + 'static>(

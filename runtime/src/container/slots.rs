@@ -82,21 +82,7 @@ impl Inner {
 
     /// The one slot autowired for the Rust type `T` (by its catalog name).
     fn slot_by_type<T: ?Sized + 'static>(&self) -> Result<usize, Error> {
-        let idx = match self.by_type.get(&std::any::TypeId::of::<T>()) {
-            Some(&i) => Some(i),
-            None => {
-                let type_name =
-                    self.registry
-                        .catalog_name_of::<T>()
-                        .ok_or(Error::UnregisteredType {
-                            rust_type: std::any::type_name::<T>(),
-                        })?;
-                match self.find_by_type(type_name) {
-                    [one] => self.index_of(one),
-                    _ => None,
-                }
-            }
-        };
+        let idx = self.autowired_index::<T>()?.ok();
         idx.filter(|&i| self.plan.services[i].kind == ServiceKind::Slot)
             .ok_or_else(|| Error::UndeclaredSlot {
                 requested: self
