@@ -39,17 +39,18 @@ use crate::error::Error;
 use crate::plan::{ServiceKind, ServicePlan};
 use crate::value::{Callable, Instance, Value};
 
-/// Where a generated object resolves: its container, its scope, and its service.
+/// Where a generated object (or a [`Provider`](crate::Provider) handle) resolves: its
+/// container and scope, held weakly, and its service.
 #[derive(Clone)]
-struct Origin {
+pub(crate) struct Origin {
     inner: Weak<Inner>,
-    scope: Option<Weak<ScopeState>>,
-    service: usize,
-    name: String,
+    pub(crate) scope: Option<Weak<ScopeState>>,
+    pub(crate) service: usize,
+    pub(crate) name: String,
 }
 
 impl Origin {
-    fn new(inner: &Inner, service: usize, scope: Option<&Arc<ScopeState>>) -> Origin {
+    pub(crate) fn new(inner: &Inner, service: usize, scope: Option<&Arc<ScopeState>>) -> Origin {
         Origin {
             inner: inner.me.clone(),
             scope: scope.map(Arc::downgrade),
@@ -59,7 +60,7 @@ impl Origin {
     }
 
     /// The live container and scope, or [`Error::ContainerDropped`].
-    fn live(&self) -> Result<(Arc<Inner>, Option<Arc<ScopeState>>), Error> {
+    pub(crate) fn live(&self) -> Result<(Arc<Inner>, Option<Arc<ScopeState>>), Error> {
         let dropped = || Error::ContainerDropped {
             service: self.name.clone(),
         };

@@ -12,45 +12,23 @@
 //! container alive): after they are dropped, it returns [`Error::ContainerDropped`].
 
 use std::marker::PhantomData;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 use crate::container::{Inner, ScopeState};
 use crate::error::Error;
+use crate::generated::Origin;
 use crate::value::{ArgError, Args, Instance};
 
-/// The erased handle the plan's `$provider` evaluates to; [`Provider<T>`] adds the type.
+/// The erased handle the plan's `$provider` evaluates to; [`Provider<T>`] adds the type. A
+/// type of its own (around the generated objects' [`Origin`]) so that `Args::provider`
+/// recognises it.
 #[derive(Clone)]
-pub(crate) struct ProviderHandle {
-    inner: Weak<Inner>,
-    scope: Option<Weak<ScopeState>>,
-    service: usize,
-    name: String,
-}
+pub(crate) struct ProviderHandle(Origin);
 
 /// The object a `$provider` expression gives: a handle on service `service`, bound to
 /// `scope` (if any).
 pub(crate) fn handle(inner: &Inner, service: usize, scope: Option<&Arc<ScopeState>>) -> Instance {
-    Instance::from_value(ProviderHandle {
-        inner: inner.me.clone(),
-        scope: scope.map(Arc::downgrade),
-        service,
-        name: inner.name_of(service).to_string(),
-    })
-}
-
-impl ProviderHandle {
-    /// The live container and scope, or [`Error::ContainerDropped`].
-    fn live(&self) -> Result<(Arc<Inner>, Option<Arc<ScopeState>>), Error> {
-        let dropped = || Error::ContainerDropped {
-            service: self.name.clone(),
-        };
-        let inner = self.inner.upgrade().ok_or_else(dropped)?;
-        let scope = match &self.scope {
-            Some(w) => Some(w.upgrade().ok_or_else(dropped)?),
-            None => None,
-        };
-        Ok((inner, scope))
-    }
+    Instance::from_value(ProviderHandle(Origin::new(inner, service, scope)))
 }
 
 /// A lazy handle on the service a `Provider<T>` constructor parameter names: `T` is its
@@ -97,8 +75,8 @@ impl<T: ?Sized> Clone for Provider<T> {
 impl<T: ?Sized> std::fmt::Debug for Provider<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Provider")
-            .field("service", &self.handle.name)
-            .field("scoped", &self.handle.scope.is_some())
+            .field("service", &self.handle.0.name)
+            .field("scoped", &self.handle.0.scope.is_some())
             .finish()
     }
 }
@@ -106,7 +84,7 @@ impl<T: ?Sized> std::fmt::Debug for Provider<T> {
 impl<T: ?Sized + 'static> Provider<T> {
     /// The name of the service this handle resolves.
     pub fn service(&self) -> &str {
-        &self.handle.name
+        &self.handle.0.name
     }
 
     /// The service, created on first use as a sync `get` would (in the handle's scope, if
@@ -116,18 +94,18 @@ impl<T: ?Sized + 'static> Provider<T> {
     /// [`Error::AsyncRequired`] for a service that needs async creation (use
     /// [`Provider::get_async`]); otherwise as [`Container::get`](crate::Container::get).
     pub fn get(&self) -> Result<Arc<T>, Error> {
-        let (inner, scope) = self.handle.live()?;
-        inner.get_index::<T>(self.handle.service, scope.as_ref())
+        let (inner, scope) = self.handle.0.live()?;
+        inner.get_index::<T>(self.handle.0.service, scope.as_ref())
     }
 
     /// The service, created with its async constructors if it needs them; as
     /// [`Container::get_async`](crate::Container::get_async), in the handle's scope.
     pub async fn get_async(&self) -> Result<Arc<T>, Error> {
-        let (inner, scope) = self.handle.live()?;
+        let (inner, scope) = self.handle.0.live()?;
         let inst = inner
-            .instance_async(self.handle.service, scope.as_ref())
+            .instance_async(self.handle.0.service, scope.as_ref())
             .await?;
-        inner.cast::<T>(self.handle.service, &inst)
+        inner.cast::<T>(self.handle.0.service, &inst)
     }
 }
 
