@@ -145,7 +145,9 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .map_err(|_| format!("'{text}' is not a size (write e.g. 512MB or 2GB)"))?;
     let bytes = value * (1u64 << shift) as f64;
     if !(1.0..=u64::MAX as f64).contains(&bytes) {
-        return Err(format!("'{text}' is out of range"));
+        return Err(format!(
+            "'{text}' is out of range (a ceiling is at least 1 byte and below 16 EiB)"
+        ));
     }
     Ok(bytes as u64)
 }
@@ -164,7 +166,10 @@ mod tests {
         assert_eq!(parse_size(" 64 KB "), Ok(64 << 10));
         assert!(parse_size("12XB").is_err());
         assert!(parse_size("MB").is_err());
-        assert!(parse_size("0").is_err());
+        assert_eq!(
+            parse_size("0"),
+            Err("'0' is out of range (a ceiling is at least 1 byte and below 16 EiB)".into())
+        );
     }
 
     #[test]

@@ -171,15 +171,35 @@ pub fn registry() -> Registry {
     r
 }
 
-/// The current user from the `x-user` header: `anonymous` without one, 400 when it is not
-/// printable ASCII.
+/// The current user from the `x-user` header: `anonymous` without one, 400 when it is empty,
+/// not printable ASCII, or given more than once (which of two users would be meant?).
 pub fn current_user(parts: &Parts) -> Result<CurrentUser, (StatusCode, &'static str)> {
-    match parts.headers.get("x-user") {
-        None => Ok(CurrentUser("anonymous".into())),
-        Some(v) => match v.to_str() {
+    let mut values = parts.headers.get_all("x-user").iter();
+    match (values.next(), values.next()) {
+        (None, _) => Ok(CurrentUser("anonymous".into())),
+        (Some(_), Some(_)) => Err((
+            StatusCode::BAD_REQUEST,
+            "x-user header given more than once",
+        )),
+        (Some(v), None) => match v.to_str() {
             Ok(s) if !s.is_empty() => Ok(CurrentUser(s.to_string())),
             _ => Err((StatusCode::BAD_REQUEST, "bad x-user header")),
         },
+    }
+}
+
+/// The `wait=MS` query parameter of `/whoami`: 0 without one, at most 5,000 ms; a value that
+/// is not a whole number of milliseconds is an error message for a 400 answer.
+fn wait_millis(query: Option<&str>) -> Result<u64, String> {
+    let Some(text) = query.and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("wait=")))
+    else {
+        return Ok(0);
+    };
+    match text.parse::<u64>() {
+        Ok(ms) => Ok(ms.min(5_000)),
+        Err(_) => Err(format!(
+            "wait={text}: expected a whole number of milliseconds (0 to 5000)"
+        )),
     }
 }
 
@@ -201,13 +221,10 @@ async fn whoami(
     RequestScope(scope): RequestScope,
     request: Request,
 ) -> impl IntoResponse {
-    let wait = request
-        .uri()
-        .query()
-        .and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("wait=")))
-        .and_then(|ms| ms.parse::<u64>().ok())
-        .unwrap_or(0)
-        .min(5_000);
+    let wait = match wait_millis(request.uri().query()) {
+        Ok(ms) => ms,
+        Err(message) => return (StatusCode::BAD_REQUEST, message).into_response(),
+    };
     tokio::time::sleep(Duration::from_millis(wait)).await;
     stats.log.note("whoami");
     // Asked again after the wait: still this request's own user.
@@ -227,6 +244,7 @@ async fn whoami(
         [(header::CONTENT_TYPE, "application/json")],
         body.to_string(),
     )
+        .into_response()
 }
 
 /// The two routes, without the layer (add routes, then [`layer`] them).

@@ -72,11 +72,24 @@ async fn rejections_are_http_errors_not_panics() {
         .route("/unlayered", get(greeter));
     let server = Server::start(app).await;
     let bad_header = server.get("/hello", &["x-user: "]).await;
+    let two_users = server.get("/hello", &["x-user: ada", "x-user: bob"]).await;
+    let bad_wait = server.get("/whoami?wait=abc", &["x-user: ada"]).await;
     let unregistered = server.get("/unregistered", &["x-user: ada"]).await;
     let unlayered = server.get("/unlayered", &["x-user: ada"]).await;
     let still_fine = server.get("/hello", &["x-user: ada"]).await;
     server.stop().await;
     assert_eq!(bad_header, (400, "bad x-user header".to_string()));
+    assert_eq!(
+        two_users,
+        (400, "x-user header given more than once".to_string())
+    );
+    assert_eq!(
+        bad_wait,
+        (
+            400,
+            "wait=abc: expected a whole number of milliseconds (0 to 5000)".to_string()
+        )
+    );
     assert_eq!(unregistered, (500, "internal server error".to_string()));
     assert_eq!(unlayered, (500, "internal server error".to_string()));
     assert_eq!(still_fine, (200, "hello, ada (visit #1)".to_string()));
