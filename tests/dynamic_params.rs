@@ -313,6 +313,7 @@ fn schema_errors_are_positioned_and_all_reported() {
                 \tenv.WP_B: {type: int, default: abc}\n\
                 \tenv.WP_C: {type: string, required: true, default: x}\n\
                 \tport: int\n\
+                \tenv.: int\n\
                 services:\n\tdb: App\\Db(x)\n";
     let errs = errors(body);
     let want: Vec<(String, usize, String)> = [
@@ -343,6 +344,11 @@ fn schema_errors_are_positioned_and_all_reported() {
             "invalid-value",
             19,
             "'port' in 'dynamicParameters' is not a dynamic parameter.",
+        ),
+        (
+            "invalid-value",
+            20,
+            "'env.' in 'dynamicParameters' names no environment variable.",
         ),
     ]
     .into_iter()

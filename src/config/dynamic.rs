@@ -100,6 +100,18 @@ pub fn read_section(
                      parameter listed in 'wireplan › sensitive'",
                 ),
             );
+        } else if name
+            .strip_prefix("env.")
+            .is_some_and(|var| var.is_empty() || var.contains(['=', '\0']))
+        {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!("'{name}' in '{SECTION}' names no environment variable."),
+                )
+                .at(key_span)
+                .with_note("write env.NAME, with a NAME that is not empty and has no '=' or NUL"),
+            );
         }
         let mut decl = DynamicSchema {
             type_: None,
