@@ -23,6 +23,7 @@ use std::path::Path;
 use crate::error::Error;
 use crate::plan::{Plan, FORMAT, OLDEST_VERSION, VERSION};
 
+mod decode;
 mod mirror;
 mod unique;
 
@@ -237,7 +238,7 @@ impl Plan {
                 "corrupt binary plan: the payload checksum does not match",
             ));
         }
-        let plan = mirror::decode(payload, version)
+        let plan = decode::decode(payload, version)
             .map_err(|e| bad(origin, format!("corrupt binary plan: {e}")))?;
         check_header(&plan.format, u64::from(plan.version), origin)?;
         Ok(plan)

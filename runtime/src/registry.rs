@@ -118,9 +118,10 @@ pub struct Registry {
     pub(crate) classes: Arc<FxHashMap<String, ClassEntry>>,
     pub(crate) types: Arc<FxHashMap<TypeId, TypeEntry>>,
     /// Rust type or trait object → catalog name (first registration wins).
-    pub(crate) names: Arc<HashMap<TypeId, String>>,
-    /// Interface catalog name → `TypeId` of the trait object.
-    pub(crate) interfaces: Arc<HashMap<String, (TypeId, &'static str)>>,
+    pub(crate) names: Arc<FxHashMap<TypeId, String>>,
+    /// Interface catalog name → `TypeId` of the trait object (asked once per autowired type
+    /// of every service when a plan is loaded).
+    pub(crate) interfaces: Arc<FxHashMap<String, (TypeId, &'static str)>>,
     /// (concrete type, requested trait object) → caster writing an `Option<Arc<dyn Trait>>`.
     pub(crate) casters: Arc<FxHashMap<(TypeId, TypeId), CasterFn>>,
 }
