@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 
 use crate::error::Missing;
 use crate::plan::{CallTarget, Expr, Plan, ServiceKind, ServicePlan, MAX_EXPR_DEPTH};
-use crate::registry::Registry;
+use crate::registry::{ClassEntry, Registry};
 use crate::value::Value;
 
 /// A map keyed by names from the plan: foldhash, seeded per process (fast on short names, and
@@ -69,12 +69,32 @@ impl<'a> Checker<'a> {
     }
 
     /// Records that the plan uses `class` and returns its registration, if any.
-    fn use_class(&mut self, class: &'a str) -> Option<&'a crate::registry::ClassEntry> {
+    fn use_class(&mut self, class: &'a str) -> Option<&'a ClassEntry> {
         let entry = self.registry.classes.get(class);
         if entry.is_some() {
             self.known_used = true;
         } else {
             self.unknown_used.insert(class);
+        }
+        entry
+    }
+
+    /// A `$new` of `class`: the class and its constructor must be registered. Returns the
+    /// registration, if any.
+    fn check_new(&mut self, class: &'a str, at: &dyn Display) -> Option<&'a ClassEntry> {
+        let entry = self.use_class(class);
+        match entry {
+            None => self.miss(Missing::Class {
+                class: class.to_string(),
+                needed_by: at.to_string(),
+            }),
+            Some(c) if c.ctor.is_none() && c.async_ctor.is_none() => {
+                self.miss(Missing::Constructor {
+                    class: class.to_string(),
+                    needed_by: at.to_string(),
+                })
+            }
+            Some(_) => {}
         }
         entry
     }
@@ -141,16 +161,30 @@ impl<'a> Checker<'a> {
     pub(crate) fn run(&mut self) {
         let plan = self.plan;
         let types_problems = self.index_types();
+        let mut requires_async = false;
         for (i, (name, sp)) in plan.services.iter().enumerate() {
             // Locations are formatted only when something is reported.
             let factory = sp.kind == ServiceKind::Factory;
-            self.walk(
-                &sp.create,
-                &format_args!("service '{name}' (create)"),
-                None,
-                factory,
-            );
-            let class = self.static_class_of(sp);
+            requires_async |= sp.requires_async;
+            let at = format_args!("service '{name}' (create)");
+            // The class of the service's object and its registration, each looked up once.
+            let (class, entry) = match &sp.create {
+                Expr::New { class, args } => {
+                    let mut entry = None;
+                    if !self.too_deep(&sp.create, &at) {
+                        entry = self.check_new(class, &at);
+                        for a in args {
+                            self.walk_checked(a, &at, None, factory);
+                        }
+                    }
+                    (Some(class.as_str()), entry)
+                }
+                other => {
+                    self.walk(other, &at, None, factory);
+                    let entry = self.registry.classes.get(&sp.type_);
+                    (entry.map(|_| sp.type_.as_str()), entry)
+                }
+            };
             for (n, stmt) in sp.setup.iter().enumerate() {
                 let n = n + 1;
                 let at = format_args!("service '{name}' (setup #{n})");
@@ -187,10 +221,16 @@ impl<'a> Checker<'a> {
                     false,
                 );
             }
-            self.check_casts(i, name, sp, class);
+            if let (Some(class), Some(entry)) = (class, entry) {
+                self.check_casts(i, name, sp, class, entry);
+            }
         }
-        self.problems
-            .extend(super::async_resolve::plan_problems(plan, self.registry));
+        // Nothing to find unless the registry has an async constructor or a service
+        // requires async.
+        if requires_async || self.registry.async_classes {
+            self.problems
+                .extend(super::async_resolve::plan_problems(plan, self.registry));
+        }
         for (alias, target) in &plan.aliases {
             if !self.index.contains_key(target.as_str()) {
                 self.problems.push(format!(
@@ -298,19 +338,7 @@ impl<'a> Checker<'a> {
                 self.walk_checked(default, at, this, factory);
             }
             Expr::New { class, args } => {
-                match self.use_class(class) {
-                    None => self.miss(Missing::Class {
-                        class: class.clone(),
-                        needed_by: at.to_string(),
-                    }),
-                    Some(c) if c.ctor.is_none() && c.async_ctor.is_none() => {
-                        self.miss(Missing::Constructor {
-                            class: class.clone(),
-                            needed_by: at.to_string(),
-                        })
-                    }
-                    Some(_) => {}
-                }
+                self.check_new(class, at);
                 for a in args {
                     self.walk_checked(a, at, this, factory);
                 }
@@ -539,11 +567,15 @@ impl<'a> Checker<'a> {
     /// as its type, needs a caster from its class. Type names the registry does not know as
     /// interfaces are not checked: Rust code cannot ask for them. One class lookup per
     /// service, one interface lookup per autowired type.
-    fn check_casts(&mut self, i: usize, name: &str, sp: &ServicePlan, class: Option<&str>) {
+    fn check_casts(
+        &mut self,
+        i: usize,
+        name: &str,
+        sp: &ServicePlan,
+        class: &str,
+        entry: &ClassEntry,
+    ) {
         let registry = self.registry;
-        let Some((class, entry)) = class.and_then(|c| Some((c, registry.classes.get(c)?))) else {
-            return;
-        };
         let (from, to) = (self.autowired_at[i] as usize, self.autowired_at[i + 1] as usize);
         let list = std::mem::take(&mut self.autowired_for);
         let autowired = &list[from..to];
