@@ -576,7 +576,10 @@ impl<'a> Checker<'a> {
         entry: &ClassEntry,
     ) {
         let registry = self.registry;
-        let (from, to) = (self.autowired_at[i] as usize, self.autowired_at[i + 1] as usize);
+        let (from, to) = (
+            self.autowired_at[i] as usize,
+            self.autowired_at[i + 1] as usize,
+        );
         let list = std::mem::take(&mut self.autowired_for);
         let autowired = &list[from..to];
         let declared = (!autowired.contains(&sp.type_.as_str())).then_some(sp.type_.as_str());

@@ -182,7 +182,10 @@ fn service(s: &ServicePlan) -> BService<'_> {
         implement: s.implement.as_deref(),
         parameters: &s.parameters,
         references: map(&s.references),
-        source: s.source.as_ref().map(|l| (l.file.as_str(), l.line, l.column)),
+        source: s
+            .source
+            .as_ref()
+            .map(|l| (l.file.as_str(), l.line, l.column)),
     }
 }
 
@@ -198,7 +201,11 @@ fn plan_of<D>(p: &Plan, dynamic: D) -> BPlan<'_, D> {
             .map(|d| (d.path.as_str(), d.hash.as_str()))
             .collect(),
         parameters: map(&p.parameters),
-        services: p.services.iter().map(|(k, s)| (k.as_str(), service(s))).collect(),
+        services: p
+            .services
+            .iter()
+            .map(|(k, s)| (k.as_str(), service(s)))
+            .collect(),
         aliases: p
             .aliases
             .iter()
