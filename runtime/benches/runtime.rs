@@ -236,6 +236,29 @@ fn bench(c: &mut Criterion, f: &Fixture) {
     });
     g.finish();
 
+    // The binary load in its parts: decoding the bytes into the plan model; checking the plan
+    // against itself and the registry and setting up the container; dropping the container.
+    let mut g = c.benchmark_group("load_split");
+    g.sample_size(20).measurement_time(Duration::from_secs(4));
+    g.bench_function("decode_binary", |b| {
+        b.iter(|| Plan::from_bytes(black_box(&f.bin), "<bench>").unwrap())
+    });
+    g.bench_function("check_and_setup", |b| {
+        b.iter_batched(
+            || Plan::from_bytes(&f.bin, "<bench>").unwrap(),
+            |p| Container::from_plan(p, &f.registry).unwrap(),
+            BatchSize::PerIteration,
+        )
+    });
+    g.bench_function("drop", |b| {
+        b.iter_batched(
+            || Container::from_bytes(&f.bin, &f.registry).unwrap(),
+            drop,
+            BatchSize::PerIteration,
+        )
+    });
+    g.finish();
+
     let mut g = c.benchmark_group("create_all");
     g.sample_size(20).measurement_time(Duration::from_secs(4));
     g.bench_function("container", |b| {
@@ -402,7 +425,81 @@ fn summary_peers(rows: &mut [PeerRow]) {
             cell(times[2]),
             cell(times[3])
         );
+        if row.name.starts_with("new container") {
+            // CPU time of the same runs: what the machine's other jobs disturb least.
+            let cpu: Vec<Duration> = row
+                .runs
+                .iter_mut()
+                .map(|(_, f)| cpu_median(15, reps, &mut *f))
+                .collect();
+            let base = cpu[0].as_secs_f64().max(1e-12);
+            let cell = |t: Duration| format!("{t:.2?} ({:.1}x)", t.as_secs_f64() / base);
+            println!(
+                "{:<40} {:>14} {:>22} {:>22} {:>22}",
+                "  the same, CPU time",
+                format!("{:.2?}", cpu[0]),
+                cell(cpu[1]),
+                cell(cpu[2]),
+                cell(cpu[3])
+            );
+        }
     }
+    // wireplan's cold start in its parts (CPU time): registering the classes, loading the
+    // 55-service binary plan, creating the 50 singletons.
+    let plan = peers::wireplan_plan();
+    let registry = peers::wireplan_registry();
+    let build = cpu_median(15, 200, || {
+        black_box(peers::wireplan_registry());
+    });
+    let load = cpu_median(15, 200, || {
+        black_box(peers::wireplan_container(&plan, &registry));
+    });
+    let decode = cpu_median(15, 200, || {
+        black_box(Plan::from_bytes(&plan, "<bench>").unwrap());
+    });
+    let mut create = Vec::new();
+    for _ in 0..15 {
+        let cs: Vec<Container> = (0..200)
+            .map(|_| peers::wireplan_container(&plan, &registry))
+            .collect();
+        let t = thread_cpu();
+        for c in &cs {
+            c.warm_up().unwrap();
+        }
+        create.push((thread_cpu() - t) / 200);
+    }
+    create.sort();
+    println!(
+        "  wireplan cold start, CPU time: registry {build:.2?} + load {load:.2?} (decode \
+         {decode:.2?}) + create 50 {:.2?}",
+        create[7]
+    );
+}
+
+/// The CPU time this thread has used so far (`CLOCK_THREAD_CPUTIME_ID`).
+fn thread_cpu() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec; the clock id is a constant of the platform.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// As [`median`], in CPU time of this thread instead of wall time.
+fn cpu_median(runs: usize, reps: usize, mut f: impl FnMut()) -> Duration {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = thread_cpu();
+            for _ in 0..reps {
+                f();
+            }
+            (thread_cpu() - t) / reps as u32
+        })
+        .collect();
+    times.sort();
+    times[runs / 2]
 }
 
 /// Median time of `f` over `runs` runs (each `reps` calls), per call.
@@ -427,6 +524,35 @@ fn summary(f: &Fixture) {
     let load_bin = median(9, 1, || {
         black_box(Container::from_bytes(&f.bin, &f.registry).unwrap());
     });
+    // CPU time, and the parts of a binary load (see the `load_split` group).
+    let cpu_json = cpu_median(9, 1, || {
+        black_box(Container::from_bytes(&f.json, &f.registry).unwrap());
+    });
+    let cpu_bin = cpu_median(9, 1, || {
+        black_box(Container::from_bytes(&f.bin, &f.registry).unwrap());
+    });
+    let cpu_decode = cpu_median(9, 1, || {
+        black_box(Plan::from_bytes(&f.bin, "<bench>").unwrap());
+    });
+    let mut parts = Vec::new();
+    for _ in 0..9 {
+        let p = Plan::from_bytes(&f.bin, "<bench>").unwrap();
+        let t = thread_cpu();
+        let c = Container::from_plan(p, &f.registry).unwrap();
+        let checked = thread_cpu();
+        drop(c);
+        parts.push((checked - t, thread_cpu() - checked));
+    }
+    let cpu_check = {
+        let mut v: Vec<Duration> = parts.iter().map(|p| p.0).collect();
+        v.sort();
+        v[4]
+    };
+    let cpu_drop = {
+        let mut v: Vec<Duration> = parts.iter().map(|p| p.1).collect();
+        v.sort();
+        v[4]
+    };
     let mut create = Vec::new();
     for _ in 0..9 {
         let c = Container::from_bytes(&f.bin, &f.registry).unwrap();
@@ -474,6 +600,10 @@ fn summary(f: &Fixture) {
     println!(
         "load binary plan        {load_bin:>12.2?}   ({:.2}x hand-written create-all)",
         r(load_bin, hand_all)
+    );
+    println!(
+        "  CPU time: JSON {cpu_json:.2?}, binary {cpu_bin:.2?} = decode {cpu_decode:.2?} + \
+         check and set up {cpu_check:.2?} + drop {cpu_drop:.2?}"
     );
     println!("create all {N}      {create:>12.2?}   hand-written {hand_all:>10.2?}   ratio {:.1}x   ({:.0} ns/service)", r(create, hand_all), create.as_nanos() as f64 / N as f64);
     println!(

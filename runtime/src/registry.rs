@@ -118,11 +118,15 @@ pub struct Registry {
     pub(crate) classes: Arc<FxHashMap<String, ClassEntry>>,
     pub(crate) types: Arc<FxHashMap<TypeId, TypeEntry>>,
     /// Rust type or trait object → catalog name (first registration wins).
-    pub(crate) names: Arc<HashMap<TypeId, String>>,
-    /// Interface catalog name → `TypeId` of the trait object.
-    pub(crate) interfaces: Arc<HashMap<String, (TypeId, &'static str)>>,
+    pub(crate) names: Arc<FxHashMap<TypeId, String>>,
+    /// Interface catalog name → `TypeId` of the trait object (asked once per autowired type
+    /// of every service when a plan is loaded).
+    pub(crate) interfaces: Arc<FxHashMap<String, (TypeId, &'static str)>>,
     /// (concrete type, requested trait object) → caster writing an `Option<Arc<dyn Trait>>`.
     pub(crate) casters: Arc<FxHashMap<(TypeId, TypeId), CasterFn>>,
+    /// Whether an async constructor was ever registered (stays true when a sync one replaces
+    /// it): without one, a plan's async checks have nothing to find in the registry.
+    pub(crate) async_classes: bool,
 }
 
 impl Registry {
@@ -285,6 +289,7 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
         mut self,
         f: fn(&Args<'_>) -> CallResult<BoxFuture<CallResult<T>>>,
     ) -> Self {
+        self.registry.async_classes = true;
         let class = self.class();
         class.async_ctor = Some(Arc::new(move |a| {
             let fut = f(a)?;

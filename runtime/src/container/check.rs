@@ -8,8 +8,12 @@ use indexmap::IndexMap;
 
 use crate::error::Missing;
 use crate::plan::{CallTarget, Expr, Plan, ServiceKind, ServicePlan, MAX_EXPR_DEPTH};
-use crate::registry::Registry;
+use crate::registry::{ClassEntry, Registry};
 use crate::value::Value;
+
+/// A map keyed by names from the plan: foldhash, seeded per process (fast on short names, and
+/// a crafted plan cannot aim for collisions), where the plan's own maps use SipHash.
+pub(crate) type NameMap<'a, V> = HashMap<&'a str, V, foldhash::fast::RandomState>;
 
 /// Walks the whole plan once, collecting every inconsistency (`problems`) and every missing
 /// registration (`missing`), so both can be reported at once.
@@ -26,11 +30,24 @@ pub(crate) struct Checker<'a> {
     unknown_used: HashSet<&'a str>,
     /// Whether the plan uses at least one registered class.
     known_used: bool,
-    types_of: HashMap<&'a str, Vec<&'a str>>,
+    /// Service name → its index in `plan.services`, built once: every reference the plan
+    /// makes is looked up here.
+    pub(crate) index: NameMap<'a, u32>,
+    /// Per service index `i`: the types the plan autowires it for are
+    /// `autowired_for[autowired_at[i]..autowired_at[i + 1]]`, in the order of `plan.types`.
+    autowired_at: Vec<u32>,
+    autowired_for: Vec<&'a str>,
 }
 
 impl<'a> Checker<'a> {
     pub(crate) fn new(plan: &'a Plan, registry: &'a Registry) -> Checker<'a> {
+        let mut index = NameMap::with_capacity_and_hasher(
+            plan.services.len(),
+            foldhash::fast::RandomState::default(),
+        );
+        for (i, name) in plan.services.keys().enumerate() {
+            index.insert(name.as_str(), i as u32);
+        }
         Checker {
             plan,
             registry,
@@ -40,17 +57,44 @@ impl<'a> Checker<'a> {
             seen: HashSet::new(),
             unknown_used: HashSet::new(),
             known_used: false,
-            types_of: HashMap::new(),
+            index,
+            autowired_at: Vec::new(),
+            autowired_for: Vec::new(),
         }
     }
 
+    /// The index of the service `name` (aliases not followed).
+    pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
+        self.index.get(name).map(|&i| i as usize)
+    }
+
     /// Records that the plan uses `class` and returns its registration, if any.
-    fn use_class(&mut self, class: &'a str) -> Option<&'a crate::registry::ClassEntry> {
+    fn use_class(&mut self, class: &'a str) -> Option<&'a ClassEntry> {
         let entry = self.registry.classes.get(class);
         if entry.is_some() {
             self.known_used = true;
         } else {
             self.unknown_used.insert(class);
+        }
+        entry
+    }
+
+    /// A `$new` of `class`: the class and its constructor must be registered. Returns the
+    /// registration, if any.
+    fn check_new(&mut self, class: &'a str, at: &dyn Display) -> Option<&'a ClassEntry> {
+        let entry = self.use_class(class);
+        match entry {
+            None => self.miss(Missing::Class {
+                class: class.to_string(),
+                needed_by: at.to_string(),
+            }),
+            Some(c) if c.ctor.is_none() && c.async_ctor.is_none() => {
+                self.miss(Missing::Constructor {
+                    class: class.to_string(),
+                    needed_by: at.to_string(),
+                })
+            }
+            Some(_) => {}
         }
         entry
     }
@@ -62,12 +106,18 @@ impl<'a> Checker<'a> {
     }
 
     fn exists(&self, name: &str) -> bool {
-        self.plan.services.contains_key(name) || self.plan.aliases.contains_key(name)
+        self.index.contains_key(name) || self.plan.aliases.contains_key(name)
     }
 
-    /// The registered class a service's object will have, when the plan says so statically.
+    /// The registered class the object of the service `name` will have, when the plan says
+    /// so statically.
     fn static_class(&self, name: &str) -> Option<&'a str> {
-        let sp = self.plan.services.get(name)?;
+        let i = self.index_of(name)?;
+        self.static_class_of(&self.plan.services[i])
+    }
+
+    /// As [`Checker::static_class`], for a service's plan at hand.
+    fn static_class_of(&self, sp: &'a ServicePlan) -> Option<&'a str> {
         match &sp.create {
             Expr::New { class, .. } => Some(class.as_str()),
             _ if self.registry.has_class(&sp.type_) => Some(sp.type_.as_str()),
@@ -75,20 +125,68 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Fills `autowired_at`/`autowired_for` from `plan.types` (one pass, no map per
+    /// service) and returns the problems of the types index, reported after the aliases'.
+    fn index_types(&mut self) -> Vec<String> {
+        let plan = self.plan;
+        let mut problems = Vec::new();
+        let mut at = vec![0u32; plan.services.len() + 1];
+        let mut entries: Vec<(u32, &'a str)> = Vec::new();
+        for (ty, names) in &plan.types {
+            for n in names {
+                match self.index.get(n.as_str()) {
+                    Some(&i) => {
+                        at[i as usize + 1] += 1;
+                        entries.push((i, ty.as_str()));
+                    }
+                    None => problems.push(format!("types index: {ty} lists unknown service '{n}'")),
+                }
+            }
+        }
+        for i in 1..at.len() {
+            at[i] += at[i - 1];
+        }
+        let mut next = at.clone();
+        let mut list = vec![""; entries.len()];
+        for (i, ty) in entries {
+            let slot = &mut next[i as usize];
+            list[*slot as usize] = ty;
+            *slot += 1;
+        }
+        self.autowired_at = at;
+        self.autowired_for = list;
+        problems
+    }
+
     pub(crate) fn run(&mut self) {
         let plan = self.plan;
-        for (name, sp) in &plan.services {
+        let types_problems = self.index_types();
+        let mut requires_async = false;
+        for (i, (name, sp)) in plan.services.iter().enumerate() {
             // Locations are formatted only when something is reported.
             let factory = sp.kind == ServiceKind::Factory;
-            self.walk(
-                &sp.create,
-                &format_args!("service '{name}' (create)"),
-                None,
-                factory,
-            );
-            let class = self.static_class(name);
-            for (i, stmt) in sp.setup.iter().enumerate() {
-                let n = i + 1;
+            requires_async |= sp.requires_async;
+            let at = format_args!("service '{name}' (create)");
+            // The class of the service's object and its registration, each looked up once.
+            let (class, entry) = match &sp.create {
+                Expr::New { class, args } => {
+                    let mut entry = None;
+                    if !self.too_deep(&sp.create, &at) {
+                        entry = self.check_new(class, &at);
+                        for a in args {
+                            self.walk_checked(a, &at, None, factory);
+                        }
+                    }
+                    (Some(class.as_str()), entry)
+                }
+                other => {
+                    self.walk(other, &at, None, factory);
+                    let entry = self.registry.classes.get(&sp.type_);
+                    (entry.map(|_| sp.type_.as_str()), entry)
+                }
+            };
+            for (n, stmt) in sp.setup.iter().enumerate() {
+                let n = n + 1;
                 let at = format_args!("service '{name}' (setup #{n})");
                 if self.too_deep(stmt, &at) {
                     continue;
@@ -123,25 +221,24 @@ impl<'a> Checker<'a> {
                     false,
                 );
             }
-            self.check_casts(name, sp, class);
+            if let (Some(class), Some(entry)) = (class, entry) {
+                self.check_casts(i, name, sp, class, entry);
+            }
         }
-        self.problems
-            .extend(super::async_resolve::plan_problems(plan, self.registry));
+        // Nothing to find unless the registry has an async constructor or a service
+        // requires async.
+        if requires_async || self.registry.async_classes {
+            self.problems
+                .extend(super::async_resolve::plan_problems(plan, self.registry));
+        }
         for (alias, target) in &plan.aliases {
-            if !plan.services.contains_key(target.as_str()) {
+            if !self.index.contains_key(target.as_str()) {
                 self.problems.push(format!(
                     "alias '{alias}' points to unknown service '{target}'"
                 ));
             }
         }
-        for (ty, names) in &plan.types {
-            for n in names {
-                if !plan.services.contains_key(n.as_str()) {
-                    self.problems
-                        .push(format!("types index: {ty} lists unknown service '{n}'"));
-                }
-            }
-        }
+        self.problems.extend(types_problems);
         for (i, e) in plan.initialization.iter().enumerate() {
             self.walk(e, &format_args!("initialization #{}", i + 1), None, false);
         }
@@ -241,19 +338,7 @@ impl<'a> Checker<'a> {
                 self.walk_checked(default, at, this, factory);
             }
             Expr::New { class, args } => {
-                match self.use_class(class) {
-                    None => self.miss(Missing::Class {
-                        class: class.clone(),
-                        needed_by: at.to_string(),
-                    }),
-                    Some(c) if c.ctor.is_none() && c.async_ctor.is_none() => {
-                        self.miss(Missing::Constructor {
-                            class: class.clone(),
-                            needed_by: at.to_string(),
-                        })
-                    }
-                    Some(_) => {}
-                }
+                self.check_new(class, at);
                 for a in args {
                     self.walk_checked(a, at, this, factory);
                 }
@@ -478,33 +563,34 @@ impl<'a> Checker<'a> {
             .is_some_and(|c| c.statics.contains_key(method))
     }
 
-    /// Every registered interface the plan autowires this service as (or declares as its
-    /// type) needs a caster from its class. Type names the registry does not know as
-    /// interfaces are not checked: Rust code cannot ask for them.
-    fn check_casts(&mut self, name: &str, sp: &ServicePlan, class: Option<&str>) {
-        let Some(class) = class.filter(|c| self.registry.has_class(c)) else {
-            return;
-        };
-        if self.types_of.is_empty() && !self.plan.types.is_empty() {
-            // Built on first use: service → the types the plan autowires it for.
-            for (t, names) in &self.plan.types {
-                for n in names {
-                    self.types_of
-                        .entry(n.as_str())
-                        .or_default()
-                        .push(t.as_str());
-                }
+    /// Every registered interface the plan autowires this service (index `i`) as, or declares
+    /// as its type, needs a caster from its class. Type names the registry does not know as
+    /// interfaces are not checked: Rust code cannot ask for them. One class lookup per
+    /// service, one interface lookup per autowired type.
+    fn check_casts(
+        &mut self,
+        i: usize,
+        name: &str,
+        sp: &ServicePlan,
+        class: &str,
+        entry: &ClassEntry,
+    ) {
+        let registry = self.registry;
+        let (from, to) = (
+            self.autowired_at[i] as usize,
+            self.autowired_at[i + 1] as usize,
+        );
+        let list = std::mem::take(&mut self.autowired_for);
+        let autowired = &list[from..to];
+        let declared = (!autowired.contains(&sp.type_.as_str())).then_some(sp.type_.as_str());
+        for iface in autowired.iter().copied().chain(declared) {
+            if iface == class {
+                continue;
             }
-        }
-        let mut wanted: Vec<&str> = self.types_of.get(name).cloned().unwrap_or_default();
-        if !wanted.contains(&sp.type_.as_str()) {
-            wanted.push(&sp.type_);
-        }
-        for iface in wanted {
-            if iface != class
-                && self.registry.has_interface(iface)
-                && !self.registry.implements(class, iface)
-            {
+            let Some((iface_id, _)) = registry.interfaces.get(iface) else {
+                continue;
+            };
+            if !registry.casters.contains_key(&(entry.type_id, *iface_id)) {
                 self.miss(Missing::Cast {
                     class: class.to_string(),
                     interface: iface.to_string(),
@@ -512,6 +598,7 @@ impl<'a> Checker<'a> {
                 });
             }
         }
+        self.autowired_for = list;
     }
 
     /// The tag index with plain values; anything else is a problem.
@@ -521,7 +608,7 @@ impl<'a> Checker<'a> {
         for (tag, entries) in &plan.tags {
             let mut list = Vec::new();
             for (service, e) in entries {
-                if !plan.services.contains_key(service.as_str()) {
+                if !self.index.contains_key(service.as_str()) {
                     self.problems
                         .push(format!("tag '{tag}' lists unknown service '{service}'"));
                     continue;

@@ -226,11 +226,12 @@ impl<'r> ContainerBuilder<'r> {
             .iter()
             .filter_map(
                 |(tid, name)| match plan.types.get(name).map(Vec::as_slice) {
-                    Some([one]) => plan.services.get_index_of(one).map(|i| (*tid, i)),
+                    Some([one]) => check.index_of(one).map(|i| (*tid, i)),
                     _ => None,
                 },
             )
             .collect();
+        drop(check);
         let inner = Arc::new_cyclic(|me| Inner {
             registry: self.registry.clone(),
             origin: origin.to_string(),
