@@ -402,13 +402,29 @@ pub struct ArgError {
 /// trait objects alike (`a.service::<Db>(0)?`, `a.service::<dyn Logger>(1)?`); trait objects
 /// use the casters of the [`Registry`].
 pub struct Args<'r> {
-    values: Vec<Value>,
+    /// Up to [`INLINE_ARGS`] values live inline, so the compiled creation path builds the
+    /// arguments of a typical constructor without a heap allocation.
+    values: ArgValues,
     registry: &'r Registry,
 }
+
+/// How many arguments [`Args`] holds without a heap allocation.
+pub(crate) const INLINE_ARGS: usize = 4;
+
+/// The storage of [`Args`]: inline for up to [`INLINE_ARGS`] values.
+pub(crate) type ArgValues = smallvec::SmallVec<[Value; INLINE_ARGS]>;
 
 impl<'r> Args<'r> {
     /// Wraps evaluated values; the registry supplies casters for trait-object accessors.
     pub fn new(values: Vec<Value>, registry: &'r Registry) -> Args<'r> {
+        Args {
+            values: ArgValues::from_vec(values),
+            registry,
+        }
+    }
+
+    /// Wraps values evaluated into inline storage (the compiled creation path).
+    pub(crate) fn inline(values: ArgValues, registry: &'r Registry) -> Args<'r> {
         Args { values, registry }
     }
 

@@ -17,9 +17,9 @@ use crate::value::{Args, BoxError, Callable, Instance, Value};
 /// Where an expression is evaluated: which service is being created (by name, for messages),
 /// `@self` in setups, and the context.
 pub(super) struct Frame<'a> {
-    service: &'a str,
-    this: Option<&'a Instance>,
-    ctx: Ctx<'a>,
+    pub(super) service: &'a str,
+    pub(super) this: Option<&'a Instance>,
+    pub(super) ctx: Ctx<'a>,
 }
 
 impl<'a> Frame<'a> {
@@ -39,12 +39,6 @@ impl Frame<'_> {
         let args = self.ctx.args?;
         args.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
-}
-
-/// The inputs of a setup statement on `@self`: a call's arguments or a written value.
-enum SetupInput<'a> {
-    Args(&'a [Expr]),
-    Value(&'a Expr),
 }
 
 impl Inner {
@@ -168,93 +162,6 @@ impl Inner {
     // ----------------------------------------------------------------------------------
     // setup statements
 
-    /// Runs setup statement number `index` (from 1) on the new object `inst`: a method call
-    /// or property write on `@self` (which may take `&mut` while the object is not yet
-    /// shared), or any other expression, evaluated with `@self` bound.
-    pub(super) fn run_setup(
-        &self,
-        stmt: &Expr,
-        index: usize,
-        inst: &mut Instance,
-        outer: &Frame<'_>,
-        path: &mut Vec<usize>,
-    ) -> Result<(), Error> {
-        let service = outer.service;
-        let (member, kind, raw_args) = match stmt {
-            Expr::Call {
-                target: CallTarget::SelfObject,
-                method,
-                args,
-            } => (method, "method", SetupInput::Args(args)),
-            Expr::Set {
-                target: CallTarget::SelfObject,
-                property,
-                value,
-            } => (property, "property", SetupInput::Value(value)),
-            other => {
-                let frame = Frame {
-                    service,
-                    this: Some(&*inst),
-                    ctx: outer.ctx,
-                };
-                return self.eval(other, &frame, path).map(drop);
-            }
-        };
-        let label = self.class_label(inst);
-        let step = if kind == "method" {
-            format!("setup #{index}: {label}::{member}()")
-        } else {
-            format!("setup #{index}: {label}::${member} = ...")
-        };
-        let values = {
-            let frame = Frame {
-                service,
-                this: Some(&*inst),
-                ctx: outer.ctx,
-            };
-            match raw_args {
-                SetupInput::Args(args) => self.eval_list(args, &frame, path)?,
-                SetupInput::Value(v) => vec![self.eval(v, &frame, path)?],
-            }
-        };
-        let args = Args::new(values, &self.registry);
-        let entry = self.registry.type_entry(inst.type_id());
-        let mut_fn = entry.and_then(|t| {
-            if kind == "method" {
-                t.methods_mut.get(member.as_str())
-            } else {
-                t.properties.get(member.as_str())
-            }
-        });
-        if let Some(f) = mut_fn.cloned() {
-            let Some(obj) = inst.object_mut() else {
-                return Err(self.fail(
-                    service,
-                    path,
-                    step,
-                    "needs exclusive access (&mut) but the object is already shared: @self was \
-                     passed to this or an earlier call that kept it; register it with .method() \
-                     and interior mutability instead",
-                ));
-            };
-            return f(obj, &args).map_err(|e| self.fail(service, path, step, e));
-        }
-        let shared_fn = entry
-            .filter(|_| kind == "method")
-            .and_then(|t| t.methods.get(member.as_str()));
-        match shared_fn {
-            Some(f) => f(&**inst.as_any(), &args)
-                .map(drop)
-                .map_err(|e| self.fail(service, path, step, e)),
-            None => Err(self.fail(
-                service,
-                path,
-                step,
-                format!("{kind} not registered for Rust type {}", inst.type_name()),
-            )),
-        }
-    }
-
     // ----------------------------------------------------------------------------------
     // evaluation
 
@@ -283,7 +190,7 @@ impl Inner {
         }
     }
 
-    fn class_label(&self, inst: &Instance) -> String {
+    pub(super) fn class_label(&self, inst: &Instance) -> String {
         self.registry
             .class_name_of_instance(inst)
             .unwrap_or(inst.type_name())
@@ -366,7 +273,7 @@ impl Inner {
             }
             Expr::New { class, args } => {
                 // Made by its async constructor before this sync part of `get_async` ran.
-                if let Some(inst) = super::async_resolve::take_prepared(e) {
+                if let Some(inst) = super::async_resolve::take_prepared(e as *const Expr as usize) {
                     return Ok(Value::Service(inst));
                 }
                 let entry = self.registry.classes.get(class);

@@ -232,6 +232,7 @@ impl<'r> ContainerBuilder<'r> {
             )
             .collect();
         let inner = Arc::new_cyclic(|me| Inner {
+            program: super::program::compile(&plan, self.registry, &dynamic),
             registry: self.registry.clone(),
             origin: origin.to_string(),
             slots,

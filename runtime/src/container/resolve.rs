@@ -6,6 +6,7 @@ use std::cell::Cell;
 use std::sync::{Arc, OnceLock, PoisonError};
 
 use super::eval::Frame;
+use super::program::Node;
 use super::{Inner, ScopeState};
 use crate::error::Error;
 use crate::generated;
@@ -123,7 +124,9 @@ impl Inner {
         // The fast path skips generated services asked for in a scope: see `resolve_index`.
         // A cached hit casts the slot's object in place (no clone of the `Instance`).
         match self.slots[idx].get() {
-            Some(i) if scope.is_none() || self.plan.services[idx].kind == ServiceKind::Service => {
+            Some(i)
+                if scope.is_none() || self.program.services[idx].kind == ServiceKind::Service =>
+            {
                 self.cast(idx, i)
             }
             _ => {
@@ -304,7 +307,7 @@ impl Inner {
         // that scope (handles are cheap), so it can reach the scope's services; the cached
         // container-wide one has no scope.
         if ctx.scope.is_some() && ctx.args.is_none() {
-            match self.plan.services[idx].kind {
+            match self.program.services[idx].kind {
                 ServiceKind::Factory => return Ok(generated::factory(self, idx, ctx.scope)),
                 ServiceKind::Accessor => return Ok(generated::accessor(self, idx, ctx.scope)),
                 ServiceKind::Locator => return Ok(generated::locator(self, idx, ctx.scope)),
@@ -329,7 +332,7 @@ impl Inner {
         if let Some(start) = path.iter().position(|&p| p == idx) {
             return Err(self.cycle(&path[start..], idx));
         }
-        let sp = &self.plan.services[idx];
+        let sp = &self.program.services[idx];
         if sp.kind == ServiceKind::Imported {
             // Checked at load; only reachable through a plan edited in memory.
             return Err(Error::UnknownService {
@@ -444,13 +447,9 @@ impl Inner {
                 limit: super::MAX_RESOLUTION_DEPTH,
             });
         };
-        let (name, sp) =
-            self.plan
-                .services
-                .get_index(idx)
-                .ok_or_else(|| Error::UnknownService {
-                    name: idx.to_string(),
-                })?;
+        let sp = self.compiled(idx).ok_or_else(|| Error::UnknownService {
+            name: idx.to_string(),
+        })?;
         if sp.requires_async && !super::async_resolve::in_async_tail() {
             return Err(Error::AsyncRequired {
                 path: self.async_path(path),
@@ -464,8 +463,14 @@ impl Inner {
             ServiceKind::Locator => return Ok(generated::locator(self, idx, ctx.scope)),
             _ => {}
         }
+        let name = self.name_of(idx);
         let frame = Frame::new(name, ctx);
-        let mut inst = match self.eval(&sp.create, &frame, path)? {
+        // The common `create`, a constructor call, runs directly (the caller grew the stack).
+        let made = match &sp.create {
+            Node::New(op) => self.run_new(op, &frame, path).map(Value::Service),
+            other => self.run(other, &frame, path),
+        };
+        let mut inst = match made? {
             Value::Service(i) => i,
             other => {
                 return Err(self.fail(
