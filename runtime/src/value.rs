@@ -412,7 +412,7 @@ pub struct Args<'r> {
 pub(crate) const INLINE_ARGS: usize = 4;
 
 /// The storage of [`Args`]: inline for up to [`INLINE_ARGS`] values.
-pub(crate) type ArgValues = smallvec::SmallVec<[Value; INLINE_ARGS]>;
+type ArgValues = smallvec::SmallVec<[Value; INLINE_ARGS]>;
 
 impl<'r> Args<'r> {
     /// Wraps evaluated values; the registry supplies casters for trait-object accessors.
@@ -423,9 +423,18 @@ impl<'r> Args<'r> {
         }
     }
 
-    /// Wraps values evaluated into inline storage (the compiled creation path).
-    pub(crate) fn inline(values: ArgValues, registry: &'r Registry) -> Args<'r> {
-        Args { values, registry }
+    /// No arguments yet, with room for `capacity` (inline up to [`INLINE_ARGS`]); the
+    /// compiled creation path evaluates each argument straight into it with [`Args::push`].
+    pub(crate) fn with_capacity(capacity: usize, registry: &'r Registry) -> Args<'r> {
+        Args {
+            values: ArgValues::with_capacity(capacity),
+            registry,
+        }
+    }
+
+    /// Appends one argument.
+    pub(crate) fn push(&mut self, value: Value) {
+        self.values.push(value);
     }
 
     /// Number of arguments.

@@ -32,7 +32,7 @@ use std::task::{Context, Poll};
 
 use super::eval::Frame;
 use super::program::{Node, Setup};
-use super::resolve::Ctx;
+use super::resolve::{Ctx, Path};
 use super::{Container, Inner, Scope, ScopeState};
 use crate::error::Error;
 use crate::plan::{CallTarget, Expr, Lifespan, ServiceKind};
@@ -184,16 +184,16 @@ impl Inner {
     ) -> Result<Instance, Error> {
         let ctx = Ctx { scope, args: None };
         if !self.plan.services[idx].requires_async {
-            return self.resolve_index(idx, ctx, &mut Vec::new());
+            return self.resolve_index(idx, ctx, &mut Path::new());
         }
         if let Some(inst) = self.slots[idx].get() {
             return Ok(inst.clone());
         }
         let mut prepared = Prepared::default();
-        self.prepare(idx, scope, &mut Vec::new(), &mut prepared)
+        self.prepare(idx, scope, &mut Path::new(), &mut prepared)
             .await?;
         with_tail(&mut prepared, || {
-            self.resolve_index(idx, ctx, &mut Vec::new())
+            self.resolve_index(idx, ctx, &mut Path::new())
         })
     }
 
@@ -202,7 +202,7 @@ impl Inner {
         &'a self,
         idx: usize,
         scope: Option<&'a Arc<ScopeState>>,
-        path: &'a mut Vec<usize>,
+        path: &'a mut Path,
         out: &'a mut Prepared,
     ) -> BoxFut<'a, Result<(), Error>> {
         boxed(async move {
@@ -266,7 +266,7 @@ impl Inner {
         scope: Option<&Arc<ScopeState>>,
         gate: &Gate,
         slot: &OnceLock<Instance>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<(), Error> {
         let seen = gate.failures.load(Ordering::Acquire);
         let _held = gate.lock.lock().await;
@@ -309,7 +309,7 @@ impl Inner {
         &self,
         idx: usize,
         scope: Option<&Arc<ScopeState>>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
         out: &mut Prepared,
     ) -> Result<(), Error> {
         let Some(sp) = self.compiled(idx) else {
@@ -335,7 +335,7 @@ impl Inner {
         service: usize,
         node: &'a Node,
         scope: Option<&'a Arc<ScopeState>>,
-        path: &'a mut Vec<usize>,
+        path: &'a mut Path,
         out: &'a mut Prepared,
     ) -> BoxFut<'a, Result<(), Error>> {
         boxed(async move {
@@ -388,7 +388,7 @@ impl Inner {
         service: usize,
         e: &'a Expr,
         scope: Option<&'a Arc<ScopeState>>,
-        path: &'a mut Vec<usize>,
+        path: &'a mut Path,
         out: &'a mut Prepared,
     ) -> BoxFut<'a, Result<(), Error>> {
         boxed(async move {

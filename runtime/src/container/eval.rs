@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-use super::resolve::Ctx;
+use super::resolve::{Ctx, Path};
 use super::{Inner, ScopeState};
 use crate::error::Error;
 use crate::generated;
@@ -63,13 +63,13 @@ impl Inner {
             ctx: Ctx::ROOT,
         };
         if let Some(e) = self.plan.parameters.get(name) {
-            return self.eval(e, &frame, &mut Vec::new());
+            return self.eval(e, &frame, &mut Path::new());
         }
         let mut dots = name.match_indices('.').map(|(i, _)| i).collect::<Vec<_>>();
         dots.reverse();
         for i in dots {
             if let Some(e) = self.plan.parameters.get(&name[..i]) {
-                let mut v = self.eval(e, &frame, &mut Vec::new())?;
+                let mut v = self.eval(e, &frame, &mut Path::new())?;
                 for key in name[i + 1..].split('.') {
                     v = match v {
                         Value::Map(mut m) => m.swap_remove(key),
@@ -138,7 +138,7 @@ impl Inner {
             ctx: Ctx::ROOT,
         };
         for e in &self.plan.initialization {
-            self.eval(e, &frame, &mut Vec::new())?;
+            self.eval(e, &frame, &mut Path::new())?;
         }
         Ok(())
     }
@@ -156,7 +156,7 @@ impl Inner {
             this: None,
             ctx: Ctx { scope, args: None },
         };
-        self.eval(e, &frame, &mut Vec::new())
+        self.eval(e, &frame, &mut Path::new())
     }
 
     // ----------------------------------------------------------------------------------
@@ -201,7 +201,7 @@ impl Inner {
         &self,
         items: &[Expr],
         frame: &Frame<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Vec<Value>, Error> {
         items.iter().map(|e| self.eval(e, frame, path)).collect()
     }
@@ -214,7 +214,7 @@ impl Inner {
         &self,
         e: &Expr,
         frame: &Frame<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Value, Error> {
         if matches!(
             e,
@@ -237,12 +237,7 @@ impl Inner {
         )
     }
 
-    fn eval_here(
-        &self,
-        e: &Expr,
-        frame: &Frame<'_>,
-        path: &mut Vec<usize>,
-    ) -> Result<Value, Error> {
+    fn eval_here(&self, e: &Expr, frame: &Frame<'_>, path: &mut Path) -> Result<Value, Error> {
         Ok(match e {
             Expr::Null => Value::Null,
             Expr::Bool(b) => Value::Bool(*b),
@@ -380,7 +375,7 @@ impl Inner {
         method: &str,
         args: &[Expr],
         frame: &Frame<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Value, Error> {
         if let CallTarget::Class(class) = target {
             let values = self.eval_list(args, frame, path)?;
@@ -458,7 +453,7 @@ impl Inner {
         target: &CallTarget,
         member: &str,
         frame: &Frame<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Instance, Error> {
         match target {
             CallTarget::SelfObject => frame.this.cloned().ok_or_else(|| {
@@ -493,7 +488,7 @@ impl Inner {
         target: &CallTarget,
         method: &str,
         frame: &Frame<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Value, Error> {
         let registry = self.registry.clone();
         if let CallTarget::Class(class) = target {

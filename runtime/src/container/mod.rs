@@ -351,7 +351,7 @@ impl Container {
                 && self.inner.slots[i].get().is_none()
             {
                 self.inner
-                    .resolve_index(i, resolve::Ctx::ROOT, &mut Vec::new())?;
+                    .resolve_index(i, resolve::Ctx::ROOT, &mut resolve::Path::new())?;
                 made += 1;
             }
         }

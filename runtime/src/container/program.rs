@@ -25,12 +25,12 @@ use std::any::TypeId;
 use std::collections::HashMap;
 
 use super::eval::Frame;
-use super::resolve::{Ctx, RED_ZONE, STACK_SEGMENT};
+use super::resolve::{Ctx, Path, RED_ZONE, STACK_SEGMENT};
 use super::Inner;
 use crate::error::Error;
 use crate::plan::{CallTarget, Expr, Lifespan, Plan, ServiceKind};
 use crate::registry::{CtorFn, MethodFn, MethodMutFn, Registry};
-use crate::value::{ArgValues, Args, Instance, Value};
+use crate::value::{Args, Instance, Value};
 
 /// A compiled plan: one [`Service`] per plan service, in the plan's order (the index of a
 /// service is its index in `plan.services`).
@@ -276,7 +276,7 @@ impl Inner {
         &self,
         node: &Node,
         frame: &Frame<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Value, Error> {
         Ok(match node {
             Node::Const(v) => v.clone(),
@@ -309,18 +309,19 @@ impl Inner {
         })
     }
 
-    /// Evaluates `nodes` into inline argument storage.
+    /// Evaluates `nodes` into the arguments of a call (inline for up to four, built in
+    /// place).
     fn run_args(
         &self,
         nodes: &[Node],
         frame: &Frame<'_>,
-        path: &mut Vec<usize>,
-    ) -> Result<ArgValues, Error> {
-        let mut values = ArgValues::with_capacity(nodes.len());
+        path: &mut Path,
+    ) -> Result<Args<'_>, Error> {
+        let mut args = Args::with_capacity(nodes.len(), &self.registry);
         for n in nodes {
-            values.push(self.run(n, frame, path)?);
+            args.push(self.run(n, frame, path)?);
         }
-        Ok(values)
+        Ok(args)
     }
 
     /// Calls the constructor of a compiled `$new` (or takes the object its async constructor
@@ -329,7 +330,7 @@ impl Inner {
         &self,
         op: &NewOp,
         frame: &Frame<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Instance, Error> {
         if op.has_async {
             if let Some(inst) = super::async_resolve::take_prepared(op.key()) {
@@ -341,14 +342,17 @@ impl Inner {
                 });
             }
         }
-        let values = self.run_args(&op.args, frame, path)?;
+        // Built in place (not through `run_args`): the inline storage is not moved.
+        let mut args = Args::with_capacity(op.args.len(), &self.registry);
+        for n in op.args.iter() {
+            args.push(self.run(n, frame, path)?);
+        }
         let step = || format!("constructor of {}", op.class);
         let ctor = op
             .ctor
             .as_ref()
             .ok_or_else(|| self.fail(frame.service, path, step(), "not registered"))?;
-        ctor(&Args::inline(values, &self.registry))
-            .map_err(|e| self.fail(frame.service, path, step(), e))
+        ctor(&args).map_err(|e| self.fail(frame.service, path, step(), e))
     }
 
     /// Runs compiled setup statement number `index` (from 1) on the new object `inst`: a
@@ -360,7 +364,7 @@ impl Inner {
         index: usize,
         inst: &mut Instance,
         outer: &Frame<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<(), Error> {
         let service = outer.service;
         let (kind, member, inputs, resolved) = match stmt {
@@ -387,7 +391,7 @@ impl Inner {
                 MemberKind::Property => format!("setup #{index}: {label}::${member} = ..."),
             }
         };
-        let values = {
+        let args = {
             let frame = Frame {
                 service,
                 this: Some(&*inst),
@@ -395,7 +399,6 @@ impl Inner {
             };
             self.run_args(inputs, &frame, path)?
         };
-        let args = Args::inline(values, &self.registry);
         let (mut_fn, shared_fn) = match resolved.filter(|r| r.type_id == inst.type_id()) {
             Some(r) => (r.mut_fn.clone(), r.shared_fn.clone()),
             None => {

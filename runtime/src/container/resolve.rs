@@ -13,6 +13,10 @@ use crate::generated;
 use crate::plan::{Lifespan, ServiceKind};
 use crate::value::{Instance, Value};
 
+/// The services being created on the way to the current one (outermost first), for cycle
+/// detection and messages; inline up to 8 levels, so a request allocates nothing for it.
+pub(crate) type Path = smallvec::SmallVec<[usize; 8]>;
+
 /// How deep transients may nest within one thread before it is called a cycle (a transient
 /// has no cache that could reveal a cycle through user code).
 const MAX_TRANSIENT_DEPTH: usize = 256;
@@ -102,7 +106,7 @@ impl Inner {
             name: name.to_string(),
         })?;
         let ctx = Ctx { scope, args: None };
-        self.resolve_index(idx, ctx, &mut Vec::new())
+        self.resolve_index(idx, ctx, &mut Path::new())
     }
 
     pub(crate) fn get<T: ?Sized + 'static>(
@@ -130,7 +134,7 @@ impl Inner {
                 self.cast(idx, i)
             }
             _ => {
-                let inst = self.resolve_index(idx, Ctx { scope, args: None }, &mut Vec::new())?;
+                let inst = self.resolve_index(idx, Ctx { scope, args: None }, &mut Path::new())?;
                 self.cast(idx, &inst)
             }
         }
@@ -234,7 +238,7 @@ impl Inner {
             scope,
             args: Some(args),
         };
-        let mut path = vec![service];
+        let mut path: Path = smallvec::smallvec![service];
         let mut made = self.create_service(service, ctx, &mut path);
         // A step of the product itself failed (not a dependency, which names itself): say
         // that the factory could not create its product, not that the factory is broken.
@@ -267,7 +271,7 @@ impl Inner {
                 reason: "an imported service or scope slot cannot be created anew".into(),
             });
         }
-        let mut path = vec![idx];
+        let mut path: Path = smallvec::smallvec![idx];
         self.create_service(idx, Ctx { scope, args: None }, &mut path)
     }
 
@@ -301,7 +305,7 @@ impl Inner {
         &self,
         idx: usize,
         ctx: Ctx<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Instance, Error> {
         // A factory, accessor or locator asked for inside a scope is a fresh handle bound to
         // that scope (handles are cheap), so it can reach the scope's services; the cached
@@ -327,7 +331,7 @@ impl Inner {
         &self,
         idx: usize,
         ctx: Ctx<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Instance, Error> {
         if let Some(start) = path.iter().position(|&p| p == idx) {
             return Err(self.cycle(&path[start..], idx));
@@ -403,19 +407,20 @@ impl Inner {
         lock: &super::lock::BuildLock,
         scope: Option<&Arc<ScopeState>>,
         ctx: Ctx<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Instance, Error> {
         let guard = lock.lock();
         if let Some(inst) = slot.get() {
             return Ok(inst.clone());
         }
-        if let Err(building) = guard.enter(idx) {
-            return Err(self.cycle(&building, idx));
-        }
+        let building = match guard.enter(idx) {
+            Ok(b) => b,
+            Err(cycle) => return Err(self.cycle(&cycle, idx)),
+        };
         path.push(idx);
         let created = self.create_service(idx, ctx, path);
         path.pop();
-        guard.leave(idx);
+        drop(building);
         let inst = created?;
         // We hold the lock and the slot was empty, so this sets it.
         let _ = slot.set(inst.clone());
@@ -435,12 +440,7 @@ impl Inner {
     ///
     /// Errors: [`Error::TooDeep`] when this thread already has
     /// [`super::MAX_RESOLUTION_DEPTH`] objects under construction.
-    fn create_service(
-        &self,
-        idx: usize,
-        ctx: Ctx<'_>,
-        path: &mut Vec<usize>,
-    ) -> Result<Instance, Error> {
+    fn create_service(&self, idx: usize, ctx: Ctx<'_>, path: &mut Path) -> Result<Instance, Error> {
         let Some(_level) = CreatingGuard::enter() else {
             return Err(Error::TooDeep {
                 path: self.names(path),
