@@ -402,39 +402,47 @@ pub struct ArgError {
 /// trait objects alike (`a.service::<Db>(0)?`, `a.service::<dyn Logger>(1)?`); trait objects
 /// use the casters of the [`Registry`].
 pub struct Args<'r> {
-    /// Up to [`INLINE_ARGS`] values live inline, so the compiled creation path builds the
-    /// arguments of a typical constructor without a heap allocation.
-    values: ArgValues,
+    values: ArgValues<'r>,
     registry: &'r Registry,
 }
 
-/// How many arguments [`Args`] holds without a heap allocation.
+/// How many arguments the compiled creation path evaluates into a buffer on the stack (more
+/// go into a `Vec`).
 pub(crate) const INLINE_ARGS: usize = 4;
 
-/// The storage of [`Args`]: inline for up to [`INLINE_ARGS`] values.
-type ArgValues = smallvec::SmallVec<[Value; INLINE_ARGS]>;
+/// The values of [`Args`]: owned, or borrowed from the caller's buffer (the compiled creation
+/// path, which allocates nothing for up to [`INLINE_ARGS`] arguments).
+enum ArgValues<'r> {
+    Owned(Vec<Value>),
+    Borrowed(&'r [Value]),
+}
+
+impl std::ops::Deref for ArgValues<'_> {
+    type Target = [Value];
+
+    fn deref(&self) -> &[Value] {
+        match self {
+            ArgValues::Owned(v) => v,
+            ArgValues::Borrowed(v) => v,
+        }
+    }
+}
 
 impl<'r> Args<'r> {
     /// Wraps evaluated values; the registry supplies casters for trait-object accessors.
     pub fn new(values: Vec<Value>, registry: &'r Registry) -> Args<'r> {
         Args {
-            values: ArgValues::from_vec(values),
+            values: ArgValues::Owned(values),
             registry,
         }
     }
 
-    /// No arguments yet, with room for `capacity` (inline up to [`INLINE_ARGS`]); the
-    /// compiled creation path evaluates each argument straight into it with [`Args::push`].
-    pub(crate) fn with_capacity(capacity: usize, registry: &'r Registry) -> Args<'r> {
+    /// Arguments borrowed from the caller's buffer (the compiled creation path).
+    pub(crate) fn borrowed(values: &'r [Value], registry: &'r Registry) -> Args<'r> {
         Args {
-            values: ArgValues::with_capacity(capacity),
+            values: ArgValues::Borrowed(values),
             registry,
         }
-    }
-
-    /// Appends one argument.
-    pub(crate) fn push(&mut self, value: Value) {
-        self.values.push(value);
     }
 
     /// Number of arguments.
@@ -618,7 +626,7 @@ impl<'r> Args<'r> {
 
 impl fmt::Debug for Args<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(&self.values).finish()
+        f.debug_list().entries(self.values.iter()).finish()
     }
 }
 

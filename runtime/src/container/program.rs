@@ -30,7 +30,7 @@ use super::Inner;
 use crate::error::Error;
 use crate::plan::{CallTarget, Expr, Lifespan, Plan, ServiceKind};
 use crate::registry::{CtorFn, MethodFn, MethodMutFn, Registry};
-use crate::value::{Args, Instance, Value};
+use crate::value::{Args, Instance, Value, INLINE_ARGS};
 
 /// A compiled plan: one [`Service`] per plan service, in the plan's order (the index of a
 /// service is its index in `plan.services`).
@@ -309,19 +309,43 @@ impl Inner {
         })
     }
 
-    /// Evaluates `nodes` into the arguments of a call (inline for up to four, built in
-    /// place).
-    fn run_args(
-        &self,
+    /// The value of an argument node: the common kinds right here (no call to `run`, one
+    /// move less per result), the others through [`Inner::run`].
+    #[inline(always)]
+    fn arg_value(&self, node: &Node, frame: &Frame<'_>, path: &mut Path) -> Result<Value, Error> {
+        match node {
+            Node::Const(v) => Ok(v.clone()),
+            Node::Ref(idx) => {
+                let ctx = Ctx {
+                    scope: frame.ctx.scope,
+                    args: None,
+                };
+                Ok(Value::Service(self.resolve_index(*idx, ctx, path)?))
+            }
+            other => self.run(other, frame, path),
+        }
+    }
+
+    /// Evaluates `nodes` into the arguments of a call: into `buf` (on the caller's stack) for
+    /// up to [`INLINE_ARGS`] of them, else into a `Vec`.
+    fn fill_args<'b>(
+        &'b self,
         nodes: &[Node],
         frame: &Frame<'_>,
         path: &mut Path,
-    ) -> Result<Args<'_>, Error> {
-        let mut args = Args::with_capacity(nodes.len(), &self.registry);
-        for n in nodes {
-            args.push(self.run(n, frame, path)?);
+        buf: &'b mut [Value; INLINE_ARGS],
+    ) -> Result<Args<'b>, Error> {
+        if nodes.len() <= INLINE_ARGS {
+            for (slot, n) in buf.iter_mut().zip(nodes) {
+                *slot = self.arg_value(n, frame, path)?;
+            }
+            return Ok(Args::borrowed(&buf[..nodes.len()], &self.registry));
         }
-        Ok(args)
+        let mut values = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            values.push(self.arg_value(n, frame, path)?);
+        }
+        Ok(Args::new(values, &self.registry))
     }
 
     /// Calls the constructor of a compiled `$new` (or takes the object its async constructor
@@ -342,11 +366,8 @@ impl Inner {
                 });
             }
         }
-        // Built in place (not through `run_args`): the inline storage is not moved.
-        let mut args = Args::with_capacity(op.args.len(), &self.registry);
-        for n in op.args.iter() {
-            args.push(self.run(n, frame, path)?);
-        }
+        let mut buf = <[Value; INLINE_ARGS]>::default();
+        let args = self.fill_args(&op.args, frame, path, &mut buf)?;
         let step = || format!("constructor of {}", op.class);
         let ctor = op
             .ctor
@@ -391,13 +412,14 @@ impl Inner {
                 MemberKind::Property => format!("setup #{index}: {label}::${member} = ..."),
             }
         };
+        let mut buf = <[Value; INLINE_ARGS]>::default();
         let args = {
             let frame = Frame {
                 service,
                 this: Some(&*inst),
                 ctx: outer.ctx,
             };
-            self.run_args(inputs, &frame, path)?
+            self.fill_args(inputs, &frame, path, &mut buf)?
         };
         let (mut_fn, shared_fn) = match resolved.filter(|r| r.type_id == inst.type_id()) {
             Some(r) => (r.mut_fn.clone(), r.shared_fn.clone()),
