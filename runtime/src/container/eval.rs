@@ -166,7 +166,10 @@ impl Inner {
     // evaluation
 
     /// The [`Error::ConstructorFailed`] for `step` of creating `service`, reached through
-    /// `path`.
+    /// `path`. (Cold: only failures build it, and keeping it out of line keeps the creation
+    /// path's frames small.)
+    #[cold]
+    #[inline(never)]
     pub(super) fn fail(
         &self,
         service: &str,

@@ -290,6 +290,8 @@ impl Inner {
         path.iter().map(|&i| self.name_of(i).to_string()).collect()
     }
 
+    #[cold]
+    #[inline(never)]
     pub(super) fn cycle(&self, from: &[usize], repeated: usize) -> Error {
         let mut path = self.names(from);
         path.push(self.name_of(repeated).to_string());
