@@ -402,14 +402,47 @@ pub struct ArgError {
 /// trait objects alike (`a.service::<Db>(0)?`, `a.service::<dyn Logger>(1)?`); trait objects
 /// use the casters of the [`Registry`].
 pub struct Args<'r> {
-    values: Vec<Value>,
+    values: ArgValues<'r>,
     registry: &'r Registry,
+}
+
+/// How many arguments the compiled creation path evaluates into a buffer on the stack (more
+/// go into a `Vec`).
+pub(crate) const INLINE_ARGS: usize = 4;
+
+/// The values of [`Args`]: owned, or borrowed from the caller's buffer (the compiled creation
+/// path, which allocates nothing for up to [`INLINE_ARGS`] arguments).
+enum ArgValues<'r> {
+    Owned(Vec<Value>),
+    Borrowed(&'r [Value]),
+}
+
+impl std::ops::Deref for ArgValues<'_> {
+    type Target = [Value];
+
+    fn deref(&self) -> &[Value] {
+        match self {
+            ArgValues::Owned(v) => v,
+            ArgValues::Borrowed(v) => v,
+        }
+    }
 }
 
 impl<'r> Args<'r> {
     /// Wraps evaluated values; the registry supplies casters for trait-object accessors.
     pub fn new(values: Vec<Value>, registry: &'r Registry) -> Args<'r> {
-        Args { values, registry }
+        Args {
+            values: ArgValues::Owned(values),
+            registry,
+        }
+    }
+
+    /// Arguments borrowed from the caller's buffer (the compiled creation path).
+    pub(crate) fn borrowed(values: &'r [Value], registry: &'r Registry) -> Args<'r> {
+        Args {
+            values: ArgValues::Borrowed(values),
+            registry,
+        }
     }
 
     /// Number of arguments.
@@ -593,7 +626,7 @@ impl<'r> Args<'r> {
 
 impl fmt::Debug for Args<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(&self.values).finish()
+        f.debug_list().entries(self.values.iter()).finish()
     }
 }
 

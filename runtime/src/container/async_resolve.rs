@@ -31,7 +31,8 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::{Context, Poll};
 
 use super::eval::Frame;
-use super::resolve::Ctx;
+use super::program::{Node, Setup};
+use super::resolve::{Ctx, Path};
 use super::{Container, Inner, Scope, ScopeState};
 use crate::error::Error;
 use crate::plan::{CallTarget, Expr, Lifespan, ServiceKind};
@@ -107,12 +108,12 @@ pub(super) fn in_async_tail() -> bool {
     TAIL.with(|t| !t.borrow().is_empty())
 }
 
-/// The object an async constructor made for the `$new` expression `e`, if one waits.
-pub(super) fn take_prepared(e: &Expr) -> Option<Instance> {
+/// The object an async constructor made for the `$new` whose key is `key` (the address of its
+/// compiled [`NewOp`] or of its plan [`Expr`]), if one waits.
+pub(super) fn take_prepared(key: usize) -> Option<Instance> {
     TAIL.with(|t| {
         let mut t = t.borrow_mut();
         let made = &mut t.last_mut()?.made;
-        let key = e as *const Expr as usize;
         let list = made.get_mut(&key)?;
         let inst = list.pop();
         if list.is_empty() {
@@ -183,16 +184,16 @@ impl Inner {
     ) -> Result<Instance, Error> {
         let ctx = Ctx { scope, args: None };
         if !self.plan.services[idx].requires_async {
-            return self.resolve_index(idx, ctx, &mut Vec::new());
+            return self.resolve_index(idx, ctx, &mut Path::new());
         }
         if let Some(inst) = self.slots[idx].get() {
             return Ok(inst.clone());
         }
         let mut prepared = Prepared::default();
-        self.prepare(idx, scope, &mut Vec::new(), &mut prepared)
+        self.prepare(idx, scope, &mut Path::new(), &mut prepared)
             .await?;
         with_tail(&mut prepared, || {
-            self.resolve_index(idx, ctx, &mut Vec::new())
+            self.resolve_index(idx, ctx, &mut Path::new())
         })
     }
 
@@ -201,7 +202,7 @@ impl Inner {
         &'a self,
         idx: usize,
         scope: Option<&'a Arc<ScopeState>>,
-        path: &'a mut Vec<usize>,
+        path: &'a mut Path,
         out: &'a mut Prepared,
     ) -> BoxFut<'a, Result<(), Error>> {
         boxed(async move {
@@ -265,7 +266,7 @@ impl Inner {
         scope: Option<&Arc<ScopeState>>,
         gate: &Gate,
         slot: &OnceLock<Instance>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<(), Error> {
         let seen = gate.failures.load(Ordering::Acquire);
         let _held = gate.lock.lock().await;
@@ -308,15 +309,77 @@ impl Inner {
         &self,
         idx: usize,
         scope: Option<&Arc<ScopeState>>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
         out: &mut Prepared,
     ) -> Result<(), Error> {
-        let sp = &self.plan.services[idx];
-        self.visit(idx, &sp.create, scope, path, out).await?;
-        for stmt in &sp.setup {
-            self.visit(idx, stmt, scope, path, out).await?;
+        let Some(sp) = self.compiled(idx) else {
+            return Ok(());
+        };
+        self.visit_node(idx, &sp.create, scope, path, out).await?;
+        for stmt in sp.setup.iter() {
+            match stmt {
+                Setup::Member { inputs, .. } => {
+                    for n in inputs.iter() {
+                        self.visit_node(idx, n, scope, path, out).await?;
+                    }
+                }
+                Setup::Other(e) => self.visit(idx, e, scope, path, out).await?,
+            }
         }
         Ok(())
+    }
+
+    /// Prepares the compiled node `node` of service `service` (see the module docs).
+    fn visit_node<'a>(
+        &'a self,
+        service: usize,
+        node: &'a Node,
+        scope: Option<&'a Arc<ScopeState>>,
+        path: &'a mut Path,
+        out: &'a mut Prepared,
+    ) -> BoxFut<'a, Result<(), Error>> {
+        boxed(async move {
+            match node {
+                Node::Ref(target) => self.prepare(*target, scope, path, out).await?,
+                Node::List(items) => {
+                    for n in items.iter() {
+                        self.visit_node(service, n, scope, path, out).await?;
+                    }
+                }
+                Node::New(op) => {
+                    for n in op.args.iter() {
+                        self.visit_node(service, n, scope, path, out).await?;
+                    }
+                    let ctor = if op.has_async {
+                        self.registry
+                            .classes
+                            .get(&*op.class)
+                            .and_then(|c| c.async_ctor.clone())
+                    } else {
+                        None
+                    };
+                    if let Some(ctor) = ctor {
+                        let name = self.name_of(service);
+                        let step = || format!("async constructor of {}", op.class);
+                        let values = with_tail(out, || {
+                            let frame = Frame::new(name, Ctx { scope, args: None });
+                            op.args
+                                .iter()
+                                .map(|a| self.run(a, &frame, path))
+                                .collect::<Result<Vec<Value>, Error>>()
+                        })?;
+                        let future = ctor(&Args::new(values, &self.registry))
+                            .map_err(|c| self.fail(name, path, step(), c))?;
+                        let inst = future.await.map_err(|c| self.fail(name, path, step(), c))?;
+                        out.made.entry(op.key()).or_default().push(inst);
+                    }
+                }
+                Node::Tree(e) => self.visit(service, e, scope, path, out).await?,
+                // Providers resolve later; the rest holds no service.
+                Node::Const(_) | Node::SelfObject | Node::Provider(_) => {}
+            }
+            Ok(())
+        })
     }
 
     /// Prepares the expression `e` of service `service` (see the module docs).
@@ -325,7 +388,7 @@ impl Inner {
         service: usize,
         e: &'a Expr,
         scope: Option<&'a Arc<ScopeState>>,
-        path: &'a mut Vec<usize>,
+        path: &'a mut Path,
         out: &'a mut Prepared,
     ) -> BoxFut<'a, Result<(), Error>> {
         boxed(async move {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-use super::resolve::Ctx;
+use super::resolve::{Ctx, Path};
 use super::{Inner, ScopeState};
 use crate::error::Error;
 use crate::generated;
@@ -17,9 +17,9 @@ use crate::value::{Args, BoxError, Callable, Instance, Value};
 /// Where an expression is evaluated: which service is being created (by name, for messages),
 /// `@self` in setups, and the context.
 pub(super) struct Frame<'a> {
-    service: &'a str,
-    this: Option<&'a Instance>,
-    ctx: Ctx<'a>,
+    pub(super) service: &'a str,
+    pub(super) this: Option<&'a Instance>,
+    pub(super) ctx: Ctx<'a>,
 }
 
 impl<'a> Frame<'a> {
@@ -39,12 +39,6 @@ impl Frame<'_> {
         let args = self.ctx.args?;
         args.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
-}
-
-/// The inputs of a setup statement on `@self`: a call's arguments or a written value.
-enum SetupInput<'a> {
-    Args(&'a [Expr]),
-    Value(&'a Expr),
 }
 
 impl Inner {
@@ -69,13 +63,13 @@ impl Inner {
             ctx: Ctx::ROOT,
         };
         if let Some(e) = self.plan.parameters.get(name) {
-            return self.eval(e, &frame, &mut Vec::new());
+            return self.eval(e, &frame, &mut Path::new());
         }
         let mut dots = name.match_indices('.').map(|(i, _)| i).collect::<Vec<_>>();
         dots.reverse();
         for i in dots {
             if let Some(e) = self.plan.parameters.get(&name[..i]) {
-                let mut v = self.eval(e, &frame, &mut Vec::new())?;
+                let mut v = self.eval(e, &frame, &mut Path::new())?;
                 for key in name[i + 1..].split('.') {
                     v = match v {
                         Value::Map(mut m) => m.swap_remove(key),
@@ -144,7 +138,7 @@ impl Inner {
             ctx: Ctx::ROOT,
         };
         for e in &self.plan.initialization {
-            self.eval(e, &frame, &mut Vec::new())?;
+            self.eval(e, &frame, &mut Path::new())?;
         }
         Ok(())
     }
@@ -162,104 +156,20 @@ impl Inner {
             this: None,
             ctx: Ctx { scope, args: None },
         };
-        self.eval(e, &frame, &mut Vec::new())
+        self.eval(e, &frame, &mut Path::new())
     }
 
     // ----------------------------------------------------------------------------------
     // setup statements
 
-    /// Runs setup statement number `index` (from 1) on the new object `inst`: a method call
-    /// or property write on `@self` (which may take `&mut` while the object is not yet
-    /// shared), or any other expression, evaluated with `@self` bound.
-    pub(super) fn run_setup(
-        &self,
-        stmt: &Expr,
-        index: usize,
-        inst: &mut Instance,
-        outer: &Frame<'_>,
-        path: &mut Vec<usize>,
-    ) -> Result<(), Error> {
-        let service = outer.service;
-        let (member, kind, raw_args) = match stmt {
-            Expr::Call {
-                target: CallTarget::SelfObject,
-                method,
-                args,
-            } => (method, "method", SetupInput::Args(args)),
-            Expr::Set {
-                target: CallTarget::SelfObject,
-                property,
-                value,
-            } => (property, "property", SetupInput::Value(value)),
-            other => {
-                let frame = Frame {
-                    service,
-                    this: Some(&*inst),
-                    ctx: outer.ctx,
-                };
-                return self.eval(other, &frame, path).map(drop);
-            }
-        };
-        let label = self.class_label(inst);
-        let step = if kind == "method" {
-            format!("setup #{index}: {label}::{member}()")
-        } else {
-            format!("setup #{index}: {label}::${member} = ...")
-        };
-        let values = {
-            let frame = Frame {
-                service,
-                this: Some(&*inst),
-                ctx: outer.ctx,
-            };
-            match raw_args {
-                SetupInput::Args(args) => self.eval_list(args, &frame, path)?,
-                SetupInput::Value(v) => vec![self.eval(v, &frame, path)?],
-            }
-        };
-        let args = Args::new(values, &self.registry);
-        let entry = self.registry.type_entry(inst.type_id());
-        let mut_fn = entry.and_then(|t| {
-            if kind == "method" {
-                t.methods_mut.get(member.as_str())
-            } else {
-                t.properties.get(member.as_str())
-            }
-        });
-        if let Some(f) = mut_fn.cloned() {
-            let Some(obj) = inst.object_mut() else {
-                return Err(self.fail(
-                    service,
-                    path,
-                    step,
-                    "needs exclusive access (&mut) but the object is already shared: @self was \
-                     passed to this or an earlier call that kept it; register it with .method() \
-                     and interior mutability instead",
-                ));
-            };
-            return f(obj, &args).map_err(|e| self.fail(service, path, step, e));
-        }
-        let shared_fn = entry
-            .filter(|_| kind == "method")
-            .and_then(|t| t.methods.get(member.as_str()));
-        match shared_fn {
-            Some(f) => f(&**inst.as_any(), &args)
-                .map(drop)
-                .map_err(|e| self.fail(service, path, step, e)),
-            None => Err(self.fail(
-                service,
-                path,
-                step,
-                format!("{kind} not registered for Rust type {}", inst.type_name()),
-            )),
-        }
-    }
-
     // ----------------------------------------------------------------------------------
     // evaluation
 
     /// The [`Error::ConstructorFailed`] for `step` of creating `service`, reached through
-    /// `path`.
+    /// `path`. (Cold: only failures build it, and keeping it out of line keeps the creation
+    /// path's frames small.)
+    #[cold]
+    #[inline(never)]
     pub(super) fn fail(
         &self,
         service: &str,
@@ -283,7 +193,7 @@ impl Inner {
         }
     }
 
-    fn class_label(&self, inst: &Instance) -> String {
+    pub(super) fn class_label(&self, inst: &Instance) -> String {
         self.registry
             .class_name_of_instance(inst)
             .unwrap_or(inst.type_name())
@@ -294,7 +204,7 @@ impl Inner {
         &self,
         items: &[Expr],
         frame: &Frame<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Vec<Value>, Error> {
         items.iter().map(|e| self.eval(e, frame, path)).collect()
     }
@@ -307,7 +217,7 @@ impl Inner {
         &self,
         e: &Expr,
         frame: &Frame<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Value, Error> {
         if matches!(
             e,
@@ -330,12 +240,7 @@ impl Inner {
         )
     }
 
-    fn eval_here(
-        &self,
-        e: &Expr,
-        frame: &Frame<'_>,
-        path: &mut Vec<usize>,
-    ) -> Result<Value, Error> {
+    fn eval_here(&self, e: &Expr, frame: &Frame<'_>, path: &mut Path) -> Result<Value, Error> {
         Ok(match e {
             Expr::Null => Value::Null,
             Expr::Bool(b) => Value::Bool(*b),
@@ -366,7 +271,7 @@ impl Inner {
             }
             Expr::New { class, args } => {
                 // Made by its async constructor before this sync part of `get_async` ran.
-                if let Some(inst) = super::async_resolve::take_prepared(e) {
+                if let Some(inst) = super::async_resolve::take_prepared(e as *const Expr as usize) {
                     return Ok(Value::Service(inst));
                 }
                 let entry = self.registry.classes.get(class);
@@ -473,7 +378,7 @@ impl Inner {
         method: &str,
         args: &[Expr],
         frame: &Frame<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Value, Error> {
         if let CallTarget::Class(class) = target {
             let values = self.eval_list(args, frame, path)?;
@@ -551,7 +456,7 @@ impl Inner {
         target: &CallTarget,
         member: &str,
         frame: &Frame<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Instance, Error> {
         match target {
             CallTarget::SelfObject => frame.this.cloned().ok_or_else(|| {
@@ -586,7 +491,7 @@ impl Inner {
         target: &CallTarget,
         method: &str,
         frame: &Frame<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Value, Error> {
         let registry = self.registry.clone();
         if let CallTarget::Class(class) = target {

@@ -233,6 +233,7 @@ impl<'r> ContainerBuilder<'r> {
             .collect();
         drop(check);
         let inner = Arc::new_cyclic(|me| Inner {
+            program: super::program::compile(&plan, self.registry, &dynamic),
             registry: self.registry.clone(),
             origin: origin.to_string(),
             slots,

@@ -71,6 +71,7 @@ mod check;
 mod eval;
 mod load;
 mod lock;
+mod program;
 mod resolve;
 mod scope;
 mod slots;
@@ -92,6 +93,9 @@ pub const MAX_RESOLUTION_DEPTH: usize = 4096;
 /// it.
 pub(crate) struct Inner {
     pub(crate) plan: Plan,
+    /// The plan compiled for creation: names resolved to indexes and registered functions
+    /// (see `program`).
+    pub(crate) program: program::Program,
     pub(crate) origin: String,
     pub(crate) registry: Registry,
     /// Per service: the singleton (or imported) instance once created.
@@ -347,7 +351,7 @@ impl Container {
                 && self.inner.slots[i].get().is_none()
             {
                 self.inner
-                    .resolve_index(i, resolve::Ctx::ROOT, &mut Vec::new())?;
+                    .resolve_index(i, resolve::Ctx::ROOT, &mut resolve::Path::new())?;
                 made += 1;
             }
         }

@@ -6,11 +6,16 @@ use std::cell::Cell;
 use std::sync::{Arc, OnceLock, PoisonError};
 
 use super::eval::Frame;
+use super::program::Node;
 use super::{Inner, ScopeState};
 use crate::error::Error;
 use crate::generated;
 use crate::plan::{Lifespan, ServiceKind};
 use crate::value::{Instance, Value};
+
+/// The services being created on the way to the current one (outermost first), for cycle
+/// detection and messages; inline up to 8 levels, so a request allocates nothing for it.
+pub(crate) type Path = smallvec::SmallVec<[usize; 8]>;
 
 /// How deep transients may nest within one thread before it is called a cycle (a transient
 /// has no cache that could reveal a cycle through user code).
@@ -101,7 +106,7 @@ impl Inner {
             name: name.to_string(),
         })?;
         let ctx = Ctx { scope, args: None };
-        self.resolve_index(idx, ctx, &mut Vec::new())
+        self.resolve_index(idx, ctx, &mut Path::new())
     }
 
     pub(crate) fn get<T: ?Sized + 'static>(
@@ -123,11 +128,13 @@ impl Inner {
         // The fast path skips generated services asked for in a scope: see `resolve_index`.
         // A cached hit casts the slot's object in place (no clone of the `Instance`).
         match self.slots[idx].get() {
-            Some(i) if scope.is_none() || self.plan.services[idx].kind == ServiceKind::Service => {
+            Some(i)
+                if scope.is_none() || self.program.services[idx].kind == ServiceKind::Service =>
+            {
                 self.cast(idx, i)
             }
             _ => {
-                let inst = self.resolve_index(idx, Ctx { scope, args: None }, &mut Vec::new())?;
+                let inst = self.resolve_index(idx, Ctx { scope, args: None }, &mut Path::new())?;
                 self.cast(idx, &inst)
             }
         }
@@ -231,7 +238,7 @@ impl Inner {
             scope,
             args: Some(args),
         };
-        let mut path = vec![service];
+        let mut path: Path = smallvec::smallvec![service];
         let mut made = self.create_service(service, ctx, &mut path);
         // A step of the product itself failed (not a dependency, which names itself): say
         // that the factory could not create its product, not that the factory is broken.
@@ -264,7 +271,7 @@ impl Inner {
                 reason: "an imported service or scope slot cannot be created anew".into(),
             });
         }
-        let mut path = vec![idx];
+        let mut path: Path = smallvec::smallvec![idx];
         self.create_service(idx, Ctx { scope, args: None }, &mut path)
     }
 
@@ -283,6 +290,8 @@ impl Inner {
         path.iter().map(|&i| self.name_of(i).to_string()).collect()
     }
 
+    #[cold]
+    #[inline(never)]
     pub(super) fn cycle(&self, from: &[usize], repeated: usize) -> Error {
         let mut path = self.names(from);
         path.push(self.name_of(repeated).to_string());
@@ -298,13 +307,13 @@ impl Inner {
         &self,
         idx: usize,
         ctx: Ctx<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Instance, Error> {
         // A factory, accessor or locator asked for inside a scope is a fresh handle bound to
         // that scope (handles are cheap), so it can reach the scope's services; the cached
         // container-wide one has no scope.
         if ctx.scope.is_some() && ctx.args.is_none() {
-            match self.plan.services[idx].kind {
+            match self.program.services[idx].kind {
                 ServiceKind::Factory => return Ok(generated::factory(self, idx, ctx.scope)),
                 ServiceKind::Accessor => return Ok(generated::accessor(self, idx, ctx.scope)),
                 ServiceKind::Locator => return Ok(generated::locator(self, idx, ctx.scope)),
@@ -324,12 +333,12 @@ impl Inner {
         &self,
         idx: usize,
         ctx: Ctx<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Instance, Error> {
         if let Some(start) = path.iter().position(|&p| p == idx) {
             return Err(self.cycle(&path[start..], idx));
         }
-        let sp = &self.plan.services[idx];
+        let sp = &self.program.services[idx];
         if sp.kind == ServiceKind::Imported {
             // Checked at load; only reachable through a plan edited in memory.
             return Err(Error::UnknownService {
@@ -400,19 +409,20 @@ impl Inner {
         lock: &super::lock::BuildLock,
         scope: Option<&Arc<ScopeState>>,
         ctx: Ctx<'_>,
-        path: &mut Vec<usize>,
+        path: &mut Path,
     ) -> Result<Instance, Error> {
         let guard = lock.lock();
         if let Some(inst) = slot.get() {
             return Ok(inst.clone());
         }
-        if let Err(building) = guard.enter(idx) {
-            return Err(self.cycle(&building, idx));
-        }
+        let building = match guard.enter(idx) {
+            Ok(b) => b,
+            Err(cycle) => return Err(self.cycle(&cycle, idx)),
+        };
         path.push(idx);
         let created = self.create_service(idx, ctx, path);
         path.pop();
-        guard.leave(idx);
+        drop(building);
         let inst = created?;
         // We hold the lock and the slot was empty, so this sets it.
         let _ = slot.set(inst.clone());
@@ -432,25 +442,16 @@ impl Inner {
     ///
     /// Errors: [`Error::TooDeep`] when this thread already has
     /// [`super::MAX_RESOLUTION_DEPTH`] objects under construction.
-    fn create_service(
-        &self,
-        idx: usize,
-        ctx: Ctx<'_>,
-        path: &mut Vec<usize>,
-    ) -> Result<Instance, Error> {
+    fn create_service(&self, idx: usize, ctx: Ctx<'_>, path: &mut Path) -> Result<Instance, Error> {
         let Some(_level) = CreatingGuard::enter() else {
             return Err(Error::TooDeep {
                 path: self.names(path),
                 limit: super::MAX_RESOLUTION_DEPTH,
             });
         };
-        let (name, sp) =
-            self.plan
-                .services
-                .get_index(idx)
-                .ok_or_else(|| Error::UnknownService {
-                    name: idx.to_string(),
-                })?;
+        let sp = self.compiled(idx).ok_or_else(|| Error::UnknownService {
+            name: idx.to_string(),
+        })?;
         if sp.requires_async && !super::async_resolve::in_async_tail() {
             return Err(Error::AsyncRequired {
                 path: self.async_path(path),
@@ -464,8 +465,14 @@ impl Inner {
             ServiceKind::Locator => return Ok(generated::locator(self, idx, ctx.scope)),
             _ => {}
         }
+        let name = self.name_of(idx);
         let frame = Frame::new(name, ctx);
-        let mut inst = match self.eval(&sp.create, &frame, path)? {
+        // The common `create`, a constructor call, runs directly (the caller grew the stack).
+        let made = match &sp.create {
+            Node::New(op) => self.run_new(op, &frame, path).map(Value::Service),
+            other => self.run(other, &frame, path),
+        };
+        let mut inst = match made? {
             Value::Service(i) => i,
             other => {
                 return Err(self.fail(

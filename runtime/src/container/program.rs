@@ -1,0 +1,468 @@
+//! The compiled form of a plan: what the container runs when it creates a service.
+//!
+//! At load ([`compile`]) every service's `create` and `setup` become a small tree of [`Node`]s
+//! in which every name the plan spells out is already resolved:
+//!
+//! * a `$ref` is the index of its service (aliases followed once, here);
+//! * a `$new` holds its class's registered constructor (the function itself, not the catalog
+//!   name to look it up by) and whether the class has an async constructor;
+//! * plain data (numbers, strings, lists and maps of them) is built into a [`Value`] once,
+//!   and each creation clones it;
+//! * a `$param` of a dynamic parameter the loader resolved (given, from the environment, or
+//!   its default; fixed for the container's life) is folded into that constant;
+//! * a setup call or property write on `@self` holds the method or writer registered for the
+//!   class its `$new` creates, used when the object has that Rust type.
+//!
+//! Creating a service then hashes no name and walks no plan expression: arguments are
+//! evaluated into inline storage ([`crate::value::Args`] keeps up to four without a heap
+//! allocation) and the constructor is called through its pointer. Everything else a plan may
+//! hold (`$call`, `$get`, `$callable`, `$func`, `$concat`, factory `$arg`s, maps holding
+//! services) stays an [`Expr`] ([`Node::Tree`]) and is evaluated as before: those are rare,
+//! and they keep their exact behaviour and messages. The async path prepares the same nodes
+//! (see `async_resolve`).
+
+use std::any::TypeId;
+use std::collections::HashMap;
+
+use super::eval::Frame;
+use super::resolve::{Ctx, Path, RED_ZONE, STACK_SEGMENT};
+use super::Inner;
+use crate::error::Error;
+use crate::plan::{CallTarget, Expr, Lifespan, Plan, ServiceKind};
+use crate::registry::{CtorFn, MethodFn, MethodMutFn, Registry};
+use crate::value::{Args, Instance, Value, INLINE_ARGS};
+
+/// A compiled plan: one [`Service`] per plan service, in the plan's order (the index of a
+/// service is its index in `plan.services`).
+pub(crate) struct Program {
+    pub(crate) services: Box<[Service]>,
+}
+
+/// A compiled service.
+pub(crate) struct Service {
+    pub(crate) kind: ServiceKind,
+    pub(crate) lifespan: Lifespan,
+    pub(crate) requires_async: bool,
+    /// The compiled `create` (a factory's product; unused for accessors, locators and slots).
+    pub(crate) create: Node,
+    /// The compiled `setup` statements, in order.
+    pub(crate) setup: Box<[Setup]>,
+}
+
+/// A compiled expression.
+pub(crate) enum Node {
+    /// Plain data built once (also a folded dynamic parameter).
+    Const(Value),
+    /// A service, by index.
+    Ref(usize),
+    /// `@self`: the object being set up.
+    SelfObject,
+    /// A `$provider` handle on the service with this index.
+    Provider(usize),
+    /// A list whose items are not all plain data (e.g. a list of services).
+    List(Box<[Node]>),
+    /// A constructor call.
+    New(Box<NewOp>),
+    /// Anything else, evaluated from the plan expression as it is.
+    Tree(Box<Expr>),
+}
+
+/// A compiled `$new`.
+pub(crate) struct NewOp {
+    /// The catalog class, for messages.
+    pub(crate) class: Box<str>,
+    /// The registered sync constructor, if any.
+    pub(crate) ctor: Option<CtorFn>,
+    /// Whether the class has an async constructor (then an async request may have prepared
+    /// this call's object, and a sync request without a sync constructor is
+    /// [`crate::Error::AsyncRequired`]).
+    pub(crate) has_async: bool,
+    /// The positional arguments.
+    pub(crate) args: Box<[Node]>,
+}
+
+impl NewOp {
+    /// The key under which the async path keeps the object it prepared for this call.
+    pub(crate) fn key(&self) -> usize {
+        self as *const NewOp as usize
+    }
+}
+
+/// Whether a setup member is a method call or a property write.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MemberKind {
+    Method,
+    Property,
+}
+
+impl MemberKind {
+    /// `method` or `property`, for messages.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            MemberKind::Method => "method",
+            MemberKind::Property => "property",
+        }
+    }
+}
+
+/// A compiled setup statement.
+pub(crate) enum Setup {
+    /// A method call (`$call` on `@self`) or a property write (`$set` on `@self`; its one
+    /// input is the written value).
+    Member {
+        kind: MemberKind,
+        member: Box<str>,
+        inputs: Box<[Node]>,
+        /// The registered functions for the Rust type the service's `$new` creates.
+        resolved: Option<Resolved>,
+    },
+    /// Any other statement, evaluated with `@self` bound.
+    Other(Box<Expr>),
+}
+
+/// The functions a setup member resolves to for one Rust type.
+pub(crate) struct Resolved {
+    pub(crate) type_id: TypeId,
+    /// The `&mut` method (or property writer), preferred while the object is not shared.
+    pub(crate) mut_fn: Option<MethodMutFn>,
+    /// The shared (`&T`) method, for method calls only.
+    pub(crate) shared_fn: Option<MethodFn>,
+}
+
+/// Compiles `plan` against `registry`; `dynamic` holds the dynamic parameters the loader
+/// resolved (their values are fixed for the container's life). Never fails: whatever cannot
+/// be resolved here stays a [`Node::Tree`] and reports its error when evaluated, as before.
+pub(crate) fn compile(
+    plan: &Plan,
+    registry: &Registry,
+    dynamic: &HashMap<String, Value>,
+) -> Program {
+    let c = Compiler {
+        plan,
+        registry,
+        dynamic,
+    };
+    let services = plan
+        .services
+        .values()
+        .map(|sp| {
+            let create = c.node(&sp.create);
+            let made = match &sp.create {
+                Expr::New { class, .. } => registry.classes.get(class).map(|e| e.type_id),
+                _ => None,
+            };
+            let setup = sp.setup.iter().map(|s| c.setup(s, made)).collect();
+            Service {
+                kind: sp.kind,
+                lifespan: sp.lifespan,
+                requires_async: sp.requires_async,
+                create,
+                setup,
+            }
+        })
+        .collect();
+    Program { services }
+}
+
+struct Compiler<'a> {
+    plan: &'a Plan,
+    registry: &'a Registry,
+    dynamic: &'a HashMap<String, Value>,
+}
+
+impl Compiler<'_> {
+    /// The index of service `name`, aliases followed (as `Inner::index_of`).
+    fn index_of(&self, name: &str) -> Option<usize> {
+        if let Some(i) = self.plan.services.get_index_of(name) {
+            return Some(i);
+        }
+        let mut n = name;
+        for _ in 0..=self.plan.aliases.len() {
+            match self.plan.aliases.get(n) {
+                Some(target) if !self.plan.services.contains_key(n) => n = target,
+                _ => break,
+            }
+        }
+        self.plan.services.get_index_of(n)
+    }
+
+    fn node(&self, e: &Expr) -> Node {
+        if let Some(v) = e.plain_value() {
+            return Node::Const(v);
+        }
+        let tree = || Node::Tree(Box::new(e.clone()));
+        match e {
+            Expr::Ref(name) if name == "@self" => Node::SelfObject,
+            Expr::Ref(name) => self.index_of(name).map_or_else(tree, Node::Ref),
+            Expr::Provider(name) => self.index_of(name).map_or_else(tree, Node::Provider),
+            Expr::Param(name) => match self.dynamic.get(name) {
+                Some(v) => Node::Const(v.clone()),
+                None => tree(),
+            },
+            Expr::List(items) => Node::List(items.iter().map(|i| self.node(i)).collect()),
+            Expr::New { class, args } => {
+                let entry = self.registry.classes.get(class);
+                Node::New(Box::new(NewOp {
+                    class: class.as_str().into(),
+                    ctor: entry.and_then(|c| c.ctor.clone()),
+                    has_async: entry.is_some_and(|c| c.async_ctor.is_some()),
+                    args: args.iter().map(|a| self.node(a)).collect(),
+                }))
+            }
+            _ => tree(),
+        }
+    }
+
+    /// A setup statement of a service whose `$new` makes objects of the Rust type `made`.
+    fn setup(&self, stmt: &Expr, made: Option<TypeId>) -> Setup {
+        let (kind, member, inputs) = match stmt {
+            Expr::Call {
+                target: CallTarget::SelfObject,
+                method,
+                args,
+            } => (
+                MemberKind::Method,
+                method,
+                args.iter().map(|a| self.node(a)).collect(),
+            ),
+            Expr::Set {
+                target: CallTarget::SelfObject,
+                property,
+                value,
+            } => (
+                MemberKind::Property,
+                property,
+                vec![self.node(value)].into_boxed_slice(),
+            ),
+            other => return Setup::Other(Box::new(other.clone())),
+        };
+        let resolved = made.and_then(|type_id| {
+            let t = self.registry.type_entry(type_id)?;
+            Some(Resolved {
+                type_id,
+                mut_fn: match kind {
+                    MemberKind::Method => t.methods_mut.get(member.as_str()).cloned(),
+                    MemberKind::Property => t.properties.get(member.as_str()).cloned(),
+                },
+                shared_fn: match kind {
+                    MemberKind::Method => t.methods.get(member.as_str()).cloned(),
+                    MemberKind::Property => None,
+                },
+            })
+        });
+        Setup::Member {
+            kind,
+            member: member.as_str().into(),
+            inputs,
+            resolved,
+        }
+    }
+}
+
+impl Inner {
+    /// The compiled service `idx`.
+    pub(crate) fn compiled(&self, idx: usize) -> Option<&Service> {
+        self.program.services.get(idx)
+    }
+}
+
+// --------------------------------------------------------------------------------------
+// running compiled nodes
+
+impl Inner {
+    /// The value of the compiled node `node` in `frame` (as `Inner::eval` for its
+    /// expression).
+    pub(super) fn run(
+        &self,
+        node: &Node,
+        frame: &Frame<'_>,
+        path: &mut Path,
+    ) -> Result<Value, Error> {
+        Ok(match node {
+            Node::Const(v) => v.clone(),
+            Node::Ref(idx) => {
+                let ctx = Ctx {
+                    scope: frame.ctx.scope,
+                    args: None,
+                };
+                Value::Service(self.resolve_index(*idx, ctx, path)?)
+            }
+            Node::SelfObject => match frame.this {
+                Some(i) => Value::Service(i.clone()),
+                None => return Err(self.fail(frame.service, path, "@self", "only valid in setup")),
+            },
+            Node::Provider(idx) => {
+                Value::Service(crate::provider::handle(self, *idx, frame.ctx.scope))
+            }
+            Node::List(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items.iter() {
+                    out.push(self.run(item, frame, path)?);
+                }
+                Value::List(out)
+            }
+            // A nested constructor call recurses: grow the stack when it runs low.
+            Node::New(op) => Value::Service(stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+                self.run_new(op, frame, path)
+            })?),
+            Node::Tree(e) => self.eval(e, frame, path)?,
+        })
+    }
+
+    /// The value of an argument node: the common kinds right here (no call to `run`, one
+    /// move less per result), the others through [`Inner::run`].
+    #[inline(always)]
+    fn arg_value(&self, node: &Node, frame: &Frame<'_>, path: &mut Path) -> Result<Value, Error> {
+        match node {
+            Node::Const(v) => Ok(v.clone()),
+            Node::Ref(idx) => {
+                let ctx = Ctx {
+                    scope: frame.ctx.scope,
+                    args: None,
+                };
+                Ok(Value::Service(self.resolve_index(*idx, ctx, path)?))
+            }
+            other => self.run(other, frame, path),
+        }
+    }
+
+    /// Evaluates `nodes` into the arguments of a call: into `buf` (on the caller's stack) for
+    /// up to [`INLINE_ARGS`] of them, else into a `Vec`.
+    fn fill_args<'b>(
+        &'b self,
+        nodes: &[Node],
+        frame: &Frame<'_>,
+        path: &mut Path,
+        buf: &'b mut [Value; INLINE_ARGS],
+    ) -> Result<Args<'b>, Error> {
+        if nodes.len() <= INLINE_ARGS {
+            for (slot, n) in buf.iter_mut().zip(nodes) {
+                *slot = self.arg_value(n, frame, path)?;
+            }
+            return Ok(Args::borrowed(&buf[..nodes.len()], &self.registry));
+        }
+        let mut values = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            values.push(self.arg_value(n, frame, path)?);
+        }
+        Ok(Args::new(values, &self.registry))
+    }
+
+    /// Calls the constructor of a compiled `$new` (or takes the object its async constructor
+    /// made for this call in the async path's first part).
+    pub(super) fn run_new(
+        &self,
+        op: &NewOp,
+        frame: &Frame<'_>,
+        path: &mut Path,
+    ) -> Result<Instance, Error> {
+        if op.has_async {
+            if let Some(inst) = super::async_resolve::take_prepared(op.key()) {
+                return Ok(inst);
+            }
+            if op.ctor.is_none() {
+                return Err(Error::AsyncRequired {
+                    path: self.names(path),
+                });
+            }
+        }
+        let mut buf = <[Value; INLINE_ARGS]>::default();
+        let args = self.fill_args(&op.args, frame, path, &mut buf)?;
+        let step = || format!("constructor of {}", op.class);
+        let ctor = op
+            .ctor
+            .as_ref()
+            .ok_or_else(|| self.fail(frame.service, path, step(), "not registered"))?;
+        ctor(&args).map_err(|e| self.fail(frame.service, path, step(), e))
+    }
+
+    /// Runs compiled setup statement number `index` (from 1) on the new object `inst`: a
+    /// method call or property write on `@self` (which may take `&mut` while the object is
+    /// not yet shared), or any other statement, evaluated with `@self` bound.
+    pub(super) fn run_setup(
+        &self,
+        stmt: &Setup,
+        index: usize,
+        inst: &mut Instance,
+        outer: &Frame<'_>,
+        path: &mut Path,
+    ) -> Result<(), Error> {
+        let service = outer.service;
+        let (kind, member, inputs, resolved) = match stmt {
+            Setup::Member {
+                kind,
+                member,
+                inputs,
+                resolved,
+            } => (*kind, &**member, inputs, resolved.as_ref()),
+            Setup::Other(e) => {
+                let frame = Frame {
+                    service,
+                    this: Some(&*inst),
+                    ctx: outer.ctx,
+                };
+                return self.eval(e, &frame, path).map(drop);
+            }
+        };
+        // The step names the object's class (built for errors only).
+        let step = |inst: &Instance| {
+            let label = self.class_label(inst);
+            match kind {
+                MemberKind::Method => format!("setup #{index}: {label}::{member}()"),
+                MemberKind::Property => format!("setup #{index}: {label}::${member} = ..."),
+            }
+        };
+        let mut buf = <[Value; INLINE_ARGS]>::default();
+        let args = {
+            let frame = Frame {
+                service,
+                this: Some(&*inst),
+                ctx: outer.ctx,
+            };
+            self.fill_args(inputs, &frame, path, &mut buf)?
+        };
+        let (mut_fn, shared_fn) = match resolved.filter(|r| r.type_id == inst.type_id()) {
+            Some(r) => (r.mut_fn.clone(), r.shared_fn.clone()),
+            None => {
+                let entry = self.registry.type_entry(inst.type_id());
+                let mut_fn = entry.and_then(|t| match kind {
+                    MemberKind::Method => t.methods_mut.get(member),
+                    MemberKind::Property => t.properties.get(member),
+                });
+                let shared_fn = entry
+                    .filter(|_| kind == MemberKind::Method)
+                    .and_then(|t| t.methods.get(member));
+                (mut_fn.cloned(), shared_fn.cloned())
+            }
+        };
+        if let Some(f) = mut_fn {
+            let Some(obj) = inst.object_mut() else {
+                return Err(self.fail(
+                    service,
+                    path,
+                    step(inst),
+                    "needs exclusive access (&mut) but the object is already shared: @self was \
+                     passed to this or an earlier call that kept it; register it with .method() \
+                     and interior mutability instead",
+                ));
+            };
+            let made = f(obj, &args);
+            return made.map_err(|e| self.fail(service, path, step(inst), e));
+        }
+        match shared_fn {
+            Some(f) => f(&**inst.as_any(), &args)
+                .map(drop)
+                .map_err(|e| self.fail(service, path, step(inst), e)),
+            None => Err(self.fail(
+                service,
+                path,
+                step(inst),
+                format!(
+                    "{} not registered for Rust type {}",
+                    kind.label(),
+                    inst.type_name()
+                ),
+            )),
+        }
+    }
+}
