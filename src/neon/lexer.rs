@@ -97,8 +97,8 @@ const PIECE: usize = 64 * 1024;
 /// piece starts after a line break, where no quote context is open; and the last line of a
 /// piece ends with its line break, so no look-ahead sees the piece's end.
 pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
-    // about one token per 4 bytes of configuration text
-    let mut tokens = Vec::with_capacity(src.len() / 4 + 1);
+    // DI configurations have about one token per 4 bytes: reserve enough for one allocation
+    let mut tokens = Vec::with_capacity(src.len() / 3 + 1);
     if src.len() <= PIECE || src.contains("'''") || src.contains("\"\"\"") {
         let end = lex(src, 0, &mut tokens);
         return (tokens, end);
@@ -138,13 +138,22 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
         Err(_) => return base,
     };
     let mut end = base + piece.len();
-    for pair in pairs {
-        let span = pair.as_span();
+    // Token pairs never nest (every token rule is atomic), so the queue alternates between the
+    // start and the end of one pair; reading it as such avoids building a `Pair` per token.
+    let mut from = 0;
+    for token in pairs.tokens() {
+        let (rule, to) = match token {
+            pest::Token::Start { pos, .. } => {
+                from = pos.pos();
+                continue;
+            }
+            pest::Token::End { rule, pos } => (rule, pos.pos()),
+        };
         // Sources are at most 4 GiB (spans are u32 offsets).
-        let (start, stop) = ((base + span.start()) as u32, (base + span.end()) as u32);
-        let kind = match pair.as_rule() {
+        let (start, stop) = ((base + from) as u32, (base + to) as u32);
+        let kind = match rule {
             Rule::literal | Rule::literal_after_quote => Tok::Literal,
-            Rule::sep | Rule::char => match piece.as_bytes()[span.start()] {
+            Rule::sep | Rule::char => match piece.as_bytes()[from] {
                 b'\n' => {
                     // one pair per line break: a run of them is one token
                     if let Some(last) = tokens.last_mut() {
@@ -159,7 +168,7 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
             },
             Rule::string => Tok::String,
             Rule::stop => {
-                end = base + span.start();
+                end = base + from;
                 continue;
             }
             _ => continue,

@@ -276,8 +276,8 @@ impl<'a> Parser<'a> {
                 let key_pos = self.pos;
                 let (value, simple) = self.parse_value()?;
                 if self.consume_separator() {
-                    let key = self.check_key(&value, simple, key_pos, &res)?;
-                    (Some((key, value.span)), self.pos - 1)
+                    let key = self.check_key(value, simple, key_pos, &res)?;
+                    (Some(key), self.pos - 1)
                 } else {
                     if !res.is_empty() {
                         return self.err(ErrorKind::Unexpected);
@@ -519,7 +519,7 @@ impl<'a> Parser<'a> {
             let key_pos = self.pos;
             let (value, simple) = self.parse_value()?;
             if self.consume_separator() {
-                let key = self.check_key(&value, simple, key_pos, &res)?;
+                let (key, key_span) = self.check_key(value, simple, key_pos, &res)?;
                 let sep = self.pos - 1;
                 let item = if self.is_next(|k| {
                     k == Tok::Newline || k == Tok::Char(b',') || k == Tok::Char(end_brace)
@@ -528,7 +528,7 @@ impl<'a> Parser<'a> {
                 } else {
                     self.parse_value()?.0
                 };
-                res.insert(key, value.span, item);
+                res.insert(key, key_span, item);
             } else {
                 let s = value.span;
                 res.push(s, value);
@@ -543,14 +543,21 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Checks a key (reference `checkArrayKey`) and converts it as PHP converts array keys.
-    fn check_key(&self, key: &Value, simple: bool, at: usize, seen: &Builder) -> PResult<Key> {
+    /// Checks a key (reference `checkArrayKey`) and converts it as PHP converts array keys;
+    /// returns the key and where it was written. The key's string moves into the [`Key`].
+    fn check_key(
+        &self,
+        key: Value,
+        simple: bool,
+        at: usize,
+        seen: &Builder,
+    ) -> PResult<(Key, Span)> {
         // `at`: the key's first token (its position in error messages)
-        let k = match (&key.kind, simple) {
-            (Kind::Str(s), true) => Key::from_string(s.clone()),
-            (Kind::Int(i), true) => Key::Int(*i),
-            (Kind::Float(f), true) => Key::from_string(scalar::php_float_to_string(*f)),
-            (Kind::Bool(b), true) => Key::from_string(if *b { "1".into() } else { String::new() }),
+        let k = match (key.kind, simple) {
+            (Kind::Str(s), true) => Key::from_string(s),
+            (Kind::Int(i), true) => Key::Int(i),
+            (Kind::Float(f), true) => Key::from_string(scalar::php_float_to_string(f)),
+            (Kind::Bool(b), true) => Key::from_string(if b { "1".into() } else { String::new() }),
             _ => return Err(ParseError::new(at, ErrorKind::UnacceptableKey)),
         };
         if let Some(first) = seen.explicit_key_span(&k) {
@@ -559,7 +566,7 @@ impl<'a> Parser<'a> {
                 ErrorKind::DuplicatedKey(k.as_string(), first),
             ));
         }
-        Ok(k)
+        Ok((k, key.span))
     }
 }
 
