@@ -20,16 +20,14 @@ pub(crate) enum Tok {
     Literal,
     /// One of `, : = [ ] { } ( ) -`.
     Char(u8),
-    /// `# ...`.
-    Comment,
     /// One or more line breaks.
     Newline,
-    /// Spaces and tabs.
-    Whitespace,
 }
 
 /// One token: its kind and byte range in the stripped text (12 bytes: a large file has about
-/// one token per 2–3 bytes; spans are `u32` offsets everywhere, see [`crate::source::Span`]).
+/// one token per 4 bytes; spans are `u32` offsets everywhere, see [`crate::source::Span`]).
+/// White space and comments are not tokens: they only separate tokens, and the indentation of
+/// a line is read from the text (see [`line_indent`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Token {
     pub kind: Tok,
@@ -89,7 +87,7 @@ impl<'a> Text<'a> {
 const PIECE: usize = 64 * 1024;
 
 /// Splits `src` into tokens; returns them and the offset where lexing stopped (`src.len()`
-/// unless some text matches no token).
+/// unless some text matches no token; blanks and comments before that point are skipped).
 ///
 /// pest keeps a queue entry for the start and the end of every pair until the parse is over
 /// (about 80 bytes per token, 40 MB for a 780 KB catalog), so a long text is lexed in pieces
@@ -99,7 +97,8 @@ const PIECE: usize = 64 * 1024;
 /// piece starts after a line break, where no quote context is open; and the last line of a
 /// piece ends with its line break, so no look-ahead sees the piece's end.
 pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
-    let mut tokens = Vec::new();
+    // DI configurations have about one token per 4 bytes: reserve enough for one allocation
+    let mut tokens = Vec::with_capacity(src.len() / 3 + 1);
     if src.len() <= PIECE || src.contains("'''") || src.contains("\"\"\"") {
         let end = lex(src, 0, &mut tokens);
         return (tokens, end);
@@ -138,27 +137,65 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
         // The token rule only repeats optional parts, so it cannot fail; be safe anyway.
         Err(_) => return base,
     };
-    let mut end = base;
-    for pair in pairs {
-        let span = pair.as_span();
-        let kind = match pair.as_rule() {
-            Rule::string => Tok::String,
-            Rule::literal | Rule::literal_after_quote => Tok::Literal,
-            Rule::char => Tok::Char(piece.as_bytes()[span.start()]),
-            Rule::comment => Tok::Comment,
-            Rule::newline => Tok::Newline,
-            Rule::whitespace => Tok::Whitespace,
-            _ => continue,
+    let mut end = base + piece.len();
+    // Token pairs never nest (every token rule is atomic), so the queue alternates between the
+    // start and the end of one pair; reading it as such avoids building a `Pair` per token.
+    let mut from = 0;
+    for token in pairs.tokens() {
+        let (rule, to) = match token {
+            pest::Token::Start { pos, .. } => {
+                from = pos.pos();
+                continue;
+            }
+            pest::Token::End { rule, pos } => (rule, pos.pos()),
         };
         // Sources are at most 4 GiB (spans are u32 offsets).
+        let (start, stop) = ((base + from) as u32, (base + to) as u32);
+        let kind = match rule {
+            Rule::literal | Rule::literal_after_quote => Tok::Literal,
+            Rule::sep | Rule::char => match piece.as_bytes()[from] {
+                b'\n' => {
+                    // one pair per line break: a run of them is one token
+                    if let Some(last) = tokens.last_mut() {
+                        if last.kind == Tok::Newline && last.end == start {
+                            last.end = stop;
+                            continue;
+                        }
+                    }
+                    Tok::Newline
+                }
+                c => Tok::Char(c),
+            },
+            Rule::string => Tok::String,
+            Rule::stop => {
+                end = base + from;
+                continue;
+            }
+            _ => continue,
+        };
         tokens.push(Token {
             kind,
-            start: (base + span.start()) as u32,
-            end: (base + span.end()) as u32,
+            start,
+            end: stop,
         });
-        end = base + span.end();
     }
     end
+}
+
+/// The indentation of the line on which offset `at` of `src` is the first token: the blanks
+/// right before `at` when only they separate it from the line's start, else `""`. (At
+/// `src.len()`, the blanks that end the text.)
+pub(crate) fn line_indent(src: &str, at: usize) -> &str {
+    let bytes = src.as_bytes();
+    let mut start = at;
+    while start > 0 && matches!(bytes[start - 1], b' ' | b'\t') {
+        start -= 1;
+    }
+    if start == 0 || bytes[start - 1] == b'\n' {
+        &src[start..at]
+    } else {
+        ""
+    }
 }
 
 #[cfg(test)]
@@ -180,14 +217,48 @@ mod tests {
             vec![
                 (Tok::Literal, "a"),
                 (Tok::Char(b':'), ":"),
-                (Tok::Whitespace, " "),
                 (Tok::Literal, "hello  world"),
-                (Tok::Whitespace, " "),
-                (Tok::Comment, "# c"),
             ]
         );
         assert_eq!(kinds("http://x:80/p")[0], (Tok::Literal, "http://x:80/p"));
         assert_eq!(kinds("x#y")[0], (Tok::Literal, "x#y"));
+    }
+
+    #[test]
+    fn line_breaks_make_one_token_per_run() {
+        assert_eq!(
+            kinds("a:\n\n\tb\n# c\n\nx: 'q'\n\n"),
+            vec![
+                (Tok::Literal, "a"),
+                (Tok::Char(b':'), ":"),
+                (Tok::Newline, "\n\n"),
+                (Tok::Literal, "b"),
+                (Tok::Newline, "\n"),
+                (Tok::Newline, "\n\n"),
+                (Tok::Literal, "x"),
+                (Tok::Char(b':'), ":"),
+                (Tok::String, "'q'"),
+                (Tok::Newline, "\n\n"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_colon_starts_a_literal_only_before_literal_text() {
+        assert_eq!(
+            kinds("a::b :c: [x:, ::]"),
+            vec![
+                (Tok::Literal, "a::b"),
+                (Tok::Literal, ":c"),
+                (Tok::Char(b':'), ":"),
+                (Tok::Char(b'['), "["),
+                (Tok::Literal, "x"),
+                (Tok::Char(b':'), ":"),
+                (Tok::Char(b','), ","),
+                (Tok::Literal, "::"),
+                (Tok::Char(b']'), "]"),
+            ]
+        );
     }
 
     #[test]
@@ -204,8 +275,39 @@ mod tests {
 
     #[test]
     fn lexing_stops_at_backtick() {
-        let (_, end) = tokenize("a: `x`");
+        // after the blank that follows the `:`, as when blanks were tokens
+        let (toks, end) = tokenize("a: `x`");
         assert_eq!(end, 3);
+        assert_eq!(toks.len(), 2);
+        let (_, end) = tokenize("a: # c\n\t`x`");
+        assert_eq!(end, 8);
+    }
+
+    #[test]
+    fn a_quote_then_a_dash_is_a_char() {
+        assert_eq!(
+            kinds("'a'-b, 'c' -d"),
+            vec![
+                (Tok::String, "'a'"),
+                (Tok::Char(b'-'), "-"),
+                (Tok::Literal, "b"),
+                (Tok::Char(b','), ","),
+                (Tok::String, "'c'"),
+                (Tok::Literal, "-d"),
+            ]
+        );
+    }
+
+    #[test]
+    fn indentation_is_read_from_the_text() {
+        let src = "a:\n\t\tb: 1\n  # c\n'''\nx\n''' y";
+        let at = |needle: &str| src.find(needle).unwrap();
+        assert_eq!(line_indent(src, at("b:")), "\t\t");
+        assert_eq!(line_indent(src, 0), "");
+        assert_eq!(line_indent(src, at("1")), "");
+        assert_eq!(line_indent(src, at("# c")), "  ");
+        assert_eq!(line_indent(src, at("y")), "");
+        assert_eq!(line_indent("a\n  ", 4), "  ");
     }
 
     #[test]

@@ -1,12 +1,12 @@
 //! Recursive descent over the token stream, building [`Value`]s with spans.
 //!
 //! The structure and the order of checks follow nette/neon 3.4 `Parser`, so that errors are
-//! reported at the same token as the reference: whitespace and comments are skipped lazily by
-//! [`Parser::is_next`], and the indentation of a line is the whitespace token in front of its first
-//! significant token. Depth is counted ([`MAX_DEPTH`]) so no input can exhaust the stack.
+//! reported at the same token as the reference. White space and comments are not tokens (the
+//! lexer skips them); the indentation of a line is the run of blanks in front of its first token,
+//! read from the text. Depth is counted ([`MAX_DEPTH`]) so no input can exhaust the stack.
 
 use super::errors::{ErrorKind, ParseError, MAX_DEPTH};
-use super::lexer::{Text, Tok, Token};
+use super::lexer::{line_indent, Text, Tok, Token};
 use super::scalar;
 use super::value::{Array, Entity, Entry, Key, Kind, Value};
 use crate::source::{FileId, Span};
@@ -167,29 +167,17 @@ impl<'a> Parser<'a> {
         self.span_of(at, at)
     }
 
-    fn skip_trivia(&mut self) {
-        while let Some(t) = self.toks.get(self.pos) {
-            if matches!(t.kind, Tok::Comment | Tok::Whitespace) {
-                self.pos += 1;
-            } else {
-                break;
-            }
-        }
-    }
-
-    /// Skips white space and comments; is there a token left?
-    fn has_next(&mut self) -> bool {
-        self.skip_trivia();
+    /// Is there a token left?
+    fn has_next(&self) -> bool {
         self.pos < self.toks.len()
     }
 
-    /// Skips white space and comments; is the next token accepted by `f`?
-    fn is_next(&mut self, f: impl Fn(Tok) -> bool) -> bool {
-        self.skip_trivia();
+    /// Is the next token accepted by `f`?
+    fn is_next(&self, f: impl Fn(Tok) -> bool) -> bool {
         self.toks.get(self.pos).is_some_and(|t| f(t.kind))
     }
 
-    fn is_next_char(&mut self, c: u8) -> bool {
+    fn is_next_char(&self, c: u8) -> bool {
         self.is_next(|k| k == Tok::Char(c))
     }
 
@@ -214,16 +202,20 @@ impl<'a> Parser<'a> {
         while self.consume(|k| k == Tok::Newline).is_some() {}
     }
 
-    /// The indentation of the current line: the white space right before the current token,
-    /// when it starts the line.
+    /// The indentation of the current line: the blanks right before the current token, when
+    /// they start the line.
     fn indentation(&self) -> &'a str {
-        let p = self.pos;
-        let line_start = p < 2 || self.toks[p - 2].kind == Tok::Newline;
-        if p >= 1 && line_start && self.toks[p - 1].kind == Tok::Whitespace {
-            self.tok_text(p - 1)
-        } else {
-            ""
-        }
+        self.indentation_at(self.pos)
+    }
+
+    /// The indentation of the line whose first token is token `i` (`toks.len()`: the blanks at
+    /// the end of the text).
+    fn indentation_at(&self, i: usize) -> &'a str {
+        let at = self
+            .toks
+            .get(i)
+            .map_or(self.text.src.len(), |t| t.start as usize);
+        line_indent(&self.text.src, at)
     }
 
     fn err<T>(&self, kind: ErrorKind) -> PResult<T> {
@@ -232,7 +224,6 @@ impl<'a> Parser<'a> {
 
     fn enter(&mut self) -> PResult<()> {
         if self.depth >= MAX_DEPTH {
-            self.skip_trivia();
             return self.err(ErrorKind::TooDeep);
         }
         if let Some(budget) = self.stack_budget {
@@ -285,8 +276,8 @@ impl<'a> Parser<'a> {
                 let key_pos = self.pos;
                 let (value, simple) = self.parse_value()?;
                 if self.consume_separator() {
-                    let key = self.check_key(&value, simple, key_pos, &res)?;
-                    (Some((key, value.span)), self.pos - 1)
+                    let key = self.check_key(value, simple, key_pos, &res)?;
+                    (Some(key), self.pos - 1)
                 } else {
                     if !res.is_empty() {
                         return self.err(ErrorKind::Unexpected);
@@ -390,19 +381,10 @@ impl<'a> Parser<'a> {
             return DashIndent::Either;
         }
         // as `skip_newlines` would leave it
-        while self
-            .toks
-            .get(i)
-            .is_some_and(|t| matches!(t.kind, Tok::Newline | Tok::Whitespace | Tok::Comment))
-        {
+        while self.toks.get(i).is_some_and(|t| t.kind == Tok::Newline) {
             i += 1;
         }
-        let line_start = i < 2 || self.toks[i - 2].kind == Tok::Newline;
-        let next = if i >= 1 && line_start && self.toks[i - 1].kind == Tok::Whitespace {
-            self.tok_text(i - 1)
-        } else {
-            ""
-        };
+        let next = self.indentation_at(i);
         let (n, ind) = (next.as_bytes(), indent.as_bytes());
         if n.len() <= ind.len() || !n.starts_with(ind) {
             DashIndent::Either
@@ -501,7 +483,6 @@ impl<'a> Parser<'a> {
 
     /// `[...]`, `{...}` or `(...)`; returns the collection and the span of the closer.
     fn parse_braces(&mut self) -> PResult<(Value, Span)> {
-        self.skip_trivia();
         self.enter()?;
         let open = self.pos;
         let mut r = self.parse_braces_items();
@@ -538,7 +519,7 @@ impl<'a> Parser<'a> {
             let key_pos = self.pos;
             let (value, simple) = self.parse_value()?;
             if self.consume_separator() {
-                let key = self.check_key(&value, simple, key_pos, &res)?;
+                let (key, key_span) = self.check_key(value, simple, key_pos, &res)?;
                 let sep = self.pos - 1;
                 let item = if self.is_next(|k| {
                     k == Tok::Newline || k == Tok::Char(b',') || k == Tok::Char(end_brace)
@@ -547,7 +528,7 @@ impl<'a> Parser<'a> {
                 } else {
                     self.parse_value()?.0
                 };
-                res.insert(key, value.span, item);
+                res.insert(key, key_span, item);
             } else {
                 let s = value.span;
                 res.push(s, value);
@@ -562,22 +543,21 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Checks a key (reference `checkArrayKey`) and converts it as PHP converts array keys.
-    fn check_key(&self, key: &Value, simple: bool, key_pos: usize, seen: &Builder) -> PResult<Key> {
-        // the key's first token (its position in error messages)
-        let mut at = key_pos;
-        while self
-            .toks
-            .get(at)
-            .is_some_and(|t| matches!(t.kind, Tok::Whitespace | Tok::Comment))
-        {
-            at += 1;
-        }
-        let k = match (&key.kind, simple) {
-            (Kind::Str(s), true) => Key::from_string(s.clone()),
-            (Kind::Int(i), true) => Key::Int(*i),
-            (Kind::Float(f), true) => Key::from_string(scalar::php_float_to_string(*f)),
-            (Kind::Bool(b), true) => Key::from_string(if *b { "1".into() } else { String::new() }),
+    /// Checks a key (reference `checkArrayKey`) and converts it as PHP converts array keys;
+    /// returns the key and where it was written. The key's string moves into the [`Key`].
+    fn check_key(
+        &self,
+        key: Value,
+        simple: bool,
+        at: usize,
+        seen: &Builder,
+    ) -> PResult<(Key, Span)> {
+        // `at`: the key's first token (its position in error messages)
+        let k = match (key.kind, simple) {
+            (Kind::Str(s), true) => Key::from_string(s),
+            (Kind::Int(i), true) => Key::Int(i),
+            (Kind::Float(f), true) => Key::from_string(scalar::php_float_to_string(f)),
+            (Kind::Bool(b), true) => Key::from_string(if b { "1".into() } else { String::new() }),
             _ => return Err(ParseError::new(at, ErrorKind::UnacceptableKey)),
         };
         if let Some(first) = seen.explicit_key_span(&k) {
@@ -586,7 +566,7 @@ impl<'a> Parser<'a> {
                 ErrorKind::DuplicatedKey(k.as_string(), first),
             ));
         }
-        Ok(k)
+        Ok((k, key.span))
     }
 }
 
