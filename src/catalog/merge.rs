@@ -143,6 +143,7 @@ impl Catalog {
         }
         cat.check_references(diags);
         cat.check_null_defaults(&pending, diags);
+        cat.seal();
         cat
     }
 }

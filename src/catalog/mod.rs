@@ -135,6 +135,7 @@ impl CatalogStream {
         diags.extend(self.diags.into_vec());
         self.cat.check_references(diags);
         self.cat.check_null_defaults(&self.pending, diags);
+        self.cat.seal();
         self.cat
     }
 }
@@ -179,6 +180,12 @@ impl Catalog {
             stream.add(key, value);
         }
         stream.finish(diags)
+    }
+
+    /// Gives back the spare capacity of the class table once every class is read (the table
+    /// grows by doubling; the catalog lives until the plan is built).
+    fn seal(&mut self) {
+        self.classes.shrink_to_fit();
     }
 
     /// Adds (or replaces) a class.
