@@ -14,6 +14,27 @@ use wireplan::catalog::{load_inputs, neon_catalog_to_json, Catalog, CatalogInput
 use wireplan::diagnostics::Diagnostics;
 use wireplan::source::SourceMap;
 
+// The allocator the `wireplan` binary installs (one atomic add per allocation), so the times
+// are the binary's and the catalog's heap can be reported.
+#[global_allocator]
+static ALLOC: wireplan::script::sandbox::CountingAllocator =
+    wireplan::script::sandbox::CountingAllocator;
+
+/// The heap a catalog read from `text` holds, in bytes per class.
+fn held_per_class(name: &str, text: &str) -> usize {
+    let mut sources = SourceMap::new();
+    let mut diags = Diagnostics::new();
+    let input = CatalogInput::Text {
+        name: name.to_string(),
+        text: text.to_string(),
+    };
+    let ids = load_inputs(&[input], &mut sources, &mut diags);
+    let before = wireplan::memory::live();
+    let catalog = Catalog::from_inputs(None, &ids, &sources, &mut diags);
+    let held = wireplan::memory::live().saturating_sub(before);
+    held / catalog.classes().count().max(1)
+}
+
 /// Reads one catalog text as the compiler does and returns the number of classes.
 fn read(name: &str, text: &str) -> usize {
     let mut sources = SourceMap::new();
@@ -77,6 +98,11 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.finish();
+    println!(
+        "catalog app-10000 holds {} bytes per class read from NEON, {} from JSON",
+        held_per_class("types.neon", &neon),
+        held_per_class("types.json", &json)
+    );
     let each = |(t, n): (Duration, u64)| t / n.max(1) as u32;
     let (n, j, b) = (each(totals[0]), each(totals[1]), each(totals[2]));
     println!(

@@ -168,7 +168,7 @@ fn every_parameter_kind_round_trips_through_neon_and_json() {
 
     // Both forms describe the same classes.
     let names = |c: &Catalog| {
-        let mut v: Vec<String> = c.classes().map(|c| c.name.clone()).collect();
+        let mut v: Vec<String> = c.classes().map(|c| c.name.to_string()).collect();
         v.sort();
         v
     };
@@ -595,8 +595,8 @@ fn json_and_neon_read_the_same_bench_catalog() {
         assert_eq!(class.implements, other.implements);
         assert_eq!(class.extends, other.extends);
         assert_eq!(class.interface, other.interface);
-        let ma: Vec<&String> = class.methods.keys().collect();
-        let mb: Vec<&String> = other.methods.keys().collect();
+        let ma: Vec<&str> = class.methods.keys().map(|k| k.as_str()).collect();
+        let mb: Vec<&str> = other.methods.keys().map(|k| k.as_str()).collect();
         assert_eq!(ma, mb, "{}", class.name);
     }
 }

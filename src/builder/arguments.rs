@@ -70,7 +70,7 @@ fn accepts_null(p: &Param) -> bool {
             .members
             .iter()
             .any(|m| m.eq_ignore_ascii_case("mixed") || m.eq_ignore_ascii_case("null"))
-        || p.default.as_ref().is_some_and(Expr::is_null)
+        || p.default.as_deref().is_some_and(Expr::is_null)
 }
 
 /// Does the declared type of a property read from a service fit `ty`? `None` when the owner or
@@ -216,7 +216,7 @@ impl Completer<'_> {
     ) {
         let declared = class
             .and_then(|c| self.b.catalog.property(c, prop))
-            .map(|p| p.ty.text.clone())
+            .map(|p| p.ty.text.to_string())
             .unwrap_or_else(|| "mixed".to_string());
         let source = self.given_source(v, value);
         self.trace.push(CallOrigin {
@@ -478,7 +478,7 @@ impl Completer<'_> {
             if p.variadic {
                 // Given by name, a variadic parameter takes an array of values (Nette:
                 // "Parameter $args must be array").
-                if let Some(v) = named.shift_remove(&p.name) {
+                if let Some(v) = named.shift_remove(p.name.as_str()) {
                     let from = out.len();
                     match self.value(v, ctx) {
                         P::List(items) => out.extend(items),
@@ -517,7 +517,7 @@ impl Completer<'_> {
                 break;
             }
             let explicit = named
-                .shift_remove(&p.name)
+                .shift_remove(p.name.as_str())
                 .or_else(|| positional.get(i).copied().flatten());
             if let (Some(v), Some(target)) = (explicit, p.ty.provider_of.as_deref()) {
                 let value = self.provider_value(p, target, v, ctx, span, f);
@@ -542,7 +542,7 @@ impl Completer<'_> {
                 out.push(value);
                 continue;
             }
-            if ctx.factory_params.contains(&p.name) {
+            if ctx.factory_params.iter().any(|f| p.name == *f) {
                 origins.push((out.len(), p, Src::FactoryParameter));
                 out.push(self.factory_arg(&p.name, ctx));
                 continue;
@@ -644,8 +644,8 @@ impl Completer<'_> {
         self.trace[slot].arguments = origins
             .into_iter()
             .map(|(k, p, source)| ArgumentOrigin {
-                parameter: p.name.clone(),
-                declared: p.ty.text.clone(),
+                parameter: p.name.to_string(),
+                declared: p.ty.text.to_string(),
                 source,
                 value: out.get(k).cloned().unwrap_or(P::Null),
             })

@@ -144,7 +144,7 @@ fn async_class(b: &ContainerBuilder, e: &P) -> Option<String> {
             .catalog
             .get(class)
             .filter(|c| c.is_async)
-            .map(|c| c.name.clone())
+            .map(|c| c.name.to_string())
             .or_else(|| many(args)),
         P::Call {
             target: t, args, ..

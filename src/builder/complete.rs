@@ -139,7 +139,7 @@ impl Completer<'_> {
             self.b
                 .catalog
                 .method(iface, "create")
-                .map(|m| m.params.iter().map(|p| p.name.clone()).collect())
+                .map(|m| m.params.iter().map(|p| p.name.to_string()).collect())
                 .unwrap_or_default()
         } else {
             Vec::new()
@@ -649,7 +649,7 @@ impl Completer<'_> {
             self.class_not_found(class, "", ctx, span);
             return P::Null;
         };
-        let class = info.name.clone();
+        let class = info.name.to_string();
         if info.interface {
             self.report(
                 Code::InvalidDefinition,
@@ -685,7 +685,7 @@ impl Completer<'_> {
     ) -> P {
         let params = match &target_ty {
             Some(ty) => match self.b.catalog.method(ty, method) {
-                Some(m) => m.params.clone(),
+                Some(m) => m.params.to_vec(),
                 None => {
                     self.method_not_found(ty, method, ctx, span);
                     return P::Null;

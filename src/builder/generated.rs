@@ -118,7 +118,7 @@ impl Completer<'_> {
                             .b
                             .catalog
                             .method(&iface, "get")
-                            .and_then(|m| m.returns.as_ref());
+                            .and_then(|m| m.returns.as_deref());
                         let why = super::resolve::no_class_return(returns);
                         self.report(
                             Code::InvalidDefinition,
@@ -345,7 +345,7 @@ impl Completer<'_> {
                 if seen.iter().any(|s| s.eq_ignore_ascii_case(name)) {
                     continue;
                 }
-                seen.push(name.clone());
+                seen.push(name.to_string());
                 let Some(key) =
                     wireplan_runtime::generated::locator_method(name).and_then(|l| l.key)
                 else {

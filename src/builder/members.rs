@@ -195,7 +195,7 @@ impl Completer<'_> {
                         self.class_not_found(class, "", ctx, span);
                         return P::Null;
                     };
-                    let class = info.name.clone();
+                    let class = info.name.to_string();
                     if let Some(m) = self.b.catalog.method(&class, method) {
                         if !m.is_static {
                             self.report(

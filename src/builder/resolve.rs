@@ -120,7 +120,7 @@ impl ContainerBuilder {
         if depth > 64 || super::members::is_first_class_callable(st) {
             return None;
         }
-        let known = |c: &str| self.catalog.get(c).map(|i| i.name.clone());
+        let known = |c: &str| self.catalog.get(c).map(|i| i.name.to_string());
         let service = |target: &str| -> Option<String> {
             if target.contains('\\') {
                 return known(target); // by type: the autowired service is a subtype
@@ -133,7 +133,7 @@ impl ContainerBuilder {
                 Some(c) => Some(Made::Class(known(c)?, false)),
                 None if never_object(ty) => Some(Made::NotObject {
                     what,
-                    ty: ty.text.clone(),
+                    ty: ty.text.to_string(),
                 }),
                 None => None,
             }
@@ -205,7 +205,7 @@ pub(super) fn never_object(t: &TypeRef) -> bool {
     if t.list_of.is_some() {
         return true;
     }
-    let scalar = |m: &String| NOT_OBJECT.iter().any(|b| b.eq_ignore_ascii_case(m));
+    let scalar = |m: &crate::catalog::Name| NOT_OBJECT.iter().any(|b| b.eq_ignore_ascii_case(m));
     if t.members.is_empty() {
         return t.nullable;
     }
@@ -270,7 +270,7 @@ impl Resolver<'_> {
         }
         if let Some(t) = &def.declared_type {
             return match self.b.catalog.get(t) {
-                Some(c) => Some(c.name.clone()),
+                Some(c) => Some(c.name.to_string()),
                 None => {
                     let names = self.b.catalog.classes().map(|c| c.name.as_str());
                     let note = if crate::catalog::is_builtin(t) {
@@ -368,7 +368,7 @@ impl Resolver<'_> {
                     return self.method_return(class, method, span, prefix);
                 }
                 match self.b.catalog.get(n) {
-                    Some(c) => Some(c.name.clone()),
+                    Some(c) => Some(c.name.to_string()),
                     None => {
                         self.class_not_found(n, span, prefix);
                         None

@@ -3,8 +3,8 @@
 //! (`Registry::catalog_json()`, shape in docs/catalog.md) or a NEON file with a `types:`
 //! section.
 //!
-//! JSON is read with serde straight into the catalog's value tree (no NEON parse); the entries
-//! then go through the same checks as the `types:` section. Serde keeps no positions, so when
+//! JSON is read with serde class by class ([`super::json`], no NEON parse, no tree of the
+//! whole file); the entries go through the same checks as the `types:` section. Serde keeps no positions, so when
 //! those checks find a problem the file is read once more through the NEON decoder (JSON is
 //! NEON's inline syntax) and the problems are reported with their line and column. A catalog
 //! file is literal: `%parameters%` are not expanded in it.
@@ -74,25 +74,18 @@ pub fn load_inputs(
 }
 
 /// Whether the catalog `name`/`text` is the JSON form.
-fn is_json(name: &str, text: &str) -> bool {
+pub(super) fn is_json(name: &str, text: &str) -> bool {
     Path::new(name)
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
         || text.trim_start().starts_with('{')
 }
 
-/// The `types` map of catalog file `id` as the catalog's value tree, and whether it came from
-/// the fast (position-less) JSON path. `None` after reporting a file that is no catalog.
-pub(super) fn types_of(
-    id: FileId,
-    sources: &SourceMap,
-    precise: bool,
-    diags: &mut Diagnostics,
-) -> Option<Expr> {
+/// The `types` map of catalog file `id` (JSON or NEON) as the catalog's value tree, read with
+/// positions through the NEON decoder (JSON is NEON's inline syntax). `None` after reporting
+/// a file that is no catalog.
+pub(super) fn types_of(id: FileId, sources: &SourceMap, diags: &mut Diagnostics) -> Option<Expr> {
     let file = sources.get(id);
-    if is_json(&file.name, &file.text) && !precise {
-        return json_types(id, &file.text, diags);
-    }
     let value = match crate::neon::decode(&file.text, id) {
         Ok(v) => v,
         Err(d) => {
@@ -104,26 +97,29 @@ pub(super) fn types_of(
     document_types(&root, Some(Span::new(id, 0, 0)), &file.name, diags)
 }
 
-/// The JSON form through serde. Syntax errors carry serde's line and column.
-fn json_types(id: FileId, text: &str, diags: &mut Diagnostics) -> Option<Expr> {
-    // serde_json's default depth limit (128) stays: a catalog is four levels deep.
-    let mut de = serde_json::Deserializer::from_str(text);
-    match ExprSeed
-        .deserialize(&mut de)
-        .and_then(|root| de.end().map(|()| root))
-    {
-        Ok(root) => document_types(&root, Some(Span::new(id, 0, 0)), "", diags),
-        Err(e) => {
-            let offset = byte_offset(text, e.line(), e.column());
-            diags.push(
-                Diagnostic::error(
-                    Code::InvalidValue,
-                    format!("The catalog is not valid JSON: {e}."),
-                )
-                .at(Some(Span::new(id, offset, offset))),
-            );
-            None
-        }
+/// A JSON syntax error of catalog file `id`, at serde's line and column.
+pub(super) fn json_syntax_error(id: FileId, text: &str, e: &serde_json::Error) -> Diagnostic {
+    let offset = byte_offset(text, e.line(), e.column());
+    Diagnostic::error(
+        Code::InvalidValue,
+        format!("The catalog is not valid JSON: {e}."),
+    )
+    .at(Some(Span::new(id, offset, offset)))
+}
+
+/// Reports a catalog file's `types` that is not a map of classes (`null` is an empty one).
+pub(super) fn check_class_map(types: &Expr, id: FileId, diags: &mut Diagnostics) {
+    if types.as_array().is_none() && !types.is_null() {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                format!(
+                    "The catalog's 'types' expects to be a map of classes, {} given.",
+                    types.describe()
+                ),
+            )
+            .at(types.span.or(Some(Span::new(id, 0, 0)))),
+        );
     }
 }
 
@@ -139,7 +135,7 @@ fn byte_offset(text: &str, line: usize, column: usize) -> usize {
 
 /// Checks the document around the classes: `{format: wireplan-catalog, version: 1, types:
 /// {…}}`, or a NEON file whose only section is `types:`.
-fn document_types(
+pub(super) fn document_types(
     root: &Expr,
     at: Option<Span>,
     name: &str,
@@ -228,7 +224,7 @@ pub(super) fn json_key_span(id: FileId, text: &str, name: &str) -> Option<Span> 
 }
 
 /// Deserializes any JSON value straight into an [`Expr`] (no intermediate `serde_json::Value`).
-struct ExprSeed;
+pub(super) struct ExprSeed;
 
 impl<'de> DeserializeSeed<'de> for ExprSeed {
     type Value = Expr;
@@ -238,7 +234,8 @@ impl<'de> DeserializeSeed<'de> for ExprSeed {
     }
 }
 
-struct ExprVisitor;
+/// The visitor of [`ExprSeed`].
+pub(super) struct ExprVisitor;
 
 impl<'de> Visitor<'de> for ExprVisitor {
     type Value = Expr;

@@ -1,8 +1,10 @@
 //! Merging the `types:` section with catalog files (`--catalog`, dev mode's registry catalog):
 //! [`Catalog::from_inputs`]. Each class is declared once across them (`duplicate-class`).
 
-use std::collections::HashMap;
+use indexmap::IndexMap;
+use rustc_hash::FxBuildHasher;
 
+use super::names::{Caseless, ClassKey, Interner};
 use super::{file, normalize_name, parse_class, Catalog, ClassInfo, NullDefault};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::Expr;
@@ -21,8 +23,9 @@ impl Catalog {
         diags: &mut Diagnostics,
     ) -> Catalog {
         let mut cat = Catalog::new();
+        let mut names = Interner::default();
         let mut pending = Vec::new();
-        let mut origin: HashMap<String, Origin> = HashMap::new();
+        let mut origin: IndexMap<ClassKey, Origin, FxBuildHasher> = IndexMap::default();
         let section = section.filter(|s| {
             if s.as_array().is_none() && !s.is_null() {
                 // Reported (with the same words) by `from_section`.
@@ -34,9 +37,9 @@ impl Catalog {
         if let Some(items) = section.and_then(Expr::as_array) {
             for (key, value) in &items.items {
                 let name = normalize_name(&key.as_string());
-                let info = parse_class(&name, value, diags, &mut pending);
+                let info = parse_class(&mut names, &name, value, diags, &mut pending);
                 origin.insert(
-                    name.to_ascii_lowercase(),
+                    ClassKey(info.name.clone()),
                     Origin::At(items.key_span(&key.as_string()).or(value.span)),
                 );
                 cat.add(info);
@@ -45,7 +48,14 @@ impl Catalog {
         for &id in files {
             let mut local = Diagnostics::new();
             let mut local_pending = Vec::new();
-            let classes = read_file_classes(id, sources, false, &mut local, &mut local_pending);
+            let classes = read_file_classes(
+                &mut names,
+                id,
+                sources,
+                false,
+                &mut local,
+                &mut local_pending,
+            );
             let classes = if local.items().is_empty() {
                 classes.unwrap_or_default()
             } else if classes.is_none() {
@@ -55,7 +65,14 @@ impl Catalog {
                 // Problems found on the fast JSON path: read again with positions.
                 let mut again = Diagnostics::new();
                 local_pending.clear();
-                let c = read_file_classes(id, sources, true, &mut again, &mut local_pending);
+                let c = read_file_classes(
+                    &mut names,
+                    id,
+                    sources,
+                    true,
+                    &mut again,
+                    &mut local_pending,
+                );
                 local = if again.items().is_empty() {
                     local
                 } else {
@@ -69,7 +86,6 @@ impl Catalog {
             pending.extend(local_pending);
             let file = sources.get(id);
             for (info, key_span) in classes {
-                let lower = info.name.to_ascii_lowercase();
                 // Read with positions (NEON, or JSON read again): the key; from the fast
                 // JSON path: the key found in the text, searched only for a duplicate.
                 let known = key_span.or(info.span);
@@ -78,7 +94,7 @@ impl Catalog {
                         .or_else(|| file::json_key_span(id, &file.text, name))
                         .or(Some(Span::new(id, 0, 0)))
                 };
-                if let Some(first) = origin.get(&lower) {
+                if let Some(first) = origin.get(&Caseless(&info.name)) {
                     let first = match first {
                         Origin::At(span) => *span,
                         Origin::JsonKey(fid) => {
@@ -121,12 +137,13 @@ impl Catalog {
                     Some(span) => Origin::At(Some(span)),
                     None => Origin::JsonKey(id),
                 };
-                origin.insert(lower, at);
+                origin.insert(ClassKey(info.name.clone()), at);
                 cat.add(info);
             }
         }
         cat.check_references(diags);
         cat.check_null_defaults(&pending, diags);
+        cat.seal();
         cat
     }
 }
@@ -147,28 +164,25 @@ fn is_bare(c: &ClassInfo) -> bool {
         && c.constants.is_empty()
 }
 
-/// The classes of catalog file `id`, each with the span of its key when read with positions.
+/// The classes of catalog file `id`, each with the span of its key when read with positions:
+/// a JSON file on the fast path (`precise` false) class by class without positions, else
+/// through the NEON decoder.
 fn read_file_classes(
+    names: &mut Interner,
     id: crate::source::FileId,
     sources: &crate::source::SourceMap,
     precise: bool,
     diags: &mut Diagnostics,
     pending: &mut Vec<NullDefault>,
 ) -> Option<Vec<(ClassInfo, Option<Span>)>> {
-    let types = file::types_of(id, sources, precise, diags)?;
+    let f = sources.get(id);
+    if !precise && file::is_json(&f.name, &f.text) {
+        let classes = super::json::classes(id, &f.text, names, diags, pending)?;
+        return Some(classes.into_iter().map(|c| (c, None)).collect());
+    }
+    let types = file::types_of(id, sources, diags)?;
+    file::check_class_map(&types, id, diags);
     let Some(items) = types.as_array() else {
-        if !types.is_null() {
-            diags.push(
-                Diagnostic::error(
-                    Code::InvalidValue,
-                    format!(
-                        "The catalog's 'types' expects to be a map of classes, {} given.",
-                        types.describe()
-                    ),
-                )
-                .at(types.span.or(Some(Span::new(id, 0, 0)))),
-            );
-        }
         return Some(Vec::new());
     };
     let classes = items
@@ -176,7 +190,7 @@ fn read_file_classes(
         .iter()
         .map(|(key, value)| {
             let name = normalize_name(&key.as_string());
-            let info = parse_class(&name, value, diags, pending);
+            let info = parse_class(names, &name, value, diags, pending);
             (info, items.key_span(&key.as_string()))
         })
         .collect();

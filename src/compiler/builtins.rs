@@ -247,8 +247,8 @@ fn inject_steps(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
                     && m[6..].starts_with(|c: char| c.is_uppercase());
                 if is_inject {
                     // A method a subclass redeclares is declared by the subclass (PHP).
-                    methods.retain(|x| x != m);
-                    methods.push(m.clone());
+                    methods.retain(|x| *x != *m);
+                    methods.push(m.to_string());
                 }
             }
             for (p, prop) in &info.properties {
@@ -256,9 +256,9 @@ fn inject_steps(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
                     continue;
                 };
                 let entry = Prop {
-                    name: p.clone(),
+                    name: p.to_string(),
                     class: normalize_name(c),
-                    declared_in: info.name.clone(),
+                    declared_in: info.name.to_string(),
                 };
                 // A redeclaration in a subclass replaces the parent's property.
                 match props.iter_mut().find(|x| x.name == *p) {
@@ -522,7 +522,7 @@ fn search_section(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Di
         }
         for c in matching {
             // PHP's array_merge of the batches' tags: string keys overwrite, others append.
-            let merged = found.entry(c.name.clone()).or_default();
+            let merged = found.entry(c.name.to_string()).or_default();
             for (k, v) in &tags {
                 match k
                     .as_ref()

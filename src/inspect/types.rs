@@ -87,14 +87,14 @@ pub struct TypeExplanation {
 /// `not-allowed-during-resolving` while `resolve` runs.
 pub fn type_candidates(b: &mut ContainerBuilder, ty: &str) -> Result<TypeExplanation, Diagnostic> {
     let Some(class) = b.catalog.get(ty) else {
-        let names: Vec<String> = b.catalog.classes().map(|c| c.name.clone()).collect();
+        let names: Vec<String> = b.catalog.classes().map(|c| c.name.to_string()).collect();
         return Err(Diagnostic::error(
             Code::ClassNotFound,
             format!("Class or interface '{ty}' not found in the type catalog."),
         )
         .with_suggestion(ty, names.iter().map(String::as_str)));
     };
-    let ty = class.name.clone();
+    let ty = class.name.to_string();
     let answer = match b.get_by_type(&ty) {
         Ok(Some(n)) => TypeAnswer::Service(n),
         Ok(None) => TypeAnswer::None,

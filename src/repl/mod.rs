@@ -655,7 +655,7 @@ impl Session {
     /// Type names of the catalog, for completion.
     pub fn type_names(&self) -> Vec<String> {
         let b = self.pipeline.builder().borrow();
-        b.catalog.classes().map(|c| c.name.clone()).collect()
+        b.catalog.classes().map(|c| c.name.to_string()).collect()
     }
 
     /// Tags carried by any service, for completion.

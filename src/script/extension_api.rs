@@ -240,7 +240,7 @@ pub fn register(engine: &mut Engine) {
             t.0.borrow()
                 .catalog
                 .classes()
-                .map(|c| c.name.clone())
+                .map(|c| c.name.to_string())
                 .collect(),
         )
     });
@@ -250,18 +250,18 @@ pub fn register(engine: &mut Engine) {
             b.catalog
                 .classes()
                 .filter(|c| !c.interface && !c.is_abstract && b.catalog.is_subtype(&c.name, sup))
-                .map(|c| c.name.clone())
+                .map(|c| c.name.to_string())
                 .collect(),
         )
     });
     engine.register_fn("methods", |t: &mut T, class: &str| -> Array {
         let b = t.0.borrow();
-        let mut out = Vec::new();
+        let mut out: Vec<String> = Vec::new();
         for a in b.catalog.ancestors(class) {
             if let Some(c) = b.catalog.get(&a) {
                 for m in c.methods.keys() {
-                    if !out.contains(m) {
-                        out.push(m.clone());
+                    if !out.iter().any(|o| o == m.as_str()) {
+                        out.push(m.to_string());
                     }
                 }
             }
@@ -275,7 +275,7 @@ pub fn register(engine: &mut Engine) {
                 .catalog
                 .constructor(class)
                 .iter()
-                .map(|p| (p.name.clone(), Dynamic::from(p.ty.text.clone())))
+                .map(|p| (p.name.to_string(), Dynamic::from(p.ty.text.to_string())))
                 .collect(),
         }
     });

@@ -27,7 +27,7 @@ impl Resolver<'_> {
             self.class_not_found(&iface, span, &prefix);
             return None;
         };
-        let iface = info.name.clone();
+        let iface = info.name.to_string();
         if !info.interface {
             self.invalid(
                 span,
@@ -53,7 +53,7 @@ impl Resolver<'_> {
                 }
                 let result = if let Some(t) = &def.declared_type {
                     match self.b.catalog.get(t) {
-                        Some(c) => Some(c.name.clone()),
+                        Some(c) => Some(c.name.to_string()),
                         None => {
                             self.class_not_found(t, span, &prefix);
                             None
@@ -71,7 +71,7 @@ impl Resolver<'_> {
                             None
                         }
                         None => {
-                            let why = no_class_return(create.returns.as_ref());
+                            let why = no_class_return(create.returns.as_deref());
                             self.invalid(
                                 span,
                                 format!("{prefix}: Method {iface}::create() {why}; specify 'create' or 'type'."),
@@ -118,7 +118,7 @@ impl Resolver<'_> {
                         .classes()
                         .filter(|c| !c.interface && !c.is_abstract)
                         .filter(|c| c.name != iface && self.b.catalog.is_subtype(&c.name, &iface))
-                        .map(|c| c.name.clone())
+                        .map(|c| c.name.to_string())
                         .collect();
                     let mut d = Diagnostic::error(
                         Code::InvalidDefinition,
@@ -168,7 +168,7 @@ impl Resolver<'_> {
                 .flatten()
             {
                 if !methods.iter().any(|(seen, _)| seen.eq_ignore_ascii_case(n)) {
-                    methods.push((n.clone(), m.clone()));
+                    methods.push((n.to_string(), m.clone()));
                 }
             }
         }
@@ -201,7 +201,7 @@ impl Resolver<'_> {
             }
             if matches!(key, Some(Some(_))) && m.returns.as_ref().and_then(|r| r.class()).is_none()
             {
-                let why = no_class_return(m.returns.as_ref());
+                let why = no_class_return(m.returns.as_deref());
                 self.invalid(
                     span,
                     format!("{prefix}: Method {iface}::{name}() {why}; a locator's {name}() returns a service."),
@@ -233,7 +233,7 @@ impl Resolver<'_> {
             Some(st) => match &st.callee {
                 Callee::Name(n) if !n.starts_with('@') && !n.contains("::") => {
                     match self.b.catalog.get(n) {
-                        Some(c) => c.name.clone(),
+                        Some(c) => c.name.to_string(),
                         None => return, // reported by statement_type
                     }
                 }

@@ -1,0 +1,393 @@
+//! The type catalog: what wireplan knows about the application's classes.
+//!
+//! Nette learns class shapes from PHP reflection; wireplan reads them from the `types:` section
+//! (format in ARCHITECTURE.md, "The type catalog"): classes and interfaces, parents, implemented
+//! interfaces, constructor and method signatures, properties and constants. Class names are
+//! compared case-insensitively, as PHP does, and a leading `\` is ignored.
+//!
+//! The catalog is compact (issue #13: the largest part of a large compilation's memory was the
+//! catalog): every name and type text is interned while reading, so one class name is stored
+//! once however many parameters, parents and lookups name it ([`Name`]); a type string is
+//! parsed once and shared ([`Ty`]); members are boxed slices rather than a hash table per
+//! class ([`Members`]); defaults are boxed; classes sit in one FxHash-indexed table keyed
+//! case-insensitively.
+
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::expr::Expr;
+use crate::neon::Key;
+use crate::source::Span;
+use indexmap::IndexMap;
+use rustc_hash::FxBuildHasher;
+
+mod checks;
+mod file;
+mod json;
+mod members;
+mod merge;
+mod names;
+mod parse;
+mod types;
+
+pub use file::{load_inputs, neon_catalog_to_json, CatalogInput, REGISTRY_CATALOG};
+pub use members::Members;
+pub use names::Name;
+pub use types::{is_builtin, normalize_name, Ty, TypeRef, BUILTIN_TYPES};
+
+use names::{Caseless, ClassKey, Interner};
+use parse::{parse_class, NullDefault};
+
+/// A parameter of a constructor or method.
+#[derive(Debug, Clone)]
+pub struct Param {
+    /// Name without `$`.
+    pub name: Name,
+    /// Declared type (`mixed` when none), shared with every use of the same type text.
+    pub ty: Ty,
+    /// The default value, when the parameter is optional (boxed: most parameters have none).
+    pub default: Option<Box<Expr>>,
+    /// Collects all remaining arguments.
+    pub variadic: bool,
+}
+
+/// A method signature.
+#[derive(Debug, Clone, Default)]
+pub struct Method {
+    /// Parameters in order.
+    pub params: Box<[Param]>,
+    /// Declared return type, if any.
+    pub returns: Option<Ty>,
+    /// Is it static?
+    pub is_static: bool,
+}
+
+/// A property.
+#[derive(Debug, Clone)]
+pub struct Property {
+    /// Declared type.
+    pub ty: Ty,
+    /// Filled by the inject extension.
+    pub inject: bool,
+}
+
+/// One class or interface.
+#[derive(Debug, Clone)]
+pub struct ClassInfo {
+    /// Full name as declared (without leading `\`).
+    pub name: Name,
+    /// Span of the declaration key.
+    pub span: Option<Span>,
+    /// Is it an interface?
+    pub interface: bool,
+    /// Is it abstract?
+    pub is_abstract: bool,
+    /// `async: true`: its constructor is async, so every service whose creation reaches it
+    /// requires async (docs/async.md).
+    pub is_async: bool,
+    /// Parent class (for interfaces: parent interfaces).
+    pub extends: Box<[Name]>,
+    /// Implemented interfaces.
+    pub implements: Box<[Name]>,
+    /// Constructor parameters (empty when the class has none).
+    pub constructor: Box<[Param]>,
+    /// Methods by name, in declaration order.
+    pub methods: Members<Method>,
+    /// Properties by name, in declaration order.
+    pub properties: Members<Property>,
+    /// Constants by name, in declaration order.
+    pub constants: Members<Expr>,
+}
+
+/// Builds a [`Catalog`] from the entries of a `types:` section one at a time, so a large
+/// section never has to exist whole as an expanded tree (see
+/// [`crate::config::expand_config_streaming`]). Reports exactly what
+/// [`Catalog::from_section`] reports, in the same order: the entries' own problems, then
+/// references to unknown types and defaults that do not fit.
+#[derive(Debug, Default)]
+pub struct CatalogStream {
+    cat: Catalog,
+    names: Interner,
+    pending: Vec<NullDefault>,
+    diags: Diagnostics,
+}
+
+impl CatalogStream {
+    /// An empty stream.
+    pub fn new() -> CatalogStream {
+        CatalogStream::default()
+    }
+
+    /// Adds the entry `key: value` of the `types:` section (a malformed one is reported when
+    /// the stream finishes, the rest of it kept).
+    pub fn add(&mut self, key: &Key, value: &Expr) {
+        let name = normalize_name(&key.as_string());
+        let info = parse_class(
+            &mut self.names,
+            &name,
+            value,
+            &mut self.diags,
+            &mut self.pending,
+        );
+        self.cat.add(info);
+    }
+
+    /// The catalog, after the checks across entries; every problem goes to `diags`.
+    pub fn finish(mut self, diags: &mut Diagnostics) -> Catalog {
+        diags.extend(self.diags.into_vec());
+        self.cat.check_references(diags);
+        self.cat.check_null_defaults(&self.pending, diags);
+        self.cat.seal();
+        self.cat
+    }
+}
+
+/// The catalog of all known types: one table of classes in declaration order, found by name
+/// case-insensitively (FxHash; the keys share the classes' interned names).
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    classes: IndexMap<ClassKey, ClassInfo, FxBuildHasher>,
+}
+
+impl Catalog {
+    /// An empty catalog.
+    pub fn new() -> Catalog {
+        Catalog::default()
+    }
+
+    /// Reads the `types:` section. Malformed entries and references to unknown parents are
+    /// reported to `diags`; the rest is kept.
+    pub fn from_section(section: Option<&Expr>, diags: &mut Diagnostics) -> Catalog {
+        let cat = Catalog::new();
+        let Some(section) = section else {
+            return cat;
+        };
+        let Some(items) = section.as_array() else {
+            if !section.is_null() {
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        format!(
+                            "The item 'types' expects to be array, {} given.",
+                            section.type_name()
+                        ),
+                    )
+                    .at(section.span),
+                );
+            }
+            return cat;
+        };
+        let mut stream = CatalogStream::new();
+        for (key, value) in &items.items {
+            stream.add(key, value);
+        }
+        stream.finish(diags)
+    }
+
+    /// Gives back the spare capacity of the class table once every class is read (the table
+    /// grows by doubling; the catalog lives until the plan is built).
+    fn seal(&mut self) {
+        self.classes.shrink_to_fit();
+    }
+
+    /// Adds (or replaces) a class.
+    pub fn add(&mut self, info: ClassInfo) {
+        match self.classes.get_mut(&Caseless(&info.name)) {
+            Some(slot) => *slot = info,
+            None => {
+                self.classes.insert(ClassKey(info.name.clone()), info);
+            }
+        }
+    }
+
+    /// The class named `name` (case-insensitive, leading `\` ignored).
+    pub fn get(&self, name: &str) -> Option<&ClassInfo> {
+        self.classes
+            .get(&Caseless(name.trim().trim_start_matches('\\')))
+    }
+
+    /// Does the catalog know `name`?
+    pub fn exists(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// All classes in declaration order.
+    pub fn classes(&self) -> impl Iterator<Item = &ClassInfo> {
+        self.classes.values()
+    }
+
+    /// The canonical spelling of a known class name.
+    pub fn canonical<'a>(&'a self, name: &'a str) -> &'a str {
+        self.get(name).map(|c| c.name.as_str()).unwrap_or(name)
+    }
+
+    /// `name` itself, then all parent classes and all interfaces, transitively, without
+    /// duplicates (in that order). Unknown names yield just themselves.
+    pub fn ancestors(&self, name: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut todo = vec![self.canonical(name).to_string()];
+        while let Some(n) = todo.pop() {
+            if out.iter().any(|o| o.eq_ignore_ascii_case(&n)) {
+                continue;
+            }
+            if let Some(c) = self.get(&n) {
+                for p in c.implements.iter().rev().chain(c.extends.iter().rev()) {
+                    todo.push(self.canonical(p).to_string());
+                }
+            }
+            out.push(n);
+        }
+        out
+    }
+
+    /// Is `sub` the same as, or a subtype of, `sup`?
+    pub fn is_subtype(&self, sub: &str, sup: &str) -> bool {
+        self.ancestors(sub)
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(&normalize_name(sup)))
+    }
+
+    /// Is `sub` a proper subtype of `sup` (PHP's `isSubclassOf`: a type is not its own
+    /// subclass)?
+    pub fn is_subclass(&self, sub: &str, sup: &str) -> bool {
+        !self
+            .canonical(sub)
+            .eq_ignore_ascii_case(self.canonical(&normalize_name(sup)))
+            && self.is_subtype(sub, sup)
+    }
+
+    /// Finds a method on a class or its ancestors.
+    pub fn method(&self, class: &str, method: &str) -> Option<&Method> {
+        self.ancestors(class).iter().find_map(|a| {
+            self.get(a).and_then(|c| {
+                c.methods
+                    .iter()
+                    .find(|(m, _)| m.eq_ignore_ascii_case(method))
+                    .map(|(_, m)| m)
+            })
+        })
+    }
+
+    /// The declared spelling of a method found case-insensitively (PHP method names are
+    /// case-insensitive; the runtime's registry is not): `setlogger` → `setLogger`.
+    pub fn method_name(&self, class: &str, method: &str) -> Option<&str> {
+        self.ancestors(class).iter().find_map(|a| {
+            self.get(a).and_then(|c| {
+                c.methods
+                    .keys()
+                    .find(|m| m.eq_ignore_ascii_case(method))
+                    .map(Name::as_str)
+            })
+        })
+    }
+
+    /// Finds a property on a class or its ancestors.
+    pub fn property(&self, class: &str, prop: &str) -> Option<&Property> {
+        self.ancestors(class)
+            .iter()
+            .find_map(|a| self.get(a).and_then(|c| c.properties.get(prop)))
+    }
+
+    /// Finds a class constant on a class or its ancestors.
+    pub fn constant(&self, class: &str, name: &str) -> Option<&Expr> {
+        self.ancestors(class)
+            .iter()
+            .find_map(|a| self.get(a).and_then(|c| c.constants.get(name)))
+    }
+
+    /// The names of the members `pick` lists (`|c| c.properties.keys()`, …) on a class and its
+    /// ancestors, for "did you mean" notes.
+    pub fn member_names<'a, I>(
+        &'a self,
+        class: &str,
+        pick: impl Fn(&'a ClassInfo) -> I,
+    ) -> Vec<&'a str>
+    where
+        I: Iterator<Item = &'a Name>,
+    {
+        self.ancestors(class)
+            .iter()
+            .filter_map(|a| self.get(a))
+            .flat_map(pick)
+            .map(Name::as_str)
+            .collect()
+    }
+
+    /// The constructor parameters of a class, inherited from the nearest parent that declares
+    /// one (as in PHP).
+    pub fn constructor(&self, class: &str) -> &[Param] {
+        let mut current = self.get(class);
+        let mut steps = 0;
+        while let Some(c) = current {
+            steps += 1;
+            if steps > self.classes.len() {
+                break;
+            }
+            if !c.constructor.is_empty() {
+                return &c.constructor;
+            }
+            current = c
+                .extends
+                .first()
+                .filter(|_| !c.interface)
+                .and_then(|p| self.get(p));
+        }
+        &[]
+    }
+}
+
+/// A catalog from the text of a configuration with a `types:` section, for unit tests.
+#[cfg(test)]
+pub(crate) fn from_config_text(text: &str) -> Catalog {
+    let mut diags = crate::diagnostics::Diagnostics::new();
+    let mut sources = crate::source::SourceMap::new();
+    let raw = crate::config::load_str("t.neon", text, &mut sources, &mut diags);
+    let (_, sections) =
+        crate::config::expand_config(&raw.sections, &[], &indexmap::IndexMap::new(), &mut diags);
+    assert!(!diags.has_errors(), "test catalog: {diags:?}");
+    Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_strings_parse() {
+        let t = TypeRef::parse("?App\\Db");
+        assert!(t.nullable);
+        assert_eq!(t.class(), Some("App\\Db"));
+        let u = TypeRef::parse("int|string");
+        assert!(u.is_complex());
+        assert_eq!(u.class(), None);
+        let l = TypeRef::parse("App\\Handler[]");
+        assert_eq!(l.list_of.as_deref(), Some("App\\Handler"));
+        assert_eq!(TypeRef::parse("\\App\\X").class(), Some("App\\X"));
+    }
+
+    #[test]
+    fn type_syntax_is_checked() {
+        for ok in [
+            "int",
+            "?App\\Db",
+            "\\App\\Db",
+            "int|string|null",
+            "App\\H[]",
+            "mixed",
+        ] {
+            assert_eq!(TypeRef::syntax_error(ok), None, "{ok}");
+        }
+        for bad in [
+            "",
+            "?",
+            "int||string",
+            "int|",
+            "|int",
+            "?int|string",
+            "App\\",
+            "1x",
+            "[]",
+            "a b",
+        ] {
+            assert!(TypeRef::syntax_error(bad).is_some(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,444 @@
+//! Reading one entry of a `types:` section (or of a catalog file) into a [`ClassInfo`]: the
+//! keys of a class, parameters, types and defaults, each problem reported with its path
+//! (`types › App\Db › constructor › dsn`). Names and types go through the catalog's
+//! [`Interner`], so each is stored once.
+
+use super::members::Members;
+use super::names::Interner;
+use super::types::{is_builtin, normalize_name, Ty, TypeRef};
+use super::{ClassInfo, Method, Name, Param, Property};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::expr::{Expr, ExprKind};
+use crate::neon::Key;
+use crate::source::Span;
+
+fn bad(diags: &mut Diagnostics, path: &str, expected: &str, v: &Expr) {
+    diags.push(
+        Diagnostic::error(
+            Code::InvalidValue,
+            format!(
+                "The item 'types › {path}' expects to be {expected}, {} given.",
+                v.describe()
+            ),
+        )
+        .at(v.span),
+    );
+}
+
+fn string_list(names: &mut Interner, diags: &mut Diagnostics, path: &str, v: &Expr) -> Box<[Name]> {
+    match &v.kind {
+        ExprKind::Str(s) => Box::new([names.name(&normalize_name(s))]),
+        ExprKind::Array(a) => a
+            .values()
+            .filter_map(|x| match x.as_str() {
+                Some(s) => Some(names.name(&normalize_name(s))),
+                None => {
+                    bad(diags, path, "string", x);
+                    None
+                }
+            })
+            .collect(),
+        ExprKind::Null => Box::default(),
+        _ => {
+            bad(diags, path, "list of names", v);
+            Box::default()
+        }
+    }
+}
+
+/// A `default: null` whose fit depends on the catalog (the type names a class), checked once
+/// every class is known.
+#[derive(Debug)]
+pub(super) struct NullDefault {
+    /// `Class › constructor` or `Class › methods › m`.
+    pub(super) path: String,
+    /// The parameter's name.
+    pub(super) param: Name,
+    /// Its declared type.
+    pub(super) ty: Ty,
+    /// The default's position.
+    pub(super) span: Option<Span>,
+}
+
+/// Checks a written type; an invalid one is reported and read as `mixed`, so that each use
+/// does not fail again.
+fn parse_type(
+    names: &mut Interner,
+    diags: &mut Diagnostics,
+    path: &str,
+    v: &Expr,
+    text: &str,
+) -> Ty {
+    match TypeRef::syntax_error(text) {
+        None => names.ty(text),
+        Some(why) => {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!("The type '{text}' of 'types › {path}' is not a type: {why}."),
+                )
+                .at(v.span),
+            );
+            names.ty("mixed")
+        }
+    }
+}
+
+/// A `bool` flag of the catalog, reported when it is something else.
+fn flag(diags: &mut Diagnostics, path: &str, v: &Expr) -> bool {
+    match v.kind {
+        ExprKind::Bool(b) => b,
+        _ => {
+            bad(diags, path, "bool", v);
+            false
+        }
+    }
+}
+
+fn parse_params(
+    names: &mut Interner,
+    diags: &mut Diagnostics,
+    path: &str,
+    v: &Expr,
+    pending: &mut Vec<NullDefault>,
+) -> Box<[Param]> {
+    let Some(a) = v.as_array() else {
+        if !v.is_null() {
+            bad(diags, path, "map of parameters", v);
+        }
+        return Box::default();
+    };
+    let mut out = Vec::with_capacity(a.items.len());
+    for (k, pv) in &a.items {
+        let name = names.name(k.as_string().trim_start_matches('$'));
+        let mut param = Param {
+            name: name.clone(),
+            ty: names.ty("mixed"),
+            default: None,
+            variadic: false,
+        };
+        let here = format!("{path} › {name}");
+        match &pv.kind {
+            ExprKind::Str(t) => param.ty = parse_type(names, diags, &here, pv, t),
+            ExprKind::Null => {}
+            ExprKind::Array(spec) => {
+                for (sk, sv) in &spec.items {
+                    match sk {
+                        Key::Str(s) if s == "type" => match sv.as_str() {
+                            Some(t) => param.ty = parse_type(names, diags, &here, sv, t),
+                            None => bad(diags, &format!("{here} › type"), "string", sv),
+                        },
+                        Key::Str(s) if s == "default" => param.default = Some(Box::new(sv.clone())),
+                        Key::Str(s) if s == "variadic" => {
+                            param.variadic = flag(diags, &format!("{here} › variadic"), sv)
+                        }
+                        _ => diags.push(
+                            Diagnostic::error(
+                                Code::UnknownOption,
+                                format!("Unexpected item 'types › {path} › {name} › {sk}'."),
+                            )
+                            .at(sv.span)
+                            .with_note("expected 'type', 'default' or 'variadic'"),
+                        ),
+                    }
+                }
+            }
+            _ => {
+                bad(diags, &format!("{path} › {name}"), "type string or map", pv);
+                // Reported once here; a default keeps it from failing every use again.
+                param.default = Some(Box::new(Expr::bare(ExprKind::Null)));
+            }
+        }
+        check_default(diags, path, &param, pv, pending);
+        out.push(param);
+    }
+    if let Some(pos) = out.iter().position(|p| p.variadic) {
+        if pos + 1 != out.len() {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "The variadic parameter ${} of 'types › {path}' must be the last one.",
+                        out[pos].name
+                    ),
+                )
+                .at(v.span),
+            );
+        }
+    }
+    out.into_boxed_slice()
+}
+
+/// A default must fit the declared type (the type's syntax was checked by [`parse_type`]). A
+/// `null` default of a class type waits in `pending` until every class is known.
+fn check_default(
+    diags: &mut Diagnostics,
+    path: &str,
+    p: &Param,
+    spec: &Expr,
+    pending: &mut Vec<NullDefault>,
+) {
+    let Some(default) = &p.default else {
+        return;
+    };
+    let names: Vec<&str> =
+        p.ty.members
+            .iter()
+            .map(Name::as_str)
+            .chain(p.ty.list_of.as_deref())
+            .collect();
+    let fits = |t: &str| -> bool {
+        match (t.to_ascii_lowercase().as_str(), &default.kind) {
+            (_, ExprKind::Null) => true,
+            ("mixed", _) => true,
+            ("int", ExprKind::Int(_)) => true,
+            ("float", ExprKind::Int(_) | ExprKind::Float(_)) => true,
+            ("string", ExprKind::Str(_)) => true,
+            ("bool", ExprKind::Bool(_)) => true,
+            ("array" | "iterable", ExprKind::Array(_)) => true,
+            (t, _) if !is_builtin(t) => true,
+            _ => false,
+        }
+    };
+    let null_ok = !matches!(default.kind, ExprKind::Null)
+        || p.ty.nullable
+        || names.iter().any(|n| n.eq_ignore_ascii_case("mixed"));
+    if !null_ok && p.ty.list_of.is_none() && names.iter().any(|n| !is_builtin(n)) {
+        pending.push(NullDefault {
+            path: path.to_string(),
+            param: p.name.clone(),
+            ty: p.ty.clone(),
+            span: default.span.or(spec.span),
+        });
+        return;
+    }
+    if !names.iter().any(|n| fits(n)) || !null_ok {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                format!(
+                    "The default {} of 'types › {path} › {}' does not fit its type {}.",
+                    default.describe(),
+                    p.name,
+                    p.ty.text
+                ),
+            )
+            .at(default.span.or(spec.span)),
+        );
+    }
+}
+
+const CLASS_KEYS: &[&str] = &[
+    "interface",
+    "abstract",
+    "async",
+    "extends",
+    "implements",
+    "constructor",
+    "methods",
+    "properties",
+    "constants",
+];
+
+pub(super) fn parse_class(
+    names: &mut Interner,
+    name: &str,
+    v: &Expr,
+    diags: &mut Diagnostics,
+    pending: &mut Vec<NullDefault>,
+) -> ClassInfo {
+    let mut info = ClassInfo {
+        name: names.name(name),
+        span: v.span,
+        interface: false,
+        is_abstract: false,
+        is_async: false,
+        extends: Box::default(),
+        implements: Box::default(),
+        constructor: Box::default(),
+        methods: Members::default(),
+        properties: Members::default(),
+        constants: Members::default(),
+    };
+    let Some(spec) = v.as_array() else {
+        if !v.is_null() {
+            bad(diags, name, "map", v);
+        }
+        return info;
+    };
+    for (k, value) in &spec.items {
+        let key = k.as_string();
+        let path = format!("{name} › {key}");
+        match key.as_str() {
+            "interface" | "abstract" | "async" => {
+                let flag = match value.kind {
+                    ExprKind::Bool(b) => b,
+                    _ => {
+                        bad(diags, &path, "bool", value);
+                        false
+                    }
+                };
+                match key.as_str() {
+                    "interface" => info.interface = flag,
+                    "abstract" => info.is_abstract = flag,
+                    _ => info.is_async = flag,
+                }
+            }
+            "extends" => info.extends = string_list(names, diags, &path, value),
+            "implements" => info.implements = string_list(names, diags, &path, value),
+            "constructor" => {
+                info.constructor = parse_params(names, diags, &path, value, pending);
+                if spec
+                    .get("interface")
+                    .is_some_and(|i| matches!(i.kind, ExprKind::Bool(true)))
+                {
+                    diags.push(
+                        Diagnostic::error(
+                            Code::InvalidValue,
+                            format!("Interface {name} cannot have a constructor."),
+                        )
+                        .at(value.span),
+                    );
+                }
+            }
+            "methods" => {
+                if let Some(ms) = value.as_array() {
+                    let mut methods = Vec::with_capacity(ms.items.len());
+                    for (mk, mv) in &ms.items {
+                        let mname = mk.as_string();
+                        let mut m = Method::default();
+                        if let Some(ma) = mv.as_array() {
+                            let here = format!("{path} › {mname}");
+                            for (fk, fv) in &ma.items {
+                                match fk.as_string().as_str() {
+                                    "params" => m.params = parse_params(names, diags, &here, fv, pending),
+                                    "returns" => match fv.as_str() {
+                                        Some(t) => {
+                                            let at = format!("{here} › returns");
+                                            m.returns = Some(parse_type(names, diags, &at, fv, t));
+                                        }
+                                        None if fv.is_null() => {}
+                                        None => bad(diags, &format!("{here} › returns"), "type string", fv),
+                                    },
+                                    "static" => {
+                                        m.is_static = flag(diags, &format!("{here} › static"), fv)
+                                    }
+                                    other => diags.push(
+                                        Diagnostic::error(
+                                            Code::UnknownOption,
+                                            format!("Unexpected item 'types › {path} › {mname} › {other}'."),
+                                        )
+                                        .at(fv.span)
+                                        .with_note("expected 'params', 'returns' or 'static'"),
+                                    ),
+                                }
+                            }
+                        } else if !mv.is_null() {
+                            bad(diags, &format!("{path} › {mname}"), "map", mv);
+                        }
+                        methods.push((names.name(&mname), m));
+                    }
+                    info.methods = Members::from_vec(methods);
+                } else if !value.is_null() {
+                    bad(diags, &path, "map", value);
+                }
+            }
+            "properties" => {
+                if let Some(ps) = value.as_array() {
+                    let mut properties = Vec::with_capacity(ps.items.len());
+                    for (pk, pv) in &ps.items {
+                        let pname = names.name(pk.as_string().trim_start_matches('$'));
+                        let here = format!("{path} › {pname}");
+                        let property = parse_property(names, name, &pname, &here, pv, diags);
+                        properties.push((pname, property));
+                    }
+                    info.properties = Members::from_vec(properties);
+                } else if !value.is_null() {
+                    bad(diags, &path, "map", value);
+                }
+            }
+            "constants" => {
+                if let Some(cs) = value.as_array() {
+                    let constants = cs
+                        .items
+                        .iter()
+                        .map(|(ck, cv)| (names.name(&ck.as_string()), cv.clone()))
+                        .collect();
+                    info.constants = Members::from_vec(constants);
+                } else if !value.is_null() {
+                    bad(diags, &path, "map", value);
+                }
+            }
+            other => {
+                let mut d = Diagnostic::error(
+                    Code::UnknownOption,
+                    format!("Unexpected item 'types › {name} › {other}'."),
+                )
+                .at(value.span);
+                d = d.with_suggestion(other, CLASS_KEYS.iter().copied());
+                diags.push(d);
+            }
+        }
+    }
+    info
+}
+
+/// One entry of `properties:`: `name: type` or `name: {type, inject}`. `inject: true` needs a
+/// class type: the inject step fills the property with the service of that type.
+fn parse_property(
+    names: &mut Interner,
+    class: &str,
+    name: &str,
+    path: &str,
+    v: &Expr,
+    diags: &mut Diagnostics,
+) -> Property {
+    let mut property = Property {
+        ty: names.ty("mixed"),
+        inject: false,
+    };
+    match &v.kind {
+        ExprKind::Str(t) => property.ty = parse_type(names, diags, path, v, t),
+        ExprKind::Null => {}
+        ExprKind::Array(a) => {
+            for (k, x) in &a.items {
+                match k.as_string().as_str() {
+                    "type" => match x.as_str() {
+                        Some(t) => property.ty = parse_type(names, diags, path, x, t),
+                        None => bad(diags, &format!("{path} › type"), "string", x),
+                    },
+                    "inject" => property.inject = flag(diags, &format!("{path} › inject"), x),
+                    other => diags.push(
+                        Diagnostic::error(
+                            Code::UnknownOption,
+                            format!("Unexpected item 'types › {path} › {other}'."),
+                        )
+                        .at(x.span)
+                        .with_note("expected 'type' or 'inject'"),
+                    ),
+                }
+            }
+            if property.inject && property.ty.class().is_none() {
+                let at = a.get("inject").and_then(|e| e.span).or(v.span);
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        format!(
+                            "Property {class}::${name} has inject: true, but its type {} is not \
+                             a class or interface.",
+                            property.ty.text
+                        ),
+                    )
+                    .at(at)
+                    .with_note(
+                        "the inject step fills a property with the one service of its class; \
+                         give the property a class type, or drop inject",
+                    ),
+                );
+                property.inject = false;
+            }
+        }
+        _ => bad(diags, path, "type string or map", v),
+    }
+    property
+}

@@ -1,0 +1,167 @@
+//! Type strings of the catalog (`int`, `?App\Db`, `A|B`, `App\Handler[]`, `Provider<T>`):
+//! parsing, syntax checks, built-in type names.
+
+use std::sync::Arc;
+
+use super::names::Name;
+
+/// Names of built-in (non-class) types.
+pub const BUILTIN_TYPES: &[&str] = &[
+    "int", "float", "string", "bool", "array", "mixed", "callable", "object", "null", "void",
+    "iterable", "false", "true", "never", "self", "static",
+];
+
+/// Is `name` a built-in type rather than a class?
+pub fn is_builtin(name: &str) -> bool {
+    BUILTIN_TYPES.iter().any(|b| b.eq_ignore_ascii_case(name))
+}
+
+/// A parsed type string: `int`, `App\Db`, `?App\Db`, `A|B`, `App\Handler[]`. A catalog
+/// holds one per distinct type text, shared by every parameter, property and return type
+/// written with it ([`Ty`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeRef {
+    /// The text as written (without surrounding spaces).
+    pub text: Name,
+    /// `?T` or a union containing `null`.
+    pub nullable: bool,
+    /// The member types of a union (one item for a simple type), without `null`.
+    pub members: Box<[Name]>,
+    /// For `T[]`: the item class.
+    pub list_of: Option<Name>,
+    /// For `Provider<T>`: the target type `T`, a lazy handle's (docs/async.md).
+    pub provider_of: Option<Name>,
+}
+
+/// A shared [`TypeRef`]: the catalog parses each distinct type text once.
+pub type Ty = Arc<TypeRef>;
+
+/// A class name without the surrounding spaces and the leading `\`.
+fn bare_name(name: &str) -> &str {
+    name.trim().trim_start_matches('\\')
+}
+
+impl TypeRef {
+    /// Parses a type string. Never fails: unknown names are checked by the caller.
+    pub fn parse(text: &str) -> TypeRef {
+        TypeRef::parse_in(text, &mut |s| Name::from(s))
+    }
+
+    /// [`TypeRef::parse`], taking each name (the text, members, item and target class) from
+    /// `name` — the catalog's interner.
+    pub(super) fn parse_in(text: &str, name: &mut dyn FnMut(&str) -> Name) -> TypeRef {
+        let text = text.trim();
+        let mut nullable = false;
+        let mut body = text;
+        if let Some(rest) = body.strip_prefix('?') {
+            nullable = true;
+            body = rest;
+        }
+        if let Some(item) = body.strip_suffix("[]") {
+            return TypeRef {
+                text: name(text),
+                nullable,
+                members: Box::new([name("array")]),
+                list_of: Some(name(bare_name(item))),
+                provider_of: None,
+            };
+        }
+        if let Some(target) = provider_target(body) {
+            let target = bare_name(target);
+            return TypeRef {
+                text: name(text),
+                nullable,
+                members: Box::new([name(&format!("Provider<{target}>"))]),
+                list_of: None,
+                provider_of: Some(name(target)),
+            };
+        }
+        let mut members = Vec::with_capacity(body.matches('|').count() + 1);
+        for m in body.split('|') {
+            let m = m.trim();
+            if m.eq_ignore_ascii_case("null") {
+                nullable = true;
+            } else if !m.is_empty() {
+                members.push(name(bare_name(m)));
+            }
+        }
+        TypeRef {
+            text: name(text),
+            nullable,
+            members: members.into_boxed_slice(),
+            list_of: None,
+            provider_of: None,
+        }
+    }
+
+    /// The class name when the type is a single class (nullable allowed).
+    pub fn class(&self) -> Option<&str> {
+        match &*self.members {
+            [one] if !is_builtin(one) && self.list_of.is_none() => Some(one.as_str()),
+            _ => None,
+        }
+    }
+
+    /// Is it a union or intersection of several types?
+    pub fn is_complex(&self) -> bool {
+        self.members.len() > 1
+    }
+
+    /// What is wrong with the written type, if anything: `Some("…")` for text that is no type,
+    /// such as `''`, `'?'`, `'int||string'`, `'?int|string'` or `'App\\'`. [`TypeRef::parse`]
+    /// never fails, so the catalog checks each type with this first.
+    pub fn syntax_error(text: &str) -> Option<String> {
+        let text = text.trim();
+        let (nullable, body) = match text.strip_prefix('?') {
+            Some(rest) => (true, rest.trim()),
+            None => (false, text),
+        };
+        if body.is_empty() {
+            return Some(if nullable {
+                "'?' must be followed by a type".into()
+            } else {
+                "it is empty".into()
+            });
+        }
+        if let Some(item) = body.strip_suffix("[]") {
+            return (!is_type_name(item)).then(|| format!("'{item}' is not a class name"));
+        }
+        if let Some(target) = provider_target(body) {
+            return (!is_type_name(target) || is_builtin(target))
+                .then(|| format!("'{target}' in Provider<…> is not a class name"));
+        }
+        let members: Vec<&str> = body.split('|').map(str::trim).collect();
+        if nullable && members.len() > 1 {
+            return Some("'?' cannot be combined with a union; add |null instead".into());
+        }
+        if members.iter().any(|m| m.is_empty()) {
+            return Some("a union has an empty member".into());
+        }
+        members
+            .iter()
+            .find(|m| !is_type_name(m))
+            .map(|m| format!("'{m}' is not a type name"))
+    }
+}
+
+/// `T` of `Provider<T>` (spaces allowed inside the brackets).
+fn provider_target(body: &str) -> Option<&str> {
+    let inner = body.strip_prefix("Provider<")?.strip_suffix('>')?;
+    Some(inner.trim())
+}
+
+/// Does `n` look like a class or built-in type name (`int`, `App\\Db`, `\\App\\Db`)?
+fn is_type_name(n: &str) -> bool {
+    let n = n.strip_prefix('\\').unwrap_or(n);
+    !n.is_empty()
+        && n.split('\\').all(|part| {
+            !part.is_empty()
+                && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && !part.starts_with(|c: char| c.is_ascii_digit())
+        })
+}
+
+/// Strips a leading `\` from a class name.
+pub fn normalize_name(name: &str) -> String {
+    name.trim().trim_start_matches('\\').to_string()
+}
