@@ -31,7 +31,7 @@ use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, Expr, ExprArray, Statement};
 use crate::source::Span;
 use indexmap::IndexMap;
-use std::collections::HashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use wireplan_runtime::plan::{self, Lifespan};
 
 /// What kind of definition a service has (Nette's definition classes).
@@ -276,8 +276,8 @@ pub enum Phase {
 /// The container builder.
 #[derive(Debug, Clone)]
 pub struct ContainerBuilder {
-    definitions: IndexMap<String, Definition>,
-    lower_names: HashMap<String, String>,
+    definitions: IndexMap<String, Definition, FxBuildHasher>,
+    lower_names: FxHashMap<String, String>,
     aliases: IndexMap<String, String>,
     anonymous_counter: usize,
     /// The type catalog used for resolution.
@@ -311,8 +311,8 @@ impl ContainerBuilder {
     /// An empty builder over a catalog.
     pub fn new(catalog: Catalog) -> ContainerBuilder {
         ContainerBuilder {
-            definitions: IndexMap::new(),
-            lower_names: HashMap::new(),
+            definitions: IndexMap::default(),
+            lower_names: FxHashMap::default(),
             aliases: IndexMap::new(),
             anonymous_counter: 0,
             record_origins: true,

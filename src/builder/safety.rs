@@ -3,6 +3,7 @@
 
 use super::ContainerBuilder;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use wireplan_runtime::plan::Expr as P;
 
@@ -11,7 +12,7 @@ use wireplan_runtime::plan::Expr as P;
 /// the runtime as in Nette's generated `createServiceX()`), so references in `setup` count
 /// as well as those in `create`.
 pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
-    let mut edges: HashMap<&str, Vec<String>> = HashMap::new();
+    let mut edges: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
     for d in b.definitions() {
         let mut out = Vec::new();
         // Generated services (factories, accessors, locators) resolve lazily: no edges.
@@ -20,13 +21,15 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
             .as_ref()
             .filter(|_| d.kind == super::DefinitionKind::Service)
         {
-            references(&c.create, &mut out);
-            c.setup.iter().for_each(|st| references(st, &mut out));
+            c.create.for_each_ref(&mut |n| out.push(n));
+            c.setup
+                .iter()
+                .for_each(|st| st.for_each_ref(&mut |n| out.push(n)));
         }
         edges.insert(&d.name, out);
     }
     // 0 = unvisited, 1 = on stack, 2 = done
-    let mut state: HashMap<&str, u8> = HashMap::new();
+    let mut state: FxHashMap<&str, u8> = FxHashMap::default();
     let mut reported: Vec<Vec<String>> = Vec::new();
     for d in b.definitions() {
         let mut stack: Vec<(&str, usize)> = vec![(&d.name, 0)];
@@ -43,7 +46,7 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
             match next {
                 Some(n) => {
                     stack.push((node, i + 1));
-                    let n = n.as_str();
+                    let n = *n;
                     match state.get(n).copied().unwrap_or(0) {
                         0 if edges.contains_key(n) => {
                             stack.push((edges.get_key_value(n).map(|(k, _)| *k).unwrap_or(n), 0))
@@ -98,7 +101,14 @@ fn references(e: &P, out: &mut Vec<String>) {
 /// owner, so it lives as long as the owner). Generated services (factories, accessors,
 /// locators) resolve lazily and are not owners.
 pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
-    let hop = transient_hops(b);
+    use wireplan_runtime::plan::Lifespan;
+    // A captive path ends at a scoped service: without one there is nothing to follow.
+    let any_scoped = b.definitions().any(|d| d.lifespan == Lifespan::Scoped);
+    let hop = if any_scoped {
+        transient_hops(b)
+    } else {
+        HashMap::new()
+    };
     for def in b.definitions() {
         if def.kind == super::DefinitionKind::Slot
             && def.lifespan != wireplan_runtime::plan::Lifespan::Scoped
@@ -119,6 +129,9 @@ pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
                 .at(def.span)
                 .with_note("Remove `lifespan`, or drop `slot: true` to let the container create the service."),
             );
+        }
+        if !any_scoped {
+            continue;
         }
         for path in captive_paths(b, &hop, &def.name) {
             let scoped = path.last().cloned().unwrap_or_default();
