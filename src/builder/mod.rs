@@ -547,6 +547,27 @@ impl ContainerBuilder {
         self.definitions.values()
     }
 
+    /// Moves the completed statements (create, setup, tags, references, factory parameters)
+    /// out of every definition, one item per definition in definition order, so the plan can
+    /// be built without copying them. Each definition keeps its [`Completed::calls`] (the
+    /// plan's `dynamic` section reads them) and is left with a `null` create and nothing
+    /// else. For a builder that is done: a plain compilation after phase B.
+    pub fn take_completed(&mut self) -> Vec<Option<Completed>> {
+        self.definitions
+            .values_mut()
+            .map(|d| {
+                d.completed.as_mut().map(|c| Completed {
+                    create: std::mem::replace(&mut c.create, plan::Expr::Null),
+                    setup: std::mem::take(&mut c.setup),
+                    tags: std::mem::take(&mut c.tags),
+                    references: std::mem::take(&mut c.references),
+                    parameters: std::mem::take(&mut c.parameters),
+                    calls: Vec::new(),
+                })
+            })
+            .collect()
+    }
+
     /// Service name → tag value for every definition carrying `tag`, in definition order
     /// (works in every phase). As Nette's `findByTag` (an `isset` test), a tag whose value is
     /// `null` does not count; `false` does.

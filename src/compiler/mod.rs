@@ -74,8 +74,10 @@ pub struct Compilation {
 /// the extensions' `afterCompile(plan)`.
 pub fn compile(path: &Path, options: &Options) -> Compilation {
     let mut pipeline = Pipeline::load(path, options);
-    // Only the plan is wanted: how each argument was filled (for `explain`) is not kept.
+    // Only the plan is wanted: how each argument was filled (for `explain`) is not kept, and
+    // the completed statements move from the builder into the plan.
     pipeline.builder().borrow_mut().record_origins = false;
+    pipeline.move_into_plan();
     pipeline.run_to(Stage::C);
     let plan = pipeline.take_plan();
     let (sources, diagnostics) = pipeline.into_report();
@@ -138,12 +140,44 @@ fn plan_model(
     sources: &SourceMap,
     files: &[FileId],
 ) -> Plan {
-    let exported = if export.parameters {
+    let plan = crate::plan::build(builder, exported(parameters, export), sources, files);
+    finish_plan(plan, builder, parameters, export)
+}
+
+/// [`plan_model`] that moves the completed statements into the plan
+/// ([`crate::plan::build_taking`]): the end of a plain compilation.
+fn plan_model_taking(
+    builder: &mut ContainerBuilder,
+    parameters: &Parameters,
+    export: &builtins::Export,
+    sources: &SourceMap,
+    files: &[FileId],
+) -> Plan {
+    let plan = crate::plan::build_taking(builder, exported(parameters, export), sources, files);
+    finish_plan(plan, builder, parameters, export)
+}
+
+/// The static parameters the plan carries: all of them, or none under
+/// `di › export › parameters: false`.
+fn exported(
+    parameters: &Parameters,
+    export: &builtins::Export,
+) -> IndexMap<String, wireplan_runtime::plan::Expr> {
+    if export.parameters {
         static_parameters(parameters)
     } else {
         IndexMap::new()
-    };
-    let mut plan = crate::plan::build(builder, exported, sources, files);
+    }
+}
+
+/// What `di › export` keeps of the built plan's type and tag indexes, and its `dynamic`
+/// section.
+fn finish_plan(
+    mut plan: Plan,
+    builder: &ContainerBuilder,
+    parameters: &Parameters,
+    export: &builtins::Export,
+) -> Plan {
     if let Some(types) = &export.types {
         plan.types
             .retain(|t, _| types.iter().any(|x| x.eq_ignore_ascii_case(t)));
