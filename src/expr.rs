@@ -17,7 +17,7 @@ pub struct ExprArray {
     pub items: IndexMap<Key, Expr>,
     /// Where string keys were written, for collections read from a file (see
     /// [`ExprArray::key_span`]). Not part of the value: equality ignores it.
-    key_spans: std::collections::HashMap<Key, Span>,
+    key_spans: rustc_hash::FxHashMap<Key, Span>,
 }
 
 impl PartialEq for ExprArray {

@@ -670,9 +670,93 @@ fn object_from_json(o: &Map<String, Json>) -> Result<Expr, String> {
     })
 }
 
+/// Writes the JSON form of [`Expr::to_json`] straight to the serializer, without building the
+/// `serde_json::Value` tree first (the same text: same keys, key order and numbers).
 impl Serialize for Expr {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.to_json().serialize(s)
+        use serde::ser::SerializeMap;
+        /// `{k: v}`.
+        fn one<S: Serializer, V: Serialize + ?Sized>(
+            s: S,
+            k: &str,
+            v: &V,
+        ) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(1))?;
+            m.serialize_entry(k, v)?;
+            m.end()
+        }
+        /// `{k1: v1, k2: v2}`.
+        fn two<S: Serializer, V1: Serialize + ?Sized, V2: Serialize + ?Sized>(
+            s: S,
+            (k1, v1): (&str, &V1),
+            (k2, v2): (&str, &V2),
+        ) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(2))?;
+            m.serialize_entry(k1, v1)?;
+            m.serialize_entry(k2, v2)?;
+            m.end()
+        }
+        match self {
+            Expr::Null => s.serialize_unit(),
+            Expr::Bool(b) => s.serialize_bool(*b),
+            Expr::Int(i) => s.serialize_i64(*i),
+            Expr::Float(f) if f.is_nan() => one(s, "$float", &"NAN"),
+            Expr::Float(f) if f.is_infinite() => {
+                let v = if *f > 0.0 { "INF" } else { "-INF" };
+                one(s, "$float", &v)
+            }
+            Expr::Float(f) => s.serialize_f64(*f),
+            Expr::Str(x) => s.serialize_str(x),
+            Expr::List(items) => items.serialize(s),
+            Expr::Map(entries) => {
+                let mut m = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    if k.starts_with('$') {
+                        m.serialize_entry(&format!("${k}"), v)?;
+                    } else {
+                        m.serialize_entry(k, v)?;
+                    }
+                }
+                m.end()
+            }
+            Expr::Ref(name) => one(s, "$ref", name),
+            Expr::New { class, args } => two(s, ("$new", class), ("args", args)),
+            Expr::Call {
+                target,
+                method,
+                args,
+            } => two(s, ("$call", &(Target(target), method)), ("args", args)),
+            Expr::Set {
+                target,
+                property,
+                value,
+            } => two(s, ("$set", &(Target(target), property)), ("value", value)),
+            Expr::Get { target, property } => one(s, "$get", &(Target(target), property)),
+            Expr::Callable { target, method } => one(s, "$callable", &(Target(target), method)),
+            Expr::Func { name, arg } => two(
+                s,
+                ("$func", name),
+                ("args", std::slice::from_ref(arg.as_ref())),
+            ),
+            Expr::Param(name) => one(s, "$param", name),
+            Expr::Provider(name) => one(s, "$provider", name),
+            Expr::Concat(parts) => one(s, "$concat", parts),
+            Expr::Arg(name) => one(s, "$arg", name),
+            Expr::ArgOr { name, default } => two(s, ("$arg", name), ("default", default)),
+        }
+    }
+}
+
+/// A call target as JSON: the class name, `"@self"`, or the expression.
+struct Target<'a>(&'a CallTarget);
+
+impl Serialize for Target<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            CallTarget::Class(c) => s.serialize_str(c),
+            CallTarget::SelfObject => s.serialize_str("@self"),
+            CallTarget::Expr(e) => e.serialize(s),
+        }
     }
 }
 

@@ -423,8 +423,7 @@ impl Completer<'_> {
                         .into_iter()
                         .filter(|n| *n != ctx.service && !names.contains(n))
                         .collect();
-                    found
-                        .sort_by_key(|n| self.order.get(n.as_str()).copied().unwrap_or(usize::MAX));
+                    found.sort_by_key(|n| self.position(n));
                     names.extend(found);
                 }
                 Some(P::List(names.into_iter().map(P::Ref).collect()))
@@ -604,7 +603,7 @@ impl Completer<'_> {
                     .into_iter()
                     .filter(|n| n != ctx.service)
                     .collect();
-                names.sort_by_key(|n| self.order.get(n.as_str()).copied().unwrap_or(usize::MAX));
+                names.sort_by_key(|n| self.position(n));
                 origins.push((
                     out.len(),
                     p,

@@ -9,13 +9,27 @@
 
 use super::{ContainerBuilder, DefinitionKind};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
-use std::collections::{HashMap, HashSet, VecDeque};
+use rustc_hash::FxHashMap;
+use std::collections::{HashSet, VecDeque};
 use wireplan_runtime::plan::{CallTarget, Expr as P};
 
 /// Names of the services that need async to be created.
 pub(super) fn requires_async(b: &ContainerBuilder) -> HashSet<String> {
-    let graph = Graph::new(b);
     let mut needs: HashSet<String> = HashSet::new();
+    // Most applications have no async constructor: then no graph is needed.
+    let any_async = b.catalog.classes().any(|c| c.is_async)
+        && b.definitions().any(|d| {
+            d.kind == DefinitionKind::Service
+                && d.completed.as_ref().is_some_and(|c| {
+                    std::iter::once(&c.create)
+                        .chain(&c.setup)
+                        .any(|e| async_class(b, e).is_some())
+                })
+        });
+    if !any_async {
+        return needs;
+    }
+    let graph = Graph::new(b);
     let mut queue: VecDeque<&str> = VecDeque::new();
     for (name, node) in &graph.nodes {
         if node.async_class.is_some() {
@@ -87,9 +101,9 @@ pub(super) fn check_sync(b: &ContainerBuilder, diags: &mut Diagnostics) {
 
 /// The construction graph of ordinary services.
 struct Graph<'a> {
-    nodes: HashMap<&'a str, Node<'a>>,
+    nodes: FxHashMap<&'a str, Node<'a>>,
     /// Service → the services whose creation refers to it.
-    users: HashMap<&'a str, Vec<&'a str>>,
+    users: FxHashMap<&'a str, Vec<&'a str>>,
 }
 
 struct Node<'a> {
@@ -101,8 +115,8 @@ struct Node<'a> {
 
 impl<'a> Graph<'a> {
     fn new(b: &'a ContainerBuilder) -> Graph<'a> {
-        let mut nodes = HashMap::new();
-        let mut users: HashMap<&'a str, Vec<&'a str>> = HashMap::new();
+        let mut nodes = FxHashMap::default();
+        let mut users: FxHashMap<&'a str, Vec<&'a str>> = FxHashMap::default();
         for d in b.definitions() {
             let Some(c) = d
                 .completed

@@ -9,15 +9,29 @@
 
 use super::{Autowired, ContainerBuilder};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::FxHashMap;
 
-/// Type (lower-cased) → service names, by priority.
+/// Type → service names, by priority. Types compare case-insensitively (as PHP class names).
 #[derive(Debug, Clone, Default)]
 pub struct AutowiringIndex {
-    high: HashMap<String, Vec<String>>,
-    low: HashMap<String, Vec<String>>,
-    /// Types in first-registration order, with their canonical spelling.
-    order: Vec<String>,
+    /// Every indexed type, in first-registration order.
+    types: Vec<Indexed>,
+    /// Lower-cased type → its position in `types`.
+    by_lower: FxHashMap<String, usize>,
+    /// Each spelling registered (the catalog's canonical one, as a rule) → its position in
+    /// `types`, so that a lookup with that spelling allocates nothing.
+    by_name: FxHashMap<String, usize>,
+}
+
+/// One type of the index.
+#[derive(Debug, Clone, Default)]
+struct Indexed {
+    /// The spelling first registered.
+    name: String,
+    high: Vec<String>,
+    low: Vec<String>,
+    /// A service with `autowired: [T, …]` claimed this type.
+    preferred: bool,
 }
 
 impl AutowiringIndex {
@@ -25,8 +39,6 @@ impl AutowiringIndex {
     /// `invalid-autowired` errors.
     pub fn build(b: &ContainerBuilder, diags: &mut Diagnostics) -> AutowiringIndex {
         let mut idx = AutowiringIndex::default();
-        let mut preferred: HashSet<String> = HashSet::new();
-        let mut seen: HashSet<String> = HashSet::new();
         for def in b.definitions() {
             let Some(ty) = def.resolved_type.as_deref() else {
                 continue;
@@ -65,31 +77,28 @@ impl AutowiringIndex {
                 if b.is_excluded(&ancestor) {
                     continue;
                 }
-                let key = ancestor.to_ascii_lowercase();
-                if seen.insert(key.clone()) {
-                    idx.order.push(ancestor.clone());
-                }
+                let i = idx.position_or_insert(ancestor.as_str());
                 match &wanted {
                     None => {
-                        let bucket = if preferred.contains(&key) {
-                            &mut idx.low
+                        let e = &mut idx.types[i];
+                        if e.preferred {
+                            e.low.push(def.name.clone());
                         } else {
-                            &mut idx.high
-                        };
-                        bucket.entry(key).or_default().push(def.name.clone());
+                            e.high.push(def.name.clone());
+                        }
                     }
                     Some(types) => {
                         let prefer = types.iter().any(|t| b.catalog.is_subtype(&ancestor, t));
+                        let e = &mut idx.types[i];
                         if prefer {
-                            if !preferred.contains(&key) {
-                                if let Some(moved) = idx.high.remove(&key) {
-                                    idx.low.entry(key.clone()).or_default().extend(moved);
-                                }
+                            if !e.preferred {
+                                let moved = std::mem::take(&mut e.high);
+                                e.low.extend(moved);
                             }
-                            preferred.insert(key.clone());
-                            idx.high.entry(key).or_default().push(def.name.clone());
+                            e.preferred = true;
+                            e.high.push(def.name.clone());
                         } else {
-                            idx.low.entry(key).or_default().push(def.name.clone());
+                            e.low.push(def.name.clone());
                         }
                     }
                 }
@@ -98,27 +107,54 @@ impl AutowiringIndex {
         idx
     }
 
+    /// The position of `ty` in `types`, registering it when new.
+    fn position_or_insert(&mut self, ty: &str) -> usize {
+        if let Some(&i) = self.by_name.get(ty) {
+            return i;
+        }
+        let lower = ty.to_ascii_lowercase();
+        let i = match self.by_lower.get(&lower) {
+            Some(&i) => i,
+            None => {
+                self.types.push(Indexed {
+                    name: ty.to_string(),
+                    ..Indexed::default()
+                });
+                self.by_lower.insert(lower, self.types.len() - 1);
+                self.types.len() - 1
+            }
+        };
+        self.by_name.insert(ty.to_string(), i);
+        i
+    }
+
+    /// The entry of a type (leading `\` and surrounding spaces ignored, any letter case).
+    fn find(&self, ty: &str) -> Option<&Indexed> {
+        let name = ty.trim().trim_start_matches('\\');
+        let i = match self.by_name.get(name) {
+            Some(&i) => i,
+            None => *self.by_lower.get(&name.to_ascii_lowercase())?,
+        };
+        self.types.get(i)
+    }
+
     /// High-priority services of a type (what `getByType` chooses from).
     pub fn high(&self, ty: &str) -> &[String] {
-        self.high
-            .get(&crate::catalog::normalize_name(ty).to_ascii_lowercase())
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+        self.find(ty).map(|e| e.high.as_slice()).unwrap_or(&[])
     }
 
     /// All autowired services of a type, high priority first.
     pub fn all(&self, ty: &str) -> Vec<String> {
-        let key = crate::catalog::normalize_name(ty).to_ascii_lowercase();
-        let mut out: Vec<String> = self.high.get(&key).cloned().unwrap_or_default();
-        out.extend(self.low.get(&key).cloned().unwrap_or_default());
-        out
+        self.find(ty)
+            .map(|e| e.high.iter().chain(&e.low).cloned().collect())
+            .unwrap_or_default()
     }
 
     /// Every indexed type (canonical spelling) with its high-priority services, for the plan.
     pub fn types(&self) -> impl Iterator<Item = (&str, &[String])> {
-        self.order.iter().filter_map(|t| {
-            let names = self.high(t);
-            (!names.is_empty()).then_some((t.as_str(), names))
-        })
+        self.types
+            .iter()
+            .filter(|e| !e.high.is_empty())
+            .map(|e| (e.name.as_str(), e.high.as_slice()))
     }
 }

@@ -10,7 +10,6 @@ use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
 use crate::source::Span;
 use indexmap::IndexMap;
-use std::collections::HashMap;
 use wireplan_runtime::plan::{CallTarget, Expr as P};
 
 /// Where a statement is completed: which service, and whether `@self` is allowed.
@@ -28,7 +27,9 @@ pub(super) struct Ctx<'a> {
 pub(super) struct Completer<'a> {
     pub(super) b: &'a ContainerBuilder,
     pub(super) diags: &'a mut Diagnostics,
-    pub(super) order: HashMap<&'a str, usize>,
+    /// Whether collections of services are listed in definition order (service statements;
+    /// initialization keeps the order found).
+    pub(super) in_definition_order: bool,
     /// How the arguments of the calls completed so far were filled (taken per definition).
     pub(super) trace: Vec<CallOrigin>,
 }
@@ -36,16 +37,10 @@ pub(super) struct Completer<'a> {
 pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
     let mut results = Vec::new();
     {
-        let order = b
-            .definitions
-            .keys()
-            .enumerate()
-            .map(|(i, n)| (n.as_str(), i))
-            .collect();
         let mut c = Completer {
             b,
             diags,
-            order,
+            in_definition_order: true,
             trace: Vec::new(),
         };
         for def in b.definitions.values() {
@@ -78,11 +73,10 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
         }
     }
     let init = {
-        let order = HashMap::new();
         let mut c = Completer {
             b,
             diags,
-            order,
+            in_definition_order: false,
             trace: Vec::new(),
         };
         let ctx = Ctx {
@@ -126,6 +120,15 @@ pub(super) fn is_identifier(n: &str) -> bool {
 }
 
 impl Completer<'_> {
+    /// Where the service `name` stands when collections are sorted: its position among the
+    /// definitions, or last (keeping the order found) when not sorting or not a definition.
+    pub(super) fn position(&self, name: &str) -> usize {
+        if !self.in_definition_order {
+            return usize::MAX;
+        }
+        self.b.definitions.get_index_of(name).unwrap_or(usize::MAX)
+    }
+
     /// A service or a factory's result: creator, setup, tags.
     fn service(&mut self, def: &Definition) -> Completed {
         let factory = def.kind == DefinitionKind::Factory;
@@ -339,10 +342,10 @@ impl Completer<'_> {
         span: Option<Span>,
         param: Option<(&str, &str)>,
     ) -> Option<String> {
-        let required_by = param
-            .map(|(p, f)| format!(" required by ${p} in {f}"))
-            .unwrap_or_default();
         if !self.b.catalog.exists(ty) {
+            let required_by = param
+                .map(|(p, f)| format!(" required by ${p} in {f}"))
+                .unwrap_or_default();
             self.report(
                 Code::ClassNotFound,
                 ctx,
@@ -361,18 +364,14 @@ impl Completer<'_> {
         {
             return Some("@self".into());
         }
-        let candidates: Vec<String> = self
-            .b
-            .index
-            .high(ty)
-            .iter()
-            .filter(|n| n.as_str() != ctx.service || ctx.in_setup)
-            .cloned()
-            .collect();
-        match candidates.len() {
-            1 => candidates.into_iter().next(),
-            0 => None,
+        let eligible = |n: &&String| n.as_str() != ctx.service || ctx.in_setup;
+        let high = self.b.index.high(ty);
+        let mut found = high.iter().filter(eligible);
+        match (found.next(), found.next()) {
+            (Some(only), None) => Some(only.clone()),
+            (None, _) => None,
             _ => {
+                let candidates: Vec<String> = high.iter().filter(eligible).cloned().collect();
                 let mut d = super::ambiguous(ty, &candidates);
                 d.message = format!("{}: {}", ctx.prefix, d.message);
                 if let Some((p, f)) = param {

@@ -31,7 +31,7 @@ use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, Expr, ExprArray, Statement};
 use crate::source::Span;
 use indexmap::IndexMap;
-use std::collections::HashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use wireplan_runtime::plan::{self, Lifespan};
 
 /// What kind of definition a service has (Nette's definition classes).
@@ -276,8 +276,8 @@ pub enum Phase {
 /// The container builder.
 #[derive(Debug, Clone)]
 pub struct ContainerBuilder {
-    definitions: IndexMap<String, Definition>,
-    lower_names: HashMap<String, String>,
+    definitions: IndexMap<String, Definition, FxBuildHasher>,
+    lower_names: FxHashMap<String, String>,
     aliases: IndexMap<String, String>,
     anonymous_counter: usize,
     /// The type catalog used for resolution.
@@ -311,8 +311,8 @@ impl ContainerBuilder {
     /// An empty builder over a catalog.
     pub fn new(catalog: Catalog) -> ContainerBuilder {
         ContainerBuilder {
-            definitions: IndexMap::new(),
-            lower_names: HashMap::new(),
+            definitions: IndexMap::default(),
+            lower_names: FxHashMap::default(),
             aliases: IndexMap::new(),
             anonymous_counter: 0,
             record_origins: true,
@@ -545,6 +545,27 @@ impl ContainerBuilder {
     /// All definitions in order.
     pub fn definitions(&self) -> impl Iterator<Item = &Definition> {
         self.definitions.values()
+    }
+
+    /// Moves the completed statements (create, setup, tags, references, factory parameters)
+    /// out of every definition, one item per definition in definition order, so the plan can
+    /// be built without copying them. Each definition keeps its [`Completed::calls`] (the
+    /// plan's `dynamic` section reads them) and is left with a `null` create and nothing
+    /// else. For a builder that is done: a plain compilation after phase B.
+    pub fn take_completed(&mut self) -> Vec<Option<Completed>> {
+        self.definitions
+            .values_mut()
+            .map(|d| {
+                d.completed.as_mut().map(|c| Completed {
+                    create: std::mem::replace(&mut c.create, plan::Expr::Null),
+                    setup: std::mem::take(&mut c.setup),
+                    tags: std::mem::take(&mut c.tags),
+                    references: std::mem::take(&mut c.references),
+                    parameters: std::mem::take(&mut c.parameters),
+                    calls: Vec::new(),
+                })
+            })
+            .collect()
     }
 
     /// Service name → tag value for every definition carrying `tag`, in definition order

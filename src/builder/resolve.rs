@@ -7,7 +7,7 @@ use super::{ContainerBuilder, DefinitionKind};
 use crate::catalog::TypeRef;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, ExprKind, Statement};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 mod interfaces;
 
@@ -18,11 +18,11 @@ enum State {
 
 struct Resolver<'a> {
     b: &'a ContainerBuilder,
-    state: HashMap<String, State>,
+    state: FxHashMap<String, State>,
     stack: Vec<String>,
     diags: &'a mut Diagnostics,
     /// Factories: name → the class `create()` returns.
-    results: HashMap<String, String>,
+    results: FxHashMap<String, String>,
 }
 
 impl ContainerBuilder {
@@ -31,10 +31,10 @@ impl ContainerBuilder {
         let names: Vec<String> = self.definitions.keys().cloned().collect();
         let mut r = Resolver {
             b: self,
-            state: HashMap::new(),
+            state: FxHashMap::default(),
             stack: Vec::new(),
             diags,
-            results: HashMap::new(),
+            results: FxHashMap::default(),
         };
         let mut results = Vec::new();
         for n in &names {

@@ -11,53 +11,56 @@ use wireplan_runtime::plan::Expr as P;
 /// the runtime as in Nette's generated `createServiceX()`), so references in `setup` count
 /// as well as those in `create`.
 pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
-    let mut edges: HashMap<&str, Vec<String>> = HashMap::new();
-    for d in b.definitions() {
-        let mut out = Vec::new();
-        // Generated services (factories, accessors, locators) resolve lazily: no edges.
-        if let Some(c) = d
-            .completed
-            .as_ref()
-            .filter(|_| d.kind == super::DefinitionKind::Service)
-        {
-            references(&c.create, &mut out);
-            c.setup.iter().for_each(|st| references(st, &mut out));
-        }
-        edges.insert(&d.name, out);
-    }
+    // Services by their position among the definitions: each reference is looked up once.
+    let defs = &b.definitions;
+    let name = |i: usize| defs.get_index(i).map_or("", |(n, _)| n.as_str());
+    let edges: Vec<Vec<usize>> = defs
+        .values()
+        .map(|d| {
+            let mut out = Vec::new();
+            // Generated services (factories, accessors, locators) resolve lazily: no edges.
+            // A reference to no definition has nothing to follow.
+            if let Some(c) = d
+                .completed
+                .as_ref()
+                .filter(|_| d.kind == super::DefinitionKind::Service)
+            {
+                let mut push = |n: &str| out.extend(defs.get_index_of(n));
+                c.create.for_each_ref(&mut push);
+                c.setup.iter().for_each(|st| st.for_each_ref(&mut push));
+            }
+            out
+        })
+        .collect();
     // 0 = unvisited, 1 = on stack, 2 = done
-    let mut state: HashMap<&str, u8> = HashMap::new();
+    let mut state: Vec<u8> = vec![0; edges.len()];
     let mut reported: Vec<Vec<String>> = Vec::new();
-    for d in b.definitions() {
-        let mut stack: Vec<(&str, usize)> = vec![(&d.name, 0)];
-        let mut path: Vec<&str> = Vec::new();
-        if state.get(d.name.as_str()).copied().unwrap_or(0) != 0 {
+    for start in 0..edges.len() {
+        if state[start] != 0 {
             continue;
         }
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        let mut path: Vec<usize> = Vec::new();
         while let Some((node, i)) = stack.pop() {
             if i == 0 {
-                state.insert(node, 1);
+                state[node] = 1;
                 path.push(node);
             }
-            let next = edges.get(node).and_then(|e| e.get(i));
-            match next {
+            match edges[node].get(i).copied() {
                 Some(n) => {
                     stack.push((node, i + 1));
-                    let n = n.as_str();
-                    match state.get(n).copied().unwrap_or(0) {
-                        0 if edges.contains_key(n) => {
-                            stack.push((edges.get_key_value(n).map(|(k, _)| *k).unwrap_or(n), 0))
-                        }
+                    match state[n] {
+                        0 => stack.push((n, 0)),
                         1 => {
                             let pos = path.iter().position(|p| *p == n).unwrap_or(0);
                             let mut cycle: Vec<String> =
-                                path[pos..].iter().map(|s| s.to_string()).collect();
+                                path[pos..].iter().map(|&p| name(p).to_string()).collect();
                             let mut key = cycle.clone();
                             key.sort();
                             if !reported.contains(&key) {
                                 reported.push(key);
-                                cycle.push(n.to_string());
-                                let first = b.get_definition(n);
+                                cycle.push(name(n).to_string());
+                                let first = b.get_definition(name(n));
                                 diags.push(
                                     Diagnostic::error(
                                         Code::CircularReference,
@@ -80,7 +83,7 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
                     }
                 }
                 None => {
-                    state.insert(node, 2);
+                    state[node] = 2;
                     path.pop();
                 }
             }
@@ -98,7 +101,14 @@ fn references(e: &P, out: &mut Vec<String>) {
 /// owner, so it lives as long as the owner). Generated services (factories, accessors,
 /// locators) resolve lazily and are not owners.
 pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
-    let hop = transient_hops(b);
+    use wireplan_runtime::plan::Lifespan;
+    // A captive path ends at a scoped service: without one there is nothing to follow.
+    let any_scoped = b.definitions().any(|d| d.lifespan == Lifespan::Scoped);
+    let hop = if any_scoped {
+        transient_hops(b)
+    } else {
+        HashMap::new()
+    };
     for def in b.definitions() {
         if def.kind == super::DefinitionKind::Slot
             && def.lifespan != wireplan_runtime::plan::Lifespan::Scoped
@@ -119,6 +129,9 @@ pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
                 .at(def.span)
                 .with_note("Remove `lifespan`, or drop `slot: true` to let the container create the service."),
             );
+        }
+        if !any_scoped {
+            continue;
         }
         for path in captive_paths(b, &hop, &def.name) {
             let scoped = path.last().cloned().unwrap_or_default();

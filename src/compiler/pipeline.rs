@@ -15,7 +15,8 @@
 use super::builtins;
 use super::extensions::{self, Extensions};
 use super::{
-    check_plain_parameters, extension_names, plan_model, services, Built, Options, BUILTIN_SECTIONS,
+    check_plain_parameters, extension_names, plan_model, plan_model_taking, services, Built,
+    Options, BUILTIN_SECTIONS,
 };
 use crate::builder::ContainerBuilder;
 use crate::catalog::{Catalog, CatalogStream};
@@ -82,6 +83,8 @@ pub struct Pipeline {
     /// Loading reported an error (a missing or unreadable file, a syntax error, an include
     /// cycle): the configuration is incomplete, so no phase runs on it.
     halted: bool,
+    /// Phase C moves the completed statements into the plan ([`Pipeline::move_into_plan`]).
+    move_into_plan: bool,
 }
 
 /// The loaded configuration a pipeline started from.
@@ -279,7 +282,16 @@ impl Pipeline {
             plan: None,
             limits,
             halted,
+            move_into_plan: false,
         }
+    }
+
+    /// Makes phase C move the builder's completed statements into the plan instead of
+    /// copying them ([`crate::plan::build_taking`]): for a compilation that only wants the
+    /// plan ([`super::compile`]). Afterwards the builder's definitions have no completed
+    /// statements, so nothing should inspect them ([`Pipeline::plan_model`] included).
+    pub fn move_into_plan(&mut self) {
+        self.move_into_plan = true;
     }
 
     /// Whether loading the configuration reported an error, so that no phase ran (see
@@ -352,7 +364,17 @@ impl Pipeline {
         // The catalog stays until the plan is built: `requires_async` follows the classes'
         // async constructors and the plan's `dynamic` section takes its types from the
         // catalog's parameters.
-        let mut plan = self.plan_model();
+        let mut plan = if self.move_into_plan {
+            plan_model_taking(
+                &mut self.builder.borrow_mut(),
+                &self.params,
+                &self.export_now(),
+                &self.sources.borrow(),
+                &self.files(),
+            )
+        } else {
+            self.plan_model()
+        };
         if over_memory("building the plan", &mut self.diags) {
             return;
         }
@@ -487,6 +509,15 @@ impl Pipeline {
     pub fn into_report(self) -> (SourceMap, Diagnostics) {
         let sources = std::mem::take(&mut *self.sources.borrow_mut());
         (sources, self.diags)
+    }
+
+    /// [`Pipeline::into_report`] that does not free the rest of the pipeline (builder,
+    /// catalog, extensions): for a process that ends right after ([`super::compile_for_exit`]).
+    pub(crate) fn into_report_unfreed(mut self) -> (SourceMap, Diagnostics) {
+        let sources = std::mem::take(&mut *self.sources.borrow_mut());
+        let diags = std::mem::take(&mut self.diags);
+        std::mem::forget(self);
+        (sources, diags)
     }
 
     /// Takes the builder out of the shared cell, leaving an empty one (no definitions, an

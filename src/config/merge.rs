@@ -187,22 +187,35 @@ fn mark_part_resets(def: Value) -> Value {
 
 /// Removes `!` markers from keys of a value that is inserted without a base to merge with.
 pub(crate) fn strip_markers(mut value: Value) -> Value {
-    if let Kind::Array(a) = &mut value.kind {
-        let needs = a
-            .entries
-            .keys()
-            .any(|k| matches!(k, Key::Str(s) if s.ends_with('!')));
-        let entries = std::mem::take(&mut a.entries);
-        for (k, mut e) in entries {
-            e.value = strip_markers(e.value);
-            let k = match k {
-                Key::Str(s) if needs && s.ends_with('!') => {
-                    Key::from_string(s.trim_end_matches('!').to_string())
-                }
-                other => other,
-            };
-            a.entries.insert(k, e);
-        }
-    }
+    strip_markers_in(&mut value);
     value
+}
+
+/// [`strip_markers`] in place: a map is rebuilt only when one of its own keys has a marker
+/// (renaming a key needs a new entry); otherwise its values are visited where they are.
+fn strip_markers_in(value: &mut Value) {
+    let Kind::Array(a) = &mut value.kind else {
+        return;
+    };
+    let needs = a
+        .entries
+        .keys()
+        .any(|k| matches!(k, Key::Str(s) if s.ends_with('!')));
+    if !needs {
+        for e in a.entries.values_mut() {
+            strip_markers_in(&mut e.value);
+        }
+        return;
+    }
+    let entries = std::mem::take(&mut a.entries);
+    for (k, mut e) in entries {
+        strip_markers_in(&mut e.value);
+        let k = match k {
+            Key::Str(s) if s.ends_with('!') => {
+                Key::from_string(s.trim_end_matches('!').to_string())
+            }
+            other => other,
+        };
+        a.entries.insert(k, e);
+    }
 }

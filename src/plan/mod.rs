@@ -8,19 +8,36 @@ mod output;
 
 pub use output::check_output;
 
-use crate::builder::ContainerBuilder;
+use crate::builder::{Completed, ContainerBuilder};
 use crate::source::{FileId, SourceMap};
 use indexmap::IndexMap;
 use wireplan_runtime::plan::{self, Dependency, Plan, ServicePlan, SourceLocation};
 
 /// FNV-1a 64-bit hash of bytes, as lowercase hex. Used for dependency and input hashes.
 pub fn content_hash(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x100000001b3);
+    let mut h = ContentHash::new();
+    h.write(bytes);
+    h.hex()
+}
+
+/// [`content_hash`] of bytes given in pieces: the hash of their concatenation.
+struct ContentHash(u64);
+
+impl ContentHash {
+    fn new() -> ContentHash {
+        ContentHash(0xcbf29ce484222325)
     }
-    format!("{h:016x}")
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x100000001b3);
+        }
+    }
+
+    fn hex(&self) -> String {
+        format!("{:016x}", self.0)
+    }
 }
 
 /// The plan's tag index, derived from the services' tags: tag → (service → value), services
@@ -40,23 +57,63 @@ pub fn tag_index(
 }
 
 /// Builds the plan from a completed builder. `files` are the dependencies (configs, includes,
-/// scripts) in load order; `parameters` the static parameters, already converted.
+/// scripts) in load order; `parameters` the static parameters, already converted. The
+/// builder is left as it was (its completed statements are copied); see [`build_taking`].
 pub fn build(
     builder: &ContainerBuilder,
     parameters: IndexMap<String, plan::Expr>,
     sources: &SourceMap,
     files: &[FileId],
 ) -> Plan {
-    let mut services = IndexMap::new();
     let needs_async = builder.async_services();
-    for def in builder.definitions() {
+    let completed = builder
+        .definitions()
+        .map(|d| {
+            d.completed.as_ref().map(|c| Completed {
+                create: c.create.clone(),
+                setup: c.setup.clone(),
+                tags: c.tags.clone(),
+                references: c.references.clone(),
+                parameters: c.parameters.clone(),
+                calls: Vec::new(),
+            })
+        })
+        .collect();
+    assemble(builder, completed, &needs_async, parameters, sources, files)
+}
+
+/// [`build`] that moves the completed statements into the plan instead of copying them
+/// ([`ContainerBuilder::take_completed`]): for the end of a plain compilation, which no
+/// longer needs them in the builder. The plan is the same.
+pub fn build_taking(
+    builder: &mut ContainerBuilder,
+    parameters: IndexMap<String, plan::Expr>,
+    sources: &SourceMap,
+    files: &[FileId],
+) -> Plan {
+    let needs_async = builder.async_services();
+    let completed = builder.take_completed();
+    assemble(builder, completed, &needs_async, parameters, sources, files)
+}
+
+/// The plan from the builder and its definitions' completed statements (`completed`, one
+/// item per definition in definition order).
+fn assemble(
+    builder: &ContainerBuilder,
+    completed: Vec<Option<Completed>>,
+    needs_async: &std::collections::HashSet<String>,
+    parameters: IndexMap<String, plan::Expr>,
+    sources: &SourceMap,
+    files: &[FileId],
+) -> Plan {
+    let mut services = IndexMap::with_capacity(completed.len());
+    for (def, completed) in builder.definitions().zip(completed) {
         let Some(ty) = def.resolved_type.clone() else {
             continue;
         };
-        let Some(completed) = &def.completed else {
+        let Some(completed) = completed else {
             continue;
         };
-        let def_tags = completed.tags.clone();
         let autowired = def.autowired.plan_autowired(&ty);
         let source = def.span.map(|s| {
             let f = sources.get(s.file);
@@ -74,12 +131,12 @@ pub fn build(
                 type_: ty,
                 lifespan: def.lifespan,
                 autowired,
-                tags: def_tags,
-                create: completed.create.clone(),
-                setup: completed.setup.clone(),
+                tags: completed.tags,
+                create: completed.create,
+                setup: completed.setup,
                 implement: def.implement.clone(),
-                parameters: completed.parameters.clone(),
-                references: completed.references.clone(),
+                parameters: completed.parameters,
+                references: completed.references,
                 source,
                 requires_async: needs_async.contains(&def.name),
             },
@@ -91,12 +148,13 @@ pub fn build(
         .types()
         .map(|(t, names)| (t.to_string(), names.to_vec()))
         .collect();
-    let mut all = Vec::new();
+    // The inputs hash is the hash of all inputs one after another, computed file by file.
+    let mut all = ContentHash::new();
     let mut dependencies: Vec<Dependency> = files
         .iter()
         .map(|id| {
             let f = sources.get(*id);
-            all.extend_from_slice(f.text.as_bytes());
+            all.write(f.text.as_bytes());
             Dependency {
                 path: f.name.clone(),
                 hash: content_hash(f.text.as_bytes()),
@@ -107,7 +165,7 @@ pub fn build(
     // so it is rebuilt once it appears).
     for path in &builder.dependencies {
         let bytes = std::fs::read(path).unwrap_or_default();
-        all.extend_from_slice(&bytes);
+        all.write(&bytes);
         let path = path.display().to_string();
         if !dependencies.iter().any(|d| d.path == path) {
             dependencies.push(Dependency {
@@ -120,7 +178,7 @@ pub fn build(
         format: plan::FORMAT.to_string(),
         version: plan::VERSION,
         compiler: format!("wireplan {}", env!("CARGO_PKG_VERSION")),
-        inputs_hash: content_hash(&all),
+        inputs_hash: all.hex(),
         dependencies,
         parameters,
         services,
