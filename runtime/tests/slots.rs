@@ -26,6 +26,12 @@ struct Page {
 
 fn registry() -> Registry {
     let mut r = Registry::new();
+    register(&mut r);
+    r
+}
+
+/// Registers the classes of [`plan_json`]'s services.
+fn register(r: &mut Registry) {
     r.class::<CurrentUser>("App\\CurrentUser");
     r.class::<Tenant>("App\\Tenant");
     r.class::<Greeter>("App\\Greeter").constructor(|a| {
@@ -38,7 +44,6 @@ fn registry() -> Registry {
             greeter: a.service::<Greeter>(0)?,
         })
     });
-    r
 }
 
 fn plan_json(extra: Json) -> Json {
@@ -298,4 +303,50 @@ fn a_scope_disposes_what_it_created_but_not_a_provided_value_a_service_refers_to
     let disposed = CONN_DISPOSED.lock().unwrap().clone();
     assert_eq!(disposed, ["own"]);
     assert_eq!(Arc::strong_count(&provided), 1);
+}
+
+/// `provide`'s type check, whether it takes the quick way (the value is the Rust type
+/// registered under the slot's own class) or the full one (the value's class and its parents):
+/// the slot's class and a subclass pass, anything else is refused, and a Rust type whose
+/// registered class name is another one is judged by that name.
+#[test]
+fn a_slot_takes_its_own_class_or_a_subclass_and_nothing_else() {
+    struct Admin;
+    let mut r = registry();
+    r.class::<Admin>("App\\Admin").extends("App\\CurrentUser");
+    let c = Container::from_json_str(&plan_json(json!({})).to_string(), &r).unwrap();
+
+    let own = c.scope();
+    own.provide(CurrentUser("ada".into())).unwrap();
+    assert_eq!(own.get::<Greeter>("greeter").unwrap().user.0, "ada");
+
+    let sub = c.scope();
+    sub.provide_named("currentUser", Arc::new(Admin)).unwrap();
+    assert!(sub.is_provided("currentUser"));
+
+    let e = c
+        .scope()
+        .provide_named("currentUser", Arc::new(Tenant(3)))
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("scope slot 'currentUser' cannot be provided: the value is a App\\Tenant"),
+        "{e}"
+    );
+
+    // `Tenant` registered first under another class name, which stays its name, and then as
+    // `App\Tenant` too: a `Tenant` is judged as that first class, not as `App\Tenant`.
+    let mut r = Registry::new();
+    r.class::<Tenant>("App\\OtherTenant");
+    register(&mut r);
+    let c = Container::from_json_str(&plan_json(json!({})).to_string(), &r).unwrap();
+    let e = c
+        .scope()
+        .provide_named("tenant", Arc::new(Tenant(1)))
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("scope slot 'tenant' cannot be provided: the value is a App\\OtherTenant"),
+        "{e}"
+    );
 }

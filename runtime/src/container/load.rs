@@ -3,7 +3,7 @@
 use std::any::Any;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use super::check::Checker;
 use super::lock::BuildLock;
@@ -210,7 +210,7 @@ impl<'r> ContainerBuilder<'r> {
         dynamic.extend(resolved);
 
         let mut scoped_count = 0usize;
-        let scoped_slot = plan
+        let scoped_slot: Vec<Option<u32>> = plan
             .services
             .values()
             .map(|sp| {
@@ -232,19 +232,22 @@ impl<'r> ContainerBuilder<'r> {
             )
             .collect();
         drop(check);
+        let created = super::order::CreationOrder::new(slots.len());
+        let slot_types = super::slots::slot_types(&plan, self.registry, &scoped_slot, scoped_count);
         let inner = Arc::new_cyclic(|me| Inner {
             program: super::program::compile(&plan, self.registry, &dynamic),
             registry: self.registry.clone(),
             origin: origin.to_string(),
             slots,
             scoped_slot,
+            slot_types,
             scoped_count,
             tags,
             dynamic,
             read_env: self.read_env,
             lock: BuildLock::default(),
             gates: super::async_resolve::Gates::default(),
-            created: Mutex::default(),
+            created,
             by_type,
             me: me.clone(),
             plan,

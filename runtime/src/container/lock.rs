@@ -18,7 +18,8 @@ use std::sync::{Condvar, Mutex, PoisonError};
 pub(crate) struct BuildLock {
     /// The holding thread's token ([`thread_token`]), 0 when free.
     owner: AtomicUsize,
-    /// How many times the holder took the lock; only the holder reads or writes it.
+    /// How many times the holder took the lock; only the holder reads or writes it (between
+    /// taking `owner` and releasing it, which order these accesses between holders).
     depth: AtomicUsize,
     /// Threads waiting for the lock; a release wakes them only when there are any.
     waiting: AtomicUsize,
@@ -54,8 +55,10 @@ impl BuildLock {
     pub(crate) fn lock(&self) -> BuildGuard<'_> {
         let me = thread_token();
         if self.owner.load(Ordering::Relaxed) == me {
-            // Only this thread could have stored its own token: it holds the lock.
-            self.depth.fetch_add(1, Ordering::Relaxed);
+            // Only this thread could have stored its own token: it holds the lock, and only
+            // the holder touches `depth`, so a load and a store do (no atomic increment).
+            let depth = self.depth.load(Ordering::Relaxed);
+            self.depth.store(depth + 1, Ordering::Relaxed);
             return BuildGuard(self);
         }
         if self
@@ -121,9 +124,13 @@ impl Drop for Building {
 impl Drop for BuildGuard<'_> {
     fn drop(&mut self) {
         let lock = self.0;
-        if lock.depth.fetch_sub(1, Ordering::Relaxed) != 1 {
+        // Only the holder touches `depth`: a load and a store, no atomic decrement.
+        let depth = lock.depth.load(Ordering::Relaxed);
+        if depth != 1 {
+            lock.depth.store(depth - 1, Ordering::Relaxed);
             return;
         }
+        lock.depth.store(0, Ordering::Relaxed);
         lock.owner.store(0, Ordering::SeqCst);
         if lock.waiting.load(Ordering::SeqCst) > 0 {
             // Taking the gate orders this wake-up after a waiter's last look at `owner`.

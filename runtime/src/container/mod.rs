@@ -57,7 +57,7 @@
 use std::any::TypeId;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use indexmap::IndexMap;
 
@@ -71,6 +71,7 @@ mod check;
 mod eval;
 mod load;
 mod lock;
+mod order;
 mod program;
 mod resolve;
 mod scope;
@@ -104,6 +105,9 @@ pub(crate) struct Inner {
     pub(crate) scoped_slot: Vec<Option<u32>>,
     /// Number of scoped services (the slot count of a scope).
     pub(crate) scoped_count: usize,
+    /// Per scope slot: the Rust type that passes `provide`'s type check at once
+    /// (`slots::slot_types`).
+    pub(crate) slot_types: Vec<Option<TypeId>>,
     pub(crate) tags: IndexMap<String, Vec<(String, Value)>>,
     pub(crate) dynamic: HashMap<String, Value>,
     pub(crate) read_env: bool,
@@ -111,7 +115,7 @@ pub(crate) struct Inner {
     /// Single-flight gates for async creation of singletons (see `async_resolve`).
     pub(crate) gates: async_resolve::Gates,
     /// Service indexes in the order their singletons were published.
-    pub(crate) created: Mutex<Vec<usize>>,
+    pub(crate) created: order::CreationOrder,
     /// Registered Rust type → the one service the plan autowires for its catalog name.
     /// (FxHash: `TypeId`s are already well-mixed, SipHash would dominate a cached lookup.)
     pub(crate) by_type: rustc_hash::FxHashMap<TypeId, usize>,
@@ -121,11 +125,7 @@ pub(crate) struct Inner {
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        let order = std::mem::take(
-            self.created
-                .get_mut()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
+        let order = self.created.take();
         dispose(&self.registry, &mut self.slots, &order, Some, |_| false);
     }
 }

@@ -32,6 +32,9 @@ use crate::plan::{CallTarget, Expr, Lifespan, Plan, ServiceKind};
 use crate::registry::{CtorFn, MethodFn, MethodMutFn, Registry};
 use crate::value::{Args, Instance, Value, INLINE_ARGS};
 
+/// The evaluated arguments of one call.
+type ArgBuf = smallvec::SmallVec<[Value; INLINE_ARGS]>;
+
 /// A compiled plan: one [`Service`] per plan service, in the plan's order (the index of a
 /// service is its index in `plan.services`).
 pub(crate) struct Program {
@@ -326,26 +329,22 @@ impl Inner {
         }
     }
 
-    /// Evaluates `nodes` into the arguments of a call: into `buf` (on the caller's stack) for
-    /// up to [`INLINE_ARGS`] of them, else into a `Vec`.
+    /// Evaluates `nodes` into the arguments of a call, in `buf` (on the caller's stack for up
+    /// to [`INLINE_ARGS`] of them, which allocates nothing; dropping it drops only the values
+    /// evaluated). Inlined, so the evaluated arguments are not returned through memory.
+    #[inline(always)]
     fn fill_args<'b>(
         &'b self,
         nodes: &[Node],
         frame: &Frame<'_>,
         path: &mut Path,
-        buf: &'b mut [Value; INLINE_ARGS],
+        buf: &'b mut ArgBuf,
     ) -> Result<Args<'b>, Error> {
-        if nodes.len() <= INLINE_ARGS {
-            for (slot, n) in buf.iter_mut().zip(nodes) {
-                *slot = self.arg_value(n, frame, path)?;
-            }
-            return Ok(Args::borrowed(&buf[..nodes.len()], &self.registry));
-        }
-        let mut values = Vec::with_capacity(nodes.len());
+        buf.reserve(nodes.len());
         for n in nodes {
-            values.push(self.arg_value(n, frame, path)?);
+            buf.push(self.arg_value(n, frame, path)?);
         }
-        Ok(Args::new(values, &self.registry))
+        Ok(Args::borrowed(buf, &self.registry))
     }
 
     /// Calls the constructor of a compiled `$new` (or takes the object its async constructor
@@ -366,7 +365,7 @@ impl Inner {
                 });
             }
         }
-        let mut buf = <[Value; INLINE_ARGS]>::default();
+        let mut buf = ArgBuf::new();
         let args = self.fill_args(&op.args, frame, path, &mut buf)?;
         let step = || format!("constructor of {}", op.class);
         let ctor = op
@@ -412,7 +411,7 @@ impl Inner {
                 MemberKind::Property => format!("setup #{index}: {label}::${member} = ..."),
             }
         };
-        let mut buf = <[Value; INLINE_ARGS]>::default();
+        let mut buf = ArgBuf::new();
         let args = {
             let frame = Frame {
                 service,

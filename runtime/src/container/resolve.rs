@@ -3,7 +3,7 @@
 //! creating its object. Evaluating the plan's expressions for that lives in `eval`.
 
 use std::cell::Cell;
-use std::sync::{Arc, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use super::eval::Frame;
 use super::program::Node;
@@ -424,16 +424,14 @@ impl Inner {
         path.pop();
         drop(building);
         let inst = created?;
-        // We hold the lock and the slot was empty, so this sets it.
-        let _ = slot.set(inst.clone());
-        let order = match scope {
-            Some(s) => &s.created,
-            None => &self.created,
-        };
-        order
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(idx);
+        // We hold the lock and the slot was empty, so this sets it (and only then is the
+        // publication recorded: one entry per filled slot).
+        if slot.set(inst.clone()).is_ok() {
+            match scope {
+                Some(s) => s.created.push(idx),
+                None => self.created.push(idx),
+            }
+        }
         Ok(inst)
     }
 

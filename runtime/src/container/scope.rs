@@ -1,9 +1,12 @@
 //! [`Scope`]: a cache and cleanup boundary for `scoped` services.
 
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
+
+use smallvec::SmallVec;
 
 use super::lock::BuildLock;
+use super::order::{CreationOrder, INLINE};
 use super::{dispose, Container, Inner};
 use crate::error::Error;
 use crate::value::Instance;
@@ -12,13 +15,14 @@ use crate::value::Instance;
 pub(crate) struct ScopeState {
     pub(crate) inner: Arc<Inner>,
     pub(crate) parent: Option<Arc<ScopeState>>,
-    /// One slot per scoped service (`Inner::scoped_slot`).
-    pub(crate) slots: Vec<OnceLock<Instance>>,
+    /// One slot per scoped service (`Inner::scoped_slot`); inline up to [`INLINE`], so
+    /// opening a small scope is one allocation.
+    pub(crate) slots: SmallVec<[OnceLock<Instance>; INLINE]>,
     pub(crate) lock: BuildLock,
     /// Single-flight gates for async creation of scoped services (see `async_resolve`).
     pub(crate) gates: super::async_resolve::Gates,
     /// Service indexes in the order their scoped instances were published here.
-    pub(crate) created: Mutex<Vec<usize>>,
+    pub(crate) created: CreationOrder,
 }
 
 impl ScopeState {
@@ -43,11 +47,7 @@ impl Drop for ScopeState {
     /// object that a singleton, an ancestor scope or a provided slot value also is (a
     /// `{"$ref": …}` create), which its owner disposes.
     fn drop(&mut self) {
-        let order = std::mem::take(
-            self.created
-                .get_mut()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
+        let order = self.created.take();
         if order.is_empty() {
             return;
         }
@@ -154,6 +154,7 @@ impl std::fmt::Debug for Scope {
 impl Scope {
     pub(crate) fn new(inner: Arc<Inner>, parent: Option<Arc<ScopeState>>) -> Scope {
         let slots = (0..inner.scoped_count).map(|_| OnceLock::new()).collect();
+        let created = CreationOrder::new(inner.scoped_count);
         Scope {
             state: Arc::new(ScopeState {
                 inner,
@@ -161,7 +162,7 @@ impl Scope {
                 slots,
                 lock: BuildLock::default(),
                 gates: super::async_resolve::Gates::default(),
-                created: Mutex::default(),
+                created,
             }),
         }
     }

@@ -23,7 +23,7 @@
 //! costs what resolving an already created scoped service costs.
 
 use std::any::Any;
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
 use super::{Container, Inner, Scope, ScopeState};
 use crate::error::Error;
@@ -123,7 +123,14 @@ impl Inner {
             reason,
         };
         let type_name = &self.plan.services[idx].type_;
-        if let Some(class) = self.registry.class_name_of_instance(&value) {
+        let exact = self.scoped_slot[idx]
+            .and_then(|s| self.slot_types.get(s as usize).copied().flatten())
+            .is_some_and(|t| t == value.type_id());
+        // Not the slot's own registered type: look up the value's class and walk its parents.
+        let class = (!exact)
+            .then(|| self.registry.class_name_of_instance(&value))
+            .flatten();
+        if let Some(class) = class {
             if !self.is_a(class, type_name) {
                 return Err(fail(format!(
                     "the value is a {class} ({}), not a {type_name}",
@@ -136,11 +143,7 @@ impl Inner {
         };
         // Under the scope's build lock, no scoped service is being created meanwhile.
         let _guard = state.lock.lock();
-        let created = state
-            .created
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len();
+        let created = state.created.len();
         if created > 0 {
             return Err(fail(format!(
                 "this scope already created {created} scoped service(s), which may have read \
@@ -165,6 +168,31 @@ pub(super) fn provided_addrs(state: &ScopeState) -> impl Iterator<Item = usize> 
         .filter(|(sp, _)| sp.kind == ServiceKind::Slot)
         .filter_map(|(_, slot)| state.slots.get((*slot)? as usize)?.get())
         .map(Instance::addr)
+}
+
+/// Per scope slot (`Inner::scoped_slot` numbering): the `TypeId` of the Rust type registered
+/// under the slot service's catalog type, when that type's catalog name is exactly it. A value
+/// of that type passes [`Scope::provide`]'s type check without looking up its class; any
+/// other value takes the full check. Built once at load.
+pub(super) fn slot_types(
+    plan: &Plan,
+    registry: &crate::Registry,
+    scoped_slot: &[Option<u32>],
+    scoped_count: usize,
+) -> Vec<Option<std::any::TypeId>> {
+    let mut types = vec![None; scoped_count];
+    for (sp, slot) in plan.services.values().zip(scoped_slot) {
+        let Some(slot) = slot else { continue };
+        if sp.kind != ServiceKind::Slot {
+            continue;
+        }
+        types[*slot as usize] = registry
+            .classes
+            .get(&sp.type_)
+            .map(|c| c.type_id)
+            .filter(|t| registry.names.get(t).is_some_and(|n| *n == sp.type_));
+    }
+    types
 }
 
 /// Problems of a plan's slots, for the loader's check: a slot is `scoped` and has no
