@@ -279,6 +279,11 @@ fn compile(
             plan.services.len()
         ));
     }
+    // Written and reported, and the process ends: the operating system reclaims the plan's
+    // memory faster than freeing it piece by piece (a few percent of a large compile). The
+    // peak is not affected (the compiler's working state was freed before the plan was
+    // encoded).
+    std::mem::forget(plan);
     ExitCode::SUCCESS
 }
 
