@@ -80,29 +80,8 @@ pub fn compile_once(
     options: &Options,
     target: Option<(&Path, Encoding)>,
 ) -> CompileRun {
-    run_once(config, options, target, compiler::compile)
-}
-
-/// [`compile_once`] for a process that ends right after it (`wireplan compile`, `check`): the
-/// compiler's working state is left to the operating system instead of being freed
-/// ([`compiler::compile_for_exit`]).
-pub fn compile_once_for_exit(
-    config: &Path,
-    options: &Options,
-    target: Option<(&Path, Encoding)>,
-) -> CompileRun {
-    run_once(config, options, target, compiler::compile_for_exit)
-}
-
-/// [`compile_once`] with the given compile function.
-fn run_once(
-    config: &Path,
-    options: &Options,
-    target: Option<(&Path, Encoding)>,
-    compile: fn(&Path, &Options) -> compiler::Compilation,
-) -> CompileRun {
     let started = Instant::now();
-    let result = compile(config, options);
+    let result = compiler::compile(config, options);
     let mut diagnostics = result.diagnostics.into_vec();
     let mut plan = result.plan;
     let sources = result.sources;

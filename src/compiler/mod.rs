@@ -73,21 +73,6 @@ pub struct Compilation {
 /// Compiles the configuration rooted at `path`: phases A and B, then the plan (phase C) with
 /// the extensions' `afterCompile(plan)`.
 pub fn compile(path: &Path, options: &Options) -> Compilation {
-    compile_with(path, options, false)
-}
-
-/// [`compile`] in a process that ends right after it (`wireplan compile`): the compiler's
-/// working state (the builder with its definitions and catalog, the extensions and their
-/// script engines) is not freed allocation by allocation but left to the operating system,
-/// which reclaims a process's memory at exit at no cost. Freeing it took 6–8% of a compile
-/// of 10,000–100,000 services. Not for a process that compiles again (watch, dev mode, the
-/// REPL, tests): there each call would keep that memory until the process ends.
-pub fn compile_for_exit(path: &Path, options: &Options) -> Compilation {
-    compile_with(path, options, true)
-}
-
-/// [`compile`]; `for_exit` leaves the working state unfreed ([`compile_for_exit`]).
-fn compile_with(path: &Path, options: &Options, for_exit: bool) -> Compilation {
     let mut pipeline = Pipeline::load(path, options);
     // Only the plan is wanted: how each argument was filled (for `explain`) is not kept, and
     // the completed statements move from the builder into the plan.
@@ -95,11 +80,7 @@ fn compile_with(path: &Path, options: &Options, for_exit: bool) -> Compilation {
     pipeline.move_into_plan();
     pipeline.run_to(Stage::C);
     let plan = pipeline.take_plan();
-    let (sources, diagnostics) = if for_exit {
-        pipeline.into_report_unfreed()
-    } else {
-        pipeline.into_report()
-    };
+    let (sources, diagnostics) = pipeline.into_report();
     Compilation {
         sources,
         plan: plan.filter(|_| !diagnostics.has_errors()),

@@ -511,15 +511,6 @@ impl Pipeline {
         (sources, self.diags)
     }
 
-    /// [`Pipeline::into_report`] that does not free the rest of the pipeline (builder,
-    /// catalog, extensions): for a process that ends right after ([`super::compile_for_exit`]).
-    pub(crate) fn into_report_unfreed(mut self) -> (SourceMap, Diagnostics) {
-        let sources = std::mem::take(&mut *self.sources.borrow_mut());
-        let diags = std::mem::take(&mut self.diags);
-        std::mem::forget(self);
-        (sources, diags)
-    }
-
     /// Takes the builder out of the shared cell, leaving an empty one (no definitions, an
     /// empty catalog) for the extensions that still hold the cell.
     fn take_builder(&self) -> ContainerBuilder {
