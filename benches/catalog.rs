@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 use wireplan::catalog::{load_inputs, neon_catalog_to_json, Catalog, CatalogInput};
 use wireplan::diagnostics::Diagnostics;
-use wireplan::source::SourceMap;
+use wireplan::source::{FileId, SourceMap};
 
 // The allocator the `wireplan` binary installs (one atomic add per allocation), so the times
 // are the binary's and the catalog's heap can be reported.
@@ -20,15 +20,21 @@ use wireplan::source::SourceMap;
 static ALLOC: wireplan::script::sandbox::CountingAllocator =
     wireplan::script::sandbox::CountingAllocator;
 
-/// The heap a catalog read from `text` holds, in bytes per class.
-fn held_per_class(name: &str, text: &str) -> usize {
+/// The catalog text `text`, named `name`, loaded as the compiler loads its inputs.
+fn load(name: &str, text: &str, diags: &mut Diagnostics) -> (SourceMap, Vec<FileId>) {
     let mut sources = SourceMap::new();
-    let mut diags = Diagnostics::new();
     let input = CatalogInput::Text {
         name: name.to_string(),
         text: text.to_string(),
     };
-    let ids = load_inputs(&[input], &mut sources, &mut diags);
+    let ids = load_inputs(&[input], &mut sources, diags);
+    (sources, ids)
+}
+
+/// The heap a catalog read from `text` holds, in bytes per class.
+fn held_per_class(name: &str, text: &str) -> usize {
+    let mut diags = Diagnostics::new();
+    let (sources, ids) = load(name, text, &mut diags);
     let before = wireplan::memory::live();
     let catalog = Catalog::from_inputs(None, &ids, &sources, &mut diags);
     let held = wireplan::memory::live().saturating_sub(before);
@@ -37,13 +43,8 @@ fn held_per_class(name: &str, text: &str) -> usize {
 
 /// Reads one catalog text as the compiler does and returns the number of classes.
 fn read(name: &str, text: &str) -> usize {
-    let mut sources = SourceMap::new();
     let mut diags = Diagnostics::new();
-    let input = CatalogInput::Text {
-        name: name.to_string(),
-        text: text.to_string(),
-    };
-    let ids = load_inputs(&[input], &mut sources, &mut diags);
+    let (sources, ids) = load(name, text, &mut diags);
     let catalog = Catalog::from_inputs(None, &ids, &sources, &mut diags);
     assert!(diags.items().is_empty(), "{name}: {:?}", diags.items());
     catalog.classes().count()

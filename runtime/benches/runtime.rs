@@ -13,10 +13,12 @@
 //! the compiler). After criterion's groups, a summary prints medians and ratios.
 
 mod peers;
+mod timing;
 
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use timing::median;
 
 use criterion::{BatchSize, Criterion};
 use serde_json::{json, Map, Value as Json};
@@ -488,33 +490,8 @@ fn thread_cpu() -> Duration {
 }
 
 /// As [`median`], in CPU time of this thread instead of wall time.
-fn cpu_median(runs: usize, reps: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let t = thread_cpu();
-            for _ in 0..reps {
-                f();
-            }
-            (thread_cpu() - t) / reps as u32
-        })
-        .collect();
-    times.sort();
-    times[runs / 2]
-}
-
-/// Median time of `f` over `runs` runs (each `reps` calls), per call.
-fn median(runs: usize, reps: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..reps {
-                f();
-            }
-            t.elapsed() / reps as u32
-        })
-        .collect();
-    times.sort();
-    times[runs / 2]
+fn cpu_median(runs: usize, reps: usize, f: impl FnMut()) -> Duration {
+    timing::median_by(runs, reps, thread_cpu, f)
 }
 
 fn summary(f: &Fixture) {

@@ -9,12 +9,14 @@
 //!
 //! After criterion's group, a summary prints the medians and their ratio (goal: ≤ 3×).
 
+mod timing;
+
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use serde_json::json;
+use timing::median;
 use wireplan_runtime::{Container, Registry};
 
 #[allow(dead_code)] // built to be measured, not read
@@ -107,20 +109,6 @@ fn by_hand(db: &Arc<Database>) {
         db: db.clone(),
     });
     black_box(stats);
-}
-
-fn median(runs: usize, reps: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..reps {
-                f();
-            }
-            t.elapsed() / reps as u32
-        })
-        .collect();
-    times.sort();
-    times[runs / 2]
 }
 
 fn main() {
