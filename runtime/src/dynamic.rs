@@ -280,8 +280,8 @@ fn readers(plan: &Plan) -> HashMap<&str, Vec<String>> {
         }
         for n in names {
             let list = out.entry(n).or_default();
-            if !list.contains(service) {
-                list.push(service.clone());
+            if !list.iter().any(|s| s == service) {
+                list.push(service.to_string());
             }
         }
     }

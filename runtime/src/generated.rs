@@ -121,7 +121,7 @@ impl Factory {
         inner.registry.cast::<T>(inst).ok_or_else(|| {
             let plan = &inner.plan.services[self.origin.service];
             let class = match &plan.create {
-                crate::plan::Expr::New { class, .. } => class.clone(),
+                crate::plan::Expr::New { class, .. } => class.to_string(),
                 _ => format!(
                     "what {}::create() returns",
                     plan.implement.as_deref().unwrap_or(&plan.type_)
@@ -226,7 +226,7 @@ impl Accessor {
             .cast::<T>(&inst)
             .ok_or_else(|| Error::WrongType {
                 service: self.origin.name.clone(),
-                class: inner.plan.services[self.origin.service].type_.clone(),
+                class: inner.plan.services[self.origin.service].type_.to_string(),
                 rust_type: inst.type_name(),
                 requested: std::any::type_name::<T>(),
             })

@@ -24,6 +24,12 @@ pub const VERSION: u32 = 3;
 /// only added to the format, so their plans keep their meaning.
 pub const OLDEST_VERSION: u32 = 1;
 
+/// A name in the plan model: a service, alias, type or class name, or the target of a
+/// reference. It behaves like a `String` (derefs to `str`, compares, hashes and serializes as
+/// one) but keeps names of up to 24 bytes inline, so reading a plan allocates no string for
+/// most of them and dropping it frees none.
+pub type Name = compact_str::CompactString;
+
 /// A whole plan document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
@@ -43,13 +49,13 @@ pub struct Plan {
     #[serde(default)]
     pub parameters: IndexMap<String, Expr>,
     /// Services by name, in definition order.
-    pub services: IndexMap<String, ServicePlan>,
+    pub services: IndexMap<Name, ServicePlan>,
     /// Alias name → service name.
     #[serde(default)]
-    pub aliases: IndexMap<String, String>,
+    pub aliases: IndexMap<Name, Name>,
     /// The autowiring index: type → names of the services autowired for it (preferred first).
     #[serde(default)]
-    pub types: IndexMap<String, Vec<String>>,
+    pub types: IndexMap<Name, Vec<Name>>,
     /// Tag index: tag → (service name → tag value).
     #[serde(default)]
     pub tags: IndexMap<String, IndexMap<String, Expr>>,
@@ -144,7 +150,7 @@ pub struct ServicePlan {
     pub kind: ServiceKind,
     /// The service's type (class or interface name from the catalog).
     #[serde(rename = "type")]
-    pub type_: String,
+    pub type_: Name,
     /// Lifespan.
     #[serde(default)]
     pub lifespan: Lifespan,
@@ -209,11 +215,11 @@ pub enum Expr {
     /// A JSON object. Keys that start with `$` are escaped on write by doubling the `$`.
     Map(IndexMap<String, Expr>),
     /// `{"$ref": name}`: a service by name; `"@self"` is the object being set up.
-    Ref(String),
+    Ref(Name),
     /// `{"$new": class, "args": [...]}`: a constructor call.
     New {
         /// Catalog class name.
-        class: String,
+        class: Name,
         /// Positional, complete arguments.
         args: Vec<Expr>,
     },
@@ -591,7 +597,7 @@ fn object_from_json(o: &Map<String, Json>) -> Result<Expr, String> {
             }
             Expr::Map(m)
         }
-        Some("$ref") => Expr::Ref(str_field(o, "$ref")?.to_string()),
+        Some("$ref") => Expr::Ref(str_field(o, "$ref")?.into()),
         Some("$param") => Expr::Param(str_field(o, "$param")?.to_string()),
         Some("$provider") => Expr::Provider(str_field(o, "$provider")?.to_string()),
         Some("$arg") => {
@@ -605,7 +611,7 @@ fn object_from_json(o: &Map<String, Json>) -> Result<Expr, String> {
             }
         }
         Some("$new") => Expr::New {
-            class: str_field(o, "$new")?.to_string(),
+            class: str_field(o, "$new")?.into(),
             args: args_from_json(o, "$new")?,
         },
         Some("$call") => {

@@ -37,6 +37,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::catalog::{MethodSig, Param, TypeFn};
+use crate::plan::Name;
 use crate::value::{Args, CallResult, Instance, Value};
 
 type Erased = dyn Any + Send + Sync;
@@ -115,10 +116,12 @@ pub(crate) struct TypeEntry {
 pub struct Registry {
     // FxHash in these maps: keys come from code (no untrusted input), and a lookup sits on
     // every object creation and cast.
-    pub(crate) classes: Arc<FxHashMap<String, ClassEntry>>,
+    // Class and type names are `Name`s (inline up to 24 bytes): registering a class allocates
+    // no string for a short name.
+    pub(crate) classes: Arc<FxHashMap<Name, ClassEntry>>,
     pub(crate) types: Arc<FxHashMap<TypeId, TypeEntry>>,
     /// Rust type or trait object → catalog name (first registration wins).
-    pub(crate) names: Arc<FxHashMap<TypeId, String>>,
+    pub(crate) names: Arc<FxHashMap<TypeId, Name>>,
     /// Interface catalog name → `TypeId` of the trait object (asked once per autowired type
     /// of every service when a plan is loaded).
     pub(crate) interfaces: Arc<FxHashMap<String, (TypeId, &'static str)>>,
@@ -143,8 +146,9 @@ impl Registry {
     /// it only provides static methods or is created by a factory.
     pub fn class<T: Any + Send + Sync>(&mut self, name: &str) -> ClassBuilder<'_, T> {
         let type_id = TypeId::of::<T>();
+        let name = Name::from(name);
         let entry = Arc::make_mut(&mut self.classes)
-            .entry(name.to_string())
+            .entry(name.clone())
             .or_insert_with(new_entry::<T>);
         if entry.type_id != type_id {
             *entry = new_entry::<T>();
@@ -152,10 +156,10 @@ impl Registry {
         Arc::make_mut(&mut self.types).entry(type_id).or_default();
         Arc::make_mut(&mut self.names)
             .entry(type_id)
-            .or_insert_with(|| name.to_string());
+            .or_insert_with(|| name.clone());
         ClassBuilder {
             registry: self,
-            name: name.to_string(),
+            name,
             _t: PhantomData,
         }
     }
@@ -169,13 +173,13 @@ impl Registry {
             .insert(name.to_string(), (id, std::any::type_name::<I>()));
         Arc::make_mut(&mut self.names)
             .entry(id)
-            .or_insert_with(|| name.to_string());
+            .or_insert_with(|| Name::from(name));
         self
     }
 
     /// The catalog name registered for the Rust type or trait object `T`, if any.
     pub fn catalog_name_of<T: ?Sized + 'static>(&self) -> Option<&str> {
-        self.names.get(&TypeId::of::<T>()).map(String::as_str)
+        self.names.get(&TypeId::of::<T>()).map(Name::as_str)
     }
 
     /// Whether the catalog class `name` is registered.
@@ -224,7 +228,7 @@ impl Registry {
 
     /// The catalog class name of the object's concrete type, if it was registered.
     pub fn class_name_of_instance(&self, instance: &Instance) -> Option<&str> {
-        self.names.get(&instance.type_id()).map(String::as_str)
+        self.names.get(&instance.type_id()).map(Name::as_str)
     }
 
     pub(crate) fn type_entry(&self, id: TypeId) -> Option<&TypeEntry> {
@@ -236,14 +240,15 @@ impl Registry {
 /// registry immediately and returns the builder for chaining.
 pub struct ClassBuilder<'r, T> {
     registry: &'r mut Registry,
-    name: String,
+    name: Name,
     _t: PhantomData<fn() -> T>,
 }
 
 impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
     pub(crate) fn class(&mut self) -> &mut ClassEntry {
         // Registry::class inserted the entry and the builder borrows the registry mutably, so
-        // this finds it; `or_insert_with` only avoids a panic path.
+        // this finds it (the key's clone is a copy for a name stored inline); `or_insert_with`
+        // only avoids a panic path.
         Arc::make_mut(&mut self.registry.classes)
             .entry(self.name.clone())
             .or_insert_with(new_entry::<T>)

@@ -170,7 +170,7 @@ impl Completer<'_> {
                 .as_deref()
                 .is_none_or(|t| self.b.catalog.is_subtype(t, target))
             {
-                return P::Provider(name.clone());
+                return P::Provider(name.to_string());
             }
         }
         let reported = self.diags.has_error_within(v.span);
@@ -197,7 +197,7 @@ impl Completer<'_> {
                         .catalog
                         .canonical(&crate::catalog::normalize_name(&s[1..]))
                         .to_string(),
-                    service: service.clone(),
+                    service: service.to_string(),
                 }
             }
             _ => Src::Written { span: v.span },
@@ -426,7 +426,9 @@ impl Completer<'_> {
                     found.sort_by_key(|n| self.position(n));
                     names.extend(found);
                 }
-                Some(P::List(names.into_iter().map(P::Ref).collect()))
+                Some(P::List(
+                    names.into_iter().map(|n| P::Ref(n.into())).collect(),
+                ))
             }
             _ => None,
         }
@@ -554,7 +556,7 @@ impl Completer<'_> {
             if let Some(class) = p.ty.class() {
                 let source = match self.by_type(class, ctx, span, Some((&p.name, f))) {
                     Some(n) if !n.is_empty() => {
-                        out.push(P::Ref(n.clone()));
+                        out.push(P::Ref(n.as_str().into()));
                         Src::Autowired {
                             ty: self.b.catalog.canonical(class).to_string(),
                             service: n,
@@ -612,7 +614,9 @@ impl Completer<'_> {
                         services: names.clone(),
                     },
                 ));
-                out.push(P::List(names.into_iter().map(P::Ref).collect()));
+                out.push(P::List(
+                    names.into_iter().map(|n| P::Ref(n.into())).collect(),
+                ));
                 continue;
             }
             match &p.default {

@@ -300,7 +300,7 @@ impl Completer<'_> {
             let ty = crate::catalog::normalize_name(target);
             return match self.by_type(&ty, ctx, span, None) {
                 Some(n) if n.is_empty() => P::Null,
-                Some(n) => P::Ref(n),
+                Some(n) => P::Ref(n.into()),
                 None => {
                     if self.b.catalog.exists(&ty) {
                         let d = self
@@ -318,7 +318,7 @@ impl Completer<'_> {
             };
         }
         match self.b.get_definition(target) {
-            Some(d) => P::Ref(d.name.clone()),
+            Some(d) => P::Ref(d.name.as_str().into()),
             None => {
                 let mut d = self.error(
                     Code::MissingService,
@@ -670,7 +670,10 @@ impl Completer<'_> {
         let params = self.b.catalog.constructor(&class).to_vec();
         let f = format!("{class}::__construct()");
         let args = self.arguments(&params, args, ctx, span, &f);
-        P::New { class, args }
+        P::New {
+            class: class.into(),
+            args,
+        }
     }
 
     pub(super) fn call(

@@ -105,7 +105,7 @@ impl Completer<'_> {
                     Some(t) => {
                         let f = format!("{iface}::get()");
                         match self.by_type(&t, &ctx, def.span, None) {
-                            Some(n) if !n.is_empty() => P::Ref(n),
+                            Some(n) if !n.is_empty() => P::Ref(n.into()),
                             Some(_) => P::Null,
                             None => {
                                 self.missing_by_type(&t, &ctx, def.span, "return", &f);
@@ -224,7 +224,7 @@ impl Completer<'_> {
             let v = match &target.kind {
                 ExprKind::Str(s) if s.starts_with('@') => self.value(target, &ctx),
                 ExprKind::Str(s) => match self.by_type(s, &ctx, target.span, None) {
-                    Some(n) if !n.is_empty() => P::Ref(n),
+                    Some(n) if !n.is_empty() => P::Ref(n.into()),
                     Some(_) => P::Null,
                     None => {
                         self.report(
@@ -327,7 +327,7 @@ impl Completer<'_> {
                 continue;
             }
             from_tag.insert(key.clone(), (service.clone(), here));
-            references.insert(key, P::Ref(service));
+            references.insert(key, P::Ref(service.into()));
         }
     }
 

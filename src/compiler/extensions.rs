@@ -566,7 +566,7 @@ fn rebuild_indexes(original: &Plan, edited: &mut Plan) -> Vec<String> {
     edited.tags = tags;
     use wireplan_runtime::plan::Autowired;
     for (name, s) in &edited.services {
-        let before = original.services.get(name);
+        let before = original.services.get(name.as_str());
         let type_changed = before.is_some_and(|b| b.type_ != s.type_);
         let autowiring_grew = match (before.map(|b| &b.autowired), &s.autowired) {
             (_, Autowired::All(false)) => false,
@@ -580,10 +580,10 @@ fn rebuild_indexes(original: &Plan, edited: &mut Plan) -> Vec<String> {
             ));
         }
     }
-    let gone = |n: &String| {
+    let gone = |n: &wireplan_runtime::plan::Name| {
         edited
             .services
-            .get(n)
+            .get(n.as_str())
             .is_none_or(|s| matches!(s.autowired, Autowired::All(false)))
     };
     for names in edited.types.values_mut() {

@@ -186,7 +186,7 @@ pub fn diff_plans(old: &Plan, new: &Plan) -> PlanDiff {
     }
     for (name, s) in &old.services {
         let kept = if is_anonymous(name) {
-            renames.contains_key(name)
+            renames.contains_key(name.as_str())
         } else {
             new.services.contains_key(name)
         };
@@ -200,7 +200,7 @@ pub fn diff_plans(old: &Plan, new: &Plan) -> PlanDiff {
             diff.renamed.push(Rename {
                 old: o.to_string(),
                 new: n.to_string(),
-                type_: new.services[n].type_.clone(),
+                type_: new.services[n].type_.to_string(),
             });
         }
         if !changes.is_empty() {
@@ -219,7 +219,7 @@ pub fn diff_plans(old: &Plan, new: &Plan) -> PlanDiff {
         &new.aliases,
         |a, b| target(a) == *b,
         |t| word_pair(target(t)),
-        |t| word_pair(t.clone()),
+        |t| word_pair(t.to_string()),
         &mut diff.aliases,
         "",
     );
@@ -246,7 +246,7 @@ pub fn diff_plans(old: &Plan, new: &Plan) -> PlanDiff {
 fn service_ref(name: &str, s: &ServicePlan) -> ServiceRef {
     ServiceRef {
         name: name.to_string(),
-        type_: s.type_.clone(),
+        type_: s.type_.to_string(),
     }
 }
 
@@ -268,7 +268,7 @@ fn match_anonymous(old: &Plan, new: &Plan) -> IndexMap<String, String> {
     let mut pending: Vec<&str> = old
         .services
         .keys()
-        .map(String::as_str)
+        .map(|n| n.as_str())
         .filter(|n| is_anonymous(n))
         .collect();
     // Takes `own` out of `candidates` when it is there, else the first one.
@@ -369,7 +369,12 @@ fn service_changes(
         }
     };
     plain("kind", word(&old.kind), word(&new.kind), &mut out);
-    plain("type", old.type_.clone(), new.type_.clone(), &mut out);
+    plain(
+        "type",
+        old.type_.to_string(),
+        new.type_.to_string(),
+        &mut out,
+    );
     plain(
         "lifespan",
         word(&old.lifespan),
@@ -477,9 +482,9 @@ fn create_changes(old: &Expr, new: &Expr, out: &mut Vec<Change>) {
 }
 
 /// Differences of two maps: removed, changed and added keys (field = `prefix` + key).
-fn keyed<V>(
-    old: &IndexMap<String, V>,
-    new: &IndexMap<String, V>,
+fn keyed<K: std::hash::Hash + Eq + std::fmt::Display, V>(
+    old: &IndexMap<K, V>,
+    new: &IndexMap<K, V>,
     same: impl Fn(&V, &V) -> bool,
     old_value: impl Fn(&V) -> (Json, String),
     new_value: impl Fn(&V) -> (Json, String),

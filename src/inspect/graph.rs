@@ -113,7 +113,7 @@ fn refs(e: &P, base: EdgeKind, out: &mut Vec<(String, EdgeKind)>) {
         }
     };
     match e {
-        P::Ref(n) if n != "@self" => out.push((n.clone(), base)),
+        P::Ref(n) if n != "@self" => out.push((n.to_string(), base)),
         P::Provider(n) => out.push((n.clone(), EdgeKind::Provider)),
         P::List(items) => {
             for x in items {
@@ -229,9 +229,9 @@ impl Graph {
         let mut edges = Vec::new();
         for (name, s) in &plan.services {
             nodes.push(Node {
-                name: name.clone(),
+                name: name.to_string(),
                 kind: kind_name(s.kind),
-                type_: Some(s.type_.clone()),
+                type_: Some(s.type_.to_string()),
                 lifespan: lifespan_name(s.lifespan),
                 tags: s.tags.keys().cloned().collect(),
             });

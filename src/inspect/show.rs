@@ -113,15 +113,19 @@ pub fn summary(file: &PlanFile) -> PlanSummary {
             .services
             .iter()
             .map(|(name, s)| ServiceRow {
-                name: name.clone(),
+                name: name.to_string(),
                 kind: s.kind,
-                type_: s.type_.clone(),
+                type_: s.type_.to_string(),
                 lifespan: s.lifespan,
                 autowired: s.autowired.clone(),
                 tags: s.tags.keys().cloned().collect(),
             })
             .collect(),
-        aliases: plan.aliases.clone(),
+        aliases: plan
+            .aliases
+            .iter()
+            .map(|(a, t)| (a.to_string(), t.to_string()))
+            .collect(),
         initialization: plan.initialization.len(),
     }
 }
@@ -163,13 +167,13 @@ pub fn uses(s: &ServicePlan) -> Vec<String> {
 /// Errors: `missing-service` when the plan has no such service or alias, with Nette's "did you
 /// mean" note when a name is close.
 pub fn service(plan: &Plan, file_name: &str, name: &str) -> Result<ServiceEntry, Diagnostic> {
-    let resolved = plan.aliases.get(name).map(String::as_str).unwrap_or(name);
+    let resolved = plan.aliases.get(name).map(|t| t.as_str()).unwrap_or(name);
     let Some(s) = plan.services.get(resolved) else {
         let candidates = plan
             .services
             .keys()
             .chain(plan.aliases.keys())
-            .map(String::as_str);
+            .map(|n| n.as_str());
         return Err(Diagnostic::error(
             Code::MissingService,
             format!("The plan '{file_name}' has no service '{name}'."),
@@ -179,8 +183,7 @@ pub fn service(plan: &Plan, file_name: &str, name: &str) -> Result<ServiceEntry,
     let resolve = |n: &str| {
         plan.aliases
             .get(n)
-            .cloned()
-            .unwrap_or_else(|| n.to_string())
+            .map_or_else(|| n.to_string(), |t| t.to_string())
     };
     Ok(ServiceEntry {
         name: resolved.to_string(),
@@ -189,20 +192,20 @@ pub fn service(plan: &Plan, file_name: &str, name: &str) -> Result<ServiceEntry,
             .types
             .iter()
             .filter(|(_, names)| names.iter().any(|n| n == resolved))
-            .map(|(t, _)| t.clone())
+            .map(|(t, _)| t.to_string())
             .collect(),
         aliases: plan
             .aliases
             .iter()
             .filter(|(_, target)| *target == resolved)
-            .map(|(a, _)| a.clone())
+            .map(|(a, _)| a.to_string())
             .collect(),
         uses: uses(s),
         needed_by: plan
             .services
             .iter()
             .filter(|(_, other)| uses(other).iter().any(|u| resolve(u) == resolved))
-            .map(|(n, _)| n.clone())
+            .map(|(n, _)| n.to_string())
             .collect(),
     })
 }
@@ -348,7 +351,7 @@ impl ServiceEntry {
         };
         let mut rows: Vec<Vec<String>> = vec![
             vec!["kind".into(), word(&s.kind)],
-            vec!["type".into(), s.type_.clone()],
+            vec!["type".into(), s.type_.to_string()],
             vec!["lifespan".into(), word(&s.lifespan)],
             vec!["autowired".into(), autowired_text(&s.autowired)],
             vec!["autowired for".into(), list(&self.autowired_for)],

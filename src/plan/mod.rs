@@ -43,14 +43,14 @@ impl ContentHash {
 /// The plan's tag index, derived from the services' tags: tag → (service → value), services
 /// in plan order. Rebuilt after `afterCompile(plan)` edits, so it never goes stale.
 pub fn tag_index(
-    services: &IndexMap<String, ServicePlan>,
+    services: &IndexMap<plan::Name, ServicePlan>,
 ) -> IndexMap<String, IndexMap<String, plan::Expr>> {
     let mut tags: IndexMap<String, IndexMap<String, plan::Expr>> = IndexMap::new();
     for (name, s) in services {
         for (t, v) in &s.tags {
             tags.entry(t.clone())
                 .or_default()
-                .insert(name.clone(), v.clone());
+                .insert(name.to_string(), v.clone());
         }
     }
     tags
@@ -125,10 +125,10 @@ fn assemble(
             }
         });
         services.insert(
-            def.name.clone(),
+            def.name.as_str().into(),
             ServicePlan {
                 kind: def.kind.plan_kind(),
-                type_: ty,
+                type_: ty.into(),
                 lifespan: def.lifespan,
                 autowired,
                 tags: completed.tags,
@@ -146,7 +146,7 @@ fn assemble(
     let types = builder
         .autowiring()
         .types()
-        .map(|(t, names)| (t.to_string(), names.to_vec()))
+        .map(|(t, names)| (t.into(), names.iter().map(|n| n.into()).collect()))
         .collect();
     // The inputs hash is the hash of all inputs one after another, computed file by file.
     let mut all = ContentHash::new();
@@ -182,7 +182,11 @@ fn assemble(
         dependencies,
         parameters,
         services,
-        aliases: builder.aliases().clone(),
+        aliases: builder
+            .aliases()
+            .iter()
+            .map(|(a, t)| (a.into(), t.into()))
+            .collect(),
         types,
         tags,
         initialization: builder.initialization_completed.clone(),
@@ -337,7 +341,7 @@ fn value_kind(e: &plan::Expr) -> &'static str {
 /// words (`Circular reference detected for services: a, b.` with the path `a -> b -> a`).
 pub fn create_cycles(plan: &Plan) -> Vec<String> {
     let index = |n: &str| {
-        let real = plan.aliases.get(n).map_or(n, String::as_str);
+        let real = plan.aliases.get(n).map_or(n, |r| r.as_str());
         plan.services
             .get_index_of(real)
             .filter(|&i| plan.services[i].kind == plan::ServiceKind::Service)

@@ -339,7 +339,7 @@ impl Registry {
     /// Deterministic: the same registrations give the same document.
     pub fn catalog_document(&self) -> CatalogDocument {
         let mut types = IndexMap::new();
-        let mut names: Vec<&String> = self.classes.keys().collect();
+        let mut names: Vec<&crate::plan::Name> = self.classes.keys().collect();
         names.sort();
         for name in names {
             let c = &self.classes[name];
@@ -396,12 +396,12 @@ impl Registry {
             for (k, v) in &c.constants {
                 entry.constants.insert(k.clone(), constant_json(v));
             }
-            types.insert(name.clone(), entry);
+            types.insert(name.to_string(), entry);
         }
         let mut ifaces: Vec<&String> = self.interfaces.keys().collect();
         ifaces.sort();
         for i in ifaces {
-            if !self.classes.contains_key(i) {
+            if !self.classes.contains_key(i.as_str()) {
                 let entry = TypeEntry {
                     interface: true,
                     ..TypeEntry::default()

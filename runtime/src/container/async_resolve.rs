@@ -405,7 +405,7 @@ impl Inner {
                     let ctor = self
                         .registry
                         .classes
-                        .get(class)
+                        .get(class.as_str())
                         .and_then(|c| c.async_ctor.clone());
                     if let Some(ctor) = ctor {
                         let name = self.name_of(service);
@@ -583,7 +583,7 @@ pub(super) fn plan_problems(plan: &crate::plan::Plan, registry: &crate::Registry
         let mut needs = None;
         for e in exprs() {
             e.for_each_ref(&mut |n| {
-                let real = plan.aliases.get(n).map_or(n, String::as_str);
+                let real = plan.aliases.get(n).map_or(n, |r| r.as_str());
                 if needs.is_none()
                     && plan
                         .services
@@ -614,7 +614,7 @@ fn async_class<'a>(e: &'a Expr, registry: &crate::Registry) -> Option<&'a str> {
     match e {
         Expr::New { class, args } => registry
             .classes
-            .get(class)
+            .get(class.as_str())
             .filter(|c| c.async_ctor.is_some())
             .map(|_| class.as_str())
             .or_else(|| many(args)),

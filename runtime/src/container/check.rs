@@ -181,7 +181,7 @@ impl<'a> Checker<'a> {
                 }
                 other => {
                     self.walk(other, &at, None, factory);
-                    let entry = self.registry.classes.get(&sp.type_);
+                    let entry = self.registry.classes.get(sp.type_.as_str());
                     (entry.map(|_| sp.type_.as_str()), entry)
                 }
             };
@@ -429,7 +429,7 @@ impl<'a> Checker<'a> {
     /// locator.
     fn generated(&self, name: &str) -> Option<(&'a str, &'a ServicePlan)> {
         let plan = self.plan;
-        let name = plan.aliases.get(name).map_or(name, String::as_str);
+        let name = plan.aliases.get(name).map_or(name, |n| n.as_str());
         let (name, sp) = plan.services.get_key_value(name)?;
         matches!(
             sp.kind,

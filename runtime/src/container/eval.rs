@@ -274,7 +274,7 @@ impl Inner {
                 if let Some(inst) = super::async_resolve::take_prepared(e as *const Expr as usize) {
                     return Ok(Value::Service(inst));
                 }
-                let entry = self.registry.classes.get(class);
+                let entry = self.registry.classes.get(class.as_str());
                 if entry.is_some_and(|c| c.ctor.is_none() && c.async_ctor.is_some()) {
                     return Err(Error::AsyncRequired {
                         path: self.names(path),

@@ -175,7 +175,7 @@ impl<'r> ContainerBuilder<'r> {
             plan.services.keys().map(|_| OnceLock::new()).collect();
         let mut unknown = Vec::new();
         for (name, inst) in self.imports {
-            match plan.services.get_full(&name) {
+            match plan.services.get_full(name.as_str()) {
                 Some((i, _, sp)) if sp.kind == ServiceKind::Imported => {
                     let _ = slots[i].set(inst);
                 }
@@ -187,7 +187,7 @@ impl<'r> ContainerBuilder<'r> {
             .iter()
             .enumerate()
             .filter(|(i, (_, sp))| sp.kind == ServiceKind::Imported && slots[*i].get().is_none())
-            .map(|(_, (n, _))| n.clone())
+            .map(|(_, (n, _))| n.to_string())
             .collect();
         if !missing.is_empty() || !unknown.is_empty() {
             return Err(Error::Imports {
@@ -225,7 +225,7 @@ impl<'r> ContainerBuilder<'r> {
             .names
             .iter()
             .filter_map(
-                |(tid, name)| match plan.types.get(name).map(Vec::as_slice) {
+                |(tid, name)| match plan.types.get(name.as_str()).map(Vec::as_slice) {
                     Some([one]) => check.index_of(one).map(|i| (*tid, i)),
                     _ => None,
                 },

@@ -273,7 +273,7 @@ impl Container {
 
     /// Service names, in definition order.
     pub fn service_names(&self) -> impl Iterator<Item = &str> {
-        self.inner.plan.services.keys().map(String::as_str)
+        self.inner.plan.services.keys().map(|n| n.as_str())
     }
 
     /// The service `name` (or an alias of it) as `Arc<T>`, creating it on first use.
@@ -309,7 +309,7 @@ impl Container {
     }
 
     /// Names of the services autowired for the catalog type `type_name` (empty if none).
-    pub fn find_by_type(&self, type_name: &str) -> &[String] {
+    pub fn find_by_type(&self, type_name: &str) -> &[crate::plan::Name] {
         self.inner.find_by_type(type_name)
     }
 

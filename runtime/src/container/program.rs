@@ -151,7 +151,7 @@ pub(crate) fn compile(
         .map(|sp| {
             let create = c.node(&sp.create);
             let made = match &sp.create {
-                Expr::New { class, .. } => registry.classes.get(class).map(|e| e.type_id),
+                Expr::New { class, .. } => registry.classes.get(class.as_str()).map(|e| e.type_id),
                 _ => None,
             };
             let setup = sp.setup.iter().map(|s| c.setup(s, made)).collect();
@@ -204,7 +204,7 @@ impl Compiler<'_> {
             },
             Expr::List(items) => Node::List(items.iter().map(|i| self.node(i)).collect()),
             Expr::New { class, args } => {
-                let entry = self.registry.classes.get(class);
+                let entry = self.registry.classes.get(class.as_str());
                 Node::New(Box::new(NewOp {
                     class: class.as_str().into(),
                     ctor: entry.and_then(|c| c.ctor.clone()),

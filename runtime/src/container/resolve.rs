@@ -150,7 +150,7 @@ impl Inner {
                 .plan
                 .services
                 .get_index(idx)
-                .map(|(n, s)| (n.clone(), s.type_.clone()))
+                .map(|(n, s)| (n.to_string(), s.type_.to_string()))
                 .unwrap_or_default();
             Error::WrongType {
                 service,
@@ -207,18 +207,18 @@ impl Inner {
                     .services
                     .iter()
                     .filter(|(_, s)| s.type_ == type_name)
-                    .map(|(n, _)| n.clone())
+                    .map(|(n, _)| n.to_string())
                     .collect(),
             }),
             [one] => self.get::<T>(one, scope),
             many => Err(Error::AmbiguousType {
                 type_name: type_name.to_string(),
-                services: many.to_vec(),
+                services: many.iter().map(|n| n.to_string()).collect(),
             }),
         }
     }
 
-    pub(crate) fn find_by_type(&self, type_name: &str) -> &[String] {
+    pub(crate) fn find_by_type(&self, type_name: &str) -> &[crate::plan::Name] {
         self.plan
             .types
             .get(type_name)

@@ -54,7 +54,7 @@ impl Inner {
             Some(inst) => Ok(inst.clone()),
             None => Err(Error::SlotNotProvided {
                 slot: self.name_of(idx).to_string(),
-                type_name: self.plan.services[idx].type_.clone(),
+                type_name: self.plan.services[idx].type_.to_string(),
                 path: names(),
             }),
         }
@@ -188,7 +188,7 @@ pub(super) fn slot_types(
         }
         types[*slot as usize] = registry
             .classes
-            .get(&sp.type_)
+            .get(sp.type_.as_str())
             .map(|c| c.type_id)
             .filter(|t| registry.names.get(t).is_some_and(|n| *n == sp.type_));
     }

@@ -15,7 +15,7 @@ use indexmap::IndexMap;
 
 use crate::dynamic::DynamicParam;
 use crate::plan::{
-    Autowired, CallTarget, Dependency, Expr, Lifespan, Plan, ServiceKind, ServicePlan,
+    Autowired, CallTarget, Dependency, Expr, Lifespan, Name, Plan, ServiceKind, ServicePlan,
     SourceLocation, MAX_EXPR_DEPTH,
 };
 
@@ -149,6 +149,20 @@ impl<'b> Reader<'b> {
         self.str(what).map(str::to_owned)
     }
 
+    /// A name of the model: inline when it fits, no allocation.
+    fn name(&mut self, what: &str) -> Result<Name, String> {
+        self.str(what).map(Name::from)
+    }
+
+    fn names(&mut self, what: &str) -> Result<Vec<Name>, String> {
+        let (n, cap) = self.len(what, 1)?;
+        let mut out = Vec::with_capacity(cap);
+        for _ in 0..n {
+            out.push(self.name(what)?);
+        }
+        Ok(out)
+    }
+
     fn strings(&mut self, what: &str) -> Result<Vec<String>, String> {
         let (n, cap) = self.len(what, 1)?;
         let mut out = Vec::with_capacity(cap);
@@ -160,17 +174,17 @@ impl<'b> Reader<'b> {
 
     /// A sequence of `(name, T)` pairs as a map, refusing a name that comes twice (`what`
     /// names the entries in the error: "service 'db' appears twice").
-    fn map<T>(
+    fn map<K: for<'s> From<&'s str> + std::hash::Hash + Eq, T>(
         &mut self,
         what: &str,
         mut value: impl FnMut(&mut Self, &str) -> Result<T, String>,
-    ) -> Result<IndexMap<String, T>, String> {
+    ) -> Result<IndexMap<K, T>, String> {
         let (n, cap) = self.len(what, MIN_PAIR)?;
         let mut out = IndexMap::with_capacity(cap);
         for _ in 0..n {
             let key = self.str(what)?;
             let v = value(self, key)?;
-            match out.entry(key.to_owned()) {
+            match out.entry(K::from(key)) {
                 Entry::Vacant(e) => {
                     e.insert(v);
                 }
@@ -229,9 +243,9 @@ impl<'b> Reader<'b> {
             4 => Expr::Str(self.string(W)?),
             5 => Expr::List(self.exprs(inner)?),
             6 => Expr::Map(self.expr_map("map key", inner)?),
-            7 => Expr::Ref(self.string(W)?),
+            7 => Expr::Ref(self.name(W)?),
             8 => Expr::New {
-                class: self.string(W)?,
+                class: self.name(W)?,
                 args: self.exprs(inner)?,
             },
             9 => Expr::Call {
@@ -294,7 +308,7 @@ impl<'b> Reader<'b> {
                 ))
             }
         };
-        let type_ = self.string("a service type")?;
+        let type_ = self.name("a service type")?;
         let lifespan = match self.byte("a service")? {
             0 => Lifespan::Singleton,
             1 => Lifespan::Scoped,
@@ -366,15 +380,15 @@ impl<'b> Reader<'b> {
             let sp = self
                 .service()
                 .map_err(|e| format!("service '{name}': {e}"))?;
-            match services.entry(name.to_owned()) {
+            match services.entry(Name::from(name)) {
                 Entry::Vacant(e) => {
                     e.insert(sp);
                 }
                 Entry::Occupied(_) => return Err(format!("service '{name}' appears twice")),
             }
         }
-        let aliases = self.map("alias", |r, _| r.string("an alias target"))?;
-        let types = self.map("type", |r, _| r.strings("a type's services"))?;
+        let aliases = self.map("alias", |r, _| r.name("an alias target"))?;
+        let types = self.map("type", |r, _| r.names("a type's services"))?;
         let tags = self.map("tag", |r, tag| {
             r.expr_map("service", 0)
                 .map_err(|e| format!("tag '{tag}': {e}"))

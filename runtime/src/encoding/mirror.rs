@@ -7,7 +7,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::decode::REQUIRES_ASYNC;
-use crate::plan::{Autowired, CallTarget, Expr, Lifespan, Plan, ServiceKind, ServicePlan};
+use crate::plan::{Autowired, CallTarget, Expr, Lifespan, Name, Plan, ServiceKind, ServicePlan};
 
 /// The payload of `plan`, in the layout of its version.
 pub(super) fn encode(plan: &Plan) -> Vec<u8> {
@@ -30,7 +30,7 @@ struct BPlan<'a, D> {
     parameters: Vec<(&'a str, BExpr<'a>)>,
     services: Vec<(&'a str, BService<'a>)>,
     aliases: Vec<(&'a str, &'a str)>,
-    types: Vec<(&'a str, &'a [String])>,
+    types: Vec<(&'a str, &'a [Name])>,
     tags: Vec<(&'a str, Vec<(&'a str, BExpr<'a>)>)>,
     initialization: Vec<BExpr<'a>>,
     dynamic: D,
