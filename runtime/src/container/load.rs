@@ -231,11 +231,12 @@ impl<'r> ContainerBuilder<'r> {
                 },
             )
             .collect();
+        let program = super::program::compile(&plan, self.registry, &dynamic, &check.index);
         drop(check);
         let created = super::order::CreationOrder::new(slots.len());
         let slot_types = super::slots::slot_types(&plan, self.registry, &scoped_slot, scoped_count);
         let inner = Arc::new_cyclic(|me| Inner {
-            program: super::program::compile(&plan, self.registry, &dynamic),
+            program,
             registry: self.registry.clone(),
             origin: origin.to_string(),
             slots,

@@ -133,17 +133,20 @@ pub(crate) struct Resolved {
 }
 
 /// Compiles `plan` against `registry`; `dynamic` holds the dynamic parameters the loader
-/// resolved (their values are fixed for the container's life). Never fails: whatever cannot
-/// be resolved here stays a [`Node::Tree`] and reports its error when evaluated, as before.
+/// resolved (their values are fixed for the container's life); `index` is the load check's
+/// service name → index map of the same plan. Never fails: whatever cannot be resolved here
+/// stays a [`Node::Tree`] and reports its error when evaluated, as before.
 pub(crate) fn compile(
     plan: &Plan,
     registry: &Registry,
     dynamic: &HashMap<String, Value>,
+    index: &super::check::NameMap<'_, u32>,
 ) -> Program {
     let c = Compiler {
         plan,
         registry,
         dynamic,
+        index,
     };
     let services = plan
         .services
@@ -171,13 +174,15 @@ struct Compiler<'a> {
     plan: &'a Plan,
     registry: &'a Registry,
     dynamic: &'a HashMap<String, Value>,
+    /// Service name → index (the load check's map: one seeded fast hash per reference).
+    index: &'a super::check::NameMap<'a, u32>,
 }
 
 impl Compiler<'_> {
     /// The index of service `name`, aliases followed (as `Inner::index_of`).
     fn index_of(&self, name: &str) -> Option<usize> {
-        if let Some(i) = self.plan.services.get_index_of(name) {
-            return Some(i);
+        if let Some(&i) = self.index.get(name) {
+            return Some(i as usize);
         }
         let mut n = name;
         for _ in 0..=self.plan.aliases.len() {
