@@ -354,6 +354,41 @@ mod tests {
         assert_eq!(bin, back.to_binary());
     }
 
+    /// Names are stored inline up to 24 bytes and on the heap beyond: names on both sides of
+    /// that boundary (and multi-byte UTF-8 across it) keep their text through both forms and
+    /// are found by the look-ups the loader makes (services, aliases, the types index).
+    #[test]
+    fn names_on_both_sides_of_the_inline_limit_round_trip() {
+        let n24 = "s".repeat(24);
+        let n25 = "t".repeat(25);
+        let long = format!("App\\{}", "Ž".repeat(30));
+        let long_json = long.replace('\\', "\\\\");
+        let json = format!(
+            r#"{{"format": "wireplan-plan", "version": 3, "compiler": "t", "inputs_hash": "0",
+                "services": {{
+                  "{n24}": {{"type": "{long_json}", "create": {{"$new": "{long_json}", "args": []}}}},
+                  "{n25}": {{"type": "A", "create": {{"$new": "A", "args": [{{"$ref": "{n24}"}}]}}}}}},
+                "aliases": {{"{n25}x": "{n25}"}},
+                "types": {{"{long_json}": ["{n24}"], "A": ["{n25}"]}}}}"#
+        );
+        let plan = Plan::from_json_str(&json, "<t>").unwrap();
+        for p in [
+            plan.clone(),
+            Plan::from_bytes(&plan.to_binary(), "<bin>").unwrap(),
+        ] {
+            assert_eq!(p, plan);
+            assert_eq!(p.to_json(), plan.to_json());
+            assert_eq!(p.services.get_index_of(n24.as_str()), Some(0));
+            assert_eq!(
+                p.services[n25.as_str()].create.to_json()["args"][0]["$ref"],
+                n24
+            );
+            assert_eq!(p.services[n24.as_str()].type_, long);
+            assert_eq!(p.aliases[format!("{n25}x").as_str()], n25);
+            assert_eq!(p.types[long.as_str()], [n24.as_str()]);
+        }
+    }
+
     /// The payload of a binary plan (no header).
     fn payload(plan: &Plan) -> Vec<u8> {
         plan.to_binary()[BINARY_HEADER_LEN..].to_vec()
