@@ -73,7 +73,7 @@ pub(crate) enum Node {
 /// A compiled `$new`.
 pub(crate) struct NewOp {
     /// The catalog class, for messages.
-    pub(crate) class: Box<str>,
+    pub(crate) class: crate::plan::Name,
     /// The registered sync constructor, if any.
     pub(crate) ctor: Option<CtorFn>,
     /// Whether the class has an async constructor (then an async request may have prepared
@@ -211,7 +211,7 @@ impl Compiler<'_> {
             Expr::New { class, args } => {
                 let entry = self.registry.classes.get(class.as_str());
                 Node::New(Box::new(NewOp {
-                    class: class.as_str().into(),
+                    class: class.clone(),
                     ctor: entry.and_then(|c| c.ctor.clone()),
                     has_async: entry.is_some_and(|c| c.async_ctor.is_some()),
                     args: args.iter().map(|a| self.node(a)).collect(),
