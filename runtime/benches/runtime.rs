@@ -18,7 +18,7 @@ mod timing;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use timing::median;
+use timing::{cpu_median, median, thread_cpu};
 
 use criterion::{BatchSize, Criterion};
 use serde_json::{json, Map, Value as Json};
@@ -476,22 +476,6 @@ fn summary_peers(rows: &mut [PeerRow]) {
          {decode:.2?}) + create 50 {:.2?}",
         create[7]
     );
-}
-
-/// The CPU time this thread has used so far (`CLOCK_THREAD_CPUTIME_ID`).
-fn thread_cpu() -> Duration {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec; the clock id is a constant of the platform.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
-}
-
-/// As [`median`], in CPU time of this thread instead of wall time.
-fn cpu_median(runs: usize, reps: usize, f: impl FnMut()) -> Duration {
-    timing::median_by(runs, reps, thread_cpu, f)
 }
 
 fn summary(f: &Fixture) {

@@ -67,6 +67,7 @@ use crate::registry::Registry;
 use crate::value::{Instance, Value};
 
 mod async_resolve;
+mod cell;
 mod check;
 mod eval;
 mod load;
@@ -139,9 +140,9 @@ impl Drop for Inner {
 /// service created later, which may depend on it), and then all of these slots' references
 /// to it are dropped together. An object for which `owned_elsewhere` says yes (held by the
 /// container or an ancestor scope, which disposes it itself) only loses these references.
-pub(crate) fn dispose(
+pub(crate) fn dispose<S: cell::CacheSlot>(
     registry: &Registry,
-    slots: &mut [OnceLock<Instance>],
+    slots: &mut [S],
     order: &[usize],
     slot_of: impl Fn(usize) -> Option<usize>,
     owned_elsewhere: impl Fn(&Instance) -> bool,
