@@ -345,9 +345,8 @@ impl Inner {
                 }
             }
             Node::New(op) => {
-                let inst = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-                    self.run_new(op, frame, path)
-                })?;
+                let inst =
+                    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.run_new(op, frame, path))?;
                 buf.push(ArgValue::New(inst));
             }
             other => buf.push(ArgValue::from_value(self.run(other, frame, path)?)),
