@@ -45,7 +45,8 @@
 //! ## Threads
 //!
 //! `Container` and `Scope` are `Send + Sync` and cheap to clone (an `Arc`). Created instances
-//! sit in one `OnceLock` per service and are read without locking. First construction runs
+//! sit in one write-once cell per service (a `OnceLock` in the container, a cheaper-to-fill
+//! `InstanceCell` in a scope) and are read without locking. First construction runs
 //! under a re-entrant build lock (one per container for singletons, one per scope for scoped
 //! services): several threads asking for the same fresh singleton never both construct it, and
 //! a failed construction is simply retried by the next request. A cyclic plan is reported as

@@ -6,8 +6,8 @@
 //! * a `$ref` is the index of its service (aliases followed once, here);
 //! * a `$new` holds its class's registered constructor (the function itself, not the catalog
 //!   name to look it up by) and whether the class has an async constructor;
-//! * plain data (numbers, strings, lists and maps of them) is built into a [`Value`] once,
-//!   and each creation clones it;
+//! * plain data (numbers, strings, lists and maps of them) is built into a [`Value`] once;
+//!   a constructor or setup argument borrows it, other uses clone it;
 //! * a `$param` of a dynamic parameter the loader resolved (given, from the environment, or
 //!   its default; fixed for the container's life) is folded into that constant;
 //! * a setup call or property write on `@self` holds the method or writer registered for the
@@ -319,13 +319,10 @@ impl Inner {
         })
     }
 
-    /// The value of an argument node: the common kinds right here (no call to `run`, one
-    /// move less per result), the others through [`Inner::run`].
-    /// A service that is cached is borrowed from its owner (no reference count touched).
-    /// `scope` is `frame`'s scope (with the lifetime of the borrowed services).
-    /// Each form is pushed where it is made: building the argument in a temporary and
-    /// copying it into the buffer made the copy's wide loads wait for the temporary's narrow
-    /// stores (a store-forwarding stall per argument, seen in `perf`).
+    /// Evaluates an argument node onto `buf`: plain data borrowed from the compiled plan, a
+    /// cached service borrowed from the container or scope holding it (no reference count
+    /// touched), a new object owned; the rarer kinds through [`Inner::run`]. `scope` is
+    /// `frame`'s scope, with the lifetime of the borrowed services.
     #[inline(always)]
     fn push_arg<'f>(
         &'f self,
