@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use criterion::Criterion;
 use serde_json::json;
-use timing::median;
+use timing::{cpu_median, median};
 use wireplan_runtime::{Container, Registry};
 
 #[allow(dead_code)] // built to be measured, not read
@@ -130,6 +130,12 @@ fn main() {
         println!("  hand-written  {hand:?}");
         println!(
             "  ratio         {:.1}x",
+            container.as_secs_f64() / hand.as_secs_f64()
+        );
+        let container = cpu_median(15, 20_000, || with_container(&c));
+        let hand = cpu_median(15, 20_000, || by_hand(&db));
+        println!(
+            "  CPU time: container {container:?}, hand-written {hand:?}, ratio {:.1}x",
             container.as_secs_f64() / hand.as_secs_f64()
         );
     }

@@ -217,10 +217,12 @@ impl Registry {
     /// neither applies.
     pub fn cast<T: ?Sized + 'static>(&self, instance: &Instance) -> Option<Arc<T>> {
         let wanted = TypeId::of::<T>();
-        if wanted == instance.type_id() {
+        // Asked once: the object's `TypeId` comes through its vtable.
+        let concrete = instance.type_id();
+        if wanted == concrete {
             return instance.identity_arc::<T>();
         }
-        let caster = self.casters.get(&(instance.type_id(), wanted))?;
+        let caster = self.casters.get(&(concrete, wanted))?;
         let mut out: Option<Arc<T>> = None;
         caster(instance.as_any(), &mut out);
         out

@@ -8,7 +8,7 @@
 
 use std::any::{Any, TypeId};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
 
@@ -35,6 +35,16 @@ fn identity_cast<T: Any + Send + Sync>(o: &Object, out: &mut dyn Any) {
     }
 }
 
+/// What an [`Instance`] knows about its concrete Rust type besides its `TypeId` (which the
+/// object's `Any` vtable answers): one constant per type, so an `Instance` is a fat pointer
+/// plus one pointer (24 bytes) and moves cheaply through the creation path.
+struct TypeMeta {
+    /// `std::any::type_name` of the concrete type.
+    type_name: fn() -> &'static str,
+    /// The identity caster of the concrete type.
+    identity: IdentityCast,
+}
+
 /// A service object with its type erased: a shared `Arc<dyn Any + Send + Sync>` plus the
 /// [`TypeId`] and name of its concrete Rust type.
 ///
@@ -45,9 +55,8 @@ fn identity_cast<T: Any + Send + Sync>(o: &Object, out: &mut dyn Any) {
 #[derive(Clone)]
 pub struct Instance {
     object: Object,
-    type_id: TypeId,
-    type_name: &'static str,
-    identity: IdentityCast,
+    /// The per-type constant (`TypeMeta`) of the concrete type.
+    meta: &'static TypeMeta,
 }
 
 impl Instance {
@@ -55,9 +64,12 @@ impl Instance {
     pub fn new<T: Any + Send + Sync>(object: Arc<T>) -> Instance {
         Instance {
             object,
-            type_id: TypeId::of::<T>(),
-            type_name: std::any::type_name::<T>(),
-            identity: identity_cast::<T>,
+            meta: const {
+                &TypeMeta {
+                    type_name: std::any::type_name::<T>,
+                    identity: identity_cast::<T>,
+                }
+            },
         }
     }
 
@@ -68,12 +80,13 @@ impl Instance {
 
     /// The [`TypeId`] of the concrete Rust type.
     pub fn type_id(&self) -> TypeId {
-        self.type_id
+        // The object's own `Any::type_id` (through its vtable), not the `Arc`'s.
+        (*self.object).type_id()
     }
 
     /// The name of the concrete Rust type (`std::any::type_name`), for messages.
     pub fn type_name(&self) -> &'static str {
-        self.type_name
+        (self.meta.type_name)()
     }
 
     /// The object as `Arc<T>` when `T` is exactly its concrete type, otherwise `None`.
@@ -105,7 +118,7 @@ impl Instance {
     /// requests because the caller checked the `TypeId`); `None` for any other `T`.
     pub(crate) fn identity_arc<T: ?Sized + 'static>(&self) -> Option<Arc<T>> {
         let mut out: Option<Arc<T>> = None;
-        (self.identity)(&self.object, &mut out);
+        (self.meta.identity)(&self.object, &mut out);
         out
     }
 }
@@ -115,7 +128,7 @@ impl fmt::Debug for Instance {
         write!(
             f,
             "Instance<{}>@{:p}",
-            self.type_name,
+            self.type_name(),
             Arc::as_ptr(&self.object)
         )
     }
@@ -410,20 +423,107 @@ pub struct Args<'r> {
 /// go into a `Vec`).
 pub(crate) const INLINE_ARGS: usize = 4;
 
-/// The values of [`Args`]: owned, or borrowed from the caller's buffer (the compiled creation
-/// path, which allocates nothing for up to [`INLINE_ARGS`] arguments).
-enum ArgValues<'r> {
-    Owned(Vec<Value>),
-    Borrowed(&'r [Value]),
+/// One evaluated argument of the compiled creation path. Plain data and cached services are
+/// borrowed from where they live (the compiled plan; the container or scope that caches the
+/// service), so passing them touches no reference count and clones no string until the
+/// constructor keeps them. Each form is at most an `Instance` wide, so filling the argument
+/// buffer moves little.
+pub(crate) enum ArgValue<'a> {
+    /// Plain data of the compiled plan, borrowed.
+    Plain(&'a Value),
+    /// A cached service, borrowed.
+    Cached(&'a Instance),
+    /// A new object made for this call (a transient, a generated handle, `@self`).
+    New(Instance),
+    /// Any other value evaluated for this call (rare forms: lists, plan expressions).
+    Own(Box<Value>),
 }
 
-impl std::ops::Deref for ArgValues<'_> {
-    type Target = [Value];
+impl ArgValue<'_> {
+    /// An evaluated value as an argument.
+    pub(crate) fn from_value(v: Value) -> ArgValue<'static> {
+        match v {
+            Value::Service(i) => ArgValue::New(i),
+            other => ArgValue::Own(Box::new(other)),
+        }
+    }
 
-    fn deref(&self) -> &[Value] {
+    /// The argument as a `Value` of its own.
+    fn to_value(&self) -> Value {
+        match self {
+            ArgValue::Plain(v) => (*v).clone(),
+            ArgValue::Cached(i) => Value::Service((*i).clone()),
+            ArgValue::New(i) => Value::Service(i.clone()),
+            ArgValue::Own(v) => (**v).clone(),
+        }
+    }
+}
+
+/// The values of [`Args`]: owned, or the compiled creation path's arguments (which allocate nothing for up to [`INLINE_ARGS`] arguments and borrow
+/// cached services).
+enum ArgValues<'r> {
+    Owned(Vec<Value>),
+    Mixed {
+        items: &'r [ArgValue<'r>],
+        /// Every argument as a `Value`, built on the first request for a borrowed service as
+        /// a `Value` (`Args::values`, `Args::value`, messages); the typed service accessors
+        /// never need it.
+        all: OnceLock<Vec<Value>>,
+    },
+}
+
+impl ArgValues<'_> {
+    fn len(&self) -> usize {
+        match self {
+            ArgValues::Owned(v) => v.len(),
+            ArgValues::Mixed { items, .. } => items.len(),
+        }
+    }
+
+    /// Every argument as a `Value`.
+    fn all(&self) -> &[Value] {
         match self {
             ArgValues::Owned(v) => v,
-            ArgValues::Borrowed(v) => v,
+            ArgValues::Mixed { items, all } => {
+                all.get_or_init(|| items.iter().map(ArgValue::to_value).collect())
+            }
+        }
+    }
+
+    /// Argument `i` as a `Value`.
+    fn get(&self, i: usize) -> Option<&Value> {
+        match self {
+            ArgValues::Mixed { items, .. } => match items.get(i)? {
+                ArgValue::Plain(v) => Some(v),
+                ArgValue::Own(v) => Some(v),
+                ArgValue::Cached(_) | ArgValue::New(_) => self.all().get(i),
+            },
+            other => other.all().get(i),
+        }
+    }
+
+    /// Argument `i` if it is a service (borrowed services without building a `Value`).
+    fn instance(&self, i: usize) -> Option<&Instance> {
+        match self {
+            ArgValues::Mixed { items, .. } => match items.get(i)? {
+                ArgValue::Plain(v) => v.as_instance(),
+                ArgValue::Own(v) => v.as_instance(),
+                ArgValue::Cached(inst) => Some(inst),
+                ArgValue::New(inst) => Some(inst),
+            },
+            other => other.get(i)?.as_instance(),
+        }
+    }
+
+    /// Whether argument `i` is present and `null`.
+    fn is_null(&self, i: usize) -> bool {
+        match self {
+            ArgValues::Mixed { items, .. } => match items.get(i) {
+                Some(ArgValue::Plain(v)) => v.is_null(),
+                Some(ArgValue::Own(v)) => v.is_null(),
+                _ => false,
+            },
+            other => matches!(other.get(i), Some(Value::Null)),
         }
     }
 }
@@ -437,10 +537,13 @@ impl<'r> Args<'r> {
         }
     }
 
-    /// Arguments borrowed from the caller's buffer (the compiled creation path).
-    pub(crate) fn borrowed(values: &'r [Value], registry: &'r Registry) -> Args<'r> {
+    /// The compiled creation path's arguments (cached services borrowed).
+    pub(crate) fn compiled(items: &'r [ArgValue<'r>], registry: &'r Registry) -> Args<'r> {
         Args {
-            values: ArgValues::Borrowed(values),
+            values: ArgValues::Mixed {
+                items,
+                all: OnceLock::new(),
+            },
             registry,
         }
     }
@@ -452,12 +555,12 @@ impl<'r> Args<'r> {
 
     /// `true` when there are no arguments.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.values.len() == 0
     }
 
     /// All arguments.
     pub fn values(&self) -> &[Value] {
-        &self.values
+        self.values.all()
     }
 
     /// The registry the arguments were evaluated against.
@@ -485,7 +588,7 @@ impl<'r> Args<'r> {
 
     /// `true` when argument `i` is present and `null`.
     pub fn is_null(&self, i: usize) -> bool {
-        matches!(self.values.get(i), Some(Value::Null))
+        self.values.is_null(i)
     }
 
     /// Argument `i` as a boolean.
@@ -568,8 +671,7 @@ impl<'r> Args<'r> {
     /// Argument `i` as an erased service object.
     pub fn instance(&self, i: usize) -> Result<&Instance, ArgError> {
         self.values
-            .get(i)
-            .and_then(Value::as_instance)
+            .instance(i)
             .ok_or_else(|| self.mismatch(i, "service"))
     }
 
@@ -577,8 +679,7 @@ impl<'r> Args<'r> {
     /// trait object the argument's class registered (`a.service::<dyn Logger>(0)`).
     pub fn service<T: ?Sized + 'static>(&self, i: usize) -> Result<Arc<T>, ArgError> {
         self.values
-            .get(i)
-            .and_then(Value::as_instance)
+            .instance(i)
             .and_then(|inst| self.registry.cast::<T>(inst))
             .ok_or_else(|| self.mismatch(i, self.expected_service::<T>()))
     }
@@ -626,7 +727,7 @@ impl<'r> Args<'r> {
 
 impl fmt::Debug for Args<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.values.iter()).finish()
+        f.debug_list().entries(self.values.all().iter()).finish()
     }
 }
 
@@ -652,5 +753,68 @@ mod tests {
         assert_eq!(f.call(vec![Value::Int(4)]).unwrap(), Value::Int(8));
         let err = args.callable(1).expect_err("another service is not");
         assert_eq!(err.expected, "callable");
+    }
+
+    #[test]
+    fn an_instance_is_a_fat_pointer_and_one_more() {
+        // The creation path moves instances through several calls: keep them small.
+        assert_eq!(
+            std::mem::size_of::<Instance>(),
+            3 * std::mem::size_of::<usize>()
+        );
+        let i = Instance::from_value(7_u32);
+        assert_eq!(i.type_id(), TypeId::of::<u32>());
+        assert_eq!(i.type_name(), "u32");
+        assert_eq!(i.identity_arc::<u32>().as_deref(), Some(&7));
+        assert!(i.identity_arc::<u64>().is_none());
+    }
+
+    #[test]
+    fn compiled_arguments_borrow_services_and_answer_like_owned_ones() {
+        let registry = crate::Registry::new();
+        let db = Instance::from_value(String::from("db"));
+        let three = Value::Int(3);
+        let new = Instance::from_value(9_u8);
+        let items = [
+            ArgValue::Cached(&db),
+            ArgValue::Own(Box::new(Value::Null)),
+            ArgValue::Plain(&three),
+            ArgValue::New(new.clone()),
+        ];
+        let args = Args::compiled(&items, &registry);
+        let owned = Args::new(
+            vec![
+                Value::Service(db.clone()),
+                Value::Null,
+                Value::Int(3),
+                Value::Service(new.clone()),
+            ],
+            &registry,
+        );
+        // A borrowed service is handed out without a reference of the container's own.
+        let before = Arc::strong_count(db.as_any());
+        let got = args.service::<String>(0).expect("the service");
+        assert_eq!(got.as_str(), "db");
+        assert_eq!(Arc::strong_count(db.as_any()), before + 1);
+        drop(got);
+        assert!(args.instance(0).expect("an instance").ptr_eq(&db));
+        assert!(!args.is_null(0));
+        assert!(args.is_null(1));
+        assert_eq!(args.opt_service::<String>(1).expect("null"), None);
+        assert_eq!(args.int(2), Ok(3));
+        assert!(!args.is_null(2) && !args.is_null(3));
+        assert_eq!(args.service::<u8>(3).as_deref(), Ok(&9));
+        assert_eq!(args.len(), 4);
+        assert!(!args.is_empty());
+        // Every other accessor sees the same values as with owned arguments.
+        assert_eq!(args.values(), owned.values());
+        assert_eq!(args.value(0), owned.value(0));
+        assert_eq!(args.str(0), owned.str(0));
+        assert_eq!(args.int(5), owned.int(5));
+        assert_eq!(
+            args.service::<u8>(0).expect_err("not a u8"),
+            owned.service::<u8>(0).expect_err("not a u8")
+        );
+        assert_eq!(format!("{args:?}"), format!("{owned:?}"));
     }
 }

@@ -265,7 +265,7 @@ impl Inner {
         idx: usize,
         scope: Option<&Arc<ScopeState>>,
         gate: &Gate,
-        slot: &OnceLock<Instance>,
+        slot: &(impl super::cell::CacheSlot + Sync),
         path: &mut Path,
     ) -> Result<(), Error> {
         let seen = gate.failures.load(Ordering::Acquire);

@@ -45,7 +45,8 @@
 //! ## Threads
 //!
 //! `Container` and `Scope` are `Send + Sync` and cheap to clone (an `Arc`). Created instances
-//! sit in one `OnceLock` per service and are read without locking. First construction runs
+//! sit in one write-once cell per service (a `OnceLock` in the container, a cheaper-to-fill
+//! `InstanceCell` in a scope) and are read without locking. First construction runs
 //! under a re-entrant build lock (one per container for singletons, one per scope for scoped
 //! services): several threads asking for the same fresh singleton never both construct it, and
 //! a failed construction is simply retried by the next request. A cyclic plan is reported as
@@ -67,6 +68,7 @@ use crate::registry::Registry;
 use crate::value::{Instance, Value};
 
 mod async_resolve;
+mod cell;
 mod check;
 mod eval;
 mod load;
@@ -139,9 +141,9 @@ impl Drop for Inner {
 /// service created later, which may depend on it), and then all of these slots' references
 /// to it are dropped together. An object for which `owned_elsewhere` says yes (held by the
 /// container or an ancestor scope, which disposes it itself) only loses these references.
-pub(crate) fn dispose(
+pub(crate) fn dispose<S: cell::CacheSlot>(
     registry: &Registry,
-    slots: &mut [OnceLock<Instance>],
+    slots: &mut [S],
     order: &[usize],
     slot_of: impl Fn(usize) -> Option<usize>,
     owned_elsewhere: impl Fn(&Instance) -> bool,

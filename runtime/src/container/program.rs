@@ -6,8 +6,8 @@
 //! * a `$ref` is the index of its service (aliases followed once, here);
 //! * a `$new` holds its class's registered constructor (the function itself, not the catalog
 //!   name to look it up by) and whether the class has an async constructor;
-//! * plain data (numbers, strings, lists and maps of them) is built into a [`Value`] once,
-//!   and each creation clones it;
+//! * plain data (numbers, strings, lists and maps of them) is built into a [`Value`] once;
+//!   a constructor or setup argument borrows it, other uses clone it;
 //! * a `$param` of a dynamic parameter the loader resolved (given, from the environment, or
 //!   its default; fixed for the container's life) is folded into that constant;
 //! * a setup call or property write on `@self` holds the method or writer registered for the
@@ -23,22 +23,26 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::eval::Frame;
 use super::resolve::{Ctx, Path, RED_ZONE, STACK_SEGMENT};
-use super::Inner;
+use super::{Inner, ScopeState};
 use crate::error::Error;
 use crate::plan::{CallTarget, Expr, Lifespan, Plan, ServiceKind};
 use crate::registry::{CtorFn, MethodFn, MethodMutFn, Registry};
-use crate::value::{Args, Instance, Value, INLINE_ARGS};
+use crate::value::{ArgValue, Args, Instance, Value, INLINE_ARGS};
 
-/// The evaluated arguments of one call.
-type ArgBuf = smallvec::SmallVec<[Value; INLINE_ARGS]>;
+/// The evaluated arguments of one call (cached services borrowed from their owners).
+type ArgBuf<'a> = smallvec::SmallVec<[ArgValue<'a>; INLINE_ARGS]>;
 
 /// A compiled plan: one [`Service`] per plan service, in the plan's order (the index of a
 /// service is its index in `plan.services`).
 pub(crate) struct Program {
     pub(crate) services: Box<[Service]>,
+    /// Whether the registry has any dispose hook: without one, a scope releases what it
+    /// created without looking up each object's type.
+    pub(crate) any_dispose_hook: bool,
 }
 
 /// A compiled service.
@@ -167,7 +171,10 @@ pub(crate) fn compile(
             }
         })
         .collect();
-    Program { services }
+    Program {
+        services,
+        any_dispose_hook: registry.types.values().any(|t| t.dispose.is_some()),
+    }
 }
 
 struct Compiler<'a> {
@@ -317,39 +324,55 @@ impl Inner {
         })
     }
 
-    /// The value of an argument node: the common kinds right here (no call to `run`, one
-    /// move less per result), the others through [`Inner::run`].
+    /// Evaluates an argument node onto `buf`: plain data borrowed from the compiled plan, a
+    /// cached service borrowed from the container or scope holding it (no reference count
+    /// touched), a new object owned; the rarer kinds through [`Inner::run`]. `scope` is
+    /// `frame`'s scope, with the lifetime of the borrowed services.
     #[inline(always)]
-    fn arg_value(&self, node: &Node, frame: &Frame<'_>, path: &mut Path) -> Result<Value, Error> {
+    fn push_arg<'f>(
+        &'f self,
+        node: &'f Node,
+        frame: &Frame<'_>,
+        scope: Option<&'f Arc<ScopeState>>,
+        path: &mut Path,
+        buf: &mut ArgBuf<'f>,
+    ) -> Result<(), Error> {
         match node {
-            Node::Const(v) => Ok(v.clone()),
+            Node::Const(v) => buf.push(ArgValue::Plain(v)),
             Node::Ref(idx) => {
-                let ctx = Ctx {
-                    scope: frame.ctx.scope,
-                    args: None,
-                };
-                Ok(Value::Service(self.resolve_index(*idx, ctx, path)?))
+                let ctx = Ctx { scope, args: None };
+                match self.resolve_ref(*idx, ctx, path)? {
+                    std::borrow::Cow::Borrowed(i) => buf.push(ArgValue::Cached(i)),
+                    std::borrow::Cow::Owned(i) => buf.push(ArgValue::New(i)),
+                }
             }
-            other => self.run(other, frame, path),
+            Node::New(op) => {
+                let inst =
+                    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.run_new(op, frame, path))?;
+                buf.push(ArgValue::New(inst));
+            }
+            other => buf.push(ArgValue::from_value(self.run(other, frame, path)?)),
         }
+        Ok(())
     }
 
     /// Evaluates `nodes` into the arguments of a call, in `buf` (on the caller's stack for up
     /// to [`INLINE_ARGS`] of them, which allocates nothing; dropping it drops only the values
     /// evaluated). Inlined, so the evaluated arguments are not returned through memory.
     #[inline(always)]
-    fn fill_args<'b>(
-        &'b self,
-        nodes: &[Node],
+    fn fill_args<'b, 'f: 'b>(
+        &'f self,
+        nodes: &'f [Node],
         frame: &Frame<'_>,
+        scope: Option<&'f Arc<ScopeState>>,
         path: &mut Path,
-        buf: &'b mut ArgBuf,
+        buf: &'b mut ArgBuf<'f>,
     ) -> Result<Args<'b>, Error> {
         buf.reserve(nodes.len());
         for n in nodes {
-            buf.push(self.arg_value(n, frame, path)?);
+            self.push_arg(n, frame, scope, path, buf)?;
         }
-        Ok(Args::borrowed(buf, &self.registry))
+        Ok(Args::compiled(buf, &self.registry))
     }
 
     /// Calls the constructor of a compiled `$new` (or takes the object its async constructor
@@ -371,7 +394,7 @@ impl Inner {
             }
         }
         let mut buf = ArgBuf::new();
-        let args = self.fill_args(&op.args, frame, path, &mut buf)?;
+        let args = self.fill_args(&op.args, frame, frame.ctx.scope, path, &mut buf)?;
         let step = || format!("constructor of {}", op.class);
         let ctor = op
             .ctor
@@ -423,7 +446,7 @@ impl Inner {
                 this: Some(&*inst),
                 ctx: outer.ctx,
             };
-            self.fill_args(inputs, &frame, path, &mut buf)?
+            self.fill_args(inputs, &frame, outer.ctx.scope, path, &mut buf)?
         };
         let (mut_fn, shared_fn) = match resolved.filter(|r| r.type_id == inst.type_id()) {
             Some(r) => (r.mut_fn.clone(), r.shared_fn.clone()),

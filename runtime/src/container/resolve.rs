@@ -2,9 +2,11 @@
 //! (singleton, scoped, transient) with single-flight caching and cycle detection, and
 //! creating its object. Evaluating the plan's expressions for that lives in `eval`.
 
+use std::borrow::Cow;
 use std::cell::Cell;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
+use super::cell::CacheSlot;
 use super::eval::Frame;
 use super::program::Node;
 use super::{Inner, ScopeState};
@@ -134,7 +136,7 @@ impl Inner {
                 self.cast(idx, i)
             }
             _ => {
-                let inst = self.resolve_index(idx, Ctx { scope, args: None }, &mut Path::new())?;
+                let inst = self.resolve_ref(idx, Ctx { scope, args: None }, &mut Path::new())?;
                 self.cast(idx, &inst)
             }
         }
@@ -309,19 +311,37 @@ impl Inner {
         ctx: Ctx<'_>,
         path: &mut Path,
     ) -> Result<Instance, Error> {
+        self.resolve_ref(idx, ctx, path).map(Cow::into_owned)
+    }
+
+    /// [`Inner::resolve_index`] without taking a reference of its own: a cached instance is
+    /// borrowed from the container or scope that holds it (no reference count touched), a new
+    /// one (transient, generated handle) is owned.
+    pub(crate) fn resolve_ref<'a>(
+        &'a self,
+        idx: usize,
+        ctx: Ctx<'a>,
+        path: &mut Path,
+    ) -> Result<Cow<'a, Instance>, Error> {
         // A factory, accessor or locator asked for inside a scope is a fresh handle bound to
         // that scope (handles are cheap), so it can reach the scope's services; the cached
         // container-wide one has no scope.
         if ctx.scope.is_some() && ctx.args.is_none() {
             match self.program.services[idx].kind {
-                ServiceKind::Factory => return Ok(generated::factory(self, idx, ctx.scope)),
-                ServiceKind::Accessor => return Ok(generated::accessor(self, idx, ctx.scope)),
-                ServiceKind::Locator => return Ok(generated::locator(self, idx, ctx.scope)),
+                ServiceKind::Factory => {
+                    return Ok(Cow::Owned(generated::factory(self, idx, ctx.scope)))
+                }
+                ServiceKind::Accessor => {
+                    return Ok(Cow::Owned(generated::accessor(self, idx, ctx.scope)))
+                }
+                ServiceKind::Locator => {
+                    return Ok(Cow::Owned(generated::locator(self, idx, ctx.scope)))
+                }
                 _ => {}
             }
         }
         if let Some(inst) = self.slots[idx].get() {
-            return Ok(inst.clone());
+            return Ok(Cow::Borrowed(inst));
         }
         stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
             self.resolve_uncached(idx, ctx, path)
@@ -329,12 +349,12 @@ impl Inner {
     }
 
     /// [`Inner::resolve_index`] for a service without a container-wide instance yet.
-    fn resolve_uncached(
-        &self,
+    fn resolve_uncached<'a>(
+        &'a self,
         idx: usize,
-        ctx: Ctx<'_>,
+        ctx: Ctx<'a>,
         path: &mut Path,
-    ) -> Result<Instance, Error> {
+    ) -> Result<Cow<'a, Instance>, Error> {
         if let Some(start) = path.iter().position(|&p| p == idx) {
             return Err(self.cycle(&path[start..], idx));
         }
@@ -346,12 +366,12 @@ impl Inner {
             });
         }
         if sp.kind == ServiceKind::Slot {
-            return self.slot_value(idx, ctx.scope, path);
+            return self.slot_value(idx, ctx.scope, path).map(Cow::Borrowed);
         }
         match sp.lifespan {
-            Lifespan::Singleton => {
-                self.cached(idx, &self.slots[idx], &self.lock, None, Ctx::ROOT, path)
-            }
+            Lifespan::Singleton => self
+                .cached(idx, &self.slots[idx], &self.lock, None, Ctx::ROOT, path)
+                .map(Cow::Borrowed),
             Lifespan::Scoped => {
                 let (Some(scope), Some(slot)) = (ctx.scope, self.scoped_slot[idx]) else {
                     let mut p = self.names(path);
@@ -360,7 +380,7 @@ impl Inner {
                 };
                 let slot = slot as usize;
                 if let Some(inst) = scope.find(slot) {
-                    return Ok(inst.clone());
+                    return Ok(Cow::Borrowed(inst));
                 }
                 let inner = Ctx {
                     scope: Some(scope),
@@ -374,6 +394,7 @@ impl Inner {
                     inner,
                     path,
                 )
+                .map(Cow::Borrowed)
             }
             Lifespan::Transient => {
                 let depth = TRANSIENT_DEPTH.with(|d| {
@@ -396,24 +417,25 @@ impl Inner {
                     r
                 };
                 TRANSIENT_DEPTH.with(|d| d.set(d.get() - 1));
-                result
+                result.map(Cow::Owned)
             }
         }
     }
 
-    /// Single-flight construction of a cached (singleton or scoped) instance.
-    fn cached(
+    /// Single-flight construction of a cached (singleton or scoped) instance; the instance
+    /// in its slot.
+    fn cached<'s, S: CacheSlot>(
         &self,
         idx: usize,
-        slot: &OnceLock<Instance>,
+        slot: &'s S,
         lock: &super::lock::BuildLock,
         scope: Option<&Arc<ScopeState>>,
         ctx: Ctx<'_>,
         path: &mut Path,
-    ) -> Result<Instance, Error> {
+    ) -> Result<&'s Instance, Error> {
         let guard = lock.lock();
         if let Some(inst) = slot.get() {
-            return Ok(inst.clone());
+            return Ok(inst);
         }
         let building = match guard.enter(idx) {
             Ok(b) => b,
@@ -424,15 +446,16 @@ impl Inner {
         path.pop();
         drop(building);
         let inst = created?;
-        // We hold the lock and the slot was empty, so this sets it (and only then is the
+        // We hold the lock and the slot was empty, so this fills it (and only then is the
         // publication recorded: one entry per filled slot).
-        if slot.set(inst.clone()).is_ok() {
+        let (published, filled) = slot.fill(inst);
+        if filled {
             match scope {
                 Some(s) => s.created.push(idx),
                 None => self.created.push(idx),
             }
         }
-        Ok(inst)
+        Ok(published)
     }
 
     /// Creates the object of service `idx`: a generated factory, accessor or locator, or the
@@ -466,20 +489,19 @@ impl Inner {
         let name = self.name_of(idx);
         let frame = Frame::new(name, ctx);
         // The common `create`, a constructor call, runs directly (the caller grew the stack).
-        let made = match &sp.create {
-            Node::New(op) => self.run_new(op, &frame, path).map(Value::Service),
-            other => self.run(other, &frame, path),
-        };
-        let mut inst = match made? {
-            Value::Service(i) => i,
-            other => {
-                return Err(self.fail(
-                    name,
-                    path,
-                    "create",
-                    format!("produced {}, not an object", other.kind()),
-                ))
-            }
+        let mut inst = match &sp.create {
+            Node::New(op) => self.run_new(op, &frame, path)?,
+            other => match self.run(other, &frame, path)? {
+                Value::Service(i) => i,
+                other => {
+                    return Err(self.fail(
+                        name,
+                        path,
+                        "create",
+                        format!("produced {}, not an object", other.kind()),
+                    ))
+                }
+            },
         };
         for (i, stmt) in sp.setup.iter().enumerate() {
             self.run_setup(stmt, i + 1, &mut inst, &frame, path)?;

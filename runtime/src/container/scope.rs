@@ -1,10 +1,11 @@
 //! [`Scope`]: a cache and cleanup boundary for `scoped` services.
 
 use std::collections::HashSet;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use super::cell::{CacheSlot, InstanceCell};
 use super::lock::BuildLock;
 use super::order::{CreationOrder, INLINE};
 use super::{dispose, Container, Inner};
@@ -17,7 +18,7 @@ pub(crate) struct ScopeState {
     pub(crate) parent: Option<Arc<ScopeState>>,
     /// One slot per scoped service (`Inner::scoped_slot`); inline up to [`INLINE`], so
     /// opening a small scope is one allocation.
-    pub(crate) slots: SmallVec<[OnceLock<Instance>; INLINE]>,
+    pub(crate) slots: SmallVec<[InstanceCell; INLINE]>,
     pub(crate) lock: BuildLock,
     /// Single-flight gates for async creation of scoped services (see `async_resolve`).
     pub(crate) gates: super::async_resolve::Gates,
@@ -31,7 +32,7 @@ impl ScopeState {
     pub(crate) fn find(&self, slot: usize) -> Option<&Instance> {
         let mut s = self;
         loop {
-            if let Some(i) = s.slots.get(slot).and_then(OnceLock::get) {
+            if let Some(i) = s.slots.get(slot).and_then(CacheSlot::get) {
                 return Some(i);
             }
             s = s.parent.as_deref()?;
@@ -66,10 +67,11 @@ impl Drop for ScopeState {
                 .type_entry(inst.type_id())
                 .is_some_and(|t| t.dispose.is_some())
         };
-        let any_hook = order
-            .iter()
-            .filter_map(|&i| self.slots.get(slot_of(i)?)?.get())
-            .any(has_hook);
+        let any_hook = inner.program.any_dispose_hook
+            && order
+                .iter()
+                .filter_map(|&i| self.slots.get(slot_of(i)?)?.get())
+                .any(has_hook);
         if !any_hook {
             for &i in order.iter().rev() {
                 if let Some(slot) = slot_of(i).and_then(|s| self.slots.get_mut(s)) {
@@ -80,11 +82,11 @@ impl Drop for ScopeState {
         }
         // Both the singletons and the ancestors are still alive (this scope holds them); the
         // check runs only for an instance that has a hook.
-        let same = |slots: &[OnceLock<Instance>], addr: usize| {
+        fn same<S: CacheSlot>(slots: &[S], addr: usize) -> bool {
             slots
                 .iter()
                 .any(|s| s.get().is_some_and(|x| x.addr() == addr))
-        };
+        }
         let provided: HashSet<usize> = super::slots::provided_addrs(self).collect();
         let parent = self.parent.clone();
         dispose(&inner.registry, &mut self.slots, &order, slot_of, |inst| {
@@ -153,7 +155,9 @@ impl std::fmt::Debug for Scope {
 
 impl Scope {
     pub(crate) fn new(inner: Arc<Inner>, parent: Option<Arc<ScopeState>>) -> Scope {
-        let slots = (0..inner.scoped_count).map(|_| OnceLock::new()).collect();
+        let slots = (0..inner.scoped_count)
+            .map(|_| InstanceCell::new())
+            .collect();
         let created = CreationOrder::new(inner.scoped_count);
         Scope {
             state: Arc::new(ScopeState {

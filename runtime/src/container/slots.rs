@@ -25,6 +25,7 @@
 use std::any::Any;
 use std::sync::Arc;
 
+use super::cell::CacheSlot;
 use super::{Container, Inner, Scope, ScopeState};
 use crate::error::Error;
 use crate::plan::{Plan, ServiceKind};
@@ -35,12 +36,12 @@ impl Inner {
     /// services being created that led here (the requester last).
     ///
     /// Errors: [`Error::ScopeRequired`] without a scope; [`Error::SlotNotProvided`].
-    pub(super) fn slot_value(
+    pub(super) fn slot_value<'a>(
         &self,
         idx: usize,
-        scope: Option<&Arc<ScopeState>>,
+        scope: Option<&'a Arc<ScopeState>>,
         path: &[usize],
-    ) -> Result<Instance, Error> {
+    ) -> Result<&'a Instance, Error> {
         // The path's names are built only for an error: this runs once per request.
         let names = || {
             let mut names = self.names(path);
@@ -51,7 +52,7 @@ impl Inner {
             return Err(Error::ScopeRequired { path: names() });
         };
         match scope.find(slot as usize) {
-            Some(inst) => Ok(inst.clone()),
+            Some(inst) => Ok(inst),
             None => Err(Error::SlotNotProvided {
                 slot: self.name_of(idx).to_string(),
                 type_name: self.plan.services[idx].type_.to_string(),
@@ -150,9 +151,11 @@ impl Inner {
                  the slot; provide slots right after opening the scope"
             )));
         }
-        state.slots[slot as usize]
-            .set(value)
-            .map_err(|_| fail("it was already provided in this scope".into()))
+        match state.slots.get(slot as usize).map(|s| s.fill(value)) {
+            Some((_, true)) => Ok(()),
+            Some((_, false)) => Err(fail("it was already provided in this scope".into())),
+            None => Err(fail("the plan gives it no place in a scope".into())),
+        }
     }
 }
 
