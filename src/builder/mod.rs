@@ -118,6 +118,20 @@ pub struct Completed {
     pub calls: Vec<CallOrigin>,
 }
 
+/// What [`ContainerBuilder::release`] hands back: the parts of a completed builder a plan is
+/// built from.
+#[derive(Debug)]
+pub struct Released {
+    /// Name → definition, in definition order.
+    pub definitions: IndexMap<String, Definition, FxBuildHasher>,
+    /// Alias → service.
+    pub aliases: IndexMap<String, String>,
+    /// The completed initialization statements.
+    pub initialization: Vec<plan::Expr>,
+    /// Files registered with `addDependency`.
+    pub dependencies: Vec<std::path::PathBuf>,
+}
+
 /// Who is changing the builder: an extension's lifecycle method, or a built-in section.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Actor {
@@ -566,6 +580,22 @@ impl ContainerBuilder {
                 })
             })
             .collect()
+    }
+
+    /// Empties the builder (as [`ContainerBuilder::new`] over an empty catalog) and hands
+    /// back what a plan is built from: the definitions, by value, the aliases, the completed
+    /// initialization and the `addDependency` files. Everything else (the catalog, the
+    /// autowiring index, the name maps) is freed here, before the plan model is allocated.
+    /// For a builder that is done and that nothing inspects afterwards: a plain compilation
+    /// without extensions, after phase B.
+    pub fn release(&mut self) -> Released {
+        let done = std::mem::replace(self, ContainerBuilder::new(Catalog::default()));
+        Released {
+            definitions: done.definitions,
+            aliases: done.aliases,
+            initialization: done.initialization_completed,
+            dependencies: done.dependencies,
+        }
     }
 
     /// Service name → tag value for every definition carrying `tag`, in definition order
