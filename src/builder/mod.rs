@@ -396,9 +396,11 @@ impl ContainerBuilder {
     }
 
     /// Makes room for `additional` more definitions at once (a `services:` section of known
-    /// size), instead of growing the table by doubling as they are added.
+    /// size), instead of growing the table by doubling as they are added. Exactly that many:
+    /// `reserve` would size the entries to the hash table's capacity (up to 75 % more, each
+    /// entry a whole [`Definition`]).
     pub fn reserve_definitions(&mut self, additional: usize) {
-        self.definitions.reserve(additional);
+        self.definitions.reserve_exact(additional);
     }
 
     /// Adds a definition. `None` gives the next anonymous name (`01`, `02`, …). Names must match
