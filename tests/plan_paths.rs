@@ -97,3 +97,37 @@ fn the_released_plan_keeps_dynamic_parameter_types_and_indexes() {
         serde_json::json!({"$new": "App\\Sender", "args": [{"$ref": "mailer"}]})
     );
 }
+
+/// Runs a plain compilation's pipeline on `config` and answers (services in the plan,
+/// definitions and catalog classes left in the builder afterwards).
+fn left_in_builder(config: &Path) -> (usize, usize, usize) {
+    use wireplan::compiler::{Pipeline, Stage};
+    let mut pipeline = Pipeline::load(config, &Options::default());
+    pipeline.builder().borrow_mut().record_origins = false;
+    pipeline.move_into_plan();
+    pipeline.run_to(Stage::C);
+    let services = pipeline.plan().expect("the case compiles").services.len();
+    let b = pipeline.builder().borrow();
+    (
+        b.definitions().count(),
+        b.catalog.classes().count(),
+        services,
+    )
+}
+
+#[test]
+fn without_extensions_the_plan_build_empties_the_builder() {
+    // What keeps the memory peak low: once the plan is built, the definitions and the catalog
+    // are gone from the builder (freed before or while the plan model was allocated).
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/compile");
+    let (definitions, classes, services) =
+        left_in_builder(&fixtures.join("accessor-short-autowired/config.neon"));
+    assert!(services >= 2, "{services} services");
+    assert_eq!((definitions, classes), (0, 0));
+    // An extension's `afterCompile` may still read the builder: it keeps everything.
+    let (definitions, classes, services) =
+        left_in_builder(&fixtures.join("alteration-extension/config.neon"));
+    assert!(services >= 1, "{services} services");
+    assert_eq!(definitions, services);
+    assert!(classes >= 1, "{classes} classes");
+}
