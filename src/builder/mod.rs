@@ -291,6 +291,8 @@ pub enum Phase {
 #[derive(Debug, Clone)]
 pub struct ContainerBuilder {
     definitions: IndexMap<String, Definition, FxBuildHasher>,
+    /// Lower-cased name → name, for the names that have capitals (the others are their own
+    /// lower-cased form: most services), to refuse names that differ only in letter case.
     lower_names: FxHashMap<String, String>,
     aliases: IndexMap<String, String>,
     anonymous_counter: usize,
@@ -438,7 +440,13 @@ impl ContainerBuilder {
             }
         };
         let lower = name.to_lowercase();
-        if let Some(existing) = self.lower_names.get(&lower) {
+        // An existing name equal to `lower` is a definition's key itself; one with capitals
+        // is found through `lower_names`.
+        let existing = match self.definitions.get_key_value(&lower) {
+            Some((key, _)) => Some(key),
+            None => self.lower_names.get(&lower),
+        };
+        if let Some(existing) = existing {
             let msg = if *existing == name {
                 format!("Service '{name}' has already been added.")
             } else {
@@ -450,7 +458,9 @@ impl ContainerBuilder {
             }
             return Err(d);
         }
-        self.lower_names.insert(lower, name.clone());
+        if lower != name {
+            self.lower_names.insert(lower, name.clone());
+        }
         self.dirty = true;
         self.edits += 1;
         self.removed.shift_remove(&name);
