@@ -466,7 +466,8 @@ impl Completer<'_> {
                 }
             }
         }
-        let mut out = Vec::new();
+        // One value per parameter (a variadic one may add more).
+        let mut out = Vec::with_capacity(params.len());
         // The call's record comes before those of statements nested in its arguments.
         let slot = self.trace.len();
         self.trace.push(CallOrigin {

@@ -118,6 +118,20 @@ pub struct Completed {
     pub calls: Vec<CallOrigin>,
 }
 
+/// What [`ContainerBuilder::release`] hands back: the parts of a completed builder a plan is
+/// built from.
+#[derive(Debug)]
+pub struct Released {
+    /// Name → definition, in definition order.
+    pub definitions: IndexMap<String, Definition, FxBuildHasher>,
+    /// Alias → service.
+    pub aliases: IndexMap<String, String>,
+    /// The completed initialization statements.
+    pub initialization: Vec<plan::Expr>,
+    /// Files registered with `addDependency`.
+    pub dependencies: Vec<std::path::PathBuf>,
+}
+
 /// Who is changing the builder: an extension's lifecycle method, or a built-in section.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Actor {
@@ -277,6 +291,8 @@ pub enum Phase {
 #[derive(Debug, Clone)]
 pub struct ContainerBuilder {
     definitions: IndexMap<String, Definition, FxBuildHasher>,
+    /// Lower-cased name → name, for the names that have capitals (the others are their own
+    /// lower-cased form: most services), to refuse names that differ only in letter case.
     lower_names: FxHashMap<String, String>,
     aliases: IndexMap<String, String>,
     anonymous_counter: usize,
@@ -382,9 +398,11 @@ impl ContainerBuilder {
     }
 
     /// Makes room for `additional` more definitions at once (a `services:` section of known
-    /// size), instead of growing the table by doubling as they are added.
+    /// size), instead of growing the table by doubling as they are added. Exactly that many:
+    /// `reserve` would size the entries to the hash table's capacity (up to 75 % more, each
+    /// entry a whole [`Definition`]).
     pub fn reserve_definitions(&mut self, additional: usize) {
-        self.definitions.reserve(additional);
+        self.definitions.reserve_exact(additional);
     }
 
     /// Adds a definition. `None` gives the next anonymous name (`01`, `02`, …). Names must match
@@ -422,7 +440,13 @@ impl ContainerBuilder {
             }
         };
         let lower = name.to_lowercase();
-        if let Some(existing) = self.lower_names.get(&lower) {
+        // An existing name equal to `lower` is a definition's key itself; one with capitals
+        // is found through `lower_names`.
+        let existing = match self.definitions.get_key_value(&lower) {
+            Some((key, _)) => Some(key),
+            None => self.lower_names.get(&lower),
+        };
+        if let Some(existing) = existing {
             let msg = if *existing == name {
                 format!("Service '{name}' has already been added.")
             } else {
@@ -434,7 +458,9 @@ impl ContainerBuilder {
             }
             return Err(d);
         }
-        self.lower_names.insert(lower, name.clone());
+        if lower != name {
+            self.lower_names.insert(lower, name.clone());
+        }
         self.dirty = true;
         self.edits += 1;
         self.removed.shift_remove(&name);
@@ -566,6 +592,22 @@ impl ContainerBuilder {
                 })
             })
             .collect()
+    }
+
+    /// Empties the builder (as [`ContainerBuilder::new`] over an empty catalog) and hands
+    /// back what a plan is built from: the definitions, by value, the aliases, the completed
+    /// initialization and the `addDependency` files. Everything else (the catalog, the
+    /// autowiring index, the name maps) is freed here, before the plan model is allocated.
+    /// For a builder that is done and that nothing inspects afterwards: a plain compilation
+    /// without extensions, after phase B.
+    pub fn release(&mut self) -> Released {
+        let done = std::mem::replace(self, ContainerBuilder::new(Catalog::default()));
+        Released {
+            definitions: done.definitions,
+            aliases: done.aliases,
+            initialization: done.initialization_completed,
+            dependencies: done.dependencies,
+        }
     }
 
     /// Service name → tag value for every definition carrying `tag`, in definition order

@@ -157,6 +157,23 @@ fn plan_model_taking(
     finish_plan(plan, builder, parameters, export)
 }
 
+/// [`plan_model`] for a builder nothing reads afterwards ([`crate::plan::build_releasing`]):
+/// the end of a plain compilation without extensions. The builder is left empty.
+fn plan_model_releasing(
+    builder: &mut ContainerBuilder,
+    parameters: &Parameters,
+    export: &builtins::Export,
+    sources: &SourceMap,
+    files: &[FileId],
+) -> Plan {
+    // The dynamic parameters' types come from the definitions, which the plan build consumes.
+    let types = config::dynamic::types(builder, parameters, &mut Diagnostics::new());
+    let plan = crate::plan::build_releasing(builder, exported(parameters, export), sources, files);
+    let mut plan = filter_exports(plan, export);
+    plan.dynamic = config::dynamic::plan_section_typed(&plan, types, parameters);
+    plan
+}
+
 /// The static parameters the plan carries: all of them, or none under
 /// `di › export › parameters: false`.
 fn exported(
@@ -173,11 +190,18 @@ fn exported(
 /// What `di › export` keeps of the built plan's type and tag indexes, and its `dynamic`
 /// section.
 fn finish_plan(
-    mut plan: Plan,
+    plan: Plan,
     builder: &ContainerBuilder,
     parameters: &Parameters,
     export: &builtins::Export,
 ) -> Plan {
+    let mut plan = filter_exports(plan, export);
+    plan.dynamic = config::dynamic::plan_section(&plan, builder, parameters);
+    plan
+}
+
+/// What `di › export` keeps of the built plan's type and tag indexes.
+fn filter_exports(mut plan: Plan, export: &builtins::Export) -> Plan {
     if let Some(types) = &export.types {
         plan.types
             .retain(|t, _| types.iter().any(|x| x.eq_ignore_ascii_case(t)));
@@ -185,7 +209,6 @@ fn finish_plan(
     if let Some(tags) = &export.tags {
         plan.tags.retain(|t, _| tags.contains(t));
     }
-    plan.dynamic = config::dynamic::plan_section(&plan, builder, parameters);
     plan
 }
 

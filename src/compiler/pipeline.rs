@@ -15,8 +15,8 @@
 use super::builtins;
 use super::extensions::{self, Extensions};
 use super::{
-    check_plain_parameters, extension_names, plan_model, plan_model_taking, services, Built,
-    Options, BUILTIN_SECTIONS,
+    check_plain_parameters, extension_names, plan_model, plan_model_releasing, plan_model_taking,
+    services, Built, Options, BUILTIN_SECTIONS,
 };
 use crate::builder::ContainerBuilder;
 use crate::catalog::{Catalog, CatalogStream};
@@ -361,10 +361,19 @@ impl Pipeline {
         if self.diags.has_errors() {
             return;
         }
-        // The catalog stays until the plan is built: `requires_async` follows the classes'
-        // async constructors and the plan's `dynamic` section takes its types from the
-        // catalog's parameters.
-        let mut plan = if self.move_into_plan {
+        // What needs the catalog (`requires_async` follows the classes' async constructors,
+        // the plan's `dynamic` section takes its types from the catalog's parameters) is
+        // computed before the plan model is allocated.
+        let mut plan = if self.move_into_plan && self.extensions.is_empty() {
+            // No script can look at the builder any more: it is emptied as the plan is built.
+            plan_model_releasing(
+                &mut self.builder.borrow_mut(),
+                &self.params,
+                &self.export_now(),
+                &self.sources.borrow(),
+                &self.files(),
+            )
+        } else if self.move_into_plan {
             plan_model_taking(
                 &mut self.builder.borrow_mut(),
                 &self.params,

@@ -431,7 +431,20 @@ pub fn plan_section(
     builder: &ContainerBuilder,
     params: &Parameters,
 ) -> IndexMap<String, DynamicParam> {
-    let types = types(builder, params, &mut Diagnostics::new());
+    plan_section_typed(
+        plan,
+        types(builder, params, &mut Diagnostics::new()),
+        params,
+    )
+}
+
+/// [`plan_section`] with the parameters' [`types`] computed beforehand (from a builder that
+/// is gone by the time the plan exists).
+pub fn plan_section_typed(
+    plan: &Plan,
+    types: IndexMap<String, String>,
+    params: &Parameters,
+) -> IndexMap<String, DynamicParam> {
     let mut read = Vec::new();
     for sp in plan.services.values() {
         for e in std::iter::once(&sp.create)

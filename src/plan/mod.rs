@@ -8,7 +8,7 @@ mod output;
 
 pub use output::check_output;
 
-use crate::builder::{Completed, ContainerBuilder};
+use crate::builder::{Completed, ContainerBuilder, Definition};
 use crate::source::{FileId, SourceMap};
 use indexmap::IndexMap;
 use wireplan_runtime::plan::{self, Dependency, Plan, ServicePlan, SourceLocation};
@@ -96,6 +96,40 @@ pub fn build_taking(
     assemble(builder, completed, &needs_async, parameters, sources, files)
 }
 
+/// [`build_taking`] for a builder nothing reads afterwards (a plain compilation without
+/// extensions): the builder is emptied first ([`ContainerBuilder::release`]), so its catalog
+/// and autowiring index are freed before the plan model is allocated, and each definition is
+/// dropped as soon as its service entry is made (its name, type and completed statements
+/// move into the entry). The plan is the same as [`build`]'s.
+pub fn build_releasing(
+    builder: &mut ContainerBuilder,
+    parameters: IndexMap<String, plan::Expr>,
+    sources: &SourceMap,
+    files: &[FileId],
+) -> Plan {
+    let needs_async = builder.async_services();
+    let types = type_index(builder);
+    let released = builder.release();
+    let mut services = IndexMap::with_capacity(released.definitions.len());
+    for mut def in released.definitions.into_values() {
+        let (Some(ty), Some(completed)) = (def.resolved_type.take(), def.completed.take()) else {
+            continue;
+        };
+        let entry = service_plan(&def, ty, *completed, &needs_async, sources);
+        services.insert(def.name.as_str().into(), entry);
+    }
+    finish(
+        services,
+        types,
+        released.aliases,
+        released.initialization,
+        &released.dependencies,
+        parameters,
+        sources,
+        files,
+    )
+}
+
 /// The plan from the builder and its definitions' completed statements (`completed`, one
 /// item per definition in definition order).
 fn assemble(
@@ -114,40 +148,78 @@ fn assemble(
         let Some(completed) = completed else {
             continue;
         };
-        let autowired = def.autowired.plan_autowired(&ty);
-        let source = def.span.map(|s| {
-            let f = sources.get(s.file);
-            let (line, column) = f.line_col(s.start as usize);
-            SourceLocation {
-                file: f.name.clone(),
-                line: line as u32,
-                column: column as u32,
-            }
-        });
-        services.insert(
-            def.name.as_str().into(),
-            ServicePlan {
-                kind: def.kind.plan_kind(),
-                type_: ty.into(),
-                lifespan: def.lifespan,
-                autowired,
-                tags: completed.tags,
-                create: completed.create,
-                setup: completed.setup,
-                implement: def.implement.clone(),
-                parameters: completed.parameters,
-                references: completed.references,
-                source,
-                requires_async: needs_async.contains(&def.name),
-            },
-        );
+        let entry = service_plan(def, ty, completed, needs_async, sources);
+        services.insert(def.name.as_str().into(), entry);
     }
-    let tags = tag_index(&services);
-    let types = builder
+    finish(
+        services,
+        type_index(builder),
+        builder.aliases().clone(),
+        builder.initialization_completed.clone(),
+        &builder.dependencies,
+        parameters,
+        sources,
+        files,
+    )
+}
+
+/// The plan's entry for the definition `def` of resolved type `ty`, completed as `completed`.
+fn service_plan(
+    def: &Definition,
+    ty: String,
+    completed: Completed,
+    needs_async: &std::collections::HashSet<String>,
+    sources: &SourceMap,
+) -> ServicePlan {
+    let autowired = def.autowired.plan_autowired(&ty);
+    let source = def.span.map(|s| {
+        let f = sources.get(s.file);
+        let (line, column) = f.line_col(s.start as usize);
+        SourceLocation {
+            file: f.name.clone(),
+            line: line as u32,
+            column: column as u32,
+        }
+    });
+    ServicePlan {
+        kind: def.kind.plan_kind(),
+        type_: ty.into(),
+        lifespan: def.lifespan,
+        autowired,
+        tags: completed.tags,
+        create: completed.create,
+        setup: completed.setup,
+        implement: def.implement.clone(),
+        parameters: completed.parameters,
+        references: completed.references,
+        source,
+        requires_async: needs_async.contains(&def.name),
+    }
+}
+
+/// The plan's type index: each autowired type → the services autowired for it.
+fn type_index(builder: &ContainerBuilder) -> IndexMap<plan::Name, Vec<plan::Name>> {
+    builder
         .autowiring()
         .types()
         .map(|(t, names)| (t.into(), names.iter().map(|n| n.into()).collect()))
-        .collect();
+        .collect()
+}
+
+/// The plan around its services: the tag index, the dependencies (`files` in load order,
+/// then the `addDependency` files) and the inputs hash.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    services: IndexMap<plan::Name, ServicePlan>,
+    types: IndexMap<plan::Name, Vec<plan::Name>>,
+    aliases: IndexMap<String, String>,
+    initialization: Vec<plan::Expr>,
+    added: &[std::path::PathBuf],
+    parameters: IndexMap<String, plan::Expr>,
+    sources: &SourceMap,
+    files: &[FileId],
+) -> Plan {
+    let tags = tag_index(&services);
     // The inputs hash is the hash of all inputs one after another, computed file by file.
     let mut all = ContentHash::new();
     let mut dependencies: Vec<Dependency> = files
@@ -163,7 +235,7 @@ fn assemble(
         .collect();
     // Files extensions registered with `addDependency` (an unreadable one hashes as empty,
     // so it is rebuilt once it appears).
-    for path in &builder.dependencies {
+    for path in added {
         let bytes = std::fs::read(path).unwrap_or_default();
         all.write(&bytes);
         let path = path.display().to_string();
@@ -182,14 +254,13 @@ fn assemble(
         dependencies,
         parameters,
         services,
-        aliases: builder
-            .aliases()
-            .iter()
+        aliases: aliases
+            .into_iter()
             .map(|(a, t)| (a.into(), t.into()))
             .collect(),
         types,
         tags,
-        initialization: builder.initialization_completed.clone(),
+        initialization,
         // Filled by the compiler from the configuration and the catalog.
         dynamic: IndexMap::new(),
     }
