@@ -21,6 +21,9 @@ pub fn merge_arrays(base: Array, newer: Array) -> Array {
 }
 
 fn merge_inner(mut base: Array, newer: Array, services: bool) -> Array {
+    if base.is_empty() && adoptable(&newer) {
+        return adopt(newer, services);
+    }
     let mut index = 0i64;
     for (key, entry) in newer.entries {
         if key == Key::Int(index) {
@@ -81,6 +84,46 @@ fn merge_inner(mut base: Array, newer: Array, services: bool) -> Array {
         }
     }
     base
+}
+
+/// Can [`adopt`] take `newer` over an empty base? When none of its own keys has a `!` marker
+/// and its integer keys run `0, 1, 2, …` in order (so appending them gives the same keys), the
+/// merge keeps every key where it is and only rewrites values.
+fn adoptable(newer: &Array) -> bool {
+    let mut index = 0i64;
+    newer.entries.keys().all(|k| match k {
+        Key::Int(i) if *i == index => {
+            index += 1;
+            true
+        }
+        Key::Int(_) => false,
+        Key::Str(s) => !s.ends_with('!'),
+    })
+}
+
+/// [`merge_inner`] over an empty base for an [`adoptable`] collection: the same values, in
+/// place, without rebuilding the map (a layer's `services:` section holds every definition).
+fn adopt(mut newer: Array, services: bool) -> Array {
+    for (key, entry) in newer.entries.iter_mut() {
+        let span = entry.key_span;
+        let value = std::mem::replace(&mut entry.value, Value::new(Kind::Null, span));
+        entry.value = match key {
+            Key::Int(_) => strip_markers(value),
+            Key::Str(name) => {
+                let value = if services {
+                    mark_part_resets(value)
+                } else {
+                    value
+                };
+                if name == "services" {
+                    merge_services(Value::new(Kind::Null, span), value)
+                } else {
+                    strip_markers(value)
+                }
+            }
+        };
+    }
+    newer
 }
 
 fn merge_services(base: Value, newer: Value) -> Value {
