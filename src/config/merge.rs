@@ -5,10 +5,17 @@ use crate::neon::{Array, Key, Kind, Value};
 /// Merges a newer value over an older one: two collections merge (key by key, lists appended); a newer
 /// `null` over a collection keeps the collection; anything else is replaced by the newer value.
 pub fn merge(base: Value, newer: Value) -> Value {
+    merge_values(base, newer, false)
+}
+
+/// [`merge`]; `clean` says that `newer` carries no `!` markers (see [`merge_clean`]).
+fn merge_values(base: Value, newer: Value, clean: bool) -> Value {
     match (base.kind, newer.kind) {
-        (Kind::Array(b), Kind::Array(n)) => Value::new(Kind::Array(merge_arrays(b, n)), newer.span),
+        (Kind::Array(b), Kind::Array(n)) => {
+            Value::new(Kind::Array(merge_inner(b, n, false, clean)), newer.span)
+        }
         (Kind::Array(b), Kind::Null) => Value::new(Kind::Array(b), base.span),
-        (_, kind) => strip_markers(Value::new(kind, newer.span)),
+        (_, kind) => strip(Value::new(kind, newer.span), clean),
     }
 }
 
@@ -17,15 +24,36 @@ pub fn merge(base: Value, newer: Value) -> Value {
 /// instead of merging. Service definitions written in a short form (`s: App\Foo`) are widened
 /// to `{create: …}` when another layer defines the same service as a map.
 pub fn merge_arrays(base: Array, newer: Array) -> Array {
-    merge_inner(base, newer, false)
+    merge_inner(base, newer, false, false)
 }
 
-fn merge_inner(mut base: Array, newer: Array, services: bool) -> Array {
+/// [`merge_arrays`] for a `newer` that is itself the result of merging (an included file after
+/// its own includes): every merge strips the `!` markers of what it takes in, so outside
+/// `services:` sections (which are always merged with markers, see [`merge_services`]) `newer`
+/// has none, and its values are not walked again to look for them (the included catalog is
+/// most of a large configuration).
+pub(crate) fn merge_clean(base: Array, newer: Array) -> Array {
+    merge_inner(base, newer, false, true)
+}
+
+/// [`strip_markers`], unless the value is known to carry no markers.
+fn strip(value: Value, clean: bool) -> Value {
+    if clean {
+        value
+    } else {
+        strip_markers(value)
+    }
+}
+
+fn merge_inner(mut base: Array, newer: Array, services: bool, clean: bool) -> Array {
+    if base.is_empty() && adoptable(&newer) {
+        return adopt(newer, services, clean);
+    }
     let mut index = 0i64;
     for (key, entry) in newer.entries {
         if key == Key::Int(index) {
             index += 1;
-            let value = strip_markers(entry.value);
+            let value = strip(entry.value, clean);
             // Past key i64::MAX there is no next index; the item is dropped, as PHP does.
             if let Some(next) = base.checked_next_index() {
                 base.insert(Key::Int(next), entry.key_span, value);
@@ -44,7 +72,7 @@ fn merge_inner(mut base: Array, newer: Array, services: bool) -> Array {
                         value
                     }
                 } else {
-                    strip_markers(entry.value)
+                    strip(entry.value, clean)
                 };
                 base.insert(name, entry.key_span, value);
                 continue;
@@ -74,23 +102,66 @@ fn merge_inner(mut base: Array, newer: Array, services: bool) -> Array {
                 } else if is_services {
                     merge_services(old_value, entry.value)
                 } else {
-                    merge(old_value, entry.value)
+                    merge_values(old_value, entry.value, clean)
                 };
             }
-            None => base.insert(key, entry.key_span, strip_markers(entry.value)),
+            None => base.insert(key, entry.key_span, strip(entry.value, clean)),
         }
     }
     base
 }
 
+/// Can [`adopt`] take `newer` over an empty base? When none of its own keys has a `!` marker
+/// and its integer keys run `0, 1, 2, …` in order (so appending them gives the same keys), the
+/// merge keeps every key where it is and only rewrites values.
+fn adoptable(newer: &Array) -> bool {
+    let mut index = 0i64;
+    newer.entries.keys().all(|k| match k {
+        Key::Int(i) if *i == index => {
+            index += 1;
+            true
+        }
+        Key::Int(_) => false,
+        Key::Str(s) => !s.ends_with('!'),
+    })
+}
+
+/// [`merge_inner`] over an empty base for an [`adoptable`] collection: the same values, in
+/// place, without rebuilding the map (a layer's `services:` section holds every definition).
+fn adopt(mut newer: Array, services: bool, clean: bool) -> Array {
+    for (key, entry) in newer.entries.iter_mut() {
+        let span = entry.key_span;
+        let value = std::mem::replace(&mut entry.value, Value::new(Kind::Null, span));
+        entry.value = match key {
+            Key::Int(_) => strip(value, clean),
+            Key::Str(name) => {
+                let value = if services {
+                    mark_part_resets(value)
+                } else {
+                    value
+                };
+                if name == "services" {
+                    merge_services(Value::new(Kind::Null, span), value)
+                } else {
+                    strip(value, clean)
+                }
+            }
+        };
+    }
+    newer
+}
+
+/// Merges a `services:` section. Always with markers: a definition reset with `name!:` keeps
+/// its part markers (`arguments!`) inside, so a merged tree is clean only outside `services:`.
 fn merge_services(base: Value, newer: Value) -> Value {
     match (base.kind, newer.kind) {
         (Kind::Array(b), Kind::Array(n)) => {
-            Value::new(Kind::Array(merge_inner(b, n, true)), newer.span)
+            Value::new(Kind::Array(merge_inner(b, n, true, false)), newer.span)
         }
-        (Kind::Null, Kind::Array(n)) => {
-            Value::new(Kind::Array(merge_inner(Array::new(), n, true)), newer.span)
-        }
+        (Kind::Null, Kind::Array(n)) => Value::new(
+            Kind::Array(merge_inner(Array::new(), n, true, false)),
+            newer.span,
+        ),
         (Kind::Array(b), Kind::Null) => Value::new(Kind::Array(b), base.span),
         (_, kind) => strip_markers(Value::new(kind, newer.span)),
     }
@@ -217,5 +288,79 @@ fn strip_markers_in(value: &mut Value) {
             other => other,
         };
         a.entries.insert(k, e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    fn array(text: &str) -> Array {
+        match crate::neon::decode(text, FileId(0))
+            .expect("valid NEON")
+            .kind
+        {
+            Kind::Array(a) => a,
+            other => panic!("not a map: {other:?}"),
+        }
+    }
+
+    /// Keys (as text) and values of `a`, in order, with nested maps shown by `to_json`.
+    fn shown(a: &Array) -> Vec<(String, String)> {
+        a.entries
+            .iter()
+            .map(|(k, e)| (k.to_string(), crate::neon::to_json(&e.value).to_string()))
+            .collect()
+    }
+
+    const LAYER: &str = "\
+services:
+\ts!:
+\t\tcreate: App\\S
+\t\targuments!: [1]
+\tt: {setup!: [a()], tags: [x]}
+\t- App\\Anonymous
+list: [a, b, {c!: 1}]
+x!: {y!: 1, z: [1, 2]}
+nested: {services: {u!: App\\U}, keep: {k!: v}}
+";
+
+    #[test]
+    fn a_layer_over_nothing_merges_as_over_an_unrelated_key() {
+        for text in [
+            LAYER,
+            "0: a\nfoo: b\n1: c\n",
+            "0: a\n5: b\n1: c\n",
+            "a: 1\n0: x\n",
+        ] {
+            let adopted = merge_arrays(Array::new(), array(text));
+            let mut base = Array::new();
+            base.insert(
+                Key::Str("zzz".into()),
+                crate::source::Span::new(FileId(0), 0, 0),
+                Value::new(Kind::Int(1), crate::source::Span::new(FileId(0), 0, 0)),
+            );
+            let mut general = merge_arrays(base, array(text));
+            general.entries.shift_remove(&Key::Str("zzz".into()));
+            // the general path numbers appended items after the base's largest integer key
+            // (none here), so both must agree item for item
+            assert_eq!(shown(&adopted), shown(&general), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_merged_layer_merges_the_same_without_a_second_walk_for_markers() {
+        let base_text = "services:\n\ts: {create: App\\Old, setup: [b()]}\nlist: [z]\nx: {w: 1}\n";
+        // An included file arrives merged already (its markers stripped outside `services:`).
+        let layer = merge_arrays(Array::new(), array(LAYER));
+        let slow = merge_arrays(array(base_text), layer.clone());
+        let fast = merge_clean(array(base_text), layer.clone());
+        assert_eq!(shown(&slow), shown(&fast));
+        // and over nothing
+        let slow = merge_arrays(Array::new(), layer.clone());
+        let fast = merge_clean(Array::new(), layer);
+        assert_eq!(shown(&slow), shown(&fast));
+        assert!(shown(&fast).iter().all(|(k, _)| !k.ends_with('!')));
     }
 }

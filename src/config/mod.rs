@@ -267,7 +267,7 @@ impl Loader<'_> {
                     _ => PathBuf::from(&path_value),
                 };
                 if let Some(included) = self.load_file(&target, Some(span)) {
-                    merged = merge::merge_arrays(merged, included);
+                    merged = merge::merge_clean(merged, included);
                 }
             }
         }

@@ -39,6 +39,7 @@ struct Builder {
     arr: Array,
     /// Per entry (by position): was its key an implicit index? The duplicate check looks only
     /// at explicit keys, like the reference's, so `- a` followed by `0: b` overwrites silently.
+    /// Empty while every key so far was explicit (most maps: no allocation for them).
     implicit: Vec<bool>,
     /// The next implicit index; `None` once it would pass `i64::MAX`.
     next: Option<i64>,
@@ -71,7 +72,7 @@ impl Builder {
     /// Where the key was written, when it was already given explicitly.
     fn explicit_key_span(&self, key: &Key) -> Option<Span> {
         let (i, _, e) = self.arr.entries.get_full(key)?;
-        (!self.implicit[i]).then_some(e.key_span)
+        (!self.implicit.get(i).copied().unwrap_or(false)).then_some(e.key_span)
     }
 
     fn insert(&mut self, key: Key, key_span: Span, value: Value) {
@@ -87,9 +88,8 @@ impl Builder {
         self.cover(key_span);
         self.cover(value.span);
         let (i, _) = self.arr.entries.insert_full(key, Entry { key_span, value });
-        if i == self.implicit.len() {
-            self.implicit.push(implicit);
-        } else {
+        if implicit || !self.implicit.is_empty() {
+            self.implicit.resize(self.arr.len(), false);
             self.implicit[i] = implicit;
         }
     }
