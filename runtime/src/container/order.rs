@@ -27,7 +27,12 @@ impl CreationOrder {
     pub(crate) fn new(slots: usize) -> CreationOrder {
         CreationOrder {
             len: AtomicU32::new(0),
-            entries: (0..slots).map(|_| AtomicU32::new(0)).collect(),
+            // Up to `INLINE` entries: the inline buffer as it is (no per-entry collect).
+            entries: if slots <= INLINE {
+                SmallVec::from_buf_and_len([const { AtomicU32::new(0) }; INLINE], slots)
+            } else {
+                (0..slots).map(|_| AtomicU32::new(0)).collect()
+            },
         }
     }
 
@@ -51,6 +56,16 @@ impl CreationOrder {
     }
 
     /// The recorded service indexes, oldest first; the order is empty afterwards.
+    /// Empties the record and walks it newest first, without copying it out (what a drop
+    /// without dispose hooks needs).
+    pub(crate) fn take_newest_first(&mut self) -> impl Iterator<Item = usize> + '_ {
+        let n = std::mem::take(self.len.get_mut()) as usize;
+        self.entries[..n]
+            .iter_mut()
+            .rev()
+            .map(|e| *e.get_mut() as usize)
+    }
+
     pub(crate) fn take(&mut self) -> SmallVec<[usize; INLINE]> {
         let n = std::mem::take(self.len.get_mut()) as usize;
         self.entries[..n]
@@ -74,6 +89,23 @@ mod tests {
         assert_eq!(order.take().as_slice(), &[7, 2]);
         assert_eq!(order.len(), 0);
         assert!(order.take().is_empty());
+    }
+
+    #[test]
+    fn walks_newest_first_and_empties_inline_and_spilled() {
+        for slots in [0, 3, INLINE, INLINE + 2] {
+            let mut order = CreationOrder::new(slots);
+            for i in 0..slots {
+                order.push(10 + i);
+            }
+            // One push too many is not recorded (the record is sized to the slots).
+            order.push(999);
+            let newest_first: Vec<usize> = order.take_newest_first().collect();
+            let expected: Vec<usize> = (0..slots).rev().map(|i| 10 + i).collect();
+            assert_eq!(newest_first, expected, "{slots} slots");
+            assert_eq!(order.len(), 0);
+            assert_eq!(order.take_newest_first().count(), 0);
+        }
     }
 
     #[test]

@@ -31,21 +31,34 @@ pub(super) const RED_ZONE: usize = 256 * 1024;
 /// The size of each new stack segment.
 pub(super) const STACK_SEGMENT: usize = 2 * 1024 * 1024;
 
-thread_local! {
-    static TRANSIENT_DEPTH: Cell<usize> = const { Cell::new(0) };
-    /// Objects under construction on this thread (nested `create_service` calls).
-    static CREATING: Cell<usize> = const { Cell::new(0) };
+/// This thread's creation depths, in one thread-local (one lookup per access, no destructor
+/// to register): how many objects are under construction (nested `create_service` calls,
+/// bounded by [`super::MAX_RESOLUTION_DEPTH`]) and how many of them are transients (bounded
+/// by [`MAX_TRANSIENT_DEPTH`]).
+struct Depths {
+    creating: Cell<usize>,
+    transient: Cell<usize>,
 }
 
-/// One level of [`CREATING`], released on drop (also when a constructor panics).
+thread_local! {
+    static DEPTHS: Depths = const {
+        Depths {
+            creating: Cell::new(0),
+            transient: Cell::new(0),
+        }
+    };
+}
+
+/// One level of [`Depths::creating`], released on drop (also when a constructor panics).
 struct CreatingGuard;
 
 impl CreatingGuard {
     /// Enters one more level, or `None` at [`super::MAX_RESOLUTION_DEPTH`].
     fn enter() -> Option<CreatingGuard> {
-        CREATING.with(|d| {
-            (d.get() < super::MAX_RESOLUTION_DEPTH).then(|| {
-                d.set(d.get() + 1);
+        DEPTHS.with(|d| {
+            let n = d.creating.get();
+            (n < super::MAX_RESOLUTION_DEPTH).then(|| {
+                d.creating.set(n + 1);
                 CreatingGuard
             })
         })
@@ -54,7 +67,7 @@ impl CreatingGuard {
 
 impl Drop for CreatingGuard {
     fn drop(&mut self) {
-        CREATING.with(|d| d.set(d.get().saturating_sub(1)));
+        DEPTHS.with(|d| d.creating.set(d.creating.get().saturating_sub(1)));
     }
 }
 
@@ -343,6 +356,14 @@ impl Inner {
         if let Some(inst) = self.slots[idx].get() {
             return Ok(Cow::Borrowed(inst));
         }
+        // A scoped service or slot already in this scope (or an ancestor) is borrowed from
+        // there too, before the stack check and the lifespan dispatch: within a request most
+        // references are to scoped instances created moments before.
+        if let (Some(scope), Some(slot)) = (ctx.scope, self.scoped_slot[idx]) {
+            if let Some(inst) = scope.find(slot as usize) {
+                return Ok(Cow::Borrowed(inst));
+            }
+        }
         stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
             self.resolve_uncached(idx, ctx, path)
         })
@@ -378,10 +399,8 @@ impl Inner {
                     p.push(self.name_of(idx).to_string());
                     return Err(Error::ScopeRequired { path: p });
                 };
+                // `resolve_ref`, the only caller, looked in this scope and its ancestors.
                 let slot = slot as usize;
-                if let Some(inst) = scope.find(slot) {
-                    return Ok(Cow::Borrowed(inst));
-                }
                 let inner = Ctx {
                     scope: Some(scope),
                     args: None,
@@ -397,9 +416,9 @@ impl Inner {
                 .map(Cow::Borrowed)
             }
             Lifespan::Transient => {
-                let depth = TRANSIENT_DEPTH.with(|d| {
-                    d.set(d.get() + 1);
-                    d.get()
+                let depth = DEPTHS.with(|d| {
+                    d.transient.set(d.transient.get() + 1);
+                    d.transient.get()
                 });
                 let result = if depth > MAX_TRANSIENT_DEPTH {
                     Err(self.cycle(path, idx))
@@ -416,7 +435,7 @@ impl Inner {
                     path.pop();
                     r
                 };
-                TRANSIENT_DEPTH.with(|d| d.set(d.get() - 1));
+                DEPTHS.with(|d| d.transient.set(d.transient.get() - 1));
                 result.map(Cow::Owned)
             }
         }

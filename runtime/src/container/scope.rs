@@ -48,10 +48,6 @@ impl Drop for ScopeState {
     /// object that a singleton, an ancestor scope or a provided slot value also is (a
     /// `{"$ref": …}` create), which its owner disposes.
     fn drop(&mut self) {
-        let order = self.created.take();
-        if order.is_empty() {
-            return;
-        }
         let inner = &self.inner;
         let slot_of = |i: usize| {
             inner
@@ -61,17 +57,29 @@ impl Drop for ScopeState {
                 .flatten()
                 .map(|s| s as usize)
         };
+        if !inner.program.any_dispose_hook {
+            // No dispose hook registered at all: release newest first, nothing else to do.
+            for i in self.created.take_newest_first() {
+                if let Some(slot) = slot_of(i).and_then(|s| self.slots.get_mut(s)) {
+                    drop(slot.take());
+                }
+            }
+            return;
+        }
+        let order = self.created.take();
+        if order.is_empty() {
+            return;
+        }
         let has_hook = |inst: &Instance| {
             inner
                 .registry
                 .type_entry(inst.type_id())
                 .is_some_and(|t| t.dispose.is_some())
         };
-        let any_hook = inner.program.any_dispose_hook
-            && order
-                .iter()
-                .filter_map(|&i| self.slots.get(slot_of(i)?)?.get())
-                .any(has_hook);
+        let any_hook = order
+            .iter()
+            .filter_map(|&i| self.slots.get(slot_of(i)?)?.get())
+            .any(has_hook);
         if !any_hook {
             for &i in order.iter().rev() {
                 if let Some(slot) = slot_of(i).and_then(|s| self.slots.get_mut(s)) {
@@ -155,9 +163,14 @@ impl std::fmt::Debug for Scope {
 
 impl Scope {
     pub(crate) fn new(inner: Arc<Inner>, parent: Option<Arc<ScopeState>>) -> Scope {
-        let slots = (0..inner.scoped_count)
-            .map(|_| InstanceCell::new())
-            .collect();
+        let n = inner.scoped_count;
+        // Up to `INLINE` slots: the inline buffer of empty cells as it is (the cells past `n`
+        // are empty and need no drop).
+        let slots = if n <= INLINE {
+            SmallVec::from_buf_and_len([const { InstanceCell::new() }; INLINE], n)
+        } else {
+            (0..n).map(|_| InstanceCell::new()).collect()
+        };
         let created = CreationOrder::new(inner.scoped_count);
         Scope {
             state: Arc::new(ScopeState {
