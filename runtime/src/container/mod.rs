@@ -67,6 +67,7 @@ use crate::plan::{Lifespan, Plan, ServiceKind};
 use crate::registry::Registry;
 use crate::value::{Instance, Value};
 
+mod argbuf;
 mod async_resolve;
 mod cell;
 mod check;

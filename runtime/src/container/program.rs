@@ -25,16 +25,16 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::argbuf::ArgBuf;
 use super::eval::Frame;
 use super::resolve::{Ctx, Path, RED_ZONE, STACK_SEGMENT};
 use super::{Inner, ScopeState};
 use crate::error::Error;
 use crate::plan::{CallTarget, Expr, Lifespan, Plan, ServiceKind};
 use crate::registry::{CtorFn, MethodFn, MethodMutFn, Registry};
-use crate::value::{ArgValue, Args, Instance, Value, INLINE_ARGS};
+use crate::value::{ArgValue, Args, Instance, Value};
 
 /// The evaluated arguments of one call (cached services borrowed from their owners).
-type ArgBuf<'a> = smallvec::SmallVec<[ArgValue<'a>; INLINE_ARGS]>;
 
 /// A compiled plan: one [`Service`] per plan service, in the plan's order (the index of a
 /// service is its index in `plan.services`).
@@ -339,7 +339,13 @@ impl Inner {
     ) -> Result<(), Error> {
         match node {
             Node::Const(v) => buf.push(ArgValue::Plain(v)),
+            // A cached service is looked up inline (the common case: no call, nothing
+            // returned through memory); anything else resolves the full way.
             Node::Ref(idx) => {
+                if let Some(inst) = self.cached_in(*idx, scope) {
+                    buf.push(ArgValue::Cached(inst));
+                    return Ok(());
+                }
                 let ctx = Ctx { scope, args: None };
                 match self.resolve_ref(*idx, ctx, path)? {
                     std::borrow::Cow::Borrowed(i) => buf.push(ArgValue::Cached(i)),
@@ -356,9 +362,9 @@ impl Inner {
         Ok(())
     }
 
-    /// Evaluates `nodes` into the arguments of a call, in `buf` (on the caller's stack for up
-    /// to [`INLINE_ARGS`] of them, which allocates nothing; dropping it drops only the values
-    /// evaluated). Inlined, so the evaluated arguments are not returned through memory.
+    /// Evaluates `nodes` into the arguments of a call, in `buf` (an [`ArgBuf`]: on the
+    /// caller's stack for up to `INLINE_ARGS` of them, which allocates nothing). Inlined, so
+    /// the evaluated arguments are not returned through memory.
     #[inline(always)]
     fn fill_args<'b, 'f: 'b>(
         &'f self,
@@ -368,11 +374,10 @@ impl Inner {
         path: &mut Path,
         buf: &'b mut ArgBuf<'f>,
     ) -> Result<Args<'b>, Error> {
-        buf.reserve(nodes.len());
         for n in nodes {
             self.push_arg(n, frame, scope, path, buf)?;
         }
-        Ok(Args::compiled(buf, &self.registry))
+        Ok(Args::compiled(buf.as_slice(), &self.registry))
     }
 
     /// Calls the constructor of a compiled `$new` (or takes the object its async constructor

@@ -142,13 +142,9 @@ impl Inner {
     ) -> Result<Arc<T>, Error> {
         // The fast path skips generated services asked for in a scope: see `resolve_index`.
         // A cached hit casts the slot's object in place (no clone of the `Instance`).
-        match self.slots[idx].get() {
-            Some(i)
-                if scope.is_none() || self.program.services[idx].kind == ServiceKind::Service =>
-            {
-                self.cast(idx, i)
-            }
-            _ => {
+        match self.cached_in(idx, scope) {
+            Some(i) => self.cast(idx, i),
+            None => {
                 let inst = self.resolve_ref(idx, Ctx { scope, args: None }, &mut Path::new())?;
                 self.cast(idx, &inst)
             }
@@ -327,6 +323,29 @@ impl Inner {
         self.resolve_ref(idx, ctx, path).map(Cow::into_owned)
     }
 
+    /// The instance a request for service `idx` in `scope` finds already cached, if any: a
+    /// scoped service or slot in the scope or an ancestor, any other service in the
+    /// container, except a factory, accessor or locator asked for in a scope (that request
+    /// gets a new handle bound to the scope). Inlined into the callers' fast paths, so a hit
+    /// comes back in a register, with no stack check and no result written through memory.
+    #[inline(always)]
+    pub(crate) fn cached_in<'a>(
+        &'a self,
+        idx: usize,
+        scope: Option<&'a Arc<ScopeState>>,
+    ) -> Option<&'a Instance> {
+        let Some(scope) = scope else {
+            return self.slots[idx].get();
+        };
+        match self.scoped_slot[idx] {
+            Some(slot) => scope.find(slot as usize),
+            None => match self.program.services[idx].kind {
+                ServiceKind::Factory | ServiceKind::Accessor | ServiceKind::Locator => None,
+                _ => self.slots[idx].get(),
+            },
+        }
+    }
+
     /// [`Inner::resolve_index`] without taking a reference of its own: a cached instance is
     /// borrowed from the container or scope that holds it (no reference count touched), a new
     /// one (transient, generated handle) is owned.
@@ -336,6 +355,9 @@ impl Inner {
         ctx: Ctx<'a>,
         path: &mut Path,
     ) -> Result<Cow<'a, Instance>, Error> {
+        if let Some(inst) = self.cached_in(idx, ctx.scope) {
+            return Ok(Cow::Borrowed(inst));
+        }
         // A factory, accessor or locator asked for inside a scope is a fresh handle bound to
         // that scope (handles are cheap), so it can reach the scope's services; the cached
         // container-wide one has no scope.
@@ -355,14 +377,6 @@ impl Inner {
         }
         if let Some(inst) = self.slots[idx].get() {
             return Ok(Cow::Borrowed(inst));
-        }
-        // A scoped service or slot already in this scope (or an ancestor) is borrowed from
-        // there too, before the stack check and the lifespan dispatch: within a request most
-        // references are to scoped instances created moments before.
-        if let (Some(scope), Some(slot)) = (ctx.scope, self.scoped_slot[idx]) {
-            if let Some(inst) = scope.find(slot as usize) {
-                return Ok(Cow::Borrowed(inst));
-            }
         }
         stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
             self.resolve_uncached(idx, ctx, path)
