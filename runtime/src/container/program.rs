@@ -34,8 +34,6 @@ use crate::plan::{CallTarget, Expr, Lifespan, Plan, ServiceKind};
 use crate::registry::{CtorFn, MethodFn, MethodMutFn, Registry};
 use crate::value::{ArgValue, Args, Instance, Value};
 
-/// The evaluated arguments of one call (cached services borrowed from their owners).
-
 /// A compiled plan: one [`Service`] per plan service, in the plan's order (the index of a
 /// service is its index in `plan.services`).
 pub(crate) struct Program {
