@@ -16,37 +16,27 @@ const UNUSED: &Value = &Value::Null;
 /// half of `run_new`'s samples (docs/performance.md, "Fourth pass").
 pub(super) struct ArgBuf<'a> {
     inline: [ArgValue<'a>; INLINE_ARGS],
-    /// How many inline entries are in use (0 once the arguments are in `spilled`).
+    /// How many inline entries are in use (0 once the arguments moved to `spilled`).
     len: usize,
-    /// All the arguments, when there are more than [`INLINE_ARGS`].
+    /// All the arguments, once there are more than [`INLINE_ARGS`].
     spilled: Vec<ArgValue<'a>>,
-    /// Whether the arguments are in `spilled` (sized up front, or moved there by a push past
-    /// the inline entries).
-    heap: bool,
 }
 
 impl<'a> ArgBuf<'a> {
-    /// An empty buffer for `n` arguments: inline (allocating nothing) up to [`INLINE_ARGS`],
-    /// else one `Vec` of exactly `n`.
+    /// An empty buffer (allocates nothing).
     #[inline(always)]
-    pub(super) fn with_capacity(n: usize) -> ArgBuf<'a> {
-        let heap = n > INLINE_ARGS;
+    pub(super) fn new() -> ArgBuf<'a> {
         ArgBuf {
             inline: [const { ArgValue::Plain(UNUSED) }; INLINE_ARGS],
             len: 0,
-            spilled: if heap {
-                Vec::with_capacity(n)
-            } else {
-                Vec::new()
-            },
-            heap,
+            spilled: Vec::new(),
         }
     }
 
     /// Appends the next argument.
     #[inline(always)]
     pub(super) fn push(&mut self, value: ArgValue<'a>) {
-        if !self.heap && self.len < INLINE_ARGS {
+        if self.len < INLINE_ARGS && self.spilled.is_empty() {
             self.inline[self.len] = value;
             self.len += 1;
         } else {
@@ -54,30 +44,28 @@ impl<'a> ArgBuf<'a> {
         }
     }
 
-    /// [`ArgBuf::push`] to `spilled`, moving the inline entries there first when a push goes
-    /// past them.
+    /// [`ArgBuf::push`] past the inline entries: moves those to `spilled` first.
     #[cold]
     #[inline(never)]
     fn push_spilled(&mut self, value: ArgValue<'a>) {
-        if !self.heap {
-            self.heap = true;
-            let used = std::mem::take(&mut self.len);
-            self.spilled.extend(
-                self.inline[..used]
-                    .iter_mut()
-                    .map(|v| std::mem::replace(v, ArgValue::Plain(UNUSED))),
-            );
-        }
+        let used = std::mem::take(&mut self.len);
+        // Room for twice the inline entries at once (a call with more arguments is rare).
+        self.spilled.reserve_exact(2 * INLINE_ARGS);
+        self.spilled.extend(
+            self.inline[..used]
+                .iter_mut()
+                .map(|v| std::mem::replace(v, ArgValue::Plain(UNUSED))),
+        );
         self.spilled.push(value);
     }
 
     /// The arguments pushed so far, in order.
     #[inline(always)]
     pub(super) fn as_slice(&self) -> &[ArgValue<'a>] {
-        if self.heap {
-            &self.spilled
-        } else {
+        if self.spilled.is_empty() {
             &self.inline[..self.len]
+        } else {
+            &self.spilled
         }
     }
 }
@@ -104,18 +92,8 @@ mod tests {
     fn keeps_the_order_inline_and_past_the_inline_entries() {
         let cached = Instance::from_value(1_u8);
         let values: Vec<Value> = (0..INLINE_ARGS as i64 + 3).map(Value::Int).collect();
-        // Sized right, too small (a push past the inline entries moves them), and too large.
-        let sizes = [
-            (0, 0),
-            (1, 1),
-            (INLINE_ARGS, INLINE_ARGS),
-            (INLINE_ARGS + 1, 0),
-        ];
-        let sizes = sizes
-            .into_iter()
-            .chain([(INLINE_ARGS + 3, INLINE_ARGS + 3), (2, 9)]);
-        for (n, capacity) in sizes {
-            let mut buf = ArgBuf::with_capacity(capacity);
+        for n in [0, 1, INLINE_ARGS, INLINE_ARGS + 1, INLINE_ARGS + 3] {
+            let mut buf = ArgBuf::new();
             let mut expected = Vec::new();
             for (i, v) in values.iter().take(n).enumerate() {
                 if i % 2 == 0 {
@@ -136,12 +114,8 @@ mod tests {
         let new: Vec<Instance> = (0..INLINE_ARGS + 2)
             .map(|i| Instance::from_value(i as u64))
             .collect();
-        for (n, capacity) in [
-            (2, 2),
-            (INLINE_ARGS + 2, 0),
-            (INLINE_ARGS + 2, INLINE_ARGS + 2),
-        ] {
-            let mut buf = ArgBuf::with_capacity(capacity);
+        for n in [2, INLINE_ARGS + 2] {
+            let mut buf = ArgBuf::new();
             for inst in &new[..n] {
                 buf.push(ArgValue::New(inst.clone()));
             }

@@ -396,7 +396,7 @@ impl Inner {
                 });
             }
         }
-        let mut buf = ArgBuf::with_capacity(op.args.len());
+        let mut buf = ArgBuf::new();
         let args = self.fill_args(&op.args, frame, frame.ctx.scope, path, &mut buf)?;
         let step = || format!("constructor of {}", op.class);
         let ctor = op
@@ -442,7 +442,7 @@ impl Inner {
                 MemberKind::Property => format!("setup #{index}: {label}::${member} = ..."),
             }
         };
-        let mut buf = ArgBuf::with_capacity(inputs.len());
+        let mut buf = ArgBuf::new();
         let args = {
             let frame = Frame {
                 service,
