@@ -44,18 +44,20 @@ impl<'a> ArgBuf<'a> {
         }
     }
 
-    /// [`ArgBuf::push`] past the inline entries: moves those to `spilled` first.
+    /// [`ArgBuf::push`] past the inline entries: the first such push moves those to
+    /// `spilled` (with room for twice as many: a call with more arguments is rare).
     #[cold]
     #[inline(never)]
     fn push_spilled(&mut self, value: ArgValue<'a>) {
-        let used = std::mem::take(&mut self.len);
-        // Room for twice the inline entries at once (a call with more arguments is rare).
-        self.spilled.reserve_exact(2 * INLINE_ARGS);
-        self.spilled.extend(
-            self.inline[..used]
-                .iter_mut()
-                .map(|v| std::mem::replace(v, ArgValue::Plain(UNUSED))),
-        );
+        if self.spilled.is_empty() {
+            let used = std::mem::take(&mut self.len);
+            self.spilled.reserve_exact(2 * INLINE_ARGS);
+            self.spilled.extend(
+                self.inline[..used]
+                    .iter_mut()
+                    .map(|v| std::mem::replace(v, ArgValue::Plain(UNUSED))),
+            );
+        }
         self.spilled.push(value);
     }
 
@@ -106,6 +108,11 @@ mod tests {
             }
             assert_eq!(buf.as_slice().len(), n);
             assert_eq!(addrs(&buf), expected, "{n} arguments");
+            // Past the inline entries, one `Vec` with room for twice as many (no regrowth
+            // per push).
+            if n > INLINE_ARGS {
+                assert_eq!(buf.spilled.capacity(), 2 * INLINE_ARGS, "{n} arguments");
+            }
         }
     }
 
