@@ -244,7 +244,7 @@ impl Loader<'_> {
                 );
                 return None;
             }
-            Kind::Array(a) => a,
+            Kind::Array(a) => *a,
             Kind::Null => Array::new(),
             _ => {
                 self.diags.push(

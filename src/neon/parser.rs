@@ -105,9 +105,12 @@ impl Builder {
         }
     }
 
-    fn finish(self, file: FileId) -> Value {
+    fn finish(mut self, file: FileId) -> Value {
         let (s, e) = self.span.unwrap_or((0, 0));
-        Value::new(Kind::Array(self.arr), Span::new(file, s, e))
+        // The map grew by doubling (its entries to the hash table's capacity: 3 for one
+        // entry); most maps of a configuration are small and live until the file is read.
+        self.arr.entries.shrink_to_fit();
+        Value::new(Kind::Array(Box::new(self.arr)), Span::new(file, s, e))
     }
 }
 
@@ -600,7 +603,7 @@ fn mismatch(a: &str, b: &str) -> bool {
 
 fn into_array(v: Value) -> Array {
     match v.kind {
-        Kind::Array(a) => a,
+        Kind::Array(a) => *a,
         _ => Array::new(),
     }
 }

@@ -253,8 +253,9 @@ pub enum Kind {
     Str(String),
     /// A date or date-time, normalised to `YYYY-MM-DDTHH:MM:SS[.ffffff]±HH:MM`.
     Date(String),
-    /// A collection.
-    Array(Array),
+    /// A collection, boxed so that a `Value` stays small (48 bytes: every map entry holds one,
+    /// and most values are scalars).
+    Array(Box<Array>),
     /// An entity.
     Entity(Box<Entity>),
     /// A chain of entities `A(1)::b(2)`; link names are kept as written (`::b`).
