@@ -8,7 +8,7 @@
 use super::errors::{ErrorKind, ParseError, MAX_DEPTH};
 use super::lexer::{line_indent, Text, Tok, Token};
 use super::scalar;
-use super::value::{Array, Entity, Entry, Key, Kind, Value};
+use super::value::{Array, Entity, Entries, Entry, Key, Kind, Value};
 use crate::source::{FileId, Span};
 
 type PResult<T> = Result<T, ParseError>;
@@ -87,6 +87,11 @@ impl Builder {
         }
         self.cover(key_span);
         self.cover(value.span);
+        if self.arr.entries.capacity() == 0 {
+            // Room for exactly one entry: most maps of a configuration have one or two, and a
+            // first insert would make room for three (the hash table's capacity).
+            self.arr.entries = Entries::with_capacity_and_hasher(1, Default::default());
+        }
         let (i, _) = self.arr.entries.insert_full(key, Entry { key_span, value });
         if implicit || !self.implicit.is_empty() {
             self.implicit.resize(self.arr.len(), false);
@@ -107,9 +112,13 @@ impl Builder {
 
     fn finish(mut self, file: FileId) -> Value {
         let (s, e) = self.span.unwrap_or((0, 0));
-        // The map grew by doubling (its entries to the hash table's capacity: 3 for one
-        // entry); most maps of a configuration are small and live until the file is read.
-        self.arr.entries.shrink_to_fit();
+        // A map that grew (its entries to the hash table's capacity) and has more than half
+        // again as much room as entries gives the rest back: the tree lives until the file is
+        // read. A smaller waste (two entries in room for three) is cheaper kept than moved.
+        let (len, room) = (self.arr.entries.len(), self.arr.entries.capacity());
+        if room > len + len / 2 {
+            self.arr.entries.shrink_to_fit();
+        }
         Value::new(Kind::Array(Box::new(self.arr)), Span::new(file, s, e))
     }
 }
