@@ -229,8 +229,8 @@ fn value() -> impl Strategy<Value = Value> {
             attributes: array(attrs),
         });
         prop_oneof![
-            3 => items.prop_map(|i| val(Kind::Array(array(i)))),
-            2 => vec(inner, 0..6).prop_map(|l| val(Kind::Array(array(l.into_iter().map(|v| (None, v)).collect())))),
+            3 => items.prop_map(|i| val(Kind::Array(Box::new(array(i))))),
+            2 => vec(inner, 0..6).prop_map(|l| val(Kind::Array(Box::new(array(l.into_iter().map(|v| (None, v)).collect()))))),
             1 => entity.clone().prop_map(|e| val(Kind::Entity(Box::new(e)))),
             1 => (entity, vec(link, 1..4)).prop_map(|(first, rest)| {
                 let mut links = vec![first];
@@ -258,7 +258,7 @@ fn any_value() -> impl Strategy<Value = Value> {
             })
             .boxed();
         prop_oneof![
-            items.prop_map(|i| val(Kind::Array(array(i)))),
+            items.prop_map(|i| val(Kind::Array(Box::new(array(i))))),
             entity.clone().prop_map(|e| val(Kind::Entity(Box::new(e)))),
             vec(entity, 0..4).prop_map(|links| val(Kind::Chain(links))),
         ]

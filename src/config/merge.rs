@@ -11,8 +11,9 @@ pub fn merge(base: Value, newer: Value) -> Value {
 /// [`merge`]; `clean` says that `newer` carries no `!` markers (see [`merge_clean`]).
 fn merge_values(base: Value, newer: Value, clean: bool) -> Value {
     match (base.kind, newer.kind) {
-        (Kind::Array(b), Kind::Array(n)) => {
-            Value::new(Kind::Array(merge_inner(b, n, false, clean)), newer.span)
+        (Kind::Array(mut b), Kind::Array(n)) => {
+            *b = merge_inner(std::mem::take(&mut *b), *n, false, clean);
+            Value::new(Kind::Array(b), newer.span)
         }
         (Kind::Array(b), Kind::Null) => Value::new(Kind::Array(b), base.span),
         (_, kind) => strip(Value::new(kind, newer.span), clean),
@@ -155,13 +156,14 @@ fn adopt(mut newer: Array, services: bool, clean: bool) -> Array {
 /// its part markers (`arguments!`) inside, so a merged tree is clean only outside `services:`.
 fn merge_services(base: Value, newer: Value) -> Value {
     match (base.kind, newer.kind) {
-        (Kind::Array(b), Kind::Array(n)) => {
-            Value::new(Kind::Array(merge_inner(b, n, true, false)), newer.span)
+        (Kind::Array(mut b), Kind::Array(n)) => {
+            *b = merge_inner(std::mem::take(&mut *b), *n, true, false);
+            Value::new(Kind::Array(b), newer.span)
         }
-        (Kind::Null, Kind::Array(n)) => Value::new(
-            Kind::Array(merge_inner(Array::new(), n, true, false)),
-            newer.span,
-        ),
+        (Kind::Null, Kind::Array(mut n)) => {
+            *n = merge_inner(Array::new(), std::mem::take(&mut *n), true, false);
+            Value::new(Kind::Array(n), newer.span)
+        }
         (Kind::Array(b), Kind::Null) => Value::new(Kind::Array(b), base.span),
         (_, kind) => strip_markers(Value::new(kind, newer.span)),
     }
@@ -202,7 +204,7 @@ fn widen(v: Value) -> Value {
             let span = v.span;
             let mut a = Array::new();
             a.insert(Key::Str("create".into()), span, v);
-            Value::new(Kind::Array(a), span)
+            Value::new(Kind::Array(Box::new(a)), span)
         }
     }
 }
@@ -218,7 +220,7 @@ fn add_reset(mut def: Value, part: &str) -> Value {
                 let name = entry.value.clone();
                 let mut list = Array::new();
                 list.push(name);
-                entry.value = Value::new(Kind::Array(list), entry.value.span);
+                entry.value = Value::new(Kind::Array(Box::new(list)), entry.value.span);
             }
         }
         if !matches!(
@@ -228,7 +230,7 @@ fn add_reset(mut def: Value, part: &str) -> Value {
             a.insert(
                 key.clone(),
                 span,
-                Value::new(Kind::Array(Array::new()), span),
+                Value::new(Kind::Array(Box::default()), span),
             );
         }
         if let Some(Kind::Array(list)) = a.entries.get_mut(&key).map(|e| &mut e.value.kind) {
@@ -301,7 +303,7 @@ mod tests {
             .expect("valid NEON")
             .kind
         {
-            Kind::Array(a) => a,
+            Kind::Array(a) => *a,
             other => panic!("not a map: {other:?}"),
         }
     }

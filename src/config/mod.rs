@@ -202,13 +202,26 @@ impl Loader<'_> {
                 return None;
             }
         };
-        let text = String::from_utf8_lossy(&bytes).into_owned();
+        // Valid UTF-8 (the usual case) moves into the source map and is decoded from there, so
+        // the file's text is held once while it is decoded; only invalid input keeps its bytes,
+        // for the decoder to point at the first bad one.
+        let (text, invalid) = match String::from_utf8(bytes) {
+            Ok(text) => (text, None),
+            Err(e) => {
+                let bytes = e.into_bytes();
+                (String::from_utf8_lossy(&bytes).into_owned(), Some(bytes))
+            }
+        };
         let id = self
             .sources
             .add_path(path.display().to_string(), &canonical, text);
         self.files.push(id);
         self.stack.push(canonical);
-        let value = match neon::decode_bytes(&bytes, id) {
+        let decoded = match invalid {
+            Some(bytes) => neon::decode_bytes(&bytes, id),
+            None => neon::decode(&self.sources.get(id).text, id),
+        };
+        let value = match decoded {
             Ok(v) => Some(v),
             Err(d) => {
                 self.diags.push(d);
@@ -221,8 +234,8 @@ impl Loader<'_> {
     }
 
     fn load_decoded(&mut self, id: FileId, dir: Option<&Path>) -> Option<Array> {
-        let text = self.sources.get(id).text.clone();
-        match neon::decode(&text, id) {
+        let decoded = neon::decode(&self.sources.get(id).text, id);
+        match decoded {
             Ok(v) => self.process(v, dir),
             Err(d) => {
                 self.diags.push(d);
@@ -244,7 +257,7 @@ impl Loader<'_> {
                 );
                 return None;
             }
-            Kind::Array(a) => a,
+            Kind::Array(a) => *a,
             Kind::Null => Array::new(),
             _ => {
                 self.diags.push(

@@ -160,7 +160,7 @@ impl<'a> Expander<'a> {
             let span = v.span;
             let slot = raw
                 .entry(top)
-                .or_insert_with(|| Value::new(Kind::Array(Array::new()), span));
+                .or_insert_with(|| Value::new(Kind::Array(Box::default()), span));
             set_nested(slot, &rest, v.clone());
         }
         // A dotted dynamic name (`database.password`) makes one value inside a map dynamic: the
@@ -332,7 +332,7 @@ fn set_nested(slot: &mut Value, path: &[&str], value: Value) {
         return;
     };
     if !matches!(slot.kind, Kind::Array(_)) {
-        slot.kind = Kind::Array(Array::new());
+        slot.kind = Kind::Array(Box::default());
     }
     if let Kind::Array(a) = &mut slot.kind {
         let key = Key::from_string(first.to_string());
@@ -340,7 +340,7 @@ fn set_nested(slot: &mut Value, path: &[&str], value: Value) {
             a.insert(
                 key.clone(),
                 value.span,
-                Value::new(Kind::Array(Array::new()), value.span),
+                Value::new(Kind::Array(Box::default()), value.span),
             );
         }
         if let Some(entry) = a.entries.get_mut(&key) {
@@ -743,7 +743,7 @@ impl Expander<'_> {
             Kind::Int(i) => ExprKind::Int(i),
             Kind::Float(f) => ExprKind::Float(f),
             Kind::Date(d) => ExprKind::Str(d),
-            Kind::Array(a) => ExprKind::Array(self.convert_array_owned(a)),
+            Kind::Array(a) => ExprKind::Array(self.convert_array_owned(*a)),
             kind @ (Kind::Entity(_) | Kind::Chain(_)) => {
                 return self.convert(&Value::new(kind, span))
             }

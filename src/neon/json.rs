@@ -155,12 +155,12 @@ fn from_json_at(json: &J, depth: usize) -> Result<Value, EncodeError> {
             }
         },
         J::String(s) => Kind::Str(s.clone()),
-        J::Array(items) => Kind::Array(list_from_json(items, enter(depth)?)?),
+        J::Array(items) => Kind::Array(Box::new(list_from_json(items, enter(depth)?)?)),
         J::Object(m) => {
             let depth = enter(depth)?;
             match special(m, depth)? {
                 Some(k) => k,
-                None => Kind::Array(map_from_json(m, depth)?),
+                None => Kind::Array(Box::new(map_from_json(m, depth)?)),
             }
         }
     };

@@ -24,15 +24,33 @@ pub(crate) enum Tok {
     Newline,
 }
 
-/// One token: its kind and byte range in the stripped text (12 bytes: a large file has about
-/// one token per 4 bytes; spans are `u32` offsets everywhere, see [`crate::source::Span`]).
+/// One token: its byte range in the stripped text (8 bytes: a large file has about one token
+/// per 4 bytes; spans are `u32` offsets everywhere, see [`crate::source::Span`]). Its kind is
+/// not stored: the grammar makes it a function of the text, see [`Token::kind`].
 /// White space and comments are not tokens: they only separate tokens, and the indentation of
 /// a line is read from the text (see [`line_indent`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Token {
-    pub kind: Tok,
     pub start: u32,
     pub end: u32,
+}
+
+impl Token {
+    /// What the token is, read from its text `src` (the stripped text it was lexed from). The
+    /// grammar's first characters decide it: a line break starts only a run of line breaks, a
+    /// quote only a string; a punctuation token is one byte, and a literal that starts with
+    /// `:` or `-` has at least two (no other literal starts with a punctuation character).
+    pub fn kind(self, src: &str) -> Tok {
+        let bytes = &src.as_bytes()[self.start as usize..self.end as usize];
+        match bytes {
+            [b'\n', ..] => Tok::Newline,
+            [b'\'' | b'"', ..] => Tok::String,
+            [c @ (b',' | b'-' | b'[' | b']' | b'(' | b')' | b'{' | b'}' | b'=' | b':')] => {
+                Tok::Char(*c)
+            }
+            _ => Tok::Literal,
+        }
+    }
 }
 
 /// The text being decoded, without `\r`, plus the way back to original offsets.
@@ -157,7 +175,11 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
                 b'\n' => {
                     // one pair per line break: a run of them is one token
                     if let Some(last) = tokens.last_mut() {
-                        if last.kind == Tok::Newline && last.end == start {
+                        // (a piece never starts inside a run, so `last` is of this piece)
+                        let last_first = (last.start as usize)
+                            .checked_sub(base)
+                            .and_then(|i| piece.as_bytes().get(i));
+                        if last.end == start && last_first == Some(&b'\n') {
                             last.end = stop;
                             continue;
                         }
@@ -173,11 +195,17 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
             }
             _ => continue,
         };
-        tokens.push(Token {
+        let token = Token { start, end: stop };
+        debug_assert_eq!(
+            Token {
+                start: from as u32,
+                end: to as u32
+            }
+            .kind(piece),
             kind,
-            start,
-            end: stop,
-        });
+            "the kind read from the text is the grammar's"
+        );
+        tokens.push(token);
     }
     end
 }
@@ -206,7 +234,7 @@ mod tests {
         let (toks, end) = tokenize(s);
         assert_eq!(end, s.len(), "lexing stopped early in {s:?}");
         toks.iter()
-            .map(|t| (t.kind, &s[t.start as usize..t.end as usize]))
+            .map(|t| (t.kind(s), &s[t.start as usize..t.end as usize]))
             .collect()
     }
 

@@ -8,7 +8,7 @@
 use super::errors::{ErrorKind, ParseError, MAX_DEPTH};
 use super::lexer::{line_indent, Text, Tok, Token};
 use super::scalar;
-use super::value::{Array, Entity, Entry, Key, Kind, Value};
+use super::value::{Array, Entity, Entries, Entry, Key, Kind, Value};
 use crate::source::{FileId, Span};
 
 type PResult<T> = Result<T, ParseError>;
@@ -87,6 +87,11 @@ impl Builder {
         }
         self.cover(key_span);
         self.cover(value.span);
+        if self.arr.entries.capacity() == 0 {
+            // Room for exactly one entry: most maps of a configuration have one or two, and a
+            // first insert would make room for three (the hash table's capacity).
+            self.arr.entries = Entries::with_capacity_and_hasher(1, Default::default());
+        }
         let (i, _) = self.arr.entries.insert_full(key, Entry { key_span, value });
         if implicit || !self.implicit.is_empty() {
             self.implicit.resize(self.arr.len(), false);
@@ -105,9 +110,16 @@ impl Builder {
         }
     }
 
-    fn finish(self, file: FileId) -> Value {
+    fn finish(mut self, file: FileId) -> Value {
         let (s, e) = self.span.unwrap_or((0, 0));
-        Value::new(Kind::Array(self.arr), Span::new(file, s, e))
+        // A map that grew (its entries to the hash table's capacity) and has more than half
+        // again as much room as entries gives the rest back: the tree lives until the file is
+        // read. A smaller waste (two entries in room for three) is cheaper kept than moved.
+        let (len, room) = (self.arr.entries.len(), self.arr.entries.capacity());
+        if room > len + len / 2 {
+            self.arr.entries.shrink_to_fit();
+        }
+        Value::new(Kind::Array(Box::new(self.arr)), Span::new(file, s, e))
     }
 }
 
@@ -174,7 +186,9 @@ impl<'a> Parser<'a> {
 
     /// Is the next token accepted by `f`?
     fn is_next(&self, f: impl Fn(Tok) -> bool) -> bool {
-        self.toks.get(self.pos).is_some_and(|t| f(t.kind))
+        self.toks
+            .get(self.pos)
+            .is_some_and(|t| f(t.kind(&self.text.src)))
     }
 
     fn is_next_char(&self, c: u8) -> bool {
@@ -369,7 +383,7 @@ impl<'a> Parser<'a> {
         let mut i = self.pos;
         let mut depth = 0usize;
         while let Some(t) = self.toks.get(i) {
-            match t.kind {
+            match t.kind(&self.text.src) {
                 Tok::Char(b'[' | b'{' | b'(') => depth += 1,
                 Tok::Char(b']' | b'}' | b')') => depth = depth.saturating_sub(1),
                 Tok::Newline if depth == 0 => break,
@@ -381,7 +395,11 @@ impl<'a> Parser<'a> {
             return DashIndent::Either;
         }
         // as `skip_newlines` would leave it
-        while self.toks.get(i).is_some_and(|t| t.kind == Tok::Newline) {
+        while self
+            .toks
+            .get(i)
+            .is_some_and(|t| t.kind(&self.text.src) == Tok::Newline)
+        {
             i += 1;
         }
         let next = self.indentation_at(i);
@@ -600,7 +618,7 @@ fn mismatch(a: &str, b: &str) -> bool {
 
 fn into_array(v: Value) -> Array {
     match v.kind {
-        Kind::Array(a) => a,
+        Kind::Array(a) => *a,
         _ => Array::new(),
     }
 }

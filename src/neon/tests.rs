@@ -280,3 +280,75 @@ fn an_unclosed_bracket_is_labelled_where_it_opens() {
         );
     }
 }
+
+/// Every map entry holds a `Value` and most values are scalars: a collection is boxed so a
+/// value stays 48 bytes (it was ≈ 100 with the map inline), and a boxed collection is 72 bytes.
+#[test]
+fn values_and_collections_stay_small() {
+    assert!(
+        std::mem::size_of::<Value>() <= 48,
+        "{}",
+        std::mem::size_of::<Value>()
+    );
+    assert!(
+        std::mem::size_of::<Entry>() <= 64,
+        "{}",
+        std::mem::size_of::<Entry>()
+    );
+    assert!(
+        std::mem::size_of::<Array>() <= 72,
+        "{}",
+        std::mem::size_of::<Array>()
+    );
+}
+
+/// A decoded map keeps little room for entries it will never get (a map grows to its hash
+/// table's capacity, by doubling: one entry had room for three): a one-entry map has room for
+/// exactly one, any other for at most half again as many as it holds.
+#[test]
+fn decoded_maps_hold_few_spare_entries() {
+    for n in [1usize, 2, 3, 4, 5, 9, 100, 1000] {
+        let text: String = (0..n).map(|i| format!("k{i}: {{a: {i}}}\n")).collect();
+        let v = dec(&text).unwrap();
+        let a = v.as_array().unwrap();
+        assert_eq!(a.len(), n);
+        let room = a.entries.capacity();
+        assert!(
+            room >= n && room <= n + n / 2,
+            "{n} entries, room for {room}"
+        );
+        let inner = a.get("k0").and_then(Value::as_array).unwrap();
+        assert_eq!(inner.entries.capacity(), 1);
+    }
+}
+
+/// The next implicit index stays right across pushes, explicit keys and direct edits of the
+/// entries (the recorded largest key is only trusted at the length it was recorded at).
+#[test]
+fn next_index_follows_edits() {
+    let mut a = Array::new();
+    assert_eq!(a.next_index(), 0);
+    a.push(Value::new(Kind::Int(1), Span::default()));
+    a.insert(
+        Key::Int(7),
+        Span::default(),
+        Value::new(Kind::Null, Span::default()),
+    );
+    assert_eq!(a.next_index(), 8);
+    a.entries.shift_remove(&Key::Int(7));
+    assert_eq!(a.next_index(), 1);
+    a.insert(
+        Key::Int(-4),
+        Span::default(),
+        Value::new(Kind::Null, Span::default()),
+    );
+    assert_eq!(a.next_index(), 1);
+    a.insert(
+        Key::Int(i64::MAX),
+        Span::default(),
+        Value::new(Kind::Null, Span::default()),
+    );
+    assert_eq!(a.checked_next_index(), None);
+    let v = Value::new(Kind::Int(2), Span::default());
+    assert_eq!(a.try_push(v.clone()), Err(v));
+}

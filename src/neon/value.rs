@@ -93,7 +93,42 @@ pub struct Array {
     /// The largest integer key, valid while `entries` has the length recorded with it, so
     /// [`Array::push`] is O(1). Code that edits `entries` directly changes the length (or only
     /// replaces values), which makes the next call recompute it.
-    max_int: Option<(usize, Option<i64>)>,
+    max_int: MaxInt,
+}
+
+/// The largest integer key of an [`Array`] together with the length it was recorded at, in 16
+/// bytes (an `Array` is then 72 bytes, which a boxed collection rounds to 80 with the
+/// allocator's header instead of 96).
+#[derive(Debug, Clone, Copy, Default)]
+struct MaxInt {
+    /// The number of entries when it was recorded.
+    len: u32,
+    /// 0: nothing recorded; 1: no integer key; 2: `max` is the largest integer key.
+    state: u8,
+    max: i64,
+}
+
+impl MaxInt {
+    /// A record for a collection of `len` entries (nothing recorded past `u32::MAX` entries).
+    fn new(len: usize, max: Option<i64>) -> MaxInt {
+        match (u32::try_from(len), max) {
+            (Ok(len), Some(max)) => MaxInt { len, state: 2, max },
+            (Ok(len), None) => MaxInt {
+                len,
+                state: 1,
+                max: 0,
+            },
+            (Err(_), _) => MaxInt::default(),
+        }
+    }
+
+    /// The recorded answer, when it was recorded at length `len`.
+    fn at(self, len: usize) -> Option<Option<i64>> {
+        if self.state == 0 || self.len as usize != len {
+            return None;
+        }
+        Some((self.state == 2).then_some(self.max))
+    }
 }
 
 impl PartialEq for Array {
@@ -158,9 +193,9 @@ impl Array {
 
     /// The next implicit index, or `None` when the largest integer key is `i64::MAX`.
     pub fn checked_next_index(&self) -> Option<i64> {
-        let max = match self.max_int {
-            Some((len, max)) if len == self.entries.len() => max,
-            _ => self.scan_max_int(),
+        let max = match self.max_int.at(self.entries.len()) {
+            Some(max) => max,
+            None => self.scan_max_int(),
         };
         match max {
             None => Some(0),
@@ -182,11 +217,11 @@ impl Array {
 
     /// The largest integer key, from the record when it is current (else recorded anew).
     fn current_max_int(&mut self) -> Option<i64> {
-        match self.max_int {
-            Some((len, max)) if len == self.entries.len() => max,
-            _ => {
+        match self.max_int.at(self.entries.len()) {
+            Some(max) => max,
+            None => {
                 let max = self.scan_max_int();
-                self.max_int = Some((self.entries.len(), max));
+                self.max_int = MaxInt::new(self.entries.len(), max);
                 max
             }
         }
@@ -200,7 +235,7 @@ impl Array {
             _ => max,
         };
         self.entries.insert(key, Entry { key_span, value });
-        self.max_int = Some((self.entries.len(), max));
+        self.max_int = MaxInt::new(self.entries.len(), max);
     }
 
     /// Appends an item under the next implicit index (amortised O(1)). PHP cannot append after
@@ -253,8 +288,9 @@ pub enum Kind {
     Str(String),
     /// A date or date-time, normalised to `YYYY-MM-DDTHH:MM:SS[.ffffff]±HH:MM`.
     Date(String),
-    /// A collection.
-    Array(Array),
+    /// A collection, boxed so that a `Value` stays small (48 bytes: every map entry holds one,
+    /// and most values are scalars).
+    Array(Box<Array>),
     /// An entity.
     Entity(Box<Entity>),
     /// A chain of entities `A(1)::b(2)`; link names are kept as written (`::b`).

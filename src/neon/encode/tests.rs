@@ -183,10 +183,10 @@ fn multiline_strings() {
         let mut a = Array::new();
         a.insert(Key::Str("k".into()), Span::default(), str_value(s));
         a.push(str_value(s));
-        let nested = Value::new(Kind::Array(a), Span::default());
+        let nested = Value::new(Kind::Array(Box::new(a)), Span::default());
         let mut outer = Array::new();
         outer.push(nested);
-        assert_round_trip(&Value::new(Kind::Array(outer), Span::default()));
+        assert_round_trip(&Value::new(Kind::Array(Box::new(outer)), Span::default()));
     }
     assert_eq!(
         encode_block(&str_value("a\n'''")).unwrap(),
@@ -232,7 +232,7 @@ fn entities_and_chains() {
         Err(EncodeError::Unrepresentable(_))
     ));
     assert!(matches!(
-        encode_inline(&chain(Kind::Array(Array::new()))),
+        encode_inline(&chain(Kind::Array(Box::default()))),
         Err(EncodeError::Unrepresentable(_))
     ));
     let one = Value::new(Kind::Chain(vec![link(Kind::Null)]), Span::default());
@@ -271,7 +271,7 @@ fn nested_lists(n: usize) -> Value {
     for _ in 0..n {
         let mut a = Array::new();
         a.push(v);
-        v = Value::new(Kind::Array(a), Span::default());
+        v = Value::new(Kind::Array(Box::new(a)), Span::default());
     }
     v
 }
@@ -282,7 +282,7 @@ fn nested_maps(n: usize) -> Value {
     for _ in 0..n {
         let mut a = Array::new();
         a.insert(Key::Str("a".into()), Span::default(), v);
-        v = Value::new(Kind::Array(a), Span::default());
+        v = Value::new(Kind::Array(Box::new(a)), Span::default());
     }
     v
 }
