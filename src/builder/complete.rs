@@ -133,7 +133,7 @@ impl Completer<'_> {
     fn service(&mut self, def: &Definition) -> Completed {
         let factory = def.kind == DefinitionKind::Factory;
         let self_type = if factory {
-            def.result_type.clone()
+            def.extras().result_type.clone()
         } else {
             def.resolved_type.clone()
         };
@@ -364,14 +364,14 @@ impl Completer<'_> {
         {
             return Some("@self".into());
         }
-        let eligible = |n: &&String| n.as_str() != ctx.service || ctx.in_setup;
+        let eligible = |n: &&str| *n != ctx.service || ctx.in_setup;
         let high = self.b.index.high(ty);
-        let mut found = high.iter().filter(eligible);
+        let mut found = high.clone().filter(eligible);
         match (found.next(), found.next()) {
-            (Some(only), None) => Some(only.clone()),
+            (Some(only), None) => Some(only.to_string()),
             (None, _) => None,
             _ => {
-                let candidates: Vec<String> = high.iter().filter(eligible).cloned().collect();
+                let candidates: Vec<String> = high.filter(eligible).map(String::from).collect();
                 let mut d = super::ambiguous(ty, &candidates);
                 d.message = format!("{}: {}", ctx.prefix, d.message);
                 if let Some((p, f)) = param {

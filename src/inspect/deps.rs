@@ -194,10 +194,11 @@ fn walk(
                 continue;
             };
             let touches = d
+                .extras()
                 .origin
                 .iter()
                 .map(|a| (a, true))
-                .chain(d.modified_by.iter().map(|a| (a, false)));
+                .chain(d.extras().modified_by.iter().map(|a| (a, false)));
             for (actor, added) in touches {
                 let by = ActorInfo::from(actor);
                 let pos = answer.extensions.iter().position(|e| e.by == by);

@@ -189,7 +189,7 @@ fn service_plan(
         tags: completed.tags,
         create: completed.create,
         setup: completed.setup,
-        implement: def.implement.clone(),
+        implement: def.extras().implement.clone(),
         parameters: completed.parameters,
         references: completed.references,
         source,
@@ -202,7 +202,7 @@ fn type_index(builder: &ContainerBuilder) -> IndexMap<plan::Name, Vec<plan::Name
     builder
         .autowiring()
         .types()
-        .map(|(t, names)| (t.into(), names.iter().map(|n| n.into()).collect()))
+        .map(|(t, names)| (t.into(), names.map(|n| n.into()).collect()))
         .collect()
 }
 
