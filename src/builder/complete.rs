@@ -55,19 +55,20 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
                 _ => c.service(def),
             };
             if c.b.record_origins {
-                completed.calls = std::mem::take(&mut c.trace);
+                completed.set_calls(std::mem::take(&mut c.trace));
             } else {
                 // Without `explain`, only the calls a dynamic parameter fills directly are
                 // kept: they give the plan's `dynamic` section its types (config::dynamic).
-                completed.calls = c
-                    .trace
-                    .drain(..)
-                    .filter(|call| {
-                        call.arguments
-                            .iter()
-                            .any(|a| matches!(a.value, P::Param(_)))
-                    })
-                    .collect();
+                completed.set_calls(
+                    c.trace
+                        .drain(..)
+                        .filter(|call| {
+                            call.arguments
+                                .iter()
+                                .any(|a| matches!(a.value, P::Param(_)))
+                        })
+                        .collect(),
+                );
             }
             results.push(Some(Box::new(completed)));
         }
@@ -183,14 +184,7 @@ impl Completer<'_> {
             .map(|s| self.setup(s, &setup_ctx))
             .collect();
         let tags = self.tags(def, &setup_ctx);
-        Completed {
-            create,
-            setup,
-            tags,
-            references: IndexMap::new(),
-            parameters: factory_params,
-            calls: Vec::new(),
-        }
+        Completed::new(create, setup, tags, IndexMap::new(), factory_params)
     }
 
     /// The factory parameter `name` (one of `ctx.factory_params`) as a plan value: `$arg`,

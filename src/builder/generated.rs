@@ -77,14 +77,7 @@ impl Completer<'_> {
     pub(super) fn imported(&mut self, def: &Definition) -> Completed {
         let ctx = self.generated_ctx(def);
         let tags = self.tags(def, &ctx);
-        Completed {
-            create: P::Null,
-            setup: Vec::new(),
-            tags,
-            references: IndexMap::new(),
-            parameters: Vec::new(),
-            calls: Vec::new(),
-        }
+        Completed::new(P::Null, Vec::new(), tags, IndexMap::new(), Vec::new())
     }
 
     /// An accessor: `create` is the reference `get()` returns — the creator's `@service`, or the
@@ -134,14 +127,7 @@ impl Completer<'_> {
         };
         self.accessor_target(def, &ctx, &iface, &create);
         let tags = self.tags(def, &ctx);
-        Completed {
-            create,
-            setup: Vec::new(),
-            tags,
-            references: IndexMap::new(),
-            parameters: Vec::new(),
-            calls: Vec::new(),
-        }
+        Completed::new(create, Vec::new(), tags, IndexMap::new(), Vec::new())
     }
 
     /// The service an accessor's `get()` returns must be of `get()`'s declared return class
@@ -257,14 +243,7 @@ impl Completer<'_> {
         }
         self.locator_methods(def, &ctx, &references);
         let tags = self.tags(def, &ctx);
-        Completed {
-            create: P::Null,
-            setup: Vec::new(),
-            tags,
-            references,
-            parameters: Vec::new(),
-            calls: Vec::new(),
-        }
+        Completed::new(P::Null, Vec::new(), tags, references, Vec::new())
     }
 
     /// The references of `tagged: tag`: each service carrying the tag under its value used as a

@@ -227,7 +227,7 @@ fn walk(
 /// for a type the service had.
 fn still_wanted(b: &ContainerBuilder, name: &str, ty: Option<&str>) -> Vec<String> {
     let by_type = |d: &crate::builder::Definition| {
-        d.completed.iter().flat_map(|c| &c.calls).any(|call| {
+        d.completed.iter().flat_map(|c| c.calls()).any(|call| {
             call.arguments.iter().any(|a| match &a.source {
                 ArgumentSource::Unfilled { tried: Some(t) } => {
                     ty.is_some_and(|ty| b.catalog.is_subtype(ty, t))

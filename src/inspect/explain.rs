@@ -215,7 +215,7 @@ pub fn explain_service(
     };
     let calls = match &def.completed {
         Some(c) => c
-            .calls
+            .calls()
             .iter()
             .map(|call| CallExplanation {
                 function: call.function.clone(),
@@ -239,7 +239,7 @@ pub fn explain_service(
             IndexMap::from([("get".to_string(), text::short(&c.create))])
         }
         (Some(c), DefinitionKind::Locator) => c
-            .references
+            .references()
             .iter()
             .map(|(k, v)| (k.clone(), text::short(v)))
             .collect(),

@@ -69,13 +69,14 @@ pub fn build(
     let completed = builder
         .definitions()
         .map(|d| {
-            d.completed.as_ref().map(|c| Completed {
-                create: c.create.clone(),
-                setup: c.setup.clone(),
-                tags: c.tags.clone(),
-                references: c.references.clone(),
-                parameters: c.parameters.clone(),
-                calls: Vec::new(),
+            d.completed.as_ref().map(|c| {
+                Completed::new(
+                    c.create.clone(),
+                    c.setup.clone(),
+                    c.tags().clone(),
+                    c.references().clone(),
+                    c.parameters().to_vec(),
+                )
             })
         })
         .collect();
@@ -181,17 +182,18 @@ fn service_plan(
             column: column as u32,
         }
     });
+    let (create, setup, tags, references, parameters) = completed.into_parts();
     ServicePlan {
         kind: def.kind.plan_kind(),
         type_: ty.into(),
         lifespan: def.lifespan,
         autowired,
-        tags: completed.tags,
-        create: completed.create,
-        setup: completed.setup,
+        tags,
+        create,
+        setup,
         implement: def.extras().implement.clone(),
-        parameters: completed.parameters,
-        references: completed.references,
+        parameters,
+        references,
         source,
         requires_async: needs_async.contains(&def.name),
     }
