@@ -239,3 +239,54 @@ impl AutowiringIndex {
             .map(|(k, e)| (&*k.0, self.named(self.lists(e).0)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Autowired, ContainerBuilder};
+    use crate::diagnostics::Diagnostics;
+    use crate::expr::ExprArray;
+
+    /// Two services of `App\Db` (one claiming `App\Store` as preferred) and one of `App\Log`.
+    fn builder() -> ContainerBuilder {
+        let cat = crate::catalog::from_config_text(
+            "types:\n\tApp\\Store: {interface: true}\n\tApp\\Db: {implements: [App\\Store]}\n\tApp\\Log: {}\n",
+        );
+        let mut b = ContainerBuilder::new(cat);
+        for (name, class) in [
+            ("main", "App\\Db"),
+            ("log", "App\\Log"),
+            ("replica", "App\\Db"),
+        ] {
+            b.add_definition(Some(name), None)
+                .expect("added")
+                .set_creator(class, ExprArray::new());
+        }
+        b.get_definition_mut("replica").expect("defined").autowired =
+            Autowired::Types(vec!["App\\Store".into()]);
+        b.resolve(&mut Diagnostics::new());
+        b
+    }
+
+    #[test]
+    fn names_come_back_by_priority_in_any_letter_case() {
+        let b = builder();
+        let idx = b.autowiring();
+        // `replica` claimed App\Store: `main` moved to low priority there.
+        assert_eq!(idx.high("app\\store").collect::<Vec<_>>(), ["replica"]);
+        assert_eq!(idx.all(" \\APP\\Store"), ["replica", "main"]);
+        // App\Db is a subtype of the claimed App\Store, so `replica` is preferred there too.
+        assert_eq!(idx.high("App\\Db").collect::<Vec<_>>(), ["replica"]);
+        assert_eq!(idx.all("App\\Db"), ["replica", "main"]);
+        assert_eq!(idx.high("App\\LOG").collect::<Vec<_>>(), ["log"]);
+        assert_eq!(idx.high("App\\Missing").len(), 0);
+        let types: Vec<(&str, Vec<&str>)> = idx.types().map(|(t, n)| (t, n.collect())).collect();
+        assert_eq!(
+            types,
+            [
+                ("App\\Db", vec!["replica"]),
+                ("App\\Store", vec!["replica"]),
+                ("App\\Log", vec!["log"]),
+            ]
+        );
+    }
+}
