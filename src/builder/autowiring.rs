@@ -8,37 +8,85 @@
 //! `getByType` looks at high priority only; collections (`T[]`, `typed()`) take both.
 
 use super::{Autowired, ContainerBuilder};
+use crate::catalog::hash_caseless;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
-use rustc_hash::FxHashMap;
+use indexmap::{Equivalent, IndexMap};
+use rustc_hash::FxBuildHasher;
+use std::hash::{Hash, Hasher};
 
 /// Type → service names, by priority. Types compare case-insensitively (as PHP class names).
+///
+/// Memory (issue #13): each service name is stored once, and the per-type lists hold 4-byte
+/// positions into that list, all in one flat slice once built (a name used to be copied
+/// into the list of every ancestor type, each list its own allocation).
 #[derive(Debug, Clone, Default)]
 pub struct AutowiringIndex {
-    /// Every indexed type, in first-registration order.
-    types: Vec<Indexed>,
-    /// Lower-cased type → its position in `types`.
-    by_lower: FxHashMap<String, usize>,
-    /// Each spelling registered (the catalog's canonical one, as a rule) → its position in
-    /// `types`, so that a lookup with that spelling allocates nothing.
-    by_name: FxHashMap<String, usize>,
+    /// Every indexed type (the spelling first registered), in first-registration order,
+    /// found in any letter case without allocating.
+    types: IndexMap<TypeKey, Indexed, FxBuildHasher>,
+    /// The autowired services' names; the lists hold positions in it.
+    names: Vec<Box<str>>,
+    /// Every type's high-priority positions, then its low ones, type after type.
+    slots: Vec<u32>,
 }
 
-/// One type of the index.
+/// One type of the index: its services are `slots[start..start + high]` (high priority),
+/// then `low` more (low priority).
 #[derive(Debug, Clone, Default)]
 struct Indexed {
-    /// The spelling first registered.
-    name: String,
-    high: Vec<String>,
-    low: Vec<String>,
+    start: u32,
+    high: u32,
+    low: u32,
+}
+
+/// A type's lists while the index is built.
+#[derive(Debug, Default)]
+struct Growing {
+    high: Vec<u32>,
+    low: Vec<u32>,
     /// A service with `autowired: [T, …]` claimed this type.
     preferred: bool,
+}
+
+/// A type name, hashed and compared ASCII-case-insensitively.
+#[derive(Debug, Clone)]
+struct TypeKey(Box<str>);
+
+impl PartialEq for TypeKey {
+    fn eq(&self, other: &TypeKey) -> bool {
+        self.0.eq_ignore_ascii_case(&other.0)
+    }
+}
+
+impl Eq for TypeKey {}
+
+impl Hash for TypeKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        hash_caseless(&self.0, state);
+    }
+}
+
+/// A borrowed type name to look a [`TypeKey`] up with, in any letter case.
+struct Caseless<'a>(&'a str);
+
+impl Hash for Caseless<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        hash_caseless(self.0, state);
+    }
+}
+
+impl Equivalent<TypeKey> for Caseless<'_> {
+    fn equivalent(&self, key: &TypeKey) -> bool {
+        self.0.eq_ignore_ascii_case(&key.0)
+    }
 }
 
 impl AutowiringIndex {
     /// Builds the index from resolved definitions. Incompatible `autowired:` types are
     /// `invalid-autowired` errors.
     pub fn build(b: &ContainerBuilder, diags: &mut Diagnostics) -> AutowiringIndex {
-        let mut idx = AutowiringIndex::default();
+        let mut types: IndexMap<TypeKey, Growing, FxBuildHasher> = IndexMap::default();
+        let mut names: Vec<Box<str>> = Vec::new();
         for def in b.definitions() {
             let Some(ty) = def.resolved_type.as_deref() else {
                 continue;
@@ -73,90 +121,172 @@ impl AutowiringIndex {
                     Some(out)
                 }
             };
+            // The service's position among the names, taken when it is first listed.
+            let mut position = None;
             for ancestor in b.catalog.ancestors(ty) {
                 if b.is_excluded(&ancestor) {
                     continue;
                 }
-                let i = idx.position_or_insert(ancestor.as_str());
+                let n = *position.get_or_insert_with(|| {
+                    names.push(def.name.as_str().into());
+                    u32::try_from(names.len() - 1).expect("fewer than 2^32 services")
+                });
+                let e = match types.get_index_of(&Caseless(&ancestor)) {
+                    Some(i) => &mut types[i],
+                    None => types.entry(TypeKey(ancestor.as_str().into())).or_default(),
+                };
                 match &wanted {
                     None => {
-                        let e = &mut idx.types[i];
                         if e.preferred {
-                            e.low.push(def.name.clone());
+                            e.low.push(n);
                         } else {
-                            e.high.push(def.name.clone());
+                            e.high.push(n);
                         }
                     }
-                    Some(types) => {
-                        let prefer = types.iter().any(|t| b.catalog.is_subtype(&ancestor, t));
-                        let e = &mut idx.types[i];
+                    Some(claimed) => {
+                        let prefer = claimed.iter().any(|t| b.catalog.is_subtype(&ancestor, t));
                         if prefer {
                             if !e.preferred {
                                 let moved = std::mem::take(&mut e.high);
                                 e.low.extend(moved);
                             }
                             e.preferred = true;
-                            e.high.push(def.name.clone());
+                            e.high.push(n);
                         } else {
-                            e.low.push(def.name.clone());
+                            e.low.push(n);
                         }
                     }
                 }
             }
         }
-        // Grown by doubling; kept through phases B and C (up to a third of it unused).
-        idx.types.shrink_to_fit();
-        idx
-    }
-
-    /// The position of `ty` in `types`, registering it when new.
-    fn position_or_insert(&mut self, ty: &str) -> usize {
-        if let Some(&i) = self.by_name.get(ty) {
-            return i;
+        // One flat slice of positions, sized exactly; the growing lists are freed type by
+        // type as they are copied.
+        let total = types.values().map(|e| e.high.len() + e.low.len()).sum();
+        let mut slots = Vec::with_capacity(total);
+        let mut done = IndexMap::with_capacity_and_hasher(types.len(), FxBuildHasher);
+        for (key, e) in types {
+            let start = slots.len() as u32;
+            slots.extend_from_slice(&e.high);
+            slots.extend_from_slice(&e.low);
+            done.insert(
+                key,
+                Indexed {
+                    start,
+                    high: e.high.len() as u32,
+                    low: e.low.len() as u32,
+                },
+            );
         }
-        let lower = ty.to_ascii_lowercase();
-        let i = match self.by_lower.get(&lower) {
-            Some(&i) => i,
-            None => {
-                self.types.push(Indexed {
-                    name: ty.to_string(),
-                    ..Indexed::default()
-                });
-                self.by_lower.insert(lower, self.types.len() - 1);
-                self.types.len() - 1
-            }
-        };
-        self.by_name.insert(ty.to_string(), i);
-        i
+        names.shrink_to_fit();
+        AutowiringIndex {
+            types: done,
+            names,
+            slots,
+        }
     }
 
     /// The entry of a type (leading `\` and surrounding spaces ignored, any letter case).
     fn find(&self, ty: &str) -> Option<&Indexed> {
-        let name = ty.trim().trim_start_matches('\\');
-        let i = match self.by_name.get(name) {
-            Some(&i) => i,
-            None => *self.by_lower.get(&name.to_ascii_lowercase())?,
-        };
-        self.types.get(i)
+        self.types
+            .get(&Caseless(ty.trim().trim_start_matches('\\')))
     }
 
-    /// High-priority services of a type (what `getByType` chooses from).
-    pub fn high(&self, ty: &str) -> &[String] {
-        self.find(ty).map(|e| e.high.as_slice()).unwrap_or(&[])
+    /// The names at `positions`.
+    fn named<'a>(
+        &'a self,
+        positions: &'a [u32],
+    ) -> impl ExactSizeIterator<Item = &'a str> + Clone + 'a {
+        positions.iter().map(|&i| &*self.names[i as usize])
+    }
+
+    /// The positions of a type's high-priority services, then of its low ones.
+    fn lists(&self, e: &Indexed) -> (&[u32], &[u32]) {
+        let start = e.start as usize;
+        let mid = start + e.high as usize;
+        (
+            &self.slots[start..mid],
+            &self.slots[mid..mid + e.low as usize],
+        )
+    }
+
+    /// High-priority services of a type (what `getByType` chooses from), in definition order.
+    pub fn high(&self, ty: &str) -> impl ExactSizeIterator<Item = &str> + Clone + '_ {
+        let positions = self.find(ty).map(|e| self.lists(e).0).unwrap_or(&[]);
+        self.named(positions)
     }
 
     /// All autowired services of a type, high priority first.
     pub fn all(&self, ty: &str) -> Vec<String> {
         self.find(ty)
-            .map(|e| e.high.iter().chain(&e.low).cloned().collect())
+            .map(|e| {
+                let (high, low) = self.lists(e);
+                self.named(high)
+                    .chain(self.named(low))
+                    .map(String::from)
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
-    /// Every indexed type (canonical spelling) with its high-priority services, for the plan.
-    pub fn types(&self) -> impl Iterator<Item = (&str, &[String])> {
+    /// Every indexed type (the spelling first registered: the catalog's canonical one, as a
+    /// rule) with its high-priority services, for the plan.
+    pub fn types(
+        &self,
+    ) -> impl Iterator<Item = (&str, impl ExactSizeIterator<Item = &str> + Clone + '_)> {
         self.types
             .iter()
-            .filter(|e| !e.high.is_empty())
-            .map(|e| (e.name.as_str(), e.high.as_slice()))
+            .filter(|(_, e)| e.high > 0)
+            .map(|(k, e)| (&*k.0, self.named(self.lists(e).0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Autowired, ContainerBuilder};
+    use crate::diagnostics::Diagnostics;
+    use crate::expr::ExprArray;
+
+    /// Two services of `App\Db` (one claiming `App\Store` as preferred) and one of `App\Log`.
+    fn builder() -> ContainerBuilder {
+        let cat = crate::catalog::from_config_text(
+            "types:\n\tApp\\Store: {interface: true}\n\tApp\\Db: {implements: [App\\Store]}\n\tApp\\Log: {}\n",
+        );
+        let mut b = ContainerBuilder::new(cat);
+        for (name, class) in [
+            ("main", "App\\Db"),
+            ("log", "App\\Log"),
+            ("replica", "App\\Db"),
+        ] {
+            b.add_definition(Some(name), None)
+                .expect("added")
+                .set_creator(class, ExprArray::new());
+        }
+        b.get_definition_mut("replica").expect("defined").autowired =
+            Autowired::Types(vec!["App\\Store".into()]);
+        b.resolve(&mut Diagnostics::new());
+        b
+    }
+
+    #[test]
+    fn names_come_back_by_priority_in_any_letter_case() {
+        let b = builder();
+        let idx = b.autowiring();
+        // `replica` claimed App\Store: `main` moved to low priority there.
+        assert_eq!(idx.high("app\\store").collect::<Vec<_>>(), ["replica"]);
+        assert_eq!(idx.all(" \\APP\\Store"), ["replica", "main"]);
+        // App\Db is a subtype of the claimed App\Store, so `replica` is preferred there too.
+        assert_eq!(idx.high("App\\Db").collect::<Vec<_>>(), ["replica"]);
+        assert_eq!(idx.all("App\\Db"), ["replica", "main"]);
+        assert_eq!(idx.high("App\\LOG").collect::<Vec<_>>(), ["log"]);
+        assert_eq!(idx.high("App\\Missing").len(), 0);
+        let types: Vec<(&str, Vec<&str>)> = idx.types().map(|(t, n)| (t, n.collect())).collect();
+        assert_eq!(
+            types,
+            [
+                ("App\\Db", vec!["replica"]),
+                ("App\\Store", vec!["replica"]),
+                ("App\\Log", vec!["log"]),
+            ]
+        );
     }
 }

@@ -55,19 +55,20 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
                 _ => c.service(def),
             };
             if c.b.record_origins {
-                completed.calls = std::mem::take(&mut c.trace);
+                completed.set_calls(std::mem::take(&mut c.trace));
             } else {
                 // Without `explain`, only the calls a dynamic parameter fills directly are
                 // kept: they give the plan's `dynamic` section its types (config::dynamic).
-                completed.calls = c
-                    .trace
-                    .drain(..)
-                    .filter(|call| {
-                        call.arguments
-                            .iter()
-                            .any(|a| matches!(a.value, P::Param(_)))
-                    })
-                    .collect();
+                completed.set_calls(
+                    c.trace
+                        .drain(..)
+                        .filter(|call| {
+                            call.arguments
+                                .iter()
+                                .any(|a| matches!(a.value, P::Param(_)))
+                        })
+                        .collect(),
+                );
             }
             results.push(Some(Box::new(completed)));
         }
@@ -133,7 +134,7 @@ impl Completer<'_> {
     fn service(&mut self, def: &Definition) -> Completed {
         let factory = def.kind == DefinitionKind::Factory;
         let self_type = if factory {
-            def.result_type.clone()
+            def.extras().result_type.clone()
         } else {
             def.resolved_type.clone()
         };
@@ -183,14 +184,7 @@ impl Completer<'_> {
             .map(|s| self.setup(s, &setup_ctx))
             .collect();
         let tags = self.tags(def, &setup_ctx);
-        Completed {
-            create,
-            setup,
-            tags,
-            references: IndexMap::new(),
-            parameters: factory_params,
-            calls: Vec::new(),
-        }
+        Completed::new(create, setup, tags, IndexMap::new(), factory_params)
     }
 
     /// The factory parameter `name` (one of `ctx.factory_params`) as a plan value: `$arg`,
@@ -364,14 +358,14 @@ impl Completer<'_> {
         {
             return Some("@self".into());
         }
-        let eligible = |n: &&String| n.as_str() != ctx.service || ctx.in_setup;
+        let eligible = |n: &&str| *n != ctx.service || ctx.in_setup;
         let high = self.b.index.high(ty);
-        let mut found = high.iter().filter(eligible);
+        let mut found = high.clone().filter(eligible);
         match (found.next(), found.next()) {
-            (Some(only), None) => Some(only.clone()),
+            (Some(only), None) => Some(only.to_string()),
             (None, _) => None,
             _ => {
-                let candidates: Vec<String> = high.iter().filter(eligible).cloned().collect();
+                let candidates: Vec<String> = high.filter(eligible).map(String::from).collect();
                 let mut d = super::ambiguous(ty, &candidates);
                 d.message = format!("{}: {}", ctx.prefix, d.message);
                 if let Some((p, f)) = param {

@@ -33,6 +33,7 @@ impl ContainerBuilder {
         for loc in locators {
             let statements: Vec<(String, Expr)> = match self.definitions.get(&loc) {
                 Some(d) if d.kind == DefinitionKind::Locator => d
+                    .extras()
                     .references
                     .iter()
                     .filter(|(_, e)| matches!(e.kind, ExprKind::Statement(_)))
@@ -52,7 +53,7 @@ impl ContainerBuilder {
                 def.autowired = Autowired::All(false);
                 let reference = Expr::new(ExprKind::Str(format!("@{}", def.name)), e.span);
                 if let Some(d) = self.definitions.get_mut(&loc) {
-                    d.references.insert(key, reference);
+                    d.extras_mut().references.insert(key, reference);
                 }
             }
         }
@@ -76,14 +77,7 @@ impl Completer<'_> {
     pub(super) fn imported(&mut self, def: &Definition) -> Completed {
         let ctx = self.generated_ctx(def);
         let tags = self.tags(def, &ctx);
-        Completed {
-            create: P::Null,
-            setup: Vec::new(),
-            tags,
-            references: IndexMap::new(),
-            parameters: Vec::new(),
-            calls: Vec::new(),
-        }
+        Completed::new(P::Null, Vec::new(), tags, IndexMap::new(), Vec::new())
     }
 
     /// An accessor: `create` is the reference `get()` returns — the creator's `@service`, or the
@@ -133,14 +127,7 @@ impl Completer<'_> {
         };
         self.accessor_target(def, &ctx, &iface, &create);
         let tags = self.tags(def, &ctx);
-        Completed {
-            create,
-            setup: Vec::new(),
-            tags,
-            references: IndexMap::new(),
-            parameters: Vec::new(),
-            calls: Vec::new(),
-        }
+        Completed::new(create, Vec::new(), tags, IndexMap::new(), Vec::new())
     }
 
     /// The service an accessor's `get()` returns must be of `get()`'s declared return class
@@ -220,7 +207,7 @@ impl Completer<'_> {
     pub(super) fn locator(&mut self, def: &Definition) -> Completed {
         let ctx = self.generated_ctx(def);
         let mut references = IndexMap::new();
-        for (name, target) in &def.references {
+        for (name, target) in &def.extras().references {
             let v = match &target.kind {
                 ExprKind::Str(s) if s.starts_with('@') => self.value(target, &ctx),
                 ExprKind::Str(s) => match self.by_type(s, &ctx, target.span, None) {
@@ -251,19 +238,12 @@ impl Completer<'_> {
             };
             references.insert(name.clone(), v);
         }
-        if let Some(tag) = &def.tagged {
+        if let Some(tag) = &def.extras().tagged {
             self.tagged_references(def, tag, &ctx, &mut references);
         }
         self.locator_methods(def, &ctx, &references);
         let tags = self.tags(def, &ctx);
-        Completed {
-            create: P::Null,
-            setup: Vec::new(),
-            tags,
-            references,
-            parameters: Vec::new(),
-            calls: Vec::new(),
-        }
+        Completed::new(P::Null, Vec::new(), tags, references, Vec::new())
     }
 
     /// The references of `tagged: tag`: each service carrying the tag under its value used as a
@@ -411,12 +391,13 @@ mod tests {
         let mut b = ContainerBuilder::new(catalog());
         let loc = b.add_definition(Some("loc"), None).expect("added");
         loc.kind = DefinitionKind::Locator;
-        loc.implement = Some("App\\Exporters".into());
+        loc.extras_mut().implement = Some("App\\Exporters".into());
         let st = Statement {
             callee: Callee::Name("App\\Csv".into()),
             arguments: ExprArray::new(),
         };
-        loc.references
+        loc.extras_mut()
+            .references
             .insert("csv".into(), Expr::bare(ExprKind::Statement(Box::new(st))));
         let mut diags = Diagnostics::new();
         b.resolve(&mut diags);
@@ -426,7 +407,11 @@ mod tests {
         assert_eq!(anon.autowired, Autowired::All(false));
         assert_eq!(anon.resolved_type.as_deref(), Some("App\\Csv"));
         assert!(b.get_definition("02").is_none(), "added once");
-        let r = &b.get_definition("loc").expect("locator").references["csv"];
+        let r = &b
+            .get_definition("loc")
+            .expect("locator")
+            .extras()
+            .references["csv"];
         assert_eq!(r.as_str(), Some("@01"));
     }
 }

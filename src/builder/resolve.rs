@@ -44,7 +44,10 @@ impl ContainerBuilder {
         for (n, t) in names.iter().zip(results) {
             if let Some(d) = self.definitions.get_mut(n) {
                 d.resolved_type = t;
-                d.result_type = factory_results.get(n).cloned();
+                let result = factory_results.get(n).cloned();
+                if result.is_some() || d.extras().result_type.is_some() {
+                    d.extras_mut().result_type = result;
+                }
             }
         }
         self.check_declared_types(diags);

@@ -60,8 +60,8 @@ pub(super) fn check_depth(b: &ContainerBuilder, diags: &mut Diagnostics) {
         let Some(c) = &def.completed else { continue };
         let parts = std::iter::once(("create", &c.create))
             .chain(c.setup.iter().map(|e| ("setup", e)))
-            .chain(c.tags.values().map(|e| ("tags", e)))
-            .chain(c.references.values().map(|e| ("references", e)));
+            .chain(c.tags().values().map(|e| ("tags", e)))
+            .chain(c.references().values().map(|e| ("references", e)));
         for (place, e) in parts {
             let depth = e.json_depth();
             if depth > MAX_EXPR_DEPTH {

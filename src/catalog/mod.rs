@@ -30,6 +30,7 @@ mod types;
 
 pub use file::{load_inputs, neon_catalog_to_json, CatalogInput, REGISTRY_CATALOG};
 pub use members::Members;
+pub(crate) use names::hash_caseless;
 pub use names::Name;
 pub use types::{is_builtin, normalize_name, Ty, TypeRef, BUILTIN_TYPES};
 

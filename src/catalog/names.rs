@@ -107,8 +107,9 @@ impl PartialEq<Name> for &str {
     }
 }
 
-/// Hashes `s` as its ASCII-lowercase form, without allocating.
-fn hash_caseless<H: Hasher>(s: &str, state: &mut H) {
+/// Hashes `s` as its ASCII-lowercase form, without allocating (PHP class names compare
+/// case-insensitively; the autowiring index keys its types the same way).
+pub(crate) fn hash_caseless<H: Hasher>(s: &str, state: &mut H) {
     for b in s.bytes() {
         state.write_u8(b.to_ascii_lowercase());
     }

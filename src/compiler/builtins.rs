@@ -163,7 +163,8 @@ fn decorate_section(section: &Expr, builder: &mut ContainerBuilder, diags: &mut 
             .filter(|d| {
                 let is_a = |t: Option<&str>| t.is_some_and(|t| builder.catalog.is_subtype(t, &ty));
                 is_a(d.resolved_type.as_deref())
-                    || (d.kind == DefinitionKind::Factory && is_a(d.result_type.as_deref()))
+                    || (d.kind == DefinitionKind::Factory
+                        && is_a(d.extras().result_type.as_deref()))
             })
             .map(|d| d.name.clone())
             .collect();
@@ -223,7 +224,7 @@ fn inject_steps(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
         .filter(|d| d.inject)
         .filter_map(|d| {
             let t = if d.kind == DefinitionKind::Factory {
-                d.result_type.clone()
+                d.extras().result_type.clone()
             } else {
                 d.resolved_type.clone()
             };
@@ -546,7 +547,7 @@ fn search_section(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Di
             match kind {
                 Some(kind) => {
                     def.kind = kind;
-                    def.implement = Some(class);
+                    def.extras_mut().implement = Some(class);
                 }
                 None => def.set_creator(&class, ExprArray::new()),
             }

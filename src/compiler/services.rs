@@ -105,7 +105,7 @@ fn load_one(
     let current = name
         .filter(|_| existing)
         .and_then(|n| b.get_definition(n))
-        .map(|d| (d.kind, d.implement.clone()));
+        .map(|d| (d.kind, d.extras().implement.clone()));
     let map = keys_of_kind(label, map, current, has_create_method, diags);
     if map.is_empty() && !existing {
         diags.push(
@@ -554,7 +554,7 @@ fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut
     }
     if let Some(v) = map.get("implement") {
         match v.as_str() {
-            Some(i) => def.implement = Some(crate::catalog::normalize_name(i)),
+            Some(i) => def.extras_mut().implement = Some(crate::catalog::normalize_name(i)),
             None => invalid(diags, &name, "implement", "an interface name", v),
         }
     }
@@ -562,7 +562,7 @@ fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut
         match v.as_array() {
             Some(refs) => {
                 for (k, r) in &refs.items {
-                    def.references.insert(k.as_string(), r.clone());
+                    def.extras_mut().references.insert(k.as_string(), r.clone());
                 }
             }
             None => invalid(diags, &name, "references", "a map of name: @service", v),
@@ -570,7 +570,7 @@ fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut
     }
     if let Some(v) = map.get("tagged") {
         match v.as_str() {
-            Some(t) => def.tagged = Some(t.to_string()),
+            Some(t) => def.extras_mut().tagged = Some(t.to_string()),
             None => invalid(diags, &name, "tagged", "a tag name", v),
         }
     }
@@ -586,9 +586,9 @@ fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut
             }
         }
     }
-    if let (Some(has_create), Some(_)) = (sniff, &def.implement) {
+    if let (Some(has_create), Some(_)) = (sniff, &def.extras().implement) {
         // Kind sniffing, as Nette's DefinitionSchema::sniffType.
-        def.kind = if !def.references.is_empty() || def.tagged.is_some() {
+        def.kind = if !def.extras().references.is_empty() || def.extras().tagged.is_some() {
             DefinitionKind::Locator
         } else if has_create {
             DefinitionKind::Factory

@@ -316,7 +316,7 @@ fn uses(builder: &ContainerBuilder) -> IndexMap<String, Vec<Use>> {
     let mut out: IndexMap<String, Vec<Use>> = IndexMap::new();
     for def in builder.definitions() {
         let Some(done) = &def.completed else { continue };
-        for call in &done.calls {
+        for call in done.calls() {
             for arg in &call.arguments {
                 let P::Param(name) = &arg.value else { continue };
                 let span = match &arg.source {

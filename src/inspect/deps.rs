@@ -194,10 +194,11 @@ fn walk(
                 continue;
             };
             let touches = d
+                .extras()
                 .origin
                 .iter()
                 .map(|a| (a, true))
-                .chain(d.modified_by.iter().map(|a| (a, false)));
+                .chain(d.extras().modified_by.iter().map(|a| (a, false)));
             for (actor, added) in touches {
                 let by = ActorInfo::from(actor);
                 let pos = answer.extensions.iter().position(|e| e.by == by);
@@ -226,7 +227,7 @@ fn walk(
 /// for a type the service had.
 fn still_wanted(b: &ContainerBuilder, name: &str, ty: Option<&str>) -> Vec<String> {
     let by_type = |d: &crate::builder::Definition| {
-        d.completed.iter().flat_map(|c| &c.calls).any(|call| {
+        d.completed.iter().flat_map(|c| c.calls()).any(|call| {
             call.arguments.iter().any(|a| match &a.source {
                 ArgumentSource::Unfilled { tried: Some(t) } => {
                     ty.is_some_and(|ty| b.catalog.is_subtype(ty, t))

@@ -215,7 +215,7 @@ pub fn explain_service(
     };
     let calls = match &def.completed {
         Some(c) => c
-            .calls
+            .calls()
             .iter()
             .map(|call| CallExplanation {
                 function: call.function.clone(),
@@ -239,14 +239,14 @@ pub fn explain_service(
             IndexMap::from([("get".to_string(), text::short(&c.create))])
         }
         (Some(c), DefinitionKind::Locator) => c
-            .references
+            .references()
             .iter()
             .map(|(k, v)| (k.clone(), text::short(v)))
             .collect(),
         _ => IndexMap::new(),
     };
     let origin = ServiceOrigin {
-        by: def.origin.as_ref().map(ActorInfo::from),
+        by: def.extras().origin.as_ref().map(ActorInfo::from),
         location: Location::of_opt(sources, def.span),
     };
     Ok(ServiceExplanation {
@@ -267,7 +267,12 @@ pub fn explain_service(
         completed: def.completed.is_some(),
         calls,
         returns,
-        changed_by: def.modified_by.iter().map(ActorInfo::from).collect(),
+        changed_by: def
+            .extras()
+            .modified_by
+            .iter()
+            .map(ActorInfo::from)
+            .collect(),
         service: def.name,
     })
 }
@@ -327,7 +332,7 @@ fn type_decision(def: &Definition) -> TypeDecision {
     ) {
         return TypeDecision::Implement {
             interface: resolved,
-            result: def.result_type.clone(),
+            result: def.extras().result_type.clone(),
         };
     }
     if let Some(t) = &def.declared_type {

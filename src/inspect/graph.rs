@@ -191,7 +191,9 @@ impl Graph {
                 tags: d.tags.keys().cloned().collect(),
             });
             match &d.completed {
-                Some(c) => edges.extend(service_edges(&d.name, &c.create, &c.setup, &c.references)),
+                Some(c) => {
+                    edges.extend(service_edges(&d.name, &c.create, &c.setup, c.references()))
+                }
                 None => {
                     preliminary = true;
                     let mut written = Vec::new();

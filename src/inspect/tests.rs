@@ -228,7 +228,7 @@ fn removals_record_the_extension_phase_and_what_still_asks() {
     b.complete(&mut diags);
     assert!(diags.has_errors(), "mailer lost its logger");
     let mailer = b.get_definition("mailer").expect("mailer");
-    let arg = &mailer.completed.as_ref().expect("completed").calls[0].arguments[0];
+    let arg = &mailer.completed.as_ref().expect("completed").calls()[0].arguments[0];
     assert_eq!(
         arg.source,
         ArgumentSource::Unfilled {

@@ -99,12 +99,12 @@ pub fn type_candidates(b: &mut ContainerBuilder, ty: &str) -> Result<TypeExplana
         Ok(Some(n)) => TypeAnswer::Service(n),
         Ok(None) => TypeAnswer::None,
         Err(d) if d.code == Code::AmbiguousService => {
-            TypeAnswer::Ambiguous(b.autowiring().high(&ty).to_vec())
+            TypeAnswer::Ambiguous(b.autowiring().high(&ty).map(String::from).collect())
         }
         Err(d) => return Err(d),
     };
     let providers = b.find_by_type(&ty)?;
-    let high = b.autowiring().high(&ty).to_vec();
+    let high: Vec<String> = b.autowiring().high(&ty).map(String::from).collect();
     let all = b.autowiring().all(&ty);
     let mut candidates = Vec::new();
     for name in providers {

@@ -200,7 +200,8 @@ pub(crate) fn written_references(
         statement(st, EdgeKind::Constructor, out);
     }
     d.setup.iter().for_each(|e| expr(e, EdgeKind::Setup, out));
-    d.references
+    d.extras()
+        .references
         .values()
         .for_each(|e| expr(e, EdgeKind::Locator, out));
 }

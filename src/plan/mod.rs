@@ -69,13 +69,14 @@ pub fn build(
     let completed = builder
         .definitions()
         .map(|d| {
-            d.completed.as_ref().map(|c| Completed {
-                create: c.create.clone(),
-                setup: c.setup.clone(),
-                tags: c.tags.clone(),
-                references: c.references.clone(),
-                parameters: c.parameters.clone(),
-                calls: Vec::new(),
+            d.completed.as_ref().map(|c| {
+                Completed::new(
+                    c.create.clone(),
+                    c.setup.clone(),
+                    c.tags().clone(),
+                    c.references().clone(),
+                    c.parameters().to_vec(),
+                )
             })
         })
         .collect();
@@ -181,17 +182,18 @@ fn service_plan(
             column: column as u32,
         }
     });
+    let (create, setup, tags, references, parameters) = completed.into_parts();
     ServicePlan {
         kind: def.kind.plan_kind(),
         type_: ty.into(),
         lifespan: def.lifespan,
         autowired,
-        tags: completed.tags,
-        create: completed.create,
-        setup: completed.setup,
-        implement: def.implement.clone(),
-        parameters: completed.parameters,
-        references: completed.references,
+        tags,
+        create,
+        setup,
+        implement: def.extras().implement.clone(),
+        parameters,
+        references,
         source,
         requires_async: needs_async.contains(&def.name),
     }
@@ -202,7 +204,7 @@ fn type_index(builder: &ContainerBuilder) -> IndexMap<plan::Name, Vec<plan::Name
     builder
         .autowiring()
         .types()
-        .map(|(t, names)| (t.into(), names.iter().map(|n| n.into()).collect()))
+        .map(|(t, names)| (t.into(), names.map(|n| n.into()).collect()))
         .collect()
 }
 

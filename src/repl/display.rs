@@ -213,7 +213,7 @@ pub fn definition(d: &Definition, sources: &SourceMap) -> String {
         .or_else(|| d.declared_type.clone())
         .unwrap_or_else(|| "(not resolved)".into());
     let _ = writeln!(out, "  type:      {ty}");
-    if let Some(i) = &d.implement {
+    if let Some(i) = &d.extras().implement {
         let _ = writeln!(out, "  implement: {i}");
     }
     if let Some(c) = &d.creator {

@@ -556,7 +556,7 @@ fn register_definition(engine: &mut Engine) {
         d.chain(|def| def.lifespan = l)
     });
     engine.register_fn("setImplement", |d: &mut H, iface: &str| {
-        d.chain(|def| def.implement = Some(crate::catalog::normalize_name(iface)))
+        d.chain(|def| def.extras_mut().implement = Some(crate::catalog::normalize_name(iface)))
     });
     engine.register_fn("setReference", |d: &mut H, target: &str| -> Res<H> {
         // Accessor: the service `get()` returns.
@@ -571,7 +571,7 @@ fn register_definition(engine: &mut Engine) {
     engine.register_fn("setReferences", |d: &mut H, refs: Dynamic| -> Res<H> {
         let refs = arguments(&refs, "setReferences")?;
         d.chain(|def| {
-            def.references = refs
+            def.extras_mut().references = refs
                 .items
                 .into_iter()
                 .map(|(k, v)| (k.as_string(), v))
@@ -579,7 +579,7 @@ fn register_definition(engine: &mut Engine) {
         })
     });
     engine.register_fn("setTagged", |d: &mut H, tag: &str| {
-        d.chain(|def| def.tagged = Some(tag.to_string()))
+        d.chain(|def| def.extras_mut().tagged = Some(tag.to_string()))
     });
     engine.register_fn("getResultDefinition", |d: &mut H| d.clone());
 
@@ -636,7 +636,8 @@ fn register_definition(engine: &mut Engine) {
     });
     engine.register_fn("getImplement", |d: &mut H| -> Res<Dynamic> {
         d.read(|def| {
-            def.implement
+            def.extras()
+                .implement
                 .clone()
                 .map(Dynamic::from)
                 .unwrap_or(Dynamic::UNIT)

@@ -16,7 +16,7 @@ impl Resolver<'_> {
         let def = self.b.definitions.get(name)?.clone();
         let span = def.span;
         let prefix = format!("Service '{name}'");
-        let Some(iface) = def.implement.clone() else {
+        let Some(iface) = def.extras().implement.clone() else {
             self.invalid(
                 span,
                 format!("{prefix}: a generated service needs 'implement'."),
