@@ -12,7 +12,7 @@
 //! class ([`Members`]); defaults are boxed; classes sit in one FxHash-indexed table keyed
 //! case-insensitively.
 
-use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::diagnostics::Diagnostics;
 use crate::expr::Expr;
 use crate::neon::Key;
 use crate::source::Span;
@@ -163,16 +163,7 @@ impl Catalog {
         };
         let Some(items) = section.as_array() else {
             if !section.is_null() {
-                diags.push(
-                    Diagnostic::error(
-                        Code::InvalidValue,
-                        format!(
-                            "The item 'types' expects to be array, {} given.",
-                            section.type_name()
-                        ),
-                    )
-                    .at(section.span),
-                );
+                diags.push(crate::config::section_not_array("types", section));
             }
             return cat;
         };

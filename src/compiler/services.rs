@@ -17,16 +17,7 @@ use wireplan_runtime::plan::Lifespan;
 pub fn load_services(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
     let Some(items) = section.as_array() else {
         if !section.is_null() {
-            diags.push(
-                Diagnostic::error(
-                    Code::InvalidValue,
-                    format!(
-                        "The item 'services' expects to be array, {} given.",
-                        section.type_name()
-                    ),
-                )
-                .at(section.span),
-            );
+            diags.push(crate::config::section_not_array("services", section));
         }
         return;
     };

@@ -115,6 +115,20 @@ pub fn load_str(
     }
 }
 
+/// The `invalid-value` diagnostic for a top-level section (`services:`, `types:`) whose value
+/// is not a map or list (Nette's "The item 'NAME' expects to be array, TYPE given."), at the
+/// value. Only for a non-null `section`: an empty section is fine.
+pub fn section_not_array(name: &str, section: &crate::expr::Expr) -> Diagnostic {
+    Diagnostic::error(
+        Code::InvalidValue,
+        format!(
+            "The item '{name}' expects to be array, {} given.",
+            section.type_name()
+        ),
+    )
+    .at(section.span)
+}
+
 /// The `file-not-found` diagnostic for a configuration file that cannot be read (`err` from
 /// [`crate::source::read_input_file`] becomes its note). `wireplan check` and the other
 /// commands report a missing root or included file with it; the REPL refuses to start with it.
