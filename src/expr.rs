@@ -43,7 +43,7 @@ impl ExprArray {
     /// Where the string key `key` was written, when the collection was read from a file (for
     /// diagnostics about a key rather than its value).
     pub fn key_span(&self, key: &str) -> Option<Span> {
-        self.key_spans.get(&Key::Str(key.to_string())).copied()
+        self.key_spans.get(&Key::Str(key.into())).copied()
     }
 
     /// Records where a string key was written (integer keys are not recorded: a list item's
@@ -290,7 +290,7 @@ impl Expr {
             Kind::Str(s) => {
                 let kind = match escape_quoted_at(v).filter(|_| literal_at) {
                     Some(escaped) => ExprKind::Str(escaped),
-                    None => ExprKind::Str(s.clone()),
+                    None => ExprKind::Str(s.to_string()),
                 };
                 let mut e = Expr::new(kind, span);
                 e.quoted = is_quoted_string(v);

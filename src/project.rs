@@ -47,7 +47,7 @@ pub fn sensitive_parameters(sections: &Array) -> Vec<(String, Span)> {
     };
     list.iter()
         .filter_map(|(_, v)| match &v.kind {
-            Kind::Str(s) => Some((s.clone(), v.span)),
+            Kind::Str(s) => Some((s.to_string(), v.span)),
             _ => None,
         })
         .collect()

@@ -160,7 +160,7 @@ fn scalar() -> impl Strategy<Value = Kind> {
         1 => any::<i64>().prop_map(Kind::Int),
         1 => (-3..20i64).prop_map(Kind::Int),
         1 => float().prop_map(Kind::Float),
-        4 => string().prop_map(Kind::Str),
+        4 => string().prop_map(|s| Kind::Str(s.into())),
         1 => date().prop_map(Kind::Date),
     ]
 }
@@ -181,9 +181,9 @@ fn link_name() -> impl Strategy<Value = Kind> {
         // cannot be quoted, so the encoder rightly refuses those
         2 => "(::)?[a-zA-Z_][a-zA-Z0-9_]{0,6}"
             .prop_filter("a NEON literal word", |s| !is_literal_word(s.trim_start_matches("::")))
-            .prop_map(Kind::Str),
+            .prop_map(|s| Kind::Str(s.into())),
         // literal characters that plain strings would quote (found by fuzzing)
-        1 => "[&\\x00\u{feff}x-z][&`\\x00\u{feff}x-z]{0,3}".prop_map(Kind::Str),
+        1 => "[&\\x00\u{feff}x-z][&`\\x00\u{feff}x-z]{0,3}".prop_map(|s| Kind::Str(s.into())),
         1 => any::<i64>().prop_map(Kind::Int),
         1 => any::<bool>().prop_map(Kind::Bool),
         1 => Just(Kind::Null),

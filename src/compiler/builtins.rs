@@ -343,7 +343,7 @@ fn inject_steps(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
             }
             let mut a = ExprArray::new();
             a.items.insert(
-                Key::Str(format!("${}", p.name)),
+                Key::Str(format!("${}", p.name).into()),
                 Expr::bare(ExprKind::Str(format!("@{}", p.class))),
             );
             added.push(Expr::bare(ExprKind::Array(a)));

@@ -152,7 +152,7 @@ impl Extensions {
         let mut seen: Vec<String> = Vec::new();
         for (key, value) in &entries.items {
             let name = match key {
-                Key::Str(s) => s.clone(),
+                Key::Str(s) => s.to_string(),
                 Key::Int(i) => format!("_{}", i + 1),
             };
             // Nette: names are unique case-insensitively and may not take a built-in section.
@@ -708,7 +708,7 @@ impl Host for CompilerHost {
                 Key::Str(s) => {
                     prefixed
                         .items
-                        .insert(Key::Str(format!("{extension}.{s}")), v);
+                        .insert(Key::Str(format!("{extension}.{s}").into()), v);
                 }
                 Key::Int(_) => prefixed.push(v),
             }

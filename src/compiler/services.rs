@@ -35,7 +35,7 @@ pub fn load_services(section: &Expr, builder: &mut ContainerBuilder, diags: &mut
                         continue;
                     }
                 },
-                None => Some(s.clone()),
+                None => Some(s.to_string()),
             },
         };
         load_one(name.as_deref(), value, &schema, builder, diags);
@@ -385,10 +385,10 @@ fn normalize(
                     _ => written.clone(),
                 };
                 if let Some(span) = a.key_span(&written) {
-                    key_spans.push((Key::Str(key.clone()), span));
-                    m.set_key_span(&Key::Str(key.clone()), span);
+                    key_spans.push((Key::Str(key.as_str().into()), span));
+                    m.set_key_span(&Key::Str(key.as_str().into()), span);
                 }
-                m.items.insert(Key::Str(key), v.clone());
+                m.items.insert(Key::Str(key.into()), v.clone());
             }
             // Nette's DefinitionSchema: unknown keys ("did you mean"), value types.
             let whole = Expr::new(ExprKind::Array(m), value.span);
@@ -661,7 +661,7 @@ fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut
                                 .insert(tag.to_string(), Expr::bare(ExprKind::Bool(true)));
                         }
                         (Key::Str(tag), _) => {
-                            def.tags.insert(tag.clone(), t.clone());
+                            def.tags.insert(tag.to_string(), t.clone());
                         }
                         _ => invalid(diags, &name, "tags", "tag names", t),
                     }

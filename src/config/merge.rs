@@ -234,7 +234,7 @@ fn add_reset(mut def: Value, part: &str) -> Value {
             );
         }
         if let Some(Kind::Array(list)) = a.entries.get_mut(&key).map(|e| &mut e.value.kind) {
-            list.push(Value::new(Kind::Str(part.to_string()), span));
+            list.push(Value::new(Kind::Str(part.into()), span));
         }
     }
     def

@@ -170,7 +170,7 @@ impl<'a> Expander<'a> {
             let mut path = name.split('.');
             let top = path.next().unwrap_or_default();
             if let Some(slot) = raw.get_mut(top).and_then(|v| nested_mut(v, path)) {
-                slot.kind = Kind::Str(format!("%{name}%"));
+                slot.kind = Kind::Str(format!("%{name}%").into());
             }
         }
         let mut ex = Expander {
@@ -661,7 +661,7 @@ impl Expander<'_> {
             None => Callee::Name(name),
         };
         let (problem, written) = match &value.kind {
-            Kind::Str(s) if !s.contains('%') => return with_target(s.clone(), target),
+            Kind::Str(s) if !s.contains('%') => return with_target(s.to_string(), target),
             Kind::Str(s) => {
                 let reported = self.diags.items().len();
                 let expanded = self.expand_string(s, value.span);
@@ -732,7 +732,9 @@ impl Expander<'_> {
             Kind::Str(s) => {
                 let mut e = match escaped {
                     Some(escaped) => self.expand_string(&escaped, span),
-                    None if !s.contains('%') => Expr::new(ExprKind::Str(s), Some(span)),
+                    None if !s.contains('%') => {
+                        Expr::new(ExprKind::Str(s.into_string()), Some(span))
+                    }
                     None => self.expand_string(&s, span),
                 };
                 e.quoted = quoted;

@@ -317,7 +317,7 @@ impl Encoder<'_> {
             let text = match &link.value.kind {
                 // a link cannot be quoted: write it bare whenever it reads back the same,
                 // even where a string would be quoted for older decoders (`nO`)
-                Kind::Str(s) if reads_back_as_link(s) => s.clone(),
+                Kind::Str(s) if reads_back_as_link(s) => s.to_string(),
                 Kind::Str(s) => {
                     return Err(EncodeError::Unrepresentable(format!(
                         "the chain link '{s}' would need quotes, which a link cannot have"

@@ -104,7 +104,7 @@ fn scalar_to_json(kind: &Kind) -> J {
         Kind::Bool(b) => J::Bool(*b),
         Kind::Int(i) => J::Number((*i).into()),
         Kind::Float(f) => float_to_json(*f),
-        Kind::Str(s) => J::String(s.clone()),
+        Kind::Str(s) => J::String(s.to_string()),
         Kind::Date(d) => tagged("$date", J::String(d.clone())),
         _ => J::Null,
     }
@@ -154,7 +154,7 @@ fn from_json_at(json: &J, depth: usize) -> Result<Value, EncodeError> {
                 )))
             }
         },
-        J::String(s) => Kind::Str(s.clone()),
+        J::String(s) => Kind::Str(s.as_str().into()),
         J::Array(items) => Kind::Array(Box::new(list_from_json(items, enter(depth)?)?)),
         J::Object(m) => {
             let depth = enter(depth)?;

@@ -27,7 +27,7 @@ pub use encode::{
 };
 pub use errors::MAX_DEPTH;
 pub use json::{from_json, to_json};
-pub use value::{Array, Entity, Entries, Entry, Key, Kind, Value};
+pub use value::{Array, CompactString, Entity, Entries, Entry, Key, Kind, Value};
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{FileId, Span};

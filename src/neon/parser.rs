@@ -421,7 +421,7 @@ impl<'a> Parser<'a> {
         let mut simple = true;
         let value = if let Some(i) = self.consume(|k| k == Tok::String) {
             let kind = match scalar::decode_string(self.tok_text(i)) {
-                Ok(s) => Kind::Str(s),
+                Ok(s) => Kind::Str(s.into()),
                 Err(e) => return Err(ParseError::new(i, ErrorKind::Escape(e))),
             };
             Value::new(kind, self.tok_span(i))

@@ -34,7 +34,7 @@ pub(crate) fn type_literal(text: &str, is_key: bool) -> Result<Kind, String> {
             return d.map(Kind::Date);
         }
     }
-    Ok(Kind::Str(text.to_string()))
+    Ok(Kind::Str(text.into()))
 }
 
 /// PHP's `is_numeric($s) ? $s * 1 : null`, with the reference's rule that an integer that
@@ -89,7 +89,7 @@ fn numeric(text: &str) -> Option<Kind> {
         return Some(match unsigned.parse::<i64>() {
             Ok(n) => Kind::Int(n),
             // PHP would make it a float; the reference keeps the text.
-            Err(_) => Kind::Str(text.to_string()),
+            Err(_) => Kind::Str(text.into()),
         });
     }
     t.parse::<f64>().ok().map(Kind::Float)
@@ -116,7 +116,7 @@ fn radix_value(digits: &str, radix: u32) -> Kind {
     }
     match s.parse::<i64>() {
         Ok(n) => Kind::Int(n),
-        Err(_) => Kind::Str(s),
+        Err(_) => Kind::Str(s.into()),
     }
 }
 

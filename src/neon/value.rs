@@ -6,6 +6,7 @@
 //! differently formatted text compare equal when their values are equal.
 
 use crate::source::Span;
+pub use compact_str::CompactString;
 use indexmap::IndexMap;
 
 /// A key of a NEON collection, normalised as PHP normalises array keys (`'5'` is `Int(5)`).
@@ -13,8 +14,9 @@ use indexmap::IndexMap;
 pub enum Key {
     /// An integer key (also implicit list indexes).
     Int(i64),
-    /// Any other key.
-    Str(String),
+    /// Any other key. A [`CompactString`] keeps keys of up to 24 bytes inline (most keys of a
+    /// configuration: section, field, parameter, service and class names), with no heap block.
+    Str(CompactString),
 }
 
 impl Key {
@@ -22,7 +24,7 @@ impl Key {
     pub fn as_string(&self) -> String {
         match self {
             Key::Int(i) => i.to_string(),
-            Key::Str(s) => s.clone(),
+            Key::Str(s) => s.to_string(),
         }
     }
 
@@ -36,20 +38,21 @@ impl Key {
 
     /// Normalises a string key: a canonical decimal integer (`"5"`, `"-3"`, not `"05"`) becomes
     /// an integer key, anything else stays a string.
-    pub fn from_string(s: String) -> Key {
+    pub fn from_string(s: impl AsRef<str> + Into<CompactString>) -> Key {
+        let text = s.as_ref();
         let canonical = {
-            let digits = s.strip_prefix('-').unwrap_or(&s);
+            let digits = text.strip_prefix('-').unwrap_or(text);
             !digits.is_empty()
                 && digits.bytes().all(|b| b.is_ascii_digit())
                 && (digits == "0" || !digits.starts_with('0'))
-                && s != "-0"
+                && text != "-0"
         };
         if canonical {
-            if let Ok(i) = s.parse::<i64>() {
+            if let Ok(i) = text.parse::<i64>() {
                 return Key::Int(i);
             }
         }
-        Key::Str(s)
+        Key::Str(s.into())
     }
 }
 
@@ -284,8 +287,9 @@ pub enum Kind {
     Int(i64),
     /// A float, including infinities and NaN.
     Float(f64),
-    /// A string (also integers too large for 64 bits, kept as text).
-    Str(String),
+    /// A string (also integers too large for 64 bits, kept as text); up to 24 bytes inline (see
+    /// [`Key::Str`]).
+    Str(CompactString),
     /// A date or date-time, normalised to `YYYY-MM-DDTHH:MM:SS[.ffffff]±HH:MM`.
     Date(String),
     /// A collection, boxed so that a `Value` stays small (48 bytes: every map entry holds one,

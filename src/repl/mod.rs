@@ -107,11 +107,15 @@ impl Session {
         self.handle = BuilderHandle::new(self.pipeline.builder().clone());
         let mut config = ExprArray::new();
         for (name, (_, value)) in self.pipeline.sections() {
-            config.items.insert(Key::Str(name.clone()), value.clone());
+            config
+                .items
+                .insert(Key::Str(name.as_str().into()), value.clone());
         }
         let mut params = ExprArray::new();
         for (name, value) in &self.pipeline.parameters().values {
-            params.items.insert(Key::Str(name.clone()), value.clone());
+            params
+                .items
+                .insert(Key::Str(name.as_str().into()), value.clone());
         }
         self.scope = Scope::new();
         self.scope.push_constant("builder", self.handle.clone());

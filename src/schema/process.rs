@@ -487,7 +487,7 @@ fn complete_type(
             if let Some(ks) = keys {
                 let key_expr = match &key {
                     Key::Int(i) => Expr::new(ExprKind::Int(*i), item.span),
-                    Key::Str(s) => Expr::new(ExprKind::Str(s.clone()), item.span),
+                    Key::Str(s) => Expr::new(ExprKind::Str(s.to_string()), item.span),
                 };
                 let old = ctx.enter(key.as_string(), item.span);
                 ctx.is_key = true;

@@ -16,7 +16,8 @@ fn to_expr(v: &Value) -> Expr {
         Kind::Bool(b) => ExprKind::Bool(*b),
         Kind::Int(i) => ExprKind::Int(*i),
         Kind::Float(f) => ExprKind::Float(*f),
-        Kind::Str(s) | Kind::Date(s) => ExprKind::Str(s.clone()),
+        Kind::Str(s) => ExprKind::Str(s.to_string()),
+        Kind::Date(s) => ExprKind::Str(s.clone()),
         Kind::Array(a) => {
             let mut out = ExprArray::new();
             for (k, x) in a.iter() {

@@ -37,7 +37,7 @@ fn json_to_expr(v: &Json) -> Expr {
             let mut out = crate::expr::ExprArray::new();
             for (k, x) in o {
                 out.items
-                    .insert(crate::neon::Key::Str(k.clone()), json_to_expr(x));
+                    .insert(crate::neon::Key::Str(k.as_str().into()), json_to_expr(x));
             }
             ExprKind::Array(out)
         }
