@@ -258,7 +258,13 @@ impl Pipeline {
             // (With a loading error the sections are empty: nothing would run anyway.)
             extensions.apply_schemas(&mut diags);
             extensions.call_all("loadConfiguration", &mut diags);
-            if let Some((_, section)) = sections.get("services") {
+            if lean {
+                // Nothing later reads the section: each service's expression is dropped as
+                // its definition is made.
+                if let Some((_, section)) = sections.shift_remove("services") {
+                    services::load_services_owned(section, &mut builder.borrow_mut(), &mut diags);
+                }
+            } else if let Some((_, section)) = sections.get("services") {
                 services::load_services(section, &mut builder.borrow_mut(), &mut diags);
             }
             halted = over_memory("loading the services", &mut diags);

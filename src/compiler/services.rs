@@ -25,21 +25,53 @@ pub fn load_services(section: &Expr, builder: &mut ContainerBuilder, diags: &mut
     let schema = crate::schema::sections::definition();
     builder.reserve_definitions(items.len());
     for (key, value) in &items.items {
-        let name = match key {
-            Key::Int(_) => None,
-            Key::Str(s) => match s.strip_prefix('@').filter(|t| is_type_key(t)) {
-                Some(ty) => match service_of_type(ty, items.key_span(s), builder) {
-                    Ok(n) => Some(n),
-                    Err(d) => {
-                        diags.push(d);
-                        continue;
-                    }
-                },
-                None => Some(s.to_string()),
-            },
-        };
-        load_one(name.as_deref(), value, &schema, builder, diags);
+        if let Some(name) = service_name(key, items, builder, diags) {
+            load_one(name.as_deref(), value, &schema, builder, diags);
+        }
     }
+}
+
+/// [`load_services`] over a section it consumes: each service's expression is dropped as soon
+/// as its definition is made, so the expanded section and the definitions are never held
+/// whole side by side (the lean path of a plain compile, [`super::Pipeline::load`]). Same
+/// definitions, same diagnostics in the same order.
+pub fn load_services_owned(section: Expr, builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
+    let ExprKind::Array(mut items) = section.kind else {
+        return load_services(&section, builder, diags);
+    };
+    let schema = crate::schema::sections::definition();
+    builder.reserve_definitions(items.len());
+    // The key spans stay in `items` for the `@Type` keys' diagnostics.
+    for (key, value) in std::mem::take(&mut items.items) {
+        if let Some(name) = service_name(&key, &items, builder, diags) {
+            load_one(name.as_deref(), &value, &schema, builder, diags);
+        }
+        // `value` (this service's expression) is dropped here.
+    }
+}
+
+/// The name a `services:` key gives its definition: `None` inside for an anonymous service
+/// (an integer key), the service of that type for a `@Type` key. `None` when the key names
+/// no service (reported to `diags`).
+fn service_name(
+    key: &Key,
+    items: &ExprArray,
+    builder: &mut ContainerBuilder,
+    diags: &mut Diagnostics,
+) -> Option<Option<String>> {
+    Some(match key {
+        Key::Int(_) => None,
+        Key::Str(s) => match s.strip_prefix('@').filter(|t| is_type_key(t)) {
+            Some(ty) => match service_of_type(ty, items.key_span(s), builder) {
+                Ok(n) => Some(n),
+                Err(d) => {
+                    diags.push(d);
+                    return None;
+                }
+            },
+            None => Some(s.to_string()),
+        },
+    })
 }
 
 /// Is `t` (after the `@`) a type name, Nette's `#^@[\w\\]+$#` key pattern?

@@ -110,7 +110,9 @@ pub fn expand_config_streaming(
         // The other sections are copied, not moved: their strings live on in the definitions,
         // and copies made together sit together, while strings moved out of the raw tree
         // would pin its freed memory (peak RSS at 100k services was 2.5% higher that way).
-        ex.section(&key, &entry, &mut out);
+        // Each raw entry of a section is dropped as soon as it is copied, so a large section
+        // (`services:`) is never held both raw and expanded.
+        ex.section_consumed(key, entry, &mut out);
     }
     ex.finish(names, out)
 }
@@ -209,6 +211,38 @@ impl<'a> Expander<'a> {
         self.literal_at = true;
         let value = self.convert(&entry.value);
         out.insert(name, (entry.key_span, value));
+    }
+
+    /// [`Expander::section`] over a section it consumes: the entries of a map are copied one
+    /// by one and each raw entry is dropped right after its copy is made. Same result, same
+    /// diagnostics in the same order.
+    fn section_consumed(&mut self, key: Key, entry: Entry, out: &mut Sections) {
+        let Entry { key_span, value } = entry;
+        let Kind::Array(raw) = value.kind else {
+            let entry = Entry { key_span, value };
+            return self.section(&key, &entry, out);
+        };
+        let name = key.as_string();
+        if name == "parameters" {
+            return;
+        }
+        self.literal_at = true;
+        let mut items = ExprArray::new();
+        items.items.reserve(raw.len());
+        for (k, e) in raw.entries {
+            let k = self.expand_key(&k, e.key_span);
+            let v = self.convert(&e.value);
+            items.set_key_span(&k, e.key_span);
+            items.items.insert(k, v);
+            // `e` (the raw entry) is dropped here, before the next entry is copied.
+        }
+        out.insert(
+            name,
+            (
+                key_span,
+                Expr::new(ExprKind::Array(items), Some(value.span)),
+            ),
+        );
     }
 
     /// The expanded parameters, once the sections are done: the expanded values move into
