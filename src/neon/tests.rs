@@ -302,6 +302,47 @@ fn values_and_collections_stay_small() {
     );
 }
 
+/// Keys and strings of up to 24 bytes (service, class and field names) are stored inline, with
+/// no heap block, and a key is no larger than the string it holds.
+#[test]
+fn short_keys_and_strings_need_no_heap_block() {
+    assert!(
+        std::mem::size_of::<Key>() <= 24,
+        "{}",
+        std::mem::size_of::<Key>()
+    );
+    let v = decode(
+        "App\\Service123456:\n\tcreate: App\\Model\\UserRepository\n",
+        FileId(0),
+    )
+    .unwrap();
+    let Kind::Array(map) = &v.kind else {
+        panic!("expected a map, got {v:?}")
+    };
+    let (key, entry) = map.entries.get_index(0).unwrap();
+    let Key::Str(name) = key else {
+        panic!("expected a string key, got {key:?}")
+    };
+    assert_eq!(name.as_str(), "App\\Service123456");
+    assert!(!name.is_heap_allocated());
+    let Kind::Array(fields) = &entry.value.kind else {
+        panic!("expected a map, got {:?}", entry.value)
+    };
+    let Some(Kind::Str(class)) = fields.get("create").map(|v| &v.kind) else {
+        panic!("expected a string under create, got {fields:?}")
+    };
+    assert_eq!(class.as_str(), "App\\Model\\UserRepository");
+    assert!(!class.is_heap_allocated());
+    // Longer text still decodes whole, on the heap.
+    let long = "x".repeat(40);
+    let v = decode(&format!("k: {long}"), FileId(0)).unwrap();
+    let Some(Kind::Str(s)) = v.as_array().and_then(|a| a.get("k")).map(|v| &v.kind) else {
+        panic!("expected a string, got {v:?}")
+    };
+    assert_eq!(s.as_str(), long);
+    assert!(s.is_heap_allocated());
+}
+
 /// A decoded map keeps little room for entries it will never get (a map grows to its hash
 /// table's capacity, by doubling: one entry had room for three): a one-entry map has room for
 /// exactly one, any other for at most half again as many as it holds.
