@@ -18,7 +18,7 @@
 //!     ("tags", Expect::list_of(Expect::string())),
 //! ]);
 //! let mut blog = ExprArray::new();
-//! blog.items.insert(Key::from_string("title".into()), Expr::string("Hello"));
+//! blog.items.insert(Key::from_string("title"), Expr::string("Hello"));
 //! let value = Processor::new()
 //!     .at_path(["blog"])
 //!     .process(&schema, Expr::bare(ExprKind::Array(blog)))
