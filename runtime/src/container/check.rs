@@ -37,6 +37,10 @@ pub(crate) struct Checker<'a> {
     /// `autowired_for[autowired_at[i]..autowired_at[i + 1]]`, in the order of `plan.types`.
     autowired_at: Vec<u32>,
     autowired_for: Vec<&'a str>,
+    /// Per service index: the registration of the class of its top-level `$new` (`None` for
+    /// another `create` or an unregistered class), looked up once here and reused by the
+    /// program compiler.
+    pub(crate) new_classes: Vec<Option<&'a ClassEntry>>,
 }
 
 impl<'a> Checker<'a> {
@@ -60,6 +64,7 @@ impl<'a> Checker<'a> {
             index,
             autowired_at: Vec::new(),
             autowired_for: Vec::new(),
+            new_classes: Vec::with_capacity(plan.services.len()),
         }
     }
 
@@ -177,10 +182,12 @@ impl<'a> Checker<'a> {
                             self.walk_checked(a, &at, None, factory);
                         }
                     }
+                    self.new_classes.push(entry);
                     (Some(class.as_str()), entry)
                 }
                 other => {
                     self.walk(other, &at, None, factory);
+                    self.new_classes.push(None);
                     let entry = self.registry.classes.get(sp.type_.as_str());
                     (entry.map(|_| sp.type_.as_str()), entry)
                 }

@@ -231,7 +231,13 @@ impl<'r> ContainerBuilder<'r> {
                 },
             )
             .collect();
-        let program = super::program::compile(&plan, self.registry, &dynamic, &check.index);
+        let program = super::program::compile(
+            &plan,
+            self.registry,
+            &dynamic,
+            &check.index,
+            &check.new_classes,
+        );
         drop(check);
         let created = super::order::CreationOrder::new(slots.len());
         let slot_types = super::slots::slot_types(&plan, self.registry, &scoped_slot, scoped_count);
