@@ -220,17 +220,19 @@ impl<'r> ContainerBuilder<'r> {
                 })
             })
             .collect();
-        let by_type = self
-            .registry
-            .names
-            .iter()
-            .filter_map(
-                |(tid, name)| match plan.types.get(name.as_str()).map(Vec::as_slice) {
-                    Some([one]) => check.index_of(one).map(|i| (*tid, i)),
-                    _ => None,
-                },
-            )
-            .collect();
+        // Each registered Rust type whose catalog name the plan autowires exactly one
+        // service for (a table sized once: no rehash while it fills).
+        let mut by_type = rustc_hash::FxHashMap::with_capacity_and_hasher(
+            self.registry.names.len().min(plan.types.len()),
+            Default::default(),
+        );
+        for (tid, name) in self.registry.names.iter() {
+            if let Some([one]) = plan.types.get(name.as_str()).map(Vec::as_slice) {
+                if let Some(i) = check.index_of(one) {
+                    by_type.insert(*tid, i);
+                }
+            }
+        }
         let program = super::program::compile(
             &plan,
             self.registry,
