@@ -41,7 +41,14 @@ pub(crate) struct Checker<'a> {
     /// another `create` or an unregistered class), looked up once here and reused by the
     /// program compiler.
     pub(crate) new_classes: Vec<Option<&'a ClassEntry>>,
+    /// For every argument of every service's top-level `$new`, in plan order: the index of
+    /// the service it references when it is a `$ref` found by name ([`NO_REF`] otherwise),
+    /// so the program compiler does not look the same name up again.
+    pub(crate) arg_refs: Vec<u32>,
 }
+
+/// In [`Checker::arg_refs`]: the argument is not a `$ref` resolved by name.
+pub(crate) const NO_REF: u32 = u32::MAX;
 
 impl<'a> Checker<'a> {
     pub(crate) fn new(plan: &'a Plan, registry: &'a Registry) -> Checker<'a> {
@@ -65,6 +72,7 @@ impl<'a> Checker<'a> {
             autowired_at: Vec::new(),
             autowired_for: Vec::new(),
             new_classes: Vec::with_capacity(plan.services.len()),
+            arg_refs: Vec::with_capacity(plan.services.len() * 2),
         }
     }
 
@@ -179,6 +187,17 @@ impl<'a> Checker<'a> {
                     if !self.too_deep(&sp.create, &at) {
                         entry = self.check_new(class, &at);
                         for a in args {
+                            // A `$ref` by name (the common argument) is looked up once, here.
+                            if let Expr::Ref(r) = a {
+                                match self.index.get(r.as_str()) {
+                                    Some(&i) if r != "@self" => {
+                                        self.arg_refs.push(i);
+                                        continue;
+                                    }
+                                    _ => {}
+                                }
+                            }
+                            self.arg_refs.push(NO_REF);
                             self.walk_checked(a, &at, None, factory);
                         }
                     }

@@ -239,6 +239,7 @@ impl<'r> ContainerBuilder<'r> {
             &dynamic,
             &check.index,
             &check.new_classes,
+            &check.arg_refs,
         );
         drop(check);
         let created = super::order::CreationOrder::new(slots.len());

@@ -177,7 +177,8 @@ pub(crate) struct Resolved {
 /// resolved (their values are fixed for the container's life); `index` is the load check's
 /// service name → index map of the same plan, `classes` its registration of each service's
 /// top-level `$new` class (per service index; `None` for another `create` or an unregistered
-/// class), so no class is looked up twice. Never fails: whatever cannot be resolved here stays
+/// class) and `arg_refs` the services those `$new`s' arguments reference (see
+/// [`super::check::Checker::arg_refs`]), so no class or name is looked up twice. Never fails: whatever cannot be resolved here stays
 /// a [`Node::Tree`] and reports its error when evaluated, as before.
 pub(crate) fn compile(
     plan: &Plan,
@@ -185,6 +186,7 @@ pub(crate) fn compile(
     dynamic: &HashMap<String, Value>,
     index: &super::check::NameMap<'_, u32>,
     classes: &[Option<&ClassEntry>],
+    arg_refs: &[u32],
 ) -> Program {
     // The tables' sizes, counted over the services' top-level `$new`s (nested ones and
     // setups grow them as needed).
@@ -205,10 +207,11 @@ pub(crate) fn compile(
         consts: Vec::new(),
     };
     let mut services = Vec::with_capacity(plan.services.len());
+    let mut refs = arg_refs.iter().copied();
     for (i, sp) in plan.services.values().enumerate() {
         let entry = classes.get(i).copied().flatten();
         let create = match &sp.create {
-            Expr::New { class, args } => c.new_op(class, args, Some(entry)),
+            Expr::New { class, args } => c.new_op(class, args, Some(entry), Some(&mut refs)),
             other => c.node(other),
         };
         let made = entry
@@ -292,19 +295,29 @@ impl Compiler<'_> {
                 None => tree(),
             },
             Expr::List(items) => Node::List(items.iter().map(|i| self.node(i)).collect()),
-            Expr::New { class, args } => self.new_op(class, args, None),
+            Expr::New { class, args } => self.new_op(class, args, None, None),
             _ => tree(),
         }
     }
 
     /// The argument nodes of `exprs`, as a range of the shared table: the range is reserved
     /// first, so the nodes nested calls add go after it.
-    fn arg_range(&mut self, exprs: &[Expr]) -> ArgRange {
+    /// `refs` yields, per argument, the service a `$ref` argument was resolved to by the
+    /// load check (or [`super::check::NO_REF`]).
+    fn arg_range(
+        &mut self,
+        exprs: &[Expr],
+        mut refs: Option<&mut dyn Iterator<Item = u32>>,
+    ) -> ArgRange {
         let start = self.args.len();
         self.args
             .extend(std::iter::repeat_with(|| Node::SelfObject).take(exprs.len()));
         for (k, a) in exprs.iter().enumerate() {
-            let n = self.node(a);
+            let known = refs.as_mut().and_then(|r| r.next());
+            let n = match known {
+                Some(i) if i != super::check::NO_REF => Node::Ref(i as usize),
+                _ => self.node(a),
+            };
             self.args[start + k] = n;
         }
         ArgRange {
@@ -314,17 +327,18 @@ impl Compiler<'_> {
     }
 
     /// A `$new` of `class`; `entry` is its registration when the caller looked it up
-    /// already (`Some(None)`: not registered).
+    /// already (`Some(None)`: not registered), `refs` as for [`Compiler::arg_range`].
     fn new_op(
         &mut self,
         class: &crate::plan::Name,
         args: &[Expr],
         entry: Option<Option<&ClassEntry>>,
+        refs: Option<&mut dyn Iterator<Item = u32>>,
     ) -> Node {
         let entry = entry.unwrap_or_else(|| self.registry.classes.get(class.as_str()));
         let ctor = entry.and_then(|c| c.ctor.clone());
         let has_async = entry.is_some_and(|c| c.async_ctor.is_some());
-        let args = self.arg_range(args);
+        let args = self.arg_range(args, refs);
         self.news.push(NewOp {
             class: class.clone(),
             ctor,
@@ -341,7 +355,7 @@ impl Compiler<'_> {
                 target: CallTarget::SelfObject,
                 method,
                 args,
-            } => (MemberKind::Method, method, self.arg_range(args)),
+            } => (MemberKind::Method, method, self.arg_range(args, None)),
             Expr::Set {
                 target: CallTarget::SelfObject,
                 property,
@@ -349,7 +363,7 @@ impl Compiler<'_> {
             } => (
                 MemberKind::Property,
                 property,
-                self.arg_range(std::slice::from_ref(&**value)),
+                self.arg_range(std::slice::from_ref(&**value), None),
             ),
             other => return Setup::Other(Box::new(other.clone())),
         };

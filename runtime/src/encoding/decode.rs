@@ -74,6 +74,7 @@ impl<'b> Reader<'b> {
         )
     }
 
+    #[inline]
     fn byte(&mut self, what: &str) -> Result<u8, String> {
         match self.buf.get(self.at) {
             Some(&b) => {
@@ -85,7 +86,21 @@ impl<'b> Reader<'b> {
     }
 
     /// A LEB128 varint of at most 64 bits.
+    #[inline]
     fn varint(&mut self, what: &str) -> Result<u64, String> {
+        // Most varints (lengths, variants, small numbers) are one byte.
+        if let Some(&b) = self.buf.get(self.at) {
+            if b < 0x80 {
+                self.at += 1;
+                return Ok(u64::from(b));
+            }
+        }
+        self.varint_long(what)
+    }
+
+    /// [`Reader::varint`] past its one-byte case.
+    #[inline(never)]
+    fn varint_long(&mut self, what: &str) -> Result<u64, String> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte(what)?;
@@ -132,6 +147,7 @@ impl<'b> Reader<'b> {
         }
     }
 
+    #[inline]
     fn str(&mut self, what: &str) -> Result<&'b str, String> {
         let n = self.varint(what)?;
         let left = (self.buf.len() - self.at) as u64;
@@ -150,6 +166,7 @@ impl<'b> Reader<'b> {
     }
 
     /// A name of the model: inline when it fits, no allocation.
+    #[inline]
     fn name(&mut self, what: &str) -> Result<Name, String> {
         self.str(what).map(Name::from)
     }
