@@ -131,6 +131,10 @@ pub struct Registry {
     /// Whether an async constructor was ever registered (stays true when a sync one replaces
     /// it): without one, a plan's async checks have nothing to find in the registry.
     pub(crate) async_classes: bool,
+    /// Whether a dispose hook was ever registered: without one, a container or scope
+    /// releases what it created without looking up each object's type (asked once per load
+    /// instead of walking every type entry).
+    pub(crate) dispose_hooks: bool,
 }
 
 impl Registry {
@@ -419,6 +423,7 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
             }
         });
         self.type_entry().dispose = Some(hook);
+        self.registry.dispose_hooks = true;
         self
     }
 

@@ -231,7 +231,7 @@ pub(crate) fn compile(
         news: c.news.into_boxed_slice(),
         args: c.args.into_boxed_slice(),
         consts: c.consts.into_boxed_slice(),
-        any_dispose_hook: registry.types.values().any(|t| t.dispose.is_some()),
+        any_dispose_hook: registry.dispose_hooks,
     }
 }
 
