@@ -147,7 +147,7 @@ impl<'b> Reader<'b> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn str(&mut self, what: &str) -> Result<&'b str, String> {
         let n = self.varint(what)?;
         let left = (self.buf.len() - self.at) as u64;
@@ -212,9 +212,33 @@ impl<'b> Reader<'b> {
     }
 
     fn exprs(&mut self, depth: usize) -> Result<Vec<Expr>, String> {
+        const W: &str = "an expression";
         let (n, cap) = self.len("a list of expressions", 1)?;
         let mut out = Vec::with_capacity(cap);
         for _ in 0..n {
+            // The common items (a reference, an integer, null) are read here and pushed
+            // directly, not returned through `expr` (same codes, same checks).
+            if depth < MAX_DECODE_DEPTH {
+                match self.buf.get(self.at) {
+                    Some(7) => {
+                        self.at += 1;
+                        out.push(Expr::Ref(self.name(W)?));
+                        continue;
+                    }
+                    Some(2) => {
+                        self.at += 1;
+                        let z = self.varint(W)?;
+                        out.push(Expr::Int(((z >> 1) as i64) ^ -((z & 1) as i64)));
+                        continue;
+                    }
+                    Some(0) => {
+                        self.at += 1;
+                        out.push(Expr::Null);
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
             out.push(self.expr(depth)?);
         }
         Ok(out)
