@@ -333,6 +333,7 @@ impl<'b> Reader<'b> {
         })
     }
 
+    #[inline(always)]
     fn service(&mut self) -> Result<ServicePlan, String> {
         let code = self.byte("a service")?;
         let kind = match code & !REQUIRES_ASYNC {
@@ -366,7 +367,16 @@ impl<'b> Reader<'b> {
             v => return Err(format!("unknown autowired variant {v}")),
         };
         let tags = self.expr_map("tag", 0)?;
-        let create = self.expr(0)?;
+        // The common `create`, a `$new`, is read in place (as `expr` at depth 0 would).
+        let create = if self.buf.get(self.at) == Some(&8) {
+            self.at += 1;
+            Expr::New {
+                class: self.name("an expression")?,
+                args: self.exprs(1)?,
+            }
+        } else {
+            self.expr(0)?
+        };
         let setup = self.exprs(0)?;
         let implement = if self.some("implement")? {
             Some(self.string("implement")?)
