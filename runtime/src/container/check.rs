@@ -45,9 +45,12 @@ pub(crate) struct Checker<'a> {
     /// the service it references when it is a `$ref` found by name ([`NO_REF`] otherwise),
     /// so the program compiler does not look the same name up again.
     pub(crate) arg_refs: Vec<u32>,
+    /// Per entry of `plan.types`, in its order: the index of its one service when it lists
+    /// exactly one ([`NO_REF`] otherwise), for the container's by-type table.
+    pub(crate) single_service: Vec<u32>,
 }
 
-/// In [`Checker::arg_refs`]: the argument is not a `$ref` resolved by name.
+/// In [`Checker::arg_refs`] and [`Checker::single_service`]: no service resolved by name.
 pub(crate) const NO_REF: u32 = u32::MAX;
 
 impl<'a> Checker<'a> {
@@ -73,6 +76,7 @@ impl<'a> Checker<'a> {
             autowired_for: Vec::new(),
             new_classes: Vec::with_capacity(plan.services.len()),
             arg_refs: Vec::with_capacity(plan.services.len() * 2),
+            single_service: Vec::new(),
         }
     }
 
@@ -144,17 +148,23 @@ impl<'a> Checker<'a> {
         let plan = self.plan;
         let mut problems = Vec::new();
         let mut at = vec![0u32; plan.services.len() + 1];
-        let mut entries: Vec<(u32, &'a str)> = Vec::new();
+        let mut entries: Vec<(u32, &'a str)> = Vec::with_capacity(plan.types.len());
+        self.single_service = Vec::with_capacity(plan.types.len());
         for (ty, names) in &plan.types {
+            let mut single = NO_REF;
             for n in names {
                 match self.index.get(n.as_str()) {
                     Some(&i) => {
                         at[i as usize + 1] += 1;
                         entries.push((i, ty.as_str()));
+                        if names.len() == 1 {
+                            single = i;
+                        }
                     }
                     None => problems.push(format!("types index: {ty} lists unknown service '{n}'")),
                 }
             }
+            self.single_service.push(single);
         }
         for i in 1..at.len() {
             at[i] += at[i - 1];

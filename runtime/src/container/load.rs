@@ -227,9 +227,12 @@ impl<'r> ContainerBuilder<'r> {
             Default::default(),
         );
         for (tid, name) in self.registry.names.iter() {
-            if let Some([one]) = plan.types.get(name.as_str()).map(Vec::as_slice) {
-                if let Some(i) = check.index_of(one) {
-                    by_type.insert(*tid, i);
+            if let Some(k) = plan.types.get_index_of(name.as_str()) {
+                match check.single_service.get(k) {
+                    Some(&i) if i != super::check::NO_REF => {
+                        by_type.insert(*tid, i as usize);
+                    }
+                    _ => {}
                 }
             }
         }
