@@ -627,3 +627,16 @@ impl Inner {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The compiled nodes stay small: what a constant, a call or an argument list holds lives
+    /// in the program's tables, not in the node.
+    #[test]
+    fn a_node_is_three_words() {
+        assert_eq!(std::mem::size_of::<Node>(), 24);
+        assert!(std::mem::size_of::<Value>() > std::mem::size_of::<Node>());
+    }
+}
