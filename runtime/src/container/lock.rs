@@ -2,13 +2,15 @@
 //!
 //! Taking the lock when nobody holds it, or again on the thread that holds it, is one atomic
 //! operation; the mutex and condition variable behind it are used only when another thread
-//! holds it (then the caller waits). Which services the holding thread is building is kept
-//! per thread (only the holder builds under a lock), so entering and leaving a service takes
-//! no lock either.
+//! holds it (then the caller waits). Which services the holding thread is building under a
+//! lock is kept in the lock itself, touched only by its holder, so entering and leaving a
+//! service takes no atomic operation and no thread-local either.
 
-use std::cell::RefCell;
+use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
+
+use smallvec::SmallVec;
 
 /// A re-entrant lock: the thread that holds it may take it again (nested construction of
 /// dependencies); other threads wait. It also remembers which services the owning thread is
@@ -25,14 +27,22 @@ pub(crate) struct BuildLock {
     waiting: AtomicUsize,
     gate: Mutex<()>,
     released: Condvar,
+    /// The services the holder is building under this lock, outermost first (inline up to 6
+    /// levels). Only the holder reads or writes it, through its [`BuildGuard`].
+    building: UnsafeCell<SmallVec<[u32; 6]>>,
 }
+
+// SAFETY: every field but `building` is `Sync`. `building` is read and written only through
+// a `BuildGuard` (`enter`) or a `Building` that borrows one, i.e. only by the thread that holds
+// the lock, while it holds it: taking `owner` (an acquire compare-and-swap) and releasing it
+// (a release store, and a waiter's gate) order one holder's accesses before the next holder's,
+// exactly like the data behind a mutex. A guard is neither `Send` nor `Sync` (its marker), so
+// it never reaches another thread.
+unsafe impl Sync for BuildLock {}
 
 thread_local! {
     /// Its address identifies the thread while it lives (never 0).
     static TOKEN: u8 = const { 0 };
-    /// Services under construction on this thread: (lock address, service index), outermost
-    /// first.
-    static BUILDING: RefCell<Vec<(usize, usize)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A number unique to the current thread among the threads alive.
@@ -41,13 +51,17 @@ fn thread_token() -> usize {
 }
 
 /// Held while a thread constructs cached services; released on drop (also on unwind).
-pub(crate) struct BuildGuard<'a>(&'a BuildLock);
+///
+/// Not `Send` or `Sync` (the marker): the lock belongs to the thread that took it, and only
+/// that thread may touch the lock's building list through the guard.
+pub(crate) struct BuildGuard<'a>(&'a BuildLock, std::marker::PhantomData<*const ()>);
 
 /// Marks one service as under construction (see [`BuildGuard::enter`]); ends it on drop, also
-/// on unwind.
-pub(crate) struct Building {
-    lock: usize,
-    service: usize,
+/// on unwind. It borrows the guard, so it ends before the lock is released.
+pub(crate) struct Building<'g> {
+    lock: &'g BuildLock,
+    /// The length of the building list before this service was pushed.
+    at: usize,
 }
 
 impl BuildLock {
@@ -59,7 +73,7 @@ impl BuildLock {
             // the holder touches `depth`, so a load and a store do (no atomic increment).
             let depth = self.depth.load(Ordering::Relaxed);
             self.depth.store(depth + 1, Ordering::Relaxed);
-            return BuildGuard(self);
+            return BuildGuard(self, std::marker::PhantomData);
         }
         if self
             .owner
@@ -81,43 +95,39 @@ impl BuildLock {
             self.waiting.fetch_sub(1, Ordering::SeqCst);
         }
         self.depth.store(1, Ordering::Relaxed);
-        BuildGuard(self)
+        BuildGuard(self, std::marker::PhantomData)
     }
 
-    fn addr(&self) -> usize {
-        self as *const BuildLock as usize
+    /// Whether `guard` holds this lock.
+    pub(crate) fn is_held_by(&self, guard: &BuildGuard<'_>) -> bool {
+        std::ptr::eq(self, guard.0)
     }
 }
 
 impl BuildGuard<'_> {
     /// Marks `service` as under construction. Returns the services being built under this
     /// lock from the first occurrence of `service` on (a cycle) if it already was.
-    pub(crate) fn enter(&self, service: usize) -> Result<Building, Vec<usize>> {
-        let lock = self.0.addr();
-        BUILDING.with(|b| {
-            let mut b = b.borrow_mut();
-            if let Some(pos) = b.iter().position(|&e| e == (lock, service)) {
-                return Err(b[pos..]
-                    .iter()
-                    .filter(|(l, _)| *l == lock)
-                    .map(|(_, s)| *s)
-                    .collect());
-            }
-            b.push((lock, service));
-            Ok(Building { lock, service })
-        })
+    pub(crate) fn enter(&self, service: usize) -> Result<Building<'_>, Vec<usize>> {
+        let lock = self.0;
+        // SAFETY: this guard proves the current thread holds `lock` (see `impl Sync for
+        // BuildLock`), and the reference ends before anything else could touch the list.
+        let list = unsafe { &mut *lock.building.get() };
+        let entry = service as u32;
+        if let Some(pos) = list.iter().position(|&e| e == entry) {
+            return Err(list[pos..].iter().map(|&s| s as usize).collect());
+        }
+        let at = list.len();
+        list.push(entry);
+        Ok(Building { lock, at })
     }
 }
 
-impl Drop for Building {
+impl Drop for Building<'_> {
     fn drop(&mut self) {
-        // Also reached while unwinding, when the thread-local may be gone already.
-        let _ = BUILDING.try_with(|b| {
-            let mut b = b.borrow_mut();
-            if let Some(pos) = b.iter().rposition(|&e| e == (self.lock, self.service)) {
-                b.truncate(pos);
-            }
-        });
+        // SAFETY: a `Building` borrows the guard of the thread holding `lock` (see `enter`);
+        // also on unwind, the guard is released only after this.
+        let list = unsafe { &mut *self.lock.building.get() };
+        list.truncate(self.at);
     }
 }
 

@@ -456,7 +456,9 @@ impl Inner {
     }
 
     /// Single-flight construction of a cached (singleton or scoped) instance; the instance
-    /// in its slot.
+    /// in its slot. `slot` and `lock` belong to the same owner (a container slot and the
+    /// container's lock, or a scope's cell and that scope's lock): the cell is filled with
+    /// that lock held (see `CacheSlot::fill`).
     fn cached<'s, S: CacheSlot>(
         &self,
         idx: usize,
@@ -481,7 +483,10 @@ impl Inner {
         let inst = created?;
         // We hold the lock and the slot was empty, so this fills it (and only then is the
         // publication recorded: one entry per filled slot).
-        let (published, filled) = slot.fill(inst);
+        // SAFETY: `lock` is the lock of the slot's owner (the container's for its slots, the
+        // scope's for its cells: the only callers pass them in pairs), the guard holds it, and
+        // every fill of these slots happens here or in `provide`, under the same lock.
+        let (published, filled) = unsafe { slot.fill(inst) };
         if filled {
             match scope {
                 Some(s) => s.created.push(idx),
