@@ -97,11 +97,6 @@ impl BuildLock {
         self.depth.store(1, Ordering::Relaxed);
         BuildGuard(self, std::marker::PhantomData)
     }
-
-    /// Whether `guard` holds this lock.
-    pub(crate) fn is_held_by(&self, guard: &BuildGuard<'_>) -> bool {
-        std::ptr::eq(self, guard.0)
-    }
 }
 
 impl BuildGuard<'_> {
@@ -146,6 +141,104 @@ impl Drop for BuildGuard<'_> {
             // Taking the gate orders this wake-up after a waiter's last look at `owner`.
             let _gate = lock.gate.lock().unwrap_or_else(PoisonError::into_inner);
             lock.released.notify_all();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_service_entered_again_under_its_lock_is_a_cycle_from_its_first_entry() {
+        let lock = BuildLock::default();
+        let guard = lock.lock();
+        let a = guard.enter(1).expect("first entry");
+        let b = guard.enter(2).expect("first entry");
+        let c = guard.enter(3).expect("first entry");
+        assert_eq!(guard.enter(2).err(), Some(vec![2, 3]));
+        assert_eq!(guard.enter(1).err(), Some(vec![1, 2, 3]));
+        // Leaving ends the marks from there on, so the service can be entered again.
+        drop(c);
+        drop(b);
+        let again = guard.enter(2).expect("2 was left");
+        assert_eq!(guard.enter(3).map(|_| ()).err(), None);
+        drop(again);
+        drop(a);
+    }
+
+    #[test]
+    fn each_lock_keeps_its_own_building_list_also_when_re_entered() {
+        let (x, y) = (BuildLock::default(), BuildLock::default());
+        let gx = x.lock();
+        let _in_x = gx.enter(7).expect("first entry under x");
+        let gy = y.lock();
+        // The same service under another lock is no cycle.
+        let in_y = gy.enter(7).expect("first entry under y");
+        // Re-entering x (depth 2) sees x's list.
+        let gx2 = x.lock();
+        assert_eq!(gx2.enter(7).err(), Some(vec![7]));
+        drop(gx2);
+        drop(in_y);
+        assert!(gy.enter(7).is_ok());
+    }
+
+    #[test]
+    fn a_panic_while_building_leaves_the_lock_free_and_the_list_empty() {
+        let lock = BuildLock::default();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let guard = lock.lock();
+            let _b = guard.enter(4).expect("first entry");
+            let _nested = lock.lock();
+            panic!("constructor failed");
+        }));
+        assert!(r.is_err());
+        assert_eq!(lock.owner.load(Ordering::SeqCst), 0);
+        // Another thread can take it at once, and 4 is not under construction any more.
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let guard = lock.lock();
+                assert!(guard.enter(4).is_ok());
+            });
+        });
+    }
+
+    #[test]
+    fn another_thread_waits_for_the_holder_and_sees_its_writes() {
+        for _ in 0..20 {
+            let lock = BuildLock::default();
+            let written = AtomicBool::new(false);
+            let entered = AtomicBool::new(false);
+            std::thread::scope(|s| {
+                let guard = lock.lock();
+                let nested = lock.lock();
+                let waiter = s.spawn(|| {
+                    entered.store(true, Ordering::SeqCst);
+                    let guard = lock.lock();
+                    // The holder's writes are visible once the lock is ours, and its building
+                    // list is empty again.
+                    let seen = written.load(Ordering::Relaxed);
+                    let free = guard.enter(9).is_ok();
+                    (seen, free)
+                });
+                let deadline = Instant::now() + Duration::from_secs(10);
+                while !entered.load(Ordering::SeqCst) {
+                    assert!(Instant::now() < deadline, "the waiter never started");
+                    std::thread::yield_now();
+                }
+                std::thread::sleep(Duration::from_millis(1));
+                // Still held (depth 2): the waiter cannot have taken it.
+                assert!(!waiter.is_finished());
+                let b = guard.enter(9).expect("first entry");
+                written.store(true, Ordering::Relaxed);
+                drop(b);
+                drop(nested);
+                assert!(!waiter.is_finished());
+                drop(guard);
+                assert_eq!(waiter.join().expect("no panic"), (true, true));
+            });
         }
     }
 }

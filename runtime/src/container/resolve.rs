@@ -145,7 +145,8 @@ impl Inner {
         match self.cached_in(idx, scope) {
             Some(i) => self.cast(idx, i),
             None => {
-                let inst = self.resolve_ref(idx, Ctx { scope, args: None }, &mut Path::new())?;
+                let ctx = Ctx { scope, args: None };
+                let inst = self.resolve_missed(idx, ctx, &mut Path::new())?;
                 self.cast(idx, &inst)
             }
         }
@@ -358,6 +359,17 @@ impl Inner {
         if let Some(inst) = self.cached_in(idx, ctx.scope) {
             return Ok(Cow::Borrowed(inst));
         }
+        self.resolve_missed(idx, ctx, path)
+    }
+
+    /// [`Inner::resolve_ref`] after [`Inner::cached_in`] found nothing (its callers' fast
+    /// paths ask that first, so it is not asked twice).
+    pub(crate) fn resolve_missed<'a>(
+        &'a self,
+        idx: usize,
+        ctx: Ctx<'a>,
+        path: &mut Path,
+    ) -> Result<Cow<'a, Instance>, Error> {
         // A factory, accessor or locator asked for inside a scope is a fresh handle bound to
         // that scope (handles are cheap), so it can reach the scope's services; the cached
         // container-wide one has no scope.
