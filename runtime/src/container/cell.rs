@@ -118,7 +118,7 @@ impl CacheSlot for InstanceCell {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     unsafe fn fill(&self, inst: Instance) -> (&Instance, bool) {
         // Under the fillers' lock the state cannot change while we look at it (only a filler
         // moves it, and fillers take turns), and an earlier fill happened before our taking
