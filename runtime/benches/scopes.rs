@@ -162,7 +162,8 @@ fn main() {
             container.as_secs_f64() / hand.as_secs_f64()
         );
         // Where a request's time goes: each line adds one step (thread-CPU medians).
-        let steps: [(&str, fn(&Container)); 3] = [
+        type Step = (&'static str, fn(&Container));
+        let steps: [Step; 3] = [
             ("open + drop", open_only),
             ("+ provide", open_provide),
             ("+ greeter", open_provide_greeter),

@@ -362,7 +362,9 @@ fn threads_sharing_a_scope_agree_on_its_slot_and_its_scoped_services() {
     for round in 0..30 {
         let scope = c.scope();
         let barrier = std::sync::Barrier::new(THREADS);
-        let outcomes: Vec<(Result<(), String>, Option<Arc<Greeter>>)> = std::thread::scope(|s| {
+        // Per thread: its provision's outcome, and the greeter it resolved (odd threads).
+        type Outcome = (Result<(), String>, Option<Arc<Greeter>>);
+        let outcomes: Vec<Outcome> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..THREADS)
                 .map(|t| {
                     let (scope, barrier) = (&scope, &barrier);
