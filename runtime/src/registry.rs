@@ -241,7 +241,8 @@ impl Registry {
         // Asked once: the object's `TypeId` comes through its vtable.
         let concrete = instance.type_id();
         if wanted == concrete {
-            return instance.identity_arc::<T>();
+            // SAFETY: the `TypeId`s were compared just above.
+            return unsafe { instance.identity_arc_unchecked::<T>() };
         }
         let caster = self.casters.get(&(concrete, wanted))?;
         let mut out: Option<Arc<T>> = None;

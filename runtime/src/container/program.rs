@@ -463,7 +463,7 @@ impl Inner {
                     return Ok(());
                 }
                 let ctx = Ctx { scope, args: None };
-                match self.resolve_ref(*idx, ctx, path)? {
+                match self.resolve_missed(*idx, ctx, path)? {
                     std::borrow::Cow::Borrowed(i) => buf.push(ArgValue::Cached(i)),
                     std::borrow::Cow::Owned(i) => buf.push(ArgValue::New(i)),
                 }
