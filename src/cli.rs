@@ -63,7 +63,9 @@ pub fn options(args: &ParamArgs, sources: &mut SourceMap) -> (Options, Vec<Diagn
     }
     let mut dynamic = Vec::new();
     for d in &args.dynamic {
-        if valid_parameter_name(d) {
+        if let Some(problem) = too_many_segments("--dynamic", d) {
+            problems.push(problem);
+        } else if valid_parameter_name(d) {
             dynamic.push(d.clone());
         } else {
             problems.push(Diagnostic::error(
@@ -90,6 +92,10 @@ pub fn options(args: &ParamArgs, sources: &mut SourceMap) -> (Options, Vec<Diagn
             ));
             continue;
         };
+        if let Some(problem) = too_many_segments("-p", name) {
+            problems.push(problem);
+            continue;
+        }
         let id = sources.add(format!("<-p {name}>"), value.to_string());
         match crate::neon::decode(value, id) {
             Ok(v) => {
@@ -104,6 +110,26 @@ pub fn options(args: &ParamArgs, sources: &mut SourceMap) -> (Options, Vec<Diagn
 }
 
 /// `name` or `a.b.c` made of letters, digits, `_` and `-`.
+/// At most this many dot-separated parts in a parameter name given on the command line
+/// (`-p a.b.c=1` has 3): each part is one more level of nesting in the parameters, and the
+/// configuration's own nesting is bounded too (NEON's `MAX_DEPTH`).
+pub const MAX_NAME_PARTS: usize = 64;
+
+/// The error for a `-p`/`--dynamic` name with more than [`MAX_NAME_PARTS`] parts.
+fn too_many_segments(flag: &str, name: &str) -> Option<Diagnostic> {
+    let parts = name.split('.').count();
+    (parts > MAX_NAME_PARTS).then(|| {
+        let shown: String = name.chars().take(60).collect();
+        Diagnostic::error(
+            Code::InvalidValue,
+            format!(
+                "{flag}: the parameter name '{shown}…' has {parts} dot-separated parts; at most {MAX_NAME_PARTS} are allowed."
+            ),
+        )
+        .with_note("it is left out, as if not given")
+    })
+}
+
 fn valid_parameter_name(name: &str) -> bool {
     !name.is_empty()
         && name.split('.').all(|part| {

@@ -208,7 +208,6 @@ fn compile(
     deny_warnings: bool,
     params: ParamArgs,
 ) -> ExitCode {
-    wireplan::memory::release_large_blocks();
     let mut arg_sources = SourceMap::new();
     let (opts, arg_problems) = options(&params, &mut arg_sources);
     // A bad option is an error (no plan is written); a missing --scripts folder a warning.
@@ -291,7 +290,6 @@ fn compile(
 /// `compile --watch`: compiles, then recompiles on every change until Ctrl-C (exit 0).
 fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs) -> ExitCode {
     use wireplan::watch::{self, Event, Signal, WatchOptions};
-    wireplan::memory::release_large_blocks();
     let mut arg_sources = SourceMap::new();
     let (opts, arg_problems) = options(&params, &mut arg_sources);
     diagnostics::render(&arg_sources, &arg_problems, color());

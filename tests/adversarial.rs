@@ -308,3 +308,62 @@ fn lying_plans_are_typed_errors() {
         assert!(took < Duration::from_secs(10), "{name}: took {took:?}");
     }
 }
+
+/// A parameter chain (`p0: %p1%`, `p1: %p2%`, …) and a long parameter cycle recurse once per
+/// link; past 1,000 links they are one positioned error, not a stack overflow (found by a
+/// new user's trial: 1,300 links aborted the compiler).
+#[test]
+fn long_parameter_chains_are_a_positioned_error() {
+    let chain = |n: usize, cycle: bool| {
+        let mut text = String::from("parameters:\n");
+        for i in 0..n {
+            let next = if cycle { (i + 1) % n } else { i + 1 };
+            text.push_str(&format!("\tp{i}: %p{next}%\n"));
+        }
+        if !cycle {
+            text.push_str(&format!("\tp{n}: end\n"));
+        }
+        text.push_str("services:\n\ts: App\\S(%p0%)\n");
+        text
+    };
+    for (n, cycle) in [(3000, false), (1500, true)] {
+        let (_dir, diags, planned) = compile_text(chain(n, cycle).as_bytes());
+        assert!(!planned);
+        expect(
+            &diags,
+            "invalid-value",
+            "more than 1000 deep (%p0% -> ... -> %p999% -> %p1000%)",
+            "app.neon",
+            1001,
+        )
+        .unwrap();
+    }
+    // 900 links are fine: the value arrives at the end of the chain.
+    let (_dir, diags, _) = compile_text(chain(900, false).as_bytes());
+    assert!(
+        !diags.iter().any(|d| d.code == "invalid-value"),
+        "{diags:?}"
+    );
+}
+
+/// A `-p` name with thousands of dotted parts would nest the parameters as deep: refused with
+/// an error naming the limit (it aborted the compiler with a stack overflow before).
+#[test]
+fn a_deeply_dotted_parameter_name_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(&config, "services:\n\ts: App\\S\n").expect("write");
+    let name = vec!["a"; 5000].join(".");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .args(["check".as_ref(), config.as_os_str(), "-p".as_ref()])
+        .arg(format!("{name}=1"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("wireplan runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("has 5000 dot-separated parts; at most 64 are allowed"),
+        "{stderr}"
+    );
+}

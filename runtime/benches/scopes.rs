@@ -95,6 +95,29 @@ fn with_container(c: &Container) {
     black_box(scope.get_by_type::<Stats>().expect("stats"));
 }
 
+/// The first steps of [`with_container`] only, for the breakdown: open and drop a scope;
+/// also provide the slot; also resolve the greeter (one scoped creation with two cached
+/// references).
+fn open_only(c: &Container) {
+    black_box(c.scope());
+}
+
+fn open_provide(c: &Container) {
+    let scope = c.scope();
+    scope
+        .provide(CurrentUser("ada".to_string()))
+        .expect("provide");
+    black_box(&scope);
+}
+
+fn open_provide_greeter(c: &Container) {
+    let scope = c.scope();
+    scope
+        .provide(CurrentUser("ada".to_string()))
+        .expect("provide");
+    black_box(scope.get_by_type::<Greeter>().expect("greeter"));
+}
+
 /// The same request, hand-written.
 fn by_hand(db: &Arc<Database>) {
     let user = Arc::new(CurrentUser("ada".to_string()));
@@ -138,5 +161,17 @@ fn main() {
             "  CPU time: container {container:?}, hand-written {hand:?}, ratio {:.1}x",
             container.as_secs_f64() / hand.as_secs_f64()
         );
+        // Where a request's time goes: each line adds one step (thread-CPU medians).
+        type Step = (&'static str, fn(&Container));
+        let steps: [Step; 3] = [
+            ("open + drop", open_only),
+            ("+ provide", open_provide),
+            ("+ greeter", open_provide_greeter),
+        ];
+        let parts: Vec<String> = steps
+            .iter()
+            .map(|(label, f)| format!("{label} {:?}", cpu_median(15, 20_000, || f(&c))))
+            .collect();
+        println!("  CPU breakdown: {}", parts.join(", "));
     }
 }

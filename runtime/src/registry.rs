@@ -30,7 +30,6 @@
 //! the same name.
 
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -57,6 +56,8 @@ pub(crate) type AsyncCtorFn =
 /// part returns (see [`ClassBuilder::async_constructor`]).
 pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'static>>;
 
+/// A registered class. Its member tables use FxHash like the registry's own (names from
+/// code), and an empty one costs no random seed.
 #[derive(Clone)]
 pub(crate) struct ClassEntry {
     pub(crate) type_id: TypeId,
@@ -65,11 +66,11 @@ pub(crate) struct ClassEntry {
     /// The async constructor ([`ClassBuilder::async_constructor`]); a class has this or
     /// `ctor`, the later registration wins.
     pub(crate) async_ctor: Option<AsyncCtorFn>,
-    pub(crate) statics: HashMap<String, StaticFn>,
+    pub(crate) statics: FxHashMap<String, StaticFn>,
     /// For the catalog export: the constructor's declared parameters.
     pub(crate) ctor_sig: Option<Vec<Param>>,
     /// For the catalog export: declared signatures of static methods.
-    pub(crate) static_sigs: HashMap<String, MethodSig>,
+    pub(crate) static_sigs: FxHashMap<String, MethodSig>,
     /// For the catalog export: class constants.
     pub(crate) constants: Vec<(String, Value)>,
     /// For the catalog export: the parent class.
@@ -78,15 +79,15 @@ pub(crate) struct ClassEntry {
 
 #[derive(Clone, Default)]
 pub(crate) struct TypeEntry {
-    pub(crate) methods: HashMap<String, MethodFn>,
-    pub(crate) methods_mut: HashMap<String, MethodMutFn>,
-    pub(crate) properties: HashMap<String, MethodMutFn>,
-    pub(crate) getters: HashMap<String, GetterFn>,
+    pub(crate) methods: FxHashMap<String, MethodFn>,
+    pub(crate) methods_mut: FxHashMap<String, MethodMutFn>,
+    pub(crate) properties: FxHashMap<String, MethodMutFn>,
+    pub(crate) getters: FxHashMap<String, GetterFn>,
     pub(crate) dispose: Option<DisposeFn>,
     /// For the catalog export: declared signatures of methods.
-    pub(crate) method_sigs: HashMap<String, MethodSig>,
+    pub(crate) method_sigs: FxHashMap<String, MethodSig>,
     /// For the catalog export: declared property types.
-    pub(crate) property_types: HashMap<String, TypeFn>,
+    pub(crate) property_types: FxHashMap<String, TypeFn>,
 }
 
 /// The Rust side of a plan: constructors, methods, property writers, static methods and
@@ -130,12 +131,32 @@ pub struct Registry {
     /// Whether an async constructor was ever registered (stays true when a sync one replaces
     /// it): without one, a plan's async checks have nothing to find in the registry.
     pub(crate) async_classes: bool,
+    /// Whether a dispose hook was ever registered: without one, a container or scope
+    /// releases what it created without looking up each object's type (asked once per load
+    /// instead of walking every type entry).
+    pub(crate) dispose_hooks: bool,
 }
 
 impl Registry {
-    /// An empty registry.
+    /// An empty registry. Its class, type and name tables start with room for 32 entries
+    /// each (a small application's registrations without a rehash that moves every entry).
     pub fn new() -> Registry {
-        Registry::default()
+        const ROOM: usize = 32;
+        Registry {
+            classes: Arc::new(FxHashMap::with_capacity_and_hasher(
+                ROOM,
+                Default::default(),
+            )),
+            types: Arc::new(FxHashMap::with_capacity_and_hasher(
+                ROOM,
+                Default::default(),
+            )),
+            names: Arc::new(FxHashMap::with_capacity_and_hasher(
+                ROOM,
+                Default::default(),
+            )),
+            ..Registry::default()
+        }
     }
 
     /// Starts (or continues) registering the Rust type `T` as the catalog class `name`.
@@ -220,7 +241,8 @@ impl Registry {
         // Asked once: the object's `TypeId` comes through its vtable.
         let concrete = instance.type_id();
         if wanted == concrete {
-            return instance.identity_arc::<T>();
+            // SAFETY: the `TypeId`s were compared just above.
+            return unsafe { instance.identity_arc_unchecked::<T>() };
         }
         let caster = self.casters.get(&(concrete, wanted))?;
         let mut out: Option<Arc<T>> = None;
@@ -402,6 +424,7 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
             }
         });
         self.type_entry().dispose = Some(hook);
+        self.registry.dispose_hooks = true;
         self
     }
 
@@ -456,9 +479,9 @@ fn new_entry<T: Any>() -> ClassEntry {
         rust_name: std::any::type_name::<T>(),
         ctor: None,
         async_ctor: None,
-        statics: HashMap::new(),
+        statics: FxHashMap::default(),
         ctor_sig: None,
-        static_sigs: HashMap::new(),
+        static_sigs: FxHashMap::default(),
         constants: Vec::new(),
         extends: None,
     }

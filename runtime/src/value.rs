@@ -24,15 +24,23 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 pub type CallResult<T> = Result<T, BoxError>;
 
 type Object = Arc<dyn Any + Send + Sync>;
-/// Writes the object as `Arc<T>` into `out` when `out` is an `Option<Arc<T>>` of its
-/// concrete type `T` (an out-parameter rather than a returned box, so a cast allocates
-/// nothing).
-type IdentityCast = fn(&Object, &mut dyn Any);
+/// Writes the object, whose concrete type is `T`, as `Some(Arc<T>)` into `out`, which points
+/// to an `Option<Arc<T>>` (an out-parameter rather than a returned box, so a cast allocates
+/// nothing; untyped, so a request for `T: ?Sized` can use it once it has checked that `T` is
+/// the concrete type).
+///
+/// # Safety
+/// The object's concrete type is `T`, and `out` points to a valid `Option<Arc<T>>`.
+type IdentityCast = unsafe fn(&Object, *mut ());
 
-fn identity_cast<T: Any + Send + Sync>(o: &Object, out: &mut dyn Any) {
-    if let Some(out) = out.downcast_mut::<Option<Arc<T>>>() {
-        *out = o.clone().downcast::<T>().ok();
-    }
+unsafe fn identity_cast<T: Any + Send + Sync>(o: &Object, out: *mut ()) {
+    // One reference more; the pointer keeps the allocation and drops the vtable.
+    let raw = Arc::into_raw(o.clone()).cast::<T>();
+    // SAFETY: the object's concrete type is `T` (the caller's contract), so `raw` points to
+    // the `T` of an allocation made by an `Arc<T>` (coerced to `dyn Any` since), which is what
+    // `Arc::from_raw` needs; `out` is a valid `Option<Arc<T>>` (same contract), overwritten
+    // (its old value, `None` in every caller, dropped).
+    unsafe { *out.cast::<Option<Arc<T>>>() = Some(Arc::from_raw(raw)) };
 }
 
 /// What an [`Instance`] knows about its concrete Rust type besides its `TypeId` (which the
@@ -115,10 +123,31 @@ impl Instance {
     }
 
     /// `Arc<T>` for `T` = the concrete type, through the identity caster (works for `?Sized`
-    /// requests because the caller checked the `TypeId`); `None` for any other `T`.
+    /// requests: the `TypeId`s are compared first); `None` for any other `T`. The registry
+    /// compares them itself and calls [`Instance::identity_arc_unchecked`].
+    #[cfg(test)]
     pub(crate) fn identity_arc<T: ?Sized + 'static>(&self) -> Option<Arc<T>> {
+        if TypeId::of::<T>() != self.type_id() {
+            return None;
+        }
+        // SAFETY: `T` is the concrete type (checked just above).
+        unsafe { self.identity_arc_unchecked() }
+    }
+
+    /// [`Instance::identity_arc`] for a caller that already compared the `TypeId`s (saves
+    /// asking the object's vtable again).
+    ///
+    /// # Safety
+    /// `TypeId::of::<T>()` is this instance's [`Instance::type_id`].
+    #[inline]
+    pub(crate) unsafe fn identity_arc_unchecked<T: ?Sized + 'static>(&self) -> Option<Arc<T>> {
         let mut out: Option<Arc<T>> = None;
-        (self.meta.identity)(&self.object, &mut out);
+        // SAFETY: `T` is the concrete type `C` of the object (equal `TypeId`s), so it is
+        // `Sized` and `Option<Arc<T>>` is `Option<Arc<C>>`; `meta.identity` is
+        // `identity_cast::<C>`, because `Instance::new` (the only place that builds an
+        // `Instance`) takes `meta` from the same `T` as the object and neither field changes
+        // afterwards (`object_mut` lends the object itself, which cannot change its type).
+        unsafe { (self.meta.identity)(&self.object, (&mut out as *mut Option<Arc<T>>).cast()) };
         out
     }
 }

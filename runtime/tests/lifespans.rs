@@ -437,3 +437,53 @@ fn generated_services_asked_for_inside_a_scope_reach_scoped_services() {
     let req = acc.get::<Node>().unwrap();
     assert!(Arc::ptr_eq(&req, &scope.get::<Node>("req").unwrap()));
 }
+
+/// As [`registry`], without a dispose hook (the container then skips grouping references by
+/// object when it is dropped).
+fn registry_without_hooks() -> Registry {
+    let mut r = Registry::new();
+    r.class::<Node>("App\\Node").constructor(|a| {
+        let tag = a.str(0)?.to_string();
+        let name = a.str(1)?.to_string();
+        let deps = a.list_of::<Node>(2)?;
+        log(&tag, &format!("new {name}"));
+        Ok(Node { tag, name, deps })
+    });
+    r
+}
+
+#[test]
+fn without_dispose_hooks_the_container_drops_singletons_newest_first() {
+    let t = "drop-no-hooks";
+    let c = Container::from_json_str(
+        &plan(json!({
+            "db": node(t, "db", "singleton", &[]),
+            "repo": node(t, "repo", "singleton", &["db"]),
+            "t8": alias_of("db", "singleton"),
+            "unused": node(t, "unused", "singleton", &[]),
+            "mailer": node(t, "mailer", "singleton", &[]),
+        })),
+        &registry_without_hooks(),
+    )
+    .unwrap();
+    c.get::<Node>("repo").unwrap();
+    // `t8` publishes the object of `db` a second time, after `repo`.
+    let db = c.get::<Node>("db").unwrap();
+    assert!(Arc::ptr_eq(&db, &c.get::<Node>("t8").unwrap()));
+    drop(db);
+    c.get::<Node>("mailer").unwrap();
+    drop(c);
+    // Newest first; `db` goes last (its last reference is at its first publication, before
+    // `repo`, which holds it too).
+    assert_eq!(
+        entries(t),
+        [
+            "new db",
+            "new repo",
+            "new mailer",
+            "drop mailer",
+            "drop repo",
+            "drop db"
+        ]
+    );
+}

@@ -350,3 +350,60 @@ fn a_slot_takes_its_own_class_or_a_subclass_and_nothing_else() {
         "{e}"
     );
 }
+
+/// Threads sharing one scope: the scope's cells are filled under its build lock only (a
+/// provided value and each scoped service), so racing providers and resolvers must still see
+/// one value per slot and one instance per scoped service, and a provision that comes after
+/// a creation must be refused.
+#[test]
+fn threads_sharing_a_scope_agree_on_its_slot_and_its_scoped_services() {
+    const THREADS: usize = 8;
+    let c = container();
+    for round in 0..30 {
+        let scope = c.scope();
+        let barrier = std::sync::Barrier::new(THREADS);
+        // Per thread: its provision's outcome, and the greeter it resolved (odd threads).
+        type Outcome = (Result<(), String>, Option<Arc<Greeter>>);
+        let outcomes: Vec<Outcome> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..THREADS)
+                .map(|t| {
+                    let (scope, barrier) = (&scope, &barrier);
+                    s.spawn(move || {
+                        barrier.wait();
+                        let provided = scope
+                            .provide(CurrentUser(format!("user{t}")))
+                            .map_err(|e| e.to_string());
+                        // Odd threads also resolve at once; they may run before any provision.
+                        let greeter = (t % 2 == 1)
+                            .then(|| scope.get_by_type::<Greeter>().ok())
+                            .flatten();
+                        (provided, greeter)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("no panic"))
+                .collect()
+        });
+        let winners: Vec<usize> = (0..THREADS).filter(|&t| outcomes[t].0.is_ok()).collect();
+        // Exactly one provision wins: the others found it provided, or a creation started.
+        assert_eq!(winners.len(), 1, "round {round}: {outcomes:?}");
+        for (provided, _) in &outcomes {
+            if let Err(e) = provided {
+                assert!(
+                    e.contains("already provided") || e.contains("already created"),
+                    "round {round}: {e}"
+                );
+            }
+        }
+        let user = scope.get::<CurrentUser>("currentUser").unwrap();
+        assert_eq!(user.0, format!("user{}", winners[0]));
+        let greeter = scope.get_by_type::<Greeter>().unwrap();
+        assert!(Arc::ptr_eq(&greeter.user, &user));
+        // Every thread that got a greeter got this one instance.
+        for g in outcomes.iter().filter_map(|(_, g)| g.as_ref()) {
+            assert!(Arc::ptr_eq(g, &greeter), "round {round}");
+        }
+    }
+}

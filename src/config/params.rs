@@ -185,6 +185,7 @@ impl<'a> Expander<'a> {
             stack: Vec::new(),
             copied: (0, 0),
             over_limit: false,
+            too_deep: false,
             diags,
         };
         // Dynamic parameters are never frozen into the plan, not even as a default: their value
@@ -281,6 +282,12 @@ pub const MAX_EXPANDED_NODES: usize = 1 << 18;
 /// The most bytes of text that `%parameter%` references may copy in total (16 MiB): the same
 /// guard for lists of long strings.
 pub const MAX_EXPANDED_TEXT: usize = 16 << 20;
+
+/// How deep parameters may be expanded inside one another (`%a%` is `%b%`, which is `%c%`, …)
+/// before the chain is refused with one `invalid-value` error: 1,000. Nette has no such limit;
+/// a real configuration chains a few, and the bound keeps a generated or hostile chain from
+/// exhausting the stack (issue #13).
+pub const MAX_PARAMETER_CHAIN: usize = 1000;
 
 /// The size of a value tree, as (nodes, bytes of text), counted until either passes its limit.
 fn measure(v: &Expr, node_limit: usize, text_limit: usize) -> (usize, usize) {
@@ -402,6 +409,8 @@ struct Expander<'a> {
     copied: (usize, usize),
     /// Whether the copy limit was reported (once; later references past it are quietly `null`).
     over_limit: bool,
+    /// Whether the chain limit ([`MAX_PARAMETER_CHAIN`]) was reported.
+    too_deep: bool,
     diags: &'a mut Diagnostics,
 }
 
@@ -442,11 +451,17 @@ impl Expander<'_> {
         let Some(raw) = self.raw.get(name).cloned() else {
             return false;
         };
+        if self.stack.len() >= MAX_PARAMETER_CHAIN {
+            self.too_deep(name, used_at);
+            return false;
+        }
         self.stack.push(name.to_string());
         let foreign = self.foreign.contains(name);
         self.in_foreign += usize::from(foreign);
         let literal_at = std::mem::replace(&mut self.literal_at, false);
-        let mut v = self.convert_owned(raw);
+        // Each level of a chain `%a%` -> `%b%` -> ... recurses through the conversion; a long
+        // chain must not overflow a small thread stack before the limit above stops it.
+        let mut v = stacker::maybe_grow(32 * 1024, 1024 * 1024, || self.convert_owned(raw));
         self.literal_at = literal_at;
         self.in_foreign -= usize::from(foreign);
         if foreign {
@@ -532,6 +547,33 @@ impl Expander<'_> {
             "parameters that each repeat the previous one several times grow exponentially; \
              later references past the limit expand to null",
         );
+        if self.in_foreign > 0 {
+            d = d.with_note("used in a parameter given with -p");
+        }
+        self.diags.push(d);
+    }
+
+    /// Reports (once) that expanding `%name%` at `used_at` would pass [`MAX_PARAMETER_CHAIN`]
+    /// parameters expanded inside one another; the parameter expands to null.
+    fn too_deep(&mut self, name: &str, used_at: Option<Span>) {
+        if std::mem::replace(&mut self.too_deep, true) {
+            return;
+        }
+        let first = &self.stack[0];
+        let last = &self.stack[self.stack.len() - 1];
+        let span = self.loc(used_at.or_else(|| self.raw.get(first).map(|v| v.span)));
+        let mut d = Diagnostic::error(
+            Code::InvalidValue,
+            format!(
+                "Expanding %{first}% needs parameters expanded inside one another more than \
+                 {MAX_PARAMETER_CHAIN} deep (%{first}% -> ... -> %{last}% -> %{name}%)."
+            ),
+        )
+        .at(span)
+        .with_note(format!(
+            "a parameter may refer to one that refers to another and so on, at most \
+             {MAX_PARAMETER_CHAIN} deep; %{name}% expands to null"
+        ));
         if self.in_foreign > 0 {
             d = d.with_note("used in a parameter given with -p");
         }

@@ -16,71 +16,64 @@
 use super::Limits;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Expr, ExprKind};
+use mimalloc::MiMalloc;
 use rhai::Dynamic;
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 thread_local! {
-    /// Bytes allocated on this thread since it started (only counted by [`CountingAllocator`];
-    /// so it stays 0 without it).
-    static ALLOCATED: Cell<u64> = const { Cell::new(0) };
     /// The lifecycle call running on this thread: when it started and the allocation count then.
     static RUN: Cell<Option<(Instant, u64)>> = const { Cell::new(None) };
     /// Whether [`begin`] holds the current run (nested calls do not restart it).
     static HELD: Cell<bool> = const { Cell::new(false) };
 }
 
-/// The system allocator, counting the bytes each thread allocates (a reallocation counts
-/// what it grows by). Install it with
+/// The program's allocator: mimalloc (faster than glibc's `malloc` on a compile's millions of
+/// small blocks; tuned before its first allocation, see `memory::tune_allocator`), counting the bytes each
+/// thread allocates (a reallocation counts what it grows by) and the live heap
+/// ([`crate::memory`]). Install it with
 /// `#[global_allocator] static ALLOC: wireplan::script::sandbox::CountingAllocator =
 /// wireplan::script::sandbox::CountingAllocator;` to enforce [`Limits::max_allocated`].
 pub struct CountingAllocator;
 
-// Called on every allocation of the program, so it touches one thread-local only.
-#[inline(always)]
-fn count(bytes: usize) {
-    // `try_with`: during thread teardown the slot may be gone; then nothing is counted.
-    let _ = ALLOCATED.try_with(|a| a.set(a.get().wrapping_add(bytes as u64)));
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged; counting
-// touches only const-initialised thread-locals without destructors, which never allocate.
+// SAFETY: every method forwards to `MiMalloc` (a `GlobalAlloc`) with the caller's arguments
+// unchanged; counting
+// (`crate::memory`) touches only a const-initialised thread-local without a destructor, which
+// never allocates, and atomics.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count(layout.size());
+        crate::memory::tune_allocator();
         crate::memory::allocated(layout.size());
         // SAFETY: forwarded as received.
-        unsafe { System.alloc(layout) }
+        unsafe { MiMalloc.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count(layout.size());
+        crate::memory::tune_allocator();
         crate::memory::allocated(layout.size());
         // SAFETY: forwarded as received.
-        unsafe { System.alloc_zeroed(layout) }
+        unsafe { MiMalloc.alloc_zeroed(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         crate::memory::freed(layout.size());
         // SAFETY: forwarded as received.
-        unsafe { System.dealloc(ptr, layout) }
+        unsafe { MiMalloc.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // Growing in place (`mremap` for large blocks) costs the growth, not the whole block.
-        count(new_size.saturating_sub(layout.size()));
-        // The live heap changes by the difference (counted as if the block was moved).
-        crate::memory::freed(layout.size());
-        crate::memory::allocated(new_size);
+        // Growing in place costs the growth, not the whole block:
+        // the thread's total counts the growth only, the live heap the difference.
+        crate::memory::reallocated(layout.size(), new_size);
         // SAFETY: forwarded as received.
-        unsafe { System.realloc(ptr, layout, new_size) }
+        unsafe { MiMalloc.realloc(ptr, layout, new_size) }
     }
 }
 
 /// Bytes allocated on this thread so far (0 forever without [`CountingAllocator`]).
 pub fn allocated_on_this_thread() -> u64 {
-    ALLOCATED.with(Cell::get)
+    crate::memory::allocated_on_this_thread()
 }
 
 /// Whether [`CountingAllocator`] is the global allocator (it has counted on this thread).
@@ -88,7 +81,7 @@ pub fn counting() -> bool {
     // Any allocation counts (at least its one byte); make one in case this thread has not
     // allocated yet. A u64 byte count does not wrap back to 0 in practice.
     drop(std::hint::black_box(Box::new(0u8)));
-    ALLOCATED.with(Cell::get) != 0
+    allocated_on_this_thread() != 0
 }
 
 /// Marks the start of a lifecycle call on this thread; the time and allocation limits count

@@ -319,7 +319,7 @@ impl Inner {
         for stmt in sp.setup.iter() {
             match stmt {
                 Setup::Member { inputs, .. } => {
-                    for n in inputs.iter() {
+                    for n in self.program.args(*inputs) {
                         self.visit_node(idx, n, scope, path, out).await?;
                     }
                 }
@@ -346,8 +346,9 @@ impl Inner {
                         self.visit_node(service, n, scope, path, out).await?;
                     }
                 }
-                Node::New(op) => {
-                    for n in op.args.iter() {
+                Node::New(id) => {
+                    let op = self.program.new_op(*id);
+                    for n in self.program.args(op.args) {
                         self.visit_node(service, n, scope, path, out).await?;
                     }
                     let ctor = if op.has_async {
@@ -363,7 +364,8 @@ impl Inner {
                         let step = || format!("async constructor of {}", op.class);
                         let values = with_tail(out, || {
                             let frame = Frame::new(name, Ctx { scope, args: None });
-                            op.args
+                            self.program
+                                .args(op.args)
                                 .iter()
                                 .map(|a| self.run(a, &frame, path))
                                 .collect::<Result<Vec<Value>, Error>>()

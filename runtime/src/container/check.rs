@@ -37,7 +37,21 @@ pub(crate) struct Checker<'a> {
     /// `autowired_for[autowired_at[i]..autowired_at[i + 1]]`, in the order of `plan.types`.
     autowired_at: Vec<u32>,
     autowired_for: Vec<&'a str>,
+    /// Per service index: the registration of the class of its top-level `$new` (`None` for
+    /// another `create` or an unregistered class), looked up once here and reused by the
+    /// program compiler.
+    pub(crate) new_classes: Vec<Option<&'a ClassEntry>>,
+    /// For every argument of every service's top-level `$new`, in plan order: the index of
+    /// the service it references when it is a `$ref` found by name ([`NO_REF`] otherwise),
+    /// so the program compiler does not look the same name up again.
+    pub(crate) arg_refs: Vec<u32>,
+    /// Per entry of `plan.types`, in its order: the index of its one service when it lists
+    /// exactly one ([`NO_REF`] otherwise), for the container's by-type table.
+    pub(crate) single_service: Vec<u32>,
 }
+
+/// In [`Checker::arg_refs`] and [`Checker::single_service`]: no service resolved by name.
+pub(crate) const NO_REF: u32 = u32::MAX;
 
 impl<'a> Checker<'a> {
     pub(crate) fn new(plan: &'a Plan, registry: &'a Registry) -> Checker<'a> {
@@ -60,6 +74,9 @@ impl<'a> Checker<'a> {
             index,
             autowired_at: Vec::new(),
             autowired_for: Vec::new(),
+            new_classes: Vec::with_capacity(plan.services.len()),
+            arg_refs: Vec::with_capacity(plan.services.len() * 2),
+            single_service: Vec::new(),
         }
     }
 
@@ -131,17 +148,23 @@ impl<'a> Checker<'a> {
         let plan = self.plan;
         let mut problems = Vec::new();
         let mut at = vec![0u32; plan.services.len() + 1];
-        let mut entries: Vec<(u32, &'a str)> = Vec::new();
+        let mut entries: Vec<(u32, &'a str)> = Vec::with_capacity(plan.types.len());
+        self.single_service = Vec::with_capacity(plan.types.len());
         for (ty, names) in &plan.types {
+            let mut single = NO_REF;
             for n in names {
                 match self.index.get(n.as_str()) {
                     Some(&i) => {
                         at[i as usize + 1] += 1;
                         entries.push((i, ty.as_str()));
+                        if names.len() == 1 {
+                            single = i;
+                        }
                     }
                     None => problems.push(format!("types index: {ty} lists unknown service '{n}'")),
                 }
             }
+            self.single_service.push(single);
         }
         for i in 1..at.len() {
             at[i] += at[i - 1];
@@ -174,13 +197,26 @@ impl<'a> Checker<'a> {
                     if !self.too_deep(&sp.create, &at) {
                         entry = self.check_new(class, &at);
                         for a in args {
+                            // A `$ref` by name (the common argument) is looked up once, here.
+                            if let Expr::Ref(r) = a {
+                                match self.index.get(r.as_str()) {
+                                    Some(&i) if r != "@self" => {
+                                        self.arg_refs.push(i);
+                                        continue;
+                                    }
+                                    _ => {}
+                                }
+                            }
+                            self.arg_refs.push(NO_REF);
                             self.walk_checked(a, &at, None, factory);
                         }
                     }
+                    self.new_classes.push(entry);
                     (Some(class.as_str()), entry)
                 }
                 other => {
                     self.walk(other, &at, None, factory);
+                    self.new_classes.push(None);
                     let entry = self.registry.classes.get(sp.type_.as_str());
                     (entry.map(|_| sp.type_.as_str()), entry)
                 }

@@ -220,18 +220,30 @@ impl<'r> ContainerBuilder<'r> {
                 })
             })
             .collect();
-        let by_type = self
-            .registry
-            .names
-            .iter()
-            .filter_map(
-                |(tid, name)| match plan.types.get(name.as_str()).map(Vec::as_slice) {
-                    Some([one]) => check.index_of(one).map(|i| (*tid, i)),
-                    _ => None,
-                },
-            )
-            .collect();
-        let program = super::program::compile(&plan, self.registry, &dynamic, &check.index);
+        // Each registered Rust type whose catalog name the plan autowires exactly one
+        // service for (a table sized once: no rehash while it fills).
+        let mut by_type = rustc_hash::FxHashMap::with_capacity_and_hasher(
+            self.registry.names.len().min(plan.types.len()),
+            Default::default(),
+        );
+        for (tid, name) in self.registry.names.iter() {
+            if let Some(k) = plan.types.get_index_of(name.as_str()) {
+                match check.single_service.get(k) {
+                    Some(&i) if i != super::check::NO_REF => {
+                        by_type.insert(*tid, i as usize);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let program = super::program::compile(
+            &plan,
+            self.registry,
+            &dynamic,
+            &check.index,
+            &check.new_classes,
+            &check.arg_refs,
+        );
         drop(check);
         let created = super::order::CreationOrder::new(slots.len());
         let slot_types = super::slots::slot_types(&plan, self.registry, &scoped_slot, scoped_count);

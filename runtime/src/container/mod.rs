@@ -128,6 +128,17 @@ pub(crate) struct Inner {
 
 impl Drop for Inner {
     fn drop(&mut self) {
+        if !self.program.any_dispose_hook {
+            // No dispose hook registered at all: release newest first (each object's last
+            // reference still goes at the place of its first publication), without grouping
+            // the references by object.
+            for i in self.created.take_newest_first() {
+                if let Some(slot) = self.slots.get_mut(i) {
+                    drop(slot.take());
+                }
+            }
+            return;
+        }
         let order = self.created.take();
         dispose(&self.registry, &mut self.slots, &order, Some, |_| false);
     }

@@ -31,16 +31,41 @@ use super::resolve::{Ctx, Path, RED_ZONE, STACK_SEGMENT};
 use super::{Inner, ScopeState};
 use crate::error::Error;
 use crate::plan::{CallTarget, Expr, Lifespan, Plan, ServiceKind};
-use crate::registry::{CtorFn, MethodFn, MethodMutFn, Registry};
+use crate::registry::{ClassEntry, CtorFn, MethodFn, MethodMutFn, Registry};
 use crate::value::{ArgValue, Args, Instance, Value};
 
 /// A compiled plan: one [`Service`] per plan service, in the plan's order (the index of a
 /// service is its index in `plan.services`).
+///
+/// The nodes live in three flat tables built in one pass at load, so compiling allocates no
+/// box per service and dropping frees none: every constant in `consts` ([`Node::Const`] holds
+/// its index), every constructor call in `news` ([`Node::New`]), and the arguments of all
+/// constructor calls and setup members in `args` (each holds the range of its own).
 pub(crate) struct Program {
     pub(crate) services: Box<[Service]>,
+    /// The compiled `$new`s of all services, nested ones included.
+    pub(crate) news: Box<[NewOp]>,
+    /// The argument nodes of every [`NewOp`] and [`Setup::Member`], each a contiguous range.
+    pub(crate) args: Box<[Node]>,
+    /// Plain data built once (also folded dynamic parameters).
+    pub(crate) consts: Box<[Value]>,
     /// Whether the registry has any dispose hook: without one, a scope releases what it
     /// created without looking up each object's type.
     pub(crate) any_dispose_hook: bool,
+}
+
+impl Program {
+    /// The argument nodes in `range` (a [`NewOp`]'s or a setup member's).
+    #[inline]
+    pub(crate) fn args(&self, range: ArgRange) -> &[Node] {
+        &self.args[range.start as usize..range.end as usize]
+    }
+
+    /// The compiled `$new` `id`.
+    #[inline]
+    pub(crate) fn new_op(&self, id: NewId) -> &NewOp {
+        &self.news[id.0 as usize]
+    }
 }
 
 /// A compiled service.
@@ -54,10 +79,11 @@ pub(crate) struct Service {
     pub(crate) setup: Box<[Setup]>,
 }
 
-/// A compiled expression.
+/// A compiled expression (24 bytes: what it refers to lives in the [`Program`]'s tables).
 pub(crate) enum Node {
-    /// Plain data built once (also a folded dynamic parameter).
-    Const(Value),
+    /// Plain data built once (also a folded dynamic parameter): its index in
+    /// [`Program::consts`].
+    Const(u32),
     /// A service, by index.
     Ref(usize),
     /// `@self`: the object being set up.
@@ -66,10 +92,21 @@ pub(crate) enum Node {
     Provider(usize),
     /// A list whose items are not all plain data (e.g. a list of services).
     List(Box<[Node]>),
-    /// A constructor call.
-    New(Box<NewOp>),
+    /// A constructor call: its index in [`Program::news`].
+    New(NewId),
     /// Anything else, evaluated from the plan expression as it is.
     Tree(Box<Expr>),
+}
+
+/// The index of a compiled `$new` in [`Program::news`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct NewId(pub(crate) u32);
+
+/// A range of [`Program::args`] (`start..end`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct ArgRange {
+    pub(crate) start: u32,
+    pub(crate) end: u32,
 }
 
 /// A compiled `$new`.
@@ -82,12 +119,13 @@ pub(crate) struct NewOp {
     /// this call's object, and a sync request without a sync constructor is
     /// [`crate::Error::AsyncRequired`]).
     pub(crate) has_async: bool,
-    /// The positional arguments.
-    pub(crate) args: Box<[Node]>,
+    /// The positional arguments, in [`Program::args`].
+    pub(crate) args: ArgRange,
 }
 
 impl NewOp {
-    /// The key under which the async path keeps the object it prepared for this call.
+    /// The key under which the async path keeps the object it prepared for this call (its
+    /// address: the program's table does not move once built).
     pub(crate) fn key(&self) -> usize {
         self as *const NewOp as usize
     }
@@ -117,7 +155,8 @@ pub(crate) enum Setup {
     Member {
         kind: MemberKind,
         member: Box<str>,
-        inputs: Box<[Node]>,
+        /// The argument nodes, in [`Program::args`].
+        inputs: ArgRange,
         /// The registered functions for the Rust type the service's `$new` creates.
         resolved: Option<Resolved>,
     },
@@ -136,42 +175,63 @@ pub(crate) struct Resolved {
 
 /// Compiles `plan` against `registry`; `dynamic` holds the dynamic parameters the loader
 /// resolved (their values are fixed for the container's life); `index` is the load check's
-/// service name → index map of the same plan. Never fails: whatever cannot be resolved here
-/// stays a [`Node::Tree`] and reports its error when evaluated, as before.
+/// service name → index map of the same plan, `classes` its registration of each service's
+/// top-level `$new` class (per service index; `None` for another `create` or an unregistered
+/// class) and `arg_refs` the services those `$new`s' arguments reference (see
+/// [`super::check::Checker::arg_refs`]), so no class or name is looked up twice. Never fails: whatever cannot be resolved here stays
+/// a [`Node::Tree`] and reports its error when evaluated, as before.
 pub(crate) fn compile(
     plan: &Plan,
     registry: &Registry,
     dynamic: &HashMap<String, Value>,
     index: &super::check::NameMap<'_, u32>,
+    classes: &[Option<&ClassEntry>],
+    arg_refs: &[u32],
 ) -> Program {
-    let c = Compiler {
+    // The tables' sizes, counted over the services' top-level `$new`s (nested ones and
+    // setups grow them as needed).
+    let (mut news, mut args) = (0, 0);
+    for sp in plan.services.values() {
+        if let Expr::New { args: a, .. } = &sp.create {
+            news += 1;
+            args += a.len();
+        }
+    }
+    let mut c = Compiler {
         plan,
         registry,
         dynamic,
         index,
+        news: Vec::with_capacity(news),
+        args: Vec::with_capacity(args),
+        consts: Vec::new(),
     };
-    let services = plan
-        .services
-        .values()
-        .map(|sp| {
-            let create = c.node(&sp.create);
-            let made = match &sp.create {
-                Expr::New { class, .. } => registry.classes.get(class.as_str()).map(|e| e.type_id),
-                _ => None,
-            };
-            let setup = sp.setup.iter().map(|s| c.setup(s, made)).collect();
-            Service {
-                kind: sp.kind,
-                lifespan: sp.lifespan,
-                requires_async: sp.requires_async,
-                create,
-                setup,
-            }
-        })
-        .collect();
+    let mut services = Vec::with_capacity(plan.services.len());
+    let mut refs = arg_refs.iter().copied();
+    for (i, sp) in plan.services.values().enumerate() {
+        let entry = classes.get(i).copied().flatten();
+        let create = match &sp.create {
+            Expr::New { class, args } => c.new_op(class, args, Some(entry), Some(&mut refs)),
+            other => c.node(other),
+        };
+        let made = entry
+            .filter(|_| matches!(sp.create, Expr::New { .. }))
+            .map(|e| e.type_id);
+        let setup = sp.setup.iter().map(|s| c.setup(s, made)).collect();
+        services.push(Service {
+            kind: sp.kind,
+            lifespan: sp.lifespan,
+            requires_async: sp.requires_async,
+            create,
+            setup,
+        });
+    }
     Program {
-        services,
-        any_dispose_hook: registry.types.values().any(|t| t.dispose.is_some()),
+        services: services.into_boxed_slice(),
+        news: c.news.into_boxed_slice(),
+        args: c.args.into_boxed_slice(),
+        consts: c.consts.into_boxed_slice(),
+        any_dispose_hook: registry.dispose_hooks,
     }
 }
 
@@ -181,6 +241,9 @@ struct Compiler<'a> {
     dynamic: &'a HashMap<String, Value>,
     /// Service name → index (the load check's map: one seeded fast hash per reference).
     index: &'a super::check::NameMap<'a, u32>,
+    news: Vec<NewOp>,
+    args: Vec<Node>,
+    consts: Vec<Value>,
 }
 
 impl Compiler<'_> {
@@ -199,45 +262,100 @@ impl Compiler<'_> {
         self.plan.services.get_index_of(n)
     }
 
-    fn node(&self, e: &Expr) -> Node {
+    /// A constant node holding `v`.
+    fn constant(&mut self, v: Value) -> Node {
+        self.consts.push(v);
+        Node::Const((self.consts.len() - 1) as u32)
+    }
+
+    fn node(&mut self, e: &Expr) -> Node {
+        // The common arguments first: a reference, a number, null.
+        match e {
+            Expr::Ref(name) if name != "@self" => {
+                if let Some(i) = self.index_of(name) {
+                    return Node::Ref(i);
+                }
+            }
+            Expr::Null => return self.constant(Value::Null),
+            Expr::Int(i) => return self.constant(Value::Int(*i)),
+            _ => {}
+        }
         if let Some(v) = e.plain_value() {
-            return Node::Const(v);
+            return self.constant(v);
         }
         let tree = || Node::Tree(Box::new(e.clone()));
         match e {
             Expr::Ref(name) if name == "@self" => Node::SelfObject,
-            Expr::Ref(name) => self.index_of(name).map_or_else(tree, Node::Ref),
             Expr::Provider(name) => self.index_of(name).map_or_else(tree, Node::Provider),
             Expr::Param(name) => match self.dynamic.get(name) {
-                Some(v) => Node::Const(v.clone()),
+                Some(v) => {
+                    let v = v.clone();
+                    self.constant(v)
+                }
                 None => tree(),
             },
             Expr::List(items) => Node::List(items.iter().map(|i| self.node(i)).collect()),
-            Expr::New { class, args } => {
-                let entry = self.registry.classes.get(class.as_str());
-                Node::New(Box::new(NewOp {
-                    class: class.clone(),
-                    ctor: entry.and_then(|c| c.ctor.clone()),
-                    has_async: entry.is_some_and(|c| c.async_ctor.is_some()),
-                    args: args.iter().map(|a| self.node(a)).collect(),
-                }))
-            }
+            Expr::New { class, args } => self.new_op(class, args, None, None),
             _ => tree(),
         }
     }
 
+    /// The argument nodes of `exprs`, as a range of the shared table: the range is reserved
+    /// first, so the nodes nested calls add go after it.
+    /// `refs` yields, per argument, the service a `$ref` argument was resolved to by the
+    /// load check (or [`super::check::NO_REF`]).
+    fn arg_range(
+        &mut self,
+        exprs: &[Expr],
+        mut refs: Option<&mut dyn Iterator<Item = u32>>,
+    ) -> ArgRange {
+        let start = self.args.len();
+        self.args
+            .extend(std::iter::repeat_with(|| Node::SelfObject).take(exprs.len()));
+        for (k, a) in exprs.iter().enumerate() {
+            let known = refs.as_mut().and_then(|r| r.next());
+            let n = match known {
+                Some(i) if i != super::check::NO_REF => Node::Ref(i as usize),
+                _ => self.node(a),
+            };
+            self.args[start + k] = n;
+        }
+        ArgRange {
+            start: start as u32,
+            end: (start + exprs.len()) as u32,
+        }
+    }
+
+    /// A `$new` of `class`; `entry` is its registration when the caller looked it up
+    /// already (`Some(None)`: not registered), `refs` as for [`Compiler::arg_range`].
+    fn new_op(
+        &mut self,
+        class: &crate::plan::Name,
+        args: &[Expr],
+        entry: Option<Option<&ClassEntry>>,
+        refs: Option<&mut dyn Iterator<Item = u32>>,
+    ) -> Node {
+        let entry = entry.unwrap_or_else(|| self.registry.classes.get(class.as_str()));
+        let ctor = entry.and_then(|c| c.ctor.clone());
+        let has_async = entry.is_some_and(|c| c.async_ctor.is_some());
+        let args = self.arg_range(args, refs);
+        self.news.push(NewOp {
+            class: class.clone(),
+            ctor,
+            has_async,
+            args,
+        });
+        Node::New(NewId((self.news.len() - 1) as u32))
+    }
+
     /// A setup statement of a service whose `$new` makes objects of the Rust type `made`.
-    fn setup(&self, stmt: &Expr, made: Option<TypeId>) -> Setup {
+    fn setup(&mut self, stmt: &Expr, made: Option<TypeId>) -> Setup {
         let (kind, member, inputs) = match stmt {
             Expr::Call {
                 target: CallTarget::SelfObject,
                 method,
                 args,
-            } => (
-                MemberKind::Method,
-                method,
-                args.iter().map(|a| self.node(a)).collect(),
-            ),
+            } => (MemberKind::Method, method, self.arg_range(args, None)),
             Expr::Set {
                 target: CallTarget::SelfObject,
                 property,
@@ -245,7 +363,7 @@ impl Compiler<'_> {
             } => (
                 MemberKind::Property,
                 property,
-                vec![self.node(value)].into_boxed_slice(),
+                self.arg_range(std::slice::from_ref(&**value), None),
             ),
             other => return Setup::Other(Box::new(other.clone())),
         };
@@ -292,7 +410,7 @@ impl Inner {
         path: &mut Path,
     ) -> Result<Value, Error> {
         Ok(match node {
-            Node::Const(v) => v.clone(),
+            Node::Const(i) => self.program.consts[*i as usize].clone(),
             Node::Ref(idx) => {
                 let ctx = Ctx {
                     scope: frame.ctx.scope,
@@ -315,8 +433,8 @@ impl Inner {
                 Value::List(out)
             }
             // A nested constructor call recurses: grow the stack when it runs low.
-            Node::New(op) => Value::Service(stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-                self.run_new(op, frame, path)
+            Node::New(id) => Value::Service(stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+                self.run_new(id, frame, path)
             })?),
             Node::Tree(e) => self.eval(e, frame, path)?,
         })
@@ -336,7 +454,7 @@ impl Inner {
         buf: &mut ArgBuf<'f>,
     ) -> Result<(), Error> {
         match node {
-            Node::Const(v) => buf.push(ArgValue::Plain(v)),
+            Node::Const(i) => buf.push(ArgValue::Plain(&self.program.consts[*i as usize])),
             // A cached service is looked up inline (the common case: no call, nothing
             // returned through memory); anything else resolves the full way.
             Node::Ref(idx) => {
@@ -345,14 +463,14 @@ impl Inner {
                     return Ok(());
                 }
                 let ctx = Ctx { scope, args: None };
-                match self.resolve_ref(*idx, ctx, path)? {
+                match self.resolve_missed(*idx, ctx, path)? {
                     std::borrow::Cow::Borrowed(i) => buf.push(ArgValue::Cached(i)),
                     std::borrow::Cow::Owned(i) => buf.push(ArgValue::New(i)),
                 }
             }
-            Node::New(op) => {
+            Node::New(id) => {
                 let inst =
-                    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.run_new(op, frame, path))?;
+                    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.run_new(id, frame, path))?;
                 buf.push(ArgValue::New(inst));
             }
             other => buf.push(ArgValue::from_value(self.run(other, frame, path)?)),
@@ -382,10 +500,11 @@ impl Inner {
     /// made for this call in the async path's first part).
     pub(super) fn run_new(
         &self,
-        op: &NewOp,
+        id: &NewId,
         frame: &Frame<'_>,
         path: &mut Path,
     ) -> Result<Instance, Error> {
+        let op = self.program.new_op(*id);
         if op.has_async {
             if let Some(inst) = super::async_resolve::take_prepared(op.key()) {
                 return Ok(inst);
@@ -397,7 +516,13 @@ impl Inner {
             }
         }
         let mut buf = ArgBuf::new();
-        let args = self.fill_args(&op.args, frame, frame.ctx.scope, path, &mut buf)?;
+        let args = self.fill_args(
+            self.program.args(op.args),
+            frame,
+            frame.ctx.scope,
+            path,
+            &mut buf,
+        )?;
         let step = || format!("constructor of {}", op.class);
         let ctor = op
             .ctor
@@ -424,7 +549,7 @@ impl Inner {
                 member,
                 inputs,
                 resolved,
-            } => (*kind, &**member, inputs, resolved.as_ref()),
+            } => (*kind, &**member, *inputs, resolved.as_ref()),
             Setup::Other(e) => {
                 let frame = Frame {
                     service,
@@ -449,7 +574,13 @@ impl Inner {
                 this: Some(&*inst),
                 ctx: outer.ctx,
             };
-            self.fill_args(inputs, &frame, outer.ctx.scope, path, &mut buf)?
+            self.fill_args(
+                self.program.args(inputs),
+                &frame,
+                outer.ctx.scope,
+                path,
+                &mut buf,
+            )?
         };
         let (mut_fn, shared_fn) = match resolved.filter(|r| r.type_id == inst.type_id()) {
             Some(r) => (r.mut_fn.clone(), r.shared_fn.clone()),
@@ -494,5 +625,18 @@ impl Inner {
                 ),
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The compiled nodes stay small: what a constant, a call or an argument list holds lives
+    /// in the program's tables, not in the node.
+    #[test]
+    fn a_node_is_three_words() {
+        assert_eq!(std::mem::size_of::<Node>(), 24);
+        assert!(std::mem::size_of::<Value>() > std::mem::size_of::<Node>());
     }
 }

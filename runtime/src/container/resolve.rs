@@ -145,7 +145,8 @@ impl Inner {
         match self.cached_in(idx, scope) {
             Some(i) => self.cast(idx, i),
             None => {
-                let inst = self.resolve_ref(idx, Ctx { scope, args: None }, &mut Path::new())?;
+                let ctx = Ctx { scope, args: None };
+                let inst = self.resolve_missed(idx, ctx, &mut Path::new())?;
                 self.cast(idx, &inst)
             }
         }
@@ -358,6 +359,17 @@ impl Inner {
         if let Some(inst) = self.cached_in(idx, ctx.scope) {
             return Ok(Cow::Borrowed(inst));
         }
+        self.resolve_missed(idx, ctx, path)
+    }
+
+    /// [`Inner::resolve_ref`] after [`Inner::cached_in`] found nothing (its callers' fast
+    /// paths ask that first, so it is not asked twice).
+    pub(crate) fn resolve_missed<'a>(
+        &'a self,
+        idx: usize,
+        ctx: Ctx<'a>,
+        path: &mut Path,
+    ) -> Result<Cow<'a, Instance>, Error> {
         // A factory, accessor or locator asked for inside a scope is a fresh handle bound to
         // that scope (handles are cheap), so it can reach the scope's services; the cached
         // container-wide one has no scope.
@@ -456,7 +468,9 @@ impl Inner {
     }
 
     /// Single-flight construction of a cached (singleton or scoped) instance; the instance
-    /// in its slot.
+    /// in its slot. `slot` and `lock` belong to the same owner (a container slot and the
+    /// container's lock, or a scope's cell and that scope's lock): the cell is filled with
+    /// that lock held (see `CacheSlot::fill`).
     fn cached<'s, S: CacheSlot>(
         &self,
         idx: usize,
@@ -481,7 +495,10 @@ impl Inner {
         let inst = created?;
         // We hold the lock and the slot was empty, so this fills it (and only then is the
         // publication recorded: one entry per filled slot).
-        let (published, filled) = slot.fill(inst);
+        // SAFETY: `lock` is the lock of the slot's owner (the container's for its slots, the
+        // scope's for its cells: the only callers pass them in pairs), the guard holds it, and
+        // every fill of these slots happens here or in `provide`, under the same lock.
+        let (published, filled) = unsafe { slot.fill(inst) };
         if filled {
             match scope {
                 Some(s) => s.created.push(idx),

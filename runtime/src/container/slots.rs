@@ -143,7 +143,7 @@ impl Inner {
             return Err(fail("the plan gives it no place in a scope".into()));
         };
         // Under the scope's build lock, no scoped service is being created meanwhile.
-        let _guard = state.lock.lock();
+        let guard = state.lock.lock();
         let created = state.created.len();
         if created > 0 {
             return Err(fail(format!(
@@ -151,7 +151,14 @@ impl Inner {
                  the slot; provide slots right after opening the scope"
             )));
         }
-        match state.slots.get(slot as usize).map(|s| s.fill(value)) {
+        // SAFETY: `guard` holds the scope's build lock, under which every fill of its cells
+        // happens (here and in `Inner::cached`).
+        let filled = state
+            .slots
+            .get(slot as usize)
+            .map(|s| unsafe { s.fill(value) });
+        drop(guard);
+        match filled {
             Some((_, true)) => Ok(()),
             Some((_, false)) => Err(fail("it was already provided in this scope".into())),
             None => Err(fail("the plan gives it no place in a scope".into())),

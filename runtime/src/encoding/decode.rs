@@ -74,6 +74,7 @@ impl<'b> Reader<'b> {
         )
     }
 
+    #[inline]
     fn byte(&mut self, what: &str) -> Result<u8, String> {
         match self.buf.get(self.at) {
             Some(&b) => {
@@ -85,7 +86,21 @@ impl<'b> Reader<'b> {
     }
 
     /// A LEB128 varint of at most 64 bits.
+    #[inline]
     fn varint(&mut self, what: &str) -> Result<u64, String> {
+        // Most varints (lengths, variants, small numbers) are one byte.
+        if let Some(&b) = self.buf.get(self.at) {
+            if b < 0x80 {
+                self.at += 1;
+                return Ok(u64::from(b));
+            }
+        }
+        self.varint_long(what)
+    }
+
+    /// [`Reader::varint`] past its one-byte case.
+    #[inline(never)]
+    fn varint_long(&mut self, what: &str) -> Result<u64, String> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte(what)?;
@@ -132,6 +147,7 @@ impl<'b> Reader<'b> {
         }
     }
 
+    #[inline(always)]
     fn str(&mut self, what: &str) -> Result<&'b str, String> {
         let n = self.varint(what)?;
         let left = (self.buf.len() - self.at) as u64;
@@ -150,6 +166,7 @@ impl<'b> Reader<'b> {
     }
 
     /// A name of the model: inline when it fits, no allocation.
+    #[inline]
     fn name(&mut self, what: &str) -> Result<Name, String> {
         self.str(what).map(Name::from)
     }
@@ -195,9 +212,33 @@ impl<'b> Reader<'b> {
     }
 
     fn exprs(&mut self, depth: usize) -> Result<Vec<Expr>, String> {
+        const W: &str = "an expression";
         let (n, cap) = self.len("a list of expressions", 1)?;
         let mut out = Vec::with_capacity(cap);
         for _ in 0..n {
+            // The common items (a reference, an integer, null) are read here and pushed
+            // directly, not returned through `expr` (same codes, same checks).
+            if depth < MAX_DECODE_DEPTH {
+                match self.buf.get(self.at) {
+                    Some(7) => {
+                        self.at += 1;
+                        out.push(Expr::Ref(self.name(W)?));
+                        continue;
+                    }
+                    Some(2) => {
+                        self.at += 1;
+                        let z = self.varint(W)?;
+                        out.push(Expr::Int(((z >> 1) as i64) ^ -((z & 1) as i64)));
+                        continue;
+                    }
+                    Some(0) => {
+                        self.at += 1;
+                        out.push(Expr::Null);
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
             out.push(self.expr(depth)?);
         }
         Ok(out)
@@ -292,6 +333,7 @@ impl<'b> Reader<'b> {
         })
     }
 
+    #[inline(always)]
     fn service(&mut self) -> Result<ServicePlan, String> {
         let code = self.byte("a service")?;
         let kind = match code & !REQUIRES_ASYNC {
@@ -325,7 +367,16 @@ impl<'b> Reader<'b> {
             v => return Err(format!("unknown autowired variant {v}")),
         };
         let tags = self.expr_map("tag", 0)?;
-        let create = self.expr(0)?;
+        // The common `create`, a `$new`, is read in place (as `expr` at depth 0 would).
+        let create = if self.buf.get(self.at) == Some(&8) {
+            self.at += 1;
+            Expr::New {
+                class: self.name("an expression")?,
+                args: self.exprs(1)?,
+            }
+        } else {
+            self.expr(0)?
+        };
         let setup = self.exprs(0)?;
         let implement = if self.some("implement")? {
             Some(self.string("implement")?)
