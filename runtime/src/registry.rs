@@ -215,6 +215,11 @@ impl Registry {
     /// The object as `Arc<T>`: when `T` is the object's concrete type, directly; when `T` is
     /// a trait object, through the caster registered for (concrete type, `T`). `None` when
     /// neither applies.
+    ///
+    /// Inlined into its callers (a `get`, a constructor's `Args::service`): the identity
+    /// case is a `TypeId` comparison and a reference count; a trait object goes through
+    /// [`Registry::cast_through_caster`], out of line.
+    #[inline(always)]
     pub fn cast<T: ?Sized + 'static>(&self, instance: &Instance) -> Option<Arc<T>> {
         let wanted = TypeId::of::<T>();
         // Asked once: the object's `TypeId` comes through its vtable.
@@ -223,6 +228,18 @@ impl Registry {
             // SAFETY: the `TypeId`s were compared just above.
             return unsafe { instance.identity_arc_unchecked::<T>() };
         }
+        self.cast_through_caster(instance, concrete, wanted)
+    }
+
+    /// [`Registry::cast`] when `T` (`wanted`) is not the object's concrete type (`concrete`):
+    /// through the caster registered for the pair, if any.
+    #[inline(never)]
+    fn cast_through_caster<T: ?Sized + 'static>(
+        &self,
+        instance: &Instance,
+        concrete: TypeId,
+        wanted: TypeId,
+    ) -> Option<Arc<T>> {
         let caster = self.casters.get(&(concrete, wanted))?;
         let mut out: Option<Arc<T>> = None;
         caster(instance.as_any(), &mut out);
