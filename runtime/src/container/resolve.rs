@@ -513,6 +513,12 @@ impl Inner {
     ///
     /// Errors: [`Error::TooDeep`] when this thread already has
     /// [`super::MAX_RESOLUTION_DEPTH`] objects under construction.
+    ///
+    /// Always inlined (as `run_new` into it): each out-of-line hop returned the new instance
+    /// as a `Result` through memory, written with 8-byte stores and read back with a 16-byte
+    /// load, a store-forwarding stall per hop (about 35 ns per request of three scoped
+    /// creations, docs/performance.md "Sixth pass").
+    #[inline(always)]
     fn create_service(&self, idx: usize, ctx: Ctx<'_>, path: &mut Path) -> Result<Instance, Error> {
         let Some(_level) = CreatingGuard::enter() else {
             return Err(Error::TooDeep {
