@@ -282,7 +282,14 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
 
     /// The constructor used by `{"$new": "<this class>", "args": [...]}`. It receives the
     /// positional, complete arguments of the catalog constructor.
-    pub fn constructor(mut self, f: fn(&Args<'_>) -> CallResult<T>) -> Self {
+    ///
+    /// `f` is any function or closure (a `fn` pointer too): it is compiled into the stored
+    /// constructor, so the object it returns goes straight into its `Arc` (through a `fn`
+    /// pointer, it came back through memory and was copied with a store-forwarding stall).
+    pub fn constructor<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&Args<'_>) -> CallResult<T> + Send + Sync + 'static,
+    {
         let class = self.class();
         class.ctor = Some(Arc::new(move |a| f(a).map(Instance::from_value)));
         class.async_ctor = None;
