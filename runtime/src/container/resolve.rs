@@ -146,8 +146,13 @@ impl Inner {
             Some(i) => self.cast(idx, i),
             None => {
                 let ctx = Ctx { scope, args: None };
-                let inst = self.resolve_missed(idx, ctx, &mut Path::new())?;
-                self.cast(idx, &inst)
+                // Matched in place: binding the `Cow` first copied it out of the returned
+                // `Result` with a 16-byte load over the callee's 8-byte stores (a
+                // store-forwarding stall per creation).
+                match self.resolve_missed(idx, ctx, &mut Path::new())? {
+                    Cow::Borrowed(inst) => self.cast(idx, inst),
+                    Cow::Owned(inst) => self.cast(idx, &inst),
+                }
             }
         }
     }
