@@ -157,6 +157,7 @@ impl Inner {
         }
     }
 
+    #[inline]
     pub(crate) fn cast<T: ?Sized + 'static>(
         &self,
         idx: usize,
