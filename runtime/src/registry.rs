@@ -218,7 +218,7 @@ impl Registry {
     ///
     /// Inlined into its callers (a `get`, a constructor's `Args::service`): the identity
     /// case is a `TypeId` comparison and a reference count; a trait object goes through
-    /// [`Registry::cast_through_caster`], out of line.
+    /// its registered caster, looked up out of line.
     #[inline(always)]
     pub fn cast<T: ?Sized + 'static>(&self, instance: &Instance) -> Option<Arc<T>> {
         let wanted = TypeId::of::<T>();
