@@ -236,6 +236,11 @@ impl Registry {
     /// The object as `Arc<T>`: when `T` is the object's concrete type, directly; when `T` is
     /// a trait object, through the caster registered for (concrete type, `T`). `None` when
     /// neither applies.
+    ///
+    /// Inlined into its callers (a `get`, a constructor's `Args::service`): the identity
+    /// case is a `TypeId` comparison and a reference count; a trait object goes through
+    /// its registered caster, looked up out of line.
+    #[inline(always)]
     pub fn cast<T: ?Sized + 'static>(&self, instance: &Instance) -> Option<Arc<T>> {
         let wanted = TypeId::of::<T>();
         // Asked once: the object's `TypeId` comes through its vtable.
@@ -244,6 +249,18 @@ impl Registry {
             // SAFETY: the `TypeId`s were compared just above.
             return unsafe { instance.identity_arc_unchecked::<T>() };
         }
+        self.cast_through_caster(instance, concrete, wanted)
+    }
+
+    /// [`Registry::cast`] when `T` (`wanted`) is not the object's concrete type (`concrete`):
+    /// through the caster registered for the pair, if any.
+    #[inline(never)]
+    fn cast_through_caster<T: ?Sized + 'static>(
+        &self,
+        instance: &Instance,
+        concrete: TypeId,
+        wanted: TypeId,
+    ) -> Option<Arc<T>> {
         let caster = self.casters.get(&(concrete, wanted))?;
         let mut out: Option<Arc<T>> = None;
         caster(instance.as_any(), &mut out);
@@ -286,7 +303,14 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
 
     /// The constructor used by `{"$new": "<this class>", "args": [...]}`. It receives the
     /// positional, complete arguments of the catalog constructor.
-    pub fn constructor(mut self, f: fn(&Args<'_>) -> CallResult<T>) -> Self {
+    ///
+    /// `f` is any function or closure (a `fn` pointer too): it is compiled into the stored
+    /// constructor, so the object it returns goes straight into its `Arc` (through a `fn`
+    /// pointer, it came back through memory and was copied with a store-forwarding stall).
+    pub fn constructor<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&Args<'_>) -> CallResult<T> + Send + Sync + 'static,
+    {
         let class = self.class();
         class.ctor = Some(Arc::new(move |a| f(a).map(Instance::from_value)));
         class.async_ctor = None;

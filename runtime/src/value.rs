@@ -24,24 +24,6 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 pub type CallResult<T> = Result<T, BoxError>;
 
 type Object = Arc<dyn Any + Send + Sync>;
-/// Writes the object, whose concrete type is `T`, as `Some(Arc<T>)` into `out`, which points
-/// to an `Option<Arc<T>>` (an out-parameter rather than a returned box, so a cast allocates
-/// nothing; untyped, so a request for `T: ?Sized` can use it once it has checked that `T` is
-/// the concrete type).
-///
-/// # Safety
-/// The object's concrete type is `T`, and `out` points to a valid `Option<Arc<T>>`.
-type IdentityCast = unsafe fn(&Object, *mut ());
-
-unsafe fn identity_cast<T: Any + Send + Sync>(o: &Object, out: *mut ()) {
-    // One reference more; the pointer keeps the allocation and drops the vtable.
-    let raw = Arc::into_raw(o.clone()).cast::<T>();
-    // SAFETY: the object's concrete type is `T` (the caller's contract), so `raw` points to
-    // the `T` of an allocation made by an `Arc<T>` (coerced to `dyn Any` since), which is what
-    // `Arc::from_raw` needs; `out` is a valid `Option<Arc<T>>` (same contract), overwritten
-    // (its old value, `None` in every caller, dropped).
-    unsafe { *out.cast::<Option<Arc<T>>>() = Some(Arc::from_raw(raw)) };
-}
 
 /// What an [`Instance`] knows about its concrete Rust type besides its `TypeId` (which the
 /// object's `Any` vtable answers): one constant per type, so an `Instance` is a fat pointer
@@ -49,8 +31,6 @@ unsafe fn identity_cast<T: Any + Send + Sync>(o: &Object, out: *mut ()) {
 struct TypeMeta {
     /// `std::any::type_name` of the concrete type.
     type_name: fn() -> &'static str,
-    /// The identity caster of the concrete type.
-    identity: IdentityCast,
 }
 
 /// A service object with its type erased: a shared `Arc<dyn Any + Send + Sync>` plus the
@@ -75,7 +55,6 @@ impl Instance {
             meta: const {
                 &TypeMeta {
                     type_name: std::any::type_name::<T>,
-                    identity: identity_cast::<T>,
                 }
             },
         }
@@ -122,9 +101,9 @@ impl Instance {
         Arc::get_mut(&mut self.object)
     }
 
-    /// `Arc<T>` for `T` = the concrete type, through the identity caster (works for `?Sized`
-    /// requests: the `TypeId`s are compared first); `None` for any other `T`. The registry
-    /// compares them itself and calls [`Instance::identity_arc_unchecked`].
+    /// `Arc<T>` for `T` = the concrete type (works for `?Sized` requests: the `TypeId`s are
+    /// compared first); `None` for any other `T`. The registry compares them itself and calls
+    /// [`Instance::identity_arc_unchecked`].
     #[cfg(test)]
     pub(crate) fn identity_arc<T: ?Sized + 'static>(&self) -> Option<Arc<T>> {
         if TypeId::of::<T>() != self.type_id() {
@@ -135,20 +114,32 @@ impl Instance {
     }
 
     /// [`Instance::identity_arc`] for a caller that already compared the `TypeId`s (saves
-    /// asking the object's vtable again).
+    /// asking the object's vtable again). Inline and with no call through a pointer: the new
+    /// reference comes back in a register (the fifth pass called a per-type caster that wrote
+    /// it through an out-parameter, a store and a reload per cast).
     ///
     /// # Safety
     /// `TypeId::of::<T>()` is this instance's [`Instance::type_id`].
-    #[inline]
+    #[inline(always)]
     pub(crate) unsafe fn identity_arc_unchecked<T: ?Sized + 'static>(&self) -> Option<Arc<T>> {
-        let mut out: Option<Arc<T>> = None;
-        // SAFETY: `T` is the concrete type `C` of the object (equal `TypeId`s), so it is
-        // `Sized` and `Option<Arc<T>>` is `Option<Arc<C>>`; `meta.identity` is
-        // `identity_cast::<C>`, because `Instance::new` (the only place that builds an
-        // `Instance`) takes `meta` from the same `T` as the object and neither field changes
-        // afterwards (`object_mut` lends the object itself, which cannot change its type).
-        unsafe { (self.meta.identity)(&self.object, (&mut out as *mut Option<Arc<T>>).cast()) };
-        out
+        // A concrete type is `Sized` (`Instance::new` takes `T: Any`), so under the contract a
+        // pointer to `T` is thin; the check is a constant and keeps the copy below in bounds
+        // for any other `T` (which the contract rules out anyway).
+        if std::mem::size_of::<*const T>() != std::mem::size_of::<*const ()>() {
+            return None;
+        }
+        // One reference more, as a pointer to the object's data (the vtable dropped).
+        let data = Arc::into_raw(self.object.clone()).cast::<()>();
+        // SAFETY: `*const T` and `*const ()` are both thin pointers (checked above), so the
+        // copy reinterprets the address as a `*const T`. `T` is the object's concrete type
+        // `C` (equal `TypeId`s, the caller's contract), so `typed` points to the `C` of an
+        // allocation made by an `Arc<C>` and coerced to `Arc<dyn Any + Send + Sync>` since,
+        // returned by `Arc::into_raw` just above: what `Arc::from_raw` asks for, and the
+        // reference taken by the clone is handed to the new `Arc`.
+        unsafe {
+            let typed: *const T = std::mem::transmute_copy(&data);
+            Some(Arc::from_raw(typed))
+        }
     }
 }
 
@@ -796,6 +787,26 @@ mod tests {
         assert_eq!(i.type_name(), "u32");
         assert_eq!(i.identity_arc::<u32>().as_deref(), Some(&7));
         assert!(i.identity_arc::<u64>().is_none());
+    }
+
+    #[test]
+    fn the_identity_cast_shares_the_object_and_counts_one_reference() {
+        let object = Arc::new(String::from("ada"));
+        let i = Instance::new(object.clone());
+        assert_eq!(Arc::strong_count(&object), 2);
+        let same = i.identity_arc::<String>().expect("the concrete type");
+        assert!(Arc::ptr_eq(&same, &object));
+        assert_eq!(Arc::strong_count(&object), 3);
+        // An unsized request (a trait object) is never the concrete type.
+        assert!(i.identity_arc::<dyn fmt::Debug>().is_none());
+        drop(same);
+        drop(i);
+        assert_eq!(Arc::strong_count(&object), 1);
+        // A zero-sized concrete type too (its `Arc` still has a real allocation).
+        #[derive(Debug, PartialEq)]
+        struct Marker;
+        let z = Instance::from_value(Marker);
+        assert_eq!(z.identity_arc::<Marker>().as_deref(), Some(&Marker));
     }
 
     #[test]

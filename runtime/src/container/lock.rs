@@ -65,7 +65,9 @@ pub(crate) struct Building<'g> {
 }
 
 impl BuildLock {
-    /// Takes the lock, waiting for another owner to release it.
+    /// Takes the lock, waiting for another owner to release it. Inlined: the uncontended
+    /// path is a load and a compare-and-swap; waiting is out of line.
+    #[inline]
     pub(crate) fn lock(&self) -> BuildGuard<'_> {
         let me = thread_token();
         if self.owner.load(Ordering::Relaxed) == me {
@@ -80,22 +82,38 @@ impl BuildLock {
             .compare_exchange(0, me, Ordering::SeqCst, Ordering::Relaxed)
             .is_err()
         {
-            let mut gate = self.gate.lock().unwrap_or_else(PoisonError::into_inner);
-            self.waiting.fetch_add(1, Ordering::SeqCst);
-            while self
-                .owner
-                .compare_exchange(0, me, Ordering::SeqCst, Ordering::SeqCst)
-                .is_err()
-            {
-                gate = self
-                    .released
-                    .wait(gate)
-                    .unwrap_or_else(PoisonError::into_inner);
-            }
-            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            self.wait_for(me);
         }
         self.depth.store(1, Ordering::Relaxed);
         BuildGuard(self, std::marker::PhantomData)
+    }
+
+    /// Waits until the holder releases the lock, then takes it for the thread `me`.
+    #[cold]
+    #[inline(never)]
+    fn wait_for(&self, me: usize) {
+        let mut gate = self.gate.lock().unwrap_or_else(PoisonError::into_inner);
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        while self
+            .owner
+            .compare_exchange(0, me, Ordering::SeqCst, Ordering::SeqCst)
+            .is_err()
+        {
+            gate = self
+                .released
+                .wait(gate)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Wakes the threads waiting for the lock (after its release).
+    #[cold]
+    #[inline(never)]
+    fn wake_waiters(&self) {
+        // Taking the gate orders this wake-up after a waiter's last look at `owner`.
+        let _gate = self.gate.lock().unwrap_or_else(PoisonError::into_inner);
+        self.released.notify_all();
     }
 }
 
@@ -127,6 +145,7 @@ impl Drop for Building<'_> {
 }
 
 impl Drop for BuildGuard<'_> {
+    #[inline]
     fn drop(&mut self) {
         let lock = self.0;
         // Only the holder touches `depth`: a load and a store, no atomic decrement.
@@ -138,9 +157,7 @@ impl Drop for BuildGuard<'_> {
         lock.depth.store(0, Ordering::Relaxed);
         lock.owner.store(0, Ordering::SeqCst);
         if lock.waiting.load(Ordering::SeqCst) > 0 {
-            // Taking the gate orders this wake-up after a waiter's last look at `owner`.
-            let _gate = lock.gate.lock().unwrap_or_else(PoisonError::into_inner);
-            lock.released.notify_all();
+            lock.wake_waiters();
         }
     }
 }

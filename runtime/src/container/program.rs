@@ -497,7 +497,8 @@ impl Inner {
     }
 
     /// Calls the constructor of a compiled `$new` (or takes the object its async constructor
-    /// made for this call in the async path's first part).
+    /// made for this call in the async path's first part). Inlined: see `create_service`.
+    #[inline(always)]
     pub(super) fn run_new(
         &self,
         id: &NewId,
