@@ -33,8 +33,6 @@ fn main() {
         std::process::exit(2);
     };
     let path = std::path::PathBuf::from(path);
-    // As `wireplan compile` does.
-    wireplan::memory::release_large_blocks();
     if std::env::args().nth(2).as_deref() == Some("read") {
         let mut sources = wireplan::source::SourceMap::new();
         let mut diags = wireplan::diagnostics::Diagnostics::new();
