@@ -218,3 +218,66 @@ fn two_compiles_to_the_same_output_both_leave_a_valid_plan() {
         assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
     }
 }
+
+/// A device, FIFO or directory at the output path is never replaced by the plan (as root,
+/// `-o /dev/null` replaced the system's device with a plain file); a symlink is written
+/// through, keeping the link; a read-only file is refused; a replaced file keeps its mode.
+#[cfg(unix)]
+#[test]
+fn only_regular_files_are_replaced() {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    let dir = project("addDependency");
+    let compile = |out: &str| {
+        let r = wireplan(dir.path())
+            .args(["compile", "app.neon", "-o", out])
+            .output()
+            .expect("runs");
+        (
+            r.status.code(),
+            String::from_utf8_lossy(&r.stderr).into_owned(),
+        )
+    };
+    // A FIFO (creating a device node would need root): refused, still a FIFO.
+    let made = Command::new("mkfifo")
+        .arg(dir.path().join("pipe"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let (code, stderr) = compile("pipe");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+    let meta = std::fs::symlink_metadata(dir.path().join("pipe")).unwrap();
+    assert!(meta.file_type().is_fifo());
+
+    // A directory: refused, untouched.
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    let (code, stderr) = compile("out");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("it is a directory"), "{stderr}");
+    assert!(dir.path().join("out").is_dir());
+
+    // A symlink to a plan: the plan it points to is written, the link stays a link.
+    std::fs::write(dir.path().join("real.json"), "old").unwrap();
+    std::os::unix::fs::symlink("real.json", dir.path().join("link.json")).unwrap();
+    let (code, stderr) = compile("link.json");
+    assert_eq!(code, Some(0), "{stderr}");
+    let link = std::fs::symlink_metadata(dir.path().join("link.json")).unwrap();
+    assert!(link.file_type().is_symlink());
+    let written = std::fs::read_to_string(dir.path().join("real.json")).unwrap();
+    assert!(written.contains("\"wireplan-plan\""), "{written}");
+
+    // A file with mode 0640 keeps it; a read-only one is refused and unchanged.
+    let kept = dir.path().join("kept.json");
+    std::fs::write(&kept, "old").unwrap();
+    std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o640)).unwrap();
+    assert_eq!(compile("kept.json").0, Some(0));
+    let mode = std::fs::metadata(&kept).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+    let locked = dir.path().join("locked.json");
+    std::fs::write(&locked, "old").unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let (code, stderr) = compile("locked.json");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("read-only"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&locked).unwrap(), "old");
+}

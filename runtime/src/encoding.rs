@@ -285,8 +285,54 @@ fn check_header(format: &str, version: u64, origin: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file next to it, synced, then renamed.
+/// Writes `bytes` to `path` atomically: a temporary file next to it, synced, then renamed
+/// over it, so a reader sees the old file or the whole new one, never half of it.
+///
+/// Only a regular file is replaced: when `path` is a symbolic link, the file it points to is
+/// written (the link stays); a directory, device (`/dev/null`), FIFO or socket at `path`, or
+/// a link to one, is refused with [`std::io::ErrorKind::InvalidInput`] and left as it is (a
+/// rename would have put a plain file in its place). A read-only file is refused with
+/// [`std::io::ErrorKind::PermissionDenied`]; a file that is replaced keeps its permissions.
+/// Errors: those, and the operating system's for creating, writing, syncing and renaming.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let refuse = |kind, what: &str| Err(std::io::Error::new(kind, what.to_string()));
+    let mut path = path.to_path_buf();
+    let mut permissions = None;
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) => {
+            let meta = if meta.file_type().is_symlink() {
+                match std::fs::canonicalize(&path) {
+                    Ok(target) => {
+                        path = target;
+                        std::fs::metadata(&path)?
+                    }
+                    Err(_) => {
+                        return refuse(
+                            std::io::ErrorKind::InvalidInput,
+                            "it is a symbolic link to a file that does not exist",
+                        )
+                    }
+                }
+            } else {
+                meta
+            };
+            if meta.is_dir() {
+                return refuse(std::io::ErrorKind::InvalidInput, "it is a directory");
+            }
+            if !meta.is_file() {
+                return refuse(
+                    std::io::ErrorKind::InvalidInput,
+                    "it is not a regular file (a device, FIFO or socket), which is never replaced",
+                );
+            }
+            if meta.permissions().readonly() {
+                return refuse(std::io::ErrorKind::PermissionDenied, "it is read-only");
+            }
+            permissions = Some(meta.permissions());
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -302,9 +348,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     ));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
+        if let Some(p) = permissions {
+            f.set_permissions(p)?;
+        }
         f.write_all(bytes)?;
         f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, &path)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);

@@ -16,7 +16,7 @@ pub const PREFIX_LEN: usize = 4096;
 /// When `path` holds a wireplan plan rather than a configuration, the error to report instead
 /// of reading it as NEON: "'X' is a plan file, not a configuration", with a note naming
 /// `wireplan show`, `graph` and `diff`, which read plans. `None` when the file is not a plan
-/// or cannot be read (the loader reports an unreadable file itself).
+/// or cannot be read, or is not a regular file (the loader reports those itself).
 ///
 /// A plan is recognised by content, never by the file name: the binary header's magic bytes
 /// (`WIREPLAN`, see `wireplan_runtime::encoding`), or JSON whose top-level object has
@@ -24,6 +24,11 @@ pub const PREFIX_LEN: usize = 4096;
 /// The diagnostic has the code `invalid-value` (a value of the wrong kind for where it is
 /// used) and no source location: the file is not shown, as it may be binary.
 pub fn plan_file_hint(path: &Path) -> Option<Diagnostic> {
+    // Only a regular file is opened: opening a FIFO blocks until a writer comes (the loader
+    // then refuses it as "not a regular file").
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
     let mut prefix = Vec::with_capacity(PREFIX_LEN);
     std::fs::File::open(path)
         .ok()?
