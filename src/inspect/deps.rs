@@ -30,8 +30,24 @@ pub struct Related {
     pub kind: EdgeKind,
     /// 1 for a direct dependency, 2 and more for transitive ones.
     pub depth: usize,
-    /// The services between the asked one and this one on a shortest path.
+    /// The services between the asked one and this one on a shortest path, in path order.
+    /// A path of more than [`VIA_HEAD`] + [`VIA_TAIL`] services keeps its first `VIA_HEAD` and
+    /// last `VIA_TAIL`; [`Related::via_omitted`] counts the ones left out between them (so a
+    /// long chain costs the same per line, not its whole length again).
     pub via: Vec<String>,
+    /// How many services of the path are left out of [`Related::via`] between its head and
+    /// its tail (0: the path is whole; not written to JSON then).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub via_omitted: usize,
+}
+
+/// At most this many services from the start of a path are kept in [`Related::via`].
+pub const VIA_HEAD: usize = 8;
+/// At most this many services from the end of a path are kept in [`Related::via`].
+pub const VIA_TAIL: usize = 7;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// An extension (or built-in step) that added or changed the service or one of the related
@@ -153,25 +169,70 @@ fn walk(
             Direction::Needs => adj.entry(&e.from).or_default().push((&e.to, e.kind)),
         }
     }
+    // Breadth first, each service visited once; a visit records its parent, depth and, past
+    // `VIA_HEAD`, the ancestor at depth `VIA_HEAD`, so the kept part of each path is found
+    // in at most `VIA_HEAD + VIA_TAIL` steps.
+    struct Visit<'a> {
+        name: &'a str,
+        parent: usize,
+        depth: usize,
+        anchor: usize,
+    }
+    let mut visits = vec![Visit {
+        name: name.as_str(),
+        parent: usize::MAX,
+        depth: 0,
+        anchor: usize::MAX,
+    }];
+    let walk_up = |visits: &[Visit], from: usize, steps: usize| -> Vec<String> {
+        let mut out = Vec::with_capacity(steps);
+        let mut at = from;
+        for _ in 0..steps {
+            out.push(visits[at].name.to_string());
+            at = visits[at].parent;
+        }
+        out.reverse();
+        out
+    };
     let mut seen: HashSet<&str> = HashSet::from([name.as_str()]);
-    let mut queue: VecDeque<(&str, Vec<String>)> = VecDeque::from([(name.as_str(), Vec::new())]);
-    while let Some((n, path)) = queue.pop_front() {
-        if depth.is_some_and(|d| path.len() >= d) {
+    let mut queue: VecDeque<usize> = VecDeque::from([0]);
+    while let Some(at) = queue.pop_front() {
+        let (n, d) = (visits[at].name, visits[at].depth);
+        if depth.is_some_and(|limit| d >= limit) {
             continue;
         }
         for (next, kind) in adj.get(n).into_iter().flatten() {
             if !seen.insert(next) {
                 continue;
             }
+            // The services between the asked one and `next`: `at` and its ancestors, depth
+            // 1 to `d`.
+            let (via, via_omitted) = if d <= VIA_HEAD + VIA_TAIL {
+                (walk_up(&visits, at, d), 0)
+            } else {
+                let mut via = walk_up(&visits, visits[at].anchor, VIA_HEAD);
+                via.extend(walk_up(&visits, at, VIA_TAIL));
+                (via, d - VIA_HEAD - VIA_TAIL)
+            };
             answer.related.push(Related {
                 service: next.to_string(),
                 kind: *kind,
-                depth: path.len() + 1,
-                via: path.clone(),
+                depth: d + 1,
+                via,
+                via_omitted,
             });
-            let mut p = path.clone();
-            p.push(next.to_string());
-            queue.push_back((next, p));
+            let anchor = match d {
+                VIA_HEAD => at,
+                d if d > VIA_HEAD => visits[at].anchor,
+                _ => usize::MAX,
+            };
+            visits.push(Visit {
+                name: next,
+                parent: at,
+                depth: d + 1,
+                anchor,
+            });
+            queue.push_back(visits.len() - 1);
         }
     }
     answer.aliases = b
@@ -295,6 +356,12 @@ impl fmt::Display for Dependents {
             } else {
                 let mut path = vec![self.service.clone()];
                 path.extend(r.via.iter().cloned());
+                if r.via_omitted > 0 {
+                    path.insert(
+                        1 + VIA_HEAD.min(r.via.len()),
+                        format!("… {} more …", r.via_omitted),
+                    );
+                }
                 path.push(r.service.clone());
                 if self.direction == Direction::NeededBy {
                     path.reverse();

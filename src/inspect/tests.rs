@@ -351,3 +351,60 @@ fn values_show_dynamic_parameters_by_name_only() {
     };
     assert_eq!(text::short(&new), "App\\Db(@log, 'it''s')");
 }
+
+/// A long constructor chain: each related service keeps the head and tail of its path and
+/// counts what is left out, so the answer grows with the chain, not with its square (a
+/// 20,000-service chain printed 1.95 GB and peaked at 8.8 GB before).
+#[test]
+fn long_paths_keep_their_head_and_tail() {
+    let n = 40;
+    let mut text = String::from("services:\n");
+    for i in 0..n {
+        text.push_str(&format!("\tn{i}: App\\N{i}\n"));
+    }
+    text.push_str("types:\n");
+    for i in 0..n - 1 {
+        text.push_str(&format!(
+            "\tApp\\N{i}:\n\t\tconstructor:\n\t\t\tx: App\\N{}\n",
+            i + 1
+        ));
+    }
+    text.push_str(&format!("\tApp\\N{}: {{}}\n", n - 1));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("app.neon");
+    std::fs::write(&path, text).expect("write");
+    let (c, built) = build(&path, &Options::default());
+    assert!(!c.diagnostics.has_errors(), "{:?}", c.diagnostics.items());
+
+    let all = deps(&built.builder, &c.sources, "n0", None).expect("answer");
+    assert_eq!(all.related.len(), n - 1);
+    // n16: 15 services between n0 and it, all kept.
+    let short = &all.related[15];
+    assert_eq!(short.service, "n16");
+    assert_eq!(short.via.len(), 15);
+    assert_eq!(short.via_omitted, 0);
+    // n39: n1..n38 between; n1..n8 and n32..n38 kept, 23 left out.
+    let long = &all.related[n - 2];
+    assert_eq!(long.service, "n39");
+    let want: Vec<String> = (1..=8).chain(32..=38).map(|i| format!("n{i}")).collect();
+    assert_eq!(long.via, want);
+    assert_eq!(long.via_omitted, 23);
+    let text = all.to_string();
+    assert!(
+        text.contains(
+            "via n0 -> n1 -> n2 -> n3 -> n4 -> n5 -> n6 -> n7 -> n8 -> … 23 more … -> n32"
+        ),
+        "{text}"
+    );
+
+    let up = needed_by(&built.builder, &c.sources, "n39").expect("answer");
+    let first = up.related.last().expect("n0");
+    assert_eq!(first.service, "n0");
+    assert_eq!(first.via_omitted, 23);
+    assert!(
+        up.to_string()
+            .contains("via n0 -> n1 -> n2 -> n3 -> n4 -> n5 -> n6 -> n7 -> … 23 more … -> n31"),
+        "{}",
+        up.to_string()
+    );
+}
