@@ -367,3 +367,34 @@ fn a_deeply_dotted_parameter_name_is_refused() {
         "{stderr}"
     );
 }
+
+/// Parameters that wrap the next one in a list (`p0: [%p1%]`, …) nest as deep as the chain is
+/// long: a value deeper than a plan allows stops at the parameter that passes it (it becomes
+/// null), so no later stage walks a value as deep as the chain (999 links overflowed a debug
+/// build's stack), and it is one error naming the others (a new user saw 624 errors for one
+/// cause).
+#[test]
+fn a_chain_of_wrapped_parameters_is_one_error() {
+    for (n, first, others) in [
+        (300, "p199", "1 other parameter nests too deep as well: 'p98' (101)"),
+        (999, "p898", "8 other parameters nest too deep as well: 'p797' (101), 'p696' (101), 'p595' (101), 'p494' (101), 'p393' (101) and 3 more"),
+    ] {
+        let mut text = String::from("parameters:\n");
+        for i in 0..n {
+            text.push_str(&format!("\tp{i}: [%p{}%]\n", i + 1));
+        }
+        text.push_str(&format!("\tp{n}: end\nservices:\n\ts: App\\S(%p0%)\n"));
+        let (_dir, diags, planned) = compile_text(text.as_bytes());
+        assert!(!planned);
+        let deep: Vec<_> = diags
+            .iter()
+            .filter(|d| d.message.contains("levels deep; a plan allows at most 100"))
+            .collect();
+        assert_eq!(deep.len(), 1, "{deep:?}");
+        let message = format!("Parameter '{first}' nests 101 levels deep");
+        assert!(deep[0].message.starts_with(&message), "{deep:?}");
+        assert!(deep[0].notes.iter().any(|x| x == others), "{deep:?}");
+        let line: usize = first[1..].parse::<usize>().unwrap() + 2;
+        assert_eq!(deep[0].line, Some(line));
+    }
+}

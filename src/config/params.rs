@@ -186,6 +186,7 @@ impl<'a> Expander<'a> {
             copied: (0, 0),
             over_limit: false,
             too_deep: false,
+            nested_too_deep: Vec::new(),
             diags,
         };
         // Dynamic parameters are never frozen into the plan, not even as a default: their value
@@ -249,6 +250,42 @@ impl<'a> Expander<'a> {
     /// The expanded parameters, once the sections are done: the expanded values move into
     /// the result (no second copy).
     fn finish(mut self, names: Vec<String>, out: Sections) -> (Parameters, Sections) {
+        if let Some((first, depth, span)) = self.nested_too_deep.first() {
+            let limit = wireplan_runtime::plan::MAX_EXPR_DEPTH;
+            let mut d = Diagnostic::error(
+                Code::InvalidValue,
+                format!(
+                    "Parameter '{first}' nests {depth} levels deep; a plan allows at most {limit}."
+                ),
+            )
+            .at(*span)
+            .with_note(
+                "its value is left out (null), as are those of the other parameters named here",
+            );
+            let others = &self.nested_too_deep[1..];
+            if !others.is_empty() {
+                let shown: Vec<String> = others
+                    .iter()
+                    .take(5)
+                    .map(|(n, depth, _)| format!("'{n}' ({depth})"))
+                    .collect();
+                let more = others.len() - shown.len();
+                let tail = if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                };
+                let (count, verb) = match others.len() {
+                    1 => ("1 other parameter".to_string(), "nests"),
+                    n => (format!("{n} other parameters"), "nest"),
+                };
+                d = d.with_note(format!(
+                    "{count} {verb} too deep as well: {}{tail}",
+                    shown.join(", ")
+                ));
+            }
+            self.diags.push(d);
+        }
         let values = names
             .into_iter()
             .map(|n| {
@@ -411,6 +448,9 @@ struct Expander<'a> {
     over_limit: bool,
     /// Whether the chain limit ([`MAX_PARAMETER_CHAIN`]) was reported.
     too_deep: bool,
+    /// Parameters whose expanded value nested deeper than a plan allows (name, where it is
+    /// written), in the order they were expanded; each became null. Reported as one error.
+    nested_too_deep: Vec<(String, usize, Option<Span>)>,
     diags: &'a mut Diagnostics,
 }
 
@@ -460,12 +500,28 @@ impl Expander<'_> {
         self.in_foreign += usize::from(foreign);
         let literal_at = std::mem::replace(&mut self.literal_at, false);
         // Each level of a chain `%a%` -> `%b%` -> ... recurses through the conversion; a long
-        // chain must not overflow a small thread stack before the limit above stops it.
-        let mut v = stacker::maybe_grow(32 * 1024, 1024 * 1024, || self.convert_owned(raw));
+        // chain must not overflow a small thread stack before the limit above stops it. The
+        // red zone covers what one level may recurse on its own before the next check: copying
+        // or measuring a value of up to a plan's depth (larger in a debug build).
+        let mut v = stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || self.convert_owned(raw));
         self.literal_at = literal_at;
         self.in_foreign -= usize::from(foreign);
         if foreign {
             clear_spans(&mut v);
+        }
+        // A value deeper than a plan may carry is an error anyway; stopping it here keeps a
+        // chain of parameters that each wrap the next (`p0: [%p1%]`, …) from building a value
+        // as deep as the chain, which every later stage would walk recursively.
+        // (A plan counts a scalar as depth 0, `nests_deeper_than` as level 1.)
+        if nests_deeper_than(&v, wireplan_runtime::plan::MAX_EXPR_DEPTH + 1) {
+            let span = self.loc(self.raw.get(name).map(|r| r.span));
+            // Bounded: the parameters inside it were stopped at a plan's depth, so this one is
+            // its own NEON (at most `neon::MAX_DEPTH`) deeper than that.
+            let depth = stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || {
+                crate::compiler::plain_value(&v).json_depth()
+            });
+            self.nested_too_deep.push((name.to_string(), depth, span));
+            v = Expr::new(ExprKind::Null, v.span);
         }
         self.stack.pop();
         self.done.insert(name.to_string(), v);
@@ -544,8 +600,9 @@ impl Expander<'_> {
         .at(self.loc(Some(span)))
         .with_note(format!("expanding: {}", chain.join(" -> ")))
         .with_note(
-            "parameters that each repeat the previous one several times grow exponentially; \
-             later references past the limit expand to null",
+            "each reference copies the whole value it names, so parameters built from other \
+             parameters (repeating them, or wrapping one in the next along a chain) multiply \
+             what is copied; later references past the limit expand to null",
         );
         if self.in_foreign > 0 {
             d = d.with_note("used in a parameter given with -p");
@@ -862,6 +919,24 @@ impl Expander<'_> {
 }
 
 /// Removes spans from a value made from a parameter given on the command line.
+/// Whether `v` nests more than `limit` levels of lists, maps, concatenations and statement
+/// arguments (a scalar is level 1). Looks no deeper than `limit + 1`, so it is bounded too.
+fn nests_deeper_than(v: &Expr, limit: usize) -> bool {
+    if limit == 0 {
+        return true;
+    }
+    match &v.kind {
+        ExprKind::Array(a) => a.items.values().any(|x| nests_deeper_than(x, limit - 1)),
+        ExprKind::Concat(parts) => parts.iter().any(|x| nests_deeper_than(x, limit - 1)),
+        ExprKind::Statement(st) => st
+            .arguments
+            .items
+            .values()
+            .any(|x| nests_deeper_than(x, limit - 1)),
+        _ => false,
+    }
+}
+
 fn clear_spans(v: &mut Expr) {
     v.span = None;
     match &mut v.kind {
