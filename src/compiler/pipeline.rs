@@ -163,8 +163,10 @@ impl Pipeline {
         crate::project::check_sensitive(&raw.sections, &options.parameters, &sensitive, &mut diags);
         let sensitive: Vec<String> = sensitive.into_iter().map(|(name, _)| name).collect();
         dynamic.extend(sensitive.iter().cloned());
-        // `check_overrides` below reads the raw configuration again when `-p` is given.
-        let keep_raw = !lean || (!halted && !options.parameters.is_empty());
+        // `check_overrides` below reads the raw configuration again when `-p` or `--dynamic`
+        // is given.
+        let given = !options.parameters.is_empty() || !options.dynamic.is_empty();
+        let keep_raw = !lean || (!halted && given);
         // On a plain compile the `types:` section streams straight into the catalog; merged
         // with catalog files (`--catalog`, dev mode's registry catalog) it is read whole by
         // `Catalog::from_inputs`, which checks duplicates across them.
@@ -229,9 +231,7 @@ impl Pipeline {
             &mut diags,
         );
         check_sections(&sections, &mut diags);
-        if let Some(raw_sections) =
-            raw_sections.filter(|_| !halted && !options.parameters.is_empty())
-        {
+        if let Some(raw_sections) = raw_sections.filter(|_| !halted && given) {
             let sources = sources.borrow();
             // Configuration files and extension scripts (those read so far: all of them).
             let (configs, scripts): (Vec<_>, Vec<_>) =
@@ -243,6 +243,7 @@ impl Pipeline {
                 &configs,
                 &scripts,
                 &options.parameters,
+                &options.dynamic,
                 &mut diags,
             );
         }

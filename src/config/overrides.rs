@@ -18,24 +18,52 @@ use indexmap::IndexMap;
 /// - it is under `env.` (the environment, always available).
 ///
 /// It stays a warning: Nette lets the application add parameters.
+///
+/// The names of `dynamic` (`--dynamic NAME`) are checked the same way (a typo there would make
+/// nothing dynamic, silently); a name given both with `-p` and `--dynamic` gets a warning that
+/// the `-p` value is not used (the parameter is read at start-up).
 pub fn check_overrides<'a>(
     sections: &Array,
     config_texts: &[&'a str],
     script_texts: &[&'a str],
     overrides: &IndexMap<String, Value>,
+    dynamic: &[String],
     diags: &mut Diagnostics,
 ) {
     let mut declared = Vec::new();
     if let Some(entry) = sections.get_entry(&Key::Str("parameters".into())) {
         declared_names(&entry.value, "", &mut declared);
     }
-    for name in overrides.keys() {
+    let known = |name: &str| {
         let top = name.split('.').next().unwrap_or_default();
-        let known = top == "env"
+        top == "env"
             || declared.iter().any(|d| d == name)
             || used_in_config(name, config_texts)
-            || script_texts.iter().any(|t| contains_word(t, top));
-        if known {
+            || script_texts.iter().any(|t| contains_word(t, top))
+    };
+    for name in dynamic {
+        if overrides.contains_key(name) {
+            diags.push(Diagnostic::warning(
+                Code::UnknownParameter,
+                format!(
+                    "-p {name}: the value is not used, because --dynamic {name} makes the parameter read at start-up."
+                ),
+            ));
+        } else if !known(name) {
+            let mut d = Diagnostic::warning(
+                Code::UnknownParameter,
+                format!(
+                    "--dynamic {name}: the configuration has no parameter '{name}', so nothing is made dynamic by it."
+                ),
+            );
+            if let Some(close) = suggest(name, declared.iter().map(String::as_str)) {
+                d = d.with_note(format!("did you mean '{close}'?"));
+            }
+            diags.push(d);
+        }
+    }
+    for name in overrides.keys() {
+        if known(name) {
             continue;
         }
         let mut d = Diagnostic::warning(
@@ -103,7 +131,14 @@ mod tests {
             .iter()
             .map(|n| (n.to_string(), Value::new(Kind::Null, Default::default())))
             .collect();
-        check_overrides(&raw.sections, &[config], scripts, &overrides, &mut diags);
+        check_overrides(
+            &raw.sections,
+            &[config],
+            scripts,
+            &overrides,
+            &[],
+            &mut diags,
+        );
         diags
             .items()
             .iter()
@@ -153,6 +188,52 @@ mod tests {
         assert_eq!(
             warnings(config, &["let tempDirs = 1;"], &["tempDir"]).len(),
             1
+        );
+    }
+}
+
+#[cfg(test)]
+mod dynamic_tests {
+    use super::*;
+    use crate::source::SourceMap;
+
+    fn messages(config: &str, given: &[&str], dynamic: &[&str]) -> Vec<String> {
+        let mut sources = SourceMap::new();
+        let mut diags = Diagnostics::new();
+        let raw = crate::config::load_str("app.neon", config, &mut sources, &mut diags);
+        let overrides: IndexMap<String, Value> = given
+            .iter()
+            .map(|n| (n.to_string(), Value::new(Kind::Null, Default::default())))
+            .collect();
+        let dynamic: Vec<String> = dynamic.iter().map(|s| s.to_string()).collect();
+        check_overrides(
+            &raw.sections,
+            &[config],
+            &[],
+            &overrides,
+            &dynamic,
+            &mut diags,
+        );
+        diags
+            .items()
+            .iter()
+            .map(|d| {
+                assert_eq!(d.code, Code::UnknownParameter);
+                format!("{} {:?}", d.message, d.notes)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_dynamic_typo_and_a_value_made_dynamic_get_warnings() {
+        let config = "parameters:\n\tsecret: x\nservices:\n\ts: App\\S(%secret%, %used%)\n";
+        assert_eq!(
+            messages(config, &[], &["secert", "secret", "used", "env.HOME"]),
+            ["--dynamic secert: the configuration has no parameter 'secert', so nothing is made dynamic by it. [\"did you mean 'secret'?\"]"]
+        );
+        assert_eq!(
+            messages(config, &["secret"], &["secret"]),
+            ["-p secret: the value is not used, because --dynamic secret makes the parameter read at start-up. []"]
         );
     }
 }
