@@ -34,7 +34,14 @@ pub fn shorten_text(text: &str) -> String {
 /// Whether `c` is shown escaped: a control character other than tab and line break (a terminal
 /// would act on ESC sequences, BEL, CR …).
 fn is_hidden_control(c: char) -> bool {
-    c.is_control() && c != '\t' && c != '\n'
+    (c.is_control() && c != '\t' && c != '\n') || is_bidi_control(c)
+}
+
+/// The Unicode bidirectional formatting characters (embeddings, overrides, isolates and the
+/// marks): printed raw they reorder the text around them, so a name could show as another
+/// ("Trojan Source", CVE-2021-42574).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// How a hidden control character is shown: `\u{1b}` for ESC.
@@ -42,8 +49,9 @@ fn escape_control(c: char) -> String {
     format!("\\u{{{:x}}}", u32::from(c))
 }
 
-/// `text` with every control character other than tab and line break shown as `\u{…}`, so
-/// that printing it cannot move the cursor, change colours or ring the bell.
+/// `text` with every control character other than tab and line break, and every bidirectional
+/// formatting character, shown as `\u{…}`, so that printing it cannot move the cursor, change
+/// colours, ring the bell or reorder what is shown.
 pub fn visible_text(text: &str) -> String {
     if !text.chars().any(is_hidden_control) {
         return text.to_string();
@@ -426,6 +434,22 @@ pub(super) enum Shown<'a> {
 mod tests {
     use crate::diagnostics::{render_to_string, Code, Diagnostic};
     use crate::source::{SourceMap, Span};
+
+    #[test]
+    fn bidirectional_formatting_characters_are_shown_escaped() {
+        let mut sources = SourceMap::new();
+        let text = "services:\n\t\"m\u{202e}x\u{2066}\": App\\A\n";
+        let at = text.find("App").unwrap();
+        let id = sources.add("x.neon", text.to_string());
+        let d = Diagnostic::error(Code::InvalidValue, "name 'm\u{202e}x' given")
+            .with_primary(Span::new(id, at, at + 6), "here")
+            .with_note("see 'm\u{200f}'");
+        let out = render_to_string(&sources, &[d]);
+        assert!(!out.contains(['\u{202e}', '\u{2066}', '\u{200f}']), "{out:?}");
+        assert!(out.contains("name 'm\\u{202e}x' given"), "{out}");
+        assert!(out.contains("\"m\\u{202e}x\\u{2066}\""), "{out}");
+        assert!(out.contains("see 'm\\u{200f}'"), "{out}");
+    }
 
     #[test]
     fn a_long_line_of_multibyte_text_is_cut_on_character_boundaries() {
