@@ -51,6 +51,27 @@ pub fn read_plan(path: &Path) -> Result<PlanFile, Diagnostic> {
             encoding,
             plan,
         }),
-        Err(e) => Err(Diagnostic::error(Code::InvalidPlan, e.to_string())),
+        Err(e) => {
+            let d = Diagnostic::error(Code::InvalidPlan, e.to_string());
+            Err(if looks_like_configuration(&bytes) {
+                d.with_note(format!(
+                    "'{name}' looks like a configuration, not a plan: compile it first \
+                     (`wireplan compile {name} -o app.plan.json`), or ask `wireplan explain` or \
+                     `wireplan repl`, which read configurations"
+                ))
+            } else {
+                d
+            })
+        }
     }
+}
+
+/// Whether `bytes` that failed to load as a plan are text that is not JSON at all (a plan's
+/// JSON starts with `{`), such as a NEON configuration given where a plan is expected.
+fn looks_like_configuration(bytes: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return false;
+    };
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    !text.is_empty() && !text.starts_with('{') && !text.starts_with('[')
 }
