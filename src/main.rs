@@ -34,7 +34,8 @@ enum Command {
     Compile {
         /// The root NEON configuration.
         config: PathBuf,
-        /// Where to write the plan (binary when the name ends in `.bin`, JSON otherwise).
+        /// Where to write the plan (binary when the name ends in `.bin`, JSON otherwise; `-`
+        /// for standard output, JSON unless `--format bin`).
         #[arg(short, long, value_name = "PLAN")]
         output: PathBuf,
         /// The plan encoding, overriding the one the file name implies.
@@ -268,9 +269,13 @@ fn compile(
         return ExitCode::from(1);
     }
     if let Some((out, _)) = output {
+        let place = if out.as_os_str() == "-" {
+            "the plan to standard output".to_string()
+        } else {
+            out.display().to_string()
+        };
         say(format_args!(
-            "wrote {} ({} services)",
-            out.display(),
+            "wrote {place} ({} services)",
             plan.services.len()
         ));
     } else if human {
@@ -605,7 +610,12 @@ fn main() -> ExitCode {
                 Some(PlanEncoding::Bin) => Encoding::Binary,
                 None => Encoding::for_path(&output),
             };
-            if watching {
+            if watching && output.as_os_str() == "-" {
+                say(format_args!(
+                    "error[usage]: --watch writes a plan file each time; give a file name with -o, not '-'"
+                ));
+                ExitCode::from(2)
+            } else if watching {
                 watch(config, output, encoding, params)
             } else {
                 compile(

@@ -48,6 +48,36 @@ fn compile_writes_a_plan() {
     assert_eq!(leftovers.len(), 1);
 }
 
+/// `-o -` writes the plan to standard output (it wrote a file named `-` before), the same
+/// bytes as a plan file; the summary line stays on standard error.
+#[test]
+fn dash_writes_the_plan_to_standard_output() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = compile_example(dir.path(), &[]);
+    let out = wireplan()
+        .args([
+            "compile",
+            "examples/blog/config/app.neon",
+            "--catalog",
+            "examples/blog/catalog.json",
+            "-o",
+            "-",
+        ])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("wrote the plan to standard output"),
+        "{stderr}"
+    );
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON plan");
+    assert_eq!(printed["services"], json["services"]);
+    assert!(!std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("-")
+        .exists());
+}
+
 #[test]
 fn failed_compile_writes_nothing_and_exits_1() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -445,7 +445,10 @@ mod tests {
             .with_primary(Span::new(id, at, at + 6), "here")
             .with_note("see 'm\u{200f}'");
         let out = render_to_string(&sources, &[d]);
-        assert!(!out.contains(['\u{202e}', '\u{2066}', '\u{200f}']), "{out:?}");
+        assert!(
+            !out.contains(['\u{202e}', '\u{2066}', '\u{200f}']),
+            "{out:?}"
+        );
         assert!(out.contains("name 'm\\u{202e}x' given"), "{out}");
         assert!(out.contains("\"m\\u{202e}x\\u{2066}\""), "{out}");
         assert!(out.contains("see 'm\\u{200f}'"), "{out}");

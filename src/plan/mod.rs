@@ -280,7 +280,8 @@ pub fn to_json(plan: &Plan) -> String {
 /// writer, re-exported so compiler and runtime write plans the same way.
 pub use wireplan_runtime::encoding::write_atomic;
 
-/// Writes `plan` to `out` in `encoding` the way `wireplan compile` does: refuses to write over
+/// Writes `plan` to `out` in `encoding` the way `wireplan compile` does (`-` is standard
+/// output, where nothing is checked or replaced): refuses to write over
 /// a file the compilation read or recorded as a dependency ([`check_output`]: canonical paths,
 /// symlinks, hard links), then writes atomically ([`write_atomic`]). Errors: an `io` diagnostic naming the input or the write failure; `memory-limit` when encoding passed the memory ceiling ([`crate::memory`]).
 pub fn write_checked(
@@ -290,6 +291,22 @@ pub fn write_checked(
     encoding: wireplan_runtime::Encoding,
 ) -> Result<(), crate::diagnostics::Diagnostic> {
     use crate::diagnostics::{Code, Diagnostic};
+    if out.as_os_str() == "-" {
+        // `-o -`: standard output, as other tools read `-` (nothing on disk to protect).
+        let bytes = plan.encode(encoding);
+        crate::memory::check("encoding the plan")?;
+        use std::io::Write;
+        let mut stdout = std::io::stdout().lock();
+        return stdout
+            .write_all(&bytes)
+            .and_then(|()| stdout.flush())
+            .map_err(|e| {
+                Diagnostic::error(
+                    Code::Io,
+                    format!("Cannot write the plan to standard output: {e}"),
+                )
+            });
+    }
     check_output(out, sources, plan)?;
     let bytes = plan.encode(encoding);
     crate::memory::check("encoding the plan")?;
