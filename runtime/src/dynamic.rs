@@ -219,10 +219,31 @@ pub(crate) fn resolve(
     let readers = readers(plan);
     for (name, decl) in &plan.dynamic {
         let services = || readers.get(name.as_str()).cloned().unwrap_or_default();
-        let value = given.get(name).cloned().or_else(|| {
-            let var = name.strip_prefix("env.").filter(|_| read_env)?;
-            std::env::var(var).ok().map(Value::Str)
-        });
+        let value = match given.get(name) {
+            Some(v) => Some(v.clone()),
+            None => match name.strip_prefix("env.").filter(|_| read_env) {
+                Some(var) => match std::env::var(var) {
+                    Ok(text) => Some(Value::Str(text)),
+                    Err(std::env::VarError::NotPresent) => None,
+                    // Set, but not text: an error naming it, not "missing".
+                    Err(std::env::VarError::NotUnicode(raw)) => {
+                        problems.push(DynamicProblem {
+                            name: name.clone(),
+                            kind: ProblemKind::Invalid {
+                                expected:
+                                    "UTF-8 text (the environment variable is set to other bytes)"
+                                        .to_string(),
+                                value: (!decl.sensitive)
+                                    .then(|| format!("{:?}", raw.to_string_lossy())),
+                            },
+                            services: services(),
+                        });
+                        continue;
+                    }
+                },
+                None => None,
+            },
+        };
         let ty = decl.type_.as_deref();
         match (value, &decl.default) {
             (Some(v), _) => match ty.map(|t| cast(&v, t)) {

@@ -204,3 +204,28 @@ fn environment_values_are_converted_too() {
         Value::Int(8081)
     );
 }
+
+/// An environment variable set to bytes that are not UTF-8 is reported as such, naming the
+/// parameter, not as missing (a new user's trial saw "missing").
+#[cfg(unix)]
+#[test]
+fn an_environment_variable_that_is_not_text_is_an_error_not_missing() {
+    use std::os::unix::ffi::OsStrExt;
+    std::env::set_var(
+        "WP_DYNAMIC_TEST_ONLY_BYTES",
+        std::ffi::OsStr::from_bytes(b"80\xff81"),
+    );
+    let text = plan(VERSION, SECTION).replace("env.WP_P", "env.WP_DYNAMIC_TEST_ONLY_BYTES");
+    let err = Container::builder(&registry())
+        .parameter("key", "1")
+        .from_json_str(&text)
+        .expect_err("not text");
+    let message = err.to_string();
+    assert!(
+        message.contains(
+            "'env.WP_DYNAMIC_TEST_ONLY_BYTES' is \"80\u{fffd}81\", which is not a valid UTF-8 text"
+        ),
+        "{message}"
+    );
+    assert!(!message.contains("BYTES' is missing"), "{message}");
+}
