@@ -124,7 +124,7 @@ fn static_cases_end_in_positioned_diagnostics() {
         (
             "script-string-doubling",
             "script-error",
-            "strings 1048576 bytes",
+            "limit of 1048576 bytes in one string; raise it with `wireplan: sandbox: maxStringSize:`",
             "hostile.rhai",
             1,
         ),

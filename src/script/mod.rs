@@ -516,20 +516,32 @@ fn where_(func: &str) -> String {
 pub(crate) fn limit_note(err: &EvalAltResult, limits: &Limits) -> Option<String> {
     Some(match err {
         EvalAltResult::ErrorTooManyOperations(_) => format!(
-            "the sandbox allows {} operations per lifecycle call",
+            "the sandbox allows {} operations per lifecycle call; raise it with `wireplan: sandbox: maxOperations:`",
             limits.max_operations
         ),
         EvalAltResult::ErrorStackOverflow(_) => format!(
-            "the sandbox allows a call depth of {}",
+            "the sandbox allows a call depth of {}; raise it with `wireplan: sandbox: maxCallLevels:`",
             limits.max_call_levels
         ),
-        EvalAltResult::ErrorDataTooLarge(what, _) => format!(
-            "{what} exceeds the sandbox limit (strings {} bytes, arrays {} items, maps {} entries)",
-            limits.max_string_size, limits.max_array_size, limits.max_map_size
-        ),
-        EvalAltResult::ErrorTooManyVariables(_) => {
-            format!("the sandbox allows {} variables", limits.max_variables)
+        EvalAltResult::ErrorDataTooLarge(what, _) => {
+            let (limit, setting) = if what.contains("tring") {
+                (format!("{} bytes in one string", limits.max_string_size), "maxStringSize")
+            } else if what.contains("rray") {
+                (format!("{} items in one array", limits.max_array_size), "maxArraySize")
+            } else if what.contains("ap") {
+                (format!("{} entries in one map", limits.max_map_size), "maxMapSize")
+            } else {
+                return Some(format!(
+                    "{what} exceeds the sandbox limit (strings {} bytes, arrays {} items, maps {} entries; `wireplan: sandbox: maxStringSize:`, `maxArraySize:`, `maxMapSize:`)",
+                    limits.max_string_size, limits.max_array_size, limits.max_map_size
+                ));
+            };
+            format!("{what} exceeds the sandbox limit of {limit}; raise it with `wireplan: sandbox: {setting}:`")
         }
+        EvalAltResult::ErrorTooManyVariables(_) => format!(
+            "the sandbox allows {} variables; raise it with `wireplan: sandbox: maxVariables:`",
+            limits.max_variables
+        ),
         _ => return None,
     })
 }
