@@ -77,6 +77,7 @@ codes! {
     InvalidPlan => "invalid-plan", "A file given to `wireplan show`, `diff` or `graph` as a plan is not a wireplan plan (another format, damaged or truncated) or is a plan of another version. A plan that is missing or cannot be read is `file-not-found`.";
     UnknownParameter => "unknown-parameter", "Warning: `-p NAME=VALUE` or `--dynamic NAME` names no parameter that the configuration declares or uses (a typo gets a \"did you mean\" hint; a `-p` parameter is added, as Nette allows), or a parameter is given both ways (the `-p` value is not used).";
     DuplicateClass => "duplicate-class", "A class declared twice across catalogs: in the `types:` section and a `--catalog` file (or the registry's catalog in dev mode), or in two catalog files. Each class is declared once.";
+    DeepDependencyChain => "deep-dependency-chain", "Warning: creating a service creates more services inside one another than the runtime allows (4,096); its first `get` from the top of the chain would fail with a too-deep error.";
     MemoryLimit => "memory-limit", "The compilation's heap grew past the memory ceiling (`--max-memory`, default 3/4 of the machine's memory); it stops with this error instead of being killed, and no plan is written.";
     Usage => "usage", "The command line itself is wrong: an unknown command or option, a missing or extra argument, a value out of range (exit code 2).";
 }

@@ -398,3 +398,38 @@ fn a_chain_of_wrapped_parameters_is_one_error() {
         assert_eq!(deep[0].line, Some(line));
     }
 }
+
+/// A constructor chain longer than the runtime creates inside one another (4,096) compiles,
+/// with one warning at its top; before, it compiled silently and the first `get` failed.
+#[test]
+fn a_chain_deeper_than_the_runtime_allows_is_a_warning() {
+    let chain = |n: usize| {
+        let mut text = String::from("services:\n");
+        for i in 0..n {
+            text.push_str(&format!("\tn{i}: App\\N{i}\n"));
+        }
+        text.push_str("types:\n");
+        for i in 0..n - 1 {
+            text.push_str(&format!(
+                "\tApp\\N{i}:\n\t\tconstructor:\n\t\t\tx: App\\N{}\n",
+                i + 1
+            ));
+        }
+        text.push_str(&format!("\tApp\\N{}: {{}}\n", n - 1));
+        text
+    };
+    let (_dir, diags, planned) = compile_text(chain(4200).as_bytes());
+    assert!(planned, "{diags:?}");
+    let deep: Vec<_> = diags
+        .iter()
+        .filter(|d| d.code == "deep-dependency-chain")
+        .collect();
+    assert_eq!(deep.len(), 1, "{diags:?}");
+    assert!(
+        deep[0].message.starts_with("Creating service 'n0' creates 4200 services inside one another; the runtime stops at 4096"),
+        "{deep:?}"
+    );
+    assert_eq!(deep[0].line, Some(2));
+    let (_dir, diags, planned) = compile_text(chain(300).as_bytes());
+    assert!(planned && diags.is_empty(), "{diags:?}");
+}

@@ -34,6 +34,9 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
         .collect();
     // 0 = unvisited, 1 = on stack, 2 = done
     let mut state: Vec<u8> = vec![0; edges.len()];
+    // How many services creating each one needs inside one another (itself included), set
+    // when it is done; a reference back onto the stack (a cycle, reported) counts nothing.
+    let mut height: Vec<usize> = vec![0; edges.len()];
     let mut reported: Vec<Vec<String>> = Vec::new();
     for start in 0..edges.len() {
         if state[start] != 0 {
@@ -84,9 +87,42 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
                 }
                 None => {
                     state[node] = 2;
+                    height[node] = 1 + edges[node].iter().map(|&n| height[n]).max().unwrap_or(0);
                     path.pop();
                 }
             }
+        }
+    }
+    // The runtime creates at most MAX_RESOLUTION_DEPTH services inside one another; a longer
+    // chain compiles but its first `get` from the top fails (one warning, for the deepest).
+    let limit = wireplan_runtime::container::MAX_RESOLUTION_DEPTH;
+    if let Some((deepest, &h)) = height.iter().enumerate().max_by_key(|(_, h)| **h) {
+        if h > limit {
+            let mut chain = vec![name(deepest)];
+            let mut at = deepest;
+            while let Some(&next) = edges[at].iter().max_by_key(|&&n| height[n]) {
+                if height[next] == 0 || chain.len() >= 4 {
+                    break;
+                }
+                chain.push(name(next));
+                at = next;
+            }
+            diags.push(
+                Diagnostic::warning(
+                    Code::DeepDependencyChain,
+                    format!(
+                        "Creating service '{}' creates {h} services inside one another; the runtime stops at {limit} (a dependency chain deeper than {limit} services).",
+                        name(deepest)
+                    ),
+                )
+                .at(b.get_definition(name(deepest)).and_then(|d| d.span))
+                .with_note(format!("the chain starts {} -> …", chain.join(" -> ")))
+                .with_note(
+                    "getting a service further down the chain first creates it and what it needs, \
+                     so the rest starts from there; a Provider<T> parameter or a factory also \
+                     breaks the chain",
+                ),
+            );
         }
     }
 }
