@@ -188,7 +188,16 @@ pub fn load_or_compile_with(
     options: &Options,
     builder: ContainerBuilder<'_>,
 ) -> Result<Loaded, DevError> {
-    ensure_cache_dir(cache_dir)?;
+    // A file in the cache directory's place is reported before anything else; the directory
+    // itself is created only when there is a plan to keep (below), so a missing
+    // configuration leaves no folder behind.
+    if cache_dir.exists() && !cache_dir.is_dir() {
+        return Err(DevError::CacheDir {
+            path: cache_dir.display().to_string(),
+            is_file: true,
+            cause: None,
+        });
+    }
     let plan_path = cache_path(config, cache_dir);
     let origin = plan_path.display().to_string();
     if let Ok(plan) = Plan::read(&plan_path) {
@@ -209,6 +218,7 @@ pub fn load_or_compile_with(
             rendered: render_to_string(&result.sources, result.diagnostics.items()),
         });
     };
+    ensure_cache_dir(cache_dir)?;
     plan.write(&plan_path, Encoding::Binary)?;
     let container = builder.from_plan_named(plan, &origin)?;
     Ok(Loaded {

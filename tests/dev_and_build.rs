@@ -297,3 +297,18 @@ fn dev_mode_reuses_its_cache_with_a_shipped_extension() {
     let (_, recompiled) = load(&config, &cache, &r).unwrap();
     assert!(!recompiled, "nothing changed, the cache is reused");
 }
+
+/// A configuration that does not exist is an error and leaves no cache directory behind
+/// (dev mode created `target/wireplan-cache` before reading the configuration).
+#[test]
+fn a_missing_configuration_creates_no_cache_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("target/wireplan-cache");
+    let missing = dir.path().join("config/app.neon");
+    let e = match blog::run_dev(missing.to_str().unwrap(), cache.to_str().unwrap()) {
+        Ok(_) => panic!("a missing configuration compiled"),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains("app.neon"), "{e}");
+    assert!(!dir.path().join("target").exists());
+}
