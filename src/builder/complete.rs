@@ -259,7 +259,31 @@ impl Completer<'_> {
         msg: String,
         span: Option<Span>,
     ) -> Diagnostic {
-        let d = Diagnostic::error(code, format!("{}: {msg}", ctx.prefix)).at(span.or(ctx.span));
+        let mut d = Diagnostic::error(code, format!("{}: {msg}", ctx.prefix)).at(span.or(ctx.span));
+        // An error shown at the definition itself, in a service an extension changed (say with
+        // `setFactory` or `setArguments`, whose values have no place of their own), may well
+        // come from that script, not from the definition: name the scripts that changed it.
+        if span.is_none() || span == ctx.span {
+            let scripts: Vec<String> = self
+                .b
+                .get_definition(ctx.service)
+                .map(|def| {
+                    def.extras()
+                        .modified_by
+                        .iter()
+                        .filter(|a| !a.builtin)
+                        .map(|a| format!("extension '{}' in {}()", a.extension, a.method))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if !scripts.is_empty() {
+                d = d.with_note(format!(
+                    "service '{}' was changed by {}; the value may come from there",
+                    ctx.service,
+                    scripts.join(", ")
+                ));
+            }
+        }
         // What an extension script added (a setup) is reported at the script line; the
         // service's own definition is a second label.
         match (span, ctx.span) {
