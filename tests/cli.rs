@@ -10,16 +10,22 @@ fn wireplan() -> Command {
     c
 }
 
+/// `wireplan compile` of the example with its catalog (output options still to add).
+fn compile_example_command() -> Command {
+    let mut c = wireplan();
+    c.args([
+        "compile",
+        "examples/blog/config/app.neon",
+        "--catalog",
+        "examples/blog/catalog.json",
+    ]);
+    c
+}
+
 /// Compiles the example with `extra` options into `dir/app.plan.json` and returns the plan.
 fn compile_example(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
     let plan = dir.join("app.plan.json");
-    let out = wireplan()
-        .args([
-            "compile",
-            "examples/blog/config/app.neon",
-            "--catalog",
-            "examples/blog/catalog.json",
-        ])
+    let out = compile_example_command()
         .args(extra)
         .arg("-o")
         .arg(&plan)
@@ -54,15 +60,8 @@ fn compile_writes_a_plan() {
 fn dash_writes_the_plan_to_standard_output() {
     let dir = tempfile::tempdir().expect("temp dir");
     let json = compile_example(dir.path(), &[]);
-    let out = wireplan()
-        .args([
-            "compile",
-            "examples/blog/config/app.neon",
-            "--catalog",
-            "examples/blog/catalog.json",
-            "-o",
-            "-",
-        ])
+    let out = compile_example_command()
+        .args(["-o", "-"])
         .output()
         .expect("runs");
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -41,6 +41,14 @@ pub fn check_overrides<'a>(
             || used_in_config(name, config_texts)
             || script_texts.iter().any(|t| contains_word(t, top))
     };
+    // The warning for a name the configuration does not know, with a close declared name.
+    let unknown = |message: String, name: &str| {
+        let d = Diagnostic::warning(Code::UnknownParameter, message);
+        match suggest(name, declared.iter().map(String::as_str)) {
+            Some(close) => d.with_note(format!("did you mean '{close}'?")),
+            None => d,
+        }
+    };
     for name in dynamic {
         if overrides.contains_key(name) {
             diags.push(Diagnostic::warning(
@@ -50,32 +58,21 @@ pub fn check_overrides<'a>(
                 ),
             ));
         } else if !known(name) {
-            let mut d = Diagnostic::warning(
-                Code::UnknownParameter,
+            diags.push(unknown(
                 format!(
                     "--dynamic {name}: the configuration has no parameter '{name}', so nothing is made dynamic by it."
                 ),
-            );
-            if let Some(close) = suggest(name, declared.iter().map(String::as_str)) {
-                d = d.with_note(format!("did you mean '{close}'?"));
-            }
-            diags.push(d);
+                name,
+            ));
         }
     }
-    for name in overrides.keys() {
-        if known(name) {
-            continue;
-        }
-        let mut d = Diagnostic::warning(
-            Code::UnknownParameter,
+    for name in overrides.keys().filter(|n| !known(n)) {
+        diags.push(unknown(
             format!(
                 "-p {name}: the configuration has no parameter '{name}'; it is added as a new one."
             ),
-        );
-        if let Some(close) = suggest(name, declared.iter().map(String::as_str)) {
-            d = d.with_note(format!("did you mean '{close}'?"));
-        }
-        diags.push(d);
+            name,
+        ));
     }
 }
 
