@@ -121,6 +121,17 @@ mod tests {
     use crate::source::SourceMap;
 
     fn warnings(config: &str, scripts: &[&str], names: &[&str]) -> Vec<(String, Vec<String>)> {
+        warnings_with_dynamic(config, scripts, names, &[])
+    }
+
+    /// The warnings for `-p` names `names` and `--dynamic` names `dynamic`.
+    fn warnings_with_dynamic(
+        config: &str,
+        scripts: &[&str],
+        names: &[&str],
+        dynamic: &[&str],
+    ) -> Vec<(String, Vec<String>)> {
+        let dynamic: Vec<String> = dynamic.iter().map(|s| s.to_string()).collect();
         let mut sources = SourceMap::new();
         let mut diags = Diagnostics::new();
         let raw = crate::config::load_str("app.neon", config, &mut sources, &mut diags);
@@ -133,7 +144,7 @@ mod tests {
             &[config],
             scripts,
             &overrides,
-            &[],
+            &dynamic,
             &mut diags,
         );
         diags
@@ -187,50 +198,23 @@ mod tests {
             1
         );
     }
-}
-
-#[cfg(test)]
-mod dynamic_tests {
-    use super::*;
-    use crate::source::SourceMap;
-
-    fn messages(config: &str, given: &[&str], dynamic: &[&str]) -> Vec<String> {
-        let mut sources = SourceMap::new();
-        let mut diags = Diagnostics::new();
-        let raw = crate::config::load_str("app.neon", config, &mut sources, &mut diags);
-        let overrides: IndexMap<String, Value> = given
-            .iter()
-            .map(|n| (n.to_string(), Value::new(Kind::Null, Default::default())))
-            .collect();
-        let dynamic: Vec<String> = dynamic.iter().map(|s| s.to_string()).collect();
-        check_overrides(
-            &raw.sections,
-            &[config],
-            &[],
-            &overrides,
-            &dynamic,
-            &mut diags,
-        );
-        diags
-            .items()
-            .iter()
-            .map(|d| {
-                assert_eq!(d.code, Code::UnknownParameter);
-                format!("{} {:?}", d.message, d.notes)
-            })
-            .collect()
-    }
 
     #[test]
     fn a_dynamic_typo_and_a_value_made_dynamic_get_warnings() {
         let config = "parameters:\n\tsecret: x\nservices:\n\ts: App\\S(%secret%, %used%)\n";
         assert_eq!(
-            messages(config, &[], &["secert", "secret", "used", "env.HOME"]),
-            ["--dynamic secert: the configuration has no parameter 'secert', so nothing is made dynamic by it. [\"did you mean 'secret'?\"]"]
+            warnings_with_dynamic(config, &[], &[], &["secert", "secret", "used", "env.HOME"]),
+            [(
+                "--dynamic secert: the configuration has no parameter 'secert', so nothing is made dynamic by it.".to_string(),
+                vec!["did you mean 'secret'?".to_string()]
+            )]
         );
         assert_eq!(
-            messages(config, &["secret"], &["secret"]),
-            ["-p secret: the value is not used, because --dynamic secret makes the parameter read at start-up. []"]
+            warnings_with_dynamic(config, &[], &["secret"], &["secret"]),
+            [(
+                "-p secret: the value is not used, because --dynamic secret makes the parameter read at start-up.".to_string(),
+                vec![]
+            )]
         );
     }
 }
