@@ -18,11 +18,12 @@
 //! thread of the process execute a full memory barrier before it returns, so either a
 //! releaser's store of "free" is visible to the waiter's next look at the owner, or the
 //! releaser's later load of the waiter count comes after that barrier and sees the waiter.
-//! The process asks once, when it makes its first lock; until the answer is in, and without
-//! the barrier (another system, or the call refused), releasers keep the sequentially
+//! The process asks once, when it makes its first container; until the answer is in, and
+//! without the barrier (another system, or the call refused), releasers keep the sequentially
 //! consistent store and load. A waiter issues the barrier whenever the answer is yes, so a
-//! releaser that skips the fence always faces waiters that issue it. The locked `xchg` of the release was ~25 ns of a request of four lock takes
-//! (docs/performance.md, "Seventh pass").
+//! releaser that skips the fence always faces waiters that issue it. The locked `xchg` of
+//! the release was ~20 ns of a request of four lock takes (docs/performance.md, "Seventh
+//! pass on the creation path").
 
 use std::cell::UnsafeCell;
 use std::sync::atomic::{compiler_fence, AtomicUsize, Ordering};
