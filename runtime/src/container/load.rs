@@ -258,7 +258,7 @@ impl<'r> ContainerBuilder<'r> {
             tags,
             dynamic,
             read_env: self.read_env,
-            lock: BuildLock::default(),
+            lock: BuildLock::for_container(),
             gates: super::async_resolve::Gates::default(),
             created,
             by_type,
