@@ -89,7 +89,7 @@ fn static_cases_end_in_positioned_diagnostics() {
             "invalid-value",
             "limit on what parameter references may copy",
             "app.neon",
-            18,
+            17,
         ),
         ("invalid-utf8", "neon-syntax", "UTF-8", "app.neon", 2),
         // NUL is a character like any other to NEON; the names it ends up in are refused.
