@@ -219,11 +219,17 @@ impl Pipeline {
             &options.limits,
             &mut diags,
         );
+        // The scripts read the parameters; without scripts nothing does (no copy of them all).
+        let extensions_section = sections.get("extensions").map(|(_, v)| v);
+        let script_parameters = match extensions_section {
+            Some(_) => params.values.clone(),
+            None => Default::default(),
+        };
         let mut extensions = Extensions::load(
-            sections.get("extensions").map(|(_, v)| v),
+            extensions_section,
             &config_of,
             builder.clone(),
-            params.values.clone(),
+            script_parameters,
             sources.clone(),
             root,
             &options.script_paths,
