@@ -91,6 +91,15 @@ fn static_cases_end_in_positioned_diagnostics() {
             "app.neon",
             17,
         ),
+        // Ten copies per level (found by the compile_config fuzzer: a mutation of this took
+        // past the fuzzer's 1 s limit before the copy limit was halved).
+        (
+            "exponential-params-ten",
+            "invalid-value",
+            "limit on what parameter references may copy",
+            "app.neon",
+            7,
+        ),
         ("invalid-utf8", "neon-syntax", "UTF-8", "app.neon", 2),
         // NUL is a character like any other to NEON; the names it ends up in are refused.
         (
