@@ -100,6 +100,15 @@ fn static_cases_end_in_positioned_diagnostics() {
             "app.neon",
             7,
         ),
+        // Another mutation the fuzzer found slow (0.4-0.9 s in its build): kept as a case
+        // while the time per expanded value is reduced (issue #13).
+        (
+            "exponential-params-broken",
+            "invalid-value",
+            "limit on what parameter references may copy",
+            "app.neon",
+            7,
+        ),
         ("invalid-utf8", "neon-syntax", "UTF-8", "app.neon", 2),
         // NUL is a character like any other to NEON; the names it ends up in are refused.
         (
