@@ -69,16 +69,22 @@ fn cache_dir_message(path: &str, is_file: bool, cause: Option<&std::io::Error>) 
     }
 }
 
-/// Makes sure `cache_dir` is a directory, creating it (and its parents) when missing.
-fn ensure_cache_dir(cache_dir: &Path) -> Result<(), DevError> {
-    let path = cache_dir.display().to_string();
+/// The error for something other than a directory at `cache_dir`, if there is one.
+fn refuse_file_in_place(cache_dir: &Path) -> Result<(), DevError> {
     if cache_dir.exists() && !cache_dir.is_dir() {
         return Err(DevError::CacheDir {
-            path,
+            path: cache_dir.display().to_string(),
             is_file: true,
             cause: None,
         });
     }
+    Ok(())
+}
+
+/// Makes sure `cache_dir` is a directory, creating it (and its parents) when missing.
+fn ensure_cache_dir(cache_dir: &Path) -> Result<(), DevError> {
+    refuse_file_in_place(cache_dir)?;
+    let path = cache_dir.display().to_string();
     std::fs::create_dir_all(cache_dir).map_err(|cause| DevError::CacheDir {
         // A file in the way higher up (`/etc/passwd/cache`) is reported as it is.
         is_file: false,
@@ -191,13 +197,7 @@ pub fn load_or_compile_with(
     // A file in the cache directory's place is reported before anything else; the directory
     // itself is created only when there is a plan to keep (below), so a missing
     // configuration leaves no folder behind.
-    if cache_dir.exists() && !cache_dir.is_dir() {
-        return Err(DevError::CacheDir {
-            path: cache_dir.display().to_string(),
-            is_file: true,
-            cause: None,
-        });
-    }
+    refuse_file_in_place(cache_dir)?;
     let plan_path = cache_path(config, cache_dir);
     let origin = plan_path.display().to_string();
     if let Ok(plan) = Plan::read(&plan_path) {

@@ -281,42 +281,16 @@ fn check_plain_parameters(params: &Parameters, diags: &mut Diagnostics) {
     }
     // Parameters nested too deep for a plan: usually one cause (a chain of parameters that
     // each wrap the next), so one error at the first, naming the others.
-    let mut too_deep: Vec<(&str, usize, &Expr)> = Vec::new();
+    let mut too_deep: Vec<(&str, usize, Option<crate::source::Span>)> = Vec::new();
     for (name, v) in &params.values {
         walk(name, v, diags);
         // What the plan can carry (JSON readers stop at 128 levels).
         let depth = plain_value(v).json_depth();
         if depth > wireplan_runtime::plan::MAX_EXPR_DEPTH {
-            too_deep.push((name, depth, v));
+            too_deep.push((name, depth, v.span));
         }
     }
-    if let Some(&(name, depth, v)) = too_deep.first() {
-        let mut d = Diagnostic::error(
-            Code::InvalidValue,
-            format!(
-                "Parameter '{name}' nests {depth} levels deep; a plan allows at most {}.",
-                wireplan_runtime::plan::MAX_EXPR_DEPTH
-            ),
-        )
-        .at(v.span);
-        if too_deep.len() > 1 {
-            let shown: Vec<String> = too_deep[1..]
-                .iter()
-                .take(5)
-                .map(|(n, depth, _)| format!("'{n}' ({depth})"))
-                .collect();
-            let more = too_deep.len() - 1 - shown.len();
-            let tail = if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            };
-            d = d.with_note(format!(
-                "{} other parameters nest too deep as well: {}{tail}",
-                too_deep.len() - 1,
-                shown.join(", ")
-            ));
-        }
+    if let Some(d) = crate::config::nested_too_deep_error(&too_deep) {
         diags.push(d);
     }
 }

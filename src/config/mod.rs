@@ -20,6 +20,7 @@ mod plan_guard;
 
 pub use merge::merge;
 pub use overrides::check_overrides;
+pub(crate) use params::nested_too_deep_error;
 pub use params::{
     declares_parameter, expand_config, expand_config_streaming, Parameters, Sections, StreamedEntry,
 };

@@ -250,41 +250,10 @@ impl<'a> Expander<'a> {
     /// The expanded parameters, once the sections are done: the expanded values move into
     /// the result (no second copy).
     fn finish(mut self, names: Vec<String>, out: Sections) -> (Parameters, Sections) {
-        if let Some((first, depth, span)) = self.nested_too_deep.first() {
-            let limit = wireplan_runtime::plan::MAX_EXPR_DEPTH;
-            let mut d = Diagnostic::error(
-                Code::InvalidValue,
-                format!(
-                    "Parameter '{first}' nests {depth} levels deep; a plan allows at most {limit}."
-                ),
-            )
-            .at(*span)
-            .with_note(
+        if let Some(d) = nested_too_deep_error(&self.nested_too_deep) {
+            self.diags.push(d.with_note(
                 "its value is left out (null), as are those of the other parameters named here",
-            );
-            let others = &self.nested_too_deep[1..];
-            if !others.is_empty() {
-                let shown: Vec<String> = others
-                    .iter()
-                    .take(5)
-                    .map(|(n, depth, _)| format!("'{n}' ({depth})"))
-                    .collect();
-                let more = others.len() - shown.len();
-                let tail = if more > 0 {
-                    format!(" and {more} more")
-                } else {
-                    String::new()
-                };
-                let (count, verb) = match others.len() {
-                    1 => ("1 other parameter".to_string(), "nests"),
-                    n => (format!("{n} other parameters"), "nest"),
-                };
-                d = d.with_note(format!(
-                    "{count} {verb} too deep as well: {}{tail}",
-                    shown.join(", ")
-                ));
-            }
-            self.diags.push(d);
+            ));
         }
         let values = names
             .into_iter()
@@ -922,6 +891,43 @@ impl Expander<'_> {
 }
 
 /// Removes spans from a value made from a parameter given on the command line.
+/// The one `invalid-value` error for parameters nested deeper than a plan allows
+/// (`found`: name, plan depth, where it is written, in the order found): at the first, with a
+/// note naming up to five of the others and counting the rest. Usually one cause (a chain of
+/// parameters that each wrap the next), so not one error per parameter. `None` for none.
+pub(crate) fn nested_too_deep_error<N: AsRef<str>>(
+    found: &[(N, usize, Option<Span>)],
+) -> Option<Diagnostic> {
+    let ((first, depth, span), others) = found.split_first()?;
+    let limit = wireplan_runtime::plan::MAX_EXPR_DEPTH;
+    let first = first.as_ref();
+    let d = Diagnostic::error(
+        Code::InvalidValue,
+        format!("Parameter '{first}' nests {depth} levels deep; a plan allows at most {limit}."),
+    )
+    .at(*span);
+    if others.is_empty() {
+        return Some(d);
+    }
+    let shown: Vec<String> = others
+        .iter()
+        .take(5)
+        .map(|(n, depth, _)| format!("'{}' ({depth})", n.as_ref()))
+        .collect();
+    let tail = match others.len() - shown.len() {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    let (count, verb) = match others.len() {
+        1 => ("1 other parameter".to_string(), "nests"),
+        n => (format!("{n} other parameters"), "nest"),
+    };
+    Some(d.with_note(format!(
+        "{count} {verb} too deep as well: {}{tail}",
+        shown.join(", ")
+    )))
+}
+
 /// Whether `v` nests more than `limit` levels of lists, maps, concatenations and statement
 /// arguments (a scalar is level 1). Looks no deeper than `limit + 1`, so it is bounded too.
 fn nests_deeper_than(v: &Expr, limit: usize) -> bool {
