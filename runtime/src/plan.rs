@@ -30,6 +30,16 @@ pub const OLDEST_VERSION: u32 = 1;
 /// most of them and dropping it frees none.
 pub type Name = compact_str::CompactString;
 
+/// The hasher of the plan's name-keyed maps ([`NameMap`]): foldhash with a per-process seed.
+/// Loading a plan hashes every service and type name once and looks up every reference;
+/// SipHash (std's default) made that a visible part of a load, while a seeded fast hash keeps
+/// a crafted plan from aiming for collisions all the same.
+pub type NameHasher = foldhash::fast::RandomState;
+
+/// A map keyed by plan names, in insertion order: `services`, `aliases` and `types` of a
+/// [`Plan`]. Build one with `NameMap::default()`, `with_capacity_and_hasher` or `collect()`.
+pub type NameMap<V> = IndexMap<Name, V, NameHasher>;
+
 /// A whole plan document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
@@ -49,13 +59,13 @@ pub struct Plan {
     #[serde(default)]
     pub parameters: IndexMap<String, Expr>,
     /// Services by name, in definition order.
-    pub services: IndexMap<Name, ServicePlan>,
+    pub services: NameMap<ServicePlan>,
     /// Alias name → service name.
     #[serde(default)]
-    pub aliases: IndexMap<Name, Name>,
+    pub aliases: NameMap<Name>,
     /// The autowiring index: type → names of the services autowired for it (preferred first).
     #[serde(default)]
-    pub types: IndexMap<Name, Vec<Name>>,
+    pub types: NameMap<Vec<Name>>,
     /// Tag index: tag → (service name → tag value).
     #[serde(default)]
     pub tags: IndexMap<String, IndexMap<String, Expr>>,

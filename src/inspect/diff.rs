@@ -482,9 +482,9 @@ fn create_changes(old: &Expr, new: &Expr, out: &mut Vec<Change>) {
 }
 
 /// Differences of two maps: removed, changed and added keys (field = `prefix` + key).
-fn keyed<K: std::hash::Hash + Eq + std::fmt::Display, V>(
-    old: &IndexMap<K, V>,
-    new: &IndexMap<K, V>,
+fn keyed<K: std::hash::Hash + Eq + std::fmt::Display, V, S: std::hash::BuildHasher>(
+    old: &IndexMap<K, V, S>,
+    new: &IndexMap<K, V, S>,
     same: impl Fn(&V, &V) -> bool,
     old_value: impl Fn(&V) -> (Json, String),
     new_value: impl Fn(&V) -> (Json, String),

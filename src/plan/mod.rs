@@ -43,7 +43,7 @@ impl ContentHash {
 /// The plan's tag index, derived from the services' tags: tag → (service → value), services
 /// in plan order. Rebuilt after `afterCompile(plan)` edits, so it never goes stale.
 pub fn tag_index(
-    services: &IndexMap<plan::Name, ServicePlan>,
+    services: &plan::NameMap<ServicePlan>,
 ) -> IndexMap<String, IndexMap<String, plan::Expr>> {
     let mut tags: IndexMap<String, IndexMap<String, plan::Expr>> = IndexMap::new();
     for (name, s) in services {
@@ -111,7 +111,8 @@ pub fn build_releasing(
     let needs_async = builder.async_services();
     let types = type_index(builder);
     let released = builder.release();
-    let mut services = IndexMap::with_capacity(released.definitions.len());
+    let mut services =
+        plan::NameMap::with_capacity_and_hasher(released.definitions.len(), Default::default());
     for mut def in released.definitions.into_values() {
         let (Some(ty), Some(completed)) = (def.resolved_type.take(), def.completed.take()) else {
             continue;
@@ -141,7 +142,7 @@ fn assemble(
     sources: &SourceMap,
     files: &[FileId],
 ) -> Plan {
-    let mut services = IndexMap::with_capacity(completed.len());
+    let mut services = plan::NameMap::with_capacity_and_hasher(completed.len(), Default::default());
     for (def, completed) in builder.definitions().zip(completed) {
         let Some(ty) = def.resolved_type.clone() else {
             continue;
@@ -200,7 +201,7 @@ fn service_plan(
 }
 
 /// The plan's type index: each autowired type → the services autowired for it.
-fn type_index(builder: &ContainerBuilder) -> IndexMap<plan::Name, Vec<plan::Name>> {
+fn type_index(builder: &ContainerBuilder) -> plan::NameMap<Vec<plan::Name>> {
     builder
         .autowiring()
         .types()
@@ -212,8 +213,8 @@ fn type_index(builder: &ContainerBuilder) -> IndexMap<plan::Name, Vec<plan::Name
 /// then the `addDependency` files) and the inputs hash.
 #[allow(clippy::too_many_arguments)]
 fn finish(
-    services: IndexMap<plan::Name, ServicePlan>,
-    types: IndexMap<plan::Name, Vec<plan::Name>>,
+    services: plan::NameMap<ServicePlan>,
+    types: plan::NameMap<Vec<plan::Name>>,
     aliases: IndexMap<String, String>,
     initialization: Vec<plan::Expr>,
     added: &[std::path::PathBuf],

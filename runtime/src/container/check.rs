@@ -1,7 +1,7 @@
 //! Load-time checks: the whole plan against itself and against the registry, every problem
 //! and every gap collected so they can be reported at once.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt::Display;
 
 use indexmap::IndexMap;
@@ -10,10 +10,6 @@ use crate::error::Missing;
 use crate::plan::{CallTarget, Expr, Plan, ServiceKind, ServicePlan, MAX_EXPR_DEPTH};
 use crate::registry::{ClassEntry, Registry};
 use crate::value::Value;
-
-/// A map keyed by names from the plan: foldhash, seeded per process (fast on short names, and
-/// a crafted plan cannot aim for collisions), where the plan's own maps use SipHash.
-pub(crate) type NameMap<'a, V> = HashMap<&'a str, V, foldhash::fast::RandomState>;
 
 /// Walks the whole plan once, collecting every inconsistency (`problems`) and every missing
 /// registration (`missing`), so both can be reported at once.
@@ -30,9 +26,6 @@ pub(crate) struct Checker<'a> {
     unknown_used: HashSet<&'a str>,
     /// Whether the plan uses at least one registered class.
     known_used: bool,
-    /// Service name → its index in `plan.services`, built once: every reference the plan
-    /// makes is looked up here.
-    pub(crate) index: NameMap<'a, u32>,
     /// Per service index `i`: the types the plan autowires it for are
     /// `autowired_for[autowired_at[i]..autowired_at[i + 1]]`, in the order of `plan.types`.
     autowired_at: Vec<u32>,
@@ -50,18 +43,35 @@ pub(crate) struct Checker<'a> {
     pub(crate) single_service: Vec<u32>,
 }
 
+/// Whether `e` is a scalar, a one-key object (`$ref`, `$param`, …) or a `$new` whose arguments
+/// are such: JSON depth at most 3, so [`Checker::too_deep`] need not measure it (the common
+/// `create`, a `$new` of references and numbers, is one).
+fn shallow(e: &Expr) -> bool {
+    fn leaf(e: &Expr) -> bool {
+        matches!(
+            e,
+            Expr::Null
+                | Expr::Bool(_)
+                | Expr::Int(_)
+                | Expr::Float(_)
+                | Expr::Str(_)
+                | Expr::Ref(_)
+                | Expr::Param(_)
+                | Expr::Arg(_)
+                | Expr::Provider(_)
+        )
+    }
+    match e {
+        Expr::New { args, .. } => args.iter().all(leaf),
+        other => leaf(other),
+    }
+}
+
 /// In [`Checker::arg_refs`] and [`Checker::single_service`]: no service resolved by name.
 pub(crate) const NO_REF: u32 = u32::MAX;
 
 impl<'a> Checker<'a> {
     pub(crate) fn new(plan: &'a Plan, registry: &'a Registry) -> Checker<'a> {
-        let mut index = NameMap::with_capacity_and_hasher(
-            plan.services.len(),
-            foldhash::fast::RandomState::default(),
-        );
-        for (i, name) in plan.services.keys().enumerate() {
-            index.insert(name.as_str(), i as u32);
-        }
         Checker {
             plan,
             registry,
@@ -71,7 +81,6 @@ impl<'a> Checker<'a> {
             seen: HashSet::new(),
             unknown_used: HashSet::new(),
             known_used: false,
-            index,
             autowired_at: Vec::new(),
             autowired_for: Vec::new(),
             new_classes: Vec::with_capacity(plan.services.len()),
@@ -80,9 +89,10 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// The index of the service `name` (aliases not followed).
+    /// The index of the service `name` (aliases not followed): one lookup in the plan's
+    /// own service map (a seeded fast hash, see [`crate::plan::NameHasher`]).
     pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
-        self.index.get(name).map(|&i| i as usize)
+        self.plan.services.get_index_of(name)
     }
 
     /// Records that the plan uses `class` and returns its registration, if any.
@@ -123,7 +133,7 @@ impl<'a> Checker<'a> {
     }
 
     fn exists(&self, name: &str) -> bool {
-        self.index.contains_key(name) || self.plan.aliases.contains_key(name)
+        self.plan.services.contains_key(name) || self.plan.aliases.contains_key(name)
     }
 
     /// The registered class the object of the service `name` will have, when the plan says
@@ -153,8 +163,9 @@ impl<'a> Checker<'a> {
         for (ty, names) in &plan.types {
             let mut single = NO_REF;
             for n in names {
-                match self.index.get(n.as_str()) {
-                    Some(&i) => {
+                match self.index_of(n) {
+                    Some(i) => {
+                        let i = i as u32;
                         at[i as usize + 1] += 1;
                         entries.push((i, ty.as_str()));
                         if names.len() == 1 {
@@ -199,9 +210,9 @@ impl<'a> Checker<'a> {
                         for a in args {
                             // A `$ref` by name (the common argument) is looked up once, here.
                             if let Expr::Ref(r) = a {
-                                match self.index.get(r.as_str()) {
-                                    Some(&i) if r != "@self" => {
-                                        self.arg_refs.push(i);
+                                match self.index_of(r) {
+                                    Some(i) if r != "@self" => {
+                                        self.arg_refs.push(i as u32);
                                         continue;
                                     }
                                     _ => {}
@@ -268,7 +279,7 @@ impl<'a> Checker<'a> {
                 .extend(super::async_resolve::plan_problems(plan, self.registry));
         }
         for (alias, target) in &plan.aliases {
-            if !self.index.contains_key(target.as_str()) {
+            if !plan.services.contains_key(target.as_str()) {
                 self.problems.push(format!(
                     "alias '{alias}' points to unknown service '{target}'"
                 ));
@@ -292,6 +303,9 @@ impl<'a> Checker<'a> {
     /// Records an expression nested deeper than [`MAX_EXPR_DEPTH`] (a binary plan can hold one
     /// that JSON could not); such an expression is not walked or evaluated.
     fn too_deep(&mut self, e: &Expr, at: &dyn Display) -> bool {
+        if shallow(e) {
+            return false;
+        }
         let depth = e.json_depth();
         if depth > MAX_EXPR_DEPTH {
             self.problems.push(format!(
@@ -644,7 +658,7 @@ impl<'a> Checker<'a> {
         for (tag, entries) in &plan.tags {
             let mut list = Vec::new();
             for (service, e) in entries {
-                if !self.index.contains_key(service.as_str()) {
+                if !plan.services.contains_key(service.as_str()) {
                     self.problems
                         .push(format!("tag '{tag}' lists unknown service '{service}'"));
                     continue;

@@ -240,7 +240,6 @@ impl<'r> ContainerBuilder<'r> {
             &plan,
             self.registry,
             &dynamic,
-            &check.index,
             &check.new_classes,
             &check.arg_refs,
         );

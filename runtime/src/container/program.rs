@@ -174,17 +174,16 @@ pub(crate) struct Resolved {
 }
 
 /// Compiles `plan` against `registry`; `dynamic` holds the dynamic parameters the loader
-/// resolved (their values are fixed for the container's life); `index` is the load check's
-/// service name → index map of the same plan, `classes` its registration of each service's
-/// top-level `$new` class (per service index; `None` for another `create` or an unregistered
-/// class) and `arg_refs` the services those `$new`s' arguments reference (see
-/// [`super::check::Checker::arg_refs`]), so no class or name is looked up twice. Never fails: whatever cannot be resolved here stays
-/// a [`Node::Tree`] and reports its error when evaluated, as before.
+/// resolved (their values are fixed for the container's life); `classes` is the load check's
+/// registration of each service's top-level `$new` class (per service index; `None` for
+/// another `create` or an unregistered class) and `arg_refs` the services those `$new`s'
+/// arguments reference (see [`super::check::Checker::arg_refs`]), so no class or name is
+/// looked up twice. Never fails: whatever cannot be resolved here stays a [`Node::Tree`] and
+/// reports its error when evaluated, as before.
 pub(crate) fn compile(
     plan: &Plan,
     registry: &Registry,
     dynamic: &HashMap<String, Value>,
-    index: &super::check::NameMap<'_, u32>,
     classes: &[Option<&ClassEntry>],
     arg_refs: &[u32],
 ) -> Program {
@@ -197,14 +196,19 @@ pub(crate) fn compile(
             args += a.len();
         }
     }
+    // Every top-level argument the check did not resolve to a service is usually a constant.
+    let consts = arg_refs
+        .iter()
+        .filter(|&&r| r == super::check::NO_REF)
+        .count();
     let mut c = Compiler {
         plan,
         registry,
         dynamic,
-        index,
         news: Vec::with_capacity(news),
         args: Vec::with_capacity(args),
-        consts: Vec::new(),
+        consts: Vec::with_capacity(consts),
+        null: None,
     };
     let mut services = Vec::with_capacity(plan.services.len());
     let mut refs = arg_refs.iter().copied();
@@ -239,18 +243,18 @@ struct Compiler<'a> {
     plan: &'a Plan,
     registry: &'a Registry,
     dynamic: &'a HashMap<String, Value>,
-    /// Service name → index (the load check's map: one seeded fast hash per reference).
-    index: &'a super::check::NameMap<'a, u32>,
     news: Vec<NewOp>,
     args: Vec<Node>,
     consts: Vec<Value>,
+    /// The one constant `null` every `null` argument shares (constants are never written).
+    null: Option<u32>,
 }
 
 impl Compiler<'_> {
     /// The index of service `name`, aliases followed (as `Inner::index_of`).
     fn index_of(&self, name: &str) -> Option<usize> {
-        if let Some(&i) = self.index.get(name) {
-            return Some(i as usize);
+        if let Some(i) = self.plan.services.get_index_of(name) {
+            return Some(i);
         }
         let mut n = name;
         for _ in 0..=self.plan.aliases.len() {
@@ -276,7 +280,18 @@ impl Compiler<'_> {
                     return Node::Ref(i);
                 }
             }
-            Expr::Null => return self.constant(Value::Null),
+            Expr::Null => {
+                let i = match self.null {
+                    Some(i) => i,
+                    None => {
+                        self.consts.push(Value::Null);
+                        let i = (self.consts.len() - 1) as u32;
+                        self.null = Some(i);
+                        i
+                    }
+                };
+                return Node::Const(i);
+            }
             Expr::Int(i) => return self.constant(Value::Int(*i)),
             _ => {}
         }

@@ -10,13 +10,15 @@
 //! key twice, a length prefix cannot reserve more than the bytes left could hold, and nothing
 //! may follow the plan.
 
+use std::hash::BuildHasher;
+
 use indexmap::map::Entry;
 use indexmap::IndexMap;
 
 use crate::dynamic::DynamicParam;
 use crate::plan::{
-    Autowired, CallTarget, Dependency, Expr, Lifespan, Name, Plan, ServiceKind, ServicePlan,
-    SourceLocation, MAX_EXPR_DEPTH,
+    Autowired, CallTarget, Dependency, Expr, Lifespan, Name, NameHasher, NameMap, Plan,
+    ServiceKind, ServicePlan, SourceLocation, MAX_EXPR_DEPTH,
 };
 
 /// How deeply expressions may nest in a binary payload. An expression's nesting counts one
@@ -191,13 +193,13 @@ impl<'b> Reader<'b> {
 
     /// A sequence of `(name, T)` pairs as a map, refusing a name that comes twice (`what`
     /// names the entries in the error: "service 'db' appears twice").
-    fn map<K: for<'s> From<&'s str> + std::hash::Hash + Eq, T>(
+    fn map<K: for<'s> From<&'s str> + std::hash::Hash + Eq, T, S: BuildHasher + Default>(
         &mut self,
         what: &str,
         mut value: impl FnMut(&mut Self, &str) -> Result<T, String>,
-    ) -> Result<IndexMap<K, T>, String> {
+    ) -> Result<IndexMap<K, T, S>, String> {
         let (n, cap) = self.len(what, MIN_PAIR)?;
-        let mut out = IndexMap::with_capacity(cap);
+        let mut out = IndexMap::with_capacity_and_hasher(cap, S::default());
         for _ in 0..n {
             let key = self.str(what)?;
             let v = value(self, key)?;
@@ -425,7 +427,7 @@ impl<'b> Reader<'b> {
         }
         let parameters = self.expr_map("parameter", 0)?;
         let (n, cap) = self.len("services", MIN_SERVICE)?;
-        let mut services = IndexMap::with_capacity(cap);
+        let mut services = NameMap::with_capacity_and_hasher(cap, NameHasher::default());
         for _ in 0..n {
             let name = self.str("a service name")?;
             let sp = self
