@@ -125,6 +125,9 @@ pub struct Registry {
     /// order, so a plan that uses its classes in about that order reads them front to back
     /// instead of one cache miss per class in a table of ~220-byte slots.
     pub(crate) classes: Arc<ClassTable>,
+    /// Rust type → its members (methods, property writers and readers, dispose hook). Only
+    /// types with at least one member have an entry: registering a class adds none, and a
+    /// type without an entry behaves as one with no members.
     pub(crate) types: Arc<FxHashMap<TypeId, TypeEntry>>,
     /// Rust type or trait object → catalog name (first registration wins).
     pub(crate) names: Arc<FxHashMap<TypeId, Name>>,
@@ -146,16 +149,13 @@ pub struct Registry {
 pub(crate) type ClassTable = IndexMap<Name, ClassEntry, FxBuildHasher>;
 
 impl Registry {
-    /// An empty registry. Its class, type and name tables start with room for 32 entries
-    /// each (a small application's registrations without a rehash that moves every entry).
+    /// An empty registry. Its class and name tables start with room for 32 entries each (a
+    /// small application's registrations without a rehash that moves every entry); the member
+    /// table grows with the types that register members.
     pub fn new() -> Registry {
         const ROOM: usize = 32;
         Registry {
             classes: Arc::new(ClassTable::with_capacity_and_hasher(ROOM, FxBuildHasher)),
-            types: Arc::new(FxHashMap::with_capacity_and_hasher(
-                ROOM,
-                Default::default(),
-            )),
             names: Arc::new(FxHashMap::with_capacity_and_hasher(
                 ROOM,
                 Default::default(),
@@ -179,7 +179,6 @@ impl Registry {
         if entry.type_id != type_id {
             *entry = new_entry::<T>();
         }
-        Arc::make_mut(&mut self.types).entry(type_id).or_default();
         Arc::make_mut(&mut self.names)
             .entry(type_id)
             .or_insert_with(|| name.clone());
