@@ -160,6 +160,12 @@ impl<'b> Reader<'b> {
         }
         let bytes = &self.buf[self.at..self.at + n as usize];
         self.at += n as usize;
+        // Nearly every string of a plan (names, classes, methods) is ASCII: checked inline,
+        // without a call into the general UTF-8 validation.
+        if bytes.is_ascii() {
+            // SAFETY: ASCII bytes are valid UTF-8.
+            return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
+        }
         std::str::from_utf8(bytes).map_err(|e| format!("{what}: a string that is not UTF-8 ({e})"))
     }
 
