@@ -38,9 +38,6 @@ pub(crate) struct Checker<'a> {
     /// the service it references when it is a `$ref` found by name ([`NO_REF`] otherwise),
     /// so the program compiler does not look the same name up again.
     pub(crate) arg_refs: Vec<u32>,
-    /// Per entry of `plan.types`, in its order: the index of its one service when it lists
-    /// exactly one ([`NO_REF`] otherwise), for the container's by-type table.
-    pub(crate) single_service: Vec<u32>,
 }
 
 /// Whether `e` is a scalar, a one-key object (`$ref`, `$param`, …) or a `$new` whose arguments
@@ -67,7 +64,7 @@ fn shallow(e: &Expr) -> bool {
     }
 }
 
-/// In [`Checker::arg_refs`] and [`Checker::single_service`]: no service resolved by name.
+/// In [`Checker::arg_refs`]: no service resolved by name.
 pub(crate) const NO_REF: u32 = u32::MAX;
 
 impl<'a> Checker<'a> {
@@ -85,7 +82,6 @@ impl<'a> Checker<'a> {
             autowired_for: Vec::new(),
             new_classes: Vec::with_capacity(plan.services.len()),
             arg_refs: Vec::with_capacity(plan.services.len() * 2),
-            single_service: Vec::new(),
         }
     }
 
@@ -159,23 +155,17 @@ impl<'a> Checker<'a> {
         let mut problems = Vec::new();
         let mut at = vec![0u32; plan.services.len() + 1];
         let mut entries: Vec<(u32, &'a str)> = Vec::with_capacity(plan.types.len());
-        self.single_service = Vec::with_capacity(plan.types.len());
         for (ty, names) in &plan.types {
-            let mut single = NO_REF;
             for n in names {
                 match self.index_of(n) {
                     Some(i) => {
                         let i = i as u32;
                         at[i as usize + 1] += 1;
                         entries.push((i, ty.as_str()));
-                        if names.len() == 1 {
-                            single = i;
-                        }
                     }
                     None => problems.push(format!("types index: {ty} lists unknown service '{n}'")),
                 }
             }
-            self.single_service.push(single);
         }
         for i in 1..at.len() {
             at[i] += at[i - 1];

@@ -1,6 +1,6 @@
 //! [`ContainerBuilder`]: reading a plan and checking it before anything is created.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::plan::{Lifespan, Plan, ServiceKind, FORMAT, VERSION};
 use crate::registry::Registry;
 use crate::value::{Instance, Value};
+use rustc_hash::FxHashMap;
 
 /// Options for loading a plan; start with [`Container::builder`].
 ///
@@ -140,12 +141,30 @@ impl<'r> ContainerBuilder<'r> {
                 expected: VERSION,
             });
         }
+        // One pass over the services for what the set-up needs of their kinds and lifespans
+        // (each later step that only concerns slots or imported services is skipped when the
+        // plan has none: a pass over 10,000 entries of ~400 bytes is not free).
+        let (mut scoped_count, mut any_slot, mut any_import) = (0usize, false, false);
+        let scoped_slot: Vec<Option<u32>> = plan
+            .services
+            .values()
+            .map(|sp| {
+                any_slot |= sp.kind == ServiceKind::Slot;
+                any_import |= sp.kind == ServiceKind::Imported;
+                (sp.lifespan == Lifespan::Scoped && sp.kind != ServiceKind::Imported).then(|| {
+                    scoped_count += 1;
+                    (scoped_count - 1) as u32
+                })
+            })
+            .collect();
         let mut check = Checker::new(&plan, self.registry);
         check.run();
         check
             .problems
             .extend(crate::dynamic::section_problems(&plan.dynamic));
-        check.problems.extend(super::slots::plan_problems(&plan));
+        if any_slot {
+            check.problems.extend(super::slots::plan_problems(&plan));
+        }
         let tags = check.tag_values();
         if !check.problems.is_empty() {
             let list: String = check
@@ -172,7 +191,7 @@ impl<'r> ContainerBuilder<'r> {
         }
 
         let slots: Vec<OnceLock<Instance>> =
-            plan.services.keys().map(|_| OnceLock::new()).collect();
+            (0..plan.services.len()).map(|_| OnceLock::new()).collect();
         let mut unknown = Vec::new();
         for (name, inst) in self.imports {
             match plan.services.get_full(name.as_str()) {
@@ -182,13 +201,18 @@ impl<'r> ContainerBuilder<'r> {
                 _ => unknown.push(name),
             }
         }
-        let missing: Vec<String> = plan
-            .services
-            .iter()
-            .enumerate()
-            .filter(|(i, (_, sp))| sp.kind == ServiceKind::Imported && slots[*i].get().is_none())
-            .map(|(_, (n, _))| n.to_string())
-            .collect();
+        let missing: Vec<String> = if any_import {
+            plan.services
+                .iter()
+                .enumerate()
+                .filter(|(i, (_, sp))| {
+                    sp.kind == ServiceKind::Imported && slots[*i].get().is_none()
+                })
+                .map(|(_, (n, _))| n.to_string())
+                .collect()
+        } else {
+            Vec::new()
+        };
         if !missing.is_empty() || !unknown.is_empty() {
             return Err(Error::Imports {
                 origin: origin.to_string(),
@@ -209,33 +233,6 @@ impl<'r> ContainerBuilder<'r> {
         let mut dynamic = self.dynamic;
         dynamic.extend(resolved);
 
-        let mut scoped_count = 0usize;
-        let scoped_slot: Vec<Option<u32>> = plan
-            .services
-            .values()
-            .map(|sp| {
-                (sp.lifespan == Lifespan::Scoped && sp.kind != ServiceKind::Imported).then(|| {
-                    scoped_count += 1;
-                    (scoped_count - 1) as u32
-                })
-            })
-            .collect();
-        // Each registered Rust type whose catalog name the plan autowires exactly one
-        // service for (a table sized once: no rehash while it fills).
-        let mut by_type = rustc_hash::FxHashMap::with_capacity_and_hasher(
-            self.registry.names.len().min(plan.types.len()),
-            Default::default(),
-        );
-        for (tid, name) in self.registry.names.iter() {
-            if let Some(k) = plan.types.get_index_of(name.as_str()) {
-                match check.single_service.get(k) {
-                    Some(&i) if i != super::check::NO_REF => {
-                        by_type.insert(*tid, i as usize);
-                    }
-                    _ => {}
-                }
-            }
-        }
         let program = super::program::compile(
             &plan,
             self.registry,
@@ -245,7 +242,11 @@ impl<'r> ContainerBuilder<'r> {
         );
         drop(check);
         let created = super::order::CreationOrder::new(slots.len());
-        let slot_types = super::slots::slot_types(&plan, self.registry, &scoped_slot, scoped_count);
+        let slot_types = if any_slot {
+            super::slots::slot_types(&plan, self.registry, &scoped_slot, scoped_count)
+        } else {
+            vec![None; scoped_count]
+        };
         let inner = Arc::new_cyclic(|me| Inner {
             program,
             registry: self.registry.clone(),
@@ -260,10 +261,29 @@ impl<'r> ContainerBuilder<'r> {
             lock: BuildLock::for_container(),
             gates: super::async_resolve::Gates::default(),
             created,
-            by_type,
+            by_type: OnceLock::new(),
             me: me.clone(),
             plan,
         });
         Ok(Container { inner })
     }
+}
+
+/// The container's by-type table (see `Inner::by_type`): each registered Rust type whose
+/// catalog name the plan autowires exactly one service for → that service's index. Built on
+/// the first by-type request, not at load (a container asked only by name never needs it),
+/// in one pass over the registry's type names, sized once (no rehash while it fills).
+pub(super) fn by_type_table(plan: &Plan, registry: &Registry) -> FxHashMap<TypeId, usize> {
+    let mut by_type = FxHashMap::with_capacity_and_hasher(
+        registry.names.len().min(plan.types.len()),
+        Default::default(),
+    );
+    for (tid, name) in registry.names.iter() {
+        if let Some([one]) = plan.types.get(name.as_str()).map(Vec::as_slice) {
+            if let Some(i) = plan.services.get_index_of(one.as_str()) {
+                by_type.insert(*tid, i);
+            }
+        }
+    }
+    by_type
 }

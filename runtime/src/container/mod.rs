@@ -119,9 +119,10 @@ pub(crate) struct Inner {
     pub(crate) gates: async_resolve::Gates,
     /// Service indexes in the order their singletons were published.
     pub(crate) created: order::CreationOrder,
-    /// Registered Rust type → the one service the plan autowires for its catalog name.
-    /// (FxHash: `TypeId`s are already well-mixed, SipHash would dominate a cached lookup.)
-    pub(crate) by_type: rustc_hash::FxHashMap<TypeId, usize>,
+    /// Registered Rust type → the one service the plan autowires for its catalog name, built
+    /// on the first by-type request (`load::by_type_table`). (FxHash: `TypeId`s are already
+    /// well-mixed, SipHash would dominate a cached lookup.)
+    pub(crate) by_type: OnceLock<rustc_hash::FxHashMap<TypeId, usize>>,
     /// This container, for generated factories, accessors and locators.
     pub(crate) me: Weak<Inner>,
 }

@@ -187,15 +187,10 @@ pub(crate) fn compile(
     classes: &[Option<&ClassEntry>],
     arg_refs: &[u32],
 ) -> Program {
-    // The tables' sizes, counted over the services' top-level `$new`s (nested ones and
-    // setups grow them as needed).
-    let (mut news, mut args) = (0, 0);
-    for sp in plan.services.values() {
-        if let Expr::New { args: a, .. } = &sp.create {
-            news += 1;
-            args += a.len();
-        }
-    }
+    // The tables' sizes, from what the check saw (no pass of its own over the services): about
+    // one `$new` per service, and the top-level `$new`s' arguments (nested calls and setups
+    // grow them as needed).
+    let (news, args) = (plan.services.len(), arg_refs.len());
     // Every top-level argument the check did not resolve to a service is usually a constant.
     let consts = arg_refs
         .iter()

@@ -186,7 +186,10 @@ impl Inner {
     pub(crate) fn autowired_index<T: ?Sized + 'static>(
         &self,
     ) -> Result<Result<usize, &str>, Error> {
-        if let Some(&idx) = self.by_type.get(&std::any::TypeId::of::<T>()) {
+        let by_type = self
+            .by_type
+            .get_or_init(|| super::load::by_type_table(&self.plan, &self.registry));
+        if let Some(&idx) = by_type.get(&std::any::TypeId::of::<T>()) {
             return Ok(Ok(idx));
         }
         let type_name = self
