@@ -597,6 +597,35 @@ mod tests {
         assert_eq!(Plan::from_bytes(&wrap(&base), "p.bin").unwrap(), two);
     }
 
+    #[test]
+    fn strings_are_utf8_checked_ascii_or_not() {
+        // ASCII names take the inline check, others the general one: both round-trip.
+        let plan = Plan::from_json_str(
+            r#"{"format": "wireplan-plan", "version": 1, "compiler": "t", "inputs_hash": "0",
+                "services": {"café": {"type": "App\\Db", "create": {"$new": "App\\Db",
+                   "args": ["naïve", {"$ref": "db"}]}},
+                             "db": {"type": "A", "create": {"$new": "A", "args": []}}}}"#,
+            "<t>",
+        )
+        .unwrap();
+        let base = payload(&plan);
+        assert_eq!(Plan::from_bytes(&wrap(&base), "p.bin").unwrap(), plan);
+        // A name whose bytes are not UTF-8 (an ASCII name with its last byte replaced by a
+        // lone continuation byte, and a non-ASCII one cut inside a character) is refused.
+        for (from, to) in [
+            (pstr("db"), [&[2u8][..], b"d", &[0x80]].concat()),
+            (pstr("café"), [&[5u8][..], b"caf", &[0xc3, 0x28]].concat()),
+        ] {
+            let bad = splice(&base, &from, &to);
+            let err = binary_error(&wrap(&bad));
+            assert!(
+                err.contains("a string that is not UTF-8"),
+                "{}: {err}",
+                String::from_utf8_lossy(&from)
+            );
+        }
+    }
+
     /// A plan with every section, every service field and every expression variant.
     fn rich(version: u32) -> Plan {
         let mut plan = Plan::from_json_str(
