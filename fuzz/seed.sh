@@ -19,7 +19,7 @@ seed() { # SRC DEST_DIR
     cp "$1" "$2/$name"
 }
 
-sources="$root/tests/fixtures $root/examples $root/scripts"
+sources="$root/tests/fixtures $root/tests/adversarial $root/examples $root/scripts"
 [ -d "$conf" ] && sources="$sources $conf" || echo "note: $conf is absent; seeding from the fixtures only"
 
 find $sources -name '*.neon' -type f | while read -r f; do

@@ -204,6 +204,30 @@ impl Expr {
         matches!(self.kind, ExprKind::Null)
     }
 
+    /// How deep this value nests once written into a plan as a parameter value: the nesting
+    /// of JSON arrays and objects that `wireplan_runtime::plan::Expr::json_depth` counts for
+    /// the plan value the compiler makes of it (a scalar or a statement, written as its text,
+    /// is 0; a list or map 1 more than its deepest item; a dynamic reference 1; a concatenation
+    /// 2 more than its deepest part; a non-finite float 1). Computed on the value itself, so
+    /// no plan value is built just to be measured. Recursive: meant for values whose depth is
+    /// already bounded (NEON's nesting limit, the parameter expander's plan-depth stop).
+    pub fn plain_depth(&self) -> usize {
+        fn deepest<'a>(items: impl Iterator<Item = &'a Expr>) -> usize {
+            items.map(Expr::plain_depth).max().unwrap_or(0)
+        }
+        match &self.kind {
+            ExprKind::Null
+            | ExprKind::Bool(_)
+            | ExprKind::Int(_)
+            | ExprKind::Str(_)
+            | ExprKind::Statement(_) => 0,
+            ExprKind::Float(f) => usize::from(!f.is_finite()),
+            ExprKind::Dynamic(_) => 1,
+            ExprKind::Array(a) => 1 + deepest(a.items.values()),
+            ExprKind::Concat(parts) => 2 + deepest(parts.iter()),
+        }
+    }
+
     /// A short type name for messages.
     pub fn type_name(&self) -> &'static str {
         match self.kind {

@@ -243,10 +243,17 @@ fn static_parameters(params: &Parameters) -> IndexMap<String, wireplan_runtime::
 /// a service still works (the statement is used there, as in Nette), so the error only applies
 /// while `di › export › parameters` keeps parameters in the plan.
 fn check_plain_parameters(params: &Parameters, diags: &mut Diagnostics) {
-    fn walk(path: &str, v: &Expr, diags: &mut Diagnostics) {
+    /// Reports the statements inside `v`; `path` holds the keys from the parameter down to
+    /// `v`, joined into a dotted name only for an error (a parameter may hold many values).
+    fn walk<'v>(path: &mut Vec<&'v dyn std::fmt::Display>, v: &'v Expr, diags: &mut Diagnostics) {
         use crate::expr::ExprKind as K;
         match &v.kind {
             K::Statement(_) => {
+                let path = path
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join(".");
                 let mut d = Diagnostic::error(
                     Code::InvalidValue,
                     format!(
@@ -273,7 +280,9 @@ fn check_plain_parameters(params: &Parameters, diags: &mut Diagnostics) {
             }
             K::Array(a) => {
                 for (k, x) in &a.items {
-                    walk(&format!("{path}.{}", k.as_string()), x, diags);
+                    path.push(k);
+                    walk(path, x, diags);
+                    path.pop();
                 }
             }
             _ => {}
@@ -283,9 +292,9 @@ fn check_plain_parameters(params: &Parameters, diags: &mut Diagnostics) {
     // each wrap the next), so one error at the first, naming the others.
     let mut too_deep: Vec<(&str, usize, Option<crate::source::Span>)> = Vec::new();
     for (name, v) in &params.values {
-        walk(name, v, diags);
+        walk(&mut vec![name as &dyn std::fmt::Display], v, diags);
         // What the plan can carry (JSON readers stop at 128 levels).
-        let depth = plain_value(v).json_depth();
+        let depth = v.plain_depth();
         if depth > wireplan_runtime::plan::MAX_EXPR_DEPTH {
             too_deep.push((name, depth, v.span));
         }

@@ -207,7 +207,12 @@ impl Pipeline {
         );
         halted = halted || over_memory("expanding the configuration", &mut diags);
         let mut builder = ContainerBuilder::new(catalog);
-        builder.parameters = params.values.clone();
+        // The builder's copy is what scripts read (`getParameters`, an extension's expanded
+        // configuration); a plain compilation without scripts reads none, so no copy is made.
+        let extensions_section = sections.get("extensions").map(|(_, v)| v);
+        if !lean || extensions_section.is_some() {
+            builder.parameters = params.values.clone();
+        }
         let builder = Rc::new(RefCell::new(builder));
 
         // `extensions:` registers the scripts.
@@ -220,7 +225,6 @@ impl Pipeline {
             &mut diags,
         );
         // The scripts read the parameters; without scripts nothing does (no copy of them all).
-        let extensions_section = sections.get("extensions").map(|(_, v)| v);
         let script_parameters = match extensions_section {
             Some(_) => params.values.clone(),
             None => Default::default(),

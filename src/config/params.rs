@@ -279,14 +279,17 @@ impl<'a> Expander<'a> {
 pub const MAX_EXPANDED_LEN: usize = 1 << 20;
 
 /// The most values (scalars, lists, maps, statements: nodes of the value tree) that
-/// `%parameter%` references may copy into the configuration in total, over all parameters and
-/// sections (128 Ki). Lists of parameters that repeat the previous one grow exponentially
-/// (`p1: [%p0%, %p0%, …]`, `p2: [%p1%, …]`); past this, a reference is an `invalid-value` error
-/// and expands to `null`. Every later stage copies and walks what was expanded a few times
-/// (checks, the plan's parameters, encoding): at 256 Ki an input of half a kilobyte took
-/// 0.4–0.9 s in the fuzz build and past its 1 s limit under load; a real configuration copies
-/// far less (the generated 703,000-service one: about 62,000 values).
-pub const MAX_EXPANDED_NODES: usize = 1 << 17;
+/// `%parameter%` references to lists, maps and statements may copy into the configuration in
+/// total, over all parameters and sections (64 Ki). Lists of parameters that repeat the
+/// previous one grow exponentially (`p1: [%p0%, %p0%, …]`, `p2: [%p1%, …]`); past this, a
+/// reference is an `invalid-value` error and expands to `null`. A reference to a single scalar
+/// (`%limit%`, `%db.host%`) does not count: each such copy is written in the input, so their
+/// number is bounded by its size (their text counts towards [`MAX_EXPANDED_TEXT`]). Every
+/// later stage copies and walks what was expanded (checks, the plan's parameters, encoding):
+/// at 128 Ki, inputs of half a kilobyte took up to 0.9 s in the fuzz build (issue #13); a real
+/// configuration copies few collections (the generated 703,000-service one copies about 62,000
+/// scalars and no collection). Nette has no such limit.
+pub const MAX_EXPANDED_NODES: usize = 1 << 16;
 
 /// The most bytes of text that `%parameter%` references may copy in total (16 MiB): the same
 /// guard for lists of long strings.
@@ -489,9 +492,7 @@ impl Expander<'_> {
             let span = self.loc(self.raw.get(name).map(|r| r.span));
             // Bounded: the parameters inside it were stopped at a plan's depth, so this one is
             // its own NEON (at most `neon::MAX_DEPTH`) deeper than that.
-            let depth = stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || {
-                crate::compiler::plain_value(&v).json_depth()
-            });
+            let depth = stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || v.plain_depth());
             self.nested_too_deep.push((name.to_string(), depth, span));
             v = Expr::new(ExprKind::Null, v.span);
         }
@@ -537,7 +538,9 @@ impl Expander<'_> {
             Some((v, size)) => {
                 let mut value = v.clone();
                 value.span = Some(span);
-                self.copied.0 += size.0;
+                // A copy of one scalar counts only its text: such references are written in
+                // the input one by one, so they cannot multiply (see MAX_EXPANDED_NODES).
+                self.copied.0 += if size.0 == 1 { 0 } else { size.0 };
                 self.copied.1 += size.1;
                 value
             }
@@ -981,7 +984,7 @@ mod tests {
         let errors: Vec<&Diagnostic> = diags.items().iter().collect();
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert_eq!(errors[0].code, Code::InvalidValue);
-        assert!(errors[0].message.contains("131072 values"), "{errors:?}");
+        assert!(errors[0].message.contains("65536 values"), "{errors:?}");
         assert!(errors[0].primary_span().is_some());
         assert!(
             errors[0].notes[0].starts_with("expanding: %p"),
@@ -1012,6 +1015,29 @@ mod tests {
         let (_, _, diags) = expand(&text);
         assert_eq!(diags.items().len(), 1, "{:?}", diags.items());
         assert!(diags.items()[0].message.contains("16777216 bytes of text"));
+    }
+
+    #[test]
+    fn scalar_references_do_not_count_towards_the_node_limit() {
+        // More references to a scalar than the node limit: each is written in the input.
+        let n = MAX_EXPANDED_NODES + 10;
+        let mut text = String::from("parameters:\n\tlimit: 5\n\tpair: [a, b]\nservices:\n\ts: [");
+        text.push_str(&vec!["%limit%"; n].join(", "));
+        text.push_str("]\n");
+        let (_, sections, diags) = expand(&text);
+        assert!(diags.is_empty(), "{:?}", diags.items());
+        let s = sections["services"].1.as_array().and_then(|a| a.get("s"));
+        let items = s.and_then(Expr::as_array).expect("a list");
+        assert_eq!(items.len(), n);
+        assert!(items.values().all(|v| matches!(v.kind, ExprKind::Int(5))));
+
+        // A list counts all its values: half as many references to a pair pass the limit.
+        let mut text = String::from("parameters:\n\tpair: [a, b]\nservices:\n\ts: [");
+        text.push_str(&vec!["%pair%"; MAX_EXPANDED_NODES / 2].join(", "));
+        text.push_str("]\n");
+        let (_, _, diags) = expand(&text);
+        assert_eq!(diags.items().len(), 1, "{:?}", diags.items());
+        assert!(diags.items()[0].message.contains("65536 values"));
     }
 
     #[test]
