@@ -24,24 +24,32 @@ pub(crate) enum Tok {
     Newline,
 }
 
-/// One token: its byte range in the stripped text (8 bytes: a large file has about one token
-/// per 4 bytes; spans are `u32` offsets everywhere, see [`crate::source::Span`]). Its kind is
-/// not stored: the grammar makes it a function of the text, see [`Token::kind`].
+/// One token: its byte range in the stripped text and its kind (12 bytes: a large file has
+/// about one token per 4 bytes; spans are `u32` offsets everywhere, see
+/// [`crate::source::Span`]). The kind is read from the text once, when the token is made (see
+/// [`Tok::of`]): the parser asks for it several times per token.
 /// White space and comments are not tokens: they only separate tokens, and the indentation of
 /// a line is read from the text (see [`line_indent`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Token {
     pub start: u32,
     pub end: u32,
+    kind: Tok,
 }
 
 impl Token {
-    /// What the token is, read from its text `src` (the stripped text it was lexed from). The
-    /// grammar's first characters decide it: a line break starts only a run of line breaks, a
-    /// quote only a string; a punctuation token is one byte, and a literal that starts with
-    /// `:` or `-` has at least two (no other literal starts with a punctuation character).
-    pub fn kind(self, src: &str) -> Tok {
-        let bytes = &src.as_bytes()[self.start as usize..self.end as usize];
+    /// What the token is.
+    pub fn kind(self) -> Tok {
+        self.kind
+    }
+}
+
+impl Tok {
+    /// The kind of the token whose text is `bytes`. The grammar's first characters decide it: a
+    /// line break starts only a run of line breaks, a quote only a string; a punctuation token
+    /// is one byte, and a literal that starts with `:` or `-` has at least two (no other
+    /// literal starts with a punctuation character).
+    fn of(bytes: &[u8]) -> Tok {
         match bytes {
             [b'\n', ..] => Tok::Newline,
             [b'\'' | b'"', ..] => Tok::String,
@@ -117,7 +125,7 @@ const PIECE: usize = 64 * 1024;
 pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
     // DI configurations have about one token per 4 bytes: reserve enough for one allocation
     let mut tokens = Vec::with_capacity(src.len() / 3 + 1);
-    if src.len() <= PIECE || src.contains("'''") || src.contains("\"\"\"") {
+    if src.len() <= PIECE || has_triple_quote(src) {
         let end = lex(src, 0, &mut tokens);
         return (tokens, end);
     }
@@ -147,6 +155,13 @@ pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
     (tokens, src.len())
 }
 
+/// Does `src` contain `'''` or `"""` (where a multi-line string may start)?
+fn has_triple_quote(src: &str) -> bool {
+    let b = src.as_bytes();
+    memchr::memchr2_iter(b'\'', b'"', b)
+        .any(|i| b.get(i + 1) == Some(&b[i]) && b.get(i + 2) == Some(&b[i]))
+}
+
 /// Lexes `piece`, which starts at byte `base` of the text, appending its tokens; returns the
 /// offset (in the text) where lexing stopped.
 fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
@@ -156,8 +171,9 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
         Err(_) => return base,
     };
     let mut end = base + piece.len();
-    // Token pairs never nest (every token rule is atomic), so the queue alternates between the
-    // start and the end of one pair; reading it as such avoids building a `Pair` per token.
+    // Below the `tokens` pair, pairs never nest (every token rule is atomic), so the queue
+    // alternates between the start and the end of one pair; reading it as such avoids building
+    // a `Pair` per token.
     let mut from = 0;
     for token in pairs.tokens() {
         let (rule, to) = match token {
@@ -167,45 +183,19 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
             }
             pest::Token::End { rule, pos } => (rule, pos.pos()),
         };
-        // Sources are at most 4 GiB (spans are u32 offsets).
-        let (start, stop) = ((base + from) as u32, (base + to) as u32);
-        let kind = match rule {
-            Rule::literal | Rule::literal_after_quote => Tok::Literal,
-            Rule::sep | Rule::char => match piece.as_bytes()[from] {
-                b'\n' => {
-                    // one pair per line break: a run of them is one token
-                    if let Some(last) = tokens.last_mut() {
-                        // (a piece never starts inside a run, so `last` is of this piece)
-                        let last_first = (last.start as usize)
-                            .checked_sub(base)
-                            .and_then(|i| piece.as_bytes().get(i));
-                        if last.end == start && last_first == Some(&b'\n') {
-                            last.end = stop;
-                            continue;
-                        }
-                    }
-                    Tok::Newline
-                }
-                c => Tok::Char(c),
-            },
-            Rule::string => Tok::String,
-            Rule::stop => {
-                end = base + from;
-                continue;
+        match rule {
+            Rule::token | Rule::string | Rule::after_quote => {
+                // Sources are at most 4 GiB (spans are u32 offsets).
+                tokens.push(Token {
+                    start: (base + from) as u32,
+                    end: (base + to) as u32,
+                    kind: Tok::of(&piece.as_bytes()[from..to]),
+                });
             }
-            _ => continue,
-        };
-        let token = Token { start, end: stop };
-        debug_assert_eq!(
-            Token {
-                start: from as u32,
-                end: to as u32
-            }
-            .kind(piece),
-            kind,
-            "the kind read from the text is the grammar's"
-        );
-        tokens.push(token);
+            Rule::stop => end = base + from,
+            // `tokens` around them all, and comments
+            _ => {}
+        }
     }
     end
 }
@@ -234,7 +224,7 @@ mod tests {
         let (toks, end) = tokenize(s);
         assert_eq!(end, s.len(), "lexing stopped early in {s:?}");
         toks.iter()
-            .map(|t| (t.kind(s), &s[t.start as usize..t.end as usize]))
+            .map(|t| (t.kind(), &s[t.start as usize..t.end as usize]))
             .collect()
     }
 

@@ -186,9 +186,7 @@ impl<'a> Parser<'a> {
 
     /// Is the next token accepted by `f`?
     fn is_next(&self, f: impl Fn(Tok) -> bool) -> bool {
-        self.toks
-            .get(self.pos)
-            .is_some_and(|t| f(t.kind(&self.text.src)))
+        self.toks.get(self.pos).is_some_and(|t| f(t.kind()))
     }
 
     fn is_next_char(&self, c: u8) -> bool {
@@ -383,7 +381,7 @@ impl<'a> Parser<'a> {
         let mut i = self.pos;
         let mut depth = 0usize;
         while let Some(t) = self.toks.get(i) {
-            match t.kind(&self.text.src) {
+            match t.kind() {
                 Tok::Char(b'[' | b'{' | b'(') => depth += 1,
                 Tok::Char(b']' | b'}' | b')') => depth = depth.saturating_sub(1),
                 Tok::Newline if depth == 0 => break,
@@ -395,11 +393,7 @@ impl<'a> Parser<'a> {
             return DashIndent::Either;
         }
         // as `skip_newlines` would leave it
-        while self
-            .toks
-            .get(i)
-            .is_some_and(|t| t.kind(&self.text.src) == Tok::Newline)
-        {
+        while self.toks.get(i).is_some_and(|t| t.kind() == Tok::Newline) {
             i += 1;
         }
         let next = self.indentation_at(i);
