@@ -515,9 +515,9 @@ fn lexes_as_one_literal(s: &str, next: &str) -> bool {
     let text = format!("{s}{next}");
     let (tokens, end) = lexer::tokenize(&text);
     end == text.len()
-        && tokens
-            .first()
-            .is_some_and(|t| t.kind() == Tok::Literal && t.start == 0 && t.end as usize == s.len())
+        && tokens.first().is_some_and(|t| {
+            t.kind(&text) == Tok::Literal && t.start == 0 && t.end as usize == s.len()
+        })
         && (next.is_empty() || tokens.len() == 2)
         && (!next.is_empty() || tokens.len() == 1)
 }

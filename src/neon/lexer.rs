@@ -24,37 +24,34 @@ pub(crate) enum Tok {
     Newline,
 }
 
-/// One token: its byte range in the stripped text and its kind (12 bytes: a large file has
-/// about one token per 4 bytes; spans are `u32` offsets everywhere, see
-/// [`crate::source::Span`]). The kind is read from the text once, when the token is made (see
-/// [`Tok::of`]): the parser asks for it several times per token.
+/// One token: its byte range in the stripped text (8 bytes: a large file has about one token
+/// per 4 bytes; spans are `u32` offsets everywhere, see [`crate::source::Span`]). Its kind is
+/// not stored: the grammar makes it a function of the token's first byte and length, see
+/// [`Token::kind`].
 /// White space and comments are not tokens: they only separate tokens, and the indentation of
 /// a line is read from the text (see [`line_indent`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Token {
     pub start: u32,
     pub end: u32,
-    kind: Tok,
 }
 
 impl Token {
-    /// What the token is.
-    pub fn kind(self) -> Tok {
-        self.kind
-    }
-}
-
-impl Tok {
-    /// The kind of the token whose text is `bytes`. The grammar's first characters decide it: a
-    /// line break starts only a run of line breaks, a quote only a string; a punctuation token
-    /// is one byte, and a literal that starts with `:` or `-` has at least two (no other
-    /// literal starts with a punctuation character).
-    fn of(bytes: &[u8]) -> Tok {
-        match bytes {
-            [b'\n', ..] => Tok::Newline,
-            [b'\'' | b'"', ..] => Tok::String,
-            [c @ (b',' | b'-' | b'[' | b']' | b'(' | b')' | b'{' | b'}' | b'=' | b':')] => {
-                Tok::Char(*c)
+    /// What the token is, read from its text in `src` (the stripped text it was lexed from).
+    /// The grammar's first characters decide it: a line break starts only a run of line
+    /// breaks, a quote only a string; a punctuation token is one byte, and a literal that
+    /// starts with `:` or `-` has at least two (no other literal starts with a punctuation
+    /// character). Only the first byte and the length are read (the parser asks several
+    /// times per token).
+    #[inline(always)]
+    pub fn kind(self, src: &str) -> Tok {
+        match src.as_bytes()[self.start as usize] {
+            b'\n' => Tok::Newline,
+            b'\'' | b'"' => Tok::String,
+            c @ (b',' | b'-' | b'[' | b']' | b'(' | b')' | b'{' | b'}' | b'=' | b':')
+                if self.end - self.start == 1 =>
+            {
+                Tok::Char(c)
             }
             _ => Tok::Literal,
         }
@@ -189,7 +186,6 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
                 tokens.push(Token {
                     start: (base + from) as u32,
                     end: (base + to) as u32,
-                    kind: Tok::of(&piece.as_bytes()[from..to]),
                 });
             }
             Rule::stop => end = base + from,
@@ -224,7 +220,7 @@ mod tests {
         let (toks, end) = tokenize(s);
         assert_eq!(end, s.len(), "lexing stopped early in {s:?}");
         toks.iter()
-            .map(|t| (t.kind(), &s[t.start as usize..t.end as usize]))
+            .map(|t| (t.kind(s), &s[t.start as usize..t.end as usize]))
             .collect()
     }
 

@@ -281,7 +281,9 @@ impl<'a> Parser<'a> {
 
     /// Is the next token accepted by `f`?
     fn is_next(&self, f: impl Fn(Tok) -> bool) -> bool {
-        self.toks.get(self.pos).is_some_and(|t| f(t.kind()))
+        self.toks
+            .get(self.pos)
+            .is_some_and(|t| f(t.kind(&self.text.src)))
     }
 
     fn is_next_char(&self, c: u8) -> bool {
@@ -478,7 +480,7 @@ impl<'a> Parser<'a> {
         let mut i = self.pos;
         let mut depth = 0usize;
         while let Some(t) = self.toks.get(i) {
-            match t.kind() {
+            match t.kind(&self.text.src) {
                 Tok::Char(b'[' | b'{' | b'(') => depth += 1,
                 Tok::Char(b']' | b'}' | b')') => depth = depth.saturating_sub(1),
                 Tok::Newline if depth == 0 => break,
@@ -490,7 +492,11 @@ impl<'a> Parser<'a> {
             return DashIndent::Either;
         }
         // as `skip_newlines` would leave it
-        while self.toks.get(i).is_some_and(|t| t.kind() == Tok::Newline) {
+        while self
+            .toks
+            .get(i)
+            .is_some_and(|t| t.kind(&self.text.src) == Tok::Newline)
+        {
             i += 1;
         }
         let next = self.indentation_at(i);
