@@ -26,7 +26,8 @@ pub(crate) enum Tok {
 
 /// One token: its byte range in the stripped text (8 bytes: a large file has about one token
 /// per 4 bytes; spans are `u32` offsets everywhere, see [`crate::source::Span`]). Its kind is
-/// not stored: the grammar makes it a function of the text, see [`Token::kind`].
+/// not stored: the grammar makes it a function of the token's first byte and length, see
+/// [`Token::kind`].
 /// White space and comments are not tokens: they only separate tokens, and the indentation of
 /// a line is read from the text (see [`line_indent`]).
 #[derive(Debug, Clone, Copy)]
@@ -36,17 +37,21 @@ pub(crate) struct Token {
 }
 
 impl Token {
-    /// What the token is, read from its text `src` (the stripped text it was lexed from). The
-    /// grammar's first characters decide it: a line break starts only a run of line breaks, a
-    /// quote only a string; a punctuation token is one byte, and a literal that starts with
-    /// `:` or `-` has at least two (no other literal starts with a punctuation character).
+    /// What the token is, read from its text in `src` (the stripped text it was lexed from).
+    /// The grammar's first characters decide it: a line break starts only a run of line
+    /// breaks, a quote only a string; a punctuation token is one byte, and a literal that
+    /// starts with `:` or `-` has at least two (no other literal starts with a punctuation
+    /// character). Only the first byte and the length are read (the parser asks several
+    /// times per token).
+    #[inline(always)]
     pub fn kind(self, src: &str) -> Tok {
-        let bytes = &src.as_bytes()[self.start as usize..self.end as usize];
-        match bytes {
-            [b'\n', ..] => Tok::Newline,
-            [b'\'' | b'"', ..] => Tok::String,
-            [c @ (b',' | b'-' | b'[' | b']' | b'(' | b')' | b'{' | b'}' | b'=' | b':')] => {
-                Tok::Char(*c)
+        match src.as_bytes()[self.start as usize] {
+            b'\n' => Tok::Newline,
+            b'\'' | b'"' => Tok::String,
+            c @ (b',' | b'-' | b'[' | b']' | b'(' | b')' | b'{' | b'}' | b'=' | b':')
+                if self.end - self.start == 1 =>
+            {
+                Tok::Char(c)
             }
             _ => Tok::Literal,
         }
@@ -117,7 +122,7 @@ const PIECE: usize = 64 * 1024;
 pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
     // DI configurations have about one token per 4 bytes: reserve enough for one allocation
     let mut tokens = Vec::with_capacity(src.len() / 3 + 1);
-    if src.len() <= PIECE || src.contains("'''") || src.contains("\"\"\"") {
+    if src.len() <= PIECE || has_triple_quote(src) {
         let end = lex(src, 0, &mut tokens);
         return (tokens, end);
     }
@@ -147,6 +152,13 @@ pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
     (tokens, src.len())
 }
 
+/// Does `src` contain `'''` or `"""` (where a multi-line string may start)?
+fn has_triple_quote(src: &str) -> bool {
+    let b = src.as_bytes();
+    memchr::memchr2_iter(b'\'', b'"', b)
+        .any(|i| b.get(i + 1) == Some(&b[i]) && b.get(i + 2) == Some(&b[i]))
+}
+
 /// Lexes `piece`, which starts at byte `base` of the text, appending its tokens; returns the
 /// offset (in the text) where lexing stopped.
 fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
@@ -156,8 +168,9 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
         Err(_) => return base,
     };
     let mut end = base + piece.len();
-    // Token pairs never nest (every token rule is atomic), so the queue alternates between the
-    // start and the end of one pair; reading it as such avoids building a `Pair` per token.
+    // Below the `tokens` pair, pairs never nest (every token rule is atomic), so the queue
+    // alternates between the start and the end of one pair; reading it as such avoids building
+    // a `Pair` per token.
     let mut from = 0;
     for token in pairs.tokens() {
         let (rule, to) = match token {
@@ -167,45 +180,18 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
             }
             pest::Token::End { rule, pos } => (rule, pos.pos()),
         };
-        // Sources are at most 4 GiB (spans are u32 offsets).
-        let (start, stop) = ((base + from) as u32, (base + to) as u32);
-        let kind = match rule {
-            Rule::literal | Rule::literal_after_quote => Tok::Literal,
-            Rule::sep | Rule::char => match piece.as_bytes()[from] {
-                b'\n' => {
-                    // one pair per line break: a run of them is one token
-                    if let Some(last) = tokens.last_mut() {
-                        // (a piece never starts inside a run, so `last` is of this piece)
-                        let last_first = (last.start as usize)
-                            .checked_sub(base)
-                            .and_then(|i| piece.as_bytes().get(i));
-                        if last.end == start && last_first == Some(&b'\n') {
-                            last.end = stop;
-                            continue;
-                        }
-                    }
-                    Tok::Newline
-                }
-                c => Tok::Char(c),
-            },
-            Rule::string => Tok::String,
-            Rule::stop => {
-                end = base + from;
-                continue;
+        match rule {
+            Rule::token | Rule::string | Rule::after_quote => {
+                // Sources are at most 4 GiB (spans are u32 offsets).
+                tokens.push(Token {
+                    start: (base + from) as u32,
+                    end: (base + to) as u32,
+                });
             }
-            _ => continue,
-        };
-        let token = Token { start, end: stop };
-        debug_assert_eq!(
-            Token {
-                start: from as u32,
-                end: to as u32
-            }
-            .kind(piece),
-            kind,
-            "the kind read from the text is the grammar's"
-        );
-        tokens.push(token);
+            Rule::stop => end = base + from,
+            // `tokens` around them all, and comments
+            _ => {}
+        }
     }
     end
 }

@@ -19,6 +19,8 @@ mod parser;
 mod scalar;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod token_digests;
 mod value;
 
 pub use encode::{

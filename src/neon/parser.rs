@@ -22,6 +22,8 @@ pub(crate) struct Parser<'a> {
     /// Where the stack was when parsing started.
     stack_base: usize,
     stack_budget: Option<usize>,
+    /// The items of the collections under construction (see [`Builder`]).
+    scratch: Vec<Item>,
 }
 
 /// How the block after `- ` with same-line content is indented (see [`Parser::dash_content`]).
@@ -34,30 +36,59 @@ enum DashIndent {
     Tab(usize),
 }
 
+/// An item of a collection under construction, on the parser's scratch stack.
+struct Item {
+    key: Key,
+    entry: Entry,
+    /// Was the key an implicit index? The duplicate check looks only at explicit keys, like
+    /// the reference's, so `- a` followed by `0: b` overwrites silently.
+    implicit: bool,
+}
+
+/// How many items a collection keeps on the scratch stack, where a key is looked up by
+/// comparing it with each, before it moves them into a hash map of its own. Most collections
+/// of a configuration have one to four items: for them a scan is cheaper than hashing, and
+/// the map is built once, at its final size, when the collection is finished.
+const SMALL: usize = 8;
+
 /// A collection under construction: PHP array semantics for keys and implicit indexes.
+///
+/// Its items live on the parser's scratch stack (`Parser::scratch`) from `start` on while
+/// there are at most [`SMALL`] of them; a nested collection is finished before its parent
+/// takes its next item, so each collection's items stay together at the top of the stack.
 struct Builder {
-    arr: Array,
-    /// Per entry (by position): was its key an implicit index? The duplicate check looks only
-    /// at explicit keys, like the reference's, so `- a` followed by `0: b` overwrites silently.
-    /// Empty while every key so far was explicit (most maps: no allocation for them).
-    implicit: Vec<bool>,
+    start: usize,
+    /// The items once there are more than [`SMALL`].
+    large: Option<Large>,
     /// The next implicit index; `None` once it would pass `i64::MAX`.
     next: Option<i64>,
     span: Option<(usize, usize)>,
 }
 
+/// The items of a large collection under construction.
+struct Large {
+    entries: Entries,
+    /// Per entry (by position): was its key an implicit index? Empty while every key so far
+    /// was explicit (most maps: no allocation for them).
+    implicit: Vec<bool>,
+}
+
 impl Builder {
-    fn new() -> Builder {
+    fn new(scratch: &[Item]) -> Builder {
         Builder {
-            arr: Array::new(),
-            implicit: Vec::new(),
+            start: scratch.len(),
+            large: None,
             next: Some(0),
             span: None,
         }
     }
 
-    fn is_empty(&self) -> bool {
-        self.arr.is_empty() && self.span.is_none()
+    fn is_empty(&self, scratch: &[Item]) -> bool {
+        let len = match &self.large {
+            Some(large) => large.entries.len(),
+            None => scratch.len() - self.start,
+        };
+        len == 0 && self.span.is_none()
     }
 
     fn cover(&mut self, span: Span) {
@@ -68,18 +99,33 @@ impl Builder {
         });
     }
 
-    /// Was `key` already given explicitly?
     /// Where the key was written, when it was already given explicitly.
-    fn explicit_key_span(&self, key: &Key) -> Option<Span> {
-        let (i, _, e) = self.arr.entries.get_full(key)?;
-        (!self.implicit.get(i).copied().unwrap_or(false)).then_some(e.key_span)
+    fn explicit_key_span(&self, scratch: &[Item], key: &Key) -> Option<Span> {
+        match &self.large {
+            Some(large) => {
+                let (i, _, e) = large.entries.get_full(key)?;
+                (!large.implicit.get(i).copied().unwrap_or(false)).then_some(e.key_span)
+            }
+            None => {
+                let item = scratch[self.start..].iter().find(|it| it.key == *key)?;
+                (!item.implicit).then_some(item.entry.key_span)
+            }
+        }
     }
 
-    fn insert(&mut self, key: Key, key_span: Span, value: Value) {
-        self.insert_as(key, key_span, value, false);
+    fn insert(&mut self, scratch: &mut Vec<Item>, key: Key, key_span: Span, value: Value) {
+        self.insert_as(scratch, key, key_span, value, false);
     }
 
-    fn insert_as(&mut self, key: Key, key_span: Span, value: Value, implicit: bool) {
+    /// Inserts an item; an existing key keeps its place and takes the new value.
+    fn insert_as(
+        &mut self,
+        scratch: &mut Vec<Item>,
+        key: Key,
+        key_span: Span,
+        value: Value,
+        implicit: bool,
+    ) {
         if let Key::Int(i) = key {
             if self.next.is_some_and(|n| i >= n) {
                 self.next = i.checked_add(1);
@@ -87,22 +133,54 @@ impl Builder {
         }
         self.cover(key_span);
         self.cover(value.span);
-        if self.arr.entries.capacity() == 0 {
-            // Room for exactly one entry: most maps of a configuration have one or two, and a
-            // first insert would make room for three (the hash table's capacity).
-            self.arr.entries = Entries::with_capacity_and_hasher(1, Default::default());
+        let entry = Entry { key_span, value };
+        if self.large.is_none() {
+            let items = &mut scratch[self.start..];
+            if let Some(item) = items.iter_mut().find(|it| it.key == key) {
+                item.entry = entry;
+                item.implicit = implicit;
+                return;
+            }
+            if items.len() < SMALL {
+                scratch.push(Item {
+                    key,
+                    entry,
+                    implicit,
+                });
+                return;
+            }
+            self.large = Some(self.move_to_map(scratch));
         }
-        let (i, _) = self.arr.entries.insert_full(key, Entry { key_span, value });
-        if implicit || !self.implicit.is_empty() {
-            self.implicit.resize(self.arr.len(), false);
-            self.implicit[i] = implicit;
+        if let Some(large) = &mut self.large {
+            let (i, _) = large.entries.insert_full(key, entry);
+            if implicit || !large.implicit.is_empty() {
+                large.implicit.resize(large.entries.len(), false);
+                large.implicit[i] = implicit;
+            }
         }
     }
 
+    /// Moves the items from the scratch stack into a hash map with room for more.
+    fn move_to_map(&self, scratch: &mut Vec<Item>) -> Large {
+        let n = scratch.len() - self.start;
+        let mut entries = Entries::with_capacity_and_hasher(4 * n, Default::default());
+        let mut implicit = Vec::new();
+        for (i, item) in scratch.drain(self.start..).enumerate() {
+            if item.implicit && implicit.is_empty() {
+                implicit.resize(n, false);
+            }
+            if item.implicit {
+                implicit[i] = true;
+            }
+            entries.insert(item.key, item.entry);
+        }
+        Large { entries, implicit }
+    }
+
     /// Appends under the next index. PHP cannot append after key `i64::MAX`; the item is dropped.
-    fn push(&mut self, key_span: Span, value: Value) {
+    fn push(&mut self, scratch: &mut Vec<Item>, key_span: Span, value: Value) {
         match self.next {
-            Some(n) => self.insert_as(Key::Int(n), key_span, value, true),
+            Some(n) => self.insert_as(scratch, Key::Int(n), key_span, value, true),
             None => {
                 self.cover(key_span);
                 self.cover(value.span);
@@ -110,16 +188,32 @@ impl Builder {
         }
     }
 
-    fn finish(mut self, file: FileId) -> Value {
+    fn finish(self, scratch: &mut Vec<Item>, file: FileId) -> Value {
         let (s, e) = self.span.unwrap_or((0, 0));
-        // A map that grew (its entries to the hash table's capacity) and has more than half
-        // again as much room as entries gives the rest back: the tree lives until the file is
-        // read. A smaller waste (two entries in room for three) is cheaper kept than moved.
-        let (len, room) = (self.arr.entries.len(), self.arr.entries.capacity());
-        if room > len + len / 2 {
-            self.arr.entries.shrink_to_fit();
+        let mut arr = Array::new();
+        match self.large {
+            Some(large) => {
+                arr.entries = large.entries;
+                // A map that grew (its entries to the hash table's capacity) and has more than
+                // half again as much room as entries gives the rest back: the tree lives until
+                // the file is read.
+                let (len, room) = (arr.entries.len(), arr.entries.capacity());
+                if room > len + len / 2 {
+                    arr.entries.shrink_to_fit();
+                }
+            }
+            None => {
+                let n = scratch.len() - self.start;
+                if n > 0 {
+                    // one hash table and one entry vector, each of the final size
+                    arr.entries = Entries::with_capacity_and_hasher(n, Default::default());
+                    for item in scratch.drain(self.start..) {
+                        arr.entries.insert(item.key, item.entry);
+                    }
+                }
+            }
         }
-        Value::new(Kind::Array(Box::new(self.arr)), Span::new(file, s, e))
+        Value::new(Kind::Array(Box::new(arr)), Span::new(file, s, e))
     }
 }
 
@@ -141,6 +235,7 @@ impl<'a> Parser<'a> {
             file,
             stack_base: stack_address(),
             stack_budget,
+            scratch: Vec::with_capacity(64),
         }
     }
 
@@ -275,16 +370,16 @@ impl<'a> Parser<'a> {
     /// A block: items at the indentation `indent`. Returns a collection, or the single value of
     /// a block without keys, or null for an empty block.
     fn parse_block_items(&mut self, indent: &str, only_bullets: bool) -> PResult<Value> {
-        let mut res = Builder::new();
+        let mut res = Builder::new(&self.scratch);
         loop {
             // one item: `- value` or `key: value` (or a lone value)
             let (key, marker) = if let Some(dash) = self.consume_char(b'-') {
                 (None, dash)
             } else if !self.has_next() || only_bullets {
-                return Ok(if res.is_empty() {
+                return Ok(if res.is_empty(&self.scratch) {
                     Value::new(Kind::Null, self.point(self.pos))
                 } else {
-                    res.finish(self.file)
+                    res.finish(&mut self.scratch, self.file)
                 });
             } else {
                 let key_pos = self.pos;
@@ -293,7 +388,7 @@ impl<'a> Parser<'a> {
                     let key = self.check_key(value, simple, key_pos, &res)?;
                     (Some(key), self.pos - 1)
                 } else {
-                    if !res.is_empty() {
+                    if !res.is_empty(&self.scratch) {
                         return self.err(ErrorKind::Unexpected);
                     }
                     return Ok(value);
@@ -324,7 +419,7 @@ impl<'a> Parser<'a> {
             }
 
             match key {
-                Some((k, key_span)) => res.insert(k, key_span, value),
+                Some((k, key_span)) => res.insert(&mut self.scratch, k, key_span, value),
                 None => {
                     let s = if value.span.start == value.span.end {
                         self.tok_span(marker)
@@ -332,16 +427,16 @@ impl<'a> Parser<'a> {
                         value.span
                     };
                     res.cover(self.tok_span(marker));
-                    res.push(s, value);
+                    res.push(&mut self.scratch, s, value);
                 }
             }
             if close {
-                return Ok(res.finish(self.file));
+                return Ok(res.finish(&mut self.scratch, self.file));
             }
 
             self.skip_newlines();
             if !self.has_next() {
-                return Ok(res.finish(self.file));
+                return Ok(res.finish(&mut self.scratch, self.file));
             }
             let next = self.indentation();
             if mismatch(next, indent) {
@@ -349,7 +444,7 @@ impl<'a> Parser<'a> {
             } else if next.len() > indent.len() {
                 return self.err(ErrorKind::BadIndentation);
             } else if next.len() < indent.len() {
-                return Ok(res.finish(self.file));
+                return Ok(res.finish(&mut self.scratch, self.file));
             }
         }
     }
@@ -359,7 +454,7 @@ impl<'a> Parser<'a> {
     /// spaces on any error; that is exponential for nested bullets, so the indentation of the
     /// first following line decides up front which attempts can differ.
     fn dash_content(&mut self, indent: &str) -> PResult<Value> {
-        let save = self.pos;
+        let (save, scratch_mark) = (self.pos, self.scratch.len());
         let with_tab = format!("{indent}\t");
         let with_spaces = format!("{indent}  ");
         match self.predict_dash_indent(indent) {
@@ -368,7 +463,9 @@ impl<'a> Parser<'a> {
             DashIndent::Tab(first_line) => match self.parse_block(&with_tab, false) {
                 Err(e) if e.pos >= first_line && !matches!(e.kind, ErrorKind::NeedStack) => {
                     // failed after the indentation mattered: the reference retries with spaces
+                    // (dropping the items of the collections the failed attempt left open)
                     self.pos = save;
+                    self.scratch.truncate(scratch_mark);
                     self.parse_block(&with_spaces, false)
                 }
                 r => r,
@@ -525,12 +622,12 @@ impl<'a> Parser<'a> {
             b'{' => b'}',
             _ => b')',
         };
-        let mut res = Builder::new();
+        let mut res = Builder::new(&self.scratch);
         loop {
             self.skip_newlines();
             if let Some(close) = self.consume_char(end_brace) {
                 let span = self.tok_span(open).to(self.tok_span(close));
-                let mut v = res.finish(self.file);
+                let mut v = res.finish(&mut self.scratch, self.file);
                 v.span = span;
                 return Ok((v, self.tok_span(close)));
             }
@@ -546,10 +643,10 @@ impl<'a> Parser<'a> {
                 } else {
                     self.parse_value()?.0
                 };
-                res.insert(key, key_span, item);
+                res.insert(&mut self.scratch, key, key_span, item);
             } else {
                 let s = value.span;
-                res.push(s, value);
+                res.push(&mut self.scratch, s, value);
             }
 
             let old = self.pos;
@@ -578,7 +675,7 @@ impl<'a> Parser<'a> {
             (Kind::Bool(b), true) => Key::from_string(if b { "1".into() } else { String::new() }),
             _ => return Err(ParseError::new(at, ErrorKind::UnacceptableKey)),
         };
-        if let Some(first) = seen.explicit_key_span(&k) {
+        if let Some(first) = seen.explicit_key_span(&self.scratch, &k) {
             return Err(ParseError::new(
                 at,
                 ErrorKind::DuplicatedKey(k.as_string(), first),

@@ -7,6 +7,14 @@ use super::value::Kind;
 /// take only the number rules (no keywords, no dates). Errors: a date-like literal with parts out
 /// of range (the message, positioned by the caller).
 pub(crate) fn type_literal(text: &str, is_key: bool) -> Result<Kind, String> {
+    if !may_be_typed(text) {
+        return Ok(Kind::Str(text.into()));
+    }
+    type_any_literal(text, is_key)
+}
+
+/// [`type_literal`] without the shortcut for literals that can only be strings.
+fn type_any_literal(text: &str, is_key: bool) -> Result<Kind, String> {
     if !is_key {
         match text {
             "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" => return Ok(Kind::Bool(true)),
@@ -35,6 +43,36 @@ pub(crate) fn type_literal(text: &str, is_key: bool) -> Result<Kind, String> {
         }
     }
     Ok(Kind::Str(text.into()))
+}
+
+/// Can `text` be anything but a string? Only by its first byte: a keyword starts with one of
+/// `t T y Y f F n N`, a number (after PHP's leading white space) with a digit, a sign or `.`,
+/// a `0x`/`0o`/`0b` number and a date with a digit. Most literals of a configuration (names,
+/// classes, references) start with something else and skip every other test.
+fn may_be_typed(text: &str) -> bool {
+    matches!(
+        text.as_bytes().first(),
+        Some(
+            b'0'..=b'9'
+                | b'+'
+                | b'-'
+                | b'.'
+                | b' '
+                | b'\t'
+                | b'\n'
+                | b'\r'
+                | b'\x0b'
+                | b'\x0c'
+                | b't'
+                | b'T'
+                | b'y'
+                | b'Y'
+                | b'f'
+                | b'F'
+                | b'n'
+                | b'N'
+        ) | None
+    )
 }
 
 /// PHP's `is_numeric($s) ? $s * 1 : null`, with the reference's rule that an integer that
@@ -415,5 +453,25 @@ mod tests {
         let e = decode_string(block).unwrap_err();
         assert_eq!(e.message, "Invalid escaping sequence \\e");
         assert_eq!(&block[e.offset..e.offset + e.len], "\\e");
+    }
+
+    proptest::proptest! {
+        /// The shortcut says "string" only where the full typing says so too.
+        #[test]
+        fn the_string_shortcut_agrees_with_full_typing(
+            text in "[ -~\t\x0b\x0cé]{0,12}",
+            is_key: bool,
+        ) {
+            if !may_be_typed(&text) {
+                proptest::prop_assert_eq!(
+                    type_any_literal(&text, is_key),
+                    Ok(Kind::Str(text.as_str().into()))
+                );
+            }
+            proptest::prop_assert_eq!(
+                type_literal(&text, is_key),
+                type_any_literal(&text, is_key)
+            );
+        }
     }
 }
