@@ -37,6 +37,9 @@ struct Indexed {
     start: u32,
     high: u32,
     low: u32,
+    /// The catalog knew the type when the index was built (an unknown resolved type is
+    /// indexed under its own name).
+    known: bool,
 }
 
 /// A type's lists while the index is built.
@@ -46,6 +49,8 @@ struct Growing {
     low: Vec<u32>,
     /// A service with `autowired: [T, …]` claimed this type.
     preferred: bool,
+    /// See [`Indexed::known`].
+    known: bool,
 }
 
 /// A type name, hashed and compared ASCII-case-insensitively.
@@ -123,17 +128,22 @@ impl AutowiringIndex {
             };
             // The service's position among the names, taken when it is first listed.
             let mut position = None;
-            for ancestor in b.catalog.ancestors(ty) {
-                if b.is_excluded(&ancestor) {
+            for (ancestor, known) in b.catalog.ancestors_known(ty) {
+                if b.is_excluded(ancestor) {
                     continue;
                 }
                 let n = *position.get_or_insert_with(|| {
                     names.push(def.name.as_str().into());
                     u32::try_from(names.len() - 1).expect("fewer than 2^32 services")
                 });
-                let e = match types.get_index_of(&Caseless(&ancestor)) {
+                let e = match types.get_index_of(&Caseless(ancestor)) {
                     Some(i) => &mut types[i],
-                    None => types.entry(TypeKey(ancestor.as_str().into())).or_default(),
+                    None => types
+                        .entry(TypeKey(ancestor.into()))
+                        .or_insert_with(|| Growing {
+                            known,
+                            ..Growing::default()
+                        }),
                 };
                 match &wanted {
                     None => {
@@ -144,7 +154,7 @@ impl AutowiringIndex {
                         }
                     }
                     Some(claimed) => {
-                        let prefer = claimed.iter().any(|t| b.catalog.is_subtype(&ancestor, t));
+                        let prefer = claimed.iter().any(|t| b.catalog.is_subtype(ancestor, t));
                         if prefer {
                             if !e.preferred {
                                 let moved = std::mem::take(&mut e.high);
@@ -174,6 +184,7 @@ impl AutowiringIndex {
                     start,
                     high: e.high.len() as u32,
                     low: e.low.len() as u32,
+                    known: e.known,
                 },
             );
         }
@@ -213,6 +224,17 @@ impl AutowiringIndex {
     pub fn high(&self, ty: &str) -> impl ExactSizeIterator<Item = &str> + Clone + '_ {
         let positions = self.find(ty).map(|e| self.lists(e).0).unwrap_or(&[]);
         self.named(positions)
+    }
+
+    /// What the index holds for a type with at least one autowired service: whether the
+    /// catalog knew the type when the index was built, and its high-priority services (as
+    /// [`AutowiringIndex::high`]). One lookup answers both questions `getByType` asks.
+    pub fn known_high(
+        &self,
+        ty: &str,
+    ) -> Option<(bool, impl ExactSizeIterator<Item = &str> + Clone + '_)> {
+        self.find(ty)
+            .map(|e| (e.known, self.named(self.lists(e).0)))
     }
 
     /// All autowired services of a type, high priority first.

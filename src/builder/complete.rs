@@ -360,7 +360,11 @@ impl Completer<'_> {
         span: Option<Span>,
         param: Option<(&str, &str)>,
     ) -> Option<String> {
-        if !self.b.catalog.exists(ty) {
+        // One lookup in the autowiring index answers both whether the class exists (for a
+        // type some service has) and which services have it; only the others ask the catalog.
+        let indexed = self.b.index.known_high(ty);
+        let known = indexed.as_ref().is_some_and(|(known, _)| *known);
+        if !known && !self.b.catalog.exists(ty) {
             let required_by = param
                 .map(|(p, f)| format!(" required by ${p} in {f}"))
                 .unwrap_or_default();
@@ -383,7 +387,7 @@ impl Completer<'_> {
             return Some("@self".into());
         }
         let eligible = |n: &&str| *n != ctx.service || ctx.in_setup;
-        let high = self.b.index.high(ty);
+        let (_, high) = indexed?;
         let mut found = high.clone().filter(eligible);
         match (found.next(), found.next()) {
             (Some(only), None) => Some(only.to_string()),
@@ -685,9 +689,11 @@ impl Completer<'_> {
             );
             return P::Null;
         }
-        let params = self.b.catalog.constructor(&class).to_vec();
+        // The builder outlives this completer: its parameters need no copy.
+        let b = self.b;
+        let params = b.catalog.constructor_of(info);
         let f = format!("{class}::__construct()");
-        let args = self.arguments(&params, args, ctx, span, &f);
+        let args = self.arguments(params, args, ctx, span, &f);
         P::New {
             class: class.into(),
             args,
@@ -703,19 +709,20 @@ impl Completer<'_> {
         ctx: &Ctx,
         span: Option<Span>,
     ) -> P {
-        let params = match &target_ty {
-            Some(ty) => match self.b.catalog.method(ty, method) {
-                Some(m) => m.params.to_vec(),
+        let b = self.b;
+        let params: &[crate::catalog::Param] = match &target_ty {
+            Some(ty) => match b.catalog.method(ty, method) {
+                Some(m) => &m.params,
                 None => {
                     self.method_not_found(ty, method, ctx, span);
                     return P::Null;
                 }
             },
-            None => Vec::new(),
+            None => &[],
         };
         let f = format!("{}::{method}()", target_ty.as_deref().unwrap_or("?"));
         let args = if target_ty.is_some() {
-            self.arguments(&params, args, ctx, span, &f)
+            self.arguments(params, args, ctx, span, &f)
         } else {
             args.values().map(|v| self.value(v, ctx)).collect()
         };
