@@ -12,10 +12,29 @@ use crate::source::Span;
 use indexmap::IndexMap;
 use wireplan_runtime::plan::{CallTarget, Expr as P};
 
+/// What messages about a statement start with: a definition's descriptor (Nette's
+/// `Service 'x' (type of T)`, written out only when a message needs it) or a fixed text.
+#[derive(Clone)]
+pub(super) enum Prefix<'a> {
+    /// The descriptor of this definition.
+    Of(&'a Definition),
+    /// This text.
+    Text(String),
+}
+
+impl std::fmt::Display for Prefix<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Prefix::Of(def) => f.write_str(&def.descriptor()),
+            Prefix::Text(text) => f.write_str(text),
+        }
+    }
+}
+
 /// Where a statement is completed: which service, and whether `@self` is allowed.
 pub(super) struct Ctx<'a> {
     pub(super) service: &'a str,
-    pub(super) prefix: String,
+    pub(super) prefix: Prefix<'a>,
     pub(super) span: Option<Span>,
     pub(super) in_setup: bool,
     /// The type of `@self` (the service, or a factory's result).
@@ -82,7 +101,7 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
         };
         let ctx = Ctx {
             service: "",
-            prefix: "Initialization".to_string(),
+            prefix: Prefix::Text("Initialization".to_string()),
             span: None,
             in_setup: false,
             self_type: None,
@@ -150,7 +169,7 @@ impl Completer<'_> {
         };
         let ctx = Ctx {
             service: &def.name,
-            prefix: def.descriptor(),
+            prefix: Prefix::Of(def),
             span: def.span,
             in_setup: false,
             self_type: self_type.clone(),
@@ -232,7 +251,7 @@ impl Completer<'_> {
         let value = self.b.catalog.constant(&class, name)?.clone();
         let ctx = Ctx {
             service: "",
-            prefix: String::new(),
+            prefix: Prefix::Text(String::new()),
             span: None,
             in_setup: false,
             self_type: None,

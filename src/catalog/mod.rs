@@ -120,10 +120,18 @@ impl CatalogStream {
     /// Adds the entry `key: value` of the `types:` section (a malformed one is reported when
     /// the stream finishes, the rest of it kept).
     pub fn add(&mut self, key: &Key, value: &Expr) {
-        let name = normalize_name(&key.as_string());
+        let number;
+        let written = match key {
+            Key::Str(s) => s.as_str(),
+            Key::Int(_) => {
+                number = key.as_string();
+                &number
+            }
+        };
+        let name = written.trim().trim_start_matches('\\');
         let info = parse_class(
             &mut self.names,
-            &name,
+            name,
             value,
             &mut self.diags,
             &mut self.pending,
@@ -182,10 +190,11 @@ impl Catalog {
 
     /// Adds (or replaces) a class.
     pub fn add(&mut self, info: ClassInfo) {
-        match self.classes.get_mut(&Caseless(&info.name)) {
-            Some(slot) => *slot = info,
-            None => {
-                self.classes.insert(ClassKey(info.name.clone()), info);
+        // One hash and probe; a replaced class keeps the key (the spelling) first read.
+        match self.classes.entry(ClassKey(info.name.clone())) {
+            indexmap::map::Entry::Occupied(mut slot) => *slot.get_mut() = info,
+            indexmap::map::Entry::Vacant(slot) => {
+                slot.insert(info);
             }
         }
     }

@@ -171,6 +171,11 @@ impl Interner {
         n
     }
 
+    /// The shared parsed type of exactly `text`, when it was read before.
+    pub(super) fn known_ty(&self, text: &str) -> Option<Ty> {
+        self.types.get(text).cloned()
+    }
+
     /// The shared parsed type of `text` (trimmed), its names interned.
     pub(super) fn ty(&mut self, text: &str) -> Ty {
         let text = text.trim();
