@@ -8,7 +8,7 @@
 //! `getByType` looks at high priority only; collections (`T[]`, `typed()`) take both.
 
 use super::{Autowired, ContainerBuilder};
-use crate::catalog::hash_caseless;
+use crate::catalog::{hash_caseless, same_name, Name};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use indexmap::{Equivalent, IndexMap};
 use rustc_hash::FxBuildHasher;
@@ -53,9 +53,10 @@ struct Growing {
     known: bool,
 }
 
-/// A type name, hashed and compared ASCII-case-insensitively.
+/// A type name, hashed and compared ASCII-case-insensitively; a known class's is the
+/// catalog's own (shared) name, so lookups with the catalog's names compare addresses.
 #[derive(Debug, Clone)]
-struct TypeKey(Box<str>);
+struct TypeKey(Name);
 
 impl PartialEq for TypeKey {
     fn eq(&self, other: &TypeKey) -> bool {
@@ -82,7 +83,7 @@ impl Hash for Caseless<'_> {
 
 impl Equivalent<TypeKey> for Caseless<'_> {
     fn equivalent(&self, key: &TypeKey) -> bool {
-        self.0.eq_ignore_ascii_case(&key.0)
+        same_name(self.0, &key.0)
     }
 }
 
@@ -128,7 +129,7 @@ impl AutowiringIndex {
             };
             // The service's position among the names, taken when it is first listed.
             let mut position = None;
-            for (ancestor, known) in b.catalog.ancestors_known(ty) {
+            for (ancestor, class) in b.catalog.ancestor_classes(ty) {
                 if b.is_excluded(ancestor) {
                     continue;
                 }
@@ -138,12 +139,13 @@ impl AutowiringIndex {
                 });
                 let e = match types.get_index_of(&Caseless(ancestor)) {
                     Some(i) => &mut types[i],
-                    None => types
-                        .entry(TypeKey(ancestor.into()))
-                        .or_insert_with(|| Growing {
-                            known,
+                    None => {
+                        let key = class.map_or_else(|| Name::from(ancestor), |c| c.name.clone());
+                        types.entry(TypeKey(key)).or_insert_with(|| Growing {
+                            known: class.is_some(),
                             ..Growing::default()
-                        }),
+                        })
+                    }
                 };
                 match &wanted {
                     None => {

@@ -30,8 +30,8 @@ mod types;
 
 pub use file::{load_inputs, neon_catalog_to_json, CatalogInput, REGISTRY_CATALOG};
 pub use members::Members;
-pub(crate) use names::hash_caseless;
 pub use names::Name;
+pub(crate) use names::{hash_caseless, same_name};
 pub use types::{is_builtin, normalize_name, Ty, TypeRef, BUILTIN_TYPES};
 
 use names::{Caseless, ClassKey, Interner};
@@ -254,18 +254,18 @@ impl Catalog {
     /// `name` itself, then all parent classes and all interfaces, transitively, without
     /// duplicates (in that order). Unknown names yield just themselves.
     pub fn ancestors(&self, name: &str) -> Vec<String> {
-        self.ancestors_known(name)
+        self.ancestor_classes(name)
             .into_iter()
             .map(|(n, _)| n.to_string())
             .collect()
     }
 
-    /// [`Catalog::ancestors`] borrowed from the catalog, each with whether the catalog knows
-    /// it (an unknown name stands as written).
-    pub fn ancestors_known<'a>(&'a self, name: &'a str) -> Vec<(&'a str, bool)> {
+    /// [`Catalog::ancestors`] borrowed from the catalog, each with its class when the catalog
+    /// knows it (an unknown name stands as written).
+    pub fn ancestor_classes<'a>(&'a self, name: &'a str) -> Vec<(&'a str, Option<&'a ClassInfo>)> {
         let mut out = Vec::new();
         self.walk(name, |n, info| {
-            out.push((n, info.is_some()));
+            out.push((n, info));
             false
         });
         out
