@@ -412,18 +412,29 @@ fn normalize(
             let has_create = a.get("create").is_some() || a.get("factory").is_some();
             // The values move into the definition map; the key spans stay in `a`.
             for (k, v) in std::mem::take(&mut a.items) {
-                let written = k.as_string();
-                let key = match written.as_str() {
-                    "factory" => "create".to_string(),
-                    "class" if has_create => "type".to_string(),
-                    "class" => "create".to_string(),
-                    _ => written.clone(),
+                // The key's text, borrowed (an integer key written out).
+                let number;
+                let written = match &k {
+                    Key::Str(s) => s.as_str(),
+                    Key::Int(_) => {
+                        number = k.as_string();
+                        number.as_str()
+                    }
                 };
-                if let Some(span) = a.key_span(&written) {
-                    key_spans.push((Key::Str(key.as_str().into()), span));
-                    m.set_key_span(&Key::Str(key.as_str().into()), span);
+                let key = Key::Str(
+                    match written {
+                        "factory" => "create",
+                        "class" if has_create => "type",
+                        "class" => "create",
+                        other => other,
+                    }
+                    .into(),
+                );
+                if let Some(span) = a.key_span(written) {
+                    m.set_key_span(&key, span);
+                    key_spans.push((key.clone(), span));
                 }
-                m.items.insert(Key::Str(key.into()), v);
+                m.items.insert(key, v);
             }
             // Nette's DefinitionSchema: unknown keys ("did you mean"), value types.
             let whole = Expr::new(ExprKind::Array(m), value.span);
