@@ -1,7 +1,7 @@
 //! Argument matching and the built-in functions, after Nette's `Resolver::autowireArguments`
 //! (`../shared/reference/nette-di.md` §5.3) and `Statement::complete()` (§4).
 
-use super::complete::{Completer, Ctx};
+use super::complete::{Completer, Ctx, Function};
 use super::origins::{ArgumentOrigin, ArgumentSource as Src, CallOrigin};
 use crate::catalog::Param;
 use crate::diagnostics::Code;
@@ -113,7 +113,7 @@ impl Completer<'_> {
         target: &str,
         ctx: &Ctx,
         span: Option<Span>,
-        f: &str,
+        f: &dyn std::fmt::Display,
         out: &mut Vec<P>,
     ) -> Src {
         let tried = Some(self.origin_type(target));
@@ -158,7 +158,7 @@ impl Completer<'_> {
         v: &Expr,
         ctx: &Ctx,
         span: Option<Span>,
-        f: &str,
+        f: &dyn std::fmt::Display,
     ) -> P {
         let value = self.value(v, ctx);
         if let P::Ref(name) = &value {
@@ -249,7 +249,14 @@ impl Completer<'_> {
     }
 
     /// Reports an explicit argument whose value cannot fit the parameter's declared type.
-    fn check_type(&mut self, p: &Param, value: &P, ctx: &Ctx, span: Option<Span>, f: &str) {
+    fn check_type(
+        &mut self,
+        p: &Param,
+        value: &P,
+        ctx: &Ctx,
+        span: Option<Span>,
+        f: &dyn std::fmt::Display,
+    ) {
         if let Some(given) = self.misfit(&p.ty, value) {
             let msg = format!(
                 "Parameter ${} in {f} expects {}, {given} given.",
@@ -459,7 +466,7 @@ impl Completer<'_> {
         given: &ExprArray,
         ctx: &Ctx,
         span: Option<Span>,
-        f: &str,
+        f: &Function,
     ) -> Vec<P> {
         // By position: a skipped position (`_`) leaves a gap, autowired or defaulted below.
         let mut positional: Vec<Option<&Expr>> = Vec::new();
@@ -690,10 +697,10 @@ impl Completer<'_> {
         if !extra.is_empty() {
             // Deliberately stricter than Nette (which appends extra arguments): the plan
             // holds exactly one value per parameter.
-            let msg = if params.is_empty() && f.ends_with("::__construct()") {
+            let msg = if params.is_empty() && f.method == "__construct" {
                 format!(
                     "Unable to pass arguments, class {} has no constructor.",
-                    f.trim_end_matches("::__construct()")
+                    f.class
                 )
             } else {
                 format!(

@@ -31,6 +31,21 @@ impl std::fmt::Display for Prefix<'_> {
     }
 }
 
+/// A called function as messages name it (`App\Mailer::__construct()`), written out only when
+/// a message (or an argument's recorded origin) needs it.
+pub(super) struct Function<'a> {
+    /// The class (`?` when unknown).
+    pub(super) class: &'a str,
+    /// The method.
+    pub(super) method: &'a str,
+}
+
+impl std::fmt::Display for Function<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}::{}()", self.class, self.method)
+    }
+}
+
 /// Where a statement is completed: which service, and whether `@self` is allowed.
 pub(super) struct Ctx<'a> {
     pub(super) service: &'a str,
@@ -377,7 +392,7 @@ impl Completer<'_> {
         ty: &str,
         ctx: &Ctx,
         span: Option<Span>,
-        param: Option<(&str, &str)>,
+        param: Option<(&str, &dyn std::fmt::Display)>,
     ) -> Option<String> {
         // One lookup in the autowiring index answers both whether the class exists (for a
         // type some service has) and which services have it; only the others ask the catalog.
@@ -430,7 +445,7 @@ impl Completer<'_> {
         ctx: &Ctx,
         span: Option<Span>,
         p: &str,
-        f: &str,
+        f: &dyn std::fmt::Display,
     ) {
         let d = self
             .error(
@@ -711,7 +726,10 @@ impl Completer<'_> {
         // The builder outlives this completer: its parameters need no copy.
         let b = self.b;
         let params = b.catalog.constructor_of(info);
-        let f = format!("{class}::__construct()");
+        let f = Function {
+            class: &class,
+            method: "__construct",
+        };
         let args = self.arguments(params, args, ctx, span, &f);
         P::New {
             class: class.into(),
@@ -739,7 +757,10 @@ impl Completer<'_> {
             },
             None => &[],
         };
-        let f = format!("{}::{method}()", target_ty.as_deref().unwrap_or("?"));
+        let f = Function {
+            class: target_ty.as_deref().unwrap_or("?"),
+            method,
+        };
         let args = if target_ty.is_some() {
             self.arguments(params, args, ctx, span, &f)
         } else {
