@@ -13,8 +13,9 @@ use indexmap::IndexMap;
 /// An ordered collection with integer or string keys (PHP array semantics, as in NEON).
 #[derive(Clone, Default)]
 pub struct ExprArray {
-    /// Items in order.
-    pub items: IndexMap<Key, Expr>,
+    /// Items in order, hashed with FxHash (as [`crate::neon::Entries`]: several times cheaper
+    /// than SipHash on a configuration's short keys; the order does not depend on it).
+    pub items: IndexMap<Key, Expr, rustc_hash::FxBuildHasher>,
     /// Where string keys were written, for collections read from a file (see
     /// [`ExprArray::key_span`]). Not part of the value: equality ignores it.
     key_spans: rustc_hash::FxHashMap<Key, Span>,
@@ -72,7 +73,8 @@ impl ExprArray {
 
     /// The value under a string key.
     pub fn get(&self, key: &str) -> Option<&Expr> {
-        self.items.get(&Key::from_string(key.to_string()))
+        // A key of up to 24 bytes is built inline: no allocation per lookup.
+        self.items.get(&Key::from_string(key))
     }
 
     /// Is this a list (keys `0..n` in order)?

@@ -1,7 +1,7 @@
 //! Argument matching and the built-in functions, after Nette's `Resolver::autowireArguments`
 //! (`../shared/reference/nette-di.md` §5.3) and `Statement::complete()` (§4).
 
-use super::complete::{Completer, Ctx};
+use super::complete::{Completer, Ctx, Function};
 use super::origins::{ArgumentOrigin, ArgumentSource as Src, CallOrigin};
 use crate::catalog::Param;
 use crate::diagnostics::Code;
@@ -113,10 +113,10 @@ impl Completer<'_> {
         target: &str,
         ctx: &Ctx,
         span: Option<Span>,
-        f: &str,
+        f: &dyn std::fmt::Display,
         out: &mut Vec<P>,
     ) -> Src {
-        let tried = Some(self.b.catalog.canonical(target).to_string());
+        let tried = Some(self.origin_type(target));
         match self.by_type(target, ctx, span, Some((&p.name, f))) {
             Some(n) if !n.is_empty() => {
                 // In its own setup, the object being set up: a handle on this very service.
@@ -127,7 +127,7 @@ impl Completer<'_> {
                 };
                 out.push(P::Provider(service.clone()));
                 Src::Autowired {
-                    ty: self.b.catalog.canonical(target).to_string(),
+                    ty: self.origin_type(target),
                     service,
                 }
             }
@@ -158,7 +158,7 @@ impl Completer<'_> {
         v: &Expr,
         ctx: &Ctx,
         span: Option<Span>,
-        f: &str,
+        f: &dyn std::fmt::Display,
     ) -> P {
         let value = self.value(v, ctx);
         if let P::Ref(name) = &value {
@@ -186,11 +186,24 @@ impl Completer<'_> {
         value
     }
 
+    /// The canonical spelling of a parameter's class, for an argument's origin; empty when
+    /// origins are not recorded (a plain compile keeps only arguments that read a dynamic
+    /// parameter, whose origin's class nothing reads).
+    fn origin_type(&self, class: &str) -> String {
+        if self.b.record_origins {
+            self.b.catalog.canonical(class).to_string()
+        } else {
+            String::new()
+        }
+    }
+
     /// Where an explicitly given value came from: a written `@Type` reference was autowired
     /// (`getByType`), anything else is written as it stands.
     fn given_source(&self, v: &Expr, value: &P) -> Src {
         match (&v.kind, value) {
-            (ExprKind::Str(s), P::Ref(service)) if s.starts_with('@') && s.contains('\\') => {
+            (ExprKind::Str(s), P::Ref(service))
+                if self.b.record_origins && s.starts_with('@') && s.contains('\\') =>
+            {
                 Src::Autowired {
                     ty: self
                         .b
@@ -214,6 +227,10 @@ impl Completer<'_> {
         value: &P,
         ctx: &Ctx,
     ) {
+        if !self.b.record_origins && !matches!(value, P::Param(_)) {
+            // A plain compile keeps only what reads a dynamic parameter (see `arguments`).
+            return;
+        }
         let declared = class
             .and_then(|c| self.b.catalog.property(c, prop))
             .map(|p| p.ty.text.to_string())
@@ -232,7 +249,14 @@ impl Completer<'_> {
     }
 
     /// Reports an explicit argument whose value cannot fit the parameter's declared type.
-    fn check_type(&mut self, p: &Param, value: &P, ctx: &Ctx, span: Option<Span>, f: &str) {
+    fn check_type(
+        &mut self,
+        p: &Param,
+        value: &P,
+        ctx: &Ctx,
+        span: Option<Span>,
+        f: &dyn std::fmt::Display,
+    ) {
         if let Some(given) = self.misfit(&p.ty, value) {
             let msg = format!(
                 "Parameter ${} in {f} expects {}, {given} given.",
@@ -442,7 +466,7 @@ impl Completer<'_> {
         given: &ExprArray,
         ctx: &Ctx,
         span: Option<Span>,
-        f: &str,
+        f: &Function,
     ) -> Vec<P> {
         // By position: a skipped position (`_`) leaves a gap, autowired or defaulted below.
         let mut positional: Vec<Option<&Expr>> = Vec::new();
@@ -469,9 +493,12 @@ impl Completer<'_> {
         // One value per parameter (a variadic one may add more).
         let mut out = Vec::with_capacity(params.len());
         // The call's record comes before those of statements nested in its arguments.
+        // A plain compile (no `explain`) keeps only the arguments that read a dynamic
+        // parameter (see `complete_all`): the others' origins are not built.
+        let record = self.b.record_origins;
         let slot = self.trace.len();
         self.trace.push(CallOrigin {
-            function: f.to_string(),
+            function: if record { f.to_string() } else { String::new() },
             in_setup: ctx.in_setup,
             arguments: Vec::new(),
         });
@@ -559,14 +586,14 @@ impl Completer<'_> {
                     Some(n) if !n.is_empty() => {
                         out.push(P::Ref(n.as_str().into()));
                         Src::Autowired {
-                            ty: self.b.catalog.canonical(class).to_string(),
+                            ty: self.origin_type(class),
                             service: n,
                         }
                     }
                     Some(_) => {
                         out.push(P::Null);
                         Src::Unfilled {
-                            tried: Some(self.b.catalog.canonical(class).to_string()),
+                            tried: Some(self.origin_type(class)),
                         }
                     }
                     None if !self.b.catalog.exists(class) => {
@@ -577,14 +604,14 @@ impl Completer<'_> {
                         Some(d) => {
                             out.push(self.value(d, ctx));
                             Src::Default {
-                                tried: Some(self.b.catalog.canonical(class).to_string()),
+                                tried: Some(self.origin_type(class)),
                             }
                         }
                         None => {
                             self.missing_by_type(class, ctx, span, &p.name, f);
                             out.push(P::Null);
                             Src::Unfilled {
-                                tried: Some(self.b.catalog.canonical(class).to_string()),
+                                tried: Some(self.origin_type(class)),
                             }
                         }
                     },
@@ -606,13 +633,15 @@ impl Completer<'_> {
                     .into_iter()
                     .filter(|n| n != ctx.service)
                     .collect();
-                names.sort_by_key(|n| self.position(n));
+                // One definition lookup per name, not per comparison.
+                names.sort_by_cached_key(|n| self.position(n));
+                let services = if record { names.clone() } else { Vec::new() };
                 origins.push((
                     out.len(),
                     p,
                     Src::Collection {
-                        ty: self.b.catalog.canonical(item).to_string(),
-                        services: names.clone(),
+                        ty: self.origin_type(item),
+                        services,
                     },
                 ));
                 out.push(P::List(
@@ -645,8 +674,10 @@ impl Completer<'_> {
                 }
             }
         }
+        let kept = |k: usize| record || matches!(out.get(k), Some(P::Param(_)));
         self.trace[slot].arguments = origins
             .into_iter()
+            .filter(|(k, _, _)| kept(*k))
             .map(|(k, p, source)| ArgumentOrigin {
                 parameter: p.name.to_string(),
                 declared: p.ty.text.to_string(),
@@ -654,6 +685,9 @@ impl Completer<'_> {
                 value: out.get(k).cloned().unwrap_or(P::Null),
             })
             .collect();
+        if !record && !self.trace[slot].arguments.is_empty() {
+            self.trace[slot].function = f.to_string();
+        }
         let extra: Vec<&Expr> = positional
             .iter()
             .skip(params.len())
@@ -663,10 +697,10 @@ impl Completer<'_> {
         if !extra.is_empty() {
             // Deliberately stricter than Nette (which appends extra arguments): the plan
             // holds exactly one value per parameter.
-            let msg = if params.is_empty() && f.ends_with("::__construct()") {
+            let msg = if params.is_empty() && f.method == "__construct" {
                 format!(
                     "Unable to pass arguments, class {} has no constructor.",
-                    f.trim_end_matches("::__construct()")
+                    f.class
                 )
             } else {
                 format!(

@@ -8,7 +8,7 @@
 //! `getByType` looks at high priority only; collections (`T[]`, `typed()`) take both.
 
 use super::{Autowired, ContainerBuilder};
-use crate::catalog::hash_caseless;
+use crate::catalog::{hash_caseless, same_name, Name};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use indexmap::{Equivalent, IndexMap};
 use rustc_hash::FxBuildHasher;
@@ -37,6 +37,9 @@ struct Indexed {
     start: u32,
     high: u32,
     low: u32,
+    /// The catalog knew the type when the index was built (an unknown resolved type is
+    /// indexed under its own name).
+    known: bool,
 }
 
 /// A type's lists while the index is built.
@@ -46,11 +49,14 @@ struct Growing {
     low: Vec<u32>,
     /// A service with `autowired: [T, …]` claimed this type.
     preferred: bool,
+    /// See [`Indexed::known`].
+    known: bool,
 }
 
-/// A type name, hashed and compared ASCII-case-insensitively.
+/// A type name, hashed and compared ASCII-case-insensitively; a known class's is the
+/// catalog's own (shared) name, so lookups with the catalog's names compare addresses.
 #[derive(Debug, Clone)]
-struct TypeKey(Box<str>);
+struct TypeKey(Name);
 
 impl PartialEq for TypeKey {
     fn eq(&self, other: &TypeKey) -> bool {
@@ -77,7 +83,7 @@ impl Hash for Caseless<'_> {
 
 impl Equivalent<TypeKey> for Caseless<'_> {
     fn equivalent(&self, key: &TypeKey) -> bool {
-        self.0.eq_ignore_ascii_case(&key.0)
+        same_name(self.0, &key.0)
     }
 }
 
@@ -123,17 +129,23 @@ impl AutowiringIndex {
             };
             // The service's position among the names, taken when it is first listed.
             let mut position = None;
-            for ancestor in b.catalog.ancestors(ty) {
-                if b.is_excluded(&ancestor) {
+            for (ancestor, class) in b.catalog.ancestor_classes(ty) {
+                if b.is_excluded(ancestor) {
                     continue;
                 }
                 let n = *position.get_or_insert_with(|| {
                     names.push(def.name.as_str().into());
                     u32::try_from(names.len() - 1).expect("fewer than 2^32 services")
                 });
-                let e = match types.get_index_of(&Caseless(&ancestor)) {
+                let e = match types.get_index_of(&Caseless(ancestor)) {
                     Some(i) => &mut types[i],
-                    None => types.entry(TypeKey(ancestor.as_str().into())).or_default(),
+                    None => {
+                        let key = class.map_or_else(|| Name::from(ancestor), |c| c.name.clone());
+                        types.entry(TypeKey(key)).or_insert_with(|| Growing {
+                            known: class.is_some(),
+                            ..Growing::default()
+                        })
+                    }
                 };
                 match &wanted {
                     None => {
@@ -144,7 +156,7 @@ impl AutowiringIndex {
                         }
                     }
                     Some(claimed) => {
-                        let prefer = claimed.iter().any(|t| b.catalog.is_subtype(&ancestor, t));
+                        let prefer = claimed.iter().any(|t| b.catalog.is_subtype(ancestor, t));
                         if prefer {
                             if !e.preferred {
                                 let moved = std::mem::take(&mut e.high);
@@ -174,6 +186,7 @@ impl AutowiringIndex {
                     start,
                     high: e.high.len() as u32,
                     low: e.low.len() as u32,
+                    known: e.known,
                 },
             );
         }
@@ -213,6 +226,17 @@ impl AutowiringIndex {
     pub fn high(&self, ty: &str) -> impl ExactSizeIterator<Item = &str> + Clone + '_ {
         let positions = self.find(ty).map(|e| self.lists(e).0).unwrap_or(&[]);
         self.named(positions)
+    }
+
+    /// What the index holds for a type with at least one autowired service: whether the
+    /// catalog knew the type when the index was built, and its high-priority services (as
+    /// [`AutowiringIndex::high`]). One lookup answers both questions `getByType` asks.
+    pub fn known_high(
+        &self,
+        ty: &str,
+    ) -> Option<(bool, impl ExactSizeIterator<Item = &str> + Clone + '_)> {
+        self.find(ty)
+            .map(|e| (e.known, self.named(self.lists(e).0)))
     }
 
     /// All autowired services of a type, high priority first.

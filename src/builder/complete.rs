@@ -12,10 +12,44 @@ use crate::source::Span;
 use indexmap::IndexMap;
 use wireplan_runtime::plan::{CallTarget, Expr as P};
 
+/// What messages about a statement start with: a definition's descriptor (Nette's
+/// `Service 'x' (type of T)`, written out only when a message needs it) or a fixed text.
+#[derive(Clone)]
+pub(super) enum Prefix<'a> {
+    /// The descriptor of this definition.
+    Of(&'a Definition),
+    /// This text.
+    Text(String),
+}
+
+impl std::fmt::Display for Prefix<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Prefix::Of(def) => f.write_str(&def.descriptor()),
+            Prefix::Text(text) => f.write_str(text),
+        }
+    }
+}
+
+/// A called function as messages name it (`App\Mailer::__construct()`), written out only when
+/// a message (or an argument's recorded origin) needs it.
+pub(super) struct Function<'a> {
+    /// The class (`?` when unknown).
+    pub(super) class: &'a str,
+    /// The method.
+    pub(super) method: &'a str,
+}
+
+impl std::fmt::Display for Function<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}::{}()", self.class, self.method)
+    }
+}
+
 /// Where a statement is completed: which service, and whether `@self` is allowed.
 pub(super) struct Ctx<'a> {
     pub(super) service: &'a str,
-    pub(super) prefix: String,
+    pub(super) prefix: Prefix<'a>,
     pub(super) span: Option<Span>,
     pub(super) in_setup: bool,
     /// The type of `@self` (the service, or a factory's result).
@@ -82,7 +116,7 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
         };
         let ctx = Ctx {
             service: "",
-            prefix: "Initialization".to_string(),
+            prefix: Prefix::Text("Initialization".to_string()),
             span: None,
             in_setup: false,
             self_type: None,
@@ -150,7 +184,7 @@ impl Completer<'_> {
         };
         let ctx = Ctx {
             service: &def.name,
-            prefix: def.descriptor(),
+            prefix: Prefix::Of(def),
             span: def.span,
             in_setup: false,
             self_type: self_type.clone(),
@@ -232,7 +266,7 @@ impl Completer<'_> {
         let value = self.b.catalog.constant(&class, name)?.clone();
         let ctx = Ctx {
             service: "",
-            prefix: String::new(),
+            prefix: Prefix::Text(String::new()),
             span: None,
             in_setup: false,
             self_type: None,
@@ -358,9 +392,13 @@ impl Completer<'_> {
         ty: &str,
         ctx: &Ctx,
         span: Option<Span>,
-        param: Option<(&str, &str)>,
+        param: Option<(&str, &dyn std::fmt::Display)>,
     ) -> Option<String> {
-        if !self.b.catalog.exists(ty) {
+        // One lookup in the autowiring index answers both whether the class exists (for a
+        // type some service has) and which services have it; only the others ask the catalog.
+        let indexed = self.b.index.known_high(ty);
+        let known = indexed.as_ref().is_some_and(|(known, _)| *known);
+        if !known && !self.b.catalog.exists(ty) {
             let required_by = param
                 .map(|(p, f)| format!(" required by ${p} in {f}"))
                 .unwrap_or_default();
@@ -383,7 +421,7 @@ impl Completer<'_> {
             return Some("@self".into());
         }
         let eligible = |n: &&str| *n != ctx.service || ctx.in_setup;
-        let high = self.b.index.high(ty);
+        let (_, high) = indexed?;
         let mut found = high.clone().filter(eligible);
         match (found.next(), found.next()) {
             (Some(only), None) => Some(only.to_string()),
@@ -407,7 +445,7 @@ impl Completer<'_> {
         ctx: &Ctx,
         span: Option<Span>,
         p: &str,
-        f: &str,
+        f: &dyn std::fmt::Display,
     ) {
         let d = self
             .error(
@@ -685,9 +723,14 @@ impl Completer<'_> {
             );
             return P::Null;
         }
-        let params = self.b.catalog.constructor(&class).to_vec();
-        let f = format!("{class}::__construct()");
-        let args = self.arguments(&params, args, ctx, span, &f);
+        // The builder outlives this completer: its parameters need no copy.
+        let b = self.b;
+        let params = b.catalog.constructor_of(info);
+        let f = Function {
+            class: &class,
+            method: "__construct",
+        };
+        let args = self.arguments(params, args, ctx, span, &f);
         P::New {
             class: class.into(),
             args,
@@ -703,19 +746,23 @@ impl Completer<'_> {
         ctx: &Ctx,
         span: Option<Span>,
     ) -> P {
-        let params = match &target_ty {
-            Some(ty) => match self.b.catalog.method(ty, method) {
-                Some(m) => m.params.to_vec(),
+        let b = self.b;
+        let params: &[crate::catalog::Param] = match &target_ty {
+            Some(ty) => match b.catalog.method(ty, method) {
+                Some(m) => &m.params,
                 None => {
                     self.method_not_found(ty, method, ctx, span);
                     return P::Null;
                 }
             },
-            None => Vec::new(),
+            None => &[],
         };
-        let f = format!("{}::{method}()", target_ty.as_deref().unwrap_or("?"));
+        let f = Function {
+            class: target_ty.as_deref().unwrap_or("?"),
+            method,
+        };
         let args = if target_ty.is_some() {
-            self.arguments(&params, args, ctx, span, &f)
+            self.arguments(params, args, ctx, span, &f)
         } else {
             args.values().map(|v| self.value(v, ctx)).collect()
         };

@@ -64,7 +64,7 @@ impl Completer<'_> {
     fn generated_ctx<'d>(&self, def: &'d Definition) -> Ctx<'d> {
         Ctx {
             service: &def.name,
-            prefix: def.descriptor(),
+            prefix: super::complete::Prefix::Of(def),
             span: def.span,
             in_setup: false,
             self_type: def.resolved_type.clone(),

@@ -377,7 +377,8 @@ impl ContainerBuilder {
 
     /// Is `ty` excluded from autowiring?
     pub fn is_excluded(&self, ty: &str) -> bool {
-        self.excluded.contains(&ty.to_ascii_lowercase())
+        // Most configurations exclude nothing: no lower-cased copy per lookup then.
+        !self.excluded.is_empty() && self.excluded.contains(&ty.to_ascii_lowercase())
     }
 
     /// Sets who makes the next changes (an extension's method while it runs; `None` after).

@@ -12,14 +12,17 @@ use rustc_hash::FxHashMap;
 mod interfaces;
 
 enum State {
+    Todo,
     Busy,
     Done(Option<String>),
 }
 
 struct Resolver<'a> {
     b: &'a ContainerBuilder,
-    state: FxHashMap<String, State>,
-    stack: Vec<String>,
+    /// Each definition's state, by its position among the definitions (no lookup or name
+    /// copy per visit).
+    state: Vec<State>,
+    stack: Vec<&'a str>,
     diags: &'a mut Diagnostics,
     /// Factories: name → the class `create()` returns.
     results: FxHashMap<String, String>,
@@ -28,26 +31,31 @@ struct Resolver<'a> {
 impl ContainerBuilder {
     /// Resolves the type of every definition; see the module docs.
     pub(super) fn resolve_types(&mut self, diags: &mut Diagnostics) {
-        let names: Vec<String> = self.definitions.keys().cloned().collect();
+        let count = self.definitions.len();
         let mut r = Resolver {
             b: self,
-            state: FxHashMap::default(),
+            state: (0..count).map(|_| State::Todo).collect(),
             stack: Vec::new(),
             diags,
             results: FxHashMap::default(),
         };
-        let mut results = Vec::new();
-        for n in &names {
-            results.push(r.service_type(n));
+        let mut results = Vec::with_capacity(count);
+        let b = r.b;
+        for (i, n) in b.definitions.keys().enumerate() {
+            // A definition by its position, unless an alias of the same name leads elsewhere.
+            let t = if b.real_name(n) == n {
+                r.type_at(i)
+            } else {
+                r.service_type(n)
+            };
+            results.push(t);
         }
         let factory_results = std::mem::take(&mut r.results);
-        for (n, t) in names.iter().zip(results) {
-            if let Some(d) = self.definitions.get_mut(n) {
-                d.resolved_type = t;
-                let result = factory_results.get(n).cloned();
-                if result.is_some() || d.extras().result_type.is_some() {
-                    d.extras_mut().result_type = result;
-                }
+        for ((n, d), t) in self.definitions.iter_mut().zip(results) {
+            d.resolved_type = t;
+            let result = factory_results.get(n).cloned();
+            if result.is_some() || d.extras().result_type.is_some() {
+                d.extras_mut().result_type = result;
             }
         }
         self.check_declared_types(diags);
@@ -228,15 +236,25 @@ pub(super) fn no_class_return(t: Option<&TypeRef>) -> String {
 
 impl Resolver<'_> {
     fn service_type(&mut self, name: &str) -> Option<String> {
-        let name = self.b.real_name(name).to_string();
-        match self.state.get(&name) {
-            Some(State::Done(t)) => return t.clone(),
-            Some(State::Busy) => {
+        let b = self.b;
+        // An unknown name has no type (and nothing to report here).
+        let i = b.definitions.get_index_of(b.real_name(name))?;
+        self.type_at(i)
+    }
+
+    /// [`Resolver::service_type`] of the definition at position `i`.
+    fn type_at(&mut self, i: usize) -> Option<String> {
+        let b = self.b;
+        let (name, _) = b.definitions.get_index(i)?;
+        let name = name.as_str();
+        match &self.state[i] {
+            State::Done(t) => return t.clone(),
+            State::Busy => {
                 let pos = self.stack.iter().position(|n| *n == name).unwrap_or(0);
                 let cycle = &self.stack[pos..];
                 // The whole path, as constructor cycles report it (safety::check_cycles).
                 let path = format!("{} -> {name}", cycle.join(" -> "));
-                let span = self.b.definitions.get(&name).and_then(|d| d.span);
+                let span = b.definitions.get_index(i).and_then(|(_, d)| d.span);
                 self.diags.push(
                     Diagnostic::error(
                         Code::CircularReference,
@@ -251,20 +269,23 @@ impl Resolver<'_> {
                 );
                 return None;
             }
-            None => {}
+            State::Todo => {}
         }
-        self.state.insert(name.clone(), State::Busy);
-        self.stack.push(name.clone());
-        let t = self.compute(&name);
+        self.state[i] = State::Busy;
+        self.stack.push(name);
+        let t = self.compute(name);
         self.stack.pop();
-        self.state.insert(name, State::Done(t.clone()));
+        self.state[i] = State::Done(t.clone());
         t
     }
 
     fn compute(&mut self, name: &str) -> Option<String> {
-        let def = self.b.definitions.get(name)?;
+        // The builder outlives the resolver: the definition is borrowed, not copied.
+        let b = self.b;
+        let def = b.definitions.get(name)?;
         let span = def.span;
-        let prefix = def.descriptor();
+        // Written out only for a message.
+        let prefix = super::complete::Prefix::Of(def);
         if matches!(
             def.kind,
             DefinitionKind::Factory | DefinitionKind::Accessor | DefinitionKind::Locator
@@ -311,7 +332,7 @@ impl Resolver<'_> {
             );
             return None;
         }
-        let Some(creator) = def.creator.clone().filter(|c| !has_empty_callee(c)) else {
+        let Some(creator) = def.creator.as_ref().filter(|c| !has_empty_callee(c)) else {
             // A name that failed to expand (`%nope%()`) was reported where it was written;
             // "missing" would only repeat it.
             if def.creator.is_some() && self.diags.has_error_within(span) {
@@ -326,7 +347,7 @@ impl Resolver<'_> {
             );
             return None;
         };
-        self.statement_type(&creator, span, &prefix)
+        self.statement_type(creator, span, &prefix)
     }
 
     fn invalid(&mut self, span: Option<crate::source::Span>, msg: String) {
@@ -339,7 +360,7 @@ impl Resolver<'_> {
         &mut self,
         st: &Statement,
         span: Option<crate::source::Span>,
-        prefix: &str,
+        prefix: &dyn std::fmt::Display,
     ) -> Option<String> {
         if super::members::is_first_class_callable(st) {
             self.invalid(
@@ -396,7 +417,7 @@ impl Resolver<'_> {
         &mut self,
         target: &str,
         span: Option<crate::source::Span>,
-        prefix: &str,
+        prefix: &dyn std::fmt::Display,
     ) -> Option<String> {
         if target.contains('\\') {
             return Some(crate::catalog::normalize_name(target));
@@ -420,7 +441,7 @@ impl Resolver<'_> {
         class: &str,
         prop: &str,
         span: Option<crate::source::Span>,
-        prefix: &str,
+        prefix: &dyn std::fmt::Display,
     ) -> Option<String> {
         let Some(p) = self.b.catalog.property(class, prop) else {
             self.diags.push(
@@ -466,7 +487,7 @@ impl Resolver<'_> {
         class: &str,
         method: &str,
         span: Option<crate::source::Span>,
-        prefix: &str,
+        prefix: &dyn std::fmt::Display,
     ) -> Option<String> {
         match self.b.catalog.method(class, method) {
             None => {
@@ -523,7 +544,11 @@ impl Resolver<'_> {
         }
     }
 
-    fn unknown_type(&mut self, span: Option<crate::source::Span>, prefix: &str) -> Option<String> {
+    fn unknown_type(
+        &mut self,
+        span: Option<crate::source::Span>,
+        prefix: &dyn std::fmt::Display,
+    ) -> Option<String> {
         self.diags.push(
             Diagnostic::error(
                 Code::InvalidDefinition,
@@ -536,7 +561,12 @@ impl Resolver<'_> {
         None
     }
 
-    fn class_not_found(&mut self, class: &str, span: Option<crate::source::Span>, prefix: &str) {
+    fn class_not_found(
+        &mut self,
+        class: &str,
+        span: Option<crate::source::Span>,
+        prefix: &dyn std::fmt::Display,
+    ) {
         let mut d = Diagnostic::error(
             Code::ClassNotFound,
             format!("{prefix}: Class '{class}' not found."),

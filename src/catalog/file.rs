@@ -277,7 +277,7 @@ impl<'de> Visitor<'de> for ExprVisitor {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Expr, A::Error> {
-        let mut items = IndexMap::new();
+        let mut items = IndexMap::default();
         let mut i = 0i64;
         while let Some(v) = seq.next_element_seed(ExprSeed)? {
             items.insert(Key::Int(i), v);
@@ -287,7 +287,10 @@ impl<'de> Visitor<'de> for ExprVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Expr, A::Error> {
-        let mut items = IndexMap::with_capacity(map.size_hint().unwrap_or(0));
+        let mut items = IndexMap::with_capacity_and_hasher(
+            map.size_hint().unwrap_or(0),
+            rustc_hash::FxBuildHasher,
+        );
         while let Some(k) = map.next_key::<String>()? {
             let v = map.next_value_seed(ExprSeed)?;
             // A repeated key keeps the last value, as NEON and PHP arrays do.
@@ -297,7 +300,7 @@ impl<'de> Visitor<'de> for ExprVisitor {
     }
 }
 
-fn array(items: IndexMap<Key, Expr>) -> Expr {
+fn array(items: IndexMap<Key, Expr, rustc_hash::FxBuildHasher>) -> Expr {
     let mut a = ExprArray::new();
     a.items = items;
     Expr::bare(ExprKind::Array(a))

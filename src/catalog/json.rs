@@ -115,7 +115,7 @@ impl<'de> Visitor<'de> for DocSeed<'_, '_> {
     forward_scalars!();
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Expr, A::Error> {
-        let mut items = IndexMap::new();
+        let mut items = IndexMap::default();
         while let Some(k) = map.next_key::<String>()? {
             let v = if k == "types" {
                 // A repeated key keeps the last value, as NEON and PHP arrays do.

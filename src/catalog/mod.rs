@@ -30,8 +30,8 @@ mod types;
 
 pub use file::{load_inputs, neon_catalog_to_json, CatalogInput, REGISTRY_CATALOG};
 pub use members::Members;
-pub(crate) use names::hash_caseless;
 pub use names::Name;
+pub(crate) use names::{hash_caseless, same_name};
 pub use types::{is_builtin, normalize_name, Ty, TypeRef, BUILTIN_TYPES};
 
 use names::{Caseless, ClassKey, Interner};
@@ -120,10 +120,18 @@ impl CatalogStream {
     /// Adds the entry `key: value` of the `types:` section (a malformed one is reported when
     /// the stream finishes, the rest of it kept).
     pub fn add(&mut self, key: &Key, value: &Expr) {
-        let name = normalize_name(&key.as_string());
+        let number;
+        let written = match key {
+            Key::Str(s) => s.as_str(),
+            Key::Int(_) => {
+                number = key.as_string();
+                &number
+            }
+        };
+        let name = written.trim().trim_start_matches('\\');
         let info = parse_class(
             &mut self.names,
-            &name,
+            name,
             value,
             &mut self.diags,
             &mut self.pending,
@@ -182,10 +190,11 @@ impl Catalog {
 
     /// Adds (or replaces) a class.
     pub fn add(&mut self, info: ClassInfo) {
-        match self.classes.get_mut(&Caseless(&info.name)) {
-            Some(slot) => *slot = info,
-            None => {
-                self.classes.insert(ClassKey(info.name.clone()), info);
+        // One hash and probe; a replaced class keeps the key (the spelling) first read.
+        match self.classes.entry(ClassKey(info.name.clone())) {
+            indexmap::map::Entry::Occupied(mut slot) => *slot.get_mut() = info,
+            indexmap::map::Entry::Vacant(slot) => {
+                slot.insert(info);
             }
         }
     }
@@ -211,30 +220,66 @@ impl Catalog {
         self.get(name).map(|c| c.name.as_str()).unwrap_or(name)
     }
 
+    /// Visits `name` itself, then all parent classes and all interfaces, transitively, without
+    /// duplicates (the order of [`Catalog::ancestors`]), each with its class when the catalog
+    /// knows it, until `visit` returns `true`. One table lookup per type visited and no
+    /// allocation per name (the lookups by type of a large compile walk ancestors millions of
+    /// times).
+    fn walk<'a: 'n, 'n>(
+        &'a self,
+        name: &'n str,
+        mut visit: impl FnMut(&'n str, Option<&'a ClassInfo>) -> bool,
+    ) {
+        let mut seen: Vec<&'n str> = Vec::new();
+        let mut todo: Vec<&'n str> = vec![name];
+        while let Some(n) = todo.pop() {
+            let info = self.get(n);
+            // The canonical spelling of a known type; an unknown one stands as written.
+            let n = info.map_or(n, |c| c.name.as_str());
+            if seen.iter().any(|o| o.eq_ignore_ascii_case(n)) {
+                continue;
+            }
+            if let Some(c) = info {
+                for p in c.implements.iter().rev().chain(c.extends.iter().rev()) {
+                    todo.push(p);
+                }
+            }
+            seen.push(n);
+            if visit(n, info) {
+                return;
+            }
+        }
+    }
+
     /// `name` itself, then all parent classes and all interfaces, transitively, without
     /// duplicates (in that order). Unknown names yield just themselves.
     pub fn ancestors(&self, name: &str) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        let mut todo = vec![self.canonical(name).to_string()];
-        while let Some(n) = todo.pop() {
-            if out.iter().any(|o| o.eq_ignore_ascii_case(&n)) {
-                continue;
-            }
-            if let Some(c) = self.get(&n) {
-                for p in c.implements.iter().rev().chain(c.extends.iter().rev()) {
-                    todo.push(self.canonical(p).to_string());
-                }
-            }
-            out.push(n);
-        }
+        self.ancestor_classes(name)
+            .into_iter()
+            .map(|(n, _)| n.to_string())
+            .collect()
+    }
+
+    /// [`Catalog::ancestors`] borrowed from the catalog, each with its class when the catalog
+    /// knows it (an unknown name stands as written).
+    pub fn ancestor_classes<'a>(&'a self, name: &'a str) -> Vec<(&'a str, Option<&'a ClassInfo>)> {
+        let mut out = Vec::new();
+        self.walk(name, |n, info| {
+            out.push((n, info));
+            false
+        });
         out
     }
 
     /// Is `sub` the same as, or a subtype of, `sup`?
     pub fn is_subtype(&self, sub: &str, sup: &str) -> bool {
-        self.ancestors(sub)
-            .iter()
-            .any(|a| a.eq_ignore_ascii_case(&normalize_name(sup)))
+        let sup = sup.trim().trim_start_matches('\\');
+        let mut found = false;
+        self.walk(sub, |n, _| {
+            found = n.eq_ignore_ascii_case(sup);
+            found
+        });
+        found
     }
 
     /// Is `sub` a proper subtype of `sup` (PHP's `isSubclassOf`: a type is not its own
@@ -246,43 +291,50 @@ impl Catalog {
             && self.is_subtype(sub, sup)
     }
 
+    /// The first of `class` and its ancestors (in [`Catalog::ancestors`] order) for which
+    /// `pick` finds something.
+    fn find_up<'a, T: 'a>(
+        &'a self,
+        class: &str,
+        mut pick: impl FnMut(&'a ClassInfo) -> Option<T>,
+    ) -> Option<T> {
+        let mut found = None;
+        self.walk(class, |_, info| {
+            found = info.and_then(&mut pick);
+            found.is_some()
+        });
+        found
+    }
+
     /// Finds a method on a class or its ancestors.
     pub fn method(&self, class: &str, method: &str) -> Option<&Method> {
-        self.ancestors(class).iter().find_map(|a| {
-            self.get(a).and_then(|c| {
-                c.methods
-                    .iter()
-                    .find(|(m, _)| m.eq_ignore_ascii_case(method))
-                    .map(|(_, m)| m)
-            })
+        self.find_up(class, |c| {
+            c.methods
+                .iter()
+                .find(|(m, _)| m.eq_ignore_ascii_case(method))
+                .map(|(_, m)| m)
         })
     }
 
     /// The declared spelling of a method found case-insensitively (PHP method names are
     /// case-insensitive; the runtime's registry is not): `setlogger` → `setLogger`.
     pub fn method_name(&self, class: &str, method: &str) -> Option<&str> {
-        self.ancestors(class).iter().find_map(|a| {
-            self.get(a).and_then(|c| {
-                c.methods
-                    .keys()
-                    .find(|m| m.eq_ignore_ascii_case(method))
-                    .map(Name::as_str)
-            })
+        self.find_up(class, |c| {
+            c.methods
+                .keys()
+                .find(|m| m.eq_ignore_ascii_case(method))
+                .map(Name::as_str)
         })
     }
 
     /// Finds a property on a class or its ancestors.
     pub fn property(&self, class: &str, prop: &str) -> Option<&Property> {
-        self.ancestors(class)
-            .iter()
-            .find_map(|a| self.get(a).and_then(|c| c.properties.get(prop)))
+        self.find_up(class, |c| c.properties.get(prop))
     }
 
     /// Finds a class constant on a class or its ancestors.
     pub fn constant(&self, class: &str, name: &str) -> Option<&Expr> {
-        self.ancestors(class)
-            .iter()
-            .find_map(|a| self.get(a).and_then(|c| c.constants.get(name)))
+        self.find_up(class, |c| c.constants.get(name))
     }
 
     /// The names of the members `pick` lists (`|c| c.properties.keys()`, …) on a class and its
@@ -295,18 +347,25 @@ impl Catalog {
     where
         I: Iterator<Item = &'a Name>,
     {
-        self.ancestors(class)
-            .iter()
-            .filter_map(|a| self.get(a))
-            .flat_map(pick)
-            .map(Name::as_str)
-            .collect()
+        let mut out = Vec::new();
+        self.walk(class, |_, info| {
+            out.extend(info.into_iter().flat_map(&pick).map(Name::as_str));
+            false
+        });
+        out
     }
 
     /// The constructor parameters of a class, inherited from the nearest parent that declares
     /// one (as in PHP).
     pub fn constructor(&self, class: &str) -> &[Param] {
-        let mut current = self.get(class);
+        self.get(class)
+            .map(|c| self.constructor_of(c))
+            .unwrap_or(&[])
+    }
+
+    /// [`Catalog::constructor`] of a class already looked up.
+    pub fn constructor_of<'a>(&'a self, class: &'a ClassInfo) -> &'a [Param] {
+        let mut current = Some(class);
         let mut steps = 0;
         while let Some(c) = current {
             steps += 1;

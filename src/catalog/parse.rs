@@ -11,8 +11,50 @@ use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Expr, ExprKind};
 use crate::neon::Key;
 use crate::source::Span;
+use std::fmt;
 
-fn bad(diags: &mut Diagnostics, path: &str, expected: &str, v: &Expr) {
+/// Where an item sits in a `types:` entry (`App\Db › constructor › dsn`), written out only
+/// when a message needs it: reading a large catalog formatted one path per parameter and
+/// member, for messages that almost never come.
+#[derive(Clone, Copy)]
+struct At<'a> {
+    up: Option<&'a At<'a>>,
+    name: &'a str,
+}
+
+impl<'a> At<'a> {
+    /// The entry of the class `name`.
+    fn root(name: &'a str) -> At<'a> {
+        At { up: None, name }
+    }
+
+    /// The item `name` inside this one.
+    fn at(&'a self, name: &'a str) -> At<'a> {
+        At {
+            up: Some(self),
+            name,
+        }
+    }
+}
+
+impl fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(up) = self.up {
+            write!(f, "{up} › ")?;
+        }
+        f.write_str(self.name)
+    }
+}
+
+/// A key as text, borrowed when it is a string (most are: no copy per key read).
+fn key_text(k: &Key) -> std::borrow::Cow<'_, str> {
+    match k {
+        Key::Str(s) => std::borrow::Cow::Borrowed(s.as_str()),
+        Key::Int(_) => std::borrow::Cow::Owned(k.as_string()),
+    }
+}
+
+fn bad(diags: &mut Diagnostics, path: &At, expected: &str, v: &Expr) {
     diags.push(
         Diagnostic::error(
             Code::InvalidValue,
@@ -25,7 +67,7 @@ fn bad(diags: &mut Diagnostics, path: &str, expected: &str, v: &Expr) {
     );
 }
 
-fn string_list(names: &mut Interner, diags: &mut Diagnostics, path: &str, v: &Expr) -> Box<[Name]> {
+fn string_list(names: &mut Interner, diags: &mut Diagnostics, path: &At, v: &Expr) -> Box<[Name]> {
     match &v.kind {
         ExprKind::Str(s) => Box::new([names.name(&normalize_name(s))]),
         ExprKind::Array(a) => a
@@ -65,10 +107,14 @@ pub(super) struct NullDefault {
 fn parse_type(
     names: &mut Interner,
     diags: &mut Diagnostics,
-    path: &str,
+    path: &At,
     v: &Expr,
     text: &str,
 ) -> Ty {
+    // A text read before passed the syntax check then (only valid texts are kept).
+    if let Some(t) = names.known_ty(text) {
+        return t;
+    }
     match TypeRef::syntax_error(text) {
         None => names.ty(text),
         Some(why) => {
@@ -85,7 +131,7 @@ fn parse_type(
 }
 
 /// A `bool` flag of the catalog, reported when it is something else.
-fn flag(diags: &mut Diagnostics, path: &str, v: &Expr) -> bool {
+fn flag(diags: &mut Diagnostics, path: &At, v: &Expr) -> bool {
     match v.kind {
         ExprKind::Bool(b) => b,
         _ => {
@@ -98,7 +144,7 @@ fn flag(diags: &mut Diagnostics, path: &str, v: &Expr) -> bool {
 fn parse_params(
     names: &mut Interner,
     diags: &mut Diagnostics,
-    path: &str,
+    path: &At,
     v: &Expr,
     pending: &mut Vec<NullDefault>,
 ) -> Box<[Param]> {
@@ -109,28 +155,32 @@ fn parse_params(
         return Box::default();
     };
     let mut out = Vec::with_capacity(a.items.len());
+    let mut mixed = None;
     for (k, pv) in &a.items {
-        let name = names.name(k.as_string().trim_start_matches('$'));
+        let name = names.name(key_text(k).trim_start_matches('$'));
+        let here = path.at(&name);
+        let ty = match &pv.kind {
+            ExprKind::Str(t) => Some(parse_type(names, diags, &here, pv, t)),
+            _ => None,
+        };
         let mut param = Param {
             name: name.clone(),
-            ty: names.ty("mixed"),
+            ty: ty.unwrap_or_else(|| mixed.get_or_insert_with(|| names.ty("mixed")).clone()),
             default: None,
             variadic: false,
         };
-        let here = format!("{path} › {name}");
         match &pv.kind {
-            ExprKind::Str(t) => param.ty = parse_type(names, diags, &here, pv, t),
-            ExprKind::Null => {}
+            ExprKind::Str(_) | ExprKind::Null => {}
             ExprKind::Array(spec) => {
                 for (sk, sv) in &spec.items {
                     match sk {
                         Key::Str(s) if s == "type" => match sv.as_str() {
                             Some(t) => param.ty = parse_type(names, diags, &here, sv, t),
-                            None => bad(diags, &format!("{here} › type"), "string", sv),
+                            None => bad(diags, &here.at("type"), "string", sv),
                         },
                         Key::Str(s) if s == "default" => param.default = Some(Box::new(sv.clone())),
                         Key::Str(s) if s == "variadic" => {
-                            param.variadic = flag(diags, &format!("{here} › variadic"), sv)
+                            param.variadic = flag(diags, &here.at("variadic"), sv)
                         }
                         _ => diags.push(
                             Diagnostic::error(
@@ -144,7 +194,7 @@ fn parse_params(
                 }
             }
             _ => {
-                bad(diags, &format!("{path} › {name}"), "type string or map", pv);
+                bad(diags, &here, "type string or map", pv);
                 // Reported once here; a default keeps it from failing every use again.
                 param.default = Some(Box::new(Expr::bare(ExprKind::Null)));
             }
@@ -173,7 +223,7 @@ fn parse_params(
 /// `null` default of a class type waits in `pending` until every class is known.
 fn check_default(
     diags: &mut Diagnostics,
-    path: &str,
+    path: &At,
     p: &Param,
     spec: &Expr,
     pending: &mut Vec<NullDefault>,
@@ -262,14 +312,15 @@ pub(super) fn parse_class(
     };
     let Some(spec) = v.as_array() else {
         if !v.is_null() {
-            bad(diags, name, "map", v);
+            bad(diags, &At::root(name), "map", v);
         }
         return info;
     };
     for (k, value) in &spec.items {
-        let key = k.as_string();
-        let path = format!("{name} › {key}");
-        match key.as_str() {
+        let key = key_text(k);
+        let root = At::root(name);
+        let path = root.at(&key);
+        match &*key {
             "interface" | "abstract" | "async" => {
                 let flag = match value.kind {
                     ExprKind::Bool(b) => b,
@@ -278,7 +329,7 @@ pub(super) fn parse_class(
                         false
                     }
                 };
-                match key.as_str() {
+                match &*key {
                     "interface" => info.interface = flag,
                     "abstract" => info.is_abstract = flag,
                     _ => info.is_async = flag,
@@ -305,23 +356,23 @@ pub(super) fn parse_class(
                 if let Some(ms) = value.as_array() {
                     let mut methods = Vec::with_capacity(ms.items.len());
                     for (mk, mv) in &ms.items {
-                        let mname = mk.as_string();
+                        let mname = key_text(mk);
                         let mut m = Method::default();
+                        let here = path.at(&mname);
                         if let Some(ma) = mv.as_array() {
-                            let here = format!("{path} › {mname}");
                             for (fk, fv) in &ma.items {
-                                match fk.as_string().as_str() {
+                                match &*key_text(fk) {
                                     "params" => m.params = parse_params(names, diags, &here, fv, pending),
                                     "returns" => match fv.as_str() {
                                         Some(t) => {
-                                            let at = format!("{here} › returns");
+                                            let at = here.at("returns");
                                             m.returns = Some(parse_type(names, diags, &at, fv, t));
                                         }
                                         None if fv.is_null() => {}
-                                        None => bad(diags, &format!("{here} › returns"), "type string", fv),
+                                        None => bad(diags, &here.at("returns"), "type string", fv),
                                     },
                                     "static" => {
-                                        m.is_static = flag(diags, &format!("{here} › static"), fv)
+                                        m.is_static = flag(diags, &here.at("static"), fv)
                                     }
                                     other => diags.push(
                                         Diagnostic::error(
@@ -334,7 +385,7 @@ pub(super) fn parse_class(
                                 }
                             }
                         } else if !mv.is_null() {
-                            bad(diags, &format!("{path} › {mname}"), "map", mv);
+                            bad(diags, &here, "map", mv);
                         }
                         methods.push((names.name(&mname), m));
                     }
@@ -347,8 +398,8 @@ pub(super) fn parse_class(
                 if let Some(ps) = value.as_array() {
                     let mut properties = Vec::with_capacity(ps.items.len());
                     for (pk, pv) in &ps.items {
-                        let pname = names.name(pk.as_string().trim_start_matches('$'));
-                        let here = format!("{path} › {pname}");
+                        let pname = names.name(key_text(pk).trim_start_matches('$'));
+                        let here = path.at(&pname);
                         let property = parse_property(names, name, &pname, &here, pv, diags);
                         properties.push((pname, property));
                     }
@@ -389,7 +440,7 @@ fn parse_property(
     names: &mut Interner,
     class: &str,
     name: &str,
-    path: &str,
+    path: &At,
     v: &Expr,
     diags: &mut Diagnostics,
 ) -> Property {
@@ -405,9 +456,9 @@ fn parse_property(
                 match k.as_string().as_str() {
                     "type" => match x.as_str() {
                         Some(t) => property.ty = parse_type(names, diags, path, x, t),
-                        None => bad(diags, &format!("{path} › type"), "string", x),
+                        None => bad(diags, &path.at("type"), "string", x),
                     },
-                    "inject" => property.inject = flag(diags, &format!("{path} › inject"), x),
+                    "inject" => property.inject = flag(diags, &path.at("inject"), x),
                     other => diags.push(
                         Diagnostic::error(
                             Code::UnknownOption,

@@ -26,7 +26,7 @@ pub fn load_services(section: &Expr, builder: &mut ContainerBuilder, diags: &mut
     builder.reserve_definitions(items.len());
     for (key, value) in &items.items {
         if let Some(name) = service_name(key, items, builder, diags) {
-            load_one(name.as_deref(), value, &schema, builder, diags);
+            load_one(name.as_deref(), value.clone(), &schema, builder, diags);
         }
     }
 }
@@ -44,9 +44,9 @@ pub fn load_services_owned(section: Expr, builder: &mut ContainerBuilder, diags:
     // The key spans stay in `items` for the `@Type` keys' diagnostics.
     for (key, value) in std::mem::take(&mut items.items) {
         if let Some(name) = service_name(&key, &items, builder, diags) {
-            load_one(name.as_deref(), &value, &schema, builder, diags);
+            // This service's expression moves into its definition map (and is dropped there).
+            load_one(name.as_deref(), value, &schema, builder, diags);
         }
-        // `value` (this service's expression) is dropped here.
     }
 }
 
@@ -104,15 +104,16 @@ fn service_of_type(
 /// Loads one `services:` entry; `schema` is [`crate::schema::sections::definition`].
 fn load_one(
     name: Option<&str>,
-    value: &Expr,
+    value: Expr,
     schema: &crate::schema::Expect,
     b: &mut ContainerBuilder,
     diags: &mut Diagnostics,
 ) {
     let label = name.unwrap_or("(anonymous)");
+    let span = value.span;
     if let ExprKind::Bool(false) = value.kind {
         if let Some(n) = name {
-            b.remove_definition_at(n, value.span);
+            b.remove_definition_at(n, span);
         }
         return;
     }
@@ -136,7 +137,7 @@ fn load_one(
                 Code::InvalidDefinition,
                 format!("Service '{label}': Empty definition."),
             )
-            .at(value.span),
+            .at(span),
         );
         return;
     }
@@ -150,7 +151,7 @@ fn load_one(
                 Code::InvalidDefinition,
                 format!("Service '{label}': Missing original definition for alteration."),
             )
-            .at(value.span),
+            .at(span),
         );
         return;
     }
@@ -161,7 +162,7 @@ fn load_one(
             None => return,
         }
     } else {
-        match b.add_definition(name, value.span) {
+        match b.add_definition(name, span) {
             Ok(d) => d,
             Err(e) => {
                 diags.push(e);
@@ -362,17 +363,17 @@ fn keys_of_kind(
 /// definition schema).
 fn normalize(
     label: &str,
-    value: &Expr,
+    mut value: Expr,
     schema: &crate::schema::Expect,
     catalog: &crate::catalog::Catalog,
     diags: &mut Diagnostics,
 ) -> Option<ExprArray> {
     let is_interface = |n: &str| catalog.get(n).is_some_and(|c| c.interface);
-    match &value.kind {
+    match &mut value.kind {
         ExprKind::Null => Some(ExprArray::new()),
         ExprKind::Str(s) if is_interface(s) => {
             let mut m = ExprArray::new();
-            m.items.insert(Key::Str("implement".into()), value.clone());
+            m.items.insert(Key::Str("implement".into()), value);
             Some(m)
         }
         ExprKind::Statement(st) if matches!(&st.callee, Callee::Name(n) if is_interface(n)) => {
@@ -401,26 +402,39 @@ fn normalize(
         }
         ExprKind::Str(_) | ExprKind::Statement(_) => {
             let mut m = ExprArray::new();
-            m.items.insert(Key::Str("create".into()), value.clone());
+            m.items.insert(Key::Str("create".into()), value);
             Some(m)
         }
         ExprKind::Array(a) => {
             let mut m = ExprArray::new();
+            m.items.reserve(a.items.len());
             let mut key_spans = Vec::new();
             let has_create = a.get("create").is_some() || a.get("factory").is_some();
-            for (k, v) in &a.items {
-                let written = k.as_string();
-                let key = match written.as_str() {
-                    "factory" => "create".to_string(),
-                    "class" if has_create => "type".to_string(),
-                    "class" => "create".to_string(),
-                    _ => written.clone(),
+            // The values move into the definition map; the key spans stay in `a`.
+            for (k, v) in std::mem::take(&mut a.items) {
+                // The key's text, borrowed (an integer key written out).
+                let number;
+                let written = match &k {
+                    Key::Str(s) => s.as_str(),
+                    Key::Int(_) => {
+                        number = k.as_string();
+                        number.as_str()
+                    }
                 };
-                if let Some(span) = a.key_span(&written) {
-                    key_spans.push((Key::Str(key.as_str().into()), span));
-                    m.set_key_span(&Key::Str(key.as_str().into()), span);
+                let key = Key::Str(
+                    match written {
+                        "factory" => "create",
+                        "class" if has_create => "type",
+                        "class" => "create",
+                        other => other,
+                    }
+                    .into(),
+                );
+                if let Some(span) = a.key_span(written) {
+                    m.set_key_span(&key, span);
+                    key_spans.push((key.clone(), span));
                 }
-                m.items.insert(Key::Str(key.into()), v.clone());
+                m.items.insert(key, v);
             }
             // Nette's DefinitionSchema: unknown keys ("did you mean"), value types.
             let whole = Expr::new(ExprKind::Array(m), value.span);

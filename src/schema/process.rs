@@ -582,7 +582,7 @@ fn complete_structure(
 ) -> Expr {
     let errors = ctx.errors.len();
     let span = value.span;
-    let given = match value.kind {
+    let mut given = match value.kind {
         ExprKind::Null => ExprArray::new(),
         ExprKind::Array(a) => a,
         _ => {
@@ -591,56 +591,80 @@ fn complete_structure(
         }
     };
     deprecation(schema, ctx, span);
-    let as_expr = Expr::new(ExprKind::Array(given.clone()), span);
-    check_range(
-        schema,
-        &TypeSpec::parse("array").expect("valid"),
-        &as_expr,
-        ctx,
-    );
+    if schema.min.is_some() || schema.max.is_some() {
+        // Only a range needs the collection as a value (a copy of it).
+        let as_expr = Expr::new(ExprKind::Array(given.clone()), span);
+        check_range(
+            schema,
+            &TypeSpec::parse("array").expect("valid"),
+            &as_expr,
+            ctx,
+        );
+    }
     let mut out = ExprArray::new();
+    out.items.reserve(items.len());
     let names: Vec<&str> = items.keys().map(String::as_str).collect();
-    let mut extra: Vec<(Key, Expr)> = Vec::new();
+    // The keys `other` takes, in the order given; their values move out below.
+    let mut extra: Vec<Key> = Vec::new();
     for (k, v) in &given.items {
-        let name = k.as_string();
-        if items.contains_key(&name) {
+        // The key's text, borrowed (an integer key written out).
+        let number;
+        let name = match k {
+            Key::Str(s) => s.as_str(),
+            Key::Int(_) => {
+                number = k.as_string();
+                number.as_str()
+            }
+        };
+        if items.contains_key(name) {
             continue;
         }
         if other.is_some() {
-            extra.push((k.clone(), v.clone()));
+            extra.push(k.clone());
             continue;
         }
-        ctx.path.push(name.clone());
+        ctx.path.push(name.to_string());
         let mut msg = format!("Unexpected item '{}'", ctx.path_text());
-        match suggest(&name, names.iter().copied()) {
+        match suggest(name, names.iter().copied()) {
             Some(s) => msg.push_str(&format!(", did you mean '{s}'?")),
             None => msg.push('.'),
         }
         // The caret goes on the unknown key (docs/errors.md), not on its value.
-        ctx.error(Code::UnknownOption, msg, given.key_span(&name).or(v.span));
+        ctx.error(Code::UnknownOption, msg, given.key_span(name).or(v.span));
         ctx.path.pop();
     }
+    let skip_defaults = ctx.skip_defaults || schema.skip_defaults;
     for (name, sub) in items {
-        let key = Key::from_string(name.clone());
-        match given.items.get(&key) {
+        let key = Key::from_string(name.as_str());
+        // Each given value is completed once: it moves out rather than being copied (the
+        // order of the rest does not matter any more: `extra` keeps theirs).
+        match given.items.swap_remove(&key) {
             Some(v) => {
                 let old = ctx.enter(name.clone(), v.span);
-                let done = complete(sub, v.clone(), ctx);
+                let done = complete(sub, v, ctx);
                 ctx.leave(old);
                 out.items.insert(key, done);
             }
+            // An absent item whose default is not kept: working the default out would have no
+            // effect (only a required item reports, only a structure completes its own items).
+            None if skip_defaults
+                && !sub.required
+                && !matches!(sub.shape, Shape::Structure { .. }) => {}
             None => {
                 let old = ctx.enter(name.clone(), None);
                 let done = complete_default(sub, ctx);
                 ctx.leave(old);
-                if !ctx.skip_defaults && !schema.skip_defaults {
+                if !skip_defaults {
                     out.items.insert(key, done);
                 }
             }
         }
     }
     if let Some(sub) = other {
-        for (k, v) in extra {
+        for k in extra {
+            let Some(v) = given.items.swap_remove(&k) else {
+                continue;
+            };
             let old = ctx.enter(k.as_string(), v.span);
             let done = complete(sub, v, ctx);
             ctx.leave(old);

@@ -155,7 +155,7 @@ impl Resolver<'_> {
         &mut self,
         iface: &str,
         span: Option<crate::source::Span>,
-        prefix: &str,
+        prefix: &dyn std::fmt::Display,
     ) -> bool {
         let mut methods: Vec<(String, crate::catalog::Method)> = Vec::new();
         for a in self.b.catalog.ancestors(iface) {
@@ -226,7 +226,7 @@ impl Resolver<'_> {
         iface: &str,
         create: &crate::catalog::Method,
         result: &str,
-        prefix: &str,
+        prefix: &dyn std::fmt::Display,
     ) {
         let class = match def.creator.as_ref().filter(|c| !has_empty_callee(c)) {
             None => result.to_string(),
