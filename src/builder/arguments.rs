@@ -498,7 +498,7 @@ impl Completer<'_> {
         let record = self.b.record_origins;
         let slot = self.trace.len();
         self.trace.push(CallOrigin {
-            function: if record { f.to_string() } else { String::new() },
+            function: if record { f.text() } else { String::new() },
             in_setup: ctx.in_setup,
             arguments: Vec::new(),
         });
@@ -674,10 +674,13 @@ impl Completer<'_> {
                 }
             }
         }
-        let kept = |k: usize| record || matches!(out.get(k), Some(P::Param(_)));
+        if !record {
+            origins.retain(|(k, _, _)| matches!(out.get(*k), Some(P::Param(_))));
+        }
+        // Collected from an exact-size iterator: a call's list is allocated at its length (a
+        // filter here left room for four or more origins of about 160 bytes in every call's).
         self.trace[slot].arguments = origins
             .into_iter()
-            .filter(|(k, _, _)| kept(*k))
             .map(|(k, p, source)| ArgumentOrigin {
                 parameter: p.name.to_string(),
                 declared: p.ty.text.to_string(),
@@ -686,7 +689,7 @@ impl Completer<'_> {
             })
             .collect();
         if !record && !self.trace[slot].arguments.is_empty() {
-            self.trace[slot].function = f.to_string();
+            self.trace[slot].function = f.text();
         }
         let extra: Vec<&Expr> = positional
             .iter()

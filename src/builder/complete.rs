@@ -40,6 +40,18 @@ pub(super) struct Function<'a> {
     pub(super) method: &'a str,
 }
 
+impl Function<'_> {
+    /// The name as text, allocated at its length (kept in each call's recorded origin).
+    pub(super) fn text(&self) -> String {
+        let mut s = String::with_capacity(self.class.len() + self.method.len() + 4);
+        s.push_str(self.class);
+        s.push_str("::");
+        s.push_str(self.method);
+        s.push_str("()");
+        s
+    }
+}
+
 impl std::fmt::Display for Function<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}::{}()", self.class, self.method)
