@@ -305,6 +305,25 @@ pub enum Expr {
 pub const MAX_EXPR_DEPTH: usize = 100;
 
 impl Expr {
+    /// Whether this expression holds no other expression: a scalar (`null`, bool, int, float,
+    /// string) or a one-key object naming something (`$ref`, `$param`, `$arg`, `$provider`).
+    /// Such leaves are most of what a plan holds: the load check needs not measure their depth,
+    /// and evaluation handles them without the stack check.
+    pub fn is_leaf(&self) -> bool {
+        matches!(
+            self,
+            Expr::Null
+                | Expr::Bool(_)
+                | Expr::Int(_)
+                | Expr::Float(_)
+                | Expr::Str(_)
+                | Expr::Ref(_)
+                | Expr::Param(_)
+                | Expr::Arg(_)
+                | Expr::Provider(_)
+        )
+    }
+
     /// The JSON nesting depth of this expression's JSON form: 0 for a scalar, 1 for `[1]` or
     /// `{"$ref": "x"}`, 2 for `{"$new": "C", "args": [1]}`, and so on.
     pub fn json_depth(&self) -> usize {

@@ -44,23 +44,9 @@ pub(crate) struct Checker<'a> {
 /// are such: JSON depth at most 3, so [`Checker::too_deep`] need not measure it (the common
 /// `create`, a `$new` of references and numbers, is one).
 fn shallow(e: &Expr) -> bool {
-    fn leaf(e: &Expr) -> bool {
-        matches!(
-            e,
-            Expr::Null
-                | Expr::Bool(_)
-                | Expr::Int(_)
-                | Expr::Float(_)
-                | Expr::Str(_)
-                | Expr::Ref(_)
-                | Expr::Param(_)
-                | Expr::Arg(_)
-                | Expr::Provider(_)
-        )
-    }
     match e {
-        Expr::New { args, .. } => args.iter().all(leaf),
-        other => leaf(other),
+        Expr::New { args, .. } => args.iter().all(Expr::is_leaf),
+        other => other.is_leaf(),
     }
 }
 

@@ -219,18 +219,7 @@ impl Inner {
         frame: &Frame<'_>,
         path: &mut Path,
     ) -> Result<Value, Error> {
-        if matches!(
-            e,
-            Expr::Null
-                | Expr::Bool(_)
-                | Expr::Int(_)
-                | Expr::Float(_)
-                | Expr::Str(_)
-                | Expr::Ref(_)
-                | Expr::Param(_)
-                | Expr::Arg(_)
-                | Expr::Provider(_)
-        ) {
+        if e.is_leaf() {
             return self.eval_here(e, frame, path);
         }
         stacker::maybe_grow(
