@@ -159,3 +159,35 @@ fn deep_transient_and_scoped_chains_work_on_a_small_stack_too() {
     });
     assert_eq!(length, 1499);
 }
+
+/// A panic in a transient's constructor unwinds through the container; the depth it counted
+/// is given back, so a thread that caught 300 such panics (more than the transient depth limit
+/// of 256) still creates transients.
+#[test]
+fn a_panicking_transient_constructor_gives_its_depth_back() {
+    #[derive(Debug)]
+    struct Fragile;
+    let mut r = Registry::new();
+    r.class::<Fragile>("App\\Fragile")
+        .constructor(|a| match a.int(0)? {
+            0 => panic!("the constructor gives up"),
+            _ => Ok(Fragile),
+        });
+    let plan = json!({"format": "wireplan-plan", "version": 1, "compiler": "test",
+        "inputs_hash": "0", "services": {
+            "bad": {"type": "App\\Fragile", "lifespan": "transient",
+                    "create": {"$new": "App\\Fragile", "args": [0]}},
+            "good": {"type": "App\\Fragile", "lifespan": "transient",
+                     "create": {"$new": "App\\Fragile", "args": [1]}}}})
+    .to_string();
+    let c = Container::from_json_str(&plan, &r).unwrap();
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    for _ in 0..300 {
+        let caught =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| c.get::<Fragile>("bad")));
+        assert!(caught.is_err());
+    }
+    std::panic::set_hook(hook);
+    assert!(c.get::<Fragile>("good").is_ok());
+}

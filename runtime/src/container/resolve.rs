@@ -71,6 +71,28 @@ impl Drop for CreatingGuard {
     }
 }
 
+/// One level of [`Depths::transient`], released on drop (also when a constructor panics).
+struct TransientGuard;
+
+impl TransientGuard {
+    /// Enters one more transient level, or `None` past [`MAX_TRANSIENT_DEPTH`].
+    fn enter() -> Option<TransientGuard> {
+        DEPTHS.with(|d| {
+            let n = d.transient.get() + 1;
+            (n <= MAX_TRANSIENT_DEPTH).then(|| {
+                d.transient.set(n);
+                TransientGuard
+            })
+        })
+    }
+}
+
+impl Drop for TransientGuard {
+    fn drop(&mut self) {
+        DEPTHS.with(|d| d.transient.set(d.transient.get().saturating_sub(1)));
+    }
+}
+
 /// Where a resolution happens: in which scope (none for the container itself and for
 /// everything a singleton needs), and with which `create()` arguments (inside a factory).
 #[derive(Clone, Copy)]
@@ -451,27 +473,20 @@ impl Inner {
                 .map(Cow::Borrowed)
             }
             Lifespan::Transient => {
-                let depth = DEPTHS.with(|d| {
-                    d.transient.set(d.transient.get() + 1);
-                    d.transient.get()
-                });
-                let result = if depth > MAX_TRANSIENT_DEPTH {
-                    Err(self.cycle(path, idx))
-                } else {
-                    path.push(idx);
-                    let r = self.create_service(
-                        idx,
-                        Ctx {
-                            scope: ctx.scope,
-                            args: None,
-                        },
-                        path,
-                    );
-                    path.pop();
-                    r
+                let Some(_level) = TransientGuard::enter() else {
+                    return Err(self.cycle(path, idx));
                 };
-                DEPTHS.with(|d| d.transient.set(d.transient.get() - 1));
-                result.map(Cow::Owned)
+                path.push(idx);
+                let created = self.create_service(
+                    idx,
+                    Ctx {
+                        scope: ctx.scope,
+                        args: None,
+                    },
+                    path,
+                );
+                path.pop();
+                created.map(Cow::Owned)
             }
         }
     }
