@@ -200,9 +200,14 @@ impl SourceMap {
         id
     }
 
-    /// The file behind `id`. Panics only on an id from another map (a programming error).
+    /// The file behind `id`. An id from another map (a programming error) gets an empty file
+    /// named `<unknown source>`, so that a misplaced span costs a diagnostic its excerpt,
+    /// never the process.
     pub fn get(&self, id: FileId) -> &SourceFile {
-        &self.files[id.0 as usize]
+        static UNKNOWN: std::sync::OnceLock<SourceFile> = std::sync::OnceLock::new();
+        self.files.get(id.0 as usize).unwrap_or_else(|| {
+            UNKNOWN.get_or_init(|| SourceFile::new("<unknown source>".into(), None, String::new()))
+        })
     }
 
     /// Finds a file already registered for `path`.

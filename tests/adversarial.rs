@@ -387,6 +387,38 @@ fn a_deeply_dotted_parameter_name_is_refused() {
     );
 }
 
+/// A `-p` that sets one key inside a map parameter of the files, to a value that refers back
+/// to it, is a cycle: reported without a position (the value was given on the command line),
+/// where it used to point into the wrong file or, after another `-p`, panic while drawing the
+/// excerpt (found by a new user's trial).
+#[test]
+fn a_dotted_override_that_refers_to_its_parameter_is_a_cycle_not_a_panic() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "types:\n\tFoo:\n\t\tconstructor:\n\t\t\tx: mixed\nparameters:\n\ta: 1\nservices:\n\tfoo: Foo(%a%)\n",
+    )
+    .expect("write");
+    for args in [&["-p", "b=1", "-p", "a.k=%a%"][..], &["-p", "a.k=%a%"][..]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_wireplan"))
+            .args(["check".as_ref(), config.as_os_str()])
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("wireplan runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(
+                "error[circular-parameter]: Circular reference detected for parameters: %a%"
+            ),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("app.neon:1:1"), "{args:?}: {stderr}");
+    }
+}
+
 /// Parameters that wrap the next one in a list (`p0: [%p1%]`, …) nest as deep as the chain is
 /// long: a value deeper than a plan allows stops at the parameter that passes it (it becomes
 /// null), so no later stage walks a value as deep as the chain (999 links overflowed a debug

@@ -152,9 +152,9 @@ impl<'a> Expander<'a> {
             let mut path = k.split('.');
             let top = path.next().unwrap_or_default().to_string();
             let rest: Vec<&str> = path.collect();
-            if rest.is_empty() || !raw.contains_key(&top) {
-                foreign.insert(top.clone());
-            }
+            // A parameter with a value from the command line, even one key of a map written
+            // in the files, is foreign: its spans may belong to the options' source map.
+            foreign.insert(top.clone());
             if rest.is_empty() {
                 raw.insert(top, v.clone());
                 continue;
