@@ -491,13 +491,23 @@ pub fn to_json(sources: &SourceMap, diags: &[Diagnostic]) -> Vec<JsonDiagnostic>
 /// "did you mean": the candidate closest to `word`, after Nette's `Helpers::getSuggestion` —
 /// a weighted edit distance (insert and delete 10, replace 11) below
 /// `(len / 4 + 1) * 10 + 0.1`. Letter case is ignored, since class names compare that way.
-/// The one suggestion rule of the whole compiler (schema messages use it too).
+/// The one suggestion rule of the whole compiler (schema messages use it too). Names longer
+/// than [`MAX_SUGGESTED_LEN`] bytes get no suggestion and are never suggested: the distance
+/// takes time proportional to the product of the two lengths, and a hostile name of
+/// megabytes would stall a compile.
 pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    if word.len() > MAX_SUGGESTED_LEN {
+        return None;
+    }
     let lower = word.to_lowercase();
     let mut min = (word.len() as f64 / 4.0 + 1.0) * 10.0 + 0.1;
     let mut best = None;
     for c in candidates {
-        if c == word {
+        // Every byte of length difference costs at least one insertion or deletion (10).
+        if c == word
+            || c.len() > MAX_SUGGESTED_LEN
+            || (c.len().abs_diff(word.len()) * 10) as f64 >= min * 4.0
+        {
             continue;
         }
         let d = weighted_levenshtein(&c.to_lowercase(), &lower) as f64;
@@ -508,6 +518,9 @@ pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     }
     best
 }
+
+/// The longest name (in bytes) for which [`suggest`] looks for a close one: 256.
+pub const MAX_SUGGESTED_LEN: usize = 256;
 
 /// Nette's weighted edit distance, plus one step wireplan adds: swapping two adjacent letters
 /// costs 10, like one insertion (so short transpositions such as `dns` → `dsn`, which cost
@@ -545,6 +558,24 @@ mod tests {
         assert_eq!(suggest("tgas", ["tags", "type"]), Some("tags"));
         assert_eq!(weighted_levenshtein("ab", "ba"), 10);
         assert_eq!(weighted_levenshtein("abc", "abc"), 0);
+    }
+
+    #[test]
+    fn long_names_get_no_suggestion() {
+        // A near miss up to the limit is still suggested; past it, neither side is compared
+        // (a new user's 5 MB name with one letter wrong stalled `check` for minutes).
+        let at = "k".repeat(MAX_SUGGESTED_LEN);
+        let at_miss = format!("{}x", &at[1..]);
+        assert_eq!(suggest(&at_miss, [at.as_str()]), Some(at.as_str()));
+        let long = "k".repeat(5_000_000);
+        let long_miss = format!("{long}x");
+        assert_eq!(suggest(&long_miss, [long.as_str()]), None);
+        assert_eq!(suggest("kkk", [long.as_str()]), None);
+        // Lengths far apart are skipped before any distance is computed.
+        assert_eq!(
+            suggest("sevices", ["services", long.as_str()]),
+            Some("services")
+        );
     }
 
     #[test]
