@@ -170,6 +170,13 @@ fn static_cases_end_in_positioned_diagnostics() {
             "hostile.rhai",
             4,
         ),
+        (
+            "script-many-errors",
+            "invalid-definition",
+            "Service 's19999': Factory and type are missing",
+            "hostile.rhai",
+            6,
+        ),
     ];
     let mut failures = Vec::new();
     for (name, code, mentions, file, line) in cases {

@@ -735,8 +735,23 @@ impl ContainerBuilder {
             // already report.
             let mut again = Diagnostics::new();
             self.resolve(&mut again);
+            // Reported already: looked up by code and message, then compared whole (a scan of
+            // every earlier diagnostic per new one was quadratic: 40,000 definitions a script
+            // left without a factory took 4.9 s).
+            let mut seen: std::collections::HashMap<
+                (crate::diagnostics::Code, String),
+                Vec<usize>,
+            > = std::collections::HashMap::new();
+            for (i, d) in diags.items().iter().enumerate() {
+                seen.entry((d.code, d.message.clone())).or_default().push(i);
+            }
             for d in again.into_vec() {
-                if !diags.items().contains(&d) {
+                let key = (d.code, d.message.clone());
+                let known = seen
+                    .get(&key)
+                    .is_some_and(|at| at.iter().any(|&i| diags.items()[i] == d));
+                if !known {
+                    seen.entry(key).or_default().push(diags.items().len());
                     diags.push(d);
                 }
             }
