@@ -372,6 +372,20 @@ fn long_parameter_chains_are_a_positioned_error() {
     );
 }
 
+/// `wireplan check CONFIG OPTIONS…` without colours: its exit code and standard error.
+fn check_with(config: &std::path::Path, options: &[&str]) -> (Option<i32>, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .args(["check".as_ref(), config.as_os_str()])
+        .args(options)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("wireplan runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// A `-p` name with thousands of dotted parts would nest the parameters as deep: refused with
 /// an error naming the limit (it aborted the compiler with a stack overflow before).
 #[test]
@@ -380,14 +394,8 @@ fn a_deeply_dotted_parameter_name_is_refused() {
     let config = dir.path().join("app.neon");
     std::fs::write(&config, "services:\n\ts: App\\S\n").expect("write");
     let name = vec!["a"; 5000].join(".");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wireplan"))
-        .args(["check".as_ref(), config.as_os_str(), "-p".as_ref()])
-        .arg(format!("{name}=1"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("wireplan runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let (code, stderr) = check_with(&config, &["-p", &format!("{name}=1")]);
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains("has 5000 dot-separated parts; at most 64 are allowed"),
         "{stderr}"
@@ -408,14 +416,8 @@ fn a_dotted_override_that_refers_to_its_parameter_is_a_cycle_not_a_panic() {
     )
     .expect("write");
     for args in [&["-p", "b=1", "-p", "a.k=%a%"][..], &["-p", "a.k=%a%"][..]] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_wireplan"))
-            .args(["check".as_ref(), config.as_os_str()])
-            .args(args)
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("wireplan runs");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        let (code, stderr) = check_with(&config, args);
+        assert_eq!(code, Some(1), "{args:?}: {stderr}");
         assert!(
             stderr.contains(
                 "error[circular-parameter]: Circular reference detected for parameters: %a%"
