@@ -105,7 +105,12 @@ fn repl_in_a_terminal_completes_steps_phases_and_compiles() {
 
 /// Runs `bin args` with `stdin` piped in (no terminal: the editor reads plain lines) and
 /// `env`, and returns (exit code, stdout, stderr). Bounded: killed after 60 s.
-fn run_piped(bin: &str, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> (i32, String, String) {
+fn run_piped(
+    bin: &str,
+    args: &[&str],
+    stdin: impl AsRef<[u8]>,
+    env: &[(&str, &str)],
+) -> (i32, String, String) {
     use std::io::Write;
     use std::process::Stdio;
     let mut cmd = Command::new(bin);
@@ -120,12 +125,7 @@ fn run_piped(bin: &str, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> (i3
     }
     let mut child = cmd.spawn().expect("spawn");
     // A program that refuses to start exits before reading: a closed pipe here is not an error.
-    if let Err(e) = child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-    {
+    if let Err(e) = child.stdin.take().expect("stdin").write_all(stdin.as_ref()) {
         assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
     }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
@@ -232,6 +232,41 @@ fn a_deep_value_prints_bounded_in_the_real_binary() {
         "{out}"
     );
     assert!(out.contains("\n42\n"), "{out}");
+}
+
+/// A line that is not UTF-8 is skipped with a message and the session goes on; an input
+/// that keeps failing to decode ends the session with status 1 instead of looping.
+#[test]
+fn a_line_that_is_not_utf8_is_skipped_and_the_session_goes_on() {
+    let args = [
+        "repl",
+        "examples/blog/config/app.neon",
+        "--catalog",
+        "examples/blog/catalog.json",
+    ];
+    let (code, out, err) = run_piped(
+        env!("CARGO_BIN_EXE_wireplan"),
+        &args,
+        b"20 + 1\n\xff\xfe oops\n40 + 2\n:quit\n",
+        &[],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("\n21\n") && out.contains("\n42\n"), "{out}");
+    assert_eq!(
+        err.matches("error: the line is not valid UTF-8 and was skipped")
+            .count(),
+        1,
+        "{err}"
+    );
+
+    let (code, _, err) = run_piped(
+        env!("CARGO_BIN_EXE_wireplan"),
+        &args,
+        b"\xff\n".repeat(200),
+        &[],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(err.matches("was skipped").count(), 64, "{err}");
 }
 
 /// Issue #11: Ctrl-C while an input runs stops the input, not the REPL.

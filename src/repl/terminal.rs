@@ -203,9 +203,17 @@ pub fn run(session: Session) -> ExitCode {
     if let Some(h) = &history {
         let _ = editor.load_history(h);
     }
+    // Lines that are not UTF-8 are skipped with a message instead of ending the session; a
+    // bound on how many come in a row keeps an input that keeps failing from looping forever.
+    let mut undecodable_in_a_row = 0u32;
     loop {
         let prompt = session.borrow().prompt();
-        match editor.readline(&prompt) {
+        let read = editor.readline(&prompt);
+        if !matches!(&read, Err(ReadlineError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData)
+        {
+            undecodable_in_a_row = 0;
+        }
+        match read {
             Ok(line) => {
                 if !line.trim().is_empty() {
                     let _ = editor.add_history_entry(line.as_str());
@@ -219,6 +227,13 @@ pub fn run(session: Session) -> ExitCode {
             }
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
+            Err(ReadlineError::Io(e))
+                if e.kind() == std::io::ErrorKind::InvalidData
+                    && undecodable_in_a_row < MAX_UNDECODABLE_IN_A_ROW =>
+            {
+                undecodable_in_a_row += 1;
+                eprintln!("error: the line is not valid UTF-8 and was skipped ({e})");
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(1);
@@ -234,6 +249,10 @@ pub fn run(session: Session) -> ExitCode {
     }
     ExitCode::SUCCESS
 }
+
+/// How many lines that are not valid UTF-8 the REPL skips one after another before it gives
+/// up and exits with status 1 (an input that is not text at all).
+const MAX_UNDECODABLE_IN_A_ROW: u32 = 64;
 
 #[cfg(test)]
 mod tests {
