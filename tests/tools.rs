@@ -229,6 +229,24 @@ fn deny_warnings_turns_warnings_into_failure() {
     assert_eq!(code, 2, "{stderr}");
 }
 
+/// A parameter key with NUL, ESC and a line break (a plan is a file anyone can write): `show`
+/// prints them escaped, so the terminal is not driven and the table keeps one row per key.
+#[test]
+fn show_escapes_control_characters_in_table_cells() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("app.neon"),
+        "parameters:\n\t\"k\\u0000y\\u001b[31m\\nz\": 1\n",
+    )
+    .expect("write config");
+    let (code, _, err) = run_in(dir.path(), &["compile", "app.neon", "-o", "p.json"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run_in(dir.path(), &["show", "p.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains('\0') && !out.contains('\u{1b}'), "{out:?}");
+    assert!(out.contains("\n  k\\u{0}y\\u{1b}[31m\\nz  1\n"), "{out}");
+}
+
 #[test]
 fn show_in_both_encodings_and_formats() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -230,6 +230,13 @@ pub(crate) fn word<T: Serialize>(v: &T) -> String {
 
 /// Rows of cells as left-aligned columns separated by two spaces, each line indented by two.
 fn table(rows: &[Vec<String>], out: &mut String) {
+    // A plan's names and parameter keys come from its file: a control character in one is
+    // shown escaped, so it can neither act on the terminal nor break the table's lines.
+    let escaped: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|cell| table_cell(cell)).collect())
+        .collect();
+    let rows = &escaped;
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {
@@ -252,6 +259,14 @@ fn table(rows: &[Vec<String>], out: &mut String) {
         out.push_str(line.trim_end());
         out.push('\n');
     }
+}
+
+/// One table cell as printed: control and bidirectional formatting characters as `\u{…}`
+/// (`diagnostics::visible_text`), and tab and line break, which that keeps, as `\t` and `\n`.
+fn table_cell(cell: &str) -> String {
+    crate::diagnostics::visible_text(cell)
+        .replace('\t', "\\t")
+        .replace('\n', "\\n")
 }
 
 impl PlanSummary {
