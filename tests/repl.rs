@@ -948,3 +948,27 @@ fn repl_md_quotes_the_real_errors_answer() {
     let trim = |t: &str| t.lines().map(str::trim_end).collect::<Vec<_>>().join("\n");
     assert_eq!(trim(quoted), trim(&real));
 }
+
+/// A handle passed where a configuration value belongs is named as scripts know it
+/// (`ContainerBuilder`), not by wireplan's Rust module path.
+#[test]
+fn a_handle_used_as_a_value_is_named_by_its_script_type() {
+    let mut s = session();
+    let out = ask(
+        &mut s,
+        r#"builder.getDefinition("articles").addSetup("setX", [builder])"#,
+    );
+    assert!(
+        out.contains("addSetup: a ContainerBuilder cannot be used as a value here"),
+        "{out}"
+    );
+    assert!(!out.contains("wireplan::"), "{out}");
+    let out = ask(
+        &mut s,
+        r#"builder.getDefinition("articles").addSetup("setX", [|x| x])"#,
+    );
+    assert!(
+        out.contains("addSetup: a Fn cannot be used as a value here"),
+        "{out}"
+    );
+}

@@ -165,11 +165,28 @@ fn to_expr_in_place(v: &Dynamic, depth: usize) -> Result<Expr, String> {
         ExprKind::Str(format!("@{}", d.name()))
     } else {
         return Err(format!(
-            "a value of type {} cannot be used here",
-            v.type_name()
+            "a {} cannot be used as a value here (a value is a string, number, boolean, (), \
+             array, map, statement, reference or definition)",
+            script_type_name(v)
         ));
     };
     Ok(Expr::bare(kind))
+}
+
+/// The name a script knows `v`'s type by: the registered name of the API's handles (as in
+/// `register_type_with_name`), the last path segment of any other Rust type, never a module
+/// path of wireplan's internals.
+fn script_type_name(v: &Dynamic) -> String {
+    use super::builder_api::{BuilderHandle, DefinitionHandle};
+    if v.is::<BuilderHandle>() {
+        return "ContainerBuilder".into();
+    }
+    if v.is::<DefinitionHandle>() {
+        return "Definition".into();
+    }
+    let full = v.type_name();
+    let base = full.split('<').next().unwrap_or(full);
+    base.rsplit("::").next().unwrap_or(base).to_string()
 }
 
 /// Converts a configuration value to Rhai: lists become arrays, maps [`OrderedMap`]s,
