@@ -87,7 +87,9 @@ fn build(config: &Path, params: &ParamArgs) -> Option<(Compilation, Built, bool)
 
 fn print<T: std::fmt::Display + serde::Serialize>(answer: &T, format: AnswerFormat) {
     match format {
-        AnswerFormat::Text => emit(&answer.to_string()),
+        // Names in the answer come from the configuration and the catalog: shown visibly, so
+        // none can act on the terminal (JSON escapes them itself).
+        AnswerFormat::Text => emit(&diagnostics::visible_text(&answer.to_string())),
         AnswerFormat::Json => emit(&format!(
             "{}\n",
             serde_json::to_string_pretty(answer).unwrap_or_default()

@@ -373,7 +373,8 @@ fn show(plan: PathBuf, service: Option<String>, format: OutputFormat) -> ExitCod
             }
         },
     };
-    emit(&text);
+    // A plan's names and values are shown visibly: a plan file cannot act on the terminal.
+    emit(&diagnostics::visible_text(&text));
     ExitCode::SUCCESS
 }
 
@@ -391,7 +392,7 @@ fn diff(old: PathBuf, new: PathBuf, format: OutputFormat) -> ExitCode {
     };
     let d = diff::diff_plans(&a.plan, &b.plan);
     emit(&match format {
-        OutputFormat::Human => d.to_text(),
+        OutputFormat::Human => diagnostics::visible_text(&d.to_text()),
         OutputFormat::Json => json_text(&d.to_json()),
     });
     if d.is_empty() {

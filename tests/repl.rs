@@ -972,3 +972,25 @@ fn a_handle_used_as_a_value_is_named_by_its_script_type() {
         "{out}"
     );
 }
+
+/// The REPL's answers show a class name's control characters escaped, as `show` does.
+#[test]
+fn answers_show_control_characters_in_names_escaped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "types:\n\t\"App\\\\Ev\\u001b[31mil\":\nservices:\n\tx: \"App\\\\Ev\\u001b[31mil\"\n",
+    )
+    .expect("write config");
+    let mut s = Session::open(&config, Options::default());
+    for input in [
+        ":show x",
+        ":services",
+        r#"builder.getDefinition("x").getType()"#,
+    ] {
+        let out = ask(&mut s, input);
+        assert!(!out.contains('\u{1b}'), "{input}: {out:?}");
+        assert!(out.contains(r"App\Ev\u{1b}[31mil"), "{input}: {out}");
+    }
+}

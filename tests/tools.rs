@@ -247,6 +247,48 @@ fn show_escapes_control_characters_in_table_cells() {
     assert!(out.contains("\n  k\\u{0}y\\u{1b}[31m\\nz  1\n"), "{out}");
 }
 
+/// A class and tags with ESC, quotes, HTML and a line break (the catalog and the configuration
+/// are anyone's text): `explain`, `graph` (DOT and Mermaid) and `show` print no raw control
+/// character, keep one line per node, and Mermaid gets the HTML as entity codes.
+#[test]
+fn inspection_answers_show_control_characters_and_markup_escaped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("app.neon"),
+        "types:\n\t\"App\\\\Ev\\u001b[31mil\\\"]<br>\":\nservices:\n\tx:\n\t\t\
+         create: \"App\\\\Ev\\u001b[31mil\\\"]<br>\"\n\t\ttags: [\"t\\u001b[2J\", \"line\\nbreak\"]\n",
+    )
+    .expect("write config");
+    let (code, _, err) = run_in(dir.path(), &["compile", "app.neon", "-o", "p.json"]);
+    assert_eq!(code, 0, "{err}");
+    for args in [
+        &["explain", "app.neon", "x"][..],
+        &["graph", "app.neon"],
+        &["graph", "app.neon", "--format", "mermaid"],
+        &["show", "p.json"],
+        &["show", "p.json", "x"],
+    ] {
+        let (code, out, err) = run_in(dir.path(), args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(!out.contains('\u{1b}'), "{args:?}: {out:?}");
+        assert!(out.contains("u{1b}[31mil"), "{args:?}: {out}");
+    }
+    let (_, mermaid, _) = run_in(dir.path(), &["graph", "app.neon", "--format", "mermaid"]);
+    assert_eq!(
+        mermaid.lines().nth(1),
+        Some(
+            "  n0[\"x<br/>App\\Ev\\u{1b}[31mil#quot;]#lt;br#gt;<br/><i>singleton \
+             #t\\u{1b}[2J #line\\nbreak</i>\"]"
+        ),
+        "{mermaid}"
+    );
+    let (_, dot, _) = run_in(dir.path(), &["graph", "app.neon"]);
+    assert!(
+        dot.contains("[label=\"x\\nApp\\\\Ev\\\\u{1b}[31mil\\\"]<br>\\nsingleton #t\\\\u{1b}[2J #line\\\\nbreak\""),
+        "{dot}"
+    );
+}
+
 #[test]
 fn show_in_both_encodings_and_formats() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -304,7 +304,12 @@ impl Graph {
     /// Graphviz DOT: one box per service (name, type, lifespan, `#tags`), filled by lifespan;
     /// edges labelled with their kind (setup dashed, collection dotted, locator grey).
     pub fn to_dot(&self) -> String {
-        let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+        // Names are made one-line and visible first, then quoted for DOT.
+        let esc = |s: &str| {
+            super::text::one_line(s)
+                .replace('\\', "\\\\")
+                .replace('"', "\\\"")
+        };
         let mut out = String::from("digraph wireplan {\n");
         if self.preliminary {
             out.push_str(&format!("  // {PRELIMINARY}\n"));
@@ -357,7 +362,24 @@ impl Graph {
     /// A Mermaid flowchart (renders on GitHub): nodes `n0`, `n1`, … in node order, labelled
     /// with name, type and lifespan; edges labelled with their kind.
     pub fn to_mermaid(&self) -> String {
-        let esc = |s: &str| s.replace('"', "#quot;");
+        // Labels are HTML to Mermaid: names are made one-line and visible, then every character
+        // Mermaid or HTML would read (quote, angle brackets, ampersand, the entity marks `#`
+        // and `;`) is written as an entity code.
+        let esc = |s: &str| {
+            let mut out = String::new();
+            for c in super::text::one_line(s).chars() {
+                match c {
+                    '"' => out.push_str("#quot;"),
+                    '<' => out.push_str("#lt;"),
+                    '>' => out.push_str("#gt;"),
+                    '&' => out.push_str("#amp;"),
+                    '#' => out.push_str("#35;"),
+                    ';' => out.push_str("#59;"),
+                    c => out.push(c),
+                }
+            }
+            out
+        };
         let ids: HashMap<&str, usize> = self
             .nodes
             .iter()
@@ -377,8 +399,9 @@ impl Graph {
             if n.kind != "service" {
                 extra.insert(0, n.kind.to_string());
             }
-            extra.extend(n.tags.iter().map(|t| format!("#{t}")));
-            label.push_str(&format!("<br/><i>{}</i>", esc(&extra.join(" "))));
+            // The tag mark `#` is written as is; each tag's own text is escaped.
+            extra.extend(n.tags.iter().map(|t| format!("#{}", esc(t))));
+            label.push_str(&format!("<br/><i>{}</i>", extra.join(" ")));
             out.push_str(&format!("  n{i}[\"{label}\"]\n"));
         }
         for e in &self.edges {

@@ -234,7 +234,7 @@ fn table(rows: &[Vec<String>], out: &mut String) {
     // shown escaped, so it can neither act on the terminal nor break the table's lines.
     let escaped: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| r.iter().map(|cell| table_cell(cell)).collect())
+        .map(|r| r.iter().map(|cell| text::one_line(cell)).collect())
         .collect();
     let rows = &escaped;
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
@@ -259,14 +259,6 @@ fn table(rows: &[Vec<String>], out: &mut String) {
         out.push_str(line.trim_end());
         out.push('\n');
     }
-}
-
-/// One table cell as printed: control and bidirectional formatting characters as `\u{…}`
-/// (`diagnostics::visible_text`), and tab and line break, which that keeps, as `\t` and `\n`.
-fn table_cell(cell: &str) -> String {
-    crate::diagnostics::visible_text(cell)
-        .replace('\t', "\\t")
-        .replace('\n', "\\n")
 }
 
 impl PlanSummary {

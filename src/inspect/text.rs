@@ -28,6 +28,16 @@ use wireplan_runtime::plan::{CallTarget, Expr};
 /// How many items of a list or map [`short`] writes before `… N more`.
 pub const SHORT_ITEMS: usize = 8;
 
+/// A name, key or other text read from a plan or configuration as it is shown on one line of
+/// a table, a label or an answer: control and bidirectional formatting characters as `\u{…}`
+/// ([`crate::diagnostics::visible_text`]), tab and line break as `\t` and `\n`. So a class or
+/// tag name cannot act on the terminal, reorder what is shown or break a line-based format.
+pub fn one_line(text: &str) -> String {
+    crate::diagnostics::visible_text(text)
+        .replace('\t', "\\t")
+        .replace('\n', "\\n")
+}
+
 /// The readable text of an expression (see the [module docs](self)).
 pub fn expr(e: &Expr) -> String {
     Writer::full().expr(e)

@@ -244,7 +244,7 @@ impl Session {
             return Reply::Text(String::new());
         }
         let Some((cmd, arg)) = commands::split(line) else {
-            return Reply::Text(self.rhai(input));
+            return Reply::Text(diagnostics::visible_text(&self.rhai(input)));
         };
         let text = match cmd {
             "quit" | "q" | "exit" => return Reply::Quit,
@@ -285,7 +285,9 @@ impl Session {
             "run" => self.run_file(arg),
             other => commands::unknown(other),
         };
-        Reply::Text(text)
+        // Answers name what the configuration and the catalog name, rendered without colour:
+        // shown visibly, so no name can act on the terminal.
+        Reply::Text(diagnostics::visible_text(&text))
     }
 
     /// Renders diagnostics as `wireplan check` prints them (without colour).
