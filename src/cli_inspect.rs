@@ -134,13 +134,33 @@ pub fn explain(
     finish(sources, answered, errors)
 }
 
-/// Is `path` a plan file rather than a NEON configuration? By name (`.json`, `.bin`: a damaged
-/// plan still gets the plan reader's `invalid-plan`) or by content (a plan under another name).
+/// Is `path` a plan file rather than a NEON configuration? By content (a plan under any name),
+/// or by name: `.bin`, and `.json` unless the file is text that is not a JSON object (a NEON
+/// configuration named `app.json`, which `check` and `compile` read). A damaged or missing
+/// plan named so still gets the plan reader's `invalid-plan` or `file-not-found`.
 fn is_plan(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("json" | "bin")
-    ) || wireplan::config::plan_file_hint(path).is_some()
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("bin") => true,
+        Some("json") => !starts_as_non_object_text(path),
+        _ => wireplan::config::plan_file_hint(path).is_some(),
+    }
+}
+
+/// Whether the regular file at `path` starts (after a byte-order mark and white space) with
+/// something other than `{`: the first 4 KiB are read, nothing when it is not a regular file.
+fn starts_as_non_object_text(path: &Path) -> bool {
+    use std::io::Read;
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut prefix = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut prefix));
+    if read.is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&prefix);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    !text.is_empty() && !text.starts_with('{')
 }
 
 /// `wireplan graph (CONFIG | PLAN) --format dot|mermaid|json [--service NAME --depth N]`.
@@ -156,11 +176,17 @@ pub fn graph(
     let (sources, mut graph, errors) = if is_plan(&config) {
         // The same reader as `show` and `diff`: one code and one wording per problem.
         match inspect::plan_file::read_plan(&config) {
-            Ok(file) => (
-                SourceMap::new(),
-                inspect::Graph::from_plan(&file.plan),
-                false,
-            ),
+            Ok(file) => {
+                let problems = inspect::plan_file::problems(&file.plan);
+                if !problems.is_empty() {
+                    diagnostics::render(&SourceMap::new(), &problems, color());
+                }
+                (
+                    SourceMap::new(),
+                    inspect::Graph::from_plan(&file.plan),
+                    false,
+                )
+            }
             Err(d) => {
                 diagnostics::render(&SourceMap::new(), &[d], color());
                 return ExitCode::from(1);

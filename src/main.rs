@@ -354,6 +354,10 @@ fn show(plan: PathBuf, service: Option<String>, format: OutputFormat) -> ExitCod
             return ExitCode::from(1);
         }
     };
+    let problems = plan_file::problems(&file.plan);
+    if !problems.is_empty() {
+        diagnostics::render(&SourceMap::new(), &problems, color());
+    }
     let text = match service {
         None => {
             let summary = show::summary(&file);

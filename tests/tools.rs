@@ -289,6 +289,61 @@ fn inspection_answers_show_control_characters_and_markup_escaped() {
     );
 }
 
+/// A plan edited by hand so that a service refers to a service it does not define and an alias
+/// points to nothing: `show` and `graph` still answer, and say first, as `invalid-plan`
+/// warnings, what the runtime would refuse. A NEON configuration named `.json` is drawn as a
+/// configuration; a file that only starts like a binary plan is not called a configuration.
+#[test]
+fn show_and_graph_warn_about_what_the_runtime_refuses() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plan = compile_into(EXAMPLE, dir.path(), "app.plan.json", &[]);
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&plan).expect("read plan")).expect("JSON plan");
+    json["services"]["blog"]["create"]["args"][0] = serde_json::json!({"$ref": "ghost"});
+    json["aliases"] = serde_json::json!({"x": "phantom"});
+    std::fs::write(dir.path().join("edited.json"), json.to_string()).expect("write");
+    for args in [&["show", "edited.json"][..], &["graph", "edited.json"]] {
+        let (code, out, err) = run_in(dir.path(), args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(!out.is_empty());
+        assert!(
+            err.contains(
+                "warning[invalid-plan]: Service 'blog' refers to 'ghost', which the plan does \
+                 not define."
+            ),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains(
+                "warning[invalid-plan]: Alias 'x' points to 'phantom', which is not a service \
+                 of the plan."
+            ),
+            "{args:?}: {err}"
+        );
+        assert_eq!(
+            err.matches("the runtime refuses to load this plan").count(),
+            2
+        );
+    }
+    let (code, _, err) = run_in(dir.path(), &["show", "app.plan.json"]);
+    assert_eq!((code, err.as_str()), (0, ""));
+
+    std::fs::write(
+        dir.path().join("cfg.json"),
+        "types:\n\tApp\\A:\nservices:\n\ta: App\\A\n",
+    )
+    .expect("write");
+    let (code, out, err) = run_in(dir.path(), &["graph", "cfg.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"a\" [label=\"a\\nApp\\\\A"), "{out}");
+
+    std::fs::write(dir.path().join("magic.bin"), b"WIREPLAN").expect("write");
+    let (code, _, err) = run_in(dir.path(), &["show", "magic.bin"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("error[invalid-plan]"), "{err}");
+    assert!(!err.contains("looks like a configuration"), "{err}");
+}
+
 #[test]
 fn show_in_both_encodings_and_formats() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -69,9 +69,74 @@ pub fn read_plan(path: &Path) -> Result<PlanFile, Diagnostic> {
 /// Whether `bytes` that failed to load as a plan are text that is not JSON at all (a plan's
 /// JSON starts with `{`), such as a NEON configuration given where a plan is expected.
 fn looks_like_configuration(bytes: &[u8]) -> bool {
+    if bytes.starts_with(BINARY_MAGIC) {
+        return false;
+    }
     let Ok(text) = std::str::from_utf8(bytes) else {
         return false;
     };
     let text = text.trim_start_matches('\u{feff}').trim_start();
     !text.is_empty() && !text.starts_with('{') && !text.starts_with('[')
+}
+
+/// How many [`problems`] are listed one by one; the rest are counted in one more warning.
+pub const MAX_PROBLEMS: usize = 20;
+
+/// What in a readable plan the runtime would refuse at load because it names nothing (the
+/// loader's `BadPlan` rules of docs/plan-format.md): a service's reference or provider target
+/// that is neither a service nor an alias, an alias whose target is no service, a `types` entry
+/// listing an unknown service. `show` and `graph` still show such a plan, and print these as
+/// `invalid-plan` warnings first, so a plan edited by hand or by a tool cannot look sound.
+/// At most [`MAX_PROBLEMS`] are listed, then one warning counts the rest.
+pub fn problems(plan: &Plan) -> Vec<Diagnostic> {
+    let known = |n: &str| plan.services.contains_key(n) || plan.aliases.contains_key(n);
+    let mut found: Vec<String> = Vec::new();
+    for (name, s) in &plan.services {
+        let mut check = |target: &str| {
+            if !known(target) {
+                found.push(format!(
+                    "Service '{name}' refers to '{target}', which the plan does not define."
+                ));
+            }
+        };
+        s.create.for_each_ref(&mut check);
+        s.setup.iter().for_each(|e| e.for_each_ref(&mut check));
+        s.references
+            .values()
+            .for_each(|e| e.for_each_ref(&mut check));
+        s.create.for_each_provider(&mut check);
+        s.setup.iter().for_each(|e| e.for_each_provider(&mut check));
+    }
+    for (alias, target) in &plan.aliases {
+        if !plan.services.contains_key(target.as_str()) {
+            found.push(format!(
+                "Alias '{alias}' points to '{target}', which is not a service of the plan."
+            ));
+        }
+    }
+    for (type_, names) in &plan.types {
+        for n in names.iter() {
+            if !plan.services.contains_key(n.as_str()) {
+                found.push(format!(
+                    "The autowiring entry of '{type_}' lists '{n}', which is not a service of the plan."
+                ));
+            }
+        }
+    }
+    let more = found.len().saturating_sub(MAX_PROBLEMS);
+    let mut out: Vec<Diagnostic> = found
+        .into_iter()
+        .take(MAX_PROBLEMS)
+        .map(|m| {
+            Diagnostic::warning(Code::InvalidPlan, m)
+                .with_note("the runtime refuses to load this plan")
+        })
+        .collect();
+    if more > 0 {
+        out.push(Diagnostic::warning(
+            Code::InvalidPlan,
+            format!("… and {more} more such problem(s) in the plan."),
+        ));
+    }
+    out
 }
