@@ -509,6 +509,7 @@ impl Extensions {
         // Each extension's edits are checked after its own call, so a refused edit points at
         // the afterCompile() that made it.
         let mut current = plan.clone();
+        let mut before = doc.0.borrow().clone();
         for (ext, handle) in &mut self.list {
             if !ext.has_arity("afterCompile", 1) {
                 continue;
@@ -522,6 +523,7 @@ impl Extensions {
                 arg,
             ));
             let edited = doc.0.borrow().clone();
+            let mut changed_note = None;
             let problems = match serde_json::from_value::<Plan>(edited) {
                 Ok(mut p) => {
                     let mut problems = rebuild_indexes(&current, &mut p);
@@ -531,8 +533,24 @@ impl Extensions {
                     }
                     problems
                 }
-                Err(e) => vec![e.to_string()],
+                Err(e) => {
+                    // serde names the first value it could not take, not where it is: the
+                    // places this extension changed say that.
+                    let mut changed = Vec::new();
+                    changed_paths(&before, &doc.0.borrow(), &mut Vec::new(), &mut changed);
+                    if !changed.is_empty() {
+                        let more = changed.len().saturating_sub(MAX_CHANGED_PATHS);
+                        changed.truncate(MAX_CHANGED_PATHS);
+                        let mut list = changed.join(", ");
+                        if more > 0 {
+                            list.push_str(&format!(" and {more} more"));
+                        }
+                        changed_note = Some(format!("this afterCompile() changed: {list}"));
+                    }
+                    vec![e.to_string()]
+                }
             };
+            before = doc.0.borrow().clone();
             if !problems.is_empty() {
                 let mut d = ext.error_at_function(
                     "afterCompile",
@@ -542,7 +560,7 @@ impl Extensions {
                         problems.len()
                     ),
                 );
-                for p in problems {
+                for p in problems.into_iter().chain(changed_note) {
                     d = d.with_note(p);
                 }
                 diags.push(d);
@@ -550,6 +568,57 @@ impl Extensions {
             }
         }
         *plan = current;
+    }
+}
+
+/// How many changed places of a plan an `afterCompile()` error lists before it counts the rest.
+const MAX_CHANGED_PATHS: usize = 10;
+
+/// The places where `after` differs from `before`, as `services › db › args › 0` paths: a
+/// changed, added or removed key or item (the first difference of a list whose length changed
+/// is its own path), in document order. Stops descending once [`MAX_CHANGED_PATHS`] + 1 are
+/// found (enough to say "and N more" was exceeded without walking a whole plan).
+fn changed_paths(
+    before: &serde_json::Value,
+    after: &serde_json::Value,
+    path: &mut Vec<String>,
+    out: &mut Vec<String>,
+) {
+    use serde_json::Value as J;
+    if out.len() > MAX_CHANGED_PATHS || before == after {
+        return;
+    }
+    let here = |path: &[String]| {
+        if path.is_empty() {
+            "the whole plan".to_string()
+        } else {
+            path.join(" › ")
+        }
+    };
+    match (before, after) {
+        (J::Object(a), J::Object(b)) => {
+            for (k, v) in b {
+                path.push(k.clone());
+                match a.get(k) {
+                    Some(old) => changed_paths(old, v, path, out),
+                    None => out.push(format!("{} (added)", here(path))),
+                }
+                path.pop();
+            }
+            for k in a.keys().filter(|k| !b.contains_key(*k)) {
+                path.push(k.clone());
+                out.push(format!("{} (removed)", here(path)));
+                path.pop();
+            }
+        }
+        (J::Array(a), J::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                path.push(i.to_string());
+                changed_paths(x, y, path, out);
+                path.pop();
+            }
+        }
+        _ => out.push(here(path)),
     }
 }
 

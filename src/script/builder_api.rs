@@ -120,16 +120,16 @@ impl BuilderHandle {
         let span = self.state.borrow().span_at(ctx.call_position());
         let name = if name.is_unit() {
             None
+        } else if name.is_string() {
+            name.into_string().ok()
         } else {
-            match name.into_string() {
-                Ok(s) => Some(s),
-                Err(t) => {
-                    return raise(Diagnostic::error(
-                        Code::InvalidValue,
-                        format!("addDefinition: the name must be a string or (), {t} given"),
-                    ))
-                }
-            }
+            return raise(Diagnostic::error(
+                Code::InvalidValue,
+                format!(
+                    "addDefinition: the name must be a string or (), {} given",
+                    super::values::script_type_name(&name)
+                ),
+            ));
         };
         let mut b = self.builder.borrow_mut();
         match b.add_definition(name.as_deref(), span) {

@@ -94,7 +94,7 @@ fn schema_of(v: &Dynamic, what: &str) -> Res<Expect> {
 fn describe(v: &Dynamic) -> String {
     match v.clone().try_cast::<rhai::ImmutableString>() {
         Some(s) => format!("string '{s}'"),
-        None => v.type_name().to_string(),
+        None => super::values::script_type_name(v),
     }
 }
 

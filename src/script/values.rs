@@ -173,16 +173,33 @@ fn to_expr_in_place(v: &Dynamic, depth: usize) -> Result<Expr, String> {
     Ok(Expr::bare(kind))
 }
 
-/// The name a script knows `v`'s type by: the registered name of the API's handles (as in
-/// `register_type_with_name`), the last path segment of any other Rust type, never a module
-/// path of wireplan's internals.
-fn script_type_name(v: &Dynamic) -> String {
+/// The name a script knows `v`'s type by: the registered name of the API's handles (as
+/// their `register_type_with_name` calls name them: `ContainerBuilder`, `Definition`,
+/// `Extension`, `Compiler`, `Initialization`, `Types`, `Plan`, `Expect`, …), Rhai's own name
+/// for its types (`string`, `i64`, `Fn`), the last path segment of any other Rust type; never a
+/// module path of wireplan's internals.
+pub(crate) fn script_type_name(v: &Dynamic) -> String {
     use super::builder_api::{BuilderHandle, DefinitionHandle};
-    if v.is::<BuilderHandle>() {
-        return "ContainerBuilder".into();
-    }
-    if v.is::<DefinitionHandle>() {
-        return "Definition".into();
+    use super::extension_api::{
+        CompilerHandle, ExtensionHandle, InitializationHandle, TypesHandle,
+    };
+    let known = [
+        (v.is::<BuilderHandle>(), "ContainerBuilder"),
+        (v.is::<DefinitionHandle>(), "Definition"),
+        (v.is::<ExtensionHandle>(), "Extension"),
+        (v.is::<CompilerHandle>(), "Compiler"),
+        (v.is::<InitializationHandle>(), "Initialization"),
+        (v.is::<TypesHandle>(), "Types"),
+        (v.is::<super::plan_api::PlanDocument>(), "Plan"),
+        (v.is::<super::schema_api::ScriptExpect>(), "Expect"),
+        (v.is::<ScriptStatement>(), "Statement"),
+        (v.is::<ScriptReference>(), "Reference"),
+        (v.is::<ScriptDynamic>(), "DynamicParameter"),
+        (v.is::<OrderedMap>(), "OrderedMap"),
+        (v.is::<Diagnostic>(), "Diagnostic"),
+    ];
+    if let Some((_, name)) = known.iter().find(|(is, _)| *is) {
+        return (*name).to_string();
     }
     let full = v.type_name();
     let base = full.split('<').next().unwrap_or(full);
@@ -250,7 +267,7 @@ pub fn arguments(v: &Dynamic, what: &str) -> Res<ExprArray> {
             Code::InvalidValue,
             format!(
                 "{what}: arguments must be an array or a map, {} given",
-                v.type_name()
+                script_type_name(v)
             ),
         )),
         Err(msg) => raise(Diagnostic::error(
