@@ -70,11 +70,12 @@ codes! {
     CaptiveDependency => "captive-dependency", "A longer-lived service holds a shorter-lived one.";
     AsyncRequired => "async-required", "A service declared `sync: true` needs an async constructor to be created (its own or a dependency's).";
     ExtensionWarning => "extension-warning", "Warning: an extension script called `this.warn(...)`.";
+    LifecycleSignature => "lifecycle-signature", "Warning: an extension script defines a function with a lifecycle function's name (`getConfigSchema`, `loadConfiguration`, `beforeCompile`, `afterCompile`) in another letter case or with other parameters, so the compiler never calls it.";
     ExtensionOrder => "extension-order", "Warning: an extension's `beforeCompile()` looked services up by tag or type before a later extension added matching ones; error: the `before:`/`after:` order of extensions names an unknown extension or cannot be met.";
     EmptyConfiguration => "empty-configuration", "Warning: the configuration defines no service, so the plan would be empty.";
     DuplicateTagValue => "duplicate-tag-value", "Warning: a locator's `tagged:` finds two services with the same tag value; the later one wins (as in Nette).";
     Io => "io-error", "Writing an output file failed.";
-    InvalidPlan => "invalid-plan", "A file given to `wireplan show`, `diff` or `graph` as a plan is not a wireplan plan (another format, damaged or truncated) or is a plan of another version. A plan that is missing or cannot be read is `file-not-found`.";
+    InvalidPlan => "invalid-plan", "A file given to `wireplan show`, `diff` or `graph` as a plan is not a wireplan plan (another format, damaged or truncated) or is a plan of another version. A plan that is missing or cannot be read is `file-not-found`. As a warning: a plan that reads but names what it does not define (references, aliases, autowiring entries), which the runtime refuses.";
     UnknownParameter => "unknown-parameter", "Warning: `-p NAME=VALUE` or `--dynamic NAME` names no parameter that the configuration declares or uses (a typo gets a \"did you mean\" hint; a `-p` parameter is added, as Nette allows), or a parameter is given both ways (the `-p` value is not used).";
     DuplicateClass => "duplicate-class", "A class declared twice across catalogs: in the `types:` section and a `--catalog` file (or the registry's catalog in dev mode), or in two catalog files. Each class is declared once.";
     DeepDependencyChain => "deep-dependency-chain", "Warning: creating a service creates more services inside one another than the runtime allows (4,096); its first `get` from the top of the chain would fail with a too-deep error.";

@@ -221,6 +221,9 @@ impl Extensions {
             let loaded = ext.load_one(&name, &path, value.span, search_path);
             match loaded {
                 Ok(script_ext) => {
+                    for w in script_ext.lifecycle_warnings(&sources.borrow()) {
+                        diags.push(w);
+                    }
                     ext.raw_configs.push(config_of(&name));
                     ext.entry_spans.push(value.span);
                     let config = match config_of(&name) {

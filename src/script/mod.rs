@@ -171,6 +171,16 @@ pub fn engine(limits: &Limits) -> Engine {
     e
 }
 
+/// The lifecycle functions the compiler calls on an extension, with their numbers of
+/// parameters, in the order it calls them (Nette's `CompilerExtension` methods; `afterCompile`
+/// gets the plan document instead of Nette's generated class).
+pub const LIFECYCLE: &[(&str, usize)] = &[
+    ("getConfigSchema", 0),
+    ("loadConfiguration", 0),
+    ("beforeCompile", 0),
+    ("afterCompile", 1),
+];
+
 /// A loaded extension script.
 pub struct Extension {
     /// Its name (the key under `extensions:`).
@@ -284,6 +294,52 @@ impl Extension {
                 .collect(),
         );
         Ok(ext)
+    }
+
+    /// Warnings (`lifecycle-signature`) for functions the compiler will never call although
+    /// they look meant to be lifecycle functions ([`LIFECYCLE`]): the right name with another
+    /// number of parameters, or the name in another letter case (`beforecompile`), when the
+    /// script has no function of the right shape. Each points at the function's `fn`.
+    pub fn lifecycle_warnings(&self, sources: &SourceMap) -> Vec<Diagnostic> {
+        let text = &sources.get(self.file).text;
+        let mut out = Vec::new();
+        for f in self.ast.iter_functions() {
+            for &(name, arity) in LIFECYCLE {
+                if self.has_arity(name, arity) {
+                    continue;
+                }
+                let expected = match arity {
+                    0 => "no parameters".to_string(),
+                    1 => "one parameter".to_string(),
+                    n => format!("{n} parameters"),
+                };
+                let message = if f.name == name && f.params.len() != arity {
+                    format!(
+                        "Extension '{}': {name}() takes {expected} ({}), this one takes {}, so \
+                         the compiler never calls it.",
+                        self.name,
+                        format!("fn {name}({})", if arity == 1 { "plan" } else { "" }),
+                        f.params.len()
+                    )
+                } else if f.name != name && f.name.eq_ignore_ascii_case(name) {
+                    format!(
+                        "Extension '{}': '{}' is not a lifecycle function, so the compiler never \
+                         calls it; did you mean '{name}'?",
+                        self.name, f.name
+                    )
+                } else {
+                    continue;
+                };
+                let mut d = Diagnostic::warning(Code::LifecycleSignature, message);
+                if let Some(at) = text.find(&format!("fn {}", f.name)) {
+                    d = d.with_primary(Span::new(self.file, at, at + 3 + f.name.len()), "here");
+                }
+                out.push(d);
+            }
+        }
+        // In the order of the script's text (the compiled functions come in no set order).
+        out.sort_by_key(|d| d.primary_span().map(|s| s.start));
+        out
     }
 
     /// Does the script define a function `name` without parameters?
@@ -553,4 +609,65 @@ fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) ->
         format!("Extension '{name}': syntax error: {msg}"),
     )
     .at(span_of(sources, file, e.position()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lifecycle warnings of `text` as (line of the label, message).
+    fn warnings(text: &str) -> Vec<(usize, String)> {
+        let mut sources = SourceMap::default();
+        let file = sources.add("ext.rhai", text);
+        let ext = Extension::compile(&engine(&Limits::default()), "m", file, &sources)
+            .expect("the script compiles");
+        ext.lifecycle_warnings(&sources)
+            .into_iter()
+            .map(|d| {
+                assert_eq!(d.code, Code::LifecycleSignature);
+                let at = d.primary_span().expect("a label").start;
+                (text[..at as usize].lines().count() + 1, d.message)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lifecycle_functions_of_the_wrong_shape_are_warned_about_in_text_order() {
+        let w = warnings(
+            "fn loadConfiguration(extra) {}\nfn afterCompile() {}\nfn beforecompile() {}\n",
+        );
+        assert_eq!(
+            w,
+            vec![
+                (
+                    1,
+                    "Extension 'm': loadConfiguration() takes no parameters (fn \
+                     loadConfiguration()), this one takes 1, so the compiler never calls it."
+                        .to_string()
+                ),
+                (
+                    2,
+                    "Extension 'm': afterCompile() takes one parameter (fn afterCompile(plan)), \
+                     this one takes 0, so the compiler never calls it."
+                        .to_string()
+                ),
+                (
+                    3,
+                    "Extension 'm': 'beforecompile' is not a lifecycle function, so the compiler \
+                     never calls it; did you mean 'beforeCompile'?"
+                        .to_string()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_helper_beside_the_right_lifecycle_function_is_not_warned_about() {
+        // Rhai overloads by arity: `beforeCompile(x)` is a helper when `beforeCompile()` exists.
+        let w = warnings(
+            "fn beforeCompile() { beforeCompile(1) }\nfn beforeCompile(x) {}\n\
+             fn beforecompile(x) {}\nfn afterCompile(plan) {}\nfn helper() {}\n",
+        );
+        assert_eq!(w, vec![]);
+    }
 }
