@@ -537,6 +537,11 @@ fn deps_and_needed_by_follow_the_builder() {
         ask(&mut s, ":deps blog x"),
         "usage: :deps NAME [DEPTH] ('x' is not a number of levels)"
     );
+    // As `explain --depth 0`: refused, not answered with nothing.
+    assert_eq!(
+        ask(&mut s, ":deps blog 0"),
+        "usage: :deps NAME [DEPTH] (the depth is at least 1, the direct dependencies)"
+    );
 }
 
 /// `:diff` compares the plan without the session's changes with the plan of the builder now.

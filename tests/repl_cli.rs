@@ -269,6 +269,35 @@ fn a_line_that_is_not_utf8_is_skipped_and_the_session_goes_on() {
     assert_eq!(err.matches("was skipped").count(), 64, "{err}");
 }
 
+/// Piped input that ends inside an unfinished entry (an open bracket, a comment) is reported
+/// and the session ends with status 1, instead of the entry being dropped in silence.
+#[test]
+fn input_that_ends_inside_an_unfinished_entry_is_reported() {
+    let args = [
+        "repl",
+        "examples/blog/config/app.neon",
+        "--catalog",
+        "examples/blog/catalog.json",
+    ];
+    for input in ["let x = [1,\n2", "40 + 2\n/* open"] {
+        let (code, out, err) = run_piped(env!("CARGO_BIN_EXE_wireplan"), &args, input, &[]);
+        assert_eq!(code, 1, "{input:?}: {out}\n{err}");
+        assert!(
+            err.contains("error: the input ended inside an unfinished entry"),
+            "{input:?}: {err}"
+        );
+    }
+    // A finished multi-line entry runs, and the session ends normally.
+    let (code, out, err) = run_piped(
+        env!("CARGO_BIN_EXE_wireplan"),
+        &args,
+        "let x = [1,\n2]\nx\n",
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("[1, 2]"), "{out}");
+}
+
 /// Issue #11: Ctrl-C while an input runs stops the input, not the REPL.
 #[test]
 fn ctrl_c_in_a_terminal_stops_the_running_input_and_the_session_goes_on() {

@@ -44,7 +44,13 @@ impl Session {
         let name = words.next().unwrap_or_default();
         let depth = match (words.next(), words.next()) {
             (None, _) => None,
+            // As `explain --deps --depth`: at least 1, the direct dependencies.
             (Some(d), None) => match d.parse::<usize>() {
+                Ok(0) => {
+                    return "usage: :deps NAME [DEPTH] (the depth is at least 1, the direct \
+                            dependencies)"
+                        .into()
+                }
                 Ok(n) => Some(n),
                 Err(_) => {
                     return format!("usage: :deps NAME [DEPTH] ('{d}' is not a number of levels)")

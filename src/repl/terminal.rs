@@ -23,6 +23,9 @@ pub struct ReplHelper {
     session: Rc<RefCell<Session>>,
     files: FilenameCompleter,
     color: bool,
+    /// Whether the last input the editor validated was unfinished (an open bracket, string or
+    /// comment), so that an end of input right after it is reported, not silently dropped.
+    unfinished: std::cell::Cell<bool>,
 }
 
 impl Completer for ReplHelper {
@@ -80,7 +83,9 @@ impl Highlighter for ReplHelper {
 
 impl Validator for ReplHelper {
     fn validate(&self, ctx: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
-        Ok(if complete::is_incomplete(ctx.input()) {
+        let unfinished = complete::is_incomplete(ctx.input());
+        self.unfinished.set(unfinished);
+        Ok(if unfinished {
             ValidationResult::Incomplete
         } else {
             ValidationResult::Valid(None)
@@ -198,6 +203,7 @@ pub fn run(session: Session) -> ExitCode {
         session: session.clone(),
         files: FilenameCompleter::new(),
         color: use_colour(),
+        unfinished: std::cell::Cell::new(false),
     }));
     let history = history_path();
     if let Some(h) = &history {
@@ -225,7 +231,19 @@ pub fn run(session: Session) -> ExitCode {
                     Reply::Text(t) => println!("{t}"),
                 }
             }
-            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Interrupted) => {
+                if let Some(h) = editor.helper() {
+                    h.unfinished.set(false);
+                }
+                continue;
+            }
+            Err(ReadlineError::Eof) if editor.helper().is_some_and(|h| h.unfinished.get()) => {
+                eprintln!(
+                    "error: the input ended inside an unfinished entry (an open bracket, string \
+                     or comment); it was not run"
+                );
+                return ExitCode::from(1);
+            }
             Err(ReadlineError::Eof) => break,
             Err(ReadlineError::Io(e))
                 if e.kind() == std::io::ErrorKind::InvalidData
