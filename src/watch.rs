@@ -193,7 +193,8 @@ pub enum Event<'a> {
 /// channel; the file watcher sends through it. Each step is reported through `report`.
 ///
 /// Errors: the file watcher cannot be started (the message of `notify`); the plan file is one
-/// of the inputs (reported with the compilation first), which no edit of them can fix.
+/// of the inputs, or its folder does not exist (reported with the compilation first): no edit
+/// of the inputs can fix either.
 pub fn run(
     opts: &WatchOptions,
     sender: Sender<Signal>,
@@ -230,6 +231,18 @@ pub fn run(
         if run.output_is_input {
             return Err(format!(
                 "the plan file {} is one of the inputs; watching stops",
+                opts.output.display()
+            ));
+        }
+        // No edit of the inputs can make a missing output folder appear.
+        let folder = opts
+            .output
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if run.plan.is_none() && !folder.is_dir() {
+            return Err(format!(
+                "the folder of the plan file {} does not exist; watching stops",
                 opts.output.display()
             ));
         }

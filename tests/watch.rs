@@ -234,6 +234,46 @@ fn an_output_that_is_an_input_stops_the_watch_with_exit_1() {
     assert_eq!(std::fs::read_to_string(&conf).expect("config"), config(1));
 }
 
+/// A plan file in a folder that does not exist: the write fails and no edit of the inputs can
+/// fix that, so watching stops with status 1 instead of going on for ever.
+#[test]
+fn a_plan_in_a_missing_folder_stops_the_watch() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("cfg")).expect("mkdir");
+    save(&dir.path().join("cfg/app.neon"), &config(1));
+    let mut guard = start_watch(
+        dir.path(),
+        &[
+            "compile",
+            "cfg/app.neon",
+            "-o",
+            "missing/app.json",
+            "--watch",
+        ],
+    );
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = guard.0.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the watcher did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let text = std::fs::read_to_string(dir.path().join("watch.log")).expect("log");
+    assert_eq!(status.code(), Some(1), "{text}");
+    assert!(text.contains("error[io-error]"), "{text}");
+    assert!(
+        text.ends_with(
+            "error: the folder of the plan file missing/app.json does not exist; watching stops\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("watching 1 file(s)"), "{text}");
+}
+
 #[test]
 fn a_file_being_written_is_compiled_once_it_holds_still() {
     use wireplan::watch::{run, Event, Signal, WatchOptions};
