@@ -999,3 +999,21 @@ fn answers_show_control_characters_in_names_escaped() {
         assert!(out.contains(r"App\Ev\u{1b}[31mil"), "{input}: {out}");
     }
 }
+
+/// A lookup by type at the prompt in phase A warns about phase A, without claiming it ran in
+/// an extension's loadConfiguration().
+#[test]
+fn a_lookup_by_type_at_the_prompt_in_phase_a_warns_about_the_phase() {
+    let mut s = session();
+    ask(&mut s, ":phase A");
+    let out = ask(&mut s, r#"builder.getByType("App\\Mailer")"#);
+    assert!(
+        out.contains(
+            "warning[partial-graph]: getByType('App\\Mailer') in phase A (loadConfiguration()) \
+             sees only the services registered so far; in beforeCompile() (phase B) it sees \
+             them all."
+        ),
+        "{out}"
+    );
+    assert!(out.contains("<session>:1:"), "{out}");
+}

@@ -103,7 +103,7 @@ impl BuilderHandle {
                 Diagnostic::warning(
                     Code::PartialGraph,
                     format!(
-                        "{what} in loadConfiguration() sees only the services registered so far; use beforeCompile() for a complete answer."
+                        "{what} in phase A (loadConfiguration()) sees only the services registered so far; in beforeCompile() (phase B) it sees them all."
                     ),
                 ),
             );
