@@ -433,8 +433,11 @@ impl ContainerBuilder {
                 if !valid {
                     return Err(Diagnostic::error(
                         Code::InvalidDefinition,
+                        // Nette's wording; the name is shown escaped, so a line break or a
+                        // control character in it cannot break the message.
                         format!(
-                            "Service name must be a alpha-numeric string and not a number, '{n}' given."
+                            "Service name must be a alpha-numeric string and not a number, '{}' given.",
+                            n.escape_debug()
                         ),
                     )
                     .at(span));
