@@ -181,12 +181,26 @@ pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
                     ),
                 )
                 .at(def.span)
-                .with_note(format!(
-                    "A singleton lives as long as the container and would keep one '{scoped}' for every scope. Make '{}' scoped, make '{scoped}' a singleton, or inject an accessor or factory for '{scoped}'.",
-                    def.name
-                )),
+                .with_note(captive_note(b, &def.name, &scoped)),
             );
         }
+    }
+}
+
+/// The note of a captive dependency of singleton `holder` on `scoped`. A scope slot is filled
+/// per scope and can be nothing but scoped, so its note leaves out "make it a singleton".
+fn captive_note(b: &ContainerBuilder, holder: &str, scoped: &str) -> String {
+    let slot = b
+        .get_definition(scoped)
+        .is_some_and(|d| d.kind == super::DefinitionKind::Slot);
+    if slot {
+        format!(
+            "A singleton lives as long as the container and would keep the '{scoped}' of the first scope for every scope. Make '{holder}' scoped, or inject an accessor or factory for '{scoped}' (a scope slot is always scoped)."
+        )
+    } else {
+        format!(
+            "A singleton lives as long as the container and would keep one '{scoped}' for every scope. Make '{holder}' scoped, make '{scoped}' a singleton, or inject an accessor or factory for '{scoped}'."
+        )
     }
 }
 
