@@ -67,13 +67,29 @@ pub fn decode_bytes(bytes: &[u8], file: FileId) -> Result<Value, Diagnostic> {
         Err(e) => {
             let at = base + e.valid_up_to();
             let len = e.error_len().unwrap_or(bytes.len() - at).max(1);
-            Err(
-                Diagnostic::error(Code::NeonSyntax, "Invalid UTF-8 sequence.").with_primary(
-                    Span::new(file, at, (at + len).min(bytes.len())),
-                    "not UTF-8",
-                ),
-            )
+            let d = Diagnostic::error(Code::NeonSyntax, "Invalid UTF-8 sequence.").with_primary(
+                Span::new(file, at, (at + len).min(bytes.len())),
+                "not UTF-8",
+            );
+            Err(if looks_like_utf16(bytes) {
+                d.with_note(
+                    "the file looks like UTF-16 (a UTF-16 byte-order mark, or a zero byte in \
+                     every other place); NEON files are UTF-8: save it as UTF-8",
+                )
+            } else {
+                d
+            })
         }
+    }
+}
+
+/// Whether `bytes` look like UTF-16 text: a UTF-16 byte-order mark, or ASCII text with a zero
+/// byte in every other place of the first four bytes (either byte order).
+fn looks_like_utf16(bytes: &[u8]) -> bool {
+    match bytes {
+        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => true,
+        [a, 0, b, 0, ..] | [0, a, 0, b, ..] => *a != 0 && *b != 0,
+        _ => false,
     }
 }
 

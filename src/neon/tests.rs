@@ -92,6 +92,18 @@ fn invalid_utf8_is_positioned() {
     let d = decode_bytes(b"a: b\nc: \xff\n", FileId(0)).unwrap_err();
     assert_eq!(d.message, "Invalid UTF-8 sequence.");
     assert_eq!(d.primary_span().unwrap().start, 8);
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
+}
+
+#[test]
+fn utf16_text_gets_a_note_saying_so() {
+    // "a: b" in UTF-16 LE and BE, each behind its byte-order mark.
+    for bytes in [&b"\xff\xfea\0:\0 \0b\0"[..], &b"\xfe\xff\0a\0:\0 \0b"[..]] {
+        let d = decode_bytes(bytes, FileId(0)).unwrap_err();
+        assert_eq!(d.message, "Invalid UTF-8 sequence.");
+        assert_eq!(d.primary_span().unwrap().start, 0);
+        assert!(d.notes[0].contains("looks like UTF-16"), "{:?}", d.notes);
+    }
 }
 
 fn run_with_small_stack(f: impl FnOnce() + Send + 'static) {
