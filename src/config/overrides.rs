@@ -31,12 +31,42 @@ pub fn check_overrides<'a>(
     diags: &mut Diagnostics,
 ) {
     let mut declared = Vec::new();
-    if let Some(entry) = sections.get_entry(&Key::Str("parameters".into())) {
-        declared_names(&entry.value, "", &mut declared);
+    let parameters = sections
+        .get_entry(&Key::Str("parameters".into()))
+        .map(|e| &e.value);
+    if let Some(p) = parameters {
+        declared_names(p, "", &mut declared);
+    }
+    // A dotted name below a declared value that is not a map would silently replace that
+    // value with a map (Nette merges so): an error instead.
+    let options = dynamic
+        .iter()
+        .map(|n| ("--dynamic", n.as_str()))
+        .chain(overrides.keys().map(|n| ("-p", n.as_str())));
+    let mut refused: Vec<&str> = Vec::new();
+    for (option, name) in options {
+        if let Some((above, kind)) = parameters.and_then(|p| value_above(p, name)) {
+            refused.push(name);
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "{option} {name}: the parameter '{above}' is {kind}, not a map, so it has no key '{}'.",
+                        &name[above.len() + 1..]
+                    ),
+                )
+                .with_note(format!(
+                    "give '{above}' itself ({option} {above}{}), or declare it as a map in parameters:",
+                    if option == "-p" { "=VALUE" } else { "" }
+                )),
+            );
+        }
     }
     let known = |name: &str| {
         let top = name.split('.').next().unwrap_or_default();
-        top == "env"
+        // A name refused above gets its error only.
+        refused.contains(&name)
+            || top == "env"
             || declared.iter().any(|d| d == name)
             || used_in_config(name, config_texts)
             || script_texts.iter().any(|t| contains_word(t, top))
@@ -74,6 +104,39 @@ pub fn check_overrides<'a>(
             name,
         ));
     }
+}
+
+/// For a dotted `name` (`dsn.sub`): the first part of it that the `parameters:` section
+/// `value` declares as a value other than a map or `null` (`("dsn", "a string")`), or `None`
+/// when every declared part is a map (or the name leaves the declared ones).
+fn value_above(value: &Value, name: &str) -> Option<(String, &'static str)> {
+    let mut current = value;
+    let mut end = 0;
+    let parts: Vec<&str> = name.split('.').collect();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        let Kind::Array(a) = &current.kind else {
+            return None;
+        };
+        current = a.get(part)?;
+        // The length of the name up to this part, with the dots between parts.
+        end += part.len() + usize::from(end > 0);
+        match &current.kind {
+            Kind::Array(_) | Kind::Null => {}
+            _ => {
+                let kind = match current.type_name() {
+                    "int" => "an int",
+                    "entity" => "a statement",
+                    "array" => "a map",
+                    "bool" => "a bool",
+                    "float" => "a float",
+                    "date" => "a date",
+                    _ => "a string",
+                };
+                return Some((name[..end].to_string(), kind));
+            }
+        }
+    }
+    None
 }
 
 /// Every parameter name the `parameters:` section `value` declares, nested ones dotted
@@ -156,6 +219,58 @@ mod tests {
                 (d.message.clone(), d.notes.clone())
             })
             .collect()
+    }
+
+    #[test]
+    fn a_dotted_name_below_a_value_that_is_not_a_map_is_an_error() {
+        let config = "parameters:\n\tdsn: 'sqlite:'\n\tport: 80\n\tdb:\n\t\thost: x\n\tnone: null\nservices:\n\ta: App\\A(%dsn%, %port%, %db%)\n";
+        let mut sources = SourceMap::new();
+        let mut diags = Diagnostics::new();
+        let raw = crate::config::load_str("app.neon", config, &mut sources, &mut diags);
+        let overrides: IndexMap<String, Value> =
+            ["dsn.sub", "port.x.y", "db.host.deep", "db.port", "none.x"]
+                .iter()
+                .map(|n| (n.to_string(), Value::new(Kind::Null, Default::default())))
+                .collect();
+        check_overrides(
+            &raw.sections,
+            &[config],
+            &[],
+            &overrides,
+            &["dsn.x".to_string()],
+            &mut diags,
+        );
+        let errors: Vec<(String, Vec<String>)> = diags
+            .items()
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| {
+                assert_eq!(d.code, Code::InvalidValue);
+                (d.message.clone(), d.notes.clone())
+            })
+            .collect();
+        let e = |m: &str, n: &str| (m.to_string(), vec![n.to_string()]);
+        assert_eq!(
+            errors,
+            [
+                e(
+                    "--dynamic dsn.x: the parameter 'dsn' is a string, not a map, so it has no key 'x'.",
+                    "give 'dsn' itself (--dynamic dsn), or declare it as a map in parameters:"
+                ),
+                e(
+                    "-p dsn.sub: the parameter 'dsn' is a string, not a map, so it has no key 'sub'.",
+                    "give 'dsn' itself (-p dsn=VALUE), or declare it as a map in parameters:"
+                ),
+                e(
+                    "-p port.x.y: the parameter 'port' is an int, not a map, so it has no key 'x.y'.",
+                    "give 'port' itself (-p port=VALUE), or declare it as a map in parameters:"
+                ),
+                e(
+                    "-p db.host.deep: the parameter 'db.host' is a string, not a map, so it has no key 'deep'.",
+                    "give 'db.host' itself (-p db.host=VALUE), or declare it as a map in parameters:"
+                ),
+            ]
+        );
     }
 
     #[test]
