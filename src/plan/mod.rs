@@ -6,7 +6,7 @@
 
 mod output;
 
-pub use output::check_output;
+pub use output::{check_output, write_atomic_with};
 
 use crate::builder::{Completed, ContainerBuilder, Definition};
 use crate::source::{FileId, SourceMap};
@@ -298,7 +298,11 @@ pub use wireplan_runtime::encoding::write_atomic;
 /// Writes `plan` to `out` in `encoding` the way `wireplan compile` does (`-` is standard
 /// output, where nothing is checked or replaced): refuses to write over
 /// a file the compilation read or recorded as a dependency ([`check_output`]: canonical paths,
-/// symlinks, hard links), then writes atomically ([`write_atomic`]). Errors: an `io` diagnostic naming the input or the write failure; `memory-limit` when encoding passed the memory ceiling ([`crate::memory`]).
+/// symlinks, hard links), then writes atomically ([`write_atomic_with`]); JSON is encoded
+/// straight into the file's write buffer, never whole in memory (the same bytes as
+/// [`Plan::to_json`]). Errors: an `io` diagnostic naming the input or the write failure;
+/// `memory-limit` when encoding passed the memory ceiling ([`crate::memory`]; then `out` is
+/// left as it was).
 pub fn write_checked(
     sources: &SourceMap,
     out: &std::path::Path,
@@ -306,11 +310,12 @@ pub fn write_checked(
     encoding: wireplan_runtime::Encoding,
 ) -> Result<(), crate::diagnostics::Diagnostic> {
     use crate::diagnostics::{Code, Diagnostic};
+    use std::io::Write;
     if out.as_os_str() == "-" {
-        // `-o -`: standard output, as other tools read `-` (nothing on disk to protect).
+        // `-o -`: standard output, as other tools read `-` (nothing on disk to protect). Encoded
+        // whole first: a memory-limit error must not leave half a plan on the reader's side.
         let bytes = plan.encode(encoding);
         crate::memory::check("encoding the plan")?;
-        use std::io::Write;
         let mut stdout = std::io::stdout().lock();
         return stdout
             .write_all(&bytes)
@@ -323,9 +328,25 @@ pub fn write_checked(
             });
     }
     check_output(out, sources, plan)?;
-    let bytes = plan.encode(encoding);
-    crate::memory::check("encoding the plan")?;
-    write_atomic(out, &bytes).map_err(|e| {
+    let mut over_memory = None;
+    let written = write_atomic_with(out, |file| {
+        match encoding {
+            // `Plan::to_json`'s bytes: serde_json's pretty form and a final newline.
+            wireplan_runtime::Encoding::Json => {
+                serde_json::to_writer_pretty(&mut *file, plan)?;
+                file.write_all(b"\n")?;
+            }
+            wireplan_runtime::Encoding::Binary => file.write_all(&plan.to_binary())?,
+        }
+        crate::memory::check("encoding the plan").map_err(|d| {
+            over_memory = Some(d);
+            std::io::Error::other("the memory ceiling was passed")
+        })
+    });
+    if let Some(d) = over_memory {
+        return Err(d);
+    }
+    written.map_err(|e| {
         Diagnostic::error(
             Code::Io,
             format!("Cannot write the plan to '{}': {e}", out.display()),
