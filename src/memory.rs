@@ -181,8 +181,10 @@ pub fn default_ceiling() -> u64 {
 
 /// `Ok` while the heap stayed under the ceiling; else the `memory-limit` error for `stage`
 /// (what the compilation was doing, e.g. `"loading the services"`), which names the ceiling
-/// and how to raise it.
+/// and how to raise it. Called between stages, so it first returns the freed pages to the
+/// operating system ([`release_freed`]).
 pub fn check(stage: &str) -> Result<(), Diagnostic> {
+    release_freed();
     if !exceeded() {
         return Ok(());
     }
@@ -246,7 +248,8 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 mod mi_option {
     /// Commit a whole arena when it is reserved (default 2: where the OS overcommits).
     pub const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
-    /// Milliseconds before freed pages are returned to the OS (default 10; 0: at once).
+    /// Milliseconds before freed pages are returned to the OS (default 10; 0: at once; -1:
+    /// never).
     pub const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 }
 
@@ -257,15 +260,21 @@ static TUNED: AtomicBool = AtomicBool::new(false);
 /// before its first allocation: the counting allocator calls this on every allocation, so
 /// only the first call does anything.
 ///
-/// The settings: freed pages go back to the operating system at once instead of after 10 ms,
-/// and arenas are committed as they are used rather than whole. A compile allocates its
-/// largest structures (the NEON trees of the files) first and frees them before the next
-/// stage's tables grow; with mimalloc's defaults those pages stayed resident on top of the new
-/// ones (app-10000 peaked at 77 MB RSS with the defaults, 43 MB with only the purge delay
-/// set, 31.6 MB with both; app-1000 at 23.7 MB with an eagerly committed first arena, 13 MB
-/// without). An arena's commit mode is fixed when it is reserved, at the program's first
-/// allocation, hence the call from the allocator rather than from `main`. Measured in
-/// docs/performance.md ("The allocator").
+/// The settings: arenas are committed as they are used rather than whole, and freed pages go
+/// back to the operating system [`PURGE_DELAY_MS`] after they were freed, or at once when
+/// [`release_freed`] runs between the stages of a compilation. A compile allocates its largest
+/// structures (the NEON trees of the files) first and frees them before the next stage's
+/// tables grow. Returning every freed page at once (the setting until the fifth round) kept
+/// the peak low but made each stage fault fresh pages in again: app-10000 took 25,600 page
+/// faults (100 MB of zeroed pages) for a 28.6 MB peak. Keeping the freed pages within a stage
+/// and returning them between stages takes 12,900 faults for a 37 MB peak; never returning
+/// them, 11,700 faults for 55 MB (mimalloc reuses freed pages only partly); with mimalloc's
+/// defaults (eagerly committed arenas, 10 ms) app-10000 peaked at 77 MB and app-1000 at
+/// 43 MB. Large compilations (a live heap over [`PROMPT_PURGE_ABOVE`] between two stages)
+/// switch back to returning pages at once, so their peak stays where it was (gen 100000:
+/// 225 MB with the delay, 181 MB without). An arena's commit mode is fixed when it is
+/// reserved, at the program's first allocation, hence the call from the allocator rather than
+/// from `main`. Measured in docs/performance.md ("The allocator", "Fifth round: page faults").
 #[inline(always)]
 pub(crate) fn tune_allocator() {
     if !TUNED.load(Relaxed) {
@@ -281,9 +290,39 @@ fn tune_allocator_now() {
     // (so it may run inside the allocator) and any option may be changed at any time. Two
     // threads racing here store the same values.
     unsafe {
-        libmimalloc_sys::mi_option_set(mi_option::PURGE_DELAY, 0);
+        libmimalloc_sys::mi_option_set(mi_option::PURGE_DELAY, PURGE_DELAY_MS);
         libmimalloc_sys::mi_option_set(mi_option::ARENA_EAGER_COMMIT, 0);
     }
+}
+
+/// How long mimalloc keeps a freed page before returning it to the operating system, in
+/// milliseconds: longer than a 10,000-service compile's stages, so a stage reuses the pages
+/// the previous one freed and [`release_freed`] decides when they go back.
+pub const PURGE_DELAY_MS: std::ffi::c_long = 1000;
+
+/// The live heap, in bytes, above which [`release_freed`] makes mimalloc return freed pages at
+/// once (purge delay 0) for the rest of the process: 64 MiB. Below it (app-10000 peaks at
+/// about 20 MB of live heap) pages wait for the next stage boundary.
+pub const PROMPT_PURGE_ABOVE: usize = 64 << 20;
+
+/// Whether [`release_freed`] switched to returning freed pages at once.
+static PROMPT_PURGE: AtomicBool = AtomicBool::new(false);
+
+/// Returns the pages freed so far to the operating system (mimalloc's `mi_collect(true)`), and
+/// from a live heap of [`PROMPT_PURGE_ABOVE`] on, makes every later free return its pages at
+/// once. Called between the stages of a compilation (by [`check`]): what a stage freed is
+/// reused within it instead of being faulted in again, and given back before the next stage
+/// grows the peak. Without mimalloc as the allocator (a library user's program) it touches
+/// only mimalloc's own empty state.
+pub fn release_freed() {
+    if live() > PROMPT_PURGE_ABOVE && !PROMPT_PURGE.swap(true, Relaxed) {
+        // SAFETY: `mi_option_set` stores a value in mimalloc's option table; any option may
+        // be changed at any time.
+        unsafe { libmimalloc_sys::mi_option_set(mi_option::PURGE_DELAY, 0) };
+    }
+    // SAFETY: `mi_collect` frees mimalloc's cached empty pages of this thread and purges the
+    // arenas' freed pages; it may be called at any time from any thread.
+    unsafe { libmimalloc_sys::mi_collect(true) };
 }
 
 #[cfg(test)]
