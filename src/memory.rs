@@ -105,6 +105,9 @@ fn publish(change: isize) {
         if now > CEILING.load(Relaxed) {
             EXCEEDED.store(true, Relaxed);
         }
+        if now > PROMPT_PURGE_ABOVE as isize && !PROMPT_PURGE.load(Relaxed) {
+            purge_promptly();
+        }
     }
 }
 
@@ -270,9 +273,10 @@ static TUNED: AtomicBool = AtomicBool::new(false);
 /// and returning them between stages takes 12,900 faults for a 37 MB peak; never returning
 /// them, 11,700 faults for 55 MB (mimalloc reuses freed pages only partly); with mimalloc's
 /// defaults (eagerly committed arenas, 10 ms) app-10000 peaked at 77 MB and app-1000 at
-/// 43 MB. Large compilations (a live heap over [`PROMPT_PURGE_ABOVE`] between two stages)
-/// switch back to returning pages at once, so their peak stays where it was (gen 100000:
-/// 225 MB with the delay, 181 MB without). An arena's commit mode is fixed when it is
+/// 43 MB. A large compilation (once its live heap passes [`PROMPT_PURGE_ABOVE`]) switches
+/// back to returning pages at once, so its peak stays where it was (gen 100000: 225 MB with
+/// the delay throughout, 198 MB switching at the first stage boundary, 185 MB switching as
+/// the heap passes the threshold; 178 MB returning every page at once). An arena's commit mode is fixed when it is
 /// reserved, at the program's first allocation, hence the call from the allocator rather than
 /// from `main`. Measured in docs/performance.md ("The allocator", "Fifth round: page faults").
 #[inline(always)]
@@ -300,26 +304,33 @@ fn tune_allocator_now() {
 /// the previous one freed and [`release_freed`] decides when they go back.
 pub const PURGE_DELAY_MS: std::ffi::c_long = 1000;
 
-/// The live heap, in bytes, above which [`release_freed`] makes mimalloc return freed pages at
-/// once (purge delay 0) for the rest of the process: 64 MiB. Below it (app-10000 peaks at
-/// about 20 MB of live heap) pages wait for the next stage boundary.
+/// The live heap, in bytes, from which on mimalloc returns freed pages at once (purge delay 0)
+/// for the rest of the process: 64 MiB. Below it (app-10000 peaks at about 20 MB of live
+/// heap) freed pages wait for the next stage boundary ([`release_freed`]).
 pub const PROMPT_PURGE_ABOVE: usize = 64 << 20;
 
-/// Whether [`release_freed`] switched to returning freed pages at once.
+/// Whether the live heap passed [`PROMPT_PURGE_ABOVE`] (freed pages are returned at once).
 static PROMPT_PURGE: AtomicBool = AtomicBool::new(false);
 
-/// Returns the pages freed so far to the operating system (mimalloc's `mi_collect(true)`), and
-/// from a live heap of [`PROMPT_PURGE_ABOVE`] on, makes every later free return its pages at
-/// once. Called between the stages of a compilation (by [`check`]): what a stage freed is
+/// Makes mimalloc return freed pages at once from now on (called by [`publish`] when the live
+/// heap first passes [`PROMPT_PURGE_ABOVE`]; allocates nothing, so it may run inside the
+/// allocator).
+#[cold]
+#[inline(never)]
+fn purge_promptly() {
+    if !PROMPT_PURGE.swap(true, Relaxed) {
+        // SAFETY: `mi_option_set` stores a value in mimalloc's option table; it allocates
+        // nothing and any option may be changed at any time.
+        unsafe { libmimalloc_sys::mi_option_set(mi_option::PURGE_DELAY, 0) };
+    }
+}
+
+/// Returns the pages freed so far to the operating system (mimalloc's `mi_collect(true)`).
+/// Called between the stages of a compilation (by [`check`]): what a stage freed is
 /// reused within it instead of being faulted in again, and given back before the next stage
 /// grows the peak. Without mimalloc as the allocator (a library user's program) it touches
 /// only mimalloc's own empty state.
 pub fn release_freed() {
-    if live() > PROMPT_PURGE_ABOVE && !PROMPT_PURGE.swap(true, Relaxed) {
-        // SAFETY: `mi_option_set` stores a value in mimalloc's option table; any option may
-        // be changed at any time.
-        unsafe { libmimalloc_sys::mi_option_set(mi_option::PURGE_DELAY, 0) };
-    }
     // SAFETY: `mi_collect` frees mimalloc's cached empty pages of this thread and purges the
     // arenas' freed pages; it may be called at any time from any thread.
     unsafe { libmimalloc_sys::mi_collect(true) };
