@@ -312,6 +312,12 @@ pub const PROMPT_PURGE_ABOVE: usize = 64 << 20;
 /// Whether the live heap passed [`PROMPT_PURGE_ABOVE`] (freed pages are returned at once).
 static PROMPT_PURGE: AtomicBool = AtomicBool::new(false);
 
+/// Whether freed pages are returned to the operating system at once (the live heap passed
+/// [`PROMPT_PURGE_ABOVE`] in this process), rather than at the next stage boundary.
+pub fn purges_promptly() -> bool {
+    PROMPT_PURGE.load(Relaxed)
+}
+
 /// Makes mimalloc return freed pages at once from now on (called by [`publish`] when the live
 /// heap first passes [`PROMPT_PURGE_ABOVE`]; allocates nothing, so it may run inside the
 /// allocator).

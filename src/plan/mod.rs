@@ -548,6 +548,50 @@ mod tests {
         json!({"type": "A", "create": {"$new": "A", "args": args}})
     }
 
+    /// The plan file is encoded into the file's write buffer: the same bytes as the whole
+    /// encoding in memory, in both forms; a second write replaces the first whole.
+    #[test]
+    fn a_written_plan_has_the_bytes_of_its_encoding() {
+        use wireplan_runtime::Encoding;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let small = plan(
+            json!({"a": new(json!([{"$ref": "b"}])), "b": new(json!([]))}),
+            json!({}),
+        );
+        // Larger than the write buffer, so the buffer is flushed several times.
+        let services: serde_json::Map<String, serde_json::Value> = (0..3000)
+            .map(|i| {
+                (
+                    format!("s{i}"),
+                    new(json!([format!("value {i}"), {"$ref": "a"}])),
+                )
+            })
+            .collect();
+        let large = plan(serde_json::Value::Object(services), json!({"alias": "s1"}));
+        for (file, encoding) in [("p.json", Encoding::Json), ("p.bin", Encoding::Binary)] {
+            let out = dir.path().join(file);
+            for p in [&large, &small] {
+                write_checked(&SourceMap::new(), &out, p, encoding).expect("written");
+                let expected = match encoding {
+                    Encoding::Json => to_json(p).into_bytes(),
+                    Encoding::Binary => p.to_binary(),
+                };
+                let written = std::fs::read(&out).expect("read back");
+                assert!(written.len() > 20, "{file}");
+                assert!(
+                    written == expected,
+                    "{file}: {} bytes, expected {}",
+                    written.len(),
+                    expected.len()
+                );
+            }
+        }
+        let big = std::fs::read(dir.path().join("p.json")).expect("read");
+        assert!(to_json(&large).len() > 2 * 128 * 1024 && big.len() < 2048);
+        let left: Vec<_> = std::fs::read_dir(dir.path()).expect("list").collect();
+        assert_eq!(left.len(), 2, "no temporary file is left");
+    }
+
     #[test]
     fn cycles_follow_aliases_and_stop_at_generated_services() {
         let p = plan(

@@ -118,7 +118,9 @@ pub fn write_atomic_with(
         }
         let mut out = std::io::BufWriter::with_capacity(WRITE_BUFFER, file);
         fill(&mut out)?;
-        let file = out.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+        let file = out
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
         file.sync_all()?;
         std::fs::rename(&tmp, &path)
     })();
@@ -162,4 +164,57 @@ fn replaceable(path: &Path) -> std::io::Result<(PathBuf, Option<std::fs::Permiss
         return Err(Error::new(ErrorKind::PermissionDenied, "it is read-only"));
     }
     Ok((path, Some(meta.permissions())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A writer that fails half-way (a full disk, an encoding error) leaves the old file as it
+    /// was and no temporary file behind.
+    #[test]
+    fn a_failed_write_keeps_the_old_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let out = dir.path().join("plan.json");
+        std::fs::write(&out, "old plan\n").expect("write");
+        let failed = write_atomic_with(&out, |w| {
+            w.write_all(&vec![b'x'; 3 * WRITE_BUFFER])?;
+            Err(std::io::Error::other("no space left"))
+        });
+        assert_eq!(failed.expect_err("failed").to_string(), "no space left");
+        assert_eq!(std::fs::read_to_string(&out).expect("read"), "old plan\n");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names, ["plan.json"]);
+        write_atomic_with(&out, |w| w.write_all(b"new plan\n")).expect("written");
+        assert_eq!(std::fs::read_to_string(&out).expect("read"), "new plan\n");
+    }
+
+    /// A directory is refused and left alone; a symbolic link keeps pointing at the file,
+    /// which is replaced.
+    #[test]
+    fn targets_are_checked_as_the_runtime_writer_checks_them() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).expect("mkdir");
+        let refused = write_atomic_with(&sub, |w| w.write_all(b"x")).expect_err("a directory");
+        assert_eq!(refused.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(sub.is_dir());
+        #[cfg(unix)]
+        {
+            let target = dir.path().join("real.json");
+            std::fs::write(&target, "old").expect("write");
+            let link = dir.path().join("link.json");
+            std::os::unix::fs::symlink(&target, &link).expect("symlink");
+            write_atomic_with(&link, |w| w.write_all(b"new")).expect("written");
+            assert!(std::fs::symlink_metadata(&link)
+                .expect("meta")
+                .file_type()
+                .is_symlink());
+            assert_eq!(std::fs::read_to_string(&target).expect("read"), "new");
+        }
+    }
 }
