@@ -184,6 +184,11 @@ impl Pipeline {
             (params, sections, keep_raw.then_some(raw_sections), catalog)
         } else {
             let mut stream = CatalogStream::new();
+            if let Some(types) = raw_sections.get_entry(&crate::neon::Key::Str("types".into())) {
+                if let crate::neon::Kind::Array(a) = &types.value.kind {
+                    stream.reserve(a.len());
+                }
+            }
             let (params, sections) = config::expand_config_streaming(
                 raw_sections,
                 &dynamic,

@@ -214,11 +214,14 @@ fn service_plan(
 
 /// The plan's type index: each autowired type → the services autowired for it.
 fn type_index(builder: &ContainerBuilder) -> plan::NameMap<Vec<plan::Name>> {
-    builder
-        .autowiring()
-        .types()
-        .map(|(t, names)| (t.into(), names.map(|n| n.into()).collect()))
-        .collect()
+    let types = builder.autowiring().types();
+    // The types are filtered (a lower size hint of 0): sized by the upper one, not grown.
+    let mut index = plan::NameMap::with_capacity_and_hasher(
+        types.size_hint().1.unwrap_or(0),
+        Default::default(),
+    );
+    index.extend(types.map(|(t, names)| (t.into(), names.map(|n| n.into()).collect())));
+    index
 }
 
 /// The plan around its services: the tag index, the dependencies (`files` in load order,
