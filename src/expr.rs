@@ -47,6 +47,12 @@ impl ExprArray {
         self.key_spans.get(&Key::Str(key.into())).copied()
     }
 
+    /// Makes room for `additional` more string keys' spans (a map about to be filled from a
+    /// NEON map of that many entries), so the span table is allocated once at its size.
+    pub fn reserve_key_spans(&mut self, additional: usize) {
+        self.key_spans.reserve(additional);
+    }
+
     /// Records where a string key was written (integer keys are not recorded: a list item's
     /// position is its value's).
     pub fn set_key_span(&mut self, key: &Key, span: Span) {

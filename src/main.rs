@@ -209,6 +209,8 @@ fn compile(
     deny_warnings: bool,
     params: ParamArgs,
 ) -> ExitCode {
+    // One compilation, then the process ends: its working state is left to the OS.
+    wireplan::memory::end_process_after_compiling();
     let mut arg_sources = SourceMap::new();
     let (opts, arg_problems) = options(&params, &mut arg_sources);
     // A bad option is an error (no plan is written); a missing --scripts folder a warning.
@@ -285,10 +287,10 @@ fn compile(
         ));
     }
     // Written and reported, and the process ends: the operating system reclaims the plan's
-    // memory faster than freeing it piece by piece (a few percent of a large compile). The
-    // peak is not affected (the compiler's working state was freed before the plan was
-    // encoded).
+    // memory (and the sources') faster than freeing it piece by piece (a few percent of a
+    // large compile). The peak is not affected: the plan is streamed into the file.
     std::mem::forget(plan);
+    std::mem::forget(run.sources);
     ExitCode::SUCCESS
 }
 

@@ -7,7 +7,7 @@
 static ALLOC: wireplan::script::sandbox::CountingAllocator =
     wireplan::script::sandbox::CountingAllocator;
 
-use wireplan::memory::{live, peak, reset_peak, PUBLISH_STEP};
+use wireplan::memory::{live, peak, purges_promptly, reset_peak, PROMPT_PURGE_ABOVE, PUBLISH_STEP};
 
 // One test function: the count is process-wide, and tests running at once on the harness's
 // threads would move it under each other.
@@ -16,6 +16,8 @@ fn the_live_heap_count() {
     small_blocks_are_counted_exactly_on_the_calling_thread();
     a_short_peak_on_this_thread_is_seen();
     another_threads_change_is_published_within_one_step();
+    // Last: the switch lasts for the rest of the process.
+    a_large_heap_switches_to_prompt_purging();
 }
 
 fn small_blocks_are_counted_exactly_on_the_calling_thread() {
@@ -58,4 +60,17 @@ fn another_threads_change_is_published_within_one_step() {
     let expected = before + kept.len();
     assert!(now.abs_diff(expected) < PUBLISH_STEP, "{now} vs {expected}");
     assert_eq!(kept[10 * PUBLISH_STEP - 1], 2);
+}
+
+fn a_large_heap_switches_to_prompt_purging() {
+    assert!(
+        !purges_promptly(),
+        "a small heap keeps freed pages until a stage ends"
+    );
+    // Zeroed: the operating system's fresh pages, not touched.
+    let block = vec![0u8; PROMPT_PURGE_ABOVE + PUBLISH_STEP];
+    assert!(live() > PROMPT_PURGE_ABOVE);
+    assert!(purges_promptly(), "passing the threshold switches at once");
+    drop(std::hint::black_box(block));
+    assert!(purges_promptly(), "and for good");
 }

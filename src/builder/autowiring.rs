@@ -91,8 +91,11 @@ impl AutowiringIndex {
     /// Builds the index from resolved definitions. Incompatible `autowired:` types are
     /// `invalid-autowired` errors.
     pub fn build(b: &ContainerBuilder, diags: &mut Diagnostics) -> AutowiringIndex {
-        let mut types: IndexMap<TypeKey, Growing, FxBuildHasher> = IndexMap::default();
-        let mut names: Vec<Box<str>> = Vec::new();
+        // At least one type per autowired service, most services autowired: sized once.
+        let services = b.definitions().size_hint().0;
+        let mut types: IndexMap<TypeKey, Growing, FxBuildHasher> =
+            IndexMap::with_capacity_and_hasher(services, FxBuildHasher);
+        let mut names: Vec<Box<str>> = Vec::with_capacity(services);
         for def in b.definitions() {
             let Some(ty) = def.resolved_type.as_deref() else {
                 continue;

@@ -117,6 +117,14 @@ impl CatalogStream {
         CatalogStream::default()
     }
 
+    /// Makes room for `classes` more classes (the entries of a `types:` section about to be
+    /// streamed), so the class table and the name interner are allocated once at their size
+    /// instead of grown by doubling into fresh pages.
+    pub fn reserve(&mut self, classes: usize) {
+        self.cat.classes.reserve(classes);
+        self.names.reserve(classes);
+    }
+
     /// Adds the entry `key: value` of the `types:` section (a malformed one is reported when
     /// the stream finishes, the rest of it kept).
     pub fn add(&mut self, key: &Key, value: &Expr) {

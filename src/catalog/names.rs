@@ -169,6 +169,11 @@ pub(super) struct Interner {
 }
 
 impl Interner {
+    /// Makes room for `names` more names (one per class of a `types:` section).
+    pub(super) fn reserve(&mut self, names: usize) {
+        self.names.reserve(names);
+    }
+
     /// The shared name equal to `s`.
     pub(super) fn name(&mut self, s: &str) -> Name {
         if let Some(n) = self.names.get(s) {

@@ -184,6 +184,11 @@ impl Pipeline {
             (params, sections, keep_raw.then_some(raw_sections), catalog)
         } else {
             let mut stream = CatalogStream::new();
+            if let Some(types) = raw_sections.get_entry(&crate::neon::Key::Str("types".into())) {
+                if let crate::neon::Kind::Array(a) = &types.value.kind {
+                    stream.reserve(a.len());
+                }
+            }
             let (params, sections) = config::expand_config_streaming(
                 raw_sections,
                 &dynamic,
@@ -532,9 +537,15 @@ impl Pipeline {
 
     /// Ends the pipeline keeping only its sources and diagnostics (what `wireplan compile`
     /// reports); unlike [`Pipeline::finish`] it does not copy the builder.
-    pub fn into_report(self) -> (SourceMap, Diagnostics) {
+    pub fn into_report(mut self) -> (SourceMap, Diagnostics) {
         let sources = std::mem::take(&mut *self.sources.borrow_mut());
-        (sources, self.diags)
+        let diags = std::mem::take(&mut self.diags);
+        if crate::memory::process_ends_after_compiling() {
+            // The operating system takes the rest back faster than freeing it piece by piece
+            // (no drop of the pipeline's parts writes or releases anything else).
+            std::mem::forget(self);
+        }
+        (sources, diags)
     }
 
     /// Takes the builder out of the shared cell, leaving an empty one (no definitions, an

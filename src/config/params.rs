@@ -700,6 +700,10 @@ impl Expander<'_> {
     fn convert_array(&mut self, a: &Array) -> ExprArray {
         let mut out = ExprArray::new();
         out.items.reserve(a.len());
+        // A map with string keys (a section, a service's options) has a span per key.
+        if matches!(a.entries.first(), Some((Key::Str(_), _))) {
+            out.reserve_key_spans(a.len());
+        }
         for (key, entry) in &a.entries {
             let key = self.expand_key(key, entry.key_span);
             let v = self.convert(&entry.value);
@@ -713,6 +717,10 @@ impl Expander<'_> {
     fn convert_array_owned(&mut self, a: Array) -> ExprArray {
         let mut out = ExprArray::new();
         out.items.reserve(a.len());
+        // A map with string keys (a section, a service's options) has a span per key.
+        if matches!(a.entries.first(), Some((Key::Str(_), _))) {
+            out.reserve_key_spans(a.len());
+        }
         for (key, entry) in a.entries {
             let key = self.expand_key_owned(key, entry.key_span);
             let v = self.convert_owned(entry.value);

@@ -6,7 +6,7 @@
 
 mod output;
 
-pub use output::check_output;
+pub use output::{check_output, write_atomic_with};
 
 use crate::builder::{Completed, ContainerBuilder, Definition};
 use crate::source::{FileId, SourceMap};
@@ -214,11 +214,14 @@ fn service_plan(
 
 /// The plan's type index: each autowired type → the services autowired for it.
 fn type_index(builder: &ContainerBuilder) -> plan::NameMap<Vec<plan::Name>> {
-    builder
-        .autowiring()
-        .types()
-        .map(|(t, names)| (t.into(), names.map(|n| n.into()).collect()))
-        .collect()
+    let types = builder.autowiring().types();
+    // The types are filtered (a lower size hint of 0): sized by the upper one, not grown.
+    let mut index = plan::NameMap::with_capacity_and_hasher(
+        types.size_hint().1.unwrap_or(0),
+        Default::default(),
+    );
+    index.extend(types.map(|(t, names)| (t.into(), names.map(|n| n.into()).collect())));
+    index
 }
 
 /// The plan around its services: the tag index, the dependencies (`files` in load order,
@@ -298,7 +301,11 @@ pub use wireplan_runtime::encoding::write_atomic;
 /// Writes `plan` to `out` in `encoding` the way `wireplan compile` does (`-` is standard
 /// output, where nothing is checked or replaced): refuses to write over
 /// a file the compilation read or recorded as a dependency ([`check_output`]: canonical paths,
-/// symlinks, hard links), then writes atomically ([`write_atomic`]). Errors: an `io` diagnostic naming the input or the write failure; `memory-limit` when encoding passed the memory ceiling ([`crate::memory`]).
+/// symlinks, hard links), then writes atomically ([`write_atomic_with`]); JSON is encoded
+/// straight into the file's write buffer, never whole in memory (the same bytes as
+/// [`Plan::to_json`]). Errors: an `io` diagnostic naming the input or the write failure;
+/// `memory-limit` when encoding passed the memory ceiling ([`crate::memory`]; then `out` is
+/// left as it was).
 pub fn write_checked(
     sources: &SourceMap,
     out: &std::path::Path,
@@ -306,11 +313,12 @@ pub fn write_checked(
     encoding: wireplan_runtime::Encoding,
 ) -> Result<(), crate::diagnostics::Diagnostic> {
     use crate::diagnostics::{Code, Diagnostic};
+    use std::io::Write;
     if out.as_os_str() == "-" {
-        // `-o -`: standard output, as other tools read `-` (nothing on disk to protect).
+        // `-o -`: standard output, as other tools read `-` (nothing on disk to protect). Encoded
+        // whole first: a memory-limit error must not leave half a plan on the reader's side.
         let bytes = plan.encode(encoding);
         crate::memory::check("encoding the plan")?;
-        use std::io::Write;
         let mut stdout = std::io::stdout().lock();
         return stdout
             .write_all(&bytes)
@@ -323,9 +331,25 @@ pub fn write_checked(
             });
     }
     check_output(out, sources, plan)?;
-    let bytes = plan.encode(encoding);
-    crate::memory::check("encoding the plan")?;
-    write_atomic(out, &bytes).map_err(|e| {
+    let mut over_memory = None;
+    let written = write_atomic_with(out, |file| {
+        match encoding {
+            // `Plan::to_json`'s bytes: serde_json's pretty form and a final newline.
+            wireplan_runtime::Encoding::Json => {
+                serde_json::to_writer_pretty(&mut *file, plan)?;
+                file.write_all(b"\n")?;
+            }
+            wireplan_runtime::Encoding::Binary => file.write_all(&plan.to_binary())?,
+        }
+        crate::memory::check("encoding the plan").map_err(|d| {
+            over_memory = Some(d);
+            std::io::Error::other("the memory ceiling was passed")
+        })
+    });
+    if let Some(d) = over_memory {
+        return Err(d);
+    }
+    written.map_err(|e| {
         Diagnostic::error(
             Code::Io,
             format!("Cannot write the plan to '{}': {e}", out.display()),
@@ -525,6 +549,50 @@ mod tests {
 
     fn new(args: serde_json::Value) -> serde_json::Value {
         json!({"type": "A", "create": {"$new": "A", "args": args}})
+    }
+
+    /// The plan file is encoded into the file's write buffer: the same bytes as the whole
+    /// encoding in memory, in both forms; a second write replaces the first whole.
+    #[test]
+    fn a_written_plan_has_the_bytes_of_its_encoding() {
+        use wireplan_runtime::Encoding;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let small = plan(
+            json!({"a": new(json!([{"$ref": "b"}])), "b": new(json!([]))}),
+            json!({}),
+        );
+        // Larger than the write buffer, so the buffer is flushed several times.
+        let services: serde_json::Map<String, serde_json::Value> = (0..3000)
+            .map(|i| {
+                (
+                    format!("s{i}"),
+                    new(json!([format!("value {i}"), {"$ref": "a"}])),
+                )
+            })
+            .collect();
+        let large = plan(serde_json::Value::Object(services), json!({"alias": "s1"}));
+        for (file, encoding) in [("p.json", Encoding::Json), ("p.bin", Encoding::Binary)] {
+            let out = dir.path().join(file);
+            for p in [&large, &small] {
+                write_checked(&SourceMap::new(), &out, p, encoding).expect("written");
+                let expected = match encoding {
+                    Encoding::Json => to_json(p).into_bytes(),
+                    Encoding::Binary => p.to_binary(),
+                };
+                let written = std::fs::read(&out).expect("read back");
+                assert!(written.len() > 20, "{file}");
+                assert!(
+                    written == expected,
+                    "{file}: {} bytes, expected {}",
+                    written.len(),
+                    expected.len()
+                );
+            }
+        }
+        let big = std::fs::read(dir.path().join("p.json")).expect("read");
+        assert!(to_json(&large).len() > 2 * 128 * 1024 && big.len() < 2048);
+        let left: Vec<_> = std::fs::read_dir(dir.path()).expect("list").collect();
+        assert_eq!(left.len(), 2, "no temporary file is left");
     }
 
     #[test]

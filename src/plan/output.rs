@@ -1,7 +1,8 @@
-//! Where a plan may be written: never over a file the compilation read.
+//! Where and how a plan is written: never over a file the compilation read, and never half.
 //!
-//! The plan is written with [`super::write_atomic`] (temporary file, fsync, rename), so a
-//! crash never leaves half a plan; this module makes sure the target is not one of the inputs.
+//! The plan file is written with [`write_atomic_with`] (temporary file, fsync, rename), so a
+//! crash never leaves half a plan; [`check_output`] makes sure the target is not one of the
+//! inputs.
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::SourceMap;
@@ -74,4 +75,146 @@ pub fn check_output(out: &Path, sources: &SourceMap, plan: &Plan) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// How much of a plan is encoded before it goes to the file in one `write`: 128 KiB. The
+/// encoder writes into this buffer instead of building the whole text in memory (4.5 MB at
+/// 10,000 services, grown by doubling into fresh pages), so writing a plan of any size touches
+/// this much heap (docs/performance.md, "Fifth round: page faults").
+const WRITE_BUFFER: usize = 128 * 1024;
+
+/// Writes a file atomically as [`super::write_atomic`] does, but from a writer: `fill` writes
+/// the content through a buffer into a temporary file next to `path`; then the file is
+/// synced and renamed over `path`, so a reader sees the old file or the whole new one. When
+/// `fill` fails (its error is returned), or creating, writing, syncing or renaming fails, the
+/// temporary file is removed and `path` is left as it was.
+///
+/// The target rules are the runtime writer's: a symbolic link's target file is written (the
+/// link stays); a directory, device, FIFO or socket (or a link to one) is refused with
+/// [`std::io::ErrorKind::InvalidInput`], a read-only file with
+/// [`std::io::ErrorKind::PermissionDenied`]; a replaced file keeps its permissions.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let (path, permissions) = replaceable(path)?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "plan".into());
+    let tmp = dir.join(format!(
+        ".{file_name}.tmp{}.{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let result = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        if let Some(p) = permissions {
+            file.set_permissions(p)?;
+        }
+        let mut out = std::io::BufWriter::with_capacity(WRITE_BUFFER, file);
+        fill(&mut out)?;
+        let file = out
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, &path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// The file [`write_atomic_with`] replaces for `path` (a symbolic link's target) and the
+/// permissions it keeps (`None`: a new file). Errors: as [`write_atomic_with`] refuses.
+fn replaceable(path: &Path) -> std::io::Result<(PathBuf, Option<std::fs::Permissions>)> {
+    use std::io::{Error, ErrorKind};
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok((path.to_path_buf(), None)),
+        Err(e) => return Err(e),
+    };
+    let (path, meta) = if meta.file_type().is_symlink() {
+        let Ok(target) = std::fs::canonicalize(path) else {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                "it is a symbolic link to a file that does not exist",
+            ));
+        };
+        let meta = std::fs::metadata(&target)?;
+        (target, meta)
+    } else {
+        (path.to_path_buf(), meta)
+    };
+    if meta.is_dir() {
+        return Err(Error::new(ErrorKind::InvalidInput, "it is a directory"));
+    }
+    if !meta.is_file() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            "it is not a regular file (a device, FIFO or socket), which is never replaced",
+        ));
+    }
+    if meta.permissions().readonly() {
+        return Err(Error::new(ErrorKind::PermissionDenied, "it is read-only"));
+    }
+    Ok((path, Some(meta.permissions())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A writer that fails half-way (a full disk, an encoding error) leaves the old file as it
+    /// was and no temporary file behind.
+    #[test]
+    fn a_failed_write_keeps_the_old_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let out = dir.path().join("plan.json");
+        std::fs::write(&out, "old plan\n").expect("write");
+        let failed = write_atomic_with(&out, |w| {
+            w.write_all(&vec![b'x'; 3 * WRITE_BUFFER])?;
+            Err(std::io::Error::other("no space left"))
+        });
+        assert_eq!(failed.expect_err("failed").to_string(), "no space left");
+        assert_eq!(std::fs::read_to_string(&out).expect("read"), "old plan\n");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names, ["plan.json"]);
+        write_atomic_with(&out, |w| w.write_all(b"new plan\n")).expect("written");
+        assert_eq!(std::fs::read_to_string(&out).expect("read"), "new plan\n");
+    }
+
+    /// A directory is refused and left alone; a symbolic link keeps pointing at the file,
+    /// which is replaced.
+    #[test]
+    fn targets_are_checked_as_the_runtime_writer_checks_them() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).expect("mkdir");
+        let refused = write_atomic_with(&sub, |w| w.write_all(b"x")).expect_err("a directory");
+        assert_eq!(refused.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(sub.is_dir());
+        #[cfg(unix)]
+        {
+            let target = dir.path().join("real.json");
+            std::fs::write(&target, "old").expect("write");
+            let link = dir.path().join("link.json");
+            std::os::unix::fs::symlink(&target, &link).expect("symlink");
+            write_atomic_with(&link, |w| w.write_all(b"new")).expect("written");
+            assert!(std::fs::symlink_metadata(&link)
+                .expect("meta")
+                .file_type()
+                .is_symlink());
+            assert_eq!(std::fs::read_to_string(&target).expect("read"), "new");
+        }
+    }
 }
