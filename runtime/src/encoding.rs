@@ -434,7 +434,7 @@ mod tests {
             );
             assert_eq!(p.services[n24.as_str()].type_, long);
             assert_eq!(p.aliases[format!("{n25}x").as_str()], n25);
-            assert_eq!(p.types[long.as_str()], [n24.as_str()]);
+            assert_eq!(p.types[long.as_str()].as_slice(), [n24.as_str()]);
         }
     }
 

@@ -213,7 +213,7 @@ fn service_plan(
 }
 
 /// The plan's type index: each autowired type → the services autowired for it.
-fn type_index(builder: &ContainerBuilder) -> plan::NameMap<Vec<plan::Name>> {
+fn type_index(builder: &ContainerBuilder) -> plan::NameMap<plan::TypeServices> {
     builder
         .autowiring()
         .types()
@@ -226,7 +226,7 @@ fn type_index(builder: &ContainerBuilder) -> plan::NameMap<Vec<plan::Name>> {
 #[allow(clippy::too_many_arguments)]
 fn finish(
     services: plan::NameMap<ServicePlan>,
-    types: plan::NameMap<Vec<plan::Name>>,
+    types: plan::NameMap<plan::TypeServices>,
     aliases: IndexMap<String, String>,
     initialization: Vec<plan::Expr>,
     added: &[std::path::PathBuf],

@@ -279,7 +279,7 @@ pub(super) fn by_type_table(plan: &Plan, registry: &Registry) -> FxHashMap<TypeI
         Default::default(),
     );
     for (tid, name) in registry.names.iter() {
-        if let Some([one]) = plan.types.get(name.as_str()).map(Vec::as_slice) {
+        if let Some([one]) = plan.types.get(name.as_str()).map(|names| names.as_slice()) {
             if let Some(i) = plan.services.get_index_of(one.as_str()) {
                 by_type.insert(*tid, i);
             }

@@ -18,7 +18,7 @@ use indexmap::IndexMap;
 use crate::dynamic::DynamicParam;
 use crate::plan::{
     Autowired, CallTarget, Dependency, Expr, Lifespan, Name, NameHasher, NameMap, Plan,
-    ServiceKind, ServicePlan, SourceLocation, MAX_EXPR_DEPTH,
+    ServiceKind, ServicePlan, SourceLocation, TypeServices, MAX_EXPR_DEPTH,
 };
 
 /// How deeply expressions may nest in a binary payload. An expression's nesting counts one
@@ -179,9 +179,9 @@ impl<'b> Reader<'b> {
         self.str(what).map(Name::from)
     }
 
-    fn names(&mut self, what: &str) -> Result<Vec<Name>, String> {
+    fn names(&mut self, what: &str) -> Result<TypeServices, String> {
         let (n, cap) = self.len(what, 1)?;
-        let mut out = Vec::with_capacity(cap);
+        let mut out = TypeServices::with_capacity(cap);
         for _ in 0..n {
             out.push(self.name(what)?);
         }
