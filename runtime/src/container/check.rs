@@ -487,7 +487,7 @@ impl<'a> Checker<'a> {
                 class: class.to_string(),
                 needed_by: at.to_string(),
             }),
-            Some(c) if !c.statics.contains_key(method) => self.miss(Missing::StaticMethod {
+            Some(c) if !c.more().statics.contains_key(method) => self.miss(Missing::StaticMethod {
                 class: class.to_string(),
                 method: method.to_string(),
                 needed_by: at.to_string(),
@@ -586,7 +586,7 @@ impl<'a> Checker<'a> {
         self.registry
             .classes
             .get(class)
-            .is_some_and(|c| c.statics.contains_key(method))
+            .is_some_and(|c| c.more().statics.contains_key(method))
     }
 
     /// Every registered interface the plan autowires this service (index `i`) as, or declares
