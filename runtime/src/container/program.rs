@@ -30,7 +30,7 @@ use super::eval::Frame;
 use super::resolve::{Ctx, Path, RED_ZONE, STACK_SEGMENT};
 use super::{Inner, ScopeState};
 use crate::error::Error;
-use crate::plan::{CallTarget, Expr, Lifespan, Plan, ServiceKind};
+use crate::plan::{CallTarget, Expr, Lifespan, Plan, ServiceKind, ServicePlan};
 use crate::registry::{ClassEntry, CtorFn, MethodFn, MethodMutFn, Registry};
 use crate::value::{ArgValue, Args, Instance, Value};
 
@@ -173,51 +173,71 @@ pub(crate) struct Resolved {
     pub(crate) shared_fn: Option<MethodFn>,
 }
 
-/// Compiles `plan` against `registry`; `dynamic` holds the dynamic parameters the loader
-/// resolved (their values are fixed for the container's life); `classes` is the load check's
-/// registration of each service's top-level `$new` class (per service index; `None` for
-/// another `create` or an unregistered class) and `arg_refs` the services those `$new`s'
-/// arguments reference (see [`super::check::Checker::arg_refs`]), so no class or name is
-/// looked up twice. Never fails: whatever cannot be resolved here stays a [`Node::Tree`] and
-/// reports its error when evaluated, as before.
-pub(crate) fn compile(
-    plan: &Plan,
-    registry: &Registry,
-    dynamic: &HashMap<String, Value>,
-    classes: &[Option<&ClassEntry>],
-    arg_refs: &[u32],
-) -> Program {
-    // The tables' sizes, from what the check saw (no pass of its own over the services): about
-    // one `$new` per service, and the top-level `$new`s' arguments (nested calls and setups
-    // grow them as needed).
-    let (news, args) = (plan.services.len(), arg_refs.len());
-    // Every top-level argument the check did not resolve to a service is usually a constant.
-    let consts = arg_refs
-        .iter()
-        .filter(|&&r| r == super::check::NO_REF)
-        .count();
-    let mut c = Compiler {
-        plan,
-        registry,
-        dynamic,
-        news: Vec::with_capacity(news),
-        args: Vec::with_capacity(args),
-        consts: Vec::with_capacity(consts),
-        null: None,
-    };
-    let mut services = Vec::with_capacity(plan.services.len());
-    let mut refs = arg_refs.iter().copied();
-    for (i, sp) in plan.services.values().enumerate() {
-        let entry = classes.get(i).copied().flatten();
+/// Compiles a plan against a registry, one service at a time, in plan order: the load check
+/// hands each service over right after checking it ([`super::check::Checker::run`]), with the
+/// registration of its top-level `$new` class and the services that `$new`'s arguments
+/// reference, so no class or name is looked up twice and the service's plan is read while it
+/// is still in cache. Never fails: whatever cannot be resolved here stays a [`Node::Tree`]
+/// and reports its error when evaluated, as before.
+pub(crate) struct Compiler<'a> {
+    plan: &'a Plan,
+    registry: &'a Registry,
+    /// The dynamic parameters the loader resolved (fixed for the container's life).
+    dynamic: &'a HashMap<String, Value>,
+    services: Vec<Service>,
+    news: Vec<NewOp>,
+    args: Vec<Node>,
+    consts: Vec<Value>,
+    /// The one constant `null` every `null` argument shares (constants are never written).
+    null: Option<u32>,
+}
+
+impl<'a> Compiler<'a> {
+    /// A compiler for `plan`; `dynamic` holds the dynamic parameters the loader resolved.
+    pub(crate) fn new(
+        plan: &'a Plan,
+        registry: &'a Registry,
+        dynamic: &'a HashMap<String, Value>,
+    ) -> Compiler<'a> {
+        // The tables are sized for a typical plan (one `$new` per service, a few arguments
+        // each, about half of them constants); they grow past that and are trimmed at the end.
+        let n = plan.services.len();
+        Compiler {
+            plan,
+            registry,
+            dynamic,
+            services: Vec::with_capacity(n),
+            news: Vec::with_capacity(n),
+            args: Vec::with_capacity(n * 4),
+            consts: Vec::with_capacity(n * 2),
+            null: None,
+        }
+    }
+
+    /// Compiles service `index` of the plan, the next one (services come in plan order):
+    /// `entry` is the registration of its top-level `$new` class, `refs` per argument of that
+    /// `$new` the service a `$ref` argument was resolved to by the load check (or
+    /// [`super::check::NO_REF`]).
+    pub(crate) fn service(
+        &mut self,
+        index: usize,
+        sp: &ServicePlan,
+        entry: Option<&ClassEntry>,
+        refs: &[u32],
+    ) {
+        debug_assert_eq!(
+            index,
+            self.services.len(),
+            "services are compiled in plan order"
+        );
+        let mut refs = refs.iter().copied();
         let create = match &sp.create {
-            Expr::New { class, args } => c.new_op(class, args, Some(entry), Some(&mut refs)),
-            other => c.node(other),
+            Expr::New { class, args } => self.new_op(class, args, Some(entry), Some(&mut refs)),
+            other => self.node(other),
         };
-        let made = entry
-            .filter(|_| matches!(sp.create, Expr::New { .. }))
-            .map(|e| e.type_id);
-        let setup = sp.setup.iter().map(|s| c.setup(s, made)).collect();
-        services.push(Service {
+        let made = entry.map(|e| e.type_id);
+        let setup = sp.setup.iter().map(|s| self.setup(s, made)).collect();
+        self.services.push(Service {
             kind: sp.kind,
             lifespan: sp.lifespan,
             requires_async: sp.requires_async,
@@ -225,24 +245,18 @@ pub(crate) fn compile(
             setup,
         });
     }
-    Program {
-        services: services.into_boxed_slice(),
-        news: c.news.into_boxed_slice(),
-        args: c.args.into_boxed_slice(),
-        consts: c.consts.into_boxed_slice(),
-        any_dispose_hook: registry.dispose_hooks,
-    }
-}
 
-struct Compiler<'a> {
-    plan: &'a Plan,
-    registry: &'a Registry,
-    dynamic: &'a HashMap<String, Value>,
-    news: Vec<NewOp>,
-    args: Vec<Node>,
-    consts: Vec<Value>,
-    /// The one constant `null` every `null` argument shares (constants are never written).
-    null: Option<u32>,
+    /// The compiled program; every service of the plan was handed to
+    /// [`Compiler::service`].
+    pub(crate) fn finish(self) -> Program {
+        Program {
+            services: self.services.into_boxed_slice(),
+            news: self.news.into_boxed_slice(),
+            args: self.args.into_boxed_slice(),
+            consts: self.consts.into_boxed_slice(),
+            any_dispose_hook: self.registry.dispose_hooks,
+        }
+    }
 }
 
 impl Compiler<'_> {
