@@ -197,6 +197,40 @@ impl<'b> Reader<'b> {
         Ok(out)
     }
 
+    /// Whether an empty sequence follows (its length, a single 0 byte), consumed if so. Most
+    /// services have no tags, setup, parameters or references: each is built empty in place,
+    /// not through the general reader and a copy of what it returns.
+    #[inline(always)]
+    fn empty(&mut self) -> bool {
+        let empty = self.buf.get(self.at) == Some(&0);
+        self.at += usize::from(empty);
+        empty
+    }
+
+    /// The `types` index: as [`Reader::map`] of [`Reader::names`], with the common entry that
+    /// lists one service read in place (same checks, same errors).
+    fn types(&mut self) -> Result<NameMap<TypeServices>, String> {
+        const W: &str = "a type's services";
+        let (n, cap) = self.len("type", MIN_PAIR)?;
+        let mut out = NameMap::with_capacity_and_hasher(cap, NameHasher::default());
+        for _ in 0..n {
+            let key = self.str("type")?;
+            let names = if self.buf.get(self.at) == Some(&1) {
+                self.at += 1;
+                TypeServices::from_buf([self.name(W)?])
+            } else {
+                self.names(W)?
+            };
+            match out.entry(Name::from(key)) {
+                Entry::Vacant(e) => {
+                    e.insert(names);
+                }
+                Entry::Occupied(_) => return Err(format!("type '{key}' appears twice")),
+            }
+        }
+        Ok(out)
+    }
+
     /// A sequence of `(name, T)` pairs as a map, refusing a name that comes twice (`what`
     /// names the entries in the error: "service 'db' appears twice").
     fn map<K: for<'s> From<&'s str> + std::hash::Hash + Eq, T, S: BuildHasher + Default>(
@@ -374,7 +408,11 @@ impl<'b> Reader<'b> {
             1 => Autowired::Types(self.strings("autowired types")?),
             v => return Err(format!("unknown autowired variant {v}")),
         };
-        let tags = self.expr_map("tag", 0)?;
+        let tags = if self.empty() {
+            IndexMap::new()
+        } else {
+            self.expr_map("tag", 0)?
+        };
         // The common `create`, a `$new`, is read in place (as `expr` at depth 0 would).
         let create = if self.buf.get(self.at) == Some(&8) {
             self.at += 1;
@@ -385,14 +423,26 @@ impl<'b> Reader<'b> {
         } else {
             self.expr(0)?
         };
-        let setup = self.exprs(0)?;
+        let setup = if self.empty() {
+            Vec::new()
+        } else {
+            self.exprs(0)?
+        };
         let implement = if self.some("implement")? {
             Some(self.string("implement")?)
         } else {
             None
         };
-        let parameters = self.strings("parameters")?;
-        let references = self.expr_map("reference", 0)?;
+        let parameters = if self.empty() {
+            Vec::new()
+        } else {
+            self.strings("parameters")?
+        };
+        let references = if self.empty() {
+            IndexMap::new()
+        } else {
+            self.expr_map("reference", 0)?
+        };
         let source = if self.some("source")? {
             Some(SourceLocation {
                 file: self.string("source")?,
@@ -447,7 +497,7 @@ impl<'b> Reader<'b> {
             }
         }
         let aliases = self.map("alias", |r, _| r.name("an alias target"))?;
-        let types = self.map("type", |r, _| r.names("a type's services"))?;
+        let types = self.types()?;
         let tags = self.map("tag", |r, tag| {
             r.expr_map("service", 0)
                 .map_err(|e| format!("tag '{tag}': {e}"))
