@@ -79,7 +79,7 @@ pub(crate) struct Service {
     pub(crate) setup: Box<[Setup]>,
 }
 
-/// A compiled expression (24 bytes: what it refers to lives in the [`Program`]'s tables).
+/// A compiled expression (16 bytes: what it refers to lives in the [`Program`]'s tables).
 pub(crate) enum Node {
     /// Plain data built once (also a folded dynamic parameter): its index in
     /// [`Program::consts`].
@@ -90,8 +90,11 @@ pub(crate) enum Node {
     SelfObject,
     /// A `$provider` handle on the service with this index.
     Provider(usize),
-    /// A list whose items are not all plain data (e.g. a list of services).
-    List(Box<[Node]>),
+    /// A list whose items are not all plain data (e.g. a list of services). (Boxed twice so
+    /// a node stays two words: the rare list pays an indirection, every other node is passed
+    /// in registers instead of through a copy on the stack.)
+    #[allow(clippy::redundant_allocation)]
+    List(Box<Box<[Node]>>),
     /// A constructor call: its index in [`Program::news`].
     New(NewId),
     /// Anything else, evaluated from the plan expression as it is.
@@ -281,28 +284,39 @@ impl Compiler<'_> {
         Node::Const((self.consts.len() - 1) as u32)
     }
 
-    fn node(&mut self, e: &Expr) -> Node {
-        // The common arguments first: a reference, a number, null.
+    /// The index of the constant of the commonest arguments after references, null (one
+    /// shared constant) and an integer; `None` for anything else.
+    #[inline(always)]
+    fn scalar(&mut self, e: &Expr) -> Option<u32> {
         match e {
-            Expr::Ref(name) if name != "@self" => {
+            Expr::Null => Some(match self.null {
+                Some(i) => i,
+                None => {
+                    self.consts.push(Value::Null);
+                    let i = (self.consts.len() - 1) as u32;
+                    self.null = Some(i);
+                    i
+                }
+            }),
+            Expr::Int(i) => {
+                self.consts.push(Value::Int(*i));
+                Some((self.consts.len() - 1) as u32)
+            }
+            _ => None,
+        }
+    }
+
+    fn node(&mut self, e: &Expr) -> Node {
+        // The common arguments first: a reference, null, a number.
+        if let Expr::Ref(name) = e {
+            if name != "@self" {
                 if let Some(i) = self.index_of(name) {
                     return Node::Ref(i);
                 }
             }
-            Expr::Null => {
-                let i = match self.null {
-                    Some(i) => i,
-                    None => {
-                        self.consts.push(Value::Null);
-                        let i = (self.consts.len() - 1) as u32;
-                        self.null = Some(i);
-                        i
-                    }
-                };
-                return Node::Const(i);
-            }
-            Expr::Int(i) => return self.constant(Value::Int(*i)),
-            _ => {}
+        }
+        if let Some(c) = self.scalar(e) {
+            return Node::Const(c);
         }
         if let Some(v) = e.plain_value() {
             return self.constant(v);
@@ -318,15 +332,14 @@ impl Compiler<'_> {
                 }
                 None => tree(),
             },
-            Expr::List(items) => Node::List(items.iter().map(|i| self.node(i)).collect()),
+            Expr::List(items) => Node::List(Box::new(items.iter().map(|i| self.node(i)).collect())),
             Expr::New { class, args } => self.new_op(class, args, None, None),
             _ => tree(),
         }
     }
 
-    /// The argument nodes of `exprs`, as a range of the shared table: the range is reserved
-    /// first, so the nodes nested calls add go after it.
-    /// `refs` yields, per argument, the service a `$ref` argument was resolved to by the
+    /// The argument nodes of `exprs`, as a contiguous range of the shared table (the nodes a
+    /// nested call adds go after it). `refs` yields, per argument, the service a `$ref` argument was resolved to by the
     /// load check (or [`super::check::NO_REF`]).
     fn arg_range(
         &mut self,
@@ -334,15 +347,38 @@ impl Compiler<'_> {
         mut refs: Option<&mut dyn Iterator<Item = u32>>,
     ) -> ArgRange {
         let start = self.args.len();
-        self.args
-            .extend(std::iter::repeat_with(|| Node::SelfObject).take(exprs.len()));
-        for (k, a) in exprs.iter().enumerate() {
-            let known = refs.as_mut().and_then(|r| r.next());
-            let n = match known {
-                Some(i) if i != super::check::NO_REF => Node::Ref(i as usize),
-                _ => self.node(a),
-            };
-            self.args[start + k] = n;
+        let known = |refs: &mut Option<&mut dyn Iterator<Item = u32>>| {
+            refs.as_mut()
+                .and_then(|r| r.next())
+                .filter(|&i| i != super::check::NO_REF)
+        };
+        if exprs.iter().all(Expr::is_leaf) {
+            // The common case: no argument adds nodes of its own to the table (only a nested
+            // `$new`, also inside a list, does), so each is pushed as it is compiled.
+            self.args.reserve(exprs.len());
+            // (Each case pushes its own node: a node chosen by a `match` and then pushed went
+            // through a copy on the stack that the CPU stalled on.)
+            for a in exprs {
+                if let Some(i) = known(&mut refs) {
+                    self.args.push(Node::Ref(i as usize));
+                } else if let Some(c) = self.scalar(a) {
+                    self.args.push(Node::Const(c));
+                } else {
+                    let n = self.node(a);
+                    self.args.push(n);
+                }
+            }
+        } else {
+            // The range is reserved first, so the nodes nested calls add go after it.
+            self.args
+                .extend(std::iter::repeat_with(|| Node::SelfObject).take(exprs.len()));
+            for (k, a) in exprs.iter().enumerate() {
+                let n = match known(&mut refs) {
+                    Some(i) => Node::Ref(i as usize),
+                    None => self.node(a),
+                };
+                self.args[start + k] = n;
+            }
         }
         ArgRange {
             start: start as u32,
@@ -660,8 +696,8 @@ mod tests {
     /// The compiled nodes stay small: what a constant, a call or an argument list holds lives
     /// in the program's tables, not in the node.
     #[test]
-    fn a_node_is_three_words() {
-        assert_eq!(std::mem::size_of::<Node>(), 24);
+    fn a_node_is_two_words() {
+        assert_eq!(std::mem::size_of::<Node>(), 16);
         assert!(std::mem::size_of::<Value>() > std::mem::size_of::<Node>());
     }
 }
