@@ -38,6 +38,7 @@ pub(super) fn decode(payload: &[u8], version: u64) -> Result<Plan, String> {
         buf: payload,
         at: 0,
         too_deep: false,
+        empty_hasher: std::hash::RandomState::new(),
     };
     let plan = r.plan(version);
     if r.too_deep {
@@ -61,6 +62,9 @@ struct Reader<'b> {
     at: usize,
     /// Set when an expression went past [`MAX_DECODE_DEPTH`]; the error then says so.
     too_deep: bool,
+    /// The hasher of every empty `tags` and `references` map of a service, drawn once per
+    /// plan (`IndexMap::new()` draws one from thread-local keys per map, twice per service).
+    empty_hasher: std::hash::RandomState,
 }
 
 /// The smallest number of bytes one element of a sequence takes, per kind of element, so a
@@ -409,7 +413,7 @@ impl<'b> Reader<'b> {
             v => return Err(format!("unknown autowired variant {v}")),
         };
         let tags = if self.empty() {
-            IndexMap::new()
+            IndexMap::with_hasher(self.empty_hasher.clone())
         } else {
             self.expr_map("tag", 0)?
         };
@@ -439,7 +443,7 @@ impl<'b> Reader<'b> {
             self.strings("parameters")?
         };
         let references = if self.empty() {
-            IndexMap::new()
+            IndexMap::with_hasher(self.empty_hasher.clone())
         } else {
             self.expr_map("reference", 0)?
         };
