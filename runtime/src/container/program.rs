@@ -239,7 +239,12 @@ impl<'a> Compiler<'a> {
             other => self.node(other),
         };
         let made = entry.map(|e| e.type_id);
-        let setup = sp.setup.iter().map(|s| self.setup(s, made)).collect();
+        // (Most services have no setup: no collect for them.)
+        let setup = if sp.setup.is_empty() {
+            Box::default()
+        } else {
+            sp.setup.iter().map(|s| self.setup(s, made)).collect()
+        };
         self.services.push(Service {
             kind: sp.kind,
             lifespan: sp.lifespan,
