@@ -73,10 +73,7 @@ fn a_slot_compiles_to_a_scoped_slot_service_that_others_autowire() {
             args: vec![Expr::Ref("currentUser".into())]
         }
     );
-    assert_eq!(
-        plan.types["App\\CurrentUser"],
-        vec!["currentUser".to_string()]
-    );
+    assert_eq!(plan.types["App\\CurrentUser"].as_slice(), ["currentUser"]);
     assert_eq!(plan.version, wireplan_runtime::plan::VERSION);
     let json: serde_json::Value = serde_json::from_str(&plan.to_json()).unwrap();
     assert_eq!(json["services"]["currentUser"]["kind"], "slot");

@@ -434,7 +434,7 @@ mod tests {
             );
             assert_eq!(p.services[n24.as_str()].type_, long);
             assert_eq!(p.aliases[format!("{n25}x").as_str()], n25);
-            assert_eq!(p.types[long.as_str()], [n24.as_str()]);
+            assert_eq!(p.types[long.as_str()].as_slice(), [n24.as_str()]);
         }
     }
 
@@ -573,7 +573,8 @@ mod tests {
             r#"{"format": "wireplan-plan", "version": 1, "compiler": "t", "inputs_hash": "0",
                 "services": {"db": {"type": "A", "create": {"$new": "A", "args": ["x"]}},
                              "da": {"type": "A", "create": {"$new": "A", "args": ["y"]}}},
-                "aliases": {"a1": "db", "a2": "da"}}"#,
+                "aliases": {"a1": "db", "a2": "da"},
+                "types": {"T1": ["db"], "T2": ["da", "db"]}}"#,
             "<t>",
         )
         .unwrap();
@@ -587,6 +588,12 @@ mod tests {
         assert_eq!(
             binary_error(&wrap(&dup)),
             "p.bin: invalid plan: corrupt binary plan: alias 'a1' appears twice"
+        );
+        // The types index: an entry of one service and one of two, the second renamed.
+        let dup = splice(&base, &pstr("T2"), &pstr("T1"));
+        assert_eq!(
+            binary_error(&wrap(&dup)),
+            "p.bin: invalid plan: corrupt binary plan: type 'T1' appears twice"
         );
         let mut trailing = base.clone();
         trailing.extend_from_slice(b"garbage");

@@ -57,8 +57,11 @@ pub(crate) type AsyncCtorFn =
 /// part returns (see [`ClassBuilder::async_constructor`]).
 pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'static>>;
 
-/// A registered class. Its member tables use FxHash like the registry's own (names from
-/// code), and an empty one costs no random seed.
+/// A registered class: what creating its objects needs, inline; its static methods and
+/// catalog-export data out of line ([`ClassMore`]), which most classes never set. The load
+/// check and the program compiler read the entry of every class a plan uses, so the entries
+/// are kept small: 104-byte buckets for a 10,000-class table fit the cache where the
+/// 232-byte ones with every member table inline did not (a cache miss per lookup).
 #[derive(Clone)]
 pub(crate) struct ClassEntry {
     pub(crate) type_id: TypeId,
@@ -67,6 +70,14 @@ pub(crate) struct ClassEntry {
     /// The async constructor ([`ClassBuilder::async_constructor`]); a class has this or
     /// `ctor`, the later registration wins.
     pub(crate) async_ctor: Option<AsyncCtorFn>,
+    /// Set on the first registration of a static method or catalog data (see [`ClassMore`]).
+    more: Option<Box<ClassMore>>,
+}
+
+/// A class's rarely registered parts (see [`ClassEntry`]). Its member tables use FxHash like
+/// the registry's own (names from code), and an empty one costs no random seed.
+#[derive(Clone, Default)]
+pub(crate) struct ClassMore {
     pub(crate) statics: FxHashMap<String, StaticFn>,
     /// For the catalog export: the constructor's declared parameters.
     pub(crate) ctor_sig: Option<Vec<Param>>,
@@ -76,6 +87,27 @@ pub(crate) struct ClassEntry {
     pub(crate) constants: Vec<(String, Value)>,
     /// For the catalog export: the parent class.
     pub(crate) extends: Option<String>,
+}
+
+/// What a class without static methods or catalog data has.
+static NO_MORE: ClassMore = ClassMore {
+    statics: std::collections::HashMap::with_hasher(FxBuildHasher),
+    ctor_sig: None,
+    static_sigs: std::collections::HashMap::with_hasher(FxBuildHasher),
+    constants: Vec::new(),
+    extends: None,
+};
+
+impl ClassEntry {
+    /// The class's static methods and catalog data (empty ones when it registered none).
+    pub(crate) fn more(&self) -> &ClassMore {
+        self.more.as_deref().unwrap_or(&NO_MORE)
+    }
+
+    /// As [`ClassEntry::more`], for registering: allocated on the first use.
+    fn more_mut(&mut self) -> &mut ClassMore {
+        self.more.get_or_insert_with(Box::default)
+    }
 }
 
 #[derive(Clone, Default)]
@@ -154,13 +186,19 @@ impl Registry {
     /// table grows with the types that register members.
     pub fn new() -> Registry {
         const ROOM: usize = 32;
+        // Every field spelled out: `..Registry::default()` would allocate the two tables'
+        // empty `Arc`s only to drop them here.
         Registry {
             classes: Arc::new(ClassTable::with_capacity_and_hasher(ROOM, FxBuildHasher)),
+            types: Arc::default(),
             names: Arc::new(FxHashMap::with_capacity_and_hasher(
                 ROOM,
                 Default::default(),
             )),
-            ..Registry::default()
+            interfaces: Arc::default(),
+            casters: Arc::default(),
+            async_classes: false,
+            dispose_hooks: false,
         }
     }
 
@@ -434,7 +472,7 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
         f: fn(&Args<'_>) -> CallResult<R>,
     ) -> Self {
         let s: StaticFn = Arc::new(move |a| f(a).map(Into::into));
-        self.class().statics.insert(name.to_string(), s);
+        self.class().more_mut().statics.insert(name.to_string(), s);
         self
     }
 }
@@ -457,14 +495,14 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
 
     /// For [`Registry::catalog`]: the parent class in the catalog (`extends:`).
     pub fn extends(mut self, parent: &str) -> Self {
-        self.class().extends = Some(parent.to_string());
+        self.class().more_mut().extends = Some(parent.to_string());
         self
     }
 
     /// For [`Registry::catalog`]: a class constant (`constants:`), e.g. `("VERSION", 2)`.
     pub fn constant(mut self, name: &str, value: impl Into<Value>) -> Self {
         let v = value.into();
-        let c = &mut self.class().constants;
+        let c = &mut self.class().more_mut().constants;
         c.retain(|(n, _)| n != name);
         c.push((name.to_string(), v));
         self
@@ -473,7 +511,7 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
     /// For [`Registry::catalog`]: the constructor's parameters, in order (the
     /// [`register!`](crate::register) macro fills this from the Rust signature).
     pub fn signature(mut self, params: Vec<Param>) -> Self {
-        self.class().ctor_sig = Some(params);
+        self.class().more_mut().ctor_sig = Some(params);
         self
     }
 
@@ -486,7 +524,10 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
 
     /// For [`Registry::catalog`]: the signature of the static method `name`.
     pub fn static_signature(mut self, name: &str, sig: MethodSig) -> Self {
-        self.class().static_sigs.insert(name.to_string(), sig);
+        self.class()
+            .more_mut()
+            .static_sigs
+            .insert(name.to_string(), sig);
         self
     }
 
@@ -506,11 +547,7 @@ fn new_entry<T: Any>() -> ClassEntry {
         rust_name: std::any::type_name::<T>(),
         ctor: None,
         async_ctor: None,
-        statics: FxHashMap::default(),
-        ctor_sig: None,
-        static_sigs: FxHashMap::default(),
-        constants: Vec::new(),
-        extends: None,
+        more: None,
     }
 }
 
@@ -529,4 +566,28 @@ fn wrong_receiver<T>() -> crate::value::BoxError {
         std::any::type_name::<T>()
     )
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parts a load reads stay inline and small; the rest is one pointer.
+    #[test]
+    fn a_class_entry_keeps_its_rare_parts_out_of_line() {
+        assert!(std::mem::size_of::<ClassEntry>() <= 72);
+        struct Plain;
+        let mut r = Registry::new();
+        r.class::<Plain>("App\\Plain").constructor(|_| Ok(Plain));
+        let c = &r.classes["App\\Plain"];
+        assert!(c.more.is_none());
+        assert!(c.more().statics.is_empty() && c.more().extends.is_none());
+        r.class::<Plain>("App\\Plain").extends("App\\Base");
+        let c = &r.classes["App\\Plain"];
+        assert_eq!(c.more().extends.as_deref(), Some("App\\Base"));
+        assert!(
+            c.ctor.is_some(),
+            "registering catalog data keeps the constructor"
+        );
+    }
 }

@@ -213,7 +213,7 @@ fn service_plan(
 }
 
 /// The plan's type index: each autowired type → the services autowired for it.
-fn type_index(builder: &ContainerBuilder) -> plan::NameMap<Vec<plan::Name>> {
+fn type_index(builder: &ContainerBuilder) -> plan::NameMap<plan::TypeServices> {
     let types = builder.autowiring().types();
     // The types are filtered (a lower size hint of 0): sized by the upper one, not grown.
     let mut index = plan::NameMap::with_capacity_and_hasher(
@@ -229,7 +229,7 @@ fn type_index(builder: &ContainerBuilder) -> plan::NameMap<Vec<plan::Name>> {
 #[allow(clippy::too_many_arguments)]
 fn finish(
     services: plan::NameMap<ServicePlan>,
-    types: plan::NameMap<Vec<plan::Name>>,
+    types: plan::NameMap<plan::TypeServices>,
     aliases: IndexMap<String, String>,
     initialization: Vec<plan::Expr>,
     added: &[std::path::PathBuf],

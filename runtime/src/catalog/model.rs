@@ -345,7 +345,7 @@ impl Registry {
             let c = &self.classes[name];
             let t = self.type_entry(c.type_id);
             let mut entry = TypeEntry {
-                extends: c.extends.clone(),
+                extends: c.more().extends.clone(),
                 ..TypeEntry::default()
             };
             let mut ifaces: Vec<String> = self
@@ -362,7 +362,7 @@ impl Registry {
                 .as_ref()
                 .map(|_| ())
                 .or(c.async_ctor.as_ref().map(|_| ()));
-            match (ctor, &c.ctor_sig) {
+            match (ctor, &c.more().ctor_sig) {
                 (Some(_), Some(params)) => entry.constructor = params_of(self, params),
                 (Some(_), None) => entry.constructor_unsigned = true,
                 _ => {}
@@ -387,13 +387,13 @@ impl Registry {
                     entry.properties.insert(p.clone(), ty);
                 }
             }
-            let mut statics: Vec<&String> = c.statics.keys().collect();
+            let mut statics: Vec<&String> = c.more().statics.keys().collect();
             statics.sort();
             for m in statics {
-                let sig = method_of(self, c.static_sigs.get(m), true);
+                let sig = method_of(self, c.more().static_sigs.get(m), true);
                 entry.methods.insert(m.clone(), sig);
             }
-            for (k, v) in &c.constants {
+            for (k, v) in &c.more().constants {
                 entry.constants.insert(k.clone(), constant_json(v));
             }
             types.insert(name.to_string(), entry);

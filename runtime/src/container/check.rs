@@ -30,15 +30,18 @@ pub(crate) struct Checker<'a> {
     /// `autowired_for[autowired_at[i]..autowired_at[i + 1]]`, in the order of `plan.types`.
     autowired_at: Vec<u32>,
     autowired_for: Vec<&'a str>,
-    /// Per service index: the registration of the class of its top-level `$new` (`None` for
-    /// another `create` or an unregistered class), looked up once here and reused by the
-    /// program compiler.
-    pub(crate) new_classes: Vec<Option<&'a ClassEntry>>,
-    /// For every argument of every service's top-level `$new`, in plan order: the index of
-    /// the service it references when it is a `$ref` found by name ([`NO_REF`] otherwise),
-    /// so the program compiler does not look the same name up again.
-    pub(crate) arg_refs: Vec<u32>,
+    /// For every argument of the current service's top-level `$new`: the index of the
+    /// service it references when it is a `$ref` found by name ([`NO_REF`] otherwise), handed
+    /// to the program compiler with the service (see [`Checker::run`]) so it does not look the
+    /// same name up again. Reused from service to service.
+    arg_refs: Vec<u32>,
 }
+
+/// What [`Checker::run`] hands on for each service it checked without a problem: its index,
+/// its plan, the registration of its top-level `$new` class (`None` for another `create` or an
+/// unregistered class) and the services that `$new`'s arguments reference ([`NO_REF`] for an
+/// argument that is not a `$ref` found by name).
+pub(crate) type Checked<'c, 'a> = (usize, &'a ServicePlan, Option<&'a ClassEntry>, &'c [u32]);
 
 /// Whether `e` is a scalar, a one-key object (`$ref`, `$param`, …) or a `$new` whose arguments
 /// are such: JSON depth at most 3, so [`Checker::too_deep`] need not measure it (the common
@@ -66,8 +69,7 @@ impl<'a> Checker<'a> {
             known_used: false,
             autowired_at: Vec::new(),
             autowired_for: Vec::new(),
-            new_classes: Vec::with_capacity(plan.services.len()),
-            arg_refs: Vec::with_capacity(plan.services.len() * 2),
+            arg_refs: Vec::new(),
         }
     }
 
@@ -168,11 +170,17 @@ impl<'a> Checker<'a> {
         problems
     }
 
-    pub(crate) fn run(&mut self) {
+    /// Checks the whole plan. Each service is handed to `checked` right after its own checks
+    /// (while its plan is still in cache), as long as no problem was found so far: the
+    /// container compiles it there, in the same pass (a plan with a problem is refused, so
+    /// what was compiled of it is dropped; nothing is compiled after a problem, in particular
+    /// no expression nested too deeply to walk).
+    pub(crate) fn run(&mut self, mut checked: impl FnMut(Checked<'_, 'a>)) {
         let plan = self.plan;
         let types_problems = self.index_types();
         let mut requires_async = false;
         for (i, (name, sp)) in plan.services.iter().enumerate() {
+            self.arg_refs.clear();
             // Locations are formatted only when something is reported.
             let factory = sp.kind == ServiceKind::Factory;
             requires_async |= sp.requires_async;
@@ -198,16 +206,15 @@ impl<'a> Checker<'a> {
                             self.walk_checked(a, &at, None, factory);
                         }
                     }
-                    self.new_classes.push(entry);
                     (Some(class.as_str()), entry)
                 }
                 other => {
                     self.walk(other, &at, None, factory);
-                    self.new_classes.push(None);
                     let entry = self.registry.classes.get(sp.type_.as_str());
                     (entry.map(|_| sp.type_.as_str()), entry)
                 }
             };
+            let new_class = entry.filter(|_| matches!(sp.create, Expr::New { .. }));
             for (n, stmt) in sp.setup.iter().enumerate() {
                 let n = n + 1;
                 let at = format_args!("service '{name}' (setup #{n})");
@@ -246,6 +253,9 @@ impl<'a> Checker<'a> {
             }
             if let (Some(class), Some(entry)) = (class, entry) {
                 self.check_casts(i, name, sp, class, entry);
+            }
+            if self.problems.is_empty() {
+                checked((i, sp, new_class, &self.arg_refs));
             }
         }
         // Nothing to find unless the registry has an async constructor or a service
@@ -487,7 +497,7 @@ impl<'a> Checker<'a> {
                 class: class.to_string(),
                 needed_by: at.to_string(),
             }),
-            Some(c) if !c.statics.contains_key(method) => self.miss(Missing::StaticMethod {
+            Some(c) if !c.more().statics.contains_key(method) => self.miss(Missing::StaticMethod {
                 class: class.to_string(),
                 method: method.to_string(),
                 needed_by: at.to_string(),
@@ -586,7 +596,7 @@ impl<'a> Checker<'a> {
         self.registry
             .classes
             .get(class)
-            .is_some_and(|c| c.statics.contains_key(method))
+            .is_some_and(|c| c.more().statics.contains_key(method))
     }
 
     /// Every registered interface the plan autowires this service (index `i`) as, or declares

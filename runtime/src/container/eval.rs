@@ -411,7 +411,7 @@ impl Inner {
         self.registry
             .classes
             .get(class)
-            .and_then(|c| c.statics.get(method).cloned())
+            .and_then(|c| c.more().statics.get(method).cloned())
             .ok_or_else(|| {
                 self.fail(
                     frame.service,
@@ -433,6 +433,7 @@ impl Inner {
         self.registry
             .classes
             .get(class)?
+            .more()
             .statics
             .get(method)
             .cloned()

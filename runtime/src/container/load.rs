@@ -157,8 +157,19 @@ impl<'r> ContainerBuilder<'r> {
                 })
             })
             .collect();
+        // Every declared dynamic parameter is resolved (given, from the environment, or its
+        // default) and converted to its type now, so the program compiled during the check can
+        // fold them; their problems are reported after the plan's own, all together.
+        let (resolved, dynamic_problems) =
+            crate::dynamic::resolve(&plan, &self.dynamic, self.read_env);
+        let mut dynamic = self.dynamic;
+        dynamic.extend(resolved);
+
+        // One pass over the services: each is checked, then compiled while its plan is in
+        // cache (nothing is compiled once a problem is found; the plan is refused then).
+        let mut compiler = super::program::Compiler::new(&plan, self.registry, &dynamic);
         let mut check = Checker::new(&plan, self.registry);
-        check.run();
+        check.run(|(i, sp, entry, refs)| compiler.service(i, sp, entry, refs));
         check
             .problems
             .extend(crate::dynamic::section_problems(&plan.dynamic));
@@ -221,26 +232,14 @@ impl<'r> ContainerBuilder<'r> {
             });
         }
 
-        // Every declared dynamic parameter is resolved (given, from the environment, or its
-        // default) and converted to its type now; all problems are reported together.
-        let (resolved, problems) = crate::dynamic::resolve(&plan, &self.dynamic, self.read_env);
-        if !problems.is_empty() {
+        if !dynamic_problems.is_empty() {
             return Err(Error::DynamicParameters {
                 origin: origin.to_string(),
-                problems,
+                problems: dynamic_problems,
             });
         }
-        let mut dynamic = self.dynamic;
-        dynamic.extend(resolved);
-
-        let program = super::program::compile(
-            &plan,
-            self.registry,
-            &dynamic,
-            &check.new_classes,
-            &check.arg_refs,
-        );
         drop(check);
+        let program = compiler.finish();
         let created = super::order::CreationOrder::new(slots.len());
         let slot_types = if any_slot {
             super::slots::slot_types(&plan, self.registry, &scoped_slot, scoped_count)
@@ -279,7 +278,7 @@ pub(super) fn by_type_table(plan: &Plan, registry: &Registry) -> FxHashMap<TypeI
         Default::default(),
     );
     for (tid, name) in registry.names.iter() {
-        if let Some([one]) = plan.types.get(name.as_str()).map(Vec::as_slice) {
+        if let Some([one]) = plan.types.get(name.as_str()).map(|names| names.as_slice()) {
             if let Some(i) = plan.services.get_index_of(one.as_str()) {
                 by_type.insert(*tid, i);
             }

@@ -30,7 +30,7 @@ use super::eval::Frame;
 use super::resolve::{Ctx, Path, RED_ZONE, STACK_SEGMENT};
 use super::{Inner, ScopeState};
 use crate::error::Error;
-use crate::plan::{CallTarget, Expr, Lifespan, Plan, ServiceKind};
+use crate::plan::{CallTarget, Expr, Lifespan, Plan, ServiceKind, ServicePlan};
 use crate::registry::{ClassEntry, CtorFn, MethodFn, MethodMutFn, Registry};
 use crate::value::{ArgValue, Args, Instance, Value};
 
@@ -79,7 +79,7 @@ pub(crate) struct Service {
     pub(crate) setup: Box<[Setup]>,
 }
 
-/// A compiled expression (24 bytes: what it refers to lives in the [`Program`]'s tables).
+/// A compiled expression (16 bytes: what it refers to lives in the [`Program`]'s tables).
 pub(crate) enum Node {
     /// Plain data built once (also a folded dynamic parameter): its index in
     /// [`Program::consts`].
@@ -90,8 +90,11 @@ pub(crate) enum Node {
     SelfObject,
     /// A `$provider` handle on the service with this index.
     Provider(usize),
-    /// A list whose items are not all plain data (e.g. a list of services).
-    List(Box<[Node]>),
+    /// A list whose items are not all plain data (e.g. a list of services). (Boxed twice so
+    /// a node stays two words: the rare list pays an indirection, every other node is passed
+    /// in registers instead of through a copy on the stack.)
+    #[allow(clippy::redundant_allocation)]
+    List(Box<Box<[Node]>>),
     /// A constructor call: its index in [`Program::news`].
     New(NewId),
     /// Anything else, evaluated from the plan expression as it is.
@@ -173,51 +176,76 @@ pub(crate) struct Resolved {
     pub(crate) shared_fn: Option<MethodFn>,
 }
 
-/// Compiles `plan` against `registry`; `dynamic` holds the dynamic parameters the loader
-/// resolved (their values are fixed for the container's life); `classes` is the load check's
-/// registration of each service's top-level `$new` class (per service index; `None` for
-/// another `create` or an unregistered class) and `arg_refs` the services those `$new`s'
-/// arguments reference (see [`super::check::Checker::arg_refs`]), so no class or name is
-/// looked up twice. Never fails: whatever cannot be resolved here stays a [`Node::Tree`] and
-/// reports its error when evaluated, as before.
-pub(crate) fn compile(
-    plan: &Plan,
-    registry: &Registry,
-    dynamic: &HashMap<String, Value>,
-    classes: &[Option<&ClassEntry>],
-    arg_refs: &[u32],
-) -> Program {
-    // The tables' sizes, from what the check saw (no pass of its own over the services): about
-    // one `$new` per service, and the top-level `$new`s' arguments (nested calls and setups
-    // grow them as needed).
-    let (news, args) = (plan.services.len(), arg_refs.len());
-    // Every top-level argument the check did not resolve to a service is usually a constant.
-    let consts = arg_refs
-        .iter()
-        .filter(|&&r| r == super::check::NO_REF)
-        .count();
-    let mut c = Compiler {
-        plan,
-        registry,
-        dynamic,
-        news: Vec::with_capacity(news),
-        args: Vec::with_capacity(args),
-        consts: Vec::with_capacity(consts),
-        null: None,
-    };
-    let mut services = Vec::with_capacity(plan.services.len());
-    let mut refs = arg_refs.iter().copied();
-    for (i, sp) in plan.services.values().enumerate() {
-        let entry = classes.get(i).copied().flatten();
+/// Compiles a plan against a registry, one service at a time, in plan order: the load check
+/// hands each service over right after checking it ([`super::check::Checker::run`]), with the
+/// registration of its top-level `$new` class and the services that `$new`'s arguments
+/// reference, so no class or name is looked up twice and the service's plan is read while it
+/// is still in cache. Never fails: whatever cannot be resolved here stays a [`Node::Tree`]
+/// and reports its error when evaluated, as before.
+pub(crate) struct Compiler<'a> {
+    plan: &'a Plan,
+    registry: &'a Registry,
+    /// The dynamic parameters the loader resolved (fixed for the container's life).
+    dynamic: &'a HashMap<String, Value>,
+    services: Vec<Service>,
+    news: Vec<NewOp>,
+    args: Vec<Node>,
+    consts: Vec<Value>,
+    /// The one constant `null` every `null` argument shares (constants are never written).
+    null: Option<u32>,
+}
+
+impl<'a> Compiler<'a> {
+    /// A compiler for `plan`; `dynamic` holds the dynamic parameters the loader resolved.
+    pub(crate) fn new(
+        plan: &'a Plan,
+        registry: &'a Registry,
+        dynamic: &'a HashMap<String, Value>,
+    ) -> Compiler<'a> {
+        // The tables are sized for a typical plan (one `$new` per service, a few arguments
+        // each, about half of them constants); they grow past that and are trimmed at the end.
+        let n = plan.services.len();
+        Compiler {
+            plan,
+            registry,
+            dynamic,
+            services: Vec::with_capacity(n),
+            news: Vec::with_capacity(n),
+            args: Vec::with_capacity(n * 4),
+            consts: Vec::with_capacity(n * 2),
+            null: None,
+        }
+    }
+
+    /// Compiles service `index` of the plan, the next one (services come in plan order):
+    /// `entry` is the registration of its top-level `$new` class, `refs` per argument of that
+    /// `$new` the service a `$ref` argument was resolved to by the load check (or
+    /// [`super::check::NO_REF`]).
+    pub(crate) fn service(
+        &mut self,
+        index: usize,
+        sp: &ServicePlan,
+        entry: Option<&ClassEntry>,
+        refs: &[u32],
+    ) {
+        debug_assert_eq!(
+            index,
+            self.services.len(),
+            "services are compiled in plan order"
+        );
+        let mut refs = refs.iter().copied();
         let create = match &sp.create {
-            Expr::New { class, args } => c.new_op(class, args, Some(entry), Some(&mut refs)),
-            other => c.node(other),
+            Expr::New { class, args } => self.new_op(class, args, Some(entry), Some(&mut refs)),
+            other => self.node(other),
         };
-        let made = entry
-            .filter(|_| matches!(sp.create, Expr::New { .. }))
-            .map(|e| e.type_id);
-        let setup = sp.setup.iter().map(|s| c.setup(s, made)).collect();
-        services.push(Service {
+        let made = entry.map(|e| e.type_id);
+        // (Most services have no setup: no collect for them.)
+        let setup = if sp.setup.is_empty() {
+            Box::default()
+        } else {
+            sp.setup.iter().map(|s| self.setup(s, made)).collect()
+        };
+        self.services.push(Service {
             kind: sp.kind,
             lifespan: sp.lifespan,
             requires_async: sp.requires_async,
@@ -225,24 +253,18 @@ pub(crate) fn compile(
             setup,
         });
     }
-    Program {
-        services: services.into_boxed_slice(),
-        news: c.news.into_boxed_slice(),
-        args: c.args.into_boxed_slice(),
-        consts: c.consts.into_boxed_slice(),
-        any_dispose_hook: registry.dispose_hooks,
-    }
-}
 
-struct Compiler<'a> {
-    plan: &'a Plan,
-    registry: &'a Registry,
-    dynamic: &'a HashMap<String, Value>,
-    news: Vec<NewOp>,
-    args: Vec<Node>,
-    consts: Vec<Value>,
-    /// The one constant `null` every `null` argument shares (constants are never written).
-    null: Option<u32>,
+    /// The compiled program; every service of the plan was handed to
+    /// [`Compiler::service`].
+    pub(crate) fn finish(self) -> Program {
+        Program {
+            services: self.services.into_boxed_slice(),
+            news: self.news.into_boxed_slice(),
+            args: self.args.into_boxed_slice(),
+            consts: self.consts.into_boxed_slice(),
+            any_dispose_hook: self.registry.dispose_hooks,
+        }
+    }
 }
 
 impl Compiler<'_> {
@@ -267,28 +289,39 @@ impl Compiler<'_> {
         Node::Const((self.consts.len() - 1) as u32)
     }
 
-    fn node(&mut self, e: &Expr) -> Node {
-        // The common arguments first: a reference, a number, null.
+    /// The index of the constant of the commonest arguments after references, null (one
+    /// shared constant) and an integer; `None` for anything else.
+    #[inline(always)]
+    fn scalar(&mut self, e: &Expr) -> Option<u32> {
         match e {
-            Expr::Ref(name) if name != "@self" => {
+            Expr::Null => Some(match self.null {
+                Some(i) => i,
+                None => {
+                    self.consts.push(Value::Null);
+                    let i = (self.consts.len() - 1) as u32;
+                    self.null = Some(i);
+                    i
+                }
+            }),
+            Expr::Int(i) => {
+                self.consts.push(Value::Int(*i));
+                Some((self.consts.len() - 1) as u32)
+            }
+            _ => None,
+        }
+    }
+
+    fn node(&mut self, e: &Expr) -> Node {
+        // The common arguments first: a reference, null, a number.
+        if let Expr::Ref(name) = e {
+            if name != "@self" {
                 if let Some(i) = self.index_of(name) {
                     return Node::Ref(i);
                 }
             }
-            Expr::Null => {
-                let i = match self.null {
-                    Some(i) => i,
-                    None => {
-                        self.consts.push(Value::Null);
-                        let i = (self.consts.len() - 1) as u32;
-                        self.null = Some(i);
-                        i
-                    }
-                };
-                return Node::Const(i);
-            }
-            Expr::Int(i) => return self.constant(Value::Int(*i)),
-            _ => {}
+        }
+        if let Some(c) = self.scalar(e) {
+            return Node::Const(c);
         }
         if let Some(v) = e.plain_value() {
             return self.constant(v);
@@ -304,15 +337,14 @@ impl Compiler<'_> {
                 }
                 None => tree(),
             },
-            Expr::List(items) => Node::List(items.iter().map(|i| self.node(i)).collect()),
+            Expr::List(items) => Node::List(Box::new(items.iter().map(|i| self.node(i)).collect())),
             Expr::New { class, args } => self.new_op(class, args, None, None),
             _ => tree(),
         }
     }
 
-    /// The argument nodes of `exprs`, as a range of the shared table: the range is reserved
-    /// first, so the nodes nested calls add go after it.
-    /// `refs` yields, per argument, the service a `$ref` argument was resolved to by the
+    /// The argument nodes of `exprs`, as a contiguous range of the shared table (the nodes a
+    /// nested call adds go after it). `refs` yields, per argument, the service a `$ref` argument was resolved to by the
     /// load check (or [`super::check::NO_REF`]).
     fn arg_range(
         &mut self,
@@ -320,15 +352,38 @@ impl Compiler<'_> {
         mut refs: Option<&mut dyn Iterator<Item = u32>>,
     ) -> ArgRange {
         let start = self.args.len();
-        self.args
-            .extend(std::iter::repeat_with(|| Node::SelfObject).take(exprs.len()));
-        for (k, a) in exprs.iter().enumerate() {
-            let known = refs.as_mut().and_then(|r| r.next());
-            let n = match known {
-                Some(i) if i != super::check::NO_REF => Node::Ref(i as usize),
-                _ => self.node(a),
-            };
-            self.args[start + k] = n;
+        let known = |refs: &mut Option<&mut dyn Iterator<Item = u32>>| {
+            refs.as_mut()
+                .and_then(|r| r.next())
+                .filter(|&i| i != super::check::NO_REF)
+        };
+        if exprs.iter().all(Expr::is_leaf) {
+            // The common case: no argument adds nodes of its own to the table (only a nested
+            // `$new`, also inside a list, does), so each is pushed as it is compiled.
+            self.args.reserve(exprs.len());
+            // (Each case pushes its own node: a node chosen by a `match` and then pushed went
+            // through a copy on the stack that the CPU stalled on.)
+            for a in exprs {
+                if let Some(i) = known(&mut refs) {
+                    self.args.push(Node::Ref(i as usize));
+                } else if let Some(c) = self.scalar(a) {
+                    self.args.push(Node::Const(c));
+                } else {
+                    let n = self.node(a);
+                    self.args.push(n);
+                }
+            }
+        } else {
+            // The range is reserved first, so the nodes nested calls add go after it.
+            self.args
+                .extend(std::iter::repeat_with(|| Node::SelfObject).take(exprs.len()));
+            for (k, a) in exprs.iter().enumerate() {
+                let n = match known(&mut refs) {
+                    Some(i) => Node::Ref(i as usize),
+                    None => self.node(a),
+                };
+                self.args[start + k] = n;
+            }
         }
         ArgRange {
             start: start as u32,
@@ -646,8 +701,8 @@ mod tests {
     /// The compiled nodes stay small: what a constant, a call or an argument list holds lives
     /// in the program's tables, not in the node.
     #[test]
-    fn a_node_is_three_words() {
-        assert_eq!(std::mem::size_of::<Node>(), 24);
+    fn a_node_is_two_words() {
+        assert_eq!(std::mem::size_of::<Node>(), 16);
         assert!(std::mem::size_of::<Value>() > std::mem::size_of::<Node>());
     }
 }

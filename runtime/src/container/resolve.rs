@@ -265,7 +265,7 @@ impl Inner {
         self.plan
             .types
             .get(type_name)
-            .map(Vec::as_slice)
+            .map(|names| names.as_slice())
             .unwrap_or(&[])
     }
 

@@ -107,7 +107,7 @@ impl Inner {
                 .registry
                 .classes
                 .get(c)
-                .and_then(|e| e.extends.as_deref())
+                .and_then(|e| e.more().extends.as_deref())
             {
                 Some(parent) => c = parent,
                 None => return false,

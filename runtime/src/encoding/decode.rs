@@ -18,7 +18,7 @@ use indexmap::IndexMap;
 use crate::dynamic::DynamicParam;
 use crate::plan::{
     Autowired, CallTarget, Dependency, Expr, Lifespan, Name, NameHasher, NameMap, Plan,
-    ServiceKind, ServicePlan, SourceLocation, MAX_EXPR_DEPTH,
+    ServiceKind, ServicePlan, SourceLocation, TypeServices, MAX_EXPR_DEPTH,
 };
 
 /// How deeply expressions may nest in a binary payload. An expression's nesting counts one
@@ -38,6 +38,7 @@ pub(super) fn decode(payload: &[u8], version: u64) -> Result<Plan, String> {
         buf: payload,
         at: 0,
         too_deep: false,
+        empty_hasher: std::hash::RandomState::new(),
     };
     let plan = r.plan(version);
     if r.too_deep {
@@ -61,6 +62,9 @@ struct Reader<'b> {
     at: usize,
     /// Set when an expression went past [`MAX_DECODE_DEPTH`]; the error then says so.
     too_deep: bool,
+    /// The hasher of every empty `tags` and `references` map of a service, drawn once per
+    /// plan (`IndexMap::new()` draws one from thread-local keys per map, twice per service).
+    empty_hasher: std::hash::RandomState,
 }
 
 /// The smallest number of bytes one element of a sequence takes, per kind of element, so a
@@ -179,9 +183,9 @@ impl<'b> Reader<'b> {
         self.str(what).map(Name::from)
     }
 
-    fn names(&mut self, what: &str) -> Result<Vec<Name>, String> {
+    fn names(&mut self, what: &str) -> Result<TypeServices, String> {
         let (n, cap) = self.len(what, 1)?;
-        let mut out = Vec::with_capacity(cap);
+        let mut out = TypeServices::with_capacity(cap);
         for _ in 0..n {
             out.push(self.name(what)?);
         }
@@ -193,6 +197,40 @@ impl<'b> Reader<'b> {
         let mut out = Vec::with_capacity(cap);
         for _ in 0..n {
             out.push(self.string(what)?);
+        }
+        Ok(out)
+    }
+
+    /// Whether an empty sequence follows (its length, a single 0 byte), consumed if so. Most
+    /// services have no tags, setup, parameters or references: each is built empty in place,
+    /// not through the general reader and a copy of what it returns.
+    #[inline(always)]
+    fn empty(&mut self) -> bool {
+        let empty = self.buf.get(self.at) == Some(&0);
+        self.at += usize::from(empty);
+        empty
+    }
+
+    /// The `types` index: as [`Reader::map`] of [`Reader::names`], with the common entry that
+    /// lists one service read in place (same checks, same errors).
+    fn types(&mut self) -> Result<NameMap<TypeServices>, String> {
+        const W: &str = "a type's services";
+        let (n, cap) = self.len("type", MIN_PAIR)?;
+        let mut out = NameMap::with_capacity_and_hasher(cap, NameHasher::default());
+        for _ in 0..n {
+            let key = self.str("type")?;
+            let names = if self.buf.get(self.at) == Some(&1) {
+                self.at += 1;
+                TypeServices::from_buf([self.name(W)?])
+            } else {
+                self.names(W)?
+            };
+            match out.entry(Name::from(key)) {
+                Entry::Vacant(e) => {
+                    e.insert(names);
+                }
+                Entry::Occupied(_) => return Err(format!("type '{key}' appears twice")),
+            }
         }
         Ok(out)
     }
@@ -374,7 +412,11 @@ impl<'b> Reader<'b> {
             1 => Autowired::Types(self.strings("autowired types")?),
             v => return Err(format!("unknown autowired variant {v}")),
         };
-        let tags = self.expr_map("tag", 0)?;
+        let tags = if self.empty() {
+            IndexMap::with_hasher(self.empty_hasher.clone())
+        } else {
+            self.expr_map("tag", 0)?
+        };
         // The common `create`, a `$new`, is read in place (as `expr` at depth 0 would).
         let create = if self.buf.get(self.at) == Some(&8) {
             self.at += 1;
@@ -385,14 +427,26 @@ impl<'b> Reader<'b> {
         } else {
             self.expr(0)?
         };
-        let setup = self.exprs(0)?;
+        let setup = if self.empty() {
+            Vec::new()
+        } else {
+            self.exprs(0)?
+        };
         let implement = if self.some("implement")? {
             Some(self.string("implement")?)
         } else {
             None
         };
-        let parameters = self.strings("parameters")?;
-        let references = self.expr_map("reference", 0)?;
+        let parameters = if self.empty() {
+            Vec::new()
+        } else {
+            self.strings("parameters")?
+        };
+        let references = if self.empty() {
+            IndexMap::with_hasher(self.empty_hasher.clone())
+        } else {
+            self.expr_map("reference", 0)?
+        };
         let source = if self.some("source")? {
             Some(SourceLocation {
                 file: self.string("source")?,
@@ -447,7 +501,7 @@ impl<'b> Reader<'b> {
             }
         }
         let aliases = self.map("alias", |r, _| r.name("an alias target"))?;
-        let types = self.map("type", |r, _| r.names("a type's services"))?;
+        let types = self.types()?;
         let tags = self.map("tag", |r, tag| {
             r.expr_map("service", 0)
                 .map_err(|e| format!("tag '{tag}': {e}"))
