@@ -193,15 +193,18 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
         // The token rule only repeats optional parts, so it cannot fail; be safe anyway.
         Err(_) => return base,
     };
+    let bytes = piece.as_bytes();
     let mut end = base + piece.len();
     // Below the `tokens` pair, pairs never nest (every token rule is atomic), so the queue
     // alternates between the start and the end of one pair; reading it as such avoids building
-    // a `Pair` per token.
+    // a `Pair` per token. Between two pairs lie the silent tokens and blanks.
     let mut from = 0;
+    let mut gap_from = 0;
     for token in pairs.tokens() {
         let (rule, to) = match token {
             pest::Token::Start { pos, .. } => {
                 from = pos.pos();
+                silent_tokens(&bytes[gap_from..from], base + gap_from, tokens);
                 continue;
             }
             pest::Token::End { rule, pos } => (rule, pos.pos()),
@@ -215,11 +218,48 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
                 });
             }
             Rule::stop => end = base + from,
-            // `tokens` around them all, and comments
+            // `tokens` around them all (its end is the piece's end, after `stop`)
+            Rule::tokens => continue,
+            // comments
             _ => {}
         }
+        gap_from = to;
     }
     end
+}
+
+/// Appends the tokens of `gap`, text between two pairs that starts at byte `at` of the text:
+/// what the grammar's top rule matched there without a pair (runs of line breaks, a separating
+/// `:`) and blanks, which separate tokens.
+#[inline]
+fn silent_tokens(gap: &[u8], at: usize, tokens: &mut Vec<Token>) {
+    let mut i = 0;
+    while i < gap.len() {
+        match gap[i] {
+            b'\n' => {
+                let start = i;
+                i += 1;
+                while gap.get(i) == Some(&b'\n') {
+                    i += 1;
+                }
+                tokens.push(Token {
+                    start: (at + start) as u32,
+                    end: (at + i) as u32,
+                });
+            }
+            b':' => {
+                tokens.push(Token {
+                    start: (at + i) as u32,
+                    end: (at + i + 1) as u32,
+                });
+                i += 1;
+            }
+            other => {
+                debug_assert!(matches!(other, b' ' | b'\t'), "{other} between pairs");
+                i += 1;
+            }
+        }
+    }
 }
 
 /// The indentation of the line on which offset `at` of `src` is the first token: the blanks
