@@ -43,6 +43,9 @@ pub(crate) enum ErrorKind {
     TooDeep,
     /// The caller's stack budget is used up: parse again on a thread with a larger stack.
     NeedStack,
+    /// The live heap passed the memory ceiling (`--max-memory`, [`crate::memory::exceeded`])
+    /// while the collection holding the value at `pos` was built.
+    MemoryLimit,
 }
 
 impl ParseError {
@@ -69,6 +72,9 @@ impl ParseError {
         };
         let mut notes: Vec<String> = Vec::new();
         let mut secondary: Option<(Span, &str)> = None;
+        let mut code = Code::NeonSyntax;
+        // a diagnostic made elsewhere, which only gets the span here
+        let mut base: Option<Diagnostic> = None;
         let (message, label) = match self.kind {
             ErrorKind::Unexpected => match tok {
                 None => (
@@ -161,6 +167,20 @@ impl ParseError {
                 (e.message, label.into())
             }
             ErrorKind::NeedStack => ("Nesting too deep for the stack".into(), "too deep".into()),
+            ErrorKind::MemoryLimit => {
+                // the ceiling's own message and note (`memory::check`), placed at the value
+                code = Code::MemoryLimit;
+                match crate::memory::check("decoding a NEON file") {
+                    Err(limit) => {
+                        base = Some(limit);
+                        (String::new(), "the heap passed the ceiling here".into())
+                    }
+                    Ok(()) => (
+                        "The heap passed the memory ceiling while decoding".into(),
+                        "at this value".into(),
+                    ),
+                }
+            }
             ErrorKind::TooDeep => (
                 format!("Nesting too deep (more than {MAX_DEPTH} levels)"),
                 "too deep".into(),
@@ -176,7 +196,9 @@ impl ParseError {
             text.orig_start(start),
             text.orig_end(end).max(text.orig_start(start)),
         );
-        let mut d = Diagnostic::error(Code::NeonSyntax, message).with_primary(span, label);
+        let mut d = base
+            .unwrap_or_else(|| Diagnostic::error(code, message))
+            .with_primary(span, label);
         if let Some((span, label)) = secondary {
             d = d.with_secondary(span, label);
         }

@@ -107,56 +107,82 @@ impl<'a> Text<'a> {
 }
 
 /// Bytes lexed by one pest run when the text can be cut at line starts (see [`tokenize`]).
-const PIECE: usize = 64 * 1024;
+///
+/// pest's token queue for a piece (two 40-byte entries per token, about one token per 4
+/// bytes) grows by doubling and is freed when the piece is done: 8 KiB pieces keep it near
+/// 160 KB, small enough that the allocator reuses the same blocks piece after piece. With
+/// 64 KiB pieces every piece's queue (about 1.3 MB) came from fresh pages: a third of the
+/// page faults of an app-10000 compile (28,600 → 16,900). Smaller pieces cost more pest
+/// set-ups (4 KiB: 0.7 % more instructions); 8 KiB costs none measurable.
+pub(crate) const PIECE: usize = 8 * 1024;
 
 /// Splits `src` into tokens; returns them and the offset where lexing stopped (`src.len()`
 /// unless some text matches no token; blanks and comments before that point are skipped).
 ///
-/// pest keeps a queue entry for the start and the end of every pair until the parse is over
-/// (about 80 bytes per token, 40 MB for a 780 KB catalog), so a long text is lexed in pieces
-/// of about [`PIECE`] bytes, each starting at a line start. That gives the same tokens as one
-/// run: no token spans a line break except a run of line breaks (pieces never start inside
-/// one) and a multi-line string (a text with `'''` or `"""` is lexed in one run); a
-/// piece starts after a line break, where no quote context is open; and the last line of a
-/// piece ends with its line break, so no look-ahead sees the piece's end.
+/// pest keeps a queue entry for the start and the end of every pair until the parse is over,
+/// so the text is lexed in pieces of about [`PIECE`] bytes, each starting at a line start.
+/// That gives the same tokens as one run (checked on every conformance file with a cut at
+/// every allowed line start, `src/neon/token_digests.rs`), because no token spans a line
+/// break except a run of line breaks (pieces never start inside one) and a multi-line string
+/// (no cut falls between a text's first `'''` or `"""` and its last), a piece starts after a
+/// line break, where no quote context is open, and the last line of a piece ends with its
+/// line break, so no look-ahead sees the piece's end.
 pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
+    tokenize_in_pieces(src, PIECE)
+}
+
+/// [`tokenize`] with pieces of at least `piece` bytes (1: a cut at every allowed line start;
+/// `usize::MAX`: one run).
+pub(crate) fn tokenize_in_pieces(src: &str, piece: usize) -> (Vec<Token>, usize) {
     // DI configurations have about one token per 4 bytes: reserve enough for one allocation
     let mut tokens = Vec::with_capacity(src.len() / 3 + 1);
-    if src.len() <= PIECE || has_triple_quote(src) {
-        let end = lex(src, 0, &mut tokens);
-        return (tokens, end);
-    }
     let bytes = src.as_bytes();
-    let mut at = 0;
-    while at < src.len() {
-        // The first line start past the piece size that does not continue a run of breaks.
-        let mut cut = src.len();
-        let mut from = at + PIECE;
-        while let Some(p) = bytes
-            .get(from..)
-            .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
-        {
-            let after = from + p + 1;
-            if bytes.get(after).is_some_and(|&b| b != b'\n') {
-                cut = after;
-                break;
-            }
-            from = after;
-        }
+    let multi_line = triple_quote_range(bytes);
+    let mut at: usize = 0;
+    loop {
+        let cut = next_cut(bytes, at.saturating_add(piece), multi_line);
         let end = lex(&src[at..cut], at, &mut tokens);
-        if end < cut {
+        if end < cut || cut == src.len() {
             return (tokens, end);
         }
         at = cut;
     }
-    (tokens, src.len())
 }
 
-/// Does `src` contain `'''` or `"""` (where a multi-line string may start)?
-fn has_triple_quote(src: &str) -> bool {
-    let b = src.as_bytes();
-    memchr::memchr2_iter(b'\'', b'"', b)
-        .any(|i| b.get(i + 1) == Some(&b[i]) && b.get(i + 2) == Some(&b[i]))
+/// The first line start at or after `from` (at least one byte past a line break at or after
+/// `from`) where lexing may restart: not inside a run of line breaks and not inside
+/// `multi_line` (the text from the first triple quote to the end of the last, where a
+/// multi-line string may be open); `bytes.len()` when there is none.
+fn next_cut(bytes: &[u8], mut from: usize, multi_line: Option<(usize, usize)>) -> usize {
+    while let Some(p) = bytes
+        .get(from..)
+        .and_then(|rest| memchr::memchr(b'\n', rest))
+    {
+        let after = from + p + 1;
+        if let Some((first, last_end)) = multi_line {
+            if first < after && after < last_end {
+                from = last_end;
+                continue;
+            }
+        }
+        if bytes.get(after).is_some_and(|&b| b != b'\n') {
+            return after;
+        }
+        from = after;
+    }
+    bytes.len()
+}
+
+/// From the first `'''` or `"""` of `bytes` to the end of the last one (where a multi-line
+/// string may start or end), if there is one. Quotes inside comments or other strings count
+/// too: that only keeps a longer stretch in one run.
+fn triple_quote_range(b: &[u8]) -> Option<(usize, usize)> {
+    let is_triple = |i: usize| b.get(i + 1) == Some(&b[i]) && b.get(i + 2) == Some(&b[i]);
+    let first = memchr::memchr2_iter(b'\'', b'"', b).find(|&i| is_triple(i))?;
+    let last = memchr::memchr2_iter(b'\'', b'"', b)
+        .rev()
+        .find(|&i| is_triple(i))?;
+    Some((first, last + 3))
 }
 
 /// Lexes `piece`, which starts at byte `base` of the text, appending its tokens; returns the
@@ -167,15 +193,18 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
         // The token rule only repeats optional parts, so it cannot fail; be safe anyway.
         Err(_) => return base,
     };
+    let bytes = piece.as_bytes();
     let mut end = base + piece.len();
     // Below the `tokens` pair, pairs never nest (every token rule is atomic), so the queue
     // alternates between the start and the end of one pair; reading it as such avoids building
-    // a `Pair` per token.
+    // a `Pair` per token. Between two pairs lie the silent tokens and blanks.
     let mut from = 0;
+    let mut gap_from = 0;
     for token in pairs.tokens() {
         let (rule, to) = match token {
             pest::Token::Start { pos, .. } => {
                 from = pos.pos();
+                silent_tokens(&bytes[gap_from..from], base + gap_from, tokens);
                 continue;
             }
             pest::Token::End { rule, pos } => (rule, pos.pos()),
@@ -189,11 +218,48 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
                 });
             }
             Rule::stop => end = base + from,
-            // `tokens` around them all, and comments
+            // `tokens` around them all (its end is the piece's end, after `stop`)
+            Rule::tokens => continue,
+            // comments
             _ => {}
         }
+        gap_from = to;
     }
     end
+}
+
+/// Appends the tokens of `gap`, text between two pairs that starts at byte `at` of the text:
+/// what the grammar's top rule matched there without a pair (runs of line breaks, a separating
+/// `:`) and blanks, which separate tokens.
+#[inline]
+fn silent_tokens(gap: &[u8], at: usize, tokens: &mut Vec<Token>) {
+    let mut i = 0;
+    while i < gap.len() {
+        match gap[i] {
+            b'\n' => {
+                let start = i;
+                i += 1;
+                while gap.get(i) == Some(&b'\n') {
+                    i += 1;
+                }
+                tokens.push(Token {
+                    start: (at + start) as u32,
+                    end: (at + i) as u32,
+                });
+            }
+            b':' => {
+                tokens.push(Token {
+                    start: (at + i) as u32,
+                    end: (at + i + 1) as u32,
+                });
+                i += 1;
+            }
+            other => {
+                debug_assert!(matches!(other, b' ' | b'\t'), "{other} between pairs");
+                i += 1;
+            }
+        }
+    }
 }
 
 /// The indentation of the line on which offset `at` of `src` is the first token: the blanks
@@ -310,6 +376,44 @@ mod tests {
                 (Tok::Literal, "-d"),
             ]
         );
+    }
+
+    /// The token spans and stop of `src` lexed with pieces of at least `piece` bytes.
+    fn spans(src: &str, piece: usize) -> (Vec<(u32, u32)>, usize) {
+        let (tokens, stop) = tokenize_in_pieces(src, piece);
+        (tokens.iter().map(|t| (t.start, t.end)).collect(), stop)
+    }
+
+    #[test]
+    fn cuts_fall_at_line_starts_outside_runs_of_breaks_and_multi_line_strings() {
+        let b = "a\n\nb\nc".as_bytes();
+        assert_eq!(next_cut(b, 0, None), 3); // not between the two line breaks
+        assert_eq!(next_cut(b, 4, None), 5);
+        assert_eq!(next_cut(b, 6, None), b.len());
+        let src = "x: 1\ny: '''\n\ta\n\t'''\nz: 2\nw: 3\n";
+        let range = triple_quote_range(src.as_bytes());
+        assert_eq!(range, Some((8, 19)));
+        assert_eq!(next_cut(src.as_bytes(), 0, range), 5);
+        assert_eq!(next_cut(src.as_bytes(), 6, range), 20);
+        assert_eq!(triple_quote_range(b"a: ''b'' \"\""), None);
+    }
+
+    #[test]
+    fn pieces_give_the_tokens_of_one_run() {
+        let texts = [
+            "a: '''\n\tx\n\t'''\nb: \"\"\"\n\ty: 1\n\t\"\"\"\nc: [\n\t1,\n\t2\n]\n",
+            "- '''\n  # not a comment\n  '''\n\n\n- x # c\n  \n- `\n",
+            "a: '''\nno end\nb: 1\n",
+            "\n\n\na:\n\tb: c\n\n",
+        ];
+        for text in texts {
+            let whole = spans(text, usize::MAX);
+            assert_eq!(spans(text, 1), whole, "{text:?}");
+            assert_eq!(spans(text, 4), whole, "{text:?}");
+        }
+        // lexing stops where one run stops, also in a later piece
+        assert_eq!(spans("a: 1\nb: 2\nc: `x`\n", 1).1, 13);
+        assert_eq!(spans("", 1), (Vec::new(), 0));
     }
 
     #[test]

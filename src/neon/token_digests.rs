@@ -9,7 +9,7 @@
 //! offsets. `WIREPLAN_WRITE_TOKEN_DIGESTS=1` rewrites the file from the current lexer (only
 //! for a deliberate change of the token language).
 
-use super::lexer::{tokenize, Text};
+use super::lexer::{tokenize, tokenize_in_pieces, Text, PIECE};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -115,6 +115,59 @@ fn token_streams_match_the_recorded_digests() {
         differing.join("\n")
     );
     assert_eq!(now.len(), recorded.len(), "the corpora changed size");
+}
+
+/// Lexing in pieces gives the tokens of one run: every file of the corpora (those with
+/// multi-line strings included) lexed in one pest run, with a cut at every line start where
+/// [`tokenize`] may cut, and with [`PIECE`]-sized pieces.
+#[test]
+fn pieces_lex_like_one_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut checked = 0;
+    let mut multi_line = 0;
+    for (_, folder, only) in CORPORA {
+        let Some(files) = corpus_files(&root.join(folder), *only) else {
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("{folder} is missing, and CI=true makes that a failure");
+            }
+            eprintln!("skipped: {folder} is absent, pieces not compared");
+            return;
+        };
+        for path in files {
+            let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let Ok(text) = std::str::from_utf8(&bytes) else {
+                continue;
+            };
+            let text = Text::new(text.strip_prefix('\u{feff}').unwrap_or(text), 0);
+            let src: &str = &text.src;
+            let spans = |(tokens, stop): (Vec<super::lexer::Token>, usize)| {
+                let spans: Vec<(u32, u32)> = tokens.iter().map(|t| (t.start, t.end)).collect();
+                (spans, stop)
+            };
+            let whole = spans(tokenize_in_pieces(src, usize::MAX));
+            let name = path.display();
+            assert_eq!(
+                spans(tokenize_in_pieces(src, 1)),
+                whole,
+                "{name}, cut at every line"
+            );
+            assert_eq!(
+                spans(tokenize_in_pieces(src, PIECE)),
+                whole,
+                "{name}, pieces"
+            );
+            checked += 1;
+            if src.contains("'''") || src.contains("\"\"\"") {
+                multi_line += 1;
+            }
+        }
+    }
+    // the corpora hold hundreds of files, some with multi-line strings
+    assert!(checked > 600, "only {checked} files compared");
+    assert!(
+        multi_line > 5,
+        "only {multi_line} files with multi-line strings"
+    );
 }
 
 #[test]
