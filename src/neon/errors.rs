@@ -253,10 +253,25 @@ pub(crate) fn lexer_error(text: &Text, at: usize, file: FileId) -> Diagnostic {
     let next_len = src[at..].chars().next().map_or(0, char::len_utf8);
     let span = Span::new(file, text.orig_start(at), text.orig_end(at + next_len));
     let rest_src = &src[at..];
+    // A `"""` whose first two quotes were read as an empty string stops at its third quote.
+    let opener = rest_src.starts_with("'''")
+        || rest_src.starts_with("\"\"\"")
+        || (rest_src.starts_with('"') && src[..at].ends_with("\"\""))
+        || (rest_src.starts_with('\'') && src[..at].ends_with("''"));
     let label = match rest_src.chars().next() {
-        _ if rest_src.starts_with("'''") || rest_src.starts_with("\"\"\"") => {
-            "this multi-line string needs a line break right after its opening delimiter and its \
-             closing delimiter on a line of its own"
+        _ if opener => {
+            // A line break right after the opener starts the string's lines: then what is
+            // missing is the closing delimiter on a line of its own.
+            let after = rest_src.trim_start_matches(['\'', '"']);
+            if after
+                .trim_start_matches([' ', '\t'])
+                .starts_with(['\n', '\r'])
+            {
+                "this multi-line string is never closed: its closing delimiter must stand on a \
+                 line of its own"
+            } else {
+                "this multi-line string needs a line break right after its opening delimiter"
+            }
         }
         Some('\'' | '"') => "this string is not closed (quoted strings end on the same line)",
         Some('`') => "a backtick cannot start a value; quote it",

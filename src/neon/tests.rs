@@ -96,6 +96,27 @@ fn invalid_utf8_is_positioned() {
 }
 
 #[test]
+fn an_unclosed_multi_line_string_is_labelled_as_never_closed() {
+    let label = |text: &str| {
+        let d = decode_bytes(text.as_bytes(), FileId(0)).unwrap_err();
+        assert!(d.message.starts_with("Unexpected '"), "{}", d.message);
+        d.labels[0].message.clone()
+    };
+    let never_closed = "this multi-line string is never closed: its closing delimiter must stand \
+                        on a line of its own";
+    assert_eq!(label("a: '''\n\tline one\nb: 1\n"), never_closed);
+    assert_eq!(label("a: \"\"\"\n\tline one\nb: 1\n"), never_closed);
+    assert_eq!(
+        label("a: '''text\n'''\n"),
+        "this multi-line string needs a line break right after its opening delimiter"
+    );
+    assert_eq!(
+        label("a: \"open\n"),
+        "this string is not closed (quoted strings end on the same line)"
+    );
+}
+
+#[test]
 fn utf16_text_gets_a_note_saying_so() {
     // "a: b" in UTF-16 LE and BE, each behind its byte-order mark.
     for bytes in [&b"\xff\xfea\0:\0 \0b\0"[..], &b"\xfe\xff\0a\0:\0 \0b"[..]] {
