@@ -683,12 +683,15 @@ impl std::ops::DerefMut for Restartable {
 }
 
 /// Whether the heap went past the memory ceiling ([`crate::memory`]); then the `memory-limit`
-/// error for `stage` is reported, and the caller stops the compilation.
+/// error for `stage` is reported (unless one is already, e.g. the NEON decoder's at the value
+/// where it stopped: one error for one cause), and the caller stops the compilation.
 fn over_memory(stage: &str, diags: &mut Diagnostics) -> bool {
     match crate::memory::check(stage) {
         Ok(()) => false,
         Err(d) => {
-            diags.push(d);
+            if !diags.items().iter().any(|x| x.code == Code::MemoryLimit) {
+                diags.push(d);
+            }
             true
         }
     }
