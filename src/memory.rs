@@ -226,8 +226,16 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
     let unit = unit.trim().to_ascii_lowercase();
-    let shift = match unit.trim_end_matches("ib").trim_end_matches('b') {
-        "" => 0,
+    // One unit, written once: `k`, `kb` or `kib` (any case); `b` or nothing for bytes.
+    let prefix = match unit.as_str() {
+        "" | "b" => "",
+        u => u
+            .strip_suffix("ib")
+            .or_else(|| u.strip_suffix('b'))
+            .unwrap_or(u),
+    };
+    let shift = match prefix {
+        "" if unit.len() <= 1 => 0,
         "k" => 10,
         "m" => 20,
         "g" => 30,
@@ -238,7 +246,8 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .parse()
         .map_err(|_| format!("'{text}' is not a size (write e.g. 512MB or 2GB)"))?;
     let bytes = value * (1u64 << shift) as f64;
-    if !(1.0..=u64::MAX as f64).contains(&bytes) {
+    // 2^64 is exactly representable; a ceiling must be below it.
+    if !(1.0..18_446_744_073_709_551_616.0).contains(&bytes) {
         return Err(format!(
             "'{text}' is out of range (a ceiling is at least 1 byte and below 16 EiB)"
         ));
@@ -372,6 +381,16 @@ mod tests {
         assert_eq!(parse_size("2GiB"), Ok(2 << 30));
         assert_eq!(parse_size(" 64 KB "), Ok(64 << 10));
         assert!(parse_size("12XB").is_err());
+        // A unit written once, not run on: 1KBBBBB and 1KiBB are not sizes.
+        assert!(parse_size("1KBBBBB").is_err());
+        assert!(parse_size("1KiBB").is_err());
+        assert!(parse_size("1ib").is_err());
+        assert_eq!(parse_size("7b"), Ok(7));
+        assert_eq!(parse_size("2kib"), Ok(2048));
+        // 2^64 bytes is not below 16 EiB; the largest accepted value is below it.
+        assert!(parse_size("18446744073709551616").is_err());
+        assert!(parse_size("16384PB").is_err());
+        assert_eq!(parse_size("15TB"), Ok(15 << 40));
         assert!(parse_size("MB").is_err());
         assert_eq!(
             parse_size("0"),
