@@ -1017,3 +1017,20 @@ fn a_lookup_by_type_at_the_prompt_in_phase_a_warns_about_the_phase() {
     );
     assert!(out.contains("<session>:1:"), "{out}");
 }
+
+/// nette/schema's variadic `Expect::anyOf('a', 'b')` works, a schema prints by its script type,
+/// and a call that matches nothing names a string argument `string`, not Rhai's Rust spellings.
+#[test]
+fn schemas_print_by_script_type_and_signatures_name_strings() {
+    let mut s = session();
+    assert_eq!(
+        ask(&mut s, r#"Expect::anyOf("a", "b", Expect::int())"#),
+        "Expect"
+    );
+    let out = ask(&mut s, r#"builder.getDefinition("articles", "x")"#);
+    assert!(
+        out.contains("getDefinition (ContainerBuilder, string, string)"),
+        "{out}"
+    );
+    assert!(!out.contains("ImmutableString"), "{out}");
+}

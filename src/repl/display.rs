@@ -193,9 +193,13 @@ fn nested(v: &Dynamic, depth: usize, budget: &mut usize, out: &mut String) {
         out.push_str(&neon(&d.0));
     } else if let Some(d) = v.read_lock::<crate::diagnostics::Diagnostic>() {
         let _ = write!(out, "error[{}]: {}", d.code, d.message);
+    } else if v.type_name().contains("::") {
+        // Another of the API's objects (an `Expect` schema, the extension, the plan, ...):
+        // its script type name, never a Rust path.
+        out.push_str(&crate::script::values::script_type_name(v));
     } else {
         // What is left holds no script values: numbers, booleans, characters, function
-        // pointers, timestamps, blobs and other custom types.
+        // pointers, timestamps and blobs.
         let _ = write!(out, "{v}");
     }
 }

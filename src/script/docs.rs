@@ -145,7 +145,7 @@ pub const API: &[ApiDoc] = &[
     doc!("Expect", "Expect::type", Load, "A value of a type expression: `int|string`, `string:1..10`, `int[]`, `null`, a class name.", r#"Expect::type("int|string");"#),
     doc!("Expect", "Expect::arrayOf", Load, "An array whose items (and optionally keys) match schemas. As in nette/schema, each schema may be a type name instead (`\"string\"`, `\"int|null\"`, a class), meaning `Expect::type(name)`.", r#"Expect::arrayOf("int", Expect::string());"#),
     doc!("Expect", "Expect::listOf", Load, "A list whose items match a schema, or a type name (`Expect::listOf(\"string\")`, as nette/schema); a given list replaces a list default.", r#"Expect::listOf("string").defaultValue(["a", "b"]);"#),
-    doc!("Expect", "Expect::anyOf", Load, "One of several values or schemas.", r#"Expect::anyOf(["files", "database"]).firstIsDefault();"#),
+    doc!("Expect", "Expect::anyOf", Load, "One of several values or schemas, given as one array or, as in nette/schema, one by one (2 to 8 choices).", r#"Expect::anyOf(["files", "database"]).firstIsDefault(); Expect::anyOf("files", "database", Expect::int());"#),
     doc!("Expect schema", "defaultValue", Load, "The value used when the item is missing (Nette's `->default()`; `default` is a reserved word in Rhai).", r#"Expect::int().defaultValue(3);"#),
     doc!("Expect schema", "required", Load, "The item must be given (`required(false)` undoes it).", r#"Expect::string().required();"#),
     doc!("Expect schema", "nullable", Load, "`null` is accepted too.", r#"Expect::int().nullable();"#),

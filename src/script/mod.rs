@@ -213,10 +213,19 @@ pub(crate) fn span_of(sources: &SourceMap, file: FileId, pos: Position) -> Optio
 }
 
 pub(crate) fn strip_position(msg: &str) -> String {
-    match msg.rfind(" (line ") {
-        Some(i) if msg.ends_with(')') => msg[..i].to_string(),
-        _ => msg.to_string(),
-    }
+    let msg = match msg.rfind(" (line ") {
+        Some(i) if msg.ends_with(')') => &msg[..i],
+        _ => msg,
+    };
+    readable_types(msg)
+}
+
+/// `text` (a Rhai message, e.g. a function signature that matched nothing) with Rhai's
+/// spelling of a string argument, `&str | ImmutableString | String`, written `string`, as the
+/// scripting API's documentation names it.
+pub(crate) fn readable_types(text: &str) -> String {
+    text.replace("&str | ImmutableString | String", "string")
+        .replace("ImmutableString", "string")
 }
 
 impl Extension {
@@ -503,8 +512,9 @@ impl Extension {
             EvalAltResult::ErrorFunctionNotFound(sig, _) => Diagnostic::error(
                 Code::ScriptError,
                 format!(
-                    "Extension '{}': no function matches {sig} in {}",
+                    "Extension '{}': no function matches {} in {}",
                     self.name,
+                    readable_types(sig),
                     where_(func)
                 ),
             )

@@ -90,6 +90,18 @@ fn schema_of(v: &Dynamic, what: &str) -> Res<Expect> {
     ))
 }
 
+/// `Expect::anyOf`: each choice a schema (an `Expect`) or a value.
+fn any_of(set: &[Dynamic]) -> Result<ScriptExpect, Box<rhai::EvalAltResult>> {
+    let mut choices: Vec<Choice> = Vec::new();
+    for v in set {
+        match v.clone().try_cast::<ScriptExpect>() {
+            Some(e) => choices.push(Choice::Schema(Box::new(e.0))),
+            None => choices.push(Choice::Value(expr(v, "Expect::anyOf")?)),
+        }
+    }
+    Ok(ScriptExpect(Expect::any_of(choices)))
+}
+
 /// A script value as a message shows it: its type, and the text of a string.
 fn describe(v: &Dynamic) -> String {
     match v.clone().try_cast::<rhai::ImmutableString>() {
@@ -166,16 +178,43 @@ pub fn register(engine: &mut Engine) {
     m.set_native_fn("structure", |items: Dynamic| {
         Ok(ScriptExpect(Expect::structure(shape(items)?)))
     });
-    m.set_native_fn("anyOf", |set: Array| {
-        let mut choices: Vec<Choice> = Vec::new();
-        for v in &set {
-            match v.clone().try_cast::<ScriptExpect>() {
-                Some(e) => choices.push(Choice::Schema(Box::new(e.0))),
-                None => choices.push(Choice::Value(expr(v, "Expect::anyOf")?)),
-            }
-        }
-        Ok(ScriptExpect(Expect::any_of(choices)))
+    m.set_native_fn("anyOf", |set: Array| any_of(&set));
+    // nette/schema's `Expect::anyOf('a', 'b', ...)` is variadic: the same with 2 to 8 choices
+    // given one by one (Rhai has no variadic functions).
+    m.set_native_fn("anyOf", |a: Dynamic, b: Dynamic| any_of(&[a, b]));
+    m.set_native_fn("anyOf", |a: Dynamic, b: Dynamic, c: Dynamic| {
+        any_of(&[a, b, c])
     });
+    m.set_native_fn("anyOf", |a: Dynamic, b: Dynamic, c: Dynamic, d: Dynamic| {
+        any_of(&[a, b, c, d])
+    });
+    m.set_native_fn(
+        "anyOf",
+        |a: Dynamic, b: Dynamic, c: Dynamic, d: Dynamic, e: Dynamic| any_of(&[a, b, c, d, e]),
+    );
+    m.set_native_fn(
+        "anyOf",
+        |a: Dynamic, b: Dynamic, c: Dynamic, d: Dynamic, e: Dynamic, f: Dynamic| {
+            any_of(&[a, b, c, d, e, f])
+        },
+    );
+    m.set_native_fn(
+        "anyOf",
+        |a: Dynamic, b: Dynamic, c: Dynamic, d: Dynamic, e: Dynamic, f: Dynamic, g: Dynamic| {
+            any_of(&[a, b, c, d, e, f, g])
+        },
+    );
+    m.set_native_fn(
+        "anyOf",
+        |a: Dynamic,
+         b: Dynamic,
+         c: Dynamic,
+         d: Dynamic,
+         e: Dynamic,
+         f: Dynamic,
+         g: Dynamic,
+         h: Dynamic| { any_of(&[a, b, c, d, e, f, g, h]) },
+    );
     engine.register_static_module("Expect", m.into());
 
     use ScriptExpect as E;
