@@ -308,7 +308,7 @@ fn a_value_given_as_a_number_is_accepted_and_a_declared_dynamic_name_is_typed() 
 #[test]
 fn schema_errors_are_positioned_and_all_reported() {
     let body = "dynamicParameters:\n\
-                \tenv.WP_PORT: {type: int, defualt: 1}\n\
+                \tenv.WP_PORT: {type: integr, defualt: 1}\n\
                 \tenv.WP_A: {type: integer, default: 8080}\n\
                 \tenv.WP_B: {type: int, default: abc}\n\
                 \tenv.WP_C: {type: string, required: true, default: x}\n\
@@ -322,6 +322,13 @@ fn schema_errors_are_positioned_and_all_reported() {
             15,
             "Unexpected item 'dynamicParameters\u{a0}›\u{a0}env.WP_PORT\u{a0}›\u{a0}defualt', \
              did you mean 'default'?",
+        ),
+        // A misspelt key does not hide the entry's other error (the new user's trial).
+        (
+            "invalid-value",
+            15,
+            "The type of dynamic parameter 'env.WP_PORT' expects to be one of int, float, bool, \
+             string, mixed (with '?' for nullable), 'integr' given.",
         ),
         (
             "invalid-value",

@@ -126,9 +126,10 @@ pub fn read_section(
             ExprKind::Str(t) => decl.type_ = Some(t.clone()),
             ExprKind::Null => {}
             _ => {
-                if schema::validate(&entry_schema(), entry, &[SECTION, &name], diags).is_none() {
-                    continue;
-                }
+                // Its errors are reported; the keys that are right are still checked below
+                // (a misspelt `defualt` does not hide an unknown `type`): every reader there
+                // takes only a value of the expected kind.
+                let _ = schema::validate(&entry_schema(), entry, &[SECTION, &name], diags);
                 let Some(map) = entry.as_array() else {
                     continue;
                 };
