@@ -142,10 +142,11 @@ fn decorate_section(section: &Expr, builder: &mut ContainerBuilder, diags: &mut 
             diags.push(d);
             continue;
         }
+        // An entry's schema errors are reported and its right keys still applied, so a
+        // misspelt key does not hide the errors of its setup (every reader below takes only a
+        // value of the expected kind); the compilation fails on the reported error all the same.
         let schema = crate::schema::sections::decorator_entry();
-        if !valid(&schema, spec, &["decorator", &key.as_string()], diags) {
-            continue;
-        }
+        let _ = valid(&schema, spec, &["decorator", &key.as_string()], diags);
         let Some(spec) = spec.as_array() else {
             continue;
         };
