@@ -72,3 +72,55 @@ fn a_bad_size_is_a_usage_error() {
     let stderr = String::from_utf8_lossy(&got.stderr);
     assert!(stderr.contains("'lots' is not a size"), "stderr: {stderr}");
 }
+
+/// The memory ceiling while decoding NEON: a file whose value tree alone outgrows
+/// `--max-memory` stops inside the decoder with a positioned `memory-limit` error (the check
+/// after loading came only once the whole tree was built; a 27 MB list reached 2.66 GB first).
+#[test]
+fn a_list_past_the_ceiling_stops_while_decoding_at_a_position() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config.neon");
+    // 300,000 list items (2.1 MB of text, well over 16 MB as a value tree)
+    let mut text = String::from("parameters:\n\tbig:\n");
+    for i in 0..300_000 {
+        text.push_str(&format!("\t\t- {}\n", i % 1000));
+    }
+    text.push_str("services:\n");
+    std::fs::write(&config, &text).expect("config written");
+    let out = dir.path().join("plan.json");
+
+    let got = compile(dir.path(), &out, "16MB");
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert_eq!(got.status.code(), Some(1), "stderr: {stderr}");
+    assert!(stderr.contains("error[memory-limit]"), "stderr: {stderr}");
+    assert!(stderr.contains("ceiling of 16 MB"), "stderr: {stderr}");
+    assert!(
+        stderr.contains("passed while decoding a NEON file"),
+        "stderr: {stderr}"
+    );
+    assert!(stderr.contains("--max-memory"), "stderr: {stderr}");
+    // positioned at an item of the list, past its first lines and before its end
+    let line: usize = stderr
+        .lines()
+        .find_map(|l| {
+            let at = l.find("config.neon:")? + "config.neon:".len();
+            l[at..].split(':').next()?.parse().ok()
+        })
+        .unwrap_or_else(|| panic!("no config.neon:LINE in {stderr}"));
+    assert!((4..300_003).contains(&line), "line {line}: {stderr}");
+    // the decoder's error is the only one: the pipeline's own check after reading the files
+    // adds no second, unpositioned error for the same cause
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error[")).collect();
+    assert_eq!(errors.len(), 1, "stderr: {stderr}");
+    assert!(
+        errors[0].contains("decoding a NEON file"),
+        "stderr: {stderr}"
+    );
+    assert!(!out.exists(), "a plan was written despite the error");
+
+    // the same file under a generous ceiling compiles
+    let got = compile(dir.path(), &out, "4GB");
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert_eq!(got.status.code(), Some(0), "stderr: {stderr}");
+    assert!(out.exists());
+}

@@ -199,6 +199,21 @@ fn a_failed_first_compilation_says_no_plan_was_written_yet() {
     });
 }
 
+/// Waits (at most 30 s) until the watcher of `guard` exits by itself, and returns its status.
+fn wait_for_exit(guard: &mut Guard) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = guard.0.try_wait().expect("wait") {
+            return status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the watcher did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn an_output_that_is_an_input_stops_the_watch_with_exit_1() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -209,17 +224,7 @@ fn an_output_that_is_an_input_stops_the_watch_with_exit_1() {
         dir.path(),
         &["compile", "cfg/app.neon", "-o", "cfg/app.neon", "--watch"],
     );
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = guard.0.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "the watcher did not stop"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_for_exit(&mut guard);
     let text = std::fs::read_to_string(dir.path().join("watch.log")).expect("log");
     assert_eq!(status.code(), Some(1), "{text}");
     assert!(
@@ -251,17 +256,7 @@ fn a_plan_in_a_missing_folder_stops_the_watch() {
             "--watch",
         ],
     );
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = guard.0.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "the watcher did not stop"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_for_exit(&mut guard);
     let text = std::fs::read_to_string(dir.path().join("watch.log")).expect("log");
     assert_eq!(status.code(), Some(1), "{text}");
     assert!(text.contains("error[io-error]"), "{text}");

@@ -286,7 +286,8 @@ fn check_header(format: &str, version: u64, origin: &str) -> Result<(), Error> {
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file next to it, synced, then renamed
-/// over it, so a reader sees the old file or the whole new one, never half of it.
+/// over it, so a reader sees the old file or the whole new one, never half of it
+/// ([`write_atomic_with`], whose target rules apply).
 ///
 /// Only a regular file is replaced: when `path` is a symbolic link, the file it points to is
 /// written (the link stays); a directory, device (`/dev/null`), FIFO or socket at `path`, or
@@ -295,44 +296,25 @@ fn check_header(format: &str, version: u64, origin: &str) -> Result<(), Error> {
 /// [`std::io::ErrorKind::PermissionDenied`]; a file that is replaced keeps its permissions.
 /// Errors: those, and the operating system's for creating, writing, syncing and renaming.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let refuse = |kind, what: &str| Err(std::io::Error::new(kind, what.to_string()));
-    let mut path = path.to_path_buf();
-    let mut permissions = None;
-    match std::fs::symlink_metadata(&path) {
-        Ok(meta) => {
-            let meta = if meta.file_type().is_symlink() {
-                match std::fs::canonicalize(&path) {
-                    Ok(target) => {
-                        path = target;
-                        std::fs::metadata(&path)?
-                    }
-                    Err(_) => {
-                        return refuse(
-                            std::io::ErrorKind::InvalidInput,
-                            "it is a symbolic link to a file that does not exist",
-                        )
-                    }
-                }
-            } else {
-                meta
-            };
-            if meta.is_dir() {
-                return refuse(std::io::ErrorKind::InvalidInput, "it is a directory");
-            }
-            if !meta.is_file() {
-                return refuse(
-                    std::io::ErrorKind::InvalidInput,
-                    "it is not a regular file (a device, FIFO or socket), which is never replaced",
-                );
-            }
-            if meta.permissions().readonly() {
-                return refuse(std::io::ErrorKind::PermissionDenied, "it is read-only");
-            }
-            permissions = Some(meta.permissions());
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// How much is buffered before [`write_atomic_with`] writes to the file: 128 KiB. An encoder
+/// writing through it never holds the whole text in memory (a 10,000-service JSON plan is
+/// 4.5 MB).
+pub const WRITE_BUFFER: usize = 128 * 1024;
+
+/// Writes a file atomically from a writer: `fill` writes the content through a
+/// [`WRITE_BUFFER`]-byte buffer into a temporary file next to `path`; then the file is synced
+/// and renamed over `path`, so a reader sees the old file or the whole new one. When `fill`
+/// fails (its error is returned), or creating, writing, syncing or renaming fails, the
+/// temporary file is removed and `path` is left as it was. The target rules are
+/// [`write_atomic`]'s.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let (path, permissions) = replaceable(path)?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -347,18 +329,58 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         std::thread::current().id()
     ));
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+        let file = std::fs::File::create(&tmp)?;
         if let Some(p) = permissions {
-            f.set_permissions(p)?;
+            file.set_permissions(p)?;
         }
-        f.write_all(bytes)?;
-        f.sync_all()?;
+        let mut out = std::io::BufWriter::with_capacity(WRITE_BUFFER, file);
+        fill(&mut out)?;
+        let file = out
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
+        file.sync_all()?;
         std::fs::rename(&tmp, &path)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// The file [`write_atomic_with`] replaces for `path` (a symbolic link's target) and the
+/// permissions it keeps (`None`: a new file). Errors: as [`write_atomic`] refuses.
+fn replaceable(path: &Path) -> std::io::Result<(std::path::PathBuf, Option<std::fs::Permissions>)> {
+    use std::io::{Error, ErrorKind};
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok((path.to_path_buf(), None)),
+        Err(e) => return Err(e),
+    };
+    let (path, meta) = if meta.file_type().is_symlink() {
+        let Ok(target) = std::fs::canonicalize(path) else {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                "it is a symbolic link to a file that does not exist",
+            ));
+        };
+        let meta = std::fs::metadata(&target)?;
+        (target, meta)
+    } else {
+        (path.to_path_buf(), meta)
+    };
+    if meta.is_dir() {
+        return Err(Error::new(ErrorKind::InvalidInput, "it is a directory"));
+    }
+    if !meta.is_file() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            "it is not a regular file (a device, FIFO or socket), which is never replaced",
+        ));
+    }
+    if meta.permissions().readonly() {
+        return Err(Error::new(ErrorKind::PermissionDenied, "it is read-only"));
+    }
+    Ok((path, Some(meta.permissions())))
 }
 
 /// The bytes of a plan file and the name errors use for it. Errors: [`Error::Io`] naming the

@@ -187,13 +187,14 @@ mod tests {
         warnings_with_dynamic(config, scripts, names, &[])
     }
 
-    /// The warnings for `-p` names `names` and `--dynamic` names `dynamic`.
-    fn warnings_with_dynamic(
+    /// The diagnostics of [`check_overrides`] for `-p` names `names` and `--dynamic` names
+    /// `dynamic` over `config`.
+    fn diagnostics(
         config: &str,
         scripts: &[&str],
         names: &[&str],
         dynamic: &[&str],
-    ) -> Vec<(String, Vec<String>)> {
+    ) -> Vec<Diagnostic> {
         let dynamic: Vec<String> = dynamic.iter().map(|s| s.to_string()).collect();
         let mut sources = SourceMap::new();
         let mut diags = Diagnostics::new();
@@ -210,13 +211,22 @@ mod tests {
             &dynamic,
             &mut diags,
         );
-        diags
-            .items()
-            .iter()
+        diags.items().to_vec()
+    }
+
+    /// The warnings for `-p` names `names` and `--dynamic` names `dynamic`.
+    fn warnings_with_dynamic(
+        config: &str,
+        scripts: &[&str],
+        names: &[&str],
+        dynamic: &[&str],
+    ) -> Vec<(String, Vec<String>)> {
+        diagnostics(config, scripts, names, dynamic)
+            .into_iter()
             .map(|d| {
                 assert_eq!(d.code, Code::UnknownParameter);
                 assert!(!d.is_error());
-                (d.message.clone(), d.notes.clone())
+                (d.message, d.notes)
             })
             .collect()
     }
@@ -224,24 +234,13 @@ mod tests {
     #[test]
     fn a_dotted_name_below_a_value_that_is_not_a_map_is_an_error() {
         let config = "parameters:\n\tdsn: 'sqlite:'\n\tport: 80\n\tdb:\n\t\thost: x\n\tnone: null\nservices:\n\ta: App\\A(%dsn%, %port%, %db%)\n";
-        let mut sources = SourceMap::new();
-        let mut diags = Diagnostics::new();
-        let raw = crate::config::load_str("app.neon", config, &mut sources, &mut diags);
-        let overrides: IndexMap<String, Value> =
-            ["dsn.sub", "port.x.y", "db.host.deep", "db.port", "none.x"]
-                .iter()
-                .map(|n| (n.to_string(), Value::new(Kind::Null, Default::default())))
-                .collect();
-        check_overrides(
-            &raw.sections,
-            &[config],
+        let all = diagnostics(
+            config,
             &[],
-            &overrides,
-            &["dsn.x".to_string()],
-            &mut diags,
+            &["dsn.sub", "port.x.y", "db.host.deep", "db.port", "none.x"],
+            &["dsn.x"],
         );
-        let errors: Vec<(String, Vec<String>)> = diags
-            .items()
+        let errors: Vec<(String, Vec<String>)> = all
             .iter()
             .filter(|d| d.is_error())
             .map(|d| {

@@ -77,94 +77,10 @@ pub fn check_output(out: &Path, sources: &SourceMap, plan: &Plan) -> Result<(), 
     Ok(())
 }
 
-/// How much of a plan is encoded before it goes to the file in one `write`: 128 KiB. The
-/// encoder writes into this buffer instead of building the whole text in memory (4.5 MB at
-/// 10,000 services, grown by doubling into fresh pages), so writing a plan of any size touches
-/// this much heap (docs/performance.md, "Fifth round: page faults").
-const WRITE_BUFFER: usize = 128 * 1024;
-
-/// Writes a file atomically as [`super::write_atomic`] does, but from a writer: `fill` writes
-/// the content through a buffer into a temporary file next to `path`; then the file is
-/// synced and renamed over `path`, so a reader sees the old file or the whole new one. When
-/// `fill` fails (its error is returned), or creating, writing, syncing or renaming fails, the
-/// temporary file is removed and `path` is left as it was.
-///
-/// The target rules are the runtime writer's: a symbolic link's target file is written (the
-/// link stays); a directory, device, FIFO or socket (or a link to one) is refused with
-/// [`std::io::ErrorKind::InvalidInput`], a read-only file with
-/// [`std::io::ErrorKind::PermissionDenied`]; a replaced file keeps its permissions.
-pub fn write_atomic_with(
-    path: &Path,
-    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let (path, permissions) = replaceable(path)?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "plan".into());
-    let tmp = dir.join(format!(
-        ".{file_name}.tmp{}.{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    let result = (|| {
-        let file = std::fs::File::create(&tmp)?;
-        if let Some(p) = permissions {
-            file.set_permissions(p)?;
-        }
-        let mut out = std::io::BufWriter::with_capacity(WRITE_BUFFER, file);
-        fill(&mut out)?;
-        let file = out
-            .into_inner()
-            .map_err(std::io::IntoInnerError::into_error)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, &path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
-/// The file [`write_atomic_with`] replaces for `path` (a symbolic link's target) and the
-/// permissions it keeps (`None`: a new file). Errors: as [`write_atomic_with`] refuses.
-fn replaceable(path: &Path) -> std::io::Result<(PathBuf, Option<std::fs::Permissions>)> {
-    use std::io::{Error, ErrorKind};
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok((path.to_path_buf(), None)),
-        Err(e) => return Err(e),
-    };
-    let (path, meta) = if meta.file_type().is_symlink() {
-        let Ok(target) = std::fs::canonicalize(path) else {
-            return Err(Error::new(
-                ErrorKind::InvalidInput,
-                "it is a symbolic link to a file that does not exist",
-            ));
-        };
-        let meta = std::fs::metadata(&target)?;
-        (target, meta)
-    } else {
-        (path.to_path_buf(), meta)
-    };
-    if meta.is_dir() {
-        return Err(Error::new(ErrorKind::InvalidInput, "it is a directory"));
-    }
-    if !meta.is_file() {
-        return Err(Error::new(
-            ErrorKind::InvalidInput,
-            "it is not a regular file (a device, FIFO or socket), which is never replaced",
-        ));
-    }
-    if meta.permissions().readonly() {
-        return Err(Error::new(ErrorKind::PermissionDenied, "it is read-only"));
-    }
-    Ok((path, Some(meta.permissions())))
-}
+/// The atomic, buffered writer the plan file goes through: the runtime's (one set of target
+/// rules for both writers). A plan is encoded into its 128 KiB buffer instead of being built
+/// whole in memory (docs/performance.md, "Fifth round: page faults").
+pub use wireplan_runtime::encoding::write_atomic_with;
 
 #[cfg(test)]
 mod tests {
@@ -179,7 +95,7 @@ mod tests {
         let out = dir.path().join("plan.json");
         std::fs::write(&out, "old plan\n").expect("write");
         let failed = write_atomic_with(&out, |w| {
-            w.write_all(&vec![b'x'; 3 * WRITE_BUFFER])?;
+            w.write_all(&vec![b'x'; 3 * wireplan_runtime::encoding::WRITE_BUFFER])?;
             Err(std::io::Error::other("no space left"))
         });
         assert_eq!(failed.expect_err("failed").to_string(), "no space left");
