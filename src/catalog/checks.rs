@@ -145,27 +145,26 @@ impl Catalog {
 
     /// The path `A -> B -> A` when `name` reaches itself through `extends`/`implements`.
     fn inheritance_cycle(&self, name: &str) -> Option<Vec<String>> {
-        fn walk(
-            cat: &Catalog,
+        fn walk<'a>(
+            cat: &'a Catalog,
             current: &str,
             path: &mut Vec<String>,
-            seen: &mut Vec<String>,
+            seen: &mut super::names::SeenNames<'a>,
         ) -> bool {
             let Some(c) = cat.get(current) else {
                 return false;
             };
             for p in c.extends.iter().chain(&c.implements) {
-                let p = cat.canonical(p).to_string();
+                let p = cat.canonical(p);
                 if p.eq_ignore_ascii_case(&path[0]) {
-                    path.push(p);
+                    path.push(p.to_string());
                     return true;
                 }
-                if seen.iter().any(|s| s.eq_ignore_ascii_case(&p)) {
+                if !seen.insert(p) {
                     continue;
                 }
-                seen.push(p.clone());
-                path.push(p.clone());
-                if walk(cat, &p, path, seen) {
+                path.push(p.to_string());
+                if walk(cat, p, path, seen) {
                     return true;
                 }
                 path.pop();
@@ -173,7 +172,7 @@ impl Catalog {
             false
         }
         let mut path = vec![self.canonical(name).to_string()];
-        let mut seen = Vec::new();
+        let mut seen = super::names::SeenNames::default();
         walk(self, name, &mut path, &mut seen).then_some(path)
     }
 }

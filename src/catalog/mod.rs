@@ -238,13 +238,13 @@ impl Catalog {
         name: &'n str,
         mut visit: impl FnMut(&'n str, Option<&'a ClassInfo>) -> bool,
     ) {
-        let mut seen: Vec<&'n str> = Vec::new();
+        let mut seen = names::SeenNames::default();
         let mut todo: Vec<&'n str> = vec![name];
         while let Some(n) = todo.pop() {
             let info = self.get(n);
             // The canonical spelling of a known type; an unknown one stands as written.
             let n = info.map_or(n, |c| c.name.as_str());
-            if seen.iter().any(|o| o.eq_ignore_ascii_case(n)) {
+            if !seen.insert(n) {
                 continue;
             }
             if let Some(c) = info {
@@ -252,7 +252,6 @@ impl Catalog {
                     todo.push(p);
                 }
             }
-            seen.push(n);
             if visit(n, info) {
                 return;
             }
@@ -408,6 +407,54 @@ pub(crate) fn from_config_text(text: &str) -> Catalog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A class with 100 interfaces (past the few a walk compares one by one): subtypes,
+    /// ancestors without repeats in any letter case, and a cycle through the 70th.
+    #[test]
+    fn walks_over_many_parents_find_each_once() {
+        let mut text = String::from("types:\n");
+        for i in 0..100 {
+            text.push_str(&format!("\tApp\\I{i}: {{interface: true}}\n"));
+        }
+        let list: Vec<String> = (0..100).map(|i| format!("App\\I{i}")).collect();
+        // Listed twice, the second time in other letter case.
+        let upper: Vec<String> = list.iter().map(|n| n.to_uppercase()).collect();
+        text.push_str(&format!(
+            "\tApp\\C: {{implements: [{}, {}]}}\n",
+            list.join(", "),
+            upper.join(", ")
+        ));
+        let cat = from_config_text(&text);
+        assert!(cat.is_subtype("App\\C", "app\\i99"));
+        assert!(cat.is_subtype("App\\C", "App\\I40"));
+        assert!(!cat.is_subtype("App\\C", "App\\I100"));
+        let ancestors = cat.ancestors("App\\C");
+        assert_eq!(ancestors.len(), 101, "{ancestors:?}");
+        assert_eq!(ancestors[0], "App\\C");
+
+        let mut cyclic = text.clone();
+        cyclic = cyclic.replace(
+            "\tApp\\I70: {interface: true}",
+            "\tApp\\I70: {interface: true, extends: [App\\C]}",
+        );
+        let mut diags = crate::diagnostics::Diagnostics::new();
+        let mut sources = crate::source::SourceMap::new();
+        let raw = crate::config::load_str("t.neon", &cyclic, &mut sources, &mut diags);
+        let (_, sections) = crate::config::expand_config(
+            &raw.sections,
+            &[],
+            &indexmap::IndexMap::new(),
+            &mut diags,
+        );
+        Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags);
+        let messages: Vec<&str> = diags.items().iter().map(|d| d.message.as_str()).collect();
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.starts_with("Inheritance cycle: ") && m.contains("App\\I70")),
+            "{messages:?}"
+        );
+    }
 
     #[test]
     fn type_strings_parse() {

@@ -151,6 +151,44 @@ impl Equivalent<ClassKey> for Caseless<'_> {
     }
 }
 
+impl PartialEq for Caseless<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        same_name(self.0, other.0)
+    }
+}
+
+impl Eq for Caseless<'_> {}
+
+/// The type names a walk over ancestors has seen, in any letter case. A few are compared one
+/// by one (no allocation: almost every type has a handful of ancestors); past
+/// [`SeenNames::SMALL`] they move into a hash set, so a type listing thousands of parents
+/// (an input no one writes by hand, but one a fuzzer does) costs linear, not quadratic, time.
+#[derive(Default)]
+pub(super) struct SeenNames<'a> {
+    list: Vec<&'a str>,
+    set: Option<FxHashSet<Caseless<'a>>>,
+}
+
+impl<'a> SeenNames<'a> {
+    /// How many names are kept in the list before they move into the set.
+    const SMALL: usize = 32;
+
+    /// Adds `name`; `false` when it (in any letter case) was seen before.
+    pub(super) fn insert(&mut self, name: &'a str) -> bool {
+        if let Some(set) = &mut self.set {
+            return set.insert(Caseless(name));
+        }
+        if self.list.iter().any(|o| same_name(o, name)) {
+            return false;
+        }
+        self.list.push(name);
+        if self.list.len() > Self::SMALL {
+            self.set = Some(self.list.drain(..).map(Caseless).collect());
+        }
+        true
+    }
+}
+
 /// Do `a` and `b` name the same type (ASCII-case-insensitively)? A name read through the
 /// catalog's [`Interner`] (a parameter's type, a parent) shares its class's allocation, so
 /// most lookups are answered by the addresses, without reading the key's text (one cache
