@@ -493,3 +493,27 @@ fn a_chain_deeper_than_the_runtime_allows_is_a_warning() {
     let (_dir, diags, planned) = compile_text(chain(300).as_bytes());
     assert!(planned && diags.is_empty(), "{diags:?}");
 }
+
+/// A class implementing 20,000 interfaces (a compile_config fuzz input had thousands): the
+/// checks that walk a type's ancestors took time quadratic in their number. Now the input
+/// compiles, and the service is autowired for every one of them.
+#[test]
+fn a_class_with_thousands_of_parents_compiles() {
+    let mut text = String::from("types:\n");
+    for i in 0..20_000 {
+        text.push_str(&format!("\tApp\\I{i}: {{interface: true}}\n"));
+    }
+    text.push_str("\tApp\\C:\n\t\timplements:\n");
+    for i in 0..20_000 {
+        text.push_str(&format!("\t\t\t- App\\I{i}\n"));
+    }
+    text.push_str("services:\n\tc: App\\C\n");
+    let (_dir, diags, planned) = compile_text(text.as_bytes());
+    assert!(planned, "{diags:?}");
+    assert!(
+        diags
+            .iter()
+            .all(|d| d.severity != wireplan::diagnostics::Severity::Error),
+        "{diags:?}"
+    );
+}
