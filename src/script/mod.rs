@@ -323,11 +323,11 @@ impl Extension {
                     n => format!("{n} parameters"),
                 };
                 let message = if f.name == name && f.params.len() != arity {
+                    let params = if arity == 1 { "plan" } else { "" };
                     format!(
-                        "Extension '{}': {name}() takes {expected} ({}), this one takes {}, so \
-                         the compiler never calls it.",
+                        "Extension '{}': {name}() takes {expected} (fn {name}({params})), this \
+                         one takes {}, so the compiler never calls it.",
                         self.name,
-                        format!("fn {name}({})", if arity == 1 { "plan" } else { "" }),
                         f.params.len()
                     )
                 } else if f.name != name && f.name.eq_ignore_ascii_case(name) {
