@@ -51,7 +51,9 @@ mod values;
 #[cfg(test)]
 mod tests;
 
-pub use process::{misuse, validate, validate_checked, Context, DynamicCheck, Processor, PATH_SEPARATOR};
+pub use process::{
+    misuse, validate, validate_checked, Context, DynamicCheck, Processor, PATH_SEPARATOR,
+};
 pub use values::{format_value, merge, suggest};
 
 use crate::expr::{Expr, ExprKind};

@@ -652,7 +652,6 @@ fn complete_structure(
     }
     let mut out = ExprArray::new();
     out.items.reserve(items.len());
-    let names: Vec<&str> = items.keys().map(String::as_str).collect();
     // The keys `other` takes, in the order given; their values move out below.
     let mut extra: Vec<Key> = Vec::new();
     for (k, v) in &given.items {
@@ -674,7 +673,7 @@ fn complete_structure(
         }
         ctx.path.push(name.to_string());
         let mut msg = format!("Unexpected item '{}'", ctx.path_text());
-        match suggest(name, names.iter().copied()) {
+        match suggest(name, items.keys().map(String::as_str)) {
             Some(s) => msg.push_str(&format!(", did you mean '{s}'?")),
             None => msg.push('.'),
         }
@@ -684,15 +683,20 @@ fn complete_structure(
     }
     let skip_defaults = ctx.skip_defaults || schema.skip_defaults;
     for (name, sub) in items {
-        let key = Key::from_string(name.as_str());
         // Each given value is completed once: it moves out rather than being copied (the
-        // order of the rest does not matter any more: `extra` keeps theirs).
-        match given.items.swap_remove(&key) {
+        // order of the rest does not matter any more: `extra` keeps theirs). Once all are
+        // taken (a definition gives two or three of its twenty keys), nothing is looked up.
+        let found = if given.items.is_empty() {
+            None
+        } else {
+            given.items.swap_remove(&Key::from_string(name.as_str()))
+        };
+        match found {
             Some(v) => {
                 let old = ctx.enter(name.clone(), v.span);
                 let done = complete(sub, v, ctx);
                 ctx.leave(old);
-                out.items.insert(key, done);
+                out.items.insert(Key::from_string(name.as_str()), done);
             }
             // An absent item whose default is not kept: working the default out would have no
             // effect (only a required item reports, only a structure completes its own items).
@@ -704,7 +708,7 @@ fn complete_structure(
                 let done = complete_default(sub, ctx);
                 ctx.leave(old);
                 if !skip_defaults {
-                    out.items.insert(key, done);
+                    out.items.insert(Key::from_string(name.as_str()), done);
                 }
             }
         }

@@ -540,7 +540,10 @@ fn misuse_lists_what_process_reports_and_checked_validation_agrees() {
         let b = validate_checked(&schema, &v(text), &["services", "s"], &mut checked);
         assert_eq!(a, b, "{text}");
         let messages = |d: &crate::diagnostics::Diagnostics| {
-            d.items().iter().map(|x| x.message.clone()).collect::<Vec<_>>()
+            d.items()
+                .iter()
+                .map(|x| x.message.clone())
+                .collect::<Vec<_>>()
         };
         assert_eq!(messages(&plain), messages(&checked), "{text}");
     }
@@ -553,5 +556,9 @@ fn nullable_type_keeps_its_parsed_form_in_step() {
     assert!(Processor::new().process(&s, v("null")).is_ok());
     assert!(Processor::new().process(&s, v("3")).is_ok());
     let e = Processor::new().process(&s, v("abc")).unwrap_err();
-    assert!(e[0].message.contains("expects to be null or int"), "{}", e[0].message);
+    assert!(
+        e[0].message.contains("expects to be null or int"),
+        "{}",
+        e[0].message
+    );
 }
