@@ -727,11 +727,13 @@ impl Completer<'_> {
         ctx: &Ctx,
         span: Option<Span>,
     ) -> P {
-        let Some(info) = self.b.catalog.get(class) else {
+        // The builder outlives this completer: the class and its parameters need no copy.
+        let b = self.b;
+        let Some(info) = b.catalog.get(class) else {
             self.class_not_found(class, "", ctx, span);
             return P::Null;
         };
-        let class = info.name.to_string();
+        let class = info.name.as_str();
         if info.interface {
             self.report(
                 Code::InvalidDefinition,
@@ -750,11 +752,9 @@ impl Completer<'_> {
             );
             return P::Null;
         }
-        // The builder outlives this completer: its parameters need no copy.
-        let b = self.b;
         let params = b.catalog.constructor_of(info);
         let f = Function {
-            class: &class,
+            class,
             method: "__construct",
         };
         let args = self.arguments(params, args, ctx, span, &f);
