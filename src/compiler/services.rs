@@ -95,7 +95,8 @@ fn service_name(
                     return None;
                 }
             },
-            None => Some(s.to_string()),
+            // `as_str` first: `CompactString::to_string` goes through the formatter.
+            None => Some(s.as_str().to_owned()),
         },
     })
 }
@@ -311,15 +312,23 @@ fn keys_of_kind(
     let mut kept = ExprArray::new();
     let mut problems = Vec::new();
     for (key, v) in &map.items {
-        let k = key.as_string();
-        if allowed.contains(&k.as_str()) || COMMON_KEYS.contains(&k.as_str()) {
-            if let Some(span) = map.key_span(&k) {
+        // The key's text, borrowed (an integer key written out).
+        let number;
+        let k: &str = match key {
+            Key::Str(s) => s.as_str(),
+            Key::Int(_) => {
+                number = key.as_string();
+                &number
+            }
+        };
+        if allowed.contains(&k) || COMMON_KEYS.contains(&k) {
+            if let Some(span) = map.key_span(k) {
                 kept.set_key_span(key, span);
             }
             kept.items.insert(key.clone(), v.clone());
             continue;
         }
-        let why = match (kind, k.as_str()) {
+        let why = match (kind, k) {
             (DefinitionKind::Imported, "create" | "arguments" | "setup" | "inject" | "lazy") => {
                 "the application supplies an imported service at run time, so nothing creates \
                  or sets it up here"
@@ -365,7 +374,7 @@ fn keys_of_kind(
             )
             .copied()
             .collect();
-        let span = map.key_span(&k).or(v.span);
+        let span = map.key_span(k).or(v.span);
         problems.push(
             Diagnostic::error(
                 Code::UnknownOption,
