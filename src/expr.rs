@@ -10,6 +10,9 @@ use crate::neon::Key;
 use crate::source::Span;
 use indexmap::IndexMap;
 
+/// Up to this many items, [`ExprArray::get`] compares the keys in turn instead of hashing.
+const SCAN_AT_MOST: usize = 8;
+
 /// An ordered collection with integer or string keys (PHP array semantics, as in NEON).
 #[derive(Clone, Default)]
 pub struct ExprArray {
@@ -79,6 +82,18 @@ impl ExprArray {
 
     /// The value under a string key.
     pub fn get(&self, key: &str) -> Option<&Expr> {
+        // Most collections looked up by name are small (a definition map has one to four
+        // keys, and is asked for each of the twenty keys a definition may have): comparing
+        // the few string keys costs less than building and hashing a key. A text that could
+        // be an integer key (`0`, `-3`) takes the hashed path, which makes it `Key::Int`.
+        if self.items.len() <= SCAN_AT_MOST
+            && !key.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+        {
+            return self.items.iter().find_map(|(k, v)| match k {
+                Key::Str(s) if s.as_str() == key => Some(v),
+                _ => None,
+            });
+        }
         // A key of up to 24 bytes is built inline: no allocation per lookup.
         self.items.get(&Key::from_string(key))
     }
@@ -535,5 +550,34 @@ mod tests {
             e.as_array().and_then(|a| a.get("a")).and_then(Expr::as_str),
             Some("@x")
         );
+    }
+
+    #[test]
+    fn get_finds_the_same_items_in_small_and_large_collections() {
+        // Small collections are scanned, large ones hashed: both find string keys, integer
+        // keys written as text, and nothing else.
+        for size in [3usize, SCAN_AT_MOST, SCAN_AT_MOST + 5] {
+            let mut a = ExprArray::new();
+            a.items.insert(Key::Int(0), Expr::bare(ExprKind::Int(-1)));
+            a.items.insert(Key::Int(-2), Expr::bare(ExprKind::Int(-2)));
+            for i in 0..size - 2 {
+                a.items.insert(
+                    Key::from_string(format!("k{i}")),
+                    Expr::bare(ExprKind::Int(i as i64)),
+                );
+            }
+            assert_eq!(a.len(), size);
+            let int = |e: Option<&Expr>| match e.map(|e| &e.kind) {
+                Some(ExprKind::Int(i)) => Some(*i),
+                _ => None,
+            };
+            assert_eq!(int(a.get("0")), Some(-1), "size {size}");
+            assert_eq!(int(a.get("-2")), Some(-2), "size {size}");
+            assert_eq!(int(a.get("k0")), Some(0), "size {size}");
+            assert_eq!(int(a.get(&format!("k{}", size - 3))), Some(size as i64 - 3));
+            assert_eq!(int(a.get("K0")), None, "size {size}");
+            assert_eq!(int(a.get("1")), None, "size {size}");
+            assert_eq!(int(a.get("")), None, "size {size}");
+        }
     }
 }

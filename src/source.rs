@@ -120,11 +120,9 @@ impl SourceFile {
         // nette/neon's do (it strips the mark when it reads a file), and snippets omit it.
         let first = if text.starts_with('\u{feff}') { 3 } else { 0 };
         let mut line_starts = vec![first];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i + 1);
-            }
-        }
+        // memchr finds the line breaks several bytes at a time (a 10,000-service
+        // configuration and its class file are 1.1 MB).
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         SourceFile {
             name,
             path,

@@ -865,4 +865,24 @@ mod tests {
         b.remove_definition("db");
         assert_eq!(b.edits(), 5);
     }
+
+    #[test]
+    fn member_names_split_as_rsplit_once_does() {
+        use super::complete::{has_member_separator, split_member};
+        for n in [
+            "App\\Foo",
+            "App\\Foo::create",
+            "@db::connect",
+            "a:::b",
+            "a:b",
+            "::x",
+            "x::",
+            "",
+            ":",
+        ] {
+            assert_eq!(split_member(n), n.rsplit_once("::"), "{n}");
+            assert_eq!(has_member_separator(n), n.contains("::"), "{n}");
+        }
+        assert_eq!(split_member("a:::b"), Some(("a:", "b")));
+    }
 }

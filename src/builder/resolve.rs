@@ -170,7 +170,7 @@ impl ContainerBuilder {
                         None => returns(&class, member),
                     };
                 }
-                if let Some((class, method)) = n.rsplit_once("::") {
+                if let Some((class, method)) = super::complete::split_member(n) {
                     return returns(class, method);
                 }
                 Some(Made::Class(known(n)?, true))
@@ -381,7 +381,7 @@ impl Resolver<'_> {
                     }
                     return self.reference_type(svc, span, prefix);
                 }
-                if let Some((class, method)) = n.rsplit_once("::") {
+                if let Some((class, method)) = super::complete::split_member(n) {
                     if class.is_empty() {
                         return self.unknown_type(span, prefix);
                     }

@@ -22,7 +22,7 @@ pub fn load_services(section: &Expr, builder: &mut ContainerBuilder, diags: &mut
         return;
     };
     // Nette's DefinitionSchema, built once for the whole section.
-    let schema = crate::schema::sections::definition();
+    let schema = DefinitionSchema::new();
     builder.reserve_definitions(items.len());
     for (key, value) in &items.items {
         if let Some(name) = service_name(key, items, builder, diags) {
@@ -39,13 +39,39 @@ pub fn load_services_owned(section: Expr, builder: &mut ContainerBuilder, diags:
     let ExprKind::Array(mut items) = section.kind else {
         return load_services(&section, builder, diags);
     };
-    let schema = crate::schema::sections::definition();
+    let schema = DefinitionSchema::new();
     builder.reserve_definitions(items.len());
     // The key spans stay in `items` for the `@Type` keys' diagnostics.
     for (key, value) in std::mem::take(&mut items.items) {
         if let Some(name) = service_name(&key, &items, builder, diags) {
             // This service's expression moves into its definition map (and is dropped there).
             load_one(name.as_deref(), value, &schema, builder, diags);
+        }
+    }
+}
+
+/// Nette's definition schema ([`crate::schema::sections::definition`]), built once per
+/// section and checked for misuse once: each definition is validated without walking the
+/// whole schema for misuse again (a schema with misuse is checked, and reported, per
+/// definition as before).
+struct DefinitionSchema {
+    expect: crate::schema::Expect,
+    checked: bool,
+}
+
+impl DefinitionSchema {
+    fn new() -> DefinitionSchema {
+        let expect = crate::schema::sections::definition();
+        let checked = crate::schema::misuse(&expect).is_empty();
+        DefinitionSchema { expect, checked }
+    }
+
+    /// [`crate::schema::validate`] against the definition schema.
+    fn validate(&self, data: &Expr, path: &[&str], diags: &mut Diagnostics) -> Option<Expr> {
+        if self.checked {
+            crate::schema::validate_checked(&self.expect, data, path, diags)
+        } else {
+            crate::schema::validate(&self.expect, data, path, diags)
         }
     }
 }
@@ -69,7 +95,8 @@ fn service_name(
                     return None;
                 }
             },
-            None => Some(s.to_string()),
+            // `as_str` first: `CompactString::to_string` goes through the formatter.
+            None => Some(s.as_str().to_owned()),
         },
     })
 }
@@ -101,11 +128,11 @@ fn service_of_type(
     }
 }
 
-/// Loads one `services:` entry; `schema` is [`crate::schema::sections::definition`].
+/// Loads one `services:` entry against the definition schema.
 fn load_one(
     name: Option<&str>,
     value: Expr,
-    schema: &crate::schema::Expect,
+    schema: &DefinitionSchema,
     b: &mut ContainerBuilder,
     diags: &mut Diagnostics,
 ) {
@@ -285,15 +312,23 @@ fn keys_of_kind(
     let mut kept = ExprArray::new();
     let mut problems = Vec::new();
     for (key, v) in &map.items {
-        let k = key.as_string();
-        if allowed.contains(&k.as_str()) || COMMON_KEYS.contains(&k.as_str()) {
-            if let Some(span) = map.key_span(&k) {
+        // The key's text, borrowed (an integer key written out).
+        let number;
+        let k: &str = match key {
+            Key::Str(s) => s.as_str(),
+            Key::Int(_) => {
+                number = key.as_string();
+                &number
+            }
+        };
+        if allowed.contains(&k) || COMMON_KEYS.contains(&k) {
+            if let Some(span) = map.key_span(k) {
                 kept.set_key_span(key, span);
             }
             kept.items.insert(key.clone(), v.clone());
             continue;
         }
-        let why = match (kind, k.as_str()) {
+        let why = match (kind, k) {
             (DefinitionKind::Imported, "create" | "arguments" | "setup" | "inject" | "lazy") => {
                 "the application supplies an imported service at run time, so nothing creates \
                  or sets it up here"
@@ -339,7 +374,7 @@ fn keys_of_kind(
             )
             .copied()
             .collect();
-        let span = map.key_span(&k).or(v.span);
+        let span = map.key_span(k).or(v.span);
         problems.push(
             Diagnostic::error(
                 Code::UnknownOption,
@@ -364,7 +399,7 @@ fn keys_of_kind(
 fn normalize(
     label: &str,
     mut value: Expr,
-    schema: &crate::schema::Expect,
+    schema: &DefinitionSchema,
     catalog: &crate::catalog::Catalog,
     diags: &mut Diagnostics,
 ) -> Option<ExprArray> {
@@ -438,8 +473,7 @@ fn normalize(
             }
             // Nette's DefinitionSchema: unknown keys ("did you mean"), value types.
             let whole = Expr::new(ExprKind::Array(m), value.span);
-            let checked = match crate::schema::validate(schema, &whole, &["services", label], diags)
-            {
+            let checked = match schema.validate(&whole, &["services", label], diags) {
                 Some(c) => c,
                 // The errors are reported; the definition is still made from the keys that
                 // are valid, so its other mistakes (a wrong `autowired:` type, a missing
@@ -455,12 +489,7 @@ fn normalize(
                         return None;
                     }
                     let rest = Expr::new(ExprKind::Array(valid), value.span);
-                    crate::schema::validate(
-                        schema,
-                        &rest,
-                        &["services", label],
-                        &mut Diagnostics::new(),
-                    )?
+                    schema.validate(&rest, &["services", label], &mut Diagnostics::new())?
                 }
             };
             match checked.kind {
@@ -491,14 +520,17 @@ fn normalize(
 
 /// The items of definition map `m` that pass the definition schema on their own (each item
 /// is checked alone; the errors of the others were reported already).
-fn valid_keys(schema: &crate::schema::Expect, m: &ExprArray, label: &str) -> ExprArray {
+fn valid_keys(schema: &DefinitionSchema, m: &ExprArray, label: &str) -> ExprArray {
     let mut out = ExprArray::new();
     for (k, v) in &m.items {
         let mut one = ExprArray::new();
         one.items.insert(k.clone(), v.clone());
         let probe = Expr::new(ExprKind::Array(one), v.span);
         let mut scratch = Diagnostics::new();
-        if crate::schema::validate(schema, &probe, &["services", label], &mut scratch).is_some() {
+        if schema
+            .validate(&probe, &["services", label], &mut scratch)
+            .is_some()
+        {
             out.items.insert(k.clone(), v.clone());
             if let Some(span) = m.key_span(&k.as_string()) {
                 out.set_key_span(k, span);

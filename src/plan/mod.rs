@@ -5,6 +5,7 @@
 //! same bytes.
 
 mod output;
+mod pretty;
 
 pub use output::{check_output, write_atomic_with};
 
@@ -336,7 +337,7 @@ pub fn write_checked(
         match encoding {
             // `Plan::to_json`'s bytes: serde_json's pretty form and a final newline.
             wireplan_runtime::Encoding::Json => {
-                serde_json::to_writer_pretty(&mut *file, plan)?;
+                pretty::write(&mut *file, plan)?;
                 file.write_all(b"\n")?;
             }
             wireplan_runtime::Encoding::Binary => file.write_all(&plan.to_binary())?,

@@ -51,7 +51,9 @@ mod values;
 #[cfg(test)]
 mod tests;
 
-pub use process::{validate, Context, DynamicCheck, Processor, PATH_SEPARATOR};
+pub use process::{
+    misuse, validate, validate_checked, Context, DynamicCheck, Processor, PATH_SEPARATOR,
+};
 pub use values::{format_value, merge, suggest};
 
 use crate::expr::{Expr, ExprKind};
@@ -114,6 +116,9 @@ pub(crate) enum Shape {
     /// optional item and key schemas for arrays.
     Type {
         ty: String,
+        /// `ty` parsed once (`mixed` when it does not parse: that misuse is reported), since
+        /// every value checked against the node needs it.
+        spec: types::TypeSpec,
         items: Option<Box<Expect>>,
         keys: Option<Box<Expect>>,
     },
@@ -190,17 +195,17 @@ impl Expect {
     /// `|`, ranges after `:` (value for numbers, length for strings, count for arrays), and class
     /// names (any statement). `array` and `list` default to `[]`, the rest to `null`.
     pub fn type_(ty: &str) -> Expect {
+        let (spec, misuse) = types::TypeSpec::parse_or_mixed(ty);
         let mut e = Expect::with_shape(Shape::Type {
             ty: ty.to_string(),
+            spec,
             items: None,
             keys: None,
         });
         if matches!(ty, "array" | "list") {
             e.default = Some(process::empty_array());
         }
-        if let Err(msg) = types::TypeSpec::parse(ty) {
-            e.misuse.push(msg);
-        }
+        e.misuse.extend(misuse);
         e
     }
 
@@ -328,8 +333,9 @@ impl Expect {
     /// choice).
     pub fn nullable(mut self) -> Expect {
         match &mut self.shape {
-            Shape::Type { ty, .. } => {
+            Shape::Type { ty, spec, .. } => {
                 *ty = format!("null|{ty}");
+                *spec = types::TypeSpec::parse_or_mixed(ty).0;
                 self.nullable = true;
             }
             Shape::AnyOf { set, .. } => set.push(Choice::Value(Expr::bare(ExprKind::Null))),

@@ -104,6 +104,9 @@ pub struct Processor {
     base: Vec<String>,
     span: Option<Span>,
     skip_defaults: bool,
+    /// The schema is known to be free of misuse ([`misuse`] found nothing): the walk over the
+    /// whole schema that looks for it is skipped.
+    schema_checked: bool,
     warnings: Vec<Diagnostic>,
     dynamics: Vec<DynamicCheck>,
 }
@@ -124,6 +127,13 @@ impl Processor {
     /// item of an absent section, values made by scripts).
     pub fn at_span(mut self, span: Option<Span>) -> Processor {
         self.span = span;
+        self
+    }
+
+    /// For a schema that [`misuse`] found nothing wrong with: the schema is not checked again
+    /// (a caller that validates many values against one schema checks it once).
+    pub fn schema_checked(mut self) -> Processor {
+        self.schema_checked = true;
         self
     }
 
@@ -154,7 +164,9 @@ impl Processor {
             ..Context::default()
         };
         let mut problems = Vec::new();
-        collect_misuse(schema, &mut problems);
+        if !self.schema_checked {
+            collect_misuse(schema, &mut problems);
+        }
         for p in problems {
             ctx.add_error(format!("Invalid schema: {p}"));
         }
@@ -201,9 +213,38 @@ pub fn validate(
     path: &[&str],
     diags: &mut Diagnostics,
 ) -> Option<Expr> {
-    let mut p = Processor::new()
-        .at_path(path.iter().copied())
-        .at_span(data.span);
+    validate_with(Processor::new(), schema, data, path, diags)
+}
+
+/// As [`validate`], for a schema in which [`misuse`] found nothing: the same result, without
+/// walking the whole schema again for each value (the `services:` section validates every
+/// definition against one schema).
+pub fn validate_checked(
+    schema: &Expect,
+    data: &Expr,
+    path: &[&str],
+    diags: &mut Diagnostics,
+) -> Option<Expr> {
+    validate_with(Processor::new().schema_checked(), schema, data, path, diags)
+}
+
+/// Every misuse of modifiers in `schema` and its sub-schemas (a modifier on a kind of node
+/// that has no use for it, a bad type string or pattern), each as the text that follows
+/// "Invalid schema: " in the error [`Processor::process`] reports.
+pub fn misuse(schema: &Expect) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_misuse(schema, &mut out);
+    out
+}
+
+fn validate_with(
+    p: Processor,
+    schema: &Expect,
+    data: &Expr,
+    path: &[&str],
+    diags: &mut Diagnostics,
+) -> Option<Expr> {
+    let mut p = p.at_path(path.iter().copied()).at_span(data.span);
     let result = p.process(schema, data.clone());
     diags.extend(p.take_warnings());
     match result {
@@ -416,7 +457,12 @@ fn complete(schema: &Expect, value: Expr, ctx: &mut Context) -> Expr {
     let old = ctx.span;
     ctx.span = value.span.or(ctx.span);
     let out = match &schema.shape {
-        Shape::Type { ty, items, keys } => complete_type(schema, ty, items, keys, value, ctx),
+        Shape::Type {
+            ty,
+            spec,
+            items,
+            keys,
+        } => complete_type(schema, ty, spec, items, keys, value, ctx),
         Shape::Structure { items, other } => complete_structure(schema, items, other, value, ctx),
         Shape::AnyOf { set, .. } => complete_any_of(schema, set, value, ctx),
     };
@@ -436,6 +482,7 @@ fn accept_dynamic(schema: &Expect, value: Expr, ctx: &mut Context) -> Expr {
 fn complete_type(
     schema: &Expect,
     ty: &str,
+    spec: &TypeSpec,
     items: &Option<Box<Expect>>,
     keys: &Option<Box<Expect>>,
     mut value: Expr,
@@ -451,7 +498,6 @@ fn complete_type(
         value = Expr::new(ExprKind::Array(ExprArray::new()), value.span);
     }
     deprecation(schema, ctx, value.span);
-    let spec = TypeSpec::parse(ty).unwrap_or_else(|_| TypeSpec::parse("mixed").expect("valid"));
     if is_dynamic(&value) {
         if schema.dynamic || ty == "mixed" {
             return accept_dynamic(schema, value, ctx);
@@ -463,10 +509,13 @@ fn complete_type(
         ctx.type_mismatch(&schema.expected(), &value);
         return Expr::bare(ExprKind::Null);
     }
-    if let (ExprKind::Int(i), true) = (&value.kind, wants_float(ty)) {
-        value.kind = ExprKind::Float(*i as f64);
+    // Only an integer can become a float: the type string is looked at for those alone.
+    if let ExprKind::Int(i) = value.kind {
+        if wants_float(ty) {
+            value.kind = ExprKind::Float(i as f64);
+        }
     }
-    check_range(schema, &spec, &value, ctx);
+    check_range(schema, spec, &value, ctx);
     if let (Some(Ok((text, re))), Some(s)) = (&schema.pattern, value.as_str()) {
         if !re.is_match(s) {
             let msg = format!(
@@ -603,7 +652,6 @@ fn complete_structure(
     }
     let mut out = ExprArray::new();
     out.items.reserve(items.len());
-    let names: Vec<&str> = items.keys().map(String::as_str).collect();
     // The keys `other` takes, in the order given; their values move out below.
     let mut extra: Vec<Key> = Vec::new();
     for (k, v) in &given.items {
@@ -625,7 +673,7 @@ fn complete_structure(
         }
         ctx.path.push(name.to_string());
         let mut msg = format!("Unexpected item '{}'", ctx.path_text());
-        match suggest(name, names.iter().copied()) {
+        match suggest(name, items.keys().map(String::as_str)) {
             Some(s) => msg.push_str(&format!(", did you mean '{s}'?")),
             None => msg.push('.'),
         }
@@ -635,15 +683,20 @@ fn complete_structure(
     }
     let skip_defaults = ctx.skip_defaults || schema.skip_defaults;
     for (name, sub) in items {
-        let key = Key::from_string(name.as_str());
         // Each given value is completed once: it moves out rather than being copied (the
-        // order of the rest does not matter any more: `extra` keeps theirs).
-        match given.items.swap_remove(&key) {
+        // order of the rest does not matter any more: `extra` keeps theirs). Once all are
+        // taken (a definition gives two or three of its twenty keys), nothing is looked up.
+        let found = if given.items.is_empty() {
+            None
+        } else {
+            given.items.swap_remove(&Key::from_string(name.as_str()))
+        };
+        match found {
             Some(v) => {
                 let old = ctx.enter(name.clone(), v.span);
                 let done = complete(sub, v, ctx);
                 ctx.leave(old);
-                out.items.insert(key, done);
+                out.items.insert(Key::from_string(name.as_str()), done);
             }
             // An absent item whose default is not kept: working the default out would have no
             // effect (only a required item reports, only a structure completes its own items).
@@ -655,7 +708,7 @@ fn complete_structure(
                 let done = complete_default(sub, ctx);
                 ctx.leave(old);
                 if !skip_defaults {
-                    out.items.insert(key, done);
+                    out.items.insert(Key::from_string(name.as_str()), done);
                 }
             }
         }

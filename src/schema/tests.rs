@@ -509,3 +509,56 @@ fn modifiers_that_do_not_fit_their_node_are_misuse() {
         )
         .is_ok());
 }
+
+#[test]
+fn misuse_lists_what_process_reports_and_checked_validation_agrees() {
+    // `misuse` finds what `process` reports as "Invalid schema: …".
+    let bad = Expect::structure([("a", Expect::int().other_items(Expect::int()))]);
+    let found = misuse(&bad);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("otherItems"), "{found:?}");
+    let e = Processor::new().process(&bad, v("{a: 1}")).unwrap_err();
+    assert_eq!(e[0].message, format!("Invalid schema: {}", found[0]));
+    // A bad type string is misuse, and such a node then takes any value.
+    let odd = Expect::type_("int|");
+    assert_eq!(misuse(&odd).len(), 1);
+    assert!(Processor::new()
+        .schema_checked()
+        .process(&odd, v("abc"))
+        .is_ok());
+    // The definition schema has none, so `validate_checked` gives what `validate` gives.
+    let schema = sections::definition();
+    assert!(misuse(&schema).is_empty());
+    for text in [
+        "{create: App\\Foo, tags: [a, priority: 2]}",
+        "{create: App\\Foo, autowired: 3}",
+        "{crate: App\\Foo}",
+    ] {
+        let mut plain = crate::diagnostics::Diagnostics::new();
+        let mut checked = crate::diagnostics::Diagnostics::new();
+        let a = validate(&schema, &v(text), &["services", "s"], &mut plain);
+        let b = validate_checked(&schema, &v(text), &["services", "s"], &mut checked);
+        assert_eq!(a, b, "{text}");
+        let messages = |d: &crate::diagnostics::Diagnostics| {
+            d.items()
+                .iter()
+                .map(|x| x.message.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(messages(&plain), messages(&checked), "{text}");
+    }
+}
+
+#[test]
+fn nullable_type_keeps_its_parsed_form_in_step() {
+    // `nullable()` rewrites the type string; the parsed form used for checks follows it.
+    let s = Expect::int().nullable();
+    assert!(Processor::new().process(&s, v("null")).is_ok());
+    assert!(Processor::new().process(&s, v("3")).is_ok());
+    let e = Processor::new().process(&s, v("abc")).unwrap_err();
+    assert!(
+        e[0].message.contains("expects to be null or int"),
+        "{}",
+        e[0].message
+    );
+}

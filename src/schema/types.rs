@@ -94,6 +94,24 @@ const BUILTINS: &[&str] = &[
 ];
 
 impl TypeSpec {
+    /// Parses `ty`; a type string that does not parse checks as `mixed`, with the reason
+    /// returned (a schema misuse the caller reports).
+    pub fn parse_or_mixed(ty: &str) -> (TypeSpec, Option<String>) {
+        match TypeSpec::parse(ty) {
+            Ok(spec) => (spec, None),
+            Err(msg) => (
+                TypeSpec {
+                    alts: vec![Alt {
+                        name: "mixed".into(),
+                        array_of: false,
+                        range: None,
+                    }],
+                },
+                Some(msg),
+            ),
+        }
+    }
+
     /// Parses `?A|B:1..2|C[]`. Errors describe the bad part.
     pub fn parse(ty: &str) -> Result<TypeSpec, String> {
         let (nullable, body) = match ty.strip_prefix('?') {
