@@ -298,6 +298,25 @@ fn input_that_ends_inside_an_unfinished_entry_is_reported() {
     assert!(out.contains("[1, 2]"), "{out}");
 }
 
+/// What a script prints reaches the terminal visibly: a BEL or ESC in it is shown escaped.
+#[test]
+fn printed_control_characters_are_shown_escaped() {
+    let (code, out, err) = run_piped(
+        env!("CARGO_BIN_EXE_wireplan"),
+        &[
+            "repl",
+            "examples/blog/config/app.neon",
+            "--catalog",
+            "examples/blog/catalog.json",
+        ],
+        "print(\"a\\u0007b\\x1b[31m\");\n",
+        &[],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(err.contains("script: a\\u{7}b\\u{1b}[31m"), "{err:?}");
+    assert!(!err.contains('\u{7}') && !err.contains('\u{1b}'), "{err:?}");
+}
+
 /// Issue #11: Ctrl-C while an input runs stops the input, not the REPL.
 #[test]
 fn ctrl_c_in_a_terminal_stops_the_running_input_and_the_session_goes_on() {

@@ -684,9 +684,9 @@ impl ContainerBuilder {
         Ok(())
     }
 
-    /// Resolves every definition's type and builds the autowiring index (start of phase B).
-    /// Errors (`class-not-found`, `invalid-definition`, `invalid-autowired`, …) go to `diags`.
-    pub fn resolve(&mut self, diags: &mut Diagnostics) {
+    /// `missing-service` for each alias whose target is not a definition (an alias to an alias
+    /// gets a note saying that an alias must name a service).
+    fn check_aliases(&self, diags: &mut Diagnostics) {
         for (alias, target) in &self.aliases {
             if !self.definitions.contains_key(target) {
                 let mut d = Diagnostic::error(
@@ -699,6 +699,12 @@ impl ContainerBuilder {
                 diags.push(d);
             }
         }
+    }
+
+    /// Resolves every definition's type and builds the autowiring index (start of phase B).
+    /// Errors (`class-not-found`, `invalid-definition`, `invalid-autowired`, …) go to `diags`.
+    pub fn resolve(&mut self, diags: &mut Diagnostics) {
+        self.check_aliases(diags);
         self.add_reference_services(None);
         self.phase = Phase::Resolving;
         self.resolve_types(diags);
@@ -732,6 +738,18 @@ impl ContainerBuilder {
     /// Completes every definition (end of phase B): creators and setups become plan statements
     /// with positional, complete, autowired arguments; constructor cycles are reported.
     pub fn complete(&mut self, diags: &mut Diagnostics) {
+        if !(self.dirty || self.unreported) {
+            // Aliases added in `beforeCompile` change no definition, so nothing is resolved
+            // again: check them here (the runtime refuses an alias to nothing), without
+            // repeating what the resolution already reported.
+            let mut again = Diagnostics::new();
+            self.check_aliases(&mut again);
+            for d in again.into_vec() {
+                if !diags.items().contains(&d) {
+                    diags.push(d);
+                }
+            }
+        }
         if self.dirty || self.unreported {
             // Definitions changed in `beforeCompile` (and may have been resolved silently by a
             // lookup since): resolve again, reporting only what the first resolution did not

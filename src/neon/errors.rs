@@ -249,7 +249,11 @@ fn describe_indent(s: &str) -> String {
 /// The lexer stopped at `at`: `Unexpected '<next 40 bytes>'` (line breaks shown as `\n`).
 pub(crate) fn lexer_error(text: &Text, at: usize, file: FileId) -> Diagnostic {
     let src = &*text.src;
-    let rest = cut(&src[at..], 40).replace('\n', "\\n");
+    // On one line: line breaks and tabs written as `\n` and `\t` (a raw tab would show the
+    // rest of the file as it is laid out, not as the quoted text it is).
+    let rest = cut(&src[at..], 40)
+        .replace('\n', "\\n")
+        .replace('\t', "\\t");
     let next_len = src[at..].chars().next().map_or(0, char::len_utf8);
     let span = Span::new(file, text.orig_start(at), text.orig_end(at + next_len));
     let rest_src = &src[at..];

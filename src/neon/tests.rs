@@ -105,6 +105,9 @@ fn an_unclosed_multi_line_string_is_labelled_as_never_closed() {
     let never_closed = "this multi-line string is never closed: its closing delimiter must stand \
                         on a line of its own";
     assert_eq!(label("a: '''\n\tline one\nb: 1\n"), never_closed);
+    // The message quotes the rest on one line: line breaks and tabs escaped.
+    let d = decode_bytes(b"a: '''\n\tline one\n", FileId(0)).unwrap_err();
+    assert_eq!(d.message, "Unexpected ''''\\n\\tline one\\n'");
     assert_eq!(label("a: \"\"\"\n\tline one\nb: 1\n"), never_closed);
     assert_eq!(
         label("a: '''text\n'''\n"),

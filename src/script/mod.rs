@@ -145,7 +145,9 @@ pub fn engine(limits: &Limits) -> Engine {
     e.disable_symbol("eval");
     e.set_module_resolver(rhai::module_resolvers::DummyModuleResolver::new());
     // Script output goes to standard error, so it never mixes with JSON on standard output.
-    e.on_print(|s| eprintln!("script: {s}"));
+    // A script prints text it may have read from anywhere: shown visibly, so it cannot act
+    // on the terminal (as every other answer and message is).
+    e.on_print(|s| eprintln!("script: {}", crate::diagnostics::visible_text(s)));
     e.on_debug(|s, src, pos| match pos.line() {
         Some(line) => eprintln!("{}:{line}: debug: {s}", src.unwrap_or("script")),
         None => eprintln!("{}: debug: {s}", src.unwrap_or("script")),
