@@ -81,6 +81,34 @@ fn output_through_a_symlink_or_hard_link_to_an_input_is_refused() {
     }
 }
 
+/// A `.neon` output that the compilation does not read is a configuration all the same: the
+/// plan is not written over it (a slip such as `-o services.neon`).
+#[test]
+fn an_output_named_like_a_configuration_is_refused() {
+    let dir = project("loadFromFile");
+    std::fs::write(dir.path().join("other.neon"), "services:\n").unwrap();
+    for out in ["other.neon", "new.NEON"] {
+        let r = wireplan(dir.path())
+            .args(["compile", "app.neon", "-o", out])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "error[io-error]: Refusing to write the plan to '{out}': a .neon file is a \
+                 configuration, not a plan."
+            )),
+            "{stderr}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("other.neon")).unwrap(),
+        "services:\n"
+    );
+    assert!(!dir.path().join("new.NEON").exists());
+}
+
 #[test]
 fn an_unrelated_output_is_written() {
     let dir = project("loadFromFile");

@@ -52,7 +52,8 @@ impl Identity {
 /// `addDependency` files). Paths are compared canonically, so `./x/../data.neon` and symlinks
 /// match, and on Unix by device and inode, so hard links match too.
 ///
-/// Errors: an `io-error` diagnostic naming the input `out` would replace.
+/// Errors: an `io-error` diagnostic naming the input `out` would replace, or saying that a
+/// `.neon` name is a configuration's.
 pub fn check_output(out: &Path, sources: &SourceMap, plan: &Plan) -> Result<(), Diagnostic> {
     let target = Identity::of(out);
     let read = sources
@@ -73,6 +74,21 @@ pub fn check_output(out: &Path, sources: &SourceMap, plan: &Plan) -> Result<(), 
                 out.display()
             )));
         }
+    }
+    // A `.neon` name is a configuration's, one this compilation does not read: a plan written
+    // there would replace one without a word (a slip such as `-o services.neon`).
+    if out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("neon"))
+    {
+        return Err(Diagnostic::error(
+            Code::Io,
+            format!(
+                "Refusing to write the plan to '{}': a .neon file is a configuration, not a plan.",
+                out.display()
+            ),
+        )
+        .with_note("write the plan to a .json or .bin file"));
     }
     Ok(())
 }
