@@ -203,7 +203,7 @@ pub fn check(stage: &str) -> Result<(), Diagnostic> {
 pub fn format_size(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
     if bytes < 1024 {
-        return format!("{bytes} bytes");
+        return format!("{bytes} byte{}", if bytes == 1 { "" } else { "s" });
     }
     let mut value = bytes as f64 / 1024.0;
     let mut unit = 0;
@@ -401,6 +401,7 @@ mod tests {
     #[test]
     fn sizes_are_written_with_one_decimal_at_most() {
         assert_eq!(format_size(512), "512 bytes");
+        assert_eq!(format_size(1), "1 byte");
         assert_eq!(format_size(20 << 20), "20 MB");
         assert_eq!(format_size(3 << 29), "1.5 GB");
     }

@@ -375,7 +375,7 @@ impl Extensions {
                     &self.host.sources.borrow(),
                     format!(
                         "getConfigSchema() must return an Expect schema, {} returned.",
-                        value.type_name()
+                        script::values::script_type_name(&value)
                     ),
                 ));
                 continue;
