@@ -1034,3 +1034,17 @@ fn schemas_print_by_script_type_and_signatures_name_strings() {
     );
     assert!(!out.contains("ImmutableString"), "{out}");
 }
+
+/// A setup whose method does not exist is shown by `:show` as written, marked not completed,
+/// not as the `null` that stands for it in the completed definition.
+#[test]
+fn a_setup_that_did_not_complete_is_shown_as_written() {
+    let mut s = session();
+    ask(
+        &mut s,
+        r#"builder.getDefinition("articles").addSetup("nope", [1]);"#,
+    );
+    let shown = ask(&mut s, ":show articles");
+    assert!(shown.contains("    - nope(1) (not completed)"), "{shown}");
+    assert!(!shown.contains("- null"), "{shown}");
+}

@@ -231,8 +231,14 @@ pub fn definition(d: &Definition, sources: &SourceMap) -> String {
         let _ = writeln!(out, "  setup:");
         match &d.completed {
             Some(done) if done.setup.len() == d.setup.len() => {
-                for s in &done.setup {
-                    let _ = writeln!(out, "    - {}", text::expr(s));
+                // A setup the completion could not turn into a call (an unknown method: see
+                // `:errors`) is shown as written, not as the `null` standing in for it.
+                for (s, written) in done.setup.iter().zip(&d.setup) {
+                    if matches!(s, wireplan_runtime::plan::Expr::Null) {
+                        let _ = writeln!(out, "    - {} (not completed)", neon(written));
+                    } else {
+                        let _ = writeln!(out, "    - {}", text::expr(s));
+                    }
                 }
             }
             _ => {
