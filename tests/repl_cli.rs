@@ -148,6 +148,22 @@ fn run_piped(
     )
 }
 
+/// `wireplan repl` on the blog example and its catalog, with `stdin` piped in (see
+/// [`run_piped`]).
+fn repl_on_example(stdin: impl AsRef<[u8]>) -> (i32, String, String) {
+    run_piped(
+        env!("CARGO_BIN_EXE_wireplan"),
+        &[
+            "repl",
+            "examples/blog/config/app.neon",
+            "--catalog",
+            "examples/blog/catalog.json",
+        ],
+        stdin,
+        &[],
+    )
+}
+
 #[test]
 fn the_alias_binary_takes_the_same_options_and_a_bad_home_is_not_an_error() {
     // HOME that does not exist, and an XDG_DATA_HOME below a regular file: no history can be
@@ -215,17 +231,8 @@ fn a_missing_config_is_refused_with_the_diagnostic_check_prints() {
 /// 134); the real binary prints it 32 levels deep and goes on.
 #[test]
 fn a_deep_value_prints_bounded_in_the_real_binary() {
-    let (code, out, err) = run_piped(
-        env!("CARGO_BIN_EXE_wireplan"),
-        &[
-            "repl",
-            "examples/blog/config/app.neon",
-            "--catalog",
-            "examples/blog/catalog.json",
-        ],
-        "let v = 1; for i in 0..2000 { v = [v]; } v\n40 + 2\n:quit\n",
-        &[],
-    );
+    let (code, out, err) =
+        repl_on_example("let v = 1; for i in 0..2000 { v = [v]; } v\n40 + 2\n:quit\n");
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(
         out.contains(&format!("\n{}…{}\n", "[".repeat(33), "]".repeat(33))),
@@ -238,18 +245,7 @@ fn a_deep_value_prints_bounded_in_the_real_binary() {
 /// that keeps failing to decode ends the session with status 1 instead of looping.
 #[test]
 fn a_line_that_is_not_utf8_is_skipped_and_the_session_goes_on() {
-    let args = [
-        "repl",
-        "examples/blog/config/app.neon",
-        "--catalog",
-        "examples/blog/catalog.json",
-    ];
-    let (code, out, err) = run_piped(
-        env!("CARGO_BIN_EXE_wireplan"),
-        &args,
-        b"20 + 1\n\xff\xfe oops\n40 + 2\n:quit\n",
-        &[],
-    );
+    let (code, out, err) = repl_on_example(b"20 + 1\n\xff\xfe oops\n40 + 2\n:quit\n");
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("\n21\n") && out.contains("\n42\n"), "{out}");
     assert_eq!(
@@ -259,12 +255,7 @@ fn a_line_that_is_not_utf8_is_skipped_and_the_session_goes_on() {
         "{err}"
     );
 
-    let (code, _, err) = run_piped(
-        env!("CARGO_BIN_EXE_wireplan"),
-        &args,
-        b"\xff\n".repeat(200),
-        &[],
-    );
+    let (code, _, err) = repl_on_example(b"\xff\n".repeat(200));
     assert_eq!(code, 1, "{err}");
     assert_eq!(err.matches("was skipped").count(), 64, "{err}");
 }
@@ -273,14 +264,8 @@ fn a_line_that_is_not_utf8_is_skipped_and_the_session_goes_on() {
 /// and the session ends with status 1, instead of the entry being dropped in silence.
 #[test]
 fn input_that_ends_inside_an_unfinished_entry_is_reported() {
-    let args = [
-        "repl",
-        "examples/blog/config/app.neon",
-        "--catalog",
-        "examples/blog/catalog.json",
-    ];
     for input in ["let x = [1,\n2", "40 + 2\n/* open"] {
-        let (code, out, err) = run_piped(env!("CARGO_BIN_EXE_wireplan"), &args, input, &[]);
+        let (code, out, err) = repl_on_example(input);
         assert_eq!(code, 1, "{input:?}: {out}\n{err}");
         assert!(
             err.contains("error: the input ended inside an unfinished entry"),
@@ -288,12 +273,7 @@ fn input_that_ends_inside_an_unfinished_entry_is_reported() {
         );
     }
     // A finished multi-line entry runs, and the session ends normally.
-    let (code, out, err) = run_piped(
-        env!("CARGO_BIN_EXE_wireplan"),
-        &args,
-        "let x = [1,\n2]\nx\n",
-        &[],
-    );
+    let (code, out, err) = repl_on_example("let x = [1,\n2]\nx\n");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("[1, 2]"), "{out}");
 }
@@ -301,17 +281,7 @@ fn input_that_ends_inside_an_unfinished_entry_is_reported() {
 /// What a script prints reaches the terminal visibly: a BEL or ESC in it is shown escaped.
 #[test]
 fn printed_control_characters_are_shown_escaped() {
-    let (code, out, err) = run_piped(
-        env!("CARGO_BIN_EXE_wireplan"),
-        &[
-            "repl",
-            "examples/blog/config/app.neon",
-            "--catalog",
-            "examples/blog/catalog.json",
-        ],
-        "print(\"a\\u0007b\\x1b[31m\");\n",
-        &[],
-    );
+    let (code, out, err) = repl_on_example("print(\"a\\u0007b\\x1b[31m\");\n");
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(err.contains("script: a\\u{7}b\\u{1b}[31m"), "{err:?}");
     assert!(!err.contains('\u{7}') && !err.contains('\u{1b}'), "{err:?}");
