@@ -717,11 +717,22 @@ impl Completer<'_> {
         }
         if !named.is_empty() {
             let unknown: Vec<String> = named.keys().map(|k| format!("${k}")).collect();
+            // The caret goes on the first unknown name (written with or without `$`), where
+            // the mistake is, else on its value.
+            let (first, value) = named.first().map(|(k, v)| (k.as_str(), *v)).unzip();
+            let at = first
+                .and_then(|k| {
+                    given
+                        .key_span(k)
+                        .or_else(|| given.key_span(&format!("${k}")))
+                })
+                .or(value.and_then(|v| v.span))
+                .or(span);
             let mut d = self.error(
                 Code::UnknownArgument,
                 ctx,
                 format!("Unable to pass specified arguments to {f}."),
-                named.values().next().and_then(|v| v.span).or(span),
+                at,
             );
             d = d.with_note(format!("no parameter accepts {}", unknown.join(", ")));
             let pnames: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
