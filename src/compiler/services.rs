@@ -26,7 +26,9 @@ pub fn load_services(section: &Expr, builder: &mut ContainerBuilder, diags: &mut
     builder.reserve_definitions(items.len());
     for (key, value) in &items.items {
         if let Some(name) = service_name(key, items, builder, diags) {
-            load_one(name.as_deref(), value.clone(), &schema, builder, diags);
+            if let Err(d) = load_one(name.as_deref(), value.clone(), &schema, builder, diags) {
+                diags.push(at_key(d, items, key));
+            }
         }
     }
 }
@@ -45,7 +47,9 @@ pub fn load_services_owned(section: Expr, builder: &mut ContainerBuilder, diags:
     for (key, value) in std::mem::take(&mut items.items) {
         if let Some(name) = service_name(&key, &items, builder, diags) {
             // This service's expression moves into its definition map (and is dropped there).
-            load_one(name.as_deref(), value, &schema, builder, diags);
+            if let Err(d) = load_one(name.as_deref(), value, &schema, builder, diags) {
+                diags.push(at_key(d, &items, &key));
+            }
         }
     }
 }
@@ -129,24 +133,42 @@ fn service_of_type(
 }
 
 /// Loads one `services:` entry against the definition schema.
+/// A definition the builder refused for an invalid name (Nette's "Service name must be …"),
+/// placed on the name in the `services:` section, where the mistake is, not on its value.
+fn at_key(mut d: Diagnostic, items: &ExprArray, key: &Key) -> Diagnostic {
+    // A duplicate name (`duplicate-service`) keeps its place on the definition, beside the
+    // label on the first one.
+    if d.code != Code::InvalidDefinition {
+        return d;
+    }
+    if let Some(at) = items.key_span(&key.as_string()) {
+        for label in d.labels.iter_mut().filter(|l| l.primary) {
+            label.span = at;
+        }
+    }
+    d
+}
+
+/// Loads one definition. Problems go to `diags`, except the builder's refusal of the name,
+/// which is returned for the caller to place on the key ([`at_key`]).
 fn load_one(
     name: Option<&str>,
     value: Expr,
     schema: &DefinitionSchema,
     b: &mut ContainerBuilder,
     diags: &mut Diagnostics,
-) {
+) -> Result<(), Diagnostic> {
     let label = name.unwrap_or("(anonymous)");
     let span = value.span;
     if let ExprKind::Bool(false) = value.kind {
         if let Some(n) = name {
             b.remove_definition_at(n, span);
         }
-        return;
+        return Ok(());
     }
     let map = match normalize(label, value, schema, &b.catalog, diags) {
         Some(m) => m,
-        None => return,
+        None => return Ok(()),
     };
     let existing = name.is_some_and(|n| b.has_definition(n));
     let has_create_method = map
@@ -166,7 +188,7 @@ fn load_one(
             )
             .at(span),
         );
-        return;
+        return Ok(());
     }
     if matches!(
         map.get("alteration").map(|e| &e.kind),
@@ -180,27 +202,22 @@ fn load_one(
             )
             .at(span),
         );
-        return;
+        return Ok(());
     }
     let def: &mut Definition = if existing {
         let n = name.unwrap_or_default();
         match b.get_definition_mut(n) {
             Some(d) => d,
-            None => return,
+            None => return Ok(()),
         }
     } else {
-        match b.add_definition(name, span) {
-            Ok(d) => d,
-            Err(e) => {
-                diags.push(e);
-                return;
-            }
-        }
+        b.add_definition(name, span)?
     };
     let sniff = (!existing).then_some(has_create_method);
     apply(def, &map, sniff, diags);
     let name = def.name.clone();
     b.add_reference_services(Some(&name));
+    Ok(())
 }
 
 /// The kind a definition map makes, as Nette's `DefinitionSchema::sniffType`: an existing
