@@ -146,21 +146,19 @@ fn is_plan(path: &Path) -> bool {
     }
 }
 
-/// Whether the regular file at `path` starts (after a byte-order mark and white space) with
-/// something other than `{`: the first 4 KiB are read, nothing when it is not a regular file.
+/// Whether the regular file at `path` reads as text that is not JSON
+/// ([`inspect::plan_file::looks_like_configuration`] of its first 4 KiB); `false` when it is
+/// not a regular file or cannot be read.
 fn starts_as_non_object_text(path: &Path) -> bool {
     use std::io::Read;
     if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return false;
     }
     let mut prefix = Vec::new();
-    let read = std::fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut prefix));
-    if read.is_err() {
-        return false;
-    }
-    let text = String::from_utf8_lossy(&prefix);
-    let text = text.trim_start_matches('\u{feff}').trim_start();
-    !text.is_empty() && !text.starts_with('{')
+    std::fs::File::open(path)
+        .and_then(|f| f.take(4096).read_to_end(&mut prefix))
+        .is_ok()
+        && inspect::plan_file::looks_like_configuration(&prefix)
 }
 
 /// `wireplan graph (CONFIG | PLAN) --format dot|mermaid|json [--service NAME --depth N]`.

@@ -120,21 +120,16 @@ fn value_above(value: &Value, name: &str) -> Option<(String, &'static str)> {
         current = a.get(part)?;
         // The length of the name up to this part, with the dots between parts.
         end += part.len() + usize::from(end > 0);
-        match &current.kind {
-            Kind::Array(_) | Kind::Null => {}
-            _ => {
-                let kind = match current.type_name() {
-                    "int" => "an int",
-                    "entity" => "a statement",
-                    "array" => "a map",
-                    "bool" => "a bool",
-                    "float" => "a float",
-                    "date" => "a date",
-                    _ => "a string",
-                };
-                return Some((name[..end].to_string(), kind));
-            }
-        }
+        let kind = match &current.kind {
+            Kind::Array(_) | Kind::Null => continue,
+            Kind::Int(_) => "an int",
+            Kind::Entity(_) | Kind::Chain(_) => "a statement",
+            Kind::Bool(_) => "a bool",
+            Kind::Float(_) => "a float",
+            Kind::Date(_) => "a date",
+            Kind::Str(_) => "a string",
+        };
+        return Some((name[..end].to_string(), kind));
     }
     None
 }

@@ -66,14 +66,19 @@ pub fn read_plan(path: &Path) -> Result<PlanFile, Diagnostic> {
     }
 }
 
-/// Whether `bytes` that failed to load as a plan are text that is not JSON at all (a plan's
-/// JSON starts with `{`), such as a NEON configuration given where a plan is expected.
-fn looks_like_configuration(bytes: &[u8]) -> bool {
+/// Whether `bytes` (a file, or its first bytes) are text that is not JSON at all (a plan's
+/// JSON starts with `{`), such as a NEON configuration given where a plan is expected. A
+/// character cut off at the end of a prefix does not count against it.
+pub fn looks_like_configuration(bytes: &[u8]) -> bool {
     if bytes.starts_with(BINARY_MAGIC) {
         return false;
     }
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return false;
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default()
+        }
+        Err(_) => return false,
     };
     let text = text.trim_start_matches('\u{feff}').trim_start();
     !text.is_empty() && !text.starts_with('{') && !text.starts_with('[')
