@@ -87,54 +87,32 @@ pub fn looks_like_configuration(bytes: &[u8]) -> bool {
 /// How many [`problems`] are listed one by one; the rest are counted in one more warning.
 pub const MAX_PROBLEMS: usize = 20;
 
-/// What in a readable plan the runtime would refuse at load because it names nothing (the
-/// loader's `BadPlan` rules of docs/plan-format.md): a service's reference or provider target
-/// that is neither a service nor an alias, an alias whose target is no service, a `types` entry
-/// listing an unknown service. `show` and `graph` still show such a plan, and print these as
-/// `invalid-plan` warnings first, so a plan edited by hand or by a tool cannot look sound.
-/// At most [`MAX_PROBLEMS`] are listed, then one warning counts the rest.
+/// What is wrong with a readable plan ([`crate::plan::problems`]), as `invalid-plan` warnings:
+/// `show` and `graph` still show such a plan (edited by hand or by a tool) and print these
+/// first, so that it cannot look sound. Each says when it fails: what the runtime refuses at
+/// load (a reference, provider, alias, autowiring or tag entry naming no service; another
+/// format or version), or when the service is first created (a `create` that constructs
+/// nothing, a construction cycle). At most [`MAX_PROBLEMS`] are listed, then one warning counts
+/// the rest.
 pub fn problems(plan: &Plan) -> Vec<Diagnostic> {
-    let known = |n: &str| plan.services.contains_key(n) || plan.aliases.contains_key(n);
-    let mut found: Vec<String> = Vec::new();
-    for (name, s) in &plan.services {
-        let mut check = |target: &str| {
-            if !known(target) {
-                found.push(format!(
-                    "Service '{name}' refers to '{target}', which the plan does not define."
-                ));
-            }
-        };
-        s.create.for_each_ref(&mut check);
-        s.setup.iter().for_each(|e| e.for_each_ref(&mut check));
-        s.references
-            .values()
-            .for_each(|e| e.for_each_ref(&mut check));
-        s.create.for_each_provider(&mut check);
-        s.setup.iter().for_each(|e| e.for_each_provider(&mut check));
-    }
-    for (alias, target) in &plan.aliases {
-        if !plan.services.contains_key(target.as_str()) {
-            found.push(format!(
-                "Alias '{alias}' points to '{target}', which is not a service of the plan."
-            ));
-        }
-    }
-    for (type_, names) in &plan.types {
-        for n in names.iter() {
-            if !plan.services.contains_key(n.as_str()) {
-                found.push(format!(
-                    "The autowiring entry of '{type_}' lists '{n}', which is not a service of the plan."
-                ));
-            }
-        }
-    }
+    let found = crate::plan::problems(plan);
     let more = found.len().saturating_sub(MAX_PROBLEMS);
     let mut out: Vec<Diagnostic> = found
-        .into_iter()
+        .iter()
         .take(MAX_PROBLEMS)
-        .map(|m| {
-            Diagnostic::warning(Code::InvalidPlan, m)
-                .with_note("the runtime refuses to load this plan")
+        .map(|p| {
+            let words = p.to_string();
+            let mut first = words.chars();
+            let message = match first.next() {
+                Some(c) => format!("{}{}.", c.to_uppercase(), first.as_str()),
+                None => words,
+            };
+            let note = if p.refused_at_load() {
+                "the runtime refuses to load this plan"
+            } else {
+                "the runtime loads this plan but fails when the service is first created"
+            };
+            Diagnostic::warning(Code::InvalidPlan, message).with_note(note)
         })
         .collect();
     if more > 0 {
