@@ -325,24 +325,12 @@ impl Completer<'_> {
         // `setFactory` or `setArguments`, whose values have no place of their own), may well
         // come from that script, not from the definition: name the scripts that changed it.
         if span.is_none() || span == ctx.span {
-            let scripts: Vec<String> = self
+            if let Some(note) = self
                 .b
                 .get_definition(ctx.service)
-                .map(|def| {
-                    def.extras()
-                        .modified_by
-                        .iter()
-                        .filter(|a| !a.builtin)
-                        .map(|a| format!("extension '{}' in {}()", a.extension, a.method))
-                        .collect()
-                })
-                .unwrap_or_default();
-            if !scripts.is_empty() {
-                d = d.with_note(format!(
-                    "service '{}' was changed by {}; the value may come from there",
-                    ctx.service,
-                    scripts.join(", ")
-                ));
+                .and_then(Definition::changed_by_scripts_note)
+            {
+                d = d.with_note(note);
             }
         }
         // What an extension script added (a setup) is reported at the script line; the

@@ -244,6 +244,27 @@ impl Definition {
         self.extras.as_deref().unwrap_or(&NO_EXTRAS)
     }
 
+    /// The note for an error shown at this definition's own place when extension scripts
+    /// changed it (say with `setFactory` or `setArguments`, whose values have no place of
+    /// their own): "service 'x' was changed by extension 'e' in beforeCompile(); the value may
+    /// come from there". `None` when no script changed it (built-in steps do not count).
+    pub fn changed_by_scripts_note(&self) -> Option<String> {
+        let scripts: Vec<String> = self
+            .extras()
+            .modified_by
+            .iter()
+            .filter(|a| !a.builtin)
+            .map(|a| format!("extension '{}' in {}()", a.extension, a.method))
+            .collect();
+        (!scripts.is_empty()).then(|| {
+            format!(
+                "service '{}' was changed by {}; the value may come from there",
+                self.name,
+                scripts.join(", ")
+            )
+        })
+    }
+
     /// The rarely set parts, to change; allocates them on first use (so call it only to set
     /// something).
     pub fn extras_mut(&mut self) -> &mut DefinitionExtras {

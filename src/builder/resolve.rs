@@ -3,7 +3,7 @@
 //! types of generated services, which come from the interface they implement, are resolved in
 //! [`interfaces`].
 
-use super::{ContainerBuilder, DefinitionKind};
+use super::{ContainerBuilder, Definition, DefinitionKind};
 use crate::catalog::TypeRef;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, ExprKind, Statement};
@@ -572,11 +572,20 @@ impl Resolver<'_> {
             format!("{prefix}: Class '{class}' not found."),
         )
         .at(span);
+        // Shown at the definition's own place, the class may come from a script's
+        // `setFactory()`: name the scripts that changed the definition, as completion does.
+        let current = self.stack.last().and_then(|n| self.b.definitions.get(*n));
+        let note = current
+            .filter(|def| span.is_none() || span == def.span)
+            .and_then(Definition::changed_by_scripts_note);
         let names: Vec<&str> = self.b.catalog.classes().map(|c| c.name.as_str()).collect();
         if let Some(s) = crate::diagnostics::suggest(class, names) {
             d = d.with_note(format!("did you mean '{s}'?"));
         } else {
             d = d.with_note("Add it to the `types:` section, or pass the catalog your registry writes with `--catalog FILE` (docs/catalog.md).");
+        }
+        if let Some(note) = note {
+            d = d.with_note(note);
         }
         self.diags.push(d);
     }
