@@ -322,6 +322,9 @@ pub struct ContainerBuilder {
     /// lower-cased form: most services), to refuse names that differ only in letter case.
     lower_names: FxHashMap<String, String>,
     aliases: IndexMap<String, String>,
+    /// Where an alias was added, when a script added it (`addAlias` at its call), for the
+    /// error of an alias to a missing service.
+    alias_spans: FxHashMap<String, Span>,
     anonymous_counter: usize,
     /// The type catalog used for resolution.
     pub catalog: Catalog,
@@ -357,6 +360,7 @@ impl ContainerBuilder {
             definitions: IndexMap::default(),
             lower_names: FxHashMap::default(),
             aliases: IndexMap::new(),
+            alias_spans: FxHashMap::default(),
             anonymous_counter: 0,
             record_origins: true,
             catalog,
@@ -567,6 +571,17 @@ impl ContainerBuilder {
     /// Adds an alias. Errors: `duplicate-service` when the alias is already a service or an
     /// alias (`Alias 'x' has already been added.`).
     pub fn add_alias(&mut self, alias: &str, service: &str) -> Result<(), Diagnostic> {
+        self.add_alias_at(alias, service, None)
+    }
+
+    /// [`add_alias`](Self::add_alias), remembering where it was added (a script's call): an
+    /// alias to a missing service is reported there, and so are the errors of adding it.
+    pub fn add_alias_at(
+        &mut self,
+        alias: &str,
+        service: &str,
+        span: Option<Span>,
+    ) -> Result<(), Diagnostic> {
         let valid = !alias.is_empty()
             && alias
                 .split('.')
@@ -577,21 +592,27 @@ impl ContainerBuilder {
                 format!(
                     "Alias name must be an alphanumeric name like a service's, '{alias}' given."
                 ),
-            ));
+            )
+            .at(span));
         }
         if self.aliases.contains_key(alias) || self.definitions.contains_key(alias) {
             return Err(Diagnostic::error(
                 Code::DuplicateService,
                 format!("Alias '{alias}' has already been added."),
-            ));
+            )
+            .at(span));
         }
         self.aliases.insert(alias.to_string(), service.to_string());
+        if let Some(span) = span {
+            self.alias_spans.insert(alias.to_string(), span);
+        }
         self.edits += 1;
         Ok(())
     }
 
     /// Removes an alias; silent when it does not exist.
     pub fn remove_alias(&mut self, alias: &str) {
+        self.alias_spans.remove(alias);
         if self.aliases.shift_remove(alias).is_some() {
             self.edits += 1;
         }
@@ -713,7 +734,8 @@ impl ContainerBuilder {
                 let mut d = Diagnostic::error(
                     Code::MissingService,
                     format!("Alias '{alias}' refers to missing service '{target}'."),
-                );
+                )
+                .at(self.alias_spans.get(alias).copied());
                 if self.aliases.contains_key(target) {
                     d = d.with_note("An alias must name a service, not another alias.");
                 }

@@ -284,11 +284,12 @@ pub fn register(engine: &mut Engine) {
     );
     engine.register_fn(
         "addAlias",
-        |b: &mut BuilderHandle, alias: &str, service: &str| -> Res<()> {
-            let r = b
-                .builder
-                .borrow_mut()
-                .add_alias(alias, service.trim_start_matches('@'));
+        |ctx: NativeCallContext, b: &mut BuilderHandle, alias: &str, service: &str| -> Res<()> {
+            let span = b.state.borrow().span_at(ctx.call_position());
+            let r =
+                b.builder
+                    .borrow_mut()
+                    .add_alias_at(alias, service.trim_start_matches('@'), span);
             r.or_else(raise)
         },
     );
