@@ -9,7 +9,7 @@ use super::check::Checker;
 use super::lock::BuildLock;
 use super::{Container, Inner};
 use crate::error::Error;
-use crate::plan::{Lifespan, Plan, ServiceKind, FORMAT, VERSION};
+use crate::plan::{Lifespan, NameMap, NameSet, Plan, ServiceKind, TypeServices, FORMAT, VERSION};
 use crate::registry::Registry;
 use crate::value::{Instance, Value};
 use rustc_hash::FxHashMap;
@@ -109,8 +109,47 @@ impl<'r> ContainerBuilder<'r> {
 
     /// Loads a plan in either form from bytes; errors call it `origin`.
     pub fn from_bytes_named(self, bytes: &[u8], origin: &str) -> Result<Container, Error> {
+        // A binary plan is read straight into the container's tables when it has the shape
+        // `stream` takes (an application's ordinary plan); anything else, and every plan with
+        // a problem, goes through the plan model and its checks.
+        if bytes.starts_with(crate::encoding::BINARY_MAGIC) && self.imports.is_empty() {
+            let (payload, version) = crate::encoding::binary_payload(bytes, origin)?;
+            if let Some(streamed) = super::stream::read(payload, version, self.registry) {
+                let model = super::Model::deferred(payload, version);
+                return Ok(self.assemble(streamed, model, origin));
+            }
+        }
         let plan = Plan::from_bytes(bytes, origin)?;
         self.build(plan, origin)
+    }
+
+    /// The container of a plan read straight into its tables (see `stream`).
+    fn assemble(self, s: super::stream::Streamed, model: super::Model, origin: &str) -> Container {
+        let n = s.names.len();
+        let inner = Arc::new_cyclic(|me| Inner {
+            model,
+            names: s.names,
+            aliases: s.aliases,
+            types: s.types,
+            parameters: s.parameters,
+            has_initialization: false,
+            program: s.program,
+            registry: self.registry.clone(),
+            origin: origin.to_string(),
+            slots: (0..n).map(|_| OnceLock::new()).collect(),
+            scoped_slot: s.scoped_slot,
+            slot_types: vec![None; s.scoped_count],
+            scoped_count: s.scoped_count,
+            tags: s.tags,
+            dynamic: self.dynamic,
+            read_env: self.read_env,
+            lock: BuildLock::for_container(),
+            gates: super::async_resolve::Gates::default(),
+            created: super::order::CreationOrder::new(n),
+            by_type: OnceLock::new(),
+            me: me.clone(),
+        });
+        Container { inner }
     }
 
     /// Uses a plan already in memory; errors call it `<plan>`.
@@ -247,6 +286,11 @@ impl<'r> ContainerBuilder<'r> {
             vec![None; scoped_count]
         };
         let inner = Arc::new_cyclic(|me| Inner {
+            names: plan.services.keys().cloned().collect(),
+            aliases: plan.aliases.clone(),
+            types: plan.types.clone(),
+            parameters: plan.parameters.clone(),
+            has_initialization: !plan.initialization.is_empty(),
             program,
             registry: self.registry.clone(),
             origin: origin.to_string(),
@@ -262,7 +306,7 @@ impl<'r> ContainerBuilder<'r> {
             created,
             by_type: OnceLock::new(),
             me: me.clone(),
-            plan,
+            model: super::Model::kept(plan),
         });
         Ok(Container { inner })
     }
@@ -272,14 +316,18 @@ impl<'r> ContainerBuilder<'r> {
 /// catalog name the plan autowires exactly one service for → that service's index. Built on
 /// the first by-type request, not at load (a container asked only by name never needs it),
 /// in one pass over the registry's type names, sized once (no rehash while it fills).
-pub(super) fn by_type_table(plan: &Plan, registry: &Registry) -> FxHashMap<TypeId, usize> {
+pub(super) fn by_type_table(
+    names: &NameSet,
+    types: &NameMap<TypeServices>,
+    registry: &Registry,
+) -> FxHashMap<TypeId, usize> {
     let mut by_type = FxHashMap::with_capacity_and_hasher(
-        registry.names.len().min(plan.types.len()),
+        registry.names.len().min(types.len()),
         Default::default(),
     );
     for (tid, name) in registry.names.iter() {
-        if let Some([one]) = plan.types.get(name.as_str()).map(|names| names.as_slice()) {
-            if let Some(i) = plan.services.get_index_of(one.as_str()) {
+        if let Some([one]) = types.get(name.as_str()).map(|names| names.as_slice()) {
+            if let Some(i) = names.get_index_of(one.as_str()) {
                 by_type.insert(*tid, i);
             }
         }

@@ -1,0 +1,455 @@
+//! A binary plan read straight into the container's own tables: the service names, the
+//! autowiring index and the compiled program, without assembling the plan model
+//! ([`crate::plan::ServicePlan`] per service), checking it and keeping it.
+//!
+//! This reader takes the plans a compiler writes for ordinary applications: services (not
+//! factories, accessors, locators, imported services or slots) created by a `$new` of a
+//! registered class with a synchronous constructor, whose arguments are plain scalars or
+//! references, with setup calls and property writes on `@self` of the same kind; aliases,
+//! the `types` index, plain tags and plain static parameters; no `initialization`, no dynamic
+//! parameters, no async constructor anywhere in the registry. It checks everything the load
+//! check ([`super::check`]) would for such a plan, with the same reader of the bytes
+//! ([`crate::encoding::decode::Reader`]), so it accepts exactly the plans the model path
+//! accepts and builds the same program. Whenever it meets anything else — another shape, a
+//! problem, a missing registration, a malformed payload — it gives up (`None`) and the
+//! loader takes the model path, which reports every problem with its usual message. Nothing
+//! is lost but the time of the attempt, and only for plans that are refused or unusual.
+//!
+//! The model stays available: the container keeps the payload and decodes the model on first
+//! use (see [`super::Model`]).
+
+use std::any::TypeId;
+
+use indexmap::IndexMap;
+
+use super::program::{ArgRange, MemberKind, NewId, NewOp, Node, Program, Resolved, Service, Setup};
+use crate::encoding::decode::{Reader, MIN_PAIR, MIN_SERVICE};
+use crate::plan::{
+    Expr, Lifespan, Name, NameHasher, NameMap, NameSet, ServiceKind, TypeServices, FORMAT,
+    MAX_EXPR_DEPTH,
+};
+use crate::registry::{ClassEntry, Registry};
+use crate::value::Value;
+
+/// What a binary payload read straight into tables gives the container.
+pub(super) struct Streamed {
+    pub(super) names: NameSet,
+    pub(super) aliases: NameMap<Name>,
+    pub(super) types: NameMap<TypeServices>,
+    pub(super) parameters: IndexMap<String, Expr>,
+    pub(super) tags: IndexMap<String, Vec<(String, Value)>>,
+    pub(super) program: Program,
+    /// Per service: its slot index in every scope, for scoped services.
+    pub(super) scoped_slot: Vec<Option<u32>>,
+    pub(super) scoped_count: usize,
+}
+
+/// Expression codes of the binary form (see `encoding::mirror`).
+const NULL: u8 = 0;
+const BOOL: u8 = 1;
+const INT: u8 = 2;
+const FLOAT: u8 = 3;
+const STR: u8 = 4;
+const REF: u8 = 7;
+const NEW: u8 = 8;
+const CALL: u8 = 9;
+const SET: u8 = 10;
+/// The call-target code of `@self`.
+const SELF_TARGET: u8 = 1;
+
+/// Reads `payload` (plan version `version`, header already checked) into the container's
+/// tables for `registry`, or `None` when the plan is not of the shape this reader takes or
+/// has any problem (see the module docs): the caller then loads it through the model.
+pub(super) fn read(payload: &[u8], version: u64, registry: &Registry) -> Option<Streamed> {
+    if registry.async_classes {
+        // The async checks walk the model.
+        return None;
+    }
+    let mut s = Stream {
+        r: Reader::new(payload),
+        registry,
+        names: NameSet::default(),
+        services: Vec::new(),
+        news: Vec::new(),
+        args: Vec::new(),
+        consts: Vec::new(),
+        null: None,
+        made: Vec::new(),
+        fixups: Vec::new(),
+        scoped_slot: Vec::new(),
+        scoped_count: 0,
+    };
+    let out = s.plan(version);
+    if s.r.too_deep || s.r.at != payload.len() {
+        return None;
+    }
+    out
+}
+
+/// The reader's state: the tables being filled.
+struct Stream<'b, 'r> {
+    r: Reader<'b>,
+    registry: &'r Registry,
+    names: NameSet,
+    services: Vec<Service>,
+    news: Vec<NewOp>,
+    args: Vec<Node>,
+    consts: Vec<Value>,
+    /// The one constant `null` every `null` argument shares.
+    null: Option<u32>,
+    /// Per service: the Rust type its `$new` makes (service `i`'s `$new` is `news[i]`).
+    made: Vec<TypeId>,
+    /// References to services not read yet: (position in `args`, name), resolved once every
+    /// service and alias is known.
+    fixups: Vec<(u32, Name)>,
+    scoped_slot: Vec<Option<u32>>,
+    scoped_count: usize,
+}
+
+/// Whether a decoded expression is one the load check finds nothing wrong with outside a
+/// service: plain data no deeper than [`MAX_EXPR_DEPTH`].
+fn plain_and_shallow(e: &Expr) -> bool {
+    e.is_plain() && (e.is_leaf() || e.json_depth() <= MAX_EXPR_DEPTH)
+}
+
+impl Stream<'_, '_> {
+    fn plan(&mut self, version: u64) -> Option<Streamed> {
+        let r = &mut self.r;
+        if r.str("format").ok()? != FORMAT {
+            return None;
+        }
+        if !crate::encoding::readable(r.u32("version").ok()?.into()) {
+            return None;
+        }
+        r.str("compiler").ok()?;
+        r.str("inputs_hash").ok()?;
+        let (n, _) = r.len("dependencies", MIN_PAIR).ok()?;
+        for _ in 0..n {
+            r.str("a dependency").ok()?;
+            r.str("a dependency").ok()?;
+        }
+        let parameters: IndexMap<String, Expr> = r.map("parameter", |r, _| r.expr(0)).ok()?;
+        if !parameters.values().all(plain_and_shallow) {
+            return None;
+        }
+        let (n, cap) = r.len("services", MIN_SERVICE).ok()?;
+        self.names = NameSet::with_capacity_and_hasher(cap, NameHasher::default());
+        self.services.reserve(cap);
+        self.news.reserve(cap);
+        self.made.reserve(cap);
+        self.scoped_slot.reserve(cap);
+        self.args.reserve(cap * 4);
+        self.consts.reserve(cap * 2);
+        for _ in 0..n {
+            self.service()?;
+        }
+        let r = &mut self.r;
+        let aliases: NameMap<Name> = r.map("alias", |r, _| r.name("an alias target")).ok()?;
+        if !aliases.values().all(|t| self.names.contains(t.as_str())) {
+            return None;
+        }
+        for (at, name) in std::mem::take(&mut self.fixups) {
+            let i = resolve(&self.names, &aliases, &name)?;
+            self.args[at as usize] = Node::Ref(i);
+        }
+        let types = self.r.types().ok()?;
+        self.check_types(&types)?;
+        let tags = self.tags()?;
+        let r = &mut self.r;
+        // No `initialization` and (version 3) no dynamic parameters: both empty lists.
+        if !r.empty() || (version >= 3 && !r.empty()) {
+            return None;
+        }
+        let program = Program {
+            services: std::mem::take(&mut self.services).into_boxed_slice(),
+            news: std::mem::take(&mut self.news).into_boxed_slice(),
+            args: std::mem::take(&mut self.args).into_boxed_slice(),
+            consts: std::mem::take(&mut self.consts).into_boxed_slice(),
+            any_dispose_hook: self.registry.dispose_hooks,
+        };
+        Some(Streamed {
+            names: std::mem::take(&mut self.names),
+            aliases,
+            types,
+            parameters,
+            tags,
+            program,
+            scoped_slot: std::mem::take(&mut self.scoped_slot),
+            scoped_count: self.scoped_count,
+        })
+    }
+
+    /// One service, straight into the tables (its name first).
+    fn service(&mut self) -> Option<()> {
+        let index = self.services.len();
+        let r = &mut self.r;
+        let name = r.str("a service name").ok()?;
+        if !self.names.insert(Name::from(name)) {
+            return None; // named twice
+        }
+        // Kind `service`, not requiring async.
+        if r.byte("a service").ok()? != 0 {
+            return None;
+        }
+        let type_ = r.str("a service type").ok()?;
+        let lifespan = match r.byte("a service").ok()? {
+            0 => Lifespan::Singleton,
+            1 => Lifespan::Scoped,
+            2 => Lifespan::Transient,
+            _ => return None,
+        };
+        match r.varint("autowired").ok()? {
+            0 => {
+                r.bool("autowired").ok()?;
+            }
+            1 => {
+                r.strings("autowired types").ok()?;
+            }
+            _ => return None,
+        }
+        // A service's own tags are not checked at load (the plan's tag index is): read and
+        // dropped, so the payload is checked as the model's decoder checks it.
+        if !r.empty() {
+            r.expr_map("tag", 0).ok()?;
+        }
+        if r.peek() != Some(NEW) {
+            return None;
+        }
+        r.at += 1;
+        let class = r.str("an expression").ok()?;
+        let registry = self.registry;
+        let entry: &ClassEntry = registry.classes.get(class)?;
+        let ctor = entry.ctor.clone()?;
+        let args = self.leaf_args(false)?;
+        self.news.push(NewOp {
+            class: Name::from(class),
+            ctor: Some(ctor),
+            has_async: false,
+            args,
+        });
+        self.made.push(entry.type_id);
+        // The declared type needs a caster from the class when it is a registered interface
+        // (the autowired types are checked with the `types` index).
+        if type_ != class {
+            if let Some((iface, _)) = registry.interfaces.get(type_) {
+                if !registry.casters.contains_key(&(entry.type_id, *iface)) {
+                    return None;
+                }
+            }
+        }
+        let setup = if self.r.empty() {
+            Box::default()
+        } else {
+            let (n, cap) = self.r.len("a list of expressions", 1).ok()?;
+            let mut list = Vec::with_capacity(cap);
+            for _ in 0..n {
+                list.push(self.setup(entry)?);
+            }
+            list.into_boxed_slice()
+        };
+        let r = &mut self.r;
+        if r.some("implement").ok()? {
+            r.str("implement").ok()?;
+        }
+        if !r.empty() {
+            r.strings("parameters").ok()?;
+        }
+        // A locator's references are walked by the check: not taken here.
+        if !r.empty() {
+            return None;
+        }
+        if r.some("source").ok()? {
+            r.str("source").ok()?;
+            r.u32("a source line").ok()?;
+            r.u32("a source column").ok()?;
+        }
+        self.scoped_slot
+            .push((lifespan == Lifespan::Scoped).then(|| {
+                self.scoped_count += 1;
+                (self.scoped_count - 1) as u32
+            }));
+        self.services.push(Service {
+            kind: ServiceKind::Service,
+            lifespan,
+            requires_async: false,
+            create: Node::New(NewId(index as u32)),
+            setup,
+        });
+        Some(())
+    }
+
+    /// A setup statement on `@self` of an object made by `entry`'s class: a method call with
+    /// plain or reference arguments, or a property write of such a value.
+    fn setup(&mut self, entry: &ClassEntry) -> Option<Setup> {
+        let r = &mut self.r;
+        let code = r.varint("an expression").ok()?;
+        let kind = match code {
+            c if c == u64::from(CALL) => MemberKind::Method,
+            c if c == u64::from(SET) => MemberKind::Property,
+            _ => return None,
+        };
+        if r.varint("a call target").ok()? != u64::from(SELF_TARGET) {
+            return None;
+        }
+        let member = r.str("an expression").ok()?;
+        let inputs = match kind {
+            MemberKind::Method => self.leaf_args(true)?,
+            MemberKind::Property => {
+                let start = self.args.len() as u32;
+                let node = self.leaf(true)?;
+                self.args.push(node);
+                ArgRange {
+                    start,
+                    end: start + 1,
+                }
+            }
+        };
+        // The member must be registered for the class, as the load check requires.
+        let members = self.registry.type_entry(entry.type_id);
+        let found = match kind {
+            MemberKind::Method => {
+                members.is_some_and(|t| {
+                    t.methods.contains_key(member) || t.methods_mut.contains_key(member)
+                }) || entry.more().statics.contains_key(member)
+            }
+            MemberKind::Property => members.is_some_and(|t| t.properties.contains_key(member)),
+        };
+        if !found {
+            return None;
+        }
+        let resolved = members.map(|t| Resolved {
+            type_id: entry.type_id,
+            mut_fn: match kind {
+                MemberKind::Method => t.methods_mut.get(member).cloned(),
+                MemberKind::Property => t.properties.get(member).cloned(),
+            },
+            shared_fn: match kind {
+                MemberKind::Method => t.methods.get(member).cloned(),
+                MemberKind::Property => None,
+            },
+        });
+        Some(Setup::Member {
+            kind,
+            member: member.into(),
+            inputs,
+            resolved,
+        })
+    }
+
+    /// A list of leaf arguments pushed onto the argument table (`in_setup`: `@self` allowed).
+    fn leaf_args(&mut self, in_setup: bool) -> Option<ArgRange> {
+        let (n, _) = self.r.len("a list of expressions", 1).ok()?;
+        let start = self.args.len() as u32;
+        for _ in 0..n {
+            let node = self.leaf(in_setup)?;
+            self.args.push(node);
+        }
+        Some(ArgRange {
+            start,
+            end: self.args.len() as u32,
+        })
+    }
+
+    /// One argument: a scalar (a constant) or a reference (`None` for anything else). A
+    /// reference to a service not read yet is resolved at the end (a fix-up at the position
+    /// the node will take).
+    #[inline(always)]
+    fn leaf(&mut self, in_setup: bool) -> Option<Node> {
+        const W: &str = "an expression";
+        let r = &mut self.r;
+        let code = r.peek()?;
+        r.at += 1;
+        let value = match code {
+            REF => {
+                let name = r.str(W).ok()?;
+                if name == "@self" {
+                    return in_setup.then_some(Node::SelfObject);
+                }
+                if let Some(i) = self.names.get_index_of(name) {
+                    return Some(Node::Ref(i));
+                }
+                self.fixups.push((self.args.len() as u32, Name::from(name)));
+                return Some(Node::Ref(usize::MAX));
+            }
+            INT => {
+                let z = r.varint(W).ok()?;
+                Value::Int(((z >> 1) as i64) ^ -((z & 1) as i64))
+            }
+            NULL => {
+                let i = match self.null {
+                    Some(i) => i,
+                    None => {
+                        self.consts.push(Value::Null);
+                        let i = (self.consts.len() - 1) as u32;
+                        self.null = Some(i);
+                        i
+                    }
+                };
+                return Some(Node::Const(i));
+            }
+            BOOL => Value::Bool(r.bool(W).ok()?),
+            STR => Value::Str(r.str(W).ok()?.to_owned()),
+            FLOAT => {
+                let bytes = r.buf.get(r.at..r.at + 8)?;
+                r.at += 8;
+                let mut w = [0u8; 8];
+                w.copy_from_slice(bytes);
+                Value::Float(f64::from_le_bytes(w))
+            }
+            _ => return None,
+        };
+        self.consts.push(value);
+        Some(Node::Const((self.consts.len() - 1) as u32))
+    }
+
+    /// The `types` index: every listed service exists, and every registered interface a
+    /// service is autowired for has a caster from the service's class.
+    fn check_types(&self, types: &NameMap<TypeServices>) -> Option<()> {
+        let registry = self.registry;
+        for (ty, list) in types {
+            let iface = registry.interfaces.get(ty.as_str()).map(|(id, _)| *id);
+            for n in list {
+                let i = self.names.get_index_of(n.as_str())?;
+                if let Some(iface) = iface {
+                    if ty.as_str() != self.news[i].class.as_str()
+                        && !registry.casters.contains_key(&(self.made[i], iface))
+                    {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// The plan's tag index, with plain values of known services.
+    fn tags(&mut self) -> Option<IndexMap<String, Vec<(String, Value)>>> {
+        let raw: IndexMap<String, IndexMap<String, Expr>> =
+            self.r.map("tag", |r, _| r.expr_map("service", 0)).ok()?;
+        let mut out = IndexMap::with_capacity(raw.len());
+        for (tag, entries) in raw {
+            let mut list = Vec::with_capacity(entries.len());
+            for (service, e) in entries {
+                if !self.names.contains(service.as_str()) || !plain_and_shallow(&e) {
+                    return None;
+                }
+                list.push((service, e.plain_value()?));
+            }
+            out.insert(tag, list);
+        }
+        Some(out)
+    }
+}
+
+/// The index of service `name`, aliases followed (as the program compiler resolves a
+/// reference).
+fn resolve(names: &NameSet, aliases: &NameMap<Name>, name: &str) -> Option<usize> {
+    if let Some(i) = names.get_index_of(name) {
+        return Some(i);
+    }
+    names.get_index_of(aliases.get(name)?.as_str())
+}
+
+#[cfg(test)]
+#[path = "stream_tests.rs"]
+mod tests;
