@@ -353,6 +353,7 @@ impl Inner {
                     }
                     let ctor = if op.has_async {
                         self.registry
+                            .t
                             .classes
                             .get(&*op.class)
                             .and_then(|c| c.async_ctor.clone())
@@ -406,6 +407,7 @@ impl Inner {
                     }
                     let ctor = self
                         .registry
+                        .t
                         .classes
                         .get(class.as_str())
                         .and_then(|c| c.async_ctor.clone());
@@ -615,6 +617,7 @@ fn async_class<'a>(e: &'a Expr, registry: &crate::Registry) -> Option<&'a str> {
     let many = |items: &'a [Expr]| items.iter().find_map(|x| async_class(x, registry));
     match e {
         Expr::New { class, args } => registry
+            .t
             .classes
             .get(class.as_str())
             .filter(|c| c.async_ctor.is_some())

@@ -81,7 +81,7 @@ impl<'a> Checker<'a> {
 
     /// Records that the plan uses `class` and returns its registration, if any.
     fn use_class(&mut self, class: &'a str) -> Option<&'a ClassEntry> {
-        let entry = self.registry.classes.get(class);
+        let entry = self.registry.t.classes.get(class);
         if entry.is_some() {
             self.known_used = true;
         } else {
@@ -210,7 +210,7 @@ impl<'a> Checker<'a> {
                 }
                 other => {
                     self.walk(other, &at, None, factory);
-                    let entry = self.registry.classes.get(sp.type_.as_str());
+                    let entry = self.registry.t.classes.get(sp.type_.as_str());
                     (entry.map(|_| sp.type_.as_str()), entry)
                 }
             };
@@ -260,7 +260,7 @@ impl<'a> Checker<'a> {
         }
         // Nothing to find unless the registry has an async constructor or a service
         // requires async.
-        if requires_async || self.registry.async_classes {
+        if requires_async || self.registry.t.async_classes {
             self.problems
                 .extend(super::async_resolve::plan_problems(plan, self.registry));
         }
@@ -553,7 +553,7 @@ impl<'a> Checker<'a> {
     }
 
     fn members(&self, class: &str) -> Option<&'a crate::registry::TypeEntry> {
-        let c = self.registry.classes.get(class)?;
+        let c = self.registry.t.classes.get(class)?;
         self.registry.type_entry(c.type_id)
     }
 
@@ -594,6 +594,7 @@ impl<'a> Checker<'a> {
     /// A static method may be called on an instance, as in PHP (the runtime falls back to it).
     fn is_static(&self, class: &str, method: &str) -> bool {
         self.registry
+            .t
             .classes
             .get(class)
             .is_some_and(|c| c.more().statics.contains_key(method))
@@ -623,10 +624,10 @@ impl<'a> Checker<'a> {
             if iface == class {
                 continue;
             }
-            let Some((iface_id, _)) = registry.interfaces.get(iface) else {
+            let Some((iface_id, _)) = registry.t.interfaces.get(iface) else {
                 continue;
             };
-            if !registry.casters.contains_key(&(entry.type_id, *iface_id)) {
+            if !registry.t.casters.contains_key(&(entry.type_id, *iface_id)) {
                 self.miss(Missing::Cast {
                     class: class.to_string(),
                     interface: iface.to_string(),

@@ -266,7 +266,7 @@ impl Inner {
                 if let Some(inst) = super::async_resolve::take_prepared(e as *const Expr as usize) {
                     return Ok(Value::Service(inst));
                 }
-                let entry = self.registry.classes.get(class.as_str());
+                let entry = self.registry.t.classes.get(class.as_str());
                 if entry.is_some_and(|c| c.ctor.is_none() && c.async_ctor.is_some()) {
                     return Err(Error::AsyncRequired {
                         path: self.names(path),
@@ -412,6 +412,7 @@ impl Inner {
         step: &str,
     ) -> Result<crate::registry::StaticFn, Error> {
         self.registry
+            .t
             .classes
             .get(class)
             .and_then(|c| c.more().statics.get(method).cloned())
@@ -434,6 +435,7 @@ impl Inner {
     ) -> Option<crate::registry::StaticFn> {
         let class = self.registry.class_name_of_instance(inst)?;
         self.registry
+            .t
             .classes
             .get(class)?
             .more()

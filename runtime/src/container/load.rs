@@ -225,7 +225,7 @@ impl<'r> ContainerBuilder<'r> {
             return Err(bad(format!("{} problem(s):{list}", check.problems.len())));
         }
         if !check.missing.is_empty() {
-            let registered = self.registry.classes.len();
+            let registered = self.registry.t.classes.len();
             return Err(match check.used {
                 (used, 0) if used > 0 && registered > 0 => Error::ForeignPlan {
                     origin: origin.to_string(),
@@ -322,10 +322,10 @@ pub(super) fn by_type_table(
     registry: &Registry,
 ) -> FxHashMap<TypeId, usize> {
     let mut by_type = FxHashMap::with_capacity_and_hasher(
-        registry.names.len().min(types.len()),
+        registry.t.names.len().min(types.len()),
         Default::default(),
     );
-    for (tid, name) in registry.names.iter() {
+    for (tid, name) in registry.t.names.iter() {
         if let Some([one]) = types.get(name.as_str()).map(|names| names.as_slice()) {
             if let Some(i) = names.get_index_of(one.as_str()) {
                 by_type.insert(*tid, i);

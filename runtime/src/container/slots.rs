@@ -99,12 +99,13 @@ impl Inner {
     fn is_a(&self, class: &str, wanted: &str) -> bool {
         let mut c = class;
         // Bounded: a cycle of `extends` cannot hang the check.
-        for _ in 0..=self.registry.classes.len() {
+        for _ in 0..=self.registry.t.classes.len() {
             if c == wanted || self.registry.implements(c, wanted) {
                 return true;
             }
             match self
                 .registry
+                .t
                 .classes
                 .get(c)
                 .and_then(|e| e.more().extends.as_deref())
@@ -197,10 +198,11 @@ pub(super) fn slot_types(
             continue;
         }
         types[*slot as usize] = registry
+            .t
             .classes
             .get(sp.type_.as_str())
             .map(|c| c.type_id)
-            .filter(|t| registry.names.get(t).is_some_and(|n| *n == sp.type_));
+            .filter(|t| registry.t.names.get(t).is_some_and(|n| *n == sp.type_));
     }
     types
 }

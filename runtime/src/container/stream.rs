@@ -22,7 +22,9 @@ use std::any::TypeId;
 
 use indexmap::IndexMap;
 
-use super::program::{ArgRange, MemberKind, NewId, NewOp, Node, Program, Resolved, Service, Setup};
+use super::program::{
+    ArgRange, CtorRef, MemberKind, NewId, NewOp, Node, Program, Resolved, Service, Setup,
+};
 use crate::encoding::decode::{Reader, MIN_PAIR, MIN_SERVICE};
 use crate::plan::{
     Expr, Lifespan, Name, NameHasher, NameMap, NameSet, ServiceKind, TypeServices, FORMAT,
@@ -61,7 +63,7 @@ const SELF_TARGET: u8 = 1;
 /// tables for `registry`, or `None` when the plan is not of the shape this reader takes or
 /// has any problem (see the module docs): the caller then loads it through the model.
 pub(super) fn read(payload: &[u8], version: u64, registry: &Registry) -> Option<Streamed> {
-    if registry.async_classes {
+    if registry.t.async_classes {
         // The async checks walk the model.
         return None;
     }
@@ -138,8 +140,9 @@ impl Stream<'_, '_> {
         self.news.reserve(cap);
         self.made.reserve(cap);
         self.scoped_slot.reserve(cap);
-        self.args.reserve(cap * 4);
-        self.consts.reserve(cap * 2);
+        // (A typical service has a few arguments; constants grow as they come: a plan of
+        // references has none.)
+        self.args.reserve(cap * 3);
         for _ in 0..n {
             self.service()?;
         }
@@ -161,11 +164,11 @@ impl Stream<'_, '_> {
             return None;
         }
         let program = Program {
-            services: std::mem::take(&mut self.services).into_boxed_slice(),
-            news: std::mem::take(&mut self.news).into_boxed_slice(),
-            args: std::mem::take(&mut self.args).into_boxed_slice(),
-            consts: std::mem::take(&mut self.consts).into_boxed_slice(),
-            any_dispose_hook: self.registry.dispose_hooks,
+            services: std::mem::take(&mut self.services),
+            news: std::mem::take(&mut self.news),
+            args: std::mem::take(&mut self.args),
+            consts: std::mem::take(&mut self.consts),
+            any_dispose_hook: self.registry.t.dispose_hooks,
         };
         Some(Streamed {
             names: std::mem::take(&mut self.names),
@@ -218,8 +221,8 @@ impl Stream<'_, '_> {
         r.at += 1;
         let class = r.str("an expression").ok()?;
         let registry = self.registry;
-        let entry: &ClassEntry = registry.classes.get(class)?;
-        let ctor = entry.ctor.clone()?;
+        let entry: &ClassEntry = registry.t.classes.get(class)?;
+        let ctor = CtorRef::borrow(entry.ctor.as_ref()?);
         let args = self.leaf_args(false)?;
         self.news.push(NewOp {
             class: Name::from(class),
@@ -231,8 +234,8 @@ impl Stream<'_, '_> {
         // The declared type needs a caster from the class when it is a registered interface
         // (the autowired types are checked with the `types` index).
         if type_ != class {
-            if let Some((iface, _)) = registry.interfaces.get(type_) {
-                if !registry.casters.contains_key(&(entry.type_id, *iface)) {
+            if let Some((iface, _)) = registry.t.interfaces.get(type_) {
+                if !registry.t.casters.contains_key(&(entry.type_id, *iface)) {
                     return None;
                 }
             }
@@ -407,12 +410,12 @@ impl Stream<'_, '_> {
     fn check_types(&self, types: &NameMap<TypeServices>) -> Option<()> {
         let registry = self.registry;
         for (ty, list) in types {
-            let iface = registry.interfaces.get(ty.as_str()).map(|(id, _)| *id);
+            let iface = registry.t.interfaces.get(ty.as_str()).map(|(id, _)| *id);
             for n in list {
                 let i = self.names.get_index_of(n.as_str())?;
                 if let Some(iface) = iface {
                     if ty.as_str() != self.news[i].class.as_str()
-                        && !registry.casters.contains_key(&(self.made[i], iface))
+                        && !registry.t.casters.contains_key(&(self.made[i], iface))
                     {
                         return None;
                     }
