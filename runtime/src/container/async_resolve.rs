@@ -355,14 +355,14 @@ impl Inner {
                         self.registry
                             .t
                             .classes
-                            .get(&*op.class)
-                            .and_then(|c| c.async_ctor.clone())
+                            .get_index(op.class as usize)
+                            .and_then(|(_, c)| c.async_ctor.clone())
                     } else {
                         None
                     };
                     if let Some(ctor) = ctor {
                         let name = self.name_of(service);
-                        let step = || format!("async constructor of {}", op.class);
+                        let step = || format!("async constructor of {}", self.class_name(op));
                         let values = with_tail(out, || {
                             let frame = Frame::new(name, Ctx { scope, args: None });
                             self.program

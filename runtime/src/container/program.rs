@@ -117,8 +117,10 @@ pub(crate) struct ArgRange {
 
 /// A compiled `$new`.
 pub(crate) struct NewOp {
-    /// The catalog class, for messages.
-    pub(crate) class: crate::plan::Name,
+    /// The class: its index in the registry's class table (its name, for messages, is read
+    /// there; [`NO_CLASS`] when not registered). An index rather than a copy of the name:
+    /// building that copy per service was a visible part of a small plan's load.
+    pub(crate) class: u32,
     /// The registered sync constructor, if any (borrowed from the registry the container
     /// keeps: no reference count touched per service at load and at drop).
     pub(crate) ctor: Option<CtorRef>,
@@ -129,6 +131,9 @@ pub(crate) struct NewOp {
     /// The positional arguments, in [`Program::args`].
     pub(crate) args: ArgRange,
 }
+
+/// In [`NewOp::class`]: the class is not registered.
+pub(crate) const NO_CLASS: u32 = u32::MAX;
 
 /// A registered sync constructor, borrowed from the container's registry.
 ///
@@ -265,7 +270,7 @@ impl<'a> Compiler<'a> {
         &mut self,
         index: usize,
         sp: &ServicePlan,
-        entry: Option<&ClassEntry>,
+        entry: Option<(u32, &ClassEntry)>,
         refs: &[u32],
     ) {
         debug_assert_eq!(
@@ -278,7 +283,7 @@ impl<'a> Compiler<'a> {
             Expr::New { class, args } => self.new_op(class, args, Some(entry), Some(&mut refs)),
             other => self.node(other),
         };
-        let made = entry.map(|e| e.type_id);
+        let made = entry.map(|(_, e)| e.type_id);
         // (Most services have no setup: no collect for them.)
         let setup = if sp.setup.is_empty() {
             Box::default()
@@ -437,15 +442,21 @@ impl Compiler<'_> {
         &mut self,
         class: &crate::plan::Name,
         args: &[Expr],
-        entry: Option<Option<&ClassEntry>>,
+        entry: Option<Option<(u32, &ClassEntry)>>,
         refs: Option<&mut dyn Iterator<Item = u32>>,
     ) -> Node {
-        let entry = entry.unwrap_or_else(|| self.registry.t.classes.get(class.as_str()));
-        let ctor = entry.and_then(|c| c.ctor.as_ref().map(CtorRef::borrow));
-        let has_async = entry.is_some_and(|c| c.async_ctor.is_some());
+        let entry = entry.unwrap_or_else(|| {
+            self.registry
+                .t
+                .classes
+                .get_full(class.as_str())
+                .map(|(i, _, c)| (i as u32, c))
+        });
+        let ctor = entry.and_then(|(_, c)| c.ctor.as_ref().map(CtorRef::borrow));
+        let has_async = entry.is_some_and(|(_, c)| c.async_ctor.is_some());
         let args = self.arg_range(args, refs);
         self.news.push(NewOp {
-            class: class.clone(),
+            class: entry.map_or(NO_CLASS, |(i, _)| i),
             ctor,
             has_async,
             args,
@@ -496,6 +507,15 @@ impl Compiler<'_> {
 }
 
 impl Inner {
+    /// The catalog name of a compiled `$new`'s class, for messages.
+    pub(crate) fn class_name(&self, op: &NewOp) -> &str {
+        self.registry
+            .t
+            .classes
+            .get_index(op.class as usize)
+            .map_or("?", |(name, _)| name.as_str())
+    }
+
     /// The compiled service `idx`.
     pub(crate) fn compiled(&self, idx: usize) -> Option<&Service> {
         self.program.services.get(idx)
@@ -629,7 +649,7 @@ impl Inner {
             path,
             &mut buf,
         )?;
-        let step = || format!("constructor of {}", op.class);
+        let step = || format!("constructor of {}", self.class_name(op));
         let ctor = op
             .ctor
             .as_ref()
