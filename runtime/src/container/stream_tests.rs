@@ -403,3 +403,51 @@ fn every_changed_byte_of_a_payload_reads_as_through_the_model() {
         "{accepted} accepted, {refused} refused"
     );
 }
+
+/// A compiled `$new` borrows its constructor from the registry the container keeps: changing
+/// or dropping the application's registry afterwards changes nothing for the container.
+#[test]
+fn a_container_keeps_the_constructors_it_was_loaded_with() {
+    let mut r = registry();
+    let bytes = to_plan(&ordinary()).to_binary();
+    let streamed_one = Container::from_bytes(&bytes, &r).unwrap();
+    let modelled = Container::builder(&r)
+        .from_plan(to_plan(&ordinary()))
+        .unwrap();
+    assert!(streamed(&streamed_one));
+    // Replace the constructor, then drop the registry altogether.
+    r.class::<Part>("App\\Part").constructor(|_| Ok(Part(99)));
+    assert_eq!(
+        Container::from_bytes(&bytes, &r)
+            .unwrap()
+            .get::<Part>("part")
+            .unwrap()
+            .0,
+        99
+    );
+    drop(r);
+    for c in [&streamed_one, &modelled] {
+        assert_eq!(c.get::<Part>("part").unwrap().0, 7);
+        assert_eq!(c.get::<Part>("fresh").unwrap().0, 9);
+    }
+}
+
+/// Imported services are supplied by the builder: such a load takes the model path, with its
+/// checks of what is supplied.
+#[test]
+fn a_load_with_imports_gives_the_model_paths_answer() {
+    let r = registry();
+    let mut j = ordinary();
+    j["services"]["clock"] = json!({"kind": "imported", "type": "App\\Part", "create": null});
+    let bytes = to_plan(&j).to_binary();
+    let c = Container::builder(&r)
+        .import("clock", std::sync::Arc::new(Part(3)))
+        .from_bytes(&bytes)
+        .unwrap();
+    assert!(!streamed(&c));
+    assert_eq!(c.get::<Part>("clock").unwrap().0, 3);
+    let missing = Container::from_bytes(&bytes, &r).unwrap_err().to_string();
+    let want = by_model(&bytes, &r).unwrap_err().to_string();
+    assert_eq!(missing, want);
+    assert!(missing.contains("clock"), "{missing}");
+}
