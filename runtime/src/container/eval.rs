@@ -62,13 +62,13 @@ impl Inner {
             this: None,
             ctx: Ctx::ROOT,
         };
-        if let Some(e) = self.parameters.get(name) {
+        if let Some(e) = self.parameters().get(name) {
             return self.eval(e, &frame, &mut Path::new());
         }
         let mut dots = name.match_indices('.').map(|(i, _)| i).collect::<Vec<_>>();
         dots.reverse();
         for i in dots {
-            if let Some(e) = self.parameters.get(&name[..i]) {
+            if let Some(e) = self.parameters().get(&name[..i]) {
                 let mut v = self.eval(e, &frame, &mut Path::new())?;
                 for key in name[i + 1..].split('.') {
                     v = match v {
@@ -103,7 +103,7 @@ impl Inner {
     /// Whether the plan's value for the dotted parameter `name` is `{"$param": name}`.
     fn reads_itself(&self, name: &str) -> bool {
         for (i, _) in name.match_indices('.') {
-            let Some(mut e) = self.parameters.get(&name[..i]) else {
+            let Some(mut e) = self.parameters().get(&name[..i]) else {
                 continue;
             };
             for key in name[i + 1..].split('.') {

@@ -9,7 +9,7 @@ use super::check::Checker;
 use super::lock::BuildLock;
 use super::{Container, Inner};
 use crate::error::Error;
-use crate::plan::{Lifespan, NameMap, NameSet, Plan, ServiceKind, TypeServices, FORMAT, VERSION};
+use crate::plan::{Lifespan, Plan, ServiceKind, FORMAT, VERSION};
 use crate::registry::Registry;
 use crate::value::{Instance, Value};
 use rustc_hash::FxHashMap;
@@ -128,10 +128,12 @@ impl<'r> ContainerBuilder<'r> {
         let n = s.names.len();
         let inner = Arc::new_cyclic(|me| Inner {
             model,
-            names: s.names,
-            aliases: s.aliases,
-            types: s.types,
-            parameters: s.parameters,
+            own: Some(super::OwnTables {
+                names: s.names,
+                aliases: s.aliases,
+                types: s.types,
+                parameters: s.parameters,
+            }),
             has_initialization: false,
             program: s.program,
             registry: self.registry.clone(),
@@ -286,10 +288,7 @@ impl<'r> ContainerBuilder<'r> {
             vec![None; scoped_count]
         };
         let inner = Arc::new_cyclic(|me| Inner {
-            names: plan.services.keys().cloned().collect(),
-            aliases: plan.aliases.clone(),
-            types: plan.types.clone(),
-            parameters: plan.parameters.clone(),
+            own: None,
             has_initialization: !plan.initialization.is_empty(),
             program,
             registry: self.registry.clone(),
@@ -316,18 +315,15 @@ impl<'r> ContainerBuilder<'r> {
 /// catalog name the plan autowires exactly one service for → that service's index. Built on
 /// the first by-type request, not at load (a container asked only by name never needs it),
 /// in one pass over the registry's type names, sized once (no rehash while it fills).
-pub(super) fn by_type_table(
-    names: &NameSet,
-    types: &NameMap<TypeServices>,
-    registry: &Registry,
-) -> FxHashMap<TypeId, usize> {
+pub(super) fn by_type_table(inner: &Inner) -> FxHashMap<TypeId, usize> {
+    let (types, registry) = (inner.types(), &inner.registry);
     let mut by_type = FxHashMap::with_capacity_and_hasher(
         registry.t.names.len().min(types.len()),
         Default::default(),
     );
     for (tid, name) in registry.t.names.iter() {
         if let Some([one]) = types.get(name.as_str()).map(|names| names.as_slice()) {
-            if let Some(i) = names.get_index_of(one.as_str()) {
+            if let Some(i) = inner.service_index(one.as_str()) {
                 by_type.insert(*tid, i);
             }
         }

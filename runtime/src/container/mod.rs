@@ -100,15 +100,11 @@ pub(crate) struct Inner {
     /// The plan model, kept from a JSON or in-memory load, or built from the binary payload
     /// on first use (see [`Model`]).
     pub(crate) model: Model,
-    /// Service names in definition order (a service's index is its position) and the lookup
-    /// by name: the only part of the plan most requests need.
-    pub(crate) names: crate::plan::NameSet,
-    /// Alias name → service name.
-    pub(crate) aliases: crate::plan::NameMap<crate::plan::Name>,
-    /// The autowiring index: type → the services autowired for it (preferred first).
-    pub(crate) types: crate::plan::NameMap<crate::plan::TypeServices>,
-    /// Static parameters, fully expanded (the plan's `parameters`).
-    pub(crate) parameters: IndexMap<String, crate::plan::Expr>,
+    /// The tables a binary load read straight from the payload (see `stream`): service
+    /// names, aliases, the `types` index, static parameters. `None` when the container keeps
+    /// the model it was checked with, which then answers the same questions (see
+    /// [`Inner::service_index`] and its neighbours).
+    pub(crate) own: Option<OwnTables>,
     /// Whether the plan has `initialization` statements (read from the model when it has).
     pub(crate) has_initialization: bool,
     /// The plan compiled for creation: names resolved to indexes and registered functions
@@ -139,6 +135,19 @@ pub(crate) struct Inner {
     pub(crate) by_type: OnceLock<rustc_hash::FxHashMap<TypeId, usize>>,
     /// This container, for generated factories, accessors and locators.
     pub(crate) me: Weak<Inner>,
+}
+
+/// What a container answers from its own tables after a binary load (see [`Inner::own`]).
+pub(crate) struct OwnTables {
+    /// Service names in definition order (a service's index is its position) and the lookup
+    /// by name.
+    pub(crate) names: crate::plan::NameSet,
+    /// Alias name → service name.
+    pub(crate) aliases: crate::plan::NameMap<crate::plan::Name>,
+    /// The autowiring index: type → the services autowired for it (preferred first).
+    pub(crate) types: crate::plan::NameMap<crate::plan::TypeServices>,
+    /// Static parameters, fully expanded (the plan's `parameters`).
+    pub(crate) parameters: IndexMap<String, crate::plan::Expr>,
 }
 
 /// The plan model of a container. A binary plan that the loader read straight into the
@@ -188,6 +197,52 @@ impl Inner {
     /// The plan model (see [`Model`]).
     pub(crate) fn plan(&self) -> &Plan {
         self.model.get()
+    }
+
+    /// The index of the service `name` (aliases not followed).
+    #[inline]
+    pub(crate) fn service_index(&self, name: &str) -> Option<usize> {
+        match &self.own {
+            Some(t) => t.names.get_index_of(name),
+            None => self.plan().services.get_index_of(name),
+        }
+    }
+
+    /// The name of service `i`.
+    pub(crate) fn service_name(&self, i: usize) -> Option<&str> {
+        match &self.own {
+            Some(t) => t.names.get_index(i).map(|n| n.as_str()),
+            None => self.plan().services.get_index(i).map(|(n, _)| n.as_str()),
+        }
+    }
+
+    /// How many services the plan has.
+    pub(crate) fn service_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Alias name → service name.
+    pub(crate) fn aliases(&self) -> &crate::plan::NameMap<crate::plan::Name> {
+        match &self.own {
+            Some(t) => &t.aliases,
+            None => &self.plan().aliases,
+        }
+    }
+
+    /// The autowiring index (the plan's `types`).
+    pub(crate) fn types(&self) -> &crate::plan::NameMap<crate::plan::TypeServices> {
+        match &self.own {
+            Some(t) => &t.types,
+            None => &self.plan().types,
+        }
+    }
+
+    /// The static parameters (the plan's `parameters`).
+    pub(crate) fn parameters(&self) -> &IndexMap<String, crate::plan::Expr> {
+        match &self.own {
+            Some(t) => &t.parameters,
+            None => &self.plan().parameters,
+        }
     }
 }
 
@@ -274,7 +329,7 @@ impl std::fmt::Debug for Container {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Container")
             .field("origin", &self.inner.origin)
-            .field("services", &self.inner.names.len())
+            .field("services", &self.inner.service_count())
             .field(
                 "created",
                 &self
@@ -355,7 +410,7 @@ impl Container {
 
     /// Service names, in definition order.
     pub fn service_names(&self) -> impl Iterator<Item = &str> {
-        self.inner.names.iter().map(|n| n.as_str())
+        (0..self.inner.service_count()).filter_map(|i| self.inner.service_name(i))
     }
 
     /// The service `name` (or an alias of it) as `Arc<T>`, creating it on first use.

@@ -116,18 +116,19 @@ impl Inner {
     /// The service index of `name` after following aliases.
     pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
         // A service name is the common case: one hash probe, the aliases only on a miss.
-        if let Some(i) = self.names.get_index_of(name) {
+        if let Some(i) = self.service_index(name) {
             return Some(i);
         }
-        self.names.get_index_of(self.canonical(name))
+        self.service_index(self.canonical(name))
     }
 
     fn canonical<'a>(&'a self, name: &'a str) -> &'a str {
         let mut n = name;
         // Bounded: a cycle of aliases cannot hang the lookup.
-        for _ in 0..=self.aliases.len() {
-            match self.aliases.get(n) {
-                Some(target) if !self.names.contains(n) => n = target,
+        let aliases = self.aliases();
+        for _ in 0..=aliases.len() {
+            match aliases.get(n) {
+                Some(target) if self.service_index(n).is_none() => n = target,
                 _ => break,
             }
         }
@@ -210,7 +211,7 @@ impl Inner {
     ) -> Result<Result<usize, &str>, Error> {
         let by_type = self
             .by_type
-            .get_or_init(|| super::load::by_type_table(&self.names, &self.types, &self.registry));
+            .get_or_init(|| super::load::by_type_table(self));
         if let Some(&idx) = by_type.get(&std::any::TypeId::of::<T>()) {
             return Ok(Ok(idx));
         }
@@ -262,7 +263,7 @@ impl Inner {
     }
 
     pub(crate) fn find_by_type(&self, type_name: &str) -> &[crate::plan::Name] {
-        self.types
+        self.types()
             .get(type_name)
             .map(|names| names.as_slice())
             .unwrap_or(&[])
@@ -321,7 +322,7 @@ impl Inner {
     // lifespans and caching
 
     pub(crate) fn name_of(&self, idx: usize) -> &str {
-        self.names.get_index(idx).map(|n| n.as_str()).unwrap_or("?")
+        self.service_name(idx).unwrap_or("?")
     }
 
     pub(super) fn names(&self, path: &[usize]) -> Vec<String> {
