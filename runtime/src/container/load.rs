@@ -114,7 +114,14 @@ impl<'r> ContainerBuilder<'r> {
         // a problem, goes through the plan model and its checks.
         if bytes.starts_with(crate::encoding::BINARY_MAGIC) && self.imports.is_empty() {
             let (payload, version) = crate::encoding::binary_payload(bytes, origin)?;
-            if let Some(streamed) = super::stream::read(payload, version, self.registry) {
+            let streamed = super::stream::read(
+                payload,
+                version,
+                self.registry,
+                &self.dynamic,
+                self.read_env,
+            );
+            if let Some(streamed) = streamed {
                 let model = super::Model::deferred(payload, version);
                 return Ok(self.assemble(streamed, model, origin));
             }
@@ -143,7 +150,11 @@ impl<'r> ContainerBuilder<'r> {
             slot_types: vec![None; s.scoped_count],
             scoped_count: s.scoped_count,
             tags: s.tags,
-            dynamic: self.dynamic,
+            dynamic: {
+                let mut dynamic = self.dynamic;
+                dynamic.extend(s.resolved);
+                dynamic
+            },
             read_env: self.read_env,
             lock: BuildLock::for_container(),
             gates: super::async_resolve::Gates::default(),

@@ -6,8 +6,9 @@
 //! factories, accessors, locators, imported services or slots) created by a `$new` of a
 //! registered class with a synchronous constructor, whose arguments are plain scalars or
 //! references, with setup calls and property writes on `@self` of the same kind; aliases,
-//! the `types` index, plain tags and plain static parameters; no `initialization`, no dynamic
-//! parameters, no async constructor anywhere in the registry. It checks everything the load
+//! the `types` index, plain tags and plain static parameters, dynamic parameters (`$param`
+//! arguments, resolved and folded as the model path's compiler does); no `initialization`, no
+//! async constructor anywhere in the registry. It checks everything the load
 //! check ([`super::check`]) would for such a plan, with the same reader of the bytes
 //! ([`crate::encoding::decode::Reader`]), so it accepts exactly the plans the model path
 //! accepts and builds the same program. Whenever it meets anything else — another shape, a
@@ -19,6 +20,7 @@
 //! use (see [`super::Model`]).
 
 use std::any::TypeId;
+use std::collections::HashMap;
 
 use indexmap::IndexMap;
 
@@ -40,6 +42,8 @@ pub(super) struct Streamed {
     pub(super) types: NameMap<TypeServices>,
     pub(super) parameters: IndexMap<String, Expr>,
     pub(super) tags: IndexMap<String, Vec<(String, Value)>>,
+    /// The declared dynamic parameters, resolved (to put over the given values).
+    pub(super) resolved: HashMap<String, Value>,
     pub(super) program: Program,
     /// Per service: its slot index in every scope, for scoped services.
     pub(super) scoped_slot: Vec<Option<u32>>,
@@ -56,13 +60,21 @@ const REF: u8 = 7;
 const NEW: u8 = 8;
 const CALL: u8 = 9;
 const SET: u8 = 10;
+const PARAM: u8 = 11;
 /// The call-target code of `@self`.
 const SELF_TARGET: u8 = 1;
 
 /// Reads `payload` (plan version `version`, header already checked) into the container's
-/// tables for `registry`, or `None` when the plan is not of the shape this reader takes or
-/// has any problem (see the module docs): the caller then loads it through the model.
-pub(super) fn read(payload: &[u8], version: u64, registry: &Registry) -> Option<Streamed> {
+/// tables for `registry`, with the dynamic parameters `given` to the builder (and the
+/// environment when `read_env`), or `None` when the plan is not of the shape this reader
+/// takes or has any problem (see the module docs): the caller then loads it through the model.
+pub(super) fn read(
+    payload: &[u8],
+    version: u64,
+    registry: &Registry,
+    given: &HashMap<String, Value>,
+    read_env: bool,
+) -> Option<Streamed> {
     if registry.t.async_classes {
         // The async checks walk the model.
         return None;
@@ -78,10 +90,11 @@ pub(super) fn read(payload: &[u8], version: u64, registry: &Registry) -> Option<
         null: None,
         made: Vec::new(),
         fixups: Vec::new(),
+        params: Vec::new(),
         scoped_slot: Vec::new(),
         scoped_count: 0,
     };
-    let out = s.plan(version);
+    let out = s.plan(version, given, read_env);
     if s.r.too_deep || s.r.at != payload.len() {
         return None;
     }
@@ -104,6 +117,9 @@ struct Stream<'b, 'r> {
     /// References to services not read yet: (position in `args`, name), resolved once every
     /// service and alias is known.
     fixups: Vec<(u32, Name)>,
+    /// `$param` arguments: (position in `args`, parameter), compiled once the `dynamic`
+    /// section (at the end of the plan) is resolved.
+    params: Vec<(u32, String)>,
     scoped_slot: Vec<Option<u32>>,
     scoped_count: usize,
 }
@@ -147,7 +163,12 @@ fn plain_and_shallow(e: &Expr) -> bool {
 }
 
 impl Stream<'_, '_> {
-    fn plan(&mut self, version: u64) -> Option<Streamed> {
+    fn plan(
+        &mut self,
+        version: u64,
+        given: &HashMap<String, Value>,
+        read_env: bool,
+    ) -> Option<Streamed> {
         let r = &mut self.r;
         if r.str("format").ok()? != FORMAT {
             return None;
@@ -190,11 +211,11 @@ impl Stream<'_, '_> {
         let types = self.r.types().ok()?;
         self.check_types(&types)?;
         let tags = self.tags()?;
-        let r = &mut self.r;
-        // No `initialization` and (version 3) no dynamic parameters: both empty lists.
-        if !r.empty() || (version >= 3 && !r.empty()) {
+        // No `initialization`.
+        if !self.r.empty() {
             return None;
         }
+        let resolved = self.dynamic(version, given, read_env)?;
         let program = Program {
             services: std::mem::take(&mut self.services),
             news: std::mem::take(&mut self.news),
@@ -208,6 +229,7 @@ impl Stream<'_, '_> {
             types,
             parameters,
             tags,
+            resolved,
             program,
             scoped_slot: std::mem::take(&mut self.scoped_slot),
             scoped_count: self.scoped_count,
@@ -420,6 +442,12 @@ impl Stream<'_, '_> {
                 push_const(&mut self.args, i);
                 return Some(());
             }
+            PARAM => {
+                let name = r.str(W).ok()?.to_owned();
+                self.params.push((self.args.len() as u32, name));
+                push_node(&mut self.args, || Node::SelfObject);
+                return Some(());
+            }
             BOOL => Value::Bool(flag(r)?),
             STR => Value::Str(r.str(W).ok()?.to_owned()),
             FLOAT => {
@@ -474,6 +502,43 @@ impl Stream<'_, '_> {
             .classes
             .get_index(self.news[i].class as usize)
             .map_or("", |(name, _)| name.as_str())
+    }
+
+    /// The `dynamic` section (version 3): the declared parameters resolved as the model path
+    /// resolves them, then every `$param` argument compiled as its compiler does — the value
+    /// (resolved, else given) as a constant, or, for a parameter without one, the expression
+    /// evaluated when the service is created. A problem of the section or of a value gives
+    /// up (the model path names the services that read the parameter).
+    fn dynamic(
+        &mut self,
+        version: u64,
+        given: &HashMap<String, Value>,
+        read_env: bool,
+    ) -> Option<HashMap<String, Value>> {
+        let declared = if version >= 3 {
+            self.r.dynamic_section().ok()?
+        } else {
+            IndexMap::new()
+        };
+        if !crate::dynamic::section_problems(&declared).is_empty() {
+            return None;
+        }
+        let (resolved, problems) =
+            crate::dynamic::resolve_declared(&declared, given, read_env, |_| Vec::new());
+        if !problems.is_empty() {
+            return None;
+        }
+        for (at, name) in std::mem::take(&mut self.params) {
+            let node = match resolved.get(&name).or_else(|| given.get(&name)) {
+                Some(v) => {
+                    self.constant(v.clone());
+                    Node::Const((self.consts.len() - 1) as u32)
+                }
+                None => Node::Tree(Box::new(Expr::Param(name))),
+            };
+            self.args[at as usize] = node;
+        }
+        Some(resolved)
     }
 
     /// The plan's tag index, with plain values of known services.

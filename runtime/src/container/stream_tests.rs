@@ -351,8 +351,10 @@ fn every_changed_byte_of_a_payload_reads_as_through_the_model() {
               "create": {"$new": "App\\Recorder", "args": [{"$ref": "a"}, null, "s"]},
               "setup": [{"$call": ["@self", "bump"], "args": [2]}]},
         "c": {"type": "App\\Tuned", "create": {"$new": "App\\Tuned", "args": []},
-              "setup": [{"$set": ["@self", "note"], "value": "n"}]}
+              "setup": [{"$set": ["@self", "note"], "value": "n"}]},
+        "d": {"type": "App\\Part", "create": {"$new": "App\\Part", "args": [{"$param": "p"}]}}
     });
+    j["dynamic"] = json!({"p": {"type": "int", "default": 2}});
     j["aliases"] = json!({"p": "a"});
     j["types"] = json!({"App\\Named": ["a"], "App\\Part": ["a"]});
     j["tags"] = json!({"t": {"b": true}});
@@ -450,4 +452,58 @@ fn a_load_with_imports_gives_the_model_paths_answer() {
     let want = by_model(&bytes, &r).unwrap_err().to_string();
     assert_eq!(missing, want);
     assert!(missing.contains("clock"), "{missing}");
+}
+
+/// Dynamic parameters: resolved at load as the model path resolves them (given, converted
+/// to the declared type, else the default), folded into the program, and every problem worded
+/// by the model path.
+#[test]
+fn dynamic_parameters_are_resolved_and_their_problems_worded_as_through_the_model() {
+    let r = registry();
+    let mut j = ordinary();
+    j["dynamic"] = json!({
+        "env.H38_LEVEL": {"type": "int", "default": 1},
+        "name": {"type": "string", "required": true},
+        "late": {"type": "?string"}
+    });
+    j["services"]["rec"]["create"]["args"] = json!([{"$param": "name"}, {"$param": "late"}]);
+    // Neither given nor declared: read when the service is created, an error then.
+    j["services"]["odd"] = json!({"type": "App\\Part",
+        "create": {"$new": "App\\Part", "args": [{"$param": "undeclared"}]}});
+    j["services"]["tuned"]["setup"] =
+        json!([{"$call": ["@self", "setLevel"], "args": [{"$param": "env.H38_LEVEL"}]}]);
+    let plan = to_plan(&j);
+    let bytes = plan.to_binary();
+    type Given = &'static [(&'static str, &'static str)];
+    let cases: &[(Given, Result<(i64, &str), ()>)] = &[
+        (&[("name", "x")], Ok((1, "\"x\""))),
+        (&[("name", "y"), ("env.H38_LEVEL", "7")], Ok((7, "\"y\""))),
+        (&[], Err(())),
+        (&[("name", "x"), ("env.H38_LEVEL", "seven")], Err(())),
+    ];
+    for (given, want) in cases {
+        let builder = || {
+            Container::builder(&r)
+                .read_environment(false)
+                .parameters(given.iter().map(|(k, v)| (*k, *v)))
+        };
+        let got = builder().from_bytes(&bytes);
+        let model = builder().from_plan_named(plan.clone(), "<bytes>");
+        match (want, got, model) {
+            (Ok((level, name)), Ok(c), Ok(m)) => {
+                assert!(streamed(&c), "{given:?}");
+                for c in [&c, &m] {
+                    assert_eq!(c.get::<Tuned>("tuned").unwrap().level, *level);
+                    let seen = &c.get::<Recorder>("rec").unwrap().seen;
+                    assert_eq!(seen, &[name.to_string(), "null".to_string()]);
+                    let odd = c.get::<Part>("odd").err().unwrap().to_string();
+                    assert!(odd.contains("'undeclared': not set"), "{odd}");
+                }
+                assert_eq!(create_all(&c), create_all(&m));
+                assert_eq!(observe(&c), observe(&m));
+            }
+            (Err(()), Err(g), Err(w)) => assert_eq!(g.to_string(), w.to_string()),
+            (_, got, model) => panic!("{given:?}: stream {:?}, model {:?}", got.err(), model.err()),
+        }
+    }
 }

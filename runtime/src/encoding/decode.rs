@@ -491,6 +491,29 @@ impl<'b> Reader<'b> {
         })
     }
 
+    /// The `dynamic` section (plan version 3 and later): name → declared type, default,
+    /// required, sensitive.
+    pub(crate) fn dynamic_section(&mut self) -> Result<IndexMap<String, DynamicParam>, String> {
+        self.map("dynamic parameter", |r, _| {
+            let type_ = if r.some("a dynamic parameter")? {
+                Some(r.string("a dynamic parameter type")?)
+            } else {
+                None
+            };
+            let default = if r.some("a dynamic parameter")? {
+                Some(r.expr(0)?)
+            } else {
+                None
+            };
+            Ok(DynamicParam {
+                type_,
+                default,
+                required: r.bool("required")?,
+                sensitive: r.bool("sensitive")?,
+            })
+        })
+    }
+
     fn plan(&mut self, version: u64) -> Result<Plan, String> {
         let format = self.string("format")?;
         let version_field = self.u32("version")?;
@@ -528,24 +551,7 @@ impl<'b> Reader<'b> {
         let initialization = self.exprs(0)?;
         // Plans before version 3 end without the `dynamic` section.
         let dynamic = if version >= 3 {
-            self.map("dynamic parameter", |r, _| {
-                let type_ = if r.some("a dynamic parameter")? {
-                    Some(r.string("a dynamic parameter type")?)
-                } else {
-                    None
-                };
-                let default = if r.some("a dynamic parameter")? {
-                    Some(r.expr(0)?)
-                } else {
-                    None
-                };
-                Ok(DynamicParam {
-                    type_,
-                    default,
-                    required: r.bool("required")?,
-                    sensitive: r.bool("sensitive")?,
-                })
-            })?
+            self.dynamic_section()?
         } else {
             IndexMap::new()
         };
