@@ -211,14 +211,27 @@ pub(crate) fn resolve(
     given: &HashMap<String, Value>,
     read_env: bool,
 ) -> (HashMap<String, Value>, Vec<DynamicProblem>) {
-    let mut resolved = HashMap::new();
-    let mut problems = Vec::new();
     if plan.dynamic.is_empty() {
-        return (resolved, problems);
+        return (HashMap::new(), Vec::new());
     }
     let readers = readers(plan);
-    for (name, decl) in &plan.dynamic {
-        let services = || readers.get(name.as_str()).cloned().unwrap_or_default();
+    resolve_declared(&plan.dynamic, given, read_env, |name| {
+        readers.get(name).cloned().unwrap_or_default()
+    })
+}
+
+/// As [`resolve`], for the declared parameters `dynamic`; `services_of` names the services
+/// that read a parameter (for its problems).
+pub(crate) fn resolve_declared(
+    dynamic: &IndexMap<String, DynamicParam>,
+    given: &HashMap<String, Value>,
+    read_env: bool,
+    services_of: impl Fn(&str) -> Vec<String>,
+) -> (HashMap<String, Value>, Vec<DynamicProblem>) {
+    let mut resolved = HashMap::new();
+    let mut problems = Vec::new();
+    for (name, decl) in dynamic {
+        let services = || services_of(name.as_str());
         let value = match given.get(name) {
             Some(v) => Some(v.clone()),
             None => match name.strip_prefix("env.").filter(|_| read_env) {

@@ -23,7 +23,7 @@ use std::path::Path;
 use crate::error::Error;
 use crate::plan::{Plan, FORMAT, OLDEST_VERSION, VERSION};
 
-mod decode;
+pub(crate) mod decode;
 mod mirror;
 mod unique;
 
@@ -185,59 +185,7 @@ impl Plan {
 
     /// Reads the binary form. Errors as [`Plan::from_bytes`].
     pub fn from_binary(bytes: &[u8], origin: &str) -> Result<Plan, Error> {
-        if !bytes.starts_with(BINARY_MAGIC) {
-            return Err(bad(
-                origin,
-                "not a binary wireplan plan (no WIREPLAN magic)",
-            ));
-        }
-        if bytes.len() < BINARY_HEADER_LEN {
-            return Err(bad(
-                origin,
-                format!(
-                    "truncated binary plan: {} bytes, shorter than the {BINARY_HEADER_LEN}-byte \
-                     header",
-                    bytes.len()
-                ),
-            ));
-        }
-        let word = |at: usize, n: usize| {
-            let mut w = [0u8; 8];
-            w[..n].copy_from_slice(&bytes[at..at + n]);
-            u64::from_le_bytes(w)
-        };
-        let version = word(8, 4);
-        if !readable(version) {
-            return Err(Error::VersionMismatch {
-                origin: origin.to_string(),
-                found: version,
-                expected: VERSION,
-            });
-        }
-        let len = word(12, 8);
-        let sum = word(20, 8);
-        let payload = &bytes[BINARY_HEADER_LEN..];
-        if payload.len() as u64 != len {
-            let what = if (payload.len() as u64) < len {
-                "truncated"
-            } else {
-                "corrupt"
-            };
-            return Err(bad(
-                origin,
-                format!(
-                    "{what} binary plan: the header announces {len} payload bytes, the file has \
-                     {}",
-                    payload.len()
-                ),
-            ));
-        }
-        if checksum(payload) != sum {
-            return Err(bad(
-                origin,
-                "corrupt binary plan: the payload checksum does not match",
-            ));
-        }
+        let (payload, version) = binary_payload(bytes, origin)?;
         let plan = decode::decode(payload, version)
             .map_err(|e| bad(origin, format!("corrupt binary plan: {e}")))?;
         check_header(&plan.format, u64::from(plan.version), origin)?;
@@ -254,6 +202,65 @@ impl Plan {
             cause,
         })
     }
+}
+
+/// The payload of a binary plan and the version its header announces, once the header,
+/// length and checksum are checked (errors as [`Plan::from_binary`] words them).
+pub(crate) fn binary_payload<'b>(bytes: &'b [u8], origin: &str) -> Result<(&'b [u8], u64), Error> {
+    if !bytes.starts_with(BINARY_MAGIC) {
+        return Err(bad(
+            origin,
+            "not a binary wireplan plan (no WIREPLAN magic)",
+        ));
+    }
+    if bytes.len() < BINARY_HEADER_LEN {
+        return Err(bad(
+            origin,
+            format!(
+                "truncated binary plan: {} bytes, shorter than the {BINARY_HEADER_LEN}-byte \
+                 header",
+                bytes.len()
+            ),
+        ));
+    }
+    let word = |at: usize, n: usize| {
+        let mut w = [0u8; 8];
+        w[..n].copy_from_slice(&bytes[at..at + n]);
+        u64::from_le_bytes(w)
+    };
+    let version = word(8, 4);
+    if !readable(version) {
+        return Err(Error::VersionMismatch {
+            origin: origin.to_string(),
+            found: version,
+            expected: VERSION,
+        });
+    }
+    let len = word(12, 8);
+    let sum = word(20, 8);
+    let payload = &bytes[BINARY_HEADER_LEN..];
+    if payload.len() as u64 != len {
+        let what = if (payload.len() as u64) < len {
+            "truncated"
+        } else {
+            "corrupt"
+        };
+        return Err(bad(
+            origin,
+            format!(
+                "{what} binary plan: the header announces {len} payload bytes, the file has \
+                 {}",
+                payload.len()
+            ),
+        ));
+    }
+    if checksum(payload) != sum {
+        return Err(bad(
+            origin,
+            "corrupt binary plan: the payload checksum does not match",
+        ));
+    }
+    Ok((payload, version))
 }
 
 /// Whether this runtime reads plan version `version` ([`OLDEST_VERSION`] to [`VERSION`]).

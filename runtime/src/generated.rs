@@ -119,7 +119,7 @@ impl Factory {
     fn cast_product<T: ?Sized + 'static>(&self, inst: &Instance) -> Result<Arc<T>, Error> {
         let (inner, _) = self.origin.live()?;
         inner.registry.cast::<T>(inst).ok_or_else(|| {
-            let plan = &inner.plan.services[self.origin.service];
+            let plan = &inner.plan().services[self.origin.service];
             let class = match &plan.create {
                 crate::plan::Expr::New { class, .. } => class.to_string(),
                 _ => format!(
@@ -226,7 +226,7 @@ impl Accessor {
             .cast::<T>(&inst)
             .ok_or_else(|| Error::WrongType {
                 service: self.origin.name.clone(),
-                class: inner.plan.services[self.origin.service].type_.to_string(),
+                class: inner.plan().services[self.origin.service].type_.to_string(),
                 rust_type: inst.type_name(),
                 requested: std::any::type_name::<T>(),
             })
@@ -235,7 +235,7 @@ impl Accessor {
     /// As [`Accessor::get`], erased.
     pub fn get_instance(&self) -> Result<Instance, Error> {
         let (inner, scope) = self.origin.live()?;
-        let create = &inner.plan.services[self.origin.service].create;
+        let create = &inner.plan().services[self.origin.service].create;
         match inner.eval_in(self.origin.service, create, scope.as_ref())? {
             Value::Service(inst) => Ok(inst),
             other => Err(Error::BadArguments {
@@ -374,7 +374,7 @@ impl Locator {
     }
 
     fn reference<'p>(&self, inner: &'p Inner, key: &str) -> Result<&'p crate::plan::Expr, Error> {
-        inner.plan.services[self.origin.service]
+        inner.plan().services[self.origin.service]
             .references
             .get(key)
             .ok_or_else(|| Error::UnknownService {
@@ -564,7 +564,7 @@ pub(crate) fn bind(inst: &Instance, method: &str) -> Option<Result<Callable, Err
     };
     let checked = origin.live().and_then(|(inner, _)| {
         let (name, sp) = inner
-            .plan
+            .plan()
             .services
             .get_index(origin.service)
             .ok_or_else(|| Error::UnknownService {
@@ -588,7 +588,7 @@ pub(crate) fn bind(inst: &Instance, method: &str) -> Option<Result<Callable, Err
 }
 
 pub(crate) fn factory(inner: &Inner, service: usize, scope: Option<&Arc<ScopeState>>) -> Instance {
-    let parameters = inner.plan.services[service].parameters.clone();
+    let parameters = inner.plan().services[service].parameters.clone();
     Instance::from_value(Factory {
         origin: Origin::new(inner, service, scope),
         parameters,
@@ -602,7 +602,7 @@ pub(crate) fn accessor(inner: &Inner, service: usize, scope: Option<&Arc<ScopeSt
 }
 
 pub(crate) fn locator(inner: &Inner, service: usize, scope: Option<&Arc<ScopeState>>) -> Instance {
-    let keys = inner.plan.services[service]
+    let keys = inner.plan().services[service]
         .references
         .keys()
         .cloned()

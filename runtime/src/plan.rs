@@ -40,6 +40,10 @@ pub type NameHasher = foldhash::fast::RandomState;
 /// [`Plan`]. Build one with `NameMap::default()`, `with_capacity_and_hasher` or `collect()`.
 pub type NameMap<V> = IndexMap<Name, V, NameHasher>;
 
+/// A set of plan names in insertion order, hashed like a [`NameMap`]: a container's service
+/// names, where a service's index is its position.
+pub type NameSet = indexmap::IndexSet<Name, NameHasher>;
+
 /// The services of one entry of a plan's `types` index (preferred first). Almost every entry
 /// lists one service, which is kept inline: loading the index allocates nothing for it and
 /// dropping it frees nothing (a `Vec` per entry was ~10,000 allocations for a 10,000-service

@@ -148,6 +148,16 @@ pub(crate) struct TypeEntry {
 /// ```
 #[derive(Clone, Default)]
 pub struct Registry {
+    /// Every table in one shared allocation: cloning a registry (each container keeps a
+    /// clone) touches one reference count, and registering a class copies the tables only
+    /// when a clone shares them (`Arc::make_mut`, once per [`Registry::class`] call; a
+    /// [`ClassBuilder`] then writes through the unique borrow it holds).
+    pub(crate) t: Arc<Tables>,
+}
+
+/// The tables of a [`Registry`].
+#[derive(Clone, Default)]
+pub(crate) struct Tables {
     // FxHash in these maps: keys come from code (no untrusted input), and a lookup sits on
     // every object creation and cast.
     // Class and type names are `Name`s (inline up to 24 bytes): registering a class allocates
@@ -156,18 +166,18 @@ pub struct Registry {
     /// (small enough to stay in cache for 10,000 classes) and the entries sit in registration
     /// order, so a plan that uses its classes in about that order reads them front to back
     /// instead of one cache miss per class in a table of ~220-byte slots.
-    pub(crate) classes: Arc<ClassTable>,
+    pub(crate) classes: ClassTable,
     /// Rust type → its members (methods, property writers and readers, dispose hook). Only
     /// types with at least one member have an entry: registering a class adds none, and a
     /// type without an entry behaves as one with no members.
-    pub(crate) types: Arc<FxHashMap<TypeId, TypeEntry>>,
+    pub(crate) types: FxHashMap<TypeId, TypeEntry>,
     /// Rust type or trait object → catalog name (first registration wins).
-    pub(crate) names: Arc<FxHashMap<TypeId, Name>>,
+    pub(crate) names: FxHashMap<TypeId, Name>,
     /// Interface catalog name → `TypeId` of the trait object (asked once per autowired type
     /// of every service when a plan is loaded).
-    pub(crate) interfaces: Arc<FxHashMap<String, (TypeId, &'static str)>>,
+    pub(crate) interfaces: FxHashMap<String, (TypeId, &'static str)>,
     /// (concrete type, requested trait object) → caster writing an `Option<Arc<dyn Trait>>`.
-    pub(crate) casters: Arc<FxHashMap<(TypeId, TypeId), CasterFn>>,
+    pub(crate) casters: FxHashMap<(TypeId, TypeId), CasterFn>,
     /// Whether an async constructor was ever registered (stays true when a sync one replaces
     /// it): without one, a plan's async checks have nothing to find in the registry.
     pub(crate) async_classes: bool,
@@ -186,19 +196,16 @@ impl Registry {
     /// table grows with the types that register members.
     pub fn new() -> Registry {
         const ROOM: usize = 32;
-        // Every field spelled out: `..Registry::default()` would allocate the two tables'
-        // empty `Arc`s only to drop them here.
         Registry {
-            classes: Arc::new(ClassTable::with_capacity_and_hasher(ROOM, FxBuildHasher)),
-            types: Arc::default(),
-            names: Arc::new(FxHashMap::with_capacity_and_hasher(
-                ROOM,
-                Default::default(),
-            )),
-            interfaces: Arc::default(),
-            casters: Arc::default(),
-            async_classes: false,
-            dispose_hooks: false,
+            t: Arc::new(Tables {
+                classes: ClassTable::with_capacity_and_hasher(ROOM, FxBuildHasher),
+                types: FxHashMap::default(),
+                names: FxHashMap::with_capacity_and_hasher(ROOM, Default::default()),
+                interfaces: FxHashMap::default(),
+                casters: FxHashMap::default(),
+                async_classes: false,
+                dispose_hooks: false,
+            }),
         }
     }
 
@@ -211,17 +218,16 @@ impl Registry {
     pub fn class<T: Any + Send + Sync>(&mut self, name: &str) -> ClassBuilder<'_, T> {
         let type_id = TypeId::of::<T>();
         let name = Name::from(name);
-        let entry = Arc::make_mut(&mut self.classes).entry(name.clone());
+        let t = Arc::make_mut(&mut self.t);
+        let entry = t.classes.entry(name.clone());
         let index = entry.index();
         let entry = entry.or_insert_with(new_entry::<T>);
         if entry.type_id != type_id {
             *entry = new_entry::<T>();
         }
-        Arc::make_mut(&mut self.names)
-            .entry(type_id)
-            .or_insert_with(|| name.clone());
+        t.names.entry(type_id).or_insert(name);
         ClassBuilder {
-            registry: self,
+            t,
             index,
             _t: PhantomData,
         }
@@ -231,29 +237,25 @@ impl Registry {
     /// `name`. [`ClassBuilder::implements`] does this too; call it directly for an interface
     /// that no registered class implements yet.
     pub fn interface<I: ?Sized + 'static>(&mut self, name: &str) -> &mut Registry {
-        let id = TypeId::of::<I>();
-        Arc::make_mut(&mut self.interfaces)
-            .insert(name.to_string(), (id, std::any::type_name::<I>()));
-        Arc::make_mut(&mut self.names)
-            .entry(id)
-            .or_insert_with(|| Name::from(name));
+        Arc::make_mut(&mut self.t).interface::<I>(name);
         self
     }
 
     /// The catalog name registered for the Rust type or trait object `T`, if any.
     pub fn catalog_name_of<T: ?Sized + 'static>(&self) -> Option<&str> {
-        self.names.get(&TypeId::of::<T>()).map(Name::as_str)
+        self.t.names.get(&TypeId::of::<T>()).map(Name::as_str)
     }
 
     /// Whether the catalog class `name` is registered.
     pub fn has_class(&self, name: &str) -> bool {
-        self.classes.contains_key(name)
+        self.t.classes.contains_key(name)
     }
 
     /// Registered classes as (catalog name, Rust type name), sorted by catalog name; the
     /// start of a catalog export for the compiler.
     pub fn classes(&self) -> Vec<(&str, &'static str)> {
         let mut v: Vec<_> = self
+            .t
             .classes
             .iter()
             .map(|(n, c)| (n.as_str(), c.rust_name))
@@ -264,13 +266,13 @@ impl Registry {
 
     /// Whether the catalog interface `name` is registered.
     pub fn has_interface(&self, name: &str) -> bool {
-        self.interfaces.contains_key(name)
+        self.t.interfaces.contains_key(name)
     }
 
     /// Whether the class `class` registered a caster to the interface `interface`.
     pub fn implements(&self, class: &str, interface: &str) -> bool {
-        match (self.classes.get(class), self.interfaces.get(interface)) {
-            (Some(c), Some((i, _))) => self.casters.contains_key(&(c.type_id, *i)),
+        match (self.t.classes.get(class), self.t.interfaces.get(interface)) {
+            (Some(c), Some((i, _))) => self.t.casters.contains_key(&(c.type_id, *i)),
             _ => false,
         }
     }
@@ -303,7 +305,7 @@ impl Registry {
         concrete: TypeId,
         wanted: TypeId,
     ) -> Option<Arc<T>> {
-        let caster = self.casters.get(&(concrete, wanted))?;
+        let caster = self.t.casters.get(&(concrete, wanted))?;
         let mut out: Option<Arc<T>> = None;
         caster(instance.as_any(), &mut out);
         out
@@ -311,18 +313,29 @@ impl Registry {
 
     /// The catalog class name of the object's concrete type, if it was registered.
     pub fn class_name_of_instance(&self, instance: &Instance) -> Option<&str> {
-        self.names.get(&instance.type_id()).map(Name::as_str)
+        self.t.names.get(&instance.type_id()).map(Name::as_str)
     }
 
     pub(crate) fn type_entry(&self, id: TypeId) -> Option<&TypeEntry> {
-        self.types.get(&id)
+        self.t.types.get(&id)
+    }
+}
+
+impl Tables {
+    /// See [`Registry::interface`].
+    fn interface<I: ?Sized + 'static>(&mut self, name: &str) {
+        let id = TypeId::of::<I>();
+        self.interfaces
+            .insert(name.to_string(), (id, std::any::type_name::<I>()));
+        self.names.entry(id).or_insert_with(|| Name::from(name));
     }
 }
 
 /// Registers one class; returned by [`Registry::class`]. Each method writes into the
 /// registry immediately and returns the builder for chaining.
 pub struct ClassBuilder<'r, T> {
-    registry: &'r mut Registry,
+    /// The registry's tables, made unique once by [`Registry::class`].
+    t: &'r mut Tables,
     /// The class's index in the registry's class table (stable while the builder borrows the
     /// registry: entries are only added at the end or replaced in place).
     index: usize,
@@ -333,13 +346,11 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
     pub(crate) fn class(&mut self) -> &mut ClassEntry {
         // Registry::class inserted the entry at `index` and the builder borrows the registry
         // mutably, so the index still names it (no hash, no key comparison per call).
-        &mut Arc::make_mut(&mut self.registry.classes)[self.index]
+        &mut self.t.classes[self.index]
     }
 
     pub(crate) fn type_entry(&mut self) -> &mut TypeEntry {
-        Arc::make_mut(&mut self.registry.types)
-            .entry(TypeId::of::<T>())
-            .or_default()
+        self.t.types.entry(TypeId::of::<T>()).or_default()
     }
 
     /// The constructor used by `{"$new": "<this class>", "args": [...]}`. It receives the
@@ -383,7 +394,7 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
         mut self,
         f: fn(&Args<'_>) -> CallResult<BoxFuture<CallResult<T>>>,
     ) -> Self {
-        self.registry.async_classes = true;
+        self.t.async_classes = true;
         let class = self.class();
         class.async_ctor = Some(Arc::new(move |a| {
             let fut = f(a)?;
@@ -402,13 +413,14 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
     /// (`container.get::<dyn Logger>("logger")`), passed to `args.service::<dyn Logger>(i)`,
     /// and `container.get_by_type::<dyn Logger>()` finds the plan's services of type `name`.
     pub fn implements<I: ?Sized + 'static>(self, name: &str, cast: fn(Arc<T>) -> Arc<I>) -> Self {
-        self.registry.interface::<I>(name);
+        self.t.interface::<I>(name);
         let caster: CasterFn = Arc::new(move |o: &Arc<Erased>, out: &mut dyn Any| {
             if let Some(out) = out.downcast_mut::<Option<Arc<I>>>() {
                 *out = o.clone().downcast::<T>().ok().map(cast);
             }
         });
-        Arc::make_mut(&mut self.registry.casters)
+        self.t
+            .casters
             .insert((TypeId::of::<T>(), TypeId::of::<I>()), caster);
         self
     }
@@ -489,7 +501,7 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
             }
         });
         self.type_entry().dispose = Some(hook);
-        self.registry.dispose_hooks = true;
+        self.t.dispose_hooks = true;
         self
     }
 
@@ -579,11 +591,11 @@ mod tests {
         struct Plain;
         let mut r = Registry::new();
         r.class::<Plain>("App\\Plain").constructor(|_| Ok(Plain));
-        let c = &r.classes["App\\Plain"];
+        let c = &r.t.classes["App\\Plain"];
         assert!(c.more.is_none());
         assert!(c.more().statics.is_empty() && c.more().extends.is_none());
         r.class::<Plain>("App\\Plain").extends("App\\Base");
-        let c = &r.classes["App\\Plain"];
+        let c = &r.t.classes["App\\Plain"];
         assert_eq!(c.more().extends.as_deref(), Some("App\\Base"));
         assert!(
             c.ctor.is_some(),

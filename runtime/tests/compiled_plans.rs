@@ -45,14 +45,20 @@ fn a28_setup_calls_property_write_and_self_argument() {
                 .map_err(|_| "attached twice")?;
             Ok(())
         });
-    let c = Container::load("tests/fixtures/a28-setup.plan.json", &reg).unwrap();
-    let svc = c.get::<Svc>("svc").unwrap();
-    assert!(svc.flag);
-    assert!(Arc::ptr_eq(
-        svc.db.as_ref().unwrap(),
-        &c.get::<Db>("db").unwrap()
-    ));
-    assert!(Arc::ptr_eq(svc.attached.get().unwrap(), &svc));
+    let json = Container::load("tests/fixtures/a28-setup.plan.json", &reg).unwrap();
+    // The same plan in the binary form, which the loader reads straight into the container's
+    // tables: the same services, and the same model when asked for it.
+    let binary = Container::from_bytes(&json.plan().to_binary(), &reg).unwrap();
+    for c in [&json, &binary] {
+        let svc = c.get::<Svc>("svc").unwrap();
+        assert!(svc.flag);
+        assert!(Arc::ptr_eq(
+            svc.db.as_ref().unwrap(),
+            &c.get::<Db>("db").unwrap()
+        ));
+        assert!(Arc::ptr_eq(svc.attached.get().unwrap(), &svc));
+    }
+    assert_eq!(binary.plan(), json.plan());
 }
 
 #[test]

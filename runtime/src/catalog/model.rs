@@ -339,19 +339,20 @@ impl Registry {
     /// Deterministic: the same registrations give the same document.
     pub fn catalog_document(&self) -> CatalogDocument {
         let mut types = IndexMap::new();
-        let mut names: Vec<&crate::plan::Name> = self.classes.keys().collect();
+        let mut names: Vec<&crate::plan::Name> = self.t.classes.keys().collect();
         names.sort();
         for name in names {
-            let c = &self.classes[name];
+            let c = &self.t.classes[name];
             let t = self.type_entry(c.type_id);
             let mut entry = TypeEntry {
                 extends: c.more().extends.clone(),
                 ..TypeEntry::default()
             };
             let mut ifaces: Vec<String> = self
+                .t
                 .interfaces
                 .iter()
-                .filter(|(_, (tid, _))| self.casters.contains_key(&(c.type_id, *tid)))
+                .filter(|(_, (tid, _))| self.t.casters.contains_key(&(c.type_id, *tid)))
                 .map(|(n, _)| n.clone())
                 .collect();
             ifaces.sort();
@@ -398,10 +399,10 @@ impl Registry {
             }
             types.insert(name.to_string(), entry);
         }
-        let mut ifaces: Vec<&String> = self.interfaces.keys().collect();
+        let mut ifaces: Vec<&String> = self.t.interfaces.keys().collect();
         ifaces.sort();
         for i in ifaces {
-            if !self.classes.contains_key(i.as_str()) {
+            if !self.t.classes.contains_key(i.as_str()) {
                 let entry = TypeEntry {
                     interface: true,
                     ..TypeEntry::default()

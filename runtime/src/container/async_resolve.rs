@@ -155,12 +155,12 @@ impl Inner {
         let mut out = path.to_vec();
         let mut at = path.last().copied();
         while let Some(i) = at {
-            let sp = &self.plan.services[i];
+            let sp = &self.plan().services[i];
             let mut next = None;
             let mut find = |n: &str| {
                 if next.is_none() {
                     next = self.index_of(n).filter(|&j| {
-                        let d = &self.plan.services[j];
+                        let d = &self.program.services[j];
                         d.requires_async && d.kind == ServiceKind::Service && !out.contains(&j)
                     });
                 }
@@ -183,7 +183,7 @@ impl Inner {
         scope: Option<&Arc<ScopeState>>,
     ) -> Result<Instance, Error> {
         let ctx = Ctx { scope, args: None };
-        if !self.plan.services[idx].requires_async {
+        if !self.program.services[idx].requires_async {
             return self.resolve_index(idx, ctx, &mut Path::new());
         }
         if let Some(inst) = self.slots[idx].get() {
@@ -206,7 +206,7 @@ impl Inner {
         out: &'a mut Prepared,
     ) -> BoxFut<'a, Result<(), Error>> {
         boxed(async move {
-            let sp = &self.plan.services[idx];
+            let sp = &self.program.services[idx];
             if !sp.requires_async || sp.kind != ServiceKind::Service {
                 return Ok(());
             }
@@ -353,15 +353,16 @@ impl Inner {
                     }
                     let ctor = if op.has_async {
                         self.registry
+                            .t
                             .classes
-                            .get(&*op.class)
-                            .and_then(|c| c.async_ctor.clone())
+                            .get_index(op.class as usize)
+                            .and_then(|(_, c)| c.async_ctor.clone())
                     } else {
                         None
                     };
                     if let Some(ctor) = ctor {
                         let name = self.name_of(service);
-                        let step = || format!("async constructor of {}", op.class);
+                        let step = || format!("async constructor of {}", self.class_name(op));
                         let values = with_tail(out, || {
                             let frame = Frame::new(name, Ctx { scope, args: None });
                             self.program
@@ -406,6 +407,7 @@ impl Inner {
                     }
                     let ctor = self
                         .registry
+                        .t
                         .classes
                         .get(class.as_str())
                         .and_then(|c| c.async_ctor.clone());
@@ -513,7 +515,7 @@ impl Container {
     /// services created by this call. Stops at the first error.
     pub async fn warm_up_async(&self) -> Result<usize, Error> {
         let mut made = 0;
-        for (i, sp) in self.inner.plan.services.values().enumerate() {
+        for (i, sp) in self.inner.program.services.iter().enumerate() {
             if sp.lifespan == Lifespan::Singleton
                 && sp.kind == ServiceKind::Service
                 && self.inner.slots[i].get().is_none()
@@ -615,6 +617,7 @@ fn async_class<'a>(e: &'a Expr, registry: &crate::Registry) -> Option<&'a str> {
     let many = |items: &'a [Expr]| items.iter().find_map(|x| async_class(x, registry));
     match e {
         Expr::New { class, args } => registry
+            .t
             .classes
             .get(class.as_str())
             .filter(|c| c.async_ctor.is_some())

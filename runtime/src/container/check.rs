@@ -38,10 +38,15 @@ pub(crate) struct Checker<'a> {
 }
 
 /// What [`Checker::run`] hands on for each service it checked without a problem: its index,
-/// its plan, the registration of its top-level `$new` class (`None` for another `create` or an
-/// unregistered class) and the services that `$new`'s arguments reference ([`NO_REF`] for an
+/// its plan, the registration of its top-level `$new` class with its index in the registry's
+/// class table (`None` for another `create` or an unregistered class) and the services that `$new`'s arguments reference ([`NO_REF`] for an
 /// argument that is not a `$ref` found by name).
-pub(crate) type Checked<'c, 'a> = (usize, &'a ServicePlan, Option<&'a ClassEntry>, &'c [u32]);
+pub(crate) type Checked<'c, 'a> = (
+    usize,
+    &'a ServicePlan,
+    Option<(u32, &'a ClassEntry)>,
+    &'c [u32],
+);
 
 /// Whether `e` is a scalar, a one-key object (`$ref`, `$param`, …) or a `$new` whose arguments
 /// are such: JSON depth at most 3, so [`Checker::too_deep`] need not measure it (the common
@@ -79,9 +84,15 @@ impl<'a> Checker<'a> {
         self.plan.services.get_index_of(name)
     }
 
-    /// Records that the plan uses `class` and returns its registration, if any.
-    fn use_class(&mut self, class: &'a str) -> Option<&'a ClassEntry> {
-        let entry = self.registry.classes.get(class);
+    /// Records that the plan uses `class` and returns its registration, if any, with its
+    /// index in the registry's class table.
+    fn use_class(&mut self, class: &'a str) -> Option<(u32, &'a ClassEntry)> {
+        let entry = self
+            .registry
+            .t
+            .classes
+            .get_full(class)
+            .map(|(i, _, c)| (i as u32, c));
         if entry.is_some() {
             self.known_used = true;
         } else {
@@ -92,14 +103,14 @@ impl<'a> Checker<'a> {
 
     /// A `$new` of `class`: the class and its constructor must be registered. Returns the
     /// registration, if any.
-    fn check_new(&mut self, class: &'a str, at: &dyn Display) -> Option<&'a ClassEntry> {
+    fn check_new(&mut self, class: &'a str, at: &dyn Display) -> Option<(u32, &'a ClassEntry)> {
         let entry = self.use_class(class);
         match entry {
             None => self.miss(Missing::Class {
                 class: class.to_string(),
                 needed_by: at.to_string(),
             }),
-            Some(c) if c.ctor.is_none() && c.async_ctor.is_none() => {
+            Some((_, c)) if c.ctor.is_none() && c.async_ctor.is_none() => {
                 self.miss(Missing::Constructor {
                     class: class.to_string(),
                     needed_by: at.to_string(),
@@ -210,7 +221,12 @@ impl<'a> Checker<'a> {
                 }
                 other => {
                     self.walk(other, &at, None, factory);
-                    let entry = self.registry.classes.get(sp.type_.as_str());
+                    let entry = self
+                        .registry
+                        .t
+                        .classes
+                        .get_full(sp.type_.as_str())
+                        .map(|(i, _, c)| (i as u32, c));
                     (entry.map(|_| sp.type_.as_str()), entry)
                 }
             };
@@ -252,7 +268,7 @@ impl<'a> Checker<'a> {
                 );
             }
             if let (Some(class), Some(entry)) = (class, entry) {
-                self.check_casts(i, name, sp, class, entry);
+                self.check_casts(i, name, sp, class, entry.1);
             }
             if self.problems.is_empty() {
                 checked((i, sp, new_class, &self.arg_refs));
@@ -260,7 +276,7 @@ impl<'a> Checker<'a> {
         }
         // Nothing to find unless the registry has an async constructor or a service
         // requires async.
-        if requires_async || self.registry.async_classes {
+        if requires_async || self.registry.t.async_classes {
             self.problems
                 .extend(super::async_resolve::plan_problems(plan, self.registry));
         }
@@ -497,11 +513,13 @@ impl<'a> Checker<'a> {
                 class: class.to_string(),
                 needed_by: at.to_string(),
             }),
-            Some(c) if !c.more().statics.contains_key(method) => self.miss(Missing::StaticMethod {
-                class: class.to_string(),
-                method: method.to_string(),
-                needed_by: at.to_string(),
-            }),
+            Some((_, c)) if !c.more().statics.contains_key(method) => {
+                self.miss(Missing::StaticMethod {
+                    class: class.to_string(),
+                    method: method.to_string(),
+                    needed_by: at.to_string(),
+                })
+            }
             Some(_) => {}
         }
     }
@@ -553,7 +571,7 @@ impl<'a> Checker<'a> {
     }
 
     fn members(&self, class: &str) -> Option<&'a crate::registry::TypeEntry> {
-        let c = self.registry.classes.get(class)?;
+        let c = self.registry.t.classes.get(class)?;
         self.registry.type_entry(c.type_id)
     }
 
@@ -594,6 +612,7 @@ impl<'a> Checker<'a> {
     /// A static method may be called on an instance, as in PHP (the runtime falls back to it).
     fn is_static(&self, class: &str, method: &str) -> bool {
         self.registry
+            .t
             .classes
             .get(class)
             .is_some_and(|c| c.more().statics.contains_key(method))
@@ -623,10 +642,10 @@ impl<'a> Checker<'a> {
             if iface == class {
                 continue;
             }
-            let Some((iface_id, _)) = registry.interfaces.get(iface) else {
+            let Some((iface_id, _)) = registry.t.interfaces.get(iface) else {
                 continue;
             };
-            if !registry.casters.contains_key(&(entry.type_id, *iface_id)) {
+            if !registry.t.casters.contains_key(&(entry.type_id, *iface_id)) {
                 self.miss(Missing::Cast {
                     class: class.to_string(),
                     interface: iface.to_string(),

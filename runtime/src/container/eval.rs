@@ -62,13 +62,13 @@ impl Inner {
             this: None,
             ctx: Ctx::ROOT,
         };
-        if let Some(e) = self.plan.parameters.get(name) {
+        if let Some(e) = self.parameters().get(name) {
             return self.eval(e, &frame, &mut Path::new());
         }
         let mut dots = name.match_indices('.').map(|(i, _)| i).collect::<Vec<_>>();
         dots.reverse();
         for i in dots {
-            if let Some(e) = self.plan.parameters.get(&name[..i]) {
+            if let Some(e) = self.parameters().get(&name[..i]) {
                 let mut v = self.eval(e, &frame, &mut Path::new())?;
                 for key in name[i + 1..].split('.') {
                     v = match v {
@@ -103,7 +103,7 @@ impl Inner {
     /// Whether the plan's value for the dotted parameter `name` is `{"$param": name}`.
     fn reads_itself(&self, name: &str) -> bool {
         for (i, _) in name.match_indices('.') {
-            let Some(mut e) = self.plan.parameters.get(&name[..i]) else {
+            let Some(mut e) = self.parameters().get(&name[..i]) else {
                 continue;
             };
             for key in name[i + 1..].split('.') {
@@ -137,7 +137,10 @@ impl Inner {
             this: None,
             ctx: Ctx::ROOT,
         };
-        for e in &self.plan.initialization {
+        if !self.has_initialization {
+            return Ok(());
+        }
+        for e in &self.plan().initialization {
             self.eval(e, &frame, &mut Path::new())?;
         }
         Ok(())
@@ -178,7 +181,7 @@ impl Inner {
         cause: impl Into<BoxError>,
     ) -> Error {
         let defined_at = self
-            .plan
+            .plan()
             .services
             .get(service)
             .and_then(|s| s.source.as_ref())
@@ -263,7 +266,7 @@ impl Inner {
                 if let Some(inst) = super::async_resolve::take_prepared(e as *const Expr as usize) {
                     return Ok(Value::Service(inst));
                 }
-                let entry = self.registry.classes.get(class.as_str());
+                let entry = self.registry.t.classes.get(class.as_str());
                 if entry.is_some_and(|c| c.ctor.is_none() && c.async_ctor.is_some()) {
                     return Err(Error::AsyncRequired {
                         path: self.names(path),
@@ -409,6 +412,7 @@ impl Inner {
         step: &str,
     ) -> Result<crate::registry::StaticFn, Error> {
         self.registry
+            .t
             .classes
             .get(class)
             .and_then(|c| c.more().statics.get(method).cloned())
@@ -431,6 +435,7 @@ impl Inner {
     ) -> Option<crate::registry::StaticFn> {
         let class = self.registry.class_name_of_instance(inst)?;
         self.registry
+            .t
             .classes
             .get(class)?
             .more()

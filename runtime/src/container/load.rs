@@ -109,8 +109,60 @@ impl<'r> ContainerBuilder<'r> {
 
     /// Loads a plan in either form from bytes; errors call it `origin`.
     pub fn from_bytes_named(self, bytes: &[u8], origin: &str) -> Result<Container, Error> {
+        // A binary plan is read straight into the container's tables when it has the shape
+        // `stream` takes (an application's ordinary plan); anything else, and every plan with
+        // a problem, goes through the plan model and its checks.
+        if bytes.starts_with(crate::encoding::BINARY_MAGIC) && self.imports.is_empty() {
+            let (payload, version) = crate::encoding::binary_payload(bytes, origin)?;
+            let streamed = super::stream::read(
+                payload,
+                version,
+                self.registry,
+                &self.dynamic,
+                self.read_env,
+            );
+            if let Some(streamed) = streamed {
+                let model = super::Model::deferred(payload, version);
+                return Ok(self.assemble(streamed, model, origin));
+            }
+        }
         let plan = Plan::from_bytes(bytes, origin)?;
         self.build(plan, origin)
+    }
+
+    /// The container of a plan read straight into its tables (see `stream`).
+    fn assemble(self, s: super::stream::Streamed, model: super::Model, origin: &str) -> Container {
+        let n = s.names.len();
+        let inner = Arc::new_cyclic(|me| Inner {
+            model,
+            own: Some(super::OwnTables {
+                names: s.names,
+                aliases: s.aliases,
+                types: s.types,
+                parameters: s.parameters,
+            }),
+            has_initialization: false,
+            program: s.program,
+            registry: self.registry.clone(),
+            origin: origin.to_string(),
+            slots: (0..n).map(|_| OnceLock::new()).collect(),
+            scoped_slot: s.scoped_slot,
+            slot_types: vec![None; s.scoped_count],
+            scoped_count: s.scoped_count,
+            tags: s.tags,
+            dynamic: {
+                let mut dynamic = self.dynamic;
+                dynamic.extend(s.resolved);
+                dynamic
+            },
+            read_env: self.read_env,
+            lock: BuildLock::for_container(),
+            gates: super::async_resolve::Gates::default(),
+            created: super::order::CreationOrder::new(n),
+            by_type: OnceLock::new(),
+            me: me.clone(),
+        });
+        Container { inner }
     }
 
     /// Uses a plan already in memory; errors call it `<plan>`.
@@ -186,7 +238,7 @@ impl<'r> ContainerBuilder<'r> {
             return Err(bad(format!("{} problem(s):{list}", check.problems.len())));
         }
         if !check.missing.is_empty() {
-            let registered = self.registry.classes.len();
+            let registered = self.registry.t.classes.len();
             return Err(match check.used {
                 (used, 0) if used > 0 && registered > 0 => Error::ForeignPlan {
                     origin: origin.to_string(),
@@ -247,6 +299,8 @@ impl<'r> ContainerBuilder<'r> {
             vec![None; scoped_count]
         };
         let inner = Arc::new_cyclic(|me| Inner {
+            own: None,
+            has_initialization: !plan.initialization.is_empty(),
             program,
             registry: self.registry.clone(),
             origin: origin.to_string(),
@@ -262,7 +316,7 @@ impl<'r> ContainerBuilder<'r> {
             created,
             by_type: OnceLock::new(),
             me: me.clone(),
-            plan,
+            model: super::Model::kept(plan),
         });
         Ok(Container { inner })
     }
@@ -272,14 +326,15 @@ impl<'r> ContainerBuilder<'r> {
 /// catalog name the plan autowires exactly one service for → that service's index. Built on
 /// the first by-type request, not at load (a container asked only by name never needs it),
 /// in one pass over the registry's type names, sized once (no rehash while it fills).
-pub(super) fn by_type_table(plan: &Plan, registry: &Registry) -> FxHashMap<TypeId, usize> {
+pub(super) fn by_type_table(inner: &Inner) -> FxHashMap<TypeId, usize> {
+    let (types, registry) = (inner.types(), &inner.registry);
     let mut by_type = FxHashMap::with_capacity_and_hasher(
-        registry.names.len().min(plan.types.len()),
+        registry.t.names.len().min(types.len()),
         Default::default(),
     );
-    for (tid, name) in registry.names.iter() {
-        if let Some([one]) = plan.types.get(name.as_str()).map(|names| names.as_slice()) {
-            if let Some(i) = plan.services.get_index_of(one.as_str()) {
+    for (tid, name) in registry.t.names.iter() {
+        if let Some([one]) = types.get(name.as_str()).map(|names| names.as_slice()) {
+            if let Some(i) = inner.service_index(one.as_str()) {
                 by_type.insert(*tid, i);
             }
         }

@@ -79,6 +79,7 @@ mod program;
 mod resolve;
 mod scope;
 mod slots;
+mod stream;
 
 pub use async_resolve::MAX_ASYNC_DEPTH;
 pub use load::ContainerBuilder;
@@ -96,7 +97,16 @@ pub const MAX_RESOLUTION_DEPTH: usize = 4096;
 /// The shared state of a container; [`Container`], [`Scope`] and generated services point at
 /// it.
 pub(crate) struct Inner {
-    pub(crate) plan: Plan,
+    /// The plan model, kept from a JSON or in-memory load, or built from the binary payload
+    /// on first use (see [`Model`]).
+    pub(crate) model: Model,
+    /// The tables a binary load read straight from the payload (see `stream`): service
+    /// names, aliases, the `types` index, static parameters. `None` when the container keeps
+    /// the model it was checked with, which then answers the same questions (see
+    /// [`Inner::service_index`] and its neighbours).
+    pub(crate) own: Option<OwnTables>,
+    /// Whether the plan has `initialization` statements (read from the model when it has).
+    pub(crate) has_initialization: bool,
     /// The plan compiled for creation: names resolved to indexes and registered functions
     /// (see `program`).
     pub(crate) program: program::Program,
@@ -125,6 +135,115 @@ pub(crate) struct Inner {
     pub(crate) by_type: OnceLock<rustc_hash::FxHashMap<TypeId, usize>>,
     /// This container, for generated factories, accessors and locators.
     pub(crate) me: Weak<Inner>,
+}
+
+/// What a container answers from its own tables after a binary load (see [`Inner::own`]).
+pub(crate) struct OwnTables {
+    /// Service names in definition order (a service's index is its position) and the lookup
+    /// by name.
+    pub(crate) names: crate::plan::NameSet,
+    /// Alias name → service name.
+    pub(crate) aliases: crate::plan::NameMap<crate::plan::Name>,
+    /// The autowiring index: type → the services autowired for it (preferred first).
+    pub(crate) types: crate::plan::NameMap<crate::plan::TypeServices>,
+    /// Static parameters, fully expanded (the plan's `parameters`).
+    pub(crate) parameters: IndexMap<String, crate::plan::Expr>,
+}
+
+/// The plan model of a container. A binary plan that the loader read straight into the
+/// container's tables (see `stream`) keeps only its payload and decodes the model the first
+/// time something asks for it ([`Container::plan`], the rare paths of generated services,
+/// parameters, initialization and error messages that name a service's source); every other
+/// load keeps the model it checked.
+pub(crate) struct Model {
+    cell: OnceLock<Plan>,
+    /// The binary payload and its version, when the model is built on first use.
+    payload: Option<(Box<[u8]>, u64)>,
+}
+
+impl Model {
+    /// A model at hand.
+    pub(crate) fn kept(plan: Plan) -> Model {
+        Model {
+            cell: OnceLock::from(plan),
+            payload: None,
+        }
+    }
+
+    /// A model decoded from `payload` (of plan version `version`) on first use. The loader
+    /// read the same payload with the same reader and checks before, so decoding it again
+    /// cannot fail.
+    pub(crate) fn deferred(payload: &[u8], version: u64) -> Model {
+        Model {
+            cell: OnceLock::new(),
+            payload: Some((payload.into(), version)),
+        }
+    }
+
+    /// The plan.
+    pub(crate) fn get(&self) -> &Plan {
+        self.cell.get_or_init(|| {
+            let (payload, version) = self
+                .payload
+                .as_ref()
+                .expect("a container without a model keeps its payload");
+            crate::encoding::decode::decode(payload, *version)
+                .expect("a payload the loader accepted decodes again")
+        })
+    }
+}
+
+impl Inner {
+    /// The plan model (see [`Model`]).
+    pub(crate) fn plan(&self) -> &Plan {
+        self.model.get()
+    }
+
+    /// The index of the service `name` (aliases not followed).
+    #[inline]
+    pub(crate) fn service_index(&self, name: &str) -> Option<usize> {
+        match &self.own {
+            Some(t) => t.names.get_index_of(name),
+            None => self.plan().services.get_index_of(name),
+        }
+    }
+
+    /// The name of service `i`.
+    pub(crate) fn service_name(&self, i: usize) -> Option<&str> {
+        match &self.own {
+            Some(t) => t.names.get_index(i).map(|n| n.as_str()),
+            None => self.plan().services.get_index(i).map(|(n, _)| n.as_str()),
+        }
+    }
+
+    /// How many services the plan has.
+    pub(crate) fn service_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Alias name → service name.
+    pub(crate) fn aliases(&self) -> &crate::plan::NameMap<crate::plan::Name> {
+        match &self.own {
+            Some(t) => &t.aliases,
+            None => &self.plan().aliases,
+        }
+    }
+
+    /// The autowiring index (the plan's `types`).
+    pub(crate) fn types(&self) -> &crate::plan::NameMap<crate::plan::TypeServices> {
+        match &self.own {
+            Some(t) => &t.types,
+            None => &self.plan().types,
+        }
+    }
+
+    /// The static parameters (the plan's `parameters`).
+    pub(crate) fn parameters(&self) -> &IndexMap<String, crate::plan::Expr> {
+        match &self.own {
+            Some(t) => &t.parameters,
+            None => &self.plan().parameters,
+        }
+    }
 }
 
 impl Drop for Inner {
@@ -210,7 +329,7 @@ impl std::fmt::Debug for Container {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Container")
             .field("origin", &self.inner.origin)
-            .field("services", &self.inner.plan.services.len())
+            .field("services", &self.inner.service_count())
             .field(
                 "created",
                 &self
@@ -259,8 +378,11 @@ impl Container {
     }
 
     /// The plan.
+    ///
+    /// After a binary load the model is built from the plan's bytes on the first call (the
+    /// container itself runs on its own tables); later calls return the same model.
     pub fn plan(&self) -> &Plan {
-        &self.inner.plan
+        self.inner.plan()
     }
 
     /// The file the plan came from, or `<string>` / `<bytes>` / `<plan>`.
@@ -288,7 +410,7 @@ impl Container {
 
     /// Service names, in definition order.
     pub fn service_names(&self) -> impl Iterator<Item = &str> {
-        self.inner.plan.services.keys().map(|n| n.as_str())
+        (0..self.inner.service_count()).filter_map(|i| self.inner.service_name(i))
     }
 
     /// The service `name` (or an alias of it) as `Arc<T>`, creating it on first use.
@@ -359,7 +481,7 @@ impl Container {
     /// [`Container::warm_up_async`].
     pub fn warm_up(&self) -> Result<usize, Error> {
         let mut made = 0;
-        for (i, sp) in self.inner.plan.services.values().enumerate() {
+        for (i, sp) in self.inner.program.services.iter().enumerate() {
             if sp.lifespan == Lifespan::Singleton
                 && sp.kind == ServiceKind::Service
                 && !sp.requires_async

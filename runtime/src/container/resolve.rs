@@ -116,18 +116,19 @@ impl Inner {
     /// The service index of `name` after following aliases.
     pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
         // A service name is the common case: one hash probe, the aliases only on a miss.
-        if let Some(i) = self.plan.services.get_index_of(name) {
+        if let Some(i) = self.service_index(name) {
             return Some(i);
         }
-        self.plan.services.get_index_of(self.canonical(name))
+        self.service_index(self.canonical(name))
     }
 
     fn canonical<'a>(&'a self, name: &'a str) -> &'a str {
         let mut n = name;
         // Bounded: a cycle of aliases cannot hang the lookup.
-        for _ in 0..=self.plan.aliases.len() {
-            match self.plan.aliases.get(n) {
-                Some(target) if !self.plan.services.contains_key(n) => n = target,
+        let aliases = self.aliases();
+        for _ in 0..=aliases.len() {
+            match aliases.get(n) {
+                Some(target) if self.service_index(n).is_none() => n = target,
                 _ => break,
             }
         }
@@ -187,7 +188,7 @@ impl Inner {
     ) -> Result<Arc<T>, Error> {
         self.registry.cast::<T>(inst).ok_or_else(|| {
             let (service, sp) = self
-                .plan
+                .plan()
                 .services
                 .get_index(idx)
                 .map(|(n, s)| (n.to_string(), s.type_.to_string()))
@@ -210,7 +211,7 @@ impl Inner {
     ) -> Result<Result<usize, &str>, Error> {
         let by_type = self
             .by_type
-            .get_or_init(|| super::load::by_type_table(&self.plan, &self.registry));
+            .get_or_init(|| super::load::by_type_table(self));
         if let Some(&idx) = by_type.get(&std::any::TypeId::of::<T>()) {
             return Ok(Ok(idx));
         }
@@ -246,7 +247,7 @@ impl Inner {
                 type_name: type_name.to_string(),
                 // The plan knows each service's own type only (not its parents).
                 not_autowired: self
-                    .plan
+                    .plan()
                     .services
                     .iter()
                     .filter(|(_, s)| s.type_ == type_name)
@@ -262,8 +263,7 @@ impl Inner {
     }
 
     pub(crate) fn find_by_type(&self, type_name: &str) -> &[crate::plan::Name] {
-        self.plan
-            .types
+        self.types()
             .get(type_name)
             .map(|names| names.as_slice())
             .unwrap_or(&[])
@@ -306,7 +306,7 @@ impl Inner {
         scope: Option<&Arc<ScopeState>>,
     ) -> Result<Instance, Error> {
         if matches!(
-            self.plan.services[idx].kind,
+            self.program.services[idx].kind,
             ServiceKind::Imported | ServiceKind::Slot
         ) {
             return Err(Error::BadArguments {
@@ -322,11 +322,7 @@ impl Inner {
     // lifespans and caching
 
     pub(crate) fn name_of(&self, idx: usize) -> &str {
-        self.plan
-            .services
-            .get_index(idx)
-            .map(|(n, _)| n.as_str())
-            .unwrap_or("?")
+        self.service_name(idx).unwrap_or("?")
     }
 
     pub(super) fn names(&self, path: &[usize]) -> Vec<String> {

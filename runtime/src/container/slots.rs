@@ -55,7 +55,7 @@ impl Inner {
             Some(inst) => Ok(inst),
             None => Err(Error::SlotNotProvided {
                 slot: self.name_of(idx).to_string(),
-                type_name: self.plan.services[idx].type_.to_string(),
+                type_name: self.plan().services[idx].type_.to_string(),
                 path: names(),
             }),
         }
@@ -63,7 +63,7 @@ impl Inner {
 
     /// Every slot of the plan as `name (type)`, for error messages.
     fn declared_slots(&self) -> Vec<String> {
-        self.plan
+        self.plan()
             .services
             .iter()
             .filter(|(_, sp)| sp.kind == ServiceKind::Slot)
@@ -74,7 +74,7 @@ impl Inner {
     /// The slot service `name` (aliases followed).
     fn slot_by_name(&self, name: &str) -> Result<usize, Error> {
         self.index_of(name)
-            .filter(|&i| self.plan.services[i].kind == ServiceKind::Slot)
+            .filter(|&i| self.program.services[i].kind == ServiceKind::Slot)
             .ok_or_else(|| Error::UndeclaredSlot {
                 requested: name.to_string(),
                 declared: self.declared_slots(),
@@ -84,7 +84,7 @@ impl Inner {
     /// The one slot autowired for the Rust type `T` (by its catalog name).
     fn slot_by_type<T: ?Sized + 'static>(&self) -> Result<usize, Error> {
         let idx = self.autowired_index::<T>()?.ok();
-        idx.filter(|&i| self.plan.services[i].kind == ServiceKind::Slot)
+        idx.filter(|&i| self.program.services[i].kind == ServiceKind::Slot)
             .ok_or_else(|| Error::UndeclaredSlot {
                 requested: self
                     .registry
@@ -99,12 +99,13 @@ impl Inner {
     fn is_a(&self, class: &str, wanted: &str) -> bool {
         let mut c = class;
         // Bounded: a cycle of `extends` cannot hang the check.
-        for _ in 0..=self.registry.classes.len() {
+        for _ in 0..=self.registry.t.classes.len() {
             if c == wanted || self.registry.implements(c, wanted) {
                 return true;
             }
             match self
                 .registry
+                .t
                 .classes
                 .get(c)
                 .and_then(|e| e.more().extends.as_deref())
@@ -123,7 +124,7 @@ impl Inner {
             slot: name.to_string(),
             reason,
         };
-        let type_name = &self.plan.services[idx].type_;
+        let type_name = &self.plan().services[idx].type_;
         let exact = self.scoped_slot[idx]
             .and_then(|s| self.slot_types.get(s as usize).copied().flatten())
             .is_some_and(|t| t == value.type_id());
@@ -171,9 +172,9 @@ impl Inner {
 pub(super) fn provided_addrs(state: &ScopeState) -> impl Iterator<Item = usize> + '_ {
     let inner = &state.inner;
     inner
-        .plan
+        .program
         .services
-        .values()
+        .iter()
         .zip(&inner.scoped_slot)
         .filter(|(sp, _)| sp.kind == ServiceKind::Slot)
         .filter_map(|(_, slot)| state.slots.get((*slot)? as usize)?.get())
@@ -197,10 +198,11 @@ pub(super) fn slot_types(
             continue;
         }
         types[*slot as usize] = registry
+            .t
             .classes
             .get(sp.type_.as_str())
             .map(|c| c.type_id)
-            .filter(|t| registry.names.get(t).is_some_and(|n| *n == sp.type_));
+            .filter(|t| registry.t.names.get(t).is_some_and(|n| *n == sp.type_));
     }
     types
 }
@@ -301,7 +303,7 @@ impl Container {
     /// The plan's scope slots as (service name, catalog type), in definition order.
     pub fn slots(&self) -> Vec<(&str, &str)> {
         self.inner
-            .plan
+            .plan()
             .services
             .iter()
             .filter(|(_, sp)| sp.kind == ServiceKind::Slot)

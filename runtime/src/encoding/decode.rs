@@ -33,13 +33,8 @@ pub(super) const REQUIRES_ASYNC: u8 = 0x80;
 
 /// Decodes a payload of plan version `version`: the plan and nothing after it. Errors say what
 /// is wrong, without the "corrupt binary plan" prefix.
-pub(super) fn decode(payload: &[u8], version: u64) -> Result<Plan, String> {
-    let mut r = Reader {
-        buf: payload,
-        at: 0,
-        too_deep: false,
-        empty_hasher: std::hash::RandomState::new(),
-    };
+pub(crate) fn decode(payload: &[u8], version: u64) -> Result<Plan, String> {
+    let mut r = Reader::new(payload);
     let plan = r.plan(version);
     if r.too_deep {
         // Reported as such wherever it happened (not as a problem of one service).
@@ -57,11 +52,11 @@ pub(super) fn decode(payload: &[u8], version: u64) -> Result<Plan, String> {
 }
 
 /// A cursor over the payload.
-struct Reader<'b> {
-    buf: &'b [u8],
-    at: usize,
+pub(crate) struct Reader<'b> {
+    pub(crate) buf: &'b [u8],
+    pub(crate) at: usize,
     /// Set when an expression went past [`MAX_DECODE_DEPTH`]; the error then says so.
-    too_deep: bool,
+    pub(crate) too_deep: bool,
     /// The hasher of every empty `tags` and `references` map of a service, drawn once per
     /// plan (`IndexMap::new()` draws one from thread-local keys per map, twice per service).
     empty_hasher: std::hash::RandomState,
@@ -69,10 +64,26 @@ struct Reader<'b> {
 
 /// The smallest number of bytes one element of a sequence takes, per kind of element, so a
 /// length prefix never reserves more than the rest of the payload could hold.
-const MIN_PAIR: usize = 2; // a string (its length byte) and at least one more byte
-const MIN_SERVICE: usize = 12;
+pub(crate) const MIN_PAIR: usize = 2; // a string (its length byte) and at least one more byte
+pub(crate) const MIN_SERVICE: usize = 12;
 
 impl<'b> Reader<'b> {
+    /// A reader at the start of `payload`.
+    pub(crate) fn new(payload: &'b [u8]) -> Reader<'b> {
+        Reader {
+            buf: payload,
+            at: 0,
+            too_deep: false,
+            empty_hasher: std::hash::RandomState::new(),
+        }
+    }
+
+    /// The next byte, not consumed.
+    #[inline(always)]
+    pub(crate) fn peek(&self) -> Option<u8> {
+        self.buf.get(self.at).copied()
+    }
+
     fn end(&self, what: &str) -> String {
         format!(
             "the payload ends at byte {} in the middle of {what}",
@@ -81,7 +92,7 @@ impl<'b> Reader<'b> {
     }
 
     #[inline]
-    fn byte(&mut self, what: &str) -> Result<u8, String> {
+    pub(crate) fn byte(&mut self, what: &str) -> Result<u8, String> {
         match self.buf.get(self.at) {
             Some(&b) => {
                 self.at += 1;
@@ -93,7 +104,7 @@ impl<'b> Reader<'b> {
 
     /// A LEB128 varint of at most 64 bits.
     #[inline]
-    fn varint(&mut self, what: &str) -> Result<u64, String> {
+    pub(crate) fn varint(&mut self, what: &str) -> Result<u64, String> {
         // Most varints (lengths, variants, small numbers) are one byte.
         if let Some(&b) = self.buf.get(self.at) {
             if b < 0x80 {
@@ -122,21 +133,21 @@ impl<'b> Reader<'b> {
         Err(format!("a varint of {what} is longer than 10 bytes"))
     }
 
-    fn u32(&mut self, what: &str) -> Result<u32, String> {
+    pub(crate) fn u32(&mut self, what: &str) -> Result<u32, String> {
         let v = self.varint(what)?;
         u32::try_from(v).map_err(|_| format!("{what} {v} does not fit in 32 bits"))
     }
 
     /// A sequence length, and how many elements of at least `min` bytes each may be reserved
     /// for it (never more than the rest of the payload could hold).
-    fn len(&mut self, what: &str, min: usize) -> Result<(usize, usize), String> {
+    pub(crate) fn len(&mut self, what: &str, min: usize) -> Result<(usize, usize), String> {
         let n = self.varint(what)?;
         let left = self.buf.len() - self.at;
         let n = usize::try_from(n).map_err(|_| format!("the length of {what} is too large"))?;
         Ok((n, n.min(left / min.max(1))))
     }
 
-    fn bool(&mut self, what: &str) -> Result<bool, String> {
+    pub(crate) fn bool(&mut self, what: &str) -> Result<bool, String> {
         match self.byte(what)? {
             0 => Ok(false),
             1 => Ok(true),
@@ -145,7 +156,7 @@ impl<'b> Reader<'b> {
     }
 
     /// An option tag: whether a value follows.
-    fn some(&mut self, what: &str) -> Result<bool, String> {
+    pub(crate) fn some(&mut self, what: &str) -> Result<bool, String> {
         match self.byte(what)? {
             0 => Ok(false),
             1 => Ok(true),
@@ -154,7 +165,7 @@ impl<'b> Reader<'b> {
     }
 
     #[inline(always)]
-    fn str(&mut self, what: &str) -> Result<&'b str, String> {
+    pub(crate) fn str(&mut self, what: &str) -> Result<&'b str, String> {
         let n = self.varint(what)?;
         let left = (self.buf.len() - self.at) as u64;
         if n > left {
@@ -173,13 +184,13 @@ impl<'b> Reader<'b> {
         std::str::from_utf8(bytes).map_err(|e| format!("{what}: a string that is not UTF-8 ({e})"))
     }
 
-    fn string(&mut self, what: &str) -> Result<String, String> {
+    pub(crate) fn string(&mut self, what: &str) -> Result<String, String> {
         self.str(what).map(str::to_owned)
     }
 
     /// A name of the model: inline when it fits, no allocation.
     #[inline]
-    fn name(&mut self, what: &str) -> Result<Name, String> {
+    pub(crate) fn name(&mut self, what: &str) -> Result<Name, String> {
         self.str(what).map(Name::from)
     }
 
@@ -192,7 +203,7 @@ impl<'b> Reader<'b> {
         Ok(out)
     }
 
-    fn strings(&mut self, what: &str) -> Result<Vec<String>, String> {
+    pub(crate) fn strings(&mut self, what: &str) -> Result<Vec<String>, String> {
         let (n, cap) = self.len(what, 1)?;
         let mut out = Vec::with_capacity(cap);
         for _ in 0..n {
@@ -205,7 +216,7 @@ impl<'b> Reader<'b> {
     /// services have no tags, setup, parameters or references: each is built empty in place,
     /// not through the general reader and a copy of what it returns.
     #[inline(always)]
-    fn empty(&mut self) -> bool {
+    pub(crate) fn empty(&mut self) -> bool {
         let empty = self.buf.get(self.at) == Some(&0);
         self.at += usize::from(empty);
         empty
@@ -213,7 +224,7 @@ impl<'b> Reader<'b> {
 
     /// The `types` index: as [`Reader::map`] of [`Reader::names`], with the common entry that
     /// lists one service read in place (same checks, same errors).
-    fn types(&mut self) -> Result<NameMap<TypeServices>, String> {
+    pub(crate) fn types(&mut self) -> Result<NameMap<TypeServices>, String> {
         const W: &str = "a type's services";
         let (n, cap) = self.len("type", MIN_PAIR)?;
         let mut out = NameMap::with_capacity_and_hasher(cap, NameHasher::default());
@@ -237,7 +248,11 @@ impl<'b> Reader<'b> {
 
     /// A sequence of `(name, T)` pairs as a map, refusing a name that comes twice (`what`
     /// names the entries in the error: "service 'db' appears twice").
-    fn map<K: for<'s> From<&'s str> + std::hash::Hash + Eq, T, S: BuildHasher + Default>(
+    pub(crate) fn map<
+        K: for<'s> From<&'s str> + std::hash::Hash + Eq,
+        T,
+        S: BuildHasher + Default,
+    >(
         &mut self,
         what: &str,
         mut value: impl FnMut(&mut Self, &str) -> Result<T, String>,
@@ -257,7 +272,7 @@ impl<'b> Reader<'b> {
         Ok(out)
     }
 
-    fn exprs(&mut self, depth: usize) -> Result<Vec<Expr>, String> {
+    pub(crate) fn exprs(&mut self, depth: usize) -> Result<Vec<Expr>, String> {
         const W: &str = "an expression";
         let (n, cap) = self.len("a list of expressions", 1)?;
         let mut out = Vec::with_capacity(cap);
@@ -290,12 +305,16 @@ impl<'b> Reader<'b> {
         Ok(out)
     }
 
-    fn expr_map(&mut self, what: &str, depth: usize) -> Result<IndexMap<String, Expr>, String> {
+    pub(crate) fn expr_map(
+        &mut self,
+        what: &str,
+        depth: usize,
+    ) -> Result<IndexMap<String, Expr>, String> {
         self.map(what, |r, _| r.expr(depth))
     }
 
     /// One expression at nesting level `depth` (0 for a top-level one).
-    fn expr(&mut self, depth: usize) -> Result<Expr, String> {
+    pub(crate) fn expr(&mut self, depth: usize) -> Result<Expr, String> {
         if depth >= MAX_DECODE_DEPTH {
             self.too_deep = true;
             return Err("expression nested too deep".into());
@@ -370,7 +389,7 @@ impl<'b> Reader<'b> {
     }
 
     /// A call target; an expression target is one level below the expression naming it.
-    fn target(&mut self, depth: usize) -> Result<CallTarget, String> {
+    pub(crate) fn target(&mut self, depth: usize) -> Result<CallTarget, String> {
         Ok(match self.varint("a call target")? {
             0 => CallTarget::Class(self.string("a call target")?),
             1 => CallTarget::SelfObject,
@@ -472,6 +491,29 @@ impl<'b> Reader<'b> {
         })
     }
 
+    /// The `dynamic` section (plan version 3 and later): name → declared type, default,
+    /// required, sensitive.
+    pub(crate) fn dynamic_section(&mut self) -> Result<IndexMap<String, DynamicParam>, String> {
+        self.map("dynamic parameter", |r, _| {
+            let type_ = if r.some("a dynamic parameter")? {
+                Some(r.string("a dynamic parameter type")?)
+            } else {
+                None
+            };
+            let default = if r.some("a dynamic parameter")? {
+                Some(r.expr(0)?)
+            } else {
+                None
+            };
+            Ok(DynamicParam {
+                type_,
+                default,
+                required: r.bool("required")?,
+                sensitive: r.bool("sensitive")?,
+            })
+        })
+    }
+
     fn plan(&mut self, version: u64) -> Result<Plan, String> {
         let format = self.string("format")?;
         let version_field = self.u32("version")?;
@@ -509,24 +551,7 @@ impl<'b> Reader<'b> {
         let initialization = self.exprs(0)?;
         // Plans before version 3 end without the `dynamic` section.
         let dynamic = if version >= 3 {
-            self.map("dynamic parameter", |r, _| {
-                let type_ = if r.some("a dynamic parameter")? {
-                    Some(r.string("a dynamic parameter type")?)
-                } else {
-                    None
-                };
-                let default = if r.some("a dynamic parameter")? {
-                    Some(r.expr(0)?)
-                } else {
-                    None
-                };
-                Ok(DynamicParam {
-                    type_,
-                    default,
-                    required: r.bool("required")?,
-                    sensitive: r.bool("sensitive")?,
-                })
-            })?
+            self.dynamic_section()?
         } else {
             IndexMap::new()
         };
