@@ -312,6 +312,15 @@ fn keys_of_kind(
     };
     let kind = sniff_kind(&map, existing, has_create_method);
     let allowed = allowed_keys(kind);
+    // No key a definition takes is a number.
+    let is_allowed = |key: &Key| match key {
+        Key::Str(k) => allowed.contains(&k.as_str()) || COMMON_KEYS.contains(&k.as_str()),
+        Key::Int(_) => false,
+    };
+    // Almost every definition takes all its keys: then the map is kept as it is, not copied.
+    if map.items.keys().all(is_allowed) {
+        return map;
+    }
     let implement = map
         .get("implement")
         .and_then(Expr::as_str)
