@@ -301,9 +301,9 @@ static TUNED: AtomicBool = AtomicBool::new(false);
 /// before its first allocation: the counting allocator calls this on every allocation, so
 /// only the first call does anything.
 ///
-/// The settings: arenas are committed as they are used rather than whole, and freed pages go
-/// back to the operating system [`PURGE_DELAY_MS`] after they were freed, or at once when
-/// [`release_freed`] runs between the stages of a compilation. A compile allocates its largest
+/// The settings: arenas of [`ARENA_RESERVE_KIB`] are committed as they are used rather than
+/// whole, and freed pages go back to the operating system [`PURGE_DELAY_MS`] after they were
+/// freed, or at once when [`release_freed`] runs between the stages of a compilation. A compile allocates its largest
 /// structures (the NEON trees of the files) first and frees them before the next stage's
 /// tables grow. Returning every freed page at once (the setting until the fifth round) kept
 /// the peak low but made each stage fault fresh pages in again: app-10000 took 25,600 page
