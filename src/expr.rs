@@ -6,7 +6,7 @@
 //! string. Every node keeps the span of the NEON text it came from (`None` for values made by
 //! scripts or by the compiler).
 
-use crate::neon::Key;
+use crate::neon::{CompactString, Key};
 use crate::source::Span;
 use indexmap::IndexMap;
 
@@ -21,7 +21,67 @@ pub struct ExprArray {
     pub items: IndexMap<Key, Expr, rustc_hash::FxBuildHasher>,
     /// Where string keys were written, for collections read from a file (see
     /// [`ExprArray::key_span`]). Not part of the value: equality ignores it.
-    key_spans: rustc_hash::FxHashMap<Key, Span>,
+    key_spans: KeySpans,
+}
+
+/// Up to this many key spans, [`KeySpans`] finds a key by comparing the keys in turn; past it,
+/// through a hash index.
+const KEY_SPANS_SCANNED: usize = 16;
+
+/// Where the string keys of one collection were written: a list in the order they were
+/// recorded, with a hash index (FxHash) only once the list is longer than
+/// [`KEY_SPANS_SCANNED`]. Most collections are small (a definition's or a class's few keys):
+/// a list is one block of 40 bytes a key, where a hash table was a block of control bytes and
+/// slots twice the keys' number, hashed on every write and read.
+///
+/// Both parts are one pointer wide (the list's length and capacity sit in its block), so a
+/// collection is no larger than with one hash table: every [`Expr`] holds a collection's room,
+/// and a larger one is copied whenever an expression moves.
+#[derive(Clone, Default)]
+struct KeySpans {
+    /// Each key once, with its latest span.
+    list: thin_vec::ThinVec<(CompactString, Span)>,
+    /// Position in `list` by key, made once the list is longer than [`KEY_SPANS_SCANNED`].
+    index: Option<Box<rustc_hash::FxHashMap<CompactString, usize>>>,
+}
+
+impl KeySpans {
+    /// The position of `key` in the list.
+    fn position(&self, key: &str) -> Option<usize> {
+        match &self.index {
+            None => self.list.iter().position(|(k, _)| k.as_str() == key),
+            Some(index) => index.get(key).copied(),
+        }
+    }
+
+    /// Records `span` for `key` (the latest recording wins, as a map's insert).
+    fn set(&mut self, key: &CompactString, span: Span) {
+        if let Some(i) = self.position(key) {
+            self.list[i].1 = span;
+            return;
+        }
+        self.list.push((key.clone(), span));
+        let len = self.list.len();
+        match &mut self.index {
+            Some(index) => {
+                index.insert(key.clone(), len - 1);
+            }
+            None if len > KEY_SPANS_SCANNED => {
+                let mut index = rustc_hash::FxHashMap::default();
+                index.reserve(self.list.capacity());
+                for (i, (k, _)) in self.list.iter().enumerate() {
+                    index.insert(k.clone(), i);
+                }
+                self.index = Some(Box::new(index));
+            }
+            None => {}
+        }
+    }
+
+    /// The span recorded for `key`.
+    fn get(&self, key: &str) -> Option<Span> {
+        self.position(key).map(|i| self.list[i].1)
+    }
 }
 
 impl PartialEq for ExprArray {
@@ -47,22 +107,21 @@ impl ExprArray {
     /// Where the string key `key` was written, when the collection was read from a file (for
     /// diagnostics about a key rather than its value).
     pub fn key_span(&self, key: &str) -> Option<Span> {
-        self.key_spans.get(&Key::Str(key.into())).copied()
+        self.key_spans.get(key)
     }
 
     /// Makes room for `additional` more string keys' spans (a map about to be filled from a
     /// NEON map of that many entries), so the span table is allocated once at its size.
     pub fn reserve_key_spans(&mut self, additional: usize) {
-        self.key_spans.reserve(additional);
+        self.key_spans.list.reserve(additional);
     }
 
     /// Records where a string key was written (integer keys are not recorded: a list item's
     /// position is its value's).
     pub fn set_key_span(&mut self, key: &Key, span: Span) {
-        if key.as_str().is_none() {
-            return;
+        if let Key::Str(s) = key {
+            self.key_spans.set(s, span);
         }
-        self.key_spans.insert(key.clone(), span);
     }
 
     /// Appends under the next free integer index (one more than the largest, or 0).
@@ -462,6 +521,36 @@ mod tests {
 
     fn item<'a>(v: &'a Value, key: &str) -> &'a Value {
         v.as_array().and_then(|a| a.get(key)).expect("key")
+    }
+
+    #[test]
+    fn key_spans_are_found_in_short_and_long_collections_and_the_latest_wins() {
+        let span = |i: usize| Span::new(crate::source::FileId(1), i, i + 1);
+        for count in [1, KEY_SPANS_SCANNED, KEY_SPANS_SCANNED + 1, 40] {
+            let mut a = ExprArray::new();
+            for i in 0..count {
+                a.set_key_span(&Key::Str(format!("k{i}").into()), span(i));
+            }
+            // Integer keys have no recorded span (a list item's position is its value's).
+            a.set_key_span(&Key::Int(3), span(99));
+            for i in 0..count {
+                assert_eq!(a.key_span(&format!("k{i}")), Some(span(i)), "{count} keys");
+            }
+            assert_eq!(a.key_span("3"), None);
+            assert_eq!(a.key_span(&format!("k{count}")), None);
+            // Recording a key again replaces its span, before and after the index is made.
+            a.set_key_span(&Key::Str("k0".into()), span(500));
+            assert_eq!(a.key_span("k0"), Some(span(500)));
+            a.set_key_span(&Key::Str("late".into()), span(600));
+            assert_eq!(a.key_span("late"), Some(span(600)));
+            let last = count - 1;
+            let want = if last == 0 { span(500) } else { span(last) };
+            assert_eq!(a.key_span(&format!("k{last}")), Some(want));
+            // A copy keeps them; equality does not look at them.
+            let b = a.clone();
+            assert_eq!(b.key_span("late"), Some(span(600)));
+            assert_eq!(b, ExprArray::new());
+        }
     }
 
     #[test]

@@ -188,6 +188,16 @@ pub fn default_ceiling() -> u64 {
 /// operating system ([`release_freed`]).
 pub fn check(stage: &str) -> Result<(), Diagnostic> {
     release_freed();
+    check_keeping_freed(stage)
+}
+
+/// [`check`] without returning the freed pages first: for the boundaries after which the next
+/// stage allocates about as much as the last one freed (from loading the services on: resolve,
+/// complete and the plan build free little and reuse it), where returning the pages would only
+/// make the next stage fault them in again. app-10000: 9,390 → 8,210 page faults for 1.9 MB
+/// more peak RSS (30.6 → 32.5 MB; docs/performance.md, "Seventh round"). The stages that free
+/// a whole tree (reading the files, expanding them) call [`check`].
+pub fn check_keeping_freed(stage: &str) -> Result<(), Diagnostic> {
     if !exceeded() {
         return Ok(());
     }
@@ -263,6 +273,8 @@ mod mi_option {
     /// Milliseconds before freed pages are returned to the OS (default 10; 0: at once; -1:
     /// never).
     pub const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+    /// The size of each arena mimalloc reserves from the OS, in KiB (default 1 GiB).
+    pub const ARENA_RESERVE: libmimalloc_sys::mi_option_t = 23;
 }
 
 /// Whether the process ends after its compilation ([`end_process_after_compiling`]).
@@ -289,9 +301,9 @@ static TUNED: AtomicBool = AtomicBool::new(false);
 /// before its first allocation: the counting allocator calls this on every allocation, so
 /// only the first call does anything.
 ///
-/// The settings: arenas are committed as they are used rather than whole, and freed pages go
-/// back to the operating system [`PURGE_DELAY_MS`] after they were freed, or at once when
-/// [`release_freed`] runs between the stages of a compilation. A compile allocates its largest
+/// The settings: arenas of [`ARENA_RESERVE_KIB`] are committed as they are used rather than
+/// whole, and freed pages go back to the operating system [`PURGE_DELAY_MS`] after they were
+/// freed, or at once when [`release_freed`] runs between the stages of a compilation. A compile allocates its largest
 /// structures (the NEON trees of the files) first and frees them before the next stage's
 /// tables grow. Returning every freed page at once (the setting until the fifth round) kept
 /// the peak low but made each stage fault fresh pages in again: app-10000 took 25,600 page
@@ -322,8 +334,19 @@ fn tune_allocator_now() {
     unsafe {
         libmimalloc_sys::mi_option_set(mi_option::PURGE_DELAY, PURGE_DELAY_MS);
         libmimalloc_sys::mi_option_set(mi_option::ARENA_EAGER_COMMIT, 0);
+        libmimalloc_sys::mi_option_set(mi_option::ARENA_RESERVE, ARENA_RESERVE_KIB);
     }
 }
+
+/// The size of the arenas (address-space reservations) mimalloc takes from the operating
+/// system, in KiB: 64 MiB instead of mimalloc's 1 GiB. In a large arena mimalloc hands out
+/// slices it never used before while the slices a stage freed wait for their purge, so each
+/// stage faults in fresh pages; a small arena fills up and makes it reuse the freed (still
+/// mapped) slices first. app-10000: 11,280 → 9,390 page faults, peak RSS 35.0 → 30.7 MB; gen
+/// 100000: 183 → 175 MB (docs/performance.md, "Seventh round"). 16 and 32 MiB gave the same
+/// counts as 64 MiB; 128 MiB and more the default's. A compilation that needs more takes more
+/// arenas of this size.
+pub const ARENA_RESERVE_KIB: std::ffi::c_long = 64 * 1024;
 
 /// How long mimalloc keeps a freed page before returning it to the operating system, in
 /// milliseconds: longer than a 10,000-service compile's stages, so a stage reuses the pages

@@ -283,7 +283,7 @@ impl Pipeline {
             } else if let Some((_, section)) = sections.get("services") {
                 services::load_services(section, &mut builder.borrow_mut(), &mut diags);
             }
-            halted = over_memory("loading the services", &mut diags);
+            halted = over_memory_keeping_freed("loading the services", &mut diags);
         }
         if lean {
             // Loaded into definitions; nothing later reads the section.
@@ -349,7 +349,7 @@ impl Pipeline {
         let before = diags.items().len();
         self.builder.borrow_mut().resolve(diags);
         self.checks.push(before..diags.items().len());
-        if over_memory("resolving the services", diags) {
+        if over_memory_keeping_freed("resolving the services", diags) {
             self.halted = true;
             self.stage = Stage::B;
             return;
@@ -373,7 +373,7 @@ impl Pipeline {
             diags,
         );
         self.checks.push(before..diags.items().len());
-        self.halted = over_memory("completing the services", diags);
+        self.halted = over_memory_keeping_freed("completing the services", diags);
         self.stage = Stage::B;
     }
 
@@ -685,8 +685,24 @@ impl std::ops::DerefMut for Restartable {
 /// Whether the heap went past the memory ceiling ([`crate::memory`]); then the `memory-limit`
 /// error for `stage` is reported (unless one is already, e.g. the NEON decoder's at the value
 /// where it stopped: one error for one cause), and the caller stops the compilation.
+/// The pages freed so far go back to the operating system first ([`crate::memory::check`]).
 fn over_memory(stage: &str, diags: &mut Diagnostics) -> bool {
-    match crate::memory::check(stage) {
+    report_memory(crate::memory::check(stage), diags)
+}
+
+/// [`over_memory`] keeping the freed pages for the next stage
+/// ([`crate::memory::check_keeping_freed`]): at the boundaries from loading the services on,
+/// whose stages free little that the next would not allocate again.
+fn over_memory_keeping_freed(stage: &str, diags: &mut Diagnostics) -> bool {
+    report_memory(crate::memory::check_keeping_freed(stage), diags)
+}
+
+/// Reports a memory check's error once (see [`over_memory`]); whether there was one.
+fn report_memory(
+    checked: Result<(), crate::diagnostics::Diagnostic>,
+    diags: &mut Diagnostics,
+) -> bool {
+    match checked {
         Ok(()) => false,
         Err(d) => {
             if !diags.items().iter().any(|x| x.code == Code::MemoryLimit) {
