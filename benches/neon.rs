@@ -4,7 +4,10 @@
 //! that config together with its catalog `types.neon` (1.1 MB, the two files decoded one after
 //! the other).
 //!
-//! `cargo bench --bench neon`; MB/s of each and the ratio are printed at the end.
+//! `cargo bench --bench neon`; MB/s of each and the ratio are printed at the end, then the
+//! same ratio in CPU time of the bench thread: NEON and serde_json run alternately
+//! ([`CPU_RUNS`] pairs, medians), so both see the same load on a shared machine, where wall
+//! times move by 2x between runs.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::fmt::Write as _;
@@ -158,6 +161,38 @@ fn timed(total: &mut Duration, runs: &mut u64, iters: u64, f: impl Fn()) -> Dura
     t
 }
 
+/// Pairs of runs (one NEON decode, one serde_json parse of each workload) for the CPU-time
+/// summary.
+const CPU_RUNS: usize = 21;
+
+/// The CPU time this thread has used so far (`CLOCK_THREAD_CPUTIME_ID`).
+fn thread_cpu() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec; the clock id is a constant of the platform.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// CPU time of one call of `f`.
+fn cpu_of(f: impl Fn()) -> Duration {
+    let t = thread_cpu();
+    f();
+    thread_cpu() - t
+}
+
+/// Median CPU time of `neon` and of `json`, run alternately [`CPU_RUNS`] times each.
+fn cpu_medians(neon: impl Fn(), json: impl Fn()) -> (Duration, Duration) {
+    let (mut n, mut j): (Vec<Duration>, Vec<Duration>) = (0..CPU_RUNS)
+        .map(|_| (cpu_of(&neon), cpu_of(&json)))
+        .unzip();
+    n.sort();
+    j.sort();
+    (n[CPU_RUNS / 2], j[CPU_RUNS / 2])
+}
+
 fn mb_per_s(bytes: usize, per_run: Duration) -> f64 {
     bytes as f64 / 1e6 / per_run.as_secs_f64().max(1e-12)
 }
@@ -197,6 +232,19 @@ fn bench(c: &mut Criterion) {
             // filtered out on the command line
             continue;
         }
+        let (neon_cpu, json_cpu) = cpu_medians(
+            || {
+                for text in &w.neon {
+                    black_box(neon::decode(black_box(text), FileId(0)).is_ok());
+                }
+            },
+            || {
+                for text in &w.json {
+                    let v: Result<serde_json::Value, _> = serde_json::from_str(black_box(text));
+                    black_box(v.is_ok());
+                }
+            },
+        );
         let neon_each = neon_total / neon_runs.max(1) as u32;
         let json_each = json_total / json_runs.max(1) as u32;
         summary.push(format!(
@@ -208,6 +256,12 @@ fn bench(c: &mut Criterion) {
             w.json_len() / 1000,
             mb_per_s(w.json_len(), json_each),
             neon_each.as_secs_f64() / json_each.as_secs_f64().max(1e-12)
+        ));
+        summary.push(format!(
+            "{}: CPU time, medians of {CPU_RUNS} alternating runs: NEON {neon_cpu:?}, \
+             serde_json {json_cpu:?}; NEON takes {:.2}x the CPU time of serde_json",
+            w.name,
+            neon_cpu.as_secs_f64() / json_cpu.as_secs_f64().max(1e-12)
         ));
     }
     for line in summary {

@@ -210,6 +210,7 @@ fn lex(piece: &str, base: usize, tokens: &mut Vec<Token>) -> usize {
             pest::Token::End { rule, pos } => (rule, pos.pos()),
         };
         match rule {
+            Rule::line => split_line(&bytes[from..to], base + from, tokens),
             Rule::token | Rule::string | Rule::after_quote => {
                 // Sources are at most 4 GiB (spans are u32 offsets).
                 tokens.push(Token {
@@ -257,6 +258,36 @@ fn silent_tokens(gap: &[u8], at: usize, tokens: &mut Vec<Token>) {
             other => {
                 debug_assert!(matches!(other, b' ' | b'\t'), "{other} between pairs");
                 i += 1;
+            }
+        }
+    }
+}
+
+/// Appends the tokens of `line`, the text of a `line` pair that starts at byte `at` of the text:
+/// a literal, or a literal, a separating `:` (followed by one blank) and possibly a second
+/// literal. A literal never contains `": "` (a `:` followed by a blank ends it), so the first
+/// `:` followed by a blank is the separator.
+#[inline]
+fn split_line(line: &[u8], at: usize, tokens: &mut Vec<Token>) {
+    let mut from = 0;
+    let separator = loop {
+        match memchr::memchr(b':', &line[from..]) {
+            Some(p) if line.get(from + p + 1) == Some(&b' ') => break Some(from + p),
+            Some(p) => from += p + 1,
+            None => break None,
+        }
+    };
+    let span = |start: usize, end: usize| Token {
+        start: (at + start) as u32,
+        end: (at + end) as u32,
+    };
+    match separator {
+        None => tokens.push(span(0, line.len())),
+        Some(colon) => {
+            tokens.push(span(0, colon));
+            tokens.push(span(colon, colon + 1));
+            if colon + 2 < line.len() {
+                tokens.push(span(colon + 2, line.len()));
             }
         }
     }
@@ -337,6 +368,53 @@ mod tests {
                 (Tok::Char(b','), ","),
                 (Tok::Literal, "::"),
                 (Tok::Char(b']'), "]"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_line_pair_splits_into_key_separator_and_value() {
+        assert_eq!(
+            kinds("x\n\ta: b c\n\tf::g: h:i\n\tk: 'v'\n\tm:: n\n\tp:\n\t\tq\n"),
+            vec![
+                (Tok::Literal, "x"),
+                (Tok::Newline, "\n"),
+                (Tok::Literal, "a"),
+                (Tok::Char(b':'), ":"),
+                (Tok::Literal, "b c"),
+                (Tok::Newline, "\n"),
+                (Tok::Literal, "f::g"),
+                (Tok::Char(b':'), ":"),
+                (Tok::Literal, "h:i"),
+                (Tok::Newline, "\n"),
+                (Tok::Literal, "k"),
+                (Tok::Char(b':'), ":"),
+                (Tok::String, "'v'"),
+                (Tok::Newline, "\n"),
+                (Tok::Literal, "m:"),
+                (Tok::Char(b':'), ":"),
+                (Tok::Literal, "n"),
+                (Tok::Newline, "\n"),
+                (Tok::Literal, "p"),
+                (Tok::Char(b':'), ":"),
+                (Tok::Newline, "\n"),
+                (Tok::Literal, "q"),
+                (Tok::Newline, "\n"),
+            ]
+        );
+        // a literal's inner blanks and a comment after the value stay as in one `token` each
+        assert_eq!(
+            kinds("\na b: c # d\n- e: f"),
+            vec![
+                (Tok::Newline, "\n"),
+                (Tok::Literal, "a b"),
+                (Tok::Char(b':'), ":"),
+                (Tok::Literal, "c"),
+                (Tok::Newline, "\n"),
+                (Tok::Char(b'-'), "-"),
+                (Tok::Literal, "e"),
+                (Tok::Char(b':'), ":"),
+                (Tok::Literal, "f"),
             ]
         );
     }

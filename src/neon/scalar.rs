@@ -7,20 +7,32 @@ use super::value::Kind;
 /// take only the number rules (no keywords, no dates). Errors: a date-like literal with parts out
 /// of range (the message, positioned by the caller).
 pub(crate) fn type_literal(text: &str, is_key: bool) -> Result<Kind, String> {
-    if !may_be_typed(text) {
-        return Ok(Kind::Str(text.into()));
+    match may_be_typed(text) {
+        Typed::No => Ok(Kind::Str(text.into())),
+        // a letter: a keyword or a string (numbers, `0x` numbers and dates start otherwise)
+        Typed::Keyword => Ok(match is_key {
+            false => keyword(text).unwrap_or_else(|| Kind::Str(text.into())),
+            true => Kind::Str(text.into()),
+        }),
+        Typed::Any => type_any_literal(text, is_key),
     }
-    type_any_literal(text, is_key)
+}
+
+/// The value of a keyword (`true`, `yes`, `null`, ... in their accepted cases).
+fn keyword(text: &str) -> Option<Kind> {
+    match text {
+        "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" => Some(Kind::Bool(true)),
+        "false" | "False" | "FALSE" | "no" | "No" | "NO" => Some(Kind::Bool(false)),
+        "null" | "Null" | "NULL" => Some(Kind::Null),
+        _ => None,
+    }
 }
 
 /// [`type_literal`] without the shortcut for literals that can only be strings.
 fn type_any_literal(text: &str, is_key: bool) -> Result<Kind, String> {
     if !is_key {
-        match text {
-            "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" => return Ok(Kind::Bool(true)),
-            "false" | "False" | "FALSE" | "no" | "No" | "NO" => return Ok(Kind::Bool(false)),
-            "null" | "Null" | "NULL" => return Ok(Kind::Null),
-            _ => {}
+        if let Some(k) = keyword(text) {
+            return Ok(k);
         }
     }
     if let Some(k) = numeric(text) {
@@ -45,34 +57,30 @@ fn type_any_literal(text: &str, is_key: bool) -> Result<Kind, String> {
     Ok(Kind::Str(text.into()))
 }
 
-/// Can `text` be anything but a string? Only by its first byte: a keyword starts with one of
-/// `t T y Y f F n N`, a number (after PHP's leading white space) with a digit, a sign or `.`,
-/// a `0x`/`0o`/`0b` number and a date with a digit. Most literals of a configuration (names,
-/// classes, references) start with something else and skip every other test.
-fn may_be_typed(text: &str) -> bool {
-    matches!(
-        text.as_bytes().first(),
+/// What a literal can be, by its first byte alone.
+enum Typed {
+    /// Only a string: most literals of a configuration (names, classes, references).
+    No,
+    /// A keyword or a string: it starts with one of `t T y Y f F n N`.
+    Keyword,
+    /// Anything: it starts with what a number (after PHP's leading white space), a
+    /// `0x`/`0o`/`0b` number or a date starts with (a digit, a sign, `.`, white space), or it
+    /// is empty.
+    Any,
+}
+
+/// Can `text` be anything but a string? Decided by its first byte (see [`Typed`]): a keyword
+/// starts with one of `t T y Y f F n N`, a number (after PHP's leading white space) with a
+/// digit, a sign or `.`, a `0x`/`0o`/`0b` number and a date with a digit.
+fn may_be_typed(text: &str) -> Typed {
+    match text.as_bytes().first() {
+        Some(b't' | b'T' | b'y' | b'Y' | b'f' | b'F' | b'n' | b'N') => Typed::Keyword,
         Some(
-            b'0'..=b'9'
-                | b'+'
-                | b'-'
-                | b'.'
-                | b' '
-                | b'\t'
-                | b'\n'
-                | b'\r'
-                | b'\x0b'
-                | b'\x0c'
-                | b't'
-                | b'T'
-                | b'y'
-                | b'Y'
-                | b'f'
-                | b'F'
-                | b'n'
-                | b'N'
-        ) | None
-    )
+            b'0'..=b'9' | b'+' | b'-' | b'.' | b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c',
+        )
+        | None => Typed::Any,
+        Some(_) => Typed::No,
+    }
 }
 
 /// PHP's `is_numeric($s) ? $s * 1 : null`, with the reference's rule that an integer that
@@ -456,17 +464,24 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The shortcut says "string" only where the full typing says so too.
+        /// The shortcuts say "string" or "keyword or string" only where the full typing says
+        /// so too.
         #[test]
         fn the_string_shortcut_agrees_with_full_typing(
-            text in "[ -~\t\x0b\x0cé]{0,12}",
+            text in "[ -~\t\x0b\x0cé]{0,12}|[tTyYfFnN][0-9a-zA-Z:. -]{0,8}",
             is_key: bool,
         ) {
-            if !may_be_typed(&text) {
-                proptest::prop_assert_eq!(
-                    type_any_literal(&text, is_key),
+            let full = type_any_literal(&text, is_key);
+            match may_be_typed(&text) {
+                Typed::No => proptest::prop_assert_eq!(
+                    full.clone(),
                     Ok(Kind::Str(text.as_str().into()))
-                );
+                ),
+                Typed::Keyword => proptest::prop_assert!(matches!(
+                    full,
+                    Ok(Kind::Str(_) | Kind::Bool(_) | Kind::Null)
+                )),
+                Typed::Any => {}
             }
             proptest::prop_assert_eq!(
                 type_literal(&text, is_key),
