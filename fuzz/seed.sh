@@ -4,7 +4,10 @@
 #   NEON targets      every .neon of the conformance corpus and the test fixtures
 #   extension_script  every .rhai of the shipped extensions, fixtures and conformance cases
 #   plan_load,        the runtime's plan fixtures, plus each conformance/fixture configuration
-#   runtime_services  compiled to JSON and binary with the debug `wireplan` (when built)
+#   runtime_services  compiled to JSON and binary with the debug `wireplan` (when built);
+#                     runtime_services also gets each binary plan's payload alone (the target
+#                     gives such input a valid header) and fuzz/registry-plan.neon compiled,
+#                     a plan of the classes its registry has
 # Usage: fuzz/seed.sh   (from anywhere; idempotent)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,12 +41,14 @@ done
 bin="$root/target/debug/wireplan"
 if [ -x "$bin" ]; then
     tmp=$(mktemp -d)
-    find $sources -name 'config.neon' -type f | head -n 300 | while read -r f; do
+    { echo "$root/fuzz/registry-plan.neon"; find $sources -name 'config.neon' -type f | head -n 300; } | while read -r f; do
         name=$(printf '%s' "$f" | sed "s|^$root/||; s|^$conf/|conformance-|; s|/|_|g")
         for ext in json bin; do
             if "$bin" compile "$f" -o "$tmp/$name.plan.$ext" >/dev/null 2>&1; then
                 cp "$tmp/$name.plan.$ext" "$corpus/plan_load/"
                 cp "$tmp/$name.plan.$ext" "$corpus/runtime_services/"
+                # The payload after the 28-byte header (wireplan_runtime::encoding).
+                [ "$ext" = bin ] && tail -c +29 "$tmp/$name.plan.$ext" > "$corpus/runtime_services/$name.payload"
             fi
         done
     done

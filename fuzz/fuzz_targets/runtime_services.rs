@@ -1,10 +1,14 @@
 //! Fuzzes the runtime: a fuzzed plan (JSON or binary) is loaded against a fixed registry and
 //! every service is created, in and out of a scope. Anything may fail with an error; nothing
-//! may panic, overflow the stack or hang.
+//! may panic, overflow the stack or hang. Input that is neither JSON nor starts with the binary
+//! magic is taken as a binary payload and given a valid header (version, length, checksum),
+//! so mutations reach the payload reader (the load that reads straight into the container's
+//! tables) instead of stopping at the checksum.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use std::sync::{Arc, OnceLock};
+use wireplan_runtime::encoding::{checksum, BINARY_HEADER_LEN, BINARY_MAGIC};
 use wireplan_runtime::{Container, Registry};
 
 trait Logger: Send + Sync {
@@ -67,9 +71,20 @@ fuzz_target!(|data: &[u8]| {
         Ok(text) if text.trim_start().starts_with('{') => Container::builder(registry)
             .read_environment(false)
             .from_json_str(text),
-        _ => Container::builder(registry)
+        _ if data.starts_with(BINARY_MAGIC) => Container::builder(registry)
             .read_environment(false)
             .from_bytes(data),
+        _ => {
+            let mut bytes = Vec::with_capacity(BINARY_HEADER_LEN + data.len());
+            bytes.extend_from_slice(BINARY_MAGIC);
+            bytes.extend_from_slice(&wireplan_runtime::plan::VERSION.to_le_bytes());
+            bytes.extend_from_slice(&(data.len() as u64).to_le_bytes());
+            bytes.extend_from_slice(&checksum(data).to_le_bytes());
+            bytes.extend_from_slice(data);
+            Container::builder(registry)
+                .read_environment(false)
+                .from_bytes(&bytes)
+        }
     };
     let Ok(container) = loaded else {
         return;
