@@ -14,45 +14,42 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
     // Services by their position among the definitions: each reference is looked up once.
     let defs = &b.definitions;
     let name = |i: usize| defs.get_index(i).map_or("", |(n, _)| n.as_str());
-    let mut edges = Edges {
-        starts: Vec::with_capacity(defs.len() + 1),
-        targets: Vec::with_capacity(defs.len() * 2),
-    };
-    edges.starts.push(0);
-    for d in defs.values() {
-        // Generated services (factories, accessors, locators) resolve lazily: no edges.
-        // A reference to no definition has nothing to follow.
-        if let Some(c) = d
-            .completed
-            .as_ref()
-            .filter(|_| d.kind == super::DefinitionKind::Service)
-        {
-            let mut push = |n: &str| edges.targets.extend(defs.get_index_of(n));
-            c.create.for_each_ref(&mut push);
-            c.setup.iter().for_each(|st| st.for_each_ref(&mut push));
-        }
-        edges.starts.push(edges.targets.len());
-    }
+    let edges: Vec<Vec<usize>> = defs
+        .values()
+        .map(|d| {
+            let mut out = Vec::new();
+            // Generated services (factories, accessors, locators) resolve lazily: no edges.
+            // A reference to no definition has nothing to follow.
+            if let Some(c) = d
+                .completed
+                .as_ref()
+                .filter(|_| d.kind == super::DefinitionKind::Service)
+            {
+                let mut push = |n: &str| out.extend(defs.get_index_of(n));
+                c.create.for_each_ref(&mut push);
+                c.setup.iter().for_each(|st| st.for_each_ref(&mut push));
+            }
+            out
+        })
+        .collect();
     // 0 = unvisited, 1 = on stack, 2 = done
     let mut state: Vec<u8> = vec![0; edges.len()];
     // How many services creating each one needs inside one another (itself included), set
     // when it is done; a reference back onto the stack (a cycle, reported) counts nothing.
     let mut height: Vec<usize> = vec![0; edges.len()];
     let mut reported: Vec<Vec<String>> = Vec::new();
-    // Both are empty again when a walk ends.
-    let mut stack: Vec<(usize, usize)> = Vec::new();
-    let mut path: Vec<usize> = Vec::new();
     for start in 0..edges.len() {
         if state[start] != 0 {
             continue;
         }
-        stack.push((start, 0));
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        let mut path: Vec<usize> = Vec::new();
         while let Some((node, i)) = stack.pop() {
             if i == 0 {
                 state[node] = 1;
                 path.push(node);
             }
-            match edges.of(node).get(i).copied() {
+            match edges[node].get(i).copied() {
                 Some(n) => {
                     stack.push((node, i + 1));
                     match state[n] {
@@ -90,7 +87,7 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
                 }
                 None => {
                     state[node] = 2;
-                    height[node] = 1 + edges.of(node).iter().map(|&n| height[n]).max().unwrap_or(0);
+                    height[node] = 1 + edges[node].iter().map(|&n| height[n]).max().unwrap_or(0);
                     path.pop();
                 }
             }
@@ -103,7 +100,7 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
         if h > limit {
             let mut chain = vec![name(deepest)];
             let mut at = deepest;
-            while let Some(&next) = edges.of(at).iter().max_by_key(|&&n| height[n]) {
+            while let Some(&next) = edges[at].iter().max_by_key(|&&n| height[n]) {
                 if height[next] == 0 || chain.len() >= 4 {
                     break;
                 }
@@ -127,27 +124,6 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
                 ),
             );
         }
-    }
-}
-
-/// The references between services by definition position, in one list (no vector per
-/// service): the services definition `i` refers to are `targets[starts[i]..starts[i + 1]]`.
-struct Edges {
-    /// Where each definition's references begin in `targets`, and one past the last.
-    starts: Vec<usize>,
-    /// The referenced definitions' positions, definition by definition.
-    targets: Vec<usize>,
-}
-
-impl Edges {
-    /// The positions of the definitions that definition `i` refers to.
-    fn of(&self, i: usize) -> &[usize] {
-        &self.targets[self.starts[i]..self.starts[i + 1]]
-    }
-
-    /// The number of definitions.
-    fn len(&self) -> usize {
-        self.starts.len() - 1
     }
 }
 
