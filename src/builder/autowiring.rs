@@ -203,8 +203,7 @@ impl AutowiringIndex {
 
     /// The entry of a type (leading `\` and surrounding spaces ignored, any letter case).
     fn find(&self, ty: &str) -> Option<&Indexed> {
-        self.types
-            .get(&Caseless(ty.trim().trim_start_matches('\\')))
+        self.types.get(&Caseless(crate::catalog::bare_name(ty)))
     }
 
     /// The names at `positions`.

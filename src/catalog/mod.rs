@@ -32,6 +32,7 @@ pub use file::{load_inputs, neon_catalog_to_json, CatalogInput, REGISTRY_CATALOG
 pub use members::Members;
 pub use names::Name;
 pub(crate) use names::{hash_caseless, same_name};
+pub(crate) use types::bare_name;
 pub use types::{is_builtin, normalize_name, Ty, TypeRef, BUILTIN_TYPES};
 
 use names::{Caseless, ClassKey, Interner};
@@ -136,7 +137,7 @@ impl CatalogStream {
                 &number
             }
         };
-        let name = written.trim().trim_start_matches('\\');
+        let name = bare_name(written);
         let info = parse_class(
             &mut self.names,
             name,
@@ -209,8 +210,7 @@ impl Catalog {
 
     /// The class named `name` (case-insensitive, leading `\` ignored).
     pub fn get(&self, name: &str) -> Option<&ClassInfo> {
-        self.classes
-            .get(&Caseless(name.trim().trim_start_matches('\\')))
+        self.classes.get(&Caseless(bare_name(name)))
     }
 
     /// Does the catalog know `name`?
@@ -280,7 +280,7 @@ impl Catalog {
 
     /// Is `sub` the same as, or a subtype of, `sup`?
     pub fn is_subtype(&self, sub: &str, sup: &str) -> bool {
-        let sup = sup.trim().trim_start_matches('\\');
+        let sup = bare_name(sup);
         let mut found = false;
         self.walk(sub, |n, _| {
             found = n.eq_ignore_ascii_case(sup);
@@ -407,6 +407,27 @@ pub(crate) fn from_config_text(text: &str) -> Catalog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bare_names_lose_surrounding_spaces_and_leading_backslashes_only() {
+        for (written, bare) in [
+            ("App\\Db", "App\\Db"),
+            ("\\App\\Db", "App\\Db"),
+            ("\\\\App", "App"),
+            ("  \\App\\Db \t", "App\\Db"),
+            ("\u{a0}App\u{2003}", "App"),
+            ("App\u{e9}", "App\u{e9}"),
+            ("\u{e9}t\u{e9}", "\u{e9}t\u{e9}"),
+            ("A", "A"),
+            ("\\", ""),
+            (" ", ""),
+            ("", ""),
+            ("App\\", "App\\"),
+        ] {
+            assert_eq!(bare_name(written), bare, "{written:?}");
+            assert_eq!(bare_name(written), written.trim().trim_start_matches('\\'));
+        }
+    }
 
     /// A class with 100 interfaces (past the few a walk compares one by one): subtypes,
     /// ancestors without repeats in any letter case, and a cycle through the 70th.

@@ -36,9 +36,17 @@ pub struct TypeRef {
 /// A shared [`TypeRef`]: the catalog parses each distinct type text once.
 pub type Ty = Arc<TypeRef>;
 
-/// A class name without the surrounding spaces and the leading `\`.
-fn bare_name(name: &str) -> &str {
-    name.trim().trim_start_matches('\\')
+/// A class name without the surrounding spaces and the leading `\` (how the catalog, the
+/// autowiring index and the definitions compare names). A name that starts with an ASCII
+/// character other than a space or `\` and ends with an ASCII one other than a space, as
+/// almost every name does, is returned without the Unicode whitespace scans of `trim`.
+pub(crate) fn bare_name(name: &str) -> &str {
+    let plain = |b: u8| b.is_ascii() && !b.is_ascii_whitespace();
+    match name.as_bytes() {
+        [first, .., last] if plain(*first) && *first != b'\\' && plain(*last) => name,
+        [only] if plain(*only) && *only != b'\\' => name,
+        _ => name.trim().trim_start_matches('\\'),
+    }
 }
 
 impl TypeRef {
@@ -163,5 +171,5 @@ fn is_type_name(n: &str) -> bool {
 
 /// Strips a leading `\` from a class name.
 pub fn normalize_name(name: &str) -> String {
-    name.trim().trim_start_matches('\\').to_string()
+    bare_name(name).to_string()
 }

@@ -5,9 +5,13 @@
 
 use std::io::{self, Write};
 
-/// A line break followed by the indentation of the deepest level written in one piece; deeper
-/// levels add the rest level by level.
-const BREAK: &[u8] = b"\n                                ";
+/// A comma, a line break and the indentation of the deepest level written in one piece (a
+/// line after an item starts with the comma, other lines one byte later); deeper levels add the
+/// rest of their spaces in pieces of this size.
+const BREAK: &[u8] = b",\n                                ";
+
+/// The spaces in [`BREAK`].
+const SPACES: usize = BREAK.len() - 2;
 
 /// How many spaces a level indents (serde_json's `to_writer_pretty`).
 const INDENT: usize = 2;
@@ -20,18 +24,17 @@ pub(super) struct Pretty {
 }
 
 impl Pretty {
-    /// Writes `prefix` (`\n`, or `,\n` with `comma`) and the current indentation.
+    /// Writes `\n` (`,\n` with `comma`) and the current indentation, in one write when the
+    /// level is at most 16 deep.
     fn line<W: ?Sized + Write>(&self, w: &mut W, comma: bool) -> io::Result<()> {
-        if comma {
-            w.write_all(b",")?;
-        }
         let mut spaces = self.level * INDENT;
-        let first = spaces.min(BREAK.len() - 1);
-        w.write_all(&BREAK[..=first])?;
+        let first = spaces.min(SPACES);
+        let from = if comma { 0 } else { 1 };
+        w.write_all(&BREAK[from..2 + first])?;
         spaces -= first;
         while spaces > 0 {
-            let n = spaces.min(BREAK.len() - 1);
-            w.write_all(&BREAK[1..=n])?;
+            let n = spaces.min(SPACES);
+            w.write_all(&BREAK[2..2 + n])?;
             spaces -= n;
         }
         Ok(())
