@@ -391,9 +391,24 @@ fn replaceable(path: &Path) -> std::io::Result<(std::path::PathBuf, Option<std::
 }
 
 /// The bytes of a plan file and the name errors use for it. Errors: [`Error::Io`] naming the
-/// file.
+/// file, also when it is a directory, device, FIFO or socket (never read).
 pub(crate) fn read_plan_file(path: &Path) -> Result<(Vec<u8>, String), Error> {
     let origin = path.display().to_string();
+    // A device (`/dev/zero`), FIFO or socket would be read without end or block; a directory
+    // cannot be read. Asked before opening, since opening a FIFO already blocks.
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() {
+            let what = if meta.is_dir() {
+                "it is a directory, not a plan file"
+            } else {
+                "it is not a regular file (a device, FIFO or socket), which is never read as a plan"
+            };
+            return Err(Error::Io {
+                origin,
+                cause: std::io::Error::new(std::io::ErrorKind::InvalidInput, what),
+            });
+        }
+    }
     match std::fs::read(path) {
         Ok(bytes) => Ok((bytes, origin)),
         Err(cause) => Err(Error::Io { origin, cause }),

@@ -161,3 +161,39 @@ fn a_failed_conversion_does_not_show_a_dynamic_parameters_value() {
     assert!(!msg.contains("hunter2"), "{msg}");
     assert!(msg.contains("dynamic parameter 'secret'"), "{msg}");
 }
+
+/// A directory, a device or a FIFO given as the plan file is refused before it is read: reading
+/// `/dev/zero` never ends (it grew until the machine ran out of memory), and opening a FIFO
+/// blocks.
+#[test]
+fn a_plan_path_that_is_no_regular_file_is_refused_unread() {
+    let dir = std::env::temp_dir().join(format!("wireplan-not-a-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let registry = wireplan_runtime::Registry::new();
+    let e = wireplan_runtime::Container::load(&dir, &registry)
+        .err()
+        .expect("a directory is refused");
+    assert!(
+        e.to_string().contains("it is a directory, not a plan file"),
+        "{e}"
+    );
+    let e = Plan::read(&dir).expect_err("a directory is refused");
+    assert!(e.to_string().contains("directory"), "{e}");
+    #[cfg(unix)]
+    {
+        let e = wireplan_runtime::Container::load("/dev/zero", &registry)
+            .err()
+            .expect("a device is refused");
+        assert!(
+            e.to_string().contains("/dev/zero") && e.to_string().contains("not a regular file"),
+            "{e}"
+        );
+        let fifo = dir.join("plan.fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.map(|s| s.success()).unwrap_or(false) {
+            let e = Plan::read(&fifo).expect_err("a FIFO is refused without blocking");
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
