@@ -396,6 +396,18 @@ fn diff(old: PathBuf, new: PathBuf, format: OutputFormat) -> ExitCode {
         diagnostics::render(&SourceMap::new(), &problems, color());
         return ExitCode::from(2);
     };
+    // What the runtime would refuse in either plan, as `show` and `graph` warn, naming the file.
+    let warnings: Vec<Diagnostic> = [(&old, &a.plan), (&new, &b.plan)]
+        .into_iter()
+        .flat_map(|(path, plan)| {
+            plan_file::problems(plan)
+                .into_iter()
+                .map(move |w| w.with_note(format!("in the plan '{}'", path.display())))
+        })
+        .collect();
+    if !warnings.is_empty() {
+        diagnostics::render(&SourceMap::new(), &warnings, color());
+    }
     let d = diff::diff_plans(&a.plan, &b.plan);
     emit(&match format {
         OutputFormat::Human => diagnostics::visible_text(&d.to_text()),

@@ -324,6 +324,23 @@ fn show_and_graph_warn_about_what_the_runtime_refuses() {
     let (code, _, err) = run_in(dir.path(), &["show", "app.plan.json"]);
     assert_eq!((code, err.as_str()), (0, ""));
 
+    // `diff` warns too, naming the plan; an older version the runtime reads is no problem.
+    let (code, out, err) = run_in(dir.path(), &["diff", "app.plan.json", "edited.json"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("phantom"), "{out}");
+    assert!(
+        err.contains("warning[invalid-plan]: Alias 'x' refers to missing service 'phantom'.")
+            && err.contains("in the plan 'edited.json'")
+            && !err.contains("in the plan 'app.plan.json'"),
+        "{err}"
+    );
+    let older = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/runtime/tests/fixtures/a28-setup.plan.json"
+    );
+    let (code, _, err) = run_in(dir.path(), &["show", older]);
+    assert_eq!((code, err.as_str()), (0, ""));
+
     // A service that needs itself loads, but fails when it is first created: said so.
     json["aliases"] = serde_json::json!({});
     json["services"]["blog"]["create"]["args"][0] = serde_json::json!({"$ref": "blog"});

@@ -88,14 +88,19 @@ pub fn looks_like_configuration(bytes: &[u8]) -> bool {
 pub const MAX_PROBLEMS: usize = 20;
 
 /// What is wrong with a readable plan ([`crate::plan::problems`]), as `invalid-plan` warnings:
-/// `show` and `graph` still show such a plan (edited by hand or by a tool) and print these
-/// first, so that it cannot look sound. Each says when it fails: what the runtime refuses at
+/// `show`, `graph` and `diff` still show such a plan (edited by hand or by a tool) and print
+/// these first, so that it cannot look sound. Each says when it fails: what the runtime refuses at
 /// load (a reference, provider, alias, autowiring or tag entry naming no service; another
 /// format or version), or when the service is first created (a `create` that constructs
 /// nothing, a construction cycle). At most [`MAX_PROBLEMS`] are listed, then one warning counts
 /// the rest.
 pub fn problems(plan: &Plan) -> Vec<Diagnostic> {
-    let found = crate::plan::problems(plan);
+    // A plan that read is of a version the runtime reads (older ones too): the compiler's
+    // "must stay version N" rule is for plans edited in `afterCompile()`, not for files.
+    let found: Vec<crate::plan::Problem> = crate::plan::problems(plan)
+        .into_iter()
+        .filter(|p| !matches!(p, crate::plan::Problem::Format { .. }))
+        .collect();
     let more = found.len().saturating_sub(MAX_PROBLEMS);
     let mut out: Vec<Diagnostic> = found
         .iter()
