@@ -50,8 +50,11 @@ pub type NameSet = indexmap::IndexSet<Name, NameHasher>;
 /// plan). It reads, writes, derefs and iterates like a `Vec<Name>` (serialized as a sequence).
 pub type TypeServices = smallvec::SmallVec<[Name; 1]>;
 
-/// A whole plan document.
+/// A whole plan document. In JSON, a field the model does not have is refused (a misspelt
+/// `lifespan` or `setup` in a hand-edited plan would otherwise fall back to its default); so
+/// it is in a service, a dependency and a source location.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Plan {
     /// Always [`FORMAT`].
     pub format: String,
@@ -90,6 +93,7 @@ pub struct Plan {
 
 /// One file the plan was compiled from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Dependency {
     /// The path as the compiler saw it.
     pub path: String,
@@ -153,6 +157,7 @@ fn is_default<T: Default + PartialEq>(v: &T) -> bool {
 
 /// Where a service was defined, so run-time errors can point back into the configuration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SourceLocation {
     /// File name as the compiler showed it.
     pub file: String,
@@ -164,6 +169,7 @@ pub struct SourceLocation {
 
 /// One service of a plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ServicePlan {
     /// Definition kind.
     #[serde(default, skip_serializing_if = "is_default")]

@@ -197,3 +197,28 @@ fn a_plan_path_that_is_no_regular_file_is_refused_unread() {
     }
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+/// A field the model does not have, at the top, in a service or in its source, is refused with
+/// its name and place: a misspelt `lifespan` or `setup` in a hand-edited plan would otherwise
+/// fall back silently to a singleton without setup.
+#[test]
+fn unknown_fields_are_refused_with_their_name() {
+    let typo = plan_with(
+        VERSION,
+        r#"{"a": {"type": "A", "create": {"$new": "A", "args": []}, "lifespam": "scoped"}}"#,
+    );
+    let reason = bad_plan_reason(&typo);
+    assert!(
+        reason.contains("unknown field `lifespam`") && reason.contains("`lifespan`"),
+        "{reason}"
+    );
+    let top = plan_with(VERSION, ONE).replacen("\"compiler\"", "\"setpu\": [], \"compiler\"", 1);
+    assert!(bad_plan_reason(&top).contains("unknown field `setpu`"));
+    let source = plan_with(
+        VERSION,
+        r#"{"a": {"type": "A", "create": {"$new": "A", "args": []},
+                  "source": {"file": "a.neon", "line": 1, "column": 1, "col": 2}}}"#,
+    );
+    assert!(bad_plan_reason(&source).contains("unknown field `col`"));
+    assert!(Plan::from_json_str(&plan_with(VERSION, ONE), "p.json").is_ok());
+}
