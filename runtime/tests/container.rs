@@ -451,13 +451,14 @@ fn inconsistent_plans_are_rejected_with_every_problem() {
         json!({
             "repo": {"type": "App\\Repository", "create": new("App\\Repository", json!([{"$ref": "ghost"}, {"$ref": "@self"}]))},
         }),
-        json!({"aliases": {"x": "nobody"}, "types": {"App\\Db": ["gone"]}}),
+        json!({"aliases": {"x": "nobody", "y": "x"}, "types": {"App\\Db": ["gone"]}}),
     );
     let e = Container::from_json_str(&plan, &reg).err().unwrap();
     let msg = e.to_string();
     assert!(matches!(e, Error::BadPlan { .. }), "{e:?}");
     for needle in [
-        "4 problem(s)",
+        "5 problem(s)",
+        "alias 'y' points to 'x', which is an alias (an alias must name a service)",
         "service 'repo' (create): reference to unknown service 'ghost'",
         "@self outside setup",
         "alias 'x' points to unknown service 'nobody'",

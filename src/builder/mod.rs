@@ -595,7 +595,16 @@ impl ContainerBuilder {
             )
             .at(span));
         }
-        if self.aliases.contains_key(alias) || self.definitions.contains_key(alias) {
+        // Nette's two messages: the name is taken by a service, or by an alias.
+        if self.definitions.contains_key(alias) {
+            return Err(Diagnostic::error(
+                Code::DuplicateService,
+                format!("Service '{alias}' has already been added."),
+            )
+            .with_note("an alias needs a name no service has")
+            .at(span));
+        }
+        if self.aliases.contains_key(alias) {
             return Err(Diagnostic::error(
                 Code::DuplicateService,
                 format!("Alias '{alias}' has already been added."),
@@ -918,9 +927,12 @@ mod tests {
         b.find_by_type("App\\Db").expect("found");
         b.remove_alias("none");
         b.remove_definition("none");
-        b.add_alias("db", "db").expect_err("taken");
+        let taken = b.add_alias("db", "db").expect_err("taken");
+        assert_eq!(taken.message, "Service 'db' has already been added.");
         assert_eq!(b.edits(), 1);
         b.add_alias("database", "db").expect("alias");
+        let twice = b.add_alias("database", "db").expect_err("taken");
+        assert_eq!(twice.message, "Alias 'database' has already been added.");
         b.remove_alias("database");
         b.get_definition_mut("db").expect("db").lazy = true;
         b.remove_definition("db");

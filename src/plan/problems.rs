@@ -55,6 +55,8 @@ pub enum Problem {
         alias: String,
         /// Its target.
         target: String,
+        /// Whether the target is itself an alias (an alias must name a service).
+        to_alias: bool,
     },
     /// The autowiring index (`types`) lists a name that is no service.
     Autowired {
@@ -123,9 +125,20 @@ impl fmt::Display for Problem {
                 };
                 write!(f, " {what} missing service '{target}'")
             }
-            Problem::AliasTarget { alias, target } => {
-                write!(f, "alias '{alias}' refers to missing service '{target}'")
-            }
+            Problem::AliasTarget {
+                alias,
+                target,
+                to_alias: false,
+            } => write!(f, "alias '{alias}' refers to missing service '{target}'"),
+            Problem::AliasTarget {
+                alias,
+                target,
+                to_alias: true,
+            } => write!(
+                f,
+                "alias '{alias}' refers to '{target}', which is an alias (an alias must name a \
+                 service)"
+            ),
             Problem::Autowired { type_, service } => write!(
                 f,
                 "the autowiring index lists missing service '{service}' for {type_}"
@@ -212,6 +225,7 @@ pub fn problems(plan: &Plan) -> Vec<Problem> {
             out.push(Problem::AliasTarget {
                 alias: alias.to_string(),
                 target: target.to_string(),
+                to_alias: plan.aliases.contains_key(target),
             });
         }
     }
@@ -423,7 +437,7 @@ mod tests {
                 "b": {"type": "A", "create": null},
                 "loop": new(json!([{"$ref": "loop"}])),
             },
-            "aliases": {"toB": "b", "stray": "nowhere"},
+            "aliases": {"toB": "b", "stray": "nowhere", "twice": "toB"},
             "types": {"A": ["a", "gone"]},
             "tags": {"audited": {"a": true, "lost": true}},
             "initialization": [{"$call": [{"$ref": "late"}, "boot"], "args": []}],
@@ -451,6 +465,8 @@ mod tests {
                 "the initialization refers to missing service 'late'".into(),
                 "parameter 'dsn' refers to missing service 'db'".into(),
                 "alias 'stray' refers to missing service 'nowhere'".into(),
+                "alias 'twice' refers to 'toB', which is an alias (an alias must name a service)"
+                    .into(),
                 "the autowiring index lists missing service 'gone' for A".into(),
                 "tag 'audited' lists missing service 'lost'".into(),
                 "Circular reference detected for services: loop. (path: loop -> loop)".into(),
@@ -459,9 +475,9 @@ mod tests {
         let at_load: Vec<bool> = found.iter().map(Problem::refused_at_load).collect();
         assert_eq!(
             at_load,
-            [true, true, true, false, true, true, true, true, true, false]
+            [true, true, true, false, true, true, true, true, true, true, false]
         );
         p.version = plan::VERSION;
-        assert_eq!(validate(&p).len(), 9);
+        assert_eq!(validate(&p).len(), 10);
     }
 }

@@ -281,7 +281,12 @@ impl<'a> Checker<'a> {
                 .extend(super::async_resolve::plan_problems(plan, self.registry));
         }
         for (alias, target) in &plan.aliases {
-            if !plan.services.contains_key(target.as_str()) {
+            if plan.aliases.contains_key(target.as_str()) {
+                self.problems.push(format!(
+                    "alias '{alias}' points to '{target}', which is an alias (an alias must \
+                     name a service)"
+                ));
+            } else if !plan.services.contains_key(target.as_str()) {
                 self.problems.push(format!(
                     "alias '{alias}' points to unknown service '{target}'"
                 ));
