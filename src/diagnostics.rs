@@ -252,6 +252,18 @@ impl Diagnostics {
         &self.items
     }
 
+    /// Number of diagnostics reported so far (errors and warnings): a mark for
+    /// [`Diagnostics::since_mut`].
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// The diagnostics reported since `mark` (an earlier [`Diagnostics::len`]), to add notes.
+    pub fn since_mut(&mut self, mark: usize) -> &mut [Diagnostic] {
+        let start = mark.min(self.items.len());
+        &mut self.items[start..]
+    }
+
     /// Takes the diagnostics out.
     pub fn into_vec(self) -> Vec<Diagnostic> {
         self.items

@@ -170,9 +170,9 @@ fn a_plan_path_that_is_no_regular_file_is_refused_unread() {
     let dir = std::env::temp_dir().join(format!("wireplan-not-a-file-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let registry = wireplan_runtime::Registry::new();
-    let e = wireplan_runtime::Container::load(&dir, &registry)
-        .err()
-        .expect("a directory is refused");
+    let Err(e) = wireplan_runtime::Container::load(&dir, &registry) else {
+        panic!("a directory is refused");
+    };
     assert!(
         e.to_string().contains("it is a directory, not a plan file"),
         "{e}"
@@ -181,9 +181,9 @@ fn a_plan_path_that_is_no_regular_file_is_refused_unread() {
     assert!(e.to_string().contains("directory"), "{e}");
     #[cfg(unix)]
     {
-        let e = wireplan_runtime::Container::load("/dev/zero", &registry)
-            .err()
-            .expect("a device is refused");
+        let Err(e) = wireplan_runtime::Container::load("/dev/zero", &registry) else {
+            panic!("a device is refused");
+        };
         assert!(
             e.to_string().contains("/dev/zero") && e.to_string().contains("not a regular file"),
             "{e}"

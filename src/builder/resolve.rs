@@ -3,7 +3,7 @@
 //! types of generated services, which come from the interface they implement, are resolved in
 //! [`interfaces`].
 
-use super::{ContainerBuilder, Definition, DefinitionKind};
+use super::{ContainerBuilder, DefinitionKind};
 use crate::catalog::TypeRef;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, ExprKind, Statement};
@@ -273,10 +273,33 @@ impl Resolver<'_> {
         }
         self.state[i] = State::Busy;
         self.stack.push(name);
+        let mark = self.diags.len();
         let t = self.compute(name);
+        self.note_script_changes(name, mark);
         self.stack.pop();
         self.state[i] = State::Done(t.clone());
         t
+    }
+
+    /// The errors reported while resolving `name` (since `mark`) that are shown at its
+    /// definition's own place may come from an extension script that changed it (a
+    /// `setFactory()` value has no place of its own): they name the scripts, as completion's
+    /// errors do.
+    fn note_script_changes(&mut self, name: &str, mark: usize) {
+        let Some(def) = self.b.definitions.get(name) else {
+            return;
+        };
+        if def.span.is_none() {
+            return;
+        }
+        let Some(note) = def.changed_by_scripts_note() else {
+            return;
+        };
+        for d in self.diags.since_mut(mark) {
+            if d.primary_span() == def.span && !d.notes.contains(&note) {
+                d.notes.push(note.clone());
+            }
+        }
     }
 
     fn compute(&mut self, name: &str) -> Option<String> {
@@ -572,20 +595,11 @@ impl Resolver<'_> {
             format!("{prefix}: Class '{class}' not found."),
         )
         .at(span);
-        // Shown at the definition's own place, the class may come from a script's
-        // `setFactory()`: name the scripts that changed the definition, as completion does.
-        let current = self.stack.last().and_then(|n| self.b.definitions.get(*n));
-        let note = current
-            .filter(|def| span.is_none() || span == def.span)
-            .and_then(Definition::changed_by_scripts_note);
         let names: Vec<&str> = self.b.catalog.classes().map(|c| c.name.as_str()).collect();
         if let Some(s) = crate::diagnostics::suggest(class, names) {
             d = d.with_note(format!("did you mean '{s}'?"));
         } else {
             d = d.with_note("Add it to the `types:` section, or pass the catalog your registry writes with `--catalog FILE` (docs/catalog.md).");
-        }
-        if let Some(note) = note {
-            d = d.with_note(note);
         }
         self.diags.push(d);
     }
