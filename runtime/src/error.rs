@@ -61,7 +61,7 @@ pub enum Error {
     MissingRegistrations {
         /// The file.
         origin: String,
-        /// Every gap, in plan order.
+        /// Every gap, in plan order (the message writes out the first 50 and counts the rest).
         missing: Vec<Missing>,
     },
 
@@ -79,7 +79,7 @@ pub enum Error {
         used: usize,
         /// How many classes the registry has.
         registered: usize,
-        /// Every gap, in plan order.
+        /// Every gap, in plan order (the message writes out the first 50 and counts the rest).
         missing: Vec<Missing>,
     },
 
@@ -518,12 +518,25 @@ const REGENERATE_HINT: &str = "the plan was compiled against another catalog tha
 registry's: regenerate the catalog (WIREPLAN_WRITE_CATALOG=catalog.json, or \
 WIREPLAN_UPDATE_CATALOG=1 for the golden test) and recompile the plan with --catalog catalog.json";
 
+/// The gaps as a list, one per line; past [`MISSING_SHOWN`] the rest are counted (the whole
+/// list stays in the error's `missing` field): a plan of another application would otherwise
+/// print one line per class it uses.
 struct MissingList<'a>(&'a [Missing]);
+
+/// How many gaps a [`MissingList`] writes out.
+const MISSING_SHOWN: usize = 50;
 
 impl fmt::Display for MissingList<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for m in self.0 {
+        for m in self.0.iter().take(MISSING_SHOWN) {
             write!(f, "\n  - {m}")?;
+        }
+        if self.0.len() > MISSING_SHOWN {
+            write!(
+                f,
+                "\n  … and {} more (the error's `missing` field lists them all)",
+                self.0.len() - MISSING_SHOWN
+            )?;
         }
         Ok(())
     }

@@ -444,6 +444,39 @@ fn all_missing_registrations_are_listed_before_anything_is_created() {
     );
 }
 
+/// A plan that uses many classes the registry lacks: the message writes out the first 50 and
+/// counts the rest; the error's `missing` field keeps them all.
+#[test]
+fn a_long_list_of_gaps_is_cut_in_the_message_only() {
+    let reg = registry();
+    let services: serde_json::Map<String, Json> = (0..60)
+        .map(|i| {
+            let class = format!("App\\Gone{i}");
+            (format!("s{i}"), json!({"type": class, "create": new(&class, json!([]))}))
+        })
+        .chain([(
+            "db".to_string(),
+            json!({"type": "App\\Db", "create": new("App\\Db", json!(["dsn"]))}),
+        )])
+        .collect();
+    let e = Container::from_json_str(&plan_with(Json::Object(services), json!({})), &reg)
+        .err()
+        .unwrap();
+    let Error::MissingRegistrations { missing, .. } = &e else {
+        panic!("expected MissingRegistrations, got {e:?}");
+    };
+    assert_eq!(missing.len(), 60);
+    let msg = e.to_string();
+    assert!(msg.contains("the registry lacks 60 thing(s)"), "{msg}");
+    assert_eq!(msg.matches("\n  - class App\\Gone").count(), 50, "{msg}");
+    assert!(msg.contains("App\\Gone49 is not registered"), "{msg}");
+    assert!(!msg.contains("App\\Gone50 "), "{msg}");
+    assert!(
+        msg.contains("\n  … and 10 more (the error's `missing` field lists them all)"),
+        "{msg}"
+    );
+}
+
 #[test]
 fn inconsistent_plans_are_rejected_with_every_problem() {
     let reg = registry();
