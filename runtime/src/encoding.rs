@@ -171,6 +171,20 @@ impl Plan {
                         }
                     }
                 }
+                // A plan is a JSON object; text that does not start like one is most likely
+                // the configuration itself (NEON), given where its compiled plan belongs.
+                let first = json.trim_start().chars().next();
+                if full.is_syntax() && first.is_some_and(|c| c != '{' && c != '[') {
+                    return Err(bad(
+                        origin,
+                        format!(
+                            "not a plan: a plan is a JSON object or a binary plan, and this text \
+                             starts with {first:?} ({full}); a NEON configuration is compiled \
+                             into a plan first",
+                            first = first.unwrap_or(' ')
+                        ),
+                    ));
+                }
                 let what = if full.is_eof() {
                     "truncated JSON plan"
                 } else if full.is_syntax() {

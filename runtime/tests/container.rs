@@ -452,7 +452,10 @@ fn a_long_list_of_gaps_is_cut_in_the_message_only() {
     let services: serde_json::Map<String, Json> = (0..60)
         .map(|i| {
             let class = format!("App\\Gone{i}");
-            (format!("s{i}"), json!({"type": class, "create": new(&class, json!([]))}))
+            (
+                format!("s{i}"),
+                json!({"type": class, "create": new(&class, json!([]))}),
+            )
         })
         .chain([(
             "db".to_string(),

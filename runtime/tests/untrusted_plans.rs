@@ -222,3 +222,16 @@ fn unknown_fields_are_refused_with_their_name() {
     assert!(bad_plan_reason(&source).contains("unknown field `col`"));
     assert!(Plan::from_json_str(&plan_with(VERSION, ONE), "p.json").is_ok());
 }
+
+/// A NEON configuration given where its plan belongs is named as such, not as corrupt JSON.
+#[test]
+fn a_configuration_given_as_the_plan_is_named() {
+    let reason = bad_plan_reason("services:\n\tdb: App\\Db\n");
+    assert!(
+        reason.starts_with(
+            "not a plan: a plan is a JSON object or a binary plan, and this text starts with 's'"
+        ) && reason.ends_with("a NEON configuration is compiled into a plan first"),
+        "{reason}"
+    );
+    assert!(bad_plan_reason("{\"format\": ").starts_with("truncated JSON plan"));
+}
