@@ -518,6 +518,7 @@ impl Extensions {
                 continue;
             }
             let arg = vec![Dynamic::from(doc.clone())];
+            let builder_edits = self.host.builder.borrow().edits();
             diags.extend(ext.call_with(
                 &self.engine,
                 "afterCompile",
@@ -525,6 +526,9 @@ impl Extensions {
                 &self.host.sources,
                 arg,
             ));
+            // The plan is built from the builder before afterCompile(): a builder change made
+            // here (addAlias, addDefinition, setFactory, …) would be lost without a word.
+            let builder_changed = self.host.builder.borrow().edits() != builder_edits;
             let edited = doc.0.borrow().clone();
             let mut changed_note = None;
             let problems = match serde_json::from_value::<Plan>(edited) {
@@ -554,6 +558,16 @@ impl Extensions {
                 }
             };
             before = doc.0.borrow().clone();
+            let mut problems = problems;
+            if builder_changed {
+                problems.insert(
+                    0,
+                    "afterCompile() changed the container builder, but the plan is already built \
+                     from it: edit the plan given to afterCompile(plan), or make the change in \
+                     beforeCompile()"
+                        .to_string(),
+                );
+            }
             if !problems.is_empty() {
                 let mut d = ext.error_at_function(
                     "afterCompile",
@@ -630,9 +644,25 @@ fn changed_paths(
 /// the services' tags (keeping `di › export › tags` filtering: a tag left out before stays
 /// out); the autowiring index drops removed and no longer autowired services. An edit the
 /// autowiring index cannot follow without the catalog (a changed `type`, or autowiring turned
-/// on or restricted) is refused: one problem each.
+/// on or restricted) is refused: one problem each; so is any direct edit of `tags` or `types`.
 fn rebuild_indexes(original: &Plan, edited: &mut Plan) -> Vec<String> {
     let mut problems = Vec::new();
+    // The indexes are the compiler's, rebuilt below from the services: an edit made to them
+    // directly would be dropped without a word.
+    if edited.tags != original.tags {
+        problems.push(
+            "afterCompile() edited the tag index ('tags'), which the compiler derives from the \
+             services' tags: set services › NAME › tags › TAG instead"
+                .to_string(),
+        );
+    }
+    if edited.types != original.types {
+        problems.push(
+            "afterCompile() edited the autowiring index ('types'), which the compiler derives \
+             from the services' types and autowiring: change those in beforeCompile() instead"
+                .to_string(),
+        );
+    }
     let filtered = original
         .services
         .values()
