@@ -82,6 +82,41 @@ struct Large {
     implicit: Vec<bool>,
 }
 
+impl Large {
+    /// [`Builder::claim`] in the map: one hash lookup.
+    fn claim(&mut self, key: Key, entry: Entry) -> Result<Slot, (Key, Span)> {
+        let i = match self.entries.entry(key) {
+            indexmap::map::Entry::Occupied(mut o) => {
+                let i = o.index();
+                if !self.implicit.get(i).copied().unwrap_or(false) {
+                    return Err((o.key().clone(), o.get().key_span));
+                }
+                *o.get_mut() = entry;
+                i
+            }
+            indexmap::map::Entry::Vacant(v) => {
+                let i = v.index();
+                v.insert(entry);
+                i
+            }
+        };
+        if !self.implicit.is_empty() {
+            self.implicit.resize(self.entries.len(), false);
+            self.implicit[i] = false;
+        }
+        Ok(Slot::Large(i))
+    }
+}
+
+/// Where a keyed item's value goes once it is parsed (see [`Builder::claim`]).
+#[derive(Clone, Copy)]
+enum Slot {
+    /// The item at this index of the parser's scratch stack.
+    Small(usize),
+    /// The entry at this index of the large map.
+    Large(usize),
+}
+
 impl Builder {
     fn new(scratch: &[Item]) -> Builder {
         Builder {
@@ -108,33 +143,73 @@ impl Builder {
         });
     }
 
-    /// Where the key was written, when it was already given explicitly.
-    fn explicit_key_span(&self, scratch: &[Item], key: &Key) -> Option<Span> {
-        match &self.large {
-            Some(large) => {
-                let (i, _, e) = large.entries.get_full(key)?;
-                (!large.implicit.get(i).copied().unwrap_or(false)).then_some(e.key_span)
-            }
-            None => {
-                let item = scratch[self.start..].iter().find(|it| it.key == *key)?;
-                (!item.implicit).then_some(item.entry.key_span)
-            }
-        }
-    }
-
-    fn insert(&mut self, scratch: &mut Vec<Item>, key: Key, key_span: Span, value: Value) {
-        self.insert_as(scratch, key, key_span, value, false);
-    }
-
-    /// Inserts an item; an existing key keeps its place and takes the new value.
-    fn insert_as(
+    /// Takes the place of an explicitly keyed item before its value is parsed: one key
+    /// comparison pass (small) or one hash lookup (large) both finds a duplicate and reserves
+    /// the place, which [`Builder::fill`] gives the value. An existing implicit key keeps its
+    /// place and becomes explicit (PHP overwrites); an existing explicit key is the reference's
+    /// duplicate-key error: `Err` gives the key back with where it was first written.
+    fn claim(
         &mut self,
         scratch: &mut Vec<Item>,
         key: Key,
         key_span: Span,
-        value: Value,
-        implicit: bool,
-    ) {
+    ) -> Result<Slot, (Key, Span)> {
+        if let Key::Int(i) = key {
+            if self.next.is_some_and(|n| i >= n) {
+                self.next = i.checked_add(1);
+            }
+        }
+        self.cover(key_span);
+        // the value is parsed after the key: until then the place holds null
+        let entry = Entry {
+            key_span,
+            value: Value::new(Kind::Null, key_span),
+        };
+        let mut large = match self.large.take() {
+            Some(large) => large,
+            None => {
+                let items = &mut scratch[self.start..];
+                if let Some(j) = items.iter().position(|it| it.key == key) {
+                    let item = &mut items[j];
+                    if !item.implicit {
+                        return Err((key, item.entry.key_span));
+                    }
+                    item.entry = entry;
+                    item.implicit = false;
+                    return Ok(Slot::Small(self.start + j));
+                }
+                if items.len() < SMALL {
+                    scratch.push(Item {
+                        key,
+                        entry,
+                        implicit: false,
+                    });
+                    return Ok(Slot::Small(scratch.len() - 1));
+                }
+                self.move_to_map(scratch)
+            }
+        };
+        let r = large.claim(key, entry);
+        self.large = Some(large);
+        r
+    }
+
+    /// Gives the place taken by [`Builder::claim`] its value.
+    fn fill(&mut self, scratch: &mut [Item], slot: Slot, value: Value) {
+        self.cover(value.span);
+        let entry = match (slot, &mut self.large) {
+            (Slot::Small(j), _) => scratch.get_mut(j).map(|it| &mut it.entry),
+            (Slot::Large(i), Some(large)) => large.entries.get_index_mut(i).map(|(_, e)| e),
+            (Slot::Large(_), None) => None,
+        };
+        if let Some(entry) = entry {
+            entry.value = value;
+        }
+    }
+
+    /// Appends an item under an implicit index; an existing key keeps its place and takes the
+    /// new value.
+    fn insert_implicit(&mut self, scratch: &mut Vec<Item>, key: Key, key_span: Span, value: Value) {
         if let Key::Int(i) = key {
             if self.next.is_some_and(|n| i >= n) {
                 self.next = i.checked_add(1);
@@ -147,14 +222,14 @@ impl Builder {
             let items = &mut scratch[self.start..];
             if let Some(item) = items.iter_mut().find(|it| it.key == key) {
                 item.entry = entry;
-                item.implicit = implicit;
+                item.implicit = true;
                 return;
             }
             if items.len() < SMALL {
                 scratch.push(Item {
                     key,
                     entry,
-                    implicit,
+                    implicit: true,
                 });
                 return;
             }
@@ -162,10 +237,8 @@ impl Builder {
         }
         if let Some(large) = &mut self.large {
             let (i, _) = large.entries.insert_full(key, entry);
-            if implicit || !large.implicit.is_empty() {
-                large.implicit.resize(large.entries.len(), false);
-                large.implicit[i] = implicit;
-            }
+            large.implicit.resize(large.entries.len(), false);
+            large.implicit[i] = true;
         }
     }
 
@@ -189,7 +262,7 @@ impl Builder {
     /// Appends under the next index. PHP cannot append after key `i64::MAX`; the item is dropped.
     fn push(&mut self, scratch: &mut Vec<Item>, key_span: Span, value: Value) {
         match self.next {
-            Some(n) => self.insert_as(scratch, Key::Int(n), key_span, value, true),
+            Some(n) => self.insert_implicit(scratch, Key::Int(n), key_span, value),
             None => {
                 self.cover(key_span);
                 self.cover(value.span);
@@ -411,8 +484,8 @@ impl<'a> Parser<'a> {
                 let key_pos = self.pos;
                 let (value, simple) = self.parse_value()?;
                 if self.consume_separator() {
-                    let key = self.check_key(value, simple, key_pos, &res)?;
-                    (Some(key), self.pos - 1)
+                    let slot = self.claim_key(value, simple, key_pos, &mut res)?;
+                    (Some(slot), self.pos - 1)
                 } else {
                     if !res.is_empty(&self.scratch) {
                         return self.err(ErrorKind::Unexpected);
@@ -446,7 +519,7 @@ impl<'a> Parser<'a> {
 
             self.count_item(marker)?;
             match key {
-                Some((k, key_span)) => res.insert(&mut self.scratch, k, key_span, value),
+                Some(slot) => res.fill(&mut self.scratch, slot, value),
                 None => {
                     let s = if value.span.start == value.span.end {
                         self.tok_span(marker)
@@ -661,7 +734,7 @@ impl<'a> Parser<'a> {
             let key_pos = self.pos;
             let (value, simple) = self.parse_value()?;
             if self.consume_separator() {
-                let (key, key_span) = self.check_key(value, simple, key_pos, &res)?;
+                let slot = self.claim_key(value, simple, key_pos, &mut res)?;
                 let sep = self.pos - 1;
                 let item = if self.is_next(|k| {
                     k == Tok::Newline || k == Tok::Char(b',') || k == Tok::Char(end_brace)
@@ -670,7 +743,7 @@ impl<'a> Parser<'a> {
                 } else {
                     self.parse_value()?.0
                 };
-                res.insert(&mut self.scratch, key, key_span, item);
+                res.fill(&mut self.scratch, slot, item);
             } else {
                 let s = value.span;
                 res.push(&mut self.scratch, s, value);
@@ -686,15 +759,16 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Checks a key (reference `checkArrayKey`) and converts it as PHP converts array keys;
-    /// returns the key and where it was written. The key's string moves into the [`Key`].
-    fn check_key(
-        &self,
+    /// Checks a key (reference `checkArrayKey`), converts it as PHP converts array keys and
+    /// takes its place in `res` ([`Builder::claim`]); the value comes with [`Builder::fill`].
+    /// The key's string moves into the [`Key`].
+    fn claim_key(
+        &mut self,
         key: Value,
         simple: bool,
         at: usize,
-        seen: &Builder,
-    ) -> PResult<(Key, Span)> {
+        res: &mut Builder,
+    ) -> PResult<Slot> {
         // `at`: the key's first token (its position in error messages)
         let k = match (key.kind, simple) {
             (Kind::Str(s), true) => Key::from_string(s),
@@ -703,13 +777,10 @@ impl<'a> Parser<'a> {
             (Kind::Bool(b), true) => Key::from_string(if b { "1".into() } else { String::new() }),
             _ => return Err(ParseError::new(at, ErrorKind::UnacceptableKey)),
         };
-        if let Some(first) = seen.explicit_key_span(&self.scratch, &k) {
-            return Err(ParseError::new(
-                at,
-                ErrorKind::DuplicatedKey(k.as_string(), first),
-            ));
-        }
-        Ok((k, key.span))
+        res.claim(&mut self.scratch, k, key.span)
+            .map_err(|(k, first)| {
+                ParseError::new(at, ErrorKind::DuplicatedKey(k.as_string(), first))
+            })
     }
 }
 

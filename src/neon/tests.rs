@@ -429,3 +429,32 @@ fn next_index_follows_edits() {
     let v = Value::new(Kind::Int(2), Span::default());
     assert_eq!(a.try_push(v.clone()), Err(v));
 }
+
+/// Keys of collections past the scratch stack's `SMALL` items take their place in the map
+/// before their value is parsed (`Builder::claim`): a duplicate is still reported at the key,
+/// before an error in its value; an implicit index given again explicitly keeps its place.
+#[test]
+fn keys_of_large_collections() {
+    let block: String = (0..10).map(|i| format!("k{i}: {i}\n")).collect();
+    assert_eq!(
+        error(&format!("{block}k3: [\n")),
+        ("Duplicated key 'k3'".into(), 11, 1)
+    );
+    assert_eq!(
+        error("[a, b, c, d, e, f, g, h, i, j, 2: z, 2: y]"),
+        ("Duplicated key '2'".into(), 1, 38)
+    );
+    assert_eq!(
+        json("[a, b, c, d, e, f, g, h, i, j, 2: z, k]"),
+        r#"["a","b","z","d","e","f","g","h","i","j","k"]"#
+    );
+    assert_eq!(
+        json("{a, b, 2: z, c: 1, d: 2, e: 3, f: 4, g: 5, h: 6, i: 7, 1: q, r}"),
+        r#"{"0":"a","1":"q","2":"z","c":1,"d":2,"e":3,"f":4,"g":5,"h":6,"i":7,"3":"r"}"#
+    );
+    // the place of a key whose value is a nested collection gets that collection
+    assert_eq!(
+        json(&format!("{block}x:\n  - 1\n  - {{p: [q]}}\ny: 2")),
+        r#"{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"x":[1,{"p":["q"]}],"y":2}"#
+    );
+}
