@@ -365,7 +365,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn plan(services: serde_json::Value, aliases: serde_json::Value) -> Plan {
+    /// A plan of these services and aliases (shared with `problems`' tests).
+    pub(super) fn plan(services: serde_json::Value, aliases: serde_json::Value) -> Plan {
         serde_json::from_value(json!({
             "format": plan::FORMAT, "version": plan::VERSION, "compiler": "t",
             "inputs_hash": "0", "services": services, "aliases": aliases
@@ -373,7 +374,8 @@ mod tests {
         .expect("a plan")
     }
 
-    fn new(args: serde_json::Value) -> serde_json::Value {
+    /// A service of class `A` made with these arguments.
+    pub(super) fn new(args: serde_json::Value) -> serde_json::Value {
         json!({"type": "A", "create": {"$new": "A", "args": args}})
     }
 

@@ -357,20 +357,9 @@ pub fn create_cycles(plan: &Plan) -> Vec<Vec<String>> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{new, plan};
     use super::*;
     use serde_json::json;
-
-    fn plan(services: serde_json::Value, aliases: serde_json::Value) -> Plan {
-        serde_json::from_value(json!({
-            "format": plan::FORMAT, "version": plan::VERSION, "compiler": "t",
-            "inputs_hash": "0", "services": services, "aliases": aliases
-        }))
-        .expect("a plan")
-    }
-
-    fn new(args: serde_json::Value) -> serde_json::Value {
-        json!({"type": "A", "create": {"$new": "A", "args": args}})
-    }
 
     fn cycle_messages(p: &Plan) -> Vec<String> {
         create_cycles(p)
