@@ -167,7 +167,14 @@ impl Plan {
                         }
                         (Some(f), None) => {
                             check_header(f, u64::from(VERSION), origin)?;
-                            return Err(bad(origin, "\"version\" is missing or not an integer"));
+                            let reason = match &h.version {
+                                None => "\"version\" is missing".to_string(),
+                                Some(v) => format!(
+                                    "\"version\" must be a whole number from \
+                                     {OLDEST_VERSION} to {VERSION}, found {v}"
+                                ),
+                            };
+                            return Err(bad(origin, reason));
                         }
                     }
                 }

@@ -235,3 +235,18 @@ fn a_configuration_given_as_the_plan_is_named() {
     );
     assert!(bad_plan_reason("{\"format\": ").starts_with("truncated JSON plan"));
 }
+
+/// A `version` that is there but not a whole number says what it found; a missing one says so.
+#[test]
+fn a_bad_version_value_is_shown() {
+    let text = plan_with(VERSION, ONE);
+    let negative = text.replacen(&format!("\"version\": {VERSION}"), "\"version\": -1", 1);
+    assert_eq!(
+        bad_plan_reason(&negative),
+        format!("\"version\" must be a whole number from {OLDEST_VERSION} to {VERSION}, found -1")
+    );
+    let text_version = text.replacen(&format!("\"version\": {VERSION}"), "\"version\": \"3\"", 1);
+    assert!(bad_plan_reason(&text_version).ends_with("found \"3\""));
+    let missing = text.replacen(&format!("\"version\": {VERSION}, "), "", 1);
+    assert_eq!(bad_plan_reason(&missing), "\"version\" is missing");
+}
