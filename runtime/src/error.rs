@@ -115,11 +115,15 @@ pub enum Error {
         unknown: Vec<String>,
     },
 
-    /// No service (or alias) of this name.
-    #[error("service '{name}' not found")]
+    /// No service (or alias) of this name. Asked for by the caller (`get`, `get_instance`),
+    /// the error carries a hint: the closest service name ("did you mean 'db'?") or, for a
+    /// class name, that `get_by_type_name` asks by type.
+    #[error("service '{name}' not found{}", hint.as_deref().map(|h| format!("; {h}")).unwrap_or_default())]
     UnknownService {
         /// The requested name.
         name: String,
+        /// What the caller may have meant, when something is close.
+        hint: Option<String>,
     },
 
     /// The Rust type asked for in `get_by_type::<T>()` has no catalog name in the registry.

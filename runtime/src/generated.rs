@@ -321,6 +321,7 @@ impl Locator {
                 None => {
                     return Err(Error::UnknownService {
                         name: name.to_string(),
+                        hint: None,
                     })
                 }
             },
@@ -379,6 +380,7 @@ impl Locator {
             .get(key)
             .ok_or_else(|| Error::UnknownService {
                 name: format!("{}[{key}]", self.origin.name),
+                hint: None,
             })
     }
 
@@ -569,6 +571,7 @@ pub(crate) fn bind(inst: &Instance, method: &str) -> Option<Result<Callable, Err
             .get_index(origin.service)
             .ok_or_else(|| Error::UnknownService {
                 name: origin.name.clone(),
+                hint: None,
             })?;
         match member_problem(name, sp, method, None) {
             Some(reason) => Err(Error::BadArguments {

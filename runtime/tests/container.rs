@@ -372,8 +372,17 @@ fn unknown_service_and_wrong_type() {
     let reg = registry();
     let c = app(&reg);
     let e = c.get::<Db>("nope").err().unwrap();
-    assert!(matches!(&e, Error::UnknownService { name } if name == "nope"));
+    assert!(matches!(&e, Error::UnknownService { name, .. } if name == "nope"));
     assert_eq!(e.to_string(), "service 'nope' not found");
+    // A near miss gets the closest name; a class name is pointed to the lookup by type.
+    let e = c.get::<Db>("Dbb").err().unwrap();
+    assert_eq!(e.to_string(), "service 'Dbb' not found; did you mean 'db'?");
+    let e = c.get_instance("App\\Db").err().unwrap();
+    assert_eq!(
+        e.to_string(),
+        "service 'App\\Db' not found; 'App\\Db' is a class name: get_by_type_name(\"App\\Db\") \
+         asks for the service of a type"
+    );
 
     let e = c.get::<Repository>("db").err().unwrap();
     assert!(matches!(e, Error::WrongType { .. }), "{e:?}");

@@ -73,7 +73,7 @@ fn a_locator_gets_the_shared_service_and_creates_new_ones() {
     }
     assert!(matches!(
         by_name("getOther", &[]),
-        Err(Error::UnknownService { name }) if name == "loc[other]"
+        Err(Error::UnknownService { name, .. }) if name == "loc[other]"
     ));
 }
 

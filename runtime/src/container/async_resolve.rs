@@ -474,9 +474,9 @@ impl Inner {
         name: &str,
         scope: Option<&Arc<ScopeState>>,
     ) -> Result<Arc<T>, Error> {
-        let idx = self.index_of(name).ok_or_else(|| Error::UnknownService {
-            name: name.to_string(),
-        })?;
+        let idx = self
+            .index_of(name)
+            .ok_or_else(|| self.unknown_service(name))?;
         let inst = self.instance_async(idx, scope).await?;
         self.cast(idx, &inst)
     }
@@ -534,6 +534,7 @@ impl Container {
             .index_of(name)
             .ok_or_else(|| Error::UnknownService {
                 name: name.to_string(),
+                hint: None,
             })?;
         self.inner.instance_async(idx, None).await
     }
@@ -555,9 +556,9 @@ impl Scope {
     /// The service `name` as an erased [`Instance`]; see [`Scope::get_async`].
     pub async fn get_instance_async(&self, name: &str) -> Result<Instance, Error> {
         let inner = &self.state.inner;
-        let idx = inner.index_of(name).ok_or_else(|| Error::UnknownService {
-            name: name.to_string(),
-        })?;
+        let idx = inner
+            .index_of(name)
+            .ok_or_else(|| inner.unknown_service(name))?;
         inner.instance_async(idx, Some(&self.state)).await
     }
 

@@ -254,6 +254,7 @@ impl Inner {
             Expr::Ref(name) => {
                 let idx = self.index_of(name).ok_or_else(|| Error::UnknownService {
                     name: name.to_string(),
+                    hint: None,
                 })?;
                 let ctx = Ctx {
                     scope: frame.ctx.scope,
@@ -321,6 +322,7 @@ impl Inner {
             Expr::Provider(name) => {
                 let idx = self.index_of(name).ok_or_else(|| Error::UnknownService {
                     name: name.to_string(),
+                    hint: None,
                 })?;
                 Value::Service(crate::provider::handle(self, idx, frame.ctx.scope))
             }
