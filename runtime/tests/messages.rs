@@ -28,7 +28,10 @@ fn debug_prints_the_same_text_as_display() {
     let c =
         container(json!({"db": {"type": "App\\Db", "create": {"$new": "App\\Db", "args": []}}}));
     let e = c.get::<Db>("dbb").unwrap_err();
-    assert_eq!(format!("{e:?}"), "service 'dbb' not found; did you mean 'db'?");
+    assert_eq!(
+        format!("{e:?}"),
+        "service 'dbb' not found; did you mean 'db'?"
+    );
     assert_eq!(format!("{e:?}"), e.to_string());
 }
 
