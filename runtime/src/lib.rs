@@ -118,6 +118,7 @@ mod macros;
 pub mod plan;
 pub mod provider;
 pub mod registry;
+pub mod suggest;
 pub mod value;
 
 pub use catalog::{ArgType, ReturnType};

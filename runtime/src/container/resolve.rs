@@ -115,7 +115,7 @@ impl Inner {
 
     /// [`Error::UnknownService`] for a name the caller asked for, with a hint: a class name
     /// is asked for by type (`get_by_type_name`); otherwise the closest service or alias name
-    /// (letter case aside, or at most a third of its letters different).
+    /// by the project's one suggestion rule ([`crate::suggest::suggest`]).
     pub(crate) fn unknown_service(&self, name: &str) -> Error {
         let hint = if name.contains('\\') {
             Some(format!(
@@ -125,7 +125,7 @@ impl Inner {
             let names = (0..self.service_count())
                 .filter_map(|i| self.service_name(i))
                 .chain(self.aliases().keys().map(|a| a.as_str()));
-            closest(name, names).map(|n| format!("did you mean '{n}'?"))
+            crate::suggest::suggest(name, names).map(|n| format!("did you mean '{n}'?"))
         };
         Error::UnknownService {
             name: name.to_string(),
@@ -606,38 +606,4 @@ impl Inner {
         }
         Ok(inst)
     }
-}
-
-/// The candidate closest to `word` by edit distance (letters compared without case), when it
-/// is within a third of the word's length (at least 1); the first of equally close ones.
-fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let w: Vec<char> = word.to_lowercase().chars().collect();
-    let limit = (w.len() / 3).max(1);
-    let mut best: Option<(usize, &str)> = None;
-    let mut row: Vec<usize> = Vec::new();
-    for c in candidates {
-        let cand: Vec<char> = c.to_lowercase().chars().collect();
-        if cand.len().abs_diff(w.len()) > limit {
-            continue;
-        }
-        // One row of the Levenshtein table at a time.
-        row.clear();
-        row.extend(0..=cand.len());
-        for (i, a) in w.iter().enumerate() {
-            let mut diagonal = row[0];
-            row[0] = i + 1;
-            for (j, b) in cand.iter().enumerate() {
-                let above = row[j + 1];
-                row[j + 1] = (above + 1)
-                    .min(row[j] + 1)
-                    .min(diagonal + usize::from(a != b));
-                diagonal = above;
-            }
-        }
-        let d = row[cand.len()];
-        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
-            best = Some((d, c));
-        }
-    }
-    best.map(|(_, c)| c)
 }
