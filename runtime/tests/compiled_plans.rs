@@ -59,6 +59,14 @@ fn a28_setup_calls_property_write_and_self_argument() {
         assert!(Arc::ptr_eq(svc.attached.get().unwrap(), &svc));
     }
     assert_eq!(binary.plan(), json.plan());
+    // Read from a file, the loader keeps the file's bytes for the model instead of a copy of
+    // the payload: the same model.
+    let path = std::env::temp_dir().join(format!("wp-a28-{}.plan.bin", std::process::id()));
+    std::fs::write(&path, json.plan().to_binary()).unwrap();
+    let from_file = Container::load(&path, &reg).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert!(from_file.get::<Svc>("svc").unwrap().flag);
+    assert_eq!(from_file.plan(), json.plan());
 }
 
 #[test]

@@ -88,7 +88,7 @@ impl<'r> ContainerBuilder<'r> {
     /// [`Container::load`]; all name the file.
     pub fn load(self, path: impl AsRef<Path>) -> Result<Container, Error> {
         let (bytes, origin) = crate::encoding::read_plan_file(path.as_ref())?;
-        self.from_bytes_named(&bytes, &origin)
+        self.load_bytes(std::borrow::Cow::Owned(bytes), &origin)
     }
 
     /// Loads a JSON plan from a string; errors call it `<string>`.
@@ -109,11 +109,21 @@ impl<'r> ContainerBuilder<'r> {
 
     /// Loads a plan in either form from bytes; errors call it `origin`.
     pub fn from_bytes_named(self, bytes: &[u8], origin: &str) -> Result<Container, Error> {
+        self.load_bytes(std::borrow::Cow::Borrowed(bytes), origin)
+    }
+
+    /// [`Self::from_bytes_named`] over bytes it may own (a file it read): a container read
+    /// straight into its tables keeps them for its model instead of a copy.
+    fn load_bytes(
+        self,
+        bytes: std::borrow::Cow<'_, [u8]>,
+        origin: &str,
+    ) -> Result<Container, Error> {
         // A binary plan is read straight into the container's tables when it has the shape
         // `stream` takes (an application's ordinary plan); anything else, and every plan with
         // a problem, goes through the plan model and its checks.
         if bytes.starts_with(crate::encoding::BINARY_MAGIC) && self.imports.is_empty() {
-            let (payload, version) = crate::encoding::binary_payload(bytes, origin)?;
+            let (payload, version) = crate::encoding::binary_payload(&bytes, origin)?;
             let streamed = super::stream::read(
                 payload,
                 version,
@@ -122,11 +132,13 @@ impl<'r> ContainerBuilder<'r> {
                 self.read_env,
             );
             if let Some(streamed) = streamed {
-                let model = super::Model::deferred(payload, version);
+                // The payload is everything after the header (`binary_payload`).
+                let range = crate::encoding::BINARY_HEADER_LEN..bytes.len();
+                let model = super::Model::deferred(bytes, range, version);
                 return Ok(self.assemble(streamed, model, origin));
             }
         }
-        let plan = Plan::from_bytes(bytes, origin)?;
+        let plan = Plan::from_bytes(&bytes, origin)?;
         self.build(plan, origin)
     }
 

@@ -157,8 +157,9 @@ pub(crate) struct OwnTables {
 /// load keeps the model it checked.
 pub(crate) struct Model {
     cell: OnceLock<Plan>,
-    /// The binary payload and its version, when the model is built on first use.
-    payload: Option<(Box<[u8]>, u64)>,
+    /// The binary plan's bytes, the payload's range in them and its version, when the model
+    /// is built on first use.
+    payload: Option<(Vec<u8>, std::ops::Range<usize>, u64)>,
 }
 
 impl Model {
@@ -170,24 +171,37 @@ impl Model {
         }
     }
 
-    /// A model decoded from `payload` (of plan version `version`) on first use. The loader
-    /// read the same payload with the same reader and checks before, so decoding it again
-    /// cannot fail.
-    pub(crate) fn deferred(payload: &[u8], version: u64) -> Model {
+    /// A model decoded on first use from the payload at `range` of `bytes` (of plan version
+    /// `version`). Bytes the loader read from a file are kept as they are; the caller's bytes
+    /// are copied (the payload only). The loader read the same payload with the same reader
+    /// and checks before, so decoding it again cannot fail.
+    pub(crate) fn deferred(
+        bytes: std::borrow::Cow<'_, [u8]>,
+        range: std::ops::Range<usize>,
+        version: u64,
+    ) -> Model {
+        let payload = match bytes {
+            std::borrow::Cow::Owned(file) => (file, range, version),
+            std::borrow::Cow::Borrowed(b) => {
+                let copy = b[range].to_vec();
+                let whole = 0..copy.len();
+                (copy, whole, version)
+            }
+        };
         Model {
             cell: OnceLock::new(),
-            payload: Some((payload.into(), version)),
+            payload: Some(payload),
         }
     }
 
     /// The plan.
     pub(crate) fn get(&self) -> &Plan {
         self.cell.get_or_init(|| {
-            let (payload, version) = self
+            let (bytes, range, version) = self
                 .payload
                 .as_ref()
                 .expect("a container without a model keeps its payload");
-            crate::encoding::decode::decode(payload, *version)
+            crate::encoding::decode::decode(&bytes[range.clone()], *version)
                 .expect("a payload the loader accepted decodes again")
         })
     }
