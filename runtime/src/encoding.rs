@@ -178,17 +178,15 @@ impl Plan {
                         }
                     }
                 }
-                // A plan is a JSON object; text that does not start like one is most likely
-                // the configuration itself (NEON), given where its compiled plan belongs.
-                let first = json.trim_start().chars().next();
-                if full.is_syntax() && first.is_some_and(|c| c != '{' && c != '[') {
+                // Text that does not start like JSON is most likely the configuration itself
+                // (NEON), given where its compiled plan belongs.
+                if let Some(first) = non_json_start(json).filter(|_| full.is_syntax()) {
                     return Err(bad(
                         origin,
                         format!(
                             "not a plan: a plan is a JSON object or a binary plan, and this text \
                              starts with {first:?} ({full}); a NEON configuration is compiled \
-                             into a plan first",
-                            first = first.unwrap_or(' ')
+                             into a plan first"
                         ),
                     ));
                 }
@@ -409,6 +407,19 @@ fn replaceable(path: &Path) -> std::io::Result<(std::path::PathBuf, Option<std::
         return Err(Error::new(ErrorKind::PermissionDenied, "it is read-only"));
     }
     Ok((path, Some(meta.permissions())))
+}
+
+/// The first character of `text` (after a byte order mark and blanks) when it cannot begin
+/// JSON (`{`, or `[`): text such as a NEON configuration given where a plan belongs. `None` for
+/// empty text and for text that starts like JSON. The one rule for "this text is not a plan"
+/// (the compiler's tools ask it too).
+pub fn non_json_start(text: &str) -> Option<char> {
+    let first = text
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .chars()
+        .next()?;
+    (first != '{' && first != '[').then_some(first)
 }
 
 /// The bytes of a plan file and the name errors use for it. Errors: [`Error::Io`] naming the

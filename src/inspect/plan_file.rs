@@ -80,8 +80,7 @@ pub fn looks_like_configuration(bytes: &[u8]) -> bool {
         }
         Err(_) => return false,
     };
-    let text = text.trim_start_matches('\u{feff}').trim_start();
-    !text.is_empty() && !text.starts_with('{') && !text.starts_with('[')
+    wireplan_runtime::encoding::non_json_start(text).is_some()
 }
 
 /// How many [`problems`] are listed one by one; the rest are counted in one more warning.
