@@ -94,6 +94,17 @@ impl<'a> Text<'a> {
         }
     }
 
+    /// The first `len` bytes of the text (`len` at a character boundary), with the same way
+    /// back to original offsets.
+    pub fn prefix(&self, len: usize) -> Text<'_> {
+        let removed = self.removed.partition_point(|&r| r <= len);
+        Text {
+            src: std::borrow::Cow::Borrowed(&self.src[..len]),
+            base: self.base,
+            removed: self.removed[..removed].to_vec(),
+        }
+    }
+
     /// The original offset of a position that starts something (a removed `\r` right before
     /// it is skipped over).
     pub fn orig_start(&self, pos: usize) -> usize {
@@ -127,23 +138,112 @@ pub(crate) const PIECE: usize = 8 * 1024;
 /// (no cut falls between a text's first `'''` or `"""` and its last), a piece starts after a
 /// line break, where no quote context is open, and the last line of a piece ends with its
 /// line break, so no look-ahead sees the piece's end.
+///
+/// A text of at least two [`LANE_MIN`] is lexed in lanes on several threads at once (see
+/// [`tokenize_in_lanes`]) when no other decode is running ([`super::decoding_alone`]); the
+/// tokens are the same.
 pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
-    tokenize_in_pieces(src, PIECE)
+    let lanes = match super::decoding_alone() {
+        true => (src.len() / LANE_MIN).min(parallelism()),
+        false => 1,
+    };
+    tokenize_in_lanes(src, PIECE, lanes)
+}
+
+/// Bytes of text per lane at least: below two of them a text is lexed on the calling thread
+/// alone. A thread costs some tens of microseconds to start; 64 KiB take about 0.5 ms to lex.
+pub(crate) const LANE_MIN: usize = 64 * 1024;
+
+/// How many threads lexing may use at once: the machine's parallelism (read once), at most
+/// four.
+pub(crate) fn parallelism() -> usize {
+    static LANES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *LANES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
 }
 
 /// [`tokenize`] with pieces of at least `piece` bytes (1: a cut at every allowed line start;
-/// `usize::MAX`: one run).
+/// `usize::MAX`: one run), on one thread.
+#[cfg(test)]
 pub(crate) fn tokenize_in_pieces(src: &str, piece: usize) -> (Vec<Token>, usize) {
-    // DI configurations have about one token per 4 bytes: reserve enough for one allocation
-    let mut tokens = Vec::with_capacity(src.len() / 3 + 1);
+    tokenize_in_lanes(src, piece, 1)
+}
+
+/// [`tokenize_in_pieces`] with the text split into `lanes` stretches of about equal size,
+/// each cut where a piece may start, the first lexed on the calling thread and each other on
+/// a thread of its own. Since a cut at any allowed line start gives the tokens of one run
+/// (see [`tokenize`]), the lanes' tokens put one after the other are the tokens of the whole
+/// text. Where one lane stops early, lexing stops there and the later lanes' tokens are
+/// dropped, as one run would never have reached them. A thread that cannot be started
+/// leaves its lane to the calling thread.
+pub(crate) fn tokenize_in_lanes(src: &str, piece: usize, lanes: usize) -> (Vec<Token>, usize) {
     let bytes = src.as_bytes();
     let multi_line = triple_quote_range(bytes);
-    let mut at: usize = 0;
+    let mut bounds = vec![0];
+    for lane in 1..lanes {
+        let from = (src.len() / lanes * lane).max(*bounds.last().unwrap_or(&0));
+        let cut = next_cut(bytes, from, multi_line);
+        if cut < src.len() && cut > *bounds.last().unwrap_or(&0) {
+            bounds.push(cut);
+        }
+    }
+    bounds.push(src.len());
+    let lane = |from: usize, to: usize| {
+        // DI configurations have about one token per 4 bytes: reserve enough for one allocation
+        let mut tokens = Vec::with_capacity((to - from) / 3 + 1);
+        let end = lex_lane(src, from, to, piece, multi_line, &mut tokens);
+        (tokens, end)
+    };
+    if bounds.len() == 2 {
+        return lane(0, src.len());
+    }
+    std::thread::scope(|scope| {
+        let later: Vec<_> = bounds[1..]
+            .windows(2)
+            .map(|w| {
+                let (from, to) = (w[0], w[1]);
+                let handle = std::thread::Builder::new()
+                    .name("neon-lexer".into())
+                    .spawn_scoped(scope, move || lane(from, to));
+                (from, to, handle)
+            })
+            .collect();
+        let (mut tokens, mut end) = lane(0, bounds[1]);
+        for (from, to, handle) in later {
+            let (more, more_end) = match handle {
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(_) => lane(from, to),
+            };
+            if end < from {
+                // An earlier lane stopped: one run would have stopped there too.
+                continue;
+            }
+            tokens.extend_from_slice(&more);
+            end = more_end;
+        }
+        (tokens, end)
+    })
+}
+
+/// Lexes `src[from..to]` (`from` and `to` are allowed cuts, or the text's ends) in pieces of
+/// at least `piece` bytes, appending the tokens; returns where lexing stopped (`to` unless
+/// some text matches no token).
+fn lex_lane(
+    src: &str,
+    from: usize,
+    to: usize,
+    piece: usize,
+    multi_line: Option<(usize, usize)>,
+    tokens: &mut Vec<Token>,
+) -> usize {
+    let bytes = &src.as_bytes()[..to];
+    let mut at = from;
     loop {
         let cut = next_cut(bytes, at.saturating_add(piece), multi_line);
-        let end = lex(&src[at..cut], at, &mut tokens);
-        if end < cut || cut == src.len() {
-            return (tokens, end);
+        let end = lex(&src[at..cut], at, tokens);
+        if end < cut || cut == to {
+            return end;
         }
         at = cut;
     }
@@ -491,6 +591,23 @@ mod tests {
         }
         // lexing stops where one run stops, also in a later piece
         assert_eq!(spans("a: 1\nb: 2\nc: `x`\n", 1).1, 13);
+        // in lanes too: a lane that stops drops the later lanes' tokens
+        let stops_early = "a: 1\nb: `x`\nc: 2\nd: 3\n";
+        for lanes in 2..=4 {
+            let (tokens, stop) = tokenize_in_lanes(stops_early, 1, lanes);
+            let (one, one_stop) = tokenize_in_pieces(stops_early, usize::MAX);
+            assert_eq!(stop, 8, "{lanes} lanes");
+            assert_eq!((tokens.len(), stop), (one.len(), one_stop), "{lanes} lanes");
+        }
+        for text in texts {
+            let whole = spans(text, usize::MAX);
+            for lanes in 2..=5 {
+                let (tokens, stop) = tokenize_in_lanes(text, 4, lanes);
+                let lanes_spans: Vec<(u32, u32)> =
+                    tokens.iter().map(|t| (t.start, t.end)).collect();
+                assert_eq!((lanes_spans, stop), whole, "{text:?}, {lanes} lanes");
+            }
+        }
         assert_eq!(spans("", 1), (Vec::new(), 0));
     }
 

@@ -11,6 +11,8 @@ use super::scalar;
 use super::value::{Array, Entity, Entries, Entry, Key, Kind, Value};
 use crate::source::{FileId, Span};
 
+mod parts;
+
 type PResult<T> = Result<T, ParseError>;
 
 pub(crate) struct Parser<'a> {
@@ -26,6 +28,9 @@ pub(crate) struct Parser<'a> {
     scratch: Vec<Item>,
     /// Items added to collections since the memory ceiling was last checked.
     unchecked: u32,
+    /// How large blocks are parsed in parts on other threads ([`Parser::parse_block_in_parts`]);
+    /// `None` for the parsers of those parts, and with one core.
+    split: Option<parts::Split>,
 }
 
 /// How many collection items the parser adds between two checks of the memory ceiling
@@ -319,6 +324,7 @@ impl<'a> Parser<'a> {
             stack_budget,
             scratch: Vec::with_capacity(64),
             unchecked: 0,
+            split: parts::Split::for_this_machine(),
         }
     }
 
@@ -469,6 +475,11 @@ impl<'a> Parser<'a> {
     /// A block: items at the indentation `indent`. Returns a collection, or the single value of
     /// a block without keys, or null for an empty block.
     fn parse_block_items(&mut self, indent: &str, only_bullets: bool) -> PResult<Value> {
+        if !only_bullets {
+            if let Some(value) = self.parse_block_in_parts(indent) {
+                return Ok(value);
+            }
+        }
         let mut res = Builder::new(&self.scratch);
         loop {
             // one item: `- value` or `key: value` (or a lone value)

@@ -9,12 +9,12 @@
 //! offsets. `WIREPLAN_WRITE_TOKEN_DIGESTS=1` rewrites the file from the current lexer (only
 //! for a deliberate change of the token language).
 
-use super::lexer::{tokenize, tokenize_in_pieces, Text, PIECE};
+use super::lexer::{tokenize, tokenize_in_lanes, tokenize_in_pieces, Text, PIECE};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The corpora: (name in the digest file, folder relative to the workspace, file filter).
-const CORPORA: &[(&str, &str, Option<&[&str]>)] = &[
+pub(super) const CORPORA: &[(&str, &str, Option<&[&str]>)] = &[
     ("neon", "../shared/conformance/neon", None),
     ("real-neon", "../shared/conformance/real-neon", None),
     (
@@ -47,7 +47,7 @@ fn digest_line(name: &str, text: &str) -> String {
 }
 
 /// The `.neon` files of one corpus folder, sorted by name; `None` when the folder is absent.
-fn corpus_files(dir: &Path, only: Option<&[&str]>) -> Option<Vec<PathBuf>> {
+pub(super) fn corpus_files(dir: &Path, only: Option<&[&str]>) -> Option<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -119,7 +119,8 @@ fn token_streams_match_the_recorded_digests() {
 
 /// Lexing in pieces gives the tokens of one run: every file of the corpora (those with
 /// multi-line strings included) lexed in one pest run, with a cut at every line start where
-/// [`tokenize`] may cut, and with [`PIECE`]-sized pieces.
+/// [`tokenize`] may cut, with [`PIECE`]-sized pieces, and in two and three lanes on threads
+/// of their own (however small the file).
 #[test]
 fn pieces_lex_like_one_run() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -156,6 +157,13 @@ fn pieces_lex_like_one_run() {
                 whole,
                 "{name}, pieces"
             );
+            for lanes in [2, 3] {
+                assert_eq!(
+                    spans(tokenize_in_lanes(src, PIECE, lanes)),
+                    whole,
+                    "{name}, {lanes} lanes"
+                );
+            }
             checked += 1;
             if src.contains("'''") || src.contains("\"\"\"") {
                 multi_line += 1;
