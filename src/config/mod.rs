@@ -17,6 +17,7 @@ mod overrides;
 mod params;
 mod placeholders;
 mod plan_guard;
+mod prefetch;
 
 pub use merge::merge;
 pub use overrides::check_overrides;
@@ -82,6 +83,7 @@ pub fn load_with(
         stack: Vec::new(),
         files: Vec::new(),
         parameters,
+        prefetch: prefetch::Prefetch::default(),
     };
     let sections = loader.load_file(path, None).unwrap_or_default();
     RawConfig {
@@ -107,6 +109,7 @@ pub fn load_str(
         stack: Vec::new(),
         files: vec![id],
         parameters: &none,
+        prefetch: prefetch::Prefetch::default(),
     };
     let sections = loader.load_decoded(id, None).unwrap_or_default();
     RawConfig {
@@ -174,6 +177,19 @@ struct Loader<'a> {
     stack: Vec<PathBuf>,
     files: Vec<FileId>,
     parameters: &'a IndexMap<String, Value>,
+    /// Included files being read and decoded ahead (see [`prefetch`]).
+    prefetch: prefetch::Prefetch,
+}
+
+/// The path an `includes:` item `written` in a file of folder `dir` names: relative paths are
+/// relative to the including file's folder (Nette's `Loader::expandIncludedFile`).
+fn include_target(dir: Option<&Path>, written: &str) -> PathBuf {
+    match dir {
+        Some(d) if !Path::new(written).is_absolute() => {
+            crate::source::normalize_path(&d.join(written))
+        }
+        _ => PathBuf::from(written),
+    }
 }
 
 impl Loader<'_> {
@@ -210,7 +226,15 @@ impl Loader<'_> {
             );
             return None;
         }
-        let bytes = match crate::source::read_input_file(path) {
+        let (bytes, ahead) = match self.prefetch.take(path) {
+            Some(prefetch::Fetched::Failed(e)) => (Err(e), None),
+            Some(prefetch::Fetched::Bytes(bytes)) => (Ok(bytes), None),
+            Some(prefetch::Fetched::Decoded { text, file, result }) => {
+                (Ok(text.into_bytes()), Some((file, result)))
+            }
+            None => (crate::source::read_input_file(path), None),
+        };
+        let bytes = match bytes {
             Ok(b) => b,
             Err(e) => {
                 self.diags.push(unreadable_file(path, &e).at(from));
@@ -232,9 +256,17 @@ impl Loader<'_> {
             .add_path(path.display().to_string(), &canonical, text);
         self.files.push(id);
         self.stack.push(canonical);
-        let decoded = match invalid {
-            Some(bytes) => neon::decode_bytes(&bytes, id),
-            None => neon::decode(&self.sources.get(id).text, id),
+        if invalid.is_none() {
+            // The files this one includes are read and decoded while it is decoded.
+            let includes = prefetch::scan_includes(&self.sources.get(id).text);
+            self.prefetch
+                .start(includes, path.parent(), FileId(id.0 + 1));
+        }
+        let decoded = match (invalid, ahead) {
+            (Some(bytes), _) => neon::decode_bytes(&bytes, id),
+            // Decoded ahead with the id the file got.
+            (None, Some((file, result))) if file == id => result,
+            (None, _) => neon::decode(&self.sources.get(id).text, id),
         };
         let value = match decoded {
             Ok(v) => Some(v),
@@ -288,12 +320,7 @@ impl Loader<'_> {
         let mut merged = Array::new();
         if let Some(entry) = data.entries.shift_remove(&Key::Str("includes".into())) {
             for (path_value, span) in self.include_paths(&entry.value) {
-                let target = match dir {
-                    Some(d) if !Path::new(&path_value).is_absolute() => {
-                        crate::source::normalize_path(&d.join(&path_value))
-                    }
-                    _ => PathBuf::from(&path_value),
-                };
+                let target = include_target(dir, &path_value);
                 if let Some(included) = self.load_file(&target, Some(span)) {
                     merged = merge::merge_clean(merged, included);
                 }
