@@ -5,9 +5,10 @@
 //! the other).
 //!
 //! `cargo bench --bench neon`; MB/s of each and the ratio are printed at the end, then the
-//! same ratio in CPU time of the bench thread: NEON and serde_json run alternately
-//! ([`CPU_RUNS`] pairs, medians), so both see the same load on a shared machine, where wall
-//! times move by 2x between runs.
+//! same ratio in CPU time of the process (all threads: large texts are lexed and parsed on
+//! several) and in wall time, NEON and serde_json run alternately ([`CPU_RUNS`] pairs,
+//! medians), so both see the same load on a shared machine, where wall times move by 2x
+//! between runs.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::fmt::Write as _;
@@ -165,32 +166,56 @@ fn timed(total: &mut Duration, runs: &mut u64, iters: u64, f: impl Fn()) -> Dura
 /// summary.
 const CPU_RUNS: usize = 21;
 
-/// The CPU time this thread has used so far (`CLOCK_THREAD_CPUTIME_ID`).
-fn thread_cpu() -> Duration {
+/// The CPU time the process has used so far, all its threads (`CLOCK_PROCESS_CPUTIME_ID`):
+/// the decoder lexes and parses large texts on several threads, and all of their time counts.
+fn process_cpu() -> Duration {
     let mut t = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `t` is a valid, writable timespec; the clock id is a constant of the platform.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
-/// CPU time of one call of `f`.
-fn cpu_of(f: impl Fn()) -> Duration {
-    let t = thread_cpu();
+/// CPU time (all threads) and wall time of one call of `f`.
+fn cpu_of(f: impl Fn()) -> Run {
+    let (t, w) = (process_cpu(), Instant::now());
     f();
-    thread_cpu() - t
+    Run {
+        cpu: process_cpu() - t,
+        wall: w.elapsed(),
+    }
 }
 
-/// Median CPU time of `neon` and of `json`, run alternately [`CPU_RUNS`] times each.
-fn cpu_medians(neon: impl Fn(), json: impl Fn()) -> (Duration, Duration) {
-    let (mut n, mut j): (Vec<Duration>, Vec<Duration>) = (0..CPU_RUNS)
+/// CPU time (all threads) and wall time of one run.
+#[derive(Clone, Copy)]
+struct Run {
+    cpu: Duration,
+    wall: Duration,
+}
+
+/// Medians of `neon` and of `json` (CPU time and wall time sorted apart), run alternately
+/// [`CPU_RUNS`] times each.
+fn cpu_medians(neon: impl Fn(), json: impl Fn()) -> (Run, Run) {
+    let runs: Vec<(Run, Run)> = (0..CPU_RUNS)
         .map(|_| (cpu_of(&neon), cpu_of(&json)))
-        .unzip();
-    n.sort();
-    j.sort();
-    (n[CPU_RUNS / 2], j[CPU_RUNS / 2])
+        .collect();
+    let median = |pick: fn(&(Run, Run)) -> Duration| {
+        let mut v: Vec<Duration> = runs.iter().map(pick).collect();
+        v.sort();
+        v[CPU_RUNS / 2]
+    };
+    (
+        Run {
+            cpu: median(|r| r.0.cpu),
+            wall: median(|r| r.0.wall),
+        },
+        Run {
+            cpu: median(|r| r.1.cpu),
+            wall: median(|r| r.1.wall),
+        },
+    )
 }
 
 fn mb_per_s(bytes: usize, per_run: Duration) -> f64 {
@@ -232,7 +257,7 @@ fn bench(c: &mut Criterion) {
             // filtered out on the command line
             continue;
         }
-        let (neon_cpu, json_cpu) = cpu_medians(
+        let (neon_run, json_run) = cpu_medians(
             || {
                 for text in &w.neon {
                     black_box(neon::decode(black_box(text), FileId(0)).is_ok());
@@ -245,6 +270,8 @@ fn bench(c: &mut Criterion) {
                 }
             },
         );
+        let (neon_cpu, neon_wall) = (neon_run.cpu, neon_run.wall);
+        let (json_cpu, json_wall) = (json_run.cpu, json_run.wall);
         let neon_each = neon_total / neon_runs.max(1) as u32;
         let json_each = json_total / json_runs.max(1) as u32;
         summary.push(format!(
@@ -258,10 +285,12 @@ fn bench(c: &mut Criterion) {
             neon_each.as_secs_f64() / json_each.as_secs_f64().max(1e-12)
         ));
         summary.push(format!(
-            "{}: CPU time, medians of {CPU_RUNS} alternating runs: NEON {neon_cpu:?}, \
-             serde_json {json_cpu:?}; NEON takes {:.2}x the CPU time of serde_json",
+            "{}: medians of {CPU_RUNS} alternating runs: CPU time (all threads) NEON \
+             {neon_cpu:?}, serde_json {json_cpu:?}, NEON takes {:.2}x the CPU time of \
+             serde_json; wall time NEON {neon_wall:?}, serde_json {json_wall:?}, {:.2}x",
             w.name,
-            neon_cpu.as_secs_f64() / json_cpu.as_secs_f64().max(1e-12)
+            neon_cpu.as_secs_f64() / json_cpu.as_secs_f64().max(1e-12),
+            neon_wall.as_secs_f64() / json_wall.as_secs_f64().max(1e-12)
         ));
     }
     for line in summary {
