@@ -188,8 +188,11 @@ pub(crate) fn tokenize_in_lanes(src: &str, piece: usize, lanes: usize) -> (Vec<T
     }
     bounds.push(src.len());
     let lane = |from: usize, to: usize| {
-        // DI configurations have about one token per 4 bytes: reserve enough for one allocation
-        let mut tokens = Vec::with_capacity((to - from) / 3 + 1);
+        // DI configurations have about one token per 4 bytes: reserve enough for one
+        // allocation. The first lane's vector takes the others' tokens, so it gets room for
+        // all of them (no reallocation of the largest vector with its copy).
+        let bytes = if from == 0 { src.len() } else { to - from };
+        let mut tokens = Vec::with_capacity(bytes / 3 + 1);
         let end = lex_lane(src, from, to, piece, multi_line, &mut tokens);
         (tokens, end)
     };
