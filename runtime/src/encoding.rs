@@ -330,15 +330,71 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// 4.5 MB).
 pub const WRITE_BUFFER: usize = 128 * 1024;
 
+/// Bytes written to a [`PlanFile`] between two requests to start writing them to the disk:
+/// 256 KiB.
+pub const WRITEBACK_STEP: u64 = 256 * 1024;
+
+/// The temporary file [`write_atomic_with`] fills. On Linux, every [`WRITEBACK_STEP`] bytes it
+/// asks the kernel to start writing what it holds so far to the disk
+/// (`sync_file_range(SYNC_FILE_RANGE_WRITE)`, which does not wait), so the device writes
+/// while the rest is encoded and the final sync waits only for the tail: at app-10000 (a
+/// 4.5 MB JSON plan) the sync took 4.8–5.1 ms of the compile's wall time when it started
+/// only then. Elsewhere it is a plain file.
+pub struct PlanFile {
+    file: std::fs::File,
+    /// Bytes written so far.
+    written: u64,
+    /// Bytes already handed to the kernel to write out.
+    submitted: u64,
+}
+
+impl PlanFile {
+    /// Asks the kernel to start writing the bytes written since the last request.
+    fn start_writeback(&mut self) {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let (from, len) = (self.submitted, self.written - self.submitted);
+            // SAFETY: `sync_file_range` only reads its integer arguments; the descriptor is
+            // the open file this value owns. A failure only means the final sync does all
+            // the waiting, so its result is not needed.
+            unsafe {
+                libc::sync_file_range(
+                    self.file.as_raw_fd(),
+                    from as libc::off64_t,
+                    len as libc::off64_t,
+                    libc::SYNC_FILE_RANGE_WRITE,
+                );
+            }
+        }
+        self.submitted = self.written;
+    }
+}
+
+impl std::io::Write for PlanFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.written += n as u64;
+        if self.written - self.submitted >= WRITEBACK_STEP {
+            self.start_writeback();
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
 /// Writes a file atomically from a writer: `fill` writes the content through a
-/// [`WRITE_BUFFER`]-byte buffer into a temporary file next to `path`; then the file is synced
-/// and renamed over `path`, so a reader sees the old file or the whole new one. When `fill`
-/// fails (its error is returned), or creating, writing, syncing or renaming fails, the
-/// temporary file is removed and `path` is left as it was. The target rules are
-/// [`write_atomic`]'s.
+/// [`WRITE_BUFFER`]-byte buffer into a temporary file next to `path` (a [`PlanFile`], which
+/// has the disk start writing as it goes); then the file is synced and renamed over `path`,
+/// so a reader sees the old file or the whole new one. When `fill` fails (its error is
+/// returned), or creating, writing, syncing or renaming fails, the temporary file is removed
+/// and `path` is left as it was. The target rules are [`write_atomic`]'s.
 pub fn write_atomic_with(
     path: &Path,
-    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+    fill: impl FnOnce(&mut std::io::BufWriter<PlanFile>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let (path, permissions) = replaceable(path)?;
     let dir = match path.parent() {
@@ -359,12 +415,17 @@ pub fn write_atomic_with(
         if let Some(p) = permissions {
             file.set_permissions(p)?;
         }
+        let file = PlanFile {
+            file,
+            written: 0,
+            submitted: 0,
+        };
         let mut out = std::io::BufWriter::with_capacity(WRITE_BUFFER, file);
         fill(&mut out)?;
         let file = out
             .into_inner()
             .map_err(std::io::IntoInnerError::into_error)?;
-        file.sync_all()?;
+        file.file.sync_all()?;
         std::fs::rename(&tmp, &path)
     })();
     if result.is_err() {
@@ -823,5 +884,29 @@ mod tests {
             Plan::from_bytes(&newer, "p.bin"),
             Err(Error::VersionMismatch { found, .. }) if found == u64::from(next)
         ));
+    }
+
+    #[test]
+    fn a_file_written_in_many_steps_has_every_byte() {
+        // several writeback steps and a tail, in writes of odd sizes
+        let bytes: Vec<u8> = (0..(3 * WRITEBACK_STEP + 12_345))
+            .map(|i| (i % 251) as u8)
+            .collect();
+        let path = std::env::temp_dir().join(format!(
+            "wireplan-writeback-{}-{:?}.bin",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        write_atomic_with(&path, |w| {
+            for chunk in bytes.chunks(70_001) {
+                w.write_all(chunk)?;
+            }
+            Ok(())
+        })
+        .expect("written");
+        let read = std::fs::read(&path).expect("read");
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(read.len(), bytes.len());
+        assert!(read == bytes, "the bytes differ");
     }
 }
