@@ -361,4 +361,38 @@ mod tests {
         }
         assert!(checked > 600, "only {checked} files compared");
     }
+
+    proptest::proptest! {
+        /// Texts of lines drawn from block-structure fragments (keys that repeat, brackets and
+        /// multi-line strings across lines, bullets, mixed indentation, comments) parse in
+        /// parts exactly as whole, and lex in lanes exactly as in one run.
+        #[test]
+        fn random_blocks_parse_in_parts_as_whole(
+            lines in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec!["", "", "\t", "\t\t", "  ", " \t", "\t "]),
+                    proptest::sample::select(vec![
+                        "a: 1", "b:", "c: [", "]", "- x", "d: {k: v}", "e: f(", ")", "'''",
+                        "q: '''", "# c", "", "a: 2", "1: z", "k = v", "x: y: z", "- k: v",
+                        "g: h(1)i(2)", "n: -", "\"s\": 1", "t: `", "u: [1,", "2]", "v:",
+                    ]),
+                ),
+                0..40,
+            ),
+            lanes in 2usize..5,
+        ) {
+            let src: String = lines
+                .iter()
+                .map(|(indent, line)| format!("{indent}{line}\n"))
+                .collect();
+            let (whole, split) = both(&src, 1, lanes);
+            proptest::prop_assert_eq!(split, whole);
+            let one = crate::neon::lexer::tokenize_in_lanes(&src, usize::MAX, 1);
+            let many = crate::neon::lexer::tokenize_in_lanes(&src, 1, lanes);
+            let spans = |t: &[crate::neon::lexer::Token]| {
+                t.iter().map(|t| (t.start, t.end)).collect::<Vec<_>>()
+            };
+            proptest::prop_assert_eq!((spans(&many.0), many.1), (spans(&one.0), one.1));
+        }
+    }
 }
