@@ -143,8 +143,10 @@ pub(crate) const PIECE: usize = 8 * 1024;
 /// [`tokenize_in_lanes`]) when no other decode is running ([`super::decoding_alone`]); the
 /// tokens are the same.
 pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
-    let lanes = match super::decoding_alone() {
-        true => (src.len() / LANE_MIN).min(parallelism()),
+    let by_size = src.len() / LANE_MIN;
+    // (the machine's parallelism is asked only for texts large enough)
+    let lanes = match by_size >= 2 && super::decoding_alone() {
+        true => by_size.min(parallelism()),
         false => 1,
     };
     tokenize_in_lanes(src, PIECE, lanes)

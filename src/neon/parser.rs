@@ -29,7 +29,7 @@ pub(crate) struct Parser<'a> {
     /// Items added to collections since the memory ceiling was last checked.
     unchecked: u32,
     /// How large blocks are parsed in parts on other threads ([`Parser::parse_block_in_parts`]);
-    /// `None` for the parsers of those parts, and with one core.
+    /// `None` for the parsers of those parts.
     split: Option<parts::Split>,
 }
 

@@ -42,7 +42,8 @@ const MAX_SPLIT_DEPTH: usize = 2;
 pub(crate) struct Split {
     /// Bytes per part at least ([`PART_MIN`]).
     pub part_min: usize,
-    /// Parts at most: the threads that may run at once.
+    /// Parts at most: the threads that may run at once; 0 for the machine's parallelism,
+    /// asked only once a block is large enough (reading it costs a few system calls).
     pub lanes: usize,
     /// Split only while no other decode is running ([`crate::neon::decoding_alone`]); tests
     /// that run next to others turn it off.
@@ -50,12 +51,11 @@ pub(crate) struct Split {
 }
 
 impl Split {
-    /// [`PART_MIN`] and the machine's parallelism; `None` with one core.
+    /// [`PART_MIN`] and the machine's parallelism (one core: no block is split).
     pub(crate) fn for_this_machine() -> Option<Split> {
-        let lanes = crate::neon::lexer::parallelism();
-        (lanes >= 2).then_some(Split {
+        Some(Split {
             part_min: PART_MIN,
-            lanes,
+            lanes: 0,
             alone_only: true,
         })
     }
@@ -160,7 +160,15 @@ impl Parser<'_> {
                 }
             }
         }
-        let parts = ((end - from) / split.part_min.max(1)).min(split.lanes);
+        let by_size = (end - from) / split.part_min.max(1);
+        if by_size < 2 {
+            return None;
+        }
+        let lanes = match split.lanes {
+            0 => crate::neon::lexer::parallelism(),
+            n => n,
+        };
+        let parts = by_size.min(lanes);
         if parts < 2 {
             return None;
         }
