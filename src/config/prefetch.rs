@@ -10,7 +10,10 @@
 //! prefetched file is used only when the loader asks for exactly that path, and its reading
 //! (the same [`crate::source::read_input_file`]) and decoding (the same [`neon::decode`]) are
 //! pure functions of the file. A guess that is wrong (a list inside a multi-line string, an
-//! include named twice) costs only the work done for nothing.
+//! include named twice) costs only the work done for nothing. A fetch nobody asks for (the
+//! including file has a syntax error, or the guess was wrong) is not waited for: its thread
+//! finishes on its own, or ends with the process, so an error in the root file is reported as
+//! soon as it is found however large the files it includes.
 
 use crate::diagnostics::Diagnostic;
 use crate::neon::{self, Value};
@@ -92,15 +95,6 @@ impl Prefetch {
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
         )
-    }
-}
-
-impl Drop for Prefetch {
-    /// Waits for fetches nobody asked for (a wrong guess), so no thread outlives loading.
-    fn drop(&mut self) {
-        for (_, handle) in self.ahead.drain(..) {
-            let _ = handle.join();
-        }
     }
 }
 
