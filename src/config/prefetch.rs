@@ -100,6 +100,7 @@ impl Prefetch {
 
 /// Reads and decodes `path` as the loader would.
 fn fetch(path: &Path, file: FileId) -> Fetched {
+    crate::neon::decoding_ahead();
     match crate::source::read_input_file(path) {
         Err(e) => Fetched::Failed(e),
         Ok(bytes) => match String::from_utf8(bytes) {

@@ -458,3 +458,24 @@ fn keys_of_large_collections() {
         r#"{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"x":[1,{"p":["q"]}],"y":2}"#
     );
 }
+
+#[test]
+fn only_a_decode_alone_or_one_ahead_of_the_loader_splits() {
+    // two decodes running on this thread's count: not alone
+    std::thread::spawn(|| {
+        let (_a, _b) = (super::Decoding::start(), super::Decoding::start());
+        assert!(!super::decoding_alone());
+        // a file decoded ahead of the loader is what the loader waits for: it may split
+        super::decoding_ahead();
+        assert!(super::decoding_alone());
+    })
+    .join()
+    .expect("no panic");
+    // the mark stays on its thread
+    std::thread::spawn(|| {
+        let (_a, _b) = (super::Decoding::start(), super::Decoding::start());
+        assert!(!super::decoding_alone());
+    })
+    .join()
+    .expect("no panic");
+}
