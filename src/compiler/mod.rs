@@ -10,6 +10,7 @@
 //!   reported.
 
 pub mod builtins;
+mod catalog_thread;
 pub mod extensions;
 pub mod pipeline;
 pub mod services;
