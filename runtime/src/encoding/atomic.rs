@@ -1,0 +1,194 @@
+//! Writing a file atomically: a temporary file next to the target, filled, synced, then
+//! renamed over it, so a reader sees the old file or the whole new one, never half of it.
+
+use std::io::Write;
+use std::path::Path;
+
+/// Writes `bytes` to `path` atomically: a temporary file next to it, synced, then renamed
+/// over it, so a reader sees the old file or the whole new one, never half of it
+/// ([`write_atomic_with`], whose target rules apply).
+///
+/// Only a regular file is replaced: when `path` is a symbolic link, the file it points to is
+/// written (the link stays); a directory, device (`/dev/null`), FIFO or socket at `path`, or
+/// a link to one, is refused with [`std::io::ErrorKind::InvalidInput`] and left as it is (a
+/// rename would have put a plain file in its place). A read-only file is refused with
+/// [`std::io::ErrorKind::PermissionDenied`]; a file that is replaced keeps its permissions.
+/// Errors: those, and the operating system's for creating, writing, syncing and renaming.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// How much is buffered before [`write_atomic_with`] writes to the file: 128 KiB. An encoder
+/// writing through it never holds the whole text in memory (a 10,000-service JSON plan is
+/// 4.5 MB).
+pub const WRITE_BUFFER: usize = 128 * 1024;
+
+/// Bytes written to a [`PlanFile`] between two requests to start writing them to the disk:
+/// 64 KiB (app-1000's 437 KB plan: 6 requests, its sync 1.5 → 0.8–1.2 ms; with 256 KiB steps
+/// one request and no gain there; app-10000 is the same with either).
+pub const WRITEBACK_STEP: u64 = 64 * 1024;
+
+/// The temporary file [`write_atomic_with`] fills. On Linux, every [`WRITEBACK_STEP`] bytes it
+/// asks the kernel to start writing what it holds so far to the disk
+/// (`sync_file_range(SYNC_FILE_RANGE_WRITE)`, which does not wait for the writing), so the device writes
+/// while the rest is encoded and the final sync waits only for the tail: at app-10000 (a
+/// 4.5 MB JSON plan) the sync took 4.8–5.1 ms of the compile's wall time when it started
+/// only then. Elsewhere it is a plain file.
+pub struct PlanFile {
+    file: std::fs::File,
+    /// Bytes written so far.
+    written: u64,
+    /// Bytes already handed to the kernel to write out.
+    submitted: u64,
+}
+
+impl PlanFile {
+    /// Asks the kernel to start writing the bytes written since the last request.
+    fn start_writeback(&mut self) {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let (from, len) = (self.submitted, self.written - self.submitted);
+            // SAFETY: `sync_file_range` only reads its integer arguments; the descriptor is
+            // the open file this value owns. A failure only means the final sync does all
+            // the waiting, so its result is not needed.
+            unsafe {
+                libc::sync_file_range(
+                    self.file.as_raw_fd(),
+                    from as libc::off64_t,
+                    len as libc::off64_t,
+                    libc::SYNC_FILE_RANGE_WRITE,
+                );
+            }
+        }
+        self.submitted = self.written;
+    }
+}
+
+impl std::io::Write for PlanFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.written += n as u64;
+        if self.written - self.submitted >= WRITEBACK_STEP {
+            self.start_writeback();
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Writes a file atomically from a writer: `fill` writes the content through a
+/// [`WRITE_BUFFER`]-byte buffer into a temporary file next to `path` (a [`PlanFile`], which
+/// has the disk start writing as it goes); then the file is synced and renamed over `path`,
+/// so a reader sees the old file or the whole new one. When `fill` fails (its error is
+/// returned), or creating, writing, syncing or renaming fails, the temporary file is removed
+/// and `path` is left as it was. The target rules are [`write_atomic`]'s.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::io::BufWriter<PlanFile>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let (path, permissions) = replaceable(path)?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "plan".into());
+    let tmp = dir.join(format!(
+        ".{file_name}.tmp{}.{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let result = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        if let Some(p) = permissions {
+            file.set_permissions(p)?;
+        }
+        let file = PlanFile {
+            file,
+            written: 0,
+            submitted: 0,
+        };
+        let mut out = std::io::BufWriter::with_capacity(WRITE_BUFFER, file);
+        fill(&mut out)?;
+        let file = out
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
+        file.file.sync_all()?;
+        std::fs::rename(&tmp, &path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// The file [`write_atomic_with`] replaces for `path` (a symbolic link's target) and the
+/// permissions it keeps (`None`: a new file). Errors: as [`write_atomic`] refuses.
+fn replaceable(path: &Path) -> std::io::Result<(std::path::PathBuf, Option<std::fs::Permissions>)> {
+    use std::io::{Error, ErrorKind};
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok((path.to_path_buf(), None)),
+        Err(e) => return Err(e),
+    };
+    let (path, meta) = if meta.file_type().is_symlink() {
+        let Ok(target) = std::fs::canonicalize(path) else {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                "it is a symbolic link to a file that does not exist",
+            ));
+        };
+        let meta = std::fs::metadata(&target)?;
+        (target, meta)
+    } else {
+        (path.to_path_buf(), meta)
+    };
+    if meta.is_dir() {
+        return Err(Error::new(ErrorKind::InvalidInput, "it is a directory"));
+    }
+    if !meta.is_file() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            "it is not a regular file (a device, FIFO or socket), which is never replaced",
+        ));
+    }
+    if meta.permissions().readonly() {
+        return Err(Error::new(ErrorKind::PermissionDenied, "it is read-only"));
+    }
+    Ok((path, Some(meta.permissions())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_written_in_many_steps_has_every_byte() {
+        // several writeback steps and a tail, in writes of odd sizes
+        let bytes: Vec<u8> = (0..(3 * WRITEBACK_STEP + 12_345))
+            .map(|i| (i % 251) as u8)
+            .collect();
+        let path = std::env::temp_dir().join(format!(
+            "wireplan-writeback-{}-{:?}.bin",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        write_atomic_with(&path, |w| {
+            for chunk in bytes.chunks(70_001) {
+                w.write_all(chunk)?;
+            }
+            Ok(())
+        })
+        .expect("written");
+        let read = std::fs::read(&path).expect("read");
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(read.len(), bytes.len());
+        assert!(read == bytes, "the bytes differ");
+    }
+}
