@@ -112,7 +112,12 @@ fn publish(change: isize) {
 }
 
 /// Adds this thread's held-back change to the process-wide count now.
-fn publish_this_thread() {
+///
+/// A helper thread (lexing lanes, parser parts, an include decoded ahead, the catalog's
+/// thread) calls this as its work ends: what a thread holds back is lost when it exits, and
+/// a long `--watch` session starts several such threads per rebuild, so the count would
+/// drift by up to [`PUBLISH_STEP`] per thread.
+pub(crate) fn publish_this_thread() {
     if let Ok(change) = THREAD.try_with(|t| t.pending.replace(0)) {
         if change != 0 {
             publish(change);

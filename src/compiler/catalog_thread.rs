@@ -47,6 +47,7 @@ pub(super) fn stream_catalog<R>(
                     // Dropped by the thread that allocated it.
                     let _ = give_back.send(batch);
                 }
+                crate::memory::publish_this_thread();
                 stream
             });
         let Ok(builder) = spawned else {

@@ -79,7 +79,11 @@ impl Prefetch {
             let job = path.clone();
             let spawned = std::thread::Builder::new()
                 .name("include-prefetch".into())
-                .spawn(move || fetch(&job, file));
+                .spawn(move || {
+                    let fetched = fetch(&job, file);
+                    crate::memory::publish_this_thread();
+                    fetched
+                });
             if let Ok(handle) = spawned {
                 self.ahead.push((path, handle));
             }
