@@ -111,13 +111,21 @@ fn publish(change: isize) {
     }
 }
 
+/// `job` made the body of a helper thread (lexing lanes, parser parts, an include decoded
+/// ahead, the catalog's thread): once it has run, the thread adds what it holds back to the
+/// process-wide count. What a thread holds back is lost when it exits, and a long `--watch`
+/// session starts several such threads per rebuild, so the count would drift by up to
+/// [`PUBLISH_STEP`] per thread.
+pub(crate) fn counted<T>(job: impl FnOnce() -> T) -> impl FnOnce() -> T {
+    move || {
+        let done = job();
+        publish_this_thread();
+        done
+    }
+}
+
 /// Adds this thread's held-back change to the process-wide count now.
-///
-/// A helper thread (lexing lanes, parser parts, an include decoded ahead, the catalog's
-/// thread) calls this as its work ends: what a thread holds back is lost when it exits, and
-/// a long `--watch` session starts several such threads per rebuild, so the count would
-/// drift by up to [`PUBLISH_STEP`] per thread.
-pub(crate) fn publish_this_thread() {
+fn publish_this_thread() {
     if let Ok(change) = THREAD.try_with(|t| t.pending.replace(0)) {
         if change != 0 {
             publish(change);

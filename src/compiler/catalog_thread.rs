@@ -39,17 +39,19 @@ pub(super) fn stream_catalog<R>(
         let (give_back, returned) = std::sync::mpsc::channel::<Batch>();
         let spawned = std::thread::Builder::new()
             .name("catalog".into())
-            .spawn_scoped(scope, move || {
-                for batch in receive {
-                    for (key, value) in &batch {
-                        stream.add(key, value);
+            .spawn_scoped(
+                scope,
+                crate::memory::counted(move || {
+                    for batch in receive {
+                        for (key, value) in &batch {
+                            stream.add(key, value);
+                        }
+                        // Dropped by the thread that allocated it.
+                        let _ = give_back.send(batch);
                     }
-                    // Dropped by the thread that allocated it.
-                    let _ = give_back.send(batch);
-                }
-                crate::memory::publish_this_thread();
-                stream
-            });
+                    stream
+                }),
+            );
         let Ok(builder) = spawned else {
             // No thread: the catalog is built here.
             let mut stream = CatalogStream::new();

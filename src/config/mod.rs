@@ -171,6 +171,25 @@ fn similar_file(path: &Path) -> Option<String> {
     crate::diagnostics::suggest(name, names.iter().map(String::as_str)).map(str::to_owned)
 }
 
+/// A configuration file's text and, when it is not valid UTF-8, its bytes (the text is then
+/// the lossy conversion); see [`read_text`].
+type ReadText = (String, Option<Vec<u8>>);
+
+/// Reads a configuration file ([`crate::source::read_input_file`]). Valid UTF-8 (the usual
+/// case) becomes the text without a copy, so the loader moves it into the source map and
+/// decodes it from there; only invalid input keeps its bytes, for the decoder to point at the
+/// first bad one.
+fn read_text(path: &Path) -> std::io::Result<ReadText> {
+    let bytes = crate::source::read_input_file(path)?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => (text, None),
+        Err(e) => {
+            let bytes = e.into_bytes();
+            (String::from_utf8_lossy(&bytes).into_owned(), Some(bytes))
+        }
+    })
+}
+
 struct Loader<'a> {
     sources: &'a mut SourceMap,
     diags: &'a mut Diagnostics,
@@ -226,29 +245,15 @@ impl Loader<'_> {
             );
             return None;
         }
-        let (bytes, ahead) = match self.prefetch.take(path) {
-            Some(prefetch::Fetched::Failed(e)) => (Err(e), None),
-            Some(prefetch::Fetched::Bytes(bytes)) => (Ok(bytes), None),
-            Some(prefetch::Fetched::Decoded { text, file, result }) => {
-                (Ok(text.into_bytes()), Some((file, result)))
-            }
-            None => (crate::source::read_input_file(path), None),
+        let (read, ahead) = match self.prefetch.take(path) {
+            Some(fetched) => (fetched.read, fetched.decoded),
+            None => (read_text(path), None),
         };
-        let bytes = match bytes {
-            Ok(b) => b,
+        let (text, invalid) = match read {
+            Ok(read) => read,
             Err(e) => {
                 self.diags.push(unreadable_file(path, &e).at(from));
                 return None;
-            }
-        };
-        // Valid UTF-8 (the usual case) moves into the source map and is decoded from there, so
-        // the file's text is held once while it is decoded; only invalid input keeps its bytes,
-        // for the decoder to point at the first bad one.
-        let (text, invalid) = match String::from_utf8(bytes) {
-            Ok(text) => (text, None),
-            Err(e) => {
-                let bytes = e.into_bytes();
-                (String::from_utf8_lossy(&bytes).into_owned(), Some(bytes))
             }
         };
         let id = self

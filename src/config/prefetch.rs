@@ -30,18 +30,12 @@ const MAX_AHEAD: usize = 8;
 /// and wall time; app-10000's 780 KB one saves several milliseconds.
 const AHEAD_MIN: u64 = 256 * 1024;
 
-/// What a thread fetched for one path.
-pub(super) enum Fetched {
-    /// [`crate::source::read_input_file`] failed.
-    Failed(std::io::Error),
-    /// The file is not UTF-8: its bytes, for the decoder to point at the first bad one.
-    Bytes(Vec<u8>),
-    /// The file's text and the result of decoding it with spans in `file`.
-    Decoded {
-        text: String,
-        file: FileId,
-        result: Result<Value, Diagnostic>,
-    },
+/// What a thread fetched for one path: the file read as the loader reads it
+/// ([`super::read_text`]) and, for valid UTF-8, the result of decoding it with spans in the
+/// given file.
+pub(super) struct Fetched {
+    pub read: std::io::Result<super::ReadText>,
+    pub decoded: Option<(FileId, Result<Value, Diagnostic>)>,
 }
 
 /// Fetches under way, by the path the loader will ask for.
@@ -79,11 +73,7 @@ impl Prefetch {
             let job = path.clone();
             let spawned = std::thread::Builder::new()
                 .name("include-prefetch".into())
-                .spawn(move || {
-                    let fetched = fetch(&job, file);
-                    crate::memory::publish_this_thread();
-                    fetched
-                });
+                .spawn(crate::memory::counted(move || fetch(&job, file)));
             if let Ok(handle) = spawned {
                 self.ahead.push((path, handle));
             }
@@ -105,16 +95,12 @@ impl Prefetch {
 /// Reads and decodes `path` as the loader would.
 fn fetch(path: &Path, file: FileId) -> Fetched {
     crate::neon::decoding_ahead();
-    match crate::source::read_input_file(path) {
-        Err(e) => Fetched::Failed(e),
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Err(e) => Fetched::Bytes(e.into_bytes()),
-            Ok(text) => {
-                let result = neon::decode(&text, file);
-                Fetched::Decoded { text, file, result }
-            }
-        },
-    }
+    let read = super::read_text(path);
+    let decoded = match &read {
+        Ok((text, None)) => Some((file, neon::decode(text, file))),
+        _ => None,
+    };
+    Fetched { read, decoded }
 }
 
 /// The paths of a block list under a top-level `includes:` key of `text`, when it has one in
@@ -234,7 +220,10 @@ mod tests {
         );
         let target = super::super::include_target(Some(dir.path()), "a.neon");
         match ahead.take(&target) {
-            Some(Fetched::Decoded { text, file, result }) => {
+            Some(Fetched {
+                read: Ok((text, None)),
+                decoded: Some((file, result)),
+            }) => {
                 assert_eq!(text, "x: [1, 2]\n");
                 assert_eq!(file, FileId(3));
                 let value = result.expect("decodes");
@@ -245,7 +234,10 @@ mod tests {
         // asked once only
         assert!(ahead.take(&target).is_none());
         let bad = super::super::include_target(Some(dir.path()), "bad.neon");
-        assert!(matches!(ahead.take(&bad), Some(Fetched::Bytes(b)) if b == b"x: \xff\n"));
+        assert!(matches!(
+            ahead.take(&bad),
+            Some(Fetched { read: Ok((_, Some(b))), decoded: None }) if b == b"x: \xff\n"
+        ));
         // a file that is not there is left to the loader, which reports it
         let gone = super::super::include_target(Some(dir.path()), "gone.neon");
         assert!(ahead.take(&gone).is_none());

@@ -208,11 +208,7 @@ pub(crate) fn tokenize_in_lanes(src: &str, piece: usize, lanes: usize) -> (Vec<T
                 let (from, to) = (w[0], w[1]);
                 let handle = std::thread::Builder::new()
                     .name("neon-lexer".into())
-                    .spawn_scoped(scope, move || {
-                        let lexed = lane(from, to);
-                        crate::memory::publish_this_thread();
-                        lexed
-                    });
+                    .spawn_scoped(scope, crate::memory::counted(move || lane(from, to)));
                 (from, to, handle)
             })
             .collect();

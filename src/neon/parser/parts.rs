@@ -100,11 +100,7 @@ impl Parser<'_> {
                 .map(|k| {
                     let (from, to) = (cuts[k], cuts.get(k + 1).copied());
                     let text = texts.get(k + 1).unwrap_or(text);
-                    let job = move || {
-                        let parsed = part(from, to, text);
-                        crate::memory::publish_this_thread();
-                        parsed
-                    };
+                    let job = crate::memory::counted(move || part(from, to, text));
                     (
                         std::thread::Builder::new()
                             .name("neon-parser".into())
