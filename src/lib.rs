@@ -21,6 +21,7 @@ pub mod expr;
 pub mod inspect;
 pub mod memory;
 pub mod neon;
+mod parallel;
 pub mod plan;
 pub mod project;
 pub mod repl;

@@ -15,6 +15,7 @@ mod asynchrony;
 mod autowiring;
 mod complete;
 mod completed;
+mod completing;
 mod generated;
 mod members;
 mod origins;

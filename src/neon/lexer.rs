@@ -146,7 +146,7 @@ pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
     let by_size = src.len() / LANE_MIN;
     // (the machine's parallelism is asked only for texts large enough)
     let lanes = match by_size >= 2 && super::decoding_alone() {
-        true => by_size.min(parallelism()),
+        true => by_size.min(crate::parallel::parallelism()),
         false => 1,
     };
     tokenize_in_lanes(src, PIECE, lanes)
@@ -155,13 +155,6 @@ pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
 /// Bytes of text per lane at least: below two of them a text is lexed on the calling thread
 /// alone. A thread costs some tens of microseconds to start; 64 KiB take about 0.5 ms to lex.
 pub(crate) const LANE_MIN: usize = 64 * 1024;
-
-/// How many threads lexing may use at once: the machine's parallelism (read once), at most
-/// four.
-pub(crate) fn parallelism() -> usize {
-    static LANES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *LANES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
-}
 
 /// [`tokenize`] with pieces of at least `piece` bytes (1: a cut at every allowed line start;
 /// `usize::MAX`: one run), on one thread.

@@ -165,7 +165,7 @@ impl Parser<'_> {
             return None;
         }
         let lanes = match split.lanes {
-            0 => crate::neon::lexer::parallelism(),
+            0 => crate::parallel::parallelism(),
             n => n,
         };
         let parts = by_size.min(lanes);

@@ -1,0 +1,224 @@
+//! The definitions completed in parts on several threads (issue #15; docs/performance.md,
+//! "Whole compilation › Ninth round").
+//!
+//! Completing a definition reads the builder and the catalog and writes only its own
+//! statements and diagnostics, so the definitions can be completed in parts at once. The one
+//! thing a definition's completion reads that another's writes is the diagnostics: a value
+//! whose error is already reported is not reported again (`has_error_within`). A part
+//! completed ahead sees only the diagnostics from before `complete` and its own, so it is
+//! kept only when no earlier part reported anything; otherwise it is completed again, in
+//! order, after them. The statements and diagnostics are therefore those of completing every
+//! definition in order on one thread.
+
+use super::complete::complete_range;
+use super::{Completed, ContainerBuilder};
+use crate::diagnostics::{Diagnostic, Diagnostics};
+
+/// Definitions from which the completion is split over several threads (app-10000: about
+/// 10,000; app-1000's 1,000 stay on the calling thread, where a thread costs about what it
+/// saves).
+pub(super) const PARALLEL_MIN: usize = 4096;
+
+/// One entry per definition, in definition order: its completed statements, or `None` when
+/// its type did not resolve. What the completion reports is added to `diags` in the same
+/// order as one thread completing every definition in order would add it.
+pub(super) fn complete_definitions(
+    b: &ContainerBuilder,
+    diags: &mut Diagnostics,
+) -> Vec<Option<Box<Completed>>> {
+    let count = b.definitions.len();
+    let parts = match count >= PARALLEL_MIN {
+        true => crate::parallel::parallelism().min(count / (PARALLEL_MIN / 2)),
+        false => 1,
+    };
+    complete_in_parts(b, diags, parts)
+}
+
+/// [`complete_definitions`] with the definitions cut into `parts` parts of about equal size:
+/// the first completed on the calling thread, the others each on a thread of its own. With
+/// one part (or when no thread can be started) everything is completed here.
+pub(super) fn complete_in_parts(
+    b: &ContainerBuilder,
+    diags: &mut Diagnostics,
+    parts: usize,
+) -> Vec<Option<Box<Completed>>> {
+    let count = b.definitions.len();
+    let mut results = Vec::with_capacity(count);
+    if parts <= 1 || count < 2 {
+        complete_range(b, diags, 0..count, &mut results);
+        return results;
+    }
+    let parts = parts.min(count);
+    let bounds: Vec<usize> = (0..=parts).map(|i| i * count / parts).collect();
+    std::thread::scope(|scope| {
+        // Each part ahead starts from the diagnostics reported before `complete`.
+        let ahead: Vec<_> = bounds[1..]
+            .windows(2)
+            .map(|w| {
+                let range = w[0]..w[1];
+                let mut own = diags.clone();
+                std::thread::Builder::new()
+                    .name("complete".into())
+                    .stack_size(THREAD_STACK)
+                    .spawn_scoped(
+                        scope,
+                        crate::memory::counted(move || {
+                            let mark = own.len();
+                            let mut part = Vec::with_capacity(range.len());
+                            complete_range(b, &mut own, range, &mut part);
+                            (part, own.into_vec().split_off(mark))
+                        }),
+                    )
+                    .ok()
+            })
+            .collect();
+        let mark = diags.len();
+        complete_range(b, diags, 0..bounds[1], &mut results);
+        // No part so far reported anything.
+        let mut clean = diags.len() == mark;
+        for (k, handle) in ahead.into_iter().enumerate() {
+            let done: Option<(Vec<_>, Vec<Diagnostic>)> = handle.map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+            match done {
+                Some((part, reported)) if clean => {
+                    clean = reported.is_empty();
+                    results.extend(part);
+                    diags.extend(reported);
+                }
+                // Completed ahead while an earlier part reported something (or no thread
+                // could be started): again, here, after what was reported before it.
+                _ => {
+                    let mark = diags.len();
+                    complete_range(b, diags, bounds[k + 1]..bounds[k + 2], &mut results);
+                    clean = clean && diags.len() == mark;
+                }
+            }
+        }
+    });
+    results
+}
+
+/// The stack of a thread completing a part: what the main thread has (completion recurses
+/// through nested statements).
+const THREAD_STACK: usize = 8 << 20;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::{Expr, ExprArray, ExprKind};
+    use crate::source::{FileId, Span};
+
+    /// `count` services of `App\Db(int $x)`, created with the arguments `args(i)` gives.
+    fn builder(count: usize, args: impl Fn(usize) -> ExprArray) -> ContainerBuilder {
+        let cat = crate::catalog::from_config_text(
+            "types:\n\tApp\\Db:\n\t\tconstructor:\n\t\t\tx: int\n\tApp\\Log: {}\n",
+        );
+        let mut b = ContainerBuilder::new(cat);
+        for i in 0..count {
+            b.add_definition(Some(&format!("s{i}")), None)
+                .expect("added")
+                .set_creator("App\\Db", args(i));
+        }
+        b.resolve(&mut Diagnostics::new());
+        b
+    }
+
+    fn one(value: Expr) -> ExprArray {
+        let mut a = ExprArray::new();
+        a.push(value);
+        a
+    }
+
+    fn int(i: usize) -> ExprArray {
+        one(Expr::new(ExprKind::Int(i as i64), None))
+    }
+
+    /// Completes `b` in `parts` parts: the statements and what was reported.
+    fn completed(b: &ContainerBuilder, parts: usize) -> (Vec<Option<Completed>>, Vec<String>) {
+        let mut diags = Diagnostics::new();
+        let results = complete_in_parts(b, &mut diags, parts);
+        assert_eq!(results.len(), b.definitions.len());
+        (
+            results.into_iter().map(|r| r.map(|c| *c)).collect(),
+            diags.items().iter().map(|d| format!("{d:?}")).collect(),
+        )
+    }
+
+    #[test]
+    fn parts_complete_what_one_thread_completes() {
+        let b = builder(50, int);
+        let (whole, reported) = completed(&b, 1);
+        assert!(reported.is_empty(), "{reported:?}");
+        assert!(whole.iter().all(Option::is_some));
+        for parts in [2, 3, 7, 50, 80] {
+            assert_eq!(
+                completed(&b, parts),
+                (whole.clone(), Vec::new()),
+                "{parts} parts"
+            );
+        }
+    }
+
+    #[test]
+    fn errors_come_in_definition_order_from_every_part() {
+        // Services 5, 23 and 41 pass a string where an int is expected.
+        let b = builder(50, |i| match i {
+            5 | 23 | 41 => one(Expr::new(ExprKind::Str(format!("bad{i}")), None)),
+            _ => int(i),
+        });
+        let (whole, reported) = completed(&b, 1);
+        assert_eq!(reported.len(), 3, "{reported:?}");
+        assert!(
+            reported[0].contains("s5") && reported[2].contains("s41"),
+            "{reported:?}"
+        );
+        for parts in [2, 3, 4, 50] {
+            assert_eq!(
+                completed(&b, parts),
+                (whole.clone(), reported.clone()),
+                "{parts} parts"
+            );
+        }
+    }
+
+    #[test]
+    fn a_part_completed_ahead_is_done_again_after_an_earlier_error() {
+        // Every service passes the same `null` (one place in a file, as a decorator's
+        // setup would): one thread reports it once, for the first service; then the error
+        // is known and the others are not reported.
+        let at = Span {
+            file: FileId(0),
+            start: 10,
+            end: 14,
+        };
+        let b = builder(40, |_| one(Expr::new(ExprKind::Null, Some(at))));
+        let (whole, reported) = completed(&b, 1);
+        assert_eq!(reported.len(), 1, "{reported:?}");
+        assert!(reported[0].contains("null given"), "{reported:?}");
+        for parts in [2, 4, 40] {
+            assert_eq!(
+                completed(&b, parts),
+                (whole.clone(), reported.clone()),
+                "{parts} parts"
+            );
+        }
+    }
+
+    #[test]
+    fn a_large_builder_is_completed_as_one_thread_would() {
+        // Above the threshold, so split on a machine with more than one core.
+        let b = builder(PARALLEL_MIN + 100, |i| match i % 1000 {
+            999 => one(Expr::new(ExprKind::Str("bad".into()), None)),
+            _ => int(i),
+        });
+        let (whole, reported) = completed(&b, 1);
+        assert_eq!(reported.len(), 4, "{reported:?}");
+        let mut diags = Diagnostics::new();
+        let results = complete_definitions(&b, &mut diags);
+        let results: Vec<_> = results.into_iter().map(|r| r.map(|c| *c)).collect();
+        let again: Vec<String> = diags.items().iter().map(|d| format!("{d:?}")).collect();
+        assert_eq!((results, again), (whole, reported));
+    }
+}
