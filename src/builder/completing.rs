@@ -146,19 +146,27 @@ mod tests {
         )
     }
 
+    /// Completing `b` in each number of `parts` gives `whole` and `reported`.
+    fn same_in_parts(
+        b: &ContainerBuilder,
+        parts: &[usize],
+        whole: &[Option<Completed>],
+        reported: &[String],
+    ) {
+        for &n in parts {
+            let (results, again) = completed(b, n);
+            assert_eq!(results, whole, "{n} parts");
+            assert_eq!(again, reported, "{n} parts");
+        }
+    }
+
     #[test]
     fn parts_complete_what_one_thread_completes() {
         let b = builder(50, int);
         let (whole, reported) = completed(&b, 1);
         assert!(reported.is_empty(), "{reported:?}");
         assert!(whole.iter().all(Option::is_some));
-        for parts in [2, 3, 7, 50, 80] {
-            assert_eq!(
-                completed(&b, parts),
-                (whole.clone(), Vec::new()),
-                "{parts} parts"
-            );
-        }
+        same_in_parts(&b, &[2, 3, 7, 50, 80], &whole, &[]);
     }
 
     #[test]
@@ -174,13 +182,7 @@ mod tests {
             reported[0].contains("s5") && reported[2].contains("s41"),
             "{reported:?}"
         );
-        for parts in [2, 3, 4, 50] {
-            assert_eq!(
-                completed(&b, parts),
-                (whole.clone(), reported.clone()),
-                "{parts} parts"
-            );
-        }
+        same_in_parts(&b, &[2, 3, 4, 50], &whole, &reported);
     }
 
     #[test]
@@ -197,13 +199,7 @@ mod tests {
         let (whole, reported) = completed(&b, 1);
         assert_eq!(reported.len(), 1, "{reported:?}");
         assert!(reported[0].contains("null given"), "{reported:?}");
-        for parts in [2, 4, 40] {
-            assert_eq!(
-                completed(&b, parts),
-                (whole.clone(), reported.clone()),
-                "{parts} parts"
-            );
-        }
+        same_in_parts(&b, &[2, 4, 40], &whole, &reported);
     }
 
     #[test]
