@@ -120,51 +120,6 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
     super::providers::check_provider_scopes(b, diags);
 }
 
-/// Completes the definitions at positions `range` (in definition order) into `results`, one
-/// entry per definition (`None` for one whose type did not resolve), reporting to `diags`.
-pub(super) fn complete_range(
-    b: &ContainerBuilder,
-    diags: &mut Diagnostics,
-    range: std::ops::Range<usize>,
-    results: &mut Vec<Option<Box<Completed>>>,
-) {
-    let mut c = Completer {
-        b,
-        diags,
-        in_definition_order: true,
-        trace: Vec::new(),
-    };
-    for (_, def) in &b.definitions[range] {
-        if def.resolved_type.is_none() {
-            results.push(None);
-            continue;
-        }
-        let mut completed = match def.kind {
-            DefinitionKind::Imported | DefinitionKind::Slot => c.imported(def),
-            DefinitionKind::Accessor => c.accessor(def),
-            DefinitionKind::Locator => c.locator(def),
-            _ => c.service(def),
-        };
-        if c.b.record_origins {
-            completed.set_calls(std::mem::take(&mut c.trace));
-        } else {
-            // Without `explain`, only the calls a dynamic parameter fills directly are
-            // kept: they give the plan's `dynamic` section its types (config::dynamic).
-            completed.set_calls(
-                c.trace
-                    .drain(..)
-                    .filter(|call| {
-                        call.arguments
-                            .iter()
-                            .any(|a| matches!(a.value, P::Param(_)))
-                    })
-                    .collect(),
-            );
-        }
-        results.push(Some(Box::new(completed)));
-    }
-}
-
 pub(super) fn is_function_name(n: &str) -> bool {
     !has_member_separator(n) && !n.starts_with('@') && !n.contains('\\')
 }
@@ -200,7 +155,7 @@ impl Completer<'_> {
     }
 
     /// A service or a factory's result: creator, setup, tags.
-    fn service(&mut self, def: &Definition) -> Completed {
+    pub(super) fn service(&mut self, def: &Definition) -> Completed {
         let factory = def.kind == DefinitionKind::Factory;
         let self_type = if factory {
             def.extras().result_type.clone()

@@ -10,9 +10,10 @@
 //! order, after them. The statements and diagnostics are therefore those of completing every
 //! definition in order on one thread.
 
-use super::complete::complete_range;
-use super::{Completed, ContainerBuilder};
+use super::complete::Completer;
+use super::{Completed, ContainerBuilder, DefinitionKind};
 use crate::diagnostics::{Diagnostic, Diagnostics};
+use wireplan_runtime::plan::Expr as P;
 
 /// Definitions from which the completion is split over several threads (app-10000: about
 /// 10,000; app-1000's 1,000 stay on the calling thread, where a thread costs about what it
@@ -98,6 +99,51 @@ pub(super) fn complete_in_parts(
         }
     });
     results
+}
+
+/// Completes the definitions at positions `range` (in definition order) into `results`, one
+/// entry per definition (`None` for one whose type did not resolve), reporting to `diags`.
+fn complete_range(
+    b: &ContainerBuilder,
+    diags: &mut Diagnostics,
+    range: std::ops::Range<usize>,
+    results: &mut Vec<Option<Box<Completed>>>,
+) {
+    let mut c = Completer {
+        b,
+        diags,
+        in_definition_order: true,
+        trace: Vec::new(),
+    };
+    for (_, def) in &b.definitions[range] {
+        if def.resolved_type.is_none() {
+            results.push(None);
+            continue;
+        }
+        let mut completed = match def.kind {
+            DefinitionKind::Imported | DefinitionKind::Slot => c.imported(def),
+            DefinitionKind::Accessor => c.accessor(def),
+            DefinitionKind::Locator => c.locator(def),
+            _ => c.service(def),
+        };
+        if c.b.record_origins {
+            completed.set_calls(std::mem::take(&mut c.trace));
+        } else {
+            // Without `explain`, only the calls a dynamic parameter fills directly are
+            // kept: they give the plan's `dynamic` section its types (config::dynamic).
+            completed.set_calls(
+                c.trace
+                    .drain(..)
+                    .filter(|call| {
+                        call.arguments
+                            .iter()
+                            .any(|a| matches!(a.value, P::Param(_)))
+                    })
+                    .collect(),
+            );
+        }
+        results.push(Some(Box::new(completed)));
+    }
 }
 
 /// The stack of a thread completing a part: what the main thread has (completion recurses
