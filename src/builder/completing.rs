@@ -12,7 +12,7 @@
 
 use super::complete::Completer;
 use super::{Completed, ContainerBuilder, DefinitionKind};
-use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::diagnostics::Diagnostics;
 use wireplan_runtime::plan::Expr as P;
 
 /// Definitions from which the completion is split over several threads (app-10000: about
@@ -36,8 +36,8 @@ pub(super) fn complete_definitions(
 }
 
 /// [`complete_definitions`] with the definitions cut into `parts` parts of about equal size:
-/// the first completed on the calling thread, the others each on a thread of its own. With
-/// one part (or when no thread can be started) everything is completed here.
+/// the first completed on the calling thread, the others each on a thread of its own
+/// ([`crate::parallel::split`]). With one part everything is completed here.
 pub(super) fn complete_in_parts(
     b: &ContainerBuilder,
     diags: &mut Diagnostics,
@@ -51,53 +51,33 @@ pub(super) fn complete_in_parts(
     }
     let parts = parts.min(count);
     let bounds: Vec<usize> = (0..=parts).map(|i| i * count / parts).collect();
-    std::thread::scope(|scope| {
-        // Each part ahead starts from the diagnostics reported before `complete`.
-        let ahead: Vec<_> = bounds[1..]
-            .windows(2)
-            .map(|w| {
-                let range = w[0]..w[1];
-                let mut own = diags.clone();
-                std::thread::Builder::new()
-                    .name("complete".into())
-                    .stack_size(THREAD_STACK)
-                    .spawn_scoped(
-                        scope,
-                        crate::memory::counted(move || {
-                            let mark = own.len();
-                            let mut part = Vec::with_capacity(range.len());
-                            complete_range(b, &mut own, range, &mut part);
-                            (part, own.into_vec().split_off(mark))
-                        }),
-                    )
-                    .ok()
-            })
-            .collect();
-        let mark = diags.len();
-        complete_range(b, diags, 0..bounds[1], &mut results);
-        // No part so far reported anything.
-        let mut clean = diags.len() == mark;
-        for (k, handle) in ahead.into_iter().enumerate() {
-            let done: Option<(Vec<_>, Vec<Diagnostic>)> = handle.map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            });
-            match done {
-                Some((part, reported)) if clean => {
-                    clean = reported.is_empty();
-                    results.extend(part);
-                    diags.extend(reported);
-                }
-                // Completed ahead while an earlier part reported something (or no thread
-                // could be started): again, here, after what was reported before it.
-                _ => {
-                    let mark = diags.len();
-                    complete_range(b, diags, bounds[k + 1]..bounds[k + 2], &mut results);
-                    clean = clean && diags.len() == mark;
-                }
-            }
+    // Each part ahead starts from the diagnostics reported before `complete`.
+    let before = diags.clone();
+    let mark = diags.len();
+    let ((), ahead) = crate::parallel::split(
+        "complete",
+        parts - 1,
+        || complete_range(b, diags, 0..bounds[1], &mut results),
+        |k| {
+            let mut own = before.clone();
+            let mut part = Vec::with_capacity(bounds[k + 2] - bounds[k + 1]);
+            complete_range(b, &mut own, bounds[k + 1]..bounds[k + 2], &mut part);
+            (part, own.into_vec().split_off(mark))
+        },
+    );
+    // No part so far reported anything.
+    let mut clean = diags.len() == mark;
+    for (k, (part, reported)) in ahead.into_iter().enumerate() {
+        if clean {
+            clean = reported.is_empty();
+            results.extend(part);
+            diags.extend(reported);
+        } else {
+            // Completed ahead while an earlier part reported something: again, here, after
+            // what was reported before it.
+            complete_range(b, diags, bounds[k + 1]..bounds[k + 2], &mut results);
         }
-    });
+    }
     results
 }
 
@@ -145,10 +125,6 @@ fn complete_range(
         results.push(Some(Box::new(completed)));
     }
 }
-
-/// The stack of a thread completing a part: what the main thread has (completion recurses
-/// through nested statements).
-const THREAD_STACK: usize = 8 << 20;
 
 #[cfg(test)]
 mod tests {

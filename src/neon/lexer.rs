@@ -194,34 +194,22 @@ pub(crate) fn tokenize_in_lanes(src: &str, piece: usize, lanes: usize) -> (Vec<T
     if bounds.len() == 2 {
         return lane(0, src.len());
     }
-    std::thread::scope(|scope| {
-        let later: Vec<_> = bounds[1..]
-            .windows(2)
-            .map(|w| {
-                let (from, to) = (w[0], w[1]);
-                let handle = std::thread::Builder::new()
-                    .name("neon-lexer".into())
-                    .spawn_scoped(scope, crate::memory::counted(move || lane(from, to)));
-                (from, to, handle)
-            })
-            .collect();
-        let (mut tokens, mut end) = lane(0, bounds[1]);
-        for (from, to, handle) in later {
-            let (more, more_end) = match handle {
-                Ok(handle) => handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                Err(_) => lane(from, to),
-            };
-            if end < from {
-                // An earlier lane stopped: one run would have stopped there too.
-                continue;
-            }
-            tokens.extend_from_slice(&more);
-            end = more_end;
+    let (first, later) = crate::parallel::split(
+        "neon-lexer",
+        bounds.len() - 2,
+        || lane(0, bounds[1]),
+        |k| lane(bounds[k + 1], bounds[k + 2]),
+    );
+    let (mut tokens, mut end) = first;
+    for (k, (more, more_end)) in later.into_iter().enumerate() {
+        if end < bounds[k + 1] {
+            // An earlier lane stopped: one run would have stopped there too.
+            break;
         }
-        (tokens, end)
-    })
+        tokens.extend_from_slice(&more);
+        end = more_end;
+    }
+    (tokens, end)
 }
 
 /// Lexes `src[from..to]` (`from` and `to` are allowed cuts, or the text's ends) in pieces of

@@ -46,8 +46,26 @@ fn digest_line(name: &str, text: &str) -> String {
     format!("{name} {} {stop} {hash:016x}", tokens.len())
 }
 
+/// [`corpus_files`] of `folder` (relative to the workspace) for a test that checks `what`:
+/// `None`, after saying the check was skipped, when the folder is absent; with `CI=true`
+/// its absence fails the test.
+pub(super) fn corpus_or_skip(
+    folder: &str,
+    only: Option<&[&str]>,
+    what: &str,
+) -> Option<Vec<PathBuf>> {
+    let files = corpus_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join(folder), only);
+    if files.is_none() {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{folder} is missing, and CI=true makes that a failure");
+        }
+        eprintln!("skipped: {folder} is absent, {what}");
+    }
+    files
+}
+
 /// The `.neon` files of one corpus folder, sorted by name; `None` when the folder is absent.
-pub(super) fn corpus_files(dir: &Path, only: Option<&[&str]>) -> Option<Vec<PathBuf>> {
+fn corpus_files(dir: &Path, only: Option<&[&str]>) -> Option<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -70,11 +88,7 @@ fn token_streams_match_the_recorded_digests() {
     let digest_path = root.join("src/neon/token_digests.txt");
     let mut lines = String::new();
     for (corpus, folder, only) in CORPORA {
-        let Some(files) = corpus_files(&root.join(folder), *only) else {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("{folder} is missing, and CI=true makes that a failure");
-            }
-            eprintln!("skipped: {folder} is absent, no token digests checked");
+        let Some(files) = corpus_or_skip(folder, *only, "no token digests checked") else {
             return;
         };
         assert!(!files.is_empty(), "{folder} has no .neon files");
@@ -123,15 +137,10 @@ fn token_streams_match_the_recorded_digests() {
 /// of their own (however small the file).
 #[test]
 fn pieces_lex_like_one_run() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut checked = 0;
     let mut multi_line = 0;
     for (_, folder, only) in CORPORA {
-        let Some(files) = corpus_files(&root.join(folder), *only) else {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("{folder} is missing, and CI=true makes that a failure");
-            }
-            eprintln!("skipped: {folder} is absent, pieces not compared");
+        let Some(files) = corpus_or_skip(folder, *only, "pieces not compared") else {
             return;
         };
         for path in files {
