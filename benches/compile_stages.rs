@@ -161,6 +161,45 @@ fn bench(c: &mut Criterion) {
         g.bench_function("whole compile (no write)", |b| {
             b.iter(|| black_box(compile(&a.config, &Options::default()).plan.is_some()))
         });
+        // A `--watch` session's recompilation after an edit of `config.neon`: each run writes
+        // the other of two versions of it (a comment line more or less), then compiles
+        // everything cold, or with the files an earlier compilation decoded kept
+        // (`Options::decoded`: `types.neon` is taken, the edited file decoded again).
+        let edits = {
+            let text = &a.texts[0];
+            [text.clone(), format!("{text}# edited\n")]
+        };
+        let edit = std::cell::Cell::new(0usize);
+        let edited = || {
+            edit.set(edit.get() + 1);
+            std::fs::write(&a.config, &edits[edit.get() % 2]).expect("write");
+        };
+        // What a kept file costs instead of its decode: a copy of its tree.
+        let types = wireplan::neon::decode(&a.texts[1], FileId(1)).expect("decodes");
+        g.bench_function("types.neon: decode", |b| {
+            b.iter(|| black_box(wireplan::neon::decode(black_box(&a.texts[1]), FileId(1))))
+        });
+        g.bench_function("types.neon: copy of the decoded tree", |b| {
+            b.iter(|| black_box(types.clone()))
+        });
+        drop(types);
+        g.bench_function("recompile after an edit (cold)", |b| {
+            b.iter(|| {
+                edited();
+                black_box(compile(&a.config, &Options::default()).plan.is_some())
+            })
+        });
+        let watching = Options {
+            decoded: Some(Default::default()),
+            ..Options::default()
+        };
+        g.bench_function("recompile after an edit (unchanged files kept)", |b| {
+            b.iter(|| {
+                edited();
+                black_box(compile(&a.config, &watching).plan.is_some())
+            })
+        });
+        std::fs::write(&a.config, &edits[0]).expect("write");
         g.finish();
     }
 }

@@ -218,12 +218,11 @@ pub fn run(
     let mut last_good: Vec<PathBuf> = Vec::new();
     let mut watched: Vec<PathBuf> = Vec::new();
     let mut written = false;
+    // Files that did not change between compilations are not decoded again.
+    let mut options = opts.options.clone();
+    options.decoded.get_or_insert_with(Default::default);
     let mut compile = |report: &mut dyn FnMut(Event<'_>)| -> Result<Fingerprints, String> {
-        let run = compile_once(
-            &opts.config,
-            &opts.options,
-            Some((&opts.output, opts.encoding)),
-        );
+        let run = compile_once(&opts.config, &options, Some((&opts.output, opts.encoding)));
         report(Event::Compiled {
             run: &run,
             kept: written,

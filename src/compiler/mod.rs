@@ -59,6 +59,11 @@ pub struct Options {
     /// Catalogs read besides the `types:` section (`--catalog FILE`, dev mode's registry
     /// catalog), merged with it by [`crate::catalog::Catalog::from_inputs`].
     pub catalogs: Vec<crate::catalog::CatalogInput>,
+    /// Files decoded by earlier compilations, taken again while their text is unchanged and
+    /// filled with the large files this one decodes ([`crate::config::DecodedFiles`]): set by
+    /// `--watch`, whose recompilations then decode only what was edited. `None`: every file
+    /// is decoded.
+    pub decoded: Option<std::sync::Arc<crate::config::DecodedFiles>>,
 }
 
 /// The outcome of a compilation.

@@ -586,7 +586,13 @@ impl Inputs {
     fn load(path: &Path, options: &Options) -> Inputs {
         let mut sources = SourceMap::new();
         let mut diags = Diagnostics::new();
-        let mut raw = config::load_with(path, &options.parameters, &mut sources, &mut diags);
+        let mut raw = config::load_keeping(
+            path,
+            &options.parameters,
+            &mut sources,
+            &mut diags,
+            options.decoded.as_deref(),
+        );
         raw.catalogs = crate::catalog::load_inputs(&options.catalogs, &mut sources, &mut diags);
         over_memory("reading the configuration", &mut diags);
         Inputs {

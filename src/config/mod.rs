@@ -11,6 +11,7 @@
 //!   lists become maps), so `s: App\Svc` in one file and `s: {setup: …}` in another merge field
 //!   by field.
 
+mod decoded;
 pub mod dynamic;
 mod merge;
 mod overrides;
@@ -19,6 +20,7 @@ mod placeholders;
 mod plan_guard;
 mod prefetch;
 
+pub use decoded::DecodedFiles;
 pub use merge::merge;
 pub use overrides::check_overrides;
 pub(crate) use params::nested_too_deep_error;
@@ -67,6 +69,20 @@ pub fn load_with(
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
 ) -> RawConfig {
+    load_keeping(path, parameters, sources, diags, None)
+}
+
+/// [`load_with`] that takes a file decoded by an earlier compilation from `kept` when its
+/// text did not change, and keeps the large files it decodes there ([`DecodedFiles`]): what
+/// a `--watch` session does between its compilations. The result is the same as
+/// [`load_with`]'s.
+pub fn load_keeping(
+    path: &Path,
+    parameters: &IndexMap<String, Value>,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+    kept: Option<&DecodedFiles>,
+) -> RawConfig {
     // A plan file is not read as NEON: it would give a page of errors about its keys, or
     // about its binary bytes (issue #11).
     if let Some(d) = plan_file_hint(path) {
@@ -84,6 +100,7 @@ pub fn load_with(
         files: Vec::new(),
         parameters,
         prefetch: prefetch::Prefetch::default(),
+        kept,
     };
     let sections = loader.load_file(path, None).unwrap_or_default();
     RawConfig {
@@ -110,6 +127,7 @@ pub fn load_str(
         files: vec![id],
         parameters: &none,
         prefetch: prefetch::Prefetch::default(),
+        kept: None,
     };
     let sections = loader.load_decoded(id, None).unwrap_or_default();
     RawConfig {
@@ -198,6 +216,8 @@ struct Loader<'a> {
     parameters: &'a IndexMap<String, Value>,
     /// Included files being read and decoded ahead (see [`prefetch`]).
     prefetch: prefetch::Prefetch,
+    /// Files decoded by earlier compilations ([`load_keeping`]).
+    kept: Option<&'a DecodedFiles>,
 }
 
 /// The path an `includes:` item `written` in a file of folder `dir` names: relative paths are
@@ -260,19 +280,29 @@ impl Loader<'_> {
             .sources
             .add_path(path.display().to_string(), &canonical, text);
         self.files.push(id);
-        self.stack.push(canonical);
+        let text = &self.sources.get(id).text;
+        let kept = match (&invalid, self.kept) {
+            (None, Some(store)) => store.get(&canonical, text, id),
+            _ => None,
+        };
         if invalid.is_none() {
             // The files this one includes are read and decoded while it is decoded.
-            let includes = prefetch::scan_includes(&self.sources.get(id).text);
+            let includes = prefetch::scan_includes(text);
             self.prefetch
-                .start(includes, path.parent(), FileId(id.0 + 1));
+                .start(includes, path.parent(), FileId(id.0 + 1), self.kept);
         }
-        let decoded = match (invalid, ahead) {
-            (Some(bytes), _) => neon::decode_bytes(&bytes, id),
+        let fresh = kept.is_none() && invalid.is_none();
+        let decoded = match (invalid, ahead, kept) {
+            (_, _, Some(value)) => Ok(value),
+            (Some(bytes), _, _) => neon::decode_bytes(&bytes, id),
             // Decoded ahead with the id the file got.
-            (None, Some((file, result))) if file == id => result,
-            (None, _) => neon::decode(&self.sources.get(id).text, id),
+            (None, Some((file, result)), _) if file == id => result,
+            (None, _, _) => neon::decode(text, id),
         };
+        if let (true, Some(store), Ok(value)) = (fresh, self.kept, &decoded) {
+            store.keep(&canonical, text, id, value);
+        }
+        self.stack.push(canonical);
         let value = match decoded {
             Ok(v) => Some(v),
             Err(d) => {

@@ -58,11 +58,22 @@ impl Prefetch {
     /// Starts fetching `paths` (as written in an `includes:` list of a file in `dir`), the
     /// `k`-th decoded with spans in `FileId(first.0 + k)`: the id it gets when no earlier
     /// include includes files of its own (otherwise the loader decodes it again). A thread
-    /// that cannot be started leaves its file to the loader.
-    pub fn start(&mut self, paths: Vec<String>, dir: Option<&Path>, first: FileId) {
+    /// that cannot be started leaves its file to the loader; a file `kept` from an earlier
+    /// compilation is left to it too.
+    pub fn start(
+        &mut self,
+        paths: Vec<String>,
+        dir: Option<&Path>,
+        first: FileId,
+        kept: Option<&super::DecodedFiles>,
+    ) {
         for (k, written) in paths.into_iter().take(MAX_AHEAD).enumerate() {
             let path = super::include_target(dir, &written);
             if self.ahead.iter().any(|(p, _)| *p == path) {
+                continue;
+            }
+            // A file kept from an earlier compilation is most likely taken from there.
+            if kept.is_some_and(|k| k.has(&std::fs::canonicalize(&path).unwrap_or_default())) {
                 continue;
             }
             // (A file that cannot be looked at is read, and reported, by the loader.)
@@ -217,6 +228,7 @@ mod tests {
             vec!["a.neon".into(), "bad.neon".into(), "gone.neon".into()],
             Some(dir.path()),
             FileId(3),
+            None,
         );
         let target = super::super::include_target(Some(dir.path()), "a.neon");
         match ahead.take(&target) {
@@ -244,7 +256,7 @@ mod tests {
         assert!(ahead.take(Path::new("elsewhere.neon")).is_none());
         // small files are read by the loader too
         let mut ahead = Prefetch::default();
-        ahead.start(vec!["a.neon".into()], Some(dir.path()), FileId(3));
+        ahead.start(vec!["a.neon".into()], Some(dir.path()), FileId(3), None);
         let target = super::super::include_target(Some(dir.path()), "a.neon");
         assert!(ahead.take(&target).is_none());
     }
