@@ -245,6 +245,9 @@ pub fn run(
                 opts.output.display()
             ));
         }
+        if let Some(kept) = &options.decoded {
+            kept.retain_only(&run.files);
+        }
         written |= run.plan.is_some();
         let mut files = run.files.clone();
         if run.plan.is_some() {

@@ -71,6 +71,14 @@ impl DecodedFiles {
         }
     }
 
+    /// Forgets the files not in `read` (canonical paths; a compilation's `files`): a file no
+    /// longer included is not held for the rest of the session.
+    pub fn retain_only(&self, read: &[PathBuf]) {
+        if let Ok(mut files) = self.files.lock() {
+            files.retain(|path, _| read.contains(path));
+        }
+    }
+
     /// Whether something is kept for `path` (an include kept is not decoded ahead: the loader
     /// will most likely take the kept tree).
     pub(super) fn has(&self, path: &Path) -> bool {
@@ -132,6 +140,11 @@ mod tests {
         assert_eq!(edited, load(&root, None));
         assert!(edited.0.contains("App\\\\D2499") && !edited.0.contains("Kept"));
         assert_eq!(load(&root, Some(&store)), edited);
+        // No longer read: forgotten.
+        store.retain_only(std::slice::from_ref(&canonical));
+        assert!(store.has(&canonical));
+        store.retain_only(&[]);
+        assert!(!store.has(&canonical));
     }
 
     #[test]
