@@ -301,6 +301,15 @@ pub fn to_json(plan: &Plan) -> String {
 /// writer, re-exported so compiler and runtime write plans the same way.
 pub use wireplan_runtime::encoding::write_atomic;
 
+/// Writes `plan` as JSON to `w` the way `wireplan compile` writes a plan file: the bytes of
+/// [`Plan::to_json`] (serde_json's pretty form and a final newline), with a large plan's
+/// services encoded in parts on several threads at once (from 1,024 services on a machine
+/// with more than one core; docs/performance.md, "Tenth round"). Errors: `w`'s.
+pub fn write_json<W: std::io::Write>(w: &mut W, plan: &Plan) -> std::io::Result<()> {
+    pretty::write_plan(w, plan)?;
+    w.write_all(b"\n")
+}
+
 /// Writes `plan` to `out` in `encoding` the way `wireplan compile` does (`-` is standard
 /// output, where nothing is checked or replaced): refuses to write over
 /// a file the compilation read or recorded as a dependency ([`check_output`]: canonical paths,
@@ -338,10 +347,7 @@ pub fn write_checked(
     let written = write_atomic_with(out, |file| {
         match encoding {
             // `Plan::to_json`'s bytes: serde_json's pretty form and a final newline.
-            wireplan_runtime::Encoding::Json => {
-                pretty::write(&mut *file, plan)?;
-                file.write_all(b"\n")?;
-            }
+            wireplan_runtime::Encoding::Json => write_json(&mut *file, plan)?,
             wireplan_runtime::Encoding::Binary => file.write_all(&plan.to_binary())?,
         }
         crate::memory::check("encoding the plan").map_err(|d| {
