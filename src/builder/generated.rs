@@ -22,7 +22,11 @@ impl ContainerBuilder {
     /// references set by extensions). Running it again changes nothing.
     pub(crate) fn add_reference_services(&mut self, locator: Option<&str>) {
         let locators: Vec<String> = match locator {
-            Some(n) => vec![self.real_name(n).to_string()],
+            // Most definitions are not locators: nothing to allocate for them.
+            Some(n) => match self.definitions.get_key_value(self.real_name(n)) {
+                Some((name, d)) if d.kind == DefinitionKind::Locator => vec![name.clone()],
+                _ => return,
+            },
             None => self
                 .definitions
                 .values()

@@ -354,6 +354,28 @@ pub struct ContainerBuilder {
     removed: IndexMap<String, Removal>,
 }
 
+/// A given service name must match `^\w+(\.\w+)*$` and not be a number (Nette's rule):
+/// else `invalid-definition` at `span`.
+fn check_name(n: &str, span: Option<Span>) -> Result<(), Diagnostic> {
+    let valid = !n.is_empty()
+        && n.split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        && !n.bytes().all(|b| b.is_ascii_digit());
+    if valid {
+        return Ok(());
+    }
+    Err(Diagnostic::error(
+        Code::InvalidDefinition,
+        // Nette's wording; the name is shown escaped, so a line break or a control character in
+        // it cannot break the message.
+        format!(
+            "Service name must be a alpha-numeric string and not a number, '{}' given.",
+            n.escape_debug()
+        ),
+    )
+    .at(span))
+}
+
 impl ContainerBuilder {
     /// An empty builder over a catalog.
     pub fn new(catalog: Catalog) -> ContainerBuilder {
@@ -451,23 +473,7 @@ impl ContainerBuilder {
     ) -> Result<&mut Definition, Diagnostic> {
         let name = match name {
             Some(n) => {
-                let valid = !n.is_empty()
-                    && n.split('.').all(|part| {
-                        !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_')
-                    })
-                    && !n.bytes().all(|b| b.is_ascii_digit());
-                if !valid {
-                    return Err(Diagnostic::error(
-                        Code::InvalidDefinition,
-                        // Nette's wording; the name is shown escaped, so a line break or a
-                        // control character in it cannot break the message.
-                        format!(
-                            "Service name must be a alpha-numeric string and not a number, '{}' given.",
-                            n.escape_debug()
-                        ),
-                    )
-                    .at(span));
-                }
+                check_name(n, span)?;
                 n.to_string()
             }
             None => {
@@ -475,6 +481,24 @@ impl ContainerBuilder {
                 format!("{:02}", self.anonymous_counter)
             }
         };
+        self.admit(&name, span)?;
+        let def = self.detached_definition(name.clone(), span);
+        Ok(self.definitions.entry(name).or_insert(def))
+    }
+
+    /// Adds `def`, made ahead on a [`ContainerBuilder::detached_definition`], under its name
+    /// as [`ContainerBuilder::add_definition`] adds a named definition: the same checks and
+    /// errors (then `def` is dropped), the same result.
+    pub(crate) fn add_detached(&mut self, def: Definition) -> Result<(), Diagnostic> {
+        check_name(&def.name, def.span)?;
+        self.admit(&def.name, def.span)?;
+        self.definitions.insert(def.name.clone(), def);
+        Ok(())
+    }
+
+    /// Makes room for a new definition `name`: `duplicate-service` when a definition has that
+    /// name (also case-insensitively), else the name is recorded as taken.
+    fn admit(&mut self, name: &str, span: Option<Span>) -> Result<(), Diagnostic> {
         let lower = name.to_lowercase();
         // An existing name equal to `lower` is a definition's key itself; one with capitals
         // is found through `lower_names`.
@@ -495,19 +519,24 @@ impl ContainerBuilder {
             return Err(d);
         }
         if lower != name {
-            self.lower_names.insert(lower, name.clone());
+            self.lower_names.insert(lower, name.to_string());
         }
         self.dirty = true;
         self.edits += 1;
-        self.removed.shift_remove(&name);
-        let actor = self.actor.clone();
-        Ok(self.definitions.entry(name.clone()).or_insert_with(|| {
-            let mut d = Definition::new(name, span);
-            if actor.is_some() {
-                d.extras_mut().origin = actor;
-            }
-            d
-        }))
+        self.removed.shift_remove(name);
+        Ok(())
+    }
+
+    /// The empty definition [`ContainerBuilder::add_definition`] adds under `name` (its origin
+    /// is the current actor), not yet in the builder: the `services:` section's entries are
+    /// made on such definitions ahead, on other threads, and added in order afterwards
+    /// (`compiler::loading`).
+    pub(crate) fn detached_definition(&self, name: String, span: Option<Span>) -> Definition {
+        let mut d = Definition::new(name, span);
+        if self.actor.is_some() {
+            d.extras_mut().origin = self.actor.clone();
+        }
+        d
     }
 
     fn real_name<'a>(&'a self, name: &'a str) -> &'a str {

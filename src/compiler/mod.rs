@@ -12,6 +12,7 @@
 pub mod builtins;
 mod catalog_thread;
 pub mod extensions;
+mod loading;
 pub mod pipeline;
 pub mod services;
 

@@ -44,12 +44,32 @@ pub fn load_services_owned(section: Expr, builder: &mut ContainerBuilder, diags:
     let schema = DefinitionSchema::new();
     builder.reserve_definitions(items.len());
     // The key spans stay in `items` for the `@Type` keys' diagnostics.
-    for (key, value) in std::mem::take(&mut items.items) {
-        if let Some(name) = service_name(&key, &items, builder, diags) {
-            // This service's expression moves into its definition map (and is dropped there).
-            if let Err(d) = load_one(name.as_deref(), value, &schema, builder, diags) {
-                diags.push(at_key(d, &items, &key));
-            }
+    let entries = std::mem::take(&mut items.items);
+    if entries.len() >= super::loading::PARALLEL_MIN && crate::parallel::parallelism() > 1 {
+        let parts =
+            crate::parallel::parallelism().min(entries.len() / (super::loading::PARALLEL_MIN / 2));
+        let entries = entries.into_iter().collect();
+        return super::loading::load_in_parts(entries, &items, &schema, builder, diags, parts);
+    }
+    for (key, value) in entries {
+        load_entry(key, value, &items, &schema, builder, diags);
+    }
+}
+
+/// Loads one entry of the `services:` map `items` (whose key spans are still there, its
+/// entries taken out): the service's expression moves into its definition map (and is
+/// dropped there).
+pub(super) fn load_entry(
+    key: Key,
+    value: Expr,
+    items: &ExprArray,
+    schema: &DefinitionSchema,
+    builder: &mut ContainerBuilder,
+    diags: &mut Diagnostics,
+) {
+    if let Some(name) = service_name(&key, items, builder, diags) {
+        if let Err(d) = load_one(name.as_deref(), value, schema, builder, diags) {
+            diags.push(at_key(d, items, &key));
         }
     }
 }
@@ -58,13 +78,13 @@ pub fn load_services_owned(section: Expr, builder: &mut ContainerBuilder, diags:
 /// section and checked for misuse once: each definition is validated without walking the
 /// whole schema for misuse again (a schema with misuse is checked, and reported, per
 /// definition as before).
-struct DefinitionSchema {
+pub(super) struct DefinitionSchema {
     expect: crate::schema::Expect,
     checked: bool,
 }
 
 impl DefinitionSchema {
-    fn new() -> DefinitionSchema {
+    pub(super) fn new() -> DefinitionSchema {
         let expect = crate::schema::sections::definition();
         let checked = crate::schema::misuse(&expect).is_empty();
         DefinitionSchema { expect, checked }
@@ -83,7 +103,7 @@ impl DefinitionSchema {
 /// The name a `services:` key gives its definition: `None` inside for an anonymous service
 /// (an integer key), the service of that type for a `@Type` key. `None` when the key names
 /// no service (reported to `diags`).
-fn service_name(
+pub(super) fn service_name(
     key: &Key,
     items: &ExprArray,
     builder: &mut ContainerBuilder,
@@ -106,7 +126,7 @@ fn service_name(
 }
 
 /// Is `t` (after the `@`) a type name, Nette's `#^@[\w\\]+$#` key pattern?
-fn is_type_key(t: &str) -> bool {
+pub(super) fn is_type_key(t: &str) -> bool {
     !t.is_empty()
         && t.chars()
             .all(|c| c.is_alphanumeric() || c == '_' || c == '\\')
@@ -135,7 +155,7 @@ fn service_of_type(
 /// Loads one `services:` entry against the definition schema.
 /// A definition the builder refused for an invalid name (Nette's "Service name must be …"),
 /// placed on the name in the `services:` section, where the mistake is, not on its value.
-fn at_key(mut d: Diagnostic, items: &ExprArray, key: &Key) -> Diagnostic {
+pub(super) fn at_key(mut d: Diagnostic, items: &ExprArray, key: &Key) -> Diagnostic {
     // A duplicate name (`duplicate-service`) keeps its place on the definition, beside the
     // label on the first one.
     if d.code != Code::InvalidDefinition {
@@ -151,14 +171,13 @@ fn at_key(mut d: Diagnostic, items: &ExprArray, key: &Key) -> Diagnostic {
 
 /// Loads one definition. Problems go to `diags`, except the builder's refusal of the name,
 /// which is returned for the caller to place on the key ([`at_key`]).
-fn load_one(
+pub(super) fn load_one(
     name: Option<&str>,
     value: Expr,
     schema: &DefinitionSchema,
     b: &mut ContainerBuilder,
     diags: &mut Diagnostics,
 ) -> Result<(), Diagnostic> {
-    let label = name.unwrap_or("(anonymous)");
     let span = value.span;
     if let ExprKind::Bool(false) = value.kind {
         if let Some(n) = name {
@@ -166,44 +185,16 @@ fn load_one(
         }
         return Ok(());
     }
-    let map = match normalize(label, value, schema, &b.catalog, diags) {
-        Some(m) => m,
-        None => return Ok(()),
-    };
     let existing = name.is_some_and(|n| b.has_definition(n));
-    let has_create_method = map
-        .get("implement")
-        .and_then(Expr::as_str)
-        .is_some_and(|i| b.catalog.method(i, "create").is_some());
     let current = name
         .filter(|_| existing)
         .and_then(|n| b.get_definition(n))
         .map(|d| (d.kind, d.extras().implement.clone()));
-    let map = keys_of_kind(label, map, current, has_create_method, diags);
-    if map.is_empty() && !existing {
-        diags.push(
-            Diagnostic::error(
-                Code::InvalidDefinition,
-                format!("Service '{label}': Empty definition."),
-            )
-            .at(span),
-        );
+    let label = name.unwrap_or("(anonymous)");
+    let Some((map, has_create_method)) = shape(label, value, schema, &b.catalog, current, diags)
+    else {
         return Ok(());
-    }
-    if matches!(
-        map.get("alteration").map(|e| &e.kind),
-        Some(ExprKind::Bool(true))
-    ) && !existing
-    {
-        diags.push(
-            Diagnostic::error(
-                Code::InvalidDefinition,
-                format!("Service '{label}': Missing original definition for alteration."),
-            )
-            .at(span),
-        );
-        return Ok(());
-    }
+    };
     let def: &mut Definition = if existing {
         let n = name.unwrap_or_default();
         match b.get_definition_mut(n) {
@@ -218,6 +209,55 @@ fn load_one(
     let name = def.name.clone();
     b.add_reference_services(Some(&name));
     Ok(())
+}
+
+/// The definition map an entry's value makes (its schema validation, Nette's short forms, the
+/// keys its kind allows) and whether its `implement` interface has `create()`. `current` is
+/// the kind and interface of the definition the entry modifies, `None` for a new one. `None`
+/// when the entry ends there: a value the schema refused, or a new definition that is empty or
+/// an `alteration` of nothing (reported to `diags`). Reads only the catalog, so entries can be
+/// shaped ahead on other threads ([`super::loading`]).
+pub(super) fn shape(
+    label: &str,
+    value: Expr,
+    schema: &DefinitionSchema,
+    catalog: &crate::catalog::Catalog,
+    current: Option<(DefinitionKind, Option<String>)>,
+    diags: &mut Diagnostics,
+) -> Option<(ExprArray, bool)> {
+    let span = value.span;
+    let existing = current.is_some();
+    let map = normalize(label, value, schema, catalog, diags)?;
+    let has_create_method = map
+        .get("implement")
+        .and_then(Expr::as_str)
+        .is_some_and(|i| catalog.method(i, "create").is_some());
+    let map = keys_of_kind(label, map, current, has_create_method, diags);
+    if map.is_empty() && !existing {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidDefinition,
+                format!("Service '{label}': Empty definition."),
+            )
+            .at(span),
+        );
+        return None;
+    }
+    if matches!(
+        map.get("alteration").map(|e| &e.kind),
+        Some(ExprKind::Bool(true))
+    ) && !existing
+    {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidDefinition,
+                format!("Service '{label}': Missing original definition for alteration."),
+            )
+            .at(span),
+        );
+        return None;
+    }
+    Some((map, has_create_method))
 }
 
 /// The kind a definition map makes, as Nette's `DefinitionSchema::sniffType`: an existing
@@ -661,7 +701,12 @@ impl<'a> Fields<'a> {
 /// Applies a normalised definition map to a definition (new or existing).
 /// `sniff` is `Some(interface has create())` for a new definition (its kind is decided here),
 /// `None` when the entry modifies an existing one.
-fn apply(def: &mut Definition, map: &ExprArray, sniff: Option<bool>, diags: &mut Diagnostics) {
+pub(super) fn apply(
+    def: &mut Definition,
+    map: &ExprArray,
+    sniff: Option<bool>,
+    diags: &mut Diagnostics,
+) {
     let map = Fields::of(map);
     let name = def.name.clone();
     if let Some(v) = map.get("reset") {

@@ -1,0 +1,252 @@
+//! The `services:` section loaded in parts on several threads (issue #15; docs/performance.md,
+//! "Whole compilation › Tenth round").
+//!
+//! Most of loading an entry reads only the catalog: the definition schema's validation, the
+//! keys its kind allows, and the definition made from the map ([`services::shape`],
+//! [`services::apply`]). For an entry that makes a new definition under a name of its own,
+//! that work is done ahead, in parts at once; the definitions are then added to the builder
+//! one by one in the section's order, each with what its reading reported. Every other entry
+//! is loaded in its turn exactly as on one thread. So the definitions and the diagnostics, in
+//! their order, are those of loading the section on one thread.
+//!
+//! An entry is read ahead when its key is a name (not an integer: anonymous services take the
+//! next number when they are added; not `@Type`: that looks up the definitions loaded before
+//! it), the name is not all digits (anonymous names are), its value is not `false` (a
+//! removal), and the builder has no definition or alias of that name before the section is
+//! loaded. No earlier entry can then give the name a definition: the keys of a section differ,
+//! and the entries loaded in their turn add only anonymous definitions.
+
+use super::services::{self, DefinitionSchema};
+use crate::builder::{ContainerBuilder, Definition};
+use crate::diagnostics::Diagnostics;
+use crate::expr::{Expr, ExprArray, ExprKind};
+use crate::neon::Key;
+use std::sync::Mutex;
+
+/// Entries from which the section is loaded in parts (app-10000: 10,000; app-1000's 1,000
+/// stay on the calling thread).
+pub(super) const PARALLEL_MIN: usize = 4096;
+
+/// One entry of the section after its part was read.
+enum Entry {
+    /// Loaded in its turn on the calling thread, as one thread would.
+    InTurn(Key, Expr),
+    /// Read ahead: what shaping the entry reported and, unless that ended it, the definition
+    /// made (boxed: the parts' lists stay small beside the builder's own) and what making it
+    /// reported.
+    Ahead {
+        key: Key,
+        name: String,
+        shaped: Diagnostics,
+        made: Option<(Box<Definition>, Diagnostics)>,
+    },
+}
+
+/// Loads the entries of `items` (taken out of the `services:` map, whose key spans stay in
+/// `items`) into the builder, in `parts` parts: [`services::load_services_owned`]'s result.
+pub(super) fn load_in_parts(
+    entries: Vec<(Key, Expr)>,
+    items: &ExprArray,
+    schema: &DefinitionSchema,
+    b: &mut ContainerBuilder,
+    diags: &mut Diagnostics,
+    parts: usize,
+) {
+    let count = entries.len();
+    let parts = parts.clamp(1, count.max(1));
+    let mut slots: Vec<Mutex<Vec<(Key, Expr)>>> = Vec::with_capacity(parts);
+    let mut rest = entries;
+    for k in (1..parts).rev() {
+        let tail = rest.split_off(k * count / parts);
+        slots.push(Mutex::new(tail));
+    }
+    slots.push(Mutex::new(rest));
+    slots.reverse();
+    let shared: &ContainerBuilder = b;
+    let read = |k: usize, schema: &DefinitionSchema| {
+        let part = std::mem::take(&mut *slots[k].lock().unwrap_or_else(|e| e.into_inner()));
+        part.into_iter()
+            .map(|(key, value)| read_entry(key, value, schema, shared))
+            .collect::<Vec<Entry>>()
+    };
+    // The schema holds its checks in `Rc`s: each other thread builds its own.
+    let (first, later) = crate::parallel::split(
+        "load",
+        parts - 1,
+        || read(0, schema),
+        |k| read(k + 1, &DefinitionSchema::new()),
+    );
+    for entry in first.into_iter().chain(later.into_iter().flatten()) {
+        match entry {
+            Entry::InTurn(key, value) => services::load_entry(key, value, items, schema, b, diags),
+            Entry::Ahead {
+                key,
+                name,
+                shaped,
+                made,
+            } => {
+                diags.extend(shaped.into_vec());
+                let Some((def, reported)) = made else {
+                    continue;
+                };
+                match b.add_detached(*def) {
+                    Err(d) => diags.push(services::at_key(d, items, &key)),
+                    Ok(()) => {
+                        diags.extend(reported.into_vec());
+                        b.add_reference_services(Some(&name));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Reads one entry ahead when it can be (see the module's documentation).
+fn read_entry(key: Key, value: Expr, schema: &DefinitionSchema, b: &ContainerBuilder) -> Entry {
+    let name = match &key {
+        Key::Str(s)
+            if !s.strip_prefix('@').is_some_and(services::is_type_key)
+                && !s.bytes().all(|c| c.is_ascii_digit())
+                && !matches!(value.kind, ExprKind::Bool(false))
+                && !b.has_definition(s) =>
+        {
+            s.as_str().to_owned()
+        }
+        _ => return Entry::InTurn(key, value),
+    };
+    let span = value.span;
+    let mut shaped = Diagnostics::new();
+    let made = services::shape(&name, value, schema, &b.catalog, None, &mut shaped).map(
+        |(map, has_create_method)| {
+            let mut def = Box::new(b.detached_definition(name.clone(), span));
+            let mut reported = Diagnostics::new();
+            services::apply(&mut def, &map, Some(has_create_method), &mut reported);
+            (def, reported)
+        },
+    );
+    Entry::Ahead {
+        key,
+        name,
+        shaped,
+        made,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+
+    /// A `services:` section with every kind of entry, `copies` times over: plain and map
+    /// definitions, anonymous ones, `@Type` keys, removals, entries that modify definitions
+    /// and aliases made before the section, names that differ only in case, invalid and
+    /// all-digit names (some an anonymous definition's), empty definitions, alterations of nothing, schema errors, factories
+    /// and locators (whose references become anonymous definitions).
+    fn config(copies: usize) -> String {
+        let mut text = String::from("types:\n");
+        for i in 0..copies {
+            text.push_str(&format!(
+                "\tApp\\Db{i}: {{}}\n\tApp\\M{i}: {{}}\n\
+                 \tApp\\F{i}: {{interface: true, methods: {{create: {{returns: App\\Db{i}}}}}}}\n\
+                 \tApp\\L{i}: {{interface: true, methods: {{get: {{returns: App\\Db{i}}}}}}}\n"
+            ));
+        }
+        text.push_str("services:\n");
+        for i in 0..copies {
+            text.push_str(&format!(
+                "\tdb{i}: App\\Db{i}\n\
+                 \tmail{i}: {{create: App\\M{i}, tags: [t{i}]}}\n\
+                 \t- App\\Db{i}\n\
+                 \t'@App\\M{i}': {{tags: [again]}}\n\
+                 \tpre{i}: {{tags: [x]}}\n\
+                 \tpreAlias{i}: {{tags: [y]}}\n\
+                 \tgone{i}: false\n\
+                 \tDB{i}: App\\Db{i}\n\
+                 \t'bad name{i}': App\\Db{i}\n\
+                 \tempty{i}: {{}}\n\
+                 \talt{i}: {{alteration: true, create: App\\Db{i}}}\n\
+                 \twrong{i}: {{create: App\\Db{i}, nonsense: 1}}\n\
+                 \tfac{i}: App\\F{i}\n\
+                 \tloc{i}: {{implement: App\\L{i}, references: {{a: App\\Db{i}, b: @db{i}}}}}\n\
+                 \t'{:02}': App\\Db{i}\n\
+                 \talias{i}: @db{i}\n\
+                 \targs{i}: App\\Db{i}(1, %missing%, [a, b])\n",
+                i + 1
+            ));
+        }
+        text
+    }
+
+    /// The definitions (in order) and diagnostics of loading `text`'s section in `parts` parts
+    /// (0: entry by entry, as below the threshold), over a builder that already has
+    /// definitions `pre0`, `pre1`, … and aliases `preAlias0`, … to them.
+    fn load(text: &str, copies: usize, parts: usize) -> (String, String) {
+        let crate::neon::Kind::Array(raw) = crate::neon::decode(text, crate::source::FileId(0))
+            .expect("decodes")
+            .kind
+        else {
+            panic!("not a map")
+        };
+        let mut diags = Diagnostics::new();
+        let (_, mut sections) =
+            crate::config::expand_config(&raw, &[], &Default::default(), &mut diags);
+        let catalog = Catalog::from_section(sections.get("types").map(|(_, v)| v), &mut diags);
+        let mut b = ContainerBuilder::new(catalog);
+        for i in 0..copies {
+            b.add_definition(Some(&format!("pre{i}")), None)
+                .expect("added")
+                .declared_type = Some(format!("App\\Db{i}"));
+            b.add_alias(&format!("preAlias{i}"), &format!("pre{i}"))
+                .expect("aliased");
+        }
+        let (_, section) = sections.shift_remove("services").expect("services");
+        let ExprKind::Array(mut items) = section.kind else {
+            panic!("not a map")
+        };
+        let entries: Vec<(Key, Expr)> = std::mem::take(&mut items.items).into_iter().collect();
+        let schema = DefinitionSchema::new();
+        if parts == 0 {
+            for (key, value) in entries {
+                services::load_entry(key, value, &items, &schema, &mut b, &mut diags);
+            }
+        } else {
+            load_in_parts(entries, &items, &schema, &mut b, &mut diags, parts);
+        }
+        let defs: Vec<&Definition> = b.definitions().collect();
+        (format!("{defs:#?}"), format!("{:#?}", diags.items()))
+    }
+
+    /// In 1, 2, 3, 7 and 40 parts, and in more parts than entries: the same definitions and
+    /// the same diagnostics in the same order as entry by entry.
+    #[test]
+    fn a_section_loaded_in_parts_is_the_one_loaded_entry_by_entry() {
+        let copies = 12;
+        let text = config(copies);
+        let (defs, diags) = load(&text, copies, 0);
+        // The cases are there: errors of several kinds, modified and anonymous definitions.
+        for expected in [
+            "Empty definition",
+            "Missing original definition for alteration",
+            "has the same name as",
+            "Service name must be",
+            "nonsense",
+        ] {
+            assert!(diags.contains(expected), "{expected}: {diags}");
+        }
+        for expected in [
+            "\"again\"",
+            "\"x\"",
+            "\"y\"",
+            "name: \"03\"",
+            "name: \"fac11\"",
+        ] {
+            assert!(defs.contains(expected), "{expected}");
+        }
+        assert!(!defs.contains("name: \"gone0\""));
+        for parts in [1, 2, 3, 7, 40, 1000] {
+            let (d, g) = load(&text, copies, parts);
+            assert!(d == defs, "definitions in {parts} parts");
+            assert!(g == diags, "diagnostics in {parts} parts:\n{g}");
+        }
+    }
+}
