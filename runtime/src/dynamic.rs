@@ -335,36 +335,36 @@ fn readers(plan: &Plan) -> HashMap<&str, Vec<String>> {
 /// Every `$param` name read inside `e`, in the order they appear (iteratively: plans nest up
 /// to 100 levels).
 pub fn params_in<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
-    let mut todo = vec![e];
-    while let Some(e) = todo.pop() {
-        let mut children: Vec<&'e Expr> = Vec::new();
-        let target = |t: &'e CallTarget, children: &mut Vec<&'e Expr>| {
+    // The expressions still to visit, the next one last: children are pushed in reverse.
+    // Allocated only for an expression with children (most service arguments are references).
+    let mut todo: Vec<&'e Expr> = Vec::new();
+    let mut next = Some(e);
+    while let Some(e) = next.take().or_else(|| todo.pop()) {
+        let target = |t: &'e CallTarget, todo: &mut Vec<&'e Expr>| {
             if let CallTarget::Expr(inner) = t {
-                children.push(inner);
+                todo.push(inner);
             }
         };
         match e {
             Expr::Param(name) => out.push(name),
-            Expr::List(items) | Expr::Concat(items) => children.extend(items),
-            Expr::Map(m) => children.extend(m.values()),
-            Expr::New { args, .. } => children.extend(args),
+            Expr::List(items) | Expr::Concat(items) => todo.extend(items.iter().rev()),
+            Expr::Map(m) => todo.extend(m.values().rev()),
+            Expr::New { args, .. } => todo.extend(args.iter().rev()),
             Expr::Call {
                 target: t, args, ..
             } => {
-                target(t, &mut children);
-                children.extend(args);
+                todo.extend(args.iter().rev());
+                target(t, &mut todo);
             }
             Expr::Set {
                 target: t, value, ..
             } => {
-                target(t, &mut children);
-                children.push(value);
+                todo.push(value);
+                target(t, &mut todo);
             }
-            Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => {
-                target(t, &mut children)
-            }
-            Expr::Func { arg, .. } => children.push(arg),
-            Expr::ArgOr { default, .. } => children.push(default),
+            Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => target(t, &mut todo),
+            Expr::Func { arg, .. } => todo.push(arg),
+            Expr::ArgOr { default, .. } => todo.push(default),
             Expr::Null
             | Expr::Bool(_)
             | Expr::Int(_)
@@ -374,7 +374,6 @@ pub fn params_in<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
             | Expr::Provider(_)
             | Expr::Arg(_) => {}
         }
-        todo.extend(children.into_iter().rev());
     }
 }
 
@@ -406,4 +405,67 @@ pub(crate) fn section_problems(dynamic: &IndexMap<String, DynamicParam>) -> Vec<
         }
     }
     out
+}
+
+#[cfg(test)]
+mod params_in_tests {
+    use super::*;
+
+    fn p(name: &str) -> Expr {
+        Expr::Param(name.into())
+    }
+
+    fn target(e: Expr) -> CallTarget {
+        CallTarget::Expr(Box::new(e))
+    }
+
+    /// Every kind of expression with children, nested: the names come in the order they are
+    /// written (a call's target before its arguments, a map's values in key order).
+    #[test]
+    fn parameters_are_found_in_written_order() {
+        let map: IndexMap<String, Expr> = [("z".to_string(), p("d")), ("a".to_string(), p("e"))]
+            .into_iter()
+            .collect();
+        let e = Expr::Call {
+            target: target(Expr::Get {
+                target: target(p("a")),
+                property: "x".into(),
+            }),
+            method: "m".into(),
+            args: vec![
+                p("b"),
+                Expr::List(vec![Expr::Ref("s".into()), p("c"), Expr::Map(map)]),
+                Expr::Set {
+                    target: target(p("f")),
+                    property: "y".into(),
+                    value: Box::new(Expr::Concat(vec![Expr::Str("-".into()), p("g")])),
+                },
+                Expr::New {
+                    class: "C".into(),
+                    args: vec![
+                        Expr::Func {
+                            name: "not".into(),
+                            arg: Box::new(p("h")),
+                        },
+                        Expr::ArgOr {
+                            name: "n".into(),
+                            default: Box::new(p("i")),
+                        },
+                        Expr::Callable {
+                            target: target(p("j")),
+                            method: "k".into(),
+                        },
+                    ],
+                },
+                p("b"),
+            ],
+        };
+        let mut out = Vec::new();
+        params_in(&e, &mut out);
+        assert_eq!(out, ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "b"]);
+        let leaf = Expr::Ref("s".into());
+        let mut none = Vec::new();
+        params_in(&leaf, &mut none);
+        assert!(none.is_empty());
+    }
 }
