@@ -49,7 +49,15 @@ pub fn load_services_owned(section: Expr, builder: &mut ContainerBuilder, diags:
         let parts =
             crate::parallel::parallelism().min(entries.len() / (super::loading::PARALLEL_MIN / 2));
         let entries = entries.into_iter().collect();
-        return super::loading::load_in_parts(entries, &items, &schema, builder, diags, parts);
+        return super::loading::load_in_parts(
+            entries,
+            &items,
+            &schema,
+            builder,
+            diags,
+            parts,
+            super::loading::ROUND_PER_PART,
+        );
     }
     for (key, value) in entries {
         load_entry(key, value, &items, &schema, builder, diags);
