@@ -73,20 +73,20 @@ pub(super) fn load_in_parts(
         if round.is_empty() {
             return;
         }
-        load_round(round, items, schema, b, diags, parts);
+        for entry in read_round(round, schema, b, parts) {
+            add_entry(entry, items, schema, b, diags);
+        }
     }
 }
 
-/// One round of [`load_in_parts`]: `entries` read ahead in `parts` parts at once, then added
-/// in order.
-fn load_round(
+/// One round of [`load_in_parts`]: `entries` read in `parts` parts at once (the first on this
+/// thread), in their order.
+fn read_round(
     entries: Vec<(Key, Expr)>,
-    items: &ExprArray,
     schema: &DefinitionSchema,
-    b: &mut ContainerBuilder,
-    diags: &mut Diagnostics,
+    b: &ContainerBuilder,
     parts: usize,
-) {
+) -> impl Iterator<Item = Entry> {
     let count = entries.len();
     let parts = parts.clamp(1, count.max(1));
     let mut slots: Vec<Mutex<Vec<(Key, Expr)>>> = Vec::with_capacity(parts);
@@ -97,11 +97,10 @@ fn load_round(
     }
     slots.push(Mutex::new(rest));
     slots.reverse();
-    let shared: &ContainerBuilder = b;
     let read = |k: usize, schema: &DefinitionSchema| {
         let part = std::mem::take(&mut *slots[k].lock().unwrap_or_else(|e| e.into_inner()));
         part.into_iter()
-            .map(|(key, value)| read_entry(key, value, schema, shared))
+            .map(|(key, value)| read_entry(key, value, schema, b))
             .collect::<Vec<Entry>>()
     };
     // The schema holds its checks in `Rc`s: each other thread builds its own.
@@ -111,25 +110,35 @@ fn load_round(
         || read(0, schema),
         |k| read(k + 1, &DefinitionSchema::new()),
     );
-    for entry in first.into_iter().chain(later.into_iter().flatten()) {
-        match entry {
-            Entry::InTurn(key, value) => services::load_entry(key, value, items, schema, b, diags),
-            Entry::Ahead {
-                key,
-                name,
-                shaped,
-                made,
-            } => {
-                diags.extend(shaped.into_vec());
-                let Some((def, reported)) = made else {
-                    continue;
-                };
-                match b.add_detached(def) {
-                    Err(d) => diags.push(services::at_key(d, items, &key)),
-                    Ok(()) => {
-                        diags.extend(reported.into_vec());
-                        b.add_reference_services(Some(&name));
-                    }
+    first.into_iter().chain(later.into_iter().flatten())
+}
+
+/// Adds one entry to the builder in its turn: loads it as one thread would, or adds the
+/// definition read ahead with what reading it reported.
+fn add_entry(
+    entry: Entry,
+    items: &ExprArray,
+    schema: &DefinitionSchema,
+    b: &mut ContainerBuilder,
+    diags: &mut Diagnostics,
+) {
+    match entry {
+        Entry::InTurn(key, value) => services::load_entry(key, value, items, schema, b, diags),
+        Entry::Ahead {
+            key,
+            name,
+            shaped,
+            made,
+        } => {
+            diags.extend(shaped.into_vec());
+            let Some((def, reported)) = made else {
+                return;
+            };
+            match b.add_detached(def) {
+                Err(d) => diags.push(services::at_key(d, items, &key)),
+                Ok(()) => {
+                    diags.extend(reported.into_vec());
+                    b.add_reference_services(Some(&name));
                 }
             }
         }
