@@ -324,11 +324,10 @@ pub fn to_json(plan: &Plan) -> String {
 pub use wireplan_runtime::encoding::write_atomic;
 
 /// Writes `plan` as JSON to `w` the way `wireplan compile` writes a plan file: the bytes of
-/// [`Plan::to_json`] (serde_json's pretty form and a final newline), with a large plan's
-/// services encoded in parts on several threads at once (from 1,024 services on a machine
-/// with more than one core; docs/performance.md, "Tenth round"). Errors: `w`'s.
+/// [`Plan::to_json`] (serde_json's pretty form and a final newline), through wireplan's own
+/// formatter, which writes each line break and its indentation in one piece. Errors: `w`'s.
 pub fn write_json<W: std::io::Write>(w: &mut W, plan: &Plan) -> std::io::Result<()> {
-    pretty::write_plan(w, plan)?;
+    pretty::write(&mut *w, plan)?;
     w.write_all(b"\n")
 }
 
