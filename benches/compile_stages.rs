@@ -155,9 +155,9 @@ fn bench(c: &mut Criterion) {
         g.bench_function("encode JSON", |b| {
             b.iter(|| black_box(plan.encode(Encoding::Json)))
         });
-        // What `wireplan compile` does (the same bytes, the services in parts on the cores),
-        // and serde_json's pretty writer on one thread, both into a buffer reused between runs
-        // (as the plan file's write buffer is).
+        // serde_json's pretty writer and wireplan's own formatter (what `wireplan compile`
+        // writes the plan file with: the same bytes), both into a buffer reused between runs,
+        // as the plan file's write buffer is.
         let mut out = Vec::with_capacity(2 * plan.encode(Encoding::Json).len());
         g.bench_function("encode JSON into a buffer: serde_json", |b| {
             b.iter(|| {
