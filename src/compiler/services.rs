@@ -111,7 +111,7 @@ impl DefinitionSchema {
 /// The name a `services:` key gives its definition: `None` inside for an anonymous service
 /// (an integer key), the service of that type for a `@Type` key. `None` when the key names
 /// no service (reported to `diags`).
-pub(super) fn service_name(
+fn service_name(
     key: &Key,
     items: &ExprArray,
     builder: &mut ContainerBuilder,
@@ -179,7 +179,7 @@ pub(super) fn at_key(mut d: Diagnostic, items: &ExprArray, key: &Key) -> Diagnos
 
 /// Loads one definition. Problems go to `diags`, except the builder's refusal of the name,
 /// which is returned for the caller to place on the key ([`at_key`]).
-pub(super) fn load_one(
+fn load_one(
     name: Option<&str>,
     value: Expr,
     schema: &DefinitionSchema,
