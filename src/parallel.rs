@@ -9,6 +9,15 @@ pub(crate) fn parallelism() -> usize {
     *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
 }
 
+/// How many parts `count` items are split into: one below `min`, else one per core (at most
+/// four, [`parallelism`]) as long as each part gets at least `min / 2` items.
+pub(crate) fn parts(count: usize, min: usize) -> usize {
+    if count < min {
+        return 1;
+    }
+    parallelism().min(count / (min / 2).max(1)).max(1)
+}
+
 /// Runs `first` on the calling thread while `later(k)` runs for each `k` in `0..count` on a
 /// scoped thread of its own named `name`; returns `first`'s result and the others' in the
 /// order of `k`. A thread that cannot be started leaves its job to the calling thread (run

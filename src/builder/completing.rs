@@ -27,11 +27,7 @@ pub(super) fn complete_definitions(
     b: &ContainerBuilder,
     diags: &mut Diagnostics,
 ) -> Vec<Option<Box<Completed>>> {
-    let count = b.definitions.len();
-    let parts = match count >= PARALLEL_MIN {
-        true => crate::parallel::parallelism().min(count / (PARALLEL_MIN / 2)),
-        false => 1,
-    };
+    let parts = crate::parallel::parts(b.definitions.len(), PARALLEL_MIN);
     complete_in_parts(b, diags, parts)
 }
 

@@ -17,7 +17,7 @@
 //! and the entries loaded in their turn add only anonymous definitions.
 
 use super::services::{self, DefinitionSchema};
-use crate::builder::{ContainerBuilder, Definition};
+use crate::builder::{ContainerBuilder, Definition, DefinitionKind};
 use crate::diagnostics::Diagnostics;
 use crate::expr::{Expr, ExprArray, ExprKind};
 use crate::neon::Key;
@@ -40,7 +40,6 @@ enum Entry {
     /// made and what making it reported.
     Ahead {
         key: Key,
-        name: String,
         shaped: Diagnostics,
         made: Option<(Definition, Diagnostics)>,
     },
@@ -124,21 +123,20 @@ fn add_entry(
 ) {
     match entry {
         Entry::InTurn(key, value) => services::load_entry(key, value, items, schema, b, diags),
-        Entry::Ahead {
-            key,
-            name,
-            shaped,
-            made,
-        } => {
+        Entry::Ahead { key, shaped, made } => {
             diags.extend(shaped.into_vec());
             let Some((def, reported)) = made else {
                 return;
             };
+            // Only a locator has reference services to add (`add_reference_services`).
+            let locator = (def.kind == DefinitionKind::Locator).then(|| def.name.clone());
             match b.add_detached(def) {
                 Err(d) => diags.push(services::at_key(d, items, &key)),
                 Ok(()) => {
                     diags.extend(reported.into_vec());
-                    b.add_reference_services(Some(&name));
+                    if let Some(name) = locator {
+                        b.add_reference_services(Some(&name));
+                    }
                 }
             }
         }
@@ -160,20 +158,14 @@ fn read_entry(key: Key, value: Expr, schema: &DefinitionSchema, b: &ContainerBui
     };
     let span = value.span;
     let mut shaped = Diagnostics::new();
-    let made = services::shape(&name, value, schema, &b.catalog, None, &mut shaped).map(
-        |(map, has_create_method)| {
-            let mut def = b.detached_definition(name.clone(), span);
-            let mut reported = Diagnostics::new();
-            services::apply(&mut def, &map, Some(has_create_method), &mut reported);
-            (def, reported)
-        },
-    );
-    Entry::Ahead {
-        key,
-        name,
-        shaped,
-        made,
-    }
+    let shaped_map = services::shape(&name, value, schema, &b.catalog, None, &mut shaped);
+    let made = shaped_map.map(|(map, has_create_method)| {
+        let mut def = b.detached_definition(name, span);
+        let mut reported = Diagnostics::new();
+        services::apply(&mut def, &map, Some(has_create_method), &mut reported);
+        (def, reported)
+    });
+    Entry::Ahead { key, shaped, made }
 }
 
 #[cfg(test)]
@@ -184,8 +176,9 @@ mod tests {
     /// A `services:` section with every kind of entry, `copies` times over: plain and map
     /// definitions, anonymous ones, `@Type` keys, removals, entries that modify definitions
     /// and aliases made before the section, names that differ only in case, invalid and
-    /// all-digit names (some an anonymous definition's), empty definitions, alterations of nothing, schema errors, factories
-    /// and locators (whose references become anonymous definitions).
+    /// all-digit names (some an anonymous definition's), empty definitions, alterations of
+    /// nothing, schema errors, factories and locators (whose statement references become
+    /// anonymous definitions).
     fn config(copies: usize) -> String {
         let mut text = String::from("types:\n");
         for i in 0..copies {
@@ -211,7 +204,7 @@ mod tests {
                  \talt{i}: {{alteration: true, create: App\\Db{i}}}\n\
                  \twrong{i}: {{create: App\\Db{i}, nonsense: 1}}\n\
                  \tfac{i}: App\\F{i}\n\
-                 \tloc{i}: {{implement: App\\L{i}, references: {{a: App\\Db{i}, b: @db{i}}}}}\n\
+                 \tloc{i}: {{implement: App\\L{i}, references: {{a: App\\Db{i}(), b: @db{i}}}}}\n\
                  \t'{:02}': App\\Db{i}\n\
                  \talias{i}: @db{i}\n\
                  \targs{i}: App\\Db{i}(1, %missing%, [a, b])\n",

@@ -45,9 +45,8 @@ pub fn load_services_owned(section: Expr, builder: &mut ContainerBuilder, diags:
     builder.reserve_definitions(items.len());
     // The key spans stay in `items` for the `@Type` keys' diagnostics.
     let entries = std::mem::take(&mut items.items);
-    if entries.len() >= super::loading::PARALLEL_MIN && crate::parallel::parallelism() > 1 {
-        let parts =
-            crate::parallel::parallelism().min(entries.len() / (super::loading::PARALLEL_MIN / 2));
+    let parts = crate::parallel::parts(entries.len(), super::loading::PARALLEL_MIN);
+    if parts > 1 {
         let entries = entries.into_iter().collect();
         return super::loading::load_in_parts(
             entries,
