@@ -180,12 +180,14 @@ fn bench(c: &mut Criterion) {
             b.iter(|| black_box(compile(&a.config, &Options::default()).plan.is_some()))
         });
         // A `--watch` session's recompilation after an edit of `config.neon`: each run writes
-        // the other of two versions of it (a comment line more or less), then compiles
-        // everything cold, or with the files an earlier compilation decoded kept
-        // (`Options::decoded`: `types.neon` is taken, the edited file decoded again).
+        // the other of two versions of it (with a comment line at the top or without, so every
+        // span of the file moves), then compiles everything cold, or as `--watch` does, with
+        // what earlier compilations kept (`Options::decoded`: `types.neon` and the catalog of
+        // its unchanged `types:` section are taken, the edited file decoded again), after the
+        // copies `--watch` makes between compilations (`DecodedFiles::prepare`, timed apart).
         let edits = {
             let text = &a.texts[0];
-            [text.clone(), format!("{text}# edited\n")]
+            [text.clone(), format!("# edited\n{text}")]
         };
         let edit = std::cell::Cell::new(0usize);
         let edited = || {
@@ -207,15 +209,30 @@ fn bench(c: &mut Criterion) {
                 black_box(compile(&a.config, &Options::default()).plan.is_some())
             })
         });
+        let store = std::sync::Arc::new(wireplan::config::DecodedFiles::new());
         let watching = Options {
-            decoded: Some(Default::default()),
+            decoded: Some(store.clone()),
             ..Options::default()
         };
-        g.bench_function("recompile after an edit (unchanged files kept)", |b| {
-            b.iter(|| {
-                edited();
-                black_box(compile(&a.config, &watching).plan.is_some())
-            })
+        g.bench_function("recompile after an edit (kept, as --watch)", |b| {
+            b.iter_batched(
+                || {
+                    edited();
+                    store.prepare();
+                },
+                |()| black_box(compile(&a.config, &watching).plan.is_some()),
+                BatchSize::PerIteration,
+            )
+        });
+        g.bench_function("between recompilations (DecodedFiles::prepare)", |b| {
+            b.iter_batched(
+                || {
+                    edited();
+                    compile(&a.config, &watching).plan.is_some()
+                },
+                |_| store.prepare(),
+                BatchSize::PerIteration,
+            )
         });
         std::fs::write(&a.config, &edits[0]).expect("write");
         g.finish();

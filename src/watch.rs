@@ -247,6 +247,8 @@ pub fn run(
         }
         if let Some(kept) = &options.decoded {
             kept.retain_only(&run.files);
+            // After the result is reported: the copies the next compilation takes.
+            kept.prepare();
         }
         written |= run.plan.is_some();
         let mut files = run.files.clone();

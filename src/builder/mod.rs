@@ -327,8 +327,9 @@ pub struct ContainerBuilder {
     /// error of an alias to a missing service.
     alias_spans: FxHashMap<String, Span>,
     anonymous_counter: usize,
-    /// The type catalog used for resolution.
-    pub catalog: Catalog,
+    /// The type catalog used for resolution; shared, so a `--watch` recompilation can reuse
+    /// the catalog of the one before without a copy ([`crate::config::DecodedFiles`]).
+    pub catalog: std::sync::Arc<Catalog>,
     /// Static parameters (for `getParameters`).
     pub parameters: IndexMap<String, Expr>,
     /// Statements run when the container starts (`this.initialization.addBody(...)`).
@@ -378,7 +379,8 @@ fn check_name(n: &str, span: Option<Span>) -> Result<(), Diagnostic> {
 
 impl ContainerBuilder {
     /// An empty builder over a catalog.
-    pub fn new(catalog: Catalog) -> ContainerBuilder {
+    pub fn new(catalog: impl Into<std::sync::Arc<Catalog>>) -> ContainerBuilder {
+        let catalog = catalog.into();
         ContainerBuilder {
             definitions: IndexMap::default(),
             lower_names: FxHashMap::default(),

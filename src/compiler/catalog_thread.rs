@@ -1,7 +1,88 @@
-//! The `types:` catalog built on a thread of its own while the rest of the configuration is
-//! expanded (issue #15; docs/performance.md, "Whole compilation › Eighth round").
+//! The `types:` catalog of a plain compilation: built on a thread of its own while the rest of
+//! the configuration is expanded (issue #15; docs/performance.md, "Whole compilation › Eighth
+//! round"), or taken from an earlier compilation of the same `--watch` session when its section
+//! did not change ([`crate::config::DecodedFiles`]).
 
-use crate::catalog::CatalogStream;
+use crate::catalog::{Catalog, CatalogStream};
+use crate::config::{DecodedFiles, Parameters, Sections};
+use crate::diagnostics::Diagnostics;
+use crate::neon::{Array, Key, Kind, Value};
+use indexmap::IndexMap;
+use std::sync::Arc;
+
+/// Expands the configuration `raw` (parameters `dynamic` and `overrides` as in
+/// [`crate::config::expand_config_streaming`]) with the `types:` section streamed into its
+/// catalog. Returns the parameters, the other sections, and the catalog.
+///
+/// With `kept` (`--watch`), a `types:` map identical to the one the kept catalog was built from
+/// is not expanded: that catalog is taken. A catalog built here is kept when its section read
+/// no parameter and neither its expansion nor the catalog reported anything; otherwise
+/// nothing is kept, so the next compilation builds the catalog again. Either way the
+/// catalog, the sections and the diagnostics are those of a compilation without `kept`.
+pub(super) fn expand_with_catalog(
+    mut raw: Array,
+    dynamic: &[String],
+    overrides: &IndexMap<String, Value>,
+    kept: Option<&DecodedFiles>,
+    diags: &mut Diagnostics,
+) -> (Parameters, Sections, Arc<Catalog>) {
+    let key = Key::Str("types".into());
+    let (mut entries, mut taken, mut copy) = (0, None, None);
+    if let Some(types) = raw.get_entry(&key) {
+        if let Kind::Array(a) = &types.value.kind {
+            entries = a.len();
+            if let Some(store) = kept {
+                taken = store.catalog_for(&types.value);
+                // Kept when the section turns out to stand alone (below).
+                if taken.is_none() {
+                    copy = Some(types.value.clone());
+                }
+            }
+        }
+    }
+    if let (Some(store), Some(_)) = (kept, &taken) {
+        // Not expanded at all; the identical kept section stands for it.
+        if let Some(types) = raw.entries.shift_remove(&key) {
+            store.discard([types.value]);
+        }
+        entries = 0;
+    }
+    let mut stream = CatalogStream::new();
+    stream.reserve(entries);
+    let (stream, (params, sections, streamed)) =
+        stream_catalog(stream, entries, CATALOG_THREAD_MIN, |each| {
+            crate::config::expand_config_streaming(raw, dynamic, overrides, diags, "types", each)
+        });
+    if let Some(catalog) = taken {
+        return (params, sections, catalog);
+    }
+    // A `types:` that is not a map stays a section; it is reported as before.
+    let catalog = match sections.get("types") {
+        Some((_, v)) => Catalog::from_section(Some(v), diags),
+        None => {
+            let before = diags.len();
+            let catalog = Arc::new(stream.finish(diags));
+            if let Some(store) = kept {
+                match copy {
+                    Some(raw)
+                        if streamed.streamed
+                            && streamed.references == 0
+                            && streamed.diagnostics == 0
+                            && diags.len() == before =>
+                    {
+                        store.keep_catalog(raw, Arc::clone(&catalog));
+                    }
+                    _ => store.forget_catalog(),
+                }
+            }
+            return (params, sections, catalog);
+        }
+    };
+    if let Some(store) = kept {
+        store.forget_catalog();
+    }
+    (params, sections, Arc::new(catalog))
+}
 
 /// Entries of a `types:` section from which its catalog is built on a thread of its own
 /// (app-10000: 10,700; app-1000's 1,070 stay on the calling thread, where a thread costs about
@@ -109,7 +190,7 @@ mod tests {
                 panic!("not a map")
             };
             let mut diags = crate::diagnostics::Diagnostics::new();
-            let (stream, (params, _)) =
+            let (stream, (params, _, _)) =
                 stream_catalog(CatalogStream::new(), 703, thread_min, |each| {
                     crate::config::expand_config_streaming(
                         *raw,
@@ -129,5 +210,87 @@ mod tests {
         assert!(here.1.contains("Nowhere"), "{}", here.1);
         assert!(here.0.contains("App\\\\C699"), "{}", &here.0[..200]);
         assert_eq!(there, here);
+    }
+
+    /// Builds `dir/config.neon` (phases A and B) with `kept` and cold, checks that both give
+    /// the same catalog and diagnostics, and makes the copies `--watch` makes between
+    /// compilations. Returns the catalog built with `kept` and the diagnostics as text.
+    fn build_twice(dir: &std::path::Path, kept: &Arc<DecodedFiles>) -> (Arc<Catalog>, String) {
+        let config = dir.join("config.neon");
+        let options = crate::compiler::Options {
+            decoded: Some(kept.clone()),
+            ..Default::default()
+        };
+        let (warm, built) = crate::compiler::build(&config, &options);
+        let (cold, cold_built) = crate::compiler::build(&config, &Default::default());
+        let text = |c: &crate::compiler::Compilation| format!("{:?}", c.diagnostics.items());
+        assert_eq!(text(&warm), text(&cold));
+        assert_eq!(
+            format!("{:?}", built.builder.catalog),
+            format!("{:?}", cold_built.builder.catalog)
+        );
+        kept.prepare();
+        (built.builder.catalog, text(&warm))
+    }
+
+    /// A `--watch` session's catalog: taken again while the `types:` section is identical
+    /// (the configuration around it edited, its file's lines moved elsewhere), built again when
+    /// the section changed, moved within its file, used a parameter or reported something;
+    /// every build gives what a cold build gives.
+    #[test]
+    fn an_unchanged_types_section_keeps_its_catalog() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let write =
+            |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("w");
+        let types = "types:\n\tApp\\Base: {}\n\tApp\\Db:\n\t\textends: App\\Base\n";
+        write("types.neon", types);
+        write(
+            "config.neon",
+            "includes:\n\t- types.neon\nservices:\n\tdb: App\\Db\n",
+        );
+        let kept = Arc::new(DecodedFiles::new());
+        let (first, _) = build_twice(dir.path(), &kept);
+        assert!(first.exists("App\\Db"));
+        let (again, _) = build_twice(dir.path(), &kept);
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "an unchanged section is taken again"
+        );
+        // The configuration edited (every line of it moved): still taken.
+        write(
+            "config.neon",
+            "# edited\nincludes:\n\t- types.neon\nservices:\n\tdb: App\\Db\n\tbase: App\\Base\n",
+        );
+        let (edited, _) = build_twice(dir.path(), &kept);
+        assert!(Arc::ptr_eq(&first, &edited));
+        // A class added: built again, and that one is kept.
+        write("types.neon", &format!("{types}\tApp\\Cache: {{}}\n"));
+        let (added, _) = build_twice(dir.path(), &kept);
+        assert!(!Arc::ptr_eq(&first, &added) && added.exists("App\\Cache"));
+        assert!(Arc::ptr_eq(&added, &build_twice(dir.path(), &kept).0));
+        // The same classes one line lower in their file: their spans differ, so built again.
+        write("types.neon", &format!("\n{types}\tApp\\Cache: {{}}\n"));
+        let (moved, _) = build_twice(dir.path(), &kept);
+        assert!(!Arc::ptr_eq(&added, &moved));
+        assert_ne!(
+            added.get("App\\Db").map(|c| c.span),
+            moved.get("App\\Db").map(|c| c.span)
+        );
+        // A parameter in the section: never kept (a parameter may change without the section).
+        let with_param = "parameters:\n\tparent: App\\Base\ntypes:\n\tApp\\Base: {}\n\tApp\\Db:\n\t\textends: %parent%\n";
+        write("types.neon", with_param);
+        let (p1, _) = build_twice(dir.path(), &kept);
+        let (p2, _) = build_twice(dir.path(), &kept);
+        assert!(!Arc::ptr_eq(&p1, &p2));
+        // A section that reports something: never kept, and reported every time.
+        write(
+            "types.neon",
+            "types:\n\tApp\\Db:\n\t\textends: App\\Nowhere\n",
+        );
+        let (e1, d1) = build_twice(dir.path(), &kept);
+        let (e2, d2) = build_twice(dir.path(), &kept);
+        assert!(!Arc::ptr_eq(&e1, &e2));
+        assert!(d1.contains("App\\\\Nowhere"), "{d1}");
+        assert_eq!(d1, d2);
     }
 }

@@ -60,10 +60,11 @@ pub struct Options {
     /// Catalogs read besides the `types:` section (`--catalog FILE`, dev mode's registry
     /// catalog), merged with it by [`crate::catalog::Catalog::from_inputs`].
     pub catalogs: Vec<crate::catalog::CatalogInput>,
-    /// Files decoded by earlier compilations, taken again while their text is unchanged and
-    /// filled with the large files this one decodes ([`crate::config::DecodedFiles`]): set by
-    /// `--watch`, whose recompilations then decode only what was edited. `None`: every file
-    /// is decoded.
+    /// What earlier compilations kept ([`crate::config::DecodedFiles`]): decoded files, taken
+    /// again while their text is unchanged, and the catalog of a `types:` section, taken again
+    /// while the section is identical; filled by this compilation. Set by `--watch`, whose
+    /// recompilations then decode only what was edited and build the catalog only when its
+    /// section changed. `None`: everything is built.
     pub decoded: Option<std::sync::Arc<crate::config::DecodedFiles>>,
 }
 

@@ -13,14 +13,14 @@
 //!   an error (as `wireplan compile` writes nothing then).
 
 use super::builtins;
-use super::catalog_thread::{self, CATALOG_THREAD_MIN};
+use super::catalog_thread;
 use super::extensions::{self, Extensions};
 use super::{
     check_plain_parameters, extension_names, plan_model, plan_model_releasing, plan_model_taking,
     services, Built, Options, BUILTIN_SECTIONS,
 };
 use crate::builder::ContainerBuilder;
-use crate::catalog::{Catalog, CatalogStream};
+use crate::catalog::Catalog;
 use crate::config::{self, Parameters, RawConfig, Sections};
 use crate::diagnostics::{suggest, Code, Diagnostic, Diagnostics};
 use crate::script::api::SharedBuilder;
@@ -182,32 +182,16 @@ impl Pipeline {
                 &sources,
                 &mut diags,
             );
+            let catalog = std::sync::Arc::new(catalog);
             (params, sections, keep_raw.then_some(raw_sections), catalog)
         } else {
-            let mut stream = CatalogStream::new();
-            let mut entries = 0;
-            if let Some(types) = raw_sections.get_entry(&crate::neon::Key::Str("types".into())) {
-                if let crate::neon::Kind::Array(a) = &types.value.kind {
-                    entries = a.len();
-                }
-            }
-            stream.reserve(entries);
-            let (stream, (params, sections)) =
-                catalog_thread::stream_catalog(stream, entries, CATALOG_THREAD_MIN, |each| {
-                    config::expand_config_streaming(
-                        raw_sections,
-                        &dynamic,
-                        &options.parameters,
-                        &mut diags,
-                        "types",
-                        each,
-                    )
-                });
-            // A `types:` that is not a map stays a section; it is reported as before.
-            let catalog = match sections.get("types") {
-                Some((_, v)) => Catalog::from_section(Some(v), &mut diags),
-                None => stream.finish(&mut diags),
-            };
+            let (params, sections, catalog) = catalog_thread::expand_with_catalog(
+                raw_sections,
+                &dynamic,
+                &options.parameters,
+                options.decoded.as_deref(),
+                &mut diags,
+            );
             (params, sections, None, catalog)
         };
         params.sensitive = sensitive.into_iter().collect();

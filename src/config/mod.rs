@@ -25,7 +25,8 @@ pub use merge::merge;
 pub use overrides::check_overrides;
 pub(crate) use params::nested_too_deep_error;
 pub use params::{
-    declares_parameter, expand_config, expand_config_streaming, Parameters, Sections, StreamedEntry,
+    declares_parameter, expand_config, expand_config_streaming, Parameters, Sections, Streamed,
+    StreamedEntry,
 };
 pub use placeholders::expand_with;
 pub use plan_guard::plan_file_hint;
@@ -299,8 +300,8 @@ impl Loader<'_> {
             (None, Some((file, result)), _) if file == id => result,
             (None, _, _) => neon::decode(text, id),
         };
-        if let (true, Some(store), Ok(value)) = (fresh, self.kept, &decoded) {
-            store.keep(&canonical, text, id, value);
+        if let (true, Some(store), Ok(_)) = (fresh, self.kept, &decoded) {
+            store.keep(&canonical, text, id);
         }
         self.stack.push(canonical);
         let value = match decoded {

@@ -79,12 +79,26 @@ pub fn expand_config(
 /// was written, and its expanded value.
 pub type StreamedEntry = (Key, Span, Expr);
 
+/// How the streamed section of [`expand_config_streaming`] expanded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Streamed {
+    /// Whether the section was a map whose entries went to `each` (false when it is absent or
+    /// not a map: then it is among the returned sections, as any other).
+    pub streamed: bool,
+    /// `%parameter%` references in its keys and values (to dynamic parameters and missing ones
+    /// too). With none, its entries are the same whatever the parameters are.
+    pub references: usize,
+    /// Diagnostics reported while its entries were expanded.
+    pub diagnostics: usize,
+}
+
 /// [`expand_config`] over a configuration it consumes, for large inputs: each raw section is
 /// dropped as soon as it is expanded, and when the section named `streamed` is a map its
 /// entries are handed to `each` one at a time (each raw entry dropped right after) instead of
 /// being collected, so neither that section's raw tree nor its expanded tree is ever held
 /// whole. The streamed section is then absent from the returned sections. Expansion, its
-/// rules and its diagnostics are exactly those of [`expand_config`].
+/// rules and its diagnostics are exactly those of [`expand_config`]; the third value says
+/// what the streamed section's expansion read and reported.
 pub fn expand_config_streaming(
     sections: Array,
     dynamic: &[String],
@@ -92,18 +106,25 @@ pub fn expand_config_streaming(
     diags: &mut Diagnostics,
     streamed: &str,
     each: &mut dyn FnMut(StreamedEntry),
-) -> (Parameters, Sections) {
+) -> (Parameters, Sections, Streamed) {
     let (mut ex, names) = Expander::prepare(&sections, dynamic, overrides, diags);
     let mut out = Sections::new();
+    let mut outcome = Streamed::default();
     for (key, entry) in sections.entries {
         if key.as_str() == Some(streamed) {
             if let Kind::Array(a) = entry.value.kind {
                 ex.literal_at = true;
+                let (references, diagnostics) = (ex.references, ex.diags.len());
                 for (k, e) in a.entries {
                     let k = ex.expand_key_owned(k, e.key_span);
                     let v = ex.convert_owned(e.value);
                     each((k, e.key_span, v));
                 }
+                outcome = Streamed {
+                    streamed: true,
+                    references: ex.references - references,
+                    diagnostics: ex.diags.len() - diagnostics,
+                };
                 continue;
             }
         }
@@ -114,7 +135,8 @@ pub fn expand_config_streaming(
         // (`services:`) is never held both raw and expanded.
         ex.section_consumed(key, entry, &mut out);
     }
-    ex.finish(names, out)
+    let (params, sections) = ex.finish(names, out);
+    (params, sections, outcome)
 }
 
 impl<'a> Expander<'a> {
@@ -183,6 +205,7 @@ impl<'a> Expander<'a> {
             literal_at: false,
             done: HashMap::new(),
             stack: Vec::new(),
+            references: 0,
             copied: (0, 0),
             over_limit: false,
             too_deep: false,
@@ -417,6 +440,8 @@ struct Expander<'a> {
     literal_at: bool,
     done: HashMap<String, Expr>,
     stack: Vec<String>,
+    /// `%parameter%` references resolved so far (see [`Streamed::references`]).
+    references: usize,
     /// Nodes and bytes of text that references have copied so far (see [`MAX_EXPANDED_NODES`]).
     copied: (usize, usize),
     /// Whether the copy limit was reported (once; later references past it are quietly `null`).
@@ -503,6 +528,7 @@ impl Expander<'_> {
 
     /// Resolves `%a.b.c%` used at `span`: a copy of the value, within the copy limits.
     fn reference(&mut self, path: &str, span: Span) -> Expr {
+        self.references += 1;
         if self.is_dynamic(path) {
             return Expr::new(ExprKind::Dynamic(path.to_string()), Some(span));
         }
