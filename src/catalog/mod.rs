@@ -25,6 +25,7 @@ mod json;
 mod members;
 mod merge;
 mod names;
+mod node;
 mod parse;
 mod types;
 
@@ -32,6 +33,7 @@ pub use file::{load_inputs, neon_catalog_to_json, CatalogInput, REGISTRY_CATALOG
 pub use members::Members;
 pub use names::Name;
 pub(crate) use names::{hash_caseless, same_name};
+pub use node::reads_as_decoded;
 pub(crate) use types::bare_name;
 pub use types::{is_builtin, normalize_name, Ty, TypeRef, BUILTIN_TYPES};
 
@@ -129,6 +131,18 @@ impl CatalogStream {
     /// Adds the entry `key: value` of the `types:` section (a malformed one is reported when
     /// the stream finishes, the rest of it kept).
     pub fn add(&mut self, key: &Key, value: &Expr) {
+        self.add_node(key, value);
+    }
+
+    /// [`CatalogStream::add`] for an entry as it was decoded, one for which
+    /// [`reads_as_decoded`] holds: the same class and problems as adding its expansion,
+    /// without making that expansion.
+    pub fn add_decoded(&mut self, key: &Key, value: &crate::neon::Value) {
+        debug_assert!(reads_as_decoded(key, value));
+        self.add_node(key, value);
+    }
+
+    fn add_node<N: node::Node>(&mut self, key: &Key, value: &N) {
         let number;
         let written = match key {
             Key::Str(s) => s.as_str(),

@@ -5,6 +5,7 @@
 
 use super::members::Members;
 use super::names::Interner;
+use super::node::{Node, View};
 use super::types::{is_builtin, normalize_name, Ty, TypeRef};
 use super::{ClassInfo, Method, Name, Param, Property};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
@@ -54,7 +55,7 @@ fn key_text(k: &Key) -> std::borrow::Cow<'_, str> {
     }
 }
 
-fn bad(diags: &mut Diagnostics, path: &At, expected: &str, v: &Expr) {
+fn bad<N: Node>(diags: &mut Diagnostics, path: &At, expected: &str, v: &N) {
     diags.push(
         Diagnostic::error(
             Code::InvalidValue,
@@ -63,24 +64,28 @@ fn bad(diags: &mut Diagnostics, path: &At, expected: &str, v: &Expr) {
                 v.describe()
             ),
         )
-        .at(v.span),
+        .at(v.span()),
     );
 }
 
-fn string_list(names: &mut Interner, diags: &mut Diagnostics, path: &At, v: &Expr) -> Box<[Name]> {
-    match &v.kind {
-        ExprKind::Str(s) => Box::new([names.name(&normalize_name(s))]),
-        ExprKind::Array(a) => a
-            .values()
-            .filter_map(|x| match x.as_str() {
-                Some(s) => Some(names.name(&normalize_name(s))),
+fn string_list<N: Node>(
+    names: &mut Interner,
+    diags: &mut Diagnostics,
+    path: &At,
+    v: &N,
+) -> Box<[Name]> {
+    match v.view() {
+        View::Str(s) => Box::new([names.name(&normalize_name(&s))]),
+        View::Array(a) => N::entries(a)
+            .filter_map(|(_, x)| match x.as_text() {
+                Some(s) => Some(names.name(&normalize_name(&s))),
                 None => {
                     bad(diags, path, "string", x);
                     None
                 }
             })
             .collect(),
-        ExprKind::Null => Box::default(),
+        View::Null => Box::default(),
         _ => {
             bad(diags, path, "list of names", v);
             Box::default()
@@ -104,11 +109,11 @@ pub(super) struct NullDefault {
 
 /// Checks a written type; an invalid one is reported and read as `mixed`, so that each use
 /// does not fail again.
-fn parse_type(
+fn parse_type<N: Node>(
     names: &mut Interner,
     diags: &mut Diagnostics,
     path: &At,
-    v: &Expr,
+    v: &N,
     text: &str,
 ) -> Ty {
     // A text read before passed the syntax check then (only valid texts are kept).
@@ -123,7 +128,7 @@ fn parse_type(
                     Code::InvalidValue,
                     format!("The type '{text}' of 'types › {path}' is not a type: {why}."),
                 )
-                .at(v.span),
+                .at(v.span()),
             );
             names.ty("mixed")
         }
@@ -131,9 +136,9 @@ fn parse_type(
 }
 
 /// A `bool` flag of the catalog, reported when it is something else.
-fn flag(diags: &mut Diagnostics, path: &At, v: &Expr) -> bool {
-    match v.kind {
-        ExprKind::Bool(b) => b,
+fn flag<N: Node>(diags: &mut Diagnostics, path: &At, v: &N) -> bool {
+    match v.view() {
+        View::Bool(b) => b,
         _ => {
             bad(diags, path, "bool", v);
             false
@@ -141,26 +146,26 @@ fn flag(diags: &mut Diagnostics, path: &At, v: &Expr) -> bool {
     }
 }
 
-fn parse_params(
+fn parse_params<N: Node>(
     names: &mut Interner,
     diags: &mut Diagnostics,
     path: &At,
-    v: &Expr,
+    v: &N,
     pending: &mut Vec<NullDefault>,
 ) -> Box<[Param]> {
-    let Some(a) = v.as_array() else {
-        if !v.is_null() {
+    let Some(a) = v.as_map() else {
+        if !v.is_nothing() {
             bad(diags, path, "map of parameters", v);
         }
         return Box::default();
     };
-    let mut out = Vec::with_capacity(a.items.len());
+    let mut out = Vec::with_capacity(N::len(a));
     let mut mixed = None;
-    for (k, pv) in &a.items {
+    for (k, pv) in N::entries(a) {
         let name = names.name(key_text(k).trim_start_matches('$'));
         let here = path.at(&name);
-        let ty = match &pv.kind {
-            ExprKind::Str(t) => Some(parse_type(names, diags, &here, pv, t)),
+        let ty = match pv.view() {
+            View::Str(t) => Some(parse_type(names, diags, &here, pv, &t)),
             _ => None,
         };
         let mut param = Param {
@@ -169,16 +174,18 @@ fn parse_params(
             default: None,
             variadic: false,
         };
-        match &pv.kind {
-            ExprKind::Str(_) | ExprKind::Null => {}
-            ExprKind::Array(spec) => {
-                for (sk, sv) in &spec.items {
+        match pv.view() {
+            View::Str(_) | View::Null => {}
+            View::Array(spec) => {
+                for (sk, sv) in N::entries(spec) {
                     match sk {
-                        Key::Str(s) if s == "type" => match sv.as_str() {
-                            Some(t) => param.ty = parse_type(names, diags, &here, sv, t),
+                        Key::Str(s) if s == "type" => match sv.as_text() {
+                            Some(t) => param.ty = parse_type(names, diags, &here, sv, &t),
                             None => bad(diags, &here.at("type"), "string", sv),
                         },
-                        Key::Str(s) if s == "default" => param.default = Some(Box::new(sv.clone())),
+                        Key::Str(s) if s == "default" => {
+                            param.default = Some(Box::new(sv.to_expr()))
+                        }
                         Key::Str(s) if s == "variadic" => {
                             param.variadic = flag(diags, &here.at("variadic"), sv)
                         }
@@ -187,7 +194,7 @@ fn parse_params(
                                 Code::UnknownOption,
                                 format!("Unexpected item 'types › {path} › {name} › {sk}'."),
                             )
-                            .at(sv.span)
+                            .at(sv.span())
                             .with_note("expected 'type', 'default' or 'variadic'"),
                         ),
                     }
@@ -199,7 +206,7 @@ fn parse_params(
                 param.default = Some(Box::new(Expr::bare(ExprKind::Null)));
             }
         }
-        check_default(diags, path, &param, pv, pending);
+        check_default(diags, path, &param, pv.span(), pending);
         out.push(param);
     }
     if let Some(pos) = out.iter().position(|p| p.variadic) {
@@ -212,7 +219,7 @@ fn parse_params(
                         out[pos].name
                     ),
                 )
-                .at(v.span),
+                .at(v.span()),
             );
         }
     }
@@ -220,12 +227,13 @@ fn parse_params(
 }
 
 /// A default must fit the declared type (the type's syntax was checked by [`parse_type`]). A
-/// `null` default of a class type waits in `pending` until every class is known.
+/// `null` default of a class type waits in `pending` until every class is known. `spec_span`:
+/// where the parameter's entry is written.
 fn check_default(
     diags: &mut Diagnostics,
     path: &At,
     p: &Param,
-    spec: &Expr,
+    spec_span: Option<Span>,
     pending: &mut Vec<NullDefault>,
 ) {
     let Some(default) = &p.default else {
@@ -258,7 +266,7 @@ fn check_default(
             path: path.to_string(),
             param: p.name.clone(),
             ty: p.ty.clone(),
-            span: default.span.or(spec.span),
+            span: default.span.or(spec_span),
         });
         return;
     }
@@ -273,7 +281,7 @@ fn check_default(
                     p.ty.text
                 ),
             )
-            .at(default.span.or(spec.span)),
+            .at(default.span.or(spec_span)),
         );
     }
 }
@@ -290,16 +298,16 @@ const CLASS_KEYS: &[&str] = &[
     "constants",
 ];
 
-pub(super) fn parse_class(
+pub(super) fn parse_class<N: Node>(
     names: &mut Interner,
     name: &str,
-    v: &Expr,
+    v: &N,
     diags: &mut Diagnostics,
     pending: &mut Vec<NullDefault>,
 ) -> ClassInfo {
     let mut info = ClassInfo {
         name: names.name(name),
-        span: v.span,
+        span: v.span(),
         interface: false,
         is_abstract: false,
         is_async: false,
@@ -310,20 +318,20 @@ pub(super) fn parse_class(
         properties: Members::default(),
         constants: Members::default(),
     };
-    let Some(spec) = v.as_array() else {
-        if !v.is_null() {
+    let Some(spec) = v.as_map() else {
+        if !v.is_nothing() {
             bad(diags, &At::root(name), "map", v);
         }
         return info;
     };
-    for (k, value) in &spec.items {
+    for (k, value) in N::entries(spec) {
         let key = key_text(k);
         let root = At::root(name);
         let path = root.at(&key);
         match &*key {
             "interface" | "abstract" | "async" => {
-                let flag = match value.kind {
-                    ExprKind::Bool(b) => b,
+                let flag = match value.view() {
+                    View::Bool(b) => b,
                     _ => {
                         bad(diags, &path, "bool", value);
                         false
@@ -339,36 +347,33 @@ pub(super) fn parse_class(
             "implements" => info.implements = string_list(names, diags, &path, value),
             "constructor" => {
                 info.constructor = parse_params(names, diags, &path, value, pending);
-                if spec
-                    .get("interface")
-                    .is_some_and(|i| matches!(i.kind, ExprKind::Bool(true)))
-                {
+                if N::get(spec, "interface").is_some_and(|i| matches!(i.view(), View::Bool(true))) {
                     diags.push(
                         Diagnostic::error(
                             Code::InvalidValue,
                             format!("Interface {name} cannot have a constructor."),
                         )
-                        .at(value.span),
+                        .at(value.span()),
                     );
                 }
             }
             "methods" => {
-                if let Some(ms) = value.as_array() {
-                    let mut methods = Vec::with_capacity(ms.items.len());
-                    for (mk, mv) in &ms.items {
+                if let Some(ms) = value.as_map() {
+                    let mut methods = Vec::with_capacity(N::len(ms));
+                    for (mk, mv) in N::entries(ms) {
                         let mname = key_text(mk);
                         let mut m = Method::default();
                         let here = path.at(&mname);
-                        if let Some(ma) = mv.as_array() {
-                            for (fk, fv) in &ma.items {
+                        if let Some(ma) = mv.as_map() {
+                            for (fk, fv) in N::entries(ma) {
                                 match &*key_text(fk) {
                                     "params" => m.params = parse_params(names, diags, &here, fv, pending),
-                                    "returns" => match fv.as_str() {
+                                    "returns" => match fv.as_text() {
                                         Some(t) => {
                                             let at = here.at("returns");
-                                            m.returns = Some(parse_type(names, diags, &at, fv, t));
+                                            m.returns = Some(parse_type(names, diags, &at, fv, &t));
                                         }
-                                        None if fv.is_null() => {}
+                                        None if fv.is_nothing() => {}
                                         None => bad(diags, &here.at("returns"), "type string", fv),
                                     },
                                     "static" => {
@@ -379,44 +384,42 @@ pub(super) fn parse_class(
                                             Code::UnknownOption,
                                             format!("Unexpected item 'types › {path} › {mname} › {other}'."),
                                         )
-                                        .at(fv.span)
+                                        .at(fv.span())
                                         .with_note("expected 'params', 'returns' or 'static'"),
                                     ),
                                 }
                             }
-                        } else if !mv.is_null() {
+                        } else if !mv.is_nothing() {
                             bad(diags, &here, "map", mv);
                         }
                         methods.push((names.name(&mname), m));
                     }
                     info.methods = Members::from_vec(methods);
-                } else if !value.is_null() {
+                } else if !value.is_nothing() {
                     bad(diags, &path, "map", value);
                 }
             }
             "properties" => {
-                if let Some(ps) = value.as_array() {
-                    let mut properties = Vec::with_capacity(ps.items.len());
-                    for (pk, pv) in &ps.items {
+                if let Some(ps) = value.as_map() {
+                    let mut properties = Vec::with_capacity(N::len(ps));
+                    for (pk, pv) in N::entries(ps) {
                         let pname = names.name(key_text(pk).trim_start_matches('$'));
                         let here = path.at(&pname);
                         let property = parse_property(names, name, &pname, &here, pv, diags);
                         properties.push((pname, property));
                     }
                     info.properties = Members::from_vec(properties);
-                } else if !value.is_null() {
+                } else if !value.is_nothing() {
                     bad(diags, &path, "map", value);
                 }
             }
             "constants" => {
-                if let Some(cs) = value.as_array() {
-                    let constants = cs
-                        .items
-                        .iter()
-                        .map(|(ck, cv)| (names.name(&ck.as_string()), cv.clone()))
+                if let Some(cs) = value.as_map() {
+                    let constants = N::entries(cs)
+                        .map(|(ck, cv)| (names.name(&ck.as_string()), cv.to_expr()))
                         .collect();
                     info.constants = Members::from_vec(constants);
-                } else if !value.is_null() {
+                } else if !value.is_nothing() {
                     bad(diags, &path, "map", value);
                 }
             }
@@ -425,7 +428,7 @@ pub(super) fn parse_class(
                     Code::UnknownOption,
                     format!("Unexpected item 'types › {name} › {other}'."),
                 )
-                .at(value.span);
+                .at(value.span());
                 d = d.with_suggestion(other, CLASS_KEYS.iter().copied());
                 diags.push(d);
             }
@@ -436,26 +439,26 @@ pub(super) fn parse_class(
 
 /// One entry of `properties:`: `name: type` or `name: {type, inject}`. `inject: true` needs a
 /// class type: the inject step fills the property with the service of that type.
-fn parse_property(
+fn parse_property<N: Node>(
     names: &mut Interner,
     class: &str,
     name: &str,
     path: &At,
-    v: &Expr,
+    v: &N,
     diags: &mut Diagnostics,
 ) -> Property {
     let mut property = Property {
         ty: names.ty("mixed"),
         inject: false,
     };
-    match &v.kind {
-        ExprKind::Str(t) => property.ty = parse_type(names, diags, path, v, t),
-        ExprKind::Null => {}
-        ExprKind::Array(a) => {
-            for (k, x) in &a.items {
+    match v.view() {
+        View::Str(t) => property.ty = parse_type(names, diags, path, v, &t),
+        View::Null => {}
+        View::Array(a) => {
+            for (k, x) in N::entries(a) {
                 match k.as_string().as_str() {
-                    "type" => match x.as_str() {
-                        Some(t) => property.ty = parse_type(names, diags, path, x, t),
+                    "type" => match x.as_text() {
+                        Some(t) => property.ty = parse_type(names, diags, path, x, &t),
                         None => bad(diags, &path.at("type"), "string", x),
                     },
                     "inject" => property.inject = flag(diags, &path.at("inject"), x),
@@ -464,13 +467,13 @@ fn parse_property(
                             Code::UnknownOption,
                             format!("Unexpected item 'types › {path} › {other}'."),
                         )
-                        .at(x.span)
+                        .at(x.span())
                         .with_note("expected 'type' or 'inject'"),
                     ),
                 }
             }
             if property.inject && property.ty.class().is_none() {
-                let at = a.get("inject").and_then(|e| e.span).or(v.span);
+                let at = N::get(a, "inject").and_then(|e| e.span()).or(v.span());
                 diags.push(
                     Diagnostic::error(
                         Code::InvalidValue,

@@ -4,7 +4,7 @@
 //! did not change ([`crate::config::DecodedFiles`]).
 
 use crate::catalog::{Catalog, CatalogStream};
-use crate::config::{DecodedFiles, Parameters, Sections};
+use crate::config::{DecodedFiles, Parameters, Sections, StreamedValue};
 use crate::diagnostics::Diagnostics;
 use crate::neon::{Array, Key, Kind, Value};
 use indexmap::IndexMap;
@@ -100,24 +100,37 @@ const CATALOG_BATCH: usize = 256;
 /// added, and what `expand` returned.
 ///
 /// The entries go over in batches (one hand-over per entry cost more than the catalog saved)
-/// and come back to be dropped on this thread, which allocated them: freed on the catalog's
-/// thread, every node of every entry was a cross-thread free, and app-10000's compile took
-/// 10 % more CPU for no less wall time.
+/// and are dropped on the catalog's thread once read. Most are handed over as decoded
+/// ([`StreamedValue::Decoded`]), so the catalog's thread reads them while this thread expands
+/// the rest of the configuration. (When every entry came over expanded, the batches came back
+/// to be dropped here, where they were allocated: freed on the catalog's thread, each node was
+/// a cross-thread free, and app-10000's compile took 10 % more CPU. A decoded entry was
+/// allocated by the decoder's threads, not this one; kept for this thread to drop, the whole
+/// section stayed alive until the catalog was done, and the compile took more CPU, not less:
+/// docs/performance.md, "Eleventh round".)
 pub(super) fn stream_catalog<R>(
     mut stream: CatalogStream,
     entries: usize,
     thread_min: usize,
     expand: impl FnOnce(&mut dyn FnMut(crate::config::StreamedEntry)) -> R,
 ) -> (CatalogStream, R) {
-    type Batch = Vec<(crate::neon::Key, crate::expr::Expr)>;
+    type Batch = Vec<(Key, StreamedValue)>;
+    fn add(stream: &mut CatalogStream, key: &Key, value: &StreamedValue) {
+        match value {
+            StreamedValue::Expanded(e) => stream.add(key, e),
+            StreamedValue::Decoded(v) => stream.add_decoded(key, v),
+        }
+    }
     if entries < thread_min {
-        let out = expand(&mut |(key, _, value)| stream.add(&key, &value));
+        let out = expand(&mut |(key, _, value)| add(&mut stream, &key, &value));
         return (stream, out);
     }
     std::thread::scope(|scope| {
-        // Bounded: few expanded entries wait for the catalog.
-        let (send, receive) = std::sync::mpsc::sync_channel::<Batch>(4);
-        let (give_back, returned) = std::sync::mpsc::channel::<Batch>();
+        // Not bounded: the expansion goes on to `services:` while the catalog catches up.
+        // Most entries go over as decoded, their raw nodes moved, so an entry waiting here
+        // holds no memory that the raw section did not hold already; only entries with
+        // parameters or entities are expanded copies (bounded by the section's size).
+        let (send, receive) = std::sync::mpsc::channel::<Batch>();
         let spawned = std::thread::Builder::new()
             .name("catalog".into())
             .spawn_scoped(
@@ -125,10 +138,8 @@ pub(super) fn stream_catalog<R>(
                 crate::memory::counted(move || {
                     for batch in receive {
                         for (key, value) in &batch {
-                            stream.add(key, value);
+                            add(&mut stream, key, value);
                         }
-                        // Dropped by the thread that allocated it.
-                        let _ = give_back.send(batch);
                     }
                     stream
                 }),
@@ -136,7 +147,7 @@ pub(super) fn stream_catalog<R>(
         let Ok(builder) = spawned else {
             // No thread: the catalog is built here.
             let mut stream = CatalogStream::new();
-            let out = expand(&mut |(key, _, value)| stream.add(&key, &value));
+            let out = expand(&mut |(key, _, value)| add(&mut stream, &key, &value));
             return (stream, out);
         };
         let mut batch: Batch = Vec::with_capacity(CATALOG_BATCH);
@@ -146,7 +157,6 @@ pub(super) fn stream_catalog<R>(
                 let full = std::mem::replace(&mut batch, Vec::with_capacity(CATALOG_BATCH));
                 // The thread ends only when this sender is dropped: it is there to receive.
                 let _ = send.send(full);
-                returned.try_iter().for_each(drop);
             }
         });
         if !batch.is_empty() {
@@ -156,7 +166,6 @@ pub(super) fn stream_catalog<R>(
         let stream = builder
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        returned.try_iter().for_each(drop);
         (stream, out)
     })
 }

@@ -26,7 +26,7 @@ pub use overrides::check_overrides;
 pub(crate) use params::nested_too_deep_error;
 pub use params::{
     declares_parameter, expand_config, expand_config_streaming, Parameters, Sections, Streamed,
-    StreamedEntry,
+    StreamedEntry, StreamedValue,
 };
 pub use placeholders::expand_with;
 pub use plan_guard::plan_file_hint;

@@ -76,8 +76,18 @@ pub fn expand_config(
 }
 
 /// One entry of a streamed section (see [`expand_config_streaming`]): its key, where the key
-/// was written, and its expanded value.
-pub type StreamedEntry = (Key, Span, Expr);
+/// was written, and its value.
+pub type StreamedEntry = (Key, Span, StreamedValue);
+
+/// The value of a streamed entry.
+#[derive(Debug)]
+pub enum StreamedValue {
+    /// Expanded (the key too).
+    Expanded(Expr),
+    /// As decoded: an entry for which [`crate::catalog::reads_as_decoded`] holds, whose
+    /// expansion would be [`Expr::from_neon`] of it, reporting nothing, and is not made.
+    Decoded(Value),
+}
 
 /// How the streamed section of [`expand_config_streaming`] expanded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -97,8 +107,10 @@ pub struct Streamed {
 /// entries are handed to `each` one at a time (each raw entry dropped right after) instead of
 /// being collected, so neither that section's raw tree nor its expanded tree is ever held
 /// whole. The streamed section is then absent from the returned sections. Expansion, its
-/// rules and its diagnostics are exactly those of [`expand_config`]; the third value says
-/// what the streamed section's expansion read and reported.
+/// rules and its diagnostics are exactly those of [`expand_config`], except that an entry of
+/// the streamed section that names no parameter and holds no entity is handed over as it was
+/// decoded ([`StreamedValue::Decoded`]; its expansion would be [`Expr::from_neon`] of it). The
+/// third value says what the streamed section's expansion read and reported.
 pub fn expand_config_streaming(
     sections: Array,
     dynamic: &[String],
@@ -116,9 +128,13 @@ pub fn expand_config_streaming(
                 ex.literal_at = true;
                 let (references, diagnostics) = (ex.references, ex.diags.len());
                 for (k, e) in a.entries {
+                    if crate::catalog::reads_as_decoded(&k, &e.value) {
+                        each((k, e.key_span, StreamedValue::Decoded(e.value)));
+                        continue;
+                    }
                     let k = ex.expand_key_owned(k, e.key_span);
                     let v = ex.convert_owned(e.value);
-                    each((k, e.key_span, v));
+                    each((k, e.key_span, StreamedValue::Expanded(v)));
                 }
                 outcome = Streamed {
                     streamed: true,
