@@ -104,9 +104,9 @@ pub struct Streamed {
 
 /// [`expand_config`] over a configuration it consumes, for large inputs: each raw section is
 /// dropped as soon as it is expanded, and when the section named `streamed` is a map its
-/// entries are handed to `each` one at a time (each raw entry dropped right after) instead of
-/// being collected, so neither that section's raw tree nor its expanded tree is ever held
-/// whole. The streamed section is then absent from the returned sections. Expansion, its
+/// entries are handed to `each` one at a time (each raw entry dropped right after its
+/// expansion, or handed over itself) instead of being collected, so that section's expanded
+/// tree is never held whole. The streamed section is then absent from the returned sections. Expansion, its
 /// rules and its diagnostics are exactly those of [`expand_config`], except that an entry of
 /// the streamed section that names no parameter and holds no entity is handed over as it was
 /// decoded ([`StreamedValue::Decoded`]; its expansion would be [`Expr::from_neon`] of it). The
