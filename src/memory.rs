@@ -170,6 +170,37 @@ pub fn set_ceiling(bytes: Option<u64>) {
     reset_peak();
 }
 
+/// Raises the ceiling (if one is set) by `bytes`: for memory held for later, not needed by the
+/// compilation itself (what `--watch` keeps between compilations, [`crate::config::DecodedFiles`]),
+/// so a compilation under `--max-memory` stops where it stops without it.
+pub fn allow(bytes: usize) {
+    let bytes = isize::try_from(bytes).unwrap_or(isize::MAX);
+    let _ = CEILING.fetch_update(Relaxed, Relaxed, |c| {
+        (c != isize::MAX).then(|| c.saturating_add(bytes))
+    });
+}
+
+/// Runs `make`, which allocates what is held for later (a copy `--watch` keeps), outside the
+/// ceiling: the ceiling, if one is set, is raised by what `make` added to the heap, and the
+/// ceiling counts as passed afterwards only if it was before or the heap is above the raised
+/// one. Returns `make`'s value and the bytes it added. Meant for the calling thread alone
+/// allocating meanwhile (others' allocations in that time are exempted too).
+pub fn held<T>(make: impl FnOnce() -> T) -> (T, usize) {
+    publish_this_thread();
+    let (was, before) = (EXCEEDED.load(Relaxed), LIVE.load(Relaxed));
+    let ceiling = CEILING.swap(isize::MAX, Relaxed);
+    let value = make();
+    publish_this_thread();
+    let now = LIVE.load(Relaxed);
+    let raised = match ceiling {
+        isize::MAX => isize::MAX,
+        c => c.saturating_add(now.saturating_sub(before).max(0)),
+    };
+    CEILING.store(raised, Relaxed);
+    EXCEEDED.store(was || now > raised, Relaxed);
+    (value, now.saturating_sub(before).max(0) as usize)
+}
+
 /// The ceiling in bytes, if one is set.
 pub fn ceiling() -> Option<u64> {
     match CEILING.load(Relaxed) {

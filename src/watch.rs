@@ -221,7 +221,14 @@ pub fn run(
     // Files that did not change between compilations are not decoded again.
     let mut options = opts.options.clone();
     options.decoded.get_or_insert_with(Default::default);
+    // `--max-memory` limits each compilation: what the watch keeps between compilations (the
+    // decoded files and catalog, `DecodedFiles`) comes on top, so a compilation stops where a
+    // cold one would.
+    let ceiling = crate::memory::ceiling();
     let mut compile = |report: &mut dyn FnMut(Event<'_>)| -> Result<Fingerprints, String> {
+        if let Some(c) = ceiling {
+            crate::memory::set_ceiling(Some(c.saturating_add(crate::memory::live() as u64)));
+        }
         let run = compile_once(&opts.config, &options, Some((&opts.output, opts.encoding)));
         report(Event::Compiled {
             run: &run,
@@ -247,7 +254,9 @@ pub fn run(
         }
         if let Some(kept) = &options.decoded {
             kept.retain_only(&run.files);
-            // After the result is reported: the copies the next compilation takes.
+            // After the result is reported: the copies the next compilation takes (not under
+            // the ceiling, which is set again before the next compilation).
+            crate::memory::set_ceiling(None);
             kept.prepare();
         }
         written |= run.plan.is_some();

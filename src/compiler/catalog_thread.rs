@@ -33,9 +33,10 @@ pub(super) fn expand_with_catalog(
             entries = a.len();
             if let Some(store) = kept {
                 taken = store.catalog_for(&types.value);
-                // Kept when the section turns out to stand alone (below).
+                // Kept when the section turns out to stand alone (below): held for later
+                // compilations, so the memory ceiling does not count it.
                 if taken.is_none() {
-                    copy = Some(types.value.clone());
+                    copy = Some(crate::memory::held(|| types.value.clone()));
                 }
             }
         }
@@ -64,12 +65,17 @@ pub(super) fn expand_with_catalog(
             let catalog = Arc::new(stream.finish(diags));
             if let Some(store) = kept {
                 match copy {
-                    Some(raw)
+                    Some((raw, bytes))
                         if streamed.streamed
                             && streamed.references == 0
                             && streamed.diagnostics == 0
                             && diags.len() == before =>
                     {
+                        // Kept, the catalog outlives the builder's release before the plan
+                        // is built: held for later, so not under the memory ceiling. Its
+                        // size is not measured; the section it was read from, a larger
+                        // tree than the catalog, stands for it.
+                        crate::memory::allow(bytes);
                         store.keep_catalog(raw, Arc::clone(&catalog));
                     }
                     _ => store.forget_catalog(),

@@ -97,6 +97,8 @@ impl DecodedFiles {
             return;
         }
         if let Ok(mut files) = self.files.lock() {
+            // Held for later compilations, not needed by this one.
+            crate::memory::allow(text.len());
             let old = files.insert(
                 path.to_path_buf(),
                 Kept {
