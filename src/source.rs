@@ -174,12 +174,25 @@ impl SourceFile {
 #[derive(Debug, Default, Clone)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
+    /// Files the compilation looked for and could not read (see [`SourceMap::note_missing`]).
+    missing: Vec<PathBuf>,
 }
 
 impl SourceMap {
     /// An empty map.
     pub fn new() -> SourceMap {
         SourceMap::default()
+    }
+
+    /// Records that the compilation tried to read `path` (an include, an extension script, a
+    /// file a script loads) and could not: `--watch` watches it, so creating it recompiles.
+    pub fn note_missing(&mut self, path: &Path) {
+        self.missing.push(path.to_path_buf());
+    }
+
+    /// The files the compilation looked for and could not read, in the order it tried them.
+    pub fn missing(&self) -> &[PathBuf] {
+        &self.missing
     }
 
     /// Registers a text under a display `name` and returns its id.

@@ -140,6 +140,8 @@ fn read_files(sources: &SourceMap, config: &Path) -> Vec<PathBuf> {
             .files()
             .filter_map(|(_, f)| f.path.as_deref().map(absolute)),
     );
+    // A file the compilation looked for and could not read: creating it recompiles.
+    files.extend(sources.missing().iter().map(|p| absolute(p)));
     files
 }
 

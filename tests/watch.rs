@@ -418,3 +418,35 @@ fn a_ceiling_a_cold_compilation_passes_holds_for_the_watch() {
     });
     assert!(!read_log().contains("memory-limit"), "{}", read_log());
 }
+
+/// A file the compilation looked for and could not read (an include not written yet) is
+/// watched: creating it recompiles, as a cold compilation would then succeed.
+#[cfg(unix)]
+#[test]
+fn a_missing_include_is_watched_until_it_appears() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conf = dir.path().join("cfg.neon");
+    save(&conf, "includes:\n\t- inc.neon\nservices:\n\ta: App\\A\n");
+    let plan = dir.path().join("p.json");
+    let log = dir.path().join("watch.log");
+    let child = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .args(["compile", "cfg.neon", "-o", "p.json", "--watch"])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).expect("log file"))
+        .spawn()
+        .expect("wireplan starts");
+    let _guard = Guard(child);
+    let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
+    wait_for("the first compilation", || read_log().contains("watching"));
+    let text = read_log();
+    assert!(
+        text.contains("file-not-found") && text.contains("watching 2 file(s)"),
+        "{text}"
+    );
+    save(&dir.path().join("inc.neon"), "types:\n\tApp\\A:\n");
+    wait_for("the plan once the include exists", || {
+        services(&plan) == Some(1)
+    });
+}

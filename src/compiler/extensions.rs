@@ -827,6 +827,7 @@ impl Host for CompilerHost {
     fn load_file(&self, script: &str, path: &str) -> Result<Expr, Diagnostic> {
         let full = self.resolve_inside(script, path)?;
         let bytes = crate::source::read_input_file(&full).map_err(|e| {
+            self.sources.borrow_mut().note_missing(&full);
             Diagnostic::error(
                 Code::FileNotFound,
                 format!("File '{}' is missing or is not readable.", full.display()),

@@ -274,6 +274,7 @@ impl Loader<'_> {
             Ok(read) => read,
             Err(e) => {
                 self.diags.push(unreadable_file(path, &e).at(from));
+                self.sources.note_missing(path);
                 return None;
             }
         };

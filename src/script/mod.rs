@@ -241,6 +241,7 @@ impl Extension {
         sources: &mut SourceMap,
     ) -> Result<Extension, Diagnostic> {
         let bytes = crate::source::read_input_file(path).map_err(|e| {
+            sources.note_missing(path);
             Diagnostic::error(
                 Code::FileNotFound,
                 format!(
