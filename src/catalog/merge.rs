@@ -38,6 +38,10 @@ impl Catalog {
             for (key, value) in &items.items {
                 let name = normalize_name(&key.as_string());
                 let info = parse_class(&mut names, &name, value, diags, &mut pending);
+                if let Some(d) = cat.declared_again(&info, &key.as_string()) {
+                    diags.push(d);
+                    continue;
+                }
                 origin.insert(
                     ClassKey(info.name.clone()),
                     Origin::At(items.key_span(&key.as_string()).or(value.span)),

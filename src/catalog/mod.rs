@@ -12,7 +12,7 @@
 //! class ([`Members`]); defaults are boxed; classes sit in one FxHash-indexed table keyed
 //! case-insensitively.
 
-use crate::diagnostics::Diagnostics;
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::Expr;
 use crate::neon::Key;
 use crate::source::Span;
@@ -159,7 +159,10 @@ impl CatalogStream {
             &mut self.diags,
             &mut self.pending,
         );
-        self.cat.add(info);
+        match self.cat.declared_again(&info, written) {
+            Some(d) => self.diags.push(d),
+            None => self.cat.add(info),
+        }
     }
 
     /// The catalog, after the checks across entries; every problem goes to `diags`.
@@ -225,6 +228,29 @@ impl Catalog {
     /// The class named `name` (case-insensitive, leading `\` ignored).
     pub fn get(&self, name: &str) -> Option<&ClassInfo> {
         self.classes.get(&Caseless(bare_name(name)))
+    }
+
+    /// The `duplicate-class` error for `info`, written `written` in a `types:` section, when
+    /// the section declared its class before under another spelling (PHP class names are
+    /// case-insensitive, and a leading `\` is not part of them: `App\Db`, `app\db` and
+    /// `\App\Db` are one class). The first declaration is kept.
+    fn declared_again(&self, info: &ClassInfo, written: &str) -> Option<Diagnostic> {
+        let first = self.get(&info.name)?;
+        let mut d = Diagnostic::error(
+            Code::DuplicateClass,
+            format!(
+                "Class {} is declared twice in the `types:` section: as '{}' and as '{written}'.",
+                first.name, first.name
+            ),
+        )
+        .at(info.span);
+        if let Some(span) = first.span {
+            d = d.with_secondary(span, "first declared here");
+        }
+        Some(d.with_note(
+            "class names are case-insensitive and a leading \\ is not part of them; declare \
+             each class once",
+        ))
     }
 
     /// Does the catalog know `name`?
@@ -421,6 +447,50 @@ pub(crate) fn from_config_text(text: &str) -> Catalog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One class under three spellings in one `types:` section (a leading `\`, another
+    /// case): two `duplicate-class` errors at the later ones, pointing at the first, which is
+    /// kept (with its constructor); the same read whole with catalog files
+    /// (`Catalog::from_inputs`).
+    #[test]
+    fn a_class_declared_twice_under_another_spelling_is_reported() {
+        let text = "types:\n\tApp\\Extra:\n\t\tconstructor: {v: {type: int, default: 1}}\n\
+                    \t\\App\\Extra: {}\n\tapp\\extra: {}\n\tApp\\Other: {}\n";
+        let value = crate::neon::decode(text, crate::source::FileId(0)).expect("decodes");
+        let section = Expr::from_neon(&value);
+        let types = section
+            .as_array()
+            .and_then(|a| a.get("types"))
+            .expect("types");
+        let streamed = {
+            let mut diags = Diagnostics::new();
+            let cat = Catalog::from_section(Some(types), &mut diags);
+            (cat, diags)
+        };
+        let merged = {
+            let mut diags = Diagnostics::new();
+            let sources = crate::source::SourceMap::new();
+            let cat = Catalog::from_inputs(Some(types), &[], &sources, &mut diags);
+            (cat, diags)
+        };
+        for (cat, diags) in [streamed, merged] {
+            let messages: Vec<&str> = diags.items().iter().map(|d| d.message.as_str()).collect();
+            assert_eq!(
+                messages,
+                [
+                    "Class App\\Extra is declared twice in the `types:` section: as 'App\\Extra' and as '\\App\\Extra'.",
+                    "Class App\\Extra is declared twice in the `types:` section: as 'App\\Extra' and as 'app\\extra'.",
+                ]
+            );
+            assert!(diags.items().iter().all(|d| d.code == Code::DuplicateClass));
+            let extra = cat.get("APP\\EXTRA").expect("kept");
+            assert_eq!(
+                (extra.name.as_str(), extra.constructor.len()),
+                ("App\\Extra", 1)
+            );
+            assert!(cat.exists("App\\Other"));
+        }
+    }
 
     #[test]
     fn bare_names_lose_surrounding_spaces_and_leading_backslashes_only() {
