@@ -399,16 +399,19 @@ fn a_ceiling_a_cold_compilation_passes_holds_for_the_watch() {
     let ceiling = high + high / 10;
     let plan = dir.path().join("app.plan.json");
     let log = dir.path().join("watch.log");
-    let child = Command::new(env!("CARGO_BIN_EXE_wireplan"))
-        .current_dir(dir.path())
-        .env("NO_COLOR", "1")
-        .args(["compile", "config.neon", "-o", "app.plan.json", "--watch"])
-        .args(["--max-memory", &ceiling.to_string()])
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).expect("log file"))
-        .spawn()
-        .expect("wireplan starts");
-    let _guard = Guard(child);
+    let ceiling = ceiling.to_string();
+    let _guard = start_watch(
+        dir.path(),
+        &[
+            "compile",
+            "config.neon",
+            "-o",
+            "app.plan.json",
+            "--watch",
+            "--max-memory",
+            &ceiling,
+        ],
+    );
     let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
     wait_for("the first compilation", || read_log().contains("watching"));
     assert_eq!(services(&plan), Some(300), "{}", read_log());
@@ -429,15 +432,10 @@ fn a_missing_include_is_watched_until_it_appears() {
     save(&conf, "includes:\n\t- inc.neon\nservices:\n\ta: App\\A\n");
     let plan = dir.path().join("p.json");
     let log = dir.path().join("watch.log");
-    let child = Command::new(env!("CARGO_BIN_EXE_wireplan"))
-        .current_dir(dir.path())
-        .env("NO_COLOR", "1")
-        .args(["compile", "cfg.neon", "-o", "p.json", "--watch"])
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).expect("log file"))
-        .spawn()
-        .expect("wireplan starts");
-    let _guard = Guard(child);
+    let _guard = start_watch(
+        dir.path(),
+        &["compile", "cfg.neon", "-o", "p.json", "--watch"],
+    );
     let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
     wait_for("the first compilation", || read_log().contains("watching"));
     let text = read_log();
