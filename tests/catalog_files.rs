@@ -804,3 +804,40 @@ fn one_catalog_given_twice_is_read_once_and_a_missing_interface_is_named_as_one(
     );
     assert!(stderr.contains("--catalog FILE"), "{stderr}");
 }
+
+/// A catalog file that is not a catalog at all (a JSON syntax error) stops the compilation
+/// like a configuration file's syntax error: its one error, without the classes it would
+/// have declared reported missing by the `types:` section, the services and the scripts.
+#[test]
+fn a_catalog_file_with_a_syntax_error_is_its_only_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let catalog = dir.path().join("catalog.json");
+    std::fs::write(
+        &catalog,
+        r#"{"format": "wireplan-catalog", "types": {"App\\Db": {}, "App\\Log": {},}}"#,
+    )
+    .expect("write");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "types:\n\tApp\\Repo:\n\t\textends: App\\Db\nservices:\n\tdb: App\\Db\n\tlog: App\\Log\n\trepo: App\\Repo\n",
+    )
+    .expect("write");
+    let options = wireplan::compiler::Options {
+        catalogs: vec![CatalogInput::File(catalog)],
+        ..Default::default()
+    };
+    let run = wireplan::compiler::compile(&config, &options);
+    let messages: Vec<&str> = run
+        .diagnostics
+        .items()
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].starts_with("The catalog is not valid JSON: trailing comma"),
+        "{messages:?}"
+    );
+    assert!(run.plan.is_none());
+}

@@ -22,6 +22,20 @@ impl Catalog {
         sources: &crate::source::SourceMap,
         diags: &mut Diagnostics,
     ) -> Catalog {
+        Catalog::read_inputs(section, files, sources, diags).0
+    }
+
+    /// [`Catalog::from_inputs`], and whether every catalog file read as a catalog: false when
+    /// one is not a catalog at all (a JSON or NEON syntax error). That is a loading error, as a
+    /// configuration file's syntax error is: the compilation stops before the phases, which
+    /// would only report the classes it lacks.
+    pub fn read_inputs(
+        section: Option<&Expr>,
+        files: &[crate::source::FileId],
+        sources: &crate::source::SourceMap,
+        diags: &mut Diagnostics,
+    ) -> (Catalog, bool) {
+        let mut readable = true;
         let mut cat = Catalog::new();
         let mut names = Interner::default();
         let mut pending = Vec::new();
@@ -63,7 +77,9 @@ impl Catalog {
             let classes = if local.items().is_empty() {
                 classes.unwrap_or_default()
             } else if classes.is_none() {
-                // Not a catalog at all (a JSON syntax error): serde's position is the one.
+                // Not a catalog at all (a JSON or NEON syntax error): the parser's position is
+                // the one.
+                readable = false;
                 Vec::new()
             } else {
                 // Problems found on the fast JSON path: read again with positions.
@@ -145,10 +161,14 @@ impl Catalog {
                 cat.add(info);
             }
         }
-        cat.check_references(diags);
-        cat.check_null_defaults(&pending, diags);
+        // Without a file's classes, its parents and defaults' classes would all be reported
+        // missing: checked only over complete inputs.
+        if readable {
+            cat.check_references(diags);
+            cat.check_null_defaults(&pending, diags);
+        }
         cat.seal();
-        cat
+        (cat, readable)
     }
 }
 

@@ -176,12 +176,15 @@ impl Pipeline {
         let (mut params, mut sections, raw_sections, catalog) = if !stream_types {
             let (params, sections) =
                 config::expand_config(&raw_sections, &dynamic, &options.parameters, &mut diags);
-            let catalog = Catalog::from_inputs(
+            let (catalog, readable) = Catalog::read_inputs(
                 sections.get("types").map(|(_, v)| v),
                 &raw_catalogs,
                 &sources,
                 &mut diags,
             );
+            // A catalog file with a syntax error stops the compilation here, as a
+            // configuration file's does (the phases would report only what it lacks).
+            halted = halted || !readable;
             let catalog = std::sync::Arc::new(catalog);
             (params, sections, keep_raw.then_some(raw_sections), catalog)
         } else {
