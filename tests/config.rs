@@ -197,3 +197,41 @@ fn a_dotted_dynamic_name_makes_the_nested_value_dynamic() {
     );
     assert!(!p.to_string().contains("hunter2"), "{p}");
 }
+
+/// An included plan file (JSON or binary) is said to be one, at its `includes:` line: one
+/// error instead of the NEON errors its JSON keys would give as sections. As a loading error
+/// it stops the compilation.
+#[test]
+fn an_included_plan_file_is_said_to_be_one() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("app.plan.json"),
+        "{\n  \"format\": \"wireplan-plan\",\n  \"version\": 3,\n  \"services\": {}\n}\n",
+    )
+    .expect("write");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "services:\n\ta: App\\A\nincludes:\n\t- app.plan.json\n",
+    )
+    .expect("write");
+    let result = compile(&config, &Options::default());
+    assert!(result.plan.is_none());
+    let diags = wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items());
+    let got: Vec<(String, usize, &str)> = diags
+        .iter()
+        .map(|d| (d.code.to_string(), d.line.unwrap_or(0), d.message.as_str()))
+        .collect();
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        (got[0].0.as_str(), got[0].1),
+        ("invalid-value", 4),
+        "{got:?}"
+    );
+    assert!(
+        got[0]
+            .2
+            .ends_with("app.plan.json' is a plan file, not a configuration"),
+        "{got:?}"
+    );
+}

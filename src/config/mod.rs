@@ -278,6 +278,12 @@ impl Loader<'_> {
                 return None;
             }
         };
+        // An included plan file: that, not a page of NEON errors about its JSON keys.
+        let head = invalid.as_deref().unwrap_or(text.as_bytes());
+        if let Some(d) = plan_guard::plan_bytes_hint(path, head) {
+            self.diags.push(d.at(from));
+            return None;
+        }
         let id = self
             .sources
             .add_path(path.display().to_string(), &canonical, text);

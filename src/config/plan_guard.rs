@@ -35,7 +35,13 @@ pub fn plan_file_hint(path: &Path) -> Option<Diagnostic> {
         .take(PREFIX_LEN as u64)
         .read_to_end(&mut prefix)
         .ok()?;
-    if !is_plan_prefix(&prefix) {
+    plan_bytes_hint(path, &prefix)
+}
+
+/// [`plan_file_hint`] for a file already read (`bytes`, its content or a prefix of it): an
+/// included file is read whole before it is decoded.
+pub fn plan_bytes_hint(path: &Path, bytes: &[u8]) -> Option<Diagnostic> {
+    if !is_plan_prefix(&bytes[..bytes.len().min(PREFIX_LEN)]) {
         return None;
     }
     let name = path.display();
