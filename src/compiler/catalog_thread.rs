@@ -57,37 +57,31 @@ pub(super) fn expand_with_catalog(
     if let Some(catalog) = taken {
         return (params, sections, catalog);
     }
-    // A `types:` that is not a map stays a section; it is reported as before.
-    let catalog = match sections.get("types") {
+    let before = diags.len();
+    // A `types:` that is not a map stays a section; it is reported as before (and, never
+    // copied, not kept).
+    let catalog = Arc::new(match sections.get("types") {
         Some((_, v)) => Catalog::from_section(Some(v), diags),
-        None => {
-            let before = diags.len();
-            let catalog = Arc::new(stream.finish(diags));
-            if let Some(store) = kept {
-                match copy {
-                    Some((raw, bytes))
-                        if streamed.streamed
-                            && streamed.references == 0
-                            && streamed.diagnostics == 0
-                            && diags.len() == before =>
-                    {
-                        // Kept, the catalog outlives the builder's release before the plan
-                        // is built: held for later, so not under the memory ceiling. Its
-                        // size is not measured; the section it was read from, a larger
-                        // tree than the catalog, stands for it.
-                        crate::memory::allow(bytes);
-                        store.keep_catalog(raw, Arc::clone(&catalog));
-                    }
-                    _ => store.forget_catalog(),
-                }
-            }
-            return (params, sections, catalog);
-        }
-    };
+        None => stream.finish(diags),
+    });
     if let Some(store) = kept {
-        store.forget_catalog();
+        match copy {
+            Some((raw, bytes))
+                if streamed.streamed
+                    && streamed.references == 0
+                    && streamed.diagnostics == 0
+                    && diags.len() == before =>
+            {
+                // Kept, the catalog outlives the builder's release before the plan is built:
+                // held for later, so not under the memory ceiling. Its size is not measured;
+                // the section it was read from, a larger tree than the catalog, stands for it.
+                crate::memory::allow(bytes);
+                store.keep_catalog(raw, Arc::clone(&catalog));
+            }
+            _ => store.forget_catalog(),
+        }
     }
-    (params, sections, Arc::new(catalog))
+    (params, sections, catalog)
 }
 
 /// Entries of a `types:` section from which its catalog is built on a thread of its own

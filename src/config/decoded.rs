@@ -152,7 +152,7 @@ impl DecodedFiles {
 
     /// The kept catalog when `raw`, a merged `types:` section as read, is identical to the one
     /// it was built from ([`identical`]).
-    pub fn catalog_for(&self, raw: &Value) -> Option<Arc<Catalog>> {
+    pub(crate) fn catalog_for(&self, raw: &Value) -> Option<Arc<Catalog>> {
         let kept = self.catalog.lock().ok()?;
         let kept = kept.as_ref()?;
         identical(&kept.raw, raw).then(|| Arc::clone(&kept.catalog))
@@ -161,7 +161,7 @@ impl DecodedFiles {
     /// Keeps `catalog`, built from `raw` (a merged `types:` section as read) without reading
     /// a parameter and without a diagnostic, for the next compilation (replacing what was
     /// kept).
-    pub fn keep_catalog(&self, raw: Value, catalog: Arc<Catalog>) {
+    pub(crate) fn keep_catalog(&self, raw: Value, catalog: Arc<Catalog>) {
         if let Ok(mut kept) = self.catalog.lock() {
             let old = kept.replace(KeptCatalog { raw, catalog });
             drop(kept);
@@ -170,7 +170,7 @@ impl DecodedFiles {
     }
 
     /// Forgets the kept catalog (its `types:` section changed, or it reported something).
-    pub fn forget_catalog(&self) {
+    pub(crate) fn forget_catalog(&self) {
         if let Ok(mut kept) = self.catalog.lock() {
             let old = kept.take();
             drop(kept);
@@ -181,7 +181,7 @@ impl DecodedFiles {
     /// Leaves `trees` to be freed by [`DecodedFiles::prepare`] (a compilation that no longer
     /// needs a large tree does not spend its time freeing it). For a user that never calls
     /// `prepare`, what is left is freed here once it holds [`LITTER_MAX`] trees.
-    pub fn discard(&self, trees: impl IntoIterator<Item = Value>) {
+    pub(crate) fn discard(&self, trees: impl IntoIterator<Item = Value>) {
         let Ok(mut litter) = self.litter.lock() else {
             return;
         };
@@ -198,7 +198,7 @@ impl DecodedFiles {
 
 /// Whether two trees are the same, value for value, span for span, key for key and in the same
 /// order (`Value`'s `==` ignores spans and order).
-pub fn identical(a: &Value, b: &Value) -> bool {
+fn identical(a: &Value, b: &Value) -> bool {
     a.span == b.span
         && stacker::maybe_grow(64 * 1024, 1024 * 1024, || match (&a.kind, &b.kind) {
             (Kind::Null, Kind::Null) => true,
