@@ -107,6 +107,10 @@ impl Autowired {
 /// built from.
 #[derive(Debug)]
 pub struct Released {
+    /// What else the builder held (the catalog, the autowiring index, the name maps), to be
+    /// freed where it costs the least: by a helper thread, or not at all when the process ends
+    /// after compiling.
+    pub rest: Rest,
     /// Name → definition, in definition order.
     pub definitions: IndexMap<String, Definition, FxBuildHasher>,
     /// Alias → service.
@@ -115,6 +119,24 @@ pub struct Released {
     pub initialization: Vec<plan::Expr>,
     /// Files registered with `addDependency`.
     pub dependencies: Vec<std::path::PathBuf>,
+}
+
+/// The rest of a released builder ([`ContainerBuilder::release`]): its catalog, autowiring
+/// index and name maps, which a plan needs no longer. Dropping it frees them, on whichever
+/// thread drops it; when the process ends after compiling
+/// ([`crate::memory::process_ends_after_compiling`]) it is left to the operating system,
+/// which takes it back faster than freeing it piece by piece.
+#[derive(Debug)]
+pub struct Rest(Option<ContainerBuilder>);
+
+impl Drop for Rest {
+    fn drop(&mut self) {
+        if let Some(done) = self.0.take() {
+            if crate::memory::process_ends_after_compiling() {
+                std::mem::forget(done);
+            }
+        }
+    }
 }
 
 /// Who is changing the builder: an extension's lifecycle method, or a built-in section.
@@ -684,16 +706,17 @@ impl ContainerBuilder {
     /// Empties the builder (as [`ContainerBuilder::new`] over an empty catalog) and hands
     /// back what a plan is built from: the definitions, by value, the aliases, the completed
     /// initialization and the `addDependency` files. Everything else (the catalog, the
-    /// autowiring index, the name maps) is freed here, before the plan model is allocated.
-    /// For a builder that is done and that nothing inspects afterwards: a plain compilation
-    /// without extensions, after phase B.
+    /// autowiring index, the name maps) is handed back as [`Released::rest`], for the caller
+    /// to free where it costs the least. For a builder that is done and that nothing inspects
+    /// afterwards: a plain compilation without extensions, after phase B.
     pub fn release(&mut self) -> Released {
-        let done = std::mem::replace(self, ContainerBuilder::new(Catalog::default()));
+        let mut done = std::mem::replace(self, ContainerBuilder::new(Catalog::default()));
         Released {
-            definitions: done.definitions,
-            aliases: done.aliases,
-            initialization: done.initialization_completed,
-            dependencies: done.dependencies,
+            definitions: std::mem::take(&mut done.definitions),
+            aliases: std::mem::take(&mut done.aliases),
+            initialization: std::mem::take(&mut done.initialization_completed),
+            dependencies: std::mem::take(&mut done.dependencies),
+            rest: Rest(Some(done)),
         }
     }
 

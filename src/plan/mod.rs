@@ -141,14 +141,21 @@ pub fn build_releasing(
     };
     // The inputs are hashed on another core meanwhile when there is enough of them.
     let bytes: usize = files.iter().map(|id| sources.get(*id).text.len()).sum();
+    // The rest of the builder (its catalog above all) is freed there too, after hashing, or
+    // left to the operating system when the process ends after compiling (`Rest`).
+    let rest = std::sync::Mutex::new(Some(released.rest));
     let (services, hashed) = if bytes >= HASH_APART_MIN && crate::parallel::parallelism() > 1 {
-        let (services, mut hashed) =
-            crate::parallel::split("hash", 1, make_entries, |_| hash_files(sources, files));
+        let (services, mut hashed) = crate::parallel::split("hash", 1, make_entries, |_| {
+            let hashed = hash_files(sources, files);
+            drop(rest.lock().map(|mut r| r.take()));
+            hashed
+        });
         (
             services,
             hashed.pop().unwrap_or_else(|| hash_files(sources, files)),
         )
     } else {
+        drop(rest);
         (make_entries(), hash_files(sources, files))
     };
     finish(
