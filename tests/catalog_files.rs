@@ -841,3 +841,104 @@ fn a_catalog_file_with_a_syntax_error_is_its_only_error() {
     );
     assert!(run.plan.is_none());
 }
+
+/// The arguments of service `name`'s constructor in the plan compiled from `config` with the
+/// catalog `catalog` (JSON or NEON text), or the compilation's messages.
+fn create_args(config: &str, catalog: &str, name: &str) -> Result<serde_json::Value, Vec<String>> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("app.neon");
+    std::fs::write(&path, config).expect("write");
+    let options = wireplan::compiler::Options {
+        catalogs: vec![CatalogInput::Text {
+            name: "registry".into(),
+            text: catalog.into(),
+        }],
+        ..Default::default()
+    };
+    let run = wireplan::compiler::compile(&path, &options);
+    let plan = run.plan.ok_or_else(|| {
+        run.diagnostics
+            .items()
+            .iter()
+            .map(|d| format!("[{}] {}", d.code, d.message))
+            .collect::<Vec<_>>()
+    })?;
+    let json: serde_json::Value = serde_json::from_str(&plan.to_json()).expect("json");
+    Ok(json["services"][name]["create"]["args"].clone())
+}
+
+/// A registry's string default is text, even one that starts with `@`: PHP has no service as a
+/// default, and `#[default("@admin")]` means the text. Both catalog forms the registry writes
+/// give the text, and so does a quoted default in a hand-written catalog file (which, unlike
+/// a configuration's `types:` section, names no parameters).
+#[test]
+fn a_string_default_that_starts_with_at_is_text() {
+    #[allow(dead_code)]
+    struct Notifier(String, String);
+    struct Admin;
+    let mut r = Registry::new();
+    register!(r, "App\\Admin" => Admin { new() { Admin } });
+    register!(r, "App\\Notifier" => Notifier {
+        new(to: String = "@admin", cc: String = "%limit%") { Notifier(to, cc) }
+    });
+    let config = "parameters:\n\tlimit: 3\nservices:\n\tadmin: App\\Admin\n\tn: App\\Notifier\n";
+    let expected = serde_json::json!(["@admin", "%limit%"]);
+    assert_eq!(
+        create_args(config, &r.catalog_json(), "n"),
+        Ok(expected.clone())
+    );
+    assert_eq!(create_args(config, &r.catalog(), "n"), Ok(expected.clone()));
+    let written = "types:\n\tApp\\Admin: []\n\tApp\\Notifier:\n\t\tconstructor:\n\t\t\t\
+                   to: {type: string, default: '@admin'}\n\t\t\tcc: {type: string, default: '%limit%'}\n";
+    assert_eq!(create_args(config, written, "n"), Ok(expected));
+}
+
+/// An unquoted `@name` as a default or a constant's value is a service reference, which a
+/// constant cannot be: it is reported where it is written (also inside a list), once, with no
+/// error at the services that use the class. Keys that are not names (a class named `123` or
+/// `int`, parameters `0:` and `1.5:`, a list of constants, a method `do it`) are reported, and
+/// so are `extends:` and `implements:` names that are not class names.
+#[test]
+fn a_catalog_reports_references_as_defaults_and_keys_that_are_not_names() {
+    let catalog = "types:\n\
+        \tApp\\B: []\n\
+        \tApp\\A:\n\
+        \t\tconstructor:\n\
+        \t\t\tname: {type: string, default: @b}\n\
+        \t\t\tlist: {type: array, default: [x, @b, '@c']}\n\
+        \t\tconstants:\n\
+        \t\t\tX: @b\n\
+        \t123: []\n\
+        \t'App\\With Space': []\n\
+        \tint: []\n\
+        \tApp\\C:\n\
+        \t\tconstructor:\n\
+        \t\t\t0: int\n\
+        \t\t\t1.5: string\n\
+        \t\tconstants: [1]\n\
+        \t\tmethods:\n\
+        \t\t\t'do it': []\n\
+        \tApp\\D:\n\
+        \t\textends: 5\n\
+        \t\timplements: ['@X', App\\I]\n\
+        \tApp\\I: {interface: true}\n";
+    let config = "services:\n\ta: App\\A\n\tb: App\\B\n";
+    let problems = create_args(config, catalog, "a").expect_err("errors");
+    assert_eq!(
+        problems,
+        [
+            "[invalid-value] The default of 'types › App\\A › constructor › name' is the service reference @b; it must be a constant value.",
+            "[invalid-value] The default of 'types › App\\A › constructor › list' is the service reference @b; it must be a constant value.",
+            "[invalid-value] The value of 'types › App\\A › constants › X' is the service reference @b; it must be a constant value.",
+            "[invalid-value] '123' in the `types:` section is not a class name.",
+            "[invalid-value] 'App\\With Space' in the `types:` section is not a class name.",
+            "[invalid-value] 'int' in the `types:` section is a built-in type, not a class name.",
+            "[invalid-value] The key '0' of 'types › App\\C › constructor' is not a parameter name.",
+            "[invalid-value] The key '1.5' of 'types › App\\C › constructor' is not a parameter name.",
+            "[invalid-value] The key '0' of 'types › App\\C › constants' is not a constant name.",
+            "[invalid-value] The key 'do it' of 'types › App\\C › methods' is not a method name.",
+            "[invalid-value] The item 'types › App\\D › extends' expects to be class name or list of class names, 5 given.",
+            "[invalid-value] '@X' in 'types › App\\D › implements' is not a class name.",
+        ]
+    );
+}

@@ -247,16 +247,17 @@ fn show_escapes_control_characters_in_table_cells() {
     assert!(out.contains("\n  k\\u{0}y\\u{1b}[31m\\nz  1\n"), "{out}");
 }
 
-/// A class and tags with ESC, quotes, HTML and a line break (the catalog and the configuration
-/// are anyone's text): `explain`, `graph` (DOT and Mermaid) and `show` print no raw control
-/// character, keep one line per node, and Mermaid gets the HTML as entity codes.
+/// Tags with ESC, quotes, HTML and a line break (the configuration is anyone's text), and a
+/// class named so in a plan edited by hand (a class of the catalog must be a class name):
+/// `explain`, `graph` (DOT and Mermaid) and `show` print no raw control character, keep one
+/// line per node, and Mermaid gets the HTML as entity codes.
 #[test]
 fn inspection_answers_show_control_characters_and_markup_escaped() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(
         dir.path().join("app.neon"),
-        "types:\n\t\"App\\\\Ev\\u001b[31mil\\\"]<br>\":\nservices:\n\tx:\n\t\t\
-         create: \"App\\\\Ev\\u001b[31mil\\\"]<br>\"\n\t\ttags: [\"t\\u001b[2J\", \"line\\nbreak\"]\n",
+        "types:\n\tApp\\Evil:\nservices:\n\tx:\n\t\tcreate: App\\Evil\n\t\t\
+         tags: [\"t\\u001b[2J\", \"line\\nbreak\", \"q\\\"]<br>\"]\n",
     )
     .expect("write config");
     let (code, _, err) = run_in(dir.path(), &["compile", "app.neon", "-o", "p.json"]);
@@ -271,22 +272,36 @@ fn inspection_answers_show_control_characters_and_markup_escaped() {
         let (code, out, err) = run_in(dir.path(), args);
         assert_eq!(code, 0, "{args:?}: {err}");
         assert!(!out.contains('\u{1b}'), "{args:?}: {out:?}");
-        assert!(out.contains("u{1b}[31mil"), "{args:?}: {out}");
+        assert!(out.contains("u{1b}[2J"), "{args:?}: {out}");
     }
     let (_, mermaid, _) = run_in(dir.path(), &["graph", "app.neon", "--format", "mermaid"]);
     assert_eq!(
         mermaid.lines().nth(1),
         Some(
-            "  n0[\"x<br/>App\\Ev\\u{1b}[31mil#quot;]#lt;br#gt;<br/><i>singleton \
-             #t\\u{1b}[2J #line\\nbreak</i>\"]"
+            "  n0[\"x<br/>App\\Evil<br/><i>singleton \
+             #t\\u{1b}[2J #line\\nbreak #q#quot;]#lt;br#gt;</i>\"]"
         ),
         "{mermaid}"
     );
     let (_, dot, _) = run_in(dir.path(), &["graph", "app.neon"]);
     assert!(
-        dot.contains("[label=\"x\\nApp\\\\Ev\\\\u{1b}[31mil\\\"]<br>\\nsingleton #t\\\\u{1b}[2J #line\\\\nbreak\""),
+        dot.contains(
+            "[label=\"x\\nApp\\\\Evil\\nsingleton #t\\\\u{1b}[2J #line\\\\nbreak #q\\\"]<br>\""
+        ),
         "{dot}"
     );
+    // The class as a plan edited by hand may name it.
+    let path = dir.path().join("p.json");
+    let mut plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+    plan["services"]["x"]["type"] = "App\\Ev\u{1b}[31mil\"]<br>".into();
+    std::fs::write(&path, serde_json::to_string_pretty(&plan).expect("json")).expect("write");
+    for args in [&["show", "p.json"][..], &["show", "p.json", "x"]] {
+        let (code, out, err) = run_in(dir.path(), args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(!out.contains('\u{1b}'), "{args:?}: {out:?}");
+        assert!(out.contains("u{1b}[31mil"), "{args:?}: {out}");
+    }
 }
 
 /// A plan edited by hand so that a service refers to a service it does not define and an alias

@@ -234,6 +234,13 @@ impl<'de> DeserializeSeed<'de> for ExprSeed {
     }
 }
 
+/// A JSON string as an expression: quoted.
+fn json_text(s: String) -> Expr {
+    let mut e = Expr::bare(ExprKind::Str(s));
+    e.quoted = true;
+    e
+}
+
 /// The visitor of [`ExprSeed`].
 pub(super) struct ExprVisitor;
 
@@ -268,12 +275,14 @@ impl<'de> Visitor<'de> for ExprVisitor {
         Ok(Expr::bare(ExprKind::Float(f)))
     }
 
+    // A JSON string is quoted by its syntax: text, as a quoted NEON string is (a default
+    // `"@x"` is the text `@x`, never a reference; see `parse::constant_value`).
     fn visit_str<E>(self, s: &str) -> Result<Expr, E> {
-        Ok(Expr::bare(ExprKind::Str(s.to_string())))
+        Ok(json_text(s.to_string()))
     }
 
     fn visit_string<E>(self, s: String) -> Result<Expr, E> {
-        Ok(Expr::bare(ExprKind::Str(s)))
+        Ok(json_text(s))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Expr, A::Error> {

@@ -282,19 +282,23 @@ types:
                 "App\\Empty"
             ]
         );
-        // The problems are there to compare: wrong flags, types, keys and values.
-        assert_eq!(diags.len(), 19, "{}", messages(&diags));
+        // The problems are there to compare: wrong flags, types, keys, names and values.
+        assert_eq!(diags.len(), 20, "{}", messages(&diags));
         let text = messages(&diags);
         for part in [
-            "implements' expects to be string, 5 given",
+            "implements' expects to be class name, 5 given",
             "abstract' expects to be bool, 'maybe' given",
-            // A quoted `@` string reads escaped, as its expansion has it.
-            "Class '@@App\\\\Quoted' not found",
+            "'@App\\\\Quoted' in 'types › App\\\\Db › implements' is not a class name",
+            "'7' in the `types:` section is not a class name",
             "properties › weird' expects to be type string or map, 3.5 given",
             "The default null of 'types › App\\\\Nulls › constructor › x' does not fit",
         ] {
             assert!(text.contains(part), "{part}: {text}");
         }
+        // A quoted `@` string reads escaped, as its expansion has it.
+        let quoted = crate::neon::decode("'@x'", FileId(0)).expect("decodes");
+        assert!(matches!(quoted.view(), View::Str(s) if s == "@@x"));
+        assert_eq!(Node::to_expr(&quoted).as_str(), Some("@@x"));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use super::members::Members;
 use super::names::Interner;
 use super::node::{Node, View};
-use super::types::{is_builtin, normalize_name, Ty, TypeRef};
+use super::types::{is_builtin, is_type_name, normalize_name, Ty, TypeRef};
 use super::{ClassInfo, Method, Name, Param, Property};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Expr, ExprKind};
@@ -68,6 +68,112 @@ fn bad<N: Node>(diags: &mut Diagnostics, path: &At, expected: &str, v: &N) {
     );
 }
 
+/// Is `n` a PHP identifier, as a parameter, method, property or constant name must be: a
+/// letter, `_` or a non-ASCII character, then letters, digits, `_` or non-ASCII characters?
+fn is_identifier(n: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || !c.is_ascii();
+    let mut chars = n.chars();
+    chars.next().is_some_and(|c| word(c) && !c.is_ascii_digit()) && chars.all(word)
+}
+
+/// Reports `name`, the key of an item of `path` (a parameter, method, property or constant:
+/// `what`), when it is not an identifier (`0:` or `1.5:` in a `constructor:` map, a list of
+/// `constants:`). The item is kept, so its uses do not fail again.
+fn check_identifier<N: Node>(diags: &mut Diagnostics, path: &At, what: &str, name: &str, v: &N) {
+    if is_identifier(name) {
+        return;
+    }
+    diags.push(
+        Diagnostic::error(
+            Code::InvalidValue,
+            format!("The key '{name}' of 'types › {path}' is not a {what} name."),
+        )
+        .at(v.span())
+        .with_note(format!(
+            "a {what} name is a letter or `_`, then letters, digits or `_` (a map of names, \
+             not a list)"
+        )),
+    );
+}
+
+/// Whether `name` is a class name; reports it when not. `path` is where it is written: `None`
+/// for the key of a `types:` entry, else its `extends:` or `implements:` list. A quoted `'@X'`
+/// is shown as written (the reader sees it escaped, `@@X`).
+fn check_class_name<N: Node>(
+    diags: &mut Diagnostics,
+    path: Option<&At>,
+    name: &str,
+    v: &N,
+) -> bool {
+    let why = if !is_type_name(name) {
+        "is not a class name"
+    } else if is_builtin(name) {
+        "is a built-in type, not a class name"
+    } else {
+        return true;
+    };
+    let shown = if name.starts_with("@@") {
+        &name[1..]
+    } else {
+        name
+    };
+    let place = match path {
+        Some(path) => format!("'types › {path}'"),
+        None => "the `types:` section".to_string(),
+    };
+    diags.push(
+        Diagnostic::error(Code::InvalidValue, format!("'{shown}' in {place} {why}."))
+            .at(v.span())
+            .with_note(
+                "a class name is one or more words of letters, digits and `_` separated by `\\` \
+             (`App\\Mailer`), none starting with a digit",
+            ),
+    );
+    false
+}
+
+/// A parameter's default or a constant's value (`what`) as the compiler uses it: a constant
+/// value, never a reference. An unquoted `@name` in a NEON catalog, anywhere in the value, is
+/// reported: PHP has no service as a default, and taking it as the text would change what
+/// was written. A quoted string is text: NEON's quoted `'@x'` is already escaped (`@@x`, as
+/// Nette's NeonAdapter does), and a JSON catalog's `"@x"`, quoted by its syntax, is escaped
+/// here, so the compiler passes the text `@x` (a registry writes `#[default("@x")]` so).
+fn constant_value(diags: &mut Diagnostics, path: &At, what: &str, mut e: Expr) -> Expr {
+    fn walk(diags: &mut Diagnostics, path: &At, what: &str, e: &mut Expr) {
+        match &mut e.kind {
+            ExprKind::Str(s) if s.starts_with('@') && !s.starts_with("@@") => {
+                // Reported when unquoted, and taken as the text either way, so that the uses
+                // of the parameter do not fail again.
+                if !e.quoted {
+                    diags.push(
+                        Diagnostic::error(
+                            Code::InvalidValue,
+                            format!(
+                                "The {what} of 'types › {path}' is the service reference {s}; \
+                                 it must be a constant value."
+                            ),
+                        )
+                        .at(e.span)
+                        .with_note(format!(
+                            "the compiler fills a {what} in where nothing else is given; \
+                             quote it ('{s}') for the text"
+                        )),
+                    );
+                }
+                s.insert(0, '@');
+            }
+            ExprKind::Array(a) => {
+                for item in a.items.values_mut() {
+                    walk(diags, path, what, item);
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(diags, path, what, &mut e);
+    e
+}
+
 fn string_list<N: Node>(
     names: &mut Interner,
     diags: &mut Diagnostics,
@@ -75,19 +181,22 @@ fn string_list<N: Node>(
     v: &N,
 ) -> Box<[Name]> {
     match v.view() {
+        // A name that is not one is reported and left out (no `class-not-found` after it).
+        View::Str(s) if !check_class_name(diags, Some(path), &s, v) => Box::default(),
         View::Str(s) => Box::new([names.name(&normalize_name(&s))]),
         View::Array(a) => N::entries(a)
             .filter_map(|(_, x)| match x.as_text() {
-                Some(s) => Some(names.name(&normalize_name(&s))),
+                Some(s) => check_class_name(diags, Some(path), &s, x)
+                    .then(|| names.name(&normalize_name(&s))),
                 None => {
-                    bad(diags, path, "string", x);
+                    bad(diags, path, "class name", x);
                     None
                 }
             })
             .collect(),
         View::Null => Box::default(),
         _ => {
-            bad(diags, path, "list of names", v);
+            bad(diags, path, "class name or list of class names", v);
             Box::default()
         }
     }
@@ -163,6 +272,7 @@ fn parse_params<N: Node>(
     let mut mixed = None;
     for (k, pv) in N::entries(a) {
         let name = names.name(key_text(k).trim_start_matches('$'));
+        check_identifier(diags, path, "parameter", &name, pv);
         let here = path.at(&name);
         let ty = match pv.view() {
             View::Str(t) => Some(parse_type(names, diags, &here, pv, &t)),
@@ -184,7 +294,8 @@ fn parse_params<N: Node>(
                             None => bad(diags, &here.at("type"), "string", sv),
                         },
                         Key::Str(s) if s == "default" => {
-                            param.default = Some(Box::new(sv.to_expr()))
+                            let default = constant_value(diags, &here, "default", sv.to_expr());
+                            param.default = Some(Box::new(default))
                         }
                         Key::Str(s) if s == "variadic" => {
                             param.variadic = flag(diags, &here.at("variadic"), sv)
@@ -305,6 +416,7 @@ pub(super) fn parse_class<N: Node>(
     diags: &mut Diagnostics,
     pending: &mut Vec<NullDefault>,
 ) -> ClassInfo {
+    check_class_name(diags, None, name, v);
     let mut info = ClassInfo {
         name: names.name(name),
         span: v.span(),
@@ -362,6 +474,7 @@ pub(super) fn parse_class<N: Node>(
                     let mut methods = Vec::with_capacity(N::len(ms));
                     for (mk, mv) in N::entries(ms) {
                         let mname = key_text(mk);
+                        check_identifier(diags, &path, "method", &mname, mv);
                         let mut m = Method::default();
                         let here = path.at(&mname);
                         if let Some(ma) = mv.as_map() {
@@ -404,6 +517,7 @@ pub(super) fn parse_class<N: Node>(
                     let mut properties = Vec::with_capacity(N::len(ps));
                     for (pk, pv) in N::entries(ps) {
                         let pname = names.name(key_text(pk).trim_start_matches('$'));
+                        check_identifier(diags, &path, "property", &pname, pv);
                         let here = path.at(&pname);
                         let property = parse_property(names, name, &pname, &here, pv, diags);
                         properties.push((pname, property));
@@ -416,7 +530,13 @@ pub(super) fn parse_class<N: Node>(
             "constants" => {
                 if let Some(cs) = value.as_map() {
                     let constants = N::entries(cs)
-                        .map(|(ck, cv)| (names.name(&ck.as_string()), cv.to_expr()))
+                        .map(|(ck, cv)| {
+                            let cname = key_text(ck);
+                            check_identifier(diags, &path, "constant", &cname, cv);
+                            let value =
+                                constant_value(diags, &path.at(&cname), "value", cv.to_expr());
+                            (names.name(&cname), value)
+                        })
                         .collect();
                     info.constants = Members::from_vec(constants);
                 } else if !value.is_nothing() {

@@ -13,6 +13,10 @@ pub const BUILTIN_TYPES: &[&str] = &[
 
 /// Is `name` a built-in type rather than a class?
 pub fn is_builtin(name: &str) -> bool {
+    // The longest built-in name has eight letters, and none has a `\`.
+    if name.len() > 8 || name.contains('\\') {
+        return false;
+    }
     BUILTIN_TYPES.iter().any(|b| b.eq_ignore_ascii_case(name))
 }
 
@@ -159,8 +163,26 @@ fn provider_target(body: &str) -> Option<&str> {
 }
 
 /// Does `n` look like a class or built-in type name (`int`, `App\\Db`, `\\App\\Db`)?
-fn is_type_name(n: &str) -> bool {
+pub(super) fn is_type_name(n: &str) -> bool {
     let n = n.strip_prefix('\\').unwrap_or(n);
+    if n.is_ascii() {
+        // Byte by byte (every name of a large catalog comes through here): words of ASCII
+        // letters, digits and `_`, none empty or starting with a digit.
+        let mut word_start = true;
+        for &b in n.as_bytes() {
+            if b == b'\\' {
+                if word_start {
+                    return false;
+                }
+                word_start = true;
+            } else if b.is_ascii_alphabetic() || b == b'_' || (b.is_ascii_digit() && !word_start) {
+                word_start = false;
+            } else {
+                return false;
+            }
+        }
+        return !word_start;
+    }
     !n.is_empty()
         && n.split('\\').all(|part| {
             !part.is_empty()
@@ -172,4 +194,48 @@ fn is_type_name(n: &str) -> bool {
 /// Strips a leading `\` from a class name.
 pub fn normalize_name(name: &str) -> String {
     bare_name(name).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The byte-by-byte reading of ASCII names answers as the rule over characters does.
+    #[test]
+    fn type_names_read_by_bytes_as_by_characters() {
+        let by_chars = |n: &str| {
+            let n = n.strip_prefix('\\').unwrap_or(n);
+            !n.is_empty()
+                && n.split('\\').all(|part| {
+                    !part.is_empty()
+                        && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+                        && !part.starts_with(|c: char| c.is_ascii_digit())
+                })
+        };
+        let cases = [
+            ("App\\Db", true),
+            ("\\App\\Db", true),
+            ("int", true),
+            ("_x\\y_1", true),
+            ("App\\S1234", true),
+            ("", false),
+            ("\\", false),
+            ("App\\", false),
+            ("App\\\\Db", false),
+            ("\\\\App", false),
+            ("1App", false),
+            ("App\\1x", false),
+            ("App Db", false),
+            ("a-b", false),
+            ("@App", false),
+            ("Ápp\\Dé", true),
+            ("App\\Dé x", false),
+        ];
+        for (name, expected) in cases {
+            assert_eq!(is_type_name(name), expected, "{name:?}");
+            assert_eq!(by_chars(name), expected, "{name:?}");
+        }
+        assert!(is_builtin("iterable") && is_builtin("INT") && !is_builtin("App\\int"));
+        assert!(!is_builtin("integers") && !is_builtin("callables"));
+    }
 }
