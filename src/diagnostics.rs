@@ -10,6 +10,15 @@ mod excerpt;
 
 pub use excerpt::{shorten_text, visible_text, MAX_LINE, MAX_TEXT};
 
+/// `n` services as a summary line says it: `1 service`, `0 services`, `9 services`.
+pub fn services(n: usize) -> String {
+    if n == 1 {
+        "1 service".to_string()
+    } else {
+        format!("{n} services")
+    }
+}
+
 use crate::source::{SourceMap, Span};
 use codespan_reporting::term;
 use serde::Serialize;

@@ -271,19 +271,19 @@ fn compile(
         return ExitCode::from(1);
     }
     if let Some((out, _)) = output {
-        let place = if out.as_os_str() == "-" {
+        let place = if wireplan::plan::is_standard_output(&out) {
             "the plan to standard output".to_string()
         } else {
             out.display().to_string()
         };
         say(format_args!(
-            "wrote {place} ({} services)",
-            plan.services.len()
+            "wrote {place} ({})",
+            wireplan::diagnostics::services(plan.services.len())
         ));
     } else if human {
         say(format_args!(
-            "ok: {} services, {warnings} warning(s)",
-            plan.services.len()
+            "ok: {}, {warnings} warning(s)",
+            wireplan::diagnostics::services(plan.services.len())
         ));
     }
     // Written and reported, and the process ends: the operating system reclaims the plan's
@@ -629,9 +629,9 @@ fn main() -> ExitCode {
                 Some(PlanEncoding::Bin) => Encoding::Binary,
                 None => Encoding::for_path(&output),
             };
-            if watching && output.as_os_str() == "-" {
+            if watching && wireplan::plan::is_standard_output(&output) {
                 say(format_args!(
-                    "error[usage]: --watch writes a plan file each time; give a file name with -o, not '-'"
+                    "error[usage]: --watch writes a plan file each time; give a file name with -o, not standard output"
                 ));
                 ExitCode::from(2)
             } else if watching {

@@ -55,8 +55,8 @@ impl CompileRun {
     pub fn summary(&self, output: &Path, kept: bool) -> String {
         match &self.plan {
             Some(plan) => format!(
-                "compiled {} services in {} ms → {}",
-                plan.services.len(),
+                "compiled {} in {} ms → {}",
+                crate::diagnostics::services(plan.services.len()),
                 self.elapsed.as_millis(),
                 output.display()
             ),

@@ -77,6 +77,35 @@ fn dash_writes_the_plan_to_standard_output() {
         .exists());
 }
 
+/// `-o /dev/stdout` is standard output too, also when it is a pipe (it was refused as "a
+/// symbolic link to a file that does not exist": the link's target is `pipe:[…]`). Another
+/// descriptor that is a pipe is refused as what it is, not a regular file.
+#[cfg(target_os = "linux")]
+#[test]
+fn dev_stdout_is_standard_output() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = compile_example(dir.path(), &[]);
+    let out = compile_example_command()
+        .args(["-o", "/dev/stdout"])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("wrote the plan to standard output"),
+        "{stderr}"
+    );
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON plan");
+    assert_eq!(printed["services"], json["services"]);
+    let out = compile_example_command()
+        .args(["-o", "/proc/self/fd/2"])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("it is not a regular file"), "{stderr}");
+}
+
 #[test]
 fn failed_compile_writes_nothing_and_exits_1() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -235,3 +235,46 @@ fn an_included_plan_file_is_said_to_be_one() {
         "{got:?}"
     );
 }
+
+/// The errors of an `includes:` list come in the list's order: an item that is no path (empty,
+/// not a string) is reported in its turn among the files that cannot be read or decoded (it
+/// was reported before all of them).
+#[test]
+fn include_errors_come_in_the_lists_order() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("bad.neon"), "services:\n\t- App\\X(\n").expect("write");
+    let config = dir.path().join("config.neon");
+    std::fs::write(
+        &config,
+        "includes:\n\t- missing1.neon\n\t- ''\n\t- bad.neon\n\t- 5\n\t- missing2.neon\n",
+    )
+    .expect("write");
+    let result = compile(&config, &Options::default());
+    let lines: Vec<String> =
+        wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}:{} {}",
+                    d.file
+                        .as_deref()
+                        .unwrap_or("?")
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or(""),
+                    d.line.unwrap_or(0),
+                    d.code
+                )
+            })
+            .collect();
+    assert_eq!(
+        lines,
+        [
+            "config.neon:2 file-not-found",
+            "config.neon:3 invalid-value",
+            "bad.neon:3 neon-syntax",
+            "config.neon:5 invalid-value",
+            "config.neon:6 file-not-found",
+        ]
+    );
+}

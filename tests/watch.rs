@@ -79,7 +79,7 @@ fn watch_recompiles_on_change_and_keeps_the_last_good_plan() {
         read_log().contains("watching 1 file(s)")
     });
     assert!(
-        read_log().contains("compiled 1 services in "),
+        read_log().contains("compiled 1 service in "),
         "{}",
         read_log()
     );

@@ -362,7 +362,15 @@ impl Loader<'_> {
         };
         let mut merged = Array::new();
         if let Some(entry) = data.entries.shift_remove(&Key::Str("includes".into())) {
-            for (path_value, span) in self.include_paths(&entry.value) {
+            // In the list's order: an item that is no path is reported in its turn.
+            for item in self.include_paths(&entry.value) {
+                let (path_value, span) = match item {
+                    Ok(path) => path,
+                    Err(d) => {
+                        self.diags.push(d);
+                        continue;
+                    }
+                };
                 let target = include_target(dir, &path_value);
                 if let Some(included) = self.load_file(&target, Some(span)) {
                     merged = merge::merge_clean(merged, included);
@@ -372,31 +380,32 @@ impl Loader<'_> {
         Some(merge::merge_arrays(merged, data))
     }
 
-    fn include_paths(&mut self, includes: &Value) -> Vec<(String, Span)> {
+    /// The paths of an `includes:` list, each with its span, or the error of an item that is
+    /// none, in the list's order.
+    fn include_paths(&mut self, includes: &Value) -> Vec<Result<(String, Span), Diagnostic>> {
         let mut out = Vec::new();
         match &includes.kind {
             Kind::Array(a) if a.is_list() => {
                 for v in a.values() {
-                    match v.as_str() {
-                        Some("") => self.diags.push(
-                            Diagnostic::error(Code::InvalidValue, "An include path is empty.")
-                                .with_primary(v.span, "expected a file path"),
-                        ),
+                    out.push(match v.as_str() {
+                        Some("") => Err(Diagnostic::error(
+                            Code::InvalidValue,
+                            "An include path is empty.",
+                        )
+                        .with_primary(v.span, "expected a file path")),
                         Some(s) => match placeholders::expand_path(s, self.parameters) {
-                            Ok(p) => out.push((p, v.span)),
-                            Err(d) => self.diags.push(d.with_primary(v.span, "in this include path")),
+                            Ok(p) => Ok((p, v.span)),
+                            Err(d) => Err(d.with_primary(v.span, "in this include path")),
                         },
-                        None => self.diags.push(
-                            Diagnostic::error(
-                                Code::InvalidValue,
-                                format!(
-                                    "The item 'includes' expects to be a list of file paths, {} given.",
-                                    v.type_name()
-                                ),
-                            )
-                            .with_primary(v.span, "expected a path"),
-                        ),
-                    }
+                        None => Err(Diagnostic::error(
+                            Code::InvalidValue,
+                            format!(
+                                "The item 'includes' expects to be a list of file paths, {} given.",
+                                v.type_name()
+                            ),
+                        )
+                        .with_primary(v.span, "expected a path")),
+                    });
                 }
             }
             Kind::Null => {}

@@ -338,8 +338,17 @@ pub fn write_json<W: std::io::Write>(w: &mut W, plan: &Plan) -> std::io::Result<
     w.write_all(b"\n")
 }
 
-/// Writes `plan` to `out` in `encoding` the way `wireplan compile` does (`-` is standard
-/// output, where nothing is checked or replaced): refuses to write over
+/// Whether `out` names standard output: `-`, as other tools read it, or `/dev/stdout`
+/// (`/dev/fd/1`, `/proc/self/fd/1`), which is no file that could be replaced atomically.
+pub fn is_standard_output(out: &std::path::Path) -> bool {
+    matches!(
+        out.to_str(),
+        Some("-" | "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1")
+    )
+}
+
+/// Writes `plan` to `out` in `encoding` the way `wireplan compile` does (standard output,
+/// [`is_standard_output`], where nothing is checked or replaced): refuses to write over
 /// a file the compilation read or recorded as a dependency ([`check_output`]: canonical paths,
 /// symlinks, hard links), then writes atomically ([`write_atomic_with`]); JSON is encoded
 /// straight into the file's write buffer, never whole in memory (the same bytes as
@@ -354,7 +363,7 @@ pub fn write_checked(
 ) -> Result<(), crate::diagnostics::Diagnostic> {
     use crate::diagnostics::{Code, Diagnostic};
     use std::io::Write;
-    if out.as_os_str() == "-" {
+    if is_standard_output(out) {
         // `-o -`: standard output, as other tools read `-` (nothing on disk to protect). Encoded
         // whole first: a memory-limit error must not leave half a plan on the reader's side.
         let bytes = plan.encode(encoding);

@@ -156,10 +156,10 @@ impl Session {
         let d = self.pipeline.diagnostics();
         let errors = d.error_count();
         let mut line = format!(
-            "{}: phase {}, {} services, {} error(s), {} warning(s)",
+            "{}: phase {}, {}, {} error(s), {} warning(s)",
             self.path.display(),
             self.stage().letter(),
-            self.pipeline.builder().borrow().definitions().count(),
+            crate::diagnostics::services(self.pipeline.builder().borrow().definitions().count()),
             errors,
             d.items().len() - errors
         );
@@ -453,9 +453,9 @@ impl Session {
         match crate::plan::write_checked(&outcome.sources, &out, &plan, encoding) {
             Ok(()) => {
                 text.push_str(&format!(
-                    "wrote {} ({} services)",
+                    "wrote {} ({})",
                     out.display(),
-                    plan.services.len()
+                    crate::diagnostics::services(plan.services.len())
                 ));
                 text
             }

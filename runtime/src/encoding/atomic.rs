@@ -128,6 +128,14 @@ pub fn write_atomic_with(
     result
 }
 
+/// The refusal of a target that is not a regular file.
+fn not_regular() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        "it is not a regular file (a device, FIFO or socket), which is never replaced",
+    )
+}
+
 /// The file [`write_atomic_with`] replaces for `path` (a symbolic link's target) and the
 /// permissions it keeps (`None`: a new file). Errors: as [`write_atomic`] refuses.
 fn replaceable(path: &Path) -> std::io::Result<(std::path::PathBuf, Option<std::fs::Permissions>)> {
@@ -139,6 +147,13 @@ fn replaceable(path: &Path) -> std::io::Result<(std::path::PathBuf, Option<std::
     };
     let (path, meta) = if meta.file_type().is_symlink() {
         let Ok(target) = std::fs::canonicalize(path) else {
+            // A link that names no path but opens something (`/dev/stdout` into a pipe goes
+            // through `/proc/self/fd/1`, whose target is `pipe:[…]`) is what it opens.
+            if let Ok(meta) = std::fs::metadata(path) {
+                if !meta.is_file() {
+                    return Err(not_regular());
+                }
+            }
             return Err(Error::new(
                 ErrorKind::InvalidInput,
                 "it is a symbolic link to a file that does not exist",
@@ -153,10 +168,7 @@ fn replaceable(path: &Path) -> std::io::Result<(std::path::PathBuf, Option<std::
         return Err(Error::new(ErrorKind::InvalidInput, "it is a directory"));
     }
     if !meta.is_file() {
-        return Err(Error::new(
-            ErrorKind::InvalidInput,
-            "it is not a regular file (a device, FIFO or socket), which is never replaced",
-        ));
+        return Err(not_regular());
     }
     if meta.permissions().readonly() {
         return Err(Error::new(ErrorKind::PermissionDenied, "it is read-only"));
