@@ -112,6 +112,9 @@ pub struct CatalogStream {
     names: Interner,
     pending: Vec<NullDefault>,
     diags: Diagnostics,
+    /// The checks across entries ran ([`CatalogStream::settle`]); their problems are in
+    /// `diags`, after the entries' own.
+    settled: bool,
 }
 
 impl CatalogStream {
@@ -131,6 +134,10 @@ impl CatalogStream {
     /// Adds the entry `key: value` of the `types:` section (a malformed one is reported when
     /// the stream finishes, the rest of it kept).
     pub fn add(&mut self, key: &Key, value: &Expr) {
+        debug_assert!(
+            !self.settled,
+            "an entry added after the checks across entries"
+        );
         self.add_node(key, value);
     }
 
@@ -165,12 +172,26 @@ impl CatalogStream {
         }
     }
 
-    /// The catalog, after the checks across entries; every problem goes to `diags`.
-    pub fn finish(mut self, diags: &mut Diagnostics) -> Catalog {
-        diags.extend(self.diags.into_vec());
-        self.cat.check_references(diags);
-        self.cat.check_null_defaults(&self.pending, diags);
+    /// Runs the checks across entries now (references to unknown types, `null` defaults),
+    /// keeping their problems after the entries' own, and seals the class table: on the
+    /// catalog's own thread once every entry is in, so the thread that waits for the catalog
+    /// does not do it. No entry may be added afterwards.
+    pub fn settle(&mut self) {
+        if self.settled {
+            return;
+        }
+        self.settled = true;
+        self.cat.check_references(&mut self.diags);
+        self.cat.check_null_defaults(&self.pending, &mut self.diags);
+        self.pending = Vec::new();
         self.cat.seal();
+    }
+
+    /// The catalog, after the checks across entries ([`CatalogStream::settle`], unless they
+    /// ran already); every problem goes to `diags`, the entries' own first.
+    pub fn finish(mut self, diags: &mut Diagnostics) -> Catalog {
+        self.settle();
+        diags.extend(self.diags.into_vec());
         self.cat
     }
 }

@@ -141,6 +141,8 @@ pub(super) fn stream_catalog<R>(
                             add(&mut stream, key, value);
                         }
                     }
+                    // The checks across entries too, before the calling thread waits for it.
+                    stream.settle();
                     stream
                 }),
             );
