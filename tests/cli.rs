@@ -55,48 +55,37 @@ fn compile_writes_a_plan() {
 }
 
 /// `-o -` writes the plan to standard output (it wrote a file named `-` before), the same
-/// bytes as a plan file; the summary line stays on standard error.
+/// bytes as a plan file; the summary line stays on standard error. `-o /dev/stdout` is
+/// standard output too, also when it is a pipe (it was refused as "a symbolic link to a file
+/// that does not exist": the link's target is `pipe:[…]`).
 #[test]
 fn dash_writes_the_plan_to_standard_output() {
     let dir = tempfile::tempdir().expect("temp dir");
     let json = compile_example(dir.path(), &[]);
-    let out = compile_example_command()
-        .args(["-o", "-"])
-        .output()
-        .expect("runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("wrote the plan to standard output"),
-        "{stderr}"
-    );
-    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON plan");
-    assert_eq!(printed["services"], json["services"]);
+    for output in ["-", "/dev/stdout"] {
+        let out = compile_example_command()
+            .args(["-o", output])
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{output}: {stderr}");
+        assert!(
+            stderr.contains("wrote the plan to standard output"),
+            "{output}: {stderr}"
+        );
+        let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON plan");
+        assert_eq!(printed["services"], json["services"]);
+    }
     assert!(!std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("-")
         .exists());
 }
 
-/// `-o /dev/stdout` is standard output too, also when it is a pipe (it was refused as "a
-/// symbolic link to a file that does not exist": the link's target is `pipe:[…]`). Another
-/// descriptor that is a pipe is refused as what it is, not a regular file.
+/// Another descriptor that is a pipe (a link whose target is no path) is refused as what it
+/// is, not a regular file.
 #[cfg(target_os = "linux")]
 #[test]
-fn dev_stdout_is_standard_output() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let json = compile_example(dir.path(), &[]);
-    let out = compile_example_command()
-        .args(["-o", "/dev/stdout"])
-        .output()
-        .expect("runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("wrote the plan to standard output"),
-        "{stderr}"
-    );
-    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON plan");
-    assert_eq!(printed["services"], json["services"]);
+fn a_pipe_behind_a_link_is_refused_as_not_a_regular_file() {
     let out = compile_example_command()
         .args(["-o", "/proc/self/fd/2"])
         .output()
