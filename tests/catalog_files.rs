@@ -942,3 +942,28 @@ fn a_catalog_reports_references_as_defaults_and_keys_that_are_not_names() {
         ]
     );
 }
+
+/// A key written twice in one object of a JSON catalog (a class, a parameter) is an error at
+/// the second one; it kept the last value in silence, where NEON reports a duplicated key.
+#[test]
+fn a_key_written_twice_in_a_json_catalog_is_an_error() {
+    for (text, key) in [
+        (
+            r#"{"types": {"App\\Db": {"constructor": {"dsn": "string"}}, "App\\Db": {}}}"#,
+            "App\\Db",
+        ),
+        (
+            r#"{"types": {"App\\Db": {"constructor": {"dsn": "string", "dsn": "int"}}}}"#,
+            "dsn",
+        ),
+        (r#"{"types": {}, "types": {"App\\Db": {}}}"#, "types"),
+    ] {
+        let (catalog, problems) = read(&[("dup.json", text)]);
+        assert_eq!(
+            problems,
+            [format!("[invalid-value] The catalog is not valid: the key '{key}' is written twice in one object.")],
+            "{text}"
+        );
+        assert!(catalog.classes().next().is_none(), "{text}");
+    }
+}

@@ -278,3 +278,29 @@ fn include_errors_come_in_the_lists_order() {
         ]
     );
 }
+
+/// A `-p` value refused because it names a key below a parameter that is not a map is not
+/// applied: the refusal is the only error (the parameter became a map all the same, and the
+/// service that takes it as a string failed too).
+#[test]
+fn a_refused_override_is_not_applied() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "parameters:\n\tprefix: app\nservices:\n\ts: App\\S(%prefix%)\n\
+         types:\n\tApp\\S:\n\t\tconstructor: {prefix: string}\n",
+    )
+    .expect("write");
+    let result = compile(&config, &options(&[("prefix.sub", "x")], &[]));
+    let messages: Vec<&str> = result
+        .diagnostics
+        .items()
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        messages,
+        ["-p prefix.sub: the parameter 'prefix' is a string, not a map, so it has no key 'sub'."]
+    );
+}

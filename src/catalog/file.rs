@@ -100,11 +100,18 @@ pub(super) fn types_of(id: FileId, sources: &SourceMap, diags: &mut Diagnostics)
 /// A JSON syntax error of catalog file `id`, at serde's line and column.
 pub(super) fn json_syntax_error(id: FileId, text: &str, e: &serde_json::Error) -> Diagnostic {
     let offset = byte_offset(text, e.line(), e.column());
-    Diagnostic::error(
-        Code::InvalidValue,
-        format!("The catalog is not valid JSON: {e}."),
-    )
-    .at(Some(Span::new(id, offset, offset)))
+    let message = if e.is_data() {
+        // Well-formed JSON that no catalog may be (a key written twice): the position is the
+        // diagnostic's, not the message's.
+        let shown = e.to_string();
+        let what = shown
+            .rsplit_once(" at line ")
+            .map_or(shown.as_str(), |(m, _)| m);
+        format!("The catalog is not valid: {what}.")
+    } else {
+        format!("The catalog is not valid JSON: {e}.")
+    };
+    Diagnostic::error(Code::InvalidValue, message).at(Some(Span::new(id, offset, offset)))
 }
 
 /// Reports a catalog file's `types` that is not a map of classes (`null` is an empty one).
@@ -301,12 +308,23 @@ impl<'de> Visitor<'de> for ExprVisitor {
             rustc_hash::FxBuildHasher,
         );
         while let Some(k) = map.next_key::<String>()? {
+            let key = Key::from_string(k);
+            if items.contains_key(&key) {
+                return Err(duplicate_key(&key.as_string()));
+            }
             let v = map.next_value_seed(ExprSeed)?;
-            // A repeated key keeps the last value, as NEON and PHP arrays do.
-            items.insert(Key::from_string(k), v);
+            items.insert(key, v);
         }
         Ok(array(items))
     }
+}
+
+/// A key written twice in one JSON object of a catalog: an error where the second one is read
+/// (as NEON's "Duplicated key"), never one of the two values dropped in silence.
+pub(super) fn duplicate_key<E: serde::de::Error>(key: &str) -> E {
+    E::custom(format_args!(
+        "the key '{key}' is written twice in one object"
+    ))
 }
 
 fn array(items: IndexMap<Key, Expr, rustc_hash::FxBuildHasher>) -> Expr {

@@ -8,7 +8,7 @@
 use std::fmt;
 
 use indexmap::IndexMap;
-use rustc_hash::FxHashMap;
+use rustc_hash::FxHashSet;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::file::{self, ExprSeed, ExprVisitor};
@@ -117,9 +117,10 @@ impl<'de> Visitor<'de> for DocSeed<'_, '_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Expr, A::Error> {
         let mut items = IndexMap::default();
         while let Some(k) = map.next_key::<String>()? {
+            if items.contains_key(&Key::from_string(k.clone())) {
+                return Err(file::duplicate_key(&k));
+            }
             let v = if k == "types" {
-                // A repeated key keeps the last value, as NEON and PHP arrays do.
-                self.0.classes.clear();
                 map.next_value_seed(TypesSeed(&mut *self.0))?
             } else {
                 map.next_value_seed(ExprSeed)?
@@ -155,21 +156,16 @@ impl<'de> Visitor<'de> for TypesSeed<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Expr, A::Error> {
         let sink = self.0;
-        // A key written twice keeps its first place and its last value, as the value tree
-        // (and NEON) did.
-        let mut seen: FxHashMap<Name, usize> = FxHashMap::default();
+        let mut seen: FxHashSet<Name> = FxHashSet::default();
         while let Some(k) = map.next_key::<String>()? {
-            let value = map.next_value_seed(ExprSeed)?;
             let key = sink.names.name(&k);
+            if !seen.insert(key.clone()) {
+                return Err(file::duplicate_key(&k));
+            }
+            let value = map.next_value_seed(ExprSeed)?;
             let name = normalize_name(&key);
             let info = parse_class(sink.names, &name, &value, sink.diags, sink.pending);
-            match seen.get(&key) {
-                Some(&i) => sink.classes[i] = info,
-                None => {
-                    seen.insert(key, sink.classes.len());
-                    sink.classes.push(info);
-                }
-            }
+            sink.classes.push(info);
         }
         Ok(Expr::bare(ExprKind::Array(ExprArray::new())))
     }

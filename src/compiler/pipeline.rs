@@ -172,10 +172,12 @@ impl Pipeline {
         // with catalog files (`--catalog`, dev mode's registry catalog) it is read whole by
         // `Catalog::from_inputs`, which checks duplicates across them.
         let stream_types = !keep_raw && raw.catalogs.is_empty();
+        // A `-p` value refused below is not applied (its refusal is its only error).
+        let overrides = config::applicable_overrides(&raw.sections, &options.parameters);
         let (raw_sections, raw_files, raw_catalogs) = (raw.sections, raw.files, raw.catalogs);
         let (mut params, mut sections, raw_sections, catalog) = if !stream_types {
             let (params, sections) =
-                config::expand_config(&raw_sections, &dynamic, &options.parameters, &mut diags);
+                config::expand_config(&raw_sections, &dynamic, &overrides, &mut diags);
             let (catalog, readable) = Catalog::read_inputs(
                 sections.get("types").map(|(_, v)| v),
                 &raw_catalogs,
@@ -191,7 +193,7 @@ impl Pipeline {
             let (params, sections, catalog) = catalog_thread::expand_with_catalog(
                 raw_sections,
                 &dynamic,
-                &options.parameters,
+                &overrides,
                 options.decoded.as_deref(),
                 &mut diags,
             );

@@ -106,6 +106,29 @@ pub fn check_overrides<'a>(
     }
 }
 
+/// The `-p` values that are applied: all but those [`check_overrides`] refuses (a dotted name
+/// below a declared value that is not a map), which are dropped as if they were not given, so
+/// the refusal is their only error. Borrowed when none is refused.
+pub fn applicable_overrides<'a>(
+    sections: &Array,
+    overrides: &'a IndexMap<String, Value>,
+) -> std::borrow::Cow<'a, IndexMap<String, Value>> {
+    let parameters = sections
+        .get_entry(&Key::Str("parameters".into()))
+        .map(|e| &e.value);
+    let refused = |name: &str| parameters.is_some_and(|p| value_above(p, name).is_some());
+    if !overrides.keys().any(|n| refused(n)) {
+        return std::borrow::Cow::Borrowed(overrides);
+    }
+    std::borrow::Cow::Owned(
+        overrides
+            .iter()
+            .filter(|(n, _)| !refused(n))
+            .map(|(n, v)| (n.clone(), v.clone()))
+            .collect(),
+    )
+}
+
 /// For a dotted `name` (`dsn.sub`): the first part of it that the `parameters:` section
 /// `value` declares as a value other than a map or `null` (`("dsn", "a string")`), or `None`
 /// when every declared part is a map (or the name leaves the declared ones).
