@@ -412,7 +412,7 @@ fn a_dotted_override_that_refers_to_its_parameter_is_a_cycle_not_a_panic() {
     let config = dir.path().join("app.neon");
     std::fs::write(
         &config,
-        "types:\n\tFoo:\n\t\tconstructor:\n\t\t\tx: mixed\nparameters:\n\ta: 1\nservices:\n\tfoo: Foo(%a%)\n",
+        "types:\n\tFoo:\n\t\tconstructor:\n\t\t\tx: mixed\nparameters:\n\ta: {k: 1}\nservices:\n\tfoo: Foo(%a%)\n",
     )
     .expect("write");
     for args in [&["-p", "b=1", "-p", "a.k=%a%"][..], &["-p", "a.k=%a%"][..]] {
@@ -426,6 +426,13 @@ fn a_dotted_override_that_refers_to_its_parameter_is_a_cycle_not_a_panic() {
         );
         assert!(!stderr.contains("app.neon:1:1"), "{args:?}: {stderr}");
     }
+    // Below a parameter that is not a map, the `-p` is refused and not applied: no cycle.
+    let text = std::fs::read_to_string(&config).expect("read");
+    std::fs::write(&config, text.replace("a: {k: 1}", "a: 1")).expect("write");
+    let (code, stderr) = check_with(&config, &["-p", "a.k=%a%"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("the parameter 'a' is an int, not a map"), "{stderr}");
+    assert!(!stderr.contains("circular-parameter"), "{stderr}");
 }
 
 /// Parameters that wrap the next one in a list (`p0: [%p1%]`, …) nest as deep as the chain is
