@@ -289,19 +289,7 @@ pub fn run(
         let files: Vec<PathBuf> = fresh.keys().cloned().collect();
         let state = fresh;
         if files != watched {
-            for dir in files.iter().filter_map(|f| f.parent()) {
-                if !watched_dirs.contains(dir) && dir.is_dir() {
-                    match debouncer.watcher().watch(dir, RecursiveMode::NonRecursive) {
-                        Ok(()) => {
-                            watched_dirs.insert(dir.to_path_buf());
-                        }
-                        Err(e) => report(Event::WatchError(&format!(
-                            "cannot watch {}: {e}",
-                            dir.display()
-                        ))),
-                    }
-                }
-            }
+            watch_folders(&files, &mut watched_dirs, debouncer.watcher(), report);
             watched = files;
             report(Event::Watching(&watched));
         }
@@ -310,9 +298,16 @@ pub fn run(
                 Err(_) | Ok(Signal::Stop) => return Ok(()),
                 Ok(Signal::WatchError(e)) => report(Event::WatchError(&e)),
                 Ok(Signal::Changed(paths)) => {
+                    // A folder on the way to a watched file may have appeared: the files in
+                    // a folder watched only now count as touched (written before the watch).
+                    let appeared =
+                        watch_folders(&watched, &mut watched_dirs, debouncer.watcher(), report);
                     let touched: Vec<PathBuf> = watched
                         .iter()
-                        .filter(|w| paths.iter().any(|p| same_file(w, p)))
+                        .filter(|w| {
+                            paths.iter().any(|p| same_file(w, p))
+                                || w.parent().is_some_and(|d| appeared.iter().any(|a| a == d))
+                        })
                         .cloned()
                         .collect();
                     if touched.is_empty() {
@@ -335,6 +330,44 @@ pub fn run(
             }
         };
     }
+}
+
+/// Watches the folder of each of `files` that is not watched yet; returns the folders watched
+/// now. A folder that does not exist (an include in a folder not made yet) cannot be watched:
+/// its nearest existing ancestor is, so that making the folder is an event, after which the
+/// next call watches it.
+fn watch_folders(
+    files: &[PathBuf],
+    watched_dirs: &mut BTreeSet<PathBuf>,
+    watcher: &mut dyn notify::Watcher,
+    report: &mut dyn FnMut(Event<'_>),
+) -> Vec<PathBuf> {
+    let mut now = Vec::new();
+    for file in files {
+        let Some(mut dir) = file.parent() else {
+            continue;
+        };
+        while !dir.is_dir() {
+            match dir.parent() {
+                Some(up) => dir = up,
+                None => break,
+            }
+        }
+        if watched_dirs.contains(dir) || !dir.is_dir() {
+            continue;
+        }
+        match watcher.watch(dir, RecursiveMode::NonRecursive) {
+            Ok(()) => {
+                watched_dirs.insert(dir.to_path_buf());
+                now.push(dir.to_path_buf());
+            }
+            Err(e) => report(Event::WatchError(&format!(
+                "cannot watch {}: {e}",
+                dir.display()
+            ))),
+        }
+    }
+    now
 }
 
 /// What each watched file held when it was compiled (`None`: it could not be read).

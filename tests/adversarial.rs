@@ -431,7 +431,10 @@ fn a_dotted_override_that_refers_to_its_parameter_is_a_cycle_not_a_panic() {
     std::fs::write(&config, text.replace("a: {k: 1}", "a: 1")).expect("write");
     let (code, stderr) = check_with(&config, &["-p", "a.k=%a%"]);
     assert_eq!(code, Some(1), "{stderr}");
-    assert!(stderr.contains("the parameter 'a' is an int, not a map"), "{stderr}");
+    assert!(
+        stderr.contains("the parameter 'a' is an int, not a map"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("circular-parameter"), "{stderr}");
 }
 

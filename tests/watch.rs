@@ -448,3 +448,31 @@ fn a_missing_include_is_watched_until_it_appears() {
         services(&plan) == Some(1)
     });
 }
+
+/// An include in a folder that does not exist yet is watched too: making the folder and then
+/// the file recompiles (the folder could not be watched, so nothing came of it before).
+#[cfg(unix)]
+#[test]
+fn an_include_in_a_folder_not_made_yet_is_watched() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conf = dir.path().join("cfg.neon");
+    save(
+        &conf,
+        "includes:\n\t- sub/deeper/inc.neon\nservices:\n\ta: App\\A\n",
+    );
+    let plan = dir.path().join("p.json");
+    let log = dir.path().join("watch.log");
+    let _guard = start_watch(
+        dir.path(),
+        &["compile", "cfg.neon", "-o", "p.json", "--watch"],
+    );
+    let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
+    wait_for("the first compilation", || read_log().contains("watching"));
+    assert!(read_log().contains("file-not-found"), "{}", read_log());
+    let deeper = dir.path().join("sub/deeper");
+    std::fs::create_dir_all(&deeper).expect("mkdir");
+    save(&deeper.join("inc.neon"), "types:\n\tApp\\A:\n");
+    wait_for("the plan once the folder and the include exist", || {
+        services(&plan) == Some(1)
+    });
+}
