@@ -776,6 +776,16 @@ fn only_inputs_that_changed_the_builder_count_as_dropped_changes() {
         "{r}"
     );
     assert!(ask(&mut s, ":reset").starts_with("changes dropped (0 input(s))"));
+    // `:reload` says so too (it said nothing).
+    ask(&mut s, "builder.getDefinition(\"db\").setLazy(true)");
+    let r = ask(&mut s, ":reload");
+    assert!(
+        r.ends_with(
+            "\nthe changes of 1 input(s) were dropped (the phases ran again from the files)"
+        ),
+        "{r}"
+    );
+    assert!(!ask(&mut s, ":reload").contains("dropped"));
 }
 
 /// Issue #11: an open `"` string runs (it cannot span lines) and Rhai reports it.

@@ -276,11 +276,13 @@ impl Session {
                 self.status_after(&format!("changes dropped ({dropped} input(s)); "))
             }
             "reload" => {
-                let stage = self.stage();
+                let (dropped, stage) = (self.changes, self.stage());
                 self.pipeline = Restartable::load(&self.path, &self.options);
                 self.pipeline.run_to(stage);
                 self.bind();
-                self.status()
+                let mut out = self.status();
+                out.push_str(&dropped_note(dropped));
+                out
             }
             "run" => self.run_file(arg),
             other => commands::unknown(other),
@@ -427,11 +429,7 @@ impl Session {
         self.pipeline.run_to(stage);
         self.bind();
         let mut out = self.status();
-        if dropped > 0 {
-            out.push_str(&format!(
-                "\nthe changes of {dropped} input(s) were dropped (the phases ran again from the files)"
-            ));
-        }
+        out.push_str(&dropped_note(dropped));
         out
     }
 
@@ -773,4 +771,15 @@ pub fn check_config(path: &Path) -> Result<(), Diagnostic> {
         Some(d) => Err(d),
         None => Ok(()),
     }
+}
+
+/// The line `:phase` and `:reload` add when they dropped the changes of `dropped` inputs
+/// (nothing when there were none).
+fn dropped_note(dropped: usize) -> String {
+    if dropped == 0 {
+        return String::new();
+    }
+    format!(
+        "\nthe changes of {dropped} input(s) were dropped (the phases ran again from the files)"
+    )
 }
