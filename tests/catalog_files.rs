@@ -967,3 +967,41 @@ fn a_key_written_twice_in_a_json_catalog_is_an_error() {
         assert!(catalog.classes().next().is_none(), "{text}");
     }
 }
+
+/// Problems with a key of the catalog (an unknown key, a class or parameter name that is not
+/// one) are reported at the key, in a configuration's `types:` section and in a catalog file
+/// alike; they pointed at the value, or past the key where it had none.
+#[test]
+fn problems_with_a_key_point_at_the_key() {
+    let types = "types:\n\tApp\\V:\n\t\tconstructr:\n\t\t\ta: int\n\tint:\n\t\
+                 App\\W:\n\t\tconstructor:\n\t\t\tb: {type: int, colour: red}\n\t\t\
+                 methods:\n\t\t\tm: {returns: int, bogus: 1}\n";
+    let expected = [(3, 3), (5, 2), (8, 19), (10, 22)];
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The section of a configuration (read as it streams to the catalog's reader).
+    let config = dir.path().join("app.neon");
+    std::fs::write(&config, types).expect("write");
+    let run = wireplan::compiler::compile(&config, &Default::default());
+    let at: Vec<(usize, usize)> =
+        wireplan::diagnostics::to_json(&run.sources, run.diagnostics.items())
+            .iter()
+            .map(|d| (d.line.unwrap_or(0), d.column.unwrap_or(0)))
+            .collect();
+    assert_eq!(at, expected);
+    // A catalog file merged with the configuration.
+    let catalog = dir.path().join("types.neon");
+    std::fs::write(&catalog, types).expect("write");
+    std::fs::write(&config, "services:\n").expect("write");
+    let options = wireplan::compiler::Options {
+        catalogs: vec![CatalogInput::File(catalog)],
+        ..Default::default()
+    };
+    let run = wireplan::compiler::compile(&config, &options);
+    let at: Vec<(usize, usize)> =
+        wireplan::diagnostics::to_json(&run.sources, run.diagnostics.items())
+            .iter()
+            .filter(|d| d.file.as_deref().is_some_and(|f| f.ends_with("types.neon")))
+            .map(|d| (d.line.unwrap_or(0), d.column.unwrap_or(0)))
+            .collect();
+    assert_eq!(at, expected);
+}

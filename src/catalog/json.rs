@@ -164,7 +164,7 @@ impl<'de> Visitor<'de> for TypesSeed<'_, '_> {
             }
             let value = map.next_value_seed(ExprSeed)?;
             let name = normalize_name(&key);
-            let info = parse_class(sink.names, &name, &value, sink.diags, sink.pending);
+            let info = parse_class(sink.names, &name, None, &value, sink.diags, sink.pending);
             sink.classes.push(info);
         }
         Ok(Expr::bare(ExprKind::Array(ExprArray::new())))

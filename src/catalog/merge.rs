@@ -51,7 +51,8 @@ impl Catalog {
         if let Some(items) = section.and_then(Expr::as_array) {
             for (key, value) in &items.items {
                 let name = normalize_name(&key.as_string());
-                let info = parse_class(&mut names, &name, value, diags, &mut pending);
+                let at = items.key_span(&key.as_string());
+                let info = parse_class(&mut names, &name, at, value, diags, &mut pending);
                 if let Some(d) = cat.declared_again(&info, &key.as_string()) {
                     diags.push(d);
                     continue;
@@ -214,8 +215,9 @@ fn read_file_classes(
         .iter()
         .map(|(key, value)| {
             let name = normalize_name(&key.as_string());
-            let info = parse_class(names, &name, value, diags, pending);
-            (info, items.key_span(&key.as_string()))
+            let at = items.key_span(&key.as_string());
+            let info = parse_class(names, &name, at, value, diags, pending);
+            (info, at)
         })
         .collect();
     Some(classes)

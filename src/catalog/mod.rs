@@ -133,23 +133,26 @@ impl CatalogStream {
 
     /// Adds the entry `key: value` of the `types:` section (a malformed one is reported when
     /// the stream finishes, the rest of it kept).
-    pub fn add(&mut self, key: &Key, value: &Expr) {
+    pub fn add(&mut self, key: &Key, key_span: Option<Span>, value: &Expr) {
         debug_assert!(
             !self.settled,
             "an entry added after the checks across entries"
         );
-        self.add_node(key, value);
+        self.add_node(key, key_span, value);
     }
 
     /// [`CatalogStream::add`] for an entry as it was decoded, one for which
     /// [`reads_as_decoded`] holds: the same class and problems as adding its expansion,
     /// without making that expansion.
-    pub fn add_decoded(&mut self, key: &Key, value: &crate::neon::Value) {
+    pub fn add_decoded(&mut self, key: &Key, key_span: Option<Span>, value: &crate::neon::Value) {
         debug_assert!(reads_as_decoded(key, value));
-        self.add_node(key, value);
+        self.add_node(key, key_span, value);
     }
 
-    fn add_node<N: node::Node>(&mut self, key: &Key, value: &N) {
+    /// `key_span`: where the key is written (problems with the class name are reported there);
+    /// taken for string keys only, as the section's expansion records no span for others.
+    fn add_node<N: node::Node>(&mut self, key: &Key, key_span: Option<Span>, value: &N) {
+        let key_span = key_span.filter(|_| matches!(key, Key::Str(_)));
         let number;
         let written = match key {
             Key::Str(s) => s.as_str(),
@@ -162,6 +165,7 @@ impl CatalogStream {
         let info = parse_class(
             &mut self.names,
             name,
+            key_span,
             value,
             &mut self.diags,
             &mut self.pending,
@@ -224,7 +228,7 @@ impl Catalog {
         };
         let mut stream = CatalogStream::new();
         for (key, value) in &items.items {
-            stream.add(key, value);
+            stream.add(key, items.key_span(&key.as_string()), value);
         }
         stream.finish(diags)
     }

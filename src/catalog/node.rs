@@ -45,6 +45,10 @@ pub(super) trait Node: Sized + 'static {
     /// The entry `key` of a collection.
     fn get<'a>(map: &'a Self::Map, key: &str) -> Option<&'a Self>;
 
+    /// Where the string key `key` of a collection is written (`None` for an integer key,
+    /// whose position is its value's, as an expansion records no span for it).
+    fn key_span(map: &Self::Map, key: &Key) -> Option<Span>;
+
     /// How a message names the value (as [`Expr::describe`] names its expansion).
     fn describe(&self) -> String;
 
@@ -103,6 +107,13 @@ impl Node for Expr {
         map.get(key)
     }
 
+    fn key_span(map: &ExprArray, key: &Key) -> Option<Span> {
+        match key {
+            Key::Str(s) => map.key_span(s),
+            Key::Int(_) => None,
+        }
+    }
+
     fn describe(&self) -> String {
         Expr::describe(self)
     }
@@ -143,6 +154,13 @@ impl Node for Value {
 
     fn get<'a>(map: &'a Array, key: &str) -> Option<&'a Value> {
         map.get(key)
+    }
+
+    fn key_span(map: &Array, key: &Key) -> Option<Span> {
+        match key {
+            Key::Str(_) => map.get_entry(key).map(|e| e.key_span),
+            Key::Int(_) => None,
+        }
     }
 
     fn describe(&self) -> String {
@@ -255,12 +273,12 @@ types:
             &Default::default(),
             &mut diags,
             "types",
-            &mut |(key, _, value)| match value {
+            &mut |(key, span, value)| match value {
                 StreamedValue::Decoded(v) => {
                     decoded.push(key.as_string());
-                    stream.add_decoded(&key, &v)
+                    stream.add_decoded(&key, Some(span), &v)
                 }
-                StreamedValue::Expanded(e) => stream.add(&key, &e),
+                StreamedValue::Expanded(e) => stream.add(&key, Some(span), &e),
             },
         );
         let streamed = stream.finish(&mut diags);

@@ -79,7 +79,7 @@ fn is_identifier(n: &str) -> bool {
 /// Reports `name`, the key of an item of `path` (a parameter, method, property or constant:
 /// `what`), when it is not an identifier (`0:` or `1.5:` in a `constructor:` map, a list of
 /// `constants:`). The item is kept, so its uses do not fail again.
-fn check_identifier<N: Node>(diags: &mut Diagnostics, path: &At, what: &str, name: &str, v: &N) {
+fn check_identifier(diags: &mut Diagnostics, path: &At, what: &str, name: &str, at: Option<Span>) {
     if is_identifier(name) {
         return;
     }
@@ -88,7 +88,7 @@ fn check_identifier<N: Node>(diags: &mut Diagnostics, path: &At, what: &str, nam
             Code::InvalidValue,
             format!("The key '{name}' of 'types › {path}' is not a {what} name."),
         )
-        .at(v.span())
+        .at(at)
         .with_note(format!(
             "a {what} name is a letter or `_`, then letters, digits or `_` (a map of names, \
              not a list)"
@@ -99,11 +99,11 @@ fn check_identifier<N: Node>(diags: &mut Diagnostics, path: &At, what: &str, nam
 /// Whether `name` is a class name; reports it when not. `path` is where it is written: `None`
 /// for the key of a `types:` entry, else its `extends:` or `implements:` list. A quoted `'@X'`
 /// is shown as written (the reader sees it escaped, `@@X`).
-fn check_class_name<N: Node>(
+fn check_class_name(
     diags: &mut Diagnostics,
     path: Option<&At>,
     name: &str,
-    v: &N,
+    at: Option<Span>,
 ) -> bool {
     let why = if !is_type_name(name) {
         "is not a class name"
@@ -123,7 +123,7 @@ fn check_class_name<N: Node>(
     };
     diags.push(
         Diagnostic::error(Code::InvalidValue, format!("'{shown}' in {place} {why}."))
-            .at(v.span())
+            .at(at)
             .with_note(
                 "a class name is one or more words of letters, digits and `_` separated by `\\` \
              (`App\\Mailer`), none starting with a digit",
@@ -182,11 +182,11 @@ fn string_list<N: Node>(
 ) -> Box<[Name]> {
     match v.view() {
         // A name that is not one is reported and left out (no `class-not-found` after it).
-        View::Str(s) if !check_class_name(diags, Some(path), &s, v) => Box::default(),
+        View::Str(s) if !check_class_name(diags, Some(path), &s, v.span()) => Box::default(),
         View::Str(s) => Box::new([names.name(&normalize_name(&s))]),
         View::Array(a) => N::entries(a)
             .filter_map(|(_, x)| match x.as_text() {
-                Some(s) => check_class_name(diags, Some(path), &s, x)
+                Some(s) => check_class_name(diags, Some(path), &s, x.span())
                     .then(|| names.name(&normalize_name(&s))),
                 None => {
                     bad(diags, path, "class name", x);
@@ -272,7 +272,13 @@ fn parse_params<N: Node>(
     let mut mixed = None;
     for (k, pv) in N::entries(a) {
         let name = names.name(key_text(k).trim_start_matches('$'));
-        check_identifier(diags, path, "parameter", &name, pv);
+        check_identifier(
+            diags,
+            path,
+            "parameter",
+            &name,
+            N::key_span(a, k).or(pv.span()),
+        );
         let here = path.at(&name);
         let ty = match pv.view() {
             View::Str(t) => Some(parse_type(names, diags, &here, pv, &t)),
@@ -305,7 +311,7 @@ fn parse_params<N: Node>(
                                 Code::UnknownOption,
                                 format!("Unexpected item 'types › {path} › {name} › {sk}'."),
                             )
-                            .at(sv.span())
+                            .at(N::key_span(spec, sk).or(sv.span()))
                             .with_note("expected 'type', 'default' or 'variadic'"),
                         ),
                     }
@@ -412,11 +418,12 @@ const CLASS_KEYS: &[&str] = &[
 pub(super) fn parse_class<N: Node>(
     names: &mut Interner,
     name: &str,
+    key_span: Option<Span>,
     v: &N,
     diags: &mut Diagnostics,
     pending: &mut Vec<NullDefault>,
 ) -> ClassInfo {
-    check_class_name(diags, None, name, v);
+    check_class_name(diags, None, name, key_span.or(v.span()));
     let mut info = ClassInfo {
         name: names.name(name),
         span: v.span(),
@@ -474,7 +481,13 @@ pub(super) fn parse_class<N: Node>(
                     let mut methods = Vec::with_capacity(N::len(ms));
                     for (mk, mv) in N::entries(ms) {
                         let mname = key_text(mk);
-                        check_identifier(diags, &path, "method", &mname, mv);
+                        check_identifier(
+                            diags,
+                            &path,
+                            "method",
+                            &mname,
+                            N::key_span(ms, mk).or(mv.span()),
+                        );
                         let mut m = Method::default();
                         let here = path.at(&mname);
                         if let Some(ma) = mv.as_map() {
@@ -497,7 +510,7 @@ pub(super) fn parse_class<N: Node>(
                                             Code::UnknownOption,
                                             format!("Unexpected item 'types › {path} › {mname} › {other}'."),
                                         )
-                                        .at(fv.span())
+                                        .at(N::key_span(ma, fk).or(fv.span()))
                                         .with_note("expected 'params', 'returns' or 'static'"),
                                     ),
                                 }
@@ -517,7 +530,13 @@ pub(super) fn parse_class<N: Node>(
                     let mut properties = Vec::with_capacity(N::len(ps));
                     for (pk, pv) in N::entries(ps) {
                         let pname = names.name(key_text(pk).trim_start_matches('$'));
-                        check_identifier(diags, &path, "property", &pname, pv);
+                        check_identifier(
+                            diags,
+                            &path,
+                            "property",
+                            &pname,
+                            N::key_span(ps, pk).or(pv.span()),
+                        );
                         let here = path.at(&pname);
                         let property = parse_property(names, name, &pname, &here, pv, diags);
                         properties.push((pname, property));
@@ -532,7 +551,13 @@ pub(super) fn parse_class<N: Node>(
                     let constants = N::entries(cs)
                         .map(|(ck, cv)| {
                             let cname = key_text(ck);
-                            check_identifier(diags, &path, "constant", &cname, cv);
+                            check_identifier(
+                                diags,
+                                &path,
+                                "constant",
+                                &cname,
+                                N::key_span(cs, ck).or(cv.span()),
+                            );
                             let value =
                                 constant_value(diags, &path.at(&cname), "value", cv.to_expr());
                             (names.name(&cname), value)
@@ -548,7 +573,7 @@ pub(super) fn parse_class<N: Node>(
                     Code::UnknownOption,
                     format!("Unexpected item 'types › {name} › {other}'."),
                 )
-                .at(value.span());
+                .at(N::key_span(spec, k).or(value.span()));
                 d = d.with_suggestion(other, CLASS_KEYS.iter().copied());
                 diags.push(d);
             }

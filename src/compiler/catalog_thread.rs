@@ -7,6 +7,7 @@ use crate::catalog::{Catalog, CatalogStream};
 use crate::config::{DecodedFiles, Parameters, Sections, StreamedValue};
 use crate::diagnostics::Diagnostics;
 use crate::neon::{Array, Key, Kind, Value};
+use crate::source::Span;
 use indexmap::IndexMap;
 use std::sync::Arc;
 
@@ -114,15 +115,15 @@ pub(super) fn stream_catalog<R>(
     thread_min: usize,
     expand: impl FnOnce(&mut dyn FnMut(crate::config::StreamedEntry)) -> R,
 ) -> (CatalogStream, R) {
-    type Batch = Vec<(Key, StreamedValue)>;
-    fn add(stream: &mut CatalogStream, key: &Key, value: &StreamedValue) {
+    type Batch = Vec<(Key, Span, StreamedValue)>;
+    fn add(stream: &mut CatalogStream, key: &Key, span: Span, value: &StreamedValue) {
         match value {
-            StreamedValue::Expanded(e) => stream.add(key, e),
-            StreamedValue::Decoded(v) => stream.add_decoded(key, v),
+            StreamedValue::Expanded(e) => stream.add(key, Some(span), e),
+            StreamedValue::Decoded(v) => stream.add_decoded(key, Some(span), v),
         }
     }
     if entries < thread_min {
-        let out = expand(&mut |(key, _, value)| add(&mut stream, &key, &value));
+        let out = expand(&mut |(key, span, value)| add(&mut stream, &key, span, &value));
         return (stream, out);
     }
     std::thread::scope(|scope| {
@@ -137,8 +138,8 @@ pub(super) fn stream_catalog<R>(
                 scope,
                 crate::memory::counted(move || {
                     for batch in receive {
-                        for (key, value) in &batch {
-                            add(&mut stream, key, value);
+                        for (key, span, value) in &batch {
+                            add(&mut stream, key, *span, value);
                         }
                     }
                     // The checks across entries too, before the calling thread waits for it.
@@ -149,12 +150,12 @@ pub(super) fn stream_catalog<R>(
         let Ok(builder) = spawned else {
             // No thread: the catalog is built here.
             let mut stream = CatalogStream::new();
-            let out = expand(&mut |(key, _, value)| add(&mut stream, &key, &value));
+            let out = expand(&mut |(key, span, value)| add(&mut stream, &key, span, &value));
             return (stream, out);
         };
         let mut batch: Batch = Vec::with_capacity(CATALOG_BATCH);
-        let out = expand(&mut |(key, _, value)| {
-            batch.push((key, value));
+        let out = expand(&mut |(key, span, value)| {
+            batch.push((key, span, value));
             if batch.len() == CATALOG_BATCH {
                 let full = std::mem::replace(&mut batch, Vec::with_capacity(CATALOG_BATCH));
                 // The thread ends only when this sender is dropped: it is there to receive.
