@@ -121,7 +121,9 @@ impl Catalog {
                     .at(c.span),
                 );
             }
-            if let Some(path) = self.inheritance_cycle(&c.name) {
+            // A class that names no parent is on no cycle of its own (most classes).
+            let parents = !c.extends.is_empty() || !c.implements.is_empty();
+            if let Some(path) = parents.then(|| self.inheritance_cycle(&c.name)).flatten() {
                 if !path.iter().any(|p| cyclic.contains(p)) {
                     diags.push(
                         Diagnostic::error(
@@ -143,12 +145,14 @@ impl Catalog {
         }
     }
 
-    /// The path `A -> B -> A` when `name` reaches itself through `extends`/`implements`.
+    /// The path `A -> B -> A` when `name` reaches itself through `extends`/`implements`. The
+    /// walk borrows the names (it runs for every class with a parent); only a path found is
+    /// copied.
     fn inheritance_cycle(&self, name: &str) -> Option<Vec<String>> {
         fn walk<'a>(
             cat: &'a Catalog,
             current: &str,
-            path: &mut Vec<String>,
+            path: &mut Vec<&'a str>,
             seen: &mut super::names::SeenNames<'a>,
         ) -> bool {
             let Some(c) = cat.get(current) else {
@@ -156,14 +160,14 @@ impl Catalog {
             };
             for p in c.extends.iter().chain(&c.implements) {
                 let p = cat.canonical(p);
-                if p.eq_ignore_ascii_case(&path[0]) {
-                    path.push(p.to_string());
+                if p.eq_ignore_ascii_case(path[0]) {
+                    path.push(p);
                     return true;
                 }
                 if !seen.insert(p) {
                     continue;
                 }
-                path.push(p.to_string());
+                path.push(p);
                 if walk(cat, p, path, seen) {
                     return true;
                 }
@@ -171,8 +175,10 @@ impl Catalog {
             }
             false
         }
-        let mut path = vec![self.canonical(name).to_string()];
+        let first = self.get(name)?.name.as_str();
+        let mut path = vec![first];
         let mut seen = super::names::SeenNames::default();
-        walk(self, name, &mut path, &mut seen).then_some(path)
+        walk(self, name, &mut path, &mut seen)
+            .then(|| path.into_iter().map(str::to_string).collect())
     }
 }
