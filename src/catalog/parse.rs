@@ -79,7 +79,13 @@ fn is_identifier(n: &str) -> bool {
 /// Reports `name`, the key of an item of `path` (a parameter, method, property or constant:
 /// `what`), when it is not an identifier (`0:` or `1.5:` in a `constructor:` map, a list of
 /// `constants:`). The item is kept, so its uses do not fail again.
-fn check_identifier(diags: &mut Diagnostics, path: &At, what: &str, name: &str, at: Option<Span>) {
+fn check_identifier(
+    diags: &mut Diagnostics,
+    path: &At,
+    what: &str,
+    name: &str,
+    at: impl FnOnce() -> Option<Span>,
+) {
     if is_identifier(name) {
         return;
     }
@@ -88,7 +94,7 @@ fn check_identifier(diags: &mut Diagnostics, path: &At, what: &str, name: &str, 
             Code::InvalidValue,
             format!("The key '{name}' of 'types › {path}' is not a {what} name."),
         )
-        .at(at)
+        .at(at())
         .with_note(format!(
             "a {what} name is a letter or `_`, then letters, digits or `_` (a map of names, \
              not a list)"
@@ -272,13 +278,9 @@ fn parse_params<N: Node>(
     let mut mixed = None;
     for (k, pv) in N::entries(a) {
         let name = names.name(key_text(k).trim_start_matches('$'));
-        check_identifier(
-            diags,
-            path,
-            "parameter",
-            &name,
-            N::key_span(a, k).or(pv.span()),
-        );
+        check_identifier(diags, path, "parameter", &name, || {
+            N::key_span(a, k).or(pv.span())
+        });
         let here = path.at(&name);
         let ty = match pv.view() {
             View::Str(t) => Some(parse_type(names, diags, &here, pv, &t)),
@@ -481,13 +483,9 @@ pub(super) fn parse_class<N: Node>(
                     let mut methods = Vec::with_capacity(N::len(ms));
                     for (mk, mv) in N::entries(ms) {
                         let mname = key_text(mk);
-                        check_identifier(
-                            diags,
-                            &path,
-                            "method",
-                            &mname,
-                            N::key_span(ms, mk).or(mv.span()),
-                        );
+                        check_identifier(diags, &path, "method", &mname, || {
+                            N::key_span(ms, mk).or(mv.span())
+                        });
                         let mut m = Method::default();
                         let here = path.at(&mname);
                         if let Some(ma) = mv.as_map() {
@@ -530,13 +528,9 @@ pub(super) fn parse_class<N: Node>(
                     let mut properties = Vec::with_capacity(N::len(ps));
                     for (pk, pv) in N::entries(ps) {
                         let pname = names.name(key_text(pk).trim_start_matches('$'));
-                        check_identifier(
-                            diags,
-                            &path,
-                            "property",
-                            &pname,
-                            N::key_span(ps, pk).or(pv.span()),
-                        );
+                        check_identifier(diags, &path, "property", &pname, || {
+                            N::key_span(ps, pk).or(pv.span())
+                        });
                         let here = path.at(&pname);
                         let property = parse_property(names, name, &pname, &here, pv, diags);
                         properties.push((pname, property));
@@ -551,13 +545,9 @@ pub(super) fn parse_class<N: Node>(
                     let constants = N::entries(cs)
                         .map(|(ck, cv)| {
                             let cname = key_text(ck);
-                            check_identifier(
-                                diags,
-                                &path,
-                                "constant",
-                                &cname,
-                                N::key_span(cs, ck).or(cv.span()),
-                            );
+                            check_identifier(diags, &path, "constant", &cname, || {
+                                N::key_span(cs, ck).or(cv.span())
+                            });
                             let value =
                                 constant_value(diags, &path.at(&cname), "value", cv.to_expr());
                             (names.name(&cname), value)
