@@ -124,6 +124,10 @@ impl TypeRef {
     /// never fails, so the catalog checks each type with this first.
     pub fn syntax_error(text: &str) -> Option<String> {
         let text = text.trim();
+        // The commonest type by far: one class or built-in name (no `?`, `|`, `[]`, `<>`).
+        if is_type_name(text) {
+            return None;
+        }
         let (nullable, body) = match text.strip_prefix('?') {
             Some(rest) => (true, rest.trim()),
             None => (false, text),
