@@ -170,9 +170,8 @@ impl CatalogStream {
             &mut self.diags,
             &mut self.pending,
         );
-        match self.cat.declared_again(&info, written) {
-            Some(d) => self.diags.push(d),
-            None => self.cat.add(info),
+        if let Some(d) = self.cat.add_first(info, written) {
+            self.diags.push(d);
         }
     }
 
@@ -250,6 +249,21 @@ impl Catalog {
         }
     }
 
+    /// Adds a class read from a `types:` section unless the section declared it before, with
+    /// one lookup; then the `duplicate-class` error of [`Catalog::declared_again`], and the
+    /// first declaration stays.
+    fn add_first(&mut self, info: ClassInfo, written: &str) -> Option<Diagnostic> {
+        match self.classes.entry(ClassKey(info.name.clone())) {
+            indexmap::map::Entry::Occupied(first) => {
+                Some(duplicate_in_section(first.get(), &info, written))
+            }
+            indexmap::map::Entry::Vacant(slot) => {
+                slot.insert(info);
+                None
+            }
+        }
+    }
+
     /// The class named `name` (case-insensitive, leading `\` ignored).
     pub fn get(&self, name: &str) -> Option<&ClassInfo> {
         self.classes.get(&Caseless(bare_name(name)))
@@ -260,22 +274,7 @@ impl Catalog {
     /// case-insensitive, and a leading `\` is not part of them: `App\Db`, `app\db` and
     /// `\App\Db` are one class). The first declaration is kept.
     fn declared_again(&self, info: &ClassInfo, written: &str) -> Option<Diagnostic> {
-        let first = self.get(&info.name)?;
-        let mut d = Diagnostic::error(
-            Code::DuplicateClass,
-            format!(
-                "Class {} is declared twice in the `types:` section: as '{}' and as '{written}'.",
-                first.name, first.name
-            ),
-        )
-        .at(info.span);
-        if let Some(span) = first.span {
-            d = d.with_secondary(span, "first declared here");
-        }
-        Some(d.with_note(
-            "class names are case-insensitive and a leading \\ is not part of them; declare \
-             each class once",
-        ))
+        Some(duplicate_in_section(self.get(&info.name)?, info, written))
     }
 
     /// Does the catalog know `name`?
@@ -458,6 +457,27 @@ impl Catalog {
 }
 
 /// A catalog from the text of a configuration with a `types:` section, for unit tests.
+
+/// The `duplicate-class` error for `info`, written `written` in a `types:` section, whose class
+/// the section declared first as `first`.
+fn duplicate_in_section(first: &ClassInfo, info: &ClassInfo, written: &str) -> Diagnostic {
+    let mut d = Diagnostic::error(
+        Code::DuplicateClass,
+        format!(
+            "Class {} is declared twice in the `types:` section: as '{}' and as '{written}'.",
+            first.name, first.name
+        ),
+    )
+    .at(info.span);
+    if let Some(span) = first.span {
+        d = d.with_secondary(span, "first declared here");
+    }
+    d.with_note(
+        "class names are case-insensitive and a leading \\ is not part of them; declare \
+         each class once",
+    )
+}
+
 #[cfg(test)]
 pub(crate) fn from_config_text(text: &str) -> Catalog {
     let mut diags = crate::diagnostics::Diagnostics::new();
