@@ -423,56 +423,37 @@ fn a_ceiling_a_cold_compilation_passes_holds_for_the_watch() {
 }
 
 /// A file the compilation looked for and could not read (an include not written yet) is
-/// watched: creating it recompiles, as a cold compilation would then succeed.
+/// watched: creating it recompiles, as a cold compilation would then succeed. So is one in a
+/// folder that does not exist yet (two levels here): making the folders and then the file
+/// recompiles (such a folder could not be watched, so nothing came of it before).
 #[cfg(unix)]
 #[test]
 fn a_missing_include_is_watched_until_it_appears() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let conf = dir.path().join("cfg.neon");
-    save(&conf, "includes:\n\t- inc.neon\nservices:\n\ta: App\\A\n");
-    let plan = dir.path().join("p.json");
-    let log = dir.path().join("watch.log");
-    let _guard = start_watch(
-        dir.path(),
-        &["compile", "cfg.neon", "-o", "p.json", "--watch"],
-    );
-    let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
-    wait_for("the first compilation", || read_log().contains("watching"));
-    let text = read_log();
-    assert!(
-        text.contains("file-not-found") && text.contains("watching 2 file(s)"),
-        "{text}"
-    );
-    save(&dir.path().join("inc.neon"), "types:\n\tApp\\A:\n");
-    wait_for("the plan once the include exists", || {
-        services(&plan) == Some(1)
-    });
-}
-
-/// An include in a folder that does not exist yet is watched too: making the folder and then
-/// the file recompiles (the folder could not be watched, so nothing came of it before).
-#[cfg(unix)]
-#[test]
-fn an_include_in_a_folder_not_made_yet_is_watched() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let conf = dir.path().join("cfg.neon");
-    save(
-        &conf,
-        "includes:\n\t- sub/deeper/inc.neon\nservices:\n\ta: App\\A\n",
-    );
-    let plan = dir.path().join("p.json");
-    let log = dir.path().join("watch.log");
-    let _guard = start_watch(
-        dir.path(),
-        &["compile", "cfg.neon", "-o", "p.json", "--watch"],
-    );
-    let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
-    wait_for("the first compilation", || read_log().contains("watching"));
-    assert!(read_log().contains("file-not-found"), "{}", read_log());
-    let deeper = dir.path().join("sub/deeper");
-    std::fs::create_dir_all(&deeper).expect("mkdir");
-    save(&deeper.join("inc.neon"), "types:\n\tApp\\A:\n");
-    wait_for("the plan once the folder and the include exist", || {
-        services(&plan) == Some(1)
-    });
+    for include in ["inc.neon", "sub/deeper/inc.neon"] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let conf = dir.path().join("cfg.neon");
+        save(
+            &conf,
+            &format!("includes:\n\t- {include}\nservices:\n\ta: App\\A\n"),
+        );
+        let plan = dir.path().join("p.json");
+        let log = dir.path().join("watch.log");
+        let _guard = start_watch(
+            dir.path(),
+            &["compile", "cfg.neon", "-o", "p.json", "--watch"],
+        );
+        let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
+        wait_for("the first compilation", || read_log().contains("watching"));
+        let text = read_log();
+        assert!(
+            text.contains("file-not-found") && text.contains("watching 2 file(s)"),
+            "{include}: {text}"
+        );
+        let file = dir.path().join(include);
+        std::fs::create_dir_all(file.parent().expect("a folder")).expect("mkdir");
+        save(&file, "types:\n\tApp\\A:\n");
+        wait_for("the plan once the include exists", || {
+            services(&plan) == Some(1)
+        });
+    }
 }

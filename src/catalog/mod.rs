@@ -456,8 +456,6 @@ impl Catalog {
     }
 }
 
-/// A catalog from the text of a configuration with a `types:` section, for unit tests.
-
 /// The `duplicate-class` error for `info`, written `written` in a `types:` section, whose class
 /// the section declared first as `first`.
 fn duplicate_in_section(first: &ClassInfo, info: &ClassInfo, written: &str) -> Diagnostic {
@@ -478,6 +476,7 @@ fn duplicate_in_section(first: &ClassInfo, info: &ClassInfo, written: &str) -> D
     )
 }
 
+/// A catalog from the text of a configuration with a `types:` section, for unit tests.
 #[cfg(test)]
 pub(crate) fn from_config_text(text: &str) -> Catalog {
     let mut diags = crate::diagnostics::Diagnostics::new();
