@@ -63,6 +63,22 @@ impl TypeRef {
     /// `name` — the catalog's interner.
     pub(super) fn parse_in(text: &str, name: &mut dyn FnMut(&str) -> Name) -> TypeRef {
         let text = text.trim();
+        // The commonest type: one class or built-in name (what the general path below makes of
+        // it, without splitting it as a union).
+        if is_type_name(text) && !text.eq_ignore_ascii_case("null") {
+            let written = name(text);
+            let member = match text.strip_prefix('\\') {
+                Some(bare) => name(bare),
+                None => written.clone(),
+            };
+            return TypeRef {
+                text: written,
+                nullable: false,
+                members: Box::new([member]),
+                list_of: None,
+                provider_of: None,
+            };
+        }
         let mut nullable = false;
         let mut body = text;
         if let Some(rest) = body.strip_prefix('?') {
@@ -241,5 +257,19 @@ mod tests {
         }
         assert!(is_builtin("iterable") && is_builtin("INT") && !is_builtin("App\\int"));
         assert!(!is_builtin("integers") && !is_builtin("callables"));
+    }
+
+    /// A type that is one name parses on its short path as on the general one (a union of one).
+    #[test]
+    fn one_name_parses_as_a_union_of_one() {
+        for text in ["App\\Db", " \\App\\Db ", "int", "Provider", "App\\S1"] {
+            let short = TypeRef::parse(text);
+            let mut general = TypeRef::parse(&format!("{text}|null"));
+            general.nullable = false;
+            general.text = short.text.clone();
+            assert_eq!(short, general, "{text:?}");
+            assert_eq!(&*short.text, text.trim());
+        }
+        assert!(TypeRef::parse("null").nullable && TypeRef::parse("null").members.is_empty());
     }
 }
