@@ -53,14 +53,22 @@ impl Catalog {
                 let name = normalize_name(&key.as_string());
                 let at = items.key_span(&key.as_string());
                 let info = parse_class(&mut names, &name, at, value, diags, &mut pending);
-                if let Some(d) = cat.declared_again(&info, &key.as_string()) {
-                    diags.push(d);
+                let at = at.or(value.span);
+                if let Some(first) = cat.get(&info.name) {
+                    // Every class so far is the section's, each with its key's position.
+                    let first_at = match origin.get(&super::names::Caseless(&first.name)) {
+                        Some(Origin::At(span)) => *span,
+                        _ => first.span,
+                    };
+                    diags.push(super::duplicate_in_section(
+                        &first.name,
+                        first_at,
+                        &key.as_string(),
+                        at,
+                    ));
                     continue;
                 }
-                origin.insert(
-                    ClassKey(info.name.clone()),
-                    Origin::At(items.key_span(&key.as_string()).or(value.span)),
-                );
+                origin.insert(ClassKey(info.name.clone()), Origin::At(at));
                 cat.add(info);
             }
         }

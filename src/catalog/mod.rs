@@ -112,6 +112,9 @@ pub struct CatalogStream {
     names: Interner,
     pending: Vec<NullDefault>,
     diags: Diagnostics,
+    /// Where each class of `cat` was declared (its key, else its value), in the table's order:
+    /// a class declared again points at the first declaration's key.
+    declared_at: Vec<Option<Span>>,
     /// The checks across entries ran ([`CatalogStream::settle`]); their problems are in
     /// `diags`, after the entries' own.
     settled: bool,
@@ -170,8 +173,15 @@ impl CatalogStream {
             &mut self.diags,
             &mut self.pending,
         );
-        if let Some(d) = self.cat.add_first(info, written) {
-            self.diags.push(d);
+        let at = key_span.or(info.span);
+        match self.cat.add_first(info) {
+            None => self.declared_at.push(at),
+            Some(first) => {
+                let first_at = self.declared_at.get(first).copied().flatten();
+                let first_name = self.cat.classes[first].name.clone();
+                self.diags
+                    .push(duplicate_in_section(&first_name, first_at, written, at));
+            }
         }
     }
 
@@ -250,13 +260,10 @@ impl Catalog {
     }
 
     /// Adds a class read from a `types:` section unless the section declared it before, with
-    /// one lookup; then the `duplicate-class` error of [`Catalog::declared_again`], and the
-    /// first declaration stays.
-    fn add_first(&mut self, info: ClassInfo, written: &str) -> Option<Diagnostic> {
+    /// one lookup; else the index of the first declaration, which stays.
+    fn add_first(&mut self, info: ClassInfo) -> Option<usize> {
         match self.classes.entry(ClassKey(info.name.clone())) {
-            indexmap::map::Entry::Occupied(first) => {
-                Some(duplicate_in_section(first.get(), &info, written))
-            }
+            indexmap::map::Entry::Occupied(first) => Some(first.index()),
             indexmap::map::Entry::Vacant(slot) => {
                 slot.insert(info);
                 None
@@ -267,14 +274,6 @@ impl Catalog {
     /// The class named `name` (case-insensitive, leading `\` ignored).
     pub fn get(&self, name: &str) -> Option<&ClassInfo> {
         self.classes.get(&Caseless(bare_name(name)))
-    }
-
-    /// The `duplicate-class` error for `info`, written `written` in a `types:` section, when
-    /// the section declared its class before under another spelling (PHP class names are
-    /// case-insensitive, and a leading `\` is not part of them: `App\Db`, `app\db` and
-    /// `\App\Db` are one class). The first declaration is kept.
-    fn declared_again(&self, info: &ClassInfo, written: &str) -> Option<Diagnostic> {
-        Some(duplicate_in_section(self.get(&info.name)?, info, written))
     }
 
     /// Does the catalog know `name`?
@@ -456,18 +455,24 @@ impl Catalog {
     }
 }
 
-/// The `duplicate-class` error for `info`, written `written` in a `types:` section, whose class
-/// the section declared first as `first`.
-fn duplicate_in_section(first: &ClassInfo, info: &ClassInfo, written: &str) -> Diagnostic {
+/// The `duplicate-class` error for a class written `written` at `at` in a `types:` section,
+/// which the section declared first as `first` at `first_at` (PHP class names are
+/// case-insensitive, and a leading `\` is not part of them: `App\Db`, `app\db` and `\App\Db`
+/// are one class). The first declaration is kept.
+pub(super) fn duplicate_in_section(
+    first: &str,
+    first_at: Option<Span>,
+    written: &str,
+    at: Option<Span>,
+) -> Diagnostic {
     let mut d = Diagnostic::error(
         Code::DuplicateClass,
         format!(
-            "Class {} is declared twice in the `types:` section: as '{}' and as '{written}'.",
-            first.name, first.name
+            "Class {first} is declared twice in the `types:` section: as '{first}' and as '{written}'."
         ),
     )
-    .at(info.span);
-    if let Some(span) = first.span {
+    .at(at);
+    if let Some(span) = first_at {
         d = d.with_secondary(span, "first declared here");
     }
     d.with_note(
@@ -517,7 +522,19 @@ mod tests {
             let cat = Catalog::from_inputs(Some(types), &[], &sources, &mut diags);
             (cat, diags)
         };
+        let mut shown = crate::source::SourceMap::new();
+        let id = shown.add("t.neon".to_string(), text.to_string());
+        assert_eq!(id, crate::source::FileId(0));
         for (cat, diags) in [streamed, merged] {
+            // At the later keys (lines 4 and 5), pointing at the first key (line 2).
+            let lines: Vec<(usize, usize)> = crate::diagnostics::to_json(&shown, diags.items())
+                .iter()
+                .map(|d| {
+                    let first = d.labels.iter().find(|l| l.message == "first declared here");
+                    (d.line.unwrap_or(0), first.map_or(0, |l| l.line))
+                })
+                .collect();
+            assert_eq!(lines, [(4, 2), (5, 2)]);
             let messages: Vec<&str> = diags.items().iter().map(|d| d.message.as_str()).collect();
             assert_eq!(
                 messages,
