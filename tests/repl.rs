@@ -385,6 +385,15 @@ fn errors_render_as_check_prints_them_and_the_session_goes_on() {
         ask(&mut s, ":servces"),
         "unknown command :servces; did you mean :services? (:help lists them)"
     );
+    // The start of a command names it (`:sh` had no suggestion), or the ones it starts.
+    assert_eq!(
+        ask(&mut s, ":sh"),
+        "unknown command :sh; did you mean :show? (:help lists them)"
+    );
+    assert_eq!(
+        ask(&mut s, ":re"),
+        "unknown command :re; did you mean one of :reset, :reload? (:help lists them)"
+    );
     assert!(ask(&mut s, ":help type").starts_with(":type TYPE\n"));
     assert_eq!(ask(&mut s, "1 + 1"), "2");
 }

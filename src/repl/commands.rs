@@ -211,6 +211,26 @@ fn wrap(text: &str, width: usize) -> String {
 
 /// The message for an unknown command, with a suggestion when one is close.
 pub fn unknown(name: &str) -> String {
+    // The start of a command (`:sh`) names the commands it starts, before any close spelling.
+    let lower = name.to_ascii_lowercase();
+    let started: Vec<&str> = COMMANDS
+        .iter()
+        .map(|c| c.name)
+        .filter(|c| !lower.is_empty() && c.starts_with(&lower))
+        .collect();
+    match started.as_slice() {
+        [] => {}
+        [one] => {
+            return format!("unknown command :{name}; did you mean :{one}? (:help lists them)")
+        }
+        several => {
+            let listed: Vec<String> = several.iter().map(|c| format!(":{c}")).collect();
+            return format!(
+                "unknown command :{name}; did you mean one of {}? (:help lists them)",
+                listed.join(", ")
+            );
+        }
+    }
     let names = COMMANDS.iter().map(|c| c.name);
     match crate::diagnostics::suggest(name, names) {
         Some(s) => format!("unknown command :{name}; did you mean :{s}? (:help lists them)"),
