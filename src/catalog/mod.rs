@@ -137,10 +137,6 @@ impl CatalogStream {
     /// Adds the entry `key: value` of the `types:` section (a malformed one is reported when
     /// the stream finishes, the rest of it kept).
     pub fn add(&mut self, key: &Key, key_span: Option<Span>, value: &Expr) {
-        debug_assert!(
-            !self.settled,
-            "an entry added after the checks across entries"
-        );
         self.add_node(key, key_span, value);
     }
 
@@ -155,6 +151,10 @@ impl CatalogStream {
     /// `key_span`: where the key is written (problems with the class name are reported there);
     /// taken for string keys only, as the section's expansion records no span for others.
     fn add_node<N: node::Node>(&mut self, key: &Key, key_span: Option<Span>, value: &N) {
+        debug_assert!(
+            !self.settled,
+            "an entry added after the checks across entries"
+        );
         let key_span = key_span.filter(|_| matches!(key, Key::Str(_)));
         let number;
         let written = match key {

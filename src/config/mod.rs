@@ -382,7 +382,7 @@ impl Loader<'_> {
 
     /// The paths of an `includes:` list, each with its span, or the error of an item that is
     /// none, in the list's order.
-    fn include_paths(&mut self, includes: &Value) -> Vec<Result<(String, Span), Diagnostic>> {
+    fn include_paths(&self, includes: &Value) -> Vec<Result<(String, Span), Diagnostic>> {
         let mut out = Vec::new();
         match &includes.kind {
             Kind::Array(a) if a.is_list() => {
@@ -409,16 +409,14 @@ impl Loader<'_> {
                 }
             }
             Kind::Null => {}
-            _ => self.diags.push(
-                Diagnostic::error(
-                    Code::InvalidValue,
-                    format!(
-                        "The item 'includes' expects to be list, {} given.",
-                        includes.type_name()
-                    ),
-                )
-                .with_primary(includes.span, "expected a list of paths"),
-            ),
+            _ => out.push(Err(Diagnostic::error(
+                Code::InvalidValue,
+                format!(
+                    "The item 'includes' expects to be list, {} given.",
+                    includes.type_name()
+                ),
+            )
+            .with_primary(includes.span, "expected a list of paths"))),
         }
         out
     }

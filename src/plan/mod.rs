@@ -147,7 +147,9 @@ pub fn build_releasing(
     let (services, hashed) = if bytes >= HASH_APART_MIN && crate::parallel::parallelism() > 1 {
         let (services, mut hashed) = crate::parallel::split("hash", 1, make_entries, |_| {
             let hashed = hash_files(sources, files);
-            drop(rest.lock().map(|mut r| r.take()));
+            if let Ok(mut rest) = rest.lock() {
+                rest.take();
+            }
             hashed
         });
         (
