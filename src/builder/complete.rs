@@ -78,6 +78,40 @@ pub(super) struct Completer<'a> {
     pub(super) in_definition_order: bool,
     /// How the arguments of the calls completed so far were filled (taken per definition).
     pub(super) trace: Vec<CallOrigin>,
+    /// The definitions whose class was not found, with the class meant
+    /// ([`misspelt_classes`]); found once, on the way to the first `missing-service` error.
+    pub(super) misspelt: std::cell::OnceCell<Vec<(String, String, String)>>,
+}
+
+/// The definitions (in definition order) whose type is unresolved because their creator
+/// names a class the catalog lacks and that name is a typo of a catalog class: each one's
+/// name, written class and the class meant. Only asked on the way to an error, so the scan
+/// costs a valid compilation nothing.
+fn misspelt_classes(b: &ContainerBuilder) -> Vec<(String, String, String)> {
+    let mut found = Vec::new();
+    let mut names: Option<Vec<&str>> = None;
+    for def in b.definitions.values() {
+        if def.resolved_type.is_some() {
+            continue;
+        }
+        let Some(Callee::Name(class)) = def.creator.as_ref().map(|c| &c.callee) else {
+            continue;
+        };
+        let class = class.strip_prefix('\\').unwrap_or(class);
+        if class.is_empty() || class.contains("::") || b.catalog.exists(class) {
+            continue;
+        }
+        let names =
+            names.get_or_insert_with(|| b.catalog.classes().map(|c| c.name.as_str()).collect());
+        if let Some(meant) = crate::diagnostics::suggest(class, names.iter().copied()) {
+            found.push((
+                def.name.as_str().to_owned(),
+                class.to_owned(),
+                meant.to_owned(),
+            ));
+        }
+    }
+    found
 }
 
 pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
@@ -88,6 +122,7 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
             diags,
             in_definition_order: false,
             trace: Vec::new(),
+            misspelt: Default::default(),
         };
         let ctx = Ctx {
             service: "",
@@ -333,14 +368,13 @@ impl Completer<'_> {
                 Some(n) => P::Ref(n.into()),
                 None => {
                     if self.b.catalog.exists(&ty) {
-                        let d = self
-                            .error(
-                                Code::MissingService,
-                                ctx,
-                                format!("Service of type {ty} not found."),
-                                span,
-                            )
-                            .with_note("Did you add it to configuration file?");
+                        let d = self.error(
+                            Code::MissingService,
+                            ctx,
+                            format!("Service of type {ty} not found."),
+                            span,
+                        );
+                        let d = self.missing_note(d, &ty);
                         self.diags.push(d);
                     }
                     P::Null
@@ -425,15 +459,40 @@ impl Completer<'_> {
         p: &str,
         f: &dyn std::fmt::Display,
     ) {
-        let d = self
-            .error(
-                Code::MissingService,
-                ctx,
-                format!("Service of type {ty} required by ${p} in {f} not found."),
-                span,
-            )
-            .with_note("Did you add it to configuration file?");
+        let d = self.error(
+            Code::MissingService,
+            ctx,
+            format!("Service of type {ty} required by ${p} in {f} not found."),
+            span,
+        );
+        let d = self.missing_note(d, &ty);
         self.diags.push(d);
+    }
+
+    /// The note of a `missing-service` error for the type `ty`: Nette's "Did you add it to
+    /// configuration file?", unless a service whose class was not found (reported as
+    /// `class-not-found` at that service) names a class one typo away from `ty`; then the
+    /// note names that service, since fixing its class is what gives `ty` a service.
+    fn missing_note(&self, d: Diagnostic, ty: &str) -> Diagnostic {
+        match self.misspelt_provider(ty) {
+            Some((service, class)) => d.with_note(format!(
+                "Service '{service}' is probably meant to provide it: its class '{class}' was \
+                 not found (reported at that service)."
+            )),
+            None => d.with_note("Did you add it to configuration file?"),
+        }
+    }
+
+    /// The first definition (in definition order) whose type is unresolved because its
+    /// creator names a class the catalog lacks, where the class that name is a typo of (the
+    /// "did you mean" of its `class-not-found` error, [`crate::diagnostics::suggest`]) is `ty`
+    /// or a subtype of it: its name and written class.
+    fn misspelt_provider(&self, ty: &str) -> Option<(&str, &str)> {
+        let misspelt = self.misspelt.get_or_init(|| misspelt_classes(self.b));
+        misspelt.iter().find_map(|(name, class, meant)| {
+            let provides = meant.eq_ignore_ascii_case(ty) || self.b.catalog.is_subtype(meant, ty);
+            provides.then_some((name.as_str(), class.as_str()))
+        })
     }
 
     /// Converts a configuration value used as an argument to a plan value.

@@ -90,6 +90,7 @@ fn complete_range(
         diags,
         in_definition_order: true,
         trace: Vec::new(),
+        misspelt: Default::default(),
     };
     for (_, def) in &b.definitions[range] {
         if def.resolved_type.is_none() {
