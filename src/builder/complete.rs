@@ -465,7 +465,7 @@ impl Completer<'_> {
             format!("Service of type {ty} required by ${p} in {f} not found."),
             span,
         );
-        let d = self.missing_note(d, &ty);
+        let d = self.missing_note(d, ty);
         self.diags.push(d);
     }
 
