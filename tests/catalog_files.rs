@@ -279,6 +279,97 @@ fn a_class_in_two_catalogs_is_an_error_with_both_positions() {
     assert!(catalog.method("App\\I", "get").is_some());
 }
 
+/// One JSON catalog declaring a class under two spellings: the error is at the later key,
+/// names the file and both spellings, and points at the first key (it pointed at the later
+/// key twice and said "and before it", as if another input had declared the class).
+#[test]
+fn a_class_twice_in_one_json_catalog_points_at_both_keys() {
+    let text = "{\"format\": \"wireplan-catalog\", \"version\": 1, \"types\": {\n\
+                \"App\\\\A\": {},\n\"App\\\\B\": {},\n\"app\\\\a\": {}\n}}";
+    let mut sources = SourceMap::new();
+    let mut diags = Diagnostics::new();
+    let ids = wireplan::catalog::load_inputs(
+        &[CatalogInput::Text {
+            name: "catalog.json".into(),
+            text: text.into(),
+        }],
+        &mut sources,
+        &mut diags,
+    );
+    let catalog = Catalog::from_inputs(None, &ids, &sources, &mut diags);
+    let items = diags.items();
+    assert_eq!(items.len(), 1, "{items:?}");
+    let d = &items[0];
+    assert_eq!(d.code.as_str(), "duplicate-class");
+    assert_eq!(
+        d.message,
+        "Class App\\A is declared twice in the catalog 'catalog.json': as 'App\\A' and as 'app\\a'."
+    );
+    let line = |span: wireplan::source::Span| sources.get(span.file).line_col(span.start as usize);
+    let primary = d.labels.iter().find(|l| l.primary).expect("primary");
+    let secondary = d.labels.iter().find(|l| !l.primary).expect("secondary");
+    assert_eq!((line(primary.span), line(secondary.span)), ((4, 1), (2, 1)));
+    assert_eq!(secondary.message, "first declared here");
+    assert!(
+        d.notes.iter().any(|n| n.contains("case-insensitive")),
+        "{:?}",
+        d.notes
+    );
+    // The first declaration is kept.
+    assert_eq!(
+        catalog.get("APP\\A").map(|c| c.name.as_str()),
+        Some("App\\A")
+    );
+}
+
+/// A JSON catalog file that is no catalog document (its classes under another key, or
+/// `types` not a map) is reported at the place that is wrong, and stops the compilation
+/// there: the services whose classes it would have declared get no `class-not-found` each
+/// (they did, and the unknown key was reported at the file's first character).
+#[test]
+fn a_json_file_that_is_no_catalog_document_is_reported_once_at_its_key() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config.neon");
+    std::fs::write(&config, "services:\n\ta: App\\A\n\tb: App\\B\n").expect("write");
+    let cases = [
+        (
+            "{\n  \"format\": \"wireplan-catalog\",\n  \"version\": 1,\n  \"classes\": {\"App\\\\A\": {}}\n}",
+            vec![("unknown-option", 4, 3), ("invalid-value", 1, 1)],
+        ),
+        (
+            "{\"format\": \"wireplan-catalog\", \"version\": 1,\n \"types\": 5}",
+            vec![("invalid-value", 2, 11)],
+        ),
+    ];
+    for (text, expected) in cases {
+        std::fs::write(dir.path().join("catalog.json"), text).expect("write");
+        let out = wireplan_cmd()
+            .current_dir(dir.path())
+            .args([
+                "check",
+                "config.neon",
+                "--catalog",
+                "catalog.json",
+                "--format",
+                "json",
+            ])
+            .output()
+            .expect("runs");
+        let shown = String::from_utf8_lossy(&out.stdout);
+        let got: Vec<serde_json::Value> = serde_json::from_str(&shown).expect("a JSON array");
+        let got: Vec<(&str, u64, u64)> = got
+            .iter()
+            .map(|d| {
+                assert_eq!(d["file"].as_str(), Some("catalog.json"), "{shown}");
+                let n = |k: &str| d[k].as_u64().unwrap_or(0);
+                (d["code"].as_str().unwrap_or(""), n("line"), n("column"))
+            })
+            .collect();
+        assert_eq!(got, expected, "{shown}");
+        assert!(!shown.contains("class-not-found"), "{shown}");
+    }
+}
+
 fn wireplan_cmd() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_wireplan"));
     c.env("NO_COLOR", "1");

@@ -81,20 +81,33 @@ pub(super) fn is_json(name: &str, text: &str) -> bool {
         || text.trim_start().starts_with('{')
 }
 
+/// Why a catalog file gave no classes (after reporting it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Unread {
+    /// Not JSON or NEON at all: the parser's error, at its position.
+    Syntax,
+    /// Well-formed, but no catalog document: no `types` key, or not a map.
+    Document,
+}
+
 /// The `types` map of catalog file `id` (JSON or NEON) as the catalog's value tree, read with
-/// positions through the NEON decoder (JSON is NEON's inline syntax). `None` after reporting
-/// a file that is no catalog.
-pub(super) fn types_of(id: FileId, sources: &SourceMap, diags: &mut Diagnostics) -> Option<Expr> {
+/// positions through the NEON decoder (JSON is NEON's inline syntax), or why there is none,
+/// after reporting it.
+pub(super) fn types_of(
+    id: FileId,
+    sources: &SourceMap,
+    diags: &mut Diagnostics,
+) -> Result<Expr, Unread> {
     let file = sources.get(id);
     let value = match crate::neon::decode(&file.text, id) {
         Ok(v) => v,
         Err(d) => {
             diags.push(d);
-            return None;
+            return Err(Unread::Syntax);
         }
     };
     let root = Expr::from_neon(&value);
-    document_types(&root, Some(Span::new(id, 0, 0)), &file.name, diags)
+    document_types(&root, Some(Span::new(id, 0, 0)), &file.name, diags).ok_or(Unread::Document)
 }
 
 /// A JSON syntax error of catalog file `id`, at serde's line and column.
@@ -114,8 +127,13 @@ pub(super) fn json_syntax_error(id: FileId, text: &str, e: &serde_json::Error) -
     Diagnostic::error(Code::InvalidValue, message).at(Some(Span::new(id, offset, offset)))
 }
 
-/// Reports a catalog file's `types` that is not a map of classes (`null` is an empty one).
-pub(super) fn check_class_map(types: &Expr, id: FileId, diags: &mut Diagnostics) {
+/// Reports a catalog file's `types` that is not a map of classes (`null` is an empty one):
+/// then [`Unread::Document`].
+pub(super) fn check_class_map(
+    types: &Expr,
+    id: FileId,
+    diags: &mut Diagnostics,
+) -> Result<(), Unread> {
     if types.as_array().is_none() && !types.is_null() {
         diags.push(
             Diagnostic::error(
@@ -127,7 +145,9 @@ pub(super) fn check_class_map(types: &Expr, id: FileId, diags: &mut Diagnostics)
             )
             .at(types.span.or(Some(Span::new(id, 0, 0)))),
         );
+        return Err(Unread::Document);
     }
+    Ok(())
 }
 
 /// The byte offset of 1-based `line` and `column` (serde's positions), clamped to the text.
@@ -200,7 +220,7 @@ pub(super) fn document_types(
                 Code::InvalidValue,
                 format!("The catalog{} has no 'types' key.", describe(name)),
             )
-            .at(root.span.or(at)),
+            .at(at.or(root.span)),
         );
     }
     types

@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 use rustc_hash::FxHashSet;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::file::{self, ExprSeed, ExprVisitor};
+use super::file::{self, ExprSeed, ExprVisitor, Unread};
 use super::names::Interner;
 use super::parse::{parse_class, NullDefault};
 use super::{normalize_name, ClassInfo, Name};
@@ -28,8 +28,8 @@ struct Sink<'a> {
     classes: Vec<ClassInfo>,
 }
 
-/// The classes of JSON catalog `text` (file `id`), read class by class, or `None` after
-/// reporting a file that is not JSON. Problems are reported without positions (serde keeps
+/// The classes of JSON catalog `text` (file `id`), read class by class, or why none were
+/// read, after reporting it: the file is not JSON, or no catalog document. Problems are reported without positions (serde keeps
 /// none); the caller reads the file again with positions when there are any.
 pub(super) fn classes(
     id: FileId,
@@ -37,7 +37,7 @@ pub(super) fn classes(
     names: &mut Interner,
     diags: &mut Diagnostics,
     pending: &mut Vec<NullDefault>,
-) -> Option<Vec<ClassInfo>> {
+) -> Result<Vec<ClassInfo>, Unread> {
     let mut sink = Sink {
         names,
         diags,
@@ -52,13 +52,14 @@ pub(super) fn classes(
     let Sink { diags, classes, .. } = sink;
     match root {
         Ok(root) => {
-            let types = file::document_types(&root, Some(Span::new(id, 0, 0)), "", diags)?;
-            file::check_class_map(&types, id, diags);
-            Some(classes)
+            let types = file::document_types(&root, Some(Span::new(id, 0, 0)), "", diags)
+                .ok_or(Unread::Document)?;
+            file::check_class_map(&types, id, diags)?;
+            Ok(classes)
         }
         Err(e) => {
             diags.push(file::json_syntax_error(id, text, &e));
-            None
+            Err(Unread::Syntax)
         }
     }
 }

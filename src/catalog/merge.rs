@@ -4,6 +4,7 @@
 use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
 
+use super::file::Unread;
 use super::names::{Caseless, ClassKey, Interner};
 use super::{file, normalize_name, parse_class, Catalog, ClassInfo, NullDefault};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
@@ -85,10 +86,21 @@ impl Catalog {
             );
             let classes = if local.items().is_empty() {
                 classes.unwrap_or_default()
-            } else if classes.is_none() {
-                // Not a catalog at all (a JSON or NEON syntax error): the parser's position is
-                // the one.
+            } else if matches!(classes, Err(Unread::Syntax)) {
+                // Not JSON or NEON at all: the parser's position is the one.
                 readable = false;
+                Vec::new()
+            } else if classes.is_err() {
+                // No catalog document (no `types`, or not a map): its classes would all be
+                // missing, so the compilation stops here as at a syntax error; the problems
+                // are read again with positions (at the keys).
+                readable = false;
+                let mut again = Diagnostics::new();
+                let _ =
+                    read_file_classes(&mut names, id, sources, true, &mut again, &mut Vec::new());
+                if !again.items().is_empty() {
+                    local = again;
+                }
                 Vec::new()
             } else {
                 // Problems found on the fast JSON path: read again with positions.
@@ -124,11 +136,17 @@ impl Catalog {
                         .or(Some(Span::new(id, 0, 0)))
                 };
                 if let Some(first) = origin.get(&Caseless(&info.name)) {
-                    let first = match first {
-                        Origin::At(span) => *span,
-                        Origin::JsonKey(fid) => {
-                            file::json_key_span(*fid, &sources.get(*fid).text, &info.name)
-                        }
+                    // The first declaration's own spelling finds its key (a JSON key is
+                    // searched for as written).
+                    let first_name = cat
+                        .get(&info.name)
+                        .map_or_else(|| info.name.clone(), |c| c.name.clone());
+                    let (first, first_file) = match first {
+                        Origin::At(span) => (*span, span.map(|s| s.file)),
+                        Origin::JsonKey(fid) => (
+                            file::json_key_span(*fid, &sources.get(*fid).text, &first_name),
+                            Some(*fid),
+                        ),
                     };
                     // The registry knows an interface only by name: a bare `{interface: true}`
                     // and a declaration of the same interface with members merge (the fuller
@@ -145,21 +163,35 @@ impl Catalog {
                         }
                         _ => {}
                     }
-                    let mut d = Diagnostic::error(
-                        Code::DuplicateClass,
-                        format!(
-                            "Class {} is declared twice: in the catalog '{}' and before it.",
-                            info.name, file.name
-                        ),
-                    )
-                    .at(locate(&info.name));
+                    // Twice in this file (under two spellings: one spelling twice is a JSON
+                    // duplicate key, reported as such), or here and in an earlier input.
+                    let (message, note) = if first_file == Some(id) {
+                        (
+                            format!(
+                                "Class {first_name} is declared twice in the catalog '{}': as \
+                                 '{first_name}' and as '{}'.",
+                                file.name, info.name
+                            ),
+                            "class names are case-insensitive and a leading \\ is not part of \
+                             them; declare each class once",
+                        )
+                    } else {
+                        (
+                            format!(
+                                "Class {} is declared twice: in the catalog '{}' and before it.",
+                                info.name, file.name
+                            ),
+                            "declare each class once: drop the hand-written entry from \
+                             `types:` when the registry's catalog provides it (or register it \
+                             in Rust)",
+                        )
+                    };
+                    let mut d =
+                        Diagnostic::error(Code::DuplicateClass, message).at(locate(&info.name));
                     if let Some(first) = first {
                         d = d.with_secondary(first, "first declared here");
                     }
-                    diags.push(d.with_note(
-                        "declare each class once: drop the hand-written entry from `types:` \
-                         when the registry's catalog provides it (or register it in Rust)",
-                    ));
+                    diags.push(d.with_note(note));
                     continue;
                 }
                 let at = match known {
@@ -207,16 +239,16 @@ fn read_file_classes(
     precise: bool,
     diags: &mut Diagnostics,
     pending: &mut Vec<NullDefault>,
-) -> Option<Vec<(ClassInfo, Option<Span>)>> {
+) -> Result<Vec<(ClassInfo, Option<Span>)>, Unread> {
     let f = sources.get(id);
     if !precise && file::is_json(&f.name, &f.text) {
         let classes = super::json::classes(id, &f.text, names, diags, pending)?;
-        return Some(classes.into_iter().map(|c| (c, None)).collect());
+        return Ok(classes.into_iter().map(|c| (c, None)).collect());
     }
     let types = file::types_of(id, sources, diags)?;
-    file::check_class_map(&types, id, diags);
+    file::check_class_map(&types, id, diags)?;
     let Some(items) = types.as_array() else {
-        return Some(Vec::new());
+        return Ok(Vec::new());
     };
     let classes = items
         .items
@@ -228,5 +260,5 @@ fn read_file_classes(
             (info, at)
         })
         .collect();
-    Some(classes)
+    Ok(classes)
 }
