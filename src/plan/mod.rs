@@ -4,6 +4,7 @@
 //! writes exactly what the runtime reads. Output is deterministic: the same inputs give the
 //! same bytes.
 
+mod json_parts;
 mod output;
 mod pretty;
 mod problems;
@@ -334,9 +335,10 @@ pub use wireplan_runtime::encoding::write_atomic;
 
 /// Writes `plan` as JSON to `w` the way `wireplan compile` writes a plan file: the bytes of
 /// [`Plan::to_json`] (serde_json's pretty form and a final newline), through wireplan's own
-/// formatter, which writes each line break and its indentation in one piece. Errors: `w`'s.
+/// formatter, which writes each line break and its indentation in one piece; a large plan's
+/// services are encoded on two cores (`json_parts`). Errors: `w`'s.
 pub fn write_json<W: std::io::Write>(w: &mut W, plan: &Plan) -> std::io::Result<()> {
-    pretty::write(&mut *w, plan)?;
+    json_parts::write_plan(&mut *w, plan)?;
     w.write_all(b"\n")
 }
 

@@ -97,8 +97,32 @@ impl serde_json::ser::Formatter for Pretty {
 
 /// Writes `value` to `w` as `serde_json::to_writer_pretty` does.
 pub(super) fn write<W: Write, T: serde::Serialize + ?Sized>(w: W, value: &T) -> io::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(w, Pretty::default());
+    at_level(w, 0, value)
+}
+
+/// Writes `value` as it is laid out `level` levels deep in a document (the indentation of its
+/// inner lines; its first line is where the writer stands).
+pub(super) fn at_level<W: Write, T: serde::Serialize + ?Sized>(
+    w: W,
+    level: usize,
+    value: &T,
+) -> io::Result<()> {
+    let formatter = Pretty {
+        level,
+        has_value: false,
+    };
+    let mut ser = serde_json::Serializer::with_formatter(w, formatter);
     value.serialize(&mut ser).map_err(io::Error::from)
+}
+
+/// Writes the line break and indentation that start a line `level` levels deep: after an
+/// item (`comma`), `,\n` and the indentation; else `\n` and the indentation.
+pub(super) fn line_at<W: ?Sized + Write>(w: &mut W, level: usize, comma: bool) -> io::Result<()> {
+    Pretty {
+        level,
+        has_value: false,
+    }
+    .line(w, comma)
 }
 
 #[cfg(test)]
