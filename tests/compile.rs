@@ -57,3 +57,15 @@ fn keys_a_definition_kind_does_not_take_are_each_reported_once() {
         .collect();
     assert_eq!(got, expected);
 }
+
+/// A `types:` section that is no map of classes (a list of names, a scalar) is one error at
+/// its value, and the services are not checked against the empty catalog it leaves: each
+/// service gave a `class-not-found` too, and a list gave two errors per item.
+#[test]
+fn a_types_section_that_is_no_map_is_one_error() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi");
+    for (file, line) in [("types-list.neon", 4), ("types-scalar.neon", 2)] {
+        let got = common::codes_and_lines(&dir.join(file));
+        assert_eq!(got, [("invalid-value".to_string(), line)], "{file}");
+    }
+}

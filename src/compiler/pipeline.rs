@@ -148,6 +148,11 @@ impl Pipeline {
         mut diags: Diagnostics,
         lean: bool,
     ) -> Pipeline {
+        // A `types:` section that is no map of classes would leave every class unknown: one
+        // error, and no phase runs (as after a catalog file with a syntax error).
+        if let Some(d) = types_not_a_map(&raw.sections) {
+            diags.push(d);
+        }
         let mut halted = diags.has_errors();
         let raw = if halted {
             RawConfig {
@@ -712,6 +717,30 @@ fn report_memory(
             true
         }
     }
+}
+
+/// The error for a `types:` section that is not a map of classes (a scalar, or a list of
+/// class names), at its value; `None` for a map, an empty section or none.
+fn types_not_a_map(sections: &crate::neon::Array) -> Option<Diagnostic> {
+    use crate::neon::{Key, Kind};
+    let entry = sections.get_entry(&Key::Str("types".into()))?;
+    let given = match &entry.value.kind {
+        Kind::Null => return None,
+        Kind::Array(a) if !a.is_list() || a.is_empty() => return None,
+        Kind::Array(_) => "a list".to_string(),
+        _ => entry.value.type_name().to_string(),
+    };
+    Some(
+        Diagnostic::error(
+            Code::InvalidValue,
+            format!("The `types:` section expects a map of classes, {given} given."),
+        )
+        .at(Some(entry.value.span))
+        .with_note(
+            "write each class as a key with what it declares: `App\\Mailer: {constructor: {…}}`, \
+             or `App\\Mailer: {}` for a class without dependencies (docs/catalog.md)",
+        ),
+    )
 }
 
 /// Every section needs a handler: a built-in one or a registered extension.

@@ -219,10 +219,7 @@ fn write_services<W: Write>(
                         if blocks.next.load(SeqCst) >= count {
                             break None;
                         }
-                        st = blocks
-                            .changed
-                            .wait(st)
-                            .unwrap_or_else(|e| e.into_inner());
+                        st = blocks.changed.wait(st).unwrap_or_else(|e| e.into_inner());
                     }
                 };
                 match claimed {
@@ -274,12 +271,7 @@ fn write_in_order<W: Write>(
                 None => {
                     let st = blocks.lock();
                     if st.done[b].is_none() && !st.helper_gone {
-                        drop(
-                            blocks
-                                .changed
-                                .wait(st)
-                                .unwrap_or_else(|e| e.into_inner()),
-                        );
+                        drop(blocks.changed.wait(st).unwrap_or_else(|e| e.into_inner()));
                     }
                 }
             }
