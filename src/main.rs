@@ -36,7 +36,7 @@ enum Command {
         config: PathBuf,
         /// Where to write the plan (binary when the name ends in `.bin`, JSON otherwise; `-`
         /// for standard output, JSON unless `--format bin`).
-        #[arg(short, long, value_name = "PLAN")]
+        #[arg(short, long, value_name = "PLAN", value_parser = output_path)]
         output: PathBuf,
         /// The plan encoding, overriding the one the file name implies.
         #[arg(long = "format", value_enum, value_name = "ENCODING")]
@@ -171,6 +171,18 @@ fn depth_value(s: &str) -> Result<usize, String> {
         Ok(n) => Ok(n),
         Err(_) => Err("expected a whole number of levels, at least 1".to_string()),
     }
+}
+
+/// Reads `-o PLAN`: any path but an empty one (clap's own message for it said that no value
+/// was given).
+fn output_path(s: &str) -> Result<PathBuf, String> {
+    if s.is_empty() {
+        return Err(
+            "the path is empty: give a file name (e.g. -o app.plan.json), or - for standard output"
+                .to_string(),
+        );
+    }
+    Ok(PathBuf::from(s))
 }
 
 /// Plan encodings for `compile --format`.

@@ -353,3 +353,23 @@ fn the_repl_alias_prints_usage_errors_with_their_code() {
         "{stderr}"
     );
 }
+
+/// `-o ''` is a usage error that says the path is empty (clap's own message said no value was
+/// given), and nothing is written.
+#[test]
+fn an_empty_output_path_is_named_as_such() {
+    let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .args(["compile", "examples/blog/config/app.neon", "-o", ""])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .starts_with("error[usage]: invalid value '' for '--output <PLAN>': the path is empty"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
