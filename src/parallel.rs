@@ -1,6 +1,7 @@
 //! Work split over the machine's cores: how many threads the compiler's helpers may use at
 //! once, and the one way they run (NEON lexing lanes and parser parts, definitions completed
-//! in parts).
+//! in parts), and [`InOrder`], blocks produced ahead by helpers and consumed in order (the
+//! JSON plan's services, the `services:` section's entries).
 
 /// The machine's parallelism (`std::thread::available_parallelism`, read once), at most four;
 /// 1 when it cannot be read.
@@ -63,3 +64,288 @@ where
 /// their own, as the parser does on the calling thread). Reserved, not committed: pages are
 /// touched only as deep as a job goes.
 const THREAD_STACK: usize = 8 << 20;
+
+/// Work cut into `count` blocks, produced by helper threads ahead of a calling thread that
+/// consumes the blocks in order (the JSON plan's services, the `services:` section's
+/// entries). Every thread claims the next block nobody has claimed; no block is claimed more
+/// than `ahead` blocks past the last one consumed, so only a few produced blocks wait at once.
+///
+/// The calling thread asks for each block's [`Turn`] in order: when nobody has claimed the
+/// block it is its own to do in place ([`Turn::Yours`]); when a helper produced it, it is
+/// handed over ([`Turn::Ready`]); while a helper is still at it, the calling thread produces
+/// a later block meanwhile instead of waiting. Helpers run [`InOrder::help`].
+pub(crate) struct InOrder<T> {
+    count: usize,
+    ahead: usize,
+    helpers: usize,
+    /// The next block nobody has claimed.
+    next: std::sync::atomic::AtomicUsize,
+    state: std::sync::Mutex<InOrderState<T>>,
+    /// Signalled when a block is produced or consumed, a helper ends, or the work stops.
+    changed: std::sync::Condvar,
+}
+
+struct InOrderState<T> {
+    /// Blocks produced ahead and not yet consumed, by block number.
+    produced: Vec<Option<T>>,
+    /// Blocks consumed so far (in order).
+    consumed: usize,
+    helpers_gone: usize,
+    stopped: bool,
+}
+
+/// What the calling thread does with block `k` ([`InOrder::turn`]).
+pub(crate) enum Turn<T> {
+    /// Nobody had claimed it: do it in place.
+    Yours,
+    /// A helper (or this thread, ahead) produced it.
+    Ready(T),
+    /// A helper claimed it and ended without producing it (it panicked): joining the helpers
+    /// passes the panic on.
+    Lost,
+}
+
+impl<T> InOrder<T> {
+    /// Work of `count` blocks for `helpers` helper threads, at most `ahead` (at least 1)
+    /// blocks claimed past the last one consumed.
+    pub(crate) fn new(count: usize, ahead: usize, helpers: usize) -> InOrder<T> {
+        InOrder {
+            count,
+            ahead: ahead.max(1),
+            helpers,
+            next: std::sync::atomic::AtomicUsize::new(0),
+            state: std::sync::Mutex::new(InOrderState {
+                produced: (0..count).map(|_| None).collect(),
+                consumed: 0,
+                helpers_gone: 0,
+                stopped: false,
+            }),
+            changed: std::sync::Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, InOrderState<T>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Claims the next unclaimed block when it is within reach of `consumed`.
+    fn claim(&self, consumed: usize) -> Option<usize> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let mut k = self.next.load(SeqCst);
+        while k < self.count && k < consumed + self.ahead {
+            match self.next.compare_exchange(k, k + 1, SeqCst, SeqCst) {
+                Ok(_) => return Some(k),
+                Err(now) => k = now,
+            }
+        }
+        None
+    }
+
+    /// Stores block `k`, produced ahead.
+    fn produced(&self, k: usize, block: T) {
+        self.lock().produced[k] = Some(block);
+        self.changed.notify_all();
+    }
+
+    /// The calling thread's turn at block `k` (blocks are taken in order, each followed by
+    /// [`InOrder::consumed`]); `make` produces a later block while a helper is at `k`.
+    pub(crate) fn turn(&self, k: usize, make: &mut dyn FnMut(usize) -> T) -> Turn<T> {
+        use std::sync::atomic::Ordering::SeqCst;
+        loop {
+            if self.next.compare_exchange(k, k + 1, SeqCst, SeqCst).is_ok() {
+                return Turn::Yours;
+            }
+            let mut st = self.lock();
+            if let Some(block) = st.produced[k].take() {
+                return Turn::Ready(block);
+            }
+            if st.helpers_gone == self.helpers {
+                return Turn::Lost;
+            }
+            let consumed = st.consumed;
+            drop(st);
+            match self.claim(consumed) {
+                Some(later) => {
+                    let block = make(later);
+                    self.produced(later, block);
+                }
+                None => {
+                    let st = self.lock();
+                    if st.produced[k].is_none() && st.helpers_gone < self.helpers {
+                        drop(self.changed.wait(st).unwrap_or_else(|e| e.into_inner()));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Block `k` is consumed: helpers may claim one block further.
+    pub(crate) fn consumed(&self, k: usize) {
+        self.lock().consumed = k + 1;
+        self.changed.notify_all();
+    }
+
+    /// The calling thread gives up (its consumer failed): helpers stop claiming.
+    pub(crate) fn stop(&self) {
+        self.lock().stopped = true;
+        self.changed.notify_all();
+    }
+
+    /// A helper's loop: claims blocks within reach (waiting for the calling thread to consume
+    /// when none is) and produces each with `make`, until every block is claimed or the work
+    /// stops. However it ends (a panic in `make` included), the helper is counted as gone, so
+    /// the calling thread never waits for a block no one will produce.
+    pub(crate) fn help(&self, mut make: impl FnMut(usize) -> T) {
+        struct Gone<'a, T>(&'a InOrder<T>);
+        impl<T> Drop for Gone<'_, T> {
+            fn drop(&mut self) {
+                self.0.lock().helpers_gone += 1;
+                self.0.changed.notify_all();
+            }
+        }
+        let _gone = Gone(self);
+        loop {
+            let claimed = {
+                let mut st = self.lock();
+                loop {
+                    if st.stopped {
+                        break None;
+                    }
+                    if let Some(k) = self.claim(st.consumed) {
+                        break Some(k);
+                    }
+                    if self.next.load(std::sync::atomic::Ordering::SeqCst) >= self.count {
+                        break None;
+                    }
+                    st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            match claimed {
+                Some(k) => {
+                    let block = make(k);
+                    self.produced(k, block);
+                }
+                None => return,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{split, InOrder, Turn};
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+
+    /// Blocks come out in order whoever produced them, each produced once, and never more
+    /// than `ahead` past the last one consumed are produced and waiting.
+    #[test]
+    fn blocks_are_consumed_in_order_whoever_produces_them() {
+        for (count, ahead, helpers) in [(0, 3, 1), (1, 1, 1), (200, 4, 1), (200, 4, 3), (57, 1, 2)]
+        {
+            let work = InOrder::new(count, ahead, helpers);
+            let made = AtomicUsize::new(0);
+            let waiting_most = AtomicUsize::new(0);
+            let consumed = AtomicUsize::new(0);
+            let make = |k: usize| {
+                made.fetch_add(1, SeqCst);
+                let waiting = k + 1 - consumed.load(SeqCst);
+                waiting_most.fetch_max(waiting, SeqCst);
+                k * 3
+            };
+            let (got, _) = split(
+                "test",
+                helpers,
+                || {
+                    let mut got = Vec::new();
+                    for k in 0..count {
+                        let value = match work.turn(k, &mut |later| make(later)) {
+                            Turn::Yours => make(k),
+                            Turn::Ready(v) => v,
+                            Turn::Lost => panic!("no helper panicked"),
+                        };
+                        got.push(value);
+                        consumed.store(k + 1, SeqCst);
+                        work.consumed(k);
+                    }
+                    got
+                },
+                |_| work.help(make),
+            );
+            let expected: Vec<usize> = (0..count).map(|k| k * 3).collect();
+            assert_eq!(got, expected, "{count} blocks, {helpers} helpers");
+            assert_eq!(made.load(SeqCst), count);
+            assert!(
+                waiting_most.load(SeqCst) <= ahead,
+                "{count}/{ahead}/{helpers}"
+            );
+        }
+    }
+
+    /// A helper that panics at a block it claimed leaves the calling thread a `Lost` turn
+    /// instead of a wait for ever; the join passes the panic on.
+    #[test]
+    fn a_helper_that_panics_does_not_leave_the_caller_waiting() {
+        let work = InOrder::new(20, 8, 1);
+        let (at_five, reached) = std::sync::mpsc::channel::<()>();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            split(
+                "test",
+                1,
+                || {
+                    // The helper claims blocks 0 to 5 first.
+                    reached.recv().expect("the helper got to block 5");
+                    let mut turns = Vec::new();
+                    for k in 0..20 {
+                        match work.turn(k, &mut |later| later) {
+                            Turn::Yours => turns.push(format!("yours {k}")),
+                            Turn::Ready(v) => turns.push(format!("ready {v}")),
+                            Turn::Lost => {
+                                turns.push(format!("lost {k}"));
+                                break;
+                            }
+                        }
+                        work.consumed(k);
+                    }
+                    turns
+                },
+                |_| {
+                    work.help(|k| {
+                        if k == 5 {
+                            at_five.send(()).expect("sent");
+                            panic!("block five");
+                        }
+                        k
+                    })
+                },
+            )
+        }));
+        let payload = outcome.expect_err("the helper's panic is passed on");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"block five"));
+    }
+
+    /// After `stop`, helpers claim nothing more and end.
+    #[test]
+    fn a_stop_ends_the_helpers() {
+        let work: InOrder<usize> = InOrder::new(1000, 2, 2);
+        let made = AtomicUsize::new(0);
+        split(
+            "test",
+            2,
+            || {
+                assert!(matches!(
+                    work.turn(0, &mut |k| k),
+                    Turn::Yours | Turn::Ready(_)
+                ));
+                work.stop();
+            },
+            |_| {
+                work.help(|k| {
+                    made.fetch_add(1, SeqCst);
+                    k
+                })
+            },
+        );
+        // Nothing past the first blocks within reach was produced.
+        assert!(made.load(SeqCst) <= 3, "{}", made.load(SeqCst));
+    }
+}

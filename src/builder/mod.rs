@@ -241,6 +241,17 @@ static NO_EXTRAS: std::sync::LazyLock<DefinitionExtras> =
     std::sync::LazyLock::new(DefinitionExtras::default);
 
 impl Definition {
+    /// An empty definition `name` written at `span`, recording `actor` (the extension running,
+    /// if any) as its origin: what [`ContainerBuilder::detached_definition`] makes, for a
+    /// thread that reads definitions ahead without the builder.
+    pub(crate) fn made_by(name: String, span: Option<Span>, actor: Option<&Actor>) -> Definition {
+        let mut d = Definition::new(name, span);
+        if let Some(actor) = actor {
+            d.extras_mut().origin = Some(actor.clone());
+        }
+        d
+    }
+
     fn new(name: String, span: Option<Span>) -> Definition {
         Definition {
             name,
@@ -556,11 +567,7 @@ impl ContainerBuilder {
     /// made on such definitions ahead, on other threads, and added in order afterwards
     /// (`compiler::loading`).
     pub(crate) fn detached_definition(&self, name: String, span: Option<Span>) -> Definition {
-        let mut d = Definition::new(name, span);
-        if self.actor.is_some() {
-            d.extras_mut().origin = self.actor.clone();
-        }
-        d
+        Definition::made_by(name, span, self.actor.as_ref())
     }
 
     fn real_name<'a>(&'a self, name: &'a str) -> &'a str {

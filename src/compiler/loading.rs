@@ -1,11 +1,11 @@
-//! The `services:` section loaded in parts on several threads (issue #15; docs/performance.md,
-//! "Whole compilation › Tenth round").
+//! The `services:` section loaded with helper threads reading ahead (issue #15;
+//! docs/performance.md, "Whole compilation › Tenth round" and "Thirteenth round").
 //!
 //! Most of loading an entry reads only the catalog: the definition schema's validation, the
 //! keys its kind allows, and the definition made from the map ([`services::shape`],
 //! [`services::apply`]). For an entry that makes a new definition under a name of its own,
-//! that work is done ahead, in parts at once; the definitions are then added to the builder
-//! one by one in the section's order, each with what its reading reported. Every other entry
+//! that work is done ahead, in blocks on several threads; the definitions are then added to the
+//! builder one by one in the section's order, each with what its reading reported. Every other entry
 //! is loaded in its turn exactly as on one thread. So the definitions and the diagnostics, in
 //! their order, are those of loading the section on one thread.
 //!
@@ -21,6 +21,7 @@ use crate::builder::{ContainerBuilder, Definition, DefinitionKind};
 use crate::diagnostics::Diagnostics;
 use crate::expr::{Expr, ExprArray, ExprKind};
 use crate::neon::Key;
+use crate::parallel::{InOrder, Turn};
 use std::sync::Mutex;
 
 /// Entries from which the section is loaded in parts (app-10000: 10,000; app-1000's 1,000
@@ -45,14 +46,24 @@ enum Entry {
     },
 }
 
-/// Entries each part reads ahead in one round: a round's definitions (about 480 bytes each)
-/// wait in the parts' lists until they are added, so the rounds keep that near a megabyte
-/// (in one round, app-10000's compile peaked 4–5 MB higher).
-pub(super) const ROUND_PER_PART: usize = 1024;
+/// Entries of a block: the unit a thread reads ahead at once (a block's definitions, about
+/// 480 bytes each, wait in its list until they are added).
+pub(super) const BLOCK: usize = 256;
+
+/// Blocks past the last one added that may be read ahead: with [`BLOCK`], at most about a
+/// megabyte of definitions waits to be added (the tenth round read the whole section in one
+/// round first, and app-10000's compile peaked 4–5 MB higher).
+const AHEAD: usize = 8;
 
 /// Loads the entries of `items` (taken out of the `services:` map, whose key spans stay in
-/// `items`) into the builder, in `parts` parts of at most `round_per_part` entries a round
-/// ([`ROUND_PER_PART`]): [`services::load_services_owned`]'s result.
+/// `items`) into the builder with `parts - 1` helper threads reading ahead, in blocks of
+/// `block` entries ([`BLOCK`]): [`services::load_services_owned`]'s result.
+///
+/// The calling thread adds the blocks in order. Each thread claims the next block nobody has
+/// claimed and reads it; the calling thread reads the block it is at itself when it is still
+/// unclaimed, and while a helper is at that block it reads a later one instead of waiting. So
+/// the helpers read ahead while the calling thread adds (the tenth round read a round in parts,
+/// then added it while the helpers waited).
 pub(super) fn load_in_parts(
     entries: Vec<(Key, Expr)>,
     items: &ExprArray,
@@ -60,56 +71,86 @@ pub(super) fn load_in_parts(
     b: &mut ContainerBuilder,
     diags: &mut Diagnostics,
     parts: usize,
-    round_per_part: usize,
+    block: usize,
 ) {
-    let parts = parts.max(1);
+    let block = block.max(1);
+    let helpers = parts.max(1) - 1;
+    let ctx = ReadContext::of(b);
+    let mut inputs: Vec<Mutex<Vec<(Key, Expr)>>> = Vec::new();
     let mut entries = entries.into_iter();
     loop {
-        let round: Vec<(Key, Expr)> = entries
-            .by_ref()
-            .take(parts * round_per_part.max(1))
-            .collect();
-        if round.is_empty() {
-            return;
+        let next: Vec<(Key, Expr)> = entries.by_ref().take(block).collect();
+        if next.is_empty() {
+            break;
         }
-        for entry in read_round(round, schema, b, parts) {
-            add_entry(entry, items, schema, b, diags);
-        }
+        inputs.push(Mutex::new(next));
     }
+    let count = inputs.len();
+    let read = |k: usize, schema: &DefinitionSchema| -> Vec<Entry> {
+        let part = std::mem::take(&mut *inputs[k].lock().unwrap_or_else(|e| e.into_inner()));
+        part.into_iter()
+            .map(|(key, value)| read_entry(key, value, schema, &ctx))
+            .collect()
+    };
+    let blocks = &InOrder::new(count, AHEAD, helpers);
+    crate::parallel::split(
+        "load",
+        helpers,
+        || {
+            for k in 0..count {
+                let entries = match blocks.turn(k, &mut |later| read(later, schema)) {
+                    Turn::Yours => read(k, schema),
+                    Turn::Ready(entries) => entries,
+                    // The join below passes the helper's panic on.
+                    Turn::Lost => return,
+                };
+                for entry in entries {
+                    add_entry(entry, items, schema, b, diags);
+                }
+                blocks.consumed(k);
+            }
+        },
+        |_| {
+            // The schema holds its checks in `Rc`s: each helper builds its own, once.
+            let schema = DefinitionSchema::new();
+            blocks.help(|k| read(k, &schema));
+        },
+    );
 }
 
-/// One round of [`load_in_parts`]: `entries` read in `parts` parts at once (the first on this
-/// thread), in their order.
-fn read_round(
-    entries: Vec<(Key, Expr)>,
-    schema: &DefinitionSchema,
-    b: &ContainerBuilder,
-    parts: usize,
-) -> impl Iterator<Item = Entry> {
-    let count = entries.len();
-    let parts = parts.clamp(1, count.max(1));
-    let mut slots: Vec<Mutex<Vec<(Key, Expr)>>> = Vec::with_capacity(parts);
-    let mut rest = entries;
-    for k in (1..parts).rev() {
-        let tail = rest.split_off(k * count / parts);
-        slots.push(Mutex::new(tail));
+/// What reading an entry ahead needs from the builder, taken before the section is loaded so
+/// the helpers read while the calling thread adds definitions: the catalog, the names the
+/// builder has a definition for (an alias counts when its definition exists:
+/// [`ContainerBuilder::has_definition`]), and the actor that new definitions record.
+struct ReadContext {
+    catalog: std::sync::Arc<crate::catalog::Catalog>,
+    names: std::collections::HashSet<String>,
+    actor: Option<crate::builder::Actor>,
+}
+
+impl ReadContext {
+    fn of(b: &ContainerBuilder) -> ReadContext {
+        let names = b
+            .definitions()
+            .map(|d| d.name.clone())
+            .chain(
+                b.aliases()
+                    .keys()
+                    .filter(|alias| b.has_definition(alias))
+                    .cloned(),
+            )
+            .collect();
+        ReadContext {
+            catalog: std::sync::Arc::clone(&b.catalog),
+            names,
+            actor: b.actor().cloned(),
+        }
     }
-    slots.push(Mutex::new(rest));
-    slots.reverse();
-    let read = |k: usize, schema: &DefinitionSchema| {
-        let part = std::mem::take(&mut *slots[k].lock().unwrap_or_else(|e| e.into_inner()));
-        part.into_iter()
-            .map(|(key, value)| read_entry(key, value, schema, b))
-            .collect::<Vec<Entry>>()
-    };
-    // The schema holds its checks in `Rc`s: each other thread builds its own.
-    let (first, later) = crate::parallel::split(
-        "load",
-        parts - 1,
-        || read(0, schema),
-        |k| read(k + 1, &DefinitionSchema::new()),
-    );
-    first.into_iter().chain(later.into_iter().flatten())
+
+    /// [`ContainerBuilder::detached_definition`] with this context's actor.
+    fn definition(&self, name: String, span: Option<crate::source::Span>) -> Definition {
+        Definition::made_by(name, span, self.actor.as_ref())
+    }
 }
 
 /// Adds one entry to the builder in its turn: loads it as one thread would, or adds the
@@ -144,13 +185,13 @@ fn add_entry(
 }
 
 /// Reads one entry ahead when it can be (see the module's documentation).
-fn read_entry(key: Key, value: Expr, schema: &DefinitionSchema, b: &ContainerBuilder) -> Entry {
+fn read_entry(key: Key, value: Expr, schema: &DefinitionSchema, ctx: &ReadContext) -> Entry {
     let name = match &key {
         Key::Str(s)
             if !s.strip_prefix('@').is_some_and(services::is_type_key)
                 && !s.bytes().all(|c| c.is_ascii_digit())
                 && !matches!(value.kind, ExprKind::Bool(false))
-                && !b.has_definition(s) =>
+                && !ctx.names.contains(s.as_str()) =>
         {
             s.as_str().to_owned()
         }
@@ -158,9 +199,9 @@ fn read_entry(key: Key, value: Expr, schema: &DefinitionSchema, b: &ContainerBui
     };
     let span = value.span;
     let mut shaped = Diagnostics::new();
-    let shaped_map = services::shape(&name, value, schema, &b.catalog, None, &mut shaped);
+    let shaped_map = services::shape(&name, value, schema, &ctx.catalog, None, &mut shaped);
     let made = shaped_map.map(|(map, has_create_method)| {
-        let mut def = b.detached_definition(name, span);
+        let mut def = ctx.definition(name, span);
         let mut reported = Diagnostics::new();
         services::apply(&mut def, &map, Some(has_create_method), &mut reported);
         (def, reported)
@@ -253,9 +294,8 @@ mod tests {
         (format!("{defs:#?}"), format!("{:#?}", diags.items()))
     }
 
-    /// In 1, 2, 3, 7 and 40 parts, in more parts than entries, and in rounds of 1 to 40
-    /// entries a part: the same definitions and the same diagnostics in the same order as
-    /// entry by entry.
+    /// With 0 to 39 helpers, more helpers than entries, and blocks of 1 to 40 entries: the
+    /// same definitions and the same diagnostics in the same order as entry by entry.
     #[test]
     fn a_section_loaded_in_parts_is_the_one_loaded_entry_by_entry() {
         let copies = 12;
@@ -282,22 +322,22 @@ mod tests {
         }
         assert!(!defs.contains("name: \"gone0\""));
         for (parts, round) in [
-            (1, ROUND_PER_PART),
-            (2, ROUND_PER_PART),
-            (3, ROUND_PER_PART),
-            (7, ROUND_PER_PART),
-            (40, ROUND_PER_PART),
-            (1000, ROUND_PER_PART),
+            (1, BLOCK),
+            (2, BLOCK),
+            (3, BLOCK),
+            (7, BLOCK),
+            (40, BLOCK),
+            (1000, BLOCK),
             (2, 1),
             (2, 5),
             (3, 17),
             (4, 40),
         ] {
             let (d, g) = load(&text, copies, parts, round);
-            assert!(d == defs, "definitions in {parts} parts, rounds of {round}");
+            assert!(d == defs, "definitions in {parts} parts, blocks of {round}");
             assert!(
                 g == diags,
-                "diagnostics in {parts} parts, rounds of {round}:\n{g}"
+                "diagnostics in {parts} parts, blocks of {round}:\n{g}"
             );
         }
     }

@@ -55,7 +55,7 @@ pub fn load_services_owned(section: Expr, builder: &mut ContainerBuilder, diags:
             builder,
             diags,
             parts,
-            super::loading::ROUND_PER_PART,
+            super::loading::BLOCK,
         );
     }
     for (key, value) in entries {

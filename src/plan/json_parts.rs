@@ -14,9 +14,9 @@
 //! core saved.
 
 use super::pretty::{at_level, line_at};
+use crate::parallel::{InOrder, Turn};
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::Mutex;
 use wireplan_runtime::plan::{Name, NameMap, Plan, ServicePlan};
 
 /// Services a block holds (about 45 KB of text at app-10000's 370 bytes a service).
@@ -99,187 +99,62 @@ fn field<W: Write, T: serde::Serialize + ?Sized>(
     at_level(&mut *w, 1, value)
 }
 
-/// What the two threads share while the services are written.
-struct Blocks {
-    /// The next block nobody has claimed.
-    next: AtomicUsize,
-    state: Mutex<State>,
-    /// Signalled when a block is done, one is written, or the helper stops.
-    changed: Condvar,
-}
-
-#[derive(Default)]
-struct State {
-    /// Blocks encoded into buffers and not yet written, by block number.
-    done: Vec<Option<io::Result<Vec<u8>>>>,
-    /// Blocks written so far (in order).
-    written: usize,
-    /// Buffers written and free for another block.
-    free: Vec<Vec<u8>>,
-    /// The calling thread stopped (a write failed): the helper stops too.
-    stop: bool,
-    /// The helper ended (or never started): a block it claimed and did not finish is
-    /// encoded by the calling thread.
-    helper_gone: bool,
-}
-
-impl Blocks {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Claims the next unclaimed block when it is within [`AHEAD`] of `written`.
-    fn claim(&self, written: usize, count: usize) -> Option<usize> {
-        let mut b = self.next.load(SeqCst);
-        while b < count && b < written + AHEAD {
-            match self.next.compare_exchange(b, b + 1, SeqCst, SeqCst) {
-                Ok(_) => return Some(b),
-                Err(now) => b = now,
-            }
-        }
-        None
-    }
-
-    /// Claims block `b` itself when nobody has.
-    fn claim_exactly(&self, b: usize) -> bool {
-        self.next.compare_exchange(b, b + 1, SeqCst, SeqCst).is_ok()
-    }
-
-    /// Stores an encoded block and tells the calling thread.
-    fn finish(&self, b: usize, encoded: io::Result<Vec<u8>>) {
-        let mut st = self.lock();
-        st.done[b] = Some(encoded);
-        drop(st);
-        self.changed.notify_all();
-    }
-}
-
-/// Marks the helper gone when it ends, however it ends (a panic included), so the calling
-/// thread never waits for a block the helper will not finish.
-struct HelperGone<'a>(&'a Blocks);
-
-impl Drop for HelperGone<'_> {
-    fn drop(&mut self) {
-        self.0.lock().helper_gone = true;
-        self.0.changed.notify_all();
-    }
-}
-
 /// The `services` object (at least one service) in blocks of `block`, as the module says.
 fn write_services<W: Write>(
     w: &mut W,
     services: &NameMap<ServicePlan>,
     block: usize,
 ) -> io::Result<()> {
-    let entries = Entries {
+    let entries = &Entries {
         all: services.as_slice(),
         block,
     };
     let count = services.len().div_ceil(block);
-    let entries = &entries;
-    let into_buffer = |blocks: &Blocks, b: usize| {
-        let mut buffer = blocks.lock().free.pop().unwrap_or_default();
+    // Buffers written and free for another block.
+    let free: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+    let into_buffer = |b: usize| -> io::Result<Vec<u8>> {
+        let mut buffer = free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
+            .unwrap_or_default();
         buffer.clear();
-        let encoded = entries.encode(&mut buffer, b).map(|()| buffer);
-        blocks.finish(b, encoded);
+        entries.encode(&mut buffer, b).map(|()| buffer)
     };
-    let blocks = Blocks {
-        next: AtomicUsize::new(0),
-        state: Mutex::new(State {
-            done: (0..count).map(|_| None).collect(),
-            ..State::default()
-        }),
-        changed: Condvar::new(),
-    };
+    let blocks = &InOrder::new(count, AHEAD, 1);
     w.write_all(b"{")?;
-    let blocks = &blocks;
     let (written, _) = crate::parallel::split(
         "plan-json",
         1,
         || {
-            let result = write_in_order(w, blocks, count, entries, &into_buffer);
+            let mut write = || -> io::Result<()> {
+                for b in 0..count {
+                    match blocks.turn(b, &mut |later| into_buffer(later)) {
+                        Turn::Yours => entries.encode(&mut *w, b)?,
+                        Turn::Ready(buffer) => {
+                            let buffer = buffer?;
+                            w.write_all(&buffer)?;
+                            free.lock().unwrap_or_else(|e| e.into_inner()).push(buffer);
+                        }
+                        // Claimed by a helper that ended without it (it panicked): the join
+                        // passes the panic on.
+                        Turn::Lost => return Ok(()),
+                    }
+                    blocks.consumed(b);
+                }
+                Ok(())
+            };
+            let result = write();
             if result.is_err() {
-                blocks.lock().stop = true;
-                blocks.changed.notify_all();
+                blocks.stop();
             }
             result
         },
-        |_| {
-            let _gone = HelperGone(blocks);
-            loop {
-                let claimed = {
-                    let mut st = blocks.lock();
-                    loop {
-                        if st.stop {
-                            break None;
-                        }
-                        if let Some(b) = blocks.claim(st.written, count) {
-                            break Some(b);
-                        }
-                        if blocks.next.load(SeqCst) >= count {
-                            break None;
-                        }
-                        st = blocks.changed.wait(st).unwrap_or_else(|e| e.into_inner());
-                    }
-                };
-                match claimed {
-                    Some(b) => into_buffer(blocks, b),
-                    None => return,
-                }
-            }
-        },
+        |_| blocks.help(&into_buffer),
     );
     written?;
     line_at(w, 1, false)?;
     w.write_all(b"}")
-}
-
-/// The calling thread's part of [`write_services`]: every block in order, encoded here or
-/// taken from the buffer the helper (or this thread, ahead) encoded it into.
-fn write_in_order<W: Write>(
-    w: &mut W,
-    blocks: &Blocks,
-    count: usize,
-    entries: &Entries<'_>,
-    into_buffer: &dyn Fn(&Blocks, usize),
-) -> io::Result<()> {
-    for b in 0..count {
-        loop {
-            if blocks.claim_exactly(b) {
-                entries.encode(&mut *w, b)?;
-                break;
-            }
-            let mut st = blocks.lock();
-            if let Some(encoded) = st.done[b].take() {
-                drop(st);
-                let buffer = encoded?;
-                w.write_all(&buffer)?;
-                blocks.lock().free.push(buffer);
-                break;
-            }
-            if st.helper_gone {
-                // Claimed by a helper that ended without it (it panicked): done here.
-                drop(st);
-                entries.encode(&mut *w, b)?;
-                break;
-            }
-            // The helper is at block `b`: encode a later one meanwhile, or wait for it.
-            let written = st.written;
-            drop(st);
-            match blocks.claim(written, count) {
-                Some(later) => into_buffer(blocks, later),
-                None => {
-                    let st = blocks.lock();
-                    if st.done[b].is_none() && !st.helper_gone {
-                        drop(blocks.changed.wait(st).unwrap_or_else(|e| e.into_inner()));
-                    }
-                }
-            }
-        }
-        blocks.lock().written = b + 1;
-        blocks.changed.notify_all();
-    }
-    Ok(())
 }
 
 /// The services of a plan, cut into blocks.
