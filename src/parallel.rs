@@ -40,7 +40,7 @@ where
                 std::thread::Builder::new()
                     .name(name.into())
                     .stack_size(THREAD_STACK)
-                    .spawn_scoped(scope, crate::memory::counted(move || later(k)))
+                    .spawn_scoped(scope, helper(move || later(k)))
                     .ok()
             })
             .collect();
@@ -57,6 +57,67 @@ where
             .collect();
         (done, rest)
     })
+}
+
+/// `job` made the body of a helper thread that starts on another core than the thread calling
+/// this (the one that starts the helper), and publishes its heap count when done
+/// ([`crate::memory::counted`]). Call it on the starting thread, as the thread is spawned.
+///
+/// Linux placed a new helper on its starter's core when the other core was busy for a moment
+/// (a lane finishing); the two then took turns on one core while the other idled, for 10–20 ms
+/// at app-10000, until the load balancer moved one (`perf record -a` showed it). A helper now
+/// moves off its starter's core as it starts, and may run anywhere afterwards
+/// (docs/performance.md, "Thirteenth round").
+pub(crate) fn helper<T>(job: impl FnOnce() -> T) -> impl FnOnce() -> T {
+    let spawner = current_cpu();
+    let job = crate::memory::counted(job);
+    move || {
+        start_elsewhere(spawner);
+        job()
+    }
+}
+
+/// The core the calling thread runs on now, when the system says (Linux).
+fn current_cpu() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `sched_getcpu` reads no memory of ours.
+        let cpu = unsafe { libc::sched_getcpu() };
+        if cpu >= 0 {
+            return Some(cpu as usize);
+        }
+    }
+    None
+}
+
+/// Moves the calling thread, a helper just started, off core `spawner` when it is on it and
+/// may run elsewhere, then lets it run anywhere again (its affinity is what it was).
+fn start_elsewhere(spawner: Option<usize>) {
+    #[cfg(target_os = "linux")]
+    {
+        let Some(cpu) = spawner else {
+            return;
+        };
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: the set is plain data written by the kernel, and the affinity calls read
+        // and write only it; `0` is the calling thread.
+        unsafe {
+            let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, size, &mut allowed) != 0
+                || cpu >= libc::CPU_SETSIZE as usize
+                || !libc::CPU_ISSET(cpu, &allowed)
+                || libc::CPU_COUNT(&allowed) < 2
+                || libc::sched_getcpu() != cpu as i32
+            {
+                return;
+            }
+            let mut elsewhere = allowed;
+            libc::CPU_CLR(cpu, &mut elsewhere);
+            if libc::sched_setaffinity(0, size, &elsewhere) == 0 {
+                libc::sched_setaffinity(0, size, &allowed);
+            }
+        }
+    }
 }
 
 /// The stack of a helper thread of [`split`]: what the main thread has (the completion
@@ -233,7 +294,7 @@ impl<T> InOrder<T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{split, InOrder, Turn};
+    use super::{split, start_elsewhere, InOrder, Turn};
     use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 
     /// Blocks come out in order whoever produced them, each produced once, and never more
@@ -347,5 +408,38 @@ mod tests {
         );
         // Nothing past the first blocks within reach was produced.
         assert!(made.load(SeqCst) <= 3, "{}", made.load(SeqCst));
+    }
+
+    /// A helper on its starter's core moves to another one when it may, and keeps the
+    /// affinity it had (it is not left pinned).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_helper_starts_elsewhere_and_may_run_anywhere_afterwards() {
+        std::thread::spawn(|| {
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            // SAFETY: plain data filled by the kernel for the calling thread.
+            let affinity = || unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0);
+                set
+            };
+            let before = affinity();
+            // SAFETY: reads no memory of ours.
+            let here = unsafe { libc::sched_getcpu() };
+            assert!(here >= 0);
+            start_elsewhere(Some(here as usize));
+            let after = affinity();
+            // SAFETY: as above.
+            let (cores, now) = unsafe { (libc::CPU_COUNT(&before), libc::sched_getcpu()) };
+            assert!((0..libc::CPU_SETSIZE as usize)
+                .all(|c| unsafe { libc::CPU_ISSET(c, &before) == libc::CPU_ISSET(c, &after) }));
+            if cores >= 2 {
+                assert_ne!(now, here, "moved off core {here}");
+            } else {
+                assert_eq!(now, here);
+            }
+        })
+        .join()
+        .expect("the test thread");
     }
 }

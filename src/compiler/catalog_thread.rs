@@ -136,7 +136,7 @@ pub(super) fn stream_catalog<R>(
             .name("catalog".into())
             .spawn_scoped(
                 scope,
-                crate::memory::counted(move || {
+                crate::parallel::helper(move || {
                     for batch in receive {
                         for (key, span, value) in &batch {
                             add(&mut stream, key, *span, value);

@@ -84,7 +84,7 @@ impl Prefetch {
             let job = path.clone();
             let spawned = std::thread::Builder::new()
                 .name("include-prefetch".into())
-                .spawn(crate::memory::counted(move || fetch(&job, file)));
+                .spawn(crate::parallel::helper(move || fetch(&job, file)));
             if let Ok(handle) = spawned {
                 self.ahead.push((path, handle));
             }
