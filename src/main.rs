@@ -268,8 +268,11 @@ fn compile(
     }
     let human = matches!(format, Format::Human);
     let Some(plan) = run.plan.filter(|_| arg_errors == 0) else {
-        if human {
+        if human && output.is_some() {
             say(format_args!("error: {errors} error(s); no plan written"));
+        } else if human {
+            // `check` writes no plan in any case.
+            say(format_args!("error: {errors} error(s)"));
         }
         return ExitCode::from(1);
     };

@@ -340,6 +340,12 @@ fn a_json_file_that_is_no_catalog_document_is_reported_once_at_its_key() {
             "{\"format\": \"wireplan-catalog\", \"version\": 1,\n \"types\": 5}",
             vec![("invalid-value", 2, 11)],
         ),
+        // a list of class names
+        ("{\"types\": [\"App\\\\A\"]}", vec![("invalid-value", 1, 11)]),
+        // a typo of `types`: one error, which names it
+        ("{\"typess\": {\"App\\\\A\": {}}}", vec![("unknown-option", 1, 2)]),
+        // not JSON at all
+        ("", vec![("invalid-value", 1, 1)]),
     ];
     for (text, expected) in cases {
         std::fs::write(dir.path().join("catalog.json"), text).expect("write");
@@ -367,7 +373,72 @@ fn a_json_file_that_is_no_catalog_document_is_reported_once_at_its_key() {
             .collect();
         assert_eq!(got, expected, "{shown}");
         assert!(!shown.contains("class-not-found"), "{shown}");
+        // serde's own position (its columns count from 0) is not repeated in the message.
+        assert!(!shown.contains("column 0"), "{shown}");
+        if text.contains("typess") {
+            assert!(shown.contains("did you mean 'types'?"), "{shown}");
+        }
     }
+}
+
+/// The checks across the classes of a JSON catalog (an inheritance cycle, a parent not
+/// found, an interface that is a class) point at the class's key (they had no position when
+/// the file was read on its fast path); a class in two catalog files is named as such, not as
+/// a hand-written `types:` entry.
+#[test]
+fn problems_across_json_classes_point_at_the_class_keys() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("config.neon"), "services:\n\ta: App\\E\n").expect("write");
+    let cycle = "{\"format\": \"wireplan-catalog\", \"version\": 1, \"types\": {\n\
+                 \"App\\\\A\": {\"extends\": [\"App\\\\B\"]},\n\
+                 \"App\\\\B\": {\"extends\": [\"App\\\\A\"]},\n\
+                 \"App\\\\C\": {\"extends\": [\"App\\\\X\"]},\n\
+                 \"App\\\\D\": {\"implements\": [\"App\\\\C\"]},\n\
+                 \"App\\\\E\": {}\n}}";
+    std::fs::write(dir.path().join("one.json"), cycle).expect("write");
+    let run = |catalogs: &[&str]| {
+        let mut args = vec!["check", "config.neon", "--format", "json"];
+        for c in catalogs {
+            args.extend(["--catalog", c]);
+        }
+        let out = wireplan_cmd()
+            .current_dir(dir.path())
+            .args(&args)
+            .output()
+            .expect("runs");
+        let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+        let got: Vec<serde_json::Value> = serde_json::from_str(&shown).expect("a JSON array");
+        got
+    };
+    let got = run(&["one.json"]);
+    let at: Vec<(String, u64, u64)> = got
+        .iter()
+        .map(|d| {
+            let n = |k: &str| d[k].as_u64().unwrap_or(0);
+            (
+                d["file"].as_str().unwrap_or("").to_string(),
+                n("line"),
+                n("column"),
+            )
+        })
+        .collect();
+    let one = |line| ("one.json".to_string(), line, 1);
+    assert_eq!(at, [one(2), one(4), one(5)], "{got:?}");
+    assert!(got[0]["message"]
+        .as_str()
+        .unwrap_or("")
+        .starts_with("Inheritance cycle"));
+    std::fs::copy(dir.path().join("one.json"), dir.path().join("two.json")).expect("copy");
+    let got = run(&["one.json", "two.json"]);
+    let first = got
+        .iter()
+        .find(|d| d["code"] == "duplicate-class")
+        .expect("a duplicate-class error");
+    assert_eq!(
+        first["message"],
+        "Class App\\A is declared in two catalogs: 'one.json' and 'two.json'."
+    );
+    assert!(!first.to_string().contains("types:"), "{first}");
 }
 
 fn wireplan_cmd() -> Command {

@@ -6,6 +6,7 @@ use super::parse::NullDefault;
 use super::types::is_builtin;
 use super::{Catalog, Name};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::source::Span;
 
 impl Catalog {
     /// `default: null` on a parameter whose type is a class without `?`: an unknown class is
@@ -51,8 +52,19 @@ impl Catalog {
     }
 
     pub(super) fn check_references(&mut self, diags: &mut Diagnostics) {
+        self.check_references_locating(diags, &|_| None);
+    }
+
+    /// [`Catalog::check_references`], placing a problem of a class read without a position
+    /// (a JSON catalog's fast path) at `locate(class name)` (its key in the file).
+    pub(super) fn check_references_locating(
+        &mut self,
+        diags: &mut Diagnostics,
+        locate: &dyn Fn(&str) -> Option<Span>,
+    ) {
         let mut cyclic: Vec<String> = Vec::new();
         for c in self.classes.values() {
+            let at = || c.span.or_else(|| locate(&c.name));
             let named = c.extends.iter().map(|p| (p, "parent of")).chain(
                 c.implements
                     .iter()
@@ -65,7 +77,7 @@ impl Catalog {
                             Code::ClassNotFound,
                             format!("Class '{parent}' not found (named as {role} {}).", c.name),
                         )
-                        .at(c.span)
+                        .at(at())
                         .with_note("Add it to the `types:` section, or pass the catalog your registry writes with `--catalog FILE` (docs/catalog.md)."),
                     );
                 }
@@ -77,7 +89,7 @@ impl Catalog {
                             Code::InvalidValue,
                             format!("{} implements {i}, which is not an interface.", c.name),
                         )
-                        .at(c.span)
+                        .at(at())
                         .with_note(format!("Use `extends: {i}` for a parent class.")),
                     );
                 }
@@ -105,7 +117,7 @@ impl Catalog {
                 };
                 diags.push(
                     Diagnostic::error(Code::InvalidValue, msg)
-                        .at(c.span)
+                        .at(at())
                         .with_note(note),
                 );
             }
@@ -118,7 +130,7 @@ impl Catalog {
                             c.name
                         ),
                     )
-                    .at(c.span),
+                    .at(at()),
                 );
             }
             // A class that names no parent is on no cycle of its own (most classes).
@@ -130,7 +142,7 @@ impl Catalog {
                             Code::InvalidValue,
                             format!("Inheritance cycle: {}.", path.join(" -> ")),
                         )
-                        .at(c.span),
+                        .at(at()),
                     );
                 }
                 cyclic.extend(path);

@@ -113,16 +113,17 @@ pub(super) fn types_of(
 /// A JSON syntax error of catalog file `id`, at serde's line and column.
 pub(super) fn json_syntax_error(id: FileId, text: &str, e: &serde_json::Error) -> Diagnostic {
     let offset = byte_offset(text, e.line(), e.column());
+    // The position is the diagnostic's, not the message's (serde counts columns from 0 at a
+    // line's start, where the diagnostic says 1).
+    let shown = e.to_string();
+    let what = shown
+        .rsplit_once(" at line ")
+        .map_or(shown.as_str(), |(m, _)| m);
     let message = if e.is_data() {
-        // Well-formed JSON that no catalog may be (a key written twice): the position is the
-        // diagnostic's, not the message's.
-        let shown = e.to_string();
-        let what = shown
-            .rsplit_once(" at line ")
-            .map_or(shown.as_str(), |(m, _)| m);
+        // Well-formed JSON that no catalog may be (a key written twice).
         format!("The catalog is not valid: {what}.")
     } else {
-        format!("The catalog is not valid JSON: {e}.")
+        format!("The catalog is not valid JSON: {what}.")
     };
     Diagnostic::error(Code::InvalidValue, message).at(Some(Span::new(id, offset, offset)))
 }
@@ -134,13 +135,20 @@ pub(super) fn check_class_map(
     id: FileId,
     diags: &mut Diagnostics,
 ) -> Result<(), Unread> {
-    if types.as_array().is_none() && !types.is_null() {
+    let list = types
+        .as_array()
+        .is_some_and(|a| !a.is_empty() && a.is_list());
+    if list || (types.as_array().is_none() && !types.is_null()) {
         diags.push(
             Diagnostic::error(
                 Code::InvalidValue,
                 format!(
                     "The catalog's 'types' expects to be a map of classes, {} given.",
-                    types.describe()
+                    if list {
+                        "a list".to_string()
+                    } else {
+                        types.describe()
+                    }
                 ),
             )
             .at(types.span.or(Some(Span::new(id, 0, 0)))),
@@ -182,6 +190,8 @@ pub(super) fn document_types(
         return None;
     };
     let mut types = None;
+    // A key that is a typo of `types` is the one error about the missing `types`.
+    let mut types_misspelt = false;
     for (k, v) in &items.items {
         match k.as_string().as_str() {
             "types" => types = Some(v.clone()),
@@ -201,20 +211,30 @@ pub(super) fn document_types(
                 .at(v.span.or(at))
                 .with_note("regenerate it with the wireplan-runtime this compiler matches"),
             ),
-            other => diags.push(
-                Diagnostic::error(
-                    Code::UnknownOption,
-                    format!(
+            other => {
+                let meant = crate::diagnostics::suggest(other, ["types", "format", "version"]);
+                types_misspelt |= meant == Some("types");
+                let message = match meant {
+                    Some(s) => format!(
+                        "Unexpected item '{other}' in the catalog{}, did you mean '{s}'?",
+                        describe(name)
+                    ),
+                    None => format!(
                         "Unexpected item '{other}' in the catalog{}.",
                         describe(name)
                     ),
-                )
-                .at(items.key_span(other).or(v.span).or(at))
-                .with_note("a catalog holds 'types' (and, in JSON, 'format' and 'version')"),
-            ),
+                };
+                diags.push(
+                    Diagnostic::error(Code::UnknownOption, message)
+                        .at(items.key_span(other).or(v.span).or(at))
+                        .with_note(
+                            "a catalog holds 'types' (and, in JSON, 'format' and 'version')",
+                        ),
+                );
+            }
         }
     }
-    if types.is_none() {
+    if types.is_none() && !types_misspelt {
         diags.push(
             Diagnostic::error(
                 Code::InvalidValue,

@@ -175,6 +175,17 @@ impl Catalog {
                             "class names are case-insensitive and a leading \\ is not part of \
                              them; declare each class once",
                         )
+                    } else if let Some(other) = first_file.filter(|f| files.contains(f)) {
+                        (
+                            format!(
+                                "Class {} is declared in two catalogs: '{}' and '{}'.",
+                                info.name,
+                                sources.get(other).name,
+                                file.name
+                            ),
+                            "declare each class in one catalog (two files with the same classes \
+                             are one catalog passed twice: pass it once)",
+                        )
                     } else {
                         (
                             format!(
@@ -205,7 +216,13 @@ impl Catalog {
         // Without a file's classes, its parents and defaults' classes would all be reported
         // missing: checked only over complete inputs.
         if readable {
-            cat.check_references(diags);
+            // A class read from a JSON file's fast path has no position: its problems are
+            // placed at its key, looked up only for a class that has one.
+            let locate = |name: &str| match origin.get(&Caseless(name))? {
+                Origin::At(span) => *span,
+                Origin::JsonKey(fid) => file::json_key_span(*fid, &sources.get(*fid).text, name),
+            };
+            cat.check_references_locating(diags, &locate);
             cat.check_null_defaults(&pending, diags);
         }
         cat.seal();
