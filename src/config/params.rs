@@ -155,6 +155,41 @@ pub fn expand_config_streaming(
     (params, sections, outcome)
 }
 
+/// For a missing `a.b.c` whose start names nested maps (`a`, `a.b`): the path with its first
+/// missing key replaced by the key of that map it is a typo of (the "did you mean" rule,
+/// [`crate::diagnostics::suggest`]), e.g. `mail.from` for `mail.form`. `None` when the
+/// first name is not a parameter (the top-level suggestion applies then) or nothing is close.
+fn nested_suggestion(raw: &IndexMap<String, Value>, path: &str) -> Option<String> {
+    let mut parts = path.split('.');
+    let first = parts.next()?;
+    let mut value = raw.get(first)?;
+    let mut found = first.to_string();
+    let rest: Vec<&str> = parts.collect();
+    for (i, part) in rest.iter().enumerate() {
+        let Kind::Array(map) = &value.kind else {
+            return None;
+        };
+        match map.get(part) {
+            Some(inner) => {
+                value = inner;
+                found.push('.');
+                found.push_str(part);
+            }
+            None => {
+                let keys: Vec<String> = map.iter().map(|(k, _)| k.as_string()).collect();
+                let meant = crate::diagnostics::suggest(part, keys.iter().map(String::as_str))?;
+                let mut out = format!("{found}.{meant}");
+                for later in &rest[i + 1..] {
+                    out.push('.');
+                    out.push_str(later);
+                }
+                return Some(out);
+            }
+        }
+    }
+    None
+}
+
 impl<'a> Expander<'a> {
     /// Reads the `parameters:` section and `-p` overrides, and expands every static
     /// parameter. Returns the expander and the names of the parameters it expanded.
@@ -663,8 +698,13 @@ impl Expander<'_> {
             Some(s) => d.with_primary(s, "used here"),
             None => d.with_note("used in a parameter given with -p"),
         };
-        let names: Vec<&str> = self.raw.keys().map(String::as_str).collect();
-        d = d.with_suggestion(path, names);
+        d = match nested_suggestion(&self.raw, path) {
+            Some(meant) => d.with_note(format!("did you mean '{meant}'?")),
+            None => {
+                let names: Vec<&str> = self.raw.keys().map(String::as_str).collect();
+                d.with_suggestion(path, names)
+            }
+        };
         self.diags.push(d);
     }
 

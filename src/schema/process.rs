@@ -780,6 +780,21 @@ fn complete_any_of(schema: &Expect, set: &[Choice], value: Expr, ctx: &mut Conte
             }
         }
         ctx.type_mismatch(&unique.join("|"), &value);
+        // A string that is a typo of one of the strings allowed (`lifespan: singelton`).
+        let allowed = set.iter().filter_map(|c| match c {
+            Choice::Value(Expr {
+                kind: ExprKind::Str(s),
+                ..
+            }) => Some(s.as_str()),
+            _ => None,
+        });
+        if let ExprKind::Str(given) = &value.kind {
+            if let Some(meant) = crate::diagnostics::suggest(given, allowed) {
+                if let Some(last) = ctx.errors.last_mut() {
+                    last.notes.push(format!("did you mean '{meant}'?"));
+                }
+            }
+        }
     }
     Expr::bare(ExprKind::Null)
 }
