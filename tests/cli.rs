@@ -374,3 +374,22 @@ fn an_empty_output_path_is_named_as_such() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// A type catalog given as the configuration: its `format` and `version` are reported as
+/// sections no extension handles, with a note that says to pass the file with `--catalog`.
+#[test]
+fn a_catalog_given_as_the_configuration_gets_a_hint() {
+    let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .args(["check", "examples/getting-started/catalog.json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("Found section 'format'"), "{stderr}");
+    assert!(
+        stderr.contains("looks like a type catalog (format, version, types): give it to the compiler with --catalog FILE"),
+        "{stderr}"
+    );
+}

@@ -750,6 +750,12 @@ fn check_sections(sections: &Sections, diags: &mut Diagnostics) {
         .map(|s| s.to_string())
         .chain(extension_names(sections.get("extensions").map(|(_, v)| v)))
         .collect();
+    // A type catalog (`{format: wireplan-catalog, version: 1, types: {…}}`) given as the
+    // configuration: its `format` and `version` are no sections.
+    let catalog_shaped = sections
+        .get("format")
+        .is_some_and(|(_, v)| v.as_str() == Some(wireplan_runtime::catalog::FORMAT))
+        && !handled.iter().any(|h| h == "format");
     for (name, (key_span, _)) in sections {
         if !handled.contains(name) {
             let mut msg = format!(
@@ -759,10 +765,15 @@ fn check_sections(sections: &Sections, diags: &mut Diagnostics) {
                 Some(s) => msg.push_str(&format!(", did you mean '{s}'?")),
                 None => msg.push('.'),
             }
-            diags.push(
-                Diagnostic::error(Code::UnknownExtension, msg)
-                    .with_primary(*key_span, "no extension handles this section"),
-            );
+            let mut d = Diagnostic::error(Code::UnknownExtension, msg)
+                .with_primary(*key_span, "no extension handles this section");
+            if catalog_shaped && (name == "format" || name == "version") {
+                d = d.with_note(
+                    "this file looks like a type catalog (format, version, types): give it to \
+                     the compiler with --catalog FILE, next to the configuration",
+                );
+            }
+            diags.push(d);
         }
     }
 }
