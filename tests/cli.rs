@@ -1,6 +1,7 @@
 //! The `wireplan` binary as a user runs it: exit codes, plan files, JSON diagnostics, and the
 //! `FILE:LINE:COLUMN` location of NEON syntax errors.
 
+use std::path::Path;
 use std::process::Command;
 
 fn wireplan() -> Command {
@@ -392,4 +393,35 @@ fn a_catalog_given_as_the_configuration_gets_a_hint() {
         stderr.contains("looks like a type catalog (format, version, types): give it to the compiler with --catalog FILE"),
         "{stderr}"
     );
+}
+
+/// Refusing to write the plan over an input written the same way as `-o`: the note does not
+/// name the file twice ("'x' is the same file as 'x'"); another spelling of it is named.
+#[test]
+fn the_output_refusal_names_another_spelling_only() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/getting-started");
+    std::fs::copy(root.join("catalog.json"), dir.path().join("catalog.json")).expect("copy");
+    std::fs::copy(root.join("config/app.neon"), dir.path().join("app.neon")).expect("copy");
+    let before = std::fs::read(dir.path().join("catalog.json")).expect("read");
+    for (out, note) in [
+        ("catalog.json", "= choose another output path"),
+        (
+            "./x/../catalog.json",
+            "= './x/../catalog.json' is the same file as 'catalog.json'; choose another output path",
+        ),
+    ] {
+        std::fs::create_dir_all(dir.path().join("x")).expect("dir");
+        let run = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+            .args(["compile", "app.neon", "--catalog", "catalog.json", "-o", out])
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("runs");
+        assert_eq!(run.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains("Refusing to write the plan over 'catalog.json'"), "{stderr}");
+        assert!(stderr.contains(note), "{out}: {stderr}");
+        assert_eq!(std::fs::read(dir.path().join("catalog.json")).expect("read"), before);
+    }
 }

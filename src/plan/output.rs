@@ -65,14 +65,18 @@ pub fn check_output(out: &Path, sources: &SourceMap, plan: &Plan) -> Result<(), 
         .map(|d| (d.path.clone(), PathBuf::from(&d.path)));
     for (name, path) in read.chain(recorded) {
         if Identity::of(&path).same_as(&target) {
+            let shown = out.display().to_string();
+            // The other spelling is named only when there is one (`./a/../x.json`, a link).
+            let note = if shown == name {
+                "choose another output path".to_string()
+            } else {
+                format!("'{shown}' is the same file as '{name}'; choose another output path")
+            };
             return Err(Diagnostic::error(
                 Code::Io,
                 format!("Refusing to write the plan over '{name}', which this compilation reads."),
             )
-            .with_note(format!(
-                "'{}' is the same file as '{name}'; choose another output path",
-                out.display()
-            )));
+            .with_note(note));
         }
     }
     // A `.neon` name is a configuration's, one this compilation does not read: a plan written
