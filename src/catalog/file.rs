@@ -64,7 +64,7 @@ pub fn load_inputs(
                 }
                 Err(e) => diags.push(
                     crate::config::unreadable_file(path, &e)
-                        .with_note("given as a catalog (--catalog)"),
+                        .with_note("read as a type catalog (`--catalog`, or a build script's or dev mode's catalog file)"),
                 ),
             },
             CatalogInput::Text { name, text } => ids.push(sources.add(name.clone(), text.clone())),
