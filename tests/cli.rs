@@ -425,3 +425,35 @@ fn the_output_refusal_names_another_spelling_only() {
         assert_eq!(std::fs::read(dir.path().join("catalog.json")).expect("read"), before);
     }
 }
+
+/// A missing extension script named by a relative path: the error names the path tried and
+/// says it was resolved against the configuration's folder (a copied example showed a path
+/// other than the one written, with no word on why).
+#[test]
+fn a_missing_relative_script_says_how_its_path_was_resolved() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(dir.path().join("cfg")).expect("dir");
+    std::fs::write(
+        dir.path().join("cfg/app.neon"),
+        "extensions:\n\tlogging: ../scripts/missing.rhai\n",
+    )
+    .expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .args(["check", "cfg/app.neon"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("Extension script '"), "{stderr}");
+    assert!(
+        stderr.contains("missing.rhai' is missing or is not readable."),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("resolved against the folder of the configuration file that names it"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("cfg/app.neon:2:11"), "{stderr}");
+}

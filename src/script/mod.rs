@@ -251,6 +251,11 @@ impl Extension {
             )
             .at(from)
             .with_note(e.to_string())
+            .with_note(
+                "a relative script path is resolved against the folder of the configuration \
+                 file that names it (the path above is that resolution); a bare name such as \
+                 `logaware` is looked up on the script search path",
+            )
         })?;
         let text = String::from_utf8(bytes).map_err(|_| {
             Diagnostic::error(
