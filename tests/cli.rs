@@ -457,3 +457,39 @@ fn a_missing_relative_script_says_how_its_path_was_resolved() {
     );
     assert!(stderr.contains("cfg/app.neon:2:11"), "{stderr}");
 }
+
+/// A script error reported after other errors says it may follow from them; one with no
+/// error before it does not.
+#[test]
+fn a_script_error_after_other_errors_says_it_may_follow_from_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("ext.rhai"),
+        "fn beforeCompile() {\n    throw \"no logger\";\n}\n",
+    )
+    .expect("write");
+    let run = |service: &str| {
+        std::fs::write(
+            dir.path().join("app.neon"),
+            format!(
+                "extensions:\n\tx: ext.rhai\ntypes:\n\tApp\\Logger: {{}}\nservices:\n\tlog: {service}\n"
+            ),
+        )
+        .expect("write");
+        let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+            .args(["check", "app.neon"])
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("runs");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let note = "reported after 1 earlier error(s) of this compilation, which it may follow from";
+    let after = run("App\\Loger");
+    assert!(after.contains("error[class-not-found]"), "{after}");
+    assert!(after.contains("error[script-error]"), "{after}");
+    assert!(after.contains(note), "{after}");
+    let alone = run("App\\Logger");
+    assert!(alone.contains("error[script-error]"), "{alone}");
+    assert!(!alone.contains("earlier error"), "{alone}");
+}

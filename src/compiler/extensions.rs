@@ -462,7 +462,20 @@ impl Extensions {
             }));
             let found = ext.call(&self.engine, func, handle, &self.host.sources);
             self.host.builder.borrow_mut().set_actor(None);
-            diags.extend(found);
+            // A script that fails after the compilation already reported errors may have
+            // failed because of them (a service whose class was not found has no type, so a
+            // getByType for it finds nothing): the script's error says so.
+            let earlier = diags.items().iter().filter(|d| d.is_error()).count();
+            diags.extend(found.into_iter().map(|d| {
+                if earlier > 0 && d.code == Code::ScriptError {
+                    d.with_note(format!(
+                        "reported after {earlier} earlier error(s) of this compilation, which \
+                         it may follow from: fix those first"
+                    ))
+                } else {
+                    d
+                }
+            }));
             if let Some(before) = before {
                 let mut b = self.host.builder.borrow_mut();
                 b.refresh();
