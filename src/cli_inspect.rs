@@ -172,6 +172,26 @@ pub fn graph(
     params: ParamArgs,
 ) -> ExitCode {
     let (sources, mut graph, errors) = if is_plan(&config) {
+        // A plan is compiled already: what builds a configuration does not apply to it.
+        let unused: Vec<&str> = [
+            ("--catalog", !params.catalogs.is_empty()),
+            ("-p", !params.parameters.is_empty()),
+            ("--dynamic", !params.dynamic.is_empty()),
+            ("--scripts", !params.scripts.is_empty()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect();
+        if !unused.is_empty() {
+            use std::io::Write;
+            // A closed stderr drops the line (as `say` in main).
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "warning: {} ignored: '{}' is a plan, which is compiled already (they apply to a configuration)",
+                unused.join(", "),
+                config.display()
+            );
+        }
         // The same reader as `show` and `diff`: one code and one wording per problem.
         match inspect::plan_file::read_plan(&config) {
             Ok(file) => {

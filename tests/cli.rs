@@ -493,3 +493,41 @@ fn a_script_error_after_other_errors_says_it_may_follow_from_them() {
     assert!(alone.contains("error[script-error]"), "{alone}");
     assert!(!alone.contains("earlier error"), "{alone}");
 }
+
+/// `graph` of a plan file with options that only a configuration takes (`--catalog`, `-p`):
+/// a warning names them as ignored, and the graph is still printed.
+#[test]
+fn graph_of_a_plan_names_the_options_it_ignores() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/getting-started");
+    let plan = dir.path().join("app.plan.json");
+    let compiled = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .arg("compile")
+        .arg(root.join("config/app.neon"))
+        .arg("--catalog")
+        .arg(root.join("catalog.json"))
+        .arg("-o")
+        .arg(&plan)
+        .output()
+        .expect("runs");
+    assert!(compiled.status.success(), "{compiled:?}");
+    let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .arg("graph")
+        .arg(&plan)
+        .arg("--catalog")
+        .arg(root.join("catalog.json"))
+        .args(["-p", "name=x"])
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("warning: --catalog, -p ignored: '"),
+        "{stderr}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("digraph"),
+        "{out:?}"
+    );
+}
