@@ -531,3 +531,24 @@ fn graph_of_a_plan_names_the_options_it_ignores() {
         "{out:?}"
     );
 }
+
+/// An include cycle's chain names the files relative to the working folder, as the other
+/// diagnostics do (it named them by absolute path).
+#[test]
+fn an_include_cycle_names_its_files_relative_to_the_working_folder() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(dir.path().join("cfg")).expect("dir");
+    std::fs::write(dir.path().join("cfg/a.neon"), "includes:\n\t- b.neon\n").expect("write");
+    std::fs::write(dir.path().join("cfg/b.neon"), "includes:\n\t- a.neon\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .args(["check", "cfg/a.neon"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("include chain: cfg/a.neon -> cfg/b.neon -> cfg/a.neon"),
+        "{stderr}"
+    );
+}

@@ -236,11 +236,19 @@ impl Loader<'_> {
     fn load_file(&mut self, path: &Path, from: Option<Span>) -> Option<Array> {
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         if self.stack.contains(&canonical) {
+            // Relative to the working folder, as the other diagnostics name files.
+            let here = std::env::current_dir().and_then(std::fs::canonicalize).ok();
             let chain: Vec<String> = self
                 .stack
                 .iter()
                 .chain(std::iter::once(&canonical))
-                .map(|p| p.display().to_string())
+                .map(|p| {
+                    here.as_deref()
+                        .and_then(|h| p.strip_prefix(h).ok())
+                        .unwrap_or(p)
+                        .display()
+                        .to_string()
+                })
                 .collect();
             self.diags.push(
                 Diagnostic::error(
