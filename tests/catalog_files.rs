@@ -239,28 +239,30 @@ fn json_catalog_shape_is_documented_and_checked() {
     assert!(problems[0].contains("version 1"), "{problems:?}");
 }
 
+/// The catalog of the files `(name, text)`, in order, with what reading them reported and the
+/// files' source map.
+fn read_catalogs(files: &[(&str, &str)]) -> (Catalog, Diagnostics, SourceMap) {
+    let mut sources = SourceMap::new();
+    let mut diags = Diagnostics::new();
+    let inputs: Vec<CatalogInput> = files
+        .iter()
+        .map(|(name, text)| CatalogInput::Text {
+            name: name.to_string(),
+            text: text.to_string(),
+        })
+        .collect();
+    let ids = wireplan::catalog::load_inputs(&inputs, &mut sources, &mut diags);
+    let catalog = Catalog::from_inputs(None, &ids, &sources, &mut diags);
+    (catalog, diags, sources)
+}
+
 #[test]
 fn a_class_in_two_catalogs_is_an_error_with_both_positions() {
     let first =
         "types:\n\tApp\\A: {}\n\tApp\\I: {interface: true, methods: {get: {returns: App\\A}}}\n";
     let second = "{\"types\": {\n\"App\\\\I\": {\"interface\": true},\n\"App\\\\A\": {}\n}}";
-    let mut sources = SourceMap::new();
-    let mut diags = Diagnostics::new();
-    let ids = wireplan::catalog::load_inputs(
-        &[
-            CatalogInput::Text {
-                name: "types.neon".into(),
-                text: first.into(),
-            },
-            CatalogInput::Text {
-                name: "catalog.json".into(),
-                text: second.into(),
-            },
-        ],
-        &mut sources,
-        &mut diags,
-    );
-    let catalog = Catalog::from_inputs(None, &ids, &sources, &mut diags);
+    let (catalog, diags, sources) =
+        read_catalogs(&[("types.neon", first), ("catalog.json", second)]);
     let items = diags.items();
     assert_eq!(items.len(), 1, "{items:?}");
     let d = &items[0];
@@ -286,17 +288,7 @@ fn a_class_in_two_catalogs_is_an_error_with_both_positions() {
 fn a_class_twice_in_one_json_catalog_points_at_both_keys() {
     let text = "{\"format\": \"wireplan-catalog\", \"version\": 1, \"types\": {\n\
                 \"App\\\\A\": {},\n\"App\\\\B\": {},\n\"app\\\\a\": {}\n}}";
-    let mut sources = SourceMap::new();
-    let mut diags = Diagnostics::new();
-    let ids = wireplan::catalog::load_inputs(
-        &[CatalogInput::Text {
-            name: "catalog.json".into(),
-            text: text.into(),
-        }],
-        &mut sources,
-        &mut diags,
-    );
-    let catalog = Catalog::from_inputs(None, &ids, &sources, &mut diags);
+    let (catalog, diags, sources) = read_catalogs(&[("catalog.json", text)]);
     let items = diags.items();
     assert_eq!(items.len(), 1, "{items:?}");
     let d = &items[0];

@@ -360,10 +360,8 @@ fn the_repl_alias_prints_usage_errors_with_their_code() {
 /// given), and nothing is written.
 #[test]
 fn an_empty_output_path_is_named_as_such() {
-    let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+    let out = wireplan()
         .args(["compile", "examples/blog/config/app.neon", "-o", ""])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
@@ -380,10 +378,8 @@ fn an_empty_output_path_is_named_as_such() {
 /// sections no extension handles, with a note that says to pass the file with `--catalog`.
 #[test]
 fn a_catalog_given_as_the_configuration_gets_a_hint() {
-    let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+    let out = wireplan()
         .args(["check", "examples/getting-started/catalog.json"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(1));
@@ -412,10 +408,9 @@ fn the_output_refusal_names_another_spelling_only() {
         ),
     ] {
         std::fs::create_dir_all(dir.path().join("x")).expect("dir");
-        let run = Command::new(env!("CARGO_BIN_EXE_wireplan"))
-            .args(["compile", "app.neon", "--catalog", "catalog.json", "-o", out])
+        let run = wireplan()
             .current_dir(dir.path())
-            .env("NO_COLOR", "1")
+            .args(["compile", "app.neon", "--catalog", "catalog.json", "-o", out])
             .output()
             .expect("runs");
         assert_eq!(run.status.code(), Some(1));
@@ -438,10 +433,9 @@ fn a_missing_relative_script_says_how_its_path_was_resolved() {
         "extensions:\n\tlogging: ../scripts/missing.rhai\n",
     )
     .expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
-        .args(["check", "cfg/app.neon"])
+    let out = wireplan()
         .current_dir(dir.path())
-        .env("NO_COLOR", "1")
+        .args(["check", "cfg/app.neon"])
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(1));
@@ -476,10 +470,9 @@ fn a_script_error_after_other_errors_says_it_may_follow_from_them() {
             ),
         )
         .expect("write");
-        let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
-            .args(["check", "app.neon"])
+        let out = wireplan()
             .current_dir(dir.path())
-            .env("NO_COLOR", "1")
+            .args(["check", "app.neon"])
             .output()
             .expect("runs");
         String::from_utf8_lossy(&out.stderr).into_owned()
@@ -501,7 +494,7 @@ fn graph_of_a_plan_names_the_options_it_ignores() {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/getting-started");
     let plan = dir.path().join("app.plan.json");
-    let compiled = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+    let compiled = wireplan()
         .arg("compile")
         .arg(root.join("config/app.neon"))
         .arg("--catalog")
@@ -511,13 +504,12 @@ fn graph_of_a_plan_names_the_options_it_ignores() {
         .output()
         .expect("runs");
     assert!(compiled.status.success(), "{compiled:?}");
-    let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+    let out = wireplan()
         .arg("graph")
         .arg(&plan)
         .arg("--catalog")
         .arg(root.join("catalog.json"))
         .args(["-p", "name=x"])
-        .env("NO_COLOR", "1")
         .output()
         .expect("runs");
     assert!(out.status.success(), "{out:?}");
@@ -540,10 +532,9 @@ fn an_include_cycle_names_its_files_relative_to_the_working_folder() {
     std::fs::create_dir_all(dir.path().join("cfg")).expect("dir");
     std::fs::write(dir.path().join("cfg/a.neon"), "includes:\n\t- b.neon\n").expect("write");
     std::fs::write(dir.path().join("cfg/b.neon"), "includes:\n\t- a.neon\n").expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_wireplan"))
-        .args(["check", "cfg/a.neon"])
+    let out = wireplan()
         .current_dir(dir.path())
-        .env("NO_COLOR", "1")
+        .args(["check", "cfg/a.neon"])
         .output()
         .expect("runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
