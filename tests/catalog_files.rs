@@ -99,9 +99,21 @@ const EXPECTED: &[(&str, &str)] = &[
 /// Reads catalog texts the way the compiler does (`--catalog`), returning the catalog and the
 /// rendered diagnostics.
 fn read(inputs: &[(&str, &str)]) -> (Catalog, Vec<String>) {
+    let (catalog, diags, _) = read_catalogs(inputs);
+    let shown = diags
+        .items()
+        .iter()
+        .map(|d| format!("[{}] {}", d.code, d.message))
+        .collect();
+    (catalog, shown)
+}
+
+/// The catalog of the files `(name, text)`, in order, with what reading them reported and the
+/// files' source map.
+fn read_catalogs(files: &[(&str, &str)]) -> (Catalog, Diagnostics, SourceMap) {
     let mut sources = SourceMap::new();
     let mut diags = Diagnostics::new();
-    let inputs: Vec<CatalogInput> = inputs
+    let inputs: Vec<CatalogInput> = files
         .iter()
         .map(|(name, text)| CatalogInput::Text {
             name: name.to_string(),
@@ -110,12 +122,7 @@ fn read(inputs: &[(&str, &str)]) -> (Catalog, Vec<String>) {
         .collect();
     let ids = wireplan::catalog::load_inputs(&inputs, &mut sources, &mut diags);
     let catalog = Catalog::from_inputs(None, &ids, &sources, &mut diags);
-    let shown = diags
-        .items()
-        .iter()
-        .map(|d| format!("[{}] {}", d.code, d.message))
-        .collect();
-    (catalog, shown)
+    (catalog, diags, sources)
 }
 
 fn check_every_kind(catalog: &Catalog) {
@@ -237,23 +244,6 @@ fn json_catalog_shape_is_documented_and_checked() {
     )]);
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].contains("version 1"), "{problems:?}");
-}
-
-/// The catalog of the files `(name, text)`, in order, with what reading them reported and the
-/// files' source map.
-fn read_catalogs(files: &[(&str, &str)]) -> (Catalog, Diagnostics, SourceMap) {
-    let mut sources = SourceMap::new();
-    let mut diags = Diagnostics::new();
-    let inputs: Vec<CatalogInput> = files
-        .iter()
-        .map(|(name, text)| CatalogInput::Text {
-            name: name.to_string(),
-            text: text.to_string(),
-        })
-        .collect();
-    let ids = wireplan::catalog::load_inputs(&inputs, &mut sources, &mut diags);
-    let catalog = Catalog::from_inputs(None, &ids, &sources, &mut diags);
-    (catalog, diags, sources)
 }
 
 #[test]
