@@ -1109,6 +1109,25 @@ fn a_key_written_twice_in_a_json_catalog_is_an_error() {
             "{text}"
         );
         assert!(catalog.classes().next().is_none(), "{text}");
+        // At the second key, whole, and the first one labelled (they pointed at the second
+        // key's closing quote alone).
+        let (_, diags, _) = read_catalogs(&[("dup.json", text)]);
+        let d = &diags.items()[0];
+        let quoted = serde_json::to_string(key).expect("a JSON string");
+        let primary = d.labels.iter().find(|l| l.primary).expect("primary");
+        let first = d
+            .labels
+            .iter()
+            .find(|l| !l.primary)
+            .expect("first written here");
+        let at = |span: wireplan::source::Span| &text[span.start as usize..span.end as usize];
+        assert_eq!(
+            (at(primary.span), at(first.span)),
+            (&*quoted, &*quoted),
+            "{text}"
+        );
+        assert!(first.span.start < primary.span.start, "{text}");
+        assert_eq!(first.message, "first written here");
     }
 }
 

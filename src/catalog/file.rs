@@ -119,13 +119,57 @@ pub(super) fn json_syntax_error(id: FileId, text: &str, e: &serde_json::Error) -
     let what = shown
         .rsplit_once(" at line ")
         .map_or(shown.as_str(), |(m, _)| m);
-    let message = if e.is_data() {
-        // Well-formed JSON that no catalog may be (a key written twice).
-        format!("The catalog is not valid: {what}.")
-    } else {
-        format!("The catalog is not valid JSON: {what}.")
+    if !e.is_data() {
+        let message = format!("The catalog is not valid JSON: {what}.");
+        return Diagnostic::error(Code::InvalidValue, message)
+            .at(Some(Span::new(id, offset, offset)));
+    }
+    // Well-formed JSON that no catalog may be: a key written twice in one object, where serde
+    // stands at the second key's closing quote. The error is at that key, and points at the
+    // nearest earlier writing of it.
+    let message = format!("The catalog is not valid: {what}.");
+    let Some(open) = key_start(text, offset) else {
+        return Diagnostic::error(Code::InvalidValue, message)
+            .at(Some(Span::new(id, offset, offset)));
     };
-    Diagnostic::error(Code::InvalidValue, message).at(Some(Span::new(id, offset, offset)))
+    let key = &text[open..=offset.min(text.len().saturating_sub(1))];
+    let mut d = Diagnostic::error(Code::InvalidValue, message)
+        .with_primary(Span::new(id, open, open + key.len()), "written again here");
+    if let Some(first) = text[..open]
+        .rmatch_indices(key)
+        .map(|(at, _)| at)
+        .find(|&at| text[at + key.len()..].trim_start().starts_with(':'))
+    {
+        d = d.with_secondary(
+            Span::new(id, first, first + key.len()),
+            "first written here",
+        );
+    }
+    d
+}
+
+/// The offset of the opening quote of the JSON string whose closing quote is at `close`.
+fn key_start(text: &str, close: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if bytes.get(close) != Some(&b'"') {
+        return None;
+    }
+    let mut at = close;
+    while at > 0 {
+        at -= 1;
+        if bytes[at] == b'"' {
+            // A quote behind an odd number of backslashes is escaped.
+            let slashes = bytes[..at]
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'\\')
+                .count();
+            if slashes % 2 == 0 {
+                return Some(at);
+            }
+        }
+    }
+    None
 }
 
 /// Reports a catalog file's `types` that is not a map of classes (`null` is an empty one):
