@@ -543,3 +543,25 @@ fn an_include_cycle_names_its_files_relative_to_the_working_folder() {
         "{stderr}"
     );
 }
+
+/// `graph` and `show` of a type catalog: not a plan, and the note says what the file is and
+/// how it is used (it said only that the format was not a plan's).
+#[test]
+fn a_catalog_read_as_a_plan_is_named_as_a_catalog() {
+    for command in ["graph", "show"] {
+        let out = wireplan()
+            .args([command, "examples/getting-started/catalog.json"])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(1), "{command}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("error[invalid-plan]"),
+            "{command}: {stderr}"
+        );
+        assert!(
+            stderr.contains("is a type catalog: it describes the Rust types"),
+            "{command}: {stderr}"
+        );
+    }
+}

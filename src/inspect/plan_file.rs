@@ -53,6 +53,22 @@ pub fn read_plan(path: &Path) -> Result<PlanFile, Diagnostic> {
         }),
         Err(e) => {
             let d = Diagnostic::error(Code::InvalidPlan, e.to_string());
+            // A type catalog (what a registry writes, `--catalog`): no plan, no configuration.
+            let catalog = format!("\"{}\"", wireplan_runtime::catalog::FORMAT);
+            if encoding == Encoding::Json
+                && bytes
+                    .windows(catalog.len())
+                    .any(|w| w == catalog.as_bytes())
+                && !bytes
+                    .windows(b"\"wireplan-plan\"".len())
+                    .any(|w| w == b"\"wireplan-plan\"")
+            {
+                return Err(d.with_note(format!(
+                    "'{name}' is a type catalog: it describes the Rust types, and a \
+                     configuration is compiled with it (`wireplan compile CONFIG --catalog \
+                     {name} -o app.plan.json`)"
+                )));
+            }
             Err(if looks_like_configuration(&bytes) {
                 d.with_note(format!(
                     "'{name}' looks like a configuration, not a plan: compile it first \
