@@ -183,14 +183,11 @@ pub fn graph(
         .filter_map(|(flag, given)| given.then_some(flag))
         .collect();
         if !unused.is_empty() {
-            use std::io::Write;
-            // A closed stderr drops the line (as `say` in main).
-            let _ = writeln!(
-                std::io::stderr().lock(),
+            crate::say(format_args!(
                 "warning: {} ignored: '{}' is a plan, which is compiled already (they apply to a configuration)",
                 unused.join(", "),
                 config.display()
-            );
+            ));
         }
         // The same reader as `show` and `diff`: one code and one wording per problem.
         match inspect::plan_file::read_plan(&config) {

@@ -57,11 +57,11 @@ impl Catalog {
                 let at = at.or(value.span);
                 if let Some(first) = cat.get(&info.name) {
                     // Every class so far is the section's, each with its key's position.
-                    let first_at = match origin.get(&super::names::Caseless(&first.name)) {
-                        Some(Origin::At(span)) => *span,
-                        _ => first.span,
-                    };
-                    diags.push(super::duplicate_in_section(
+                    let first_at = origin
+                        .get(&Caseless(&first.name))
+                        .map_or(first.span, |o| o.span(sources, &first.name));
+                    diags.push(super::declared_twice(
+                        "the `types:` section",
                         &first.name,
                         first_at,
                         &key.as_string(),
@@ -84,42 +84,34 @@ impl Catalog {
                 &mut local,
                 &mut local_pending,
             );
-            let classes = if local.items().is_empty() {
-                classes.unwrap_or_default()
-            } else if matches!(classes, Err(Unread::Syntax)) {
+            let classes = match classes {
+                read if local.items().is_empty() => read.unwrap_or_default(),
                 // Not JSON or NEON at all: the parser's position is the one.
-                readable = false;
-                Vec::new()
-            } else if classes.is_err() {
-                // No catalog document (no `types`, or not a map): its classes would all be
-                // missing, so the compilation stops here as at a syntax error; the problems
-                // are read again with positions (at the keys).
-                readable = false;
-                let mut again = Diagnostics::new();
-                let _ =
-                    read_file_classes(&mut names, id, sources, true, &mut again, &mut Vec::new());
-                if !again.items().is_empty() {
-                    local = again;
+                Err(Unread::Syntax) => {
+                    readable = false;
+                    Vec::new()
                 }
-                Vec::new()
-            } else {
-                // Problems found on the fast JSON path: read again with positions.
-                let mut again = Diagnostics::new();
-                local_pending.clear();
-                let c = read_file_classes(
-                    &mut names,
-                    id,
-                    sources,
-                    true,
-                    &mut again,
-                    &mut local_pending,
-                );
-                local = if again.items().is_empty() {
-                    local
-                } else {
-                    again
-                };
-                c.unwrap_or_default()
+                read => {
+                    // Problems found without positions (the JSON fast path): read again with
+                    // them. A file that is no catalog document (no `types`, or not a map)
+                    // stops the compilation here as a syntax error does: its classes would
+                    // all be missing.
+                    readable &= read.is_ok();
+                    let mut again = Diagnostics::new();
+                    local_pending.clear();
+                    let c = read_file_classes(
+                        &mut names,
+                        id,
+                        sources,
+                        true,
+                        &mut again,
+                        &mut local_pending,
+                    );
+                    if !again.items().is_empty() {
+                        local = again;
+                    }
+                    c.unwrap_or_default()
+                }
             };
             for d in local.items() {
                 diags.push(d.clone());
@@ -141,13 +133,7 @@ impl Catalog {
                     let first_name = cat
                         .get(&info.name)
                         .map_or_else(|| info.name.clone(), |c| c.name.clone());
-                    let (first, first_file) = match first {
-                        Origin::At(span) => (*span, span.map(|s| s.file)),
-                        Origin::JsonKey(fid) => (
-                            file::json_key_span(*fid, &sources.get(*fid).text, &first_name),
-                            Some(*fid),
-                        ),
-                    };
+                    let (first_file, first) = (first.file(), first.span(sources, &first_name));
                     // The registry knows an interface only by name: a bare `{interface: true}`
                     // and a declaration of the same interface with members merge (the fuller
                     // one is kept).
@@ -165,18 +151,18 @@ impl Catalog {
                     }
                     // Twice in this file (under two spellings: one spelling twice is a JSON
                     // duplicate key, reported as such), or here and in an earlier input.
-                    let (message, note) = if first_file == Some(id) {
-                        (
-                            format!(
-                                "Class {first_name} is declared twice in the catalog '{}': as \
-                                 '{first_name}' and as '{}'.",
-                                file.name, info.name
-                            ),
-                            "class names are case-insensitive and a leading \\ is not part of \
-                             them; declare each class once",
-                        )
-                    } else if let Some(other) = first_file.filter(|f| files.contains(f)) {
-                        (
+                    if first_file == Some(id) {
+                        diags.push(super::declared_twice(
+                            &format!("the catalog '{}'", file.name),
+                            &first_name,
+                            first,
+                            &info.name,
+                            locate(&info.name),
+                        ));
+                        continue;
+                    }
+                    let (message, note) = match first_file.filter(|f| files.contains(f)) {
+                        Some(other) => (
                             format!(
                                 "Class {} is declared in two catalogs: '{}' and '{}'.",
                                 info.name,
@@ -185,9 +171,8 @@ impl Catalog {
                             ),
                             "declare each class in one catalog (two files with the same classes \
                              are one catalog passed twice: pass it once)",
-                        )
-                    } else {
-                        (
+                        ),
+                        None => (
                             format!(
                                 "Class {} is declared twice: in the catalog '{}' and before it.",
                                 info.name, file.name
@@ -195,7 +180,7 @@ impl Catalog {
                             "declare each class once: drop the hand-written entry from \
                              `types:` when the registry's catalog provides it (or register it \
                              in Rust)",
-                        )
+                        ),
                     };
                     let mut d =
                         Diagnostic::error(Code::DuplicateClass, message).at(locate(&info.name));
@@ -218,10 +203,7 @@ impl Catalog {
         if readable {
             // A class read from a JSON file's fast path has no position: its problems are
             // placed at its key, looked up only for a class that has one.
-            let locate = |name: &str| match origin.get(&Caseless(name))? {
-                Origin::At(span) => *span,
-                Origin::JsonKey(fid) => file::json_key_span(*fid, &sources.get(*fid).text, name),
-            };
+            let locate = |name: &str| origin.get(&Caseless(name))?.span(sources, name);
             cat.check_references_locating(diags, &locate);
             cat.check_null_defaults(&pending, diags);
         }
@@ -235,6 +217,25 @@ impl Catalog {
 enum Origin {
     At(Option<Span>),
     JsonKey(crate::source::FileId),
+}
+
+impl Origin {
+    /// Where class `name` was declared: the known position, or its key looked up in the JSON
+    /// file (as written there).
+    fn span(&self, sources: &crate::source::SourceMap, name: &str) -> Option<Span> {
+        match self {
+            Origin::At(span) => *span,
+            Origin::JsonKey(fid) => file::json_key_span(*fid, &sources.get(*fid).text, name),
+        }
+    }
+
+    /// The file the class was declared in, when known.
+    fn file(&self) -> Option<crate::source::FileId> {
+        match self {
+            Origin::At(span) => span.map(|s| s.file),
+            Origin::JsonKey(fid) => Some(*fid),
+        }
+    }
 }
 
 /// An interface declared by name only (`{interface: true}`), as a registry exports it.

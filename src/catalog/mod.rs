@@ -179,8 +179,13 @@ impl CatalogStream {
             Some(first) => {
                 let first_at = self.declared_at.get(first).copied().flatten();
                 let first_name = self.cat.classes[first].name.clone();
-                self.diags
-                    .push(duplicate_in_section(&first_name, first_at, written, at));
+                self.diags.push(declared_twice(
+                    "the `types:` section",
+                    &first_name,
+                    first_at,
+                    written,
+                    at,
+                ));
             }
         }
     }
@@ -455,11 +460,12 @@ impl Catalog {
     }
 }
 
-/// The `duplicate-class` error for a class written `written` at `at` in a `types:` section,
-/// which the section declared first as `first` at `first_at` (PHP class names are
-/// case-insensitive, and a leading `\` is not part of them: `App\Db`, `app\db` and `\App\Db`
-/// are one class). The first declaration is kept.
-pub(super) fn duplicate_in_section(
+/// The `duplicate-class` error for a class written `written` at `at` in `place` (`the
+/// \`types:\` section`, `the catalog 'x.json'`), which declared it first as `first` at
+/// `first_at` (PHP class names are case-insensitive, and a leading `\` is not part of them:
+/// `App\Db`, `app\db` and `\App\Db` are one class). The first declaration is kept.
+pub(super) fn declared_twice(
+    place: &str,
     first: &str,
     first_at: Option<Span>,
     written: &str,
@@ -467,9 +473,7 @@ pub(super) fn duplicate_in_section(
 ) -> Diagnostic {
     let mut d = Diagnostic::error(
         Code::DuplicateClass,
-        format!(
-            "Class {first} is declared twice in the `types:` section: as '{first}' and as '{written}'."
-        ),
+        format!("Class {first} is declared twice in {place}: as '{first}' and as '{written}'."),
     )
     .at(at);
     if let Some(span) = first_at {

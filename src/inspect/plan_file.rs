@@ -26,6 +26,16 @@ pub fn encoding_name(encoding: Encoding) -> &'static str {
     }
 }
 
+/// Whether `bytes` are a JSON document whose `format` is a type catalog's.
+fn is_catalog(bytes: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        format: Option<String>,
+    }
+    serde_json::from_slice::<Head>(bytes)
+        .is_ok_and(|h| h.format.as_deref() == Some(wireplan_runtime::catalog::FORMAT))
+}
+
 /// Reads the plan file at `path`.
 ///
 /// Errors (one diagnostic, without a source location): `file-not-found` when the file cannot
@@ -54,15 +64,7 @@ pub fn read_plan(path: &Path) -> Result<PlanFile, Diagnostic> {
         Err(e) => {
             let d = Diagnostic::error(Code::InvalidPlan, e.to_string());
             // A type catalog (what a registry writes, `--catalog`): no plan, no configuration.
-            let catalog = format!("\"{}\"", wireplan_runtime::catalog::FORMAT);
-            if encoding == Encoding::Json
-                && bytes
-                    .windows(catalog.len())
-                    .any(|w| w == catalog.as_bytes())
-                && !bytes
-                    .windows(b"\"wireplan-plan\"".len())
-                    .any(|w| w == b"\"wireplan-plan\"")
-            {
+            if encoding == Encoding::Json && is_catalog(&bytes) {
                 return Err(d.with_note(format!(
                     "'{name}' is a type catalog: it describes the Rust types, and a \
                      configuration is compiled with it (`wireplan compile CONFIG --catalog \

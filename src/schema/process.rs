@@ -789,10 +789,8 @@ fn complete_any_of(schema: &Expect, set: &[Choice], value: Expr, ctx: &mut Conte
             _ => None,
         });
         if let ExprKind::Str(given) = &value.kind {
-            if let Some(meant) = crate::diagnostics::suggest(given, allowed) {
-                if let Some(last) = ctx.errors.last_mut() {
-                    last.notes.push(format!("did you mean '{meant}'?"));
-                }
+            if let Some(last) = ctx.errors.pop() {
+                ctx.errors.push(last.with_suggestion(given, allowed));
             }
         }
     }
