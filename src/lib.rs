@@ -28,4 +28,5 @@ pub mod repl;
 pub mod schema;
 pub mod script;
 pub mod source;
+pub mod timings;
 pub mod watch;

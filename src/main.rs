@@ -45,6 +45,10 @@ enum Command {
         /// Ctrl-C; a failed compilation keeps the last good plan.
         #[arg(long)]
         watch: bool,
+        /// After each compilation, print where its wall time went (a table on standard
+        /// error: each stage's milliseconds, page faults and heap; docs/performance.md).
+        #[arg(long)]
+        timings: bool,
         #[command(flatten)]
         params: ParamArgs,
     },
@@ -58,6 +62,10 @@ enum Command {
         /// Fail (exit 1) on warnings too.
         #[arg(long)]
         deny_warnings: bool,
+        /// Print where the check's wall time went (a table on standard error: each stage's
+        /// milliseconds, page faults and heap; docs/performance.md).
+        #[arg(long)]
+        timings: bool,
         #[command(flatten)]
         params: ParamArgs,
     },
@@ -266,6 +274,9 @@ fn compile(
             diagnostics::render(&run.sources, &run.diagnostics, color());
         }
     }
+    if let Some(timings) = &run.timings {
+        say(format_args!("timings:\n{}", timings.render().trim_end()));
+    }
     let human = matches!(format, Format::Human);
     let Some(plan) = run.plan.filter(|_| arg_errors == 0) else {
         if human && output.is_some() {
@@ -336,6 +347,9 @@ fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs
     let mut report = |event: Event<'_>| match event {
         Event::Compiled { run, kept } => {
             diagnostics::render(&run.sources, &run.diagnostics, color());
+            if let Some(timings) = &run.timings {
+                say(format_args!("timings:\n{}", timings.render().trim_end()));
+            }
             say(format_args!("{}", run.summary(&output, kept)));
         }
         Event::Watching(files) => say(format_args!(
@@ -637,8 +651,10 @@ fn main() -> ExitCode {
             output,
             encoding,
             watch: watching,
+            timings,
             params,
         } => {
+            wireplan::timings::want(timings);
             let encoding = match encoding {
                 Some(PlanEncoding::Json) => Encoding::Json,
                 Some(PlanEncoding::Bin) => Encoding::Binary,
@@ -665,8 +681,12 @@ fn main() -> ExitCode {
             config,
             format,
             deny_warnings,
+            timings,
             params,
-        } => compile(config, None, format, deny_warnings, params),
+        } => {
+            wireplan::timings::want(timings);
+            compile(config, None, format, deny_warnings, params)
+        }
         Command::Explain {
             config,
             question,

@@ -251,6 +251,7 @@ pub const RELEASE_FREED_ABOVE: usize = 8 << 20;
 /// more peak RSS (30.6 → 32.5 MB; docs/performance.md, "Seventh round"). The stages that free
 /// a whole tree (reading the files, expanding them) call [`check`].
 pub fn check_keeping_freed(stage: &str) -> Result<(), Diagnostic> {
+    crate::timings::mark(stage);
     if !exceeded() {
         return Ok(());
     }

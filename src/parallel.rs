@@ -49,8 +49,7 @@ where
             .into_iter()
             .enumerate()
             .map(|(k, handle)| match handle {
-                Some(h) => h
-                    .join()
+                Some(h) => crate::timings::waiting(name, || h.join())
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
                 None => later(k),
             })

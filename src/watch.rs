@@ -40,6 +40,9 @@ pub struct CompileRun {
     /// The plan was not written because the target is one of the files the compilation reads
     /// (an `io-error` among the diagnostics says which).
     pub output_is_input: bool,
+    /// Where the time went, stage by stage, when `--timings` asked for it
+    /// ([`crate::timings::want`]).
+    pub timings: Option<crate::timings::Timings>,
 }
 
 impl CompileRun {
@@ -81,6 +84,10 @@ pub fn compile_once(
     target: Option<(&Path, Encoding)>,
 ) -> CompileRun {
     let started = Instant::now();
+    let timed = crate::timings::wanted();
+    if timed {
+        crate::timings::start();
+    }
     let result = compiler::compile(config, options);
     let mut diagnostics = result.diagnostics.into_vec();
     let mut plan = result.plan;
@@ -104,8 +111,10 @@ pub fn compile_once(
             diagnostics.push(d);
             plan = None;
         }
+        crate::timings::mark("writing the plan");
     }
     let files: BTreeSet<PathBuf> = files.into_iter().collect();
+    let timings = timed.then(crate::timings::finish).flatten();
     CompileRun {
         sources,
         diagnostics,
@@ -113,6 +122,7 @@ pub fn compile_once(
         elapsed: started.elapsed(),
         files: files.into_iter().collect(),
         output_is_input,
+        timings,
     }
 }
 

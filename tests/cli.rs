@@ -565,3 +565,97 @@ fn a_catalog_read_as_a_plan_is_named_as_a_catalog() {
         );
     }
 }
+
+/// `--timings` prints, after the compilation, a table of the stages in the order they ran,
+/// each with a time, and a total; the plan is written as without it. Without the flag there
+/// is no table. `check --timings` prints one too.
+#[test]
+fn timings_show_each_stage_of_a_compilation() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("app.plan.json");
+    let out = compile_example_command()
+        .args(["--timings", "-o"])
+        .arg(&plan)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let untimed = dir.path().join("untimed.json");
+    let plain = compile_example_command()
+        .arg("-o")
+        .arg(&untimed)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        std::fs::read(&plan).expect("plan"),
+        std::fs::read(&untimed).expect("plan")
+    );
+    assert!(!String::from_utf8_lossy(&plain.stderr).contains("timings:"));
+
+    let table: Vec<&str> = stderr
+        .lines()
+        .skip_while(|l| *l != "timings:")
+        .skip(1)
+        .take_while(|l| !l.starts_with("wrote "))
+        .collect();
+    assert!(
+        table[0].starts_with("stage") && table[0].contains("took ms"),
+        "{stderr}"
+    );
+    let stages: Vec<&str> = table[1..]
+        .iter()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with("peak resident"))
+        .map(|l| l.split("  ").next().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        stages,
+        [
+            "reading the configuration",
+            "expanding the configuration",
+            "loading the services",
+            "resolving the services",
+            "completing the services",
+            "building the plan",
+            "encoding the plan",
+            "writing the plan",
+            "the rest",
+            "total",
+        ],
+        "{stderr}"
+    );
+    // Each stage's time and when it ended; the ends grow, the total is the last.
+    let mut last_end = 0.0;
+    for line in &table[1..table.len() - 2] {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        let numbers: Vec<f64> = cols.iter().filter_map(|c| c.parse().ok()).collect();
+        let (took, end) = (numbers[0], numbers[1]);
+        assert!(took >= 0.0 && end >= last_end, "{line}");
+        last_end = end;
+    }
+    let total: f64 = table[table.len() - 2]
+        .split_whitespace()
+        .nth(1)
+        .and_then(|t| t.parse().ok())
+        .expect("a total");
+    assert!(total >= last_end, "{stderr}");
+    assert!(
+        stderr.contains("peak resident set of the process: "),
+        "{stderr}"
+    );
+
+    let check = wireplan()
+        .args([
+            "check",
+            "examples/blog/config/app.neon",
+            "--catalog",
+            "examples/blog/catalog.json",
+            "--timings",
+        ])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&check.stderr);
+    assert!(check.status.success(), "{stderr}");
+    assert!(stderr.contains("\ncompleting the services "), "{stderr}");
+    // `check` writes no plan: no encoding or writing rows.
+    assert!(!stderr.contains("writing the plan"), "{stderr}");
+}

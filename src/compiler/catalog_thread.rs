@@ -166,8 +166,7 @@ pub(super) fn stream_catalog<R>(
             let _ = send.send(batch);
         }
         drop(send);
-        let stream = builder
-            .join()
+        let stream = crate::timings::waiting("catalog", || builder.join())
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (stream, out)
     })

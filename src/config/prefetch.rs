@@ -96,8 +96,7 @@ impl Prefetch {
         let at = self.ahead.iter().position(|(p, _)| p == path)?;
         let (_, handle) = self.ahead.swap_remove(at);
         Some(
-            handle
-                .join()
+            crate::timings::waiting("include-prefetch", || handle.join())
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
         )
     }
