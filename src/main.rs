@@ -46,7 +46,7 @@ enum Command {
         #[arg(long)]
         watch: bool,
         /// After each compilation, print where its wall time went (a table on standard
-        /// error: each stage's milliseconds, page faults and heap; docs/performance.md).
+        /// error: each stage's milliseconds, page faults and heap; docs/tools.md).
         #[arg(long)]
         timings: bool,
         #[command(flatten)]
@@ -63,7 +63,7 @@ enum Command {
         #[arg(long)]
         deny_warnings: bool,
         /// Print where the check's wall time went (a table on standard error: each stage's
-        /// milliseconds, page faults and heap; docs/performance.md).
+        /// milliseconds, page faults and heap; docs/tools.md).
         #[arg(long)]
         timings: bool,
         #[command(flatten)]
@@ -187,6 +187,14 @@ fn output_path(s: &str) -> Result<PathBuf, String> {
     if s.is_empty() {
         return Err(
             "the path is empty: give a file name (e.g. -o app.plan.json), or - for standard output"
+                .to_string(),
+        );
+    }
+    if wireplan::plan::is_standard_error(std::path::Path::new(s)) {
+        // A symbolic link to whatever standard error is; written through, the file that
+        // collects the messages (`2>>build.log`) would be replaced by the plan.
+        return Err(
+            "standard error carries wireplan's messages, so the plan is not written there: give a file name, or - for standard output"
                 .to_string(),
         );
     }

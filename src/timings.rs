@@ -32,7 +32,8 @@ pub struct Mark {
     /// Minor page faults of the process from [`start`] to this boundary; `None` where
     /// `getrusage` does not tell.
     pub faults: Option<u64>,
-    /// Bytes the compiler had allocated and not freed at this boundary.
+    /// Bytes the compiler had allocated and not freed at this boundary
+    /// ([`crate::memory::live`]: other threads' counts within 64 KB each).
     pub heap: usize,
 }
 
@@ -60,8 +61,9 @@ pub struct Timings {
     pub total: Duration,
     /// Minor page faults from [`start`] to [`finish`] (`None`: unknown).
     pub faults: Option<u64>,
-    /// The compiler's peak heap so far in the process (bytes; in `--watch`, the largest of
-    /// all compilations so far).
+    /// The compiler's peak heap (bytes, [`crate::memory::peak`]) since the memory ceiling
+    /// was last set, which each compilation of the command line does (`--watch` every
+    /// round): the compilation's peak.
     pub peak_heap: usize,
     /// The process's peak resident set so far (bytes; `None`: unknown). It counts the whole
     /// process's life, so in `--watch` it is the largest of all compilations so far.

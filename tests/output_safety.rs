@@ -309,3 +309,31 @@ fn only_regular_files_are_replaced() {
     assert!(stderr.contains("read-only"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&locked).unwrap(), "old");
 }
+
+/// `-o /dev/stderr` (or `/dev/fd/2`, `/proc/self/fd/2`) is refused as a usage error: those are
+/// links to whatever standard error is, and written through, the log a user collects the
+/// messages in (`2>>build.log`) was replaced by the plan (new user's trial).
+#[test]
+fn an_output_to_standard_error_is_refused_and_its_file_kept() {
+    let dir = project("addDependency");
+    for out in ["/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"] {
+        let log = dir.path().join("build.log");
+        std::fs::write(&log, "an earlier line\n").unwrap();
+        let result = wireplan(dir.path())
+            .args(["compile", "app.neon", "-o", out])
+            .stderr(std::fs::OpenOptions::new().append(true).open(&log).unwrap())
+            .output()
+            .expect("runs");
+        let logged = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(result.status.code(), Some(2), "-o {out}: {logged}");
+        assert!(
+            logged.starts_with("an earlier line\n"),
+            "-o {out}: {logged}"
+        );
+        assert!(
+            logged.contains("standard error carries wireplan's messages"),
+            "-o {out}: {logged}"
+        );
+        assert!(!logged.contains("wireplan-plan"), "-o {out}: {logged}");
+    }
+}

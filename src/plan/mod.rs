@@ -351,6 +351,17 @@ pub fn is_standard_output(out: &std::path::Path) -> bool {
     )
 }
 
+/// Whether `out` names standard error (`/dev/stderr`, `/dev/fd/2`, `/proc/self/fd/2`), where
+/// `wireplan compile` refuses to write a plan: those names are symbolic links to whatever the
+/// process's standard error is, so a plan written through one would replace the file that
+/// collects the messages (`2>>build.log`).
+pub fn is_standard_error(out: &std::path::Path) -> bool {
+    matches!(
+        out.to_str(),
+        Some("/dev/stderr" | "/dev/fd/2" | "/proc/self/fd/2")
+    )
+}
+
 /// Writes `plan` to `out` in `encoding` the way `wireplan compile` does (standard output,
 /// [`is_standard_output`], where nothing is checked or replaced): refuses to write over
 /// a file the compilation read or recorded as a dependency ([`check_output`]: canonical paths,
