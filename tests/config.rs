@@ -304,3 +304,28 @@ fn a_refused_override_is_not_applied() {
         ["-p prefix.sub: the parameter 'prefix' is a string, not a map, so it has no key 'sub'."]
     );
 }
+
+/// A missing file's "did you mean" names a file with the same extension and a name of about
+/// the same length, never a one-letter file for `-` or `p.neon` for `nope.neon` (new user's
+/// trial); a real typo still gets its suggestion.
+#[test]
+fn a_missing_file_is_offered_only_a_plausible_name() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for f in ["e", "p.neon", "services.neon", "app.json"] {
+        std::fs::write(dir.path().join(f), "").unwrap();
+    }
+    let message = |name: &str| {
+        let err = std::io::Error::from(std::io::ErrorKind::NotFound);
+        wireplan::config::unreadable_file(&dir.path().join(name), &err).message
+    };
+    assert!(
+        message("-").ends_with("is missing or is not readable."),
+        "{}",
+        message("-")
+    );
+    assert!(message("nope.neon").ends_with("is missing or is not readable."));
+    assert!(message("servcies.neon").ends_with("did you mean 'services.neon'?"));
+    // Another extension is not offered, however close the name.
+    assert!(message("app.neon").ends_with("is missing or is not readable."));
+    assert!(message("appp.json").ends_with("did you mean 'app.json'?"));
+}

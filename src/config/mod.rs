@@ -172,9 +172,29 @@ pub fn unreadable_file(path: &Path, err: &std::io::Error) -> Diagnostic {
     Diagnostic::error(Code::FileNotFound, message).with_note(err.to_string())
 }
 
-/// The name of a file in `path`'s folder whose name is close to `path`'s (a typo), if any.
+/// The name of a file in `path`'s folder whose name is close to `path`'s (a typo), if any:
+/// [`crate::diagnostics::suggest`] over the files with the same extension (any, for a name
+/// without one) whose name before it is at least half and at most twice as long. A name of
+/// fewer than three characters before its extension gets no suggestion. (Nette's rule alone
+/// offered `e` for `-` and `p.neon` for `nope.neon`: new user's trial.)
 fn similar_file(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
+    let split = |n: &str| -> (String, String) {
+        match n.rsplit_once('.') {
+            Some((stem, ext)) if !stem.is_empty() => (stem.to_string(), ext.to_lowercase()),
+            _ => (n.to_string(), String::new()),
+        }
+    };
+    let (stem, ext) = split(name);
+    if stem.chars().count() < 3 {
+        return None;
+    }
+    let comparable = |candidate: &str| {
+        let (c_stem, c_ext) = split(candidate);
+        (ext.is_empty() || c_ext == ext)
+            && c_stem.len() * 2 >= stem.len()
+            && stem.len() * 2 >= c_stem.len()
+    };
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -184,6 +204,7 @@ fn similar_file(path: &Path) -> Option<String> {
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|n| comparable(n))
         .collect();
     // Directory order differs between systems; the suggestion must not.
     names.sort();
