@@ -328,6 +328,11 @@ fn a_json_file_that_is_no_catalog_document_is_reported_once_at_its_key() {
         ("{\"typess\": {\"App\\\\A\": {}}}", vec![("unknown-option", 1, 2)]),
         // not JSON at all
         ("", vec![("invalid-value", 1, 1)]),
+        // a plan given as a catalog: one error at its format, not one per plan key
+        (
+            "{\n  \"format\": \"wireplan-plan\",\n  \"version\": 3,\n  \"services\": {}\n}",
+            vec![("invalid-value", 2, 13)],
+        ),
     ];
     for (text, expected) in cases {
         std::fs::write(dir.path().join("catalog.json"), text).expect("write");
@@ -359,6 +364,10 @@ fn a_json_file_that_is_no_catalog_document_is_reported_once_at_its_key() {
         assert!(!shown.contains("column 0"), "{shown}");
         if text.contains("typess") {
             assert!(shown.contains("did you mean 'types'?"), "{shown}");
+        }
+        if text.contains("wireplan-plan") {
+            assert!(shown.contains("it is a plan"), "{shown}");
+            assert!(!shown.contains("regenerate"), "{shown}");
         }
     }
 }
