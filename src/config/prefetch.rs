@@ -82,9 +82,16 @@ impl Prefetch {
             }
             let file = FileId(first.0 + k as u32);
             let job = path.clone();
+            // Counted as a running decode from now on, before the thread starts: the loader
+            // decodes the including file next and must keep to its thread (neon::Decoding).
+            let counted = crate::neon::Decoding::start();
             let spawned = std::thread::Builder::new()
                 .name("include-prefetch".into())
-                .spawn(crate::parallel::helper(move || fetch(&job, file)));
+                .spawn(crate::parallel::helper(move || {
+                    let fetched = fetch(&job, file);
+                    drop(counted);
+                    fetched
+                }));
             if let Ok(handle) = spawned {
                 self.ahead.push((path, handle));
             }
@@ -258,5 +265,27 @@ mod tests {
         ahead.start(vec!["a.neon".into()], Some(dir.path()), FileId(3), None);
         let target = super::super::include_target(Some(dir.path()), "a.neon");
         assert!(ahead.take(&target).is_none());
+    }
+
+    /// A file fetched ahead counts as a running decode from the moment it is started, before
+    /// its thread has read a byte: the loader, which decodes the including file right after,
+    /// must see it and keep to its own thread (it split over both cores first, as the
+    /// thread counted itself only once it had read its file: 4–9 ms of app-10000's reading
+    /// waited for the loader's own lanes).
+    #[test]
+    fn a_fetch_counts_as_a_decode_before_its_thread_runs() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("a.neon"), "x: 1\n".repeat(1000)).expect("write");
+        let mut ahead = Prefetch {
+            ahead: Vec::new(),
+            min_size: 0,
+        };
+        // The loader's own decode of the including file.
+        let including = crate::neon::Decoding::start();
+        ahead.start(vec!["a.neon".into()], Some(dir.path()), FileId(3), None);
+        assert!(!crate::neon::decoding_alone());
+        drop(including);
+        let target = super::super::include_target(Some(dir.path()), "a.neon");
+        assert!(ahead.take(&target).is_some_and(|f| f.decoded.is_some()));
     }
 }

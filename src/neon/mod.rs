@@ -129,11 +129,16 @@ fn decode_at(text: &str, base: usize, file: FileId) -> Result<Value, Diagnostic>
 /// How many decodes are running in this process (on any thread).
 static DECODING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// Counts one running decode in [`DECODING`] while it lives.
-struct Decoding;
+/// Counts one running decode in [`DECODING`] while it lives. `config::prefetch` takes one
+/// for a file it is about to decode ahead before it starts the thread that decodes it: the
+/// loader decodes the including file at once, and it must see the other decode coming, or it
+/// splits over the cores the file decoded ahead needs (the thread counted only once it had
+/// read its file, after the loader had split).
+pub(crate) struct Decoding;
 
 impl Decoding {
-    fn start() -> Decoding {
+    /// One more decode counted, until the value is dropped.
+    pub(crate) fn start() -> Decoding {
         DECODING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Decoding
     }
