@@ -181,14 +181,15 @@ impl Plan {
                     }
                 }
                 // Text that does not start like JSON is most likely the configuration itself
-                // (NEON), given where its compiled plan belongs.
+                // (NEON), given where its compiled plan belongs. The JSON parser's own words
+                // ("expected ident at line 1 column 2") say nothing more to its reader.
                 if let Some(first) = non_json_start(json).filter(|_| full.is_syntax()) {
                     return Err(bad(
                         origin,
                         format!(
                             "not a plan: a plan is a JSON object or a binary plan, and this text \
-                             starts with {first:?} ({full}); a NEON configuration is compiled \
-                             into a plan first"
+                             starts with {first:?}; a NEON configuration is compiled into a plan \
+                             first"
                         ),
                     ));
                 }
