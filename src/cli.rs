@@ -26,7 +26,12 @@ pub struct ParamArgs {
     pub catalogs: Vec<PathBuf>,
     /// Stop with a `memory-limit` error when the compiler's heap grows past SIZE (bytes, or
     /// with a unit: 512MB, 2GB; powers of 1024). Default: 3/4 of the machine's memory.
-    #[arg(long = "max-memory", value_name = "SIZE", value_parser = crate::memory::parse_size)]
+    #[arg(
+        long = "max-memory",
+        value_name = "SIZE",
+        allow_negative_numbers = true,
+        value_parser = crate::memory::parse_size
+    )]
     pub max_memory: Option<u64>,
 }
 

@@ -88,6 +88,7 @@ enum Command {
             value_name = "N",
             requires = "deps",
             conflicts_with_all = ["service", "type_", "needed_by"],
+            allow_negative_numbers = true,
             value_parser = depth_value
         )]
         depth: Option<usize>,
@@ -109,7 +110,14 @@ enum Command {
         #[arg(long, value_name = "NAME")]
         service: Option<String>,
         /// With --service: how many edges away (both directions), at least 1.
-        #[arg(long, value_name = "N", default_value_t = 1, requires = "service", value_parser = depth_value)]
+        #[arg(
+            long,
+            value_name = "N",
+            default_value_t = 1,
+            requires = "service",
+            allow_negative_numbers = true,
+            value_parser = depth_value
+        )]
         depth: usize,
         #[command(flatten)]
         params: ParamArgs,
@@ -177,6 +185,9 @@ fn depth_value(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(0) => Err("the depth is at least 1 (the direct dependencies)".to_string()),
         Ok(n) => Ok(n),
+        Err(_) if s.starts_with('-') => {
+            Err("the depth is at least 1 (the direct dependencies), not negative".to_string())
+        }
         Err(_) => Err("expected a whole number of levels, at least 1".to_string()),
     }
 }

@@ -489,8 +489,19 @@ fn bad_input_gets_a_message_and_an_exit_code() {
     std::fs::write(dir.path().join("config.neon"), "services:\n\ta: App\\A\n").expect("write");
     std::fs::write(dir.path().join("garbage.bin"), b"\x00\x01not a plan\xff").expect("write");
     std::fs::write(dir.path().join("cut.json"), &plan[..plan.len() / 2]).expect("write");
-    let cases: [(&[&str], i32, &str); 14] = [
+    let cases: [(&[&str], i32, &str); 16] = [
         (&["check", "missing.neon"], 1, "error[file-not-found]"),
+        // A negative number is read as the option's value (clap's tip said to write `-- -5`).
+        (
+            &["check", "config.neon", "--max-memory", "-5"],
+            2,
+            "'-5' is not a size",
+        ),
+        (
+            &["graph", "config.neon", "--service", "a", "--depth", "-1"],
+            2,
+            "the depth is at least 1 (the direct dependencies), not negative",
+        ),
         (
             &["check", "missing.neon", "--format", "sarif"],
             1,
