@@ -233,9 +233,6 @@ pub(super) fn document_types(
         );
         return None;
     };
-    let mut types = None;
-    // A key that is a typo of `types` is the one error about the missing `types`.
-    let mut types_misspelt = false;
     // A plan given as a catalog: one error at its format, not one per plan key.
     if let Some(format) = items
         .get("format")
@@ -258,28 +255,28 @@ pub(super) fn document_types(
         );
         return None;
     }
+    let mut types = None;
+    // A key that is a typo of `types` is the one error about the missing `types`.
+    let mut types_misspelt = false;
     for (k, v) in &items.items {
         match k.as_string().as_str() {
             "types" => types = Some(v.clone()),
             "format" if v.as_str() == Some(wireplan_runtime::catalog::FORMAT) => {}
             "version" if v.kind == ExprKind::Int(i64::from(wireplan_runtime::catalog::VERSION)) => {
             }
-            key @ ("format" | "version") => {
-                let note = "regenerate it with the wireplan-runtime this compiler matches";
-                diags.push(
-                    Diagnostic::error(
-                        Code::InvalidValue,
-                        format!(
-                            "This catalog has {key} {}; wireplan reads format '{}' version {}.",
-                            v.describe(),
-                            wireplan_runtime::catalog::FORMAT,
-                            wireplan_runtime::catalog::VERSION
-                        ),
-                    )
-                    .at(v.span.or(at))
-                    .with_note(note),
+            key @ ("format" | "version") => diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "This catalog has {key} {}; wireplan reads format '{}' version {}.",
+                        v.describe(),
+                        wireplan_runtime::catalog::FORMAT,
+                        wireplan_runtime::catalog::VERSION
+                    ),
                 )
-            }
+                .at(v.span.or(at))
+                .with_note("regenerate it with the wireplan-runtime this compiler matches"),
+            ),
             other => {
                 let meant = crate::diagnostics::suggest(other, ["types", "format", "version"]);
                 types_misspelt |= meant == Some("types");
