@@ -106,6 +106,14 @@ impl AutowiringIndex {
                 Autowired::Types(list) => {
                     let mut out = Vec::new();
                     for t in list {
+                        // Where the type was written, else the service.
+                        let at = def
+                            .extras()
+                            .autowired_at
+                            .iter()
+                            .find(|(written, _)| written == t)
+                            .map(|(_, span)| *span)
+                            .or(def.span);
                         let t = if t == "self" {
                             ty.to_string()
                         } else {
@@ -120,7 +128,7 @@ impl AutowiringIndex {
                                         def.name
                                     ),
                                 )
-                                .at(def.span)
+                                .at(at)
                                 .with_note(format!("{ty} does not extend or implement {t}.")),
                             );
                             continue;

@@ -234,6 +234,10 @@ pub struct DefinitionExtras {
     /// Extensions (or built-in steps) that changed the definition after it was added, in the
     /// order of their first change.
     pub modified_by: Vec<Actor>,
+    /// Where each type of an `autowired:` type or list was written in the configuration, so
+    /// an `invalid-autowired` error points at the type, not at the whole service. Empty for
+    /// `autowired: true|false` and for types an extension set.
+    pub autowired_at: Vec<(String, Span)>,
 }
 
 /// What [`Definition::extras`] reads for a definition that has none set.

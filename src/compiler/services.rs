@@ -878,6 +878,18 @@ pub(super) fn apply(
         }
     }
     if let Some(v) = map.get("autowired") {
+        // Where each type was written (only definitions that list types have any).
+        let written: Vec<(String, crate::source::Span)> = match &v.kind {
+            ExprKind::Str(_) => vec![v],
+            ExprKind::Array(a) => a.values().collect(),
+            _ => Vec::new(),
+        }
+        .into_iter()
+        .filter_map(|x| Some((crate::catalog::normalize_name(x.as_str()?), x.span?)))
+        .collect();
+        if !written.is_empty() || !def.extras().autowired_at.is_empty() {
+            def.extras_mut().autowired_at = written;
+        }
         match &v.kind {
             ExprKind::Bool(b) => def.autowired = Autowired::All(*b),
             ExprKind::Str(s) => {
