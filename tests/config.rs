@@ -329,3 +329,40 @@ fn a_missing_file_is_offered_only_a_plausible_name() {
     assert!(message("app.neon").ends_with("is missing or is not readable."));
     assert!(message("appp.json").ends_with("did you mean 'app.json'?"));
 }
+
+/// A missing parameter inside a longer string points at its `%name%`, in an unquoted literal
+/// and in quotes without escapes, the second of two uses at the second; a string with an
+/// escape (whose text is not its bytes in the file) keeps the whole string (new user's trial:
+/// `"%logdir%/blog.log"` was underlined whole).
+#[test]
+fn a_missing_parameter_in_a_string_points_at_its_reference() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    let text = "parameters:\n\tdir: /var\nservices:\n\
+                \ta: App\\L(%logdir%/a.log)\n\
+                \tb: App\\L('x-%dir%-%nope%')\n\
+                \tc: App\\L(\"%logdir%\\t.log\")\n\
+                types:\n\tApp\\L:\n\t\tconstructor: {p: string}\n";
+    std::fs::write(&config, text).unwrap();
+    let result = compile(&config, &Options::default());
+    let at: Vec<(String, &str)> = result
+        .diagnostics
+        .items()
+        .iter()
+        .map(|d| {
+            let s = d.primary_span().expect("a position");
+            (d.message.clone(), &text[s.start as usize..s.end as usize])
+        })
+        .collect();
+    assert_eq!(
+        at,
+        [
+            ("Missing parameter 'logdir'.".to_string(), "%logdir%"),
+            ("Missing parameter 'nope'.".to_string(), "%nope%"),
+            (
+                "Missing parameter 'logdir'.".to_string(),
+                "\"%logdir%\\t.log\""
+            ),
+        ]
+    );
+}

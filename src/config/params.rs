@@ -718,11 +718,29 @@ impl Expander<'_> {
         }
         let mut out: Vec<Expr> = Vec::new();
         let mut text = String::new();
+        // Where the string's own text starts in the file, when its bytes are written there as
+        // they read (a literal, or quotes around text without escapes): then a reference's
+        // problems point at `%name%` itself, not at the whole string.
+        let text_at = match (span.end - span.start) as usize {
+            n if n == s.len() => Some(span.start),
+            n if n == s.len() + 2 => Some(span.start + 1),
+            _ => None,
+        };
+        let mut cursor = 0;
         for part in parts {
             match part {
                 Part::Text(t) => text.push_str(&t),
                 Part::Ref(name) => {
-                    let v = self.reference(&name, span);
+                    let needle = format!("%{name}%");
+                    let at = match (text_at, s[cursor..].find(&needle)) {
+                        (Some(base), Some(i)) => {
+                            let from = base as usize + cursor + i;
+                            cursor += i + needle.len();
+                            Span::new(span.file, from, from + needle.len())
+                        }
+                        _ => span,
+                    };
+                    let v = self.reference(&name, at);
                     match v.kind {
                         ExprKind::Str(x) => text.push_str(&x),
                         ExprKind::Int(i) => text.push_str(&i.to_string()),
