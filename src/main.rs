@@ -293,9 +293,7 @@ fn compile(
             diagnostics::render(&run.sources, &run.diagnostics, color());
         }
     }
-    if let Some(timings) = &run.timings {
-        say(format_args!("timings:\n{}", timings.render().trim_end()));
-    }
+    say_timings(&run);
     let human = matches!(format, Format::Human);
     let Some(plan) = run.plan.filter(|_| arg_errors == 0) else {
         if human && output.is_some() {
@@ -339,6 +337,13 @@ fn compile(
     ExitCode::SUCCESS
 }
 
+/// The `--timings` table of a compilation, when it was asked for.
+fn say_timings(run: &wireplan::watch::CompileRun) {
+    if let Some(timings) = &run.timings {
+        say(format_args!("timings:\n{}", timings.render().trim_end()));
+    }
+}
+
 /// `compile --watch`: compiles, then recompiles on every change until Ctrl-C (exit 0).
 fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs) -> ExitCode {
     use wireplan::watch::{self, Event, Signal, WatchOptions};
@@ -366,9 +371,7 @@ fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs
     let mut report = |event: Event<'_>| match event {
         Event::Compiled { run, kept } => {
             diagnostics::render(&run.sources, &run.diagnostics, color());
-            if let Some(timings) = &run.timings {
-                say(format_args!("timings:\n{}", timings.render().trim_end()));
-            }
+            say_timings(run);
             say(format_args!("{}", run.summary(&output, kept)));
         }
         Event::Watching(files) => say(format_args!(

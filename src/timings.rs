@@ -111,24 +111,30 @@ pub fn recording() -> bool {
     ON.load(Ordering::Relaxed)
 }
 
+/// Runs `record` on the running recording when this thread started it; else nothing.
+fn with_own_recording(record: impl FnOnce(&mut Recording)) {
+    let mut guard = RECORDING.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(rec) = guard
+        .as_mut()
+        .filter(|r| r.thread == std::thread::current().id())
+    {
+        record(rec);
+    }
+}
+
 /// Records the end of `stage` when a recording runs and this is its thread; else nothing.
 pub fn mark(stage: &str) {
     if !recording() {
         return;
     }
-    let mut guard = RECORDING.lock().unwrap_or_else(|p| p.into_inner());
-    let Some(rec) = guard
-        .as_mut()
-        .filter(|r| r.thread == std::thread::current().id())
-    else {
-        return;
-    };
-    let faults = since(rec.faults, minor_faults());
-    rec.marks.push(Mark {
-        stage: stage.to_string(),
-        at: rec.started.elapsed(),
-        faults,
-        heap: crate::memory::live(),
+    with_own_recording(|rec| {
+        let faults = since(rec.faults, minor_faults());
+        rec.marks.push(Mark {
+            stage: stage.to_string(),
+            at: rec.started.elapsed(),
+            faults,
+            heap: crate::memory::live(),
+        });
     });
 }
 
@@ -141,18 +147,14 @@ pub fn waiting<T>(what: &str, wait: impl FnOnce() -> T) -> T {
     let begun = Instant::now();
     let out = wait();
     let took = begun.elapsed();
-    let mut guard = RECORDING.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(rec) = guard
-        .as_mut()
-        .filter(|r| r.thread == std::thread::current().id())
-    {
+    with_own_recording(|rec| {
         let before_mark = rec.marks.len();
         rec.waits.push(Wait {
             what: what.to_string(),
             took,
             before_mark,
         });
-    }
+    });
     out
 }
 

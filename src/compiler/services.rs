@@ -878,28 +878,26 @@ pub(super) fn apply(
         }
     }
     if let Some(v) = map.get("autowired") {
-        // Where each type was written (only definitions that list types have any).
-        let written: Vec<(String, crate::source::Span)> = match &v.kind {
-            ExprKind::Str(_) => vec![v],
-            ExprKind::Array(a) => a.values().collect(),
-            _ => Vec::new(),
-        }
-        .into_iter()
-        .filter_map(|x| Some((crate::catalog::normalize_name(x.as_str()?), x.span?)))
-        .collect();
-        if !written.is_empty() || !def.extras().autowired_at.is_empty() {
-            def.extras_mut().autowired_at = written;
-        }
-        match &v.kind {
-            ExprKind::Bool(b) => def.autowired = Autowired::All(*b),
-            ExprKind::Str(s) => {
-                def.autowired = Autowired::Types(vec![crate::catalog::normalize_name(s)])
-            }
-            ExprKind::Array(a) => {
-                let types: Vec<String> = a
-                    .values()
-                    .filter_map(|x| x.as_str().map(crate::catalog::normalize_name))
-                    .collect();
+        // A type or a list of types, each read once with where it was written.
+        let listed: Option<Vec<&Expr>> = match &v.kind {
+            ExprKind::Str(_) => Some(vec![v]),
+            ExprKind::Array(a) => Some(a.values().collect()),
+            _ => None,
+        };
+        let mut written = Vec::new();
+        match (&v.kind, listed) {
+            (ExprKind::Bool(b), _) => def.autowired = Autowired::All(*b),
+            (_, Some(listed)) => {
+                let mut types = Vec::with_capacity(listed.len());
+                for x in listed {
+                    let Some(t) = x.as_str().map(crate::catalog::normalize_name) else {
+                        continue;
+                    };
+                    if let Some(span) = x.span {
+                        written.push((t.clone(), span));
+                    }
+                    types.push(t);
+                }
                 def.autowired = Autowired::Types(types);
             }
             _ => invalid(
@@ -909,6 +907,10 @@ pub(super) fn apply(
                 "bool, 'self', a type or a list of types",
                 v,
             ),
+        }
+        // (Only definitions that list types have any; a change to a flag forgets them.)
+        if !written.is_empty() || !def.extras().autowired_at.is_empty() {
+            def.extras_mut().autowired_at = written;
         }
     }
     if let Some(v) = map.get("lifespan") {
