@@ -97,12 +97,30 @@ impl DefinitionSchema {
         DefinitionSchema { expect, checked }
     }
 
-    /// [`crate::schema::validate`] against the definition schema.
-    fn validate(&self, data: &Expr, path: &[&str], diags: &mut Diagnostics) -> Option<Expr> {
+    /// [`crate::schema::validate_items`] against the definition schema: the completed map of
+    /// the keys that passed and whether all did. (A schema with misuse, which the built-in
+    /// one never has, is validated whole so that the misuse is reported.)
+    fn validate_items(
+        &self,
+        items: Vec<(Key, Expr, Option<crate::source::Span>)>,
+        span: Option<crate::source::Span>,
+        path: &[&str],
+        diags: &mut Diagnostics,
+    ) -> (ExprArray, bool) {
         if self.checked {
-            crate::schema::validate_checked(&self.expect, data, path, diags)
-        } else {
-            crate::schema::validate(&self.expect, data, path, diags)
+            return crate::schema::validate_items(&self.expect, items, span, path, diags);
+        }
+        let mut map = ExprArray::new();
+        for (k, v, _) in items {
+            map.items.insert(k, v);
+        }
+        let whole = Expr::new(ExprKind::Array(map), span);
+        match crate::schema::validate(&self.expect, &whole, path, diags) {
+            Some(Expr {
+                kind: ExprKind::Array(a),
+                ..
+            }) => (a, true),
+            _ => (ExprArray::new(), false),
         }
     }
 }
@@ -514,8 +532,12 @@ fn normalize(
             Some(m)
         }
         ExprKind::Array(a) => {
-            let mut m = ExprArray::new();
-            m.items.reserve(a.items.len());
+            // The definition map's items under Nette's names (`factory` and `class` are older
+            // names of `create`, or of `type` next to a creator), with where each key was
+            // written; a name given twice keeps its first place and takes the last value, as
+            // inserting into a map would.
+            let mut items: Vec<(Key, Expr, Option<crate::source::Span>)> =
+                Vec::with_capacity(a.items.len());
             let mut key_spans = Vec::new();
             let has_create = a.get("create").is_some() || a.get("factory").is_some();
             // The values move into the definition map; the key spans stay in `a`.
@@ -538,42 +560,31 @@ fn normalize(
                     }
                     .into(),
                 );
-                if let Some(span) = a.key_span(written) {
-                    m.set_key_span(&key, span);
+                let key_span = a.key_span(written);
+                if let Some(span) = key_span {
                     key_spans.push((key.clone(), span));
                 }
-                m.items.insert(key, v);
-            }
-            // Nette's DefinitionSchema: unknown keys ("did you mean"), value types.
-            let whole = Expr::new(ExprKind::Array(m), value.span);
-            let checked = match schema.validate(&whole, &["services", label], diags) {
-                Some(c) => c,
-                // The errors are reported; the definition is still made from the keys that
-                // are valid, so its other mistakes (a wrong `autowired:` type, a missing
-                // class) are reported in the same run instead of after the first fix.
-                None => {
-                    // `whole` is the map built above (borrowed back rather than copied
-                    // for every definition, since this path is the rare one).
-                    let ExprKind::Array(m) = &whole.kind else {
-                        return None;
-                    };
-                    let valid = valid_keys(schema, m, label);
-                    if valid.is_empty() {
-                        return None;
+                match items.iter_mut().find(|(k, _, _)| *k == key) {
+                    Some(item) => {
+                        item.1 = v;
+                        item.2 = key_span.or(item.2);
                     }
-                    let rest = Expr::new(ExprKind::Array(valid), value.span);
-                    schema.validate(&rest, &["services", label], &mut Diagnostics::new())?
+                    None => items.push((key, v, key_span)),
                 }
-            };
-            match checked.kind {
-                ExprKind::Array(mut a) => {
-                    for (k, span) in &key_spans {
-                        a.set_key_span(k, *span);
-                    }
-                    Some(a)
-                }
-                _ => None,
             }
+            // Nette's DefinitionSchema: unknown keys ("did you mean"), value types. On errors
+            // the definition is still made from the keys that are valid, so its other mistakes
+            // (a wrong `autowired:` type, a missing class) are reported in the same run instead
+            // of after the first fix.
+            let (mut a, all) =
+                schema.validate_items(items, value.span, &["services", label], diags);
+            if !all && a.is_empty() {
+                return None;
+            }
+            for (k, span) in &key_spans {
+                a.set_key_span(k, *span);
+            }
+            Some(a)
         }
         _ => {
             diags.push(
@@ -589,28 +600,6 @@ fn normalize(
             None
         }
     }
-}
-
-/// The items of definition map `m` that pass the definition schema on their own (each item
-/// is checked alone; the errors of the others were reported already).
-fn valid_keys(schema: &DefinitionSchema, m: &ExprArray, label: &str) -> ExprArray {
-    let mut out = ExprArray::new();
-    for (k, v) in &m.items {
-        let mut one = ExprArray::new();
-        one.items.insert(k.clone(), v.clone());
-        let probe = Expr::new(ExprKind::Array(one), v.span);
-        let mut scratch = Diagnostics::new();
-        if schema
-            .validate(&probe, &["services", label], &mut scratch)
-            .is_some()
-        {
-            out.items.insert(k.clone(), v.clone());
-            if let Some(span) = m.key_span(&k.as_string()) {
-                out.set_key_span(k, span);
-            }
-        }
-    }
-    out
 }
 
 /// Turns a creator value into a statement: `Class`, `Class(args)`, `@svc`, `@svc::m()`.

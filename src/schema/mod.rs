@@ -52,7 +52,8 @@ mod values;
 mod tests;
 
 pub use process::{
-    misuse, validate, validate_checked, Context, DynamicCheck, Processor, PATH_SEPARATOR,
+    misuse, validate, validate_checked, validate_items, Context, DynamicCheck, Processor,
+    PATH_SEPARATOR,
 };
 pub use values::{format_value, merge, suggest};
 
@@ -122,9 +123,10 @@ pub(crate) enum Shape {
         items: Option<Box<Expect>>,
         keys: Option<Box<Expect>>,
     },
-    /// A map with known keys.
+    /// A map with known keys (hashed with FxHash: every definition of a `services:` section
+    /// looks its keys up here, and SipHash made that a visible part of loading them).
     Structure {
-        items: IndexMap<String, Expect>,
+        items: IndexMap<String, Expect, rustc_hash::FxBuildHasher>,
         other: Option<Box<Expect>>,
     },
     /// One of several schemas or constants.

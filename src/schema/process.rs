@@ -228,6 +228,178 @@ pub fn validate_checked(
     validate_with(Processor::new().schema_checked(), schema, data, path, diags)
 }
 
+/// For the `services:` section: validates the map made of `given` (key, value, where the key
+/// was written; its own span `span`) against the structure `schema` at `path` as
+/// [`validate_checked`] does, and keeps the items that pass when others do not. Returns the
+/// completed map of the items that passed, in the schema's order, and whether all of them
+/// did; warnings and errors go to `diags` (warnings first, as [`validate`] reports them).
+/// `given` has no key twice.
+///
+/// On success the map is exactly what [`validate_checked`] returns. On errors it is what
+/// validating each given item alone and then the ones that passed would make: Nette stops at
+/// a definition's first mistake, wireplan builds the definition from its valid keys so that
+/// its other mistakes (a wrong `autowired:` type, a missing class) are reported in the same
+/// run. For a structure whose result is the sum of its items' (no stages, range, deprecation
+/// or `before` on the structure, absent items leave nothing: `skip_defaults`, no required or
+/// structure-shaped item; see [`completes_item_by_item`]), each item is completed once, in
+/// place, with one lookup of its key and no copy (the definition map of every entry of a
+/// large `services:` section); any other schema takes the general route with copies.
+/// `schema` must be free of misuse ([`misuse`]).
+pub fn validate_items(
+    schema: &Expect,
+    given: Vec<(Key, Expr, Option<Span>)>,
+    span: Option<Span>,
+    path: &[&str],
+    diags: &mut Diagnostics,
+) -> (ExprArray, bool) {
+    let Shape::Structure { items, other: None } = &schema.shape else {
+        return validate_items_generally(schema, given, span, path, diags);
+    };
+    if !completes_item_by_item(schema) {
+        return validate_items_generally(schema, given, span, path, diags);
+    }
+    let mut ctx = Context {
+        path: path.iter().map(|s| s.to_string()).collect(),
+        span,
+        ..Context::default()
+    };
+    // Unknown keys are reported in the order given, then the known ones completed in the
+    // schema's order (as `complete_structure` does).
+    let mut known: Vec<(usize, Expr)> = Vec::with_capacity(given.len());
+    for (k, v, key_span) in given {
+        let number;
+        let name = match &k {
+            Key::Str(s) => s.as_str(),
+            Key::Int(_) => {
+                number = k.as_string();
+                number.as_str()
+            }
+        };
+        match items.get_full(name) {
+            Some((i, _, sub)) if has_before(sub) => {
+                // Normalising (`before`); a key with `!` is unknown below, so only known
+                // keys need it.
+                let old = ctx.enter(name.to_string(), v.span.or(span));
+                let v = normalize(sub, v, &mut ctx);
+                ctx.leave(old);
+                known.push((i, v));
+            }
+            Some((i, _, _)) => known.push((i, v)),
+            None => unknown_item(&mut ctx, items, name, key_span.or(v.span)),
+        }
+    }
+    known.sort_by_key(|(i, _)| *i);
+    let mut out = ExprArray::new();
+    out.items.reserve(known.len());
+    for (i, v) in known {
+        let Some((name, sub)) = items.get_index(i) else {
+            continue;
+        };
+        let errors = ctx.errors.len();
+        let old = ctx.enter(name.clone(), v.span);
+        let done = complete(sub, v, &mut ctx);
+        ctx.leave(old);
+        if ctx.errors.len() == errors {
+            out.items.insert(Key::from_string(name.as_str()), done);
+        }
+    }
+    diags.extend(ctx.warnings);
+    let all = ctx.errors.is_empty();
+    diags.extend(ctx.errors);
+    (out, all)
+}
+
+/// [`validate_items`] for any schema: the whole map validated (a copy), then, when that
+/// failed, each item alone, and the items that passed together.
+pub(super) fn validate_items_generally(
+    schema: &Expect,
+    given: Vec<(Key, Expr, Option<Span>)>,
+    span: Option<Span>,
+    path: &[&str],
+    diags: &mut Diagnostics,
+) -> (ExprArray, bool) {
+    let mut map = ExprArray::new();
+    for (k, v, key_span) in &given {
+        if let Some(at) = key_span {
+            map.set_key_span(k, *at);
+        }
+        map.items.insert(k.clone(), v.clone());
+    }
+    let whole = Expr::new(ExprKind::Array(map), span);
+    if let Some(Expr {
+        kind: ExprKind::Array(a),
+        ..
+    }) = validate_checked(schema, &whole, path, diags)
+    {
+        return (a, true);
+    }
+    let mut valid = ExprArray::new();
+    for (k, v, _) in given {
+        let mut one = ExprArray::new();
+        one.items.insert(k.clone(), v.clone());
+        let probe = Expr::new(ExprKind::Array(one), v.span);
+        if validate_checked(schema, &probe, path, &mut Diagnostics::new()).is_some() {
+            valid.items.insert(k, v);
+        }
+    }
+    let rest = Expr::new(ExprKind::Array(valid), span);
+    match validate_checked(schema, &rest, path, &mut Diagnostics::new()) {
+        Some(Expr {
+            kind: ExprKind::Array(a),
+            ..
+        }) => (a, false),
+        _ => (ExprArray::new(), false),
+    }
+}
+
+/// Whether completing a map against the structure `schema` is completing each given item on
+/// its own and nothing else (see [`validate_items`]).
+pub(crate) fn completes_item_by_item(schema: &Expect) -> bool {
+    let Shape::Structure { items, other: None } = &schema.shape else {
+        return false;
+    };
+    schema.stages.is_empty()
+        && schema.before.is_none()
+        && schema.min.is_none()
+        && schema.max.is_none()
+        && schema.deprecated.is_none()
+        && schema.skip_defaults
+        && items
+            .values()
+            .all(|sub| !sub.required && !matches!(sub.shape, Shape::Structure { .. }))
+}
+
+/// Whether normalising a value against `schema` can change it: a `before` somewhere in it.
+fn has_before(schema: &Expect) -> bool {
+    schema.before.is_some()
+        || match &schema.shape {
+            Shape::Type { items, .. } => items.as_deref().is_some_and(has_before),
+            Shape::Structure { items, other } => {
+                items.values().any(has_before) || other.as_deref().is_some_and(has_before)
+            }
+            // (`normalize` does not go into the choices: each is normalised when tried)
+            Shape::AnyOf { .. } => false,
+        }
+}
+
+/// Reports `name`, a key the structure with `items` does not know, written at `at`
+/// ("Unexpected item 'a › b', did you mean 'c'?"; the caret on the key).
+fn unknown_item(
+    ctx: &mut Context,
+    items: &indexmap::IndexMap<String, Expect, rustc_hash::FxBuildHasher>,
+    name: &str,
+    at: Option<Span>,
+) {
+    ctx.path.push(name.to_string());
+    let mut msg = format!("Unexpected item '{}'", ctx.path_text());
+    match suggest(name, items.keys().map(String::as_str)) {
+        Some(s) => msg.push_str(&format!(", did you mean '{s}'?")),
+        None => msg.push('.'),
+    }
+    ctx.error(Code::UnknownOption, msg, at);
+    ctx.path.pop();
+}
+
 /// Every misuse of modifiers in `schema` and its sub-schemas (a modifier on a kind of node
 /// that has no use for it, a bad type string or pattern), each as the text that follows
 /// "Invalid schema: " in the error [`Processor::process`] reports.
@@ -624,7 +796,7 @@ fn check_range(schema: &Expect, spec: &TypeSpec, value: &Expr, ctx: &mut Context
 
 fn complete_structure(
     schema: &Expect,
-    items: &indexmap::IndexMap<String, Expect>,
+    items: &indexmap::IndexMap<String, Expect, rustc_hash::FxBuildHasher>,
     other: &Option<Box<Expect>>,
     value: Expr,
     ctx: &mut Context,
@@ -671,15 +843,8 @@ fn complete_structure(
             extra.push(k.clone());
             continue;
         }
-        ctx.path.push(name.to_string());
-        let mut msg = format!("Unexpected item '{}'", ctx.path_text());
-        match suggest(name, items.keys().map(String::as_str)) {
-            Some(s) => msg.push_str(&format!(", did you mean '{s}'?")),
-            None => msg.push('.'),
-        }
         // The caret goes on the unknown key (docs/errors.md), not on its value.
-        ctx.error(Code::UnknownOption, msg, given.key_span(name).or(v.span));
-        ctx.path.pop();
+        unknown_item(ctx, items, name, given.key_span(name).or(v.span));
     }
     let skip_defaults = ctx.skip_defaults || schema.skip_defaults;
     for (name, sub) in items {

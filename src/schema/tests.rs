@@ -1,7 +1,9 @@
 use super::*;
+use crate::diagnostics::Diagnostics;
 use crate::expr::{Callee, ExprArray, ExprKind, Statement};
+use crate::neon::Key;
 use crate::neon::{self, Kind, Value};
-use crate::source::SourceMap;
+use crate::source::{SourceMap, Span};
 
 /// A NEON text as a configuration value (no parameter expansion).
 fn v(text: &str) -> Expr {
@@ -561,4 +563,94 @@ fn nullable_type_keeps_its_parsed_form_in_step() {
         "{}",
         e[0].message
     );
+}
+
+/// `validate_items` completes a definition map item by item, without copies; it must give what
+/// the general route gives (the whole map validated, then each item alone): the same map, the
+/// same verdict and the same diagnostics, for valid maps and for maps with every kind of
+/// mistake, with `before` normalisers on items and with a schema the fast route does not take.
+#[test]
+fn validate_items_agrees_with_the_general_route() {
+    let definition = sections::definition();
+    assert!(process::completes_item_by_item(&definition));
+    let with_before = Expect::structure([
+        (
+            "names",
+            Expect::list_of(Expect::string()).before(|v: Expr| match v.kind {
+                ExprKind::Str(s) => {
+                    let mut a = ExprArray::new();
+                    a.push(Expr::bare(ExprKind::Str(s)));
+                    Expr::new(ExprKind::Array(a), v.span)
+                }
+                other => Expr::new(other, v.span),
+            }),
+        ),
+        ("count", Expect::int()),
+    ])
+    .skip_defaults();
+    assert!(process::completes_item_by_item(&with_before));
+    // `required` makes an absent item matter: the general route only.
+    let not_by_item = Expect::structure([("a", Expect::int().required(true))]).skip_defaults();
+    assert!(!process::completes_item_by_item(&not_by_item));
+    let cases: &[(&Expect, &str)] = &[
+        (
+            &definition,
+            "{create: App\\Foo, tags: [a, priority: 2], autowired: false}",
+        ),
+        (
+            &definition,
+            "{create: App\\Foo(1, x: @bar), setup: ['setX(1)'], lifespan: transient}",
+        ),
+        (
+            &definition,
+            "{crate: App\\Foo, autowired: 5, setup: 3, reset: setup}",
+        ),
+        (
+            &definition,
+            "{lazy: maybe, unknown: 1, create: 5, references: 2, reset: [setup, 7]}",
+        ),
+        (
+            &definition,
+            "{setup: [a(), 5, b()], type: 7, sync: true, inject: yes}",
+        ),
+        (&definition, "{}"),
+        (&with_before, "{names: one, count: 2}"),
+        (&with_before, "{names: [one, 2], count: x, other: 1}"),
+        (&not_by_item, "{b: 1}"),
+        (&not_by_item, "{a: 1}"),
+    ];
+    let render = |d: &Diagnostics| -> Vec<String> {
+        d.items()
+            .iter()
+            .map(|x| format!("{:?} {} {:?}", x.code, x.message, x.primary_span()))
+            .collect()
+    };
+    for (schema, text) in cases {
+        let Expr {
+            kind: ExprKind::Array(map),
+            span,
+            ..
+        } = v(text)
+        else {
+            panic!("{text} is a map");
+        };
+        let given = || -> Vec<(Key, Expr, Option<Span>)> {
+            map.items
+                .iter()
+                .map(|(k, x)| (k.clone(), x.clone(), map.key_span(&k.as_string())))
+                .collect()
+        };
+        let (mut fast_diags, mut general_diags) = (Diagnostics::new(), Diagnostics::new());
+        let fast = validate_items(schema, given(), span, &["services", "s"], &mut fast_diags);
+        let general = process::validate_items_generally(
+            schema,
+            given(),
+            span,
+            &["services", "s"],
+            &mut general_diags,
+        );
+        assert_eq!(fast.0, general.0, "{text}");
+        assert_eq!(fast.1, general.1, "{text}");
+        assert_eq!(render(&fast_diags), render(&general_diags), "{text}");
+    }
 }
