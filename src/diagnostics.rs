@@ -132,6 +132,10 @@ pub struct Diagnostic {
     pub labels: Vec<Label>,
     /// Extra lines ("Did you add it to configuration file?", "did you mean 'x'?").
     pub notes: Vec<String>,
+    /// A name to point at inside the primary span once the source text is at hand (a class
+    /// name reported where only the whole definition's span is known): see
+    /// [`Diagnostics::narrow_to_focus`], which takes it.
+    pub focus: Option<String>,
 }
 
 impl Diagnostic {
@@ -143,6 +147,7 @@ impl Diagnostic {
             message: message.into(),
             labels: Vec::new(),
             notes: Vec::new(),
+            focus: None,
         }
     }
 
@@ -179,6 +184,13 @@ impl Diagnostic {
             message: message.into(),
             primary: false,
         });
+        self
+    }
+
+    /// Asks for the primary span to be narrowed to where `name` is written inside it
+    /// ([`Diagnostics::narrow_to_focus`]).
+    pub fn with_focus(mut self, name: impl Into<String>) -> Diagnostic {
+        self.focus = Some(name.into());
         self
     }
 
@@ -274,6 +286,24 @@ impl Diagnostics {
     }
 
     /// Takes the diagnostics out.
+    /// Narrows the primary span of each diagnostic from the `from`-th on that asked for it
+    /// ([`Diagnostic::with_focus`]) to the first place inside it where the name is written
+    /// as a whole word (not inside a longer name; a leading `\` goes with it), and takes the
+    /// request. A span whose text does not contain the name (a name that came from a
+    /// parameter or a script) stays as it was.
+    pub fn narrow_to_focus(&mut self, from: usize, sources: &SourceMap) {
+        for d in self.items.iter_mut().skip(from) {
+            let Some(name) = d.focus.take() else {
+                continue;
+            };
+            if let Some(label) = d.labels.iter_mut().find(|l| l.primary) {
+                if let Some(at) = find_name(sources, label.span, &name) {
+                    label.span = at;
+                }
+            }
+        }
+    }
+
     pub fn into_vec(self) -> Vec<Diagnostic> {
         self.items
     }
@@ -515,6 +545,37 @@ pub fn to_json(sources: &SourceMap, diags: &[Diagnostic]) -> Vec<JsonDiagnostic>
 /// see [`wireplan_runtime::suggest`].
 pub use wireplan_runtime::suggest::{suggest, MAX_SUGGESTED_LEN};
 
+/// Where `name` is written as a whole word inside `span` (see
+/// [`Diagnostics::narrow_to_focus`]).
+fn find_name(sources: &SourceMap, span: Span, name: &str) -> Option<Span> {
+    if name.is_empty() {
+        return None;
+    }
+    // (an id from another map gets an empty text: no match)
+    let text = sources.get(span.file).text.get(span.range())?;
+    let bytes = text.as_bytes();
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'\\' || b >= 0x80;
+    for (i, _) in text.match_indices(name) {
+        let end = i + name.len();
+        if bytes.get(end).is_some_and(|&b| is_word(b)) {
+            continue;
+        }
+        let mut start = i;
+        if start > 0 && bytes[start - 1] == b'\\' && !name.starts_with('\\') {
+            start -= 1;
+        }
+        if start > 0 && is_word(bytes[start - 1]) {
+            continue;
+        }
+        return Some(Span::new(
+            span.file,
+            span.start as usize + start,
+            span.start as usize + end,
+        ));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -529,5 +590,38 @@ mod tests {
         assert_eq!(j[0].line, Some(1));
         assert_eq!(j[0].column, Some(5));
         assert_eq!(j[0].file.as_deref(), Some("a.neon"));
+    }
+
+    /// A focus narrows the primary span to the name written as a whole word: not inside a
+    /// longer name, with its leading backslash, the first of several; a name the span does
+    /// not contain (it came from a parameter or a script) leaves the span as it was.
+    #[test]
+    fn a_focus_narrows_the_span_to_the_name_as_written() {
+        let mut sm = SourceMap::new();
+        let text = "svc:\n\ttype: App\\FooBar\n\tcreate: \\App\\Foo(App\\Foo)\n";
+        let f = sm.add("a.neon", text);
+        let whole = Span::new(f, 5, text.len());
+        let narrowed = |name: &str| {
+            let mut diags = Diagnostics::new();
+            diags.push(Diagnostic::error(Code::ClassNotFound, "x").at(Some(whole)));
+            diags.push(
+                Diagnostic::error(Code::ClassNotFound, "y")
+                    .at(Some(whole))
+                    .with_focus(name),
+            );
+            diags.narrow_to_focus(1, &sm);
+            assert_eq!(
+                diags.items()[0].primary_span(),
+                Some(whole),
+                "before `from`"
+            );
+            assert_eq!(diags.items()[1].focus, None, "the request is taken");
+            let at = diags.items()[1].primary_span().expect("a span");
+            sm.get(f).text[at.range()].to_string()
+        };
+        assert_eq!(narrowed("App\\Foo"), "\\App\\Foo");
+        assert_eq!(narrowed("App\\FooBar"), "App\\FooBar");
+        assert_eq!(narrowed("Foo"), &text[5..]);
+        assert_eq!(narrowed("App\\Missing"), &text[5..]);
     }
 }

@@ -694,12 +694,14 @@ impl Completer<'_> {
         ctx: &Ctx,
         span: Option<Span>,
     ) {
-        let mut d = self.error(
-            Code::ClassNotFound,
-            ctx,
-            format!("Class '{class}' not found{context}."),
-            span,
-        );
+        let mut d = self
+            .error(
+                Code::ClassNotFound,
+                ctx,
+                format!("Class '{class}' not found{context}."),
+                span,
+            )
+            .with_focus(class);
         let names = self.b.catalog.classes().map(|c| c.name.as_str());
         d = d.with_suggestion(class, names);
         self.diags.push(d);

@@ -334,6 +334,7 @@ impl Resolver<'_> {
                             format!("{prefix}: Class or interface '{t}' not found."),
                         )
                         .at(span)
+                        .with_focus(t.as_str())
                         .with_note(note),
                     );
                     None
@@ -594,7 +595,8 @@ impl Resolver<'_> {
             Code::ClassNotFound,
             format!("{prefix}: Class '{class}' not found."),
         )
-        .at(span);
+        .at(span)
+        .with_focus(class);
         let names: Vec<&str> = self.b.catalog.classes().map(|c| c.name.as_str()).collect();
         if let Some(s) = crate::diagnostics::suggest(class, names) {
             d = d.with_note(format!("did you mean '{s}'?"));

@@ -346,6 +346,7 @@ impl Pipeline {
             return;
         }
         let diags = &mut self.diags;
+        let phase_start = diags.items().len();
         let before = diags.items().len();
         self.builder.borrow_mut().resolve(diags);
         self.checks.push(before..diags.items().len());
@@ -373,6 +374,9 @@ impl Pipeline {
             diags,
         );
         self.checks.push(before..diags.items().len());
+        // A class the catalog lacks is reported with the definition's span; the class name
+        // as written inside it is found now that the text is at hand.
+        diags.narrow_to_focus(phase_start, &self.sources.borrow());
         self.halted = over_memory_keeping_freed("completing the services", diags);
         self.stage = Stage::B;
     }
@@ -449,6 +453,7 @@ impl Pipeline {
         config::dynamic::types(&b, &self.params, &mut self.diags);
         services::warn_if_empty(&b, self.raw_files.first().copied(), &mut self.diags);
         self.checks.push(before..self.diags.items().len());
+        self.diags.narrow_to_focus(before, &self.sources.borrow());
     }
 
     fn forget_checks(&mut self) {
