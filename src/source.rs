@@ -111,29 +111,48 @@ pub struct SourceFile {
     pub path: Option<PathBuf>,
     /// The full text. Invalid UTF-8 input is stored lossily; the NEON decoder reports it.
     pub text: String,
-    line_starts: Vec<usize>,
+    /// Where each line starts (byte offsets; sources are at most 4 GiB, as spans), worked
+    /// out the first time a position is asked for: most files of a compilation that succeeds
+    /// never are (app-10000's 780 KB class file has 40,000 lines).
+    line_starts: std::sync::OnceLock<Vec<u32>>,
 }
 
 impl SourceFile {
     fn new(name: String, path: Option<PathBuf>, text: String) -> SourceFile {
-        // A UTF-8 byte order mark is not part of line 1: columns count from after it, as
-        // nette/neon's do (it strips the mark when it reads a file), and snippets omit it.
-        let first = if text.starts_with('\u{feff}') { 3 } else { 0 };
-        let mut line_starts = vec![first];
-        // memchr finds the line breaks several bytes at a time (a 10,000-service
-        // configuration and its class file are 1.1 MB).
-        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         SourceFile {
             name,
             path,
             text,
-            line_starts,
+            line_starts: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Where each line starts, made on first use.
+    fn line_starts(&self) -> &[u32] {
+        self.line_starts.get_or_init(|| {
+            // A UTF-8 byte order mark is not part of line 1: columns count from after it, as
+            // nette/neon's do (it strips the mark when it reads a file), and snippets omit it.
+            let first = if self.text.starts_with('\u{feff}') {
+                3
+            } else {
+                0
+            };
+            // memchr finds the line breaks several bytes at a time; counted first, the table
+            // is allocated once at its size.
+            let bytes = self.text.as_bytes();
+            let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+            starts.push(first);
+            starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| (i + 1) as u32));
+            starts
+        })
     }
 
     /// 0-based line index of a byte offset.
     pub fn line_index(&self, byte: usize) -> usize {
-        match self.line_starts.binary_search(&byte) {
+        match self
+            .line_starts()
+            .binary_search(&(byte.min(u32::MAX as usize) as u32))
+        {
             Ok(i) => i,
             Err(i) => i.saturating_sub(1),
         }
@@ -141,17 +160,19 @@ impl SourceFile {
 
     /// Byte offset where 0-based line `line` starts (clamped to the end of the text).
     pub fn line_start(&self, line: usize) -> usize {
-        self.line_starts
+        self.line_starts()
             .get(line)
-            .copied()
-            .unwrap_or(self.text.len())
+            .map_or(self.text.len(), |&s| s as usize)
     }
 
     /// 1-based line and 1-based **byte** column of a byte offset.
     pub fn line_col(&self, byte: usize) -> (usize, usize) {
         let byte = byte.min(self.text.len());
         let line = self.line_index(byte);
-        (line + 1, byte.saturating_sub(self.line_starts[line]) + 1)
+        (
+            line + 1,
+            byte.saturating_sub(self.line_starts()[line] as usize) + 1,
+        )
     }
 
     /// Byte offset of 1-based `line` and 1-based **character** column (as Rhai reports them).
@@ -284,10 +305,11 @@ impl<'a> codespan_reporting::files::Files<'a> for SourceMap {
             .files
             .get(id.0 as usize)
             .ok_or(codespan_reporting::files::Error::FileMissing)?;
-        if line_index >= f.line_starts.len() {
+        let lines = f.line_starts().len();
+        if line_index >= lines {
             return Err(codespan_reporting::files::Error::LineTooLarge {
                 given: line_index,
-                max: f.line_starts.len() - 1,
+                max: lines - 1,
             });
         }
         Ok(f.line_start(line_index)..f.line_start(line_index + 1))
