@@ -115,6 +115,10 @@ pub struct SourceFile {
     /// out the first time a position is asked for: most files of a compilation that succeeds
     /// never are (app-10000's 780 KB class file has 40,000 lines).
     line_starts: std::sync::OnceLock<Vec<u32>>,
+    /// For a file read from bytes that are not UTF-8 ([`SourceMap::add_path_bytes`]): the
+    /// byte range of the first invalid sequence (the text is then the lossy conversion, kept
+    /// for excerpts, and must not be read as what the file says).
+    pub not_utf8: Option<Range<usize>>,
 }
 
 impl SourceFile {
@@ -124,6 +128,7 @@ impl SourceFile {
             path,
             text,
             line_starts: std::sync::OnceLock::new(),
+            not_utf8: None,
         }
     }
 
@@ -222,6 +227,32 @@ impl SourceMap {
         self.files
             .push(SourceFile::new(name.into(), None, text.into()));
         id
+    }
+
+    /// Registers the bytes read from `path`, shown under `name`: as [`SourceMap::add_path`]
+    /// when they are UTF-8; otherwise the lossy text, with where the first invalid sequence
+    /// is ([`SourceFile::not_utf8`]) for the reader to report.
+    pub fn add_path_bytes(
+        &mut self,
+        name: impl Into<String>,
+        path: &Path,
+        bytes: Vec<u8>,
+    ) -> FileId {
+        match String::from_utf8(bytes) {
+            Ok(text) => self.add_path(name, path, text),
+            Err(e) => {
+                let bad = e.utf8_error();
+                let at = bad.valid_up_to();
+                let bytes = e.into_bytes();
+                let len = bad.error_len().unwrap_or(bytes.len() - at).max(1);
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let id = self.add_path(name, path, text);
+                if let Some(f) = self.files.get_mut(id.0 as usize) {
+                    f.not_utf8 = Some(at..(at + len).min(bytes.len()));
+                }
+                id
+            }
+        }
     }
 
     /// Registers a text read from `path`, shown under `name`.

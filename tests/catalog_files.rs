@@ -372,6 +372,67 @@ fn a_json_file_that_is_no_catalog_document_is_reported_once_at_its_key() {
     }
 }
 
+/// A catalog file whose bytes are not UTF-8 (JSON or NEON) is reported as a configuration
+/// file is, at its first invalid byte, and stops the compilation there; its text was read
+/// lossily and the bad bytes went into the plan as U+FFFD (new user's trial).
+#[test]
+fn a_catalog_that_is_not_utf8_is_reported_at_the_byte() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("config.neon"), "services:\n\tdb: App\\Db\n").expect("write");
+    let cases: [(&str, &[u8], (u64, u64)); 2] = [
+        (
+            "catalog.neon",
+            b"types:\n\tApp\\Db: {constructor: {dsn: {type: string, default: \"a\xffb\"}}}\n",
+            (2, 56),
+        ),
+        (
+            "catalog.json",
+            b"{\"types\": {\"App\\\\Db\": {\"constructor\": {\"dsn\": \"string\"}}},\n \"x\": \"\xfe\"}",
+            (2, 8),
+        ),
+    ];
+    for (name, bytes, (line, column)) in cases {
+        std::fs::write(dir.path().join(name), bytes).expect("write");
+        let compiled = wireplan_cmd()
+            .current_dir(dir.path())
+            .args([
+                "compile",
+                "config.neon",
+                "--catalog",
+                name,
+                "-o",
+                "plan.json",
+            ])
+            .output()
+            .expect("runs");
+        assert_eq!(compiled.status.code(), Some(1), "{name}");
+        assert!(!dir.path().join("plan.json").exists(), "{name}: no plan");
+        let out = wireplan_cmd()
+            .current_dir(dir.path())
+            .args([
+                "check",
+                "config.neon",
+                "--catalog",
+                name,
+                "--format",
+                "json",
+            ])
+            .output()
+            .expect("runs");
+        let shown = String::from_utf8_lossy(&out.stdout);
+        let got: Vec<serde_json::Value> = serde_json::from_str(&shown).expect("a JSON array");
+        assert_eq!(got.len(), 1, "{shown}");
+        assert_eq!(got[0]["code"], "neon-syntax", "{shown}");
+        assert_eq!(got[0]["message"], "Invalid UTF-8 sequence.", "{shown}");
+        assert_eq!(got[0]["file"].as_str(), Some(name), "{shown}");
+        assert_eq!(
+            (got[0]["line"].as_u64(), got[0]["column"].as_u64()),
+            (Some(line), Some(column)),
+            "{shown}"
+        );
+    }
+}
+
 /// The checks across the classes of a JSON catalog (an inheritance cycle, a parent not
 /// found, an interface that is a class) point at the class's key (they had no position when
 /// the file was read on its fast path); a class in two catalog files is named as such, not as

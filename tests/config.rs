@@ -306,12 +306,13 @@ fn a_refused_override_is_not_applied() {
 }
 
 /// A missing file's "did you mean" names a file with the same extension and a name of about
-/// the same length, never a one-letter file for `-` or `p.neon` for `nope.neon` (new user's
-/// trial); a real typo still gets its suggestion.
+/// the same length, never a one-letter file for `-`, `p.neon` or `bom.neon` for `nope.neon`
+/// (new users' trials: names are compared without their extension); a real typo still gets
+/// its suggestion.
 #[test]
 fn a_missing_file_is_offered_only_a_plausible_name() {
     let dir = tempfile::tempdir().expect("temp dir");
-    for f in ["e", "p.neon", "services.neon", "app.json"] {
+    for f in ["e", "p.neon", "bom.neon", "services.neon", "app.json"] {
         std::fs::write(dir.path().join(f), "").unwrap();
     }
     let message = |name: &str| {

@@ -510,7 +510,7 @@ fn deps_and_needed_by_follow_the_builder() {
     let mut s = session();
     assert_eq!(
         ask(&mut s, ":deps blog 1"),
-        "dependencies of blog (up to 1 levels):\n  \
+        "dependencies of blog (up to 1 level):\n  \
          articles  constructor  direct\n  \
          comments  constructor  direct\n  \
          01        collection   direct\n  \

@@ -150,6 +150,19 @@ impl Plan {
                 Ok(plan)
             }
             Err(full) => {
+                // JSON that is not an object (`[]`, `5`, `"x"`) is no plan at all: say so,
+                // rather than serde's words about the fields of a struct.
+                if let Ok(value) = serde_json::from_str::<serde_json::Value>(json) {
+                    if let Some(kind) = json_kind(&value) {
+                        return Err(bad(
+                            origin,
+                            format!(
+                                "not a plan: a JSON plan is an object with \"format\": \
+                                 \"{FORMAT}\", and this document is {kind}"
+                            ),
+                        ));
+                    }
+                }
                 // Explain a foreign or old file by its header rather than by a field error.
                 #[derive(serde::Deserialize)]
                 struct Header {
@@ -251,6 +264,16 @@ pub(crate) fn binary_payload<'b>(bytes: &'b [u8], origin: &str) -> Result<(&'b [
         u64::from_le_bytes(w)
     };
     let version = word(8, 4);
+    if version > u64::from(VERSION) + MAX_VERSION_STEP {
+        // No wireplan writes such a number: a damaged header, not a plan from the future.
+        return Err(bad(
+            origin,
+            format!(
+                "corrupt binary plan: the header's version field reads {version}, which no \
+                 wireplan writes"
+            ),
+        ));
+    }
     if !readable(version) {
         return Err(Error::VersionMismatch {
             origin: origin.to_string(),
@@ -285,6 +308,11 @@ pub(crate) fn binary_payload<'b>(bytes: &'b [u8], origin: &str) -> Result<(&'b [
     Ok((payload, version))
 }
 
+/// How far past [`VERSION`] a binary plan's version may be and still be read as a newer
+/// plan ("made by a newer version of wireplan"); a larger number is a damaged header (one
+/// flipped bit of its four bytes makes a version in the thousands or millions).
+const MAX_VERSION_STEP: u64 = 1000;
+
 /// Whether this runtime reads plan version `version` ([`OLDEST_VERSION`] to [`VERSION`]).
 pub(crate) fn readable(version: u64) -> bool {
     (u64::from(OLDEST_VERSION)..=u64::from(VERSION)).contains(&version)
@@ -312,6 +340,19 @@ fn check_header(format: &str, version: u64, origin: &str) -> Result<(), Error> {
         });
     }
     Ok(())
+}
+
+/// What a JSON document that is not an object is (`an array`, `a number`, ...); `None` for an
+/// object.
+fn json_kind(value: &serde_json::Value) -> Option<&'static str> {
+    Some(match value {
+        serde_json::Value::Object(_) => return None,
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Null => "null",
+    })
 }
 
 /// The first character of `text` (after a byte order mark and blanks) when it cannot begin
@@ -709,6 +750,33 @@ mod tests {
     }
 
     #[test]
+    fn json_that_is_not_an_object_is_not_a_plan() {
+        // (new user's trial: `[]` read "invalid length 0, expected struct Plan with 12
+        // elements", `[[[]]]` "expected a string")
+        for (text, kind) in [
+            ("[]", "an array"),
+            ("[[[1]]]", "an array"),
+            ("5", "a number"),
+            ("\"plan\"", "a string"),
+            ("true", "a boolean"),
+            ("null", "null"),
+        ] {
+            let e = Plan::from_json_str(text, "p.json").unwrap_err().to_string();
+            assert_eq!(
+                e,
+                format!(
+                    "p.json: invalid plan: not a plan: a JSON plan is an object with \
+                     \"format\": \"{FORMAT}\", and this document is {kind}"
+                ),
+                "{text}"
+            );
+        }
+        // An object keeps the header's explanation.
+        let e = Plan::from_json_str("{}", "p.json").unwrap_err().to_string();
+        assert!(e.contains("no \"format\""), "{e}");
+    }
+
+    #[test]
     fn damaged_binary_is_rejected() {
         let bin = sample().to_binary();
         let e = Plan::from_bytes(&bin[..bin.len() - 3], "p.bin").unwrap_err();
@@ -728,5 +796,17 @@ mod tests {
             Plan::from_bytes(&newer, "p.bin"),
             Err(Error::VersionMismatch { found, .. }) if found == u64::from(next)
         ));
+        // A damaged version byte is a corrupt header, not a plan from a newer wireplan (new
+        // user's trial: byte 10 flipped read as "plan version 16711683 … newer version").
+        let mut damaged = newer;
+        damaged[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        damaged[10] ^= 0xff;
+        let e = Plan::from_bytes(&damaged, "p.bin").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("corrupt binary plan: the header's version field reads"),
+            "{e}"
+        );
+        assert!(!e.to_string().contains("newer"), "{e}");
     }
 }

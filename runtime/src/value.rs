@@ -413,8 +413,11 @@ impl<T: Into<Value>> From<Option<T>> for Value {
 /// A typed accessor of [`Args`] did not find what it expected.
 ///
 /// Converts into [`BoxError`] with `?`, so a constructor can simply write `a.str(0)?`.
+/// Displayed as `argument at index N: expected …, found …`: the zero-based index the
+/// accessor took (`a.str(N)`), named as an index since the runtime's ordinals (`setup #1`)
+/// count from one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("argument #{index}: expected {expected}, found {found}")]
+#[error("argument at index {index}: expected {expected}, found {found}")]
 pub struct ArgError {
     /// Zero-based position of the argument.
     pub index: usize,

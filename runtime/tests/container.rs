@@ -595,7 +595,7 @@ fn constructor_errors_carry_service_step_and_path() {
     assert_eq!(
         e.to_string(),
         "cannot create service 'db' (path: repo -> db): constructor of App\\Db: \
-         argument #0: expected string, found int"
+         argument at index 0: expected string, found int"
     );
     assert!(!c.is_created("db") && !c.is_created("repo"));
 }

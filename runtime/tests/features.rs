@@ -378,5 +378,8 @@ fn macro_registrations_convert_arguments_and_report_mismatches() {
     );
     let c = Container::from_json_str(&p, &r).unwrap();
     let e = c.get::<Db>("db").unwrap_err().to_string();
-    assert!(e.contains("argument #0: expected string, found int"), "{e}");
+    assert!(
+        e.contains("argument at index 0: expected string, found int"),
+        "{e}"
+    );
 }

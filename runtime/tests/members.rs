@@ -100,7 +100,10 @@ fn callables_are_bound_to_their_target() {
     assert_eq!(counter.total.load(Ordering::SeqCst), 7);
     // The method's own argument errors come back from call().
     let e = p.sink.call(vec![Value::Str("x".into())]).unwrap_err();
-    assert_eq!(e.to_string(), "argument #0: expected int, found string");
+    assert_eq!(
+        e.to_string(),
+        "argument at index 0: expected int, found string"
+    );
 }
 
 #[test]

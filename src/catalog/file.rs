@@ -59,8 +59,9 @@ pub fn load_inputs(
                         continue;
                     }
                     seen.push(canonical.clone());
-                    let text = String::from_utf8_lossy(&bytes).into_owned();
-                    ids.push(sources.add_path(path.display().to_string(), &canonical, text));
+                    // (bytes that are not UTF-8 are reported when the file is read as a
+                    // catalog, at the first invalid one)
+                    ids.push(sources.add_path_bytes(path.display().to_string(), &canonical, bytes));
                 }
                 Err(e) => diags.push(
                     crate::config::unreadable_file(path, &e)

@@ -259,6 +259,17 @@ fn read_file_classes(
     pending: &mut Vec<NullDefault>,
 ) -> Result<Vec<(ClassInfo, Option<Span>)>, Unread> {
     let f = sources.get(id);
+    if let Some(bad) = &f.not_utf8 {
+        // What a configuration file with such bytes reports (`neon::decode_bytes`).
+        diags.push(
+            crate::diagnostics::Diagnostic::error(
+                crate::diagnostics::Code::NeonSyntax,
+                "Invalid UTF-8 sequence.",
+            )
+            .with_primary(Span::new(id, bad.start, bad.end), "not UTF-8"),
+        );
+        return Err(Unread::Syntax);
+    }
     if !precise && file::is_json(&f.name, &f.text) {
         let classes = super::json::classes(id, &f.text, names, diags, pending)?;
         return Ok(classes.into_iter().map(|c| (c, None)).collect());

@@ -331,6 +331,15 @@ impl Extensions {
             .at(span);
             let known: Vec<&str> = BUILTIN_SCRIPTS.iter().map(|(n, _)| *n).collect();
             d = d.with_suggestion(path, known.iter().copied());
+            // A file of that very name beside the configuration (`c: ext.neon`): a name
+            // without `/` or `.rhai` is looked up on the search path, never as a file.
+            if base.join(path).is_file() {
+                d = d.with_note(format!(
+                    "a file '{path}' is next to the configuration: a name without '/' or \
+                     '.rhai' is looked up on the script search path; write './{path}' to load \
+                     that file"
+                ));
+            }
             let dirs: Vec<String> = search_path
                 .iter()
                 .map(|p| p.display().to_string())

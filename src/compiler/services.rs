@@ -532,14 +532,22 @@ fn normalize(
             Some(m)
         }
         ExprKind::Array(a) => {
-            // The definition map's items under Nette's names (`factory` and `class` are older
-            // names of `create`, or of `type` next to a creator), with where each key was
-            // written; a name given twice keeps its first place and takes the last value, as
-            // inserting into a map would.
+            // The definition map's items under Nette's names, with where each key was
+            // written.
             let mut items: Vec<(Key, Expr, Option<crate::source::Span>)> =
                 Vec::with_capacity(a.items.len());
             let mut key_spans = Vec::new();
-            let has_create = a.get("create").is_some() || a.get("factory").is_some();
+            // Nette's legacy aliases (DefinitionSchema::normalize): `factory` is `create` when
+            // there is no `create` (else it stays, an unknown item); `class` is `create` when
+            // the definition names neither a type, a creator nor `dynamic`/`imported`, else
+            // `type`, and `class` next to `type` is an error.
+            let has = |k: &str| a.get(k).is_some();
+            let (has_type, factory_is_create) = (has("type"), !has("create"));
+            let class_is_create = !has_type
+                && !has("create")
+                && !has("factory")
+                && !has("dynamic")
+                && !has("imported");
             // The values move into the definition map; the key spans stay in `a`.
             for (k, v) in std::mem::take(&mut a.items) {
                 // The key's text, borrowed (an integer key written out).
@@ -553,9 +561,21 @@ fn normalize(
                 };
                 let key = Key::Str(
                     match written {
-                        "factory" => "create",
-                        "class" if has_create => "type",
-                        "class" => "create",
+                        "factory" if factory_is_create => "create",
+                        "class" if class_is_create => "create",
+                        "class" if has_type => {
+                            diags.push(
+                                Diagnostic::error(
+                                    Code::InvalidDefinition,
+                                    format!(
+                                        "Service '{label}': Options 'class' and 'type' are aliases, use only 'type'."
+                                    ),
+                                )
+                                .at(a.key_span(written).or(v.span)),
+                            );
+                            continue;
+                        }
+                        "class" => "type",
                         other => other,
                     }
                     .into(),
@@ -564,13 +584,9 @@ fn normalize(
                 if let Some(span) = key_span {
                     key_spans.push((key.clone(), span));
                 }
-                match items.iter_mut().find(|(k, _, _)| *k == key) {
-                    Some(item) => {
-                        item.1 = v;
-                        item.2 = key_span.or(item.2);
-                    }
-                    None => items.push((key, v, key_span)),
-                }
+                // (a name can no longer come twice: each alias stands in only for an absent
+                // name)
+                items.push((key, v, key_span));
             }
             // Nette's DefinitionSchema: unknown keys ("did you mean"), value types. On errors
             // the definition is still made from the keys that are valid, so its other mistakes

@@ -208,7 +208,25 @@ fn similar_file(path: &Path) -> Option<String> {
         .collect();
     // Directory order differs between systems; the suggestion must not.
     names.sort();
-    crate::diagnostics::suggest(name, names.iter().map(String::as_str)).map(str::to_owned)
+    // The names (whose extensions are the same) are compared by Nette's rule, and their
+    // stems must be close by the same rule too, measured by the longer stem: on whole names
+    // the distance allowed grows with the extension's length (`nope.neon` was close enough to
+    // `bom.neon`), while `typo.neon` still finds `types.neon`.
+    let stem_close = |candidate: &str| {
+        let c_stem = split(candidate).0;
+        let (longer, shorter) = if c_stem.len() > stem.len() {
+            (c_stem.as_str(), stem.as_str())
+        } else {
+            (stem.as_str(), c_stem.as_str())
+        };
+        crate::diagnostics::suggest(longer, [shorter]).is_some()
+    };
+    let close: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| stem_close(n))
+        .collect();
+    crate::diagnostics::suggest(name, close).map(str::to_owned)
 }
 
 /// A configuration file's text and, when it is not valid UTF-8, its bytes (the text is then

@@ -334,6 +334,7 @@ impl fmt::Display for Dependents {
             Direction::Needs => ("dependencies of", "it depends on no service"),
         };
         match self.depth {
+            Some(1) => writeln!(f, "{title} {} (up to 1 level):", self.service)?,
             Some(d) => writeln!(f, "{title} {} (up to {d} levels):", self.service)?,
             None => writeln!(f, "{title} {} (directly and transitively):", self.service)?,
         }

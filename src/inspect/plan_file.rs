@@ -98,7 +98,9 @@ pub fn looks_like_configuration(bytes: &[u8]) -> bool {
         }
         Err(_) => return false,
     };
+    // (a JSON document such as `5` or `"x"` is not a configuration either)
     wireplan_runtime::encoding::non_json_start(text).is_some()
+        && serde_json::from_str::<serde_json::Value>(text).is_err()
 }
 
 /// How many [`problems`] are listed one by one; the rest are counted in one more warning.

@@ -244,7 +244,7 @@ pub fn args_array(args: &Array, what: &str) -> Res<ExprArray> {
             Err(msg) => {
                 return raise(Diagnostic::error(
                     Code::InvalidValue,
-                    format!("{what}: argument #{i}: {msg}"),
+                    format!("{what}: argument at index {i}: {msg}"),
                 ))
             }
         }
