@@ -257,6 +257,31 @@ impl Completer<'_> {
         span: Option<Span>,
         f: &dyn std::fmt::Display,
     ) {
+        // A type that is one name the catalog lacks and no built-in type (a catalog's typo,
+        // `dsn: strin`) is that problem, as for an autowired parameter, not a misfit of the
+        // value: "expects strin, 'x' given" said nothing about the cause.
+        if let [name] = &p.ty.members[..] {
+            if p.ty.list_of.is_none()
+                && p.ty.provider_of.is_none()
+                && !crate::catalog::is_builtin(name)
+                && !self.b.catalog.exists(name)
+            {
+                let names = self.b.catalog.classes().map(|c| c.name.as_str());
+                let d = self
+                    .error(
+                        Code::ClassNotFound,
+                        ctx,
+                        format!("Class '{name}' required by ${} in {f} not found.", p.name),
+                        span,
+                    )
+                    .with_suggestion(
+                        name,
+                        names.chain(crate::catalog::BUILTIN_TYPES.iter().copied()),
+                    );
+                self.diags.push(d);
+                return;
+            }
+        }
         if let Some(given) = self.misfit(&p.ty, value) {
             let msg = format!(
                 "Parameter ${} in {f} expects {}, {given} given.",
