@@ -336,20 +336,7 @@ fn a_json_file_that_is_no_catalog_document_is_reported_once_at_its_key() {
     ];
     for (text, expected) in cases {
         std::fs::write(dir.path().join("catalog.json"), text).expect("write");
-        let out = wireplan_cmd()
-            .current_dir(dir.path())
-            .args([
-                "check",
-                "config.neon",
-                "--catalog",
-                "catalog.json",
-                "--format",
-                "json",
-            ])
-            .output()
-            .expect("runs");
-        let shown = String::from_utf8_lossy(&out.stdout);
-        let got: Vec<serde_json::Value> = serde_json::from_str(&shown).expect("a JSON array");
+        let (got, shown) = check_json(dir.path(), "catalog.json");
         let got: Vec<(&str, u64, u64)> = got
             .iter()
             .map(|d| {
@@ -407,20 +394,7 @@ fn a_catalog_that_is_not_utf8_is_reported_at_the_byte() {
             .expect("runs");
         assert_eq!(compiled.status.code(), Some(1), "{name}");
         assert!(!dir.path().join("plan.json").exists(), "{name}: no plan");
-        let out = wireplan_cmd()
-            .current_dir(dir.path())
-            .args([
-                "check",
-                "config.neon",
-                "--catalog",
-                name,
-                "--format",
-                "json",
-            ])
-            .output()
-            .expect("runs");
-        let shown = String::from_utf8_lossy(&out.stdout);
-        let got: Vec<serde_json::Value> = serde_json::from_str(&shown).expect("a JSON array");
+        let (got, shown) = check_json(dir.path(), name);
         assert_eq!(got.len(), 1, "{shown}");
         assert_eq!(got[0]["code"], "neon-syntax", "{shown}");
         assert_eq!(got[0]["message"], "Invalid UTF-8 sequence.", "{shown}");
@@ -491,6 +465,26 @@ fn problems_across_json_classes_point_at_the_class_keys() {
         "Class App\\A is declared in two catalogs: 'one.json' and 'two.json'."
     );
     assert!(!first.to_string().contains("types:"), "{first}");
+}
+
+/// `wireplan check config.neon --catalog CATALOG --format json` in `dir`: the diagnostics and
+/// the output as text (for assertion messages).
+fn check_json(dir: &std::path::Path, catalog: &str) -> (Vec<serde_json::Value>, String) {
+    let out = wireplan_cmd()
+        .current_dir(dir)
+        .args([
+            "check",
+            "config.neon",
+            "--catalog",
+            catalog,
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("runs");
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    let got = serde_json::from_str(&shown).expect("a JSON array");
+    (got, shown)
 }
 
 fn wireplan_cmd() -> Command {

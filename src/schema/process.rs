@@ -252,12 +252,10 @@ pub fn validate_items(
     path: &[&str],
     diags: &mut Diagnostics,
 ) -> (ExprArray, bool) {
-    let Shape::Structure { items, other: None } = &schema.shape else {
+    let (Shape::Structure { items, .. }, true) = (&schema.shape, completes_item_by_item(schema))
+    else {
         return validate_items_generally(schema, given, span, path, diags);
     };
-    if !completes_item_by_item(schema) {
-        return validate_items_generally(schema, given, span, path, diags);
-    }
     let mut ctx = Context {
         path: path.iter().map(|s| s.to_string()).collect(),
         span,
