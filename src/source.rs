@@ -115,10 +115,10 @@ pub struct SourceFile {
     /// out the first time a position is asked for: most files of a compilation that succeeds
     /// never are (app-10000's 780 KB class file has 40,000 lines).
     line_starts: std::sync::OnceLock<Vec<u32>>,
-    /// For a file read from bytes that are not UTF-8 ([`SourceMap::add_path_bytes`]): the
-    /// byte range of the first invalid sequence (the text is then the lossy conversion, kept
-    /// for excerpts, and must not be read as what the file says).
-    pub not_utf8: Option<Range<usize>>,
+    /// Whether the file was read from bytes that are not UTF-8 ([`SourceMap::add_path_bytes`]):
+    /// the text is then their lossy conversion, kept for excerpts, and must not be read as what
+    /// the file says.
+    pub not_utf8: bool,
 }
 
 impl SourceFile {
@@ -128,7 +128,7 @@ impl SourceFile {
             path,
             text,
             line_starts: std::sync::OnceLock::new(),
-            not_utf8: None,
+            not_utf8: false,
         }
     }
 
@@ -221,6 +221,12 @@ impl SourceMap {
         &self.missing
     }
 
+    /// The id the next file registered gets (to point diagnostics about a file at it before
+    /// the file is added).
+    pub fn next_id(&self) -> FileId {
+        FileId(self.files.len() as u32)
+    }
+
     /// Registers a text under a display `name` and returns its id.
     pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
         let id = FileId(self.files.len() as u32);
@@ -230,8 +236,8 @@ impl SourceMap {
     }
 
     /// Registers the bytes read from `path`, shown under `name`: as [`SourceMap::add_path`]
-    /// when they are UTF-8; otherwise the lossy text, with where the first invalid sequence
-    /// is ([`SourceFile::not_utf8`]) for the reader to report.
+    /// when they are UTF-8; otherwise their lossy text, marked [`SourceFile::not_utf8`] (the
+    /// caller reports them, e.g. with [`crate::neon::utf8_error`]).
     pub fn add_path_bytes(
         &mut self,
         name: impl Into<String>,
@@ -241,14 +247,10 @@ impl SourceMap {
         match String::from_utf8(bytes) {
             Ok(text) => self.add_path(name, path, text),
             Err(e) => {
-                let bad = e.utf8_error();
-                let at = bad.valid_up_to();
-                let bytes = e.into_bytes();
-                let len = bad.error_len().unwrap_or(bytes.len() - at).max(1);
-                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
                 let id = self.add_path(name, path, text);
                 if let Some(f) = self.files.get_mut(id.0 as usize) {
-                    f.not_utf8 = Some(at..(at + len).min(bytes.len()));
+                    f.not_utf8 = true;
                 }
                 id
             }

@@ -59,8 +59,11 @@ pub fn load_inputs(
                         continue;
                     }
                     seen.push(canonical.clone());
-                    // (bytes that are not UTF-8 are reported when the file is read as a
-                    // catalog, at the first invalid one)
+                    // Bytes that are not UTF-8 are reported here as a configuration file's
+                    // are; the file is then registered (for the excerpt) but not read.
+                    if let Some(d) = crate::neon::utf8_error(&bytes, sources.next_id()) {
+                        diags.push(d);
+                    }
                     ids.push(sources.add_path_bytes(path.display().to_string(), &canonical, bytes));
                 }
                 Err(e) => diags.push(

@@ -259,15 +259,8 @@ fn read_file_classes(
     pending: &mut Vec<NullDefault>,
 ) -> Result<Vec<(ClassInfo, Option<Span>)>, Unread> {
     let f = sources.get(id);
-    if let Some(bad) = &f.not_utf8 {
-        // What a configuration file with such bytes reports (`neon::decode_bytes`).
-        diags.push(
-            crate::diagnostics::Diagnostic::error(
-                crate::diagnostics::Code::NeonSyntax,
-                "Invalid UTF-8 sequence.",
-            )
-            .with_primary(Span::new(id, bad.start, bad.end), "not UTF-8"),
-        );
+    if f.not_utf8 {
+        // Reported when the file was read ([`super::load_inputs`]).
         return Err(Unread::Syntax);
     }
     if !precise && file::is_json(&f.name, &f.text) {

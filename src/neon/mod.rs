@@ -54,32 +54,50 @@ pub fn decode(text: &str, file: FileId) -> Result<Value, Diagnostic> {
 }
 
 /// Decodes raw file bytes: skips a leading UTF-8 BOM and reports invalid UTF-8 as a positioned
-/// `neon-syntax` error (at the first invalid byte), then decodes like [`decode`]. Offsets in
-/// spans are offsets into `bytes` (so a BOM counts), matching the file registered in the source
-/// map.
+/// `neon-syntax` error (at the first invalid byte, [`utf8_error`]), then decodes like
+/// [`decode`]. Offsets in spans are offsets into `bytes` (so a BOM counts), matching the file
+/// registered in the source map.
 pub fn decode_bytes(bytes: &[u8], file: FileId) -> Result<Value, Diagnostic> {
-    let (body, base) = match bytes.strip_prefix(BOM.as_bytes()) {
-        Some(rest) => (rest, BOM.len()),
-        None => (bytes, 0),
-    };
+    let (body, base) = without_bom(bytes);
     match std::str::from_utf8(body) {
         Ok(text) => decode_at(text, base, file),
-        Err(e) => {
-            let at = base + e.valid_up_to();
-            let len = e.error_len().unwrap_or(bytes.len() - at).max(1);
-            let d = Diagnostic::error(Code::NeonSyntax, "Invalid UTF-8 sequence.").with_primary(
-                Span::new(file, at, (at + len).min(bytes.len())),
-                "not UTF-8",
-            );
-            Err(if looks_like_utf16(bytes) {
-                d.with_note(
-                    "the file looks like UTF-16 (a UTF-16 byte-order mark, or a zero byte in \
-                     every other place); NEON files are UTF-8: save it as UTF-8",
-                )
-            } else {
-                d
-            })
-        }
+        Err(e) => Err(invalid_utf8(bytes, base, e, file)),
+    }
+}
+
+/// The `neon-syntax` error "Invalid UTF-8 sequence." at the first invalid byte of `bytes`
+/// (offsets into `bytes`, a leading BOM included), with a note when the file looks like
+/// UTF-16; `None` when `bytes` are UTF-8. What any file read as NEON, or as a catalog,
+/// reports for such bytes.
+pub fn utf8_error(bytes: &[u8], file: FileId) -> Option<Diagnostic> {
+    let (body, base) = without_bom(bytes);
+    let e = std::str::from_utf8(body).err()?;
+    Some(invalid_utf8(bytes, base, e, file))
+}
+
+/// `bytes` without a leading UTF-8 BOM, and where they start in `bytes`.
+fn without_bom(bytes: &[u8]) -> (&[u8], usize) {
+    match bytes.strip_prefix(BOM.as_bytes()) {
+        Some(rest) => (rest, BOM.len()),
+        None => (bytes, 0),
+    }
+}
+
+/// [`utf8_error`] for the error `e` of the text that starts at `base` of `bytes`.
+fn invalid_utf8(bytes: &[u8], base: usize, e: std::str::Utf8Error, file: FileId) -> Diagnostic {
+    let at = base + e.valid_up_to();
+    let len = e.error_len().unwrap_or(bytes.len() - at).max(1);
+    let d = Diagnostic::error(Code::NeonSyntax, "Invalid UTF-8 sequence.").with_primary(
+        Span::new(file, at, (at + len).min(bytes.len())),
+        "not UTF-8",
+    );
+    if looks_like_utf16(bytes) {
+        d.with_note(
+            "the file looks like UTF-16 (a UTF-16 byte-order mark, or a zero byte in \
+             every other place); NEON files are UTF-8: save it as UTF-8",
+        )
+    } else {
+        d
     }
 }
 
