@@ -285,7 +285,6 @@ impl Diagnostics {
         &mut self.items[start..]
     }
 
-    /// Takes the diagnostics out.
     /// Narrows the primary span of each diagnostic from the `from`-th on that asked for it
     /// ([`Diagnostic::with_focus`]) to the first place inside it where the name is written
     /// as a whole word (not inside a longer name; a leading `\` goes with it), and takes the
@@ -304,6 +303,7 @@ impl Diagnostics {
         }
     }
 
+    /// Takes the diagnostics out.
     pub fn into_vec(self) -> Vec<Diagnostic> {
         self.items
     }

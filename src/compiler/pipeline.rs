@@ -347,7 +347,7 @@ impl Pipeline {
         }
         let diags = &mut self.diags;
         let phase_start = diags.items().len();
-        let before = diags.items().len();
+        let before = phase_start;
         self.builder.borrow_mut().resolve(diags);
         self.checks.push(before..diags.items().len());
         if over_memory_keeping_freed("resolving the services", diags) {

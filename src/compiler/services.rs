@@ -98,8 +98,7 @@ impl DefinitionSchema {
     }
 
     /// [`crate::schema::validate_items`] against the definition schema: the completed map of
-    /// the keys that passed and whether all did. (A schema with misuse, which the built-in
-    /// one never has, is validated whole so that the misuse is reported.)
+    /// the keys that passed and whether all did.
     fn validate_items(
         &self,
         items: Vec<(Key, Expr, Option<crate::source::Span>)>,
@@ -107,21 +106,7 @@ impl DefinitionSchema {
         path: &[&str],
         diags: &mut Diagnostics,
     ) -> (ExprArray, bool) {
-        if self.checked {
-            return crate::schema::validate_items(&self.expect, items, span, path, diags);
-        }
-        let mut map = ExprArray::new();
-        for (k, v, _) in items {
-            map.items.insert(k, v);
-        }
-        let whole = Expr::new(ExprKind::Array(map), span);
-        match crate::schema::validate(&self.expect, &whole, path, diags) {
-            Some(Expr {
-                kind: ExprKind::Array(a),
-                ..
-            }) => (a, true),
-            _ => (ExprArray::new(), false),
-        }
+        crate::schema::validate_items(&self.expect, self.checked, items, span, path, diags)
     }
 }
 
@@ -542,12 +527,10 @@ fn normalize(
             // the definition names neither a type, a creator nor `dynamic`/`imported`, else
             // `type`, and `class` next to `type` is an error.
             let has = |k: &str| a.get(k).is_some();
-            let (has_type, factory_is_create) = (has("type"), !has("create"));
-            let class_is_create = !has_type
-                && !has("create")
-                && !has("factory")
-                && !has("dynamic")
-                && !has("imported");
+            let (has_type, has_create) = (has("type"), has("create"));
+            let factory_is_create = !has_create;
+            let class_is_create =
+                !has_type && !has_create && !has("factory") && !has("dynamic") && !has("imported");
             // The values move into the definition map; the key spans stay in `a`.
             for (k, v) in std::mem::take(&mut a.items) {
                 // The key's text, borrowed (an integer key written out).

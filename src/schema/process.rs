@@ -244,17 +244,21 @@ pub fn validate_checked(
 /// structure-shaped item; see [`completes_item_by_item`]), each item is completed once, in
 /// place, with one lookup of its key and no copy (the definition map of every entry of a
 /// large `services:` section); any other schema takes the general route with copies.
-/// `schema` must be free of misuse ([`misuse`]).
+/// `checked`: `schema` is known to be free of misuse ([`misuse`] found nothing, as
+/// [`validate_checked`] assumes); otherwise the general route validates as [`validate`] does
+/// and reports the misuse.
 pub fn validate_items(
     schema: &Expect,
+    checked: bool,
     given: Vec<(Key, Expr, Option<Span>)>,
     span: Option<Span>,
     path: &[&str],
     diags: &mut Diagnostics,
 ) -> (ExprArray, bool) {
-    let (Shape::Structure { items, .. }, true) = (&schema.shape, completes_item_by_item(schema))
+    let (Shape::Structure { items, .. }, true) =
+        (&schema.shape, checked && completes_item_by_item(schema))
     else {
-        return validate_items_generally(schema, given, span, path, diags);
+        return validate_items_generally(schema, checked, given, span, path, diags);
     };
     let mut ctx = Context {
         path: path.iter().map(|s| s.to_string()).collect(),
@@ -308,14 +312,20 @@ pub fn validate_items(
 }
 
 /// [`validate_items`] for any schema: the whole map validated (a copy), then, when that
-/// failed, each item alone, and the items that passed together.
+/// failed, each item alone, and the items that passed together (each as [`validate_checked`]
+/// when `checked`, else as [`validate`]).
 pub(super) fn validate_items_generally(
     schema: &Expect,
+    checked: bool,
     given: Vec<(Key, Expr, Option<Span>)>,
     span: Option<Span>,
     path: &[&str],
     diags: &mut Diagnostics,
 ) -> (ExprArray, bool) {
+    let check = |data: &Expr, diags: &mut Diagnostics| match checked {
+        true => validate_checked(schema, data, path, diags),
+        false => validate(schema, data, path, diags),
+    };
     let mut map = ExprArray::new();
     for (k, v, key_span) in &given {
         if let Some(at) = key_span {
@@ -327,7 +337,7 @@ pub(super) fn validate_items_generally(
     if let Some(Expr {
         kind: ExprKind::Array(a),
         ..
-    }) = validate_checked(schema, &whole, path, diags)
+    }) = check(&whole, diags)
     {
         return (a, true);
     }
@@ -336,12 +346,12 @@ pub(super) fn validate_items_generally(
         let mut one = ExprArray::new();
         one.items.insert(k.clone(), v.clone());
         let probe = Expr::new(ExprKind::Array(one), v.span);
-        if validate_checked(schema, &probe, path, &mut Diagnostics::new()).is_some() {
+        if check(&probe, &mut Diagnostics::new()).is_some() {
             valid.items.insert(k, v);
         }
     }
     let rest = Expr::new(ExprKind::Array(valid), span);
-    match validate_checked(schema, &rest, path, &mut Diagnostics::new()) {
+    match check(&rest, &mut Diagnostics::new()) {
         Some(Expr {
             kind: ExprKind::Array(a),
             ..

@@ -641,9 +641,17 @@ fn validate_items_agrees_with_the_general_route() {
                 .collect()
         };
         let (mut fast_diags, mut general_diags) = (Diagnostics::new(), Diagnostics::new());
-        let fast = validate_items(schema, given(), span, &["services", "s"], &mut fast_diags);
+        let fast = validate_items(
+            schema,
+            true,
+            given(),
+            span,
+            &["services", "s"],
+            &mut fast_diags,
+        );
         let general = process::validate_items_generally(
             schema,
+            true,
             given(),
             span,
             &["services", "s"],
