@@ -291,9 +291,100 @@ impl<T> InOrder<T> {
     }
 }
 
+/// Blocks of work handed to one helper thread in order, whose last blocks the thread that
+/// handed them over takes back for itself once it has nothing else to do (the `types:`
+/// section's entries, read into the catalog). The helper takes blocks from the front
+/// ([`Handover::front`]); the other thread puts them at the back ([`Handover::push`]),
+/// closes the handover when there are no more ([`Handover::close`]), and then takes from the
+/// back ([`Handover::back`]). So the helper's blocks always come before the other thread's.
+pub(crate) struct Handover<T> {
+    state: std::sync::Mutex<HandoverState<T>>,
+    /// Signalled when a block is put in, the handover closes, or a block is taken back.
+    changed: std::sync::Condvar,
+}
+
+struct HandoverState<T> {
+    blocks: std::collections::VecDeque<T>,
+    closed: bool,
+    /// Some block was taken from the back.
+    taken_back: bool,
+    /// The helper waits for a block to be taken back before it takes any (tests).
+    hold: bool,
+}
+
+impl<T> Handover<T> {
+    /// An empty, open handover. With `hold` (tests), once the handover is closed, the helper
+    /// waits until a block has been taken back (or none is left) before it takes any, so
+    /// that both ends are used.
+    pub(crate) fn new(hold: bool) -> Handover<T> {
+        Handover {
+            state: std::sync::Mutex::new(HandoverState {
+                blocks: std::collections::VecDeque::new(),
+                closed: false,
+                taken_back: false,
+                hold,
+            }),
+            changed: std::sync::Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HandoverState<T>> {
+        // A thread that panicked while holding the lock left the queue whole (no operation
+        // panics half-way); its panic reaches the caller when the helper is joined.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Puts `block` at the back.
+    pub(crate) fn push(&self, block: T) {
+        self.lock().blocks.push_back(block);
+        self.changed.notify_one();
+    }
+
+    /// No more blocks will be put in.
+    pub(crate) fn close(&self) {
+        self.lock().closed = true;
+        self.changed.notify_all();
+    }
+
+    /// The helper's next block, from the front: waits while the handover is open and empty;
+    /// `None` once it is closed and empty.
+    pub(crate) fn front(&self) -> Option<T> {
+        let mut s = self.lock();
+        loop {
+            let held = s.hold && !(s.closed && (s.taken_back || s.blocks.is_empty()));
+            if !held {
+                if let Some(block) = s.blocks.pop_front() {
+                    return Some(block);
+                }
+                if s.closed {
+                    return None;
+                }
+            }
+            s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// The last block not taken yet, taken back by the thread that put it in.
+    pub(crate) fn back(&self) -> Option<T> {
+        let mut s = self.lock();
+        let block = s.blocks.pop_back();
+        if block.is_some() && !s.taken_back {
+            s.taken_back = true;
+            drop(s);
+            self.changed.notify_all();
+        }
+        block
+    }
+
+    /// Whether some block was taken back. Final once [`Handover::front`] returned `None`.
+    pub(crate) fn taken_back(&self) -> bool {
+        self.lock().taken_back
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{split, start_elsewhere, InOrder, Turn};
+    use super::{split, start_elsewhere, Handover, InOrder, Turn};
     use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 
     /// Blocks come out in order whoever produced them, each produced once, and never more
@@ -440,5 +531,48 @@ mod tests {
         })
         .join()
         .expect("the test thread");
+    }
+
+    /// The helper's blocks are a prefix and the blocks taken back the rest: every block
+    /// once, in order when the two are put one after the other.
+    #[test]
+    fn a_handover_splits_its_blocks_into_a_prefix_and_the_rest() {
+        for hold in [false, true] {
+            let work: Handover<usize> = Handover::new(hold);
+            let (mut back, mut fronts) = split(
+                "test",
+                1,
+                || {
+                    for k in 0..500 {
+                        work.push(k);
+                    }
+                    work.close();
+                    let mut back = Vec::new();
+                    while let Some(k) = work.back() {
+                        back.push(k);
+                    }
+                    back
+                },
+                |_| {
+                    let mut front = Vec::new();
+                    while let Some(k) = work.front() {
+                        front.push(k);
+                    }
+                    front
+                },
+            );
+            let mut all = fronts.pop().expect("the helper's blocks");
+            assert_eq!(
+                all,
+                (0..all.len()).collect::<Vec<_>>(),
+                "in order from the front"
+            );
+            back.reverse();
+            all.extend(back);
+            assert_eq!(all, (0..500).collect::<Vec<_>>());
+            if hold {
+                assert!(work.taken_back(), "with hold, some block was taken back");
+            }
+        }
     }
 }

@@ -38,7 +38,7 @@ pub(crate) use types::bare_name;
 pub use types::{is_builtin, normalize_name, Ty, TypeRef, BUILTIN_TYPES};
 
 use names::{Caseless, ClassKey, Interner};
-use parse::{parse_class, NullDefault};
+use parse::{key_text, parse_class, NullDefault};
 
 /// A parameter of a constructor or method.
 #[derive(Debug, Clone)]
@@ -155,25 +155,21 @@ impl CatalogStream {
             !self.settled,
             "an entry added after the checks across entries"
         );
-        let key_span = key_span.filter(|_| matches!(key, Key::Str(_)));
-        let number;
-        let written = match key {
-            Key::Str(s) => s.as_str(),
-            Key::Int(_) => {
-                number = key.as_string();
-                &number
-            }
-        };
-        let name = bare_name(written);
-        let info = parse_class(
+        let (info, at) = read_entry(
             &mut self.names,
-            name,
+            key,
             key_span,
             value,
             &mut self.diags,
             &mut self.pending,
         );
-        let at = key_span.or(info.span);
+        self.place(key, info, at);
+    }
+
+    /// Puts the class `info`, read from the entry `key` and declared at `at`, into the table,
+    /// unless the section declared it before (then the first declaration stays and the
+    /// second is reported).
+    fn place(&mut self, key: &Key, info: ClassInfo, at: Option<Span>) {
         match self.cat.add_first(info) {
             None => self.declared_at.push(at),
             Some(first) => {
@@ -183,11 +179,30 @@ impl CatalogStream {
                     "the `types:` section",
                     &first_name,
                     first_at,
-                    written,
+                    &key_text(key),
                     at,
                 ));
             }
         }
+    }
+
+    /// Adds the entries of `part`, read apart from this stream, as if they were added here
+    /// one by one after the entries before them: the same classes, and the same problems in
+    /// the same order (each entry's own problems, then a second declaration of a class).
+    pub fn append(&mut self, part: CatalogPart) {
+        debug_assert!(
+            !self.settled,
+            "a part added after the checks across entries"
+        );
+        let mut diags = part.diags.into_vec().into_iter();
+        let mut taken = 0;
+        for entry in part.entries {
+            self.diags
+                .extend(diags.by_ref().take(entry.diags_end - taken));
+            taken = entry.diags_end;
+            self.place(&entry.key, entry.info, entry.at);
+        }
+        self.pending.extend(part.pending);
     }
 
     /// Runs the checks across entries now (references to unknown types, `null` defaults),
@@ -212,6 +227,82 @@ impl CatalogStream {
         diags.extend(self.diags.into_vec());
         self.cat
     }
+}
+
+/// Entries of a `types:` section read apart from the [`CatalogStream`] they belong to (on
+/// another thread), to be added to it in their place with [`CatalogStream::append`]. Each
+/// entry is parsed here as the stream parses it; only whether a class was declared before
+/// is left to the stream, which knows the entries before it.
+#[derive(Debug, Default)]
+pub struct CatalogPart {
+    names: Interner,
+    pending: Vec<NullDefault>,
+    diags: Diagnostics,
+    entries: Vec<PartEntry>,
+}
+
+/// One entry of a [`CatalogPart`]: its key, its class, where it was declared, and how many of
+/// the part's problems were reported up to and including it.
+#[derive(Debug)]
+struct PartEntry {
+    key: Key,
+    info: ClassInfo,
+    at: Option<Span>,
+    diags_end: usize,
+}
+
+impl CatalogPart {
+    /// An empty part.
+    pub fn new() -> CatalogPart {
+        CatalogPart::default()
+    }
+
+    /// Reads the entry `key: value` as [`CatalogStream::add`] would.
+    pub fn add(&mut self, key: Key, key_span: Option<Span>, value: &Expr) {
+        self.add_node(key, key_span, value);
+    }
+
+    /// Reads the entry `key: value`, as decoded, as [`CatalogStream::add_decoded`] would.
+    pub fn add_decoded(&mut self, key: Key, key_span: Option<Span>, value: &crate::neon::Value) {
+        debug_assert!(reads_as_decoded(&key, value));
+        self.add_node(key, key_span, value);
+    }
+
+    fn add_node<N: node::Node>(&mut self, key: Key, key_span: Option<Span>, value: &N) {
+        let (info, at) = read_entry(
+            &mut self.names,
+            &key,
+            key_span,
+            value,
+            &mut self.diags,
+            &mut self.pending,
+        );
+        self.entries.push(PartEntry {
+            key,
+            info,
+            at,
+            diags_end: self.diags.len(),
+        });
+    }
+}
+
+/// Reads the entry `key: value` of a `types:` section into its class, reporting its own
+/// problems; returns the class and where it was declared (its key, else its value).
+/// `key_span` is taken for string keys only, as the section's expansion records no span for
+/// others.
+fn read_entry<N: node::Node>(
+    names: &mut Interner,
+    key: &Key,
+    key_span: Option<Span>,
+    value: &N,
+    diags: &mut Diagnostics,
+    pending: &mut Vec<NullDefault>,
+) -> (ClassInfo, Option<Span>) {
+    let key_span = key_span.filter(|_| matches!(key, Key::Str(_)));
+    let written = key_text(key);
+    let info = parse_class(names, bare_name(&written), key_span, value, diags, pending);
+    let at = key_span.or(info.span);
+    (info, at)
 }
 
 /// The catalog of all known types: one table of classes in declaration order, found by name

@@ -47,8 +47,8 @@ impl fmt::Display for At<'_> {
     }
 }
 
-/// A key as text, borrowed when it is a string (most are: no copy per key read).
-fn key_text(k: &Key) -> std::borrow::Cow<'_, str> {
+/// A key as written, borrowed when it is a string (most are: no copy per key read).
+pub(super) fn key_text(k: &Key) -> std::borrow::Cow<'_, str> {
     match k {
         Key::Str(s) => std::borrow::Cow::Borrowed(s.as_str()),
         Key::Int(_) => std::borrow::Cow::Owned(k.as_string()),

@@ -3,7 +3,7 @@
 //! round"), or taken from an earlier compilation of the same `--watch` session when its section
 //! did not change ([`crate::config::DecodedFiles`]).
 
-use crate::catalog::{Catalog, CatalogStream};
+use crate::catalog::{Catalog, CatalogPart, CatalogStream};
 use crate::config::{DecodedFiles, Parameters, Sections, StreamedValue};
 use crate::diagnostics::Diagnostics;
 use crate::neon::{Array, Key, Kind, Value};
@@ -95,10 +95,10 @@ const CATALOG_BATCH: usize = 256;
 
 /// Runs `expand`, which hands each expanded entry of the `types:` section to the function it
 /// is given, with `stream` taking those entries: on a thread of its own when the section has
-/// at least `thread_min` `entries` ([`CATALOG_THREAD_MIN`]), so the catalog is built while the rest of the
-/// configuration (`services:`) is expanded. The entries arrive in the same order either way,
-/// so the catalog and its diagnostics are the same. Returns the stream with every entry
-/// added, and what `expand` returned.
+/// at least `thread_min` `entries` ([`CATALOG_THREAD_MIN`]), so the catalog is built while the
+/// rest of the configuration (`services:`) is expanded. The entries arrive in the same order
+/// either way, so the catalog and its diagnostics are the same. Returns the stream with every
+/// entry added, and what `expand` returned.
 ///
 /// The entries go over in batches (one hand-over per entry cost more than the catalog saved)
 /// and are dropped on the catalog's thread once read. Most are handed over as decoded
@@ -109,10 +109,30 @@ const CATALOG_BATCH: usize = 256;
 /// allocated by the decoder's threads, not this one; kept for this thread to drop, the whole
 /// section stayed alive until the catalog was done, and the compile took more CPU, not less:
 /// docs/performance.md, "Eleventh round".)
+///
+/// When this thread is done expanding before the catalog's thread is done reading, it takes
+/// the last batches back and reads them itself ([`crate::parallel::Handover`], a
+/// [`CatalogPart`] per batch), instead of waiting for the catalog's thread to get to them;
+/// the parts are then added to the stream in their place ([`CatalogStream::append`]), so the
+/// catalog and its problems are still those of reading every entry in order (docs/
+/// performance.md, "Sixteenth round").
 pub(super) fn stream_catalog<R>(
+    stream: CatalogStream,
+    entries: usize,
+    thread_min: usize,
+    expand: impl FnOnce(&mut dyn FnMut(crate::config::StreamedEntry)) -> R,
+) -> (CatalogStream, R) {
+    stream_catalog_in(stream, entries, thread_min, CATALOG_BATCH, false, expand)
+}
+
+/// [`stream_catalog`] with batches of `batch` entries; with `hold` (tests), the catalog's
+/// thread reads nothing until this thread has taken a batch back.
+fn stream_catalog_in<R>(
     mut stream: CatalogStream,
     entries: usize,
     thread_min: usize,
+    batch: usize,
+    hold: bool,
     expand: impl FnOnce(&mut dyn FnMut(crate::config::StreamedEntry)) -> R,
 ) -> (CatalogStream, R) {
     type Batch = Vec<(Key, Span, StreamedValue)>;
@@ -126,24 +146,27 @@ pub(super) fn stream_catalog<R>(
         let out = expand(&mut |(key, span, value)| add(&mut stream, &key, span, &value));
         return (stream, out);
     }
+    // Not bounded: the expansion goes on to `services:` while the catalog catches up. Most
+    // entries go over as decoded, their raw nodes moved, so an entry waiting here holds no
+    // memory that the raw section did not hold already; only entries with parameters or
+    // entities are expanded copies (bounded by the section's size).
+    let handover = crate::parallel::Handover::<Batch>::new(hold);
     std::thread::scope(|scope| {
-        // Not bounded: the expansion goes on to `services:` while the catalog catches up.
-        // Most entries go over as decoded, their raw nodes moved, so an entry waiting here
-        // holds no memory that the raw section did not hold already; only entries with
-        // parameters or entities are expanded copies (bounded by the section's size).
-        let (send, receive) = std::sync::mpsc::channel::<Batch>();
         let spawned = std::thread::Builder::new()
             .name("catalog".into())
             .spawn_scoped(
                 scope,
-                crate::parallel::helper(move || {
-                    for batch in receive {
+                crate::parallel::helper(|| {
+                    while let Some(batch) = handover.front() {
                         for (key, span, value) in &batch {
                             add(&mut stream, key, *span, value);
                         }
                     }
-                    // The checks across entries too, before the calling thread waits for it.
-                    stream.settle();
+                    // The checks across entries too, before the calling thread waits for
+                    // it, unless that thread read the last entries (then it adds them first).
+                    if !handover.taken_back() {
+                        stream.settle();
+                    }
                     stream
                 }),
             );
@@ -153,21 +176,34 @@ pub(super) fn stream_catalog<R>(
             let out = expand(&mut |(key, span, value)| add(&mut stream, &key, span, &value));
             return (stream, out);
         };
-        let mut batch: Batch = Vec::with_capacity(CATALOG_BATCH);
-        let out = expand(&mut |(key, span, value)| {
-            batch.push((key, span, value));
-            if batch.len() == CATALOG_BATCH {
-                let full = std::mem::replace(&mut batch, Vec::with_capacity(CATALOG_BATCH));
-                // The thread ends only when this sender is dropped: it is there to receive.
-                let _ = send.send(full);
+        let mut full: Batch = Vec::with_capacity(batch);
+        let out = expand(&mut |entry| {
+            full.push(entry);
+            if full.len() == batch {
+                handover.push(std::mem::replace(&mut full, Vec::with_capacity(batch)));
             }
         });
-        if !batch.is_empty() {
-            let _ = send.send(batch);
+        if !full.is_empty() {
+            handover.push(full);
         }
-        drop(send);
-        let stream = crate::timings::waiting("catalog", || builder.join())
+        handover.close();
+        // The last batches the catalog's thread has not got to, read here, last first.
+        let mut parts = Vec::new();
+        while let Some(batch) = handover.back() {
+            let mut part = CatalogPart::new();
+            for (key, span, value) in batch {
+                match &value {
+                    StreamedValue::Expanded(e) => part.add(key, Some(span), e),
+                    StreamedValue::Decoded(v) => part.add_decoded(key, Some(span), v),
+                }
+            }
+            parts.push(part);
+        }
+        let mut stream = crate::timings::waiting("catalog", || builder.join())
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        for part in parts.into_iter().rev() {
+            stream.append(part);
+        }
         (stream, out)
     })
 }
@@ -176,9 +212,11 @@ pub(super) fn stream_catalog<R>(
 mod tests {
     use super::*;
 
-    /// A `types:` section of 703 entries (a chain of parents, a malformed entry, a missing
-    /// parent) streamed into its catalog on this thread and on the catalog's thread: the
-    /// same catalog and the same diagnostics in the same order.
+    /// A `types:` section of 706 entries (a chain of parents, a malformed entry, a missing
+    /// parent, a class declared twice far apart, a `null` default that does not fit)
+    /// streamed into its catalog on this thread and on the catalog's thread, also with the
+    /// last batches taken back and read on this thread (in batches of 1, 7 and 256 entries):
+    /// the same catalog and the same diagnostics in the same order.
     #[test]
     fn a_catalog_built_on_its_own_thread_is_the_one_built_here() {
         let mut text = String::from("parameters:\n\tp: App\\C0\ntypes:\n");
@@ -192,7 +230,9 @@ mod tests {
         }
         text.push_str("\tApp\\Bad: 5\n\tApp\\Orphan:\n\t\textends: App\\Nowhere\n");
         text.push_str("\tapp\\c7: {}\n");
-        let run = |thread_min: usize| {
+        text.push_str("\tApp\\Opt:\n\t\tconstructor:\n\t\t\tx: {type: int, default: null}\n");
+        text.push_str("\tApp\\Late: {}\n\t\\app\\late: {}\n");
+        let run = |thread_min: usize, batch: usize, hold: bool| {
             let crate::neon::Kind::Array(raw) =
                 crate::neon::decode(&text, crate::source::FileId(0))
                     .expect("decodes")
@@ -202,7 +242,7 @@ mod tests {
             };
             let mut diags = crate::diagnostics::Diagnostics::new();
             let (stream, (params, _, _)) =
-                stream_catalog(CatalogStream::new(), 703, thread_min, |each| {
+                stream_catalog_in(CatalogStream::new(), 706, thread_min, batch, hold, |each| {
                     crate::config::expand_config_streaming(
                         *raw,
                         &[],
@@ -216,11 +256,19 @@ mod tests {
             assert!(params.values.contains_key("p"));
             (format!("{catalog:?}"), format!("{:?}", diags.items()))
         };
-        let here = run(usize::MAX);
-        let there = run(1);
+        let here = run(usize::MAX, CATALOG_BATCH, false);
         assert!(here.1.contains("Nowhere"), "{}", here.1);
+        assert!(here.1.contains("declared twice"), "{}", here.1);
+        assert!(here.1.contains("App\\\\Opt"), "{}", here.1);
         assert!(here.0.contains("App\\\\C699"), "{}", &here.0[..200]);
-        assert_eq!(there, here);
+        for (batch, hold) in [
+            (CATALOG_BATCH, false),
+            (1, true),
+            (7, true),
+            (CATALOG_BATCH, true),
+        ] {
+            assert_eq!(run(1, batch, hold), here, "batches of {batch}, hold {hold}");
+        }
     }
 
     /// Builds `dir/config.neon` (phases A and B) with `kept` and cold, checks that both give
