@@ -131,3 +131,41 @@ fn without_extensions_the_plan_build_empties_the_builder() {
     assert_eq!(definitions, services);
     assert!(classes >= 1, "{classes} classes");
 }
+
+/// From 4,096 definitions on, the releasing path makes half of the service entries on another
+/// thread: the plan is still the copying path's, byte for byte, services in definition order
+/// (a mix of plain, tagged, set-up, factory-made, unnamed and non-autowired services).
+#[test]
+fn a_large_plan_made_in_halves_is_the_copying_paths_plan() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config.neon");
+    let mut text = String::from("types:\n\tApp\\Base: {}\n");
+    for i in 0..5000 {
+        text.push_str(&format!(
+            "\tApp\\S{i}:\n\t\textends: App\\Base\n\t\tconstructor: {{limit: {{type: int, default: {i}}}}}\n\t\tmethods:\n\t\t\tsetPeer: {{params: {{peer: App\\Base}}}}\n\t\t\tmake: {{static: true, returns: App\\S{i}}}\n"
+        ));
+    }
+    text.push_str("services:\n");
+    for i in 0..5000 {
+        match i % 5 {
+            0 => text.push_str(&format!("\ts{i}: App\\S{i}\n")),
+            1 => text.push_str(&format!(
+                "\ts{i}:\n\t\tcreate: App\\S{i}\n\t\ttags: [t{}, priority: {i}]\n",
+                i % 7
+            )),
+            2 => text.push_str(&format!(
+                "\ts{i}:\n\t\tcreate: App\\S{i}\n\t\tsetup:\n\t\t\t- setPeer(@s{})\n\t\tautowired: false\n",
+                i - 2
+            )),
+            3 => text.push_str(&format!("\ts{i}: App\\S{i}::make()\n")),
+            _ => text.push_str(&format!("\t- App\\S{i}(limit: {})\n", i * 2)),
+        }
+    }
+    std::fs::write(&config, text).expect("write config");
+    let (plain, copied) = both_plans(&config).expect("the case compiles");
+    assert!(plain.contains("\"s4995\""), "{}", &plain[..200]);
+    let first = plain.find("\"s0\"").expect("s0");
+    let last = plain.find("\"s4995\"").expect("s4995");
+    assert!(first < last, "services in definition order");
+    assert!(plain == copied, "the two paths' plans differ");
+}
