@@ -9,6 +9,10 @@ use wireplan_runtime::plan::Lifespan;
 /// A singleton that takes a `Provider<T>` of a scoped service is a `captive-dependency`
 /// error: at run time the handle has no scope and `get()` would fail with `ScopeRequired`.
 pub(super) fn check_provider_scopes(b: &ContainerBuilder, diags: &mut Diagnostics) {
+    // Only a handle of a scoped service is reported: without one there is nothing to look for.
+    if !b.definitions().any(|d| d.lifespan == Lifespan::Scoped) {
+        return;
+    }
     for def in b.definitions() {
         if def.kind != DefinitionKind::Service || def.lifespan != Lifespan::Singleton {
             continue;
