@@ -81,9 +81,9 @@ pub(super) fn complete_in_parts(
 /// ([`PARALLEL_MIN`]), the first part on the calling thread, the others each on a thread of
 /// its own, so the checks after completing (the construction graph's edges, the nesting
 /// depths) walk a large builder's statements on every core.
-pub(super) fn map_in_parts<T: Send>(
-    b: &ContainerBuilder,
-    each: impl Fn(&super::Definition) -> T + Sync,
+pub(super) fn map_in_parts<'b, T: Send>(
+    b: &'b ContainerBuilder,
+    each: impl Fn(&'b super::Definition) -> T + Sync,
 ) -> Vec<T> {
     let count = b.definitions.len();
     let parts = crate::parallel::parts(count, PARALLEL_MIN).min(count.max(1));
