@@ -127,68 +127,39 @@ pub fn build_releasing(
     let needs_async = builder.async_services();
     let types = type_index(builder);
     let released = builder.release();
-    let mut definitions = released.definitions;
-    let count = definitions.len();
-    // Each definition is dropped once its entry is made.
-    let entry = |mut def: Definition| {
-        let (Some(ty), Some(completed)) = (def.resolved_type.take(), def.completed.take()) else {
-            return None;
-        };
-        let entry = service_plan(&def, ty, *completed, &needs_async, sources);
-        Some((plan::Name::from(def.name.as_str()), entry))
+    let make_entries = || {
+        let mut services =
+            plan::NameMap::with_capacity_and_hasher(released.definitions.len(), Default::default());
+        for mut def in released.definitions.into_values() {
+            let (Some(ty), Some(completed)) = (def.resolved_type.take(), def.completed.take())
+            else {
+                continue;
+            };
+            let entry = service_plan(&def, ty, *completed, &needs_async, sources);
+            services.insert(def.name.as_str().into(), entry);
+        }
+        services
     };
     // The inputs are hashed on another core meanwhile when there is enough of them.
     let bytes: usize = files.iter().map(|id| sources.get(*id).text.len()).sum();
     // The rest of the builder (its catalog above all) is freed there too, after hashing, or
     // left to the operating system when the process ends after compiling (`Rest`).
     let rest = std::sync::Mutex::new(Some(released.rest));
-    let free_rest = || {
-        if let Ok(mut rest) = rest.lock() {
-            rest.take();
-        }
-    };
-    let mut services = plan::NameMap::with_capacity_and_hasher(count, Default::default());
-    let hashed = if count >= PLAN_PARTS_MIN && crate::parallel::parallelism() > 1 {
-        // The second half of the entries is made on another core, which then frees the
-        // rest; this thread makes the first half and hashes the inputs.
-        // (`split` runs its helper's job through a shared closure: the half is taken out.)
-        let later = std::sync::Mutex::new(Some(definitions.split_off(count / 2)));
-        let (hashed, mut made) = crate::parallel::split(
-            "plan",
-            1,
-            || {
-                services.extend(definitions.into_values().filter_map(entry));
-                hash_files(sources, files)
-            },
-            |_| {
-                let later = later
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .take()
-                    .unwrap_or_default();
-                let made: Vec<_> = later.into_values().filter_map(entry).collect();
-                free_rest();
-                made
-            },
-        );
-        services.extend(made.pop().unwrap_or_default());
-        hashed
-    } else if bytes >= HASH_APART_MIN && crate::parallel::parallelism() > 1 {
-        let ((), mut hashed) = crate::parallel::split(
-            "hash",
-            1,
-            || services.extend(definitions.into_values().filter_map(entry)),
-            |_| {
-                let hashed = hash_files(sources, files);
-                free_rest();
-                hashed
-            },
-        );
-        hashed.pop().unwrap_or_else(|| hash_files(sources, files))
+    let (services, hashed) = if bytes >= HASH_APART_MIN && crate::parallel::parallelism() > 1 {
+        let (services, mut hashed) = crate::parallel::split("hash", 1, make_entries, |_| {
+            let hashed = hash_files(sources, files);
+            if let Ok(mut rest) = rest.lock() {
+                rest.take();
+            }
+            hashed
+        });
+        (
+            services,
+            hashed.pop().unwrap_or_else(|| hash_files(sources, files)),
+        )
     } else {
         drop(rest);
-        services.extend(definitions.into_values().filter_map(entry));
-        hash_files(sources, files)
+        (make_entries(), hash_files(sources, files))
     };
     finish(
         services,
@@ -204,11 +175,6 @@ pub fn build_releasing(
 /// Input bytes from which [`build_releasing`] hashes the inputs on a thread of its own while
 /// the service entries are made (app-10000's 1.1 MB take about a millisecond and a half).
 const HASH_APART_MIN: usize = 256 * 1024;
-
-/// Definitions from which [`build_releasing`] makes half of the service entries on another
-/// thread (app-10000: about 10,000; app-1000's 1,000 take about a millisecond here, where a
-/// thread costs about what it saves).
-const PLAN_PARTS_MIN: usize = 4096;
 
 /// The dependencies `files` (in load order) with their content hashes, and the inputs hash
 /// over them so far (the `addDependency` files come after them, in [`finish`]).
