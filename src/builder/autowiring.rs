@@ -96,15 +96,7 @@ impl AutowiringIndex {
         let mut types: IndexMap<TypeKey, Growing, FxBuildHasher> =
             IndexMap::with_capacity_and_hasher(services, FxBuildHasher);
         let mut names: Vec<Box<str>> = Vec::with_capacity(services);
-        // Each autowired definition's type and its ancestors, walked on every core for a
-        // large builder (half of the index's work at app-10000).
-        let ancestors = super::completing::map_in_parts(b, |def| match &def.resolved_type {
-            Some(ty) if !matches!(def.autowired, Autowired::All(false)) => {
-                b.catalog.ancestor_classes(ty)
-            }
-            _ => Vec::new(),
-        });
-        for (def, ancestors) in b.definitions.values().zip(ancestors) {
+        for def in b.definitions() {
             let Some(ty) = def.resolved_type.as_deref() else {
                 continue;
             };
@@ -148,7 +140,7 @@ impl AutowiringIndex {
             };
             // The service's position among the names, taken when it is first listed.
             let mut position = None;
-            for (ancestor, class) in ancestors {
+            for (ancestor, class) in b.catalog.ancestor_classes(ty) {
                 if b.is_excluded(ancestor) {
                     continue;
                 }

@@ -77,35 +77,6 @@ pub(super) fn complete_in_parts(
     results
 }
 
-/// `each` of every definition, in definition order: split into parts like the completion
-/// ([`PARALLEL_MIN`]), the first part on the calling thread, the others each on a thread of
-/// its own, so the checks after completing (the construction graph's edges, the nesting
-/// depths) walk a large builder's statements on every core.
-pub(super) fn map_in_parts<'b, T: Send>(
-    b: &'b ContainerBuilder,
-    each: impl Fn(&'b super::Definition) -> T + Sync,
-) -> Vec<T> {
-    let count = b.definitions.len();
-    let parts = crate::parallel::parts(count, PARALLEL_MIN).min(count.max(1));
-    let bounds: Vec<usize> = (0..=parts).map(|i| i * count / parts).collect();
-    let range = |k: usize| {
-        b.definitions[bounds[k]..bounds[k + 1]]
-            .values()
-            .map(&each)
-            .collect::<Vec<T>>()
-    };
-    if parts <= 1 {
-        return range(0);
-    }
-    let (mut all, later) =
-        crate::parallel::split("checks", parts - 1, || range(0), |k| range(k + 1));
-    all.reserve(count - all.len());
-    for part in later {
-        all.extend(part);
-    }
-    all
-}
-
 /// Completes the definitions at positions `range` (in definition order) into `results`, one
 /// entry per definition (`None` for one whose type did not resolve), reporting to `diags`.
 fn complete_range(
@@ -264,20 +235,5 @@ mod tests {
         let results: Vec<_> = results.into_iter().map(|r| r.map(|c| *c)).collect();
         let again: Vec<String> = diags.items().iter().map(|d| format!("{d:?}")).collect();
         assert_eq!((results, again), (whole, reported));
-    }
-
-    /// Above the threshold the definitions are mapped in parts: every definition once, in
-    /// definition order.
-    #[test]
-    fn a_large_builder_is_mapped_in_definition_order() {
-        let b = builder(PARALLEL_MIN + 100, int);
-        let names = map_in_parts(&b, |d| d.name.clone());
-        let expected: Vec<String> = b.definitions.keys().cloned().collect();
-        assert_eq!(names.len(), PARALLEL_MIN + 100);
-        assert_eq!(names, expected);
-        assert_eq!(
-            map_in_parts(&builder(3, int), |d| d.name.clone()),
-            ["s0", "s1", "s2"]
-        );
     }
 }

@@ -14,21 +14,24 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
     // Services by their position among the definitions: each reference is looked up once.
     let defs = &b.definitions;
     let name = |i: usize| defs.get_index(i).map_or("", |(n, _)| n.as_str());
-    let edges: Vec<Vec<usize>> = super::completing::map_in_parts(b, |d| {
-        let mut out = Vec::new();
-        // Generated services (factories, accessors, locators) resolve lazily: no edges.
-        // A reference to no definition has nothing to follow.
-        if let Some(c) = d
-            .completed
-            .as_ref()
-            .filter(|_| d.kind == super::DefinitionKind::Service)
-        {
-            let mut push = |n: &str| out.extend(defs.get_index_of(n));
-            c.create.for_each_ref(&mut push);
-            c.setup.iter().for_each(|st| st.for_each_ref(&mut push));
-        }
-        out
-    });
+    let edges: Vec<Vec<usize>> = defs
+        .values()
+        .map(|d| {
+            let mut out = Vec::new();
+            // Generated services (factories, accessors, locators) resolve lazily: no edges.
+            // A reference to no definition has nothing to follow.
+            if let Some(c) = d
+                .completed
+                .as_ref()
+                .filter(|_| d.kind == super::DefinitionKind::Service)
+            {
+                let mut push = |n: &str| out.extend(defs.get_index_of(n));
+                c.create.for_each_ref(&mut push);
+                c.setup.iter().for_each(|st| st.for_each_ref(&mut push));
+            }
+            out
+        })
+        .collect();
     // 0 = unvisited, 1 = on stack, 2 = done
     let mut state: Vec<u8> = vec![0; edges.len()];
     // How many services creating each one needs inside one another (itself included), set

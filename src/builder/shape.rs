@@ -56,36 +56,34 @@ impl Completer<'_> {
 
 /// Reports every completed expression nested deeper than a plan can carry, at its definition.
 pub(super) fn check_depth(b: &ContainerBuilder, diags: &mut Diagnostics) {
-    // The first part of each definition nested too deep, with its depth.
-    let too_deep = super::completing::map_in_parts(b, |def| {
-        let c = def.completed.as_ref()?;
-        std::iter::once(("create", &c.create))
+    for def in b.definitions.values() {
+        let Some(c) = &def.completed else { continue };
+        let parts = std::iter::once(("create", &c.create))
             .chain(c.setup.iter().map(|e| ("setup", e)))
             .chain(c.tags().values().map(|e| ("tags", e)))
-            .chain(c.references().values().map(|e| ("references", e)))
-            .map(|(place, e)| (place, e.json_depth()))
-            .find(|&(_, depth)| depth > MAX_EXPR_DEPTH)
-    });
-    for (def, found) in b.definitions.values().zip(too_deep) {
-        let Some((place, depth)) = found else {
-            continue;
-        };
-        let kind = if def.kind == DefinitionKind::Service {
-            "Service"
-        } else {
-            "Definition"
-        };
-        diags.push(
-            Diagnostic::error(
-                Code::InvalidValue,
-                format!(
-                    "{kind} '{}': its {place} expression nests {depth} levels deep; a plan allows at most {MAX_EXPR_DEPTH} (what JSON readers accept).",
-                    def.name
-                ),
-            )
-            .at(def.span)
-            .with_note("Split it into services that refer to each other."),
-        );
+            .chain(c.references().values().map(|e| ("references", e)));
+        for (place, e) in parts {
+            let depth = e.json_depth();
+            if depth > MAX_EXPR_DEPTH {
+                let kind = if def.kind == DefinitionKind::Service {
+                    "Service"
+                } else {
+                    "Definition"
+                };
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        format!(
+                            "{kind} '{}': its {place} expression nests {depth} levels deep; a plan allows at most {MAX_EXPR_DEPTH} (what JSON readers accept).",
+                            def.name
+                        ),
+                    )
+                    .at(def.span)
+                    .with_note("Split it into services that refer to each other."),
+                );
+                break;
+            }
+        }
     }
     for (i, e) in b.initialization_completed.iter().enumerate() {
         let depth = e.json_depth();
