@@ -266,18 +266,13 @@ impl Completer<'_> {
                 && !crate::catalog::is_builtin(name)
                 && !self.b.catalog.exists(name)
             {
-                let names = self.b.catalog.classes().map(|c| c.name.as_str());
-                let d = self
-                    .error(
-                        Code::ClassNotFound,
-                        ctx,
-                        format!("Class '{name}' required by ${} in {f} not found.", p.name),
-                        span,
-                    )
-                    .with_suggestion(
-                        name,
-                        names.chain(crate::catalog::BUILTIN_TYPES.iter().copied()),
-                    );
+                let d = self.error(
+                    Code::ClassNotFound,
+                    ctx,
+                    format!("Class '{name}' required by ${} in {f} not found.", p.name),
+                    span,
+                );
+                let d = self.suggest_type(d, name);
                 self.diags.push(d);
                 return;
             }

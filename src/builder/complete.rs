@@ -414,12 +414,14 @@ impl Completer<'_> {
             let required_by = param
                 .map(|(p, f)| format!(" required by ${p} in {f}"))
                 .unwrap_or_default();
-            self.report(
+            let d = self.error(
                 Code::ClassNotFound,
                 ctx,
                 format!("Class '{ty}'{required_by} not found."),
                 span,
             );
+            let d = self.suggest_type(d, ty);
+            self.diags.push(d);
             return None;
         }
         // Nette's Resolver::getByType: in its own setup, a service of the wanted type is the
@@ -449,6 +451,16 @@ impl Completer<'_> {
                 Some(String::new())
             }
         }
+    }
+
+    /// `d` with "did you mean" the closest of the catalog's classes and the built-in types to
+    /// `name`, a type that is neither (a typo in a catalog or a configuration).
+    pub(super) fn suggest_type(&self, d: Diagnostic, name: &str) -> Diagnostic {
+        let names = self.b.catalog.classes().map(|c| c.name.as_str());
+        d.with_suggestion(
+            name,
+            names.chain(crate::catalog::BUILTIN_TYPES.iter().copied()),
+        )
     }
 
     pub(super) fn missing_by_type(
