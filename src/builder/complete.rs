@@ -221,7 +221,10 @@ impl Completer<'_> {
                 self.report(Code::InvalidDefinition, &ctx, msg, def.span);
                 P::Null
             }
-            Some(st) if !super::resolve::has_empty_callee(st) => self.statement(st, &ctx, def.span),
+            // An extension's `setFactory()` has a place of its own in the script.
+            Some(st) if !super::resolve::has_empty_callee(st) => {
+                self.statement(st, &ctx, def.extras().creator_at.or(def.span))
+            }
             other => {
                 let st = Statement {
                     callee: Callee::Name(self_type.unwrap_or_default()),
@@ -230,7 +233,7 @@ impl Completer<'_> {
                         .map(|c| c.arguments.clone())
                         .unwrap_or_default(),
                 };
-                self.statement(&st, &ctx, def.span)
+                self.statement(&st, &ctx, def.extras().creator_at.or(def.span))
             }
         };
         let setup_ctx = Ctx {

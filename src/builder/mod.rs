@@ -238,6 +238,11 @@ pub struct DefinitionExtras {
     /// an `invalid-autowired` error points at the type, not at the whole service. Empty for
     /// `autowired: true|false` and for types an extension set.
     pub autowired_at: Vec<(String, Span)>,
+    /// Where an extension script set the creator (`setFactory()`, `setCreator()`), so errors
+    /// about the creator point at that call rather than at `addDefinition()`. `None` for a
+    /// creator written in the configuration (it lies within the definition's own span) and for
+    /// one set outside a script (the REPL prompt).
+    pub creator_at: Option<Span>,
 }
 
 /// What [`Definition::extras`] reads for a definition that has none set.

@@ -282,22 +282,33 @@ impl Resolver<'_> {
     }
 
     /// The errors reported while resolving `name` (since `mark`) that are shown at its
-    /// definition's own place may come from an extension script that changed it (a
-    /// `setFactory()` value has no place of its own): they name the scripts, as completion's
-    /// errors do.
+    /// definition's own place may come from an extension script that changed it (a value set
+    /// without a place of its own): they name the scripts, as completion's errors do. Those
+    /// shown where a script set the creator (`setFactory()`, [`DefinitionExtras::creator_at`])
+    /// get the definition as a second label when it is written elsewhere.
+    ///
+    /// [`DefinitionExtras::creator_at`]: super::DefinitionExtras::creator_at
     fn note_script_changes(&mut self, name: &str, mark: usize) {
         let Some(def) = self.b.definitions.get(name) else {
             return;
         };
-        if def.span.is_none() {
-            return;
-        }
-        let Some(note) = def.changed_by_scripts_note() else {
+        let Some(defined) = def.span else {
             return;
         };
+        let creator_at = def.extras().creator_at.filter(|at| at.file != defined.file);
+        let note = def.changed_by_scripts_note();
         for d in self.diags.since_mut(mark) {
-            if d.primary_span() == def.span && !d.notes.contains(&note) {
-                d.notes.push(note.clone());
+            let at = d.primary_span();
+            if at == Some(defined) {
+                if let Some(note) = note.as_ref().filter(|n| !d.notes.contains(n)) {
+                    d.notes.push(note.clone());
+                }
+            } else if at.is_some() && at == creator_at {
+                d.labels.push(crate::diagnostics::Label {
+                    span: defined,
+                    message: format!("service '{name}' is defined here"),
+                    primary: false,
+                });
             }
         }
     }
@@ -371,7 +382,8 @@ impl Resolver<'_> {
             );
             return None;
         };
-        self.statement_type(creator, span, &prefix)
+        // An extension's `setFactory()` has a place of its own in the script.
+        self.statement_type(creator, def.extras().creator_at.or(span), &prefix)
     }
 
     fn invalid(&mut self, span: Option<crate::source::Span>, msg: String) {

@@ -419,9 +419,23 @@ pub fn register(engine: &mut Engine) {
 
 fn register_definition(engine: &mut Engine) {
     type H = DefinitionHandle;
-    fn set_factory(d: &mut H, entity: Dynamic, args: Dynamic) -> Res<H> {
+    /// Where the running script makes the call `ctx` (`None` outside a script).
+    fn call_span(ctx: &NativeCallContext, d: &H) -> Option<crate::source::Span> {
+        d.state
+            .as_ref()
+            .and_then(|s| s.borrow().span_at(ctx.call_position()))
+    }
+    /// Records that the creator was last changed at `at` (errors about it point there).
+    fn creator_changed_at(def: &mut Definition, at: Option<crate::source::Span>) {
+        if at.is_some() || def.extras().creator_at.is_some() {
+            def.extras_mut().creator_at = at;
+        }
+    }
+    fn set_factory(ctx: &NativeCallContext, d: &mut H, entity: Dynamic, args: Dynamic) -> Res<H> {
         let st = creator(&entity, &args, "setFactory")?;
+        let at = call_span(ctx, d);
         d.chain(|def| {
+            creator_changed_at(def, at);
             // Only a plain alias service is not autowired (Nette's ServiceDefinition).
             if def.kind == DefinitionKind::Service
                 && matches!(&st.callee, Callee::Name(n) if n.starts_with('@') && !n.contains("::"))
@@ -432,28 +446,42 @@ fn register_definition(engine: &mut Engine) {
         })
     }
     for name in ["setFactory", "setCreator"] {
-        engine.register_fn(name, set_factory);
-        engine.register_fn(name, |d: &mut H, entity: Dynamic| {
-            set_factory(d, entity, Dynamic::UNIT)
-        });
+        engine.register_fn(
+            name,
+            |ctx: NativeCallContext, d: &mut H, entity: Dynamic, args: Dynamic| {
+                set_factory(&ctx, d, entity, args)
+            },
+        );
+        engine.register_fn(
+            name,
+            |ctx: NativeCallContext, d: &mut H, entity: Dynamic| {
+                set_factory(&ctx, d, entity, Dynamic::UNIT)
+            },
+        );
     }
     engine.register_fn("setType", |d: &mut H, ty: &str| {
         d.chain(|def| def.declared_type = Some(crate::catalog::normalize_name(ty)))
     });
-    engine.register_fn("setArguments", |d: &mut H, args: Dynamic| -> Res<H> {
-        let args = arguments(&args, "setArguments")?;
-        d.chain(|def| {
-            let st = def.creator.get_or_insert_with(|| Statement {
-                callee: Callee::Name(String::new()),
-                arguments: Default::default(),
-            });
-            st.arguments = args;
-        })
-    });
+    engine.register_fn(
+        "setArguments",
+        |ctx: NativeCallContext, d: &mut H, args: Dynamic| -> Res<H> {
+            let args = arguments(&args, "setArguments")?;
+            let at = call_span(&ctx, d);
+            d.chain(|def| {
+                creator_changed_at(def, at);
+                let st = def.creator.get_or_insert_with(|| Statement {
+                    callee: Callee::Name(String::new()),
+                    arguments: Default::default(),
+                });
+                st.arguments = args;
+            })
+        },
+    );
     engine.register_fn(
         "setArgument",
-        |d: &mut H, key: Dynamic, v: Dynamic| -> Res<H> {
+        |ctx: NativeCallContext, d: &mut H, key: Dynamic, v: Dynamic| -> Res<H> {
             let v = value(&v, "setArgument")?;
+            let at = call_span(&ctx, d);
             let key = if let Ok(i) = key.as_int() {
                 if i < 0 {
                     return raise(Diagnostic::error(
@@ -466,6 +494,7 @@ fn register_definition(engine: &mut Engine) {
                 crate::neon::Key::from_string(key.to_string())
             };
             d.chain(|def| {
+                creator_changed_at(def, at);
                 let st = def.creator.get_or_insert_with(|| Statement {
                     callee: Callee::Name(String::new()),
                     arguments: Default::default(),
@@ -477,10 +506,7 @@ fn register_definition(engine: &mut Engine) {
     // A setup a script adds is placed at the `addSetup` call: its errors point there.
     fn add_setup(ctx: NativeCallContext, d: &mut H, entity: Dynamic, args: Dynamic) -> Res<H> {
         let st = creator(&entity, &args, "addSetup")?;
-        let span = d
-            .state
-            .as_ref()
-            .and_then(|s| s.borrow().span_at(ctx.call_position()));
+        let span = call_span(&ctx, d);
         d.chain(|def| {
             def.setup
                 .push(Expr::new(ExprKind::Statement(Box::new(st)), span))
