@@ -20,6 +20,10 @@ pub(crate) struct ParseError {
     /// For an error at the end of input inside brackets: the token index of the innermost
     /// `[`, `{` or `(` still open, shown as a secondary label.
     pub opened: Option<usize>,
+    /// For an error inside brackets opened on an earlier line (a bracket left unclosed reads
+    /// the lines after it as its items until something does not fit): the token index of the
+    /// innermost such `[`, `{` or `(`, shown as a secondary label with a note.
+    pub open_before: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -54,6 +58,7 @@ impl ParseError {
             pos,
             kind,
             opened: None,
+            open_before: None,
         }
     }
 
@@ -202,7 +207,8 @@ impl ParseError {
         if let Some((span, label)) = secondary {
             d = d.with_secondary(span, label);
         }
-        if let Some(t) = self.opened.and_then(|i| tokens.get(i)) {
+        let bracket_at = |i: usize| {
+            let t = tokens.get(i)?;
             let bracket = &src[t.start as usize..t.end as usize];
             let close = match bracket {
                 "[" => "]",
@@ -217,10 +223,21 @@ impl ParseError {
             let before = &src[..t.start as usize];
             let line = before.matches('\n').count() + 1;
             let column = t.start as usize - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            Some((bracket, close, open, line, column))
+        };
+        if let Some((bracket, close, open, line, column)) = self.opened.and_then(bracket_at) {
             d = d
                 .with_secondary(open, format!("this '{bracket}' is never closed"))
                 .with_note(format!(
                     "the '{bracket}' on line {line}, column {column} is never closed: add the missing '{close}'"
+                ));
+        } else if let Some((bracket, close, open, line, column)) =
+            self.open_before.and_then(bracket_at)
+        {
+            d = d
+                .with_secondary(open, format!("this '{bracket}' is still open here"))
+                .with_note(format!(
+                    "the '{bracket}' on line {line}, column {column} is still open, so the lines after it are read as its items: is a '{close}' missing?"
                 ));
         }
         for n in notes {

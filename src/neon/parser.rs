@@ -707,6 +707,27 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Whether the bracket at token `open` looks left unclosed at token `at` (where an error
+    /// was found inside it): some line between them starts no deeper than the bracket's own
+    /// line, as the configuration's next entries do, where the items of a bracket spread over
+    /// lines are indented deeper. Only the innermost bracket is asked.
+    fn left_open(&self, open: usize, at: usize) -> bool {
+        let src: &str = &self.text.src;
+        let indent_of =
+            |t: usize| super::lexer::line_indent(src, self.toks[t].start as usize).len();
+        let line_first = (0..open)
+            .rev()
+            .find(|&i| self.toks[i].kind(src) == Tok::Newline)
+            .map_or(0, |nl| nl + 1);
+        let own = indent_of(line_first);
+        let end = at.min(self.toks.len());
+        (open + 1..end).any(|i| {
+            self.toks[i - 1].kind(src) == Tok::Newline
+                && self.toks[i].kind(src) != Tok::Newline
+                && indent_of(i) <= own
+        })
+    }
+
     /// `[...]`, `{...}` or `(...)`; returns the collection and the span of the closer.
     fn parse_braces(&mut self) -> PResult<(Value, Span)> {
         self.enter()?;
@@ -720,6 +741,8 @@ impl<'a> Parser<'a> {
                 && self.toks.get(e.pos).is_none()
             {
                 e.opened = Some(open);
+            } else if e.open_before.is_none() && e.opened.is_none() && self.left_open(open, e.pos) {
+                e.open_before = Some(open);
             }
         }
         r

@@ -317,6 +317,51 @@ fn an_unclosed_bracket_is_labelled_where_it_opens() {
     }
 }
 
+/// A bracket left open reads the entries after it as its items until one does not fit: the
+/// error there also points at the bracket, when a line between starts no deeper than the
+/// bracket's own line (as the next entries do). A bracket whose items are spread over deeper
+/// lines, with an error among them, gets no such label.
+#[test]
+fn a_bracket_left_open_is_labelled_at_a_later_error() {
+    for (src, line, col, bracket, message) in [
+        (
+            "services:\n\tdb: Db(%dsn%\n\tlog: Log\n\tx:\n\t\t- a\n",
+            2,
+            8,
+            '(',
+            "Unexpected '-'",
+        ),
+        (
+            "parameters:\n\tlevel: {\ntypes:\n\tA:\n\t\tc: 1\n\tB:\n\t\tc: 2\n",
+            2,
+            9,
+            '{',
+            "Duplicated key 'c'",
+        ),
+    ] {
+        let (d, labels) = error_labels(src);
+        assert_eq!(d.message, message, "{src:?}");
+        assert!(
+            labels.contains(&(
+                false,
+                line,
+                col,
+                format!("this '{bracket}' is still open here")
+            )),
+            "{src:?}: {labels:?}"
+        );
+        assert!(
+            d.notes.iter().any(|n| n.contains("is still open")),
+            "{src:?}: {:?}",
+            d.notes
+        );
+    }
+    let (d, labels) = error_labels("a: [\n\t1, 2\n\tb: c: d\n]\n");
+    assert_eq!(d.message, "Unexpected ':'");
+    assert_eq!(labels.len(), 1, "{labels:?}");
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
+}
+
 /// Every map entry holds a `Value` and most values are scalars: a collection is boxed so a
 /// value stays 48 bytes (it was ≈ 100 with the map inline), and a boxed collection is 72 bytes.
 #[test]
