@@ -102,6 +102,19 @@ pub fn options(args: &ParamArgs, sources: &mut SourceMap) -> (Options, Vec<Diagn
             continue;
         }
         let id = sources.add(format!("<-p {name}>"), value.to_string());
+        if value.trim().is_empty() {
+            // NEON reads nothing as null: say so, as a type error about it would only show
+            // the configuration's `%name%`.
+            problems.push(
+                Diagnostic::warning(
+                    Code::InvalidValue,
+                    format!("-p {name}= gives no value: the parameter '{name}' is set to null."),
+                )
+                .with_note(format!(
+                    "an empty NEON value is null; for an empty string write -p {name}=\"''\""
+                )),
+            );
+        }
         match crate::neon::decode(value, id) {
             Ok(v) => {
                 opts.parameters.insert(name.to_string(), v);

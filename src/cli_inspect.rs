@@ -139,7 +139,12 @@ pub fn explain(
 /// configuration named `app.json`, which `check` and `compile` read). A damaged or missing
 /// plan named so still gets the plan reader's `invalid-plan` or `file-not-found`.
 fn is_plan(path: &Path) -> bool {
-    match path.extension().and_then(|e| e.to_str()) {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
         Some("bin") => true,
         Some("json") => !starts_as_non_object_text(path),
         _ => wireplan::config::plan_file_hint(path).is_some(),

@@ -214,6 +214,34 @@ fn dotted_parameter_overrides_set_one_nested_key() {
     assert_eq!(json["parameters"]["mail"]["from"], "blog@example.com");
 }
 
+/// `-p NAME=` with nothing after `=` sets the parameter to null (NEON's empty value) and says
+/// so, instead of leaving a type error at the configuration's `%NAME%` unexplained.
+#[test]
+fn an_empty_parameter_value_is_null_with_a_warning() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "parameters:\n\tlevel: 1\ntypes:\n\tApp\\X: {}\nservices:\n\tx: App\\X\n",
+    )
+    .expect("w");
+    let out = wireplan()
+        .args(["check", config.to_str().expect("utf-8"), "-p", "level="])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("-p level= gives no value: the parameter 'level' is set to null."),
+        "{err}"
+    );
+    let out = wireplan()
+        .args(["check", config.to_str().expect("utf-8"), "-p", "level=''"])
+        .output()
+        .expect("runs");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("set to null"));
+}
+
 #[test]
 fn check_says_ok_and_bad_parameter_names_are_errors() {
     let out = wireplan()

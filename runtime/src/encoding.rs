@@ -45,11 +45,11 @@ pub enum Encoding {
 }
 
 impl Encoding {
-    /// The encoding a file name asks for: [`Encoding::Binary`] for names ending in `.bin`,
-    /// [`Encoding::Json`] otherwise.
+    /// The encoding a file name asks for: [`Encoding::Binary`] for names ending in `.bin`
+    /// (any letter case: `app.BIN` too), [`Encoding::Json`] otherwise.
     pub fn for_path(path: &Path) -> Encoding {
-        match path.extension() {
-            Some(ext) if ext == "bin" => Encoding::Binary,
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(ext) if ext.eq_ignore_ascii_case("bin") => Encoding::Binary,
             _ => Encoding::Json,
         }
     }
@@ -396,6 +396,21 @@ pub(crate) fn read_plan_file(path: &Path) -> Result<(Vec<u8>, String), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `.bin` in any letter case asks for the binary form; anything else for JSON.
+    #[test]
+    fn a_bin_name_in_any_case_asks_for_the_binary_form() {
+        for (name, enc) in [
+            ("app.bin", Encoding::Binary),
+            ("app.BIN", Encoding::Binary),
+            ("app.Bin", Encoding::Binary),
+            ("app.json", Encoding::Json),
+            ("app.bin.json", Encoding::Json),
+            ("bin", Encoding::Json),
+        ] {
+            assert_eq!(Encoding::for_path(Path::new(name)), enc, "{name}");
+        }
+    }
 
     fn sample() -> Plan {
         Plan::from_json_str(

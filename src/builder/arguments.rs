@@ -755,7 +755,20 @@ impl Completer<'_> {
                 at,
             );
             d = d.with_note(format!("no parameter accepts {}", unknown.join(", ")));
-            let pnames: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+            // Suggested only among the parameters no argument fills yet.
+            let filled = |i: usize, name: &str| {
+                positional.get(i).is_some_and(Option::is_some)
+                    || given.items.contains_key(&Key::Str(name.into()))
+                    || given
+                        .items
+                        .contains_key(&Key::Str(format!("${name}").into()))
+            };
+            let pnames: Vec<&str> = params
+                .iter()
+                .enumerate()
+                .filter(|(i, p)| !filled(*i, &p.name))
+                .map(|(_, p)| p.name.as_str())
+                .collect();
             for k in named.keys() {
                 if let Some(s) = crate::diagnostics::suggest(k, pnames.iter().copied()) {
                     d = d.with_note(format!("did you mean '${s}'?"));

@@ -150,7 +150,7 @@ fn from_json_at(json: &J, depth: usize) -> Result<Value, EncodeError> {
             (_, Some(f)) if n.is_f64() => Kind::Float(f),
             _ => {
                 return Err(EncodeError::Json(format!(
-                    "the integer {n} does not fit in 64 bits (NEON keeps such numbers as strings)"
+                    "the integer {n} is beyond the signed 64-bit range of NEON integers (up to 9223372036854775807); write it as a string"
                 )))
             }
         },
@@ -280,5 +280,19 @@ mod tests {
             serde_json::to_string(&to_json(&v)).unwrap(),
             r#"{"$float":"INF"}"#
         );
+    }
+
+    /// An integer between the signed and the unsigned 64-bit limits is refused, naming the
+    /// signed limit it passes (it does fit in 64 bits, unsigned).
+    #[test]
+    fn integers_beyond_the_signed_range_are_refused_with_that_limit() {
+        let json: J = serde_json::from_str(r#"{"a": 18446744073709551615}"#).unwrap();
+        let Err(EncodeError::Json(why)) = from_json(&json) else {
+            panic!("refused");
+        };
+        assert!(why.contains("signed 64-bit range"), "{why}");
+        assert!(why.contains("9223372036854775807"), "{why}");
+        let json: J = serde_json::from_str(r#"{"a": 9223372036854775807}"#).unwrap();
+        assert!(from_json(&json).is_ok());
     }
 }
