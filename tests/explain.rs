@@ -443,3 +443,30 @@ fn graph_draws_a_plan_file_like_its_configuration() {
         "{err}"
     );
 }
+
+/// A service whose constructor asks for its own type: `check` explains why the only service of
+/// the type does not count, and `explain` lists that candidate as the service being created,
+/// not as chosen.
+#[test]
+fn a_service_is_no_candidate_for_its_own_constructor() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "types:\n\tApp\\S:\n\t\tconstructor:\n\t\t\ts: App\\S\nservices:\n\ts: App\\S\n",
+    )
+    .expect("write");
+    let path = config.to_str().expect("utf-8");
+    let (code, _, err) = run(&["check", path]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("the only autowired service of type App\\S is 's' itself"),
+        "{err}"
+    );
+    let (_, out, _) = run(&["explain", path, "s"]);
+    assert!(
+        out.contains("s (not chosen: the service being created"),
+        "{out}"
+    );
+    assert!(!out.contains("chosen: the only preferred"), "{out}");
+}

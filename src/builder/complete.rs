@@ -481,6 +481,20 @@ impl Completer<'_> {
             span,
         );
         let d = self.missing_note(d, ty);
+        // The service itself is the only one of the type: say why it does not count.
+        let only_itself = self
+            .b
+            .index
+            .known_high(ty)
+            .is_some_and(|(_, mut high)| high.len() > 0 && high.all(|n| n == ctx.service));
+        let d = if only_itself && !ctx.in_setup {
+            d.with_note(format!(
+                "the only autowired service of type {ty} is '{}' itself, which cannot be passed to its own constructor: give ${p} a value or another service",
+                ctx.service
+            ))
+        } else {
+            d
+        };
         self.diags.push(d);
     }
 

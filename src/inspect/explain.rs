@@ -227,7 +227,14 @@ pub fn explain_service(
                         parameter: a.parameter.clone(),
                         declared: a.declared.clone(),
                         value: text::short(&a.value),
-                        source: value_source(b, sources, &a.source, &a.value),
+                        // In the constructor, the service itself is no candidate.
+                        source: value_source(
+                            b,
+                            sources,
+                            &a.source,
+                            &a.value,
+                            (!call.in_setup).then_some(def.name.as_str()),
+                        ),
                     })
                     .collect(),
             })
@@ -277,11 +284,14 @@ pub fn explain_service(
     })
 }
 
+/// Where an argument's value came from. `own`: the service whose constructor takes it (the
+/// service is not a candidate for its own constructor's parameters).
 fn value_source(
     b: &mut ContainerBuilder,
     sources: &SourceMap,
     source: &ArgumentSource,
     value: &wireplan_runtime::plan::Expr,
+    own: Option<&str>,
 ) -> ValueSource {
     match source {
         ArgumentSource::Written { span } => {
@@ -316,7 +326,15 @@ fn value_source(
                 .as_deref()
                 .and_then(|t| type_candidates(b, t).ok())
                 .map(|t| t.candidates)
-                .unwrap_or_default(),
+                .unwrap_or_default()
+                .into_iter()
+                .map(|mut c| {
+                    if own == Some(c.service.as_str()) {
+                        c.status = CandidateStatus::Itself;
+                    }
+                    c
+                })
+                .collect(),
             tried: tried.clone(),
         },
     }

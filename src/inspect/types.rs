@@ -45,6 +45,9 @@ pub enum CandidateStatus {
     NotAutowired,
     /// The type is excluded from autowiring (`di › excluded`, `addExcludedClasses`).
     Excluded,
+    /// The service whose constructor asks for the type: autowiring never passes a service to
+    /// its own constructor (Nette excludes it from the candidates).
+    Itself,
 }
 
 /// One service whose type is the requested type or a subtype.
@@ -167,6 +170,10 @@ impl fmt::Display for CandidateStatus {
             CandidateStatus::Excluded => {
                 write!(f, "not chosen: the type is excluded from autowiring")
             }
+            CandidateStatus::Itself => write!(
+                f,
+                "not chosen: the service being created, which cannot be passed to its own constructor"
+            ),
         }
     }
 }
