@@ -22,14 +22,23 @@ const MAX_LABEL_LINES: usize = 8;
 pub const MAX_TEXT: usize = 1000;
 
 /// `text` cut to at most [`MAX_TEXT`] bytes (on a character boundary) with a count of what was
-/// left out.
+/// left out. The cut goes after the last `, ` or blank of the last [`WORD_BACK`] bytes kept,
+/// so a list of names (an ambiguous type's services) is not cut inside a name.
 pub fn shorten_text(text: &str) -> String {
     if text.len() <= MAX_TEXT {
         return text.to_string();
     }
     let cut = floor_char(text, MAX_TEXT);
+    let cut = text[..cut]
+        .rfind(' ')
+        .map(|i| i + 1)
+        .filter(|&i| cut - i <= WORD_BACK)
+        .unwrap_or(cut);
     format!("{}… ({} more bytes)", &text[..cut], text.len() - cut)
 }
+
+/// How far [`shorten_text`] moves its cut back to end at a word.
+const WORD_BACK: usize = 100;
 
 /// Whether `c` is shown escaped: a control character other than tab and line break (a terminal
 /// would act on ESC sequences, BEL, CR …).
@@ -433,6 +442,33 @@ pub(super) enum Shown<'a> {
 #[cfg(test)]
 mod tests {
     use crate::diagnostics::{render_to_string, Code, Diagnostic};
+
+    /// A long list of names is cut after a name, not inside one; a text without blanks is
+    /// cut at the limit.
+    #[test]
+    fn long_texts_are_cut_after_a_word() {
+        use super::{shorten_text, MAX_TEXT};
+        let names: Vec<String> = (0..2000).map(|i| format!("s{i}")).collect();
+        let list = format!(
+            "Multiple services of type App\\C found: {}",
+            names.join(", ")
+        );
+        let short = shorten_text(&list);
+        let (kept, rest) = short.split_once('…').expect("cut");
+        assert!(kept.ends_with(", "), "{kept}");
+        assert!(kept.len() <= MAX_TEXT);
+        let more: usize = rest
+            .trim_start_matches(" (")
+            .trim_end_matches(" more bytes)")
+            .parse()
+            .expect("a count");
+        assert_eq!(kept.len() + more, list.len());
+        let solid = "x".repeat(3000);
+        assert_eq!(
+            shorten_text(&solid),
+            format!("{}… (2000 more bytes)", "x".repeat(1000))
+        );
+    }
     use crate::source::{SourceMap, Span};
 
     #[test]

@@ -191,7 +191,7 @@ impl fmt::Display for TypeExplanation {
             TypeAnswer::Service(n) => n.clone(),
             TypeAnswer::None => "null (no autowired service)".into(),
             TypeAnswer::Ambiguous(ns) => {
-                format!("error ambiguous-service: {}", ns.join(", "))
+                format!("error ambiguous-service: {}", joined(ns))
             }
         };
         writeln!(f, "getByType({}) → {answer}", self.type_)?;
@@ -211,15 +211,65 @@ impl fmt::Display for TypeExplanation {
                 .map(|c| c.type_.len())
                 .max()
                 .unwrap_or(0);
-            for c in &self.candidates {
+            let (head, omitted, tail) = elided(&self.candidates);
+            for c in head {
+                writeln!(f, "  {:w$}  {:tw$}  {}", c.service, c.type_, c.status)?;
+            }
+            if omitted > 0 {
+                writeln!(f, "  … {omitted} more (--format json lists them all) …")?;
+            }
+            for c in tail {
                 writeln!(f, "  {:w$}  {:tw$}  {}", c.service, c.type_, c.status)?;
             }
         }
         let list = if self.collection.is_empty() {
             "nothing".to_string()
         } else {
-            self.collection.join(", ")
+            joined(&self.collection)
         };
         writeln!(f, "collections ({}[], typed()) receive: {list}", self.type_)
+    }
+}
+
+/// Items a text answer shows whole; of a longer list it shows the first [`SHOWN_HEAD`] and
+/// the last [`SHOWN_TAIL`] (the JSON answer has them all).
+const SHOWN: usize = 40;
+const SHOWN_HEAD: usize = 30;
+const SHOWN_TAIL: usize = 10;
+
+/// The head of `items` to show, how many are left out, and the tail to show.
+fn elided<T>(items: &[T]) -> (&[T], usize, &[T]) {
+    if items.len() <= SHOWN {
+        return (items, 0, &[]);
+    }
+    let tail = items.len() - SHOWN_TAIL;
+    (&items[..SHOWN_HEAD], tail - SHOWN_HEAD, &items[tail..])
+}
+
+/// Service names joined with `, `, a long list elided in the middle ([`elided`]).
+fn joined(names: &[String]) -> String {
+    let (head, omitted, tail) = elided(names);
+    let mut out = head.join(", ");
+    if omitted > 0 {
+        out.push_str(&format!(", … {omitted} more …, {}", tail.join(", ")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{elided, joined};
+
+    /// A long list shows its first 30 and last 10 names around a count; 40 or fewer show whole.
+    #[test]
+    fn long_lists_of_services_are_elided_in_the_middle() {
+        let names: Vec<String> = (0..100).map(|i| format!("s{i}")).collect();
+        let text = joined(&names);
+        assert!(text.starts_with("s0, s1, "), "{text}");
+        assert!(text.contains(", s29, … 60 more …, s90, "), "{text}");
+        assert!(text.ends_with(", s99"), "{text}");
+        let (head, omitted, tail) = elided(&names[..40]);
+        assert_eq!((head.len(), omitted, tail.len()), (40, 0, 0));
+        assert_eq!(joined(&names[..3]), "s0, s1, s2");
     }
 }
