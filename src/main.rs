@@ -687,6 +687,15 @@ fn main() -> ExitCode {
                     "error[usage]: --watch writes a plan file each time; give a file name with -o, not standard output"
                 ));
                 ExitCode::from(2)
+            } else if encoding == Encoding::Binary
+                && wireplan::plan::is_standard_output(&output)
+                && std::io::IsTerminal::is_terminal(&std::io::stdout())
+            {
+                // Raw bytes would garble the terminal (and could drive it).
+                say(format_args!(
+                    "error[usage]: a binary plan is not written to a terminal; redirect standard output (-o - > app.plan.bin) or give a file name with -o"
+                ));
+                ExitCode::from(2)
             } else if watching {
                 watch(config, output, encoding, params)
             } else {

@@ -689,3 +689,44 @@ fn timings_show_each_stage_of_a_compilation() {
     // `check` writes no plan: no encoding or writing rows.
     assert!(!stderr.contains("writing the plan"), "{stderr}");
 }
+
+/// A binary plan is not written to a terminal (raw bytes would garble it); redirected, it is.
+/// The terminal is made with util-linux `script`; without it the test says it was skipped.
+#[test]
+fn a_binary_plan_is_not_written_to_a_terminal() {
+    let compile = format!(
+        "{} compile examples/blog/config/app.neon --catalog examples/blog/catalog.json -o - --format bin; echo rc=$?",
+        env!("CARGO_BIN_EXE_wireplan")
+    );
+    let Ok(out) = Command::new("script")
+        .args(["-qec", &compile, "/dev/null"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+    else {
+        eprintln!("skipped: no `script` to make a terminal");
+        return;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("a binary plan is not written to a terminal") && text.contains("rc=2"),
+        "{text}"
+    );
+    let piped = wireplan()
+        .args([
+            "compile",
+            "examples/blog/config/app.neon",
+            "--catalog",
+            "examples/blog/catalog.json",
+            "-o",
+            "-",
+            "--format",
+            "bin",
+        ])
+        .output()
+        .expect("runs");
+    assert!(piped.status.success());
+    assert!(
+        piped.stdout.starts_with(b"WIREPLAN"),
+        "binary plan on a pipe"
+    );
+}
