@@ -67,7 +67,7 @@ codes! {
     CircularReference => "circular-reference", "Services that need each other to be created.";
     InvalidAutowired => "invalid-autowired", "An `autowired:` type that the service's type does not extend or implement.";
     InvalidDefinition => "invalid-definition", "A definition that cannot work as written (abstract class or interface in `create`, unknown service type, ...).";
-    DuplicateService => "duplicate-service", "Two services whose names differ only in letter case.";
+    DuplicateService => "duplicate-service", "A service added under a name already taken (an extension's `addDefinition(\"x\")` twice), or two services whose names differ only in letter case.";
     MethodNotFound => "method-not-found", "A method the catalog does not list for that type.";
     PropertyNotFound => "property-not-found", "A property the catalog does not list for that type (read as `@service::prop`, or written in a setup).";
     ConstantNotFound => "constant-not-found", "A class constant (`@service::NAME`) the catalog does not list for that service's type.";
