@@ -470,3 +470,21 @@ fn a_service_is_no_candidate_for_its_own_constructor() {
     );
     assert!(!out.contains("chosen: the only preferred"), "{out}");
 }
+
+/// A creator argument an extension set with `setFactory()` has no place of its own: explain
+/// names the script's call instead of "no source location".
+#[test]
+fn a_value_a_script_set_in_the_creator_is_placed_at_its_call() {
+    let (code, out, err) = run(&[
+        "explain",
+        "tests/fixtures/compile/ext-nette-blog-defaults/config.neon",
+        "blog.articles",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("$postsPerPage  int = 10")
+            && out.contains("written at shipped extension 'blog':"),
+        "{out}"
+    );
+    assert!(!out.contains("no source location"), "{out}");
+}

@@ -234,6 +234,7 @@ pub fn explain_service(
                             &a.source,
                             &a.value,
                             (!call.in_setup).then_some(def.name.as_str()),
+                            def.extras().creator_at.filter(|_| !call.in_setup),
                         ),
                     })
                     .collect(),
@@ -285,13 +286,15 @@ pub fn explain_service(
 }
 
 /// Where an argument's value came from. `own`: the service whose constructor takes it (the
-/// service is not a candidate for its own constructor's parameters).
+/// service is not a candidate for its own constructor's parameters). `creator_at`: where an
+/// extension script set the creator, the place of its values that have none of their own.
 fn value_source(
     b: &mut ContainerBuilder,
     sources: &SourceMap,
     source: &ArgumentSource,
     value: &wireplan_runtime::plan::Expr,
     own: Option<&str>,
+    creator_at: Option<crate::source::Span>,
 ) -> ValueSource {
     match source {
         ArgumentSource::Written { span } => {
@@ -301,7 +304,7 @@ fn value_source(
                 .filter(|p| !dynamic.contains(p))
                 .collect();
             ValueSource::Written {
-                location: Location::of_opt(sources, *span),
+                location: Location::of_opt(sources, span.or(creator_at)),
                 parameters,
                 dynamic,
             }
