@@ -303,6 +303,15 @@ pub(crate) struct Handover<T> {
     changed: std::sync::Condvar,
 }
 
+/// Closes its [`Handover`] when dropped ([`Handover::closing`]).
+pub(crate) struct Closing<'a, T>(&'a Handover<T>);
+
+impl<T> Drop for Closing<'_, T> {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
 struct HandoverState<T> {
     blocks: std::collections::VecDeque<T>,
     closed: bool,
@@ -344,6 +353,13 @@ impl<T> Handover<T> {
     pub(crate) fn close(&self) {
         self.lock().closed = true;
         self.changed.notify_all();
+    }
+
+    /// A guard that closes the handover when it is dropped, also while the thread putting
+    /// blocks in unwinds from a panic: the helper would otherwise wait for blocks forever, and
+    /// the scope that joins it with it.
+    pub(crate) fn closing(&self) -> Closing<'_, T> {
+        Closing(self)
     }
 
     /// The helper's next block, from the front: waits while the handover is open and empty;

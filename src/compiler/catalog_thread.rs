@@ -176,6 +176,8 @@ fn stream_catalog_in<R>(
             let out = expand(&mut |(key, span, value)| add(&mut stream, &key, span, &value));
             return (stream, out);
         };
+        // Closed once every batch is in, or if `expand` panics.
+        let closing = handover.closing();
         let mut full: Batch = Vec::with_capacity(batch);
         let out = expand(&mut |entry| {
             full.push(entry);
@@ -186,7 +188,7 @@ fn stream_catalog_in<R>(
         if !full.is_empty() {
             handover.push(full);
         }
-        handover.close();
+        drop(closing);
         // The last batches the catalog's thread has not got to, read here, last first.
         let mut parts = Vec::new();
         while let Some(batch) = handover.back() {
@@ -269,6 +271,32 @@ mod tests {
         ] {
             assert_eq!(run(1, batch, hold), here, "batches of {batch}, hold {hold}");
         }
+    }
+
+    /// A panic in the expansion, with batches handed over and the catalog's thread waiting
+    /// for more, reaches the caller: the thread is not left waiting (nor the caller with it).
+    #[test]
+    fn a_panic_while_expanding_does_not_leave_the_catalog_thread_waiting() {
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let caught = std::panic::catch_unwind(|| {
+                stream_catalog_in(CatalogStream::new(), 10, 1, 2, false, |each| {
+                    for i in 0..5 {
+                        each((
+                            Key::Str(format!("App\\C{i}").into()),
+                            Span::default(),
+                            StreamedValue::Decoded(Value::new(Kind::Null, Span::default())),
+                        ));
+                    }
+                    panic!("expansion failed");
+                })
+            });
+            let _ = done.send(caught.is_err());
+        });
+        let panicked = finished
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("stream_catalog returned instead of hanging");
+        assert!(panicked);
     }
 
     /// Builds `dir/config.neon` (phases A and B) with `kept` and cold, checks that both give
