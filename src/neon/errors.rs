@@ -24,6 +24,8 @@ pub(crate) struct ParseError {
     /// the lines after it as its items until something does not fit): the token index of the
     /// innermost such `[`, `{` or `(`, shown as a secondary label with a note.
     pub open_before: Option<usize>,
+    /// How many brackets around the error were asked for `open_before`.
+    pub brackets_asked: u8,
 }
 
 #[derive(Debug)]
@@ -59,6 +61,7 @@ impl ParseError {
             kind,
             opened: None,
             open_before: None,
+            brackets_asked: 0,
         }
     }
 

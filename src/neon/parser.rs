@@ -40,6 +40,11 @@ pub(crate) struct Parser<'a> {
 /// collection's growth by doubling).
 const MEMORY_CHECK_EVERY: u32 = 4096;
 
+/// How many of the brackets around an error are asked whether they were left open
+/// ([`Parser::left_open`]): each asking reads the tokens from the bracket to the error, so a
+/// deeply nested input costs at most this many reads on its error path.
+const BRACKETS_ASKED: u8 = 8;
+
 /// How the block after `- ` with same-line content is indented (see [`Parser::dash_content`]).
 enum DashIndent {
     /// Tab and two spaces give the same result.
@@ -710,11 +715,11 @@ impl<'a> Parser<'a> {
     /// Whether the bracket at token `open` looks left unclosed at token `at` (where an error
     /// was found inside it): some line between them starts no deeper than the bracket's own
     /// line, as the configuration's next entries do, where the items of a bracket spread over
-    /// lines are indented deeper. Only the innermost bracket is asked.
+    /// lines are indented deeper. Asked of the innermost brackets around an error, up to
+    /// [`BRACKETS_ASKED`] of them (each asking reads the tokens up to the error once).
     fn left_open(&self, open: usize, at: usize) -> bool {
         let src: &str = &self.text.src;
-        let indent_of =
-            |t: usize| super::lexer::line_indent(src, self.toks[t].start as usize).len();
+        let indent_of = |t: usize| line_indent(src, self.toks[t].start as usize).len();
         let line_first = (0..open)
             .rev()
             .find(|&i| self.toks[i].kind(src) == Tok::Newline)
@@ -741,8 +746,14 @@ impl<'a> Parser<'a> {
                 && self.toks.get(e.pos).is_none()
             {
                 e.opened = Some(open);
-            } else if e.open_before.is_none() && e.opened.is_none() && self.left_open(open, e.pos) {
-                e.open_before = Some(open);
+            } else if e.open_before.is_none()
+                && e.opened.is_none()
+                && e.brackets_asked < BRACKETS_ASKED
+            {
+                e.brackets_asked += 1;
+                if self.left_open(open, e.pos) {
+                    e.open_before = Some(open);
+                }
             }
         }
         r
