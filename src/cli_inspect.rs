@@ -139,14 +139,11 @@ pub fn explain(
 /// configuration named `app.json`, which `check` and `compile` read). A damaged or missing
 /// plan named so still gets the plan reader's `invalid-plan` or `file-not-found`.
 fn is_plan(path: &Path) -> bool {
-    match path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .as_deref()
-    {
-        Some("bin") => true,
-        Some("json") => !starts_as_non_object_text(path),
+    if wireplan_runtime::Encoding::for_path(path) == wireplan_runtime::Encoding::Binary {
+        return true;
+    }
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("json") => !starts_as_non_object_text(path),
         _ => wireplan::config::plan_file_hint(path).is_some(),
     }
 }

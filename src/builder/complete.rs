@@ -215,15 +215,16 @@ impl Completer<'_> {
             self_type: self_type.clone(),
             factory_params: factory_params.clone(),
         };
+        // An extension's `setFactory()` has a place of its own in the script.
+        let creator_span = def.extras().creator_at.or(def.span);
         let create = match &def.creator {
             Some(st) if super::members::is_first_class_callable(st) => {
                 let msg = super::members::callable_creator_message(st);
                 self.report(Code::InvalidDefinition, &ctx, msg, def.span);
                 P::Null
             }
-            // An extension's `setFactory()` has a place of its own in the script.
             Some(st) if !super::resolve::has_empty_callee(st) => {
-                self.statement(st, &ctx, def.extras().creator_at.or(def.span))
+                self.statement(st, &ctx, creator_span)
             }
             other => {
                 let st = Statement {
@@ -233,7 +234,7 @@ impl Completer<'_> {
                         .map(|c| c.arguments.clone())
                         .unwrap_or_default(),
                 };
-                self.statement(&st, &ctx, def.extras().creator_at.or(def.span))
+                self.statement(&st, &ctx, creator_span)
             }
         };
         let setup_ctx = Ctx {

@@ -233,8 +233,7 @@ pub fn explain_service(
                             sources,
                             &a.source,
                             &a.value,
-                            (!call.in_setup).then_some(def.name.as_str()),
-                            def.extras().creator_at.filter(|_| !call.in_setup),
+                            (!call.in_setup).then_some(&def),
                         ),
                     })
                     .collect(),
@@ -285,16 +284,16 @@ pub fn explain_service(
     })
 }
 
-/// Where an argument's value came from. `own`: the service whose constructor takes it (the
-/// service is not a candidate for its own constructor's parameters). `creator_at`: where an
-/// extension script set the creator, the place of its values that have none of their own.
+/// Where an argument's value came from. `creator`: the definition whose constructor takes it,
+/// for an argument of its creator: the service is not a candidate for its own constructor's
+/// parameters, and where an extension script set the creator is the place of its values that
+/// have none of their own.
 fn value_source(
     b: &mut ContainerBuilder,
     sources: &SourceMap,
     source: &ArgumentSource,
     value: &wireplan_runtime::plan::Expr,
-    own: Option<&str>,
-    creator_at: Option<crate::source::Span>,
+    creator: Option<&Definition>,
 ) -> ValueSource {
     match source {
         ArgumentSource::Written { span } => {
@@ -304,7 +303,10 @@ fn value_source(
                 .filter(|p| !dynamic.contains(p))
                 .collect();
             ValueSource::Written {
-                location: Location::of_opt(sources, span.or(creator_at)),
+                location: Location::of_opt(
+                    sources,
+                    span.or(creator.and_then(|d| d.extras().creator_at)),
+                ),
                 parameters,
                 dynamic,
             }
@@ -332,7 +334,7 @@ fn value_source(
                 .unwrap_or_default()
                 .into_iter()
                 .map(|mut c| {
-                    if own == Some(c.service.as_str()) {
+                    if creator.is_some_and(|d| d.name == c.service) {
                         c.status = CandidateStatus::Itself;
                     }
                     c

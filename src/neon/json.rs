@@ -150,7 +150,8 @@ fn from_json_at(json: &J, depth: usize) -> Result<Value, EncodeError> {
             (_, Some(f)) if n.is_f64() => Kind::Float(f),
             _ => {
                 return Err(EncodeError::Json(format!(
-                    "the integer {n} is beyond the signed 64-bit range of NEON integers (up to 9223372036854775807); write it as a string"
+                    "the integer {n} is beyond the signed 64-bit range of NEON integers (up to {}); write it as a string",
+                    i64::MAX
                 )))
             }
         },
