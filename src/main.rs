@@ -366,7 +366,7 @@ fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs
         output: output.clone(),
         encoding,
         options: opts,
-        debounce: std::time::Duration::from_millis(150),
+        debounce: wireplan::watch::DEBOUNCE,
     };
     let mut report = |event: Event<'_>| match event {
         Event::Compiled { run, kept } => {

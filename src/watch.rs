@@ -5,9 +5,9 @@
 //! The watcher recompiles when any file the last compilation read changes: the configuration
 //! and its includes, extension scripts, and the files extensions registered with
 //! `addDependency` (after a failed compilation, the files it read plus the last good plan's
-//! dependencies). Changes are debounced (an editor's save is often several events), and then
-//! the changed files are read until their content is stable (`cp` writes a file in steps: the
-//! half-written file is not compiled). Every recompilation is preceded by an [`Event::Changed`]
+//! dependencies). Changes are debounced until the watched folders are quiet (an editor's save
+//! is often several events, and `cp` writes a file in steps: the half-written file is not
+//! compiled); opening or reading a file is not a change. Every recompilation is preceded by an [`Event::Changed`]
 //! naming the files that changed. A failed compilation leaves the last good plan in place:
 //! plans are written atomically and only when there is no error. A plan file that is one of the
 //! inputs stops the watch (an edit cannot make it another file).
@@ -166,8 +166,8 @@ pub struct WatchOptions {
     pub encoding: Encoding,
     /// Compiler options (parameters, dynamic parameters, script folders).
     pub options: Options,
-    /// How long the files must be quiet before a recompilation (100–200 ms is right for
-    /// editors).
+    /// How long the watched folders must be quiet before a recompilation ([`DEBOUNCE`] from
+    /// the command line).
     pub debounce: Duration,
 }
 
@@ -215,16 +215,14 @@ pub fn run(
 ) -> Result<(), String> {
     let fs_sender = sender.clone();
     drop(sender);
-    let mut debouncer = notify_debouncer_mini::new_debouncer(
-        opts.debounce,
-        move |res: notify_debouncer_mini::DebounceEventResult| {
-            let signal = match res {
-                Ok(events) => Signal::Changed(events.into_iter().map(|e| e.path).collect()),
-                Err(e) => Signal::WatchError(e.to_string()),
-            };
-            let _ = fs_sender.send(signal);
-        },
-    )
+    let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+        let signal = match res {
+            Ok(event) if !is_change(&event.kind) => return,
+            Ok(event) => Signal::Changed(event.paths),
+            Err(e) => Signal::WatchError(e.to_string()),
+        };
+        let _ = fs_sender.send(signal);
+    })
     .map_err(|e| format!("cannot watch files: {e}"))?;
     let mut watched_dirs: BTreeSet<PathBuf> = BTreeSet::new();
     let mut last_good: Vec<PathBuf> = Vec::new();
@@ -299,7 +297,7 @@ pub fn run(
         let files: Vec<PathBuf> = fresh.keys().cloned().collect();
         let state = fresh;
         if files != watched {
-            watch_folders(&files, &mut watched_dirs, debouncer.watcher(), report);
+            watch_folders(&files, &mut watched_dirs, &mut watcher, report);
             watched = files;
             report(Event::Watching(&watched));
         }
@@ -307,11 +305,25 @@ pub fn run(
             match signals.recv() {
                 Err(_) | Ok(Signal::Stop) => return Ok(()),
                 Ok(Signal::WatchError(e)) => report(Event::WatchError(&e)),
-                Ok(Signal::Changed(paths)) => {
+                Ok(Signal::Changed(mut paths)) => {
+                    // Debounce: take the events that follow until the folders are quiet (for
+                    // at most `QUIET_LIMIT`: a file written all the time is still compiled).
+                    // A file still being written (`cp` empties it, then writes) is not quiet.
+                    let first = Instant::now();
+                    while first.elapsed() < QUIET_LIMIT {
+                        match signals.recv_timeout(opts.debounce) {
+                            Ok(Signal::Changed(more)) => paths.extend(more),
+                            Ok(Signal::WatchError(e)) => report(Event::WatchError(&e)),
+                            Ok(Signal::Stop) => return Ok(()),
+                            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
+                            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
+                        }
+                    }
+                    paths.sort();
+                    paths.dedup();
                     // A folder on the way to a watched file may have appeared: the files in
                     // a folder watched only now count as touched (written before the watch).
-                    let appeared =
-                        watch_folders(&watched, &mut watched_dirs, debouncer.watcher(), report);
+                    let appeared = watch_folders(&watched, &mut watched_dirs, &mut watcher, report);
                     let touched: Vec<PathBuf> = watched
                         .iter()
                         .filter(|w| {
@@ -323,9 +335,8 @@ pub fn run(
                     if touched.is_empty() {
                         continue;
                     }
-                    // A file may still be being written (`cp` truncates, then writes): wait
-                    // until it holds still, then compile what changed, and say so first.
-                    let now = settle(&touched, SETTLE_INTERVAL, SETTLE_LIMIT);
+                    // Compile what changed, and say so first.
+                    let now: Vec<Option<u64>> = touched.iter().map(|f| fingerprint(f)).collect();
                     let changed: Vec<PathBuf> = touched
                         .into_iter()
                         .zip(now)
@@ -339,6 +350,19 @@ pub fn run(
                 }
             }
         };
+    }
+}
+
+/// Whether a file event can mean new content: anything but an access (a file opened, read,
+/// or closed after reading). The compiler's own reads, and the watch's reads of what changed,
+/// are accesses; counting them made every recompilation's reads start another round of
+/// reading, forever.
+fn is_change(kind: &notify::EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode};
+    match kind {
+        notify::EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        notify::EventKind::Access(_) => false,
+        _ => true,
     }
 }
 
@@ -383,42 +407,40 @@ fn watch_folders(
 /// What each watched file held when it was compiled (`None`: it could not be read).
 type Fingerprints = BTreeMap<PathBuf, Option<u64>>;
 
-/// How long [`settle`] waits between two reads of the changed files.
-pub const SETTLE_INTERVAL: Duration = Duration::from_millis(50);
-/// How long [`settle`] waits at most for the changed files to hold still; after that the
-/// compilation runs on what they hold (a file rewritten all the time is still compiled).
-pub const SETTLE_LIMIT: Duration = Duration::from_secs(1);
+/// How long `wireplan compile --watch` waits for the watched folders to be quiet before it
+/// looks at what changed: 30 ms. An editor's save (a temporary file renamed over the old one,
+/// or the file emptied and written again) and `cp` are bursts of events a few milliseconds
+/// long, so a file is not compiled half-written. Until issue #15's rebuild work the watch
+/// waited 150 ms for quiet and then read the changed files every 50 ms until two reads agreed:
+/// a save of app-1000 took about 100 ms to become a plan, of which the compilation was 7 ms
+/// (docs/performance.md, "Rebuilds").
+pub const DEBOUNCE: Duration = Duration::from_millis(30);
 
-/// Reads `files` every `interval` until two successive reads agree, for at most `limit`, and
-/// returns the fingerprints of the last read (one per file, `None` for an unreadable file), so
-/// that a file still being written is not compiled half-written.
-pub fn settle(files: &[PathBuf], interval: Duration, limit: Duration) -> Vec<Option<u64>> {
-    let started = Instant::now();
-    let read = || files.iter().map(|f| fingerprint(f)).collect::<Vec<_>>();
-    let mut last = read();
-    while started.elapsed() < limit {
-        std::thread::sleep(interval);
-        let now = read();
-        if now == last {
-            break;
-        }
-        last = now;
-    }
-    last
-}
+/// How long the watch gathers events at most before it looks at what changed, even when the
+/// folders are never quiet: 1 s (a file rewritten all the time is still compiled).
+pub const QUIET_LIMIT: Duration = Duration::from_secs(1);
 
-/// A hash of a text (files are compared as the compiler reads them: lossily decoded).
+/// A hash of a text (files are compared as the compiler reads them: lossily decoded). FxHash
+/// over the bytes, eight at a time: it tells an edit from no edit, which is all it is for (a
+/// compiled app-10000 is 1.1 MB to hash after every compilation; SipHash over the text took
+/// about a fifth of a watching process's time, with the lossy decoding below).
 fn hash_text(text: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut h);
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(text.as_bytes());
+    h.write_usize(text.len());
     h.finish()
 }
 
-/// The hash of a file's current content, `None` when it cannot be read.
+/// The hash of a file's current content, `None` when it cannot be read. Valid UTF-8 (every
+/// file the compiler can use) is hashed as it is; only other bytes are decoded lossily first,
+/// as the compiler does.
 fn fingerprint(path: &Path) -> Option<u64> {
     let bytes = crate::source::read_input_file(path).ok()?;
-    Some(hash_text(&String::from_utf8_lossy(&bytes)))
+    Some(match std::str::from_utf8(&bytes) {
+        Ok(text) => hash_text(text),
+        Err(_) => hash_text(&String::from_utf8_lossy(&bytes)),
+    })
 }
 
 /// Whether an event path names a watched file (the folder part may be spelled differently,
