@@ -162,12 +162,12 @@ enum Command {
 enum NeonCommand {
     /// Decode a NEON file and print its canonical JSON.
     Decode {
-        /// The NEON file.
+        /// The NEON file (`-`: standard input).
         file: PathBuf,
     },
     /// Encode canonical JSON (what `neon decode` prints) as NEON on standard output.
     Encode {
-        /// The JSON file.
+        /// The JSON file (`-`: standard input).
         file: PathBuf,
         /// One line of inline NEON instead of indented blocks.
         #[arg(long)]
@@ -495,6 +495,17 @@ fn read_input(
     path: &std::path::Path,
     sources: &mut SourceMap,
 ) -> Result<(wireplan::source::FileId, Vec<u8>), Diagnostic> {
+    if path.as_os_str() == "-" {
+        let bytes = read_standard_input().map_err(|e| {
+            Diagnostic::error(
+                Code::FileNotFound,
+                format!("Cannot read standard input: {e}"),
+            )
+        })?;
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let id = sources.add("<stdin>", text);
+        return Ok((id, bytes));
+    }
     let bytes = wireplan::source::read_input_file(path).map_err(|e| {
         Diagnostic::error(
             Code::FileNotFound,
@@ -504,6 +515,24 @@ fn read_input(
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let id = sources.add_path(path.display().to_string(), path, text);
     Ok((id, bytes))
+}
+
+/// Standard input, to its end, at most [`wireplan::source::MAX_FILE_SIZE`] bytes (as a file).
+fn read_standard_input() -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let limit = wireplan::source::MAX_FILE_SIZE;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(limit + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is larger than {} MiB", limit >> 20),
+        ));
+    }
+    Ok(bytes)
 }
 
 fn neon_decode(file: PathBuf) -> ExitCode {

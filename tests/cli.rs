@@ -176,6 +176,39 @@ fn neon_syntax_error_has_file_line_column() {
     assert!(stderr.contains(&location), "{stderr}");
 }
 
+/// `-` reads standard input, for both directions; errors name `<stdin>`.
+#[test]
+fn neon_decode_and_encode_read_standard_input() {
+    use std::io::Write;
+    let run = |args: &[&str], input: &str| {
+        let mut child = wireplan()
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("runs");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write");
+        child.wait_with_output().expect("ends")
+    };
+    let out = run(&["neon", "decode", "-"], "a: [1, 2]\nb: {c: d}\n");
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json, serde_json::json!({"a": [1, 2], "b": {"c": "d"}}));
+    let out = run(&["neon", "encode", "-"], r#"{"a": [1, 2]}"#);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "a:\n\t- 1\n\t- 2\n");
+    let out = run(&["neon", "decode", "-"], "a: 1\nb: [1, 2\n");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("<stdin>:3:1"), "{stderr}");
+}
+
 #[test]
 fn missing_config_file_is_a_diagnostic() {
     let out = wireplan()
