@@ -88,7 +88,7 @@ fn statement_mistakes_are_all_reported() {
         ("property-not-found", "Service 'k' (type of App\\Any): Property App\\Db::$lc is not declared in the catalog.\nApp\\Db has a constant lc, but after :: only names that start with a capital letter are read as constants (Nette's rule); rename it in the catalog to read it.", 49, 13),
         ("constant-not-found", "Service 'l' (type of App\\Any): Constant App\\Db::UP is not declared in the catalog.\nApp\\Db has a property $UP: write @service::$UP (after ::, a name that starts with a capital letter is a constant).", 50, 13),
         ("invalid-value", "Service 'n' (type of App\\Any): Cannot convert an object to int.", 52, 13),
-        ("invalid-value", "Service 'm': its create expression nests 124 levels deep; a plan allows at most 100 (what JSON readers accept).\nSplit it into services that refer to each other.", 51, 5),
+        ("invalid-value", "Service 'm': its create expression nests 124 levels deep in the plan's JSON (a call takes two: the call and its argument list); a plan allows at most 100 (what JSON readers accept).\nSplit it into services that refer to each other.", 51, 5),
     ];
     assert_eq!(got, want);
 }

@@ -74,7 +74,7 @@ pub(super) fn check_depth(b: &ContainerBuilder, diags: &mut Diagnostics) {
                     Diagnostic::error(
                         Code::InvalidValue,
                         format!(
-                            "{kind} '{}': its {place} expression nests {depth} levels deep; a plan allows at most {MAX_EXPR_DEPTH} (what JSON readers accept).",
+                            "{kind} '{}': its {place} expression nests {depth} levels deep in the plan's JSON (a call takes two: the call and its argument list); a plan allows at most {MAX_EXPR_DEPTH} (what JSON readers accept).",
                             def.name
                         ),
                     )
@@ -91,7 +91,7 @@ pub(super) fn check_depth(b: &ContainerBuilder, diags: &mut Diagnostics) {
             diags.push(
                 Diagnostic::error(
                     Code::InvalidValue,
-                    format!("Initialization statement #{}: nests {depth} levels deep; a plan allows at most {MAX_EXPR_DEPTH}.", i + 1),
+                    format!("Initialization statement #{}: nests {depth} levels deep in the plan's JSON (a call takes two: the call and its argument list); a plan allows at most {MAX_EXPR_DEPTH}.", i + 1),
                 )
                 .at(b.initialization.get(i).and_then(|x| x.span)),
             );
