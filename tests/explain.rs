@@ -488,3 +488,21 @@ fn a_value_a_script_set_in_the_creator_is_placed_at_its_call() {
     );
     assert!(!out.contains("no source location"), "{out}");
 }
+
+/// A setup value an extension added with `addSetup()` has no place of its own: explain names
+/// the script's call (the shipped `logaware` extension's) instead of "no source location".
+#[test]
+fn a_value_in_a_setup_a_script_added_is_placed_at_its_call() {
+    let (code, out, err) = run(&[
+        "explain",
+        "tests/fixtures/compile/ext-bare-name/config.neon",
+        "repo",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("setup App\\Repo::setLogger()")
+            && out.contains("written at shipped extension 'logaware':28:"),
+        "{out}"
+    );
+    assert!(!out.contains("no source location"), "{out}");
+}

@@ -218,7 +218,7 @@ impl Completer<'_> {
     }
 
     /// Records a property written by a setup (`$prop: value`, and the inject step's
-    /// `$prop: @Type`) as a one-argument call, for `explain`.
+    /// `$prop: @Type`) as a one-argument call, for `explain`; `at`: the setup item's place.
     pub(super) fn record_property(
         &mut self,
         class: Option<&str>,
@@ -226,6 +226,7 @@ impl Completer<'_> {
         v: &Expr,
         value: &P,
         ctx: &Ctx,
+        at: Option<Span>,
     ) {
         if !self.b.record_origins && !matches!(value, P::Param(_)) {
             // A plain compile keeps only what reads a dynamic parameter (see `arguments`).
@@ -239,6 +240,7 @@ impl Completer<'_> {
         self.trace.push(CallOrigin {
             function: format!("{}::${prop}", class.unwrap_or("?")),
             in_setup: ctx.in_setup,
+            at,
             arguments: vec![ArgumentOrigin {
                 parameter: prop.to_string(),
                 declared,
@@ -520,6 +522,7 @@ impl Completer<'_> {
         self.trace.push(CallOrigin {
             function: if record { f.text() } else { String::new() },
             in_setup: ctx.in_setup,
+            at: span,
             arguments: Vec::new(),
         });
         let mut origins: Vec<(usize, &Param, Src)> = Vec::new();

@@ -67,6 +67,9 @@ pub struct CallOrigin {
     pub function: String,
     /// Is the call part of the setup (rather than of the creator)?
     pub in_setup: bool,
+    /// Where the statement is written: the place of its values that have none of their own
+    /// (those an extension script wrote: a setup it added is placed at its `addSetup()` call).
+    pub at: Option<crate::source::Span>,
     /// Every parameter, in signature order (a variadic one once per value).
     pub arguments: Vec<ArgumentOrigin>,
 }

@@ -152,7 +152,7 @@ impl Completer<'_> {
         ctx: &Ctx,
     ) -> P {
         let value = self.value(v, ctx);
-        self.record_property(self_ty, prop, v, &value, ctx);
+        self.record_property(self_ty, prop, v, &value, ctx, item.span);
         if let Some(ty) = self_ty {
             self.check_property(ty, prop, ctx, item.span);
             self.check_property_value(ty, prop, &value, ctx, v.span.or(item.span));

@@ -234,6 +234,7 @@ pub fn explain_service(
                             &a.source,
                             &a.value,
                             (!call.in_setup).then_some(&def),
+                            call.at,
                         ),
                     })
                     .collect(),
@@ -287,13 +288,15 @@ pub fn explain_service(
 /// Where an argument's value came from. `creator`: the definition whose constructor takes it,
 /// for an argument of its creator: the service is not a candidate for its own constructor's
 /// parameters, and where an extension script set the creator is the place of its values that
-/// have none of their own.
+/// have none of their own. `call`: where the call is written, the place of such values in a
+/// setup (a script's `addSetup()` call).
 fn value_source(
     b: &mut ContainerBuilder,
     sources: &SourceMap,
     source: &ArgumentSource,
     value: &wireplan_runtime::plan::Expr,
     creator: Option<&Definition>,
+    call: Option<crate::source::Span>,
 ) -> ValueSource {
     match source {
         ArgumentSource::Written { span } => {
@@ -305,7 +308,8 @@ fn value_source(
             ValueSource::Written {
                 location: Location::of_opt(
                     sources,
-                    span.or(creator.and_then(|d| d.extras().creator_at)),
+                    span.or(creator.and_then(|d| d.extras().creator_at))
+                        .or(call.filter(|_| creator.is_none())),
                 ),
                 parameters,
                 dynamic,
