@@ -6,6 +6,7 @@
 //! top-level statements are not run per call. Functions are called method-style so `this` is
 //! the extension ([`extension_api::ExtensionHandle`]).
 
+mod brackets;
 pub mod builder_api;
 pub mod docs;
 pub mod extension_api;
@@ -620,13 +621,31 @@ pub(crate) fn limit_note(err: &EvalAltResult, limits: &Limits) -> Option<String>
     })
 }
 
+/// A syntax error, at Rhai's position; a bracket it says is not closed, opened on an earlier
+/// line, is a second label ("this '(' is still open").
 fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) -> Diagnostic {
     let msg = strip_position(&e.to_string());
-    Diagnostic::error(
+    let at = span_of(sources, file, e.position());
+    let mut d = Diagnostic::error(
         Code::ScriptError,
         format!("Extension '{name}': syntax error: {msg}"),
     )
-    .at(span_of(sources, file, e.position()))
+    .at(at);
+    if let Some(at) = at {
+        let f = sources.get(file);
+        let end = at.start as usize;
+        let open = match brackets::expected_closer(&msg) {
+            Some(open) => brackets::unclosed_before(&f.text, end, open).map(|b| (open, b)),
+            None => brackets::mismatched_before(&msg, &f.text, end),
+        };
+        if let Some((open, b)) = open.filter(|(_, b)| f.line_index(*b) != f.line_index(end)) {
+            d = d.with_secondary(
+                Span::new(file, b, b + 1),
+                format!("this '{open}' is still open"),
+            );
+        }
+    }
+    d
 }
 
 #[cfg(test)]
@@ -647,6 +666,50 @@ mod tests {
                 (text[..at as usize].lines().count() + 1, d.message)
             })
             .collect()
+    }
+
+    /// The labels of the syntax error in `text`: (line, message), primary first.
+    fn syntax_error_labels(text: &str) -> Vec<(usize, String)> {
+        let mut sources = SourceMap::default();
+        let file = sources.add("ext.rhai", text);
+        let Err(d) = Extension::compile(&engine(&Limits::default()), "m", file, &sources) else {
+            panic!("a syntax error");
+        };
+        assert_eq!(d.code, Code::ScriptError);
+        let mut labels: Vec<_> = d.labels.iter().collect();
+        labels.sort_by_key(|l| !l.primary);
+        labels
+            .into_iter()
+            .map(|l| {
+                let line = text[..l.span.start as usize].lines().count();
+                (line.max(1), l.message.clone())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_bracket_left_open_on_an_earlier_line_is_pointed_at() {
+        // Rhai notices the missing `)` at the next line.
+        assert_eq!(
+            syntax_error_labels("fn f() {\n\tlet x = foo(1, 2\n\tlet y = 3;\n}\n"),
+            [
+                (3, String::new()),
+                (2, "this '(' is still open".to_string())
+            ]
+        );
+        // An array left open inside a map: "Unexpected '}'" at the map's end.
+        assert_eq!(
+            syntax_error_labels("fn f() {\n\tlet m = #{\n\t\tb: [1, 2,\n\t};\n}\n"),
+            [
+                (4, String::new()),
+                (3, "this '[' is still open".to_string())
+            ]
+        );
+        // On the same line, the caret is enough.
+        assert_eq!(
+            syntax_error_labels("fn f() {\n\tlet x = [1, 2, 3;\n}\n"),
+            [(2, String::new())]
+        );
     }
 
     #[test]
