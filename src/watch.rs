@@ -7,8 +7,8 @@
 //! `addDependency` (after a failed compilation, the files it read plus the last good plan's
 //! dependencies). Changes are debounced until the watched folders are quiet (an editor's save
 //! is often several events, and `cp` writes a file in steps: the half-written file is not
-//! compiled); opening or reading a file is not a change. Every recompilation is preceded by an [`Event::Changed`]
-//! naming the files that changed. A failed compilation leaves the last good plan in place:
+//! compiled); opening or reading a file is not a change. Every recompilation is preceded by an
+//! [`Event::Changed`] naming the files that changed. A failed compilation leaves the last good plan in place:
 //! plans are written atomically and only when there is no error. A plan file that is one of the
 //! inputs stops the watch (an edit cannot make it another file).
 
