@@ -15,7 +15,7 @@
 use crate::compiler::{self, Options};
 use crate::diagnostics::Diagnostic;
 use crate::source::SourceMap;
-use notify::RecursiveMode;
+use notify::{RecursiveMode, Watcher};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender};
@@ -321,13 +321,27 @@ pub fn run(
                     }
                     paths.sort();
                     paths.dedup();
+                    // A watched folder that was moved or removed (an event names it or a
+                    // folder above it) is watched again by its path: the operating system's
+                    // watch follows the folder, wherever it went, not the path.
+                    let moved: Vec<PathBuf> = watched_dirs
+                        .iter()
+                        .filter(|d| paths.iter().any(|p| d.starts_with(p)))
+                        .cloned()
+                        .collect();
+                    for dir in &moved {
+                        let _ = watcher.unwatch(dir);
+                        watched_dirs.remove(dir);
+                    }
                     // A folder on the way to a watched file may have appeared: the files in
                     // a folder watched only now count as touched (written before the watch).
                     let appeared = watch_folders(&watched, &mut watched_dirs, &mut watcher, report);
+                    // A file is touched by an event about it or about a folder above it (a
+                    // folder renamed away takes its files along).
                     let touched: Vec<PathBuf> = watched
                         .iter()
                         .filter(|w| {
-                            paths.iter().any(|p| same_file(w, p))
+                            paths.iter().any(|p| same_file(w, p) || w.starts_with(p))
                                 || w.parent().is_some_and(|d| appeared.iter().any(|a| a == d))
                         })
                         .cloned()

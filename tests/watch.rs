@@ -317,6 +317,89 @@ fn a_file_being_written_is_compiled_once_it_holds_still() {
     assert_eq!(services(&opts.output), Some(3));
 }
 
+/// A folder holding a watched file renamed away is the file gone (the recompilation reports
+/// it missing); renamed back, the file is there again, and later edits to it are seen. The
+/// watch used to keep following the moved folder and never noticed either.
+#[test]
+fn a_folder_renamed_away_and_back_is_seen_both_times() {
+    use wireplan::watch::{run, Event, Signal, WatchOptions};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conf = dir.path().join("app.neon");
+    let ext = dir.path().join("ext");
+    std::fs::create_dir(&ext).expect("folder");
+    save(&ext.join("demo.rhai"), "fn loadConfiguration() {}\n");
+    save(
+        &conf,
+        &format!("extensions:\n\tdemo: ext/demo.rhai\n{}", config(1)),
+    );
+    let opts = WatchOptions {
+        config: conf.clone(),
+        output: dir.path().join("out.json"),
+        encoding: wireplan_runtime::Encoding::Json,
+        options: Default::default(),
+        debounce: Duration::from_millis(100),
+    };
+    let (sender, signals) = std::sync::mpsc::channel();
+    let control = sender.clone();
+    // Stops the watch if a step is never seen, so the test fails instead of hanging.
+    let watchdog = sender.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(30));
+        let _ = watchdog.send(Signal::Stop);
+    });
+    // Each step acts a moment after a compilation, once the watch watches again.
+    let (steps, step_done) = std::sync::mpsc::channel::<usize>();
+    let (root, folder) = (dir.path().to_path_buf(), ext.clone());
+    let actor = std::thread::spawn(move || {
+        while let Ok(step) = step_done.recv() {
+            std::thread::sleep(Duration::from_millis(300));
+            match step {
+                1 => std::fs::rename(&folder, root.join("ext2")).expect("rename away"),
+                2 => std::fs::rename(root.join("ext2"), &folder).expect("rename back"),
+                3 => save(
+                    &folder.join("demo.rhai"),
+                    "fn loadConfiguration() { let x = 1; }\n",
+                ),
+                _ => {
+                    control.send(Signal::Stop).expect("send");
+                    break;
+                }
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let mut step = 0;
+    run(&opts, sender, signals, &mut |e| match e {
+        Event::Compiled { run: r, .. } => {
+            let missing = r
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("ext/demo.rhai"));
+            seen.push(format!("compiled {} missing={missing}", r.plan.is_some()));
+            step += 1;
+            steps.send(step).expect("actor");
+        }
+        Event::Watching(_) => {}
+        Event::Changed(files) => seen.push(format!("changed {}", files.len())),
+        Event::WatchError(e) => seen.push(format!("error {e}")),
+    })
+    .expect("the watcher starts");
+    drop(steps);
+    actor.join().expect("actor");
+    assert_eq!(
+        seen,
+        [
+            "compiled true missing=false",
+            "changed 1",
+            "compiled false missing=true",
+            "changed 1",
+            "compiled true missing=false",
+            "changed 1",
+            "compiled true missing=false",
+        ]
+    );
+}
+
 /// Bytes the process `pid` has read so far (`rchar` of `/proc/PID/io`).
 #[cfg(target_os = "linux")]
 fn bytes_read(pid: u32) -> u64 {
