@@ -209,6 +209,30 @@ fn neon_decode_and_encode_read_standard_input() {
     assert!(stderr.contains("<stdin>:3:1"), "{stderr}");
 }
 
+/// A file that exists but is not a configuration file says what it is, not "missing"; `-`
+/// says where standard input is read.
+#[cfg(unix)]
+#[test]
+fn a_config_that_is_no_regular_file_says_so() {
+    let out = wireplan()
+        .args(["check", "/dev/null"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("File '/dev/null' cannot be read: it is not a regular file."),
+        "{stderr}"
+    );
+    let out = wireplan().args(["check", "-"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("standard input is read only by"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn missing_config_file_is_a_diagnostic() {
     let out = wireplan()

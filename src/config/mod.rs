@@ -158,7 +158,26 @@ pub fn section_not_array(name: &str, section: &crate::expr::Expr) -> Diagnostic 
 ///
 /// When the file does not exist and a file in the same folder has a close name, the message
 /// ends with "did you mean 'NAME'?" ([`crate::diagnostics::suggest`]).
+///
+/// A file that exists but is refused (a directory, a device or FIFO, a file over the size
+/// limit) says so in the message instead of Nette's "missing or is not readable". `-` gets a
+/// note that only `neon decode` and `neon encode` read standard input.
 pub fn unreadable_file(path: &Path, err: &std::io::Error) -> Diagnostic {
+    if err.kind() == std::io::ErrorKind::InvalidInput {
+        return Diagnostic::error(
+            Code::FileNotFound,
+            format!("File '{}' cannot be read: {err}.", path.display()),
+        );
+    }
+    if path.as_os_str() == "-" && err.kind() == std::io::ErrorKind::NotFound {
+        return Diagnostic::error(
+            Code::FileNotFound,
+            "File '-' is missing or is not readable.",
+        )
+        .with_note(
+            "a configuration is read from a file (its includes are relative to its folder); standard input is read only by `wireplan neon decode -` and `neon encode -`",
+        );
+    }
     let mut message = format!("File '{}' is missing or is not readable", path.display());
     if err.kind() == std::io::ErrorKind::NotFound {
         if let Some(name) = similar_file(path) {
