@@ -172,7 +172,16 @@ fn exit_on(e: clap::Error) -> ! {
     if !e.use_stderr() {
         e.exit();
     }
-    eprint!("{}", usage_text(&e.render().to_string()));
+    if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        // clap renders the help alone: the error line would read the program's description.
+        eprint!(
+            "error[{}]: no command given\n\n{}",
+            Code::Usage.as_str(),
+            e.render()
+        );
+    } else {
+        eprint!("{}", usage_text(&e.render().to_string()));
+    }
     std::process::exit(2)
 }
 

@@ -233,6 +233,20 @@ fn a_config_that_is_no_regular_file_says_so() {
     );
 }
 
+/// Without a command, the usage error says that, then shows the help (the description is not
+/// the error).
+#[test]
+fn no_command_is_a_usage_error_that_says_so() {
+    let out = wireplan().output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error[usage]: no command given\n\nDependency-injection"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Usage: wireplan <COMMAND>"), "{stderr}");
+}
+
 #[test]
 fn missing_config_file_is_a_diagnostic() {
     let out = wireplan()
