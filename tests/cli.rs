@@ -801,3 +801,40 @@ fn a_binary_plan_is_not_written_to_a_terminal() {
         "binary plan on a pipe"
     );
 }
+
+/// A service a script changed (a setup it added) whose constructor asks for a service that
+/// does not exist: the error does not blame the script, which wrote no such value (new user's
+/// trial). When the script set the creator, the error points at that call.
+#[test]
+fn a_missing_autowired_service_does_not_blame_a_script_that_added_a_setup() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = |script: &str| {
+        std::fs::write(dir.path().join("ext.rhai"), script).expect("write");
+        std::fs::write(
+            dir.path().join("app.neon"),
+            "extensions:\n\tx: ext.rhai\ntypes:\n\tApp\\Cache: {interface: true}\n\tApp\\Repo:\n\t\tconstructor:\n\t\t\tcache: App\\Cache\n\t\tmethods:\n\t\t\tsetDebug: {params: {on: bool}}\nservices:\n\trepo: App\\Repo\n",
+        )
+        .expect("write");
+        let out = wireplan()
+            .current_dir(dir.path())
+            .args(["check", "app.neon"])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let setup = run(
+        "fn beforeCompile() {\n\tthis.getContainerBuilder().getDefinition(\"repo\").addSetup(\"setDebug\", [true]);\n}\n",
+    );
+    assert!(setup.contains("error[missing-service]"), "{setup}");
+    assert!(!setup.contains("may come from there"), "{setup}");
+    let creator = run(
+        "fn beforeCompile() {\n\tthis.getContainerBuilder().getDefinition(\"repo\").setFactory(\"App\\\\Repo\");\n}\n",
+    );
+    assert!(creator.contains("error[missing-service]"), "{creator}");
+    assert!(creator.contains("ext.rhai:2:51"), "{creator}");
+    assert!(
+        creator.contains("service 'repo' is defined here"),
+        "{creator}"
+    );
+}

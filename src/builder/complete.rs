@@ -326,10 +326,14 @@ impl Completer<'_> {
         // An error shown at the definition itself, in a service an extension changed (say with
         // `setFactory` or `setArguments`, whose values have no place of their own), may well
         // come from that script, not from the definition: name the scripts that changed it.
+        // Not for what autowiring could not find, unless a script set the creator (whose
+        // class asks for it): no script wrote that value (new user's trial).
         if span.is_none() || span == ctx.span {
-            if let Some(note) = self
-                .b
-                .get_definition(ctx.service)
+            let def = self.b.get_definition(ctx.service);
+            let autowired = matches!(code, Code::MissingService | Code::AmbiguousService)
+                && def.is_some_and(|d| d.extras().creator_at.is_none());
+            if let Some(note) = def
+                .filter(|_| !autowired)
                 .and_then(Definition::changed_by_scripts_note)
             {
                 d = d.with_note(note);
