@@ -4,6 +4,9 @@
 
 use super::services;
 mod order;
+mod plan_edits;
+
+use plan_edits::{changed_paths, plan_format_error, rebuild_indexes, MAX_CHANGED_PATHS};
 
 use crate::builder::Actor;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
@@ -553,7 +556,7 @@ impl Extensions {
             let builder_changed = self.host.builder.borrow().edits() != builder_edits;
             let edited = doc.0.borrow().clone();
             let mut changed_note = None;
-            let problems = match serde_json::from_value::<Plan>(edited) {
+            let problems = match serde_path_to_error::deserialize::<_, Plan>(edited) {
                 Ok(mut p) => {
                     let mut problems = rebuild_indexes(&current, &mut p);
                     problems.extend(crate::plan::validate(&p));
@@ -576,7 +579,7 @@ impl Extensions {
                         }
                         changed_note = Some(format!("this afterCompile() changed: {list}"));
                     }
-                    vec![e.to_string()]
+                    vec![plan_format_error(&e)]
                 }
             };
             before = doc.0.borrow().clone();
@@ -608,120 +611,6 @@ impl Extensions {
         }
         *plan = current;
     }
-}
-
-/// How many changed places of a plan an `afterCompile()` error lists before it counts the rest.
-const MAX_CHANGED_PATHS: usize = 10;
-
-/// The places where `after` differs from `before`, as `services › db › args › 0` paths: a
-/// changed, added or removed key or item (the first difference of a list whose length changed
-/// is its own path), in document order. Stops descending once [`MAX_CHANGED_PATHS`] + 1 are
-/// found (enough to say "and N more" was exceeded without walking a whole plan).
-fn changed_paths(
-    before: &serde_json::Value,
-    after: &serde_json::Value,
-    path: &mut Vec<String>,
-    out: &mut Vec<String>,
-) {
-    use serde_json::Value as J;
-    if out.len() > MAX_CHANGED_PATHS || before == after {
-        return;
-    }
-    let here = |path: &[String]| {
-        if path.is_empty() {
-            "the whole plan".to_string()
-        } else {
-            path.join(" › ")
-        }
-    };
-    match (before, after) {
-        (J::Object(a), J::Object(b)) => {
-            for (k, v) in b {
-                path.push(k.clone());
-                match a.get(k) {
-                    Some(old) => changed_paths(old, v, path, out),
-                    None => out.push(format!("{} (added)", here(path))),
-                }
-                path.pop();
-            }
-            for k in a.keys().filter(|k| !b.contains_key(*k)) {
-                path.push(k.clone());
-                out.push(format!("{} (removed)", here(path)));
-                path.pop();
-            }
-        }
-        (J::Array(a), J::Array(b)) if a.len() == b.len() => {
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                path.push(i.to_string());
-                changed_paths(x, y, path, out);
-                path.pop();
-            }
-        }
-        _ => out.push(here(path)),
-    }
-}
-
-/// After `afterCompile(plan)`: the indexes derived from the services, brought up to date with
-/// the edits in `edited` (`original` is the plan before them). The tag index is rebuilt from
-/// the services' tags (keeping `di › export › tags` filtering: a tag left out before stays
-/// out); the autowiring index drops removed and no longer autowired services. An edit the
-/// autowiring index cannot follow without the catalog (a changed `type`, or autowiring turned
-/// on or restricted) is refused: one problem each; so is any direct edit of `tags` or `types`.
-fn rebuild_indexes(original: &Plan, edited: &mut Plan) -> Vec<String> {
-    let mut problems = Vec::new();
-    // The indexes are the compiler's, rebuilt below from the services: an edit made to them
-    // directly would be dropped without a word.
-    if edited.tags != original.tags {
-        problems.push(
-            "afterCompile() edited the tag index ('tags'), which the compiler derives from the \
-             services' tags: set services › NAME › tags › TAG instead"
-                .to_string(),
-        );
-    }
-    if edited.types != original.types {
-        problems.push(
-            "afterCompile() edited the autowiring index ('types'), which the compiler derives \
-             from the services' types and autowiring: change those in beforeCompile() instead"
-                .to_string(),
-        );
-    }
-    let filtered = original
-        .services
-        .values()
-        .flat_map(|s| s.tags.keys())
-        .any(|t| !original.tags.contains_key(t));
-    let mut tags = crate::plan::tag_index(&edited.services);
-    if filtered {
-        tags.retain(|t, _| original.tags.contains_key(t));
-    }
-    edited.tags = tags;
-    use wireplan_runtime::plan::Autowired;
-    for (name, s) in &edited.services {
-        let before = original.services.get(name.as_str());
-        let type_changed = before.is_some_and(|b| b.type_ != s.type_);
-        let autowiring_grew = match (before.map(|b| &b.autowired), &s.autowired) {
-            (_, Autowired::All(false)) => false,
-            (Some(b), now) => b != now,
-            (None, _) => true,
-        };
-        if type_changed || autowiring_grew {
-            problems.push(format!(
-                "service '{name}': afterCompile() changed its {} or added it, which the autowiring index cannot follow after compilation; make the change in beforeCompile()",
-                if type_changed { "type" } else { "autowiring" }
-            ));
-        }
-    }
-    let gone = |n: &wireplan_runtime::plan::Name| {
-        edited
-            .services
-            .get(n.as_str())
-            .is_none_or(|s| matches!(s.autowired, Autowired::All(false)))
-    };
-    for names in edited.types.values_mut() {
-        names.retain(|n| !gone(n));
-    }
-    edited.types.retain(|_, names| !names.is_empty());
-    problems
 }
 
 impl CompilerHost {

@@ -118,12 +118,19 @@ pub fn register(engine: &mut Engine) {
                 "plan.set: empty path",
             ));
         };
-        let value = to_expr(&value).map(|e| expr_to_json(&e)).or_else(|m| {
-            raise(Diagnostic::error(
-                Code::InvalidValue,
-                format!("plan.set: {m}"),
-            ))
-        })?;
+        // An empty map is a map (`tags: #{}`); the value tree has one empty collection.
+        let empty_map = value.as_map_ref().is_ok_and(|m| m.is_empty());
+        let value = to_expr(&value)
+            .map(|e| match empty_map {
+                true => Json::Object(Default::default()),
+                false => expr_to_json(&e),
+            })
+            .or_else(|m| {
+                raise(Diagnostic::error(
+                    Code::InvalidValue,
+                    format!("plan.set: {m}"),
+                ))
+            })?;
         let mut doc = p.0.borrow_mut();
         match walk(&mut doc, parent, true) {
             Some(Json::Object(o)) => {
