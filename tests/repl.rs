@@ -1067,3 +1067,21 @@ fn a_setup_that_did_not_complete_is_shown_as_written() {
     assert!(shown.contains("    - nope(1) (not completed)"), "{shown}");
     assert!(!shown.contains("- null"), "{shown}");
 }
+
+/// After a creator is changed to a class that does not exist, the error names the service
+/// without the type it had before (new user's trial: "Service 'cache' (type of
+/// App\MemoryCache): Class 'App\Nope' not found.").
+#[test]
+fn an_error_after_a_changed_creator_does_not_name_the_old_type() {
+    let mut s = session();
+    ask(
+        &mut s,
+        r#"builder.getDefinition("logger").setFactory("App\\Nope")"#,
+    );
+    let errors = ask(&mut s, ":errors");
+    assert!(
+        errors.contains("Service 'logger': Class 'App\\Nope' not found."),
+        "{errors}"
+    );
+    assert!(!errors.contains("(type of App\\FileLogger)"), "{errors}");
+}

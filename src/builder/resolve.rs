@@ -31,6 +31,11 @@ struct Resolver<'a> {
 impl ContainerBuilder {
     /// Resolves the type of every definition; see the module docs.
     pub(super) fn resolve_types(&mut self, diags: &mut Diagnostics) {
+        // A type from an earlier resolution (before a script or the REPL changed a creator)
+        // must not name the service in this one's messages: every type is found again.
+        for d in self.definitions.values_mut() {
+            d.resolved_type = None;
+        }
         let count = self.definitions.len();
         let mut r = Resolver {
             b: self,
