@@ -129,7 +129,12 @@ impl AutowiringIndex {
                                     ),
                                 )
                                 .at(at)
-                                .with_note(format!("{ty} does not extend or implement {t}.")),
+                                .with_note(if b.catalog.exists(&t) {
+                                    format!("{ty} does not extend or implement {t}.")
+                                } else {
+                                    // `autowired: maybe`, `autowired: yes`: not a class at all.
+                                    format!("'{t}' is no known class; `autowired` takes true, false, self, or the types to autowire the service for")
+                                }),
                             );
                             continue;
                         }
