@@ -896,7 +896,7 @@ fn the_start_phase_and_reload_print_the_configuration_errors() {
         dir.path().join("typo.neon").display()
     );
     let summary = format!(
-        "{}: phase B, 0 services, 1 error(s), 0 warning(s); the configuration did not load, so no phase ran",
+        "{}: not loaded, 0 services, 1 error(s), 0 warning(s); the configuration did not load, so no phase ran",
         app.display()
     );
     let status = s.status();

@@ -155,10 +155,15 @@ impl Session {
     pub fn summary(&self) -> String {
         let d = self.pipeline.diagnostics();
         let errors = d.error_count();
+        // A configuration that did not load is at no phase (new user's trial: "phase B" and
+        // "no phase ran" in one line).
+        let phase = match self.pipeline.halted() {
+            true => "not loaded".to_string(),
+            false => format!("phase {}", self.stage().letter()),
+        };
         let mut line = format!(
-            "{}: phase {}, {}, {} error(s), {} warning(s)",
+            "{}: {phase}, {}, {} error(s), {} warning(s)",
             self.path.display(),
-            self.stage().letter(),
             crate::diagnostics::services(self.pipeline.builder().borrow().definitions().count()),
             errors,
             d.items().len() - errors
