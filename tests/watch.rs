@@ -55,6 +55,17 @@ fn services(path: &Path) -> Option<usize> {
         .map(|p| p.services.len())
 }
 
+/// Options for an in-process watch of `conf` writing `dir/out.json`, debounced for 100 ms.
+fn json_watch(conf: &Path, dir: &Path) -> wireplan::watch::WatchOptions {
+    wireplan::watch::WatchOptions {
+        config: conf.to_path_buf(),
+        output: dir.join("out.json"),
+        encoding: wireplan_runtime::Encoding::Json,
+        options: Default::default(),
+        debounce: Duration::from_millis(100),
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn watch_recompiles_on_change_and_keeps_the_last_good_plan() {
@@ -271,17 +282,11 @@ fn a_plan_in_a_missing_folder_stops_the_watch() {
 
 #[test]
 fn a_file_being_written_is_compiled_once_it_holds_still() {
-    use wireplan::watch::{run, Event, Signal, WatchOptions};
+    use wireplan::watch::{run, Event, Signal};
     let dir = tempfile::tempdir().expect("temp dir");
     let conf = dir.path().join("app.neon");
     save(&conf, &config(1));
-    let opts = WatchOptions {
-        config: conf.clone(),
-        output: dir.path().join("out.json"),
-        encoding: wireplan_runtime::Encoding::Json,
-        options: Default::default(),
-        debounce: Duration::from_millis(100),
-    };
+    let opts = json_watch(&conf, dir.path());
     let (sender, signals) = std::sync::mpsc::channel();
     let control = sender.clone();
     let mut seen = Vec::new();
@@ -322,7 +327,7 @@ fn a_file_being_written_is_compiled_once_it_holds_still() {
 /// watch used to keep following the moved folder and never noticed either.
 #[test]
 fn a_folder_renamed_away_and_back_is_seen_both_times() {
-    use wireplan::watch::{run, Event, Signal, WatchOptions};
+    use wireplan::watch::{run, Event, Signal};
     let dir = tempfile::tempdir().expect("temp dir");
     let conf = dir.path().join("app.neon");
     let ext = dir.path().join("ext");
@@ -332,13 +337,7 @@ fn a_folder_renamed_away_and_back_is_seen_both_times() {
         &conf,
         &format!("extensions:\n\tdemo: ext/demo.rhai\n{}", config(1)),
     );
-    let opts = WatchOptions {
-        config: conf.clone(),
-        output: dir.path().join("out.json"),
-        encoding: wireplan_runtime::Encoding::Json,
-        options: Default::default(),
-        debounce: Duration::from_millis(100),
-    };
+    let opts = json_watch(&conf, dir.path());
     let (sender, signals) = std::sync::mpsc::channel();
     let control = sender.clone();
     // Stops the watch if a step is never seen, so the test fails instead of hanging.
