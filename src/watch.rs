@@ -53,8 +53,10 @@ impl CompileRun {
 
     /// The one-line summary of a watch step: `compiled 9 services in 12 ms → PLAN`, or
     /// `2 error(s); the last good plan PLAN is kept` when `kept` (a plan was written to `output`
-    /// earlier in this watch), else `2 error(s); no plan written yet`. A file that was at
-    /// `output` before the watch started is not counted: this run did not write it.
+    /// earlier in this watch) and the file is still there (`… the plan PLAN this watch wrote is
+    /// no longer there` when it was removed since), else `2 error(s); no plan written yet`. A
+    /// file that was at `output` before the watch started is not counted: this run did not
+    /// write it.
     pub fn summary(&self, output: &Path, kept: bool) -> String {
         match &self.plan {
             Some(plan) => format!(
@@ -63,8 +65,14 @@ impl CompileRun {
                 self.elapsed.as_millis(),
                 output.display()
             ),
-            None if kept => format!(
+            None if kept && output.is_file() => format!(
                 "{} error(s); the last good plan {} is kept",
+                self.error_count(),
+                output.display()
+            ),
+            // Removed (or replaced by a folder) since this watch wrote it: nothing is kept.
+            None if kept => format!(
+                "{} error(s); the plan {} this watch wrote is no longer there",
                 self.error_count(),
                 output.display()
             ),

@@ -553,3 +553,43 @@ fn a_missing_include_is_watched_until_it_appears() {
         });
     }
 }
+
+/// After a failed compilation, "the last good plan is kept" only while that file is there:
+/// removed (or replaced by a folder) since this watch wrote it, the summary says so (second
+/// new user's trial).
+#[test]
+fn a_removed_plan_is_not_said_to_be_kept() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("p.json");
+    let failed = wireplan::watch::CompileRun {
+        sources: Default::default(),
+        diagnostics: vec![wireplan::diagnostics::Diagnostic::error(
+            wireplan::diagnostics::Code::InvalidValue,
+            "broken",
+        )],
+        plan: None,
+        elapsed: Duration::from_millis(5),
+        files: Vec::new(),
+        output_is_input: false,
+        timings: None,
+    };
+    std::fs::write(&out, "{}").expect("write");
+    assert_eq!(
+        failed.summary(&out, true),
+        format!("1 error(s); the last good plan {} is kept", out.display())
+    );
+    std::fs::remove_file(&out).expect("remove");
+    assert_eq!(
+        failed.summary(&out, true),
+        format!(
+            "1 error(s); the plan {} this watch wrote is no longer there",
+            out.display()
+        )
+    );
+    std::fs::create_dir(&out).expect("a folder in its place");
+    assert!(failed.summary(&out, true).ends_with("is no longer there"));
+    assert_eq!(
+        failed.summary(&out, false),
+        "1 error(s); no plan written yet"
+    );
+}
