@@ -901,6 +901,8 @@ fn the_start_phase_and_reload_print_the_configuration_errors() {
     );
     let status = s.status();
     assert!(status.starts_with(&missing), "{status}");
+    // The prompt shows no phase either (second new user's trial: it said [B]).
+    assert_eq!(s.prompt(), "wireplan[-]> ");
     assert!(status.contains("2 │     - typo.neon\n"), "{status}");
     assert!(status.ends_with(&format!("\n{summary}")), "{status}");
     // Only the independent error: no follow-up `class-not-found` for App\Clock or App\Main.
@@ -920,6 +922,7 @@ fn the_start_phase_and_reload_print_the_configuration_errors() {
             app.display()
         )
     );
+    assert_eq!(s.prompt(), "wireplan[A]> ");
 }
 
 /// H13: docs/tools.md said the graph is "preliminary" in the REPL's `:phase A`, but the REPL

@@ -139,8 +139,12 @@ impl Session {
         self.pipeline.stage()
     }
 
-    /// The prompt, showing the phase: `wireplan[B]> `.
+    /// The prompt, showing the phase: `wireplan[B]> `; `wireplan[-]> ` while the configuration
+    /// did not load (no phase ran, as the summary says).
     pub fn prompt(&self) -> String {
+        if self.pipeline.halted() {
+            return "wireplan[-]> ".to_string();
+        }
         format!("wireplan[{}]> ", self.stage().letter())
     }
 
