@@ -183,6 +183,19 @@ fn invalid_sandbox_settings_are_reported() {
     );
 }
 
+/// A time limit too large for a duration is echoed short (second new user's trial: `1e300`
+/// was printed with 301 digits).
+#[test]
+fn an_unusable_time_limit_is_echoed_short() {
+    let (_dir, c) = compile_files(&[("app.neon", "wireplan:\n\tsandbox:\n\t\ttimeLimit: 1e300\n")]);
+    let diags = diagnostics(&c);
+    assert!(
+        diags.iter().any(|d| d.message
+            == "wireplan › sandbox › timeLimit: 1e300 is not a usable number of seconds"),
+        "{diags:?}"
+    );
+}
+
 /// Problem 4: an error on a 5 MB line printed the whole line (10 MB on stderr). Now the line is
 /// cut around the label, and the location still names the real line and column.
 #[test]

@@ -215,7 +215,7 @@ pub fn project_limits(section: Option<&Expr>, base: &Limits, diags: &mut Diagnos
                     Err(_) => diags.push(
                         Diagnostic::error(
                             Code::InvalidValue,
-                            format!("wireplan › sandbox › timeLimit: {secs} is not a usable number of seconds"),
+                            format!("wireplan › sandbox › timeLimit: {secs:?} is not a usable number of seconds"),
                         )
                         .at(value.span),
                     ),
