@@ -190,6 +190,28 @@ fn nested_suggestion(raw: &IndexMap<String, Value>, path: &str) -> Option<String
     None
 }
 
+/// For a missing `a.b` where `a` (or a later part of the path) is a parameter that is no
+/// map: "'a' is not a map (its value is of type int), so it has no 'b'". `None` when every part that exists
+/// is a map.
+fn not_a_map_on_the_way(raw: &IndexMap<String, Value>, path: &str) -> Option<String> {
+    let mut parts = path.split('.');
+    let first = parts.next()?;
+    let mut value = raw.get(first)?;
+    let mut found = first.to_string();
+    for part in parts {
+        let Kind::Array(map) = &value.kind else {
+            return Some(format!(
+                "'{found}' is not a map (its value is of type {}), so it has no '{part}'",
+                value.type_name()
+            ));
+        };
+        value = map.get(part)?;
+        found.push('.');
+        found.push_str(part);
+    }
+    None
+}
+
 impl<'a> Expander<'a> {
     /// Reads the `parameters:` section and `-p` overrides, and expands every static
     /// parameter. Returns the expander and the names of the parameters it expanded.
@@ -698,9 +720,13 @@ impl Expander<'_> {
             Some(s) => d.with_primary(s, "used here"),
             None => d.with_note("used in a parameter given with -p"),
         };
-        d = match nested_suggestion(&self.raw, path) {
-            Some(meant) => d.with_note(format!("did you mean '{meant}'?")),
-            None => {
+        d = match (
+            nested_suggestion(&self.raw, path),
+            not_a_map_on_the_way(&self.raw, path),
+        ) {
+            (Some(meant), _) => d.with_note(format!("did you mean '{meant}'?")),
+            (None, Some(note)) => d.with_note(note),
+            (None, None) => {
                 let names: Vec<&str> = self.raw.keys().map(String::as_str).collect();
                 d.with_suggestion(path, names)
             }
