@@ -590,10 +590,14 @@ fn read_deep_json(bytes: &[u8]) -> Result<serde_json::Value, JsonError> {
         de.disable_recursion_limit();
         let v = serde_json::Value::deserialize(&mut de).and_then(|v| de.end().map(|()| v));
         v.map_err(|e| {
-            (
-                (e.to_string(), e.line(), e.column().saturating_sub(1)),
-                None,
-            )
+            // serde's own "at line L column C" counts differently from the label below (column
+            // 0 at a line's start): the label says where.
+            let text = e.to_string();
+            let text = match text.rfind(" at line ") {
+                Some(at) => text[..at].to_string(),
+                None => text,
+            };
+            ((text, e.line(), e.column().saturating_sub(1)), None)
         })
     };
     std::thread::scope(|scope| {

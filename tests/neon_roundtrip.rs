@@ -490,6 +490,12 @@ fn cli_encode_inverts_decode() {
     let (code, _, err) = wireplan(&["encode", json_path]);
     assert_eq!(code, 1);
     assert!(err.contains("Invalid JSON"), "{err}");
+    // serde's own "at line 1 column 9" is not in the message: the label gives the place.
+    assert!(
+        err.starts_with("error[invalid-value]: Invalid JSON: EOF while parsing a value\n"),
+        "{err}"
+    );
+    assert!(err.contains(":1:9"), "{err}");
     std::fs::write(&json_file, "{\"$float\": \"NAN\"}").expect("write");
     let (code, _, err) = wireplan(&["encode", json_path]);
     assert_eq!(code, 1);
