@@ -471,38 +471,38 @@ fn a_service_is_no_candidate_for_its_own_constructor() {
     assert!(!out.contains("chosen: the only preferred"), "{out}");
 }
 
+/// `explain CONFIG SERVICE` of a fixture whose extension script wrote values (which have no
+/// place of their own): exit 0, and no "no source location" (the script's call is named).
+fn explained_script_values(config: &str, service: &str) -> String {
+    let (code, out, err) = run(&["explain", config, service]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!out.contains("no source location"), "{out}");
+    out
+}
+
 /// A creator argument an extension set with `setFactory()` has no place of its own: explain
 /// names the script's call instead of "no source location".
 #[test]
 fn a_value_a_script_set_in_the_creator_is_placed_at_its_call() {
-    let (code, out, err) = run(&[
-        "explain",
+    let out = explained_script_values(
         "tests/fixtures/compile/ext-nette-blog-defaults/config.neon",
         "blog.articles",
-    ]);
-    assert_eq!(code, Some(0), "{err}");
+    );
     assert!(
         out.contains("$postsPerPage  int = 10")
             && out.contains("written at shipped extension 'blog':"),
         "{out}"
     );
-    assert!(!out.contains("no source location"), "{out}");
 }
 
 /// A setup value an extension added with `addSetup()` has no place of its own: explain names
 /// the script's call (the shipped `logaware` extension's) instead of "no source location".
 #[test]
 fn a_value_in_a_setup_a_script_added_is_placed_at_its_call() {
-    let (code, out, err) = run(&[
-        "explain",
-        "tests/fixtures/compile/ext-bare-name/config.neon",
-        "repo",
-    ]);
-    assert_eq!(code, Some(0), "{err}");
+    let out = explained_script_values("tests/fixtures/compile/ext-bare-name/config.neon", "repo");
     assert!(
         out.contains("setup App\\Repo::setLogger()")
             && out.contains("written at shipped extension 'logaware':28:"),
         "{out}"
     );
-    assert!(!out.contains("no source location"), "{out}");
 }

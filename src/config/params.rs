@@ -155,11 +155,13 @@ pub fn expand_config_streaming(
     (params, sections, outcome)
 }
 
-/// For a missing `a.b.c` whose start names nested maps (`a`, `a.b`): the path with its first
-/// missing key replaced by the key of that map it is a typo of (the "did you mean" rule,
-/// [`crate::diagnostics::suggest`]), e.g. `mail.from` for `mail.form`. `None` when the
-/// first name is not a parameter (the top-level suggestion applies then) or nothing is close.
-fn nested_suggestion(raw: &IndexMap<String, Value>, path: &str) -> Option<String> {
+/// The note for a missing `a.b.c` whose first name is a parameter, from one walk down the
+/// path: where a key is missing from a map, "did you mean 'mail.from'?" with that key replaced
+/// by the map's key it is a typo of ([`crate::diagnostics::suggest`]; `None` when nothing is
+/// close); where a part is no map, "'a' is not a map (its value is of type int), so it has no
+/// 'b'". `None` when the first name is not a parameter (the top-level suggestion applies
+/// then).
+fn missing_path_note(raw: &IndexMap<String, Value>, path: &str) -> Option<String> {
     let mut parts = path.split('.');
     let first = parts.next()?;
     let mut value = raw.get(first)?;
@@ -167,7 +169,10 @@ fn nested_suggestion(raw: &IndexMap<String, Value>, path: &str) -> Option<String
     let rest: Vec<&str> = parts.collect();
     for (i, part) in rest.iter().enumerate() {
         let Kind::Array(map) = &value.kind else {
-            return None;
+            return Some(format!(
+                "'{found}' is not a map (its value is of type {}), so it has no '{part}'",
+                value.type_name()
+            ));
         };
         match map.get(part) {
             Some(inner) => {
@@ -183,31 +188,9 @@ fn nested_suggestion(raw: &IndexMap<String, Value>, path: &str) -> Option<String
                     out.push('.');
                     out.push_str(later);
                 }
-                return Some(out);
+                return Some(format!("did you mean '{out}'?"));
             }
         }
-    }
-    None
-}
-
-/// For a missing `a.b` where `a` (or a later part of the path) is a parameter that is no
-/// map: "'a' is not a map (its value is of type int), so it has no 'b'". `None` when every part that exists
-/// is a map.
-fn not_a_map_on_the_way(raw: &IndexMap<String, Value>, path: &str) -> Option<String> {
-    let mut parts = path.split('.');
-    let first = parts.next()?;
-    let mut value = raw.get(first)?;
-    let mut found = first.to_string();
-    for part in parts {
-        let Kind::Array(map) = &value.kind else {
-            return Some(format!(
-                "'{found}' is not a map (its value is of type {}), so it has no '{part}'",
-                value.type_name()
-            ));
-        };
-        value = map.get(part)?;
-        found.push('.');
-        found.push_str(part);
     }
     None
 }
@@ -720,13 +703,9 @@ impl Expander<'_> {
             Some(s) => d.with_primary(s, "used here"),
             None => d.with_note("used in a parameter given with -p"),
         };
-        d = match (
-            nested_suggestion(&self.raw, path),
-            not_a_map_on_the_way(&self.raw, path),
-        ) {
-            (Some(meant), _) => d.with_note(format!("did you mean '{meant}'?")),
-            (None, Some(note)) => d.with_note(note),
-            (None, None) => {
+        d = match missing_path_note(&self.raw, path) {
+            Some(note) => d.with_note(note),
+            None => {
                 let names: Vec<&str> = self.raw.keys().map(String::as_str).collect();
                 d.with_suggestion(path, names)
             }
