@@ -313,6 +313,63 @@ fn an_empty_parameter_value_is_null_with_a_warning() {
     assert!(!String::from_utf8_lossy(&out.stderr).contains("set to null"));
 }
 
+/// An error at a `%name%` that `-p` set says the value came from the command line: the
+/// configuration's own value is not what was checked.
+#[test]
+fn an_error_at_a_parameter_set_by_dash_p_says_where_the_value_came_from() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "parameters:\n\tmaxItems: 5\n\tdb: {port: 1}\ntypes:\n\tApp\\Box:\n\t\tconstructor: [max: int]\n\
+         services:\n\tbox: App\\Box(%maxItems%)\n\tother: App\\Box(%db.port%)\n\tthird: App\\Box(%db%)\n",
+    )
+    .expect("w");
+    let check = |args: &[&str]| {
+        let out = wireplan()
+            .args(["check", config.to_str().expect("utf-8")])
+            .args(args)
+            .output()
+            .expect("runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, err) = check(&["-p", "maxItems=abc", "-p", "db.port=x"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("expects int, 'abc' given"), "{err}");
+    assert!(
+        err.contains("= the value of %maxItems% comes from the command line: -p maxItems=abc"),
+        "{err}"
+    );
+    assert!(
+        err.contains("= the value of %db.port% comes from the command line: -p db.port=x"),
+        "{err}"
+    );
+    assert!(
+        err.contains("= part of the value of %db% comes from the command line: -p db.port=x"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("comes from the command line").count(),
+        3,
+        "{err}"
+    );
+    // The same error from the file's own value has no such note.
+    std::fs::write(
+        &config,
+        std::fs::read_to_string(&config)
+            .expect("r")
+            .replace("maxItems: 5", "maxItems: abc"),
+    )
+    .expect("w");
+    let (code, err) = check(&[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("expects int, 'abc' given"), "{err}");
+    assert!(!err.contains("command line"), "{err}");
+}
+
 #[test]
 fn check_says_ok_and_bad_parameter_names_are_errors() {
     let out = wireplan()

@@ -252,3 +252,45 @@ fn a_bad_version_value_is_shown() {
     let missing = text.replacen(&format!("\"version\": {VERSION}, "), "", 1);
     assert_eq!(bad_plan_reason(&missing), "\"version\" is missing");
 }
+
+/// A plan compiled from a stale catalog (a constructor parameter added or removed since) is
+/// refused at load with every such service named, not when the service is created.
+#[test]
+fn a_plan_whose_argument_counts_differ_from_the_registry_is_refused_at_load() {
+    use wireplan_runtime::catalog::Param;
+    use wireplan_runtime::{Container, Registry};
+    struct Mailer;
+    let mut reg = Registry::new();
+    reg.class::<Mailer>("App\\Mailer")
+        .signature(vec![Param::of::<String>("host"), Param::of::<i64>("port")])
+        .constructor(|a| {
+            a.str(0)?;
+            a.int(1)?;
+            Ok(Mailer)
+        });
+    let services = r#"{
+        "short": {"type": "App\\Mailer", "create": {"$new": "App\\Mailer", "args": ["h"]}},
+        "good": {"type": "App\\Mailer", "create": {"$new": "App\\Mailer", "args": ["h", 25]}},
+        "long": {"type": "App\\Mailer", "create": {"$new": "App\\Mailer", "args": ["h", 25, true]}}
+    }"#;
+    let e = Container::from_json_str(&plan_with(VERSION, services), &reg)
+        .err()
+        .expect("refused");
+    let text = e.to_string();
+    assert!(text.contains("2 problem(s)"), "{text}");
+    assert!(
+        text.contains(
+            "service 'short' (create): the constructor of App\\Mailer takes 2 argument(s) \
+             (host, port), the plan passes 1"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("service 'long' (create)"), "{text}");
+    assert!(text.contains("the plan passes 3"), "{text}");
+    assert!(!text.contains("'good'"), "{text}");
+
+    // The same counts load.
+    let services = r#"{"good": {"type": "App\\Mailer", "create": {"$new": "App\\Mailer", "args": ["h", 25]}}}"#;
+    let c = Container::from_json_str(&plan_with(VERSION, services), &reg).expect("loads");
+    assert!(c.get::<Mailer>("good").is_ok());
+}

@@ -78,6 +78,9 @@ pub struct Pipeline {
     /// Where in `diags` the builder's own checks (`resolve`, `complete`) reported.
     checks: Vec<Range<usize>>,
     stage: Stage,
+    /// The `-p` values applied (empty without any): diagnostics at a `%name%` they set get a
+    /// note saying so ([`config::note_overrides`]).
+    overrides: indexmap::IndexMap<String, crate::neon::Value>,
     plan: Option<Plan>,
     /// The sandbox limits the extensions run under.
     limits: crate::script::Limits,
@@ -289,7 +292,10 @@ impl Pipeline {
             // Loaded into definitions; nothing later reads the section.
             sections.shift_remove("services");
         }
+        let overrides = overrides.into_owned();
+        config::note_overrides(&mut diags, 0, &sources.borrow(), &overrides);
         Pipeline {
+            overrides,
             sections,
             params,
             builder,
@@ -377,6 +383,7 @@ impl Pipeline {
         // A class the catalog lacks is reported with the definition's span; the class name
         // as written inside it is found now that the text is at hand.
         diags.narrow_to_focus(phase_start, &self.sources.borrow());
+        config::note_overrides(diags, phase_start, &self.sources.borrow(), &self.overrides);
         self.halted = over_memory_keeping_freed("completing the services", diags);
         self.stage = Stage::B;
     }
@@ -454,6 +461,12 @@ impl Pipeline {
         services::warn_if_empty(&b, self.raw_files.first().copied(), &mut self.diags);
         self.checks.push(before..self.diags.items().len());
         self.diags.narrow_to_focus(before, &self.sources.borrow());
+        config::note_overrides(
+            &mut self.diags,
+            before,
+            &self.sources.borrow(),
+            &self.overrides,
+        );
     }
 
     fn forget_checks(&mut self) {

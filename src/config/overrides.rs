@@ -196,6 +196,90 @@ fn contains_word(text: &str, word: &str) -> bool {
     })
 }
 
+/// Adds a note to each diagnostic from the `from`-th on whose primary span's text refers to a
+/// parameter that a `-p` value set (`overrides`, those applied): `%maxItems%` set by
+/// `-p maxItems=abc` is otherwise reported at the configuration's `%maxItems%` with the
+/// command line's value and no word of where that value came from. A reference matches a
+/// `-p` name when it is the name, lies below it (`%db.host%` and `-p db=…`) or above it
+/// (`%db%` and `-p db.host=…`). One note per parameter and diagnostic; nothing when no `-p`
+/// value was applied.
+pub fn note_overrides(
+    diags: &mut Diagnostics,
+    from: usize,
+    sources: &crate::source::SourceMap,
+    overrides: &IndexMap<String, Value>,
+) {
+    if overrides.is_empty() {
+        return;
+    }
+    for d in diags.since_mut(from) {
+        let Some(span) = d.primary_span() else {
+            continue;
+        };
+        let Some(text) = sources.get(span.file).text.get(span.range()) else {
+            continue;
+        };
+        for reference in parameter_references(text) {
+            for (name, value) in overrides {
+                let whole = reference == name
+                    || reference
+                        .strip_prefix(name.as_str())
+                        .is_some_and(|rest| rest.starts_with('.'));
+                let part = name
+                    .strip_prefix(reference)
+                    .is_some_and(|rest| rest.starts_with('.'));
+                if !whole && !part {
+                    continue;
+                }
+                let mut shown = crate::neon::encode_inline(value).unwrap_or_default();
+                if shown.chars().count() > 60 {
+                    shown = shown.chars().take(57).collect::<String>() + "...";
+                }
+                let note = format!(
+                    "{} of %{reference}% comes from the command line: -p {name}={shown}",
+                    if whole {
+                        "the value"
+                    } else {
+                        "part of the value"
+                    }
+                );
+                if !d.notes.contains(&note) {
+                    d.notes.push(note);
+                }
+            }
+        }
+    }
+}
+
+/// The names of the `%name%` references in `text` (`%%` is an escaped percent sign, not a
+/// reference).
+fn parameter_references(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('%') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('%') else {
+            break;
+        };
+        let name = &after[..close];
+        if !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        {
+            out.push(name);
+            rest = &after[close + 1..];
+        } else {
+            // `%%` or a `%` that opens no reference: go on from the second `%`.
+            rest = &after[close..];
+            if name.is_empty() {
+                rest = &rest[1..];
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -348,5 +432,14 @@ mod tests {
                 vec![]
             )]
         );
+    }
+
+    #[test]
+    fn parameter_references_skip_escaped_percent_signs() {
+        assert_eq!(
+            super::parameter_references("a%b%c %d.e-f% 100%% %%x%% %g%"),
+            ["b", "d.e-f", "g"]
+        );
+        assert!(super::parameter_references("50% off, not %a name%").is_empty());
     }
 }

@@ -101,10 +101,37 @@ impl<'a> Checker<'a> {
         entry
     }
 
-    /// A `$new` of `class`: the class and its constructor must be registered. Returns the
-    /// registration, if any.
-    fn check_new(&mut self, class: &'a str, at: &dyn Display) -> Option<(u32, &'a ClassEntry)> {
+    /// A `$new` of `class` with `args` arguments: the class and its constructor must be
+    /// registered, and when the registration declares the constructor's parameters
+    /// ([`crate::ClassBuilder::signature`], which `#[derive(Service)]` and `register!` fill in),
+    /// the plan must pass exactly that many (a plan's arguments are positional and complete:
+    /// the compiler filled in the defaults). A different count means the plan was compiled
+    /// from a catalog other than this registry's; it is reported here, at load, instead of as
+    /// a wrong or missing argument when the service is created. Returns the registration, if
+    /// any.
+    fn check_new(
+        &mut self,
+        class: &'a str,
+        args: usize,
+        at: &dyn Display,
+    ) -> Option<(u32, &'a ClassEntry)> {
         let entry = self.use_class(class);
+        if let Some(params) = entry.and_then(|(_, c)| c.more().ctor_sig.as_ref()) {
+            if params.len() != args {
+                let names: Vec<&str> = params.iter().map(|p| p.name).collect();
+                self.problems.push(format!(
+                    "{at}: the constructor of {class} takes {} argument(s) ({}), the plan \
+                     passes {args}; the plan was compiled from a catalog that does not match \
+                     this registry (export the registry's catalog and compile again)",
+                    params.len(),
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    },
+                ));
+            }
+        }
         match entry {
             None => self.miss(Missing::Class {
                 class: class.to_string(),
@@ -201,7 +228,7 @@ impl<'a> Checker<'a> {
                 Expr::New { class, args } => {
                     let mut entry = None;
                     if !self.too_deep(&sp.create, &at) {
-                        entry = self.check_new(class, &at);
+                        entry = self.check_new(class, args.len(), &at);
                         for a in args {
                             // A `$ref` by name (the common argument) is looked up once, here.
                             if let Expr::Ref(r) = a {
@@ -395,7 +422,7 @@ impl<'a> Checker<'a> {
                 self.walk_checked(default, at, this, factory);
             }
             Expr::New { class, args } => {
-                self.check_new(class, at);
+                self.check_new(class, args.len(), at);
                 for a in args {
                     self.walk_checked(a, at, this, factory);
                 }
