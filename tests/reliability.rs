@@ -196,6 +196,41 @@ fn an_unusable_time_limit_is_echoed_short() {
     );
 }
 
+/// A `wireplan:` section with an error sets no limit: a script stopped by a limit says it ran
+/// under the defaults, so the limit it names is not taken for the one the section asked for.
+#[test]
+fn a_limit_error_after_an_invalid_wireplan_section_says_the_defaults_applied() {
+    const SCRIPT: &str = "fn f(n) { f(n + 1) }\nfn loadConfiguration() { f(0) }\n";
+    const NOTE: &str = "the `wireplan:` section has an error (reported with it), so the \
+                        scripts ran under the default limits, not the ones it sets";
+    let limit_error = |section: &str| {
+        let app = format!("wireplan:\n\tsandbox:\n{section}extensions:\n\tr: r.rhai\n");
+        let (_dir, c) = compile_files(&[("app.neon", &app), ("r.rhai", SCRIPT)]);
+        let diags = diagnostics(&c);
+        let limit = diags
+            .iter()
+            .find(|d| d.code == "script-error")
+            .unwrap_or_else(|| panic!("{diags:?}"))
+            .clone();
+        (diags.len(), limit)
+    };
+    let (count, limit) = limit_error("\t\tmaxCallLevels: [deep]\n");
+    assert_eq!(count, 2, "{limit:?}");
+    assert!(
+        limit.notes.iter().any(|n| n.contains("call depth of 64")),
+        "{limit:?}"
+    );
+    assert!(limit.notes.iter().any(|n| n == NOTE), "{limit:?}");
+    // A valid section: the limit it sets, and no such note.
+    let (count, limit) = limit_error("\t\tmaxCallLevels: 20\n");
+    assert_eq!(count, 1, "{limit:?}");
+    assert!(
+        limit.notes.iter().any(|n| n.contains("call depth of 20")),
+        "{limit:?}"
+    );
+    assert!(!limit.notes.iter().any(|n| n == NOTE), "{limit:?}");
+}
+
 /// Problem 4: an error on a 5 MB line printed the whole line (10 MB on stderr). Now the line is
 /// cut around the label, and the location still names the real line and column.
 #[test]

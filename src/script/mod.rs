@@ -52,6 +52,10 @@ pub struct Limits {
     pub max_map_size: usize,
     /// Maximum number of variables in scope.
     pub max_variables: usize,
+    /// Whether the `wireplan:` section meant to set these limits had an error, so the limits
+    /// are the defaults (or the caller's): a script stopped by one then says so, as the limit
+    /// it names is not the one the section asked for.
+    pub section_failed: bool,
 }
 
 impl Default for Limits {
@@ -66,6 +70,7 @@ impl Default for Limits {
             max_array_size: 100_000,
             max_map_size: 100_000,
             max_variables: 1_000,
+            section_failed: false,
         }
     }
 }
@@ -546,8 +551,17 @@ impl Extension {
         if !keep {
             d.labels.clear();
         }
+        let mut limited = matches!(inner, EvalAltResult::ErrorTerminated(value, _)
+            if sandbox::termination_message(value, limits).is_some());
         if let Some(note) = limit_note(inner, limits) {
             d = d.with_note(note);
+            limited = true;
+        }
+        if limited && limits.section_failed {
+            d = d.with_note(
+                "the `wireplan:` section has an error (reported with it), so the scripts ran \
+                 under the default limits, not the ones it sets",
+            );
         }
         let primary_pos = if pos.is_none() {
             frames.first().map(|f| f.1).unwrap_or(Position::NONE)

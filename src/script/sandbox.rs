@@ -178,7 +178,8 @@ fn seconds(d: Duration) -> String {
 }
 
 /// The limits for a project: `base` (the caller's, by default [`Limits::default`]) with what
-/// the `wireplan:` section sets. An invalid section is reported to `diags` and leaves `base`.
+/// the `wireplan:` section sets. An invalid section is reported to `diags` and leaves `base`,
+/// marked [`Limits::section_failed`] (an unusable `timeLimit` alone leaves the time limit).
 pub fn project_limits(section: Option<&Expr>, base: &Limits, diags: &mut Diagnostics) -> Limits {
     let mut limits = *base;
     let Some(section) = section else {
@@ -187,6 +188,7 @@ pub fn project_limits(section: Option<&Expr>, base: &Limits, diags: &mut Diagnos
     let Some(valid) =
         crate::schema::validate(&crate::project::schema(), section, &["wireplan"], diags)
     else {
+        limits.section_failed = true;
         return limits;
     };
     let Some(sandbox) = valid
