@@ -126,12 +126,23 @@ fn phases_step_and_type_answers_say_when_they_are_not_reliable() {
         e.ends_with("arguments: not known yet (completed at the end of phase B)"),
         "{e}"
     );
-    assert!(ask(&mut s, ":deps blog").contains("\npreliminary: "));
+    let d = ask(&mut s, ":deps blog");
+    assert!(d.contains("\npreliminary: "), "{d}");
+    // blog autowires everything it needs: before phase B none of it is known, and the
+    // answer does not claim there is nothing.
+    assert!(
+        d.ends_with("\n  it names no service (what it autowires is known after phase B)"),
+        "{d}"
+    );
+    assert!(!d.contains("depends on no service"), "{d}");
     // beforeCompile() (the logaware extension) has not run: no setLogger setup yet.
     assert!(!ask(&mut s, ":show articles").contains("setLogger"));
 
     let b = ask(&mut s, ":phase B");
     assert!(b.contains("phase B, 9 services, 0 error(s)"), "{b}");
+    let d = ask(&mut s, ":deps blog 1");
+    assert!(d.contains("\n  articles "), "{d}");
+    assert!(!d.contains("names no service"), "{d}");
     assert_eq!(s.prompt(), "wireplan[B]> ");
     let t = ask(&mut s, ":type App\\Logger");
     assert_eq!(

@@ -341,7 +341,19 @@ impl fmt::Display for Dependents {
         if self.preliminary {
             writeln!(f, "{}", super::graph::PRELIMINARY)?;
         }
-        if self.related.is_empty() {
+        if self.related.is_empty() && self.preliminary {
+            // Before phase B only references written by name are known: "none" would be a
+            // claim about the autowired arguments too.
+            let none = match self.direction {
+                Direction::NeededBy => {
+                    "no service names it (those that autowire it are known after phase B)"
+                }
+                Direction::Needs => {
+                    "it names no service (what it autowires is known after phase B)"
+                }
+            };
+            writeln!(f, "  {none}")?;
+        } else if self.related.is_empty() {
             writeln!(f, "  {none}")?;
         }
         let w = self
