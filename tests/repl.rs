@@ -308,12 +308,14 @@ fn one_truth_type_follows_autowiring_changes() {
     );
     let t = ask(&mut s, ":type App\\Logger");
     assert!(
-        t.contains("getByType(App\\Logger) → error ambiguous-service: logger, log2"),
+        t.contains("getByType(App\\Logger) → error ambiguous-service: log2, logger"),
         "{t}"
     );
     assert!(t.contains("log2    App\\FileLogger  ambiguous: "), "{t}");
     let g = ask(&mut s, r#"builder.getByType("App\\Logger")"#);
     assert!(g.contains("error[ambiguous-service]"), "{g}");
+    // The same names in the same order as the error.
+    assert!(g.contains("found: log2, logger"), "{g}");
     // Only log2 autowired: both answer log2.
     ask(
         &mut s,

@@ -18,7 +18,8 @@ pub enum TypeAnswer {
     /// No autowired service (`getByType` returns null; an argument of this type needs a value
     /// or a default).
     None,
-    /// Several preferred services: `getByType` fails with `ambiguous-service`.
+    /// Several preferred services: `getByType` fails with `ambiguous-service`. Their names are
+    /// sorted, as in that error's message.
     Ambiguous(Vec<String>),
 }
 
@@ -102,7 +103,11 @@ pub fn type_candidates(b: &mut ContainerBuilder, ty: &str) -> Result<TypeExplana
         Ok(Some(n)) => TypeAnswer::Service(n),
         Ok(None) => TypeAnswer::None,
         Err(d) if d.code == Code::AmbiguousService => {
-            TypeAnswer::Ambiguous(b.autowiring().high(&ty).map(String::from).collect())
+            // In the order of the `ambiguous-service` error's message (Nette's: sorted), so
+            // the answer reads as the error `check` reports.
+            let mut names: Vec<String> = b.autowiring().high(&ty).map(String::from).collect();
+            names.sort();
+            TypeAnswer::Ambiguous(names)
         }
         Err(d) => return Err(d),
     };
