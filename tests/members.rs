@@ -43,7 +43,7 @@ fn every_member_mistake_is_reported_at_its_position() {
         ("invalid-definition", "Service 'd' (type of App\\Sink): Method App\\Math::scale() is not static; a callable of an object's method is written @service::scale(...).", 28, 14),
         ("invalid-definition", "Service 'e' (type of App\\Sink): Cannot create a first-class callable from a constructor (App\\Math(...)); name a static method: App\\Math::method(...).", 29, 14),
         ("invalid-definition", "Service 'f' (type of App\\Sink): Function strlen() doesn't exist; only methods can be first-class callables (Class::method(...), @service::method(...)).", 30, 14),
-        ("invalid-definition", "Service 'g' (type of App\\Math): A first-class callable (App\\Math::double(...)) is a closure, not a service object; pass it as an argument instead.", 32, 3),
+        ("invalid-definition", "Service 'g' (type of App\\Math): A first-class callable (App\\Math::double(...)) is a closure, not a service object; pass it as an argument instead.", 32, 11),
         ("missing-service", "Service 'h' (type of App\\Sink): Reference to missing service 'nowhere'.", 34, 14),
         ("property-not-found", "Service 'i' (type of App\\Sink): Property App\\Sink::$flg is not declared in the catalog.\ndid you mean 'flag'?", 38, 6),
         ("invalid-definition", "Service 'i' (type of App\\Sink): Writing a property of another object (@config::$dsn(...)) is not supported: services are shared once created. Write it in that service's own setup ($dsn: value), or call a method.", 39, 6),

@@ -288,6 +288,16 @@ fn a_plan_whose_argument_counts_differ_from_the_registry_is_refused_at_load() {
     assert!(text.contains("service 'long' (create)"), "{text}");
     assert!(text.contains("the plan passes 3"), "{text}");
     assert!(!text.contains("'good'"), "{text}");
+    // A binary plan, which loads through its own fast path, is refused the same way.
+    let binary = Plan::from_json_str(&plan_with(VERSION, services), "p")
+        .expect("a valid plan")
+        .to_binary();
+    let e = Container::from_bytes(&binary, &reg).err().expect("refused");
+    assert_eq!(
+        e.to_string().replacen("<bytes>", "<string>", 1),
+        text,
+        "the same problems as the JSON plan's"
+    );
 
     // The same counts load.
     let services = r#"{"good": {"type": "App\\Mailer", "create": {"$new": "App\\Mailer", "args": ["h", 25]}}}"#;

@@ -216,15 +216,31 @@ fn autowired(v: &Dynamic) -> Res<Autowired> {
     }
     match value(v, "setAutowired")?.kind {
         ExprKind::Str(s) => Ok(Autowired::Types(vec![crate::catalog::normalize_name(&s)])),
-        ExprKind::Array(a) => Ok(Autowired::Types(
-            a.values()
-                .filter_map(|x| x.as_str().map(crate::catalog::normalize_name))
-                .collect(),
-        )),
-        _ => raise(Diagnostic::error(
-            Code::InvalidValue,
-            "setAutowired: expects a bool, 'self', a type or a list of types",
-        )),
+        // Every item a type name: a map, or a number among the types, is refused (it was
+        // dropped, leaving the service autowired for fewer types than the script named).
+        ExprKind::Array(a) if a.is_list() && a.values().all(|x| x.as_str().is_some()) => {
+            Ok(Autowired::Types(
+                a.values()
+                    .filter_map(|x| x.as_str().map(crate::catalog::normalize_name))
+                    .collect(),
+            ))
+        }
+        _ => {
+            let given = match v.read_lock::<rhai::Array>() {
+                Some(items) => match items.iter().find(|x| !x.is_string()) {
+                    Some(item) => format!(
+                        "a list with an item of type {}",
+                        super::values::script_type_name(item)
+                    ),
+                    None => "array".to_string(),
+                },
+                None => super::values::script_type_name(v),
+            };
+            raise(Diagnostic::error(
+                Code::InvalidValue,
+                format!("setAutowired: expects a bool, 'self', a type or a list of types, {given} given"),
+            ))
+        }
     }
 }
 

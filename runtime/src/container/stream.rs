@@ -280,6 +280,13 @@ impl Stream<'_, '_> {
         let start = self.args.len() as u32;
         self.leaf_args(false)?;
         let end = self.args.len() as u32;
+        // A count other than the declared constructor's is a load problem the model path
+        // reports ([`super::check`]).
+        if let Some(params) = entry.more().ctor_sig.as_ref() {
+            if params.len() != (end - start) as usize {
+                return None;
+            }
+        }
         push_node(&mut self.news, || NewOp {
             class: class_index as u32,
             ctor: Some(ctor),
