@@ -238,7 +238,7 @@ impl Completer<'_> {
                 self.statement(&st, &ctx, creator_span)
             }
         };
-        self.focus_on_creator(def, reported);
+        super::focus_on_creator(def, self.diags, reported);
         let setup_ctx = Ctx {
             in_setup: true,
             ..ctx
@@ -250,26 +250,6 @@ impl Completer<'_> {
             .collect();
         let tags = self.tags(def, &setup_ctx);
         Completed::new(create, setup, tags, IndexMap::new(), factory_params)
-    }
-
-    /// The creator's statements report at the whole definition when they have no place of
-    /// their own: for a definition written as a block (`create:`, `tags:`, `setup:` …) that
-    /// underlined every line of it. Each such diagnostic from the `from`-th on asks to be
-    /// narrowed to the creator's class as written ([`Diagnostics::narrow_to_focus`], at the end
-    /// of phase B), which also stays where it is when the name is not written there.
-    fn focus_on_creator(&mut self, def: &Definition, from: usize) {
-        let Some(Callee::Name(class)) = def.creator.as_ref().map(|c| &c.callee) else {
-            return;
-        };
-        let class = class.split("::").next().unwrap_or(class);
-        if def.span.is_none() || class.is_empty() || class.starts_with('@') {
-            return;
-        }
-        for d in self.diags.since_mut(from) {
-            if d.focus.is_none() && d.primary_span() == def.span {
-                d.focus = Some(class.trim_start_matches('\\').to_string());
-            }
-        }
     }
 
     /// The factory parameter `name` (one of `ctx.factory_params`) as a plan value: `$arg`,

@@ -905,6 +905,28 @@ impl ContainerBuilder {
     }
 }
 
+/// Diagnostics about a definition's creator that `resolve` and `complete` report at the whole
+/// definition (they have no place of their own) underlined every line of a definition written
+/// as a block (`create:`, `tags:`, `setup:` …). Each diagnostic from the `from`-th on at the
+/// definition's span asks to be narrowed to the creator as written: `App\Mailer`,
+/// `App\Clock::make`, `@clock::now` ([`Diagnostics::narrow_to_focus`], at the end of phase B,
+/// which leaves a span alone when the name is not written in it). The caller reports only
+/// about the creator between `from` and now; a creator an extension set has a place of its
+/// own and is left alone.
+pub(crate) fn focus_on_creator(def: &Definition, diags: &mut Diagnostics, from: usize) {
+    let Some(Callee::Name(name)) = def.creator.as_ref().map(|c| &c.callee) else {
+        return;
+    };
+    if def.span.is_none() || name.is_empty() || def.extras().creator_at.is_some() {
+        return;
+    }
+    for d in diags.since_mut(from) {
+        if d.focus.is_none() && d.primary_span() == def.span {
+            d.focus = Some(name.trim_start_matches('\\').to_string());
+        }
+    }
+}
+
 fn ambiguous(type_: &str, names: &[String]) -> Diagnostic {
     let mut sorted = names.to_vec();
     sorted.sort();

@@ -388,7 +388,10 @@ impl Resolver<'_> {
             return None;
         };
         // An extension's `setFactory()` has a place of its own in the script.
-        self.statement_type(creator, def.extras().creator_at.or(span), &prefix)
+        let reported = self.diags.len();
+        let ty = self.statement_type(creator, def.extras().creator_at.or(span), &prefix);
+        super::focus_on_creator(def, self.diags, reported);
+        ty
     }
 
     fn invalid(&mut self, span: Option<crate::source::Span>, msg: String) {

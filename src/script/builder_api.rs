@@ -557,19 +557,37 @@ fn register_definition(engine: &mut Engine) {
     });
     engine.register_fn("setTags", |d: &mut H, tags: Dynamic| -> Res<H> {
         let tags = arguments(&tags, "setTags")?;
+        // The rules of `tags:` and `addTag()`, checked before anything is replaced: a list
+        // item is a tag name, a map key a non-empty name (a number or `()` in the list used
+        // to become a tag named after its position).
+        let mut checked = Vec::with_capacity(tags.items.len());
+        for (k, v) in tags.items {
+            let (name, value) = match k {
+                crate::neon::Key::Int(_) => match v.as_str() {
+                    Some(t) => (t.to_string(), Expr::bare(ExprKind::Bool(true))),
+                    None => {
+                        return raise(Diagnostic::error(
+                            Code::InvalidValue,
+                            format!(
+                                "setTags: a list item must be a tag name, {} given",
+                                v.type_name()
+                            ),
+                        ))
+                    }
+                },
+                k => (k.as_string(), v),
+            };
+            if name.trim().is_empty() {
+                return raise(Diagnostic::error(
+                    Code::InvalidValue,
+                    "setTags: a tag name is empty",
+                ));
+            }
+            checked.push((name, value));
+        }
         d.chain(|def| {
             def.tags.clear();
-            for (k, v) in tags.items {
-                match (k, v.as_str()) {
-                    (crate::neon::Key::Int(_), Some(t)) => {
-                        def.tags
-                            .insert(t.to_string(), Expr::bare(ExprKind::Bool(true)));
-                    }
-                    (k, _) => {
-                        def.tags.insert(k.as_string(), v);
-                    }
-                }
-            }
+            def.tags.extend(checked);
         })
     });
     engine.register_fn("setAutowired", |d: &mut H, v: Dynamic| -> Res<H> {
