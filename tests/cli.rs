@@ -356,6 +356,13 @@ fn an_error_at_a_parameter_set_by_dash_p_says_where_the_value_came_from() {
         3,
         "{err}"
     );
+    // A reference below the parameter the command line replaced.
+    let (code, err) = check(&["-p", "db=5"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("= %db.port% lies in 'db', which the command line sets: -p db=5"),
+        "{err}"
+    );
     // The same error from the file's own value has no such note.
     std::fs::write(
         &config,
@@ -530,6 +537,50 @@ fn an_empty_output_path_is_named_as_such() {
         "{stderr}"
     );
     assert!(out.stdout.is_empty());
+}
+
+/// An output path in a folder that does not exist, or ending in `/`, says so: the system's own
+/// words were "Not a directory (os error 20)" for `-o newdir/`.
+#[test]
+fn an_output_path_in_a_missing_folder_says_what_is_wrong() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = |out: &std::path::Path| {
+        let out = wireplan()
+            .args([
+                "compile",
+                "examples/blog/config/app.neon",
+                "--catalog",
+                "examples/blog/catalog.json",
+                "-o",
+            ])
+            .arg(out)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let folder = format!("{}/newdir/", dir.path().display());
+    let err = run(std::path::Path::new(&folder));
+    assert!(
+        err.contains("error[io-error]: Cannot write the plan to"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "= the path ends with '/', so it names a folder; a plan needs a file name, such as \
+             {folder}app.plan.json"
+        )),
+        "{err}"
+    );
+    let err = run(&dir.path().join("missing").join("app.plan.json"));
+    assert!(
+        err.contains(&format!(
+            "= the folder '{}' does not exist; the plan's folder is not created",
+            dir.path().join("missing").display()
+        )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).expect("ls").count(), 0);
 }
 
 /// A type catalog given as the configuration: its `format` and `version` are reported as

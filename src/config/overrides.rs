@@ -200,8 +200,8 @@ fn contains_word(text: &str, word: &str) -> bool {
 /// parameter that a `-p` value set (`overrides`, those applied): `%maxItems%` set by
 /// `-p maxItems=abc` is otherwise reported at the configuration's `%maxItems%` with the
 /// command line's value and no word of where that value came from. A reference matches a
-/// `-p` name when it is the name, lies below it (`%db.host%` and `-p db=…`) or above it
-/// (`%db%` and `-p db.host=…`). One note per parameter and diagnostic; nothing when no `-p`
+/// `-p` name when it is the name, lies below it (`%db.host%` and `-p db=…`: "lies in 'db'")
+/// or above it (`%db%` and `-p db.host=…`: "part of the value"). One note per parameter and diagnostic; nothing when no `-p`
 /// value was applied.
 pub fn note_overrides(
     diags: &mut Diagnostics,
@@ -221,28 +221,29 @@ pub fn note_overrides(
         };
         for reference in parameter_references(text) {
             for (name, value) in overrides {
-                let whole = reference == name
-                    || reference
-                        .strip_prefix(name.as_str())
-                        .is_some_and(|rest| rest.starts_with('.'));
+                let below = reference
+                    .strip_prefix(name.as_str())
+                    .is_some_and(|rest| rest.starts_with('.'));
                 let part = name
                     .strip_prefix(reference)
                     .is_some_and(|rest| rest.starts_with('.'));
-                if !whole && !part {
+                if reference != name && !below && !part {
                     continue;
                 }
                 let mut shown = crate::neon::encode_inline(value).unwrap_or_default();
                 if shown.chars().count() > 60 {
                     shown = shown.chars().take(57).collect::<String>() + "...";
                 }
-                let note = format!(
-                    "{} of %{reference}% comes from the command line: -p {name}={shown}",
-                    if whole {
-                        "the value"
-                    } else {
-                        "part of the value"
-                    }
-                );
+                let given = format!("-p {name}={shown}");
+                let note = if below {
+                    format!("%{reference}% lies in '{name}', which the command line sets: {given}")
+                } else if part {
+                    format!(
+                        "part of the value of %{reference}% comes from the command line: {given}"
+                    )
+                } else {
+                    format!("the value of %{reference}% comes from the command line: {given}")
+                };
                 if !d.notes.contains(&note) {
                     d.notes.push(note);
                 }

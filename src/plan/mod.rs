@@ -411,9 +411,33 @@ pub fn write_checked(
         return Err(d);
     }
     written.map_err(|e| {
-        Diagnostic::error(
+        let d = Diagnostic::error(
             Code::Io,
             format!("Cannot write the plan to '{}': {e}", out.display()),
+        );
+        match output_path_note(out) {
+            Some(note) => d.with_note(note),
+            None => d,
+        }
+    })
+}
+
+/// What is wrong with an output path the system refused, when it can be told from the path:
+/// a name ending in `/` (a folder: the system says "Not a directory" when it does not exist),
+/// or a folder that does not exist (it is not created).
+fn output_path_note(out: &std::path::Path) -> Option<String> {
+    let text = out.as_os_str().to_string_lossy();
+    if text.ends_with('/') || text.ends_with(std::path::MAIN_SEPARATOR) {
+        return Some(format!(
+            "the path ends with '/', so it names a folder; a plan needs a file name, such as \
+             {text}app.plan.json"
+        ));
+    }
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty())?;
+    (!parent.exists()).then(|| {
+        format!(
+            "the folder '{}' does not exist; the plan's folder is not created",
+            parent.display()
         )
     })
 }

@@ -181,6 +181,15 @@ fn missing(name: &str, b: &ContainerBuilder) -> Diagnostic {
     let mut d = Diagnostic::error(Code::MissingService, format!("Service '{name}' not found."));
     let names: Vec<&str> = b.definitions().map(|d| d.name.as_str()).collect();
     d = d.with_suggestion(name, names);
+    if b.phase() == Phase::Loading {
+        // Nette's order: the `services:` section is loaded after every extension's
+        // loadConfiguration(), so its services are not there yet.
+        d = d.with_note(
+            "in loadConfiguration() (phase A) the services: section is not loaded yet: it is \
+             loaded after every extension's loadConfiguration(), as in Nette; look its services \
+             up in beforeCompile()",
+        );
+    }
     d
 }
 
@@ -506,8 +515,20 @@ fn register_definition(engine: &mut Engine) {
                     ));
                 }
                 crate::neon::Key::Int(i)
-            } else {
+            } else if key.is_string() && !key.to_string().trim().is_empty() {
                 crate::neon::Key::from_string(key.to_string())
+            } else {
+                return raise(Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "setArgument: expects a position (int) or a parameter name (string), {} given",
+                        if key.is_string() {
+                            "an empty name".to_string()
+                        } else {
+                            super::values::script_type_name(&key)
+                        }
+                    ),
+                ));
             };
             d.chain(|def| {
                 creator_changed_at(def, at);
