@@ -234,9 +234,9 @@ pub struct DefinitionExtras {
     /// Extensions (or built-in steps) that changed the definition after it was added, in the
     /// order of their first change.
     pub modified_by: Vec<Actor>,
-    /// Where each type of an `autowired:` type or list was written in the configuration, so
-    /// an `invalid-autowired` error points at the type, not at the whole service. Empty for
-    /// `autowired: true|false` and for types an extension set.
+    /// Where each type of an `autowired:` type or list was written in the configuration (or
+    /// the `setAutowired()` call of a script that set them), so an `invalid-autowired` error
+    /// points at the type, not at the whole service. Empty for `autowired: true|false`.
     pub autowired_at: Vec<(String, Span)>,
     /// Where an extension script set the creator (`setFactory()`, `setCreator()`), so errors
     /// about the creator point at that call rather than at `addDefinition()`. `None` for a

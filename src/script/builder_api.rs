@@ -611,10 +611,27 @@ fn register_definition(engine: &mut Engine) {
             def.tags.extend(checked);
         })
     });
-    engine.register_fn("setAutowired", |d: &mut H, v: Dynamic| -> Res<H> {
-        let a = autowired(&v)?;
-        d.chain(|def| def.autowired = a)
-    });
+    engine.register_fn(
+        "setAutowired",
+        |ctx: NativeCallContext, d: &mut H, v: Dynamic| -> Res<H> {
+            let a = autowired(&v)?;
+            // Each type is placed at the call, so an `invalid-autowired` error points at the
+            // script line instead of the service's configuration.
+            let at = call_span(&ctx, d);
+            d.chain(|def| {
+                let placed: Vec<(String, crate::source::Span)> = match (&a, at) {
+                    (Autowired::Types(types), Some(at)) => {
+                        types.iter().map(|t| (t.clone(), at)).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                if !placed.is_empty() || !def.extras().autowired_at.is_empty() {
+                    def.extras_mut().autowired_at = placed;
+                }
+                def.autowired = a;
+            })
+        },
+    );
     engine.register_fn("setInject", |d: &mut H, on: bool| {
         d.chain(|def| def.inject = on)
     });
