@@ -356,6 +356,21 @@ fn an_error_at_a_parameter_set_by_dash_p_says_where_the_value_came_from() {
         3,
         "{err}"
     );
+    // A problem inside a -p value names the parameter it was given for.
+    let (code, err) = check(&["-p", "maxItems=%maxItems%"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("error[circular-parameter]"), "{err}");
+    assert!(
+        err.contains("= used in the parameter given with -p maxItems=…"),
+        "{err}"
+    );
+    let (code, err) = check(&["-p", "maxItems=%nope%"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("Missing parameter 'nope'."), "{err}");
+    assert!(
+        err.contains("= used in the parameter given with -p maxItems=…"),
+        "{err}"
+    );
     // A reference below the parameter the command line replaced.
     let (code, err) = check(&["-p", "db=5"]);
     assert_eq!(code, Some(1), "{err}");

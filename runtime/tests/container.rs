@@ -609,6 +609,26 @@ fn a_missing_dynamic_parameter_is_an_error_not_a_panic() {
         .unwrap();
     let e = c.get::<FileLogger>("logger").err().unwrap();
     assert!(e.to_string().contains("dynamic parameter 'logDir'"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("not set (pass it to ContainerBuilder::parameter)"),
+        "{e}"
+    );
+    assert!(!e.to_string().contains("environment"), "{e}");
+    // An `env.NAME` parameter names its variable (the message said "env.X" for every name).
+    let plan = app_plan().replace("\"logDir\"", "\"env.WIREPLAN_TEST_NOT_SET\"");
+    let c = Container::builder(&reg)
+        .read_environment(false)
+        .from_json_str(&plan)
+        .unwrap();
+    let e = c.get::<FileLogger>("logger").err().unwrap();
+    assert!(
+        e.to_string().contains(
+            "not set (set the environment variable WIREPLAN_TEST_NOT_SET, or pass it to \
+             ContainerBuilder::parameter)"
+        ),
+        "{e}"
+    );
 }
 
 #[test]

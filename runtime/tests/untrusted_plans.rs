@@ -257,8 +257,8 @@ fn a_bad_version_value_is_shown() {
 /// refused at load with every such service named, not when the service is created.
 #[test]
 fn a_plan_whose_argument_counts_differ_from_the_registry_is_refused_at_load() {
-    use wireplan_runtime::catalog::Param;
-    use wireplan_runtime::{Container, Registry};
+    use wireplan_runtime::catalog::{MethodSig, Param};
+    use wireplan_runtime::{Container, Registry, Value};
     struct Mailer;
     let mut reg = Registry::new();
     reg.class::<Mailer>("App\\Mailer")
@@ -267,17 +267,31 @@ fn a_plan_whose_argument_counts_differ_from_the_registry_is_refused_at_load() {
             a.str(0)?;
             a.int(1)?;
             Ok(Mailer)
+        })
+        .method_signature(
+            "setFrom",
+            MethodSig {
+                params: vec![Param::of::<String>("from")],
+                returns: None,
+            },
+        )
+        .method("setFrom", |_, a| {
+            a.str(0)?;
+            Ok(Value::Null)
         });
     let services = r#"{
         "short": {"type": "App\\Mailer", "create": {"$new": "App\\Mailer", "args": ["h"]}},
-        "good": {"type": "App\\Mailer", "create": {"$new": "App\\Mailer", "args": ["h", 25]}},
-        "long": {"type": "App\\Mailer", "create": {"$new": "App\\Mailer", "args": ["h", 25, true]}}
+        "good": {"type": "App\\Mailer", "create": {"$new": "App\\Mailer", "args": ["h", 25]},
+            "setup": [{"$call": ["@self", "setFrom"], "args": ["me"]}]},
+        "long": {"type": "App\\Mailer", "create": {"$new": "App\\Mailer", "args": ["h", 25, true]}},
+        "setup": {"type": "App\\Mailer", "create": {"$new": "App\\Mailer", "args": ["h", 25]},
+            "setup": [{"$call": ["@self", "setFrom"], "args": []}]}
     }"#;
     let e = Container::from_json_str(&plan_with(VERSION, services), &reg)
         .err()
         .expect("refused");
     let text = e.to_string();
-    assert!(text.contains("2 problem(s)"), "{text}");
+    assert!(text.contains("3 problem(s)"), "{text}");
     assert!(
         text.contains(
             "service 'short' (create): the constructor of App\\Mailer takes 2 argument(s) \
@@ -287,6 +301,13 @@ fn a_plan_whose_argument_counts_differ_from_the_registry_is_refused_at_load() {
     );
     assert!(text.contains("service 'long' (create)"), "{text}");
     assert!(text.contains("the plan passes 3"), "{text}");
+    assert!(
+        text.contains(
+            "service 'setup' (setup #1): App\\Mailer::setFrom() takes 1 argument(s) (from), the \
+             plan passes 0"
+        ),
+        "{text}"
+    );
     assert!(!text.contains("'good'"), "{text}");
     // A binary plan, which loads through its own fast path, is refused the same way.
     let binary = Plan::from_json_str(&plan_with(VERSION, services), "p")
@@ -300,7 +321,8 @@ fn a_plan_whose_argument_counts_differ_from_the_registry_is_refused_at_load() {
     );
 
     // The same counts load.
-    let services = r#"{"good": {"type": "App\\Mailer", "create": {"$new": "App\\Mailer", "args": ["h", 25]}}}"#;
+    let services = r#"{"good": {"type": "App\\Mailer", "create": {"$new": "App\\Mailer", "args": ["h", 25]},
+        "setup": [{"$call": ["@self", "setFrom"], "args": ["me"]}]}}"#;
     let c = Container::from_json_str(&plan_with(VERSION, services), &reg).expect("loads");
     assert!(c.get::<Mailer>("good").is_ok());
 }

@@ -835,6 +835,10 @@ pub(super) fn apply(
                 });
                 for (k, a) in &args.items {
                     creator.arguments.items.insert(k.clone(), a.clone());
+                    // Where a named argument was written: an error about the name points there.
+                    if let Some(span) = k.as_str().and_then(|name| args.key_span(name)) {
+                        creator.arguments.set_key_span(k, span);
+                    }
                 }
             }
             None => invalid(diags, &name, "arguments", "array", v),

@@ -516,6 +516,20 @@ impl Expander<'_> {
         span.filter(|_| self.in_foreign == 0)
     }
 
+    /// While a value given with `-p` is expanded (its spans belong to the command line): the
+    /// note naming that parameter, the innermost one when `-p` values refer to each other.
+    fn foreign_note(&self) -> Option<String> {
+        if self.in_foreign == 0 {
+            return None;
+        }
+        let name = self
+            .stack
+            .iter()
+            .rev()
+            .find(|n| self.foreign.contains(*n))?;
+        Some(format!("used in the parameter given with -p {name}=…"))
+    }
+
     /// Whether `%name%` is read at start-up: `env.*` (unless the files define `env`), or a
     /// name declared dynamic, or a path inside one (`%db.password.x%` under `db.password`).
     fn is_dynamic(&self, name: &str) -> bool {
@@ -531,17 +545,19 @@ impl Expander<'_> {
         if let Some(pos) = self.stack.iter().position(|n| n == name) {
             let chain: Vec<String> = self.stack[pos..].iter().map(|n| format!("%{n}%")).collect();
             let span = self.loc(used_at.or_else(|| self.raw.get(name).map(|v| v.span)));
-            self.diags.push(
-                Diagnostic::error(
-                    Code::CircularParameter,
-                    format!(
-                        "Circular reference detected for parameters: {}",
-                        chain.join(", ")
-                    ),
-                )
-                .at(span)
-                .with_note(format!("chain: {} -> %{name}%", chain.join(" -> "))),
-            );
+            let mut d = Diagnostic::error(
+                Code::CircularParameter,
+                format!(
+                    "Circular reference detected for parameters: {}",
+                    chain.join(", ")
+                ),
+            )
+            .at(span)
+            .with_note(format!("chain: {} -> %{name}%", chain.join(" -> ")));
+            if let Some(note) = self.foreign_note() {
+                d = d.with_note(note);
+            }
+            self.diags.push(d);
             return false;
         }
         let Some(raw) = self.raw.get(name).cloned() else {
@@ -661,8 +677,8 @@ impl Expander<'_> {
              parameters (repeating them, or wrapping one in the next along a chain) multiply \
              what is copied; later references past the limit expand to null",
         );
-        if self.in_foreign > 0 {
-            d = d.with_note("used in a parameter given with -p");
+        if let Some(note) = self.foreign_note() {
+            d = d.with_note(note);
         }
         self.diags.push(d);
     }
@@ -688,8 +704,8 @@ impl Expander<'_> {
             "a parameter may refer to one that refers to another and so on, at most \
              {MAX_PARAMETER_CHAIN} deep; %{name}% expands to null"
         ));
-        if self.in_foreign > 0 {
-            d = d.with_note("used in a parameter given with -p");
+        if let Some(note) = self.foreign_note() {
+            d = d.with_note(note);
         }
         self.diags.push(d);
     }
@@ -701,7 +717,10 @@ impl Expander<'_> {
         );
         d = match self.loc(Some(span)) {
             Some(s) => d.with_primary(s, "used here"),
-            None => d.with_note("used in a parameter given with -p"),
+            None => d.with_note(
+                self.foreign_note()
+                    .unwrap_or_else(|| "used in a parameter given with -p".to_string()),
+            ),
         };
         d = match missing_path_note(&self.raw, path) {
             Some(note) => d.with_note(note),

@@ -59,6 +59,13 @@ pub(crate) fn merge_with(value: Expr, base: Expr, lists_replace: bool) -> Expr {
             if !(lists_replace && v.is_list() && b.is_list()) =>
         {
             let mut b = b;
+            // Where the value's string keys were written: kept for the merged collection, so
+            // an error about a key (an unknown named argument) still points at it.
+            let spans: Vec<(Key, crate::source::Span)> = v
+                .items
+                .keys()
+                .filter_map(|k| Some((k.clone(), v.key_span(k.as_str()?)?)))
+                .collect();
             let mut index = 0i64;
             for (k, x) in v.items {
                 if k == Key::Int(index) {
@@ -81,6 +88,9 @@ pub(crate) fn merge_with(value: Expr, base: Expr, lists_replace: bool) -> Expr {
                         b.items.insert(k, x);
                     }
                 }
+            }
+            for (k, span) in &spans {
+                b.set_key_span(k, *span);
             }
             Expr::new(ExprKind::Array(b), value.span.or(base.span))
         }

@@ -271,6 +271,7 @@ impl<'a> Checker<'a> {
                         args,
                     } => {
                         self.check_method(class, method, true, &at);
+                        self.check_method_arity(class, method, args.len(), &at);
                         for a in args {
                             self.walk(a, &at, Some(class), factory);
                         }
@@ -639,6 +640,39 @@ impl<'a> Checker<'a> {
             method: method.to_string(),
             needed_by: at.to_string(),
         });
+    }
+
+    /// A setup call of `method` on `@self` with `args` arguments: when the registration
+    /// declares the method's parameters ([`crate::ClassBuilder::method_signature`], which the
+    /// derive fills in), the plan must pass exactly that many, as for a constructor
+    /// ([`Checker::check_new`]): a different count means a catalog other than this registry's.
+    fn check_method_arity(
+        &mut self,
+        class: Option<&str>,
+        method: &str,
+        args: usize,
+        at: &dyn Display,
+    ) {
+        let Some(class) = class else {
+            return;
+        };
+        let Some(sig) = self.members(class).and_then(|t| t.method_sigs.get(method)) else {
+            return;
+        };
+        if sig.params.len() != args {
+            let names: Vec<&str> = sig.params.iter().map(|p| p.name).collect();
+            self.problems.push(format!(
+                "{at}: {class}::{method}() takes {} argument(s) ({}), the plan passes {args}; the \
+                 plan was compiled from a catalog that does not match this registry (export the \
+                 registry's catalog and compile again)",
+                sig.params.len(),
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                },
+            ));
+        }
     }
 
     /// A static method may be called on an instance, as in PHP (the runtime falls back to it).

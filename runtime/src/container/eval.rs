@@ -327,12 +327,20 @@ impl Inner {
                 Value::Service(crate::provider::handle(self, idx, frame.ctx.scope))
             }
             Expr::Param(name) => self.dynamic_param(name).ok_or_else(|| {
+                // `env.NAME` reads the environment variable NAME; other names only come from
+                // `ContainerBuilder::parameter`.
+                let how = match name.strip_prefix("env.") {
+                    Some(var) => format!(
+                        "not set (set the environment variable {var}, or pass it to \
+                         ContainerBuilder::parameter)"
+                    ),
+                    None => "not set (pass it to ContainerBuilder::parameter)".to_string(),
+                };
                 self.fail(
                     frame.service,
                     path,
                     format!("dynamic parameter '{name}'"),
-                    "not set (pass it to ContainerBuilder::parameter, or set the environment \
-                     variable for env.X)",
+                    how,
                 )
             })?,
             Expr::Concat(parts) => {

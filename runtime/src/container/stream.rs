@@ -380,6 +380,15 @@ impl Stream<'_, '_> {
         if !found {
             return None;
         }
+        // A call whose count differs from the method's declared parameters is a load
+        // problem the model path reports ([`super::check`]).
+        if kind == MemberKind::Method {
+            if let Some(sig) = members.and_then(|t| t.method_sigs.get(member)) {
+                if sig.params.len() != (inputs.end - inputs.start) as usize {
+                    return None;
+                }
+            }
+        }
         let resolved = members.map(|t| Resolved {
             type_id: entry.type_id,
             mut_fn: match kind {
