@@ -231,6 +231,41 @@ fn a_limit_error_after_an_invalid_wireplan_section_says_the_defaults_applied() {
     assert!(!limit.notes.iter().any(|n| n == NOTE), "{limit:?}");
 }
 
+/// A definition a failed script call left unfinished: its own error says it may follow from
+/// the script's.
+#[test]
+fn an_error_about_a_definition_a_failed_script_call_added_says_so() {
+    let script = "fn loadConfiguration() {\n\tthis.getContainerBuilder().addDefinition(\"a\").setFactory(5);\n}\n";
+    let (_dir, c) = compile_files(&[
+        ("app.neon", "extensions:\n\tearly: e.rhai\n"),
+        ("e.rhai", script),
+    ]);
+    let diags = diagnostics(&c);
+    assert_eq!(diags.len(), 2, "{diags:?}");
+    assert_eq!(diags[0].code, "invalid-value", "{diags:?}");
+    assert_eq!(
+        diags[1].message,
+        "Service 'a': Factory and type are missing in definition of service."
+    );
+    assert_eq!(
+        diags[1].notes,
+        [
+            "extension 'early' added this service in loadConfiguration(), which reported an error \
+          (above) and may have left it unfinished: this may follow from that error"
+        ]
+    );
+    // Without the failed call there is no such note.
+    let script =
+        "fn loadConfiguration() {\n\tthis.getContainerBuilder().addDefinition(\"a\");\n}\n";
+    let (_dir, c) = compile_files(&[
+        ("app.neon", "extensions:\n\tearly: e.rhai\n"),
+        ("e.rhai", script),
+    ]);
+    let diags = diagnostics(&c);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert!(diags[0].notes.is_empty(), "{diags:?}");
+}
+
 /// Problem 4: an error on a 5 MB line printed the whole line (10 MB on stderr). Now the line is
 /// cut around the label, and the location still names the real line and column.
 #[test]

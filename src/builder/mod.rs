@@ -394,6 +394,9 @@ pub struct ContainerBuilder {
     unreported: bool,
     excluded: std::collections::HashSet<String>,
     actor: Option<Actor>,
+    /// Extension calls that reported an error ([`ContainerBuilder::mark_stopped`]): what
+    /// they added may be unfinished, which later errors about it say.
+    stopped: Vec<Actor>,
     removed: IndexMap<String, Removal>,
 }
 
@@ -442,6 +445,7 @@ impl ContainerBuilder {
             unreported: false,
             excluded: std::collections::HashSet::new(),
             actor: None,
+            stopped: Vec::new(),
             removed: IndexMap::new(),
         }
     }
@@ -483,6 +487,28 @@ impl ContainerBuilder {
     /// Who is changing the builder now, if an extension or built-in step.
     pub fn actor(&self) -> Option<&Actor> {
         self.actor.as_ref()
+    }
+
+    /// Records that `actor` (an extension's lifecycle call) reported an error, so a
+    /// definition it added may be unfinished (a `setFactory()` that failed leaves one with no
+    /// creator): errors about such a definition then say they may follow from it.
+    pub fn mark_stopped(&mut self, actor: Actor) {
+        if !self.stopped.contains(&actor) {
+            self.stopped.push(actor);
+        }
+    }
+
+    /// The note for an error about `def` when the extension call that added it
+    /// reported an error ([`ContainerBuilder::mark_stopped`]).
+    pub(crate) fn stopped_note(&self, def: &Definition) -> Option<String> {
+        let origin = def.extras().origin.as_ref()?;
+        self.stopped.contains(origin).then(|| {
+            format!(
+                "extension '{}' added this service in {}(), which reported an error (above) \
+                 and may have left it unfinished: this may follow from that error",
+                origin.extension, origin.method
+            )
+        })
     }
 
     /// Services removed with `removeDefinition` (name → who removed it, and where), in order.

@@ -378,13 +378,15 @@ impl Resolver<'_> {
             if def.creator.is_some() && self.diags.has_error_within(span) {
                 return None;
             }
-            self.diags.push(
-                Diagnostic::error(
-                    Code::InvalidDefinition,
-                    format!("{prefix}: Factory and type are missing in definition of service."),
-                )
-                .at(span),
-            );
+            let mut d = Diagnostic::error(
+                Code::InvalidDefinition,
+                format!("{prefix}: Factory and type are missing in definition of service."),
+            )
+            .at(span);
+            if let Some(note) = self.b.stopped_note(def) {
+                d = d.with_note(note);
+            }
+            self.diags.push(d);
             return None;
         };
         // An extension's `setFactory()` has a place of its own in the script.

@@ -473,7 +473,11 @@ impl Extensions {
                 builtin: false,
             }));
             let found = ext.call(&self.engine, func, handle, &self.host.sources);
+            let actor = self.host.builder.borrow_mut().actor().cloned();
             self.host.builder.borrow_mut().set_actor(None);
+            if let Some(actor) = actor.filter(|_| found.iter().any(|d| d.is_error())) {
+                self.host.builder.borrow_mut().mark_stopped(actor);
+            }
             // A script that fails after the compilation already reported errors may have
             // failed because of them (a service whose class was not found has no type, so a
             // getByType for it finds nothing): the script's error says so.
