@@ -12,6 +12,7 @@
 pub mod build;
 pub mod builder;
 pub mod catalog;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod compiler;
 pub mod config;
@@ -24,9 +25,11 @@ pub mod neon;
 mod parallel;
 pub mod plan;
 pub mod project;
+#[cfg(feature = "cli")]
 pub mod repl;
 pub mod schema;
 pub mod script;
 pub mod source;
 pub mod timings;
+#[cfg(feature = "cli")]
 pub mod watch;

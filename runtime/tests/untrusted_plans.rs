@@ -287,9 +287,7 @@ fn a_plan_whose_argument_counts_differ_from_the_registry_is_refused_at_load() {
         "setup": {"type": "App\\Mailer", "create": {"$new": "App\\Mailer", "args": ["h", 25]},
             "setup": [{"$call": ["@self", "setFrom"], "args": []}]}
     }"#;
-    let e = Container::from_json_str(&plan_with(VERSION, services), &reg)
-        .err()
-        .expect("refused");
+    let e = Container::from_json_str(&plan_with(VERSION, services), &reg).expect_err("refused");
     let text = e.to_string();
     assert!(text.contains("3 problem(s)"), "{text}");
     assert!(
@@ -313,7 +311,7 @@ fn a_plan_whose_argument_counts_differ_from_the_registry_is_refused_at_load() {
     let binary = Plan::from_json_str(&plan_with(VERSION, services), "p")
         .expect("a valid plan")
         .to_binary();
-    let e = Container::from_bytes(&binary, &reg).err().expect("refused");
+    let e = Container::from_bytes(&binary, &reg).expect_err("refused");
     assert_eq!(
         e.to_string().replacen("<bytes>", "<string>", 1),
         text,
