@@ -336,20 +336,23 @@ fn an_error_at_a_parameter_set_by_dash_p_says_where_the_value_came_from() {
             String::from_utf8_lossy(&out.stderr).to_string(),
         )
     };
-    let (code, err) = check(&["-p", "maxItems=abc", "-p", "db.port=x"]);
-    assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("expects int, 'abc' given"), "{err}");
-    assert!(
-        err.contains("= the value of %maxItems% comes from the command line: -p maxItems=abc"),
-        "{err}"
-    );
-    assert!(
-        err.contains("= the value of %db.port% comes from the command line: -p db.port=x"),
-        "{err}"
-    );
-    assert!(
-        err.contains("= part of the value of %db% comes from the command line: -p db.port=x"),
-        "{err}"
+    // Exit 1 and every wanted text in the output; the output for more checks.
+    let fails_with = |args: &[&str], wanted: &[&str]| {
+        let (code, err) = check(args);
+        assert_eq!(code, Some(1), "{err}");
+        for w in wanted {
+            assert!(err.contains(w), "{w}\n{err}");
+        }
+        err
+    };
+    let err = fails_with(
+        &["-p", "maxItems=abc", "-p", "db.port=x"],
+        &[
+            "expects int, 'abc' given",
+            "= the value of %maxItems% comes from the command line: -p maxItems=abc",
+            "= the value of %db.port% comes from the command line: -p db.port=x",
+            "= part of the value of %db% comes from the command line: -p db.port=x",
+        ],
     );
     assert_eq!(
         err.matches("comes from the command line").count(),
@@ -357,26 +360,24 @@ fn an_error_at_a_parameter_set_by_dash_p_says_where_the_value_came_from() {
         "{err}"
     );
     // A problem inside a -p value names the parameter it was given for.
-    let (code, err) = check(&["-p", "maxItems=%maxItems%"]);
-    assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("error[circular-parameter]"), "{err}");
-    assert!(
-        err.contains("= used in the parameter given with -p maxItems=…"),
-        "{err}"
+    fails_with(
+        &["-p", "maxItems=%maxItems%"],
+        &[
+            "error[circular-parameter]",
+            "= used in the parameter given with -p maxItems=…",
+        ],
     );
-    let (code, err) = check(&["-p", "maxItems=%nope%"]);
-    assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("Missing parameter 'nope'."), "{err}");
-    assert!(
-        err.contains("= used in the parameter given with -p maxItems=…"),
-        "{err}"
+    fails_with(
+        &["-p", "maxItems=%nope%"],
+        &[
+            "Missing parameter 'nope'.",
+            "= used in the parameter given with -p maxItems=…",
+        ],
     );
     // A reference below the parameter the command line replaced.
-    let (code, err) = check(&["-p", "db=5"]);
-    assert_eq!(code, Some(1), "{err}");
-    assert!(
-        err.contains("= %db.port% lies in 'db', which the command line sets: -p db=5"),
-        "{err}"
+    fails_with(
+        &["-p", "db=5"],
+        &["= %db.port% lies in 'db', which the command line sets: -p db=5"],
     );
     // The same error from the file's own value has no such note.
     std::fs::write(
@@ -386,9 +387,7 @@ fn an_error_at_a_parameter_set_by_dash_p_says_where_the_value_came_from() {
             .replace("maxItems: 5", "maxItems: abc"),
     )
     .expect("w");
-    let (code, err) = check(&[]);
-    assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("expects int, 'abc' given"), "{err}");
+    let err = fails_with(&[], &["expects int, 'abc' given"]);
     assert!(!err.contains("command line"), "{err}");
 }
 
@@ -560,14 +559,8 @@ fn an_empty_output_path_is_named_as_such() {
 fn an_output_path_in_a_missing_folder_says_what_is_wrong() {
     let dir = tempfile::tempdir().expect("temp dir");
     let run = |out: &std::path::Path| {
-        let out = wireplan()
-            .args([
-                "compile",
-                "examples/blog/config/app.neon",
-                "--catalog",
-                "examples/blog/catalog.json",
-                "-o",
-            ])
+        let out = compile_example_command()
+            .arg("-o")
             .arg(out)
             .output()
             .expect("runs");
