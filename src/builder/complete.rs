@@ -81,6 +81,26 @@ pub(super) struct Completer<'a> {
     /// The definitions whose class was not found, with the class meant
     /// ([`misspelt_classes`]); found once, on the way to the first `missing-service` error.
     pub(super) misspelt: std::cell::OnceCell<Vec<(String, String, String)>>,
+    /// The definitions kept out of autowiring (`autowired: false`, or autowired for other
+    /// types only), at most [`EXCLUDED_MAX`], with their types ([`excluded_services`]); found
+    /// once, on the way to the first `missing-service` error.
+    pub(super) excluded: std::cell::OnceCell<Vec<(String, String)>>,
+}
+
+/// How many services kept out of autowiring a `missing-service` error looks through for one
+/// of the missing type (each error scans them: a bound keeps many errors over many such
+/// services linear).
+const EXCLUDED_MAX: usize = 256;
+
+/// The first [`EXCLUDED_MAX`] definitions (in definition order) with a resolved type that
+/// autowiring leaves out for some types (`autowired: false` or a list of types): each one's
+/// name and type.
+fn excluded_services(b: &ContainerBuilder) -> Vec<(String, String)> {
+    b.definitions()
+        .filter(|d| !matches!(d.autowired, super::Autowired::All(true)))
+        .filter_map(|d| Some((d.name.clone(), d.resolved_type.clone()?)))
+        .take(EXCLUDED_MAX)
+        .collect()
 }
 
 /// The definitions (in definition order) whose type is unresolved because their creator
@@ -123,6 +143,7 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
             in_definition_order: false,
             trace: Vec::new(),
             misspelt: Default::default(),
+            excluded: Default::default(),
         };
         let ctx = Ctx {
             service: "",
@@ -506,7 +527,8 @@ impl Completer<'_> {
     }
 
     /// The note of a `missing-service` error for the type `ty`: Nette's "Did you add it to
-    /// configuration file?", unless a service whose class was not found (reported as
+    /// configuration file?" (followed by the name of a service of the type that autowiring
+    /// leaves out for it, when there is one), unless a service whose class was not found (reported as
     /// `class-not-found` at that service) names a class one typo away from `ty`; then the
     /// note names that service, since fixing its class is what gives `ty` a service.
     fn missing_note(&self, d: Diagnostic, ty: &str) -> Diagnostic {
@@ -515,8 +537,29 @@ impl Completer<'_> {
                 "Service '{service}' is probably meant to provide it: its class '{class}' was \
                  not found (reported at that service)."
             )),
-            None => d.with_note("Did you add it to configuration file?"),
+            None => {
+                let d = d.with_note("Did you add it to configuration file?");
+                // The service may be there with autowiring leaving it out: Nette's note alone
+                // would send the user looking for a missing definition.
+                match self.excluded_provider(ty) {
+                    Some(service) => d.with_note(format!(
+                        "Service '{service}' is of type {ty} but is not autowired for it: pass \
+                         @{service} explicitly, or change its `autowired:`"
+                    )),
+                    None => d,
+                }
+            }
         }
+    }
+
+    /// The first service of type `ty` (or a subtype) that autowiring leaves out for `ty`,
+    /// among [`excluded_services`].
+    fn excluded_provider(&self, ty: &str) -> Option<&str> {
+        let excluded = self.excluded.get_or_init(|| excluded_services(self.b));
+        excluded
+            .iter()
+            .find(|(_, t)| self.b.catalog.is_subtype(t, ty))
+            .map(|(name, _)| name.as_str())
     }
 
     /// The first definition (in definition order) whose type is unresolved because its

@@ -91,6 +91,7 @@ fn complete_range(
         in_definition_order: true,
         trace: Vec::new(),
         misspelt: Default::default(),
+        excluded: Default::default(),
     };
     for (_, def) in &b.definitions[range] {
         if def.resolved_type.is_none() {
