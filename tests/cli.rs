@@ -11,6 +11,14 @@ fn wireplan() -> Command {
     c
 }
 
+/// Runs `cmd`, checks that it exits with `code`, and returns what it wrote to stderr.
+fn stderr_on_exit(cmd: &mut Command, code: i32) -> String {
+    let out = cmd.output().expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(code), "{stderr}");
+    stderr
+}
+
 /// `wireplan compile` of the example with its catalog (output options still to add).
 fn compile_example_command() -> Command {
     let mut c = wireplan();
@@ -165,13 +173,7 @@ fn neon_syntax_error_has_file_line_column() {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("bad.neon");
     std::fs::write(&file, "a: 1\nb: [1, 2\n").expect("write");
-    let out = wireplan()
-        .args(["neon", "decode"])
-        .arg(&file)
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr_on_exit(wireplan().args(["neon", "decode"]).arg(&file), 1);
     let location = format!("{}:3:1", file.display());
     assert!(stderr.contains(&location), "{stderr}");
 }
@@ -214,19 +216,12 @@ fn neon_decode_and_encode_read_standard_input() {
 #[cfg(unix)]
 #[test]
 fn a_config_that_is_no_regular_file_says_so() {
-    let out = wireplan()
-        .args(["check", "/dev/null"])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr_on_exit(wireplan().args(["check", "/dev/null"]), 1);
     assert!(
         stderr.contains("File '/dev/null' cannot be read: it is not a regular file."),
         "{stderr}"
     );
-    let out = wireplan().args(["check", "-"]).output().expect("runs");
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr_on_exit(wireplan().args(["check", "-"]), 1);
     assert!(
         stderr.contains("standard input is read only by"),
         "{stderr}"
@@ -237,9 +232,7 @@ fn a_config_that_is_no_regular_file_says_so() {
 /// the error).
 #[test]
 fn no_command_is_a_usage_error_that_says_so() {
-    let out = wireplan().output().expect("runs");
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr_on_exit(&mut wireplan(), 2);
     assert!(
         stderr.starts_with("error[usage]: no command given\n\nDependency-injection"),
         "{stderr}"
@@ -249,12 +242,7 @@ fn no_command_is_a_usage_error_that_says_so() {
 
 #[test]
 fn missing_config_file_is_a_diagnostic() {
-    let out = wireplan()
-        .args(["check", "no/such/file.neon"])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr_on_exit(wireplan().args(["check", "no/such/file.neon"]), 1);
     assert!(stderr.contains("error[file-not-found]"), "{stderr}");
 }
 
@@ -325,21 +313,14 @@ fn an_error_at_a_parameter_set_by_dash_p_says_where_the_value_came_from() {
          services:\n\tbox: App\\Box(%maxItems%)\n\tother: App\\Box(%db.port%)\n\tthird: App\\Box(%db%)\n",
     )
     .expect("w");
-    let check = |args: &[&str]| {
-        let out = wireplan()
-            .args(["check", config.to_str().expect("utf-8")])
-            .args(args)
-            .output()
-            .expect("runs");
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
-    };
     // Exit 1 and every wanted text in the output; the output for more checks.
     let fails_with = |args: &[&str], wanted: &[&str]| {
-        let (code, err) = check(args);
-        assert_eq!(code, Some(1), "{err}");
+        let err = stderr_on_exit(
+            wireplan()
+                .args(["check", config.to_str().expect("utf-8")])
+                .args(args),
+            1,
+        );
         for w in wanted {
             assert!(err.contains(w), "{w}\n{err}");
         }
@@ -427,14 +408,17 @@ fn a_bad_parameter_option_does_not_hide_the_other_errors() {
     let dir = tempfile::tempdir().expect("temp dir");
     let config = dir.path().join("app.neon");
     std::fs::write(&config, "services:\n\ts: App\\Missing(%x%)\n").expect("write");
-    let out = wireplan()
-        .arg("check")
-        .arg(&config)
-        .args(["-p", "x=[a", "-p", "nonsense", "--dynamic", "a b"])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr_on_exit(
+        wireplan().arg("check").arg(&config).args([
+            "-p",
+            "x=[a",
+            "-p",
+            "nonsense",
+            "--dynamic",
+            "a b",
+        ]),
+        1,
+    );
     for want in [
         "error[neon-syntax]",
         "<-p x>:1:3",
@@ -521,14 +505,13 @@ fn a_closed_pipe_is_not_a_panic() {
 
 #[test]
 fn the_repl_alias_prints_usage_errors_with_their_code() {
-    let out = Command::new(env!("CARGO_BIN_EXE_wireplan-repl"))
-        .args(["examples/blog/config/app.neon", "--frobnicate"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr_on_exit(
+        Command::new(env!("CARGO_BIN_EXE_wireplan-repl"))
+            .args(["examples/blog/config/app.neon", "--frobnicate"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("NO_COLOR", "1"),
+        2,
+    );
     assert!(
         stderr.starts_with("error[usage]: unexpected argument '--frobnicate'"),
         "{stderr}"
@@ -558,15 +541,8 @@ fn an_empty_output_path_is_named_as_such() {
 #[test]
 fn an_output_path_in_a_missing_folder_says_what_is_wrong() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let run = |out: &std::path::Path| {
-        let out = compile_example_command()
-            .arg("-o")
-            .arg(out)
-            .output()
-            .expect("runs");
-        assert_eq!(out.status.code(), Some(1));
-        String::from_utf8_lossy(&out.stderr).to_string()
-    };
+    let run =
+        |out: &std::path::Path| stderr_on_exit(compile_example_command().arg("-o").arg(out), 1);
     let folder = format!("{}/newdir/", dir.path().display());
     let err = run(std::path::Path::new(&folder));
     assert!(
@@ -595,12 +571,10 @@ fn an_output_path_in_a_missing_folder_says_what_is_wrong() {
 /// sections no extension handles, with a note that says to pass the file with `--catalog`.
 #[test]
 fn a_catalog_given_as_the_configuration_gets_a_hint() {
-    let out = wireplan()
-        .args(["check", "examples/getting-started/catalog.json"])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr_on_exit(
+        wireplan().args(["check", "examples/getting-started/catalog.json"]),
+        1,
+    );
     assert!(stderr.contains("Found section 'format'"), "{stderr}");
     assert!(
         stderr.contains("looks like a type catalog (format, version, types): give it to the compiler with --catalog FILE"),
@@ -650,13 +624,12 @@ fn a_missing_relative_script_says_how_its_path_was_resolved() {
         "extensions:\n\tlogging: ../scripts/missing.rhai\n",
     )
     .expect("write");
-    let out = wireplan()
-        .current_dir(dir.path())
-        .args(["check", "cfg/app.neon"])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr_on_exit(
+        wireplan()
+            .current_dir(dir.path())
+            .args(["check", "cfg/app.neon"]),
+        1,
+    );
     assert!(stderr.contains("Extension script '"), "{stderr}");
     assert!(
         stderr.contains("missing.rhai' is missing or is not readable."),

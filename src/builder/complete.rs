@@ -528,9 +528,9 @@ impl Completer<'_> {
 
     /// The note of a `missing-service` error for the type `ty`: Nette's "Did you add it to
     /// configuration file?" (followed by the name of a service of the type that autowiring
-    /// leaves out for it, when there is one), unless a service whose class was not found (reported as
-    /// `class-not-found` at that service) names a class one typo away from `ty`; then the
-    /// note names that service, since fixing its class is what gives `ty` a service.
+    /// leaves out for it, when there is one), unless a service whose class was not found
+    /// (reported as `class-not-found` at that service) names a class one typo away from `ty`;
+    /// then the note names that service, since fixing its class is what gives `ty` a service.
     fn missing_note(&self, d: Diagnostic, ty: &str) -> Diagnostic {
         match self.misspelt_provider(ty) {
             Some((service, class)) => d.with_note(format!(

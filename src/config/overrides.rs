@@ -201,8 +201,8 @@ fn contains_word(text: &str, word: &str) -> bool {
 /// `-p maxItems=abc` is otherwise reported at the configuration's `%maxItems%` with the
 /// command line's value and no word of where that value came from. A reference matches a
 /// `-p` name when it is the name, lies below it (`%db.host%` and `-p db=…`: "lies in 'db'")
-/// or above it (`%db%` and `-p db.host=…`: "part of the value"). One note per parameter and diagnostic; nothing when no `-p`
-/// value was applied.
+/// or above it (`%db%` and `-p db.host=…`: "part of the value"). One note per parameter and
+/// diagnostic; nothing when no `-p` value was applied.
 pub fn note_overrides(
     diags: &mut Diagnostics,
     from: usize,

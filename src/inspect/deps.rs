@@ -329,9 +329,19 @@ impl fmt::Display for Dependents {
                 r.still_wanted.join(", ")
             );
         }
-        let (title, none) = match self.direction {
-            Direction::NeededBy => ("needed by", "no service depends on it"),
-            Direction::Needs => ("dependencies of", "it depends on no service"),
+        // Before phase B only references written by name are known: a plain "none" would be a
+        // claim about the autowired arguments too.
+        let (title, none) = match (self.direction, self.preliminary) {
+            (Direction::NeededBy, false) => ("needed by", "no service depends on it"),
+            (Direction::NeededBy, true) => (
+                "needed by",
+                "no service names it (those that autowire it are known after phase B)",
+            ),
+            (Direction::Needs, false) => ("dependencies of", "it depends on no service"),
+            (Direction::Needs, true) => (
+                "dependencies of",
+                "it names no service (what it autowires is known after phase B)",
+            ),
         };
         match self.depth {
             Some(1) => writeln!(f, "{title} {} (up to 1 level):", self.service)?,
@@ -341,19 +351,7 @@ impl fmt::Display for Dependents {
         if self.preliminary {
             writeln!(f, "{}", super::graph::PRELIMINARY)?;
         }
-        if self.related.is_empty() && self.preliminary {
-            // Before phase B only references written by name are known: "none" would be a
-            // claim about the autowired arguments too.
-            let none = match self.direction {
-                Direction::NeededBy => {
-                    "no service names it (those that autowire it are known after phase B)"
-                }
-                Direction::Needs => {
-                    "it names no service (what it autowires is known after phase B)"
-                }
-            };
-            writeln!(f, "  {none}")?;
-        } else if self.related.is_empty() {
+        if self.related.is_empty() {
             writeln!(f, "  {none}")?;
         }
         let w = self

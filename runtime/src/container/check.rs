@@ -58,6 +58,32 @@ fn shallow(e: &Expr) -> bool {
     }
 }
 
+/// The load problem of a call (`what`: `the constructor of App\Db`, `App\Db::connect()`) to
+/// which the plan passes `args` arguments where the registration declares `params`: a plan
+/// compiled from a catalog other than this registry's. `None` when the counts agree.
+fn arity_problem(
+    at: &dyn Display,
+    what: &dyn Display,
+    params: &[crate::catalog::Param],
+    args: usize,
+) -> Option<String> {
+    if params.len() == args {
+        return None;
+    }
+    let names: Vec<&str> = params.iter().map(|p| p.name).collect();
+    let names = if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    };
+    Some(format!(
+        "{at}: {what} takes {} argument(s) ({names}), the plan passes {args}; the plan was \
+         compiled from a catalog that does not match this registry (export the registry's \
+         catalog and compile again)",
+        params.len()
+    ))
+}
+
 /// In [`Checker::arg_refs`]: no service resolved by name.
 pub(crate) const NO_REF: u32 = u32::MAX;
 
@@ -117,19 +143,9 @@ impl<'a> Checker<'a> {
     ) -> Option<(u32, &'a ClassEntry)> {
         let entry = self.use_class(class);
         if let Some(params) = entry.and_then(|(_, c)| c.more().ctor_sig.as_ref()) {
-            if params.len() != args {
-                let names: Vec<&str> = params.iter().map(|p| p.name).collect();
-                self.problems.push(format!(
-                    "{at}: the constructor of {class} takes {} argument(s) ({}), the plan \
-                     passes {args}; the plan was compiled from a catalog that does not match \
-                     this registry (export the registry's catalog and compile again)",
-                    params.len(),
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    },
-                ));
+            let what = format_args!("the constructor of {class}");
+            if let Some(problem) = arity_problem(at, &what, params, args) {
+                self.problems.push(problem);
             }
         }
         match entry {
@@ -659,19 +675,9 @@ impl<'a> Checker<'a> {
         let Some(sig) = self.members(class).and_then(|t| t.method_sigs.get(method)) else {
             return;
         };
-        if sig.params.len() != args {
-            let names: Vec<&str> = sig.params.iter().map(|p| p.name).collect();
-            self.problems.push(format!(
-                "{at}: {class}::{method}() takes {} argument(s) ({}), the plan passes {args}; the \
-                 plan was compiled from a catalog that does not match this registry (export the \
-                 registry's catalog and compile again)",
-                sig.params.len(),
-                if names.is_empty() {
-                    "none".to_string()
-                } else {
-                    names.join(", ")
-                },
-            ));
+        let what = format_args!("{class}::{method}()");
+        if let Some(problem) = arity_problem(at, &what, &sig.params, args) {
+            self.problems.push(problem);
         }
     }
 
