@@ -128,6 +128,7 @@ fn getting_started_blocks_equal_the_example_package() {
     assert_eq!(
         shown,
         [
+            ".cargo/config.toml",
             "Cargo.toml",
             "build.rs",
             "config/app.neon",
