@@ -556,10 +556,26 @@ fn register_definition(engine: &mut Engine) {
             add_setup(ctx, d, entity, Dynamic::UNIT)
         },
     );
-    engine.register_fn("setSetup", |d: &mut H, setups: Array| -> Res<H> {
-        let items = args_array(&setups, "setSetup")?;
-        d.chain(|def| def.setup = items.values().cloned().collect())
-    });
+    // Like `addSetup`, each setup is placed at the `setSetup` call (unless it already knows
+    // where it was written): `setSetup([5])` is reported at the script line, not at the
+    // service's configuration.
+    engine.register_fn(
+        "setSetup",
+        |ctx: NativeCallContext, d: &mut H, setups: Array| -> Res<H> {
+            let items = args_array(&setups, "setSetup")?;
+            let span = call_span(&ctx, d);
+            d.chain(|def| {
+                def.setup = items
+                    .values()
+                    .map(|e| {
+                        let mut e = e.clone();
+                        e.span = e.span.or(span);
+                        e
+                    })
+                    .collect()
+            })
+        },
+    );
     fn add_tag(d: &mut H, tag: &str, v: Dynamic) -> Res<H> {
         if tag.trim().is_empty() {
             return raise(Diagnostic::error(
