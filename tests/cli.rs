@@ -372,6 +372,52 @@ fn an_error_at_a_parameter_set_by_dash_p_says_where_the_value_came_from() {
     assert!(!err.contains("command line"), "{err}");
 }
 
+/// A `%name%` whose written value uses a parameter that `-p` set (`pp: %per%`, `-p per=…`),
+/// directly or through others, is followed to it; a parameter the command line replaces whole
+/// is not followed into what its file writes.
+#[test]
+fn an_error_at_a_parameter_using_one_set_by_dash_p_names_the_command_line_value() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "parameters:\n\tper: 5\n\tpp: %per%\n\tqq: {n: %pp%}\n\tdb: {port: %other%}\n\tother: 1\n\
+         types:\n\tApp\\Box:\n\t\tconstructor: [max: int]\n\
+         services:\n\ta: App\\Box(%pp%)\n\tb: App\\Box(%qq.n%)\n\tc: App\\Box(%db.port%)\n",
+    )
+    .expect("w");
+    let check = |args: &[&str]| {
+        stderr_on_exit(
+            wireplan()
+                .args(["check", config.to_str().expect("utf-8")])
+                .args(args),
+            1,
+        )
+    };
+    let err = check(&["-p", "per=[1]"]);
+    for wanted in [
+        "= %pp% uses %per%, which the command line sets: -p per=[1]",
+        "= %qq.n% uses %per%, which the command line sets: -p per=[1]",
+    ] {
+        assert!(err.contains(wanted), "{wanted}\n{err}");
+    }
+    assert_eq!(err.matches("error[invalid-value]").count(), 2, "{err}");
+    assert_eq!(err.matches("the command line sets").count(), 2, "{err}");
+    // `-p pp=…` replaces what the file writes for `pp`: its `%per%` is not followed.
+    let err = check(&["-p", "pp=[2]", "-p", "per=x"]);
+    assert!(
+        err.contains("= %qq.n% uses %pp%, which the command line sets: -p pp=[2]"),
+        "{err}"
+    );
+    assert!(!err.contains("uses %per%"), "{err}");
+    // Below a parameter the command line sets.
+    let err = check(&["-p", "db=[2]"]);
+    assert!(
+        err.contains("= %db.port% lies in 'db', which the command line sets: -p db=[2]"),
+        "{err}"
+    );
+}
+
 #[test]
 fn check_says_ok_and_bad_parameter_names_are_errors() {
     let out = wireplan()

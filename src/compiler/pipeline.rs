@@ -80,7 +80,7 @@ pub struct Pipeline {
     stage: Stage,
     /// The `-p` values applied (empty without any): diagnostics at a `%name%` they set get a
     /// note saying so ([`config::note_overrides`]).
-    overrides: indexmap::IndexMap<String, crate::neon::Value>,
+    overrides: config::CommandLineParameters,
     plan: Option<Plan>,
     /// The sandbox limits the extensions run under.
     limits: crate::script::Limits,
@@ -182,6 +182,10 @@ impl Pipeline {
         let stream_types = !keep_raw && raw.catalogs.is_empty();
         // A `-p` value refused below is not applied (its refusal is its only error).
         let overrides = config::applicable_overrides(&raw.sections, &options.parameters);
+        // Where `parameters:` writes each value, for the notes that follow a `%name%` to the
+        // `-p` value it uses (read now: the raw sections are consumed below).
+        let command_line =
+            config::CommandLineParameters::new(overrides.clone().into_owned(), &raw.sections);
         let (raw_sections, raw_files, raw_catalogs) = (raw.sections, raw.files, raw.catalogs);
         let (mut params, mut sections, raw_sections, catalog) = if !stream_types {
             let (params, sections) =
@@ -292,10 +296,10 @@ impl Pipeline {
             // Loaded into definitions; nothing later reads the section.
             sections.shift_remove("services");
         }
-        let overrides = overrides.into_owned();
-        config::note_overrides(&mut diags, 0, &sources.borrow(), &overrides);
+        drop(overrides);
+        config::note_overrides(&mut diags, 0, &sources.borrow(), &command_line);
         Pipeline {
-            overrides,
+            overrides: command_line,
             sections,
             params,
             builder,

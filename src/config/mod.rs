@@ -22,7 +22,7 @@ mod prefetch;
 
 pub use decoded::DecodedFiles;
 pub use merge::merge;
-pub use overrides::{applicable_overrides, check_overrides, note_overrides};
+pub use overrides::{applicable_overrides, check_overrides, note_overrides, CommandLineParameters};
 pub(crate) use params::nested_too_deep_error;
 pub use params::{
     declares_parameter, expand_config, expand_config_streaming, Parameters, Sections, Streamed,

@@ -196,22 +196,99 @@ fn contains_word(text: &str, word: &str) -> bool {
     })
 }
 
+/// The `-p` values a compilation applied, and where the configuration writes each parameter,
+/// which [`note_overrides`] follows from a `%pp%` in an error to a `-p` value that its value
+/// uses (`pp: %per%` with `-p per=[1]`).
+#[derive(Debug, Default)]
+pub struct CommandLineParameters {
+    /// The applied `-p` values by name (see [`applicable_overrides`]).
+    pub values: IndexMap<String, Value>,
+    /// Each parameter the `parameters:` section writes, by dotted name (`db`, `db.host`), with
+    /// the span of its value; empty when no `-p` value applies.
+    written: Vec<(String, crate::source::Span)>,
+}
+
+impl CommandLineParameters {
+    /// The `values` applied to the configuration `sections` (raw, as decoded).
+    pub fn new(values: IndexMap<String, Value>, sections: &Array) -> CommandLineParameters {
+        let mut written = Vec::new();
+        if !values.is_empty() {
+            if let Some(e) = sections.get_entry(&Key::Str("parameters".into())) {
+                if let Kind::Array(a) = &e.value.kind {
+                    collect_written(a, "", &mut written);
+                }
+            }
+        }
+        CommandLineParameters { values, written }
+    }
+}
+
+/// The parameters `a` writes below `prefix` (depth-first), each with its value's span.
+fn collect_written(a: &Array, prefix: &str, out: &mut Vec<(String, crate::source::Span)>) {
+    for (k, v) in a.iter() {
+        let name = format!("{prefix}{}", k.as_string());
+        out.push((name.clone(), v.span));
+        if let Kind::Array(inner) = &v.kind {
+            collect_written(inner, &format!("{name}."), out);
+        }
+    }
+}
+
+/// How the parameter `reference` relates to the `-p` name `name`: the same, lying in it
+/// (`%db.host%`, `-p db=…`), or holding it (`%db%`, `-p db.host=…`); `None` when unrelated.
+#[derive(Clone, Copy, PartialEq)]
+enum Relation {
+    Same,
+    Below,
+    Part,
+}
+
+fn relation(reference: &str, name: &str) -> Option<Relation> {
+    let under = |inner: &str, outer: &str| {
+        inner
+            .strip_prefix(outer)
+            .is_some_and(|rest| rest.starts_with('.'))
+    };
+    if reference == name {
+        Some(Relation::Same)
+    } else if under(reference, name) {
+        Some(Relation::Below)
+    } else if under(name, reference) {
+        Some(Relation::Part)
+    } else {
+        None
+    }
+}
+
+/// At most this many parameters are followed from one reference to the `-p` values its value
+/// uses.
+const FOLLOW_MAX: usize = 64;
+
 /// Adds a note to each diagnostic from the `from`-th on whose primary span's text refers to a
-/// parameter that a `-p` value set (`overrides`, those applied): `%maxItems%` set by
+/// parameter that a `-p` value set (`given.values`, those applied): `%maxItems%` set by
 /// `-p maxItems=abc` is otherwise reported at the configuration's `%maxItems%` with the
 /// command line's value and no word of where that value came from. A reference matches a
 /// `-p` name when it is the name, lies below it (`%db.host%` and `-p db=…`: "lies in 'db'")
-/// or above it (`%db%` and `-p db.host=…`: "part of the value"). One note per parameter and
-/// diagnostic; nothing when no `-p` value was applied.
+/// or above it (`%db%` and `-p db.host=…`: "part of the value"). A reference that matches
+/// none is followed through the values `parameters:` writes (`pp: %per%`), up to
+/// [`FOLLOW_MAX`] parameters: "%pp% uses %per%, which the command line sets". One note per
+/// parameter and diagnostic; nothing when no `-p` value was applied.
 pub fn note_overrides(
     diags: &mut Diagnostics,
     from: usize,
     sources: &crate::source::SourceMap,
-    overrides: &IndexMap<String, Value>,
+    given: &CommandLineParameters,
 ) {
-    if overrides.is_empty() {
+    if given.values.is_empty() {
         return;
     }
+    let shown = |name: &str, value: &Value| {
+        let mut shown = crate::neon::encode_inline(value).unwrap_or_default();
+        if shown.chars().count() > 60 {
+            shown = shown.chars().take(57).collect::<String>() + "...";
+        }
+        format!("-p {name}={shown}")
+    };
     for d in diags.since_mut(from) {
         let Some(span) = d.primary_span() else {
             continue;
@@ -219,33 +296,85 @@ pub fn note_overrides(
         let Some(text) = sources.get(span.file).text.get(span.range()) else {
             continue;
         };
+        let mut notes = Vec::new();
         for reference in parameter_references(text) {
-            for (name, value) in overrides {
-                let below = reference
-                    .strip_prefix(name.as_str())
-                    .is_some_and(|rest| rest.starts_with('.'));
-                let part = name
-                    .strip_prefix(reference)
-                    .is_some_and(|rest| rest.starts_with('.'));
-                if reference != name && !below && !part {
+            let mut direct = false;
+            for (name, value) in &given.values {
+                let given = shown(name, value);
+                let note = match relation(reference, name) {
+                    None => continue,
+                    Some(Relation::Below) => {
+                        format!(
+                            "%{reference}% lies in '{name}', which the command line sets: {given}"
+                        )
+                    }
+                    Some(Relation::Part) => format!(
+                        "part of the value of %{reference}% comes from the command line: {given}"
+                    ),
+                    Some(Relation::Same) => {
+                        format!("the value of %{reference}% comes from the command line: {given}")
+                    }
+                };
+                direct = true;
+                notes.push(note);
+            }
+            if !direct {
+                follow(reference, given, sources, &shown, &mut notes);
+            }
+        }
+        for note in notes {
+            if !d.notes.contains(&note) {
+                d.notes.push(note);
+            }
+        }
+    }
+}
+
+/// The notes for `reference`, which no `-p` name matches, whose written value uses (directly
+/// or through other parameters) one that a `-p` value sets.
+fn follow(
+    reference: &str,
+    given: &CommandLineParameters,
+    sources: &crate::source::SourceMap,
+    shown: &dyn Fn(&str, &Value) -> String,
+    notes: &mut Vec<String>,
+) {
+    let mut seen: Vec<String> = vec![reference.to_string()];
+    let mut queue: Vec<String> = vec![reference.to_string()];
+    while let Some(current) = queue.pop() {
+        for (path, span) in &given.written {
+            if relation(path, &current).is_none() {
+                continue;
+            }
+            let Some(text) = sources.get(span.file).text.get(span.range()) else {
+                continue;
+            };
+            for used in parameter_references(text) {
+                if seen.iter().any(|s| s == used) || seen.len() >= FOLLOW_MAX {
                     continue;
                 }
-                let mut shown = crate::neon::encode_inline(value).unwrap_or_default();
-                if shown.chars().count() > 60 {
-                    shown = shown.chars().take(57).collect::<String>() + "...";
+                seen.push(used.to_string());
+                let mut set = false;
+                for (name, value) in &given.values {
+                    let given = shown(name, value);
+                    let note = match relation(used, name) {
+                        None => continue,
+                        Some(Relation::Same) => format!(
+                            "%{reference}% uses %{used}%, which the command line sets: {given}"
+                        ),
+                        Some(Relation::Below) => format!(
+                            "%{reference}% uses %{used}%, which lies in '{name}', set by the command line: {given}"
+                        ),
+                        Some(Relation::Part) => format!(
+                            "%{reference}% uses %{used}%, part of whose value the command line sets: {given}"
+                        ),
+                    };
+                    set = set || relation(used, name) == Some(Relation::Same);
+                    notes.push(note);
                 }
-                let given = format!("-p {name}={shown}");
-                let note = if below {
-                    format!("%{reference}% lies in '{name}', which the command line sets: {given}")
-                } else if part {
-                    format!(
-                        "part of the value of %{reference}% comes from the command line: {given}"
-                    )
-                } else {
-                    format!("the value of %{reference}% comes from the command line: {given}")
-                };
-                if !d.notes.contains(&note) {
-                    d.notes.push(note);
+                // A parameter the command line replaces whole: what its file writes is not used.
+                if !set {
+                    queue.push(used.to_string());
                 }
             }
         }
