@@ -1025,7 +1025,6 @@ impl Expander<'_> {
     }
 }
 
-/// Removes spans from a value made from a parameter given on the command line.
 /// The one `invalid-value` error for parameters nested deeper than a plan allows
 /// (`found`: name, plan depth, where it is written, in the order found): at the first, with a
 /// note naming up to five of the others and counting the rest. Usually one cause (a chain of
