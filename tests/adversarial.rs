@@ -143,7 +143,14 @@ fn static_cases_end_in_positioned_diagnostics() {
         (
             "script-string-doubling",
             "script-error",
-            "limit of 1048576 bytes in one string; raise it with `wireplan: sandbox: maxStringSize:`",
+            "limit of 1048576 bytes of text in one value (a string, or all the strings an array or map holds); raise it with `wireplan: sandbox: maxStringSize:`",
+            "hostile.rhai",
+            1,
+        ),
+        (
+            "script-many-strings",
+            "script-error",
+            "limit of 1048576 bytes of text in one value (a string, or all the strings an array or map holds)",
             "hostile.rhai",
             1,
         ),

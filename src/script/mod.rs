@@ -614,11 +614,31 @@ pub(crate) fn limit_note(err: &EvalAltResult, limits: &Limits) -> Option<String>
         ),
         EvalAltResult::ErrorDataTooLarge(what, _) => {
             let (limit, setting) = if what.contains("tring") {
-                (format!("{} bytes in one string", limits.max_string_size), "maxStringSize")
+                // Rhai adds up the strings a value holds: a string, or every string of an
+                // array or map and of those nested in it.
+                (
+                    format!(
+                        "{} bytes of text in one value (a string, or all the strings an array or map holds)",
+                        limits.max_string_size
+                    ),
+                    "maxStringSize",
+                )
             } else if what.contains("rray") {
-                (format!("{} items in one array", limits.max_array_size), "maxArraySize")
+                (
+                    format!(
+                        "{} items in one array (the items of arrays and maps nested in it count too)",
+                        limits.max_array_size
+                    ),
+                    "maxArraySize",
+                )
             } else if what.contains("ap") {
-                (format!("{} entries in one map", limits.max_map_size), "maxMapSize")
+                (
+                    format!(
+                        "{} entries in one map (the entries of maps nested in it count too)",
+                        limits.max_map_size
+                    ),
+                    "maxMapSize",
+                )
             } else {
                 return Some(format!(
                     "{what} exceeds the sandbox limit (strings {} bytes, arrays {} items, maps {} entries; `wireplan: sandbox: maxStringSize:`, `maxArraySize:`, `maxMapSize:`)",
