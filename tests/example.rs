@@ -92,7 +92,7 @@ fn compiling_twice_gives_identical_bytes() {
 /// The golden test: `examples/blog/catalog.json` is exactly what the example's registry
 /// exports. After changing a Rust type, regenerate it with
 /// `WIREPLAN_UPDATE_CATALOG=1 cargo test --test example` (or
-/// `WIREPLAN_WRITE_CATALOG=examples/blog/catalog.json cargo run --example blog`).
+/// `WIREPLAN_WRITE_CATALOG=examples/blog/catalog.json cargo run -p blog`).
 #[test]
 fn the_checked_in_catalog_is_current() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -196,4 +196,23 @@ fn check_with_a_regenerated_catalog_names_the_removed_parameter() {
         "{}",
         String::from_utf8_lossy(&ok.stderr)
     );
+}
+
+/// The example's command line: `--dev` needs its two paths; alone it is a usage error, not a
+/// plan file called `--dev` (the trial's `blog --dev` said "cannot read plan").
+#[test]
+fn the_example_reads_its_command_line() {
+    use blog::{invocation, Invocation};
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        invocation(&args(&["app.plan.json"])),
+        Some(Invocation::Run("app.plan.json"))
+    );
+    assert_eq!(
+        invocation(&args(&["--dev", "app.neon", "cache"])),
+        Some(Invocation::Dev("app.neon", "cache"))
+    );
+    assert_eq!(invocation(&args(&["--dev"])), None);
+    assert_eq!(invocation(&args(&["--dev", "app.neon"])), None);
+    assert_eq!(invocation(&args(&[])), None);
 }

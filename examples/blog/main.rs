@@ -6,10 +6,10 @@
 //! `the_checked_in_catalog_is_current` in tests/example.rs:
 //!
 //! ```text
-//! WIREPLAN_WRITE_CATALOG=examples/blog/catalog.json cargo run --example blog   # regenerate
+//! WIREPLAN_WRITE_CATALOG=examples/blog/catalog.json cargo run -p blog   # regenerate
 //! cargo run -- compile examples/blog/config/app.neon --catalog examples/blog/catalog.json -o examples/blog/app.plan.json
-//! cargo run --example blog -- examples/blog/app.plan.json
-//! cargo run --example blog -- --dev examples/blog/config/app.neon target/wireplan-cache
+//! cargo run -p blog -- examples/blog/app.plan.json
+//! cargo run -p blog -- --dev examples/blog/config/app.neon target/wireplan-cache
 //! ```
 //!
 //! `--dev CONFIG CACHE_DIR` is dev mode: the plan is compiled with the registry's catalog (in
@@ -332,14 +332,33 @@ fn run_container(container: &Container) -> Result<Outcome, Box<dyn std::error::E
     })
 }
 
+/// What the command line asks for.
+#[derive(Debug, PartialEq)]
+pub enum Invocation<'a> {
+    /// `blog PLAN`: load a compiled plan.
+    Run(&'a str),
+    /// `blog --dev CONFIG CACHE_DIR`: dev mode.
+    Dev(&'a str, &'a str),
+}
+
+/// The invocation `args` (without the program name) asks for; `None` for anything else, such
+/// as `--dev` without its two paths (which is not a plan file called `--dev`).
+pub fn invocation(args: &[String]) -> Option<Invocation<'_>> {
+    match args {
+        [flag, config, cache] if flag == "--dev" => Some(Invocation::Dev(config, cache)),
+        [plan] if !plan.starts_with("--") => Some(Invocation::Run(plan)),
+        _ => None,
+    }
+}
+
 fn main() -> ExitCode {
     // `WIREPLAN_WRITE_CATALOG=examples/blog/catalog.json` writes the catalog and exits.
     wireplan_runtime::catalog::write_if_requested(&registry());
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.as_slice() {
-        [flag, config, cache] if flag == "--dev" => run_dev(config, cache).map(|(o, _)| o),
-        [plan] => run(plan),
-        _ => {
+    let result = match invocation(&args) {
+        Some(Invocation::Dev(config, cache)) => run_dev(config, cache).map(|(o, _)| o),
+        Some(Invocation::Run(plan)) => run(plan),
+        None => {
             eprintln!(
                 "usage: blog PLAN | blog --dev CONFIG CACHE_DIR (compile a plan with \
                  `wireplan compile examples/blog/config/app.neon --catalog \
