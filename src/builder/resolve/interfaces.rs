@@ -109,8 +109,9 @@ impl Resolver<'_> {
                     );
                     return None;
                 }
-                // No get() at all: not an accessor interface, but an interface written where a
-                // class was meant (`log: App\Logger`).
+                // No get() at all: not an accessor interface. Either an interface written where
+                // a class was meant (`log: App\Logger`) or one under `implement:` that has
+                // neither create() nor get(): one message for both.
                 None => {
                     let implementors: Vec<String> = self
                         .b
@@ -122,7 +123,7 @@ impl Resolver<'_> {
                         .collect();
                     let mut d = Diagnostic::error(
                         Code::InvalidDefinition,
-                        format!("{prefix}: Interface {iface} cannot be instantiated; name a class that implements it, or write it under 'implement:' only when the interface is a generated factory (create()), accessor (get()) or locator."),
+                        format!("{prefix}: Interface {iface} cannot be instantiated; name a class that implements it. Nor can it be generated under 'implement:': it has no method create() (a generated factory) or get() (an accessor)."),
                     )
                     .at(span);
                     d = match implementors.as_slice() {
