@@ -973,3 +973,43 @@ fn a_missing_autowired_service_does_not_blame_a_script_that_added_a_setup() {
         "{creator}"
     );
 }
+
+/// The shipped `logaware` extension: without a logger it fails only when a service is tagged,
+/// its error names the tagged service and the `loggerType:` option, and, as its script is not
+/// the user's to edit, it also points at the line that registers the extension.
+#[test]
+fn a_shipped_extension_error_points_at_its_registration_too() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    let write = |tag: &str| {
+        std::fs::write(
+            &config,
+            format!(
+                "extensions:\n\tlogging: logaware\ntypes:\n\tApp\\Mailer:\n\t\tmethods:\n\t\t\t\
+                 setLogger: {{params: {{l: App\\Logger}}}}\n\tApp\\Logger:\n\t\tinterface: true\n\
+                 services:\n\tm:\n\t\tcreate: App\\Mailer\n\t\ttags: [{tag}]\n"
+            ),
+        )
+        .expect("w")
+    };
+    write("logaware");
+    let err = stderr_on_exit(
+        wireplan().args(["check", config.to_str().expect("utf-8")]),
+        1,
+    );
+    for wanted in [
+        "no service of type App\\Logger to attach to the services tagged 'logaware' ('m'); add one, or name your logger's type with 'loggerType:'",
+        "┌─ shipped extension 'logaware':",
+        "app.neon:2:11",
+        "extension 'logging' is registered here; its script is shipped with wireplan",
+    ] {
+        assert!(err.contains(wanted), "{wanted}\n{err}");
+    }
+    // Nothing tagged: nothing to attach, no logger needed.
+    write("other");
+    let err = stderr_on_exit(
+        wireplan().args(["check", config.to_str().expect("utf-8")]),
+        0,
+    );
+    assert!(err.contains("ok: 1 service"), "{err}");
+}

@@ -46,6 +46,11 @@ pub fn shipped_name(script: &str) -> String {
     format!("shipped extension '{script}'")
 }
 
+/// Whether `file` of `sources` is a shipped extension's script (see [`shipped_name`]).
+fn shipped_text_of(sources: &SourceMap, file: FileId) -> bool {
+    shipped_text(&sources.get(file).name).is_some()
+}
+
 /// The text of the shipped script whose [`shipped_name`] is `name`, for dependency checks
 /// (dev mode hashes it like a file, so the cache is reused until wireplan's copy changes).
 pub fn shipped_text(name: &str) -> Option<&'static str> {
@@ -460,10 +465,18 @@ impl Extensions {
     pub fn call_all(&mut self, func: &str, diags: &mut Diagnostics) {
         let checking = func == "beforeCompile";
         let mut lookups: Vec<(String, script::Lookup)> = Vec::new();
-        for (ext, handle) in &mut self.list {
+        for (i, (ext, handle)) in self.list.iter_mut().enumerate() {
             if self.invalid.contains(&ext.name) {
                 continue;
             }
+            // A shipped extension's script is not the user's to edit: its errors also point at
+            // the line that registers it.
+            let registered = self
+                .entry_spans
+                .get(i)
+                .copied()
+                .flatten()
+                .filter(|_| shipped_text_of(&self.host.sources.borrow(), ext.file));
             let before = checking.then(|| order::snapshot(&self.host.builder.borrow()));
             handle.take_lookups();
             // Definitions added, changed or removed now remember this extension (explain).
@@ -483,6 +496,16 @@ impl Extensions {
             // getByType for it finds nothing): the script's error says so.
             let earlier = diags.items().iter().filter(|d| d.is_error()).count();
             diags.extend(found.into_iter().map(|d| {
+                let d = match registered {
+                    Some(at) => d.with_secondary(
+                        at,
+                        format!(
+                            "extension '{}' is registered here; its script is shipped with wireplan",
+                            ext.name
+                        ),
+                    ),
+                    None => d,
+                };
                 if earlier > 0 && d.code == Code::ScriptError {
                     d.with_note(format!(
                         "reported after {earlier} earlier error(s) of this compilation, which \
