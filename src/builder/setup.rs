@@ -58,6 +58,20 @@ impl Completer<'_> {
                         .unwrap_or_else(|| Expr::bare(ExprKind::Null));
                     self.property_write(self_ty.as_deref(), prop, &v, item, ctx)
                 }
+                // `$prop()` or `$prop(1, 2)`: a property write with the wrong number of values
+                // (it was looked up as a class named `$prop`).
+                Callee::Name(n) if n.strip_prefix('$').is_some_and(is_identifier) => {
+                    self.report(
+                        Code::InvalidValue,
+                        ctx,
+                        format!(
+                            "Property write {n}(…) takes exactly one value, {} given.",
+                            st.arguments.len()
+                        ),
+                        item.span,
+                    );
+                    P::Null
+                }
                 Callee::Name(n) if is_function_name(n) && !n.starts_with('$') => self.call(
                     CallTarget::SelfObject,
                     self_ty,
