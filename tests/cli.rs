@@ -1013,3 +1013,32 @@ fn a_shipped_extension_error_points_at_its_registration_too() {
     );
     assert!(err.contains("ok: 1 service"), "{err}");
 }
+
+/// Problems with the order of extensions do not hide each other: a name ordered relative to
+/// itself is reported even in an entry that does not load (an unknown key), and an unknown
+/// name does not hide a cycle among the others.
+#[test]
+fn every_extension_order_problem_is_reported_in_one_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("n.rhai"), "fn loadConfiguration() {}\n").expect("w");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "extensions:\n\ta: {script: n.rhai, after: b}\n\tb: {script: n.rhai, after: a}\n\
+         \tc: {script: n.rhai, before: nope}\n\td: {script: n.rhai, before: d, wat: 1}\n",
+    )
+    .expect("w");
+    let err = stderr_on_exit(
+        wireplan().args(["check", config.to_str().expect("utf-8")]),
+        1,
+    );
+    for wanted in [
+        "error[extension-order]: The before:/after: order of extensions a, b cannot be met",
+        "error[extension-order]: Extension 'c' is to run before 'nope', but no extension is registered",
+        "error[extension-order]: Extension 'd' cannot be ordered relative to itself.",
+        "error[unknown-option]: Unexpected item 'extensions\u{a0}›\u{a0}d\u{a0}›\u{a0}wat'.",
+        "error: 4 error(s)",
+    ] {
+        assert!(err.contains(wanted), "{wanted}\n{err}");
+    }
+}

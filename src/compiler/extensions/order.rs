@@ -100,6 +100,15 @@ pub(super) fn entry(
         };
         for item in items {
             match item.as_str() {
+                // Reported here, so that it is reported even when another problem of the entry
+                // keeps the extension from loading (and its order from being sorted).
+                Some(n) if n == name => diags.push(
+                    Diagnostic::error(
+                        Code::ExtensionOrder,
+                        format!("Extension '{n}' cannot be ordered relative to itself."),
+                    )
+                    .at(item.span.or(v.span).or(span)),
+                ),
                 Some(n) if !n.is_empty() => slot.push((n.to_string(), item.span.or(v.span))),
                 _ => {
                     ok = false;
@@ -144,7 +153,8 @@ pub(super) fn entry(
 /// The order to run `names` in, honouring every `before`/`after` in `declared` (same order
 /// as `names`) and otherwise keeping registration order: each step takes the first extension
 /// whose predecessors have all run. `None` when nothing is declared, or after an
-/// `extension-order` error (an unknown name, or a cycle).
+/// `extension-order` error (an unknown name, or a cycle). An unknown name does not hide a
+/// cycle among the others: both are reported.
 pub(super) fn sort(
     names: &[String],
     declared: &[Declared],
@@ -201,9 +211,6 @@ pub(super) fn sort(
             }
         }
     }
-    if !ok {
-        return None;
-    }
     let mut placed = vec![false; names.len()];
     let mut order = Vec::with_capacity(names.len());
     while order.len() < names.len() {
@@ -238,7 +245,7 @@ pub(super) fn sort(
             }
         }
     }
-    Some(order)
+    ok.then_some(order)
 }
 
 /// Service name → its tag names, to tell what an extension's call added.
