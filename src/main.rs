@@ -692,7 +692,14 @@ fn neon_encode(file: PathBuf, inline: bool, indent: &str) -> ExitCode {
             &sources,
             Diagnostic::error(
                 Code::InvalidValue,
-                format!("Cannot encode '{}' as NEON: {e}", file.display()),
+                format!(
+                    "Cannot encode {} as NEON: {e}",
+                    if file.as_os_str() == "-" {
+                        "<stdin>".to_string()
+                    } else {
+                        format!("'{}'", file.display())
+                    }
+                ),
             ),
         ),
     }

@@ -209,6 +209,19 @@ fn neon_decode_and_encode_read_standard_input() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("<stdin>:3:1"), "{stderr}");
+    // A value NEON cannot hold: standard input is named as such, with the path to the value.
+    let out = run(
+        &["neon", "encode", "-"],
+        r#"{"a": {"b": [1, 18446744073709551615]}}"#,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "Cannot encode <stdin> as NEON: at a\u{a0}›\u{a0}b\u{a0}›\u{a0}1: the integer 18446744073709551615 is beyond"
+        ),
+        "{stderr}"
+    );
 }
 
 /// A file that exists but is not a configuration file says what it is, not "missing"; `-`

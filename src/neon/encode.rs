@@ -90,6 +90,24 @@ pub enum EncodeError {
     /// JSON that is not the canonical JSON of a NEON value (see [`super::from_json`]).
     #[error("{0}")]
     Json(String),
+    /// A [`EncodeError::Json`] problem inside a collection: the path to it (keys and list
+    /// indexes joined with ` › `, outermost first) and the problem.
+    #[error("at {0}: {1}")]
+    Within(String, Box<EncodeError>),
+}
+
+impl EncodeError {
+    /// This error, found under `key` of a collection (see [`EncodeError::Within`]). Only JSON
+    /// problems get a path: the others (depth, NaN) are about the whole value.
+    pub(crate) fn within(self, key: &str) -> EncodeError {
+        match self {
+            EncodeError::Json(_) => EncodeError::Within(key.to_string(), Box::new(self)),
+            EncodeError::Within(path, e) => {
+                EncodeError::Within(format!("{key}\u{a0}›\u{a0}{path}"), e)
+            }
+            other => other,
+        }
+    }
 }
 
 /// Encodes `value` as NEON with `options`.

@@ -183,11 +183,8 @@ fn enter(depth: usize) -> Result<usize, EncodeError> {
 fn list_from_json(items: &[J], depth: usize) -> Result<Array, EncodeError> {
     let mut a = Array::new();
     for (i, item) in items.iter().enumerate() {
-        a.insert(
-            Key::Int(i as i64),
-            Span::default(),
-            from_json_at(item, depth)?,
-        );
+        let v = from_json_at(item, depth).map_err(|e| e.within(&i.to_string()))?;
+        a.insert(Key::Int(i as i64), Span::default(), v);
     }
     Ok(a)
 }
@@ -195,11 +192,8 @@ fn list_from_json(items: &[J], depth: usize) -> Result<Array, EncodeError> {
 fn map_from_json(m: &Map<String, J>, depth: usize) -> Result<Array, EncodeError> {
     let mut a = Array::new();
     for (k, v) in m {
-        a.insert(
-            Key::from_string(k.clone()),
-            Span::default(),
-            from_json_at(v, depth)?,
-        );
+        let v = from_json_at(v, depth).map_err(|e| e.within(k))?;
+        a.insert(Key::from_string(k.clone()), Span::default(), v);
     }
     Ok(a)
 }
@@ -288,8 +282,12 @@ mod tests {
     #[test]
     fn integers_beyond_the_signed_range_are_refused_with_that_limit() {
         let json: J = serde_json::from_str(r#"{"a": 18446744073709551615}"#).unwrap();
-        let Err(EncodeError::Json(why)) = from_json(&json) else {
+        let Err(EncodeError::Within(path, why)) = from_json(&json) else {
             panic!("refused");
+        };
+        assert_eq!(path, "a");
+        let EncodeError::Json(why) = *why else {
+            panic!("a JSON problem: {why}")
         };
         assert!(why.contains("signed 64-bit range"), "{why}");
         assert!(why.contains("9223372036854775807"), "{why}");
