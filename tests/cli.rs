@@ -1055,3 +1055,38 @@ fn every_extension_order_problem_is_reported_in_one_run() {
         assert!(err.contains(wanted), "{wanted}\n{err}");
     }
 }
+
+/// `show` lines the dynamic parameters up as a table, as the other sections are.
+#[test]
+fn show_aligns_the_dynamic_parameters() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "parameters:\n\tdb:\n\t\tpassword: secret\nwireplan:\n\tsensitive: [db.password]\n\
+         types:\n\tApp\\X:\n\t\tconstructor: {p: string}\n\
+         services:\n\tx: App\\X(%db.password%)\n\ty: App\\X(%env.HOME%)\n",
+    )
+    .expect("w");
+    let plan = dir.path().join("plan.json");
+    stderr_on_exit(
+        wireplan().args([
+            "compile",
+            config.to_str().expect("utf-8"),
+            "-o",
+            plan.to_str().expect("utf-8"),
+        ]),
+        0,
+    );
+    let out = wireplan()
+        .args(["show", plan.to_str().expect("utf-8")])
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "dynamic parameters, read at start-up (2):\n  db.password  string, required, sensitive\n  env.HOME     string, required\n"
+        ),
+        "{stdout}"
+    );
+}

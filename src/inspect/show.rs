@@ -294,23 +294,24 @@ impl PlanSummary {
                 "dynamic parameters, read at start-up ({}):",
                 self.dynamic_parameters.len()
             );
-            for p in &self.dynamic_parameters {
-                match self.dynamic_declared.get(p) {
-                    Some(d) => {
-                        let mut facts: Vec<String> = d.type_.iter().cloned().collect();
+            // One table, so the facts line up under the longest name.
+            let rows: Vec<Vec<String>> = self
+                .dynamic_parameters
+                .iter()
+                .map(|p| {
+                    let mut facts: Vec<String> = Vec::new();
+                    if let Some(d) = self.dynamic_declared.get(p) {
+                        facts.extend(d.type_.iter().cloned());
                         if let Some(v) = &d.default {
                             facts.push(format!("default {}", text::expr(v)));
                         }
                         facts.extend(d.required.then(|| "required".to_string()));
                         facts.extend(d.sensitive.then(|| "sensitive".to_string()));
-                        let line = format!("  {p}  {}", facts.join(", "));
-                        let _ = writeln!(out, "{}", line.trim_end());
                     }
-                    None => {
-                        let _ = writeln!(out, "  {p}");
-                    }
-                }
-            }
+                    vec![p.clone(), facts.join(", ")]
+                })
+                .collect();
+            table(&rows, &mut out);
         }
         let _ = writeln!(out, "\nservices ({}):", self.services.len());
         let mut rows = vec![["name", "type", "kind", "lifespan", "autowired", "tags"]
