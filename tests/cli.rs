@@ -1090,3 +1090,37 @@ fn show_aligns_the_dynamic_parameters() {
         "{stdout}"
     );
 }
+
+/// `explain --type int` says that a built-in type is not autowired; a `.json` catalog holding
+/// NEON says that the name decides how it is read.
+#[test]
+fn a_built_in_type_and_a_neon_catalog_under_a_json_name_are_explained() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(&config, "services:\n\tx: App\\X\n").expect("w");
+    let catalog = dir.path().join("types.json");
+    std::fs::write(&catalog, "App\\X: {}\n").expect("w");
+    let (config, catalog) = (
+        config.to_str().expect("utf-8"),
+        catalog.to_str().expect("utf-8"),
+    );
+    let err = stderr_on_exit(wireplan().args(["check", config, "--catalog", catalog]), 1);
+    assert!(
+        err.contains("The catalog is not valid JSON")
+            && err.contains("= a catalog named *.json is read as JSON; this text reads as NEON: name the file *.neon"),
+        "{err}"
+    );
+    std::fs::write(dir.path().join("types.json"), "{\"App\\\\X\": {}}\n").expect("w");
+    let out = wireplan()
+        .args(["explain", config, "--catalog", catalog, "--type", "int"])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "= 'int' is a built-in type: autowiring answers for classes and interfaces only"
+        ),
+        "{err}"
+    );
+}

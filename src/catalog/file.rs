@@ -125,8 +125,18 @@ pub(super) fn json_syntax_error(id: FileId, text: &str, e: &serde_json::Error) -
         .map_or(shown.as_str(), |(m, _)| m);
     if !e.is_data() {
         let message = format!("The catalog is not valid JSON: {what}.");
-        return Diagnostic::error(Code::InvalidValue, message)
-            .at(Some(Span::new(id, offset, offset)));
+        let d =
+            Diagnostic::error(Code::InvalidValue, message).at(Some(Span::new(id, offset, offset)));
+        // A NEON catalog under a `.json` name (the name decides how a catalog file is read).
+        let looks_neon = crate::neon::decode(text, id)
+            .is_ok_and(|v| matches!(v.kind, crate::neon::Kind::Array(_)));
+        return if looks_neon {
+            d.with_note(
+                "a catalog named *.json is read as JSON; this text reads as NEON: name the file *.neon",
+            )
+        } else {
+            d
+        };
     }
     // Well-formed JSON that no catalog may be: a key written twice in one object, where serde
     // stands at the second key's closing quote. The error is at that key, and points at the

@@ -91,12 +91,19 @@ pub struct TypeExplanation {
 /// `not-allowed-during-resolving` while `resolve` runs.
 pub fn type_candidates(b: &mut ContainerBuilder, ty: &str) -> Result<TypeExplanation, Diagnostic> {
     let Some(class) = b.catalog.get(ty) else {
-        let names: Vec<String> = b.catalog.classes().map(|c| c.name.to_string()).collect();
-        return Err(Diagnostic::error(
+        let d = Diagnostic::error(
             Code::ClassNotFound,
             format!("Class or interface '{ty}' not found in the type catalog."),
-        )
-        .with_suggestion(ty, names.iter().map(String::as_str)));
+        );
+        // `int`, `string`, …: no service is autowired for a built-in type (a parameter of one
+        // takes a value: an argument or a %parameter%).
+        if crate::catalog::is_builtin(ty) {
+            return Err(d.with_note(format!(
+                "'{ty}' is a built-in type: autowiring answers for classes and interfaces only; a parameter of type {ty} takes a value (an argument or a %parameter%)"
+            )));
+        }
+        let names: Vec<String> = b.catalog.classes().map(|c| c.name.to_string()).collect();
+        return Err(d.with_suggestion(ty, names.iter().map(String::as_str)));
     };
     let ty = class.name.to_string();
     let answer = match b.get_by_type(&ty) {
