@@ -355,6 +355,12 @@ fn one_truth_errors_follow_a_removed_service() {
     );
     assert!(e.contains("App\\Database required by $db"), "{e}");
     assert!(e.ends_with("2 error(s), 0 warning(s)"), "{e}");
+    // Removed at the prompt, not by the configuration.
+    let n = ask(&mut s, ":needed-by db");
+    assert!(
+        n.starts_with("service db was removed in this REPL session at <session>:"),
+        "{n}"
+    );
 }
 
 /// A service added at the prompt shows its type, and `:errors` agrees with what is shown.

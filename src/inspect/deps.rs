@@ -314,6 +314,10 @@ impl fmt::Display for Dependents {
             write!(f, "service {} was removed", self.service)?;
             match &r.by {
                 Some(by) => write!(f, " by {by}")?,
+                // A REPL line (`builder.removeDefinition(…)`) is no extension either.
+                None if r.location.as_ref().is_some_and(|l| l.file == "<session>") => {
+                    write!(f, " in this REPL session")?
+                }
                 None => write!(f, " by the configuration")?,
             }
             match &r.location {
