@@ -110,7 +110,7 @@ impl ParseError {
                 ));
                 (
                     "Invalid combination of tabs and spaces".into(),
-                    "this indentation does not match the enclosing block's".into(),
+                    "this line is indented differently from its enclosing block".into(),
                 )
             }
             ErrorKind::BadIndentation => {

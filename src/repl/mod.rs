@@ -634,6 +634,11 @@ impl Session {
                     format!("Runtime error: {}", display::dynamic(v)),
                 )
             }
+            EvalAltResult::ErrorFunctionNotFound(sig, _) => Diagnostic::error(
+                Code::ScriptError,
+                crate::script::strip_position(&inner.to_string()),
+            )
+            .with_note(crate::script::no_function_note(sig)),
             other => Diagnostic::error(
                 Code::ScriptError,
                 crate::script::strip_position(&other.to_string()),

@@ -496,10 +496,13 @@ impl Extension {
         }
         let pos = inner.position();
         let mut d = match inner {
-            EvalAltResult::ErrorRuntime(value, _) if value.is::<Diagnostic>() => value
-                .clone()
-                .cast::<Diagnostic>()
-                .with_note(format!("raised in extension '{}', {}", self.name, where_(func))),
+            EvalAltResult::ErrorRuntime(value, _) if value.is::<Diagnostic>() => {
+                value.clone().cast::<Diagnostic>().with_note(format!(
+                    "raised in extension '{}', {}",
+                    self.name,
+                    where_(func)
+                ))
+            }
             EvalAltResult::ErrorRuntime(value, _) => {
                 // A script that names itself in its message is not named twice.
                 let text = value.to_string();
@@ -510,31 +513,38 @@ impl Extension {
                 };
                 Diagnostic::error(
                     Code::ScriptError,
-                    format!("Extension '{}': {text} (thrown in {})", self.name, where_(func)),
+                    format!(
+                        "Extension '{}': {text} (thrown in {})",
+                        self.name,
+                        where_(func)
+                    ),
                 )
             }
             EvalAltResult::ErrorTerminated(value, _)
                 if sandbox::termination_message(value, limits).is_some() =>
             {
-                let (message, note) = sandbox::termination_message(value, limits).unwrap_or_default();
+                let (message, note) =
+                    sandbox::termination_message(value, limits).unwrap_or_default();
                 Diagnostic::error(
                     Code::ScriptError,
                     format!("Extension '{}': {message} in {}", self.name, where_(func)),
                 )
                 .with_note(note)
             }
-            EvalAltResult::ErrorFunctionNotFound(sig, _) => Diagnostic::error(
-                Code::ScriptError,
-                format!(
-                    "Extension '{}': no function matches {} in {}",
-                    self.name,
-                    readable_types(sig),
-                    where_(func)
-                ),
-            )
-            .with_note(
-                "Check the name and the argument types against docs/scripting-api.md (a name given as a number, for example, matches nothing).",
-            ),
+            EvalAltResult::ErrorFunctionNotFound(sig, _) => {
+                let d = Diagnostic::error(
+                    Code::ScriptError,
+                    format!(
+                        "Extension '{}': no function matches {} in {}",
+                        self.name,
+                        readable_types(sig),
+                        where_(func)
+                    ),
+                );
+                // An operand or argument of type `()` is most often a map key that is not
+                // there (`this.config.nosuch` reads as `()`), not a wrong function.
+                d.with_note(no_function_note(sig))
+            }
             other => Diagnostic::error(
                 Code::ScriptError,
                 format!(
@@ -599,6 +609,24 @@ fn where_(func: &str) -> String {
     } else {
         format!("{func}()")
     }
+}
+
+/// The note for a call that no function matches: about a `()` operand when there is one
+/// (usually a map key that is not there), else about names and argument types.
+pub(crate) fn no_function_note(sig: &str) -> &'static str {
+    if unit_argument(sig) {
+        "an operand or argument is () (nothing): reading a map key that is not there gives (), e.g. `this.config.nosuch`; check the names read just before, or test with `\"key\" in map`"
+    } else {
+        "Check the name and the argument types against docs/scripting-api.md (a name given as a number, for example, matches nothing)."
+    }
+}
+
+/// Whether a Rhai function signature (`+ (i64, ())`, `foo ()` for no arguments) has an
+/// argument of type `()`.
+fn unit_argument(sig: &str) -> bool {
+    sig.split_once(" (")
+        .and_then(|(_, args)| args.strip_suffix(')'))
+        .is_some_and(|args| args.split(", ").any(|a| a.trim() == "()"))
 }
 
 /// Names the sandbox limit a script ran into.
@@ -685,6 +713,15 @@ fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `()` as an argument type, not the empty argument list of a call without arguments.
+    #[test]
+    fn a_unit_argument_is_told_from_no_arguments() {
+        assert!(unit_argument("+ (i64, ())"));
+        assert!(unit_argument("addTag (Definition, (), string)"));
+        assert!(!unit_argument("foo ()"));
+        assert!(!unit_argument("+ (i64, string)"));
+    }
 
     /// The lifecycle warnings of `text` as (line of the label, message).
     fn warnings(text: &str) -> Vec<(usize, String)> {
