@@ -219,7 +219,32 @@ impl CommandLineParameters {
                 }
             }
         }
+        // Sorted by name, so a name's entries and those below it are one range.
+        written.sort_by(|a, b| a.0.cmp(&b.0));
         CommandLineParameters { values, written }
+    }
+
+    /// The written values of `name`, of the parameters below it (`db.host` for `db`) and of
+    /// the maps it lies in (`db` for `db.host`): binary searches in the sorted list.
+    fn written_around<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a crate::source::Span> + 'a {
+        let from = self.written.partition_point(|(n, _)| n.as_str() < name);
+        let below = self.written[from..]
+            .iter()
+            .take_while(move |(n, _)| n.starts_with(name))
+            .filter(move |(n, _)| relation(n, name).is_some())
+            .map(|(_, s)| s);
+        let above = name.match_indices('.').filter_map(move |(i, _)| {
+            let outer = &name[..i];
+            let at = self.written.partition_point(|(n, _)| n.as_str() < outer);
+            self.written
+                .get(at)
+                .filter(|(n, _)| n == outer)
+                .map(|(_, s)| s)
+        });
+        below.chain(above)
     }
 }
 
@@ -264,6 +289,9 @@ fn relation(reference: &str, name: &str) -> Option<Relation> {
 /// uses.
 const FOLLOW_MAX: usize = 64;
 
+/// Only the first this many diagnostics of a run are followed through written values.
+const FOLLOWED_DIAGNOSTICS: usize = 1000;
+
 /// Adds a note to each diagnostic from the `from`-th on whose primary span's text refers to a
 /// parameter that a `-p` value set (`given.values`, those applied): `%maxItems%` set by
 /// `-p maxItems=abc` is otherwise reported at the configuration's `%maxItems%` with the
@@ -289,7 +317,9 @@ pub fn note_overrides(
         }
         format!("-p {name}={shown}")
     };
-    for d in diags.since_mut(from) {
+    // Following written values costs a few searches per parameter; a run with thousands of
+    // errors follows them for the first FOLLOWED_DIAGNOSTICS only.
+    for (i, d) in diags.since_mut(from).iter_mut().enumerate() {
         let Some(span) = d.primary_span() else {
             continue;
         };
@@ -318,7 +348,7 @@ pub fn note_overrides(
                 direct = true;
                 notes.push(note);
             }
-            if !direct {
+            if !direct && i < FOLLOWED_DIAGNOSTICS {
                 follow(reference, given, sources, &shown, &mut notes);
             }
         }
@@ -342,10 +372,7 @@ fn follow(
     let mut seen: Vec<String> = vec![reference.to_string()];
     let mut queue: Vec<String> = vec![reference.to_string()];
     while let Some(current) = queue.pop() {
-        for (path, span) in &given.written {
-            if relation(path, &current).is_none() {
-                continue;
-            }
+        for span in given.written_around(&current) {
             let Some(text) = sources.get(span.file).text.get(span.range()) else {
                 continue;
             };
@@ -562,6 +589,34 @@ mod tests {
                 vec![]
             )]
         );
+    }
+
+    /// The written values around a name: its own, those below it and those of the maps it
+    /// lies in; not a sibling that merely starts with the same letters (`db-x`, `db2`).
+    #[test]
+    fn written_values_around_a_name_are_found_by_search() {
+        let mut sources = SourceMap::default();
+        let text =
+            "parameters:\n\tdb:\n\t\thost: %h%\n\t\tport: 1\n\tdb-x: 2\n\tdb2: 3\n\tother: 4\n";
+        let file = sources.add("app.neon", text);
+        let raw = crate::neon::decode(text, file).expect("decodes");
+        let crate::neon::Kind::Array(sections) = &raw.kind else {
+            panic!("a map")
+        };
+        let values: IndexMap<String, Value> = [("x".to_string(), raw.clone())].into();
+        let given = CommandLineParameters::new(values, sections);
+        let around = |name: &str| -> Vec<String> {
+            let mut found: Vec<String> = given
+                .written_around(name)
+                .map(|s| text[s.range()].trim().to_string())
+                .collect();
+            found.sort();
+            found
+        };
+        assert_eq!(around("db.host"), ["%h%", "host: %h%\n\t\tport: 1"]);
+        assert_eq!(around("db").len(), 3, "{:?}", around("db"));
+        assert_eq!(around("db2"), ["3"]);
+        assert!(around("nope").is_empty());
     }
 
     #[test]
