@@ -696,3 +696,44 @@ fn usage_errors_have_a_code_and_help_is_unchanged() {
     assert_eq!(code, 0);
     assert_eq!(stdout, format!("wireplan {}\n", env!("CARGO_PKG_VERSION")));
 }
+
+/// A hand-edited plan whose field has a wrong value or type: `show` names the field by its
+/// path in the plan (`services › … › lifespan`), as the runtime's loader does.
+#[test]
+fn show_names_the_path_of_a_malformed_plan_field() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = compile_into(EXAMPLE, dir.path(), "app.json", &[]);
+    let plan: Json = serde_json::from_str(&std::fs::read_to_string(&path).expect("plan"))
+        .expect("the plan is JSON");
+    let service = plan["services"]
+        .as_object()
+        .and_then(|s| s.keys().next())
+        .expect("the example has services")
+        .clone();
+    let mut forever = plan.clone();
+    forever["services"][&service]["lifespan"] = Json::from("forever");
+    let mut tags = plan;
+    tags["services"][&service]["tags"] = serde_json::json!(["x"]);
+    for (name, edited, says) in [
+        (
+            "forever.json",
+            forever,
+            format!("services › {service} › lifespan: unknown variant `forever`, expected one of"),
+        ),
+        (
+            "tags.json",
+            tags,
+            format!("services › {service} › tags: invalid type: sequence, expected a map"),
+        ),
+    ] {
+        let file = dir.path().join(name);
+        std::fs::write(&file, serde_json::to_string_pretty(&edited).expect("JSON")).expect("write");
+        let (code, _, stderr) = run_in(dir.path(), &["show", name]);
+        assert_eq!(code, 1, "{stderr}");
+        assert!(stderr.contains("error[invalid-plan]"), "{stderr}");
+        assert!(
+            stderr.contains(&format!("malformed plan: {says}")),
+            "{stderr}"
+        );
+    }
+}

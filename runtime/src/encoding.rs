@@ -24,10 +24,13 @@ use crate::plan::{Plan, FORMAT, OLDEST_VERSION, VERSION};
 
 mod atomic;
 pub(crate) mod decode;
+mod json_path;
 mod mirror;
 mod unique;
 
 pub use atomic::{write_atomic, write_atomic_with, PlanFile, WRITEBACK_STEP, WRITE_BUFFER};
+#[doc(hidden)]
+pub use json_path::plan_format_error;
 
 /// The first eight bytes of every binary plan.
 pub const BINARY_MAGIC: &[u8; 8] = b"WIREPLAN";
@@ -213,7 +216,14 @@ impl Plan {
                 } else {
                     "malformed plan"
                 };
-                Err(bad(origin, format!("{what}: {full}")))
+                // Where it went wrong (`services › clock › lifespan`), from a second decode
+                // that tracks the path: the fast one above does not, and a truncated plan's
+                // path is only where the text ends.
+                let located = (!full.is_eof())
+                    .then(|| json_path::located_error(json))
+                    .flatten();
+                let why = located.unwrap_or_else(|| full.to_string());
+                Err(bad(origin, format!("{what}: {why}")))
             }
         }
     }

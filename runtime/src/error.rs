@@ -102,9 +102,8 @@ pub enum Error {
     /// The imported services supplied with [`crate::ContainerBuilder::import`] do not match
     /// the plan's `imported` services.
     #[error(
-        "{origin}: imported services do not match the plan:{}{}",
-        if missing.is_empty() { String::new() } else { format!(" not supplied: {};", missing.join(", ")) },
-        if unknown.is_empty() { String::new() } else { format!(" supplied but not imported by the plan: {};", unknown.join(", ")) }
+        "{origin}: imported services do not match the plan: {}",
+        imports_message(missing, unknown)
     )]
     Imports {
         /// The file.
@@ -126,14 +125,20 @@ pub enum Error {
         hint: Option<String>,
     },
 
-    /// The Rust type asked for in `get_by_type::<T>()` has no catalog name in the registry.
+    /// The Rust type asked for in `get_by_type::<T>()` or given to `provide::<T>()` has no
+    /// catalog name in the registry.
     #[error(
         "type {rust_type} has no catalog name: register it with Registry::class or \
-         ClassBuilder::implements, or use get_by_type_name"
+         ClassBuilder::implements{}",
+        by_name.map(|call| format!(", or use {call}")).unwrap_or_default()
     )]
     UnregisteredType {
         /// `std::any::type_name` of the requested type.
         rust_type: &'static str,
+        /// The call that names the service or slot instead of the type, when the caller has
+        /// one: `get_by_type_name` for a `get_by_type`, `Scope::provide_named` for a
+        /// `provide`.
+        by_name: Option<&'static str>,
     },
 
     /// The plan's autowiring index has no service for this type. Services of the type that
@@ -544,6 +549,26 @@ impl fmt::Display for MissingList<'_> {
         }
         Ok(())
     }
+}
+
+/// The problems of [`Error::Imports`], each with what to do about it.
+fn imports_message(missing: &[String], unknown: &[String]) -> String {
+    let mut parts = Vec::new();
+    if !missing.is_empty() {
+        parts.push(format!(
+            "not supplied: {} (supply each with Container::builder(&registry).import(name, \
+             object) before loading, or remove `imported: true` from its configuration)",
+            missing.join(", ")
+        ));
+    }
+    if !unknown.is_empty() {
+        parts.push(format!(
+            "supplied but not imported by the plan: {} (drop those import() calls, or declare \
+             the services `imported: true`)",
+            unknown.join(", ")
+        ));
+    }
+    parts.join("; ")
 }
 
 fn version_message(origin: &str, found: u64, newest: u32) -> String {

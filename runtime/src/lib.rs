@@ -129,7 +129,7 @@ pub use error::{Error, Missing};
 pub use generated::{Accessor, Factory, Locator};
 pub use provider::Provider;
 pub use registry::{BoxFuture, ClassBuilder, Registry};
-pub use value::{ArgError, Args, BoxError, CallResult, Callable, Instance, Value};
+pub use value::{ArgError, Args, BoxError, CallResult, Callable, Instance, ParamError, Value};
 /// Registers a type from its inherent impl block (see [`Register`]); the derive way, next to
 /// the manual [`register!`] and [`ClassBuilder`].
 #[cfg(feature = "derive")]

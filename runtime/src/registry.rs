@@ -521,7 +521,8 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
     }
 
     /// For [`Registry::catalog`]: the constructor's parameters, in order (the
-    /// [`register!`](crate::register) macro fills this from the Rust signature).
+    /// [`register!`](crate::register) macro fills this from the Rust signature). A wrong
+    /// argument then names its parameter ([`ParamError`](crate::ParamError)).
     pub fn signature(mut self, params: Vec<Param>) -> Self {
         self.class().more_mut().ctor_sig = Some(params);
         self

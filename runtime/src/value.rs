@@ -427,6 +427,43 @@ pub struct ArgError {
     pub found: String,
 }
 
+/// An [`ArgError`] about a parameter the registry declares by name (the derive,
+/// `register!` and [`ClassBuilder::signature`](crate::ClassBuilder::signature) declare them):
+/// the cause of a failed constructor or method call, displayed as
+/// `argument $maxLoans (index 3): expected int, found string`.
+///
+/// A constructor's error without a declared name stays the [`ArgError`] itself.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "argument ${param} (index {}): expected {}, found {}",
+    error.index,
+    error.expected,
+    error.found
+)]
+pub struct ParamError {
+    /// The parameter's name as the configuration uses it (without the `$`).
+    pub param: String,
+    /// What the accessor reported.
+    pub error: ArgError,
+}
+
+/// `cause` naming its parameter when it is an [`ArgError`] at an index `params` declares (a
+/// [`ParamError`]); anything else unchanged.
+pub(crate) fn name_param(cause: BoxError, params: Option<&[crate::catalog::Param]>) -> BoxError {
+    let declared = cause
+        .downcast_ref::<ArgError>()
+        .and_then(|e| params?.get(e.index))
+        .map(|p| p.name);
+    match (declared, cause.downcast::<ArgError>()) {
+        (Some(param), Ok(error)) => Box::new(ParamError {
+            param: param.to_string(),
+            error: *error,
+        }),
+        (_, Ok(error)) => error,
+        (_, Err(cause)) => cause,
+    }
+}
+
 /// The positional arguments of a constructor, method, static method or property writer.
 ///
 /// Arguments in a plan are positional and complete (defaults already filled in by the

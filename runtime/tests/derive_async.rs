@@ -164,3 +164,24 @@ fn a_failing_derived_async_constructor_is_a_constructor_error() {
         "the constructor's message: {text}"
     );
 }
+
+/// A wrong argument of an async constructor names its parameter, as a sync one does: both
+/// the derive and `register!` declare the names.
+#[test]
+fn a_wrong_argument_of_an_async_constructor_names_its_parameter() {
+    let json = r#"{"format": "wireplan-plan", "version": 3, "compiler": "test", "inputs_hash": "0",
+        "services": {"pool": {"type": "App\\Pool", "requires_async": true,
+                              "create": {"$new": "App\\Pool", "args": [5]}}}}"#;
+    for registry in [derived(), manual()] {
+        let c = Container::from_json_str(json, &registry).expect("the plan loads");
+        let e = runtime()
+            .block_on(c.get_async::<Pool>("pool"))
+            .err()
+            .expect("an int is no URL");
+        assert_eq!(
+            e.to_string(),
+            "cannot create service 'pool' (path: pool): async constructor of App\\Pool: \
+             argument $url (index 0): expected string, found int"
+        );
+    }
+}

@@ -237,7 +237,7 @@ fn a_failing_product_names_the_factory_not_a_broken_service() {
     assert_eq!(
         e.to_string(),
         "factory 'lf' cannot create its product (defined at app.neon:3:2; path: lf): \
-         $arg 'path': not passed to the factory's create(), and the plan gives no default for it"
+         create(): parameter 'path' was not passed, and the plan gives no default for it"
     );
     // A dependency of the product that fails is still that service's failure.
     let mut s = logger_factories();

@@ -75,3 +75,84 @@ fn get_by_type_says_which_services_are_not_autowired() {
         "no service of type App\\Db"
     );
 }
+
+#[derive(Debug)]
+struct Loans {
+    limit: i64,
+}
+
+impl Loans {
+    fn limit(&self) -> i64 {
+        self.limit
+    }
+}
+
+#[allow(non_snake_case)] // the parameter's catalog name, as the configuration writes it
+fn loans_registry() -> Registry {
+    let mut r = Registry::new();
+    register!(r, "Lib\\Loans" => Loans {
+        new(name: String, maxLoans: i64) { let _ = name; Loans { limit: maxLoans } }
+        fn setLimit(&mut this, limit: i64) { this.limit = limit; }
+        fn allows(&this, count: i64) -> bool { count < this.limit() }
+    });
+    // Registered without a signature: the argument keeps its index only.
+    r.class::<Db>("App\\Db")
+        .constructor(|a| a.int(0).map(|_| Db).map_err(Into::into));
+    r
+}
+
+fn loans(services: Json) -> Container {
+    let plan = json!({"format": "wireplan-plan", "version": 1, "compiler": "test",
+                      "inputs_hash": "0", "services": services})
+    .to_string();
+    Container::from_json_str(&plan, &loans_registry()).expect("the plan loads")
+}
+
+/// A wrong argument of a constructor or method whose parameters the registry declares (the
+/// derive and `register!` do) names the parameter, not only its index.
+#[test]
+fn a_wrong_argument_names_its_declared_parameter() {
+    let c = loans(json!({
+        "loans": {"type": "Lib\\Loans", "create": {"$new": "Lib\\Loans", "args": ["x", "three"]}},
+        "setup": {"type": "Lib\\Loans", "create": {"$new": "Lib\\Loans", "args": ["x", 3]},
+                  "setup": [{"$call": ["@self", "setLimit"], "args": ["four"]}]},
+        "called": {"type": "App\\Db", "create": {"$new": "App\\Db", "args": [
+            {"$call": [{"$ref": "setup2"}, "allows"], "args": [true]}]}},
+        "setup2": {"type": "Lib\\Loans", "create": {"$new": "Lib\\Loans", "args": ["x", 3]}},
+        "db": {"type": "App\\Db", "create": {"$new": "App\\Db", "args": ["one"]}}
+    }));
+    let e = c.get::<Loans>("loans").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot create service 'loans' (path: loans): constructor of Lib\\Loans: \
+         argument $maxLoans (index 1): expected int, found string"
+    );
+    let Error::ConstructorFailed { cause, .. } = &e else {
+        panic!("{e:?}")
+    };
+    let named = cause
+        .downcast_ref::<wireplan_runtime::ParamError>()
+        .unwrap();
+    assert_eq!((named.param.as_str(), named.error.index), ("maxLoans", 1));
+    assert_eq!(
+        c.get::<Loans>("setup").unwrap_err().to_string(),
+        "cannot create service 'setup' (path: setup): setup #1: Lib\\Loans::setLimit(): \
+         argument $limit (index 0): expected int, found string"
+    );
+    assert_eq!(
+        c.get::<Db>("called").unwrap_err().to_string(),
+        "cannot create service 'called' (path: called): Lib\\Loans::allows(): \
+         argument $count (index 0): expected int, found bool"
+    );
+    // No declared signature: the index alone, and the cause stays an ArgError.
+    let e = c.get::<Db>("db").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot create service 'db' (path: db): constructor of App\\Db: \
+         argument at index 0: expected int, found string"
+    );
+    let Error::ConstructorFailed { cause, .. } = &e else {
+        panic!("{e:?}")
+    };
+    assert!(cause.downcast_ref::<wireplan_runtime::ArgError>().is_some());
+}

@@ -164,8 +164,22 @@ fn providing_an_undeclared_slot_is_an_error() {
         "{e:?}"
     );
     // A type the registry does not know.
-    let e = s.provide::<String>("x".to_string()).unwrap_err();
+    // Its hint is what `provide` offers for naming the slot (not get_by_type_name).
+    let e = s.provide(42i64).unwrap_err();
     assert!(matches!(e, Error::UnregisteredType { .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "type i64 has no catalog name: register it with Registry::class or \
+         ClassBuilder::implements, or use Scope::provide_named"
+    );
+    // Which does fill the slot with it.
+    assert!(c.scope().provide_named("tenant", Arc::new(42i64)).is_ok());
+    // An integration's set-up check offers no call by name.
+    assert_eq!(
+        c.slot_for_type::<i64>().unwrap_err().to_string(),
+        "type i64 has no catalog name: register it with Registry::class or \
+         ClassBuilder::implements"
+    );
     // A value of another registered class, by name.
     let e = s
         .provide_named("tenant", Arc::new(CurrentUser("x".into())))

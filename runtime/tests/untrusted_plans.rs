@@ -324,3 +324,53 @@ fn a_plan_whose_argument_counts_differ_from_the_registry_is_refused_at_load() {
     let c = Container::from_json_str(&plan_with(VERSION, services), &reg).expect("loads");
     assert!(c.get::<Mailer>("good").is_ok());
 }
+
+/// A field of a wrong value or type names where it is (`services › clock › lifespan`), from
+/// `Container::load` as from `Plan::from_json_str`, with the line and column kept.
+#[test]
+fn a_malformed_field_is_named_by_its_path_in_the_plan() {
+    let services = r#"{"db": {"type": "A", "create": {"$new": "A", "args": []}},
+                       "clock": {"type": "A", "lifespan": "forever", "create": {"$new": "A", "args": []}}}"#;
+    let forever = plan_with(VERSION, services);
+    let reason = bad_plan_reason(&forever);
+    assert!(
+        reason.starts_with(
+            "malformed plan: services › clock › lifespan: unknown variant `forever`, expected one \
+             of `singleton`, `scoped`, `transient` at line 3"
+        ),
+        "{reason}"
+    );
+    // A wrong type: tags are a map.
+    let tags = plan_with(
+        VERSION,
+        r#"{"db": {"type": "A", "tags": [1], "create": {"$new": "A", "args": []}}}"#,
+    );
+    let reason = bad_plan_reason(&tags);
+    assert!(
+        reason.starts_with(
+            "malformed plan: services › db › tags: invalid type: sequence, expected a map at line"
+        ),
+        "{reason}"
+    );
+    // A top-level field of the wrong type.
+    let compiler = plan_with(VERSION, ONE).replacen("\"compiler\": \"t\"", "\"compiler\": 5", 1);
+    assert!(
+        bad_plan_reason(&compiler)
+            .starts_with("malformed plan: compiler: invalid type: integer `5`, expected a string"),
+        "{}",
+        bad_plan_reason(&compiler)
+    );
+    // The same from a file, through Container::load.
+    let file = std::env::temp_dir().join(format!("wireplan-forever-{}.json", std::process::id()));
+    std::fs::write(&file, &forever).unwrap();
+    let loaded = wireplan_runtime::Container::load(&file, &wireplan_runtime::Registry::new());
+    std::fs::remove_file(&file).ok();
+    let e = loaded.unwrap_err().to_string();
+    assert!(
+        e.starts_with(&format!(
+            "{}: invalid plan: malformed plan: services › clock › lifespan: unknown variant `forever`",
+            file.display()
+        )),
+        "{e}"
+    );
+}

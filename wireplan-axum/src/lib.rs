@@ -38,6 +38,12 @@
 //! Server Error** (the cause logged with `tracing::error!`, not sent to the client) when the
 //! layer is missing or resolution fails (e.g. a slot nobody filled): never a panic.
 //!
+//! An application that installs no global tracing subscriber would lose that cause, so
+//! while none is set ([`tracing::dispatcher::has_been_set`] is false) the cause is also
+//! written to standard error, one line: `ERROR wireplan_axum: dependency injection: cannot
+//! inject …`. Setting a global subscriber (`tracing::subscriber::set_global_default`) turns
+//! that off; the event then goes to the subscriber only.
+//!
 //! Resolution is async ([`resolve`] calls `Scope::get_by_type_async`): a service whose
 //! creation needs an async constructor is created on the request's executor, without blocking
 //! a worker thread.
@@ -274,10 +280,32 @@ impl std::fmt::Display for InjectRejection {
 
 impl std::error::Error for InjectRejection {}
 
-/// A 500 response; the cause goes to the log, not to the client.
+/// A 500 response; the cause goes to the log (and to stderr while no global tracing
+/// subscriber is set, see the crate docs), not to the client.
 fn internal_error(doing: &str, cause: &dyn std::fmt::Display) -> Response {
     tracing::error!(target: "wireplan_axum", "{doing}: {cause}");
+    if cause_to_stderr() {
+        // Nothing to do if stderr itself fails: the response is the same.
+        let _ = write_cause(&mut std::io::stderr().lock(), doing, cause);
+    }
     (StatusCode::INTERNAL_SERVER_ERROR, "internal server error").into_response()
+}
+
+/// Whether the cause of a 500 also goes to stderr: while no global tracing subscriber is set,
+/// the `tracing::error!` event reaches no one.
+fn cause_to_stderr() -> bool {
+    !tracing::dispatcher::has_been_set()
+}
+
+/// Writes the cause of a 500 as one line (line breaks of a multi-line cause become spaces):
+/// `ERROR wireplan_axum: {doing}: {cause}`.
+fn write_cause(
+    out: &mut dyn std::io::Write,
+    doing: &str,
+    cause: &dyn std::fmt::Display,
+) -> std::io::Result<()> {
+    let text = format!("{doing}: {cause}").replace(['\r', '\n'], " ");
+    writeln!(out, "ERROR wireplan_axum: {text}")
 }
 
 impl IntoResponse for InjectRejection {
@@ -332,5 +360,36 @@ where
                 requested: std::any::type_name::<T>(),
                 cause,
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cause_is_one_line_with_the_events_content() {
+        let mut out = Vec::new();
+        let cause = InjectRejection::Resolve {
+            requested: "app::Greeter",
+            cause: Error::UnknownParameter {
+                name: "a\nb".into(),
+            },
+        };
+        write_cause(&mut out, "dependency injection", &cause).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "ERROR wireplan_axum: dependency injection: cannot inject app::Greeter: \
+             parameter 'a b' not found\n"
+        );
+    }
+
+    /// The only test of this binary that sets the global subscriber (it cannot be unset).
+    #[test]
+    fn stderr_gets_the_cause_only_while_no_global_subscriber_is_set() {
+        assert!(cause_to_stderr());
+        tracing::subscriber::set_global_default(tracing::subscriber::NoSubscriber::default())
+            .unwrap();
+        assert!(!cause_to_stderr());
     }
 }

@@ -35,6 +35,8 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The bound address: with port 0 the system picked one.
+    let addr = listener.local_addr().map_or(addr, |a| a.to_string());
     println!("listening on http://{addr}");
     let stop = async {
         let _ = tokio::signal::ctrl_c().await;

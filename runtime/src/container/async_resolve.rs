@@ -36,7 +36,7 @@ use super::resolve::{Ctx, Path};
 use super::{Container, Inner, Scope, ScopeState};
 use crate::error::Error;
 use crate::plan::{CallTarget, Expr, Lifespan, ServiceKind};
-use crate::value::{Args, Instance, Value};
+use crate::value::{name_param, Args, Instance, Value};
 
 /// How many services deep one async request may prepare, as for sync creation
 /// ([`super::MAX_RESOLUTION_DEPTH`]); deeper is [`Error::TooDeep`]. Each level nests a boxed
@@ -371,9 +371,10 @@ impl Inner {
                                 .map(|a| self.run(a, &frame, path))
                                 .collect::<Result<Vec<Value>, Error>>()
                         })?;
-                        let future = ctor(&Args::new(values, &self.registry))
-                            .map_err(|c| self.fail(name, path, step(), c))?;
-                        let inst = future.await.map_err(|c| self.fail(name, path, step(), c))?;
+                        let params = self.ctor_params(op.class);
+                        let fail = |c| self.fail(name, path, step(), name_param(c, params));
+                        let future = ctor(&Args::new(values, &self.registry)).map_err(fail)?;
+                        let inst = future.await.map_err(fail)?;
                         out.made.entry(op.key()).or_default().push(inst);
                     }
                 }
@@ -420,9 +421,15 @@ impl Inner {
                                 .map(|a| self.eval(a, &frame, path))
                                 .collect::<Result<Vec<Value>, Error>>()
                         })?;
-                        let future = ctor(&Args::new(values, &self.registry))
-                            .map_err(|c| self.fail(name, path, step(), c))?;
-                        let inst = future.await.map_err(|c| self.fail(name, path, step(), c))?;
+                        let params = self
+                            .registry
+                            .t
+                            .classes
+                            .get(class.as_str())
+                            .and_then(|c| c.more().ctor_sig.as_deref());
+                        let fail = |c| self.fail(name, path, step(), name_param(c, params));
+                        let future = ctor(&Args::new(values, &self.registry)).map_err(fail)?;
+                        let inst = future.await.map_err(fail)?;
                         out.made
                             .entry(e as *const Expr as usize)
                             .or_default()

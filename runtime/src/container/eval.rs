@@ -12,7 +12,7 @@ use super::{Inner, ScopeState};
 use crate::error::Error;
 use crate::generated;
 use crate::plan::{CallTarget, Expr};
-use crate::value::{Args, BoxError, Callable, Instance, Value};
+use crate::value::{name_param, Args, BoxError, Callable, Instance, Value};
 
 /// Where an expression is evaluated: which service is being created (by name, for messages),
 /// `@self` in setups, and the context.
@@ -278,8 +278,9 @@ impl Inner {
                 let ctor = entry
                     .and_then(|c| c.ctor.as_ref())
                     .ok_or_else(|| self.fail(frame.service, path, step(), "not registered"))?;
+                let params = entry.and_then(|c| c.more().ctor_sig.as_deref());
                 let inst = ctor(&Args::new(values, &self.registry))
-                    .map_err(|e| self.fail(frame.service, path, step(), e))?;
+                    .map_err(|e| self.fail(frame.service, path, step(), name_param(e, params)))?;
                 Value::Service(inst)
             }
             Expr::Call {
@@ -360,12 +361,16 @@ impl Inner {
             }
             Expr::Arg(name) => match frame.arg(name) {
                 Some(v) => v.clone(),
-                None => return Err(self.fail(
-                    frame.service,
-                    path,
-                    format!("$arg '{name}'"),
-                    "not passed to the factory's create(), and the plan gives no default for it",
-                )),
+                None => {
+                    return Err(self.fail(
+                        frame.service,
+                        path,
+                        "create()",
+                        format!(
+                        "parameter '{name}' was not passed, and the plan gives no default for it"
+                    ),
+                    ))
+                }
             },
             Expr::ArgOr { name, default } => match frame.arg(name) {
                 Some(v) => v.clone(),
@@ -386,8 +391,14 @@ impl Inner {
             let values = self.eval_list(args, frame, path)?;
             let step = format!("{class}::{method}()");
             let f = self.static_method(class, method, frame, path, &step)?;
+            let params = self.registry.t.classes.get(class.as_str()).and_then(|c| {
+                c.more()
+                    .static_sigs
+                    .get(method)
+                    .map(|s| s.params.as_slice())
+            });
             return f(&Args::new(values, &self.registry))
-                .map_err(|e| self.fail(frame.service, path, step, e));
+                .map_err(|e| self.fail(frame.service, path, step, name_param(e, params)));
         }
         let inst = self.target_object(target, &format!("{method}()"), frame, path)?;
         let values = self.eval_list(args, frame, path)?;
@@ -408,8 +419,11 @@ impl Inner {
             };
             return Err(self.fail(frame.service, path, step, why));
         };
+        let params = entry
+            .and_then(|t| t.method_sigs.get(method))
+            .map(|s| s.params.as_slice());
         f(&**inst.as_any(), &Args::new(values, &self.registry))
-            .map_err(|e| self.fail(frame.service, path, step, e))
+            .map_err(|e| self.fail(frame.service, path, step, name_param(e, params)))
     }
 
     /// The static method `class::method`, or the error for `step` when it is not registered.

@@ -33,7 +33,7 @@ use super::{Inner, ScopeState};
 use crate::error::Error;
 use crate::plan::{CallTarget, Expr, Lifespan, Plan, ServiceKind, ServicePlan};
 use crate::registry::{ClassEntry, CtorFn, MethodFn, MethodMutFn, Registry};
-use crate::value::{ArgValue, Args, Instance, Value};
+use crate::value::{name_param, ArgValue, Args, BoxError, Instance, Value};
 use crate::CallResult;
 
 /// A compiled plan: one [`Service`] per plan service, in the plan's order (the index of a
@@ -516,6 +516,15 @@ impl Inner {
             .map_or("?", |(name, _)| name.as_str())
     }
 
+    /// The constructor parameters the registry declares for class number `class`, if any.
+    pub(crate) fn ctor_params(&self, class: u32) -> Option<&[crate::catalog::Param]> {
+        self.registry
+            .t
+            .classes
+            .get_index(class as usize)
+            .and_then(|(_, c)| c.more().ctor_sig.as_deref())
+    }
+
     /// The compiled service `idx`.
     pub(crate) fn compiled(&self, idx: usize) -> Option<&Service> {
         self.program.services.get(idx)
@@ -654,8 +663,27 @@ impl Inner {
             .ctor
             .as_ref()
             .ok_or_else(|| self.fail(frame.service, path, step(), "not registered"))?;
-        ctor.call(&args)
-            .map_err(|e| self.fail(frame.service, path, step(), e))
+        ctor.call(&args).map_err(|e| {
+            let params = self.ctor_params(op.class);
+            self.fail(frame.service, path, step(), name_param(e, params))
+        })
+    }
+
+    /// A setup call's error, naming the parameter when it is a wrong argument of a method
+    /// whose signature the registry declares.
+    fn setup_cause(
+        &self,
+        e: BoxError,
+        kind: MemberKind,
+        member: &str,
+        inst: &Instance,
+    ) -> BoxError {
+        let params = (kind == MemberKind::Method)
+            .then(|| self.registry.type_entry(inst.type_id()))
+            .flatten()
+            .and_then(|t| t.method_sigs.get(member))
+            .map(|s| s.params.as_slice());
+        name_param(e, params)
     }
 
     /// Runs compiled setup statement number `index` (from 1) on the new object `inst`: a
@@ -735,12 +763,24 @@ impl Inner {
                 ));
             };
             let made = f(obj, &args);
-            return made.map_err(|e| self.fail(service, path, step(inst), e));
+            return made.map_err(|e| {
+                self.fail(
+                    service,
+                    path,
+                    step(inst),
+                    self.setup_cause(e, kind, member, inst),
+                )
+            });
         }
         match shared_fn {
-            Some(f) => f(&**inst.as_any(), &args)
-                .map(drop)
-                .map_err(|e| self.fail(service, path, step(inst), e)),
+            Some(f) => f(&**inst.as_any(), &args).map(drop).map_err(|e| {
+                self.fail(
+                    service,
+                    path,
+                    step(inst),
+                    self.setup_cause(e, kind, member, inst),
+                )
+            }),
             None => Err(self.fail(
                 service,
                 path,

@@ -240,6 +240,7 @@ impl Inner {
             .catalog_name_of::<T>()
             .ok_or(Error::UnregisteredType {
                 rust_type: std::any::type_name::<T>(),
+                by_name: Some("get_by_type_name"),
             })?;
         Ok(match self.find_by_type(type_name) {
             [one] => self.index_of(one).ok_or(type_name),

@@ -81,9 +81,18 @@ impl Inner {
             })
     }
 
-    /// The one slot autowired for the Rust type `T` (by its catalog name).
-    fn slot_by_type<T: ?Sized + 'static>(&self) -> Result<usize, Error> {
-        let idx = self.autowired_index::<T>()?.ok();
+    /// The one slot autowired for the Rust type `T` (by its catalog name). `by_name`: what the
+    /// caller offers for naming the slot instead (the hint of [`Error::UnregisteredType`]).
+    fn slot_by_type<T: ?Sized + 'static>(
+        &self,
+        by_name: Option<&'static str>,
+    ) -> Result<usize, Error> {
+        let idx = match self.autowired_index::<T>() {
+            Err(Error::UnregisteredType { rust_type, .. }) => {
+                return Err(Error::UnregisteredType { rust_type, by_name })
+            }
+            found => found?.ok(),
+        };
         idx.filter(|&i| self.program.services[i].kind == ServiceKind::Slot)
             .ok_or_else(|| Error::UndeclaredSlot {
                 requested: self
@@ -263,7 +272,7 @@ impl Scope {
     /// As [`Scope::provide`], with an object the caller keeps sharing.
     pub fn provide_shared<T: Any + Send + Sync>(&self, value: Arc<T>) -> Result<(), Error> {
         let inner = &self.state.inner;
-        let idx = inner.slot_by_type::<T>()?;
+        let idx = inner.slot_by_type::<T>(Some("Scope::provide_named"))?;
         inner.provide(&self.state, idx, Instance::new(value))
     }
 
@@ -317,7 +326,7 @@ impl Container {
     ///
     /// Errors: [`Error::UnregisteredType`]; [`Error::UndeclaredSlot`].
     pub fn slot_for_type<T: Any + Send + Sync>(&self) -> Result<&str, Error> {
-        let idx = self.inner.slot_by_type::<T>()?;
+        let idx = self.inner.slot_by_type::<T>(None)?;
         Ok(self.inner.name_of(idx))
     }
 }

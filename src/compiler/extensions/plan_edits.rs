@@ -5,57 +5,11 @@
 use wireplan_runtime::plan::Plan;
 
 /// What a plan edit got wrong, in the plan format's words: where (`services › zzz`), and what
-/// serde said with the Rust type names replaced by what docs/plan-format.md calls them.
+/// serde said with the Rust type names replaced by what docs/plan-format.md calls them (the
+/// runtime words a malformed plan file's errors the same way).
 pub(super) fn plan_format_error(e: &serde_path_to_error::Error<serde_json::Error>) -> String {
-    let path: Vec<String> = e
-        .path()
-        .iter()
-        .map(|segment| match segment {
-            serde_path_to_error::Segment::Seq { index } => index.to_string(),
-            serde_path_to_error::Segment::Map { key } => key.clone(),
-            serde_path_to_error::Segment::Enum { variant } => variant.clone(),
-            serde_path_to_error::Segment::Unknown => "?".to_string(),
-        })
-        .collect();
-    let mut message = e.inner().to_string();
-    // "invalid length 1, expected struct …": the length is of the deserializer's own making.
-    if let (true, Some(at)) = (
-        message.starts_with("invalid length "),
-        message.find("expected "),
-    ) {
-        message = message[at..].to_string();
-    }
-    for (rust, plan) in PLAN_WORDS {
-        message = message.replace(rust, plan);
-    }
-    if path.is_empty() {
-        message
-    } else {
-        format!("{}: {message}", path.join(" › "))
-    }
+    wireplan_runtime::encoding::plan_format_error(e)
 }
-
-/// Rust names in serde's messages about a plan, and what the plan format calls them.
-const PLAN_WORDS: [(&str, &str); 6] = [
-    (
-        "struct ServicePlan with 12 elements",
-        "a service entry (a map with `type` and `create`)",
-    ),
-    (
-        "struct ServicePlan",
-        "a service entry (a map with `type` and `create`)",
-    ),
-    (
-        "untagged enum Autowired",
-        "`autowired`: true, false or a list of types",
-    ),
-    ("struct Plan", "a plan (a map)"),
-    (
-        "untagged enum Expr",
-        "a value or statement (docs/plan-format.md)",
-    ),
-    ("data did not match any variant of ", "expected "),
-];
 
 /// How many changed places of a plan an `afterCompile()` error lists before it counts the rest.
 pub(super) const MAX_CHANGED_PATHS: usize = 10;
