@@ -371,8 +371,15 @@ impl Inner {
                                 .map(|a| self.run(a, &frame, path))
                                 .collect::<Result<Vec<Value>, Error>>()
                         })?;
-                        let params = self.ctor_params(op.class);
-                        let fail = |c| self.fail(name, path, step(), name_param(c, params));
+                        // The signature is read only on failure.
+                        let fail = |c| {
+                            self.fail(
+                                name,
+                                path,
+                                step(),
+                                name_param(c, self.ctor_params(op.class)),
+                            )
+                        };
                         let future = ctor(&Args::new(values, &self.registry)).map_err(fail)?;
                         let inst = future.await.map_err(fail)?;
                         out.made.entry(op.key()).or_default().push(inst);
@@ -421,13 +428,15 @@ impl Inner {
                                 .map(|a| self.eval(a, &frame, path))
                                 .collect::<Result<Vec<Value>, Error>>()
                         })?;
-                        let params = self
-                            .registry
-                            .t
-                            .classes
-                            .get(class.as_str())
-                            .and_then(|c| c.more().ctor_sig.as_deref());
-                        let fail = |c| self.fail(name, path, step(), name_param(c, params));
+                        let fail = |c| {
+                            let params = self
+                                .registry
+                                .t
+                                .classes
+                                .get(class.as_str())
+                                .and_then(|c| c.more().ctor_sig.as_deref());
+                            self.fail(name, path, step(), name_param(c, params))
+                        };
                         let future = ctor(&Args::new(values, &self.registry)).map_err(fail)?;
                         let inst = future.await.map_err(fail)?;
                         out.made

@@ -278,9 +278,11 @@ impl Inner {
                 let ctor = entry
                     .and_then(|c| c.ctor.as_ref())
                     .ok_or_else(|| self.fail(frame.service, path, step(), "not registered"))?;
-                let params = entry.and_then(|c| c.more().ctor_sig.as_deref());
-                let inst = ctor(&Args::new(values, &self.registry))
-                    .map_err(|e| self.fail(frame.service, path, step(), name_param(e, params)))?;
+                let inst = ctor(&Args::new(values, &self.registry)).map_err(|e| {
+                    // Looked up only on failure: the success path reads no signature.
+                    let params = entry.and_then(|c| c.more().ctor_sig.as_deref());
+                    self.fail(frame.service, path, step(), name_param(e, params))
+                })?;
                 Value::Service(inst)
             }
             Expr::Call {
@@ -391,14 +393,15 @@ impl Inner {
             let values = self.eval_list(args, frame, path)?;
             let step = format!("{class}::{method}()");
             let f = self.static_method(class, method, frame, path, &step)?;
-            let params = self.registry.t.classes.get(class.as_str()).and_then(|c| {
-                c.more()
-                    .static_sigs
-                    .get(method)
-                    .map(|s| s.params.as_slice())
+            return f(&Args::new(values, &self.registry)).map_err(|e| {
+                let params = self.registry.t.classes.get(class.as_str()).and_then(|c| {
+                    c.more()
+                        .static_sigs
+                        .get(method)
+                        .map(|s| s.params.as_slice())
+                });
+                self.fail(frame.service, path, step, name_param(e, params))
             });
-            return f(&Args::new(values, &self.registry))
-                .map_err(|e| self.fail(frame.service, path, step, name_param(e, params)));
         }
         let inst = self.target_object(target, &format!("{method}()"), frame, path)?;
         let values = self.eval_list(args, frame, path)?;
@@ -419,11 +422,12 @@ impl Inner {
             };
             return Err(self.fail(frame.service, path, step, why));
         };
-        let params = entry
-            .and_then(|t| t.method_sigs.get(method))
-            .map(|s| s.params.as_slice());
-        f(&**inst.as_any(), &Args::new(values, &self.registry))
-            .map_err(|e| self.fail(frame.service, path, step, name_param(e, params)))
+        f(&**inst.as_any(), &Args::new(values, &self.registry)).map_err(|e| {
+            let params = entry
+                .and_then(|t| t.method_sigs.get(method))
+                .map(|s| s.params.as_slice());
+            self.fail(frame.service, path, step, name_param(e, params))
+        })
     }
 
     /// The static method `class::method`, or the error for `step` when it is not registered.
