@@ -286,6 +286,15 @@ fn run_executes_a_script_against_the_builder() {
     assert_eq!(ask(&mut s, "label(\"x\")"), "svc-x");
     let missing = ask(&mut s, ":run nope.rhai");
     assert!(missing.starts_with("error[file-not-found]: Cannot read 'nope.rhai'"));
+    // An error inside a script also names the script's file and line.
+    let failing = dir.path().join("fail.rhai");
+    std::fs::write(&failing, "let a = 1;\nbuilder.getDefinition(\"nope\");\n").expect("write");
+    let r = ask(&mut s, &format!(":run {}", failing.display()));
+    assert!(r.contains("error[missing-service]"), "{r}");
+    assert!(
+        r.contains(&format!("= in {}:2:9, which :run read", failing.display())),
+        "{r}"
+    );
 }
 
 /// `setAutowired(true)` on a second candidate: `:type` and `builder.getByType` agree.

@@ -12,6 +12,7 @@ pub mod commands;
 pub mod complete;
 pub mod display;
 mod questions;
+mod runs;
 pub mod terminal;
 
 use crate::builder::ContainerBuilder;
@@ -52,6 +53,8 @@ pub struct Session {
     /// lines as come before it here, so positions inside functions defined by an earlier
     /// input still name the right line.
     transcript: String,
+    /// Where `:run` scripts sit in `transcript` (errors inside one name its file and line).
+    runs: runs::Runs,
     /// Inputs and scripts run since the builder was last compiled from the files that
     /// changed it (see [`ContainerBuilder::edits`]).
     changes: usize,
@@ -92,6 +95,7 @@ impl Session {
             handle,
             functions: AST::empty(),
             transcript: String::new(),
+            runs: runs::Runs::default(),
             changes: 0,
             interrupt,
         };
@@ -473,46 +477,6 @@ impl Session {
         }
     }
 
-    /// `:run FILE`: a missing or unreadable file is `file-not-found`; text that is not UTF-8
-    /// is a `script-error` at the first invalid byte (as NEON files report it).
-    fn run_file(&mut self, arg: &str) -> String {
-        let path = PathBuf::from(arg);
-        let bytes = match crate::source::read_input_file(&path) {
-            Ok(b) => b,
-            Err(e) => {
-                let d = Diagnostic::error(
-                    Code::FileNotFound,
-                    format!("Cannot read '{}': {e}", path.display()),
-                );
-                return self.render(&[d]);
-            }
-        };
-        let text = match String::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                let at = e.utf8_error().valid_up_to();
-                // Shown with each invalid sequence as U+FFFD, which starts at the same byte.
-                let shown = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                let file = self
-                    .pipeline
-                    .add_source(path.display().to_string(), None, shown);
-                let end = at + char::REPLACEMENT_CHARACTER.len_utf8();
-                let d = Diagnostic::error(
-                    Code::ScriptError,
-                    format!(
-                        "'{}' is not valid UTF-8: invalid byte sequence at byte {at}.",
-                        path.display()
-                    ),
-                )
-                .with_primary(crate::source::Span::new(file, at, end), "not UTF-8");
-                return self.render(&[d]);
-            }
-        };
-        self.transcript
-            .push_str(&format!("// :run {}\n", path.display()));
-        self.rhai(&text)
-    }
-
     /// Evaluates Rhai code typed at the prompt (or read by `:run`), as the next part of the
     /// `<session>` source.
     fn rhai(&mut self, code: &str) -> String {
@@ -533,9 +497,11 @@ impl Session {
             Ok(ast) => ast,
             Err(e) => {
                 let msg = crate::script::strip_position(&e.to_string());
-                let d = Diagnostic::error(Code::ScriptError, format!("syntax error: {msg}")).at(
-                    crate::script::span_of(&self.pipeline.sources(), file, e.position()),
-                );
+                let mut d =
+                    Diagnostic::error(Code::ScriptError, format!("syntax error: {msg}")).at(
+                        crate::script::span_of(&self.pipeline.sources(), file, e.position()),
+                    );
+                self.runs.note(&self.pipeline.sources(), file, &mut d);
                 return self.render(&[d]);
             }
         };
@@ -584,6 +550,9 @@ impl Session {
                 String::new()
             }
         };
+        for d in &mut diags {
+            self.runs.note(&self.pipeline.sources(), file, d);
+        }
         let rendered = self.render(&diags);
         match (rendered.is_empty(), value.is_empty()) {
             (true, _) => value,

@@ -1,0 +1,101 @@
+//! `:run FILE`, and where the lines of the scripts it read sit in the `<session>` source, so
+//! that an error inside one also names the script's own file and line.
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::source::{FileId, SourceMap};
+use std::path::PathBuf;
+
+/// One script `:run` read: the `<session>` line its first line became (1-based), how many
+/// lines it has, and its path as given.
+#[derive(Debug, Clone)]
+struct Run {
+    first_line: usize,
+    lines: usize,
+    path: String,
+}
+
+/// The scripts `:run` read in a session, in order.
+#[derive(Debug, Default)]
+pub(super) struct Runs(Vec<Run>);
+
+impl Runs {
+    /// Records that the script at `path`, of `lines` lines, starts at `<session>` line
+    /// `first_line` (1-based).
+    pub(super) fn record(&mut self, path: &str, first_line: usize, lines: usize) {
+        self.0.push(Run {
+            first_line,
+            lines,
+            path: path.to_string(),
+        });
+    }
+
+    /// Adds to `d`, when its primary span lies in a `:run` script's lines of the session source
+    /// `session`, a note naming the script's file and line: `<session>:4:9` alone does not say
+    /// which line of the file to open.
+    pub(super) fn note(&self, sources: &SourceMap, session: FileId, d: &mut Diagnostic) {
+        let Some(span) = d.primary_span().filter(|s| s.file == session) else {
+            return;
+        };
+        let (line, column) = sources.get(session).line_col(span.start as usize);
+        if let Some(run) = self
+            .0
+            .iter()
+            .rev()
+            .find(|r| line >= r.first_line && line < r.first_line + r.lines)
+        {
+            d.notes.push(format!(
+                "in {}:{}:{column}, which :run read",
+                run.path,
+                line - run.first_line + 1
+            ));
+        }
+    }
+}
+
+impl super::Session {
+    /// `:run FILE`: a missing or unreadable file is `file-not-found`; text that is not UTF-8
+    /// is a `script-error` at the first invalid byte (as NEON files report it).
+    pub(super) fn run_file(&mut self, arg: &str) -> String {
+        let path = PathBuf::from(arg);
+        let bytes = match crate::source::read_input_file(&path) {
+            Ok(b) => b,
+            Err(e) => {
+                let d = Diagnostic::error(
+                    Code::FileNotFound,
+                    format!("Cannot read '{}': {e}", path.display()),
+                );
+                return self.render(&[d]);
+            }
+        };
+        let text = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                // Shown with each invalid sequence as U+FFFD, which starts at the same byte.
+                let shown = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                let file = self
+                    .pipeline
+                    .add_source(path.display().to_string(), None, shown);
+                let end = at + char::REPLACEMENT_CHARACTER.len_utf8();
+                let d = Diagnostic::error(
+                    Code::ScriptError,
+                    format!(
+                        "'{}' is not valid UTF-8: invalid byte sequence at byte {at}.",
+                        path.display()
+                    ),
+                )
+                .with_primary(crate::source::Span::new(file, at, end), "not UTF-8");
+                return self.render(&[d]);
+            }
+        };
+        self.transcript
+            .push_str(&format!("// :run {}\n", path.display()));
+        let first_line = self.transcript.matches('\n').count() + 1;
+        self.runs.record(
+            &path.display().to_string(),
+            first_line,
+            text.lines().count(),
+        );
+        self.rhai(&text)
+    }
+}
