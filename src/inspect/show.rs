@@ -451,7 +451,7 @@ mod tests {
         assert_eq!(s.dynamic_parameters, ["env.DSN", "env.PORT"]);
         assert!(
             s.to_text().contains(
-                "read at start-up (2):\n  env.DSN  string, required, sensitive\n  \
+                "read at start-up (2):\n  env.DSN   string, required, sensitive\n  \
                  env.PORT  int, default 8080\n"
             ),
             "{}",
