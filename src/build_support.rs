@@ -128,8 +128,9 @@ pub fn compile_plan_with(
         Encoding::Binary => "plan.bin",
     };
     let path = out_dir.join(format!("{stem}.{ext}"));
-    std::fs::create_dir_all(out_dir).map_err(|cause| wireplan_runtime::Error::Io {
+    std::fs::create_dir_all(out_dir).map_err(|cause| wireplan_runtime::Error::Write {
         origin: out_dir.display().to_string(),
+        what: "plan's folder",
         cause,
     })?;
     plan.write(&path, encoding)?;

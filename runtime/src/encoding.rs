@@ -239,11 +239,12 @@ impl Plan {
 
     /// Writes the plan to `path` in `encoding`, atomically (a temporary file in the same
     /// folder, synced, then renamed over the target): a reader sees the old or the new plan,
-    /// never half of one. Errors: [`Error::Io`] naming the file.
+    /// never half of one. Errors: [`Error::Write`] naming the file.
     pub fn write(&self, path: impl AsRef<Path>, encoding: Encoding) -> Result<(), Error> {
         let path = path.as_ref();
-        write_atomic(path, &self.encode(encoding)).map_err(|cause| Error::Io {
+        write_atomic(path, &self.encode(encoding)).map_err(|cause| Error::Write {
             origin: path.display().to_string(),
+            what: "plan",
             cause,
         })
     }

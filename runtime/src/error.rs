@@ -24,6 +24,19 @@ pub enum Error {
         cause: std::io::Error,
     },
 
+    /// A file could not be written: a plan ([`crate::plan::Plan::write`]), a catalog
+    /// ([`crate::catalog::write_catalog`]) or the folder for one.
+    #[error("{origin}: cannot write the {what}: {cause}")]
+    Write {
+        /// The file or folder.
+        origin: String,
+        /// What was being written: `plan`, `catalog`, `plan's folder`.
+        what: &'static str,
+        /// The I/O error.
+        #[source]
+        cause: std::io::Error,
+    },
+
     /// The plan is malformed or inconsistent (not JSON, not a wireplan plan, a `$ref` to a
     /// service that does not exist, ...). `reason` lists every problem found, one per line.
     #[error("{origin}: invalid plan: {reason}")]

@@ -156,3 +156,30 @@ fn a_wrong_argument_names_its_declared_parameter() {
     };
     assert!(cause.downcast_ref::<wireplan_runtime::ArgError>().is_some());
 }
+
+/// A catalog or plan that cannot be written says so: the write used to be worded as a read
+/// ("cannot read plan") when the folder was missing or the target a directory.
+#[test]
+fn a_failed_write_says_what_was_being_written() {
+    let dir = std::env::temp_dir().join(format!("wireplan-write-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let missing = dir.join("no/such/folder/catalog.json");
+    let e = wireplan_runtime::catalog::write_catalog(&wireplan_runtime::Registry::new(), &missing)
+        .expect_err("no folder");
+    let shown = e.to_string();
+    assert!(
+        shown.starts_with(&format!(
+            "{}: cannot write the catalog: ",
+            missing.display()
+        )),
+        "{shown}"
+    );
+    let plan: wireplan_runtime::plan::Plan =
+        serde_json::from_str(r#"{"format": "wireplan-plan", "version": 3, "compiler": "test", "inputs_hash": "0", "services": {}}"#)
+            .expect("a plan");
+    let e = plan
+        .write(&dir, wireplan_runtime::Encoding::Json)
+        .expect_err("a directory");
+    assert!(e.to_string().contains(": cannot write the plan: "), "{e}");
+    std::fs::remove_dir_all(&dir).expect("cleaned up");
+}

@@ -36,8 +36,9 @@ pub fn write_catalog(registry: &Registry, path: impl AsRef<Path>) -> Result<(), 
     } else {
         registry.catalog()
     };
-    crate::encoding::write_atomic(path, text.as_bytes()).map_err(|cause| crate::Error::Io {
+    crate::encoding::write_atomic(path, text.as_bytes()).map_err(|cause| crate::Error::Write {
         origin: path.display().to_string(),
+        what: "catalog",
         cause,
     })
 }
