@@ -5,7 +5,7 @@
 //! as renamed rather than removed and added; per service its kind, type, lifespan,
 //! autowiring, tags, `create` (argument by argument when the callee is the same), setup,
 //! implemented interface, factory parameters and locator references; aliases; static
-//! parameters; initialization. References to a renamed anonymous service are compared under
+//! parameters; the dynamic parameters' declarations; initialization. References to a renamed anonymous service are compared under
 //! its new name, so the renumbering does not show up again in every service that uses it.
 //!
 //! Not compared: the header (compiler, input hash, dependencies — they change with every
@@ -144,6 +144,9 @@ pub struct PlanDiff {
     pub aliases: Vec<Change>,
     /// Static parameter changes (field = the parameter).
     pub parameters: Vec<Change>,
+    /// Changes of the dynamic parameters' declarations (field = the parameter): its type,
+    /// default, `required` and `sensitive` decide whether and how the plan loads.
+    pub dynamic: Vec<Change>,
     /// Initialization changes (`initialization[i]`).
     pub initialization: Vec<Change>,
 }
@@ -231,6 +234,21 @@ pub fn diff_plans(old: &Plan, new: &Plan) -> PlanDiff {
         expr_pair,
         expr_pair,
         &mut diff.parameters,
+        "",
+    );
+    let declared = |d: &wireplan_runtime::dynamic::DynamicParam| {
+        (
+            serde_json::to_value(d).unwrap_or(Json::Null),
+            dynamic_text(d),
+        )
+    };
+    keyed(
+        &old.dynamic,
+        &new.dynamic,
+        |a, b| a == b,
+        declared,
+        declared,
+        &mut diff.dynamic,
         "",
     );
     let old_init: Vec<Expr> = old.initialization.iter().map(&mapped).collect();
@@ -517,6 +535,22 @@ fn keyed<K: std::hash::Hash + Eq + std::fmt::Display, V, S: std::hash::BuildHash
     }
 }
 
+/// A dynamic parameter's declaration as `show` words it: `int, default 5, required, sensitive`
+/// (`declared` when it says nothing more).
+fn dynamic_text(d: &wireplan_runtime::dynamic::DynamicParam) -> String {
+    let mut facts: Vec<String> = d.type_.iter().cloned().collect();
+    if let Some(v) = &d.default {
+        facts.push(format!("default {}", text::expr(v)));
+    }
+    facts.extend(d.required.then(|| "required".to_string()));
+    facts.extend(d.sensitive.then(|| "sensitive".to_string()));
+    if facts.is_empty() {
+        "declared".to_string()
+    } else {
+        facts.join(", ")
+    }
+}
+
 /// Differences of two ordered lists (setup, initialization): when only some items differ,
 /// `field[i]` for each position that differs; when the lengths differ, the items of the old
 /// list that are gone and of the new one that are new (by position in their list).
@@ -555,11 +589,12 @@ impl PlanDiff {
             && self.changed.is_empty()
             && self.aliases.is_empty()
             && self.parameters.is_empty()
+            && self.dynamic.is_empty()
             && self.initialization.is_empty()
     }
 
     /// The JSON form (`wireplan diff --format json`): `{"same", "added", "removed",
-    /// "renamed", "changed", "aliases", "parameters", "initialization"}`.
+    /// "renamed", "changed", "aliases", "parameters", "dynamic", "initialization"}`.
     pub fn to_json(&self) -> Json {
         let mut j = serde_json::to_value(self).unwrap_or(Json::Null);
         if let Json::Object(o) = &mut j {
@@ -612,6 +647,7 @@ impl PlanDiff {
         for (title, list) in [
             ("aliases", &self.aliases),
             ("parameters", &self.parameters),
+            ("dynamic parameters", &self.dynamic),
             ("initialization", &self.initialization),
         ] {
             if !list.is_empty() {
@@ -636,6 +672,30 @@ mod tests {
             "inputs_hash": "00", "parameters": {"n": 5}, "services": services,
         }))
         .expect("plan")
+    }
+
+    /// A dynamic parameter's declaration decides whether the plan loads without it: a change
+    /// of it is a difference (it went unreported, `no differences`).
+    #[test]
+    fn dynamic_parameter_declarations_are_compared() {
+        let services =
+            json!({"a": {"type": "A", "create": {"$new": "A", "args": [{"$param": "r"}]}}});
+        let mut old = plan(services.clone());
+        old.dynamic = serde_json::from_value(json!({"r": {"type": "int", "required": true}}))
+            .expect("dynamic");
+        let mut new = plan(services);
+        new.dynamic = serde_json::from_value(json!({"r": {"type": "int", "default": 5}, "s": {}}))
+            .expect("dynamic");
+        let d = diff_plans(&old, &new);
+        assert!(!d.is_empty());
+        assert_eq!(
+            d.to_text(),
+            "dynamic parameters:\n  ~ r: int, required → int, default 5\n  + s: declared\n"
+        );
+        assert_eq!(
+            d.to_json()["dynamic"][0]["old"],
+            json!({"type": "int", "required": true})
+        );
     }
 
     #[test]
