@@ -136,7 +136,8 @@ fn decorate_section(section: &Expr, builder: &mut ContainerBuilder, diags: &mut 
                 Code::ClassNotFound,
                 format!("Decorated class '{ty}' not found."),
             )
-            .at(spec.span);
+            // At the class name, as other errors about a key (the value is the decoration).
+            .at(map.key_span(&key.as_string()).or(spec.span));
             let classes: Vec<&str> = builder.catalog.classes().map(|c| c.name.as_str()).collect();
             d = d.with_suggestion(&ty, classes);
             diags.push(d);
