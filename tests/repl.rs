@@ -363,6 +363,12 @@ fn one_truth_errors_follow_a_removed_service() {
         "{e}"
     );
     assert!(e.contains("App\\Database required by $db"), "{e}");
+    // The removal is shown where it happened (Nette's "Did you add it…?" alone pointed the
+    // other way).
+    assert!(
+        e.contains("- service 'db' of type App\\Database was removed"),
+        "{e}"
+    );
     assert!(e.ends_with("2 error(s), 0 warning(s)"), "{e}");
     // Removed at the prompt, not by the configuration.
     let n = ask(&mut s, ":needed-by db");

@@ -539,6 +539,20 @@ impl Completer<'_> {
             )),
             None => {
                 let d = d.with_note("Did you add it to configuration file?");
+                // A service of the type was removed (by an extension, `name: false`, the REPL):
+                // that, not a missing definition, is why there is none.
+                if let Some((service, removal)) = self.removed_provider(ty) {
+                    let by = match &removal.actor {
+                        Some(a) if a.builtin => format!(" by the '{}' section", a.extension),
+                        Some(a) => format!(" by extension '{}' in {}()", a.extension, a.method),
+                        None => String::new(),
+                    };
+                    let what = format!("service '{service}' of type {ty} was removed{by}");
+                    return match removal.span {
+                        Some(at) => d.with_secondary(at, what),
+                        None => d.with_note(format!("{what}.")),
+                    };
+                }
                 // The service may be there with autowiring leaving it out: Nette's note alone
                 // would send the user looking for a missing definition.
                 match self.excluded_provider(ty) {
@@ -550,6 +564,17 @@ impl Completer<'_> {
                 }
             }
         }
+    }
+
+    /// The first removed service (in removal order) whose type was `ty` or a subtype, and how
+    /// it was removed.
+    fn removed_provider(&self, ty: &str) -> Option<(&str, &super::Removal)> {
+        self.b.removed.iter().find_map(|(name, r)| {
+            r.type_
+                .as_deref()
+                .filter(|t| self.b.catalog.is_subtype(t, ty))
+                .map(|_| (name.as_str(), r))
+        })
     }
 
     /// The first service of type `ty` (or a subtype) that autowiring leaves out for `ty`,
