@@ -542,6 +542,20 @@ fn register_definition(engine: &mut Engine) {
     );
     // A setup a script adds is placed at the `addSetup` call: its errors point there.
     fn add_setup(ctx: NativeCallContext, d: &mut H, entity: Dynamic, args: Dynamic) -> Res<H> {
+        // An empty name names nothing (it was reported later, at the service, as
+        // `Method App\Db::() is not callable`). `setFactory("")` keeps Nette's meaning: it
+        // empties the factory.
+        if entity
+            .clone()
+            .into_string()
+            .is_ok_and(|s| s.trim().is_empty())
+        {
+            return raise(Diagnostic::error(
+                Code::InvalidValue,
+                "addSetup: the method name is empty; name a method, `Class::method`, \
+                 `@service::method` or a `$property`",
+            ));
+        }
         let st = creator(&entity, &args, "addSetup")?;
         let span = call_span(&ctx, d);
         d.chain(|def| {
