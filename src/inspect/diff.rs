@@ -538,12 +538,7 @@ fn keyed<K: std::hash::Hash + Eq + std::fmt::Display, V, S: std::hash::BuildHash
 /// A dynamic parameter's declaration as `show` words it: `int, default 5, required, sensitive`
 /// (`declared` when it says nothing more).
 fn dynamic_text(d: &wireplan_runtime::dynamic::DynamicParam) -> String {
-    let mut facts: Vec<String> = d.type_.iter().cloned().collect();
-    if let Some(v) = &d.default {
-        facts.push(format!("default {}", text::expr(v)));
-    }
-    facts.extend(d.required.then(|| "required".to_string()));
-    facts.extend(d.sensitive.then(|| "sensitive".to_string()));
+    let facts = text::dynamic_facts(d);
     if facts.is_empty() {
         "declared".to_string()
     } else {

@@ -299,15 +299,11 @@ impl PlanSummary {
                 .dynamic_parameters
                 .iter()
                 .map(|p| {
-                    let mut facts: Vec<String> = Vec::new();
-                    if let Some(d) = self.dynamic_declared.get(p) {
-                        facts.extend(d.type_.iter().cloned());
-                        if let Some(v) = &d.default {
-                            facts.push(format!("default {}", text::expr(v)));
-                        }
-                        facts.extend(d.required.then(|| "required".to_string()));
-                        facts.extend(d.sensitive.then(|| "sensitive".to_string()));
-                    }
+                    let facts = self
+                        .dynamic_declared
+                        .get(p)
+                        .map(text::dynamic_facts)
+                        .unwrap_or_default();
                     vec![p.clone(), facts.join(", ")]
                 })
                 .collect();

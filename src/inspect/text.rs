@@ -28,6 +28,18 @@ use wireplan_runtime::plan::{CallTarget, Expr};
 /// How many items of a list or map [`short`] writes before `… N more`.
 pub const SHORT_ITEMS: usize = 8;
 
+/// A dynamic parameter's declaration in words, as `show` and `diff` print it: its type, then
+/// `default V`, `required`, `sensitive` (empty for a bare declaration).
+pub fn dynamic_facts(d: &wireplan_runtime::dynamic::DynamicParam) -> Vec<String> {
+    let mut facts: Vec<String> = d.type_.iter().cloned().collect();
+    if let Some(v) = &d.default {
+        facts.push(format!("default {}", expr(v)));
+    }
+    facts.extend(d.required.then(|| "required".to_string()));
+    facts.extend(d.sensitive.then(|| "sensitive".to_string()));
+    facts
+}
+
 /// A name, key or other text read from a plan or configuration as it is shown on one line of
 /// a table, a label or an answer: control and bidirectional formatting characters as `\u{…}`
 /// ([`crate::diagnostics::visible_text`]), tab and line break as `\t` and `\n`. So a class or
