@@ -531,6 +531,9 @@ fn normalize(
             let factory_is_create = !has_create;
             let class_is_create =
                 !has_type && !has_create && !has("factory") && !has("dynamic") && !has("imported");
+            // `d: [1, 2]`: Nette reads the list as a map with keys 0 and 1 (two unexpected
+            // items); the first of those errors says what a definition is.
+            let list = !a.is_empty() && a.is_list();
             // The values move into the definition map; the key spans stay in `a`.
             for (k, v) in std::mem::take(&mut a.items) {
                 // The key's text, borrowed (an integer key written out).
@@ -575,8 +578,22 @@ fn normalize(
             // the definition is still made from the keys that are valid, so its other mistakes
             // (a wrong `autowired:` type, a missing class) are reported in the same run instead
             // of after the first fix.
+            let before = diags.items().len();
             let (mut a, all) =
                 schema.validate_items(items, value.span, &["services", label], diags);
+            if list {
+                if let Some(d) = diags
+                    .since_mut(before)
+                    .iter_mut()
+                    .find(|d| d.code == Code::UnknownOption)
+                {
+                    d.notes.push(
+                        "a definition is a class name, a statement (`App\\Mailer(…)`) or a map \
+                         of options (create, arguments, setup, …); this one is a list"
+                            .into(),
+                    );
+                }
+            }
             if !all && a.is_empty() {
                 return None;
             }
