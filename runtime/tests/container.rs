@@ -268,6 +268,30 @@ fn one_singleton_as_concrete_type_and_as_trait_object() {
         assert!(std::ptr::addr_eq(Arc::as_ptr(l), Arc::as_ptr(&concrete)));
     }
     assert_eq!(concrete.path, "/var/log/app.log", "$concat with a $param");
+    // The second lookup answers from the cast the first one kept (`ByType::cast`): the same
+    // object, each answer its own reference, in a scope too.
+    let again = c.get_by_type::<dyn Logger>().unwrap();
+    assert!(std::ptr::addr_eq(
+        Arc::as_ptr(&again),
+        Arc::as_ptr(&by_type)
+    ));
+    let count = Arc::strong_count(&again);
+    drop(c.get_by_type::<dyn Logger>().unwrap());
+    assert_eq!(
+        Arc::strong_count(&again),
+        count,
+        "a returned clone is released"
+    );
+    let scope = c.scope();
+    let scoped = scope.get_by_type::<dyn Logger>().unwrap();
+    assert!(std::ptr::addr_eq(
+        Arc::as_ptr(&scoped),
+        Arc::as_ptr(&by_type)
+    ));
+    assert!(Arc::ptr_eq(
+        &c.get_by_type::<FileLogger>().unwrap(),
+        &concrete
+    ));
 }
 
 #[test]

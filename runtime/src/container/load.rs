@@ -338,7 +338,7 @@ impl<'r> ContainerBuilder<'r> {
 /// catalog name the plan autowires exactly one service for → that service's index. Built on
 /// the first by-type request, not at load (a container asked only by name never needs it),
 /// in one pass over the registry's type names, sized once (no rehash while it fills).
-pub(super) fn by_type_table(inner: &Inner) -> FxHashMap<TypeId, usize> {
+pub(super) fn by_type_table(inner: &Inner) -> FxHashMap<TypeId, super::ByType> {
     let (types, registry) = (inner.types(), &inner.registry);
     let mut by_type = FxHashMap::with_capacity_and_hasher(
         registry.t.names.len().min(types.len()),
@@ -347,7 +347,13 @@ pub(super) fn by_type_table(inner: &Inner) -> FxHashMap<TypeId, usize> {
     for (tid, name) in registry.t.names.iter() {
         if let Some([one]) = types.get(name.as_str()).map(|names| names.as_slice()) {
             if let Some(i) = inner.service_index(one.as_str()) {
-                by_type.insert(*tid, i);
+                by_type.insert(
+                    *tid,
+                    super::ByType {
+                        idx: i,
+                        cast: OnceLock::new(),
+                    },
+                );
             }
         }
     }

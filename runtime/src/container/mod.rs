@@ -132,10 +132,36 @@ pub(crate) struct Inner {
     /// Registered Rust type → the one service the plan autowires for its catalog name, built
     /// on the first by-type request (`load::by_type_table`). (FxHash: `TypeId`s are already
     /// well-mixed, SipHash would dominate a cached lookup.)
-    pub(crate) by_type: OnceLock<rustc_hash::FxHashMap<TypeId, usize>>,
+    pub(crate) by_type: OnceLock<rustc_hash::FxHashMap<TypeId, ByType>>,
     /// This container, for generated factories, accessors and locators.
     pub(crate) me: Weak<Inner>,
 }
+
+/// One entry of the by-type table: the index of the service autowired for the key's type,
+/// and, once a container-level lookup made it, that singleton cast to the key's type. A
+/// singleton of the container never changes once created, so `get_by_type::<dyn Trait>()`
+/// then answers with one downcast and one clone instead of a cast through the registry's
+/// caster table (a second hash lookup, an indirect call and a `dyn Any` round trip).
+pub(crate) struct ByType {
+    /// The service's index.
+    pub(crate) idx: usize,
+    /// `Arc<T>` for the key's `T`, set by the first lookup without a scope that found the
+    /// singleton created.
+    pub(crate) cast: OnceLock<CastArc>,
+}
+
+/// An `Arc<T>` (of any `T`) behind `dyn Any`: [`ByType::cast`].
+pub(crate) struct CastArc(pub(crate) Box<dyn std::any::Any>);
+
+// SAFETY: a `CastArc` holds a clone of the `Arc` that `get_by_type::<T>()` returns for a
+// container-level singleton, that is, the container's own `Instance` (whose object the registry
+// requires to be `Send + Sync`) seen as `T`. The container already hands that `Arc<T>` to any
+// thread that asks; the cache is only read (`downcast_ref`, then a clone, an atomic increment)
+// and dropped with the container, which drops its `Instance`s on whichever thread it is
+// dropped on too. So sharing or sending it adds nothing the container does not already do.
+unsafe impl Send for CastArc {}
+// SAFETY: as for `Send` above.
+unsafe impl Sync for CastArc {}
 
 /// What a container answers from its own tables after a binary load (see [`Inner::own`]).
 pub(crate) struct OwnTables {

@@ -232,8 +232,8 @@ impl Inner {
         let by_type = self
             .by_type
             .get_or_init(|| super::load::by_type_table(self));
-        if let Some(&idx) = by_type.get(&std::any::TypeId::of::<T>()) {
-            return Ok(Ok(idx));
+        if let Some(entry) = by_type.get(&std::any::TypeId::of::<T>()) {
+            return Ok(Ok(entry.idx));
         }
         let type_name = self
             .registry
@@ -252,6 +252,22 @@ impl Inner {
         &self,
         scope: Option<&Arc<ScopeState>>,
     ) -> Result<Arc<T>, Error> {
+        // Without a scope, a created singleton's cast is kept in its by-type entry (`ByType`).
+        if scope.is_none() {
+            let by_type = self
+                .by_type
+                .get_or_init(|| super::load::by_type_table(self));
+            if let Some(entry) = by_type.get(&std::any::TypeId::of::<T>()) {
+                if let Some(hit) = entry.cast.get().and_then(|c| c.0.downcast_ref::<Arc<T>>()) {
+                    return Ok(hit.clone());
+                }
+                let got = self.get_index::<T>(entry.idx, None)?;
+                if self.slots[entry.idx].get().is_some() {
+                    let _ = entry.cast.set(super::CastArc(Box::new(got.clone())));
+                }
+                return Ok(got);
+            }
+        }
         match self.autowired_index::<T>()? {
             Ok(idx) => self.get_index(idx, scope),
             Err(type_name) => self.get_by_type_name::<T>(type_name, scope),
