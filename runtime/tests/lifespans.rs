@@ -487,3 +487,29 @@ fn without_dispose_hooks_the_container_drops_singletons_newest_first() {
         ]
     );
 }
+
+/// A singleton that `get_by_type` returned (and whose cast the by-type table keeps) is still
+/// released in its place, newest first: the kept cast goes before the slots are released.
+#[test]
+fn a_singleton_found_by_type_is_still_dropped_newest_first() {
+    let t = "drop-by-type";
+    let services = json!({
+        "db": node(t, "db", "singleton", &[]),
+        "mailer": node(t, "mailer", "singleton", &[]),
+    });
+    let plan = json!({"format": "wireplan-plan", "version": 1, "compiler": "test",
+                      "inputs_hash": "0", "services": services,
+                      "types": {"App\\Node": ["mailer"]}})
+    .to_string();
+    let c = Container::from_json_str(&plan, &registry_without_hooks()).unwrap();
+    c.get::<Node>("db").unwrap();
+    let mailer = c.get_by_type::<Node>().unwrap();
+    assert_eq!(mailer.name, "mailer");
+    assert_eq!(c.get_by_type::<Node>().unwrap().name, "mailer");
+    drop(mailer);
+    drop(c);
+    assert_eq!(
+        entries(t),
+        ["new db", "new mailer", "drop mailer", "drop db"]
+    );
+}

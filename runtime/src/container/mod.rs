@@ -288,6 +288,9 @@ impl Inner {
 
 impl Drop for Inner {
     fn drop(&mut self) {
+        // The casts the by-type table keeps are more references to singletons: released
+        // first, so each object's last reference still goes in the order below.
+        drop(self.by_type.take());
         if !self.program.any_dispose_hook {
             // No dispose hook registered at all: release newest first (each object's last
             // reference still goes at the place of its first publication), without grouping
