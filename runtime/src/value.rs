@@ -450,17 +450,15 @@ pub struct ParamError {
 /// `cause` naming its parameter when it is an [`ArgError`] at an index `params` declares (a
 /// [`ParamError`]); anything else unchanged.
 pub(crate) fn name_param(cause: BoxError, params: Option<&[crate::catalog::Param]>) -> BoxError {
-    let declared = cause
-        .downcast_ref::<ArgError>()
-        .and_then(|e| params?.get(e.index))
-        .map(|p| p.name);
-    match (declared, cause.downcast::<ArgError>()) {
-        (Some(param), Ok(error)) => Box::new(ParamError {
-            param: param.to_string(),
-            error: *error,
-        }),
-        (_, Ok(error)) => error,
-        (_, Err(cause)) => cause,
+    match cause.downcast::<ArgError>() {
+        Ok(error) => match params.and_then(|p| p.get(error.index)) {
+            Some(p) => Box::new(ParamError {
+                param: p.name.to_string(),
+                error: *error,
+            }),
+            None => error,
+        },
+        Err(cause) => cause,
     }
 }
 

@@ -222,6 +222,14 @@ impl Inner {
         })
     }
 
+    /// The entry of the by-type table (built on first use) for the Rust type `T`, if the
+    /// loader indexed one.
+    fn by_type_entry<T: ?Sized + 'static>(&self) -> Option<&super::ByType> {
+        self.by_type
+            .get_or_init(|| super::load::by_type_table(self))
+            .get(&std::any::TypeId::of::<T>())
+    }
+
     /// The service autowired for the Rust type `T` (Nette's `getByType`): the one the loader
     /// indexed for its `TypeId`, else the only service of its catalog type. `Ok(Err(type_name))`
     /// when the plan has none or several (then [`Inner::get_by_type_name`] words the error).
@@ -229,12 +237,15 @@ impl Inner {
     pub(crate) fn autowired_index<T: ?Sized + 'static>(
         &self,
     ) -> Result<Result<usize, &str>, Error> {
-        let by_type = self
-            .by_type
-            .get_or_init(|| super::load::by_type_table(self));
-        if let Some(entry) = by_type.get(&std::any::TypeId::of::<T>()) {
-            return Ok(Ok(entry.idx));
+        match self.by_type_entry::<T>() {
+            Some(entry) => Ok(Ok(entry.idx)),
+            None => self.index_by_catalog_name::<T>(),
         }
+    }
+
+    /// [`Inner::autowired_index`] for a `T` the by-type table does not index: through `T`'s
+    /// catalog name.
+    fn index_by_catalog_name<T: ?Sized + 'static>(&self) -> Result<Result<usize, &str>, Error> {
         let type_name = self
             .registry
             .catalog_name_of::<T>()
@@ -252,12 +263,9 @@ impl Inner {
         &self,
         scope: Option<&Arc<ScopeState>>,
     ) -> Result<Arc<T>, Error> {
-        // Without a scope, a created singleton's cast is kept in its by-type entry (`ByType`).
-        if scope.is_none() {
-            let by_type = self
-                .by_type
-                .get_or_init(|| super::load::by_type_table(self));
-            if let Some(entry) = by_type.get(&std::any::TypeId::of::<T>()) {
+        let idx = match self.by_type_entry::<T>() {
+            // Without a scope, a created singleton's cast is kept in its entry (`ByType`).
+            Some(entry) if scope.is_none() => {
                 if let Some(hit) = entry.cast.get().and_then(|c| c.0.downcast_ref::<Arc<T>>()) {
                     return Ok(hit.clone());
                 }
@@ -267,8 +275,10 @@ impl Inner {
                 }
                 return Ok(got);
             }
-        }
-        match self.autowired_index::<T>()? {
+            Some(entry) => Ok(entry.idx),
+            None => self.index_by_catalog_name::<T>()?,
+        };
+        match idx {
             Ok(idx) => self.get_index(idx, scope),
             Err(type_name) => self.get_by_type_name::<T>(type_name, scope),
         }
