@@ -25,10 +25,14 @@ pub type CallResult<T> = Result<T, BoxError>;
 
 type Object = Arc<dyn Any + Send + Sync>;
 
-/// What an [`Instance`] knows about its concrete Rust type besides its `TypeId` (which the
-/// object's `Any` vtable answers): one constant per type, so an `Instance` is a fat pointer
-/// plus one pointer (24 bytes) and moves cheaply through the creation path.
+/// What an [`Instance`] knows about its concrete Rust type: one constant per type, so an
+/// `Instance` is a fat pointer plus one pointer (24 bytes) and moves cheaply through the
+/// creation path.
 struct TypeMeta {
+    /// `TypeId` of the concrete type: read from here, a cast of a new object costs a load,
+    /// not the indirect call of the object's `Any::type_id` (a tenth of the casts' cost on
+    /// the transient path; docs/performance.md).
+    type_id: TypeId,
     /// `std::any::type_name` of the concrete type.
     type_name: fn() -> &'static str,
 }
@@ -54,6 +58,7 @@ impl Instance {
             object,
             meta: const {
                 &TypeMeta {
+                    type_id: TypeId::of::<T>(),
                     type_name: std::any::type_name::<T>,
                 }
             },
@@ -67,8 +72,8 @@ impl Instance {
 
     /// The [`TypeId`] of the concrete Rust type.
     pub fn type_id(&self) -> TypeId {
-        // The object's own `Any::type_id` (through its vtable), not the `Arc`'s.
-        (*self.object).type_id()
+        // `Instance::new`, the only constructor, took both from the same `T`.
+        self.meta.type_id
     }
 
     /// The name of the concrete Rust type (`std::any::type_name`), for messages.

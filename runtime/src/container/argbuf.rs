@@ -1,25 +1,28 @@
 //! [`ArgBuf`]: where the compiled creation path evaluates a call's arguments, on the caller's
 //! stack for up to [`INLINE_ARGS`] of them.
 
-use crate::value::{ArgValue, Value, INLINE_ARGS};
+use std::mem::{ManuallyDrop, MaybeUninit};
 
-/// What an unused inline entry holds (plain data: nothing to drop).
-const UNUSED: &Value = &Value::Null;
+use crate::value::{ArgValue, INLINE_ARGS};
 
 /// The arguments of one constructor or method call, in order: inline up to [`INLINE_ARGS`],
 /// in a `Vec` beyond.
 ///
-/// The inline entries always hold a value (unused ones [`UNUSED`]), so a push is an
-/// assignment into its place: the argument's tag and pointer are stored straight into the
-/// buffer. A `SmallVec` push builds the 32-byte argument in a stack temporary with 8-byte
-/// stores and copies it with 16-byte loads, a store-forwarding stall per argument that was
-/// half of `run_new`'s samples (docs/performance.md, "Fourth pass").
+/// A push writes the argument's tag and pointer straight into its inline entry: a `SmallVec`
+/// push built the 32-byte argument in a stack temporary with 8-byte stores and copied it with
+/// 16-byte loads, a store-forwarding stall per argument that was half of `run_new`'s samples
+/// (docs/performance.md, "Fourth pass"). The inline entries are uninitialised until pushed,
+/// so a push drops nothing in its place, and dropping the buffer visits the entries in use
+/// only, not all [`INLINE_ARGS`] of them (the drop of a buffer with placeholders in every
+/// entry was an eighth of a transient creation's instructions).
 pub(super) struct ArgBuf<'a> {
-    inline: [ArgValue<'a>; INLINE_ARGS],
+    /// The first `len` entries are initialised (none once the arguments moved to `spilled`).
+    inline: [MaybeUninit<ArgValue<'a>>; INLINE_ARGS],
     /// How many inline entries are in use (0 once the arguments moved to `spilled`).
     len: usize,
-    /// All the arguments, once there are more than [`INLINE_ARGS`].
-    spilled: Vec<ArgValue<'a>>,
+    /// All the arguments, once there are more than [`INLINE_ARGS`]; dropped by
+    /// [`ArgBuf`]'s `Drop` only when it allocated (a `Vec` that never did owns nothing).
+    spilled: ManuallyDrop<Vec<ArgValue<'a>>>,
 }
 
 impl<'a> ArgBuf<'a> {
@@ -27,17 +30,17 @@ impl<'a> ArgBuf<'a> {
     #[inline(always)]
     pub(super) fn new() -> ArgBuf<'a> {
         ArgBuf {
-            inline: [const { ArgValue::Plain(UNUSED) }; INLINE_ARGS],
+            inline: [const { MaybeUninit::uninit() }; INLINE_ARGS],
             len: 0,
-            spilled: Vec::new(),
+            spilled: ManuallyDrop::new(Vec::new()),
         }
     }
 
     /// Appends the next argument.
     #[inline(always)]
     pub(super) fn push(&mut self, value: ArgValue<'a>) {
-        if self.len < INLINE_ARGS && self.spilled.is_empty() {
-            self.inline[self.len] = value;
+        if self.len < INLINE_ARGS && self.spilled.capacity() == 0 {
+            self.inline[self.len].write(value);
             self.len += 1;
         } else {
             self.push_spilled(value);
@@ -49,14 +52,14 @@ impl<'a> ArgBuf<'a> {
     #[cold]
     #[inline(never)]
     fn push_spilled(&mut self, value: ArgValue<'a>) {
-        if self.spilled.is_empty() {
+        if self.spilled.capacity() == 0 {
             let used = std::mem::take(&mut self.len);
             self.spilled.reserve_exact(2 * INLINE_ARGS);
-            self.spilled.extend(
-                self.inline[..used]
-                    .iter_mut()
-                    .map(|v| std::mem::replace(v, ArgValue::Plain(UNUSED))),
-            );
+            for entry in &self.inline[..used] {
+                // SAFETY: the first `used` entries are initialised; `len` is 0 now, so each
+                // is read out once and never dropped in place.
+                self.spilled.push(unsafe { entry.assume_init_read() });
+            }
         }
         self.spilled.push(value);
     }
@@ -64,10 +67,30 @@ impl<'a> ArgBuf<'a> {
     /// The arguments pushed so far, in order.
     #[inline(always)]
     pub(super) fn as_slice(&self) -> &[ArgValue<'a>] {
-        if self.spilled.is_empty() {
-            &self.inline[..self.len]
+        if self.spilled.capacity() == 0 {
+            // SAFETY: the first `len` entries are initialised, and `MaybeUninit<T>` has the
+            // layout of `T`.
+            unsafe { std::slice::from_raw_parts(self.inline.as_ptr().cast(), self.len) }
         } else {
             &self.spilled
+        }
+    }
+}
+
+impl Drop for ArgBuf<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: the first `len` inline entries are initialised and dropped here only; once
+        // the arguments moved to `spilled`, `len` is 0.
+        unsafe {
+            std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(
+                self.inline.as_mut_ptr().cast::<ArgValue<'_>>(),
+                self.len,
+            ));
+        }
+        if self.spilled.capacity() != 0 {
+            // SAFETY: dropped once, here.
+            unsafe { ManuallyDrop::drop(&mut self.spilled) }
         }
     }
 }
@@ -75,7 +98,7 @@ impl<'a> ArgBuf<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::Instance;
+    use crate::value::{Instance, Value};
     use std::sync::Arc;
 
     fn addrs(buf: &ArgBuf<'_>) -> Vec<String> {

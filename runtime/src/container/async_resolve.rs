@@ -364,7 +364,7 @@ impl Inner {
                         let name = self.name_of(service);
                         let step = || format!("async constructor of {}", self.class_name(op));
                         let values = with_tail(out, || {
-                            let frame = Frame::new(name, Ctx { scope, args: None });
+                            let frame = Frame::new(service, Ctx { scope, args: None });
                             self.program
                                 .args(op.args)
                                 .iter()
@@ -423,7 +423,7 @@ impl Inner {
                         let name = self.name_of(service);
                         let step = || format!("async constructor of {class}");
                         let values = with_tail(out, || {
-                            let frame = Frame::new(name, Ctx { scope, args: None });
+                            let frame = Frame::new(service, Ctx { scope, args: None });
                             args.iter()
                                 .map(|a| self.eval(a, &frame, path))
                                 .collect::<Result<Vec<Value>, Error>>()

@@ -14,19 +14,36 @@ use crate::generated;
 use crate::plan::{CallTarget, Expr};
 use crate::value::{name_param, Args, BoxError, Callable, Instance, Value};
 
-/// Where an expression is evaluated: which service is being created (by name, for messages),
-/// `@self` in setups, and the context.
+/// Where an expression is evaluated: whose evaluation it is (for messages), `@self` in
+/// setups, and the context.
 pub(super) struct Frame<'a> {
-    pub(super) service: &'a str,
+    pub(super) service: Owner<'a>,
     pub(super) this: Option<&'a Instance>,
     pub(super) ctx: Ctx<'a>,
 }
 
+/// Whose evaluation a [`Frame`] is, as [`Inner::fail`] names it: a service by index (its
+/// name is looked up only when an error is built, not for every object created), or a
+/// pseudo-service such as `parameters` or `initialization`.
+#[derive(Clone, Copy)]
+pub(super) enum Owner<'a> {
+    /// The service of this index.
+    Service(usize),
+    /// A name of its own.
+    Named(&'a str),
+}
+
+impl<'a> From<&'a str> for Owner<'a> {
+    fn from(name: &'a str) -> Owner<'a> {
+        Owner::Named(name)
+    }
+}
+
 impl<'a> Frame<'a> {
-    /// The frame for creating the service named `service` in `ctx` (no `@self` yet).
-    pub(super) fn new(service: &'a str, ctx: Ctx<'a>) -> Self {
+    /// The frame for creating service `service` in `ctx` (no `@self` yet).
+    pub(super) fn new(service: usize, ctx: Ctx<'a>) -> Self {
         Frame {
-            service,
+            service: Owner::Service(service),
             this: None,
             ctx,
         }
@@ -58,7 +75,7 @@ impl Inner {
     /// dynamic ones), walking dotted names into maps.
     fn static_param(&self, name: &str) -> Result<Value, Error> {
         let frame = Frame {
-            service: "parameters",
+            service: Owner::Named("parameters"),
             this: None,
             ctx: Ctx::ROOT,
         };
@@ -133,7 +150,7 @@ impl Inner {
 
     pub(crate) fn initialize(&self) -> Result<(), Error> {
         let frame = Frame {
-            service: "initialization",
+            service: Owner::Named("initialization"),
             this: None,
             ctx: Ctx::ROOT,
         };
@@ -153,9 +170,8 @@ impl Inner {
         e: &Expr,
         scope: Option<&Arc<ScopeState>>,
     ) -> Result<Value, Error> {
-        let name = self.name_of(service);
         let frame = Frame {
-            service: name,
+            service: Owner::Service(service),
             this: None,
             ctx: Ctx { scope, args: None },
         };
@@ -173,13 +189,17 @@ impl Inner {
     /// path's frames small.)
     #[cold]
     #[inline(never)]
-    pub(super) fn fail(
+    pub(super) fn fail<'o>(
         &self,
-        service: &str,
+        service: impl Into<Owner<'o>>,
         path: &[usize],
         step: impl Into<String>,
         cause: impl Into<BoxError>,
     ) -> Error {
+        let service = match service.into() {
+            Owner::Service(idx) => self.name_of(idx),
+            Owner::Named(name) => name,
+        };
         let defined_at = self
             .plan()
             .services

@@ -249,6 +249,7 @@ impl Inner {
     }
 
     /// The name of service `i`.
+    #[inline]
     pub(crate) fn service_name(&self, i: usize) -> Option<&str> {
         match &self.own {
             Some(t) => t.names.get_index(i).map(|n| n.as_str()),

@@ -7,7 +7,7 @@ use std::cell::Cell;
 use std::sync::Arc;
 
 use super::cell::CacheSlot;
-use super::eval::Frame;
+use super::eval::{Frame, Owner};
 use super::program::Node;
 use super::{Inner, ScopeState};
 use crate::error::Error;
@@ -368,6 +368,7 @@ impl Inner {
     // ----------------------------------------------------------------------------------
     // lifespans and caching
 
+    #[inline]
     pub(crate) fn name_of(&self, idx: usize) -> &str {
         self.service_name(idx).unwrap_or("?")
     }
@@ -611,8 +612,7 @@ impl Inner {
             ServiceKind::Locator => return Ok(generated::locator(self, idx, ctx.scope)),
             _ => {}
         }
-        let name = self.name_of(idx);
-        let frame = Frame::new(name, ctx);
+        let frame = Frame::new(idx, ctx);
         // The common `create`, a constructor call, runs directly (the caller grew the stack).
         let mut inst = match &sp.create {
             Node::New(op) => self.run_new(op, &frame, path)?,
@@ -620,7 +620,7 @@ impl Inner {
                 Value::Service(i) => i,
                 other => {
                     return Err(self.fail(
-                        name,
+                        Owner::Service(idx),
                         path,
                         "create",
                         format!("produced {}, not an object", other.kind()),
