@@ -1,0 +1,135 @@
+//! The bounds of `%parameter%` expansion (issue #13): how much references may copy, how
+//! long a chain of parameters may be, how deep an expanded value may nest.
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::expr::{Callee, Expr, ExprKind};
+use crate::neon::Key;
+use crate::source::Span;
+
+/// The longest string a `%parameter%` expansion may produce, in bytes (1 MiB).
+pub const MAX_EXPANDED_LEN: usize = 1 << 20;
+
+/// The most values (scalars, lists, maps, statements: nodes of the value tree) that
+/// `%parameter%` references to lists, maps and statements may copy into the configuration in
+/// total, over all parameters and sections (64 Ki). Lists of parameters that repeat the
+/// previous one grow exponentially (`p1: [%p0%, %p0%, …]`, `p2: [%p1%, …]`); past this, a
+/// reference is an `invalid-value` error and expands to `null`. A reference to a single scalar
+/// (`%limit%`, `%db.host%`) does not count: each such copy is written in the input, so their
+/// number is bounded by its size (their text counts towards [`MAX_EXPANDED_TEXT`]). Every
+/// later stage copies and walks what was expanded (checks, the plan's parameters, encoding):
+/// at 128 Ki, inputs of half a kilobyte took up to 0.9 s in the fuzz build (issue #13); a real
+/// configuration copies few collections (the generated 703,000-service one copies about 62,000
+/// scalars and no collection). Nette has no such limit.
+pub const MAX_EXPANDED_NODES: usize = 1 << 16;
+
+/// The most bytes of text that `%parameter%` references may copy in total (16 MiB): the same
+/// guard for lists of long strings.
+pub const MAX_EXPANDED_TEXT: usize = 16 << 20;
+
+/// How deep parameters may be expanded inside one another (`%a%` is `%b%`, which is `%c%`, …)
+/// before the chain is refused with one `invalid-value` error: 1,000. Nette has no such limit;
+/// a real configuration chains a few, and the bound keeps a generated or hostile chain from
+/// exhausting the stack (issue #13).
+pub const MAX_PARAMETER_CHAIN: usize = 1000;
+
+/// The size of a value tree, as (nodes, bytes of text), counted until either passes its limit.
+pub(super) fn measure(v: &Expr, node_limit: usize, text_limit: usize) -> (usize, usize) {
+    let (mut nodes, mut text) = (0usize, 0usize);
+    let mut todo = vec![v];
+    while let Some(v) = todo.pop() {
+        nodes += 1;
+        match &v.kind {
+            ExprKind::Str(s) | ExprKind::Dynamic(s) => text += s.len(),
+            ExprKind::Array(a) => {
+                text += a
+                    .items
+                    .keys()
+                    .filter_map(Key::as_str)
+                    .map(str::len)
+                    .sum::<usize>();
+                todo.extend(a.values());
+            }
+            ExprKind::Concat(parts) => todo.extend(parts),
+            ExprKind::Statement(st) => {
+                if let Callee::Name(n) = &st.callee {
+                    text += n.len();
+                }
+                if let Callee::Member(target, m) = &st.callee {
+                    text += m.len();
+                    todo.push(target);
+                }
+                todo.extend(st.arguments.values());
+            }
+            ExprKind::Null | ExprKind::Bool(_) | ExprKind::Int(_) | ExprKind::Float(_) => {}
+        }
+        if nodes > node_limit || text > text_limit {
+            break;
+        }
+    }
+    (nodes, text)
+}
+
+/// The one `invalid-value` error for parameters nested deeper than a plan allows
+/// (`found`: name, plan depth, where it is written, in the order found): at the first, with a
+/// note naming up to five of the others and counting the rest. Usually one cause (a chain of
+/// parameters that each wrap the next), so not one error per parameter. `None` for none.
+pub(crate) fn nested_too_deep_error<N: AsRef<str>>(
+    found: &[(N, usize, Option<Span>)],
+) -> Option<Diagnostic> {
+    let ((first, depth, span), others) = found.split_first()?;
+    let limit = wireplan_runtime::plan::MAX_EXPR_DEPTH;
+    let first = first.as_ref();
+    let d = Diagnostic::error(
+        Code::InvalidValue,
+        format!("Parameter '{first}' nests {depth} levels deep; a plan allows at most {limit}."),
+    )
+    .at(*span);
+    if others.is_empty() {
+        return Some(d);
+    }
+    let shown: Vec<String> = others
+        .iter()
+        .take(5)
+        .map(|(n, depth, _)| format!("'{}' ({depth})", n.as_ref()))
+        .collect();
+    let tail = match others.len() - shown.len() {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    let (count, verb) = match others.len() {
+        1 => ("1 other parameter".to_string(), "nests"),
+        n => (format!("{n} other parameters"), "nest"),
+    };
+    Some(d.with_note(format!(
+        "{count} {verb} too deep as well: {}{tail}",
+        shown.join(", ")
+    )))
+}
+
+/// Whether `v` nests more than `limit` levels of lists, maps, concatenations and statement
+/// arguments (a scalar is level 1). Looks no deeper than `limit + 1`, so it is bounded too.
+pub(super) fn nests_deeper_than(v: &Expr, limit: usize) -> bool {
+    if limit == 0 {
+        return true;
+    }
+    match &v.kind {
+        ExprKind::Array(a) => a.items.values().any(|x| nests_deeper_than(x, limit - 1)),
+        ExprKind::Concat(parts) => parts.iter().any(|x| nests_deeper_than(x, limit - 1)),
+        ExprKind::Statement(st) => st
+            .arguments
+            .items
+            .values()
+            .any(|x| nests_deeper_than(x, limit - 1)),
+        _ => false,
+    }
+}
+
+pub(super) fn clear_spans(v: &mut Expr) {
+    v.span = None;
+    match &mut v.kind {
+        ExprKind::Array(a) => a.items.values_mut().for_each(clear_spans),
+        ExprKind::Concat(parts) => parts.iter_mut().for_each(clear_spans),
+        ExprKind::Statement(st) => st.arguments.items.values_mut().for_each(clear_spans),
+        _ => {}
+    }
+}
