@@ -1,0 +1,234 @@
+//! Completing references and lookups by type: `@name`, `@Type`, `@self`, and the notes of a
+//! `missing-service` error (a removed, excluded or misspelt provider), as Nette's
+//! `Resolver::normalizeReference` and `getByType` word them.
+
+use super::*;
+
+impl Completer<'_> {
+    /// A reference `@name`, `@Type\Name` or `@self` used as a value.
+    pub(in crate::builder) fn reference(
+        &mut self,
+        target: &str,
+        ctx: &Ctx,
+        span: Option<Span>,
+    ) -> P {
+        if target == "self" && ctx.in_setup {
+            return P::Ref("@self".into());
+        }
+        if target == "self" || target.is_empty() {
+            let msg = if target.is_empty() {
+                "Expected a service name or type after '@'.".to_string()
+            } else {
+                "@self is only available in setup statements, where it is the object being set up."
+                    .to_string()
+            };
+            self.report(Code::InvalidValue, ctx, msg, span);
+            return P::Null;
+        }
+        if target.contains('\\') {
+            let ty = crate::catalog::normalize_name(target);
+            return match self.by_type(&ty, ctx, span, None) {
+                Some(n) if n.is_empty() => P::Null,
+                Some(n) => P::Ref(n.into()),
+                None => {
+                    if self.b.catalog.exists(&ty) {
+                        let d = self.error(
+                            Code::MissingService,
+                            ctx,
+                            format!("Service of type {ty} not found."),
+                            span,
+                        );
+                        let d = self.missing_note(d, &ty);
+                        self.diags.push(d);
+                    }
+                    P::Null
+                }
+            };
+        }
+        match self.b.get_definition(target) {
+            Some(d) => P::Ref(d.name.as_str().into()),
+            None => {
+                let mut d = self.error(
+                    Code::MissingService,
+                    ctx,
+                    format!("Reference to missing service '{target}'."),
+                    span,
+                );
+                let names = self.b.definitions.keys().map(String::as_str);
+                d = d.with_suggestion(target, names);
+                self.diags.push(d);
+                P::Null
+            }
+        }
+    }
+
+    /// getByType for an argument; `param` names the parameter for messages.
+    pub(in crate::builder) fn by_type(
+        &mut self,
+        ty: &str,
+        ctx: &Ctx,
+        span: Option<Span>,
+        param: Option<(&str, &dyn std::fmt::Display)>,
+    ) -> Option<String> {
+        // One lookup in the autowiring index answers both whether the class exists (for a
+        // type some service has) and which services have it; only the others ask the catalog.
+        let indexed = self.b.index.known_high(ty);
+        let known = indexed.as_ref().is_some_and(|(known, _)| *known);
+        if !known && !self.b.catalog.exists(ty) {
+            let required_by = param
+                .map(|(p, f)| format!(" required by ${p} in {f}"))
+                .unwrap_or_default();
+            let d = self.error(
+                Code::ClassNotFound,
+                ctx,
+                format!("Class '{ty}'{required_by} not found."),
+                span,
+            );
+            let d = self.suggest_type(d, ty);
+            self.diags.push(d);
+            return None;
+        }
+        // Nette's Resolver::getByType: in its own setup, a service of the wanted type is the
+        // object being set up, autowired or not, before any other candidate.
+        if ctx.in_setup
+            && ctx
+                .self_type
+                .as_deref()
+                .is_some_and(|t| self.b.catalog.is_subtype(t, ty))
+        {
+            return Some("@self".into());
+        }
+        let eligible = |n: &&str| *n != ctx.service || ctx.in_setup;
+        let (_, high) = indexed?;
+        let mut found = high.clone().filter(eligible);
+        match (found.next(), found.next()) {
+            (Some(only), None) => Some(only.to_string()),
+            (None, _) => None,
+            _ => {
+                let candidates: Vec<String> = high.filter(eligible).map(String::from).collect();
+                let mut d = super::super::ambiguous(ty, &candidates);
+                d.message = format!("{}: {}", ctx.prefix, d.message);
+                if let Some((p, f)) = param {
+                    d.message.push_str(&format!(" (required by ${p} in {f})"));
+                }
+                self.diags.push(d.at(span.or(ctx.span)));
+                Some(String::new())
+            }
+        }
+    }
+
+    /// `d` with "did you mean" the closest of the catalog's classes and the built-in types to
+    /// `name`, a type that is neither (a typo in a catalog or a configuration).
+    pub(in crate::builder) fn suggest_type(&self, d: Diagnostic, name: &str) -> Diagnostic {
+        let names = self.b.catalog.classes().map(|c| c.name.as_str());
+        d.with_suggestion(
+            name,
+            names.chain(crate::catalog::BUILTIN_TYPES.iter().copied()),
+        )
+    }
+
+    pub(in crate::builder) fn missing_by_type(
+        &mut self,
+        ty: &str,
+        ctx: &Ctx,
+        span: Option<Span>,
+        p: &str,
+        f: &dyn std::fmt::Display,
+    ) {
+        let d = self.error(
+            Code::MissingService,
+            ctx,
+            format!("Service of type {ty} required by ${p} in {f} not found."),
+            span,
+        );
+        let d = self.missing_note(d, ty);
+        // The service itself is the only one of the type: say why it does not count.
+        let only_itself = self
+            .b
+            .index
+            .known_high(ty)
+            .is_some_and(|(_, mut high)| high.len() > 0 && high.all(|n| n == ctx.service));
+        let d = if only_itself && !ctx.in_setup {
+            d.with_note(format!(
+                "the only autowired service of type {ty} is '{}' itself, which cannot be passed to its own constructor: give ${p} a value or another service",
+                ctx.service
+            ))
+        } else {
+            d
+        };
+        self.diags.push(d);
+    }
+
+    /// The note of a `missing-service` error for the type `ty`: Nette's "Did you add it to
+    /// configuration file?" (followed by the name of a service of the type that autowiring
+    /// leaves out for it, when there is one), unless a service whose class was not found
+    /// (reported as `class-not-found` at that service) names a class one typo away from `ty`;
+    /// then the note names that service, since fixing its class is what gives `ty` a service.
+    pub(super) fn missing_note(&self, d: Diagnostic, ty: &str) -> Diagnostic {
+        match self.misspelt_provider(ty) {
+            Some((service, class)) => d.with_note(format!(
+                "Service '{service}' is probably meant to provide it: its class '{class}' was \
+                 not found (reported at that service)."
+            )),
+            None => {
+                let d = d.with_note("Did you add it to configuration file?");
+                // A service of the type was removed (by an extension, `name: false`, the REPL):
+                // that, not a missing definition, is why there is none.
+                if let Some((service, removal)) = self.removed_provider(ty) {
+                    let by = match &removal.actor {
+                        Some(a) if a.builtin => format!(" by the '{}' section", a.extension),
+                        Some(a) => format!(" by extension '{}' in {}()", a.extension, a.method),
+                        None => String::new(),
+                    };
+                    let what = format!("service '{service}' of type {ty} was removed{by}");
+                    return match removal.span {
+                        Some(at) => d.with_secondary(at, what),
+                        None => d.with_note(format!("{what}.")),
+                    };
+                }
+                // The service may be there with autowiring leaving it out: Nette's note alone
+                // would send the user looking for a missing definition.
+                match self.excluded_provider(ty) {
+                    Some(service) => d.with_note(format!(
+                        "Service '{service}' is of type {ty} but is not autowired for it: pass \
+                         @{service} explicitly, or change its `autowired:`"
+                    )),
+                    None => d,
+                }
+            }
+        }
+    }
+
+    /// The first removed service (in removal order) whose type was `ty` or a subtype, and how
+    /// it was removed.
+    pub(super) fn removed_provider(&self, ty: &str) -> Option<(&str, &super::super::Removal)> {
+        self.b.removed.iter().find_map(|(name, r)| {
+            r.type_
+                .as_deref()
+                .filter(|t| self.b.catalog.is_subtype(t, ty))
+                .map(|_| (name.as_str(), r))
+        })
+    }
+
+    /// The first service of type `ty` (or a subtype) that autowiring leaves out for `ty`,
+    /// among [`excluded_services`].
+    pub(super) fn excluded_provider(&self, ty: &str) -> Option<&str> {
+        let excluded = self.excluded.get_or_init(|| excluded_services(self.b));
+        excluded
+            .iter()
+            .find(|(_, t)| self.b.catalog.is_subtype(t, ty))
+            .map(|(name, _)| name.as_str())
+    }
+
+    /// The first definition (in definition order) whose type is unresolved because its
+    /// creator names a class the catalog lacks, where the class that name is a typo of (the
+    /// "did you mean" of its `class-not-found` error, [`crate::diagnostics::suggest`]) is `ty`
+    /// or a subtype of it: its name and written class.
+    pub(super) fn misspelt_provider(&self, ty: &str) -> Option<(&str, &str)> {
+        let misspelt = self.misspelt.get_or_init(|| misspelt_classes(self.b));
+        misspelt.iter().find_map(|(name, class, meant)| {
+            let provides = meant.eq_ignore_ascii_case(ty) || self.b.catalog.is_subtype(meant, ty);
+            provides.then_some((name.as_str(), class.as_str()))
+        })
+    }
+}
