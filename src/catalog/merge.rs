@@ -13,7 +13,7 @@ use crate::source::Span;
 
 impl Catalog {
     /// The catalog of the `types:` section and the catalog files `files` (read with
-    /// [`load_inputs`]; JSON or NEON, see docs/catalog.md), merged. A class declared in two
+    /// [`load_inputs`](super::file::load_inputs); JSON or NEON, see docs/catalog.md), merged. A class declared in two
     /// places (the section and a file, or two files) is a `duplicate-class` error naming both
     /// positions: a generated catalog and a hand-written entry must not silently override each
     /// other. Parents, interfaces and defaults are checked over the merged catalog.

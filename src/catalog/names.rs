@@ -14,9 +14,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::types::{Ty, TypeRef};
 
 /// A shared, immutable name (class, interface, method, parameter, property, constant or type
-/// text). Cloning it copies a pointer; equal names read through one [`Interner`] share one
+/// text). Cloning it copies a pointer; equal names read through one `Interner` share one
 /// allocation. Compares and hashes as the `str` it holds (case-sensitive; the catalog's
-/// case-insensitive lookups go through [`Caseless`]).
+/// case-insensitive lookups go through `Caseless`).
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Name(Arc<str>);
 

@@ -168,7 +168,7 @@ impl Node for Value {
     }
 }
 
-/// Whether an entry of a `types:` section can be read as it was decoded ([`Node`] for
+/// Whether an entry of a `types:` section can be read as it was decoded (`Node` for
 /// [`Value`]): no key or string in it holds a `%` (it names no parameter, and has no `%%`
 /// escape either) and it holds no entity (whose expansion checks its callee and may report).
 /// Then its expansion is exactly [`Expr::from_neon`] of it and reports nothing.

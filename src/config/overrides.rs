@@ -299,7 +299,7 @@ const FOLLOWED_DIAGNOSTICS: usize = 1000;
 /// `-p` name when it is the name, lies below it (`%db.host%` and `-p db=…`: "lies in 'db'")
 /// or above it (`%db%` and `-p db.host=…`: "part of the value"). A reference that matches
 /// none is followed through the values `parameters:` writes (`pp: %per%`), up to
-/// [`FOLLOW_MAX`] parameters: "%pp% uses %per%, which the command line sets". One note per
+/// `FOLLOW_MAX` parameters: "%pp% uses %per%, which the command line sets". One note per
 /// parameter and diagnostic; nothing when no `-p` value was applied.
 pub fn note_overrides(
     diags: &mut Diagnostics,

@@ -20,7 +20,7 @@ pub const PREFIX_LEN: usize = 4096;
 ///
 /// A plan is recognised by content, never by the file name: the binary header's magic bytes
 /// (`WIREPLAN`, see `wireplan_runtime::encoding`), or JSON whose top-level object has
-/// `"format": "wireplan-plan"` within the first [`PREFIX_LEN`] bytes. Only that prefix is read.
+/// `"format": "wireplan-plan"` within the first `PREFIX_LEN` bytes. Only that prefix is read.
 /// The diagnostic has the code `invalid-value` (a value of the wrong kind for where it is
 /// used) and no source location: the file is not shown, as it may be binary.
 pub fn plan_file_hint(path: &Path) -> Option<Diagnostic> {

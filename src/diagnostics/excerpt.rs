@@ -22,7 +22,7 @@ const MAX_LABEL_LINES: usize = 8;
 pub const MAX_TEXT: usize = 1000;
 
 /// `text` cut to at most [`MAX_TEXT`] bytes (on a character boundary) with a count of what was
-/// left out. The cut goes after the last blank of the last [`WORD_BACK`] bytes kept,
+/// left out. The cut goes after the last blank of the last `WORD_BACK` bytes kept,
 /// so a list of names (an ambiguous type's services) is not cut inside a name.
 pub fn shorten_text(text: &str) -> String {
     if text.len() <= MAX_TEXT {

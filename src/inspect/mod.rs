@@ -4,7 +4,7 @@
 //! `diff` and the REPL's `:explain`, `:type`, `:deps`, `:needed-by`, `:diff` only print these
 //! answers.
 //!
-//! - over a builder: [`explain`], [`types`], [`deps`], [`graph`];
+//! - over a builder: [`explain`], [`types`], [`deps()`](deps::deps), [`graph`];
 //! - over plans: [`plan_file`] (reading a plan file of either encoding, with a diagnostic when it
 //!   is not one), [`text`] (plan expressions written readably), [`show`] (`wireplan show`),
 //!   [`diff`] (`wireplan diff`, the REPL's `:diff`).

@@ -377,7 +377,7 @@ impl Encoder<'_> {
 }
 
 /// A string as one inline NEON value: bare when the decoder reads it back as the same string
-/// (the encoder's rule, see the [module docs](self)), else quoted as [`quote_string`] does.
+/// (the encoder's rule, see the module docs), else quoted as [`quote_string`] does.
 pub fn encode_string(s: &str) -> String {
     if is_bare(s, false) {
         s.to_string()

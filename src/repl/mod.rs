@@ -158,7 +158,7 @@ impl Session {
     }
 
     /// A one-line summary of the compilation up to the current phase. When the configuration
-    /// did not load (a missing include, a syntax error: [`Pipeline::halted`]) it says that no
+    /// did not load (a missing include, a syntax error: [`Pipeline::halted`](crate::compiler::Pipeline::halted)) it says that no
     /// phase ran.
     pub fn summary(&self) -> String {
         let d = self.pipeline.diagnostics();

@@ -248,7 +248,7 @@ pub fn validate_checked(
 /// its other mistakes (a wrong `autowired:` type, a missing class) are reported in the same
 /// run. For a structure whose result is the sum of its items' (no stages, range, deprecation
 /// or `before` on the structure, absent items leave nothing: `skip_defaults`, no required or
-/// structure-shaped item; see [`completes_item_by_item`]), each item is completed once, in
+/// structure-shaped item; see `completes_item_by_item`), each item is completed once, in
 /// place, with one lookup of its key and no copy (the definition map of every entry of a
 /// large `services:` section); any other schema takes the general route with copies.
 /// `checked`: `schema` is known to be free of misuse ([`misuse`] found nothing, as
