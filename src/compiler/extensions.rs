@@ -6,7 +6,7 @@ use super::services;
 mod order;
 mod plan_edits;
 
-use plan_edits::{changed_paths, plan_format_error, rebuild_indexes, MAX_CHANGED_PATHS};
+use plan_edits::{changed_paths, plan_format_errors, rebuild_indexes, MAX_CHANGED_PATHS};
 
 use crate::builder::Actor;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
@@ -606,7 +606,7 @@ impl Extensions {
                         }
                         changed_note = Some(format!("this afterCompile() changed: {list}"));
                     }
-                    vec![plan_format_error(&e)]
+                    plan_format_errors(&doc.0.borrow(), &e)
                 }
             };
             before = doc.0.borrow().clone();

@@ -2,13 +2,60 @@
 //! (for errors), serde's complaints in the plan format's words, and the indexes derived from
 //! the services brought up to date with the edits.
 
-use wireplan_runtime::plan::Plan;
+use wireplan_runtime::plan::{Plan, ServicePlan};
 
 /// What a plan edit got wrong, in the plan format's words: where (`services › zzz`), and what
 /// serde said with the Rust type names replaced by what docs/plan-format.md calls them (the
 /// runtime words a malformed plan file's errors the same way).
 pub(super) fn plan_format_error(e: &serde_path_to_error::Error<serde_json::Error>) -> String {
     wireplan_runtime::encoding::plan_format_error(e)
+}
+
+/// How many malformed service entries an `afterCompile()` error lists.
+pub(super) const MAX_ENTRY_ERRORS: usize = 20;
+
+/// What is malformed in an edited plan `doc`, each worded as [`plan_format_error`] words it
+/// at its full path: the first problem outside the service entries, then every malformed
+/// service entry (up to [`MAX_ENTRY_ERRORS`], in plan order). serde stops at the first value
+/// it cannot take, so the plan without its services and each service entry are decoded on
+/// their own: a script that broke several entries hears of all of them. `first` (the error of
+/// decoding the whole plan) is the answer when neither names anything (a `services` that is
+/// no map, say).
+pub(super) fn plan_format_errors(
+    doc: &serde_json::Value,
+    first: &serde_path_to_error::Error<serde_json::Error>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(mut rest) = doc.as_object().cloned() {
+        rest.insert(
+            "services".into(),
+            serde_json::Value::Object(Default::default()),
+        );
+        if let Err(e) = serde_path_to_error::deserialize::<_, Plan>(serde_json::Value::Object(rest))
+        {
+            out.push(plan_format_error(&e));
+        }
+    }
+    if let Some(services) = doc.get("services").and_then(serde_json::Value::as_object) {
+        for (name, entry) in services {
+            if out.len() == MAX_ENTRY_ERRORS {
+                break;
+            }
+            let Err(e) = serde_path_to_error::deserialize::<_, ServicePlan>(entry) else {
+                continue;
+            };
+            let inner = plan_format_error(&e);
+            out.push(if e.path().iter().next().is_none() {
+                format!("services › {name}: {inner}")
+            } else {
+                format!("services › {name} › {inner}")
+            });
+        }
+    }
+    if out.is_empty() {
+        out.push(plan_format_error(first));
+    }
+    out
 }
 
 /// How many changed places of a plan an `afterCompile()` error lists before it counts the rest.
