@@ -173,9 +173,8 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
     }
     super::shape::check_depth(b, diags);
     super::safety::check_cycles(b, diags);
-    super::safety::check_captives(b, diags);
+    super::captives::check_captives(b, diags);
     super::asynchrony::check_sync(b, diags);
-    super::providers::check_provider_scopes(b, diags);
 }
 
 pub(super) fn is_function_name(n: &str) -> bool {

@@ -13,6 +13,7 @@
 mod arguments;
 mod asynchrony;
 mod autowiring;
+mod captives;
 mod complete;
 mod completed;
 mod completing;
@@ -20,7 +21,6 @@ mod definition;
 mod generated;
 mod members;
 mod origins;
-mod providers;
 mod resolve;
 mod safety;
 mod setup;
@@ -602,12 +602,17 @@ impl ContainerBuilder {
         asynchrony::requires_async(self)
     }
 
-    /// The captive-dependency paths of the service `name` (`name -> … -> scoped`), by the rule
-    /// `complete` checks (Clean IoC 2: a singleton must not hold a scoped service, directly or
-    /// through transients). Empty when the lifespan is allowed. Needs completed definitions.
+    /// The captive-dependency paths of the service `name` (`name -> … -> scoped`, with
+    /// `provider` before a service reached through a `Provider<T>`), by the rule `complete`
+    /// checks (Clean IoC 2: a singleton must not hold a scoped service, directly, through
+    /// transients or through a handle, which a singleton holds outside any scope). Empty when
+    /// the lifespan is allowed. Needs completed definitions.
     pub fn captive_paths(&self, name: &str) -> Vec<Vec<String>> {
-        let hop = safety::transient_hops(self);
-        safety::captive_paths(self, &hop, name)
+        let hop = captives::hops(self);
+        captives::captive_paths(self, &hop, name)
+            .iter()
+            .map(captives::CaptivePath::words)
+            .collect()
     }
 
     /// The autowiring index (valid after [`ContainerBuilder::resolve`]).

@@ -400,7 +400,7 @@ fn lifespan(b: &ContainerBuilder, def: &Definition) -> LifespanExplanation {
     if def.kind != DefinitionKind::Service {
         return explain(
             Some(true),
-            "generated and imported services hold nothing when created (they resolve lazily), so any lifespan is allowed",
+            "generated and imported services hold nothing when created (they resolve lazily), so any lifespan is allowed; a singleton that holds a generated one is checked through it (its handle has no scope)",
         );
     }
     if def.completed.is_none() {
@@ -415,7 +415,7 @@ fn lifespan(b: &ContainerBuilder, def: &Definition) -> LifespanExplanation {
             if paths.is_empty() {
                 explain(
                     Some(true),
-                    "it holds no scoped service, directly or through transients",
+                    "it holds no scoped service, directly, through transients or through handles",
                 )
             } else {
                 LifespanExplanation {
