@@ -55,7 +55,8 @@ pub enum GraphFormat {
 /// file cannot be read or is a plan file: there is nothing to answer from.
 fn build(config: &Path, params: &ParamArgs) -> Option<(Compilation, Built, bool)> {
     let mut arg_sources = SourceMap::new();
-    let (opts, problems) = options(params, &mut arg_sources);
+    let (opts, mut problems) = options(params, &mut arg_sources);
+    super::redact_sensitive(config, &opts, &arg_sources, &mut problems);
     diagnostics::render(&arg_sources, &problems, color());
     if let Err(e) = wireplan::source::read_input_file(config) {
         let d = Diagnostic::error(

@@ -251,7 +251,8 @@ fn compile(
     // One compilation, then the process ends: its working state is left to the OS.
     wireplan::memory::end_process_after_compiling();
     let mut arg_sources = SourceMap::new();
-    let (opts, arg_problems) = options(&params, &mut arg_sources);
+    let (opts, mut arg_problems) = options(&params, &mut arg_sources);
+    redact_sensitive(&config, &opts, &arg_sources, &mut arg_problems);
     // A bad option is an error (no plan is written); a missing --scripts folder a warning.
     let arg_errors = arg_problems.iter().filter(|d| d.is_error()).count();
     let target = output
@@ -344,11 +345,32 @@ fn say_timings(run: &wireplan::watch::CompileRun) {
     }
 }
 
+/// Leaves the text of sensitive `-p` values out of the command line's own problems (a `-p`
+/// value is decoded before the configuration says which parameters are sensitive, so the
+/// configuration is read for that, only when a problem points into a `-p` value).
+fn redact_sensitive(
+    config: &std::path::Path,
+    opts: &wireplan::compiler::Options,
+    sources: &SourceMap,
+    problems: &mut [Diagnostic],
+) {
+    let in_value = problems.iter().any(|d| {
+        d.labels
+            .iter()
+            .any(|l| sources.get(l.span.file).name.starts_with("<-p "))
+    });
+    if in_value {
+        let sensitive = wireplan::compiler::sensitive_parameters(config, opts);
+        wireplan::project::redact_sensitive_overrides(problems, sources, &sensitive);
+    }
+}
+
 /// `compile --watch`: compiles, then recompiles on every change until Ctrl-C (exit 0).
 fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs) -> ExitCode {
     use wireplan::watch::{self, Event, Signal, WatchOptions};
     let mut arg_sources = SourceMap::new();
-    let (opts, arg_problems) = options(&params, &mut arg_sources);
+    let (opts, mut arg_problems) = options(&params, &mut arg_sources);
+    redact_sensitive(&config, &opts, &arg_sources, &mut arg_problems);
     diagnostics::render(&arg_sources, &arg_problems, color());
     if arg_problems.iter().any(Diagnostic::is_error) {
         return ExitCode::from(2);
@@ -481,7 +503,8 @@ fn json_text<T: serde::Serialize>(v: &T) -> String {
 /// `wireplan repl`: problems with the options are shown, then the session starts.
 fn repl(config: &std::path::Path, params: &ParamArgs) -> ExitCode {
     let mut arg_sources = SourceMap::new();
-    let (opts, problems) = options(params, &mut arg_sources);
+    let (opts, mut problems) = options(params, &mut arg_sources);
+    redact_sensitive(config, &opts, &arg_sources, &mut problems);
     wireplan::repl::terminal::start(config, opts, &arg_sources, &problems, color())
 }
 

@@ -53,6 +53,52 @@ pub fn sensitive_parameters(sections: &Array) -> Vec<(String, Span)> {
         .collect()
 }
 
+/// Leaves the text of sensitive `-p` values out of the diagnostics about them. A `-p` value is
+/// decoded before the configuration says which parameters are sensitive, so an error in it
+/// (a NEON syntax error, say) points into the value; for a parameter that is sensitive, that
+/// holds a key that is, or lies inside one that is, the labels into the value are dropped and
+/// a note says why, as `wireplan: sensitive:` promises no diagnostic shows such a value.
+pub fn redact_sensitive_overrides(
+    diags: &mut [Diagnostic],
+    sources: &crate::source::SourceMap,
+    sensitive: &[String],
+) {
+    if sensitive.is_empty() {
+        return;
+    }
+    let covered = |name: &str| {
+        sensitive.iter().any(|s| {
+            s == name
+                || s.strip_prefix(name).is_some_and(|r| r.starts_with('.'))
+                || name
+                    .strip_prefix(s.as_str())
+                    .is_some_and(|r| r.starts_with('.'))
+        })
+    };
+    for d in diags {
+        let mut redacted: Option<String> = None;
+        d.labels.retain(|l| {
+            let file = &sources.get(l.span.file).name;
+            match file
+                .strip_prefix("<-p ")
+                .and_then(|n| n.strip_suffix('>'))
+                .filter(|n| covered(n))
+            {
+                Some(name) => {
+                    redacted = Some(name.to_string());
+                    false
+                }
+                None => true,
+            }
+        });
+        if let Some(name) = redacted {
+            d.notes.push(format!(
+                "the value of -p {name} is not shown: it is, or holds, a parameter listed under `wireplan: sensitive:`"
+            ));
+        }
+    }
+}
+
 /// Checks that every sensitive name (from [`sensitive_parameters`]) names a parameter the
 /// configuration declares (in `parameters:` or by `-p`): a name that matches none would
 /// protect nothing, so it is an `invalid-value` error at its list item rather than ignored.

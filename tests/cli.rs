@@ -1124,3 +1124,44 @@ fn a_built_in_type_and_a_neon_catalog_under_a_json_name_are_explained() {
         "{err}"
     );
 }
+
+/// A `-p` value is decoded before the configuration says which parameters are sensitive: a
+/// syntax error in a sensitive one (or in a map holding one) is reported without the value,
+/// on every command that takes `-p`, and a non-sensitive value still shows where it broke
+/// (new user's trial: `check -p 'dbPassword=[hunter3'` printed `[hunter3`).
+#[test]
+fn a_syntax_error_in_a_sensitive_dash_p_value_does_not_show_the_value() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "parameters:\n\tdbPassword: hunter2\n\tdb: {pass: s3cr3t, host: x}\n\tdsn: plain\n\
+         wireplan:\n\tsensitive: [dbPassword, db.pass]\n",
+    )
+    .expect("w");
+    let config = config.to_str().expect("utf-8");
+    for (command, value) in [
+        (vec!["check", config], "dbPassword=[hunter3"),
+        (vec!["check", config], "db={pass: [hunter3"),
+        (
+            vec!["explain", config, "--type", "App\\X"],
+            "dbPassword=[hunter3",
+        ),
+    ] {
+        let out = wireplan()
+            .args(&command)
+            .args(["-p", value])
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let name = value.split('=').next().expect("name");
+        assert!(!err.contains("hunter3"), "{command:?} -p {value}:\n{err}");
+        assert!(
+            err.contains(&format!("the value of -p {name} is not shown")),
+            "{command:?} -p {value}:\n{err}"
+        );
+    }
+    let err = stderr_on_exit(wireplan().args(["check", config, "-p", "dsn=[plain2"]), 1);
+    assert!(err.contains("[plain2"), "{err}");
+    assert!(!err.contains("is not shown"), "{err}");
+}

@@ -96,6 +96,18 @@ pub fn compile(path: &Path, options: &Options) -> Compilation {
     }
 }
 
+/// The parameters the configuration rooted at `path` declares sensitive (`wireplan:
+/// sensitive:`), sorted: for a caller that reports problems of its own with `-p` values
+/// (decoded before the configuration is read) and must leave sensitive ones out
+/// ([`crate::project::redact_sensitive_overrides`]). Reads the configuration and expands its
+/// parameters; an unreadable configuration declares none.
+pub fn sensitive_parameters(path: &Path, options: &Options) -> Vec<String> {
+    let pipeline = Pipeline::load(path, options);
+    let mut names: Vec<String> = pipeline.parameters().sensitive.iter().cloned().collect();
+    names.sort();
+    names
+}
+
 /// Runs phases A and B over the configuration rooted at `path` and returns the builder even
 /// when there were errors (the REPL inspects it); `Compilation::plan` is left empty.
 pub fn build(path: &Path, options: &Options) -> (Compilation, Built) {
