@@ -17,7 +17,7 @@ mod convert;
 mod limits;
 
 pub(crate) use limits::nested_too_deep_error;
-use limits::{clear_spans, measure, nests_deeper_than};
+use limits::{clear_spans, measure, nesting_levels, nests_deeper_than};
 pub use limits::{MAX_EXPANDED_LEN, MAX_EXPANDED_NODES, MAX_EXPANDED_TEXT, MAX_PARAMETER_CHAIN};
 
 /// The expanded configuration.
@@ -532,7 +532,11 @@ impl Expander<'_> {
             let span = self.loc(self.raw.get(name).map(|r| r.span));
             // Bounded: the parameters inside it were stopped at a plan's depth, so this one is
             // its own NEON (at most `neon::MAX_DEPTH`) deeper than that.
-            let depth = stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || v.plain_depth());
+            // As the check counts it (statement arguments too), in a plan's terms (a scalar
+            // is 0); never less than the depth of the value written as a plan parameter.
+            let depth = stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, || {
+                v.plain_depth().max(nesting_levels(&v) - 1)
+            });
             self.nested_too_deep.push((name.to_string(), depth, span));
             v = Expr::new(ExprKind::Null, v.span);
         }

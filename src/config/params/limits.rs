@@ -106,6 +106,21 @@ pub(crate) fn nested_too_deep_error<N: AsRef<str>>(
     )))
 }
 
+/// How many levels of lists, maps, concatenations and statement arguments `v` nests, as
+/// [`nests_deeper_than`] counts them (a scalar is level 1). Recursive: for values whose depth
+/// is already bounded (the expander measures one only after it stopped it at a plan's depth).
+pub(super) fn nesting_levels(v: &Expr) -> usize {
+    fn deepest<'a>(items: impl Iterator<Item = &'a Expr>) -> usize {
+        items.map(nesting_levels).max().unwrap_or(0)
+    }
+    1 + match &v.kind {
+        ExprKind::Array(a) => deepest(a.items.values()),
+        ExprKind::Concat(parts) => deepest(parts.iter()),
+        ExprKind::Statement(st) => deepest(st.arguments.items.values()),
+        _ => 0,
+    }
+}
+
 /// Whether `v` nests more than `limit` levels of lists, maps, concatenations and statement
 /// arguments (a scalar is level 1). Looks no deeper than `limit + 1`, so it is bounded too.
 pub(super) fn nests_deeper_than(v: &Expr, limit: usize) -> bool {
