@@ -506,3 +506,37 @@ fn a_value_in_a_setup_a_script_added_is_placed_at_its_call() {
         "{out}"
     );
 }
+
+/// A list written as `tagged(…)` or `typed(…)` is explained as collected by that call, in text
+/// and JSON, not as references written one by one (new user's trial: `$filters … written at`).
+#[test]
+fn a_collected_list_names_the_call_that_collected_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "types:\n\tApp\\Filter: {interface: true}\n\tApp\\Spam: {implements: [App\\Filter]}\n\
+         \tApp\\Length: {implements: [App\\Filter]}\n\
+         \tApp\\Queue:\n\t\tconstructor:\n\t\t\tfilters: 'App\\Filter[]'\n\t\t\tall: 'App\\Filter[]'\n\
+         services:\n\t- {create: App\\Spam, tags: [mail.filter]}\n\
+         \tlength: {create: App\\Length, tags: [mail.filter]}\n\
+         \tqueue: App\\Queue(filters: tagged(mail.filter), all: typed(App\\Filter))\n",
+    )
+    .expect("write");
+    let path = config.to_str().expect("utf-8");
+    let (code, out, err) = run(&["explain", path, "queue"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("collected by tagged(mail.filter), written at"),
+        "{out}"
+    );
+    assert!(
+        out.contains("collected by typed(App\\Filter), written at"),
+        "{out}"
+    );
+    let (_, json, _) = run(&["explain", path, "queue", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let args = &v["calls"][0]["arguments"];
+    assert_eq!(args[0]["collects"], "tagged(mail.filter)", "{json}");
+    assert_eq!(args[1]["collects"], "typed(App\\Filter)", "{json}");
+}

@@ -6,7 +6,9 @@
 use super::graph::{kind_name, lifespan_name, unknown_service};
 use super::text;
 use super::types::{type_candidates, Candidate, CandidateStatus};
-use super::values::{parameters_written_at, reads_dynamic, ActorInfo, Location};
+use super::values::{
+    collector_written_at, parameters_written_at, reads_dynamic, ActorInfo, Location,
+};
 use crate::builder::{
     ArgumentSource, Autowired, ContainerBuilder, Definition, DefinitionKind, Phase,
 };
@@ -91,6 +93,10 @@ pub enum ValueSource {
         parameters: Vec<String>,
         /// Dynamic parameters the value reads at start-up.
         dynamic: Vec<String>,
+        /// The collecting call the list was written as (`tagged(mail.filter)`,
+        /// `typed(App\Filter)`), if it was one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        collects: Option<String>,
     },
     /// Autowired by type.
     Autowired {
@@ -313,6 +319,7 @@ fn value_source(
                 ),
                 parameters,
                 dynamic,
+                collects: collector_written_at(sources, *span),
             }
         }
         ArgumentSource::Autowired { ty, service } => ValueSource::Autowired {
@@ -477,10 +484,16 @@ impl fmt::Display for ValueSource {
                 location,
                 parameters,
                 dynamic,
+                collects,
             } => {
-                match location {
-                    Some(l) => write!(f, "written at {l}")?,
-                    None => write!(f, "written by a script (no source location)")?,
+                match (location, collects) {
+                    (Some(l), Some(call)) => write!(
+                        f,
+                        "collected by {call}, written at {l} (the services it finds, in \
+                         definition order)"
+                    )?,
+                    (Some(l), None) => write!(f, "written at {l}")?,
+                    (None, _) => write!(f, "written by a script (no source location)")?,
                 }
                 if !parameters.is_empty() {
                     let ps: Vec<String> = parameters.iter().map(|p| format!("%{p}%")).collect();

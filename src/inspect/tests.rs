@@ -77,7 +77,9 @@ fn written_arguments_name_their_parameter() {
             location,
             parameters,
             dynamic,
+            collects,
         } => {
+            assert_eq!(collects, &None);
             assert_eq!(parameters, &["mail.from"]);
             assert!(dynamic.is_empty());
             assert_eq!(location.as_ref().map(|l| l.line), Some(14));

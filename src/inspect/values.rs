@@ -85,6 +85,22 @@ impl fmt::Display for ActorInfo {
     }
 }
 
+/// The text at `span` when it is a call of a built-in function that collects services
+/// (`tagged(mail.filter)`, `typed(App\Filter)`): what `explain` names as the source of a
+/// list of references, which were written as that call, not one by one.
+pub(crate) fn collector_written_at(sources: &SourceMap, span: Option<Span>) -> Option<String> {
+    let span = span?;
+    let text = sources
+        .get(span.file)
+        .text
+        .get(span.start as usize..span.end as usize)?
+        .trim();
+    ["tagged(", "typed("]
+        .iter()
+        .any(|f| text.starts_with(f) && text.ends_with(')') && !text.contains('\n'))
+        .then(|| text.to_string())
+}
+
 /// The names of the `%name%` placeholders written in the source text of `span` (what a value
 /// was expanded from); empty for spans outside the source map's text.
 pub(crate) fn parameters_written_at(sources: &SourceMap, span: Option<Span>) -> Vec<String> {
