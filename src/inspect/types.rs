@@ -9,9 +9,10 @@ use crate::diagnostics::{Code, Diagnostic};
 use serde::Serialize;
 use std::fmt;
 
-/// What `getByType(T)` answers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "answer", content = "services", rename_all = "lowercase")]
+/// What `getByType(T)` answers. In JSON: `{"answer": "service" | "none" | "ambiguous",
+/// "services": [names]}`, `services` always a list (one name, none, or the ambiguous ones), so
+/// a reader needs no case for its type.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TypeAnswer {
     /// Exactly one preferred autowired service.
     Service(String),
@@ -21,6 +22,21 @@ pub enum TypeAnswer {
     /// Several preferred services: `getByType` fails with `ambiguous-service`. Their names are
     /// sorted, as in that error's message.
     Ambiguous(Vec<String>),
+}
+
+impl Serialize for TypeAnswer {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let (answer, services): (&str, &[String]) = match self {
+            TypeAnswer::Service(one) => ("service", std::slice::from_ref(one)),
+            TypeAnswer::None => ("none", &[]),
+            TypeAnswer::Ambiguous(many) => ("ambiguous", many),
+        };
+        let mut st = s.serialize_struct("TypeAnswer", 2)?;
+        st.serialize_field("answer", answer)?;
+        st.serialize_field("services", services)?;
+        st.end()
+    }
 }
 
 /// Why a service providing the type is (or is not) the answer.
