@@ -1122,3 +1122,15 @@ fn an_error_after_a_changed_creator_does_not_name_the_old_type() {
     );
     assert!(!errors.contains("(type of App\\FileLogger)"), "{errors}");
 }
+
+/// At the prompt in phase A the `services:` section is loaded, so a name that is not there
+/// gets the suggestion, not the note for an extension's loadConfiguration() (new user's trial).
+#[test]
+fn a_missing_definition_at_the_prompt_in_phase_a_gets_a_suggestion_not_the_phase_note() {
+    let mut s = session();
+    ask(&mut s, ":phase A");
+    let out = ask(&mut s, r#"builder.getDefinition("articels")"#);
+    assert!(out.contains("Service 'articels' not found."), "{out}");
+    assert!(out.contains("did you mean 'articles'?"), "{out}");
+    assert!(!out.contains("is not loaded yet"), "{out}");
+}

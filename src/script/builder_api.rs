@@ -181,9 +181,11 @@ fn missing(name: &str, b: &ContainerBuilder) -> Diagnostic {
     let mut d = Diagnostic::error(Code::MissingService, format!("Service '{name}' not found."));
     let names: Vec<&str> = b.definitions().map(|d| d.name.as_str()).collect();
     d = d.with_suggestion(name, names);
-    if b.phase() == Phase::Loading {
-        // Nette's order: the `services:` section is loaded after every extension's
-        // loadConfiguration(), so its services are not there yet.
+    // Nette's order: the `services:` section is loaded after every extension's
+    // loadConfiguration(), so its services are not there yet. (The REPL's phase A has loaded
+    // it: there the suggestion above is the answer.)
+    let in_load_configuration = b.actor().is_some_and(|a| !a.builtin && a.phase() == 'A');
+    if b.phase() == Phase::Loading && in_load_configuration {
         d = d.with_note(
             "in loadConfiguration() (phase A) the services: section is not loaded yet: it is \
              loaded after every extension's loadConfiguration(), as in Nette; look its services \
