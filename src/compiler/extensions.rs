@@ -434,11 +434,7 @@ impl Extensions {
             let (result, warnings) = result;
             diags.extend(warnings);
             for failure in script::schema_api::take_callback_errors() {
-                diags.push(ext.error_at_function(
-                    "getConfigSchema",
-                    &self.host.sources.borrow(),
-                    format!("a schema closure failed: {failure}"),
-                ));
+                diags.push(ext.closure_error(&self.host.sources.borrow(), &failure));
             }
             match result {
                 Ok(v) => {

@@ -481,6 +481,29 @@ impl Extension {
         &self.ast
     }
 
+    /// The error of a schema closure (`assert`, `transform`, `before`) that failed while the
+    /// compiler validated this extension's section, at the closure's line, with the sandbox
+    /// limit it hit if it hit one.
+    pub fn closure_error(&self, sources: &SourceMap, err: &EvalAltResult) -> Diagnostic {
+        let mut d = self.runtime_error(
+            sources,
+            "a schema closure of getConfigSchema()",
+            err,
+            &self.limits,
+        );
+        // A sandbox limit carries no position: point at the function that built the schema.
+        if d.primary_span().is_none() {
+            let text = &sources.get(self.file).text;
+            if let Some(at) = text.find("fn getConfigSchema") {
+                d = d.with_primary(
+                    Span::new(self.file, at, at + "fn getConfigSchema".len()),
+                    "a closure of the schema this function returns",
+                );
+            }
+        }
+        d
+    }
+
     fn runtime_error(
         &self,
         sources: &SourceMap,
@@ -606,6 +629,9 @@ impl Extension {
 fn where_(func: &str) -> String {
     if func.starts_with('<') {
         "the script's top level".to_string()
+    } else if func.contains(' ') {
+        // Already a phrase (`a schema closure of getConfigSchema()`).
+        func.to_string()
     } else {
         format!("{func}()")
     }

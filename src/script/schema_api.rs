@@ -28,11 +28,12 @@ thread_local! {
     /// The engine and script whose closures a schema calls while it is processed.
     static CURRENT: RefCell<Option<(Rc<Engine>, AST)>> = const { RefCell::new(None) };
     /// Errors raised inside schema closures, reported after processing.
-    static FAILURES: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    static FAILURES: RefCell<Vec<EvalAltResult>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Takes the errors raised inside schema closures since the last call.
-pub fn take_callback_errors() -> Vec<String> {
+/// Takes the errors raised inside schema closures since the last call (each is reported once,
+/// where the closure failed; the stage that called it adds no error of its own).
+pub fn take_callback_errors() -> Vec<EvalAltResult> {
     FAILURES.with(|f| std::mem::take(&mut *f.borrow_mut()))
 }
 
@@ -54,7 +55,7 @@ fn call(f: &FnPtr, arg: Dynamic) -> Result<Dynamic, String> {
         };
         f.call::<Dynamic>(engine, ast, (arg,)).map_err(|e| {
             let msg = e.to_string();
-            FAILURES.with(|f| f.borrow_mut().push(msg.clone()));
+            FAILURES.with(|f| f.borrow_mut().push(*e));
             msg
         })
     })
@@ -262,7 +263,12 @@ pub fn register(engine: &mut Engine) {
     });
     fn assert(e: &mut E, f: FnPtr, description: Option<String>) -> E {
         E(e.0.clone().assert(
-            move |v: &Expr| call(&f, to_dynamic(v)).is_ok_and(|r| r.as_bool().unwrap_or(false)),
+            // A closure that failed (an error, a sandbox limit) did not decide: its failure is
+            // reported where it happened, not as a failed assertion.
+            move |v: &Expr| match call(&f, to_dynamic(v)) {
+                Ok(r) => r.as_bool().unwrap_or(false),
+                Err(_) => true,
+            },
             description.as_deref(),
         ))
     }
@@ -274,12 +280,15 @@ pub fn register(engine: &mut Engine) {
         E(e.0
             .clone()
             .transform(move |v: Expr, ctx: &mut crate::schema::Context| {
-                match call(&f, to_dynamic(&v)).and_then(|r| to_expr(&r)) {
-                    Ok(x) => x,
-                    Err(msg) => {
+                // A closure that failed is reported where it failed; what it returned and
+                // cannot be a configuration value is this item's error.
+                match call(&f, to_dynamic(&v)).map(|r| to_expr(&r)) {
+                    Ok(Ok(x)) => x,
+                    Ok(Err(msg)) => {
                         ctx.add_error(msg);
                         v
                     }
+                    Err(_) => v,
                 }
             }))
     });

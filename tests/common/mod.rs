@@ -134,6 +134,23 @@ pub fn check_case(config: &Path, expected: &Json) -> Vec<String> {
                     msgs.join(" | ")
                 ));
             }
+            // Optional: how many errors in all (one cause reported once, not twice).
+            if let Some(want) = expected.get("errors").and_then(Json::as_u64) {
+                let got = diags
+                    .iter()
+                    .filter(|d| d.severity == wireplan::diagnostics::Severity::Error)
+                    .count();
+                if got as u64 != want {
+                    let msgs: Vec<String> = diags
+                        .iter()
+                        .map(|d| format!("[{}] {}", d.code, d.message))
+                        .collect();
+                    problems.push(format!(
+                        "expected {want} error(s), got {got}: {}",
+                        msgs.join(" | ")
+                    ));
+                }
+            }
             // Optional position checks (used by the project's own fixtures).
             let line = expected
                 .get("line")
