@@ -719,6 +719,14 @@ fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) ->
         format!("Extension '{name}': syntax error: {msg}"),
     )
     .at(at);
+    if matches!(*e.0, rhai::ParseErrorType::ExprTooDeep) {
+        d = d.with_note(
+            "Rhai's parser limits how deeply expressions nest, more tightly inside a function (a \
+             guard against running out of stack, not a sandbox setting; a list inside a list \
+             counts as several levels): build a deeply nested value in steps, one level per \
+             variable",
+        );
+    }
     if let Some(at) = at {
         let f = sources.get(file);
         let end = at.start as usize;
