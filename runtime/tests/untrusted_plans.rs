@@ -374,3 +374,22 @@ fn a_malformed_field_is_named_by_its_path_in_the_plan() {
         "{e}"
     );
 }
+
+/// A plan nested past the JSON reader's recursion limit names where, by the two ends of the
+/// path with the count of the segments between (it had listed all 128).
+#[test]
+fn a_plan_nested_too_deep_names_the_ends_of_its_path() {
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    let text = plan_with(VERSION, ONE).replacen(
+        "\"services\"",
+        &format!("\"parameters\": {{\"dsn\": {deep}}}, \"services\""),
+        1,
+    );
+    let reason = bad_plan_reason(&text);
+    assert!(
+        reason.contains("parameters › dsn › 0 › 0 › 0 › … ") && reason.contains(" more … › 0"),
+        "{reason}"
+    );
+    assert!(reason.contains("recursion limit exceeded"), "{reason}");
+    assert!(reason.matches(" › ").count() <= 11, "{reason}");
+}

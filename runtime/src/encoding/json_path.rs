@@ -51,10 +51,20 @@ pub fn plan_format_error(e: &serde_path_to_error::Error<serde_json::Error>) -> S
         message = message.replace(rust, plan);
     }
     if path.is_empty() {
-        message
-    } else {
-        format!("{}: {message}", path.join(" › "))
+        return message;
     }
+    // A plan nested past serde_json's recursion limit names 128 segments: the ends say where.
+    const SHOWN: usize = 5;
+    let shown = if path.len() > 2 * SHOWN + 1 {
+        let skipped = path.len() - 2 * SHOWN;
+        let mut p: Vec<String> = path[..SHOWN].to_vec();
+        p.push(format!("… {skipped} more …"));
+        p.extend_from_slice(&path[path.len() - SHOWN..]);
+        p
+    } else {
+        path
+    };
+    format!("{}: {message}", shown.join(" › "))
 }
 
 /// The error of decoding `json` as a plan, with its path, from a second decode that tracks
