@@ -255,7 +255,7 @@ pub fn render(engine: &Engine) -> String {
          that uses `global::` runs its top level again before each lifecycle call, which is how \
          Rhai fills `global`); top-level `let` variables are not visible in functions. Closures \
          (`|v| …`, used by `assert`/`transform`/`before`) do not see `this`: read what they need \
-         into a variable first. Errors the API raises can be caught: `try { … } catch (e) { e.code }`.\n",
+         into a variable first. Errors the API raises can be caught: `let code = (); try { … } catch (e) { code = e.code; }` (`try` is a statement in Rhai, not an expression: assign inside the `catch`).\n",
     );
     let mut current = "";
     for d in API {
