@@ -388,6 +388,12 @@ impl Pipeline {
         // as written inside it is found now that the text is at hand.
         diags.narrow_to_focus(phase_start, &self.sources.borrow());
         config::note_overrides(diags, phase_start, &self.sources.borrow(), &self.overrides);
+        config::note_left_out(
+            diags,
+            phase_start,
+            &self.sources.borrow(),
+            &self.params.left_out,
+        );
         self.halted = over_memory_keeping_freed("completing the services", diags);
         self.stage = Stage::B;
     }

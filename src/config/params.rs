@@ -29,6 +29,11 @@ pub struct Parameters {
     pub dynamic: HashSet<String>,
     /// Names listed in `wireplan › sensitive` (also in `dynamic`).
     pub sensitive: HashSet<String>,
+    /// References that expanded to `null` because of a limit, with why: a parameter whose
+    /// value nests deeper than a plan allows, or a reference past the copy limit. Reported
+    /// once each (where written, or at the first reference past the limit), and named by
+    /// [`note_left_out`] in the errors about the `null` they left.
+    pub left_out: Vec<(String, &'static str)>,
     /// The checked entries of `dynamicParameters:` (see [`super::dynamic`]).
     pub dynamic_schema: IndexMap<String, super::dynamic::DynamicSchema>,
 }
@@ -272,6 +277,7 @@ impl<'a> Expander<'a> {
             over_limit: false,
             too_deep: false,
             nested_too_deep: Vec::new(),
+            cut: Vec::new(),
             diags,
         };
         // Dynamic parameters are never frozen into the plan, not even as a default: their value
@@ -354,9 +360,63 @@ impl<'a> Expander<'a> {
         let parameters = Parameters {
             values,
             dynamic,
+            left_out: self
+                .nested_too_deep
+                .iter()
+                .map(|(name, _, _)| (name.clone(), TOO_DEEP))
+                .chain(self.cut.drain(..).map(|path| (path, PAST_COPY_LIMIT)))
+                .collect(),
             ..Parameters::default()
         };
         (parameters, out)
+    }
+}
+
+/// Why a parameter is in [`Parameters::left_out`]: its value nests too deep for a plan.
+const TOO_DEEP: &str =
+    "its value nests too deep for a plan and was left out (reported where it is written)";
+/// Why a reference is in [`Parameters::left_out`]: it was past the copy limit.
+const PAST_COPY_LIMIT: &str =
+    "it expanded past the limit on what references may copy (reported at the first such reference)";
+/// How many references cut by the copy limit [`Parameters::left_out`] keeps.
+const MAX_CUT_NAMED: usize = 100;
+
+/// Adds to each diagnostic from the `from`-th on that is about a `null` and whose place uses a
+/// parameter of `left_out` (`%p%` or `%p.key%` in the text at its primary span) a note that the parameter is `null`
+/// because its value was left out where it is written: such an error ("expects array, null
+/// given") follows from that one, and the user wrote no `null`.
+pub fn note_left_out(
+    diags: &mut Diagnostics,
+    from: usize,
+    sources: &crate::source::SourceMap,
+    left_out: &[(String, &'static str)],
+) {
+    if left_out.is_empty() {
+        return;
+    }
+    for d in diags.since_mut(from) {
+        // Only an error about the null itself follows from it (a reference before the copy
+        // limit was reached copied its value).
+        if !d.message.contains("null") {
+            continue;
+        }
+        let Some(span) = d.primary_span() else {
+            continue;
+        };
+        let Some(text) = sources
+            .get(span.file)
+            .text
+            .get(span.start as usize..span.end as usize)
+        else {
+            continue;
+        };
+        for (name, why) in left_out {
+            if text.contains(&format!("%{name}%")) || text.contains(&format!("%{name}.")) {
+                d.notes.push(format!(
+                    "%{name}% is null here: {why}; this error follows from that one"
+                ));
+            }
+        }
     }
 }
 
@@ -450,6 +510,8 @@ struct Expander<'a> {
     /// Parameters whose expanded value nested deeper than a plan allows (name, where it is
     /// written), in the order they were expanded; each became null. Reported as one error.
     nested_too_deep: Vec<(String, usize, Option<Span>)>,
+    /// References that expanded to null past the copy limit (the first [`MAX_CUT_NAMED`]).
+    cut: Vec<String>,
     diags: &'a mut Diagnostics,
 }
 
@@ -578,6 +640,9 @@ impl Expander<'_> {
             }
             Some((_, (nodes, text))) if nodes > nodes_left || text > text_left => {
                 self.over_limit(path, nodes > nodes_left, span);
+                if self.cut.len() < MAX_CUT_NAMED && !self.cut.iter().any(|c| c == path) {
+                    self.cut.push(path.to_string());
+                }
                 Expr::new(ExprKind::Null, Some(span))
             }
             Some((v, size)) => {
