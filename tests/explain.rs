@@ -502,7 +502,7 @@ fn a_value_in_a_setup_a_script_added_is_placed_at_its_call() {
     let out = explained_script_values("tests/fixtures/compile/ext-bare-name/config.neon", "repo");
     assert!(
         out.contains("setup App\\Repo::setLogger()")
-            && out.contains("written at shipped extension 'logaware':37:"),
+            && out.contains("written at shipped extension 'logaware':40:"),
         "{out}"
     );
 }
