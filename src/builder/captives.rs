@@ -11,7 +11,7 @@
 
 use super::{ContainerBuilder, Definition, DefinitionKind};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use wireplan_runtime::plan::Lifespan;
 
 /// How one service reaches another: a reference, or a `Provider<T>` handle of it.
@@ -55,12 +55,15 @@ fn role_of(b: &ContainerBuilder, name: &str) -> Role {
     b.get_definition(name).map_or(Role::Other, role)
 }
 
-/// The services a completed definition reaches in `create` and `setup`, in order: its
-/// references, and the targets of its `Provider<T>` handles.
+/// The services a completed definition reaches in `create`, `setup` and (a locator's)
+/// `references`, in order: its references, and the targets of its `Provider<T>` handles.
 fn deps(b: &ContainerBuilder, name: &str) -> Vec<(String, Edge)> {
     let mut out = Vec::new();
     if let Some(c) = b.get_definition(name).and_then(|d| d.completed.as_ref()) {
-        for e in std::iter::once(&c.create).chain(&c.setup) {
+        let all = std::iter::once(&c.create)
+            .chain(&c.setup)
+            .chain(c.references().values());
+        for e in all {
             e.for_each_ref(&mut |n| out.push((n.to_string(), Edge::Ref)));
             e.for_each_provider(&mut |n| out.push((n.to_string(), Edge::Provider)));
         }
@@ -69,51 +72,37 @@ fn deps(b: &ContainerBuilder, name: &str) -> Vec<(String, Edge)> {
 }
 
 /// For every service that passes its scope on ([`Role::PassesOn`]): the next step towards a
-/// scoped service it reaches through such services only.
+/// scoped service it reaches through such services only. Found backwards, breadth first, from
+/// the services that reach a scoped one directly, so the answer does not depend on the order
+/// of the definitions or on cycles through handles (which a handle breaks at run time), and
+/// following the steps always ends, at a scoped service, by the shortest way.
 pub(super) fn hops(b: &ContainerBuilder) -> Hops {
-    // Computed once per service, depth-first with an explicit stack, so long chains cost
-    // linear time and no call stack.
     let mut hop: Hops = HashMap::new();
-    for def in b.definitions() {
-        if role(def) != Role::PassesOn || hop.contains_key(&def.name) {
-            continue;
+    // Which services pass their scope on to each one (target -> (holder, how)).
+    let mut held_by: HashMap<String, Vec<(String, Edge)>> = HashMap::new();
+    let mut queue: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    for def in b.definitions().filter(|d| role(d) == Role::PassesOn) {
+        let mut next = None;
+        for (dep, edge) in deps(b, &def.name) {
+            match role_of(b, &dep) {
+                Role::Scoped if next.is_none() => next = Some((dep, edge)),
+                Role::PassesOn => held_by
+                    .entry(dep)
+                    .or_default()
+                    .push((def.name.clone(), edge)),
+                _ => {}
+            }
         }
-        // (service, what it reaches, how many of those were looked at)
-        type Frame = (String, Vec<(String, Edge)>, usize);
-        let mut stack: Vec<Frame> = vec![(def.name.clone(), deps(b, &def.name), 0)];
-        let mut on_stack: HashSet<String> = std::iter::once(def.name.clone()).collect();
-        while let Some(top) = stack.len().checked_sub(1) {
-            let (node, ds, i) = &stack[top];
-            let Some((dep, edge)) = ds.get(*i).cloned() else {
-                let node = node.clone();
-                hop.entry(node.clone()).or_insert(None);
-                on_stack.remove(&node);
-                stack.pop();
-                continue;
-            };
-            let found = match role_of(b, &dep) {
-                Role::Scoped => true,
-                Role::PassesOn => match hop.get(&dep) {
-                    Some(h) => h.is_some(),
-                    // A cycle: one through references is reported elsewhere, one through a
-                    // handle is allowed (the handle breaks it).
-                    None if on_stack.contains(&dep) => false,
-                    None => {
-                        let child = (dep.clone(), deps(b, &dep), 0);
-                        on_stack.insert(dep);
-                        stack.push(child);
-                        continue;
-                    }
-                },
-                Role::Other => false,
-            };
-            if found {
-                let node = node.clone();
-                hop.insert(node.clone(), Some((dep, edge)));
-                on_stack.remove(&node);
-                stack.pop();
-            } else {
-                stack[top].2 += 1;
+        if next.is_some() {
+            queue.push_back(def.name.clone());
+        }
+        hop.insert(def.name.clone(), next);
+    }
+    while let Some(reached) = queue.pop_front() {
+        for (holder, edge) in held_by.get(&reached).into_iter().flatten() {
+            if let Some(slot @ None) = hop.get_mut(holder) {
+                *slot = Some((reached.clone(), *edge));
+                queue.push_back(holder.clone());
             }
         }
     }
