@@ -360,7 +360,21 @@ fn redact_sensitive(
             .any(|l| sources.get(l.span.file).name.starts_with("<-p "))
     });
     if in_value {
-        let sensitive = wireplan::compiler::sensitive_parameters(config, opts);
+        // A configuration that cannot be read whole cannot say which are sensitive: then
+        // every `-p` value is left out of the messages.
+        let sensitive =
+            wireplan::compiler::sensitive_parameters(config, opts).unwrap_or_else(|| {
+                opts.parameters
+                    .keys()
+                    .cloned()
+                    .chain(sources.files().filter_map(|(_, f)| {
+                        f.name
+                            .strip_prefix("<-p ")
+                            .and_then(|n| n.strip_suffix('>'))
+                            .map(str::to_string)
+                    }))
+                    .collect()
+            });
         wireplan::project::redact_sensitive_overrides(problems, sources, &sensitive);
     }
 }

@@ -53,6 +53,18 @@ pub fn sensitive_parameters(sections: &Array) -> Vec<(String, Span)> {
         .collect()
 }
 
+/// Whether the value of parameter `name` (dotted: `db.password`) is, holds or lies inside a
+/// parameter of `sensitive`, so it must not be shown.
+pub fn covers_sensitive(sensitive: &[String], name: &str) -> bool {
+    sensitive.iter().any(|s| {
+        s == name
+            || s.strip_prefix(name).is_some_and(|r| r.starts_with('.'))
+            || name
+                .strip_prefix(s.as_str())
+                .is_some_and(|r| r.starts_with('.'))
+    })
+}
+
 /// Leaves the text of sensitive `-p` values out of the diagnostics about them. A `-p` value is
 /// decoded before the configuration says which parameters are sensitive, so an error in it
 /// (a NEON syntax error, say) points into the value; for a parameter that is sensitive, that
@@ -66,15 +78,7 @@ pub fn redact_sensitive_overrides(
     if sensitive.is_empty() {
         return;
     }
-    let covered = |name: &str| {
-        sensitive.iter().any(|s| {
-            s == name
-                || s.strip_prefix(name).is_some_and(|r| r.starts_with('.'))
-                || name
-                    .strip_prefix(s.as_str())
-                    .is_some_and(|r| r.starts_with('.'))
-        })
-    };
+    let covered = |name: &str| covers_sensitive(sensitive, name);
     for d in diags {
         let mut redacted: Option<String> = None;
         d.labels.retain(|l| {
@@ -92,9 +96,13 @@ pub fn redact_sensitive_overrides(
             }
         });
         if let Some(name) = redacted {
-            d.notes.push(format!(
-                "the value of -p {name} is not shown: it is, or holds, a parameter listed under `wireplan: sensitive:`"
-            ));
+            // The message and notes may quote the value's text (`Unexpected 'hunter2'`).
+            d.message = format!("The value given with -p {name} is not valid NEON.");
+            d.notes = vec![format!(
+                "the value of -p {name} is not shown: it is, or holds, a parameter listed under \
+                 `wireplan: sensitive:` (or the configuration could not be read to tell); it is \
+                 left out, as if not given"
+            )];
         }
     }
 }

@@ -1164,4 +1164,40 @@ fn a_syntax_error_in_a_sensitive_dash_p_value_does_not_show_the_value() {
     let err = stderr_on_exit(wireplan().args(["check", config, "-p", "dsn=[plain2"]), 1);
     assert!(err.contains("[plain2"), "{err}");
     assert!(!err.contains("is not shown"), "{err}");
+    // The message may quote the value (`Unexpected ''hunter3'`), and a note on a parameter
+    // inside a sensitive map names the `-p` value (second trial).
+    for value in ["dbPassword='hunter3", "db={pass: 1, pass: hunter3}"] {
+        let err = stderr_on_exit(wireplan().args(["check", config, "-p", value]), 1);
+        assert!(!err.contains("hunter3"), "-p {value}:\n{err}");
+        assert!(err.contains("is not valid NEON"), "-p {value}:\n{err}");
+    }
+    std::fs::write(
+        dir.path().join("uses.neon"),
+        "includes: [app.neon]\ntypes:\n\tApp\\X:\n\t\tconstructor: {h: string}\n\
+         services:\n\tx: App\\X(%db.host%)\n",
+    )
+    .expect("w");
+    let uses = dir.path().join("uses.neon");
+    let err = stderr_on_exit(
+        wireplan().args(["check", uses.to_str().expect("utf-8"), "-p", "db=hunter3"]),
+        1,
+    );
+    assert!(!err.contains("hunter3"), "{err}");
+    assert!(
+        err.contains("-p db=… (a sensitive value, not shown)"),
+        "{err}"
+    );
+    // A configuration that cannot be read whole cannot say what is sensitive: nothing shown.
+    let broken = dir.path().join("broken.neon");
+    std::fs::write(&broken, "includes: [missing.neon]\nparameters:\n\tdsn: x\n").expect("w");
+    let err = stderr_on_exit(
+        wireplan().args([
+            "check",
+            broken.to_str().expect("utf-8"),
+            "-p",
+            "dsn=[hunter3",
+        ]),
+        1,
+    );
+    assert!(!err.contains("hunter3"), "{err}");
 }

@@ -100,12 +100,17 @@ pub fn compile(path: &Path, options: &Options) -> Compilation {
 /// sensitive:`), sorted: for a caller that reports problems of its own with `-p` values
 /// (decoded before the configuration is read) and must leave sensitive ones out
 /// ([`crate::project::redact_sensitive_overrides`]). Reads the configuration and expands its
-/// parameters; an unreadable configuration declares none.
-pub fn sensitive_parameters(path: &Path, options: &Options) -> Vec<String> {
+/// parameters. `None` when the configuration could not be read whole (a missing file or
+/// include, a syntax error): then it cannot tell, and the caller treats every value as
+/// sensitive.
+pub fn sensitive_parameters(path: &Path, options: &Options) -> Option<Vec<String>> {
     let pipeline = Pipeline::load(path, options);
+    if pipeline.halted() {
+        return None;
+    }
     let mut names: Vec<String> = pipeline.parameters().sensitive.iter().cloned().collect();
     names.sort();
-    names
+    Some(names)
 }
 
 /// Runs phases A and B over the configuration rooted at `path` and returns the builder even

@@ -206,6 +206,8 @@ pub struct CommandLineParameters {
     /// Each parameter the `parameters:` section writes, by dotted name (`db`, `db.host`), with
     /// the span of its value; empty when no `-p` value applies.
     written: Vec<(String, crate::source::Span)>,
+    /// The parameters `wireplan: sensitive:` lists: a note never shows their `-p` values.
+    sensitive: Vec<String>,
 }
 
 impl CommandLineParameters {
@@ -221,7 +223,19 @@ impl CommandLineParameters {
         }
         // Sorted by name, so a name's entries and those below it are one range.
         written.sort_by(|a, b| a.0.cmp(&b.0));
-        CommandLineParameters { values, written }
+        let sensitive = if values.is_empty() {
+            Vec::new()
+        } else {
+            crate::project::sensitive_parameters(sections)
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect()
+        };
+        CommandLineParameters {
+            values,
+            written,
+            sensitive,
+        }
     }
 
     /// The written values of `name`, of the parameters below it (`db.host` for `db`) and of
@@ -311,6 +325,9 @@ pub fn note_overrides(
         return;
     }
     let shown = |name: &str, value: &Value| {
+        if crate::project::covers_sensitive(&given.sensitive, name) {
+            return format!("-p {name}=… (a sensitive value, not shown)");
+        }
         let mut shown = crate::neon::encode_inline(value).unwrap_or_default();
         if shown.chars().count() > 60 {
             shown = shown.chars().take(57).collect::<String>() + "...";
