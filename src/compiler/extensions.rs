@@ -433,10 +433,14 @@ impl Extensions {
                 });
             let (result, warnings) = result;
             diags.extend(warnings);
-            for failure in script::schema_api::take_callback_errors() {
-                diags.push(ext.closure_error(&self.host.sources.borrow(), &failure));
+            let failures = script::schema_api::take_callback_errors();
+            for failure in &failures {
+                diags.push(ext.closure_error(&self.host.sources.borrow(), failure));
             }
             match result {
+                // A closure that failed left its item unvalidated: the section is invalid, and
+                // the extension's lifecycle calls are skipped as after any schema error.
+                Ok(_) if !failures.is_empty() => self.invalid.push(ext.name.clone()),
                 Ok(v) => {
                     handle.config = match &v.kind {
                         ExprKind::Array(a) if a.is_empty() => {
