@@ -434,8 +434,26 @@ impl Extensions {
             let (result, warnings) = result;
             diags.extend(warnings);
             let failures = script::schema_api::take_callback_errors();
+            // A closure that fails the same way for each item of a list is one error.
+            let mut reported: Vec<(Diagnostic, usize)> = Vec::new();
             for failure in &failures {
-                diags.push(ext.closure_error(&self.host.sources.borrow(), failure));
+                let d = ext.closure_error(&self.host.sources.borrow(), failure);
+                match reported
+                    .iter_mut()
+                    .find(|(r, _)| r.message == d.message && r.primary_span() == d.primary_span())
+                {
+                    Some((_, times)) => *times += 1,
+                    None => reported.push((d, 1)),
+                }
+            }
+            for (d, times) in reported {
+                diags.push(if times > 1 {
+                    d.with_note(format!(
+                        "raised {times} times: a closure runs once for each value it checks"
+                    ))
+                } else {
+                    d
+                });
             }
             match result {
                 // A closure that failed left its item unvalidated: the section is invalid, and
