@@ -540,3 +540,30 @@ fn a_collected_list_names_the_call_that_collected_it() {
     assert_eq!(args[0]["collects"], "tagged(mail.filter)", "{json}");
     assert_eq!(args[1]["collects"], "typed(App\\Filter)", "{json}");
 }
+
+/// A singleton's lifespan refused for a path through a handle says why that fails (the handle
+/// has no scope), not that a scoped service would be kept (second trial).
+#[test]
+fn a_captive_path_through_a_handle_is_explained_as_such() {
+    // The configuration has the error, so explain exits 1 and answers from what was built.
+    let (code, out, err) = run(&[
+        "explain",
+        "tests/fixtures/compile/captive-through-factory/config.neon",
+        "holder",
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        out.contains("NOT allowed: captive-dependency: a singleton's handles have no scope"),
+        "{out}"
+    );
+    assert!(out.contains("path holder -> gf -> user"), "{out}");
+    let (_, out, _) = run(&[
+        "explain",
+        "tests/fixtures/compile/captive-transient/config.neon",
+        "mailer",
+    ]);
+    assert!(
+        out.contains("a singleton would keep one scoped service"),
+        "{out}"
+    );
+}

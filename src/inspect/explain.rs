@@ -425,12 +425,31 @@ fn lifespan(b: &ContainerBuilder, def: &Definition) -> LifespanExplanation {
                     "it holds no scoped service, directly, through transients or through handles",
                 )
             } else {
+                // A path through a handle (a `provider` step, or a generated service before
+                // its end) fails at run time rather than keeping a scoped service.
+                let through_handle = paths.iter().any(|p| {
+                    let inner = &p[1..p.len().saturating_sub(1).max(1)];
+                    p.iter().any(|n| n == "provider")
+                        || inner.iter().any(|n| {
+                            b.get_definition(n).is_some_and(|d| {
+                                matches!(
+                                    d.kind,
+                                    DefinitionKind::Factory
+                                        | DefinitionKind::Accessor
+                                        | DefinitionKind::Locator
+                                )
+                            })
+                        })
+                });
+                let reason = if through_handle {
+                    "captive-dependency: a singleton's handles have no scope, so one would fail \
+                     (ScopeRequired) to reach a scoped service"
+                } else {
+                    "captive-dependency: a singleton would keep one scoped service for every scope"
+                };
                 LifespanExplanation {
                     captive_paths: paths,
-                    ..explain(
-                        Some(false),
-                        "captive-dependency: a singleton would keep one scoped service for every scope",
-                    )
+                    ..explain(Some(false), reason)
                 }
             }
         }
