@@ -338,3 +338,28 @@ fn a_plan_file_given_as_the_configuration_is_refused() {
     assert!(err.contains("is a plan file, not a configuration"), "{err}");
     assert_eq!(out, "", "no session was opened");
 }
+
+/// A `-p` problem printed when the REPL starts is not the session's: the REPL says the
+/// session's counts leave it out, rather than reporting 0 errors unexplained (second trial).
+#[test]
+fn a_command_line_error_at_start_is_said_to_be_outside_the_session() {
+    let (code, out, err) = run_piped(
+        env!("CARGO_BIN_EXE_wireplan"),
+        &[
+            "repl",
+            "examples/blog/config/app.neon",
+            "--catalog",
+            "examples/blog/catalog.json",
+            "-p",
+            "postsPerPage=[7",
+        ],
+        ":quit\n",
+        &[],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(err.contains("error[neon-syntax]"), "{err}");
+    assert!(
+        err.contains("note: the 1 command-line error(s) above are not counted below"),
+        "{err}"
+    );
+}

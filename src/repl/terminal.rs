@@ -166,6 +166,14 @@ pub fn start(
         return ExitCode::from(1);
     }
     crate::diagnostics::render(arg_sources, problems, color);
+    // The session's own summary and `:errors` cover the configuration, not the command line.
+    let errors = problems.iter().filter(|d| d.is_error()).count();
+    if errors > 0 {
+        eprintln!(
+            "note: the {errors} command-line error(s) above are not counted below: the session \
+             runs without the values they concern"
+        );
+    }
     run(Session::open(config, options))
 }
 
