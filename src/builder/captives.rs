@@ -228,8 +228,21 @@ pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
     }
 }
 
-/// The `captive-dependency` error of singleton `def` for `path`.
+/// The `captive-dependency` error of singleton `def` for `path`; for an anonymous holder
+/// (`01`, written inline or as a `- Class` item) a note on where its lifespan is set.
 fn captive_error(b: &ContainerBuilder, def: &Definition, path: &CaptivePath) -> Diagnostic {
+    let d = captive_diagnostic(b, def, path);
+    if def.is_anonymous() {
+        return d.with_note(format!(
+            "'{}' is an anonymous service: to make it scoped, write it as a map with \
+             `lifespan: scoped` (`- {{create: …, lifespan: scoped}}`), or as a named service",
+            def.name
+        ));
+    }
+    d
+}
+
+fn captive_diagnostic(b: &ContainerBuilder, def: &Definition, path: &CaptivePath) -> Diagnostic {
     let scoped = path.scoped();
     let words = path.words().join(" -> ");
     let handle = path.first_handle(b);
