@@ -554,6 +554,31 @@ impl Extension {
                 )
                 .with_note(note)
             }
+            // A closure (`|v| …`, `anon$…` inside Rhai) called with another number of values
+            // than it takes.
+            EvalAltResult::ErrorFunctionNotFound(sig, _) if sig.starts_with("anon$") => {
+                let given = sig
+                    .split_once(" (")
+                    .and_then(|(_, a)| a.strip_suffix(')'))
+                    .map_or(0, |a| a.split(", ").filter(|x| !x.is_empty()).count());
+                let d = Diagnostic::error(
+                    Code::ScriptError,
+                    format!(
+                        "Extension '{}': a closure is called with {given} value(s) but takes a \
+                         different number of parameters, in {}",
+                        self.name,
+                        where_(func)
+                    ),
+                );
+                if func.starts_with("a schema closure") {
+                    d.with_note(
+                        "schema closures (assert, transform, before) take one parameter, the \
+                         value: |v| …",
+                    )
+                } else {
+                    d
+                }
+            }
             EvalAltResult::ErrorFunctionNotFound(sig, _) => {
                 let d = Diagnostic::error(
                     Code::ScriptError,
