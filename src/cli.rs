@@ -101,7 +101,7 @@ pub fn options(args: &ParamArgs, sources: &mut SourceMap) -> (Options, Vec<Diagn
             problems.push(problem);
             continue;
         }
-        let id = sources.add(format!("<-p {name}>"), value.to_string());
+        let id = sources.add(crate::project::dash_p_source(name), value.to_string());
         if value.trim().is_empty() {
             // NEON reads nothing as null: say so, as a type error about it would only show
             // the configuration's `%name%`.

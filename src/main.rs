@@ -357,25 +357,12 @@ fn redact_sensitive(
     let in_value = problems.iter().any(|d| {
         d.labels
             .iter()
-            .any(|l| sources.get(l.span.file).name.starts_with("<-p "))
+            .any(|l| wireplan::project::dash_p_parameter(&sources.get(l.span.file).name).is_some())
     });
     if in_value {
-        // A configuration that cannot be read whole cannot say which are sensitive: then
-        // every `-p` value is left out of the messages.
-        let sensitive =
-            wireplan::compiler::sensitive_parameters(config, opts).unwrap_or_else(|| {
-                opts.parameters
-                    .keys()
-                    .cloned()
-                    .chain(sources.files().filter_map(|(_, f)| {
-                        f.name
-                            .strip_prefix("<-p ")
-                            .and_then(|n| n.strip_suffix('>'))
-                            .map(str::to_string)
-                    }))
-                    .collect()
-            });
-        wireplan::project::redact_sensitive_overrides(problems, sources, &sensitive);
+        // `None` (the configuration cannot be read whole) leaves every `-p` value out.
+        let sensitive = wireplan::compiler::sensitive_parameters(config, opts);
+        wireplan::project::redact_sensitive_overrides(problems, sources, sensitive.as_deref());
     }
 }
 

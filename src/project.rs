@@ -53,6 +53,18 @@ pub fn sensitive_parameters(sections: &Array) -> Vec<(String, Span)> {
         .collect()
 }
 
+/// The name under which the text of `-p name=value` is a source (`<-p name>`): diagnostics
+/// about the value point into it.
+pub fn dash_p_source(name: &str) -> String {
+    format!("<-p {name}>")
+}
+
+/// The parameter whose `-p` value the source named `file` holds ([`dash_p_source`]'s
+/// inverse), or `None` for any other source.
+pub fn dash_p_parameter(file: &str) -> Option<&str> {
+    file.strip_prefix("<-p ")?.strip_suffix('>')
+}
+
 /// Whether the value of parameter `name` (dotted: `db.password`) is, holds or lies inside a
 /// parameter of `sensitive`, so it must not be shown.
 pub fn covers_sensitive(sensitive: &[String], name: &str) -> bool {
@@ -70,24 +82,22 @@ pub fn covers_sensitive(sensitive: &[String], name: &str) -> bool {
 /// (a NEON syntax error, say) points into the value; for a parameter that is sensitive, that
 /// holds a key that is, or lies inside one that is, the labels into the value are dropped and
 /// a note says why, as `wireplan: sensitive:` promises no diagnostic shows such a value.
+/// `sensitive` is `None` when the configuration could not tell (it could not be read whole):
+/// then every `-p` value is left out.
 pub fn redact_sensitive_overrides(
     diags: &mut [Diagnostic],
     sources: &crate::source::SourceMap,
-    sensitive: &[String],
+    sensitive: Option<&[String]>,
 ) {
-    if sensitive.is_empty() {
+    if sensitive.is_some_and(<[String]>::is_empty) {
         return;
     }
-    let covered = |name: &str| covers_sensitive(sensitive, name);
+    let covered = |name: &str| sensitive.is_none_or(|s| covers_sensitive(s, name));
     for d in diags {
         let mut redacted: Option<String> = None;
         d.labels.retain(|l| {
             let file = &sources.get(l.span.file).name;
-            match file
-                .strip_prefix("<-p ")
-                .and_then(|n| n.strip_suffix('>'))
-                .filter(|n| covered(n))
-            {
+            match dash_p_parameter(file).filter(|n| covered(n)) {
                 Some(name) => {
                     redacted = Some(name.to_string());
                     false

@@ -111,12 +111,12 @@ pub(super) fn hops(b: &ContainerBuilder) -> Hops {
 
 /// One captive dependency of a singleton: the services on the way (`holder`, …, the scoped
 /// one), each with how it was reached from the one before (the first with [`Edge::Ref`]).
-pub(super) struct CaptivePath(Vec<(String, Edge)>);
+pub struct CaptivePath(Vec<(String, Edge)>);
 
 impl CaptivePath {
     /// The path as `explain` and the error show it: names, with `provider` before a service
     /// reached through a `Provider<T>` handle (`report -> provider -> files`).
-    pub(super) fn words(&self) -> Vec<String> {
+    pub fn words(&self) -> Vec<String> {
         let mut out = Vec::new();
         for (name, edge) in &self.0 {
             if *edge == Edge::Provider {
@@ -129,6 +129,13 @@ impl CaptivePath {
 
     fn scoped(&self) -> &str {
         self.0.last().map_or("", |(n, _)| n.as_str())
+    }
+
+    /// Whether the path passes a handle (a `Provider<T>` or a generated service before its
+    /// end): then using the handle fails (`ScopeRequired`) rather than keeping a scoped
+    /// service.
+    pub fn through_handle(&self, b: &ContainerBuilder) -> bool {
+        self.first_handle(b).is_some()
     }
 
     /// The first handle on the way: a generated service's name and kind, or the target of a

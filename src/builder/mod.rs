@@ -27,6 +27,7 @@ mod setup;
 mod shape;
 
 pub use autowiring::AutowiringIndex;
+pub use captives::CaptivePath;
 pub use completed::{Completed, CompletedParts};
 pub use definition::{Actor, Autowired, Definition, DefinitionExtras, DefinitionKind, Removal};
 pub use origins::{ArgumentOrigin, ArgumentSource, CallOrigin};
@@ -602,17 +603,15 @@ impl ContainerBuilder {
         asynchrony::requires_async(self)
     }
 
-    /// The captive-dependency paths of the service `name` (`name -> … -> scoped`, with
-    /// `provider` before a service reached through a `Provider<T>`), by the rule `complete`
+    /// The captive-dependency paths of the service `name` ([`CaptivePath::words`]: `name -> …
+    /// -> scoped`, with `provider` before a service reached through a `Provider<T>`), by the
+    /// rule `complete`
     /// checks (Clean IoC 2: a singleton must not hold a scoped service, directly, through
     /// transients or through a handle, which a singleton holds outside any scope). Empty when
     /// the lifespan is allowed. Needs completed definitions.
-    pub fn captive_paths(&self, name: &str) -> Vec<Vec<String>> {
+    pub fn captive_paths(&self, name: &str) -> Vec<CaptivePath> {
         let hop = captives::hops(self);
         captives::captive_paths(self, &hop, name)
-            .iter()
-            .map(captives::CaptivePath::words)
-            .collect()
     }
 
     /// The autowiring index (valid after [`ContainerBuilder::resolve`]).

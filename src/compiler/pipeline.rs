@@ -184,8 +184,11 @@ impl Pipeline {
         let overrides = config::applicable_overrides(&raw.sections, &options.parameters);
         // Where `parameters:` writes each value, for the notes that follow a `%name%` to the
         // `-p` value it uses (read now: the raw sections are consumed below).
-        let command_line =
-            config::CommandLineParameters::new(overrides.clone().into_owned(), &raw.sections);
+        let command_line = config::CommandLineParameters::new(
+            overrides.clone().into_owned(),
+            &raw.sections,
+            sensitive.clone(),
+        );
         let (raw_sections, raw_files, raw_catalogs) = (raw.sections, raw.files, raw.catalogs);
         let (mut params, mut sections, raw_sections, catalog) = if !stream_types {
             let (params, sections) =

@@ -211,8 +211,13 @@ pub struct CommandLineParameters {
 }
 
 impl CommandLineParameters {
-    /// The `values` applied to the configuration `sections` (raw, as decoded).
-    pub fn new(values: IndexMap<String, Value>, sections: &Array) -> CommandLineParameters {
+    /// The `values` applied to the configuration `sections` (raw, as decoded); `sensitive`:
+    /// the names `wireplan: sensitive:` lists ([`crate::project::sensitive_parameters`]).
+    pub fn new(
+        values: IndexMap<String, Value>,
+        sections: &Array,
+        sensitive: Vec<String>,
+    ) -> CommandLineParameters {
         let mut written = Vec::new();
         if !values.is_empty() {
             if let Some(e) = sections.get_entry(&Key::Str("parameters".into())) {
@@ -223,14 +228,6 @@ impl CommandLineParameters {
         }
         // Sorted by name, so a name's entries and those below it are one range.
         written.sort_by(|a, b| a.0.cmp(&b.0));
-        let sensitive = if values.is_empty() {
-            Vec::new()
-        } else {
-            crate::project::sensitive_parameters(sections)
-                .into_iter()
-                .map(|(name, _)| name)
-                .collect()
-        };
         CommandLineParameters {
             values,
             written,
@@ -427,7 +424,7 @@ fn follow(
 
 /// The names of the `%name%` references in `text` (`%%` is an escaped percent sign, not a
 /// reference).
-fn parameter_references(text: &str) -> Vec<&str> {
+pub(super) fn parameter_references(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some(open) = rest.find('%') {
@@ -621,7 +618,7 @@ mod tests {
             panic!("a map")
         };
         let values: IndexMap<String, Value> = [("x".to_string(), raw.clone())].into();
-        let given = CommandLineParameters::new(values, sections);
+        let given = CommandLineParameters::new(values, sections, Vec::new());
         let around = |name: &str| -> Vec<String> {
             let mut found: Vec<String> = given
                 .written_around(name)

@@ -410,8 +410,13 @@ pub fn note_left_out(
         else {
             continue;
         };
+        let references = super::overrides::parameter_references(text);
         for (name, why) in left_out {
-            if text.contains(&format!("%{name}%")) || text.contains(&format!("%{name}.")) {
+            let used = references.iter().any(|r| {
+                r.strip_prefix(name.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+            });
+            if used {
                 d.notes.push(format!(
                     "%{name}% is null here: {why}; this error follows from that one"
                 ));

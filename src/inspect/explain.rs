@@ -10,7 +10,7 @@ use super::values::{
     collector_written_at, parameters_written_at, reads_dynamic, ActorInfo, Location,
 };
 use crate::builder::{
-    ArgumentSource, Autowired, ContainerBuilder, Definition, DefinitionKind, Phase,
+    ArgumentSource, Autowired, CaptivePath, ContainerBuilder, Definition, DefinitionKind, Phase,
 };
 use crate::diagnostics::Diagnostic;
 use crate::expr::Callee;
@@ -425,30 +425,16 @@ fn lifespan(b: &ContainerBuilder, def: &Definition) -> LifespanExplanation {
                     "it holds no scoped service, directly, through transients or through handles",
                 )
             } else {
-                // A path through a handle (a `provider` step, or a generated service before
-                // its end) fails at run time rather than keeping a scoped service.
-                let through_handle = paths.iter().any(|p| {
-                    let inner = &p[1..p.len().saturating_sub(1).max(1)];
-                    p.iter().any(|n| n == "provider")
-                        || inner.iter().any(|n| {
-                            b.get_definition(n).is_some_and(|d| {
-                                matches!(
-                                    d.kind,
-                                    DefinitionKind::Factory
-                                        | DefinitionKind::Accessor
-                                        | DefinitionKind::Locator
-                                )
-                            })
-                        })
-                });
-                let reason = if through_handle {
+                // A path through a handle fails at run time rather than keeping a scoped
+                // service.
+                let reason = if paths.iter().any(|p| p.through_handle(b)) {
                     "captive-dependency: a singleton's handles have no scope, so one would fail \
                      (ScopeRequired) to reach a scoped service"
                 } else {
                     "captive-dependency: a singleton would keep one scoped service for every scope"
                 };
                 LifespanExplanation {
-                    captive_paths: paths,
+                    captive_paths: paths.iter().map(CaptivePath::words).collect(),
                     ..explain(Some(false), reason)
                 }
             }

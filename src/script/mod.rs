@@ -466,14 +466,16 @@ impl Extension {
             Code::ScriptError,
             format!("Extension '{}': {}", self.name, strip_position(&message)),
         );
-        let text = &sources.get(self.file).text;
-        if let Some(at) = text.find(&format!("fn {func}")) {
-            d = d.with_primary(
-                Span::new(self.file, at, at + 3 + func.len()),
-                "in this function",
-            );
+        if let Some(span) = self.function_span(sources, func) {
+            d = d.with_primary(span, "in this function");
         }
         d
+    }
+
+    /// Where `fn func` is written in the script (the first such text), if it is.
+    fn function_span(&self, sources: &SourceMap, func: &str) -> Option<Span> {
+        let at = sources.get(self.file).text.find(&format!("fn {func}"))?;
+        Some(Span::new(self.file, at, at + 3 + func.len()))
     }
 
     /// The compiled script (for calling function pointers it handed out).
@@ -493,12 +495,8 @@ impl Extension {
         );
         // A sandbox limit carries no position: point at the function that built the schema.
         if d.primary_span().is_none() {
-            let text = &sources.get(self.file).text;
-            if let Some(at) = text.find("fn getConfigSchema") {
-                d = d.with_primary(
-                    Span::new(self.file, at, at + "fn getConfigSchema".len()),
-                    "a closure of the schema this function returns",
-                );
+            if let Some(span) = self.function_span(sources, "getConfigSchema") {
+                d = d.with_primary(span, "a closure of the schema this function returns");
             }
         }
         d
@@ -631,9 +629,7 @@ impl Extension {
             Some(span) => d = d.with_primary(span, "raised here"),
             // No position (a sandbox limit hit): point at the lifecycle function.
             None if !keep => {
-                let text = &sources.get(self.file).text;
-                if let Some(at) = text.find(&format!("fn {func}")) {
-                    let span = Span::new(self.file, at, at + 3 + func.len());
+                if let Some(span) = self.function_span(sources, func) {
                     d = d.with_primary(span, "in this function");
                 }
             }
