@@ -1,10 +1,13 @@
 //! Running Rhai extensions for the compiler: finding scripts (paths relative to the config,
 //! bare names on the search path or shipped with wireplan), loading them, calling their
-//! lifecycle functions, and the [`Host`] that gives scripts files, definitions and exports.
+//! lifecycle functions, and the host ([`CompilerHost`]) that gives scripts files, definitions
+//! and exports.
 
-use super::services;
+mod host;
 mod order;
 mod plan_edits;
+
+pub use host::{project_root, CompilerHost};
 
 use plan_edits::{changed_paths, plan_format_errors, rebuild_indexes, MAX_CHANGED_PATHS};
 
@@ -12,7 +15,7 @@ use crate::builder::Actor;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, Expr, ExprArray, ExprKind};
 use crate::neon::Key;
-use crate::script::api::{ExtensionHandle, Host, PlanDocument, SharedBuilder};
+use crate::script::api::{ExtensionHandle, PlanDocument, SharedBuilder};
 use crate::script::{self, Extension, Limits};
 use crate::source::{normalize_path, FileId, SourceMap, Span};
 use indexmap::IndexMap;
@@ -61,19 +64,6 @@ pub fn shipped_text(name: &str) -> Option<&'static str> {
         .iter()
         .find(|(n, _)| *n == script)
         .map(|(_, text)| *text)
-}
-
-/// Shared state behind [`Host`].
-pub struct CompilerHost {
-    sources: Rc<RefCell<SourceMap>>,
-    builder: SharedBuilder,
-    parameters: IndexMap<String, Expr>,
-    project_root: PathBuf,
-    extensions: RefCell<Vec<(String, String)>>,
-    /// Tags added with `compiler.addExportedTag`.
-    pub exported_tags: RefCell<Vec<String>>,
-    /// Types added with `compiler.addExportedType`.
-    pub exported_types: RefCell<Vec<String>>,
 }
 
 /// The loaded extensions of one compilation, in registration order.
@@ -655,217 +645,5 @@ impl Extensions {
             }
         }
         *plan = current;
-    }
-}
-
-impl CompilerHost {
-    fn resolve_inside(&self, script: &str, path: &str) -> Result<PathBuf, Diagnostic> {
-        let base = Path::new(script)
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        let full = normalize_path(&base.join(path));
-        let canonical = std::fs::canonicalize(&full).map_err(|e| {
-            Diagnostic::error(
-                Code::FileNotFound,
-                format!("File '{}' is missing or is not readable.", full.display()),
-            )
-            .with_note(e.to_string())
-        })?;
-        if !canonical.starts_with(&self.project_root) {
-            return Err(Diagnostic::error(
-                Code::ScriptError,
-                format!(
-                    "Access to '{}' refused: extensions may only read files inside the project ({}).",
-                    full.display(),
-                    self.project_root.display()
-                ),
-            ));
-        }
-        Ok(full)
-    }
-
-    /// Expands `%name%` references in strings with the static parameters (used for maps
-    /// scripts hand to `loadDefinitionsFromConfig`).
-    fn expand(&self, e: &Expr) -> Expr {
-        match &e.kind {
-            ExprKind::Str(s) if s.contains('%') => {
-                crate::config::expand_with(s, &self.parameters, e.span)
-            }
-            ExprKind::Array(a) => {
-                let mut out = ExprArray::new();
-                for (k, v) in &a.items {
-                    out.items.insert(k.clone(), self.expand(v));
-                }
-                Expr::new(ExprKind::Array(out), e.span)
-            }
-            ExprKind::Statement(st) => {
-                let mut st = (**st).clone();
-                let args = std::mem::take(&mut st.arguments);
-                for (k, v) in &args.items {
-                    st.arguments.items.insert(k.clone(), self.expand(v));
-                }
-                Expr::new(ExprKind::Statement(Box::new(st)), e.span)
-            }
-            _ => e.clone(),
-        }
-    }
-}
-
-fn prefix_references(e: &Expr, name: &str) -> Expr {
-    match &e.kind {
-        ExprKind::Str(s) => match s.strip_prefix("@extension.") {
-            Some(rest) => Expr::new(ExprKind::Str(format!("@{name}.{rest}")), e.span),
-            None => e.clone(),
-        },
-        ExprKind::Array(a) => {
-            let mut out = ExprArray::new();
-            for (k, v) in &a.items {
-                out.items.insert(k.clone(), prefix_references(v, name));
-            }
-            Expr::new(ExprKind::Array(out), e.span)
-        }
-        ExprKind::Statement(st) => {
-            let mut st = (**st).clone();
-            if let Callee::Name(n) = &mut st.callee {
-                if let Some(rest) = n.strip_prefix("@extension.") {
-                    *n = format!("@{name}.{rest}");
-                }
-            }
-            let args = std::mem::take(&mut st.arguments);
-            for (k, v) in &args.items {
-                st.arguments
-                    .items
-                    .insert(k.clone(), prefix_references(v, name));
-            }
-            Expr::new(ExprKind::Statement(Box::new(st)), e.span)
-        }
-        _ => e.clone(),
-    }
-}
-
-impl Host for CompilerHost {
-    fn load_definitions(
-        &self,
-        extension: &str,
-        config: &Expr,
-        at: Option<Span>,
-    ) -> Vec<Diagnostic> {
-        let Some(items) = config.as_array() else {
-            return vec![Diagnostic::error(
-                Code::InvalidValue,
-                "loadDefinitionsFromConfig expects a map of definitions",
-            )];
-        };
-        let mut prefixed = ExprArray::new();
-        for (k, v) in &items.items {
-            let mut v = prefix_references(&self.expand(v), extension);
-            // A definition built in the script has no place of its own: the call's line.
-            v.span = v.span.or(at);
-            match k {
-                Key::Str(s) => {
-                    prefixed
-                        .items
-                        .insert(Key::Str(format!("{extension}.{s}").into()), v);
-                }
-                Key::Int(_) => prefixed.push(v),
-            }
-        }
-        let mut diags = Diagnostics::new();
-        services::load_services(
-            &Expr::bare(ExprKind::Array(prefixed)),
-            &mut self.builder.borrow_mut(),
-            &mut diags,
-        );
-        diags.into_vec()
-    }
-
-    fn load_file(&self, script: &str, path: &str) -> Result<Expr, Diagnostic> {
-        let full = self.resolve_inside(script, path)?;
-        let bytes = crate::source::read_input_file(&full).map_err(|e| {
-            self.sources.borrow_mut().note_missing(&full);
-            Diagnostic::error(
-                Code::FileNotFound,
-                format!("File '{}' is missing or is not readable.", full.display()),
-            )
-            .with_note(e.to_string())
-        })?;
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        let id = self
-            .sources
-            .borrow_mut()
-            .add_path(full.display().to_string(), &full, text);
-        self.builder.borrow_mut().dependencies.push(full);
-        let value = crate::neon::decode_bytes(&bytes, id)?;
-        Ok(Expr::from_neon(&value))
-    }
-
-    fn add_dependency(&self, script: &str, path: &str) -> Result<(), Diagnostic> {
-        let full = self.resolve_inside(script, path)?;
-        self.builder.borrow_mut().dependencies.push(full);
-        Ok(())
-    }
-
-    fn parse_statement(&self, text: &str) -> Result<Expr, Diagnostic> {
-        let id = self
-            .sources
-            .borrow_mut()
-            .add("<initialization>", text.to_string());
-        let value = crate::neon::decode(text, id)?;
-        Ok(self.expand(&Expr::from_neon(&value)))
-    }
-
-    fn extensions(&self, kind: Option<&str>) -> Vec<(String, String)> {
-        self.extensions
-            .borrow()
-            .iter()
-            .filter(|(_, path)| {
-                kind.is_none_or(|k| {
-                    Path::new(path)
-                        .file_stem()
-                        .is_some_and(|s| s.to_string_lossy() == k)
-                })
-            })
-            .cloned()
-            .collect()
-    }
-
-    fn add_exported_tag(&self, tag: &str) {
-        self.exported_tags.borrow_mut().push(tag.to_string());
-    }
-
-    fn add_exported_type(&self, ty: &str) -> Result<(), Diagnostic> {
-        let ty = crate::catalog::normalize_name(ty);
-        let builder = self.builder.borrow();
-        if !builder.catalog.exists(&ty) {
-            let names = builder.catalog.classes().map(|c| c.name.as_str());
-            return Err(Diagnostic::error(
-                Code::ClassNotFound,
-                format!("addExportedType(): Class '{ty}' not found."),
-            )
-            .with_suggestion(&ty, names));
-        }
-        self.exported_types.borrow_mut().push(ty);
-        Ok(())
-    }
-}
-
-/// The project whose files extensions may read: the current folder when the root
-/// configuration lies inside it (the usual `wireplan compile config/app.neon`), otherwise the
-/// root configuration's folder. Canonical.
-pub fn project_root(sources: &SourceMap, files: &[FileId]) -> PathBuf {
-    let config_dir = files
-        .first()
-        .and_then(|f| sources.get(*f).path.as_ref())
-        .and_then(|p| p.parent())
-        .map(Path::to_path_buf);
-    let cwd = std::env::current_dir()
-        .ok()
-        .and_then(|d| std::fs::canonicalize(d).ok());
-    match (config_dir, cwd) {
-        (Some(c), Some(w)) if c.starts_with(&w) => w,
-        (Some(c), _) => c,
-        (None, Some(w)) => w,
-        (None, None) => PathBuf::from("."),
     }
 }
