@@ -209,22 +209,26 @@ pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
     let hop = if any_scoped { hops(b) } else { HashMap::new() };
     for def in b.definitions() {
         if def.kind == DefinitionKind::Slot && def.lifespan != Lifespan::Scoped {
-            diags.push(
-                Diagnostic::error(
-                    Code::InvalidDefinition,
-                    format!(
-                        "{}: a scope slot is scoped (the application provides it in each scope), not {}.",
-                        def.descriptor(),
-                        match def.lifespan {
-                            Lifespan::Singleton => "singleton",
-                            Lifespan::Transient => "transient",
-                            Lifespan::Scoped => "scoped",
-                        }
-                    ),
-                )
-                .at(def.span)
-                .with_note("Remove `lifespan`, or drop `slot: true` to let the container create the service."),
-            );
+            let mut d = Diagnostic::error(
+                Code::InvalidDefinition,
+                format!(
+                    "{}: a scope slot is scoped (the application provides it in each scope), not {}.",
+                    def.descriptor(),
+                    match def.lifespan {
+                        Lifespan::Singleton => "singleton",
+                        Lifespan::Transient => "transient",
+                        Lifespan::Scoped => "scoped",
+                    }
+                ),
+            )
+            .at(def.span);
+            // A `setLifespan` in a script has no place of its own: say which script changed it.
+            if let Some(note) = def.changed_by_scripts_note() {
+                d = d.with_note(note);
+            }
+            diags.push(d.with_note(
+                "Remove `lifespan`, or drop `slot: true` to let the container create the service.",
+            ));
         }
         if !any_scoped {
             continue;
