@@ -14,7 +14,7 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use wireplan::cli::{options, ParamArgs};
-use wireplan::diagnostics::{self, Diagnostic};
+use wireplan::diagnostics::{self, Code, Diagnostic};
 use wireplan::source::SourceMap;
 use wireplan_runtime::Encoding;
 
@@ -251,6 +251,9 @@ fn compile(
 ) -> ExitCode {
     // One compilation, then the process ends: its working state is left to the OS.
     wireplan::memory::end_process_after_compiling();
+    if output.is_some() {
+        remove_unfinished_plan_on_signals();
+    }
     let mut arg_sources = SourceMap::new();
     let (opts, mut arg_problems) = options(&params, &mut arg_sources);
     redact_sensitive(&config, &opts, &arg_sources, &mut arg_problems);
@@ -304,7 +307,10 @@ fn compile(
             // `check` writes no plan in any case.
             say(format_args!("error: {errors} error(s)"));
         }
-        return ExitCode::from(1);
+        // A malformed option (`-p` without `NAME=`) is a usage error, as clap's own are; the
+        // compilation's diagnostics were still reported beside it.
+        let usage = arg_problems.iter().any(|d| d.code == Code::Usage);
+        return ExitCode::from(if usage { 2 } else { 1 });
     };
     if deny_warnings && warnings > 0 {
         // Only the error: an "ok" line first would contradict it.
@@ -337,6 +343,43 @@ fn compile(
     std::mem::forget(plan);
     std::mem::forget(run.sources);
     ExitCode::SUCCESS
+}
+
+/// Makes Ctrl-C (`SIGINT`), `SIGTERM` and `SIGHUP` during `wireplan compile` remove the
+/// temporary file of a plan being written before the process ends (exit code 128 + the
+/// signal's number: 130, 143, 129), so an interrupted compile leaves the old plan, or none,
+/// and nothing beside it ([`wireplan_runtime::encoding::remove_unfinished_files`]). The
+/// signals are blocked in every thread (the compiler's helper threads, started later, inherit
+/// the mask) and taken by one thread of their own with `sigwait`, where removing files is
+/// safe. Without Unix signals this does nothing.
+fn remove_unfinished_plan_on_signals() {
+    #[cfg(unix)]
+    // SAFETY: `sigemptyset`/`sigaddset` fill a zeroed set owned here; `pthread_sigmask` only
+    // changes this thread's mask (no other thread runs yet, so every later one inherits it);
+    // `sigwait` waits on the set moved into the thread.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            libc::sigaddset(&mut set, sig);
+        }
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+            return;
+        }
+        let waiting = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                let mut sig: libc::c_int = 0;
+                if libc::sigwait(&set, &mut sig) == 0 {
+                    wireplan_runtime::encoding::remove_unfinished_files();
+                    std::process::exit(128 + sig);
+                }
+            });
+        if waiting.is_err() {
+            // No thread to take them: let the signals end the process as before.
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        }
+    }
 }
 
 /// The `--timings` table of a compilation, when it was asked for.

@@ -2,7 +2,88 @@
 //! renamed over it, so a reader sees the old file or the whole new one, never half of it.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// The temporary files [`write_atomic_with`] is filling right now, so that a program stopped
+/// while it writes can remove them ([`remove_unfinished_files`]).
+static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Numbers the temporary files of this process (with its id, the file's name).
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Removes the temporary files of writes that are still under way, and returns how many it
+/// removed. For a program about to end before its writes finish: `wireplan compile` calls it
+/// from its Ctrl-C (and `SIGTERM`) handler, so an interrupted compile leaves the old plan
+/// file, or none, and no `.NAME.PID.N.tmp` beside it. The interrupted writes then fail (their
+/// file is gone) and leave their target as it was.
+pub fn remove_unfinished_files() -> usize {
+    remove_unfinished_where(|_| true)
+}
+
+/// [`remove_unfinished_files`] for the temporary files `which` accepts (the others stay
+/// recorded).
+fn remove_unfinished_where(which: impl Fn(&Path) -> bool) -> usize {
+    let mut files = match UNFINISHED.lock() {
+        Ok(files) => files,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    let mut removed = 0;
+    files.retain(|f| {
+        if !which(f) {
+            return true;
+        }
+        removed += usize::from(std::fs::remove_file(f).is_ok());
+        false
+    });
+    removed
+}
+
+/// Records `tmp` as being filled ([`remove_unfinished_files`]); the guard forgets it again.
+struct Unfinished(PathBuf);
+
+impl Unfinished {
+    fn record(tmp: &Path) -> Unfinished {
+        if let Ok(mut files) = UNFINISHED.lock() {
+            files.push(tmp.to_path_buf());
+        }
+        Unfinished(tmp.to_path_buf())
+    }
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if let Ok(mut files) = UNFINISHED.lock() {
+            if let Some(i) = files.iter().position(|f| *f == self.0) {
+                files.swap_remove(i);
+            }
+        }
+    }
+}
+
+/// Creates a new temporary file beside `path` for [`write_atomic_with`]:
+/// `.NAME.PID.N.tmp` in `path`'s folder, `N` counting this process's temporary files. The
+/// file must not exist yet (`O_CREAT | O_EXCL`): a file or a symbolic link already at that name
+/// (left by a process with the same id, or placed there) is never opened or followed; the
+/// next number is tried instead, up to 100 times.
+fn create_temporary(dir: &Path, file_name: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
+    let mut last = None;
+    for _ in 0..100 {
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{file_name}.{}.{n}.tmp", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(file) => return Ok((tmp, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no temporary file name was free")))
+}
 
 /// Writes `bytes` to `path` atomically: a temporary file next to it, synced, then renamed
 /// over it, so a reader sees the old file or the whole new one, never half of it
@@ -93,19 +174,15 @@ pub fn write_atomic_with(
     let (path, permissions) = replaceable(path)?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
+        _ => PathBuf::from("."),
     };
     let file_name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "plan".into());
-    let tmp = dir.join(format!(
-        ".{file_name}.tmp{}.{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
+    let (tmp, file) = create_temporary(&dir, &file_name)?;
+    let unfinished = Unfinished::record(&tmp);
     let result = (|| {
-        let file = std::fs::File::create(&tmp)?;
         if let Some(p) = permissions {
             file.set_permissions(p)?;
         }
@@ -125,6 +202,7 @@ pub fn write_atomic_with(
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
+    drop(unfinished);
     result
 }
 
@@ -138,7 +216,7 @@ fn not_regular() -> std::io::Error {
 
 /// The file [`write_atomic_with`] replaces for `path` (a symbolic link's target) and the
 /// permissions it keeps (`None`: a new file). Errors: as [`write_atomic`] refuses.
-fn replaceable(path: &Path) -> std::io::Result<(std::path::PathBuf, Option<std::fs::Permissions>)> {
+fn replaceable(path: &Path) -> std::io::Result<(PathBuf, Option<std::fs::Permissions>)> {
     use std::io::{Error, ErrorKind};
     let meta = match std::fs::symlink_metadata(path) {
         Ok(meta) => meta,
@@ -179,6 +257,71 @@ fn replaceable(path: &Path) -> std::io::Result<(std::path::PathBuf, Option<std::
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The files in `dir` whose names start with `.NAME.` (the temporary files of `NAME`).
+    fn temporaries(dir: &Path, name: &str) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .expect("folder")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&format!(".{name}.")))
+            .collect()
+    }
+
+    #[test]
+    fn an_interrupted_write_leaves_the_old_file_and_no_temporary_one() {
+        let dir = std::env::temp_dir().join(format!("wireplan-unfinished-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("folder");
+        let path = dir.join("plan.json");
+        std::fs::write(&path, b"old plan").expect("old plan");
+        let mut removed = None;
+        let mut during = Vec::new();
+        let result = write_atomic_with(&path, |w| {
+            w.write_all(b"half of a new pl")?;
+            w.flush()?;
+            during = temporaries(&dir, "plan.json");
+            // What the signal handler of `wireplan compile` does (here only for this test's
+            // folder: other tests of this process may be writing meanwhile).
+            removed = Some(remove_unfinished_where(|f| f.starts_with(&dir)));
+            w.write_all(b"an")
+        });
+        // Named `.NAME.PID.N.tmp` while it was filled (no `ThreadId(…)` in it).
+        assert_eq!(during.len(), 1, "{during:?}");
+        let prefix = format!(".plan.json.{}.", std::process::id());
+        assert!(
+            during[0].starts_with(&prefix) && during[0].ends_with(".tmp"),
+            "{during:?}"
+        );
+        assert_eq!(removed, Some(1));
+        assert!(result.is_err(), "the rename of a removed file fails");
+        assert_eq!(std::fs::read(&path).expect("read"), b"old plan");
+        assert!(temporaries(&dir, "plan.json").is_empty());
+        // Nothing is left to remove, and the next write works.
+        assert_eq!(remove_unfinished_where(|f| f.starts_with(&dir)), 0);
+        write_atomic(&path, b"new plan").expect("written");
+        assert_eq!(std::fs::read(&path).expect("read"), b"new plan");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_placed_at_the_temporary_name_is_not_followed() {
+        let dir = std::env::temp_dir().join(format!("wireplan-placed-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("folder");
+        let path = dir.join("plan.json");
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"keep me").expect("victim");
+        // Links at the next names this process would use (other tests may take some).
+        let next = TEMP_COUNTER.load(Ordering::Relaxed);
+        for n in next..next + 50 {
+            let name = format!(".plan.json.{}.{n}.tmp", std::process::id());
+            std::os::unix::fs::symlink(&victim, dir.join(name)).expect("link");
+        }
+        write_atomic(&path, b"new plan").expect("written");
+        assert_eq!(std::fs::read(&path).expect("read"), b"new plan");
+        assert_eq!(std::fs::read(&victim).expect("read"), b"keep me");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn a_file_written_in_many_steps_has_every_byte() {
