@@ -74,7 +74,7 @@ pub fn options(args: &ParamArgs, sources: &mut SourceMap) -> (Options, Vec<Diagn
             dynamic.push(d.clone());
         } else {
             problems.push(Diagnostic::error(
-                Code::InvalidValue,
+                Code::Usage,
                 format!("--dynamic expects a parameter name, '{d}' given."),
             ));
         }
@@ -92,7 +92,7 @@ pub fn options(args: &ParamArgs, sources: &mut SourceMap) -> (Options, Vec<Diagn
     for p in &args.parameters {
         let Some((name, value)) = p.split_once('=').filter(|(n, _)| valid_parameter_name(n)) else {
             problems.push(Diagnostic::error(
-                Code::InvalidValue,
+                Code::Usage,
                 format!("-p expects NAME=VALUE (NAME may be dotted: db.host), '{p}' given."),
             ));
             continue;
@@ -139,7 +139,7 @@ fn too_many_segments(flag: &str, name: &str) -> Option<Diagnostic> {
     (parts > MAX_NAME_PARTS).then(|| {
         let shown: String = name.chars().take(60).collect();
         Diagnostic::error(
-            Code::InvalidValue,
+            Code::Usage,
             format!(
                 "{flag}: the parameter name '{shown}…' has {parts} dot-separated parts; at most {MAX_NAME_PARTS} are allowed."
             ),

@@ -89,7 +89,7 @@ codes! {
     DuplicateClass => "duplicate-class", "A class declared twice: in the `types:` section under two spellings (class names are case-insensitive, a leading `\\` is not part of them), or across catalogs: in the `types:` section and a `--catalog` file (or the registry's catalog in dev mode), or in two catalog files. Each class is declared once.";
     DeepDependencyChain => "deep-dependency-chain", "Warning: creating a service creates more services inside one another than the runtime allows (4,096); its first `get` from the top of the chain would fail with a too-deep error.";
     MemoryLimit => "memory-limit", "The compilation's heap grew past the memory ceiling (`--max-memory`, default 3/4 of the machine's memory); it stops with this error instead of being killed, and no plan is written.";
-    Usage => "usage", "The command line itself is wrong: an unknown command or option, a missing or extra argument, a value out of range (exit code 2).";
+    Usage => "usage", "The command line itself is wrong: an unknown command or option, a missing or extra argument, a value out of range, a `-p` without `NAME=VALUE` or a `--dynamic` that is no parameter name (exit code 2; `check` and `compile` still report the configuration's own diagnostics beside it).";
 }
 
 impl std::fmt::Display for Code {

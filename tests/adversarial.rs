@@ -402,9 +402,11 @@ fn a_deeply_dotted_parameter_name_is_refused() {
     std::fs::write(&config, "services:\n\ts: App\\S\n").expect("write");
     let name = vec!["a"; 5000].join(".");
     let (code, stderr) = check_with(&config, &["-p", &format!("{name}=1")]);
-    assert_eq!(code, Some(1), "{stderr}");
+    // A usage error (exit 2), reported beside the compilation's own errors.
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(
-        stderr.contains("has 5000 dot-separated parts; at most 64 are allowed"),
+        stderr.contains("error[usage]: -p: the parameter name 'a.a.a")
+            && stderr.contains("has 5000 dot-separated parts; at most 64 are allowed"),
         "{stderr}"
     );
 }

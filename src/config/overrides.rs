@@ -334,6 +334,17 @@ pub fn note_overrides(
     // Following written values costs a few searches per parameter; a run with thousands of
     // errors follows them for the first FOLLOWED_DIAGNOSTICS only.
     for (i, d) in diags.since_mut(from).iter_mut().enumerate() {
+        // Errors about how services depend on each other are reported at a whole definition,
+        // which may contain a `%name%` the command line set; they say nothing about its value.
+        if matches!(
+            d.code,
+            Code::CaptiveDependency
+                | Code::CircularReference
+                | Code::DeepDependencyChain
+                | Code::AsyncRequired
+        ) {
+            continue;
+        }
         let Some(span) = d.primary_span() else {
             continue;
         };
