@@ -28,7 +28,10 @@ mod json_path;
 mod mirror;
 mod unique;
 
-pub use atomic::{write_atomic, write_atomic_with, PlanFile, WRITEBACK_STEP, WRITE_BUFFER};
+pub use atomic::{
+    remove_unfinished_files, write_atomic, write_atomic_with, PlanFile, WRITEBACK_STEP,
+    WRITE_BUFFER,
+};
 #[doc(hidden)]
 pub use json_path::plan_format_error;
 
