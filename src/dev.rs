@@ -43,7 +43,8 @@ pub enum DevError {
         /// The rendered diagnostics (errors and warnings), without colour.
         rendered: String,
     },
-    /// The cache directory cannot hold the plan: it is a file (`is_file`), or it cannot be
+    /// The cache directory cannot hold the plan: something other than a directory is there
+    /// (`is_file`: a file, device, FIFO...), or it cannot be
     /// created (`cause`). Checked before compiling.
     #[error("{}", cache_dir_message(path, *is_file, cause.as_ref()))]
     CacheDir {
@@ -62,7 +63,7 @@ pub enum DevError {
 fn cache_dir_message(path: &str, is_file: bool, cause: Option<&std::io::Error>) -> String {
     match cause {
         _ if is_file => format!(
-            "the cache directory '{path}' is a file; give a directory (it is created when missing)"
+            "the cache directory '{path}' exists and is not a directory; give a directory (it is created when missing)"
         ),
         Some(e) => format!("cannot create the cache directory '{path}': {e}"),
         None => format!("cannot create the cache directory '{path}'"),

@@ -194,7 +194,7 @@ fn a_cache_directory_that_is_a_file_is_named() {
     assert_eq!(
         message(&file),
         format!(
-            "the cache directory '{}' is a file; give a directory (it is created when missing)",
+            "the cache directory '{}' exists and is not a directory; give a directory (it is created when missing)",
             file.display()
         )
     );

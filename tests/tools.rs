@@ -389,6 +389,15 @@ fn show_and_graph_warn_about_what_the_runtime_refuses() {
     assert_eq!(code, 1);
     assert!(err.contains("error[invalid-plan]"), "{err}");
     assert!(!err.contains("looks like a configuration"), "{err}");
+    // A binary plan cut inside its mark is named so, and is no configuration either.
+    std::fs::write(dir.path().join("cut.bin"), b"WIRE").expect("write");
+    let (code, _, err) = run_in(dir.path(), &["show", "cut.bin"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("truncated binary plan: 4 byte(s), fewer than its 8-byte WIREPLAN mark"),
+        "{err}"
+    );
+    assert!(!err.contains("looks like a configuration"), "{err}");
 }
 
 #[test]

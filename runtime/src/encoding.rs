@@ -123,6 +123,29 @@ impl Plan {
         if bytes.starts_with(BINARY_MAGIC) {
             return Plan::from_binary(bytes, origin);
         }
+        // An empty file, or the first bytes of a binary plan cut short, is named as such
+        // rather than read as JSON (`EOF while parsing`, `this text starts with 'W'`).
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(bad(
+                origin,
+                if bytes.is_empty() {
+                    "the file is empty (a plan is a JSON object or a binary plan)".to_string()
+                } else {
+                    "the file holds only white space (a plan is a JSON object or a binary plan)"
+                        .to_string()
+                },
+            ));
+        }
+        if BINARY_MAGIC.starts_with(bytes) {
+            return Err(bad(
+                origin,
+                format!(
+                    "truncated binary plan: {} byte(s), fewer than its {}-byte WIREPLAN mark",
+                    bytes.len(),
+                    BINARY_MAGIC.len()
+                ),
+            ));
+        }
         match std::str::from_utf8(bytes) {
             Ok(text) => Plan::from_json_str(text, origin),
             Err(e) => Err(bad(

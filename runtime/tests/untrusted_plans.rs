@@ -238,6 +238,34 @@ fn a_configuration_given_as_the_plan_is_named() {
     assert!(bad_plan_reason("{\"format\": ").starts_with("truncated JSON plan"));
 }
 
+/// An empty file and the first bytes of a binary plan are named as such, not read as JSON
+/// (`EOF while parsing`, `this text starts with 'W'`; found by a new user's trial).
+#[test]
+fn an_empty_file_and_a_binary_plan_cut_in_its_mark_are_named() {
+    let reason = |bytes: &[u8]| match Plan::from_bytes(bytes, "p.bin") {
+        Err(wireplan_runtime::Error::BadPlan { reason, .. }) => reason,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        reason(b""),
+        "the file is empty (a plan is a JSON object or a binary plan)"
+    );
+    assert_eq!(
+        reason(b" \n\t"),
+        "the file holds only white space (a plan is a JSON object or a binary plan)"
+    );
+    assert_eq!(
+        reason(b"WIRE"),
+        "truncated binary plan: 4 byte(s), fewer than its 8-byte WIREPLAN mark"
+    );
+    // A whole mark and nothing after it is the binary reader's case.
+    assert!(
+        reason(b"WIREPLAN").contains("binary"),
+        "{}",
+        reason(b"WIREPLAN")
+    );
+}
+
 /// A `version` that is there but not a whole number says what it found; a missing one says so.
 #[test]
 fn a_bad_version_value_is_shown() {

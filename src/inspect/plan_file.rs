@@ -88,7 +88,8 @@ pub fn read_plan(path: &Path) -> Result<PlanFile, Diagnostic> {
 /// JSON starts with `{`), such as a NEON configuration given where a plan is expected. A
 /// character cut off at the end of a prefix does not count against it.
 pub fn looks_like_configuration(bytes: &[u8]) -> bool {
-    if bytes.starts_with(BINARY_MAGIC) {
+    // A binary plan, or the first bytes of its mark (a plan cut short), is no configuration.
+    if bytes.starts_with(BINARY_MAGIC) || (!bytes.is_empty() && BINARY_MAGIC.starts_with(bytes)) {
         return false;
     }
     let text = match std::str::from_utf8(bytes) {
