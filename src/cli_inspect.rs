@@ -34,7 +34,8 @@ pub struct Question {
 /// Output format of `explain`.
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum AnswerFormat {
-    /// Readable text.
+    /// Readable text (`human` is accepted too, as `check` and `show` name it).
+    #[value(alias = "human")]
     Text,
     /// Pretty-printed JSON.
     Json,

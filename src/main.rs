@@ -224,7 +224,8 @@ enum PlanEncoding {
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Format {
-    /// Rendered diagnostics on standard error.
+    /// Rendered diagnostics on standard error (`text` is accepted too, as `explain` names it).
+    #[value(alias = "text")]
     Human,
     /// A JSON array of `{code, severity, message, file, line, column, end, notes, labels}` on
     /// standard output.
@@ -236,7 +237,8 @@ enum Format {
 /// Output formats of `show` and `diff`.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum OutputFormat {
-    /// Aligned text.
+    /// Aligned text (`text` is accepted too, as `explain` names it).
+    #[value(alias = "text")]
     Human,
     /// JSON.
     Json,

@@ -1232,3 +1232,36 @@ fn a_syntax_error_in_a_sensitive_dash_p_value_does_not_show_the_value() {
     );
     assert!(!err.contains("hunter3"), "{err}");
 }
+
+/// `check` and `show` call their readable output `human`, `explain` calls it `text`: each
+/// takes the other's name too (a new user's trial tried `explain --format human`).
+#[test]
+fn human_and_text_name_the_same_output_on_every_command() {
+    let blog = [
+        "examples/blog/config/app.neon",
+        "--catalog",
+        "examples/blog/catalog.json",
+    ];
+    let out = wireplan()
+        .arg("check")
+        .args(blog)
+        .args(["--format", "text"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "ok: 9 services, 0 warning(s)"
+    );
+    let out = wireplan()
+        .arg("explain")
+        .args(blog)
+        .args(["--format", "human", "blog"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("service blog\n"),
+        "{out:?}"
+    );
+}
