@@ -33,6 +33,29 @@ impl CompilerHost {
             .map(Path::to_path_buf)
             .unwrap_or_default();
         let full = normalize_path(&base.join(path));
+        let refused = || {
+            Diagnostic::error(
+                Code::ScriptError,
+                format!(
+                    "Access to '{}' refused: extensions may only read files inside the project ({}).",
+                    full.display(),
+                    self.project_root.display()
+                ),
+            )
+        };
+        // A path that leaves the project as written (`../..`, an absolute path) is refused
+        // before the file system is asked, so a script cannot tell which files exist outside
+        // (a missing one was `file-not-found`, an existing one refused). The script's folder
+        // exists, so it is read canonically, as the project root is.
+        let written = std::fs::canonicalize(if base.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &base
+        })
+        .map(|b| normalize_path(&b.join(path)));
+        if written.is_ok_and(|w| !w.starts_with(&self.project_root)) {
+            return Err(refused());
+        }
         let canonical = std::fs::canonicalize(&full).map_err(|e| {
             Diagnostic::error(
                 Code::FileNotFound,
@@ -40,15 +63,9 @@ impl CompilerHost {
             )
             .with_note(e.to_string())
         })?;
+        // A link inside the project that leads out of it.
         if !canonical.starts_with(&self.project_root) {
-            return Err(Diagnostic::error(
-                Code::ScriptError,
-                format!(
-                    "Access to '{}' refused: extensions may only read files inside the project ({}).",
-                    full.display(),
-                    self.project_root.display()
-                ),
-            ));
+            return Err(refused());
         }
         Ok(full)
     }
