@@ -107,6 +107,27 @@ pub struct Removal {
     pub type_: Option<String>,
 }
 
+impl Removal {
+    /// Says on `d`, a diagnostic about a missing service, that `service` (of type `ty`, when
+    /// known) was removed, and by whom: a label at the removal when its place is known
+    /// (`builder.removeDefinition("logger")` at the REPL prompt, `logger: false`), else a note.
+    pub(crate) fn explain(&self, d: Diagnostic, service: &str, ty: Option<&str>) -> Diagnostic {
+        let by = match &self.actor {
+            Some(a) if a.builtin => format!(" by the '{}' section", a.extension),
+            Some(a) => format!(" by extension '{}' in {}()", a.extension, a.method),
+            None => String::new(),
+        };
+        let what = match ty {
+            Some(ty) => format!("service '{service}' of type {ty} was removed{by}"),
+            None => format!("service '{service}' was removed{by}"),
+        };
+        match self.span {
+            Some(at) => d.with_secondary(at, what),
+            None => d.with_note(format!("{what}.")),
+        }
+    }
+}
+
 /// One service definition.
 #[derive(Debug, Clone)]
 pub struct Definition {

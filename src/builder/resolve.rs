@@ -469,13 +469,15 @@ impl Resolver<'_> {
             return Some(crate::catalog::normalize_name(target));
         }
         if !self.b.has_definition(target) {
-            self.diags.push(
-                Diagnostic::error(
-                    Code::MissingService,
-                    format!("{prefix}: Reference to missing service '{target}'."),
-                )
-                .at(span),
-            );
+            let d = Diagnostic::error(
+                Code::MissingService,
+                format!("{prefix}: Reference to missing service '{target}'."),
+            )
+            .at(span);
+            self.diags.push(match self.b.removed.get(target) {
+                Some(removal) => removal.explain(d, target, removal.type_.as_deref()),
+                None => d,
+            });
             return None;
         }
         self.service_type(target)

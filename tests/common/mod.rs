@@ -120,14 +120,20 @@ pub fn check_case(config: &Path, expected: &Json) -> Vec<String> {
             let hit = diags.iter().any(|d| {
                 d.code == code
                     && d.severity == wireplan::diagnostics::Severity::Error
-                    && mentions
-                        .iter()
-                        .all(|m| d.message.contains(m) || d.notes.iter().any(|n| n.contains(m)))
+                    && mentions.iter().all(|m| {
+                        d.message.contains(m)
+                            || d.notes.iter().any(|n| n.contains(m))
+                            || d.labels.iter().any(|l| l.message.contains(m))
+                    })
             });
             if !hit {
                 let msgs: Vec<String> = diags
                     .iter()
-                    .map(|d| format!("[{}] {} {:?}", d.code, d.message, d.notes))
+                    .map(|d| {
+                        let labels: Vec<&str> =
+                            d.labels.iter().map(|l| l.message.as_str()).collect();
+                        format!("[{}] {} {:?} {labels:?}", d.code, d.message, d.notes)
+                    })
                     .collect();
                 problems.push(format!(
                     "expected [{code}] mentioning {mentions:?}; got: {}",

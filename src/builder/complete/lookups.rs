@@ -54,8 +54,13 @@ impl Completer<'_> {
                     format!("Reference to missing service '{target}'."),
                     span,
                 );
-                let names = self.b.definitions.keys().map(String::as_str);
-                d = d.with_suggestion(target, names);
+                match self.b.removed.get(target) {
+                    Some(removal) => d = removal.explain(d, target, removal.type_.as_deref()),
+                    None => {
+                        let names = self.b.definitions.keys().map(String::as_str);
+                        d = d.with_suggestion(target, names);
+                    }
+                }
                 self.diags.push(d);
                 P::Null
             }
@@ -171,21 +176,13 @@ impl Completer<'_> {
                  not found (reported at that service)."
             )),
             None => {
-                let d = d.with_note("Did you add it to configuration file?");
                 // A service of the type was removed (by an extension, `name: false`, the REPL):
-                // that, not a missing definition, is why there is none.
+                // that, not a missing definition, is why there is none, so Nette's question
+                // whether it was added is left out.
                 if let Some((service, removal)) = self.removed_provider(ty) {
-                    let by = match &removal.actor {
-                        Some(a) if a.builtin => format!(" by the '{}' section", a.extension),
-                        Some(a) => format!(" by extension '{}' in {}()", a.extension, a.method),
-                        None => String::new(),
-                    };
-                    let what = format!("service '{service}' of type {ty} was removed{by}");
-                    return match removal.span {
-                        Some(at) => d.with_secondary(at, what),
-                        None => d.with_note(format!("{what}.")),
-                    };
+                    return removal.explain(d, service, Some(ty));
                 }
+                let d = d.with_note("Did you add it to configuration file?");
                 // The service may be there with autowiring leaving it out: Nette's note alone
                 // would send the user looking for a missing definition.
                 match self.excluded_provider(ty) {
