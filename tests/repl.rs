@@ -941,6 +941,17 @@ fn the_start_phase_and_reload_print_the_configuration_errors() {
     assert!(status.ends_with(&format!("\n{summary}")), "{status}");
     // Only the independent error: no follow-up `class-not-found` for App\Clock or App\Main.
     assert_eq!(status.matches("error[").count(), 1, "{status}");
+    // A lookup by type on the empty builder says why it sees nothing, not "in phase A" (a new
+    // user's trial: no phase had run).
+    let lookup = ask(&mut s, r#"builder.getByType("App\\Clock")"#);
+    assert!(
+        lookup.contains(
+            "warning[partial-graph]: getByType('App\\Clock') sees no service: the builder holds \
+             none (when the configuration did not load, no phase has run; fix its errors and \
+             :reload)."
+        ) && !lookup.contains("phase A"),
+        "{lookup}"
+    );
     let phase_a = ask(&mut s, ":phase A");
     assert!(phase_a.starts_with(&missing), "{phase_a}");
     assert!(

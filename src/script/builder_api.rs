@@ -97,15 +97,24 @@ impl BuilderHandle {
             what.clone(),
             super::LookupBy::Type(crate::catalog::normalize_name(ty)),
         );
-        if self.builder.borrow().phase() == Phase::Loading {
+        let b = self.builder.borrow();
+        if b.phase() == Phase::Loading {
+            // At the REPL's prompt (no extension running) an empty builder in phase A is a
+            // configuration that did not load: no phase ran, there is nothing to see yet.
+            let message = if b.actor().is_none() && b.definitions().next().is_none() {
+                format!(
+                    "{what} sees no service: the builder holds none (when the configuration did \
+                     not load, no phase has run; fix its errors and :reload)."
+                )
+            } else {
+                format!(
+                    "{what} in phase A (loadConfiguration()) sees only the services registered so far; in beforeCompile() (phase B) it sees them all."
+                )
+            };
+            drop(b);
             self.state.borrow_mut().warn_at(
                 ctx.call_position(),
-                Diagnostic::warning(
-                    Code::PartialGraph,
-                    format!(
-                        "{what} in phase A (loadConfiguration()) sees only the services registered so far; in beforeCompile() (phase B) it sees them all."
-                    ),
-                ),
+                Diagnostic::warning(Code::PartialGraph, message),
             );
         }
     }
