@@ -1145,3 +1145,29 @@ fn a_missing_definition_at_the_prompt_in_phase_a_gets_a_suggestion_not_the_phase
     assert!(out.contains("did you mean 'articles'?"), "{out}");
     assert!(!out.contains("is not loaded yet"), "{out}");
 }
+
+/// `:explain` after inputs changed the builder says that `:errors` checks the changes: the
+/// answer's "see the errors" had no errors to point at (a new user's trial set an unknown
+/// factory and found none).
+#[test]
+fn explain_after_changes_at_the_prompt_points_at_errors() {
+    let mut s = session();
+    let before = ask(&mut s, ":explain blog");
+    assert!(!before.contains("changed the builder"), "{before}");
+    ask(
+        &mut s,
+        r#"builder.getDefinition("blog").setFactory("App\\Nope")"#,
+    );
+    let after = ask(&mut s, ":explain blog");
+    assert!(
+        after.ends_with(
+            "note: 1 input(s) at the prompt changed the builder since its phase ran; :errors \
+             checks it as it is now"
+        ),
+        "{after}"
+    );
+    assert!(
+        ask(&mut s, ":errors").contains("Class 'App\\Nope' not found"),
+        "the change is reported by :errors"
+    );
+}

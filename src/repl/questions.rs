@@ -26,7 +26,17 @@ impl Session {
     pub(super) fn explain(&self, name: &str) -> String {
         let mut b = self.current_builder();
         let answer = inspect::explain_service(&mut b, &self.pipeline.sources(), name);
-        self.answer(answer)
+        let mut text = self.answer(answer);
+        // Inputs at the prompt changed the builder after its phase checked it: what they broke
+        // is reported by `:errors`, not here (a new user's trial found "see the errors" and none).
+        if self.changes > 0 {
+            text.push_str(&format!(
+                "\nnote: {} input(s) at the prompt changed the builder since its phase ran; \
+                 :errors checks it as it is now",
+                self.changes
+            ));
+        }
+        text
     }
 
     /// `:type T`: [`inspect::type_candidates`] over a copy of the live builder — the state
