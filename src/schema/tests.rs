@@ -85,6 +85,31 @@ fn scalar_types_and_messages() {
     assert!(e[0].primary_span().is_some());
 }
 
+/// A whole number past the 64-bit range is text in NEON; the error about it says so (the
+/// quoted, shortened value looked like a string the user wrote; a new user's trial).
+#[test]
+fn a_whole_number_past_the_range_is_said_to_be_text() {
+    let e = Processor::new()
+        .process(&Expect::int(), v("99999999999999999999"))
+        .unwrap_err();
+    assert_eq!(
+        e[0].message,
+        "The item expects to be int, '999999999999...' given."
+    );
+    assert_eq!(
+        e[0].notes,
+        [
+            "99999999999999999999 is past the range of a whole number (-9223372036854775808 to \
+          9223372036854775807), so NEON reads it as text"
+        ]
+    );
+    // Other text gets no such note.
+    let e = Processor::new()
+        .process(&Expect::int(), v("x"))
+        .unwrap_err();
+    assert!(e[0].notes.is_empty(), "{:?}", e[0].notes);
+}
+
 #[test]
 fn type_strings() {
     let t = Expect::type_("int|string");
