@@ -282,7 +282,12 @@ fn run_executes_a_script_against_the_builder() {
         ask(&mut s, ":tag audited"),
         "articles: true\ncomments: true"
     );
-    assert!(ask(&mut s, ":show ran").contains("defined:   "));
+    // Where the script put it, as errors name it (a new user's trial saw only `<session>`).
+    let shown = ask(&mut s, ":show ran");
+    assert!(
+        shown.ends_with(&format!("(in {}:5:9, which :run read)", script.display())),
+        "{shown}"
+    );
     assert_eq!(ask(&mut s, "label(\"x\")"), "svc-x");
     let missing = ask(&mut s, ":run nope.rhai");
     assert!(missing.starts_with("error[file-not-found]: Cannot read 'nope.rhai'"));

@@ -356,7 +356,15 @@ impl Session {
     fn show(&self, name: &str) -> String {
         let b = self.current_builder();
         match b.get_definition(name) {
-            Some(d) => display::definition(d, &self.pipeline.sources()),
+            Some(d) => {
+                let sources = self.pipeline.sources();
+                let mut text = display::definition(d, &sources);
+                // Added by a script `:run` read: its own file and line, as errors name them.
+                if let Some(place) = d.span.and_then(|s| self.runs.place(&sources, s)) {
+                    text.push_str(&format!(" (in {place}, which :run read)"));
+                }
+                text
+            }
             None => self.missing_service(name, &b),
         }
     }

@@ -36,19 +36,29 @@ impl Runs {
         let Some(span) = d.primary_span().filter(|s| s.file == session) else {
             return;
         };
-        let (line, column) = sources.get(session).line_col(span.start as usize);
-        if let Some(run) = self
+        if let Some(place) = self.place(sources, span) {
+            d.notes.push(format!("in {place}, which :run read"));
+        }
+    }
+
+    /// `FILE:LINE:COLUMN` in the `:run` script whose lines `span` (in a `<session>` source:
+    /// each input's copy of the transcript numbers its lines alike) lies in, if any.
+    pub(super) fn place(&self, sources: &SourceMap, span: crate::source::Span) -> Option<String> {
+        let file = sources.get(span.file);
+        if file.name != "<session>" {
+            return None;
+        }
+        let (line, column) = file.line_col(span.start as usize);
+        let run = self
             .0
             .iter()
             .rev()
-            .find(|r| line >= r.first_line && line < r.first_line + r.lines)
-        {
-            d.notes.push(format!(
-                "in {}:{}:{column}, which :run read",
-                run.path,
-                line - run.first_line + 1
-            ));
-        }
+            .find(|r| line >= r.first_line && line < r.first_line + r.lines)?;
+        Some(format!(
+            "{}:{}:{column}",
+            run.path,
+            line - run.first_line + 1
+        ))
     }
 }
 
