@@ -254,7 +254,8 @@ fn compile(
     // One compilation, then the process ends: its working state is left to the OS.
     wireplan::memory::end_process_after_compiling();
     if output.is_some() {
-        remove_unfinished_plan_on_signals();
+        #[cfg(unix)]
+        remove_unfinished_plan_on_signals(&[libc::SIGINT, libc::SIGTERM, libc::SIGHUP]);
     }
     let mut arg_sources = SourceMap::new();
     let (opts, mut arg_problems) = options(&params, &mut arg_sources);
@@ -347,22 +348,23 @@ fn compile(
     ExitCode::SUCCESS
 }
 
-/// Makes Ctrl-C (`SIGINT`), `SIGTERM` and `SIGHUP` during `wireplan compile` remove the
+/// Makes the `signals` (for `wireplan compile`: Ctrl-C's `SIGINT`, `SIGTERM` and `SIGHUP`;
+/// for `--watch`, whose Ctrl-C stops it between compilations: the other two) remove the
 /// temporary file of a plan being written before the process ends (exit code 128 + the
 /// signal's number: 130, 143, 129), so an interrupted compile leaves the old plan, or none,
 /// and nothing beside it ([`wireplan_runtime::encoding::remove_unfinished_files`]). The
-/// signals are blocked in every thread (the compiler's helper threads, started later, inherit
-/// the mask) and taken by one thread of their own with `sigwait`, where removing files is
-/// safe. Without Unix signals this does nothing.
-fn remove_unfinished_plan_on_signals() {
-    #[cfg(unix)]
+/// signals are blocked in every thread (called before any other thread starts, so the
+/// compiler's helpers and the Ctrl-C handler's thread inherit the mask) and taken by one
+/// thread of their own with `sigwait`, where removing files is safe.
+#[cfg(unix)]
+fn remove_unfinished_plan_on_signals(signals: &[libc::c_int]) {
     // SAFETY: `sigemptyset`/`sigaddset` fill a zeroed set owned here; `pthread_sigmask` only
     // changes this thread's mask (no other thread runs yet, so every later one inherits it);
     // `sigwait` waits on the set moved into the thread.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
-        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        for &sig in signals {
             libc::sigaddset(&mut set, sig);
         }
         if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
@@ -415,6 +417,10 @@ fn redact_sensitive(
 /// `compile --watch`: compiles, then recompiles on every change until Ctrl-C (exit 0).
 fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs) -> ExitCode {
     use wireplan::watch::{self, Event, Signal, WatchOptions};
+    // First, before any thread starts (the Ctrl-C handler's, the compiler's helpers): see
+    // `remove_unfinished_plan_on_signals`. Ctrl-C itself stops the watch between compilations.
+    #[cfg(unix)]
+    remove_unfinished_plan_on_signals(&[libc::SIGTERM, libc::SIGHUP]);
     let mut arg_sources = SourceMap::new();
     let (opts, mut arg_problems) = options(&params, &mut arg_sources);
     redact_sensitive(&config, &opts, &arg_sources, &mut arg_problems);
