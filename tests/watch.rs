@@ -134,6 +134,53 @@ fn watch_recompiles_on_change_and_keeps_the_last_good_plan() {
     assert_eq!(status.code(), Some(0), "{}", read_log());
 }
 
+/// `SIGTERM` (a service manager stopping the watch) ends it with exit code 143 and leaves the
+/// last plan whole, with no temporary file beside it.
+#[cfg(unix)]
+#[test]
+fn sigterm_ends_the_watch_with_143_and_no_temporary_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conf = dir.path().join("app.neon");
+    let plan = dir.path().join("app.plan.json");
+    save(&conf, &config(2));
+    let child = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .args(["compile", "app.neon", "-o", "app.plan.json", "--watch"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("wireplan starts");
+    let mut guard = Guard(child);
+    wait_for("the first plan", || services(&plan) == Some(2));
+    let pid = guard.0.id().to_string();
+    let sent = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = guard.0.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the watcher did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(143));
+    assert_eq!(services(&plan), Some(2));
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("folder")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
 #[test]
 fn the_watch_loop_reports_each_compilation_and_stops_on_request() {
     use wireplan::watch::{run, Event, Signal, WatchOptions};
