@@ -118,22 +118,34 @@ impl WireplanLayer {
         &self.shared.container
     }
 
-    fn push(self, slot: String, fill: Box<FillFn>) -> WireplanLayer {
+    /// The layer with one more filler. A slot filled twice would fail every request (a scope
+    /// takes each slot once), so a second filler for `slot` is refused here, when the layer
+    /// is built: [`Error::SlotProvision`].
+    fn push(self, slot: String, fill: Box<FillFn>) -> Result<WireplanLayer, Error> {
+        if self.shared.fillers.iter().any(|f| f.slot == slot) {
+            return Err(Error::SlotProvision {
+                slot,
+                reason: "this layer already fills it (a scope takes each slot once per request; \
+                         give one filler per slot)"
+                    .into(),
+            });
+        }
         let mut fillers = self.shared.fillers.clone();
         fillers.push(Arc::new(Filler { slot, fill }));
-        WireplanLayer {
+        Ok(WireplanLayer {
             shared: Arc::new(Shared {
                 container: self.shared.container.clone(),
                 fillers,
             }),
-        }
+        })
     }
 
     /// Fills the scope slot autowired for `T` with what `f` makes of the request head. `f`
     /// returning `Err(r)` rejects the request with the response `r` (e.g. `StatusCode::UNAUTHORIZED`).
     ///
     /// Errors (when the layer is built, not per request): [`Error::UnregisteredType`],
-    /// [`Error::UndeclaredSlot`] when the plan has no slot for `T`.
+    /// [`Error::UndeclaredSlot`] when the plan has no slot for `T`, [`Error::SlotProvision`]
+    /// when this layer already fills that slot.
     pub fn slot<T, F, R>(self, f: F) -> Result<WireplanLayer, Error>
     where
         T: Any + Send + Sync,
@@ -142,7 +154,7 @@ impl WireplanLayer {
     {
         let slot = self.shared.container.slot_for_type::<T>()?.to_string();
         let f = Arc::new(f);
-        Ok(self.push(
+        self.push(
             slot,
             Box::new(move |parts| {
                 let made = f(parts)
@@ -150,7 +162,7 @@ impl WireplanLayer {
                     .map_err(IntoResponse::into_response);
                 Box::pin(std::future::ready(made))
             }),
-        ))
+        )
     }
 
     /// Fills the scope slot autowired for `T` from an axum extractor `X` (a typed header, the
@@ -166,7 +178,7 @@ impl WireplanLayer {
     {
         let slot = self.shared.container.slot_for_type::<T>()?.to_string();
         let f = Arc::new(f);
-        Ok(self.push(
+        self.push(
             slot,
             Box::new(move |parts| {
                 let f = f.clone();
@@ -177,7 +189,7 @@ impl WireplanLayer {
                     }
                 })
             }),
-        ))
+        )
     }
 }
 

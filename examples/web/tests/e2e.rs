@@ -108,3 +108,20 @@ fn a_layer_for_a_type_without_a_slot_is_refused_when_built() {
          (App\\CurrentUser))"
     );
 }
+
+/// A second filler for the same slot would fail every request (a scope takes each slot once):
+/// refused when the layer is built (a new user's trial got a 500 on every request).
+#[test]
+fn a_second_filler_for_one_slot_is_refused_when_built() {
+    let e = wireplan_example_web::layer(container())
+        .expect("the example's layer")
+        .slot(|_: &axum::http::request::Parts| {
+            Ok::<_, axum::http::StatusCode>(wireplan_example_web::CurrentUser("ada".into()))
+        })
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "scope slot 'currentUser' cannot be provided: this layer already fills it (a scope \
+         takes each slot once per request; give one filler per slot)"
+    );
+}
