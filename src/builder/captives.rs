@@ -110,7 +110,7 @@ pub(super) fn hops(b: &ContainerBuilder) -> Hops {
 }
 
 /// One captive dependency of a singleton: the services on the way (`holder`, …, the scoped
-/// one), each with how it was reached from the one before (the first with [`Edge::Ref`]).
+/// one), each with how it was reached from the one before (the first with `Edge::Ref`).
 pub struct CaptivePath(Vec<(String, Edge)>);
 
 impl CaptivePath {
@@ -230,7 +230,9 @@ pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
                 "Remove `lifespan`, or drop `slot: true` to let the container create the service.",
             ));
         }
-        if !any_scoped {
+        // Its lifespan was written wrong (reported there): whether it may hold a scoped
+        // service depends on what was meant.
+        if !any_scoped || def.extras().lifespan_invalid {
             continue;
         }
         for path in captive_paths(b, &hop, &def.name) {

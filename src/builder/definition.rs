@@ -194,6 +194,10 @@ pub struct DefinitionExtras {
     /// creator written in the configuration (it lies within the definition's own span) and for
     /// one set outside a script (the REPL prompt).
     pub creator_at: Option<Span>,
+    /// The configuration gave a `lifespan` that is none of the three (reported where it was
+    /// written): the definition keeps the default, singleton, but is not reported as a
+    /// captive holder, an error that would only follow from the typo.
+    pub lifespan_invalid: bool,
 }
 
 /// What [`Definition::extras`] reads for a definition that has none set.

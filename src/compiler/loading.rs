@@ -200,10 +200,10 @@ fn read_entry(key: Key, value: Expr, schema: &DefinitionSchema, ctx: &ReadContex
     let span = value.span;
     let mut shaped = Diagnostics::new();
     let shaped_map = services::shape(&name, value, schema, &ctx.catalog, None, &mut shaped);
-    let made = shaped_map.map(|(map, has_create_method)| {
+    let made = shaped_map.map(|shaped| {
         let mut def = ctx.definition(name, span);
         let mut reported = Diagnostics::new();
-        services::apply(&mut def, &map, Some(has_create_method), &mut reported);
+        shaped.apply_to(&mut def, Some(shaped.has_create_method), &mut reported);
         (def, reported)
     });
     Entry::Ahead { key, shaped, made }

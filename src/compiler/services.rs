@@ -204,8 +204,7 @@ fn load_one(
         .and_then(|n| b.get_definition(n))
         .map(|d| (d.kind, d.extras().implement.clone()));
     let label = name.unwrap_or("(anonymous)");
-    let Some((map, has_create_method)) = shape(label, value, schema, &b.catalog, current, diags)
-    else {
+    let Some(shaped) = shape(label, value, schema, &b.catalog, current, diags) else {
         return Ok(());
     };
     let def: &mut Definition = if existing {
@@ -217,8 +216,8 @@ fn load_one(
     } else {
         b.add_definition(name, span)?
     };
-    let sniff = (!existing).then_some(has_create_method);
-    apply(def, &map, sniff, diags);
+    let sniff = (!existing).then_some(shaped.has_create_method);
+    shaped.apply_to(def, sniff, diags);
     let name = def.name.clone();
     b.add_reference_services(Some(&name));
     Ok(())
@@ -237,10 +236,15 @@ pub(super) fn shape(
     catalog: &crate::catalog::Catalog,
     current: Option<(DefinitionKind, Option<String>)>,
     diags: &mut Diagnostics,
-) -> Option<(ExprArray, bool)> {
+) -> Option<Shaped> {
     let span = value.span;
     let existing = current.is_some();
+    let lifespan_written = value
+        .as_array()
+        .is_some_and(|a| a.get("lifespan").is_some());
     let map = normalize(label, value, schema, catalog, diags)?;
+    // The schema reports a wrong `lifespan` and leaves it out of the map.
+    let lifespan_refused = lifespan_written && map.get("lifespan").is_none();
     let has_create_method = map
         .get("implement")
         .and_then(Expr::as_str)
@@ -270,7 +274,37 @@ pub(super) fn shape(
         );
         return None;
     }
-    Some((map, has_create_method))
+    Some(Shaped {
+        map,
+        has_create_method,
+        lifespan_refused,
+    })
+}
+
+/// What [`shape`] makes of a `services:` entry.
+pub(super) struct Shaped {
+    /// The definition map, validated, its short forms written out.
+    pub(super) map: ExprArray,
+    /// Whether its `implement` interface has `create()`.
+    pub(super) has_create_method: bool,
+    /// The entry wrote a `lifespan` the schema refused (reported): see
+    /// [`crate::builder::DefinitionExtras::lifespan_invalid`].
+    pub(super) lifespan_refused: bool,
+}
+
+impl Shaped {
+    /// Applies the map to `def` ([`apply`]), and records a refused `lifespan`.
+    pub(super) fn apply_to(
+        &self,
+        def: &mut Definition,
+        sniff: Option<bool>,
+        diags: &mut Diagnostics,
+    ) {
+        apply(def, &self.map, sniff, diags);
+        if self.lifespan_refused {
+            def.extras_mut().lifespan_invalid = true;
+        }
+    }
 }
 
 /// The kind a definition map makes, as Nette's `DefinitionSchema::sniffType`: an existing

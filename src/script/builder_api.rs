@@ -693,7 +693,13 @@ fn register_definition(engine: &mut Engine) {
                 ))
             }
         };
-        d.chain(|def| def.lifespan = l)
+        d.chain(|def| {
+            def.lifespan = l;
+            // A lifespan the configuration wrote wrong is now set right.
+            if def.extras().lifespan_invalid {
+                def.extras_mut().lifespan_invalid = false;
+            }
+        })
     });
     engine.register_fn("setImplement", |d: &mut H, iface: &str| {
         d.chain(|def| def.extras_mut().implement = Some(crate::catalog::normalize_name(iface)))

@@ -284,13 +284,16 @@ pub(in crate::compiler) fn apply(
             Some("singleton") => def.lifespan = Lifespan::Singleton,
             Some("scoped") => def.lifespan = Lifespan::Scoped,
             Some("transient") => def.lifespan = Lifespan::Transient,
-            _ => invalid(
-                diags,
-                &name,
-                "lifespan",
-                "'singleton', 'scoped' or 'transient'",
-                v,
-            ),
+            _ => {
+                invalid(
+                    diags,
+                    &name,
+                    "lifespan",
+                    "'singleton', 'scoped' or 'transient'",
+                    v,
+                );
+                def.extras_mut().lifespan_invalid = true;
+            }
         }
     }
     if let Some(v) = map.get("imported") {
