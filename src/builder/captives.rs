@@ -236,15 +236,20 @@ pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
             continue;
         }
         for path in captive_paths(b, &hop, &def.name) {
-            diags.push(captive_error(b, def, &path));
+            diags.push(captive_error(b, &hop, def, &path));
         }
     }
 }
 
 /// The `captive-dependency` error of singleton `def` for `path`; for an anonymous holder
 /// (`01`, written inline or as a `- Class` item) a note on where its lifespan is set.
-fn captive_error(b: &ContainerBuilder, def: &Definition, path: &CaptivePath) -> Diagnostic {
-    let d = captive_diagnostic(b, def, path);
+fn captive_error(
+    b: &ContainerBuilder,
+    hop: &Hops,
+    def: &Definition,
+    path: &CaptivePath,
+) -> Diagnostic {
+    let d = captive_diagnostic(b, hop, def, path);
     if def.is_anonymous() {
         return d.with_note(format!(
             "'{}' is an anonymous service: to make it scoped, write it as a map with \
@@ -255,7 +260,12 @@ fn captive_error(b: &ContainerBuilder, def: &Definition, path: &CaptivePath) -> 
     d
 }
 
-fn captive_diagnostic(b: &ContainerBuilder, def: &Definition, path: &CaptivePath) -> Diagnostic {
+fn captive_diagnostic(
+    b: &ContainerBuilder,
+    hop: &Hops,
+    def: &Definition,
+    path: &CaptivePath,
+) -> Diagnostic {
     let scoped = path.scoped();
     let words = path.words().join(" -> ");
     let handle = path.first_handle(b);
@@ -286,7 +296,7 @@ fn captive_diagnostic(b: &ContainerBuilder, def: &Definition, path: &CaptivePath
             ),
         )
         .at(def.span)
-        .with_note(captive_note(b, &def.name, scoped)),
+        .with_note(captive_note(b, hop, &def.name, scoped)),
         Some(handle) => Diagnostic::error(
             Code::CaptiveDependency,
             format!(
@@ -309,14 +319,44 @@ fn captive_diagnostic(b: &ContainerBuilder, def: &Definition, path: &CaptivePath
     }
 }
 
+/// A scoped service that `name` holds, directly or through services that pass their scope on
+/// ([`hops`]), other than `name` itself; `None` when it holds none.
+fn reaches_scoped(b: &ContainerBuilder, hop: &Hops, name: &str) -> Option<String> {
+    for (dep, _) in deps(b, name) {
+        match role_of(b, &dep) {
+            Role::Scoped if dep != name => return Some(dep),
+            Role::PassesOn => {
+                let mut cur = dep;
+                let mut steps = 0;
+                while let Some(Some((next, _))) = hop.get(&cur) {
+                    cur = next.clone();
+                    steps += 1;
+                }
+                if steps > 0 && cur != name {
+                    return Some(cur);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The note of a captive dependency of singleton `holder` on `scoped`. A scope slot is filled
 /// per scope and can be nothing but scoped, so its note leaves out "make it a singleton".
 /// (Injecting an accessor or factory instead is no way out: a singleton's handle has no
 /// scope either.)
-fn captive_note(b: &ContainerBuilder, holder: &str, scoped: &str) -> String {
+fn captive_note(b: &ContainerBuilder, hop: &Hops, holder: &str, scoped: &str) -> String {
     let slot = b
         .get_definition(scoped)
         .is_some_and(|d| d.kind == DefinitionKind::Slot);
+    // A scoped service that holds a scoped one itself would be a captive holder as a
+    // singleton: "make it a singleton" is no way out (a new user's trial).
+    if let Some(inner) = (!slot).then(|| reaches_scoped(b, hop, scoped)).flatten() {
+        return format!(
+            "A singleton lives as long as the container and would keep one '{scoped}' for every scope. Make '{holder}' scoped, or get '{scoped}' from the scope where it is needed ('{scoped}' cannot be a singleton: it holds scoped service '{inner}')."
+        );
+    }
     if slot {
         format!(
             "A singleton lives as long as the container and would keep the '{scoped}' of the first scope for every scope. Make '{holder}' scoped (a scope slot is always scoped), or get '{scoped}' from the scope where it is needed."
