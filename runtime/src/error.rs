@@ -453,9 +453,13 @@ impl fmt::Display for Missing {
                 write!(f, "class {class} is not registered (needed by {needed_by})")
             }
             Missing::Constructor { class, needed_by } => {
+                // A catalog lists a class registered without a constructor (`no_constructor`)
+                // as one whose constructor takes nothing, so the compiler let `create` pass.
                 write!(
                     f,
-                    "class {class} has no constructor (needed by {needed_by})"
+                    "class {class} has no constructor (needed by {needed_by}); if it is \
+                     registered without one on purpose, make the service a scope slot \
+                     (`slot: true`) or create it with a factory method"
                 )
             }
             Missing::Method {

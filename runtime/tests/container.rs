@@ -475,6 +475,16 @@ fn all_missing_registrations_are_listed_before_anything_is_created() {
         msg.contains("method App\\Mailer::setLogger() is not registered (needed by service 'mailer' (setup #1))"),
         "{msg}"
     );
+    // A class registered without a constructor (the catalog cannot tell it from one whose
+    // constructor takes nothing): the line says what else creates such a service.
+    assert!(
+        msg.contains(
+            "class App\\Db has no constructor (needed by service 'db' (create)); if it is \
+             registered without one on purpose, make the service a scope slot (`slot: true`) \
+             or create it with a factory method"
+        ),
+        "{msg}"
+    );
 }
 
 /// A plan that uses many classes the registry lacks: the message writes out the first 50 and
