@@ -370,6 +370,48 @@ fn a_plan_that_does_not_mark_an_async_constructor_is_refused_at_load() {
     );
 }
 
+/// The other way round: a plan that marks a service `requires_async` whose class's constructor
+/// is sync in the registry (made sync since the plan was compiled) is refused at load, instead
+/// of every `get` asking for `get_async` (a new user's trial).
+#[test]
+fn a_plan_that_marks_a_sync_constructor_async_is_refused_at_load() {
+    let mut reg = Registry::new();
+    register!(reg, "App\\Pool" => Pool5 { new() { Pool5 } });
+    let json = plan(
+        r#""pool": {"type": "App\\Pool", "create": {"$new": "App\\Pool", "args": []},
+                    "requires_async": true}"#,
+    );
+    let err = Container::from_json_str(&json, &reg)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(
+            "service 'pool' is marked requires_async, but App\\Pool has a sync constructor and \
+             nothing else it needs is async (recompile the plan with the registry's catalog)"
+        ),
+        "{err}"
+    );
+    // Marked because it needs an async service: accepted.
+    let mut reg = Registry::new();
+    register!(reg, "App\\Pool" => Pool5 { async new() { Pool5 } });
+    reg.class::<Pool5b>("App\\User").constructor(|a| {
+        a.service::<Pool5>(0)?;
+        Ok(Pool5b)
+    });
+    let json = plan(
+        r#""pool": {"type": "App\\Pool", "create": {"$new": "App\\Pool", "args": []},
+                    "requires_async": true},
+           "user": {"type": "App\\User",
+                    "create": {"$new": "App\\User", "args": [{"$ref": "pool"}]},
+                    "requires_async": true}"#,
+    );
+    if let Err(e) = Container::from_json_str(&json, &reg) {
+        panic!("{e}");
+    }
+}
+
+struct Pool5b;
+
 // ---------------------------------------------------------------------------------------
 // providers
 

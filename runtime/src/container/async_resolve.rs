@@ -589,11 +589,46 @@ impl Scope {
 /// itself (a plan compiled against an older catalog is not). One problem per service.
 pub(super) fn plan_problems(plan: &crate::plan::Plan, registry: &crate::Registry) -> Vec<String> {
     let mut problems = Vec::new();
+    let needs_async = |n: &str| {
+        let real = plan.aliases.get(n).map_or(n, |r| r.as_str());
+        plan.services
+            .get(real)
+            .is_some_and(|d| d.requires_async && d.kind == ServiceKind::Service)
+            .then(|| real.to_string())
+    };
     for (name, sp) in &plan.services {
-        if sp.requires_async || sp.kind != ServiceKind::Service {
+        if sp.kind != ServiceKind::Service {
             continue;
         }
         let exprs = || std::iter::once(&sp.create).chain(&sp.setup);
+        if sp.requires_async {
+            // The other way round: marked, but its class's constructor is sync in this
+            // registry and nothing it needs is async (a constructor made sync since the plan
+            // was compiled; `get` would ask for `get_async` for no reason).
+            let sync_class = match &sp.create {
+                Expr::New { class, .. } => registry
+                    .t
+                    .classes
+                    .get(class.as_str())
+                    .filter(|c| c.ctor.is_some() && c.async_ctor.is_none())
+                    .map(|_| class.as_str()),
+                _ => None,
+            };
+            if let Some(class) = sync_class {
+                let mut via = false;
+                for e in exprs() {
+                    e.for_each_ref(&mut |n| via |= needs_async(n).is_some());
+                }
+                if !via && exprs().all(|e| async_class(e, registry).is_none()) {
+                    problems.push(format!(
+                        "service '{name}' is marked requires_async, but {class} has a sync \
+                         constructor and nothing else it needs is async (recompile the plan \
+                         with the registry's catalog)"
+                    ));
+                }
+            }
+            continue;
+        }
         if let Some(class) = exprs().find_map(|e| async_class(e, registry)) {
             problems.push(format!(
                 "service '{name}': {class} has an async constructor but the service is not \
@@ -604,14 +639,8 @@ pub(super) fn plan_problems(plan: &crate::plan::Plan, registry: &crate::Registry
         let mut needs = None;
         for e in exprs() {
             e.for_each_ref(&mut |n| {
-                let real = plan.aliases.get(n).map_or(n, |r| r.as_str());
-                if needs.is_none()
-                    && plan
-                        .services
-                        .get(real)
-                        .is_some_and(|d| d.requires_async && d.kind == ServiceKind::Service)
-                {
-                    needs = Some(real.to_string());
+                if needs.is_none() {
+                    needs = needs_async(n);
                 }
             });
         }
