@@ -20,6 +20,27 @@ impl Drop for Guard {
     }
 }
 
+/// Sends the watcher `SIG{sig}` (`INT`, `TERM`) and waits at most 10 s for it to end.
+fn signal_and_wait(guard: &mut Guard, sig: &str) -> std::process::ExitStatus {
+    let pid = guard.0.id().to_string();
+    let sent = Command::new("kill")
+        .args([&format!("-{sig}"), &pid])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let start = Instant::now();
+    loop {
+        if let Some(status) = guard.0.try_wait().expect("wait") {
+            return status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the watcher did not stop on SIG{sig}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// A configuration with services `s0` … `s{n-1}`.
 fn config(n: usize) -> String {
     let mut s = String::from("types:\n\tApp\\Clock:\nservices:\n");
@@ -114,23 +135,7 @@ fn watch_recompiles_on_change_and_keeps_the_last_good_plan() {
     save(&conf, &config(3));
     wait_for("the plan of the fixed file", || services(&plan) == Some(3));
 
-    let pid = guard.0.id().to_string();
-    let sent = Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .expect("kill runs");
-    assert!(sent.success());
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = guard.0.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "the watcher did not stop on SIGINT"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = signal_and_wait(&mut guard, "INT");
     assert_eq!(status.code(), Some(0), "{}", read_log());
 }
 
@@ -153,23 +158,7 @@ fn sigterm_ends_the_watch_with_143_and_no_temporary_file() {
         .expect("wireplan starts");
     let mut guard = Guard(child);
     wait_for("the first plan", || services(&plan) == Some(2));
-    let pid = guard.0.id().to_string();
-    let sent = Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .expect("kill runs");
-    assert!(sent.success());
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = guard.0.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "the watcher did not stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = signal_and_wait(&mut guard, "TERM");
     assert_eq!(status.code(), Some(143));
     assert_eq!(services(&plan), Some(2));
     let left: Vec<String> = std::fs::read_dir(dir.path())
