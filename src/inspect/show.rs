@@ -363,6 +363,13 @@ impl ServiceEntry {
         if let Some(i) = &s.implement {
             rows.push(vec!["implements".into(), i.clone()]);
         }
+        // Why a sync `get` of it is `AsyncRequired` (a new user's trial could not see it).
+        if s.requires_async {
+            rows.push(vec![
+                "async".into(),
+                "required: its creation reaches an async constructor (get_async)".into(),
+            ]);
+        }
         if !s.parameters.is_empty() {
             rows.push(vec!["parameters".into(), s.parameters.join(", ")]);
         }
@@ -481,5 +488,22 @@ mod tests {
         let err = service(&plan(), "p.json", "rpo").expect_err("unknown");
         assert_eq!(err.code, Code::MissingService);
         assert_eq!(err.notes, ["did you mean 'repo'?"]);
+    }
+
+    /// A service marked `requires_async` says so (why its sync `get` is `AsyncRequired`); the
+    /// others have no such row.
+    #[test]
+    fn service_entry_says_when_async_is_required() {
+        let mut p = plan();
+        p.services.get_mut("db").expect("db").requires_async = true;
+        let text = service(&p, "p.json", "db").expect("db").to_text();
+        assert!(
+            text.contains(
+                "  async          required: its creation reaches an async constructor (get_async)\n"
+            ),
+            "{text}"
+        );
+        let text = service(&p, "p.json", "repo").expect("repo").to_text();
+        assert!(!text.contains("async "), "{text}");
     }
 }
