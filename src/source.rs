@@ -36,6 +36,10 @@ pub fn normalize_path(path: &Path) -> PathBuf {
     out
 }
 
+/// The name of the source the REPL registers for its transcript (`<session>:4:9` in
+/// diagnostics); [`crate::inspect`] reads it to say a change was made at the prompt.
+pub const SESSION_SOURCE: &str = "<session>";
+
 /// The largest input file wireplan reads, in bytes (64 MiB).
 pub const MAX_FILE_SIZE: u64 = 64 << 20;
 

@@ -166,6 +166,14 @@ impl CaptivePath {
     }
 }
 
+/// The steps [`hops`] gives from `from` towards a scoped service, in order: each service and
+/// how it is reached; the last one is scoped. Empty when `from` reaches none.
+fn steps<'h>(hop: &'h Hops, from: &str) -> impl Iterator<Item = &'h (String, Edge)> {
+    std::iter::successors(hop.get(from).and_then(Option::as_ref), |(next, _)| {
+        hop.get(next).and_then(Option::as_ref)
+    })
+}
+
 /// The captive-dependency paths of the service `name`, one per scoped service it reaches;
 /// empty when `name` is not a singleton service or reaches none. `hop` comes from [`hops`].
 pub(super) fn captive_paths(b: &ContainerBuilder, hop: &Hops, name: &str) -> Vec<CaptivePath> {
@@ -182,11 +190,7 @@ pub(super) fn captive_paths(b: &ContainerBuilder, hop: &Hops, name: &str) -> Vec
         match role_of(b, &dep) {
             Role::Scoped => {}
             Role::PassesOn if matches!(hop.get(&dep), Some(Some(_))) => {
-                let mut cur = dep.clone();
-                while let Some(Some((next, edge))) = hop.get(&cur) {
-                    path.push((next.clone(), *edge));
-                    cur = next.clone();
-                }
+                path.extend(steps(hop, &dep).map(|(next, edge)| (next.clone(), *edge)));
             }
             _ => continue,
         }
@@ -326,14 +330,8 @@ fn reaches_scoped(b: &ContainerBuilder, hop: &Hops, name: &str) -> Option<String
         match role_of(b, &dep) {
             Role::Scoped if dep != name => return Some(dep),
             Role::PassesOn => {
-                let mut cur = dep;
-                let mut steps = 0;
-                while let Some(Some((next, _))) = hop.get(&cur) {
-                    cur = next.clone();
-                    steps += 1;
-                }
-                if steps > 0 && cur != name {
-                    return Some(cur);
+                if let Some((end, _)) = steps(hop, &dep).last().filter(|(end, _)| end != name) {
+                    return Some(end.clone());
                 }
             }
             _ => {}

@@ -315,7 +315,11 @@ impl fmt::Display for Dependents {
             match &r.by {
                 Some(by) => write!(f, " by {by}")?,
                 // A REPL line (`builder.removeDefinition(…)`) is no extension either.
-                None if r.location.as_ref().is_some_and(|l| l.file == "<session>") => {
+                None if r
+                    .location
+                    .as_ref()
+                    .is_some_and(|l| l.file == crate::source::SESSION_SOURCE) =>
+                {
                     write!(f, " in this REPL session")?
                 }
                 None => write!(f, " by the configuration")?,

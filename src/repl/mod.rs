@@ -493,9 +493,11 @@ impl Session {
         if !code.ends_with('\n') {
             self.transcript.push('\n');
         }
-        let file = self
-            .pipeline
-            .add_source("<session>".into(), None, self.transcript.clone());
+        let file = self.pipeline.add_source(
+            crate::source::SESSION_SOURCE.into(),
+            None,
+            self.transcript.clone(),
+        );
         let padded = format!("{}{code}", "\n".repeat(lines_before));
         self.run_code(&padded, file)
     }

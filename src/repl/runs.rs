@@ -45,7 +45,7 @@ impl Runs {
     /// each input's copy of the transcript numbers its lines alike) lies in, if any.
     pub(super) fn place(&self, sources: &SourceMap, span: crate::source::Span) -> Option<String> {
         let file = sources.get(span.file);
-        if file.name != "<session>" {
+        if file.name != crate::source::SESSION_SOURCE {
             return None;
         }
         let (line, column) = file.line_col(span.start as usize);

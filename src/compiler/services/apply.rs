@@ -284,16 +284,13 @@ pub(in crate::compiler) fn apply(
             Some("singleton") => def.lifespan = Lifespan::Singleton,
             Some("scoped") => def.lifespan = Lifespan::Scoped,
             Some("transient") => def.lifespan = Lifespan::Transient,
-            _ => {
-                invalid(
-                    diags,
-                    &name,
-                    "lifespan",
-                    "'singleton', 'scoped' or 'transient'",
-                    v,
-                );
-                def.extras_mut().lifespan_invalid = true;
-            }
+            _ => invalid(
+                diags,
+                &name,
+                "lifespan",
+                "'singleton', 'scoped' or 'transient'",
+                v,
+            ),
         }
     }
     if let Some(v) = map.get("imported") {
