@@ -18,7 +18,12 @@ mod timing;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use timing::{cpu_median, median, thread_cpu};
+use timing::{
+    cpu_median, interleaved, interleaved_pair, median, median_of, paired_ratio, thread_cpu, Batch,
+};
+
+/// Rounds of the peers summary (each runs the four containers' batches in turn).
+const PEER_ROUNDS: usize = 31;
 
 /// Median and minimum CPU time of `runs` single calls of `f`.
 fn cpu_median_min(runs: usize, mut f: impl FnMut()) -> (Duration, Duration) {
@@ -418,46 +423,56 @@ fn bench_peers(c: &mut Criterion, rows: &mut [PeerRow]) {
 }
 
 fn summary_peers(rows: &mut [PeerRow]) {
-    println!("\nRust containers, the same 50-singleton graph (medians; ratio = x / hand-written)");
+    println!(
+        "\nRust containers, the same 50-singleton graph (medians of {PEER_ROUNDS} rounds that run \
+         the four in turn; ratio = x / hand-written)"
+    );
     println!(
         "{:<40} {:>14} {:>22} {:>22} {:>22}",
         "workload", "hand-written", "wireplan", "dill 0.17", "ferrunix 0.5"
     );
     for row in rows {
-        let reps = row.reps;
-        let times: Vec<Duration> = row
+        let mut fs: Vec<&mut dyn FnMut()> = row
             .runs
             .iter_mut()
-            .map(|(_, f)| median(15, reps, &mut *f))
+            .map(|(_, f)| &mut **f as &mut dyn FnMut())
             .collect();
-        let base = times[0].as_secs_f64().max(1e-12);
-        let cell = |t: Duration| format!("{t:.2?} ({:.1}x)", t.as_secs_f64() / base);
-        println!(
-            "{:<40} {:>14} {:>22} {:>22} {:>22}",
-            row.name,
-            format!("{:.2?}", times[0]),
-            cell(times[1]),
-            cell(times[2]),
-            cell(times[3])
-        );
-        if row.name.starts_with("new container") || row.name.starts_with("transient") {
-            // CPU time of the same runs: what the machine's other jobs disturb least.
-            let cpu: Vec<Duration> = row
-                .runs
-                .iter_mut()
-                .map(|(_, f)| cpu_median(15, reps, &mut *f))
+        let batches = interleaved(PEER_ROUNDS, row.reps, &mut fs);
+        for (label, pick) in [
+            (row.name, (|b: &Batch| b.wall) as fn(&Batch) -> Duration),
+            ("  the same, CPU time", |b: &Batch| b.cpu),
+        ] {
+            let times: Vec<Duration> = batches
+                .iter()
+                .map(|list| median_of(&mut list.iter().map(pick).collect::<Vec<_>>()))
                 .collect();
-            let base = cpu[0].as_secs_f64().max(1e-12);
+            let base = times[0].as_secs_f64().max(1e-12);
             let cell = |t: Duration| format!("{t:.2?} ({:.1}x)", t.as_secs_f64() / base);
             println!(
                 "{:<40} {:>14} {:>22} {:>22} {:>22}",
-                "  the same, CPU time",
-                format!("{:.2?}", cpu[0]),
-                cell(cpu[1]),
-                cell(cpu[2]),
-                cell(cpu[3])
+                label,
+                format!("{:.2?}", times[0]),
+                cell(times[1]),
+                cell(times[2]),
+                cell(times[3])
             );
         }
+        // wireplan against each peer, round by round (below 1: wireplan ahead).
+        let paired = |peer: usize| {
+            format!(
+                "{:.2} | {:.2}",
+                paired_ratio(&batches[1], &batches[peer], |b| b.wall),
+                paired_ratio(&batches[1], &batches[peer], |b| b.cpu)
+            )
+        };
+        println!(
+            "{:<40} {:>14} {:>22} {:>22} {:>22}",
+            "  wireplan / peer, paired (wall | CPU)",
+            "",
+            "",
+            paired(2),
+            paired(3)
+        );
     }
     // wireplan's cold start in its parts (CPU time): registering the classes, loading the
     // 55-service binary plan, creating the 50 singletons.
@@ -559,32 +574,72 @@ fn summary(f: &Fixture) {
     let c = Container::from_bytes(&f.bin, &f.registry).unwrap();
     c.warm_up().unwrap();
     let nodes = hand_build_all(&f.specs);
-    let by_type = median(15, 100_000, || {
-        black_box(c.get_by_type::<Node>().unwrap());
-    });
-    let by_trait = median(15, 100_000, || {
-        black_box(c.get_by_type::<dyn Named>().unwrap().id());
-    });
-    let by_name = median(15, 100_000, || {
-        black_box(c.get::<Node>(black_box("s9999")).unwrap());
-    });
-    let arc = median(15, 100_000, || {
-        black_box(black_box(&nodes[0]).clone());
-    });
-    // The `dyn` row's own baseline: the same `Arc<dyn Named>` cloned by hand and asked for
+    // The held `Arc<dyn Named>` is the `dyn` row's own baseline: cloned by hand and asked for
     // its `id()` (the row calls it through the trait object, which a plain clone does not).
     let held: Arc<dyn Named> = c.get_by_type::<dyn Named>().unwrap();
-    let arc_dyn = median(15, 100_000, || {
-        black_box(black_box(&held).clone().id());
-    });
-    let transient = median(15, 20_000, || {
-        black_box(c.get::<Node>("troot").unwrap());
-    });
-    let hand_t = median(15, 20_000, || {
-        black_box(hand_transient(&nodes[1]));
-    });
+    // Each row and its baseline in turn, round by round (`timing::interleaved_pair`): a slow
+    // stretch of the machine falls on both alike, and the ratios are paired by round.
+    let by_type = interleaved_pair(
+        31,
+        100_000,
+        || {
+            black_box(c.get_by_type::<Node>().unwrap());
+        },
+        || {
+            black_box(black_box(&nodes[0]).clone());
+        },
+    );
+    let by_trait = interleaved_pair(
+        31,
+        100_000,
+        || {
+            black_box(c.get_by_type::<dyn Named>().unwrap().id());
+        },
+        || {
+            black_box(black_box(&held).clone().id());
+        },
+    );
+    let by_name = interleaved_pair(
+        31,
+        100_000,
+        || {
+            black_box(c.get::<Node>(black_box("s9999")).unwrap());
+        },
+        || {
+            black_box(black_box(&nodes[0]).clone());
+        },
+    );
+    let transients = interleaved_pair(
+        31,
+        20_000,
+        || {
+            black_box(c.get::<Node>("troot").unwrap());
+        },
+        || {
+            black_box(hand_transient(&nodes[1]));
+        },
+    );
+    let med = |list: &[Batch], pick: fn(&Batch) -> Duration| {
+        median_of(&mut list.iter().map(pick).collect::<Vec<_>>())
+    };
+    let wall: fn(&Batch) -> Duration = |b| b.wall;
+    let cpu: fn(&Batch) -> Duration = |b| b.cpu;
+    let paired = |rows: &[Vec<Batch>; 2], pick: fn(&Batch) -> Duration| {
+        paired_ratio(&rows[0], &rows[1], pick)
+    };
+    let (type_ratio, trait_ratio, name_ratio) = (
+        paired(&by_type, wall),
+        paired(&by_trait, wall),
+        paired(&by_name, wall),
+    );
+    // The `dyn` row against the plain clone of the first pair (rounds of different pairs).
+    let trait_vs_arc = paired_ratio(&by_trait[0], &by_type[1], wall);
+    let (by_type, arc) = (med(&by_type[0], wall), med(&by_type[1], wall));
+    let (by_trait, arc_dyn) = (med(&by_trait[0], wall), med(&by_trait[1], wall));
+    let by_name = med(&by_name[0], wall);
+    let (transient, hand_t) = (med(&transients[0], wall), med(&transients[1], wall));
     let r = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64().max(1e-12);
-    println!("\nwireplan runtime, {N} services (medians; ratio = container / hand-written)");
+    println!("\nwireplan runtime, {N} services (medians of 31 rounds that run a row and its baseline in turn; ratio = container / hand-written, the median of the rounds' ratios)");
     println!(
         "plan size: JSON {} KB, binary {} KB",
         f.json.len() / 1024,
@@ -610,30 +665,24 @@ fn summary(f: &Fixture) {
     println!("create all {N}      {create:>12.2?}   hand-written {hand_all:>10.2?}   ratio {:.1}x   ({:.0} ns/service)", r(create, hand_all), create.as_nanos() as f64 / N as f64);
     println!(
         "cached get_by_type      {by_type:>12.2?}   Arc clone {arc:>10.2?}   ratio {:.1}x",
-        r(by_type, arc)
+        type_ratio
     );
     println!(
         "cached get_by_type dyn  {by_trait:>12.2?}   Arc<dyn> clone + id() {arc_dyn:.2?}   ratio {:.1}x   (against the plain Arc clone {:.1}x)",
-        r(by_trait, arc_dyn),
-        r(by_trait, arc)
+        trait_ratio, trait_vs_arc
     );
     println!(
         "cached get by name      {by_name:>12.2?}   Arc clone {arc:>10.2?}   ratio {:.1}x",
-        r(by_name, arc)
+        name_ratio
     );
     println!(
         "transient 5-object tree {transient:>12.2?}   hand-written {hand_t:>10.2?}   ratio {:.1}x",
-        r(transient, hand_t)
+        paired(&transients, wall)
     );
-    let transient = cpu_median(15, 20_000, || {
-        black_box(c.get::<Node>("troot").unwrap());
-    });
-    let hand_t = cpu_median(15, 20_000, || {
-        black_box(hand_transient(&nodes[1]));
-    });
+    let (transient, hand_t) = (med(&transients[0], cpu), med(&transients[1], cpu));
     println!(
         "  the same, CPU time    {transient:>12.2?}   hand-written {hand_t:>10.2?}   ratio {:.1}x",
-        r(transient, hand_t)
+        paired(&transients, cpu)
     );
 }
 

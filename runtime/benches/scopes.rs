@@ -9,6 +9,7 @@
 //!
 //! After criterion's group, a summary prints the medians and their ratio (goal: ≤ 3×).
 
+#[allow(dead_code)] // each bench uses part of the shared helpers
 mod timing;
 
 use std::hint::black_box;
@@ -16,7 +17,8 @@ use std::sync::Arc;
 
 use criterion::Criterion;
 use serde_json::json;
-use timing::{cpu_median, median};
+use std::time::Duration;
+use timing::{cpu_median, interleaved, median_of, paired_ratio, Batch};
 use wireplan_runtime::{Container, Registry};
 
 #[allow(dead_code)] // built to be measured, not read
@@ -144,22 +146,31 @@ fn main() {
     group.finish();
     crit.final_summary();
     if std::env::args().any(|a| a == "--bench") {
-        let container = median(15, 20_000, || with_container(&c));
-        let hand = median(15, 20_000, || by_hand(&db));
+        // The two in turn, 31 rounds, so a slow stretch of the machine falls on both alike.
+        let batches = interleaved(
+            31,
+            20_000,
+            &mut [&mut || with_container(&c), &mut || by_hand(&db)],
+        );
+        let med = |i: usize, pick: fn(&Batch) -> Duration| {
+            median_of(&mut batches[i].iter().map(pick).collect::<Vec<_>>())
+        };
+        let (container, hand) = (med(0, |b| b.wall), med(1, |b| b.wall));
         println!(
             "\nper request: open scope, provide a slot, resolve 3 scoped services, drop (medians)"
         );
         println!("  container     {container:?}");
         println!("  hand-written  {hand:?}");
         println!(
-            "  ratio         {:.1}x",
-            container.as_secs_f64() / hand.as_secs_f64()
+            "  ratio         {:.1}x (paired by round {:.1}x)",
+            container.as_secs_f64() / hand.as_secs_f64(),
+            paired_ratio(&batches[0], &batches[1], |b| b.wall)
         );
-        let container = cpu_median(15, 20_000, || with_container(&c));
-        let hand = cpu_median(15, 20_000, || by_hand(&db));
+        let (container, hand) = (med(0, |b| b.cpu), med(1, |b| b.cpu));
         println!(
-            "  CPU time: container {container:?}, hand-written {hand:?}, ratio {:.1}x",
-            container.as_secs_f64() / hand.as_secs_f64()
+            "  CPU time: container {container:?}, hand-written {hand:?}, ratio {:.1}x (paired {:.1}x)",
+            container.as_secs_f64() / hand.as_secs_f64(),
+            paired_ratio(&batches[0], &batches[1], |b| b.cpu)
         );
         // Where a request's time goes: each line adds one step (thread-CPU medians).
         type Step = (&'static str, fn(&Container));

@@ -150,13 +150,56 @@ pub(crate) struct ByType {
     pub(crate) cast: OnceLock<CastArc>,
 }
 
-/// An `Arc<T>` (of any `T`) behind `dyn Any`: [`ByType::cast`].
-pub(crate) struct CastArc(pub(crate) Box<dyn std::any::Any>);
+/// An `Arc<T>` (of any `T`, sized or not) in a box of its own, held as a thin pointer with
+/// the `TypeId` of `Arc<T>` beside it: [`ByType::cast`]. Reading it back compares two
+/// `TypeId`s inline, where a `Box<dyn Any>`'s `downcast_ref` asks the vtable for its type
+/// (an indirect call on every cached `get_by_type`).
+pub(crate) struct CastArc {
+    /// `TypeId::of::<Arc<T>>()`.
+    tid: TypeId,
+    /// `Box<Arc<T>>::into_raw`, type-erased.
+    ptr: std::ptr::NonNull<()>,
+    /// Drops the box behind `ptr` as the `Box<Arc<T>>` it is.
+    drop: unsafe fn(std::ptr::NonNull<()>),
+}
+
+impl CastArc {
+    /// Keeps `arc`.
+    pub(crate) fn new<T: ?Sized + 'static>(arc: Arc<T>) -> CastArc {
+        /// # Safety
+        /// `ptr` comes from `Box::<Arc<T>>::into_raw` and is dropped once.
+        unsafe fn drop_box<T: ?Sized>(ptr: std::ptr::NonNull<()>) {
+            // SAFETY: as the function's contract says.
+            drop(unsafe { Box::from_raw(ptr.cast::<Arc<T>>().as_ptr()) });
+        }
+        let ptr = std::ptr::NonNull::from(Box::leak(Box::new(arc))).cast::<()>();
+        CastArc {
+            tid: TypeId::of::<Arc<T>>(),
+            ptr,
+            drop: drop_box::<T>,
+        }
+    }
+
+    /// The kept `Arc<T>`, when it is one (`None` for any other `T`).
+    #[inline(always)]
+    pub(crate) fn get<T: ?Sized + 'static>(&self) -> Option<&Arc<T>> {
+        // SAFETY: the `TypeId`s are equal, so `ptr` is the `Box<Arc<T>>` that `new::<T>` made
+        // for this very `T`, alive until `self` drops.
+        (self.tid == TypeId::of::<Arc<T>>()).then(|| unsafe { self.ptr.cast::<Arc<T>>().as_ref() })
+    }
+}
+
+impl Drop for CastArc {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` and `drop` were made together by `new` for the same `T`; dropped once.
+        unsafe { (self.drop)(self.ptr) }
+    }
+}
 
 // SAFETY: a `CastArc` holds a clone of the `Arc` that `get_by_type::<T>()` returns for a
 // container-level singleton, that is, the container's own `Instance` (whose object the registry
 // requires to be `Send + Sync`) seen as `T`. The container already hands that `Arc<T>` to any
-// thread that asks; the cache is only read (`downcast_ref`, then a clone, an atomic increment)
+// thread that asks; the cache is only read (`get`, then a clone, an atomic increment)
 // and dropped with the container, which drops its `Instance`s on whichever thread it is
 // dropped on too. So sharing or sending it adds nothing the container does not already do.
 unsafe impl Send for CastArc {}
@@ -543,5 +586,36 @@ impl Container {
     /// container alive; its scoped instances are released when it is dropped.
     pub fn scope(&self) -> Scope {
         Scope::new(self.inner.clone(), None)
+    }
+}
+
+#[cfg(test)]
+mod cast_tests {
+    use super::CastArc;
+    use std::sync::Arc;
+
+    trait Speak: Send + Sync {
+        fn word(&self) -> &'static str;
+    }
+    struct Dog;
+    impl Speak for Dog {
+        fn word(&self) -> &'static str {
+            "woof"
+        }
+    }
+
+    #[test]
+    fn a_kept_arc_is_read_back_as_its_own_type_only_and_released_on_drop() {
+        let dog: Arc<dyn Speak> = Arc::new(Dog);
+        let kept = CastArc::new(dog.clone());
+        assert_eq!(Arc::strong_count(&dog), 2);
+        let back = kept.get::<dyn Speak>().expect("the same type reads back");
+        assert!(Arc::ptr_eq(back, &dog));
+        assert_eq!(back.word(), "woof");
+        // Any other type, sized or not, is refused.
+        assert!(kept.get::<Dog>().is_none());
+        assert!(kept.get::<dyn Send>().is_none());
+        drop(kept);
+        assert_eq!(Arc::strong_count(&dog), 1);
     }
 }

@@ -266,12 +266,12 @@ impl Inner {
         let idx = match self.by_type_entry::<T>() {
             // Without a scope, a created singleton's cast is kept in its entry (`ByType`).
             Some(entry) if scope.is_none() => {
-                if let Some(hit) = entry.cast.get().and_then(|c| c.0.downcast_ref::<Arc<T>>()) {
+                if let Some(hit) = entry.cast.get().and_then(|c| c.get::<T>()) {
                     return Ok(hit.clone());
                 }
                 let got = self.get_index::<T>(entry.idx, None)?;
                 if self.slots[entry.idx].get().is_some() {
-                    let _ = entry.cast.set(super::CastArc(Box::new(got.clone())));
+                    let _ = entry.cast.set(super::CastArc::new(got.clone()));
                 }
                 return Ok(got);
             }
