@@ -127,6 +127,24 @@ pub enum Error {
         unknown: Vec<String>,
     },
 
+    /// More than one kind of problem found at load, each an error of its own, in this order:
+    /// the plan's own problems ([`Error::BadPlan`]), the registry's gaps
+    /// ([`Error::MissingRegistrations`] or [`Error::ForeignPlan`]), the imported services
+    /// ([`Error::Imports`]) and the dynamic parameters ([`Error::DynamicParameters`]). A load
+    /// that finds one kind only reports that error itself. [`Error::each`] gives the list
+    /// either way.
+    #[error(
+        "{origin}: the plan cannot be loaded, for {} independent reasons:{}",
+        errors.len(),
+        numbered(errors)
+    )]
+    Several {
+        /// The file.
+        origin: String,
+        /// Each kind of problem, as the error a load that found only it would return.
+        errors: Vec<Error>,
+    },
+
     /// No service (or alias) of this name. Asked for by the caller (`get`, `get_instance`),
     /// the error carries a hint: the closest service name ("did you mean 'db'?") or, for a
     /// class name, that `get_by_type_name` asks by type.
@@ -601,5 +619,26 @@ fn version_message(origin: &str, found: u64, newest: u32) -> String {
             "{origin}: plan version {found} is not supported: this runtime reads versions \
              {oldest} to {newest} (recompile the plan with a matching wireplan)"
         )
+    }
+}
+
+/// The errors of [`Error::Several`], numbered, each line after an error's first indented.
+fn numbered(errors: &[Error]) -> String {
+    errors
+        .iter()
+        .enumerate()
+        .map(|(i, e)| format!("\n{}. {}", i + 1, e.to_string().replace('\n', "\n   ")))
+        .collect()
+}
+
+impl Error {
+    /// The errors this one stands for: the list of an [`Error::Several`], else this error
+    /// alone. For code that looks for one kind (`Error::MissingRegistrations`, say) whether or
+    /// not the load found others too.
+    pub fn each(&self) -> &[Error] {
+        match self {
+            Error::Several { errors, .. } => errors,
+            other => std::slice::from_ref(other),
+        }
     }
 }

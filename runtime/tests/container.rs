@@ -547,6 +547,84 @@ fn inconsistent_plans_are_rejected_with_every_problem() {
     }
 }
 
+/// A load that finds problems of several kinds reports every kind at once (an inconsistent
+/// plan, a class the registry lacks, an import not supplied, a required dynamic parameter
+/// not given), each as the error a load that found only it would return.
+#[test]
+fn every_kind_of_load_problem_is_reported_in_one_run() {
+    let reg = registry();
+    let plan = plan_with(
+        json!({
+            "repo": {"type": "App\\Repository", "create": new("App\\Repository", json!([{"$ref": "ghost"}]))},
+            "cache": {"type": "App\\Cache", "create": new("App\\Cache", json!([]))},
+            "clock": {"kind": "imported", "type": "App\\Clock", "create": null},
+            "port": {"type": "App\\Db", "create": new("App\\Db", json!([{"$param": "port"}]))},
+        }),
+        json!({"version": 2, "dynamic": {"port": {"type": "string", "required": true}}}),
+    );
+    let e = Container::builder(&reg)
+        .read_environment(false)
+        .from_json_str(&plan)
+        .err()
+        .unwrap();
+    let Error::Several { origin, errors } = &e else {
+        panic!("expected Several, got {e:?}");
+    };
+    assert_eq!(origin, "<string>");
+    assert_eq!(errors.len(), 4, "{e}");
+    assert!(
+        matches!(&errors[0], Error::BadPlan { reason, .. } if reason.contains("reference to unknown service 'ghost'")),
+        "{e}"
+    );
+    assert!(
+        matches!(&errors[1], Error::MissingRegistrations { missing, .. }
+            if matches!(&missing[..], [Missing::Class { class, .. }] if class == "App\\Cache")),
+        "{e}"
+    );
+    assert!(
+        matches!(&errors[2], Error::Imports { missing, .. } if missing == &["clock"]),
+        "{e}"
+    );
+    assert!(
+        matches!(&errors[3], Error::DynamicParameters { problems, .. } if problems.len() == 1 && problems[0].name == "port"),
+        "{e}"
+    );
+    assert_eq!(e.each().len(), 4);
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("<string>: the plan cannot be loaded, for 4 independent reasons:\n1. <string>: invalid plan: 1 problem(s):\n     - service 'repo'"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("\n2. <string>: the registry lacks 1 thing(s)"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("\n3. <string>: imported services do not match the plan"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("\n4. <string>: 1 dynamic parameter(s) missing or invalid"),
+        "{msg}"
+    );
+
+    // One kind alone is that error itself, and `each` lists it.
+    let e = Container::from_json_str(
+        &plan_with(
+            json!({
+                "cache": {"type": "App\\Cache", "create": new("App\\Cache", json!([]))},
+                "db": {"type": "App\\Db", "create": new("App\\Db", json!(["dsn"]))},
+            }),
+            json!({}),
+        ),
+        &reg,
+    )
+    .err()
+    .unwrap();
+    assert!(matches!(&e, Error::MissingRegistrations { .. }), "{e:?}");
+    assert!(matches!(e.each(), [Error::MissingRegistrations { .. }]));
+}
+
 #[test]
 fn format_and_version_are_checked_and_name_the_file() {
     let reg = registry();

@@ -241,26 +241,28 @@ impl<'r> ContainerBuilder<'r> {
             check.problems.extend(super::slots::plan_problems(&plan));
         }
         let tags = check.tag_values();
+        // Every kind of problem is gathered before any is reported (one run shows them all).
+        let mut errors = Vec::new();
         if !check.problems.is_empty() {
             let list: String = check
                 .problems
                 .iter()
                 .map(|p| format!("\n  - {p}"))
                 .collect();
-            return Err(bad(format!("{} problem(s):{list}", check.problems.len())));
+            errors.push(bad(format!("{} problem(s):{list}", check.problems.len())));
         }
         if !check.missing.is_empty() {
             let registered = self.registry.t.classes.len();
-            return Err(match check.used {
+            errors.push(match check.used {
                 (used, 0) if used > 0 && registered > 0 => Error::ForeignPlan {
                     origin: origin.to_string(),
                     used,
                     registered,
-                    missing: check.missing,
+                    missing: std::mem::take(&mut check.missing),
                 },
                 _ => Error::MissingRegistrations {
                     origin: origin.to_string(),
-                    missing: check.missing,
+                    missing: std::mem::take(&mut check.missing),
                 },
             });
         }
@@ -289,7 +291,7 @@ impl<'r> ContainerBuilder<'r> {
             Vec::new()
         };
         if !missing.is_empty() || !unknown.is_empty() {
-            return Err(Error::Imports {
+            errors.push(Error::Imports {
                 origin: origin.to_string(),
                 missing,
                 unknown,
@@ -297,10 +299,20 @@ impl<'r> ContainerBuilder<'r> {
         }
 
         if !dynamic_problems.is_empty() {
-            return Err(Error::DynamicParameters {
+            errors.push(Error::DynamicParameters {
                 origin: origin.to_string(),
                 problems: dynamic_problems,
             });
+        }
+        match errors.len() {
+            0 => {}
+            1 => return Err(errors.remove(0)),
+            _ => {
+                return Err(Error::Several {
+                    origin: origin.to_string(),
+                    errors,
+                })
+            }
         }
         drop(check);
         let program = compiler.finish();

@@ -442,8 +442,9 @@ impl Container {
     ///
     /// Errors: [`Error::Io`]; [`Error::BadPlan`] (not a plan, truncated or corrupt,
     /// inconsistent references; every problem listed); [`Error::VersionMismatch`];
-    /// [`Error::MissingRegistrations`] (every gap listed); [`Error::Imports`]. All name the
-    /// file. No service is created here.
+    /// [`Error::MissingRegistrations`] (every gap listed); [`Error::Imports`];
+    /// [`Error::DynamicParameters`]; [`Error::Several`] when problems of more than one of
+    /// these kinds are found (each reported). All name the file. No service is created here.
     pub fn load(path: impl AsRef<Path>, registry: &Registry) -> Result<Container, Error> {
         Container::builder(registry).load(path)
     }
