@@ -187,6 +187,64 @@ fn every_parameter_kind_round_trips_through_neon_and_json() {
     );
 }
 
+/// A class registered without a constructor is exported as `constructor: private` in both
+/// forms (no longer `{}`, which reads as a constructor that takes nothing), the compiler reads
+/// it as such, and the JSON form reads back into the same document.
+#[test]
+fn a_class_without_a_constructor_is_exported_as_private() {
+    struct Plain;
+    let mut r = Registry::new();
+    r.class::<Plain>("App\\Plain");
+    register!(r, "App\\Clock" => Clock { new() { Clock } });
+    let neon = r.catalog();
+    assert!(
+        neon.contains("\tApp\\Plain:\n\t\tconstructor: private\n"),
+        "{neon}"
+    );
+    assert!(neon.contains("\tApp\\Clock: {}\n"), "{neon}");
+    let json = r.catalog_json();
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["types"]["App\\Plain"]["constructor"], "private");
+    assert!(
+        doc["types"]["App\\Clock"].get("constructor").is_none(),
+        "{json}"
+    );
+    for (name, text) in [("c.neon", neon.as_str()), ("c.json", json.as_str())] {
+        let (cat, problems) = read(&[(name, text)]);
+        assert_eq!(problems, Vec::<String>::new(), "{text}");
+        let plain = cat.get("App\\Plain").unwrap();
+        assert!(plain.private_constructor, "{name}");
+        assert!(cat.private_constructor_of(plain).is_some(), "{name}");
+        let clock = cat.get("App\\Clock").unwrap();
+        assert!(!clock.private_constructor, "{name}");
+        assert!(cat.private_constructor_of(clock).is_none(), "{name}");
+    }
+    let back = wireplan_runtime::catalog::CatalogDocument::from_json(&json).unwrap();
+    assert_eq!(back, r.catalog_document());
+    let e = wireplan_runtime::catalog::CatalogDocument::from_json(
+        &json.replace("\"private\"", "\"public\""),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("a map of parameters or `private`, not 'public'"),
+        "{e}"
+    );
+    // The golden check words the change.
+    let mut before = r.catalog_document();
+    before
+        .types
+        .get_mut("App\\Plain")
+        .unwrap()
+        .constructor
+        .private = false;
+    let lines = wireplan_runtime::catalog::diff(&before, &r.catalog_document());
+    assert_eq!(
+        lines.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        ["class App\\Plain: the constructor is now private (registered without one)"]
+    );
+}
+
 #[test]
 fn json_catalog_shape_is_documented_and_checked() {
     let r = registry_of_every_kind();
@@ -734,9 +792,9 @@ fn the_diff_covers_every_kind_of_change() {
     let old = registry_of_every_kind().catalog_document();
     let mut new = old.clone();
     let e = new.types.get_mut("App\\Everything").unwrap();
-    e.constructor.swap_indices(0, 1);
-    e.constructor.insert("extra".into(), "string".into());
-    *e.constructor.get_mut("s").unwrap() = "?string".into();
+    e.constructor.params.swap_indices(0, 1);
+    e.constructor.params.insert("extra".into(), "string".into());
+    *e.constructor.params.get_mut("s").unwrap() = "?string".into();
     e.methods.shift_remove("run");
     e.implements.push("App\\Handler".into());
     new.types.shift_remove("App\\Clock");
@@ -762,6 +820,7 @@ fn the_diff_covers_every_kind_of_change() {
         .get_mut("App\\Everything")
         .unwrap()
         .constructor
+        .params
         .swap_indices(0, 1);
     let lines = wireplan_runtime::catalog::diff(&old, &reordered);
     assert_eq!(lines.len(), 1);

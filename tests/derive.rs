@@ -46,7 +46,7 @@ fn the_derived_catalog_equals_the_register_macro_catalog() {
         "\t\t\tvalues: array\n\t\t\tlist: array\n",
         "\t\t\tquota: int\n",
         "\tStorage: {interface: true}\n",
-        "\tApp\\LoggerFactory:\n\t\tmethods:\n\t\t\tcreate: {params: {path: string}, returns: App\\FileLogger, static: true}\n",
+        "\tApp\\LoggerFactory:\n\t\tconstructor: private\n\t\tmethods:\n\t\t\tcreate: {params: {path: string}, returns: App\\FileLogger, static: true}\n",
     ] {
         assert!(derived.contains(line), "missing {line:?} in\n{derived}");
     }

@@ -26,7 +26,9 @@ mod model;
 pub use golden::{
     assert_current, check_current, diff, write_catalog, write_if_requested, CatalogMismatch, Change,
 };
-pub use model::{CatalogDocument, MethodEntry, ParamEntry, TypeEntry, FORMAT, VERSION};
+pub use model::{
+    CatalogDocument, Constructor, MethodEntry, ParamEntry, TypeEntry, FORMAT, VERSION,
+};
 
 /// Produces a catalog type string (`int`, `?App\Clock`, `App\Handler[]`) with the registry's
 /// catalog names at hand.

@@ -475,8 +475,9 @@ fn all_missing_registrations_are_listed_before_anything_is_created() {
         msg.contains("method App\\Mailer::setLogger() is not registered (needed by service 'mailer' (setup #1))"),
         "{msg}"
     );
-    // A class registered without a constructor (the catalog cannot tell it from one whose
-    // constructor takes nothing): the line says what else creates such a service.
+    // A class registered without a constructor (its catalog says `constructor: private`, so
+    // the compiler refuses a `new` of it; a plan compiled from an older catalog still can
+    // have one): the line says what else creates such a service.
     assert!(
         msg.contains(
             "class App\\Db has no constructor (needed by service 'db' (create)); if it is \

@@ -352,7 +352,8 @@ fn the_catalog_describes_the_registry_in_neon() {
 \t\t\tdb: App\\Db
 \t\tmethods:
 \t\t\ttag: {params: {t: string}, returns: void}
-\tApp\\Clock: {}
+\tApp\\Clock:
+\t\tconstructor: private
 \tApp\\Csv:
 \t\timplements: [App\\Exporter]
 \tApp\\Db:

@@ -647,6 +647,29 @@ impl Completer<'_> {
             );
             return P::Null;
         }
+        if let Some(owner) = b.catalog.private_constructor_of(info) {
+            let owner = owner.name.as_str();
+            let whose = if owner == class {
+                format!("{class}'s catalog entry says `constructor: private`")
+            } else {
+                format!("{class} inherits the private constructor of {owner}")
+            };
+            let d = self
+                .error(
+                    Code::InvalidDefinition,
+                    ctx,
+                    format!("Class {class} has private constructor."),
+                    span,
+                )
+                .with_note(format!(
+                    "{whose}, which is how a Rust registry exports a class registered without a \
+                     constructor: create the service with a static factory method (`create: \
+                     {owner}::make()`), or declare it a scope slot (`slot: true`) or an \
+                     imported service (`imported: true`)"
+                ));
+            self.diags.push(d);
+            return P::Null;
+        }
         let params = b.catalog.constructor_of(info);
         let f = Function {
             class,

@@ -87,6 +87,11 @@ pub struct ClassInfo {
     /// `async: true`: its constructor is async, so every service whose creation reaches it
     /// requires async (docs/async.md).
     pub is_async: bool,
+    /// `constructor: private`: the class cannot be created with `new` (Nette: a class whose
+    /// constructor is not public). A `Registry` exports a class registered without a
+    /// constructor this way; such a service is created by a factory method, or is a scope
+    /// slot or an imported service.
+    pub private_constructor: bool,
     /// Parent class (for interfaces: parent interfaces).
     pub extends: Box<[Name]>,
     /// Implemented interfaces.
@@ -530,6 +535,25 @@ impl Catalog {
     }
 
     /// [`Catalog::constructor`] of a class already looked up.
+    /// The class whose private constructor `class` has (`constructor: private`, its own or
+    /// inherited through `extends` while no class on the way declares parameters: PHP
+    /// inherits a constructor a class does not declare), or `None` when it can be created
+    /// with `new`.
+    pub fn private_constructor_of<'a>(&'a self, class: &'a ClassInfo) -> Option<&'a ClassInfo> {
+        let mut current = Some(class);
+        for _ in 0..=self.classes.len() {
+            let c = current?;
+            if c.private_constructor {
+                return Some(c);
+            }
+            if !c.constructor.is_empty() || c.interface {
+                return None;
+            }
+            current = c.extends.first().and_then(|p| self.get(p));
+        }
+        None
+    }
+
     pub fn constructor_of<'a>(&'a self, class: &'a ClassInfo) -> &'a [Param] {
         let mut current = Some(class);
         let mut steps = 0;

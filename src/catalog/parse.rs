@@ -432,6 +432,7 @@ pub(super) fn parse_class<N: Node>(
         interface: false,
         is_abstract: false,
         is_async: false,
+        private_constructor: false,
         extends: Box::default(),
         implements: Box::default(),
         constructor: Box::default(),
@@ -466,6 +467,12 @@ pub(super) fn parse_class<N: Node>(
             }
             "extends" => info.extends = string_list(names, diags, &path, value),
             "implements" => info.implements = string_list(names, diags, &path, value),
+            "constructor" if value.as_text().as_deref() == Some("private") => {
+                info.private_constructor = true;
+            }
+            "constructor" if value.as_map().is_none() && !value.is_nothing() => {
+                bad(diags, &path, "map of parameters or 'private'", value);
+            }
             "constructor" => {
                 info.constructor = parse_params(names, diags, &path, value, pending);
                 if N::get(spec, "interface").is_some_and(|i| matches!(i.view(), View::Bool(true))) {

@@ -158,10 +158,17 @@ fn diff_entry(o: &TypeEntry, n: &TypeEntry, push: &mut dyn FnMut(String)) {
     for i in o.implements.iter().filter(|i| !n.implements.contains(i)) {
         push(format!("no longer implements {i}"));
     }
+    if o.constructor.private != n.constructor.private {
+        push(if n.constructor.private {
+            "the constructor is now private (registered without one)".to_string()
+        } else {
+            "the constructor is no longer private".to_string()
+        });
+    }
     diff_params(
         "constructor parameter",
-        &o.constructor,
-        &n.constructor,
+        &o.constructor.params,
+        &n.constructor.params,
         push,
     );
     for (m, nm) in &n.methods {

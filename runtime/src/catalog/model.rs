@@ -45,9 +45,9 @@ pub struct TypeEntry {
     /// creation reaches it `requires_async` (docs/async.md).
     #[serde(default, rename = "async", skip_serializing_if = "is_false")]
     pub is_async: bool,
-    /// Constructor parameters in order: name → catalog type (and default).
-    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub constructor: IndexMap<String, ParamEntry>,
+    /// Constructor parameters in order: name → catalog type (and default); or `private`.
+    #[serde(default, skip_serializing_if = "Constructor::is_empty")]
+    pub constructor: Constructor,
     /// The class has a constructor registered without a signature (written as a NEON comment;
     /// not part of the JSON form).
     #[serde(skip)]
@@ -61,6 +61,60 @@ pub struct TypeEntry {
     /// Class constants in registration order (services and callables export as `null`).
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub constants: IndexMap<String, serde_json::Value>,
+}
+
+/// The `constructor` of a class entry: its parameters in order (name → catalog type and
+/// default; none for a constructor that takes nothing, or no constructor entry at all), or,
+/// written `private`, no constructor the container may call: a class registered without one
+/// (Nette's "Class X has private constructor." when a service's `create` names it; such a
+/// class is made by a factory method, or is a scope slot or an imported service).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Constructor {
+    /// The parameters (empty when `private`).
+    pub params: IndexMap<String, ParamEntry>,
+    /// `constructor: private`.
+    pub private: bool,
+}
+
+impl Constructor {
+    /// Neither parameters nor `private`: the entry writes no `constructor` key.
+    pub fn is_empty(&self) -> bool {
+        self.params.is_empty() && !self.private
+    }
+}
+
+impl Serialize for Constructor {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.private {
+            s.serialize_str("private")
+        } else {
+            self.params.serialize(s)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Constructor {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Constructor, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Text(String),
+            Params(IndexMap<String, ParamEntry>),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Text(t) if t == "private" => Ok(Constructor {
+                params: IndexMap::new(),
+                private: true,
+            }),
+            Raw::Text(t) => Err(serde::de::Error::custom(format!(
+                "a constructor is a map of parameters or `private`, not '{t}'"
+            ))),
+            Raw::Params(params) => Ok(Constructor {
+                params,
+                private: false,
+            }),
+        }
+    }
 }
 
 /// A method: `{"params": {…}, "returns": "T", "static": true}`.
@@ -175,9 +229,11 @@ impl CatalogDocument {
             if t.is_async {
                 body.push_str("\t\tasync: true\n");
             }
-            if !t.constructor.is_empty() {
+            if t.constructor.private {
+                body.push_str("\t\tconstructor: private\n");
+            } else if !t.constructor.params.is_empty() {
                 body.push_str("\t\tconstructor:\n");
-                for (p, ty) in &t.constructor {
+                for (p, ty) in &t.constructor.params {
                     body.push_str(&format!("\t\t\t{p}: {}\n", ty.neon()));
                 }
             } else if t.constructor_unsigned {
@@ -364,9 +420,9 @@ impl Registry {
                 .map(|_| ())
                 .or(c.async_ctor.as_ref().map(|_| ()));
             match (ctor, &c.more().ctor_sig) {
-                (Some(_), Some(params)) => entry.constructor = params_of(self, params),
+                (Some(_), Some(params)) => entry.constructor.params = params_of(self, params),
                 (Some(_), None) => entry.constructor_unsigned = true,
-                _ => {}
+                (None, _) => entry.constructor.private = true,
             }
             if let Some(t) = t {
                 let mut ms: Vec<&String> = t.methods.keys().chain(t.methods_mut.keys()).collect();
