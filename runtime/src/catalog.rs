@@ -24,7 +24,8 @@ pub mod golden;
 mod model;
 
 pub use golden::{
-    assert_current, check_current, diff, write_catalog, write_if_requested, CatalogMismatch, Change,
+    assert_current, check_current, diff, unregistered_warning, write_catalog, write_if_requested,
+    CatalogMismatch, Change,
 };
 pub use model::{
     CatalogDocument, Constructor, MethodEntry, ParamEntry, TypeEntry, FORMAT, VERSION,
@@ -260,9 +261,93 @@ impl<A: ArgType> ArgType for Option<A> {
 /// generated interface) and imported objects. The compiler accepts any service for `object`
 /// and never autowires it; the runtime checks the Rust type when it creates the service.
 fn service_name<T: ?Sized + 'static>(registry: &Registry) -> String {
-    registry
-        .catalog_name_of::<T>()
-        .map_or_else(|| "object".to_string(), str::to_string)
+    match registry.catalog_name_of::<T>() {
+        Some(name) => name.to_string(),
+        None => {
+            unnamed::note::<T>();
+            "object".to_string()
+        }
+    }
+}
+
+/// The Rust types a catalog type function met that the registry names no class or interface
+/// for (other than the generated handles, which are `object` on purpose), collected while
+/// [`Registry::unregistered_types`] calls the functions. A thread-local, because a
+/// [`TypeFn`] returns only the text.
+mod unnamed {
+    use std::any::TypeId;
+    use std::cell::RefCell;
+
+    thread_local! {
+        static MET: RefCell<Option<Vec<&'static str>>> = const { RefCell::new(None) };
+    }
+
+    /// Records `T` when a collection runs on this thread.
+    pub(super) fn note<T: ?Sized + 'static>() {
+        let generated = [
+            TypeId::of::<crate::Factory>(),
+            TypeId::of::<crate::Accessor>(),
+            TypeId::of::<crate::Locator>(),
+        ];
+        if generated.contains(&TypeId::of::<T>()) {
+            return;
+        }
+        MET.with(|m| {
+            if let Some(list) = m.borrow_mut().as_mut() {
+                list.push(std::any::type_name::<T>());
+            }
+        });
+    }
+
+    /// Runs `f`, returning what it met.
+    pub(super) fn collect(f: impl FnOnce()) -> Vec<&'static str> {
+        let outer = MET.with(|m| m.borrow_mut().replace(Vec::new()));
+        f();
+        MET.with(|m| std::mem::replace(&mut *m.borrow_mut(), outer))
+            .unwrap_or_default()
+    }
+}
+
+/// A parameter or property whose Rust type the registry names no class or interface for: the
+/// catalog calls it `object` (`array` for a list of them), so the compiler autowires nothing
+/// for it and asks for the argument. Usually a dependency that was not registered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnregisteredType {
+    /// The class whose constructor, method or property it is.
+    pub class: String,
+    /// Where: `__construct($db)`, `setLogger($logger)`, `$cache` (a property).
+    pub place: String,
+    /// The Rust type the registry does not name, e.g. `my_app::Db` or `dyn my_app::Logger`.
+    pub rust_type: &'static str,
+}
+
+impl std::fmt::Display for UnregisteredType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}::{}: {}", self.class, self.place, self.rust_type)
+    }
+}
+
+impl Registry {
+    /// Every constructor or method parameter, return type and property type of the registered
+    /// classes whose Rust type (the `T` of an `Arc<T>`, `Provider<T>` or `Vec<Arc<T>>`) the
+    /// registry names no class or interface for, in catalog order. The catalog writes those as
+    /// `object` or `array`, which the compiler never autowires: a dependency the application
+    /// forgot to register shows up here. [`write_if_requested`] prints them.
+    pub fn unregistered_types(&self) -> Vec<UnregisteredType> {
+        let mut out = Vec::new();
+        for (class, place, f) in self.type_fns() {
+            for rust_type in unnamed::collect(|| {
+                f(self);
+            }) {
+                out.push(UnregisteredType {
+                    class: class.to_string(),
+                    place: place.clone(),
+                    rust_type,
+                });
+            }
+        }
+        out
+    }
 }
 
 impl<T: ?Sized + 'static> ArgType for Arc<T> {
@@ -290,7 +375,10 @@ impl<T: ?Sized + 'static> ArgType for Vec<Arc<T>> {
     fn catalog_type(registry: &Registry) -> String {
         match registry.catalog_name_of::<T>() {
             Some(name) => format!("{name}[]"),
-            None => "array".into(),
+            None => {
+                unnamed::note::<T>();
+                "array".into()
+            }
         }
     }
     fn from_arg(args: &Args<'_>, index: usize) -> Result<Self, ArgError> {

@@ -376,6 +376,53 @@ fn the_catalog_describes_the_registry_in_neon() {
     assert_eq!(cat, expected);
 }
 
+/// A dependency whose Rust type was never registered is `object` in the catalog (the
+/// compiler cannot autowire it); `unregistered_types` names each such place and type, and the
+/// catalog writer's warning lists them. The generated handles, `object` on purpose, are not
+/// listed, nor are registered types.
+#[test]
+fn unregistered_dependency_types_are_listed() {
+    struct Cache;
+    struct Mailer;
+    trait Handler: Send + Sync {}
+    let mut r = registry();
+    register!(r, "App\\Mailer" => Mailer {
+        new(cache: Arc<Cache>, db: Arc<Db>, handlers: Vec<Arc<dyn Handler>>, make: Arc<wireplan_runtime::Factory>) {
+            let _ = (cache, db, handlers, make);
+            Mailer
+        }
+        fn warm(&this, cache: Option<Arc<Cache>>) { let _ = cache; }
+    });
+    let found: Vec<String> = r
+        .unregistered_types()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let cache = std::any::type_name::<Cache>();
+    let handler = std::any::type_name::<dyn Handler>();
+    assert_eq!(
+        found,
+        [
+            format!("App\\Mailer::__construct($cache): {cache}"),
+            format!("App\\Mailer::__construct($handlers): {handler}"),
+            format!("App\\Mailer::warm($cache): {cache}"),
+        ]
+    );
+    assert!(r.catalog().contains("\t\t\tcache: object\n"));
+    let warning = wireplan_runtime::catalog::unregistered_warning(&r.unregistered_types());
+    assert!(
+        warning.starts_with("wireplan: warning: 3 type(s) in the catalog are `object`"),
+        "{warning}"
+    );
+    assert!(
+        warning.contains(&format!("\n  - App\\Mailer::warm($cache): {cache}")),
+        "{warning}"
+    );
+    assert!(warning.contains("registry.register::<T>()"), "{warning}");
+    // A registry whose dependencies are all registered has nothing to list.
+    assert_eq!(registry().unregistered_types(), []);
+}
+
 #[test]
 fn macro_registrations_convert_arguments_and_report_mismatches() {
     let r = registry();

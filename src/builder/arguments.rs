@@ -683,7 +683,7 @@ impl Completer<'_> {
                     } else {
                         "has no class type or default value"
                     };
-                    self.report(
+                    let mut d = self.error(
                         Code::MissingArgument,
                         ctx,
                         format!(
@@ -692,6 +692,12 @@ impl Completer<'_> {
                         ),
                         span,
                     );
+                    if p.ty.text.trim_start_matches('?') == "object" {
+                        // A Rust registry's catalog says `object` for an `Arc<T>` whose T it
+                        // does not name (`Registry::unregistered_types`).
+                        d = d.with_note(OBJECT_PARAMETER_NOTE);
+                    }
+                    self.diags.push(d);
                     origins.push((out.len(), p, Src::Unfilled { tried: None }));
                     out.push(P::Null);
                 }
@@ -816,3 +822,8 @@ fn plan_value(v: &wireplan_runtime::Value) -> P {
         _ => P::Null,
     }
 }
+
+/// The note of a missing argument whose parameter is typed `object`.
+const OBJECT_PARAMETER_NOTE: &str = "its catalog type is `object`, which a Rust registry writes \
+     for an `Arc<T>` whose T it does not name: if this is a service dependency, register T and \
+     write the catalog again (the writer lists such types), or pass the argument here";

@@ -62,6 +62,10 @@ pub fn write_if_requested(registry: &Registry) {
     match write_catalog(registry, path) {
         Ok(()) => {
             eprintln!("wireplan: wrote the catalog to {}", path.display());
+            let unregistered = registry.unregistered_types();
+            if !unregistered.is_empty() {
+                eprintln!("{}", unregistered_warning(&unregistered));
+            }
             std::process::exit(0);
         }
         Err(e) => {
@@ -69,6 +73,22 @@ pub fn write_if_requested(registry: &Registry) {
             std::process::exit(1);
         }
     }
+}
+
+/// The warning [`write_if_requested`] prints after writing a catalog in which some Rust types
+/// are `object` because the registry names no class or interface for them
+/// ([`Registry::unregistered_types`]).
+pub fn unregistered_warning(unregistered: &[super::UnregisteredType]) -> String {
+    let list: String = unregistered.iter().map(|u| format!("\n  - {u}")).collect();
+    format!(
+        "wireplan: warning: {} type(s) in the catalog are `object` (or `array` for a list): the \
+         registry names no class or interface for their Rust type, so the compiler autowires \
+         nothing for them:{list}\n  register each such type (`registry.register::<T>()` for a \
+         `#[wireplan_runtime::class]` or `#[wireplan_runtime::interface]`, or \
+         `registry.class::<T>(..)`) and write the catalog again, or pass those arguments in \
+         the configuration",
+        unregistered.len()
+    )
 }
 
 /// One difference between a checked-in catalog and the registry's, worded from the checked-in

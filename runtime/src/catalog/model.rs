@@ -389,6 +389,54 @@ fn method_of(registry: &Registry, sig: Option<&MethodSig>, is_static: bool) -> M
 }
 
 impl Registry {
+    /// Every catalog type function of the registered classes, in catalog order, with the
+    /// class and the place it types (`__construct($db)`, `make()` for a return type, `$cache`
+    /// for a property): what [`Registry::unregistered_types`] calls.
+    pub(crate) fn type_fns(&self) -> Vec<(&str, String, super::TypeFn)> {
+        let mut out = Vec::new();
+        let mut names: Vec<&crate::plan::Name> = self.t.classes.keys().collect();
+        names.sort();
+        for name in names {
+            let c = &self.t.classes[name];
+            let class = name.as_str();
+            let mut sig = |method: &str, sig: &MethodSig| {
+                for p in &sig.params {
+                    out.push((class, format!("{method}(${})", p.name), p.ty));
+                }
+                if let Some(r) = sig.returns {
+                    out.push((class, format!("{method}()"), r));
+                }
+            };
+            if let Some(params) = &c.more().ctor_sig {
+                let ctor = MethodSig {
+                    params: params.clone(),
+                    returns: None,
+                };
+                sig("__construct", &ctor);
+            }
+            if let Some(t) = self.type_entry(c.type_id) {
+                let mut ms: Vec<(&String, &MethodSig)> = t.method_sigs.iter().collect();
+                ms.sort_by_key(|(m, _)| *m);
+                for (m, s) in ms {
+                    sig(m, s);
+                }
+            }
+            let mut statics: Vec<(&String, &MethodSig)> = c.more().static_sigs.iter().collect();
+            statics.sort_by_key(|(m, _)| *m);
+            for (m, s) in statics {
+                sig(m, s);
+            }
+            if let Some(t) = self.type_entry(c.type_id) {
+                let mut ps: Vec<(&String, &super::TypeFn)> = t.property_types.iter().collect();
+                ps.sort_by_key(|(p, _)| *p);
+                for (p, f) in ps {
+                    out.push((class, format!("${p}"), *f));
+                }
+            }
+        }
+        out
+    }
+
     /// The catalog of everything registered, as data (see [`CatalogDocument`]): classes sorted
     /// by name with `extends`, `implements`, `constructor`, `methods` (instance, then static),
     /// `properties` and `constants`; then the interfaces that are not also class names.
