@@ -567,3 +567,35 @@ fn a_captive_path_through_a_handle_is_explained_as_such() {
         "{out}"
     );
 }
+
+/// A service whose creation reaches an async constructor says so, with the path (the plan
+/// marks it `requires_async`, so its sync `get` is `AsyncRequired`); one that does not says
+/// nothing about async.
+#[test]
+fn explain_says_why_a_service_needs_async() {
+    const ASYNC: &str = "tests/fixtures/explain/async/config.neon";
+    let (code, out) = golden("async-service-api", &["explain", ASYNC, "api"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains(
+            "  async      required: creating it reaches the async constructor of App\\Pool"
+        ) && out.contains("             path api -> repo -> pool\n"),
+        "{out}"
+    );
+    let (_, out, _) = run(&["explain", ASYNC, "pool"]);
+    assert!(
+        out.contains("async constructor of App\\Pool") && !out.contains("path pool"),
+        "{out}"
+    );
+    let (_, out, _) = run(&["explain", ASYNC, "clock"]);
+    assert!(!out.contains("  async "), "{out}");
+    let (_, out, _) = run(&["explain", ASYNC, "api", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(
+        json["requires_async"],
+        serde_json::json!({"path": ["api", "repo", "pool"], "class": "App\\Pool"})
+    );
+    let (_, out, _) = run(&["explain", ASYNC, "clock", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert!(json["requires_async"].is_null(), "{json}");
+}

@@ -60,26 +60,7 @@ pub(super) fn check_sync(b: &ContainerBuilder, diags: &mut Diagnostics) {
         .definitions()
         .filter(|d| d.sync && needs.contains(&d.name))
     {
-        let mut path = vec![def.name.as_str()];
-        let mut class = None;
-        while let Some(&at) = path.last() {
-            let Some(node) = graph.nodes.get(at) else {
-                break;
-            };
-            if let Some(c) = &node.async_class {
-                class = Some(c.clone());
-                break;
-            }
-            match node
-                .deps
-                .iter()
-                .find(|d| needs.contains(**d) && !path.contains(*d))
-            {
-                Some(next) => path.push(next),
-                None => break,
-            }
-        }
-        let class = class.unwrap_or_default();
+        let (path, class) = graph.path_to_async(&needs, &def.name);
         diags.push(
             Diagnostic::error(
                 Code::AsyncRequired,
@@ -99,6 +80,19 @@ pub(super) fn check_sync(b: &ContainerBuilder, diags: &mut Diagnostics) {
     }
 }
 
+/// Why the service `name` needs async, when it does: the path of services from it down to the
+/// one whose statements call an async constructor (`name` first), and that constructor's
+/// class. `None` when its creation needs no async.
+pub(super) fn async_path(b: &ContainerBuilder, name: &str) -> Option<(Vec<String>, String)> {
+    let needs = requires_async(b);
+    if !needs.contains(name) {
+        return None;
+    }
+    let graph = Graph::new(b);
+    let (path, class) = graph.path_to_async(&needs, name);
+    Some((path.into_iter().map(str::to_string).collect(), class))
+}
+
 /// The construction graph of ordinary services.
 struct Graph<'a> {
     nodes: FxHashMap<&'a str, Node<'a>>,
@@ -114,6 +108,36 @@ struct Node<'a> {
 }
 
 impl<'a> Graph<'a> {
+    /// From `name` (which needs async) down through services that need async to the first
+    /// whose own statements call an async constructor: the path and that class (empty when
+    /// the graph does not reach one, which `needs` rules out).
+    fn path_to_async<'n>(
+        &'n self,
+        needs: &HashSet<String>,
+        name: &'n str,
+    ) -> (Vec<&'n str>, String) {
+        let mut path = vec![name];
+        let mut class = None;
+        while let Some(&at) = path.last() {
+            let Some(node) = self.nodes.get(at) else {
+                break;
+            };
+            if let Some(c) = &node.async_class {
+                class = Some(c.clone());
+                break;
+            }
+            match node
+                .deps
+                .iter()
+                .find(|d| needs.contains(**d) && !path.contains(*d))
+            {
+                Some(next) => path.push(next),
+                None => break,
+            }
+        }
+        (path, class.unwrap_or_default())
+    }
+
     fn new(b: &'a ContainerBuilder) -> Graph<'a> {
         let mut nodes = FxHashMap::default();
         let mut users: FxHashMap<&'a str, Vec<&'a str>> = FxHashMap::default();

@@ -603,6 +603,13 @@ impl ContainerBuilder {
         asynchrony::requires_async(self)
     }
 
+    /// Why the service `name` needs async (see [`ContainerBuilder::async_services`]): the path
+    /// of services from it to the one that calls an async constructor (`name` first), and that
+    /// constructor's class; `None` when it does not. Needs completed definitions.
+    pub fn async_path(&self, name: &str) -> Option<(Vec<String>, String)> {
+        asynchrony::async_path(self, name)
+    }
+
     /// The captive-dependency paths of the service `name` ([`CaptivePath::words`]: `name -> …
     /// -> scoped`, with `provider` before a service reached through a `Provider<T>`), by the
     /// rule `complete`

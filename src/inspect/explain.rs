@@ -157,6 +157,16 @@ pub struct LifespanExplanation {
     pub captive_paths: Vec<Vec<String>>,
 }
 
+/// Why a service's creation needs async (Clean IoC 2's compiled per-node flag).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AsyncExplanation {
+    /// The services from this one down to the one that calls the async constructor (this one
+    /// first).
+    pub path: Vec<String>,
+    /// The class whose constructor is async (`async: true` in the catalog).
+    pub class: String,
+}
+
 /// Everything `explain` says about one service.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ServiceExplanation {
@@ -177,6 +187,10 @@ pub struct ServiceExplanation {
     pub autowired: serde_json::Value,
     /// The lifespan and why it is allowed.
     pub lifespan: LifespanExplanation,
+    /// Why its creation needs async (the plan marks it `requires_async`: a sync `get` of it is
+    /// an `AsyncRequired` error, `get_async` creates it), when it does; `None` otherwise and
+    /// before `complete`.
+    pub requires_async: Option<AsyncExplanation>,
     /// Tag names.
     pub tags: Vec<String>,
     /// Every call with its arguments (empty before `complete`).
@@ -277,6 +291,11 @@ pub fn explain_service(
                 .collect(),
         },
         lifespan: lifespan(b, &def),
+        requires_async: def
+            .completed
+            .as_ref()
+            .and_then(|_| b.async_path(&def.name))
+            .map(|(path, class)| AsyncExplanation { path, class }),
         tags: def.tags.keys().cloned().collect(),
         completed: def.completed.is_some(),
         calls,
@@ -607,6 +626,17 @@ impl fmt::Display for ServiceExplanation {
         writeln!(f, "  lifespan   {}, {verdict}{}", l.lifespan, l.reason)?;
         for p in &l.captive_paths {
             writeln!(f, "             path {}", p.join(" -> "))?;
+        }
+        if let Some(a) = &self.requires_async {
+            writeln!(
+                f,
+                "  async      required: creating it reaches the async constructor of {}, so get it \
+                 with get_async() (a sync get is AsyncRequired)",
+                a.class
+            )?;
+            if a.path.len() > 1 {
+                writeln!(f, "             path {}", a.path.join(" -> "))?;
+            }
         }
         if !self.tags.is_empty() {
             writeln!(f, "  tags       {}", self.tags.join(", "))?;
