@@ -162,6 +162,23 @@ fn a_failed_async_creation_reaches_the_waiters_and_the_next_request_retries() {
         49,
         "all but the task that ran the constructor waited: {errors:?}"
     );
+    // A waiter's message names the service once, then what failed.
+    let waited = errors
+        .iter()
+        .find(|e| e.contains("waited for another task"))
+        .unwrap();
+    assert_eq!(
+        waited.matches("cannot create service 'flaky'").count(),
+        1,
+        "{waited}"
+    );
+    assert!(
+        waited.ends_with(
+            "waited for another task's creation of it, which failed: async constructor of \
+             App\\Flaky: connection refused"
+        ),
+        "{waited}"
+    );
     // The next request tries again and succeeds.
     rt.block_on(bounded(container.get_async::<Flaky>("flaky")))
         .unwrap();

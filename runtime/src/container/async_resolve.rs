@@ -297,7 +297,19 @@ impl Inner {
             with_tail(&mut own, || self.resolve_index(idx, ctx, &mut path.clone()))
         });
         if let Err(e) = &made {
-            *gate.last.lock().unwrap_or_else(PoisonError::into_inner) = e.to_string();
+            // The waiters' errors name this service and their own paths: of a failure of
+            // this very service they keep what failed, not its name and place again.
+            let text = match e {
+                Error::ConstructorFailed {
+                    service,
+                    factory_product: false,
+                    step,
+                    cause,
+                    ..
+                } if service.as_str() == self.name_of(idx) => format!("{step}: {cause}"),
+                other => other.to_string(),
+            };
+            *gate.last.lock().unwrap_or_else(PoisonError::into_inner) = text;
             gate.failures.fetch_add(1, Ordering::AcqRel);
         }
         made.map(drop)
