@@ -3,6 +3,7 @@
 //! `Resolver::normalizeReference` and `getByType` word them.
 
 use super::*;
+use wireplan_runtime::plan::Lifespan;
 
 impl Completer<'_> {
     /// A reference `@name`, `@Type\Name` or `@self` used as a value.
@@ -161,7 +162,32 @@ impl Completer<'_> {
         } else {
             d
         };
+        let d = match self.slot_hint(ty, ctx) {
+            Some(hint) => d.with_note(hint),
+            None => d,
+        };
         self.diags.push(d);
+    }
+
+    /// For a scoped service that needs a class no service provides: the per-scope object
+    /// given at run time (a request's user, say) is declared as a scope slot. `None` for
+    /// other services, and for types that are no class of the catalog (interfaces included:
+    /// a slot is filled with one object of its type).
+    fn slot_hint(&self, ty: &str, ctx: &Ctx) -> Option<String> {
+        let def = self.b.get_definition(ctx.service)?;
+        let class = self.b.catalog.get(ty)?;
+        if def.lifespan != Lifespan::Scoped || class.interface {
+            return None;
+        }
+        let short = ty.rsplit('\\').next().unwrap_or(ty);
+        let mut name: String = short.chars().take(1).flat_map(char::to_lowercase).collect();
+        name.push_str(&short[short.chars().next().map_or(0, char::len_utf8)..]);
+        Some(format!(
+            "'{}' is scoped: if {ty} is an object each scope is given at run time, declare it a \
+             scope slot, `{name}: {{type: {ty}, slot: true}}`, and provide it with \
+             Scope::provide (docs/async.md, \"Scopes and slots\")",
+            ctx.service
+        ))
     }
 
     /// The note of a `missing-service` error for the type `ty`: Nette's "Did you add it to
