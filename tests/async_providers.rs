@@ -321,7 +321,7 @@ fn a_compiled_async_plan_runs_in_the_runtime() {
     let container = Container::from_plan(plan, &reg).unwrap();
     let err = container.get::<App>("app").unwrap_err();
     assert!(
-        matches!(&err, Error::AsyncRequired { path } if path == &["app", "repo", "pool"]),
+        matches!(&err, Error::AsyncRequired { path, .. } if path == &["app", "repo", "pool"]),
         "{err}"
     );
     // The provider's holder is sync; the provider reaches the async pool with get_async.

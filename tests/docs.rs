@@ -15,6 +15,17 @@ fn errors_md() -> String {
     for c in Code::ALL {
         s.push_str(&format!("| `{}` | {} |\n", c.as_str(), c.description()));
     }
+    s.push_str(
+        "\n## Runtime errors\n\n\
+         The runtime's `wireplan_runtime::Error` says what went wrong in its message; \
+         `Error::code()` gives the kind as one of these stable codes (for logs, metrics and \
+         tests), the same code as the compile-time diagnostic where both report one problem. \
+         Generated from `wireplan_runtime::ERROR_CODES`.\n\n\
+         | code | when |\n|---|---|\n",
+    );
+    for (code, description) in wireplan_runtime::ERROR_CODES {
+        s.push_str(&format!("| `{code}` | {description} |\n"));
+    }
     s
 }
 

@@ -294,14 +294,17 @@ pub enum Error {
     /// A `scoped` service was requested outside a [`crate::Scope`]: from the container
     /// itself, or by a singleton (a captive dependency the compiler should have rejected).
     #[error(
-        "scoped service '{}' needs a scope: get it from container.scope(), not from the \
+        "scoped service '{}'{} needs a scope: get it from container.scope(), not from the \
          container or a singleton (path: {})",
         path.last().map(String::as_str).unwrap_or("?"),
+        defined_at.as_ref().map(|d| format!(" (defined at {d})")).unwrap_or_default(),
         path.join(" -> ")
     )]
     ScopeRequired {
         /// The dependency path from the requested service to the scoped one (the last name).
         path: Vec<String>,
+        /// Where the plan says the scoped service was defined (`file:line:column`), if it says.
+        defined_at: Option<String>,
     },
 
     /// A sync `get` reached a service whose creation needs an async constructor (the plan
@@ -309,15 +312,21 @@ pub enum Error {
     /// error). Create it with `get_async` / `get_by_type_async`; once created, a singleton (or
     /// a scoped service in its scope) is also returned by the sync `get`.
     #[error(
-        "service '{}' needs async creation: {} reaches an async constructor; use get_async \
+        "service '{}' needs async creation: {} reaches an async constructor{}; use get_async \
          (or create it with get_async first)",
         path.first().map(String::as_str).unwrap_or("?"),
-        path.join(" -> ")
+        path.join(" -> "),
+        match (path.last(), defined_at) {
+            (Some(last), Some(d)) => format!(" ('{last}', defined at {d})"),
+            _ => String::new(),
+        }
     )]
     AsyncRequired {
         /// The dependency path from the requested service to the one whose constructor is
         /// async (the last name).
         path: Vec<String>,
+        /// Where the plan says that last service was defined (`file:line:column`), if it says.
+        defined_at: Option<String>,
     },
 
     /// A generated factory, accessor or locator was used after its container (or scope) was
@@ -622,6 +631,38 @@ fn version_message(origin: &str, found: u64, newest: u32) -> String {
     }
 }
 
+/// Every runtime error code ([`Error::code`]) with what it means, in the order of [`Error`]'s
+/// variants (docs/errors.md, "Runtime errors", is generated from it).
+pub const CODES: &[(&str, &str)] = &[
+    ("plan-unreadable", "The plan file could not be read (missing, not a regular file, no permission)."),
+    ("write-failed", "A plan or catalog file (or its folder) could not be written."),
+    ("bad-plan", "The plan is malformed or inconsistent: not JSON or a binary plan, truncated or corrupt, references to services it does not define, expressions too deep. Every problem is listed."),
+    ("version-mismatch", "The plan was written for a plan version this runtime does not read."),
+    ("missing-registrations", "The registry lacks classes, constructors, methods, properties, static methods or casts the plan needs. Every gap is listed, before any service is created."),
+    ("foreign-plan", "The registry has classes, but none of those the plan uses: the plan was compiled for another application."),
+    ("dynamic-parameters", "Dynamic parameters the plan declares are missing or cannot be converted to their declared types. Every problem is listed."),
+    ("imports", "The imported services given to the builder do not match the plan's `imported` services."),
+    ("several", "A load found problems of more than one of the kinds above; each is reported as its own error (`Error::each`)."),
+    ("unknown-service", "No service or alias of the requested name (with the closest name, when one is close)."),
+    ("unregistered-type", "`get_by_type::<T>()` for a Rust type the registry names no class or interface for."),
+    ("no-service-of-type", "No autowired service of the requested type."),
+    ("ambiguous-type", "More than one autowired service of the requested type."),
+    ("wrong-type", "The service exists but is not of the requested Rust type, and no registered cast makes it one."),
+    ("wrong-product-type", "A generated factory's or accessor's object is not of the requested Rust type."),
+    ("circular-reference", "Services that need each other to be created (the path is named)."),
+    ("constructor-failed", "A constructor, setup method, static factory or property writer returned an error while creating a service (the service, where it was defined, the path and the failing step are named)."),
+    ("too-deep", "Creating a service needed more nested creations than the runtime allows (4,096)."),
+    ("unknown-parameter", "No static or dynamic parameter of the requested name."),
+    ("scope-required", "A scoped service was requested outside a scope (from the container, or by a singleton)."),
+    ("async-required", "A sync `get` reached a service whose creation needs an async constructor; create it with `get_async`."),
+    ("container-dropped", "A generated factory, accessor or locator was used after its container or scope was dropped."),
+    ("bad-arguments", "A generated service was called with arguments it does not take."),
+    ("unsupported", "The plan uses a kind this runtime does not implement (a plan of a newer compiler)."),
+    ("slot-not-provided", "A service needs a scope slot that was not provided in the scope or its ancestors."),
+    ("undeclared-slot", "`Scope::provide` named a service or type that is not a scope slot of the plan."),
+    ("slot-provision", "A scope slot cannot be filled: already provided in this scope, the scope already created scoped services, or the value is not of the slot's type."),
+];
+
 /// The errors of [`Error::Several`], numbered, each line after an error's first indented.
 fn numbered(errors: &[Error]) -> String {
     errors
@@ -632,6 +673,48 @@ fn numbered(errors: &[Error]) -> String {
 }
 
 impl Error {
+    /// A stable code for the kind of error, for logs, metrics and tests that should not
+    /// depend on the message's wording: `unknown-service`, `scope-required`,
+    /// `async-required`, `constructor-failed`, … (docs/errors.md, "Runtime errors", lists
+    /// them all). Where a compile-time diagnostic reports the same problem it has the same
+    /// code (`circular-reference`, `async-required`).
+    pub fn code(&self) -> &'static str {
+        CODES[self.kind()].0
+    }
+
+    /// The row of [`CODES`] for this error.
+    fn kind(&self) -> usize {
+        match self {
+            Error::Io { .. } => 0,
+            Error::Write { .. } => 1,
+            Error::BadPlan { .. } => 2,
+            Error::VersionMismatch { .. } => 3,
+            Error::MissingRegistrations { .. } => 4,
+            Error::ForeignPlan { .. } => 5,
+            Error::DynamicParameters { .. } => 6,
+            Error::Imports { .. } => 7,
+            Error::Several { .. } => 8,
+            Error::UnknownService { .. } => 9,
+            Error::UnregisteredType { .. } => 10,
+            Error::NoServiceOfType { .. } => 11,
+            Error::AmbiguousType { .. } => 12,
+            Error::WrongType { .. } => 13,
+            Error::WrongProductType { .. } => 14,
+            Error::CircularReference { .. } => 15,
+            Error::ConstructorFailed { .. } => 16,
+            Error::TooDeep { .. } => 17,
+            Error::UnknownParameter { .. } => 18,
+            Error::ScopeRequired { .. } => 19,
+            Error::AsyncRequired { .. } => 20,
+            Error::ContainerDropped { .. } => 21,
+            Error::BadArguments { .. } => 22,
+            Error::Unsupported { .. } => 23,
+            Error::SlotNotProvided { .. } => 24,
+            Error::UndeclaredSlot { .. } => 25,
+            Error::SlotProvision { .. } => 26,
+        }
+    }
+
     /// The errors this one stands for: the list of an [`Error::Several`], else this error
     /// alone. For code that looks for one kind (`Error::MissingRegistrations`, say) whether or
     /// not the load found others too.
@@ -640,5 +723,62 @@ impl Error {
             Error::Several { errors, .. } => errors,
             other => std::slice::from_ref(other),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_kebab_case_and_described() {
+        let mut seen = std::collections::HashSet::new();
+        for (code, description) in CODES {
+            assert!(seen.insert(*code), "{code} twice");
+            assert!(
+                code.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'),
+                "{code}"
+            );
+            assert!(description.ends_with('.'), "{code}: {description}");
+        }
+    }
+
+    #[test]
+    fn each_error_reports_its_own_code() {
+        let scope = Error::ScopeRequired {
+            path: vec!["app".into(), "request".into()],
+            defined_at: Some("app.neon:4:2".into()),
+        };
+        assert_eq!(scope.code(), "scope-required");
+        assert_eq!(
+            scope.to_string(),
+            "scoped service 'request' (defined at app.neon:4:2) needs a scope: get it from \
+             container.scope(), not from the container or a singleton (path: app -> request)"
+        );
+        let asynchronous = Error::AsyncRequired {
+            path: vec!["api".into(), "pool".into()],
+            defined_at: Some("app.neon:9:2".into()),
+        };
+        assert_eq!(asynchronous.code(), "async-required");
+        assert_eq!(
+            asynchronous.to_string(),
+            "service 'api' needs async creation: api -> pool reaches an async constructor \
+             ('pool', defined at app.neon:9:2); use get_async (or create it with get_async first)"
+        );
+        let missing = Error::UnknownService {
+            name: "x".into(),
+            hint: None,
+        };
+        assert_eq!(missing.code(), "unknown-service");
+        assert_eq!(
+            Error::CircularReference { path: vec![] }.code(),
+            "circular-reference"
+        );
+        let several = Error::Several {
+            origin: "p".into(),
+            errors: vec![missing],
+        };
+        assert_eq!(several.code(), "several");
+        assert_eq!(several.each()[0].code(), "unknown-service");
     }
 }

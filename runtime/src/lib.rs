@@ -125,7 +125,7 @@ pub use catalog::{ArgType, ReturnType};
 pub use container::{Container, ContainerBuilder, Scope};
 pub use derived::{Interface, Register};
 pub use encoding::Encoding;
-pub use error::{Error, Missing};
+pub use error::{Error, Missing, CODES as ERROR_CODES};
 pub use generated::{Accessor, Factory, Locator};
 pub use provider::Provider;
 pub use registry::{BoxFuture, ClassBuilder, Registry};

@@ -241,7 +241,7 @@ fn a_sync_get_of_an_async_path_is_an_error_naming_the_path() {
     let container = Container::from_json_str(&plan(PLAN3), &registry3()).unwrap();
     let err = container.get::<App3>("app").unwrap_err();
     match &err {
-        Error::AsyncRequired { path } => assert_eq!(path, &["app", "repo", "pool"]),
+        Error::AsyncRequired { path, .. } => assert_eq!(path, &["app", "repo", "pool"]),
         other => panic!("expected AsyncRequired, got {other}"),
     }
     assert_eq!(
@@ -344,7 +344,7 @@ fn scoped_and_transient_async_services() {
             .get_async::<Session4>("session")
             .await
             .unwrap_err();
-        assert!(matches!(&err, Error::ScopeRequired { path } if path == &["session"]));
+        assert!(matches!(&err, Error::ScopeRequired { path, .. } if path == &["session"]));
         let s1 = container.scope();
         let s2 = container.scope();
         let a = s1.get_by_type_async::<Session4>().await.unwrap();
@@ -514,7 +514,7 @@ fn a_provider_resolves_later_in_the_scope_it_was_made_in() {
     let job = container.get::<Job6>("job").unwrap();
     let err = job.request.get().unwrap_err();
     assert!(
-        matches!(&err, Error::ScopeRequired { path } if path == &["request"]),
+        matches!(&err, Error::ScopeRequired { path, .. } if path == &["request"]),
         "{err}"
     );
 

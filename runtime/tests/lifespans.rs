@@ -131,7 +131,7 @@ fn scoped_services_need_a_scope_and_singletons_cannot_capture_them() {
     .unwrap();
     let e = c.get::<Node>("req").unwrap_err();
     assert!(
-        matches!(&e, Error::ScopeRequired { path } if path == &["req"]),
+        matches!(&e, Error::ScopeRequired { path, .. } if path == &["req"]),
         "{e}"
     );
     // Even from inside a scope, a singleton resolves its dependencies at container level.

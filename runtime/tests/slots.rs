@@ -134,7 +134,7 @@ fn a_missing_slot_names_the_slot_and_the_service_that_needs_it() {
 fn a_slot_outside_a_scope_needs_a_scope() {
     let e = container().get::<CurrentUser>("currentUser").unwrap_err();
     assert!(
-        matches!(&e, Error::ScopeRequired { path } if path == &["currentUser"]),
+        matches!(&e, Error::ScopeRequired { path, .. } if path == &["currentUser"]),
         "{e:?}"
     );
 }

@@ -19,10 +19,17 @@ async fn the_async_database_connects_once_across_concurrent_requests() {
     // The plan marks every service on the database's creation path as requiring async.
     let sync = c.scope().get::<wireplan_example_web::Greeter>("greeter");
     let sync = sync.expect_err("a sync get of an async path is an error");
-    assert_eq!(
-        sync.to_string(),
-        "service 'greeter' needs async creation: greeter -> database reaches an async \
-         constructor; use get_async (or create it with get_async first)"
+    assert_eq!(sync.code(), "async-required");
+    let text = sync.to_string();
+    assert!(
+        text.starts_with(
+            "service 'greeter' needs async creation: greeter -> database reaches an async \
+             constructor ('database', defined at "
+        ) && text.ends_with(
+            "examples/web/config/app.neon:30:12); use get_async (or create it with get_async \
+             first)"
+        ),
+        "{text}"
     );
     assert_eq!(wireplan_example_web::connections(), 0);
 

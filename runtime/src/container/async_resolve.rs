@@ -236,7 +236,7 @@ impl Inner {
                     let (Some(scope), Some(slot)) = (scope, self.scoped_slot[idx]) else {
                         let mut p = self.names(path);
                         p.push(self.name_of(idx).to_string());
-                        return Err(Error::ScopeRequired { path: p });
+                        return Err(self.scope_required(p));
                     };
                     let slot = slot as usize;
                     if scope.find(slot).is_some() {

@@ -184,6 +184,31 @@ impl Inner {
     // ----------------------------------------------------------------------------------
     // evaluation
 
+    /// Where the plan says service `name` was defined (`file:line:column`), if it says.
+    pub(super) fn defined_at(&self, name: &str) -> Option<String> {
+        self.plan()
+            .services
+            .get(name)
+            .and_then(|s| s.source.as_ref())
+            .map(|l| format!("{}:{}:{}", l.file, l.line, l.column))
+    }
+
+    /// The [`Error::ScopeRequired`] for the scoped service at the end of `path` (names).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn scope_required(&self, path: Vec<String>) -> Error {
+        let defined_at = path.last().and_then(|n| self.defined_at(n));
+        Error::ScopeRequired { path, defined_at }
+    }
+
+    /// The [`Error::AsyncRequired`] for the async service at the end of `path` (names).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn async_required(&self, path: Vec<String>) -> Error {
+        let defined_at = path.last().and_then(|n| self.defined_at(n));
+        Error::AsyncRequired { path, defined_at }
+    }
+
     /// The [`Error::ConstructorFailed`] for `step` of creating `service`, reached through
     /// `path`. (Cold: only failures build it, and keeping it out of line keeps the creation
     /// path's frames small.)
@@ -200,12 +225,7 @@ impl Inner {
             Owner::Service(idx) => self.name_of(idx),
             Owner::Named(name) => name,
         };
-        let defined_at = self
-            .plan()
-            .services
-            .get(service)
-            .and_then(|s| s.source.as_ref())
-            .map(|l| format!("{}:{}:{}", l.file, l.line, l.column));
+        let defined_at = self.defined_at(service);
         Error::ConstructorFailed {
             service: service.to_string(),
             factory_product: false,
@@ -289,9 +309,7 @@ impl Inner {
                 }
                 let entry = self.registry.t.classes.get(class.as_str());
                 if entry.is_some_and(|c| c.ctor.is_none() && c.async_ctor.is_some()) {
-                    return Err(Error::AsyncRequired {
-                        path: self.names(path),
-                    });
+                    return Err(self.async_required(self.names(path)));
                 }
                 let values = self.eval_list(args, frame, path)?;
                 let step = || format!("constructor of {class}");

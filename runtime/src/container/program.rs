@@ -645,9 +645,7 @@ impl Inner {
                 return Ok(inst);
             }
             if op.ctor.is_none() {
-                return Err(Error::AsyncRequired {
-                    path: self.names(path),
-                });
+                return Err(self.async_required(self.names(path)));
             }
         }
         let mut buf = ArgBuf::new();

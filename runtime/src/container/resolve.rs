@@ -499,7 +499,7 @@ impl Inner {
                 let (Some(scope), Some(slot)) = (ctx.scope, self.scoped_slot[idx]) else {
                     let mut p = self.names(path);
                     p.push(self.name_of(idx).to_string());
-                    return Err(Error::ScopeRequired { path: p });
+                    return Err(self.scope_required(p));
                 };
                 // `resolve_ref`, the only caller, looked in this scope and its ancestors.
                 let slot = slot as usize;
@@ -600,9 +600,7 @@ impl Inner {
             hint: None,
         })?;
         if sp.requires_async && !super::async_resolve::in_async_tail() {
-            return Err(Error::AsyncRequired {
-                path: self.async_path(path),
-            });
+            return Err(self.async_required(self.async_path(path)));
         }
         match sp.kind {
             ServiceKind::Factory if ctx.args.is_none() => {

@@ -49,7 +49,7 @@ impl Inner {
             names
         };
         let (Some(scope), Some(slot)) = (scope, self.scoped_slot[idx]) else {
-            return Err(Error::ScopeRequired { path: names() });
+            return Err(self.scope_required(names()));
         };
         match scope.find(slot as usize) {
             Some(inst) => Ok(inst),

@@ -203,13 +203,16 @@ fn an_ordinary_binary_plan_is_read_into_the_tables_and_builds_the_same_container
         assert_eq!((tuned.level, tuned.note.as_str()), (5, "tuned"));
         assert_eq!(c.get_by_type::<dyn Named>().unwrap().id(), 7);
         assert_eq!(c.get::<dyn Named>("p").unwrap().id(), 7);
-        assert!(c.get::<Part>("scoped").is_err(), "scoped needs a scope");
         let scope = c.scope();
         assert_eq!(scope.get::<Part>("scoped").unwrap().0, 8);
         assert_eq!(c.get::<Part>("fresh").unwrap().0, 9);
         assert_eq!(c.warm_up().unwrap(), 0, "every singleton was created above");
     }
     assert!(streamed(&c), "nothing above needed the model");
+    // An error names where the plan defined the service, which the model holds: it is decoded
+    // then.
+    let e = c.get::<Part>("scoped").err().expect("scoped needs a scope");
+    assert_eq!(e.code(), "scope-required", "scoped needs a scope: {e}");
     assert_eq!(observe(&c), observe(&m));
     assert_eq!(
         c.plan(),
