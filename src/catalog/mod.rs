@@ -534,7 +534,6 @@ impl Catalog {
             .unwrap_or(&[])
     }
 
-    /// [`Catalog::constructor`] of a class already looked up.
     /// The class whose private constructor `class` has (`constructor: private`, its own or
     /// inherited through `extends` while no class on the way declares parameters: PHP
     /// inherits a constructor a class does not declare), or `None` when it can be created
@@ -554,6 +553,7 @@ impl Catalog {
         None
     }
 
+    /// [`Catalog::constructor`] of a class already looked up.
     pub fn constructor_of<'a>(&'a self, class: &'a ClassInfo) -> &'a [Param] {
         let mut current = Some(class);
         let mut steps = 0;
