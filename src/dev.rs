@@ -31,7 +31,11 @@ use crate::diagnostics::render_to_string;
 use crate::plan::content_hash;
 
 /// Why [`load_or_compile`] failed.
-#[derive(Debug, thiserror::Error)]
+///
+/// `Debug` prints the same text as `Display` (the rendered diagnostics, when the configuration
+/// has errors), so `main() -> Result<(), Box<dyn Error>>` shows what went wrong rather than a
+/// struct dump.
+#[derive(thiserror::Error)]
 pub enum DevError {
     /// The configuration has errors; no plan was written.
     #[error("{config}: the configuration has {count} error(s); no plan written\n{rendered}")]
@@ -58,6 +62,12 @@ pub enum DevError {
     /// Writing the cached plan or loading it into a container failed.
     #[error(transparent)]
     Runtime(#[from] wireplan_runtime::Error),
+}
+
+impl std::fmt::Debug for DevError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }
 
 fn cache_dir_message(path: &str, is_file: bool, cause: Option<&std::io::Error>) -> String {

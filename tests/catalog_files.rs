@@ -662,6 +662,38 @@ fn cli_reads_the_catalog_file_and_it_is_a_dependency_and_protected() {
 }
 
 #[test]
+fn a_class_no_catalog_declares_is_advised_by_whether_catalog_files_were_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("app.neon");
+    let catalog = dir.path().join("catalog.json");
+    std::fs::write(&config, "services:\n\tqueue: App\\Queue\n").unwrap();
+    wireplan_runtime::catalog::write_catalog(&mailer_registry(true), &catalog).unwrap();
+    let notes = |with_catalog: bool| {
+        let mut cmd = wireplan_cmd();
+        cmd.arg("check").arg(&config).args(["--format", "json"]);
+        if with_catalog {
+            cmd.arg("--catalog").arg(&catalog);
+        }
+        let out = cmd.output().unwrap();
+        let diags: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(diags[0]["code"], "class-not-found", "{diags}");
+        diags[0]["notes"][0].as_str().unwrap().to_string()
+    };
+    // Without a catalog: pass one.
+    let bare = notes(false);
+    assert!(bare.contains("--catalog FILE"), "{bare}");
+    // With one that lacks the class: passing a catalog is no advice; registering the type is.
+    let given = notes(true);
+    assert!(!given.contains("--catalog FILE"), "{given}");
+    assert!(
+        given.contains(
+            "register the type in the application's registry and write its catalog again"
+        ),
+        "{given}"
+    );
+}
+
+#[test]
 fn explain_and_graph_take_the_catalog_too() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("app.neon");
@@ -1069,7 +1101,8 @@ fn one_catalog_given_twice_is_read_once_and_a_missing_interface_is_named_as_one(
         ),
         "{stderr}"
     );
-    assert!(stderr.contains("--catalog FILE"), "{stderr}");
+    // A catalog was given: the advice is to register the type and write the catalog again.
+    assert!(stderr.contains("write its catalog again"), "{stderr}");
 }
 
 /// A catalog file that is not a catalog at all (a JSON syntax error) stops the compilation

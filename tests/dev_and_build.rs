@@ -95,6 +95,9 @@ fn dev_mode_recompiles_exactly_when_a_dependency_changes() {
     let e = Container::load_or_compile(&config, &cache, &r).unwrap_err();
     assert!(matches!(e, DevError::Compile { .. }), "{e}");
     assert!(e.to_string().contains("App\\Nope"), "{e}");
+    // `main() -> Result<(), Box<dyn Error>>` prints Debug: the same rendered text, no struct dump.
+    assert_eq!(format!("{e:?}"), e.to_string());
+    assert!(!format!("{e:?}").contains("Compile {"), "{e:?}");
 }
 
 #[test]

@@ -567,8 +567,9 @@ impl fmt::Display for PathAbbrev<'_> {
 
 /// How to bring a plan and its registry together again, at the end of the loader's
 /// registration check.
-const REGENERATE_HINT: &str = "the plan was compiled against another catalog than this \
-registry's: regenerate the catalog (WIREPLAN_WRITE_CATALOG=catalog.json, or \
+const REGENERATE_HINT: &str = "register each of them (Registry::class, register!, \
+#[wireplan_runtime::class]) under the name the plan uses; if the plan was compiled against another \
+catalog than this registry's, regenerate the catalog (WIREPLAN_WRITE_CATALOG=catalog.json, or \
 WIREPLAN_UPDATE_CATALOG=1 for the golden test) and recompile the plan with --catalog catalog.json";
 
 /// The gaps as a list, one per line; past [`MISSING_SHOWN`] the rest are counted (the whole

@@ -465,7 +465,13 @@ fn all_missing_registrations_are_listed_before_anything_is_created() {
     assert!(matches!(&missing[5], Missing::StaticMethod { method, .. } if method == "make"));
     let msg = e.to_string();
     assert!(msg.contains("the registry lacks 6 thing(s)"), "{msg}");
-    // It ends with how to regenerate the catalog and recompile.
+    // It ends with what to register, and how to regenerate the catalog and recompile.
+    assert!(
+        msg.contains(
+            "register each of them (Registry::class, register!, #[wireplan_runtime::class])"
+        ),
+        "{msg}"
+    );
     assert!(
         msg.ends_with("recompile the plan with --catalog catalog.json")
             && msg.contains("WIREPLAN_WRITE_CATALOG=catalog.json"),

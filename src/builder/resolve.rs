@@ -341,7 +341,7 @@ impl Resolver<'_> {
                     } else {
                         match crate::diagnostics::suggest(t, names) {
                             Some(s) => format!("did you mean '{s}'?"),
-                            None => "Add it to the `types:` section, or pass the catalog your registry writes with `--catalog FILE` (docs/catalog.md).".to_string(),
+                            None => self.b.catalog.class_not_found_note().to_string(),
                         }
                     };
                     self.diags.push(
@@ -625,7 +625,7 @@ impl Resolver<'_> {
         if let Some(s) = crate::diagnostics::suggest(class, names) {
             d = d.with_note(format!("did you mean '{s}'?"));
         } else {
-            d = d.with_note("Add it to the `types:` section, or pass the catalog your registry writes with `--catalog FILE` (docs/catalog.md).");
+            d = d.with_note(self.b.catalog.class_not_found_note());
         }
         self.diags.push(d);
     }

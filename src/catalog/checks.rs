@@ -44,7 +44,7 @@ impl Catalog {
                     self.classes().map(|c| c.name.as_str()),
                 ) {
                     Some(s) => d.with_note(format!("did you mean '{s}'?")),
-                    None => d.with_note("Add it to the `types:` section, or pass the catalog your registry writes with `--catalog FILE` (docs/catalog.md)."),
+                    None => d.with_note(self.class_not_found_note()),
                 };
                 diags.push(d);
             }
@@ -78,7 +78,7 @@ impl Catalog {
                             format!("Class '{parent}' not found (named as {role} {}).", c.name),
                         )
                         .at(at())
-                        .with_note("Add it to the `types:` section, or pass the catalog your registry writes with `--catalog FILE` (docs/catalog.md)."),
+                        .with_note(self.class_not_found_note()),
                     );
                 }
             }

@@ -38,6 +38,7 @@ impl Catalog {
     ) -> (Catalog, bool) {
         let mut readable = true;
         let mut cat = Catalog::new();
+        cat.with_files = !files.is_empty();
         let mut names = Interner::default();
         let mut pending = Vec::new();
         let mut origin: IndexMap<ClassKey, Origin, FxBuildHasher> = IndexMap::default();

@@ -315,9 +315,26 @@ fn read_entry<N: node::Node>(
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
     classes: IndexMap<ClassKey, ClassInfo, FxBuildHasher>,
+    /// Whether catalog files (`--catalog`, a build script's or dev mode's registry catalog)
+    /// were merged into it: the advice for a class it lacks differs.
+    with_files: bool,
 }
 
 impl Catalog {
+    /// The note for a class this catalog does not declare (no near spelling to suggest): add
+    /// it to `types:` or pass a registry's catalog; when catalog files were given, they lack
+    /// it too, so the type is to be registered and the catalog written again.
+    pub fn class_not_found_note(&self) -> &'static str {
+        if self.with_files {
+            "Neither the `types:` section nor the catalog files declare it: register the type \
+             in the application's registry and write its catalog again, or add it to the \
+             `types:` section (docs/catalog.md)."
+        } else {
+            "Add it to the `types:` section, or pass the catalog your registry writes with \
+             `--catalog FILE` (docs/catalog.md)."
+        }
+    }
+
     /// An empty catalog.
     pub fn new() -> Catalog {
         Catalog::default()

@@ -324,7 +324,7 @@ fn inject_steps(builder: &mut ContainerBuilder, diags: &mut Diagnostics) {
                 let classes = builder.catalog.classes().map(|c| c.name.as_str());
                 d = match suggest(&p.class, classes) {
                     Some(s) => d.with_note(format!("did you mean '{s}'?")),
-                    None => d.with_note("Add it to the `types:` section, or pass the catalog your registry writes with `--catalog FILE` (docs/catalog.md)."),
+                    None => d.with_note(builder.catalog.class_not_found_note()),
                 };
                 diags.push(d);
                 continue;
@@ -479,7 +479,7 @@ fn search_section(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Di
                 let classes = builder.catalog.classes().map(|c| c.name.as_str());
                 d = match suggest(&name, classes) {
                     Some(s) => d.with_note(format!("did you mean '{s}'?")),
-                    None => d.with_note("Add it to the `types:` section, or pass the catalog your registry writes with `--catalog FILE` (docs/catalog.md)."),
+                    None => d.with_note(builder.catalog.class_not_found_note()),
                 };
                 diags.push(d);
             }
