@@ -433,3 +433,47 @@ fn a_property_write_converts_to_the_property_type() {
          - 'env.WP_POOL' is 'four', which is not a valid int; needed by service 'db'"
     );
 }
+
+/// `-p env.NAME=…` fixes that one name at compile time; every other `%env.*%` is still read
+/// at start-up. A parameter `env` written in the files (or `-p env=…` whole) makes `%env.*%`
+/// ordinary parameters, and a name it lacks is missing (as in Nette).
+#[test]
+fn an_env_override_fixes_one_name_and_leaves_the_rest_read_at_start_up() {
+    let body = "services:\n\tdb: App\\Db(%env.WP_DSN%, %env.WP_TIMEOUT%)\n";
+    let (_dir, path) = config(body);
+    // `-p` values, decoded as NEON as the CLI does.
+    let compile_with = |overrides: &[(&str, &str)]| {
+        let mut sources = wireplan::source::SourceMap::new();
+        let mut options = Options::default();
+        for (name, text) in overrides {
+            let id = sources.add(format!("<-p {name}>"), text.to_string());
+            let value = wireplan::neon::decode(text, id).expect("valid NEON");
+            options.parameters.insert(name.to_string(), value);
+        }
+        compile(&path, &options)
+    };
+    let c = compile_with(&[("env.WP_DSN", "main.db")]);
+    let plan = c
+        .plan
+        .unwrap_or_else(|| panic!("{:#?}", c.diagnostics.items()));
+    let dynamic: Vec<&String> = plan.dynamic.keys().collect();
+    assert_eq!(dynamic, ["env.WP_TIMEOUT"]);
+    let container = load(&plan, &[("env.WP_TIMEOUT", "30")]).unwrap();
+    let db = container.get::<Db>("db").unwrap();
+    assert_eq!((db.dsn.as_str(), db.timeout), ("main.db", Some(30)));
+
+    // `-p env={…}` gives the whole map: a name it lacks is a missing parameter.
+    let c = compile_with(&[("env", "{WP_DSN: x}")]);
+    assert!(c.plan.is_none());
+    let missing: Vec<String> = c
+        .diagnostics
+        .items()
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| format!("{}: {}", d.code.as_str(), d.message))
+        .collect();
+    assert_eq!(
+        missing,
+        ["missing-parameter: Missing parameter 'env.WP_TIMEOUT'."]
+    );
+}

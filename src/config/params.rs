@@ -36,6 +36,22 @@ pub struct Parameters {
     pub left_out: Vec<(String, &'static str)>,
     /// The checked entries of `dynamicParameters:` (see [`super::dynamic`]).
     pub dynamic_schema: IndexMap<String, super::dynamic::DynamicSchema>,
+    /// Where `%env.*%` reads from (see [`EnvSource`]).
+    pub env: EnvSource,
+}
+
+/// Where `%env.NAME%` takes its value from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum EnvSource {
+    /// The process environment at start-up: every `%env.*%` is a dynamic parameter.
+    #[default]
+    Environment,
+    /// A parameter `env` the files (or `-p env=…`) define: `%env.*%` is an ordinary static
+    /// parameter, and a name it lacks is a missing parameter (as in Nette).
+    Defined,
+    /// Only `-p env.NAME=…` values: those names are fixed at compile time, every other
+    /// `%env.*%` is still read from the environment at start-up.
+    Overridden,
 }
 
 impl Parameters {
@@ -43,7 +59,15 @@ impl Parameters {
     /// `env`), a name declared dynamic, or a path inside one (`db.password.x` under
     /// `db.password`).
     pub fn is_dynamic(&self, name: &str) -> bool {
-        is_dynamic_name(name, &self.dynamic, self.values.contains_key("env"))
+        is_dynamic_name(name, &self.dynamic, self.env, |path| {
+            let mut segs = path.split('.');
+            let first = segs.next().and_then(|top| self.values.get(top));
+            segs.try_fold(first, |v, seg| {
+                Some(v.and_then(|v| v.as_array()).and_then(|a| a.get(seg)))
+            })
+            .flatten()
+            .is_some()
+        })
     }
 
     /// Whether `name` (or a map parameter it lies in) is listed in `wireplan › sensitive`.
@@ -59,10 +83,22 @@ fn prefixes(name: &str) -> impl Iterator<Item = &str> {
         .chain([name])
 }
 
-/// See [`Parameters::is_dynamic`]; `defines_env` is whether the files define `env`.
-fn is_dynamic_name(name: &str, dynamic: &HashSet<String>, defines_env: bool) -> bool {
+/// See [`Parameters::is_dynamic`]; `env` is where `%env.*%` reads from, `given(path)` whether
+/// a `-p` value gives the dotted `path` (asked for [`EnvSource::Overridden`] only).
+fn is_dynamic_name(
+    name: &str,
+    dynamic: &HashSet<String>,
+    env: EnvSource,
+    given: impl Fn(&str) -> bool,
+) -> bool {
     let top = name.split('.').next().unwrap_or(name);
-    top == "env" && !defines_env || prefixes(name).any(|p| dynamic.contains(p))
+    let env_dynamic = top == "env"
+        && match env {
+            EnvSource::Environment => true,
+            EnvSource::Defined => false,
+            EnvSource::Overridden => name == "env" || !given(name),
+        };
+    env_dynamic || prefixes(name).any(|p| dynamic.contains(p))
 }
 
 /// The sections of the configuration after expansion, keyed by section name, with the span of
@@ -235,6 +271,11 @@ impl<'a> Expander<'a> {
                 }
             }
         }
+        let mut env = if raw.contains_key("env") {
+            EnvSource::Defined
+        } else {
+            EnvSource::Environment
+        };
         let mut foreign: HashSet<String> = HashSet::new();
         for (k, v) in overrides {
             // `-p database.dsn=x` sets one key inside the `database` map.
@@ -244,6 +285,13 @@ impl<'a> Expander<'a> {
             // A parameter with a value from the command line, even one key of a map written
             // in the files, is foreign: its spans may belong to the options' source map.
             foreign.insert(top.clone());
+            if top == "env" && env != EnvSource::Defined {
+                env = if rest.is_empty() {
+                    EnvSource::Defined
+                } else {
+                    EnvSource::Overridden
+                };
+            }
             if rest.is_empty() {
                 raw.insert(top, v.clone());
                 continue;
@@ -269,6 +317,7 @@ impl<'a> Expander<'a> {
             in_foreign: 0,
             raw,
             dynamic: dynamic.iter().cloned().collect(),
+            env,
             literal_at: false,
             done: HashMap::new(),
             stack: Vec::new(),
@@ -360,6 +409,7 @@ impl<'a> Expander<'a> {
         let parameters = Parameters {
             values,
             dynamic,
+            env: self.env,
             left_out: self
                 .nested_too_deep
                 .iter()
@@ -497,6 +547,8 @@ struct Expander<'a> {
     in_foreign: usize,
     raw: IndexMap<String, Value>,
     dynamic: HashSet<String>,
+    /// Where `%env.*%` reads from.
+    env: EnvSource,
     /// Whether a quoted string starting with `@` is plain text (escaped to `@@…`, as Nette's
     /// NeonAdapter does). True in the DI sections, false while a parameter's own value is
     /// converted: a parameter `'@corp.example'` used as an argument stays a reference (the
@@ -543,7 +595,18 @@ impl Expander<'_> {
     /// Whether `%name%` is read at start-up: `env.*` (unless the files define `env`), or a
     /// name declared dynamic, or a path inside one (`%db.password.x%` under `db.password`).
     fn is_dynamic(&self, name: &str) -> bool {
-        is_dynamic_name(name, &self.dynamic, self.raw.contains_key("env"))
+        is_dynamic_name(name, &self.dynamic, self.env, |path| {
+            let mut segs = path.split('.');
+            let first = segs.next().and_then(|top| self.raw.get(top));
+            segs.try_fold(first, |v, seg| {
+                Some(v.and_then(|v| match &v.kind {
+                    Kind::Array(a) => a.get(seg),
+                    _ => None,
+                }))
+            })
+            .flatten()
+            .is_some()
+        })
     }
 
     /// Expands top-level parameter `name` once, into `done`. False when there is no value: no
