@@ -476,7 +476,10 @@ impl Resolver<'_> {
             .at(span);
             self.diags.push(match self.b.removed.get(target) {
                 Some(removal) => removal.explain(d, target, removal.type_.as_deref()),
-                None => d,
+                None => match crate::config::predefined::service_note(target) {
+                    Some(note) => d.with_note(note),
+                    None => d,
+                },
             });
             return None;
         }

@@ -18,6 +18,7 @@ mod overrides;
 mod params;
 mod placeholders;
 mod plan_guard;
+pub(crate) mod predefined;
 mod prefetch;
 
 pub use decoded::DecodedFiles;

@@ -809,6 +809,16 @@ impl Expander<'_> {
                 d.with_suggestion(path, names)
             }
         };
+        if let Some(note) = super::predefined::parameter_note(path) {
+            d = d.with_note(note);
+        }
+        if path.starts_with("env.") && self.env == EnvSource::Defined {
+            d = d.with_note(
+                "a parameter 'env' is defined (in the files, or whole with -p env=…), so \
+                 %env.NAME% reads its keys, not the environment: give the name there, or fix \
+                 one name alone with -p env.NAME=VALUE",
+            );
+        }
         self.diags.push(d);
     }
 }

@@ -48,7 +48,7 @@ pub const API: &[ApiDoc] = &[
     doc!("Extension", "name", Before, "The name the extension is registered under (its key in `extensions:`).", r#"ok(this.name == "demo");"#),
     doc!("Extension", "config", Load, "The extension's configuration section as an ordered map (`this.config.level`, `this.config[\"level\"]`; a missing key reads as `()`). Assignable.", r#"ok(this.config.level == 5); ok(this.config.keys() == ["level", "names"]);"#),
     doc!("Extension", "getConfig", Load, "Same as `this.config` (Nette's getter).", r#"ok(this.getConfig().names == ["a", "b"]);"#),
-    doc!("Extension", "args", Load, "The arguments written after the script path: `demo: ext.rhai(%debugMode%)`.", r#"ok(this.args == []);"#),
+    doc!("Extension", "args", Load, "The arguments written after the script path: `demo: ext.rhai(%debugMode%)` (with a parameter `debugMode` declared under `parameters:`).", r#"ok(this.args == []);"#),
     doc!("Extension", "prefix", Load, "`prefix(\"x\")` is `\"<name>.x\"`; `prefix(\"@x\")` is `\"@<name>.x\"` (Nette's `prefix`).", r#"ok(this.prefix("x") == "demo.x"); ok(this.prefix("@x") == "@demo.x");"#),
     doc!("Extension", "getContainerBuilder", Before, "The shared `ContainerBuilder`.", r#"ok(this.getContainerBuilder().hasDefinition("db"));"#),
     doc!("Extension", "loadDefinitionsFromConfig", Load, "Loads a map shaped like a `services:` section: names get the extension prefix, `@extension.x` becomes `@<name>.x`, `%parameters%` are expanded. Errors are raised at the calling line.", r#"this.loadDefinitionsFromConfig(#{ cache: #{ create: "App\\Db", autowired: false } }); ok(this.getContainerBuilder().hasDefinition("demo.cache"));"#),

@@ -51,7 +51,8 @@ pub struct ExtensionHandle {
     pub name: String,
     /// Its configuration section.
     pub config: Dynamic,
-    /// The arguments written after the script path: `blog: blog.rhai(%debugMode%)`.
+    /// The arguments written after the script path: `blog: blog.rhai(%debugMode%)` (a parameter
+    /// the configuration declares; nothing is predefined).
     pub args: Array,
     /// The script's display path.
     pub script: String,
