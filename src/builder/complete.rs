@@ -599,6 +599,17 @@ impl Completer<'_> {
         ctx: &Ctx,
         span: Option<Span>,
     ) {
+        if ty.is_empty() {
+            let d = self.error(
+                Code::MethodNotFound,
+                ctx,
+                format!("Global function {method}() is not callable."),
+                span,
+            );
+            self.diags
+                .push(d.with_note(crate::config::predefined::GLOBAL_FUNCTION_NOTE));
+            return;
+        }
         let mut d = self.error(
             Code::MethodNotFound,
             ctx,

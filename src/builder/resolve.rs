@@ -429,7 +429,11 @@ impl Resolver<'_> {
                 }
                 if let Some((class, method)) = super::complete::split_member(n) {
                     if class.is_empty() {
-                        return self.unknown_type(span, prefix);
+                        self.diags.push(
+                            unknown_type_error(span, prefix)
+                                .with_note(crate::config::predefined::GLOBAL_FUNCTION_NOTE),
+                        );
+                        return None;
                     }
                     if !self.b.catalog.exists(class) {
                         self.class_not_found(class, span, prefix);
@@ -600,15 +604,7 @@ impl Resolver<'_> {
         span: Option<crate::source::Span>,
         prefix: &dyn std::fmt::Display,
     ) -> Option<String> {
-        self.diags.push(
-            Diagnostic::error(
-                Code::InvalidDefinition,
-                format!(
-                    "{prefix}: Unknown service type, specify it or declare return type of factory method."
-                ),
-            )
-            .at(span),
-        );
+        self.diags.push(unknown_type_error(span, prefix));
         None
     }
 
@@ -676,4 +672,18 @@ mod tests {
             assert!(!never(t), "{t} may be an object");
         }
     }
+}
+
+/// Nette's error for a definition whose type cannot be known from its creator.
+fn unknown_type_error(
+    span: Option<crate::source::Span>,
+    prefix: &dyn std::fmt::Display,
+) -> Diagnostic {
+    Diagnostic::error(
+        Code::InvalidDefinition,
+        format!(
+            "{prefix}: Unknown service type, specify it or declare return type of factory method."
+        ),
+    )
+    .at(span)
 }

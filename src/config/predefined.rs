@@ -38,6 +38,12 @@ pub(crate) fn service_note(name: &str) -> Option<&'static str> {
     )
 }
 
+/// The note for a call of a global function (`::strtoupper(x)`): Nette calls PHP's functions,
+/// a plan calls only what the Rust registry provides.
+pub(crate) const GLOBAL_FUNCTION_NOTE: &str = "a plan has no global functions (Nette calls PHP's): \
+register a static method (Registry::static_method, `static: true` in the catalog) and call \
+App\\Util::name(...), or use a built-in: not(), bool(), int(), float(), string(), typed(), tagged()";
+
 #[cfg(test)]
 mod tests {
     #[test]
