@@ -635,6 +635,20 @@ pub(super) fn has_empty_callee(st: &Statement) -> bool {
     matches!(&st.callee, Callee::Name(n) if n.is_empty())
 }
 
+/// Nette's error for a definition whose type cannot be known from its creator.
+fn unknown_type_error(
+    span: Option<crate::source::Span>,
+    prefix: &dyn std::fmt::Display,
+) -> Diagnostic {
+    Diagnostic::error(
+        Code::InvalidDefinition,
+        format!(
+            "{prefix}: Unknown service type, specify it or declare return type of factory method."
+        ),
+    )
+    .at(span)
+}
+
 #[cfg(test)]
 mod tests {
     use super::never_object;
@@ -672,18 +686,4 @@ mod tests {
             assert!(!never(t), "{t} may be an object");
         }
     }
-}
-
-/// Nette's error for a definition whose type cannot be known from its creator.
-fn unknown_type_error(
-    span: Option<crate::source::Span>,
-    prefix: &dyn std::fmt::Display,
-) -> Diagnostic {
-    Diagnostic::error(
-        Code::InvalidDefinition,
-        format!(
-            "{prefix}: Unknown service type, specify it or declare return type of factory method."
-        ),
-    )
-    .at(span)
 }
