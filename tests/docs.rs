@@ -149,3 +149,112 @@ fn getting_started_blocks_equal_the_example_package() {
         ]
     );
 }
+
+/// The README's extension example is a working extension: compiled against a configuration
+/// with its section and classes, it registers `blog.articles` with the configured option, its
+/// `beforeCompile` adds the logger setup only when a logger exists, and its `afterCompile`
+/// writes the tag into the plan.
+#[test]
+fn the_readme_extension_example_compiles() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let start = readme
+        .find("```rhai\nfn getConfigSchema() {                     // validates")
+        .expect("the README's extension example");
+    let body = &readme[start + "```rhai\n".len()..];
+    let script = &body[..body.find("```").expect("the block's end")];
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("blog.rhai"), script).expect("write script");
+    let types = "types:\n\
+                 \tApp\\Logger: {interface: true}\n\
+                 \tApp\\FileLogger: {implements: [App\\Logger]}\n\
+                 \tBlog\\Articles:\n\
+                 \t\tconstructor: {postsPerPage: int}\n\
+                 \t\tmethods: {setLogger: {params: {logger: App\\Logger}}}\n";
+    let compile = |services: &str| {
+        let config = dir.path().join("app.neon");
+        std::fs::write(
+            &config,
+            format!(
+                "extensions:\n\tblog: blog.rhai\n\nblog:\n\tpostsPerPage: 5\n\n{types}{services}"
+            ),
+        )
+        .expect("write config");
+        let c = wireplan::compiler::compile(&config, &Default::default());
+        let plan = c
+            .plan
+            .unwrap_or_else(|| panic!("{:#?}", c.diagnostics.items()));
+        serde_json::from_str::<serde_json::Value>(&wireplan::plan::to_json(&plan))
+            .expect("plan JSON")
+    };
+    let plan = compile("services:\n\tlogger: App\\FileLogger\n");
+    let articles = &plan["services"]["blog.articles"];
+    assert_eq!(
+        articles["create"]["args"],
+        serde_json::json!([5]),
+        "{articles}"
+    );
+    assert_eq!(articles["tags"]["audited"], true, "{articles}");
+    assert_eq!(
+        articles["setup"],
+        serde_json::json!([{"$call": ["@self", "setLogger"], "args": [{"$ref": "logger"}]}]),
+        "{articles}"
+    );
+    // Without a logger, getByType() gives () and the example adds no setup.
+    let plan = compile("");
+    let articles = &plan["services"]["blog.articles"];
+    assert!(articles.get("setup").is_none(), "{articles}");
+}
+
+/// The README's first extension (the short logaware) adds `setLogger(@logger)` to the tagged
+/// services, and without a logger stops with its own message instead of writing `"@" + ()`.
+#[test]
+fn the_readme_logaware_example_checks_for_a_missing_logger() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let start = readme
+        .find("```rhai\nfn getConfigSchema() {\n\tExpect::structure(#{ tag:")
+        .expect("the README's logaware example");
+    let body = &readme[start + "```rhai\n".len()..];
+    let script = &body[..body.find("```").expect("the block's end")];
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("log.rhai"), script).expect("write script");
+    let compile = |logger: &str| {
+        let config = dir.path().join("app.neon");
+        std::fs::write(
+            &config,
+            format!(
+                "extensions:\n\tlog: log.rhai\n\ntypes:\n\tApp\\Logger: {{interface: true}}\n\
+                 \tApp\\FileLogger: {{implements: [App\\Logger]}}\n\
+                 \tApp\\Repo:\n\t\tmethods: {{setLogger: {{params: {{logger: App\\Logger}}}}}}\n\
+                 services:\n\trepo: {{create: App\\Repo, tags: [logaware]}}\n{logger}"
+            ),
+        )
+        .expect("write config");
+        wireplan::compiler::compile(&config, &Default::default())
+    };
+    let c = compile("\tlogger: App\\FileLogger\n");
+    let plan = c
+        .plan
+        .unwrap_or_else(|| panic!("{:#?}", c.diagnostics.items()));
+    let plan: serde_json::Value =
+        serde_json::from_str(&wireplan::plan::to_json(&plan)).expect("plan JSON");
+    assert_eq!(
+        plan["services"]["repo"]["setup"][0]["args"],
+        serde_json::json!([{"$ref": "logger"}])
+    );
+    let c = compile("");
+    assert!(c.plan.is_none());
+    let messages: Vec<&str> = c
+        .diagnostics
+        .items()
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("no service of type App\\Logger for the services tagged logaware")),
+        "{messages:?}"
+    );
+}

@@ -23,7 +23,14 @@ impl Completer<'_> {
                 "@self is only available in setup statements, where it is the object being set up."
                     .to_string()
             };
-            self.report(Code::InvalidValue, ctx, msg, span);
+            let mut d = self.error(Code::InvalidValue, ctx, msg, span);
+            if target.is_empty() {
+                d = d.with_note(
+                    "if a script built it as \"@\" + name, name was (): what getByType() returns \
+                     when no service has the type; check for () before using it",
+                );
+            }
+            self.diags.push(d);
             return P::Null;
         }
         if target.contains('\\') {
