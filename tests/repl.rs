@@ -447,6 +447,11 @@ fn a_runaway_input_is_stopped_by_the_sandbox() {
         r.starts_with("error[script-error]: Stopped: the input ran more than 200000 operations"),
         "{r}"
     );
+    // It names the setting that raises the limit.
+    assert!(
+        r.contains("raise it with `wireplan: sandbox: maxOperations:` in the configuration, then :reload"),
+        "{r}"
+    );
     assert_eq!(ask(&mut s, "40 + 2"), "42");
 }
 

@@ -593,6 +593,10 @@ impl Session {
                      session goes on.",
                     limits.max_operations
                 ),
+            )
+            .with_note(
+                "the limit is the project's: raise it with `wireplan: sandbox: maxOperations:` \
+                 in the configuration, then :reload",
             ),
             EvalAltResult::ErrorTerminated(v, _)
                 if crate::script::sandbox::termination_message(v, limits).is_some() =>
