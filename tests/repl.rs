@@ -449,7 +449,9 @@ fn a_runaway_input_is_stopped_by_the_sandbox() {
     );
     // It names the setting that raises the limit.
     assert!(
-        r.contains("raise it with `wireplan: sandbox: maxOperations:` in the configuration, then :reload"),
+        r.contains(
+            "raise it with `wireplan: sandbox: maxOperations:` in the configuration, then :reload"
+        ),
         "{r}"
     );
     assert_eq!(ask(&mut s, "40 + 2"), "42");

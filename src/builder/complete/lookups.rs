@@ -124,8 +124,20 @@ impl Completer<'_> {
                 let candidates: Vec<String> = high.filter(eligible).map(String::from).collect();
                 let mut d = super::super::ambiguous(ty, &candidates);
                 d.message = format!("{}: {}", ctx.prefix, d.message);
+                let mut sorted = candidates.clone();
+                sorted.sort();
+                let first = sorted.first().map_or("name", String::as_str);
                 if let Some((p, f)) = param {
                     d.message.push_str(&format!(" (required by ${p} in {f})"));
+                    d = d.with_note(format!(
+                        "pass the one to use (`{p}: @{first}`), or leave only one autowired: \
+                         `autowired: false` on the others"
+                    ));
+                } else {
+                    d = d.with_note(format!(
+                        "name the one to use (`@{first}`), or leave only one autowired: \
+                         `autowired: false` on the others"
+                    ));
                 }
                 self.diags.push(d.at(span.or(ctx.span)));
                 Some(String::new())
