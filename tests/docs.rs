@@ -258,3 +258,24 @@ fn the_readme_logaware_example_checks_for_a_missing_logger() {
         "{messages:?}"
     );
 }
+
+/// A problem the compiler and the runtime can both report has one code: a missing service or
+/// parameter, ambiguous autowiring, a cycle, a service that needs async creation.
+#[test]
+fn the_runtime_uses_the_compilers_codes_for_the_same_problems() {
+    let compile: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+    let runtime: Vec<&str> = wireplan_runtime::ERROR_CODES
+        .iter()
+        .map(|(code, _)| *code)
+        .collect();
+    for shared in [
+        "missing-service",
+        "ambiguous-service",
+        "missing-parameter",
+        "circular-reference",
+        "async-required",
+    ] {
+        assert!(compile.contains(&shared), "compiler lacks {shared}");
+        assert!(runtime.contains(&shared), "runtime lacks {shared}");
+    }
+}

@@ -644,16 +644,16 @@ pub const CODES: &[(&str, &str)] = &[
     ("dynamic-parameters", "Dynamic parameters the plan declares are missing or cannot be converted to their declared types. Every problem is listed."),
     ("imports", "The imported services given to the builder do not match the plan's `imported` services."),
     ("several", "A load found problems of more than one of the kinds above; each is reported as its own error (`Error::each`)."),
-    ("unknown-service", "No service or alias of the requested name (with the closest name, when one is close)."),
+    ("missing-service", "No service or alias of the requested name (with the closest name, when one is close); the compiler's code for a reference to a missing service, Nette's MissingServiceException."),
     ("unregistered-type", "`get_by_type::<T>()` for a Rust type the registry names no class or interface for."),
-    ("no-service-of-type", "No autowired service of the requested type."),
-    ("ambiguous-type", "More than one autowired service of the requested type."),
+    ("no-service-of-type", "No autowired service of the requested type (the compiler reports a dependency of a type no service has as missing-service)."),
+    ("ambiguous-service", "More than one autowired service of the requested type; the compiler's code for ambiguous autowiring."),
     ("wrong-type", "The service exists but is not of the requested Rust type, and no registered cast makes it one."),
     ("wrong-product-type", "A generated factory's or accessor's object is not of the requested Rust type."),
     ("circular-reference", "Services that need each other to be created (the path is named)."),
     ("constructor-failed", "A constructor, setup method, static factory or property writer returned an error while creating a service (the service, where it was defined, the path and the failing step are named)."),
     ("too-deep", "Creating a service needed more nested creations than the runtime allows (4,096)."),
-    ("unknown-parameter", "No static or dynamic parameter of the requested name."),
+    ("missing-parameter", "No static or dynamic parameter of the requested name; the compiler's code for a reference to a missing parameter."),
     ("scope-required", "A scoped service was requested outside a scope (from the container, or by a singleton)."),
     ("async-required", "A sync `get` reached a service whose creation needs an async constructor; create it with `get_async`."),
     ("container-dropped", "A generated factory, accessor or locator was used after its container or scope was dropped."),
@@ -675,7 +675,7 @@ fn numbered(errors: &[Error]) -> String {
 
 impl Error {
     /// A stable code for the kind of error, for logs, metrics and tests that should not
-    /// depend on the message's wording: `unknown-service`, `scope-required`,
+    /// depend on the message's wording: `missing-service`, `scope-required`,
     /// `async-required`, `constructor-failed`, … (docs/errors.md, "Runtime errors", lists
     /// them all). Where a compile-time diagnostic reports the same problem it has the same
     /// code (`circular-reference`, `async-required`).
@@ -770,7 +770,7 @@ mod tests {
             name: "x".into(),
             hint: None,
         };
-        assert_eq!(missing.code(), "unknown-service");
+        assert_eq!(missing.code(), "missing-service");
         assert_eq!(
             Error::CircularReference { path: vec![] }.code(),
             "circular-reference"
@@ -780,6 +780,6 @@ mod tests {
             errors: vec![missing],
         };
         assert_eq!(several.code(), "several");
-        assert_eq!(several.each()[0].code(), "unknown-service");
+        assert_eq!(several.each()[0].code(), "missing-service");
     }
 }
