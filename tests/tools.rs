@@ -622,6 +622,13 @@ fn a_plan_given_as_the_configuration_is_named_as_such() {
                 stderr.contains("use `wireplan show PLAN`, `wireplan graph PLAN`"),
                 "{args:?}: {stderr}"
             );
+            // The note names the configuration the plan records as compiled from.
+            assert!(
+                stderr.contains(&format!(
+                    "the plan was compiled from ('{EXAMPLE}', as the compiler was given it)"
+                )),
+                "{args:?}: {stderr}"
+            );
             // One error, not the plan's keys as unknown options or its bytes as NEON.
             assert_eq!(stderr.matches("error[").count(), 1, "{args:?}: {stderr}");
             assert!(!stderr.contains("WIREPLAN"), "{args:?}: {stderr}");

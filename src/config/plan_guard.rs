@@ -45,16 +45,36 @@ pub fn plan_bytes_hint(path: &Path, bytes: &[u8]) -> Option<Diagnostic> {
         return None;
     }
     let name = path.display();
+    let from = match compiled_from(path) {
+        Some(config) => format!(" ('{config}', as the compiler was given it)"),
+        None => String::new(),
+    };
     Some(
         Diagnostic::error(
             Code::InvalidValue,
             format!("'{name}' is a plan file, not a configuration"),
         )
-        .with_note(
-            "give the NEON configuration the plan was compiled from; to look at a plan, use \
-             `wireplan show PLAN`, `wireplan graph PLAN` or `wireplan diff OLD NEW`",
-        ),
+        .with_note(format!(
+            "give the NEON configuration the plan was compiled from{from}; to look at a plan, \
+             use `wireplan show PLAN`, `wireplan graph PLAN` or `wireplan diff OLD NEW`"
+        )),
     )
+}
+
+/// The largest plan file read whole to name the configuration it was compiled from.
+const MAX_PLAN_READ: u64 = 64 << 20;
+
+/// The root configuration a plan file records as its first dependency (the path the compiler
+/// was given), when the file reads as a plan; `None` for a plan without dependencies, a damaged
+/// one or one larger than [`MAX_PLAN_READ`].
+fn compiled_from(path: &Path) -> Option<String> {
+    if std::fs::metadata(path).ok()?.len() > MAX_PLAN_READ {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    let plan =
+        wireplan_runtime::plan::Plan::from_bytes(&bytes, &path.display().to_string()).ok()?;
+    plan.dependencies.first().map(|d| d.path.clone())
 }
 
 /// Whether `prefix` (the start of a file) is the start of a binary or JSON plan.
