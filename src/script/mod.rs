@@ -761,8 +761,39 @@ fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) ->
                 format!("this '{open}' is still open"),
             );
         }
+        // Rhai finds a missing ';' where the next statement starts, usually a line later:
+        // point at the end of the statement that lacks it too.
+        if matches!(&*e.0, rhai::ParseErrorType::MissingToken(t, _) if t == ";") {
+            if let Some((b, e)) = statement_end_before(&f.text, end) {
+                d = d.with_secondary(Span::new(file, b, e), "add ';' after this");
+            }
+        }
     }
     d
+}
+
+/// The byte range of the last character of code on the lines before the one holding byte `at`
+/// (blank lines and `//` comments skipped), when there is one: where a statement Rhai reports
+/// as lacking its ';' at `at` ends.
+fn statement_end_before(text: &str, at: usize) -> Option<(usize, usize)> {
+    let line_start = text[..at].rfind('\n')?;
+    let mut end = line_start;
+    loop {
+        let start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+        let line = &text[start..end];
+        // A `//` comment ends the code of a line (a `//` inside a string is rare enough at the
+        // end of a statement not to matter for a hint).
+        let code = line.find("//").map_or(line, |i| &line[..i]).trim_end();
+        if let Some((i, c)) = code.char_indices().last() {
+            if !code.trim_start().starts_with("/*") {
+                return Some((start + i, start + i + c.len_utf8()));
+            }
+        }
+        if start == 0 {
+            return None;
+        }
+        end = start - 1;
+    }
 }
 
 #[cfg(test)]

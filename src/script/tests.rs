@@ -70,6 +70,22 @@ fn a_bracket_left_open_on_an_earlier_line_is_pointed_at() {
 }
 
 #[test]
+fn a_missing_semicolon_is_pointed_at_where_the_statement_ends() {
+    // Rhai notices it where the next statement starts; the end of the one before is labelled,
+    // past blank lines and a trailing comment, on a character boundary.
+    assert_eq!(
+        syntax_error_labels("fn f() {\n\tlet x = \"é\" // note\n\n\tlet y = 3;\n}\n"),
+        [(4, String::new()), (2, "add ';' after this".to_string())]
+    );
+    let text = "fn f() {\n\tlet x = \"é\"\n\tlet y = 3;\n}\n";
+    let end = super::statement_end_before(text, text.find("\tlet y").unwrap());
+    let quote = text.find("\"\n").unwrap();
+    assert_eq!(end, Some((quote, quote + 1)));
+    // Nothing before the first line.
+    assert_eq!(super::statement_end_before("let y", 2), None);
+}
+
+#[test]
 fn lifecycle_functions_of_the_wrong_shape_are_warned_about_in_text_order() {
     let w =
         warnings("fn loadConfiguration(extra) {}\nfn afterCompile() {}\nfn beforecompile() {}\n");
