@@ -24,7 +24,15 @@ impl Completer<'_> {
                     .to_string()
             };
             let mut d = self.error(Code::InvalidValue, ctx, msg, span);
-            if target.is_empty() {
+            // Only where a script may have built the reference: a service an extension
+            // changed, or a value placed in another file than the definition (a script line).
+            let from_script = self
+                .b
+                .get_definition(ctx.service)
+                .and_then(crate::builder::Definition::changed_by_scripts_note)
+                .is_some()
+                || matches!((span, ctx.span), (Some(a), Some(b)) if a.file != b.file);
+            if target.is_empty() && from_script {
                 d = d.with_note(
                     "if a script built it as \"@\" + name, name was (): what getByType() returns \
                      when no service has the type; check for () before using it",
