@@ -26,8 +26,8 @@ pub use merge::merge;
 pub use overrides::{applicable_overrides, check_overrides, note_overrides, CommandLineParameters};
 pub(crate) use params::nested_too_deep_error;
 pub use params::{
-    declares_parameter, expand_config, expand_config_streaming, note_left_out, Parameters,
-    Sections, Streamed, StreamedEntry, StreamedValue,
+    declares_parameter, expand_config, expand_config_streaming, note_left_out, EnvSource,
+    Parameters, Sections, Streamed, StreamedEntry, StreamedValue,
 };
 pub use placeholders::expand_with;
 pub use plan_guard::plan_file_hint;

@@ -15,10 +15,13 @@ use std::collections::{HashMap, HashSet};
 
 mod convert;
 mod limits;
+mod startup;
 
 pub(crate) use limits::nested_too_deep_error;
 use limits::{clear_spans, measure, nesting_levels, nests_deeper_than};
 pub use limits::{MAX_EXPANDED_LEN, MAX_EXPANDED_NODES, MAX_EXPANDED_TEXT, MAX_PARAMETER_CHAIN};
+pub use startup::EnvSource;
+use startup::{is_dynamic_name, prefixes};
 
 /// The expanded configuration.
 #[derive(Debug, Clone, Default)]
@@ -38,20 +41,6 @@ pub struct Parameters {
     pub dynamic_schema: IndexMap<String, super::dynamic::DynamicSchema>,
     /// Where `%env.*%` reads from (see [`EnvSource`]).
     pub env: EnvSource,
-}
-
-/// Where `%env.NAME%` takes its value from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum EnvSource {
-    /// The process environment at start-up: every `%env.*%` is a dynamic parameter.
-    #[default]
-    Environment,
-    /// A parameter `env` the files (or `-p env=…`) define: `%env.*%` is an ordinary static
-    /// parameter, and a name it lacks is a missing parameter (as in Nette).
-    Defined,
-    /// Only `-p env.NAME=…` values: those names are fixed at compile time, every other
-    /// `%env.*%` is still read from the environment at start-up.
-    Overridden,
 }
 
 impl Parameters {
@@ -74,31 +63,6 @@ impl Parameters {
     pub fn is_sensitive(&self, name: &str) -> bool {
         prefixes(name).any(|p| self.sensitive.contains(p))
     }
-}
-
-/// `a`, `a.b`, `a.b.c` for `a.b.c`.
-fn prefixes(name: &str) -> impl Iterator<Item = &str> {
-    name.match_indices('.')
-        .map(|(i, _)| &name[..i])
-        .chain([name])
-}
-
-/// See [`Parameters::is_dynamic`]; `env` is where `%env.*%` reads from, `given(path)` whether
-/// a `-p` value gives the dotted `path` (asked for [`EnvSource::Overridden`] only).
-fn is_dynamic_name(
-    name: &str,
-    dynamic: &HashSet<String>,
-    env: EnvSource,
-    given: impl Fn(&str) -> bool,
-) -> bool {
-    let top = name.split('.').next().unwrap_or(name);
-    let env_dynamic = top == "env"
-        && match env {
-            EnvSource::Environment => true,
-            EnvSource::Defined => false,
-            EnvSource::Overridden => name == "env" || !given(name),
-        };
-    env_dynamic || prefixes(name).any(|p| dynamic.contains(p))
 }
 
 /// The sections of the configuration after expansion, keyed by section name, with the span of
