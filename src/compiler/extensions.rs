@@ -595,6 +595,17 @@ impl Extensions {
                 Ok(mut p) => {
                     let mut problems = rebuild_indexes(&current, &mut p);
                     problems.extend(crate::plan::validate(&p));
+                    // Classes the runtime's registry would not have: only the ones this
+                    // extension's edit introduced (the compiled plan's are checked already).
+                    let builder = self.host.builder.borrow();
+                    let known = |c: &str| builder.catalog.exists(c);
+                    let before_edit = crate::plan::unknown_classes(&current, &known);
+                    problems.extend(
+                        crate::plan::unknown_classes(&p, &known)
+                            .into_iter()
+                            .filter(|line| !before_edit.contains(line)),
+                    );
+                    drop(builder);
                     if problems.is_empty() {
                         current = p;
                     }
