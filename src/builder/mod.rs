@@ -243,6 +243,29 @@ impl ContainerBuilder {
         })
     }
 
+    /// The note for a service that autowiring found none of, when extension scripts reported
+    /// errors ([`ContainerBuilder::mark_stopped`]): a service one of them would have added may
+    /// be missing because of that error, not because the configuration lacks it. `None` when
+    /// every script ran clean.
+    pub(crate) fn stopped_extensions_note(&self) -> Option<String> {
+        let scripts: Vec<String> = self
+            .stopped
+            .iter()
+            .filter(|a| !a.builtin)
+            .map(|a| match a.method.as_str() {
+                "" => format!("'{}' (failed to load)", a.extension),
+                m => format!("'{}' (in {m}())", a.extension),
+            })
+            .collect();
+        (!scripts.is_empty()).then(|| {
+            format!(
+                "extension {} reported an error (above): a service it would have registered \
+                 may be missing because of it",
+                scripts.join(", ")
+            )
+        })
+    }
+
     /// Services removed with `removeDefinition` (name → who removed it, and where), in order.
     /// A service added again later is taken out of this list.
     pub fn removed(&self) -> &IndexMap<String, Removal> {

@@ -249,7 +249,16 @@ impl Extensions {
                     ext.list.push((script_ext, handle));
                     ext.orders.push(order.unwrap_or_default());
                 }
-                Err(d) => diags.push(d),
+                Err(d) => {
+                    // Its services are missing: errors about them say why (an empty method
+                    // stands for "failed to load").
+                    builder.borrow_mut().mark_stopped(Actor {
+                        extension: name.clone(),
+                        method: String::new(),
+                        builtin: false,
+                    });
+                    diags.push(d)
+                }
             }
         }
         ext.apply_order(diags);

@@ -238,7 +238,10 @@ impl Completer<'_> {
                 if let Some((service, removal)) = self.removed_provider(ty) {
                     return removal.explain(d, service, Some(ty));
                 }
-                let d = d.with_note("Did you add it to configuration file?");
+                let mut d = d.with_note("Did you add it to configuration file?");
+                if let Some(note) = self.b.stopped_extensions_note() {
+                    d = d.with_note(note);
+                }
                 // The service may be there with autowiring leaving it out: Nette's note alone
                 // would send the user looking for a missing definition.
                 match self.excluded_provider(ty) {
