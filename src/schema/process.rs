@@ -104,6 +104,18 @@ impl Context {
                 }
             }
         }
+        // A value known only at start-up (`%env.X%`, a `--dynamic` parameter) meets a schema
+        // that checks it now: Nette's `->dynamic()` lets it through unchecked.
+        if matches!(v.kind, ExprKind::Dynamic(_) | ExprKind::Concat(_)) {
+            if let Some(last) = self.errors.last_mut() {
+                last.notes.push(
+                    "its value is read at start-up (a dynamic parameter), so it cannot be checked \
+                     now; an extension's schema accepts such a value where it says `.dynamic()` \
+                     (Expect::int().dynamic(), as in Nette)"
+                        .to_string(),
+                );
+            }
+        }
         if let Some(last) = self.mismatch.last_mut() {
             *last = Some((self.path.clone(), expected.to_string()));
         }

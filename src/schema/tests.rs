@@ -387,6 +387,11 @@ fn dynamic_values() {
         .process(&Expect::int(), dynamic.clone())
         .unwrap_err();
     assert_eq!(e[0].message, "The item expects to be int, dynamic given.");
+    assert!(
+        e[0].notes[0].contains("says `.dynamic()`"),
+        "{:?}",
+        e[0].notes
+    );
     let mut p = Processor::new();
     assert_eq!(
         p.process(&Expect::int().dynamic(), dynamic.clone())

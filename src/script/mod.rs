@@ -748,6 +748,11 @@ fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) ->
              variable",
         );
     }
+    if let rhai::ParseErrorType::Reserved(word) = &*e.0 {
+        if let Some(note) = reserved_word_note(word) {
+            d = d.with_note(note);
+        }
+    }
     if let Some(at) = at {
         let f = sources.get(file);
         let end = at.start as usize;
@@ -770,6 +775,17 @@ fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) ->
         }
     }
     d
+}
+
+/// What to write instead of a Nette method whose name is a reserved word in Rhai.
+fn reserved_word_note(word: &str) -> Option<&'static str> {
+    match word {
+        "default" => Some(
+            "Nette's Expect::...->default(value) is `.defaultValue(value)` here: `default` is \
+             reserved in Rhai (docs/scripting-api.md)",
+        ),
+        _ => None,
+    }
 }
 
 /// The byte range of the last character of code on the lines before the one holding byte `at`

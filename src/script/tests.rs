@@ -70,6 +70,27 @@ fn a_bracket_left_open_on_an_earlier_line_is_pointed_at() {
 }
 
 #[test]
+fn nettes_default_says_what_to_write_instead() {
+    let mut sources = SourceMap::default();
+    let file = sources.add(
+        "ext.rhai",
+        "fn getConfigSchema() {\n\tExpect::string().default(\"x\")\n}\n",
+    );
+    let Err(d) = Extension::compile(&engine(&Limits::default()), "m", file, &sources) else {
+        panic!("a syntax error");
+    };
+    assert!(
+        d.message.ends_with("'default' is a reserved keyword"),
+        "{}",
+        d.message
+    );
+    assert_eq!(
+        d.notes,
+        ["Nette's Expect::...->default(value) is `.defaultValue(value)` here: `default` is reserved in Rhai (docs/scripting-api.md)"]
+    );
+}
+
+#[test]
 fn a_missing_semicolon_is_pointed_at_where_the_statement_ends() {
     // Rhai notices it where the next statement starts; the end of the one before is labelled,
     // past blank lines and a trailing comment, on a character boundary.
