@@ -232,22 +232,53 @@ fn parse_type<N: Node>(
     text: &str,
 ) -> Ty {
     // A text read before passed the syntax check then (only valid texts are kept).
-    if let Some(t) = names.known_ty(text) {
-        return t;
-    }
-    match TypeRef::syntax_error(text) {
-        None => names.ty(text),
-        Some(why) => {
-            diags.push(
-                Diagnostic::error(
-                    Code::InvalidValue,
-                    format!("The type '{text}' of 'types › {path}' is not a type: {why}."),
+    let ty = match names.known_ty(text) {
+        Some(t) => t,
+        None => match TypeRef::syntax_error(text) {
+            None => names.ty(text),
+            Some(why) => {
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        format!("The type '{text}' of 'types › {path}' is not a type: {why}."),
+                    )
+                    .at(v.span()),
+                );
+                return names.ty("mixed");
+            }
+        },
+    };
+    // A built-in type misspelt (`strin`, `integer`) would be read as a class and fail at
+    // every use, pointing at the configuration instead of here. A class name is never a
+    // lower-case word one typo from a built-in type. Read as `mixed` once reported.
+    let misspelt = ty.members.iter().chain(&ty.list_of).find_map(|m| {
+        let word = !m.is_empty() && m.bytes().all(|b| b.is_ascii_lowercase());
+        (word && !super::types::is_builtin(m))
+            .then(|| crate::diagnostics::suggest(m, super::types::BUILTIN_TYPES.iter().copied()))
+            .flatten()
+            .map(|b| (m.clone(), b))
+    });
+    let Some((m, builtin)) = misspelt else {
+        return ty;
+    };
+    diags.push(
+        Diagnostic::error(
+            Code::ClassNotFound,
+            if *m == *text.trim() {
+                format!(
+                    "The type '{m}' of 'types › {path}' is neither a built-in type nor a class."
                 )
-                .at(v.span()),
-            );
-            names.ty("mixed")
-        }
-    }
+            } else {
+                format!(
+                    "The type '{text}' of 'types › {path}' names '{m}', which is neither a \
+                     built-in type nor a class."
+                )
+            },
+        )
+        .at(v.span())
+        .with_note(format!("did you mean '{builtin}'?")),
+    );
+    names.ty("mixed")
 }
 
 /// A `bool` flag of the catalog, reported when it is something else.
