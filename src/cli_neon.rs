@@ -23,10 +23,15 @@ fn read_input(
         return Ok((id, bytes));
     }
     let bytes = wireplan::source::read_input_file(path).map_err(|e| {
-        Diagnostic::error(
+        let d = Diagnostic::error(
             Code::FileNotFound,
             format!("Cannot read '{}': {e}", path.display()),
-        )
+        );
+        if e.to_string() == wireplan::source::NOT_A_REGULAR_FILE {
+            d.with_note("give `-` to read standard input")
+        } else {
+            d
+        }
     })?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let id = sources.add_path(path.display().to_string(), path, text);

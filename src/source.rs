@@ -43,6 +43,11 @@ pub const SESSION_SOURCE: &str = "<session>";
 /// The largest input file wireplan reads, in bytes (64 MiB).
 pub const MAX_FILE_SIZE: u64 = 64 << 20;
 
+/// Why [`read_input_file`] refuses a pipe, a socket or a device (`/dev/stdin`, a process
+/// substitution): it could block or never end.
+pub const NOT_A_REGULAR_FILE: &str =
+    "it is not a regular file (a pipe or a device, which could block or never end)";
+
 /// Reads an input file: only regular files (a FIFO or a device such as `/dev/zero` would
 /// block or never end) of at most [`MAX_FILE_SIZE`] bytes. Errors read like the OS's.
 pub fn read_input_file(path: &Path) -> std::io::Result<Vec<u8>> {
@@ -53,7 +58,7 @@ pub fn read_input_file(path: &Path) -> std::io::Result<Vec<u8>> {
             if meta.is_dir() {
                 "it is a directory"
             } else {
-                "it is not a regular file"
+                NOT_A_REGULAR_FILE
             },
         ));
     }

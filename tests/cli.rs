@@ -231,7 +231,20 @@ fn neon_decode_and_encode_read_standard_input() {
 fn a_config_that_is_no_regular_file_says_so() {
     let stderr = stderr_on_exit(wireplan().args(["check", "/dev/null"]), 1);
     assert!(
-        stderr.contains("File '/dev/null' cannot be read: it is not a regular file."),
+        stderr.contains(
+            "File '/dev/null' cannot be read: it is not a regular file (a pipe or a device, \
+             which could block or never end)."
+        ),
+        "{stderr}"
+    );
+    // Where standard input is read instead (a user tries /dev/stdin).
+    assert!(
+        stderr.contains("standard input is read only by `wireplan neon decode -`"),
+        "{stderr}"
+    );
+    let stderr = stderr_on_exit(wireplan().args(["neon", "decode", "/dev/null"]), 1);
+    assert!(
+        stderr.contains("give `-` to read standard input"),
         "{stderr}"
     );
     let stderr = stderr_on_exit(wireplan().args(["check", "-"]), 1);

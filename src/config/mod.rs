@@ -165,19 +165,22 @@ pub fn section_not_array(name: &str, section: &crate::expr::Expr) -> Diagnostic 
 /// note that only `neon decode` and `neon encode` read standard input.
 pub fn unreadable_file(path: &Path, err: &std::io::Error) -> Diagnostic {
     if err.kind() == std::io::ErrorKind::InvalidInput {
-        return Diagnostic::error(
+        let d = Diagnostic::error(
             Code::FileNotFound,
             format!("File '{}' cannot be read: {err}.", path.display()),
         );
+        return if err.to_string() == crate::source::NOT_A_REGULAR_FILE {
+            d.with_note(STDIN_NOTE)
+        } else {
+            d
+        };
     }
     if path.as_os_str() == "-" && err.kind() == std::io::ErrorKind::NotFound {
         return Diagnostic::error(
             Code::FileNotFound,
             "File '-' is missing or is not readable.",
         )
-        .with_note(
-            "a configuration is read from a file (its includes are relative to its folder); standard input is read only by `wireplan neon decode -` and `neon encode -`",
-        );
+        .with_note(STDIN_NOTE);
     }
     let mut message = format!("File '{}' is missing or is not readable", path.display());
     if err.kind() == std::io::ErrorKind::NotFound {
@@ -191,6 +194,10 @@ pub fn unreadable_file(path: &Path, err: &std::io::Error) -> Diagnostic {
     }
     Diagnostic::error(Code::FileNotFound, message).with_note(err.to_string())
 }
+
+/// Where standard input is read instead of a configuration file.
+const STDIN_NOTE: &str = "a configuration is read from a file (its includes are relative to its \
+folder); standard input is read only by `wireplan neon decode -` and `neon encode -`";
 
 /// The name of a file in `path`'s folder whose name is close to `path`'s (a typo), if any:
 /// [`crate::diagnostics::suggest`] over the files with the same extension (any, for a name
