@@ -291,6 +291,7 @@ impl<'a> Expander<'a> {
             too_deep: false,
             nested_too_deep: Vec::new(),
             cut: Vec::new(),
+            circular: Vec::new(),
             diags,
         };
         // Dynamic parameters are never frozen into the plan, not even as a default: their value
@@ -379,6 +380,7 @@ impl<'a> Expander<'a> {
                 .iter()
                 .map(|(name, _, _)| (name.clone(), TOO_DEEP))
                 .chain(self.cut.drain(..).map(|path| (path, PAST_COPY_LIMIT)))
+                .chain(self.circular.drain(..).map(|name| (name, CIRCULAR)))
                 .collect(),
             ..Parameters::default()
         };
@@ -389,6 +391,9 @@ impl<'a> Expander<'a> {
 /// Why a parameter is in [`Parameters::left_out`]: its value nests too deep for a plan.
 const TOO_DEEP: &str =
     "its value nests too deep for a plan and was left out (reported where it is written)";
+/// Why a parameter is in [`Parameters::left_out`]: it is part of a cycle of parameters.
+const CIRCULAR: &str =
+    "it refers to itself through other parameters (reported above), so it has no value";
 /// Why a reference is in [`Parameters::left_out`]: it was past the copy limit.
 const PAST_COPY_LIMIT: &str =
     "it expanded past the limit on what references may copy (reported at the first such reference)";
@@ -533,6 +538,8 @@ struct Expander<'a> {
     nested_too_deep: Vec<(String, usize, Option<Span>)>,
     /// References that expanded to null past the copy limit (the first [`MAX_CUT_NAMED`]).
     cut: Vec<String>,
+    /// Parameters found in a cycle (each once), which expanded to null.
+    circular: Vec<String>,
     diags: &'a mut Diagnostics,
 }
 
@@ -595,6 +602,11 @@ impl Expander<'_> {
                 d = d.with_note(note);
             }
             self.diags.push(d);
+            for n in &self.stack[pos..] {
+                if !self.circular.contains(n) {
+                    self.circular.push(n.clone());
+                }
+            }
             return false;
         }
         let Some(raw) = self.raw.get(name).cloned() else {
