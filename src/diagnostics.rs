@@ -576,6 +576,23 @@ fn find_name(sources: &SourceMap, span: Span, name: &str) -> Option<Span> {
     None
 }
 
+/// The note for a number given where an int is expected but read as text: a whole number
+/// past the 64-bit range is a string in NEON (as in nette/neon), which the quoted value in a
+/// message does not make plain. `None` for any other text.
+pub fn past_int_range_note(text: &str) -> Option<String> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    (!digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && text.parse::<i64>().is_err())
+    .then(|| {
+        format!(
+            "{text} is past the range of a whole number ({} to {}), so NEON reads it as text",
+            i64::MIN,
+            i64::MAX
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

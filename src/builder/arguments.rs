@@ -284,7 +284,19 @@ impl Completer<'_> {
                 "Parameter ${} in {f} expects {}, {given} given.",
                 p.name, p.ty.text
             );
-            self.report(Code::InvalidValue, ctx, msg, span);
+            let mut d = self.error(Code::InvalidValue, ctx, msg, span);
+            if let P::Str(text) = value {
+                if let Some(note) =
+                    p.ty.members
+                        .iter()
+                        .any(|m| m.eq_ignore_ascii_case("int"))
+                        .then(|| crate::diagnostics::past_int_range_note(text))
+                        .flatten()
+                {
+                    d = d.with_note(note);
+                }
+            }
+            self.diags.push(d);
         }
     }
 

@@ -88,19 +88,13 @@ impl Context {
         // A whole number past the 64-bit range is text in NEON (as in nette/neon), which the
         // quoted, shortened value does not make plain.
         if let ExprKind::Str(text) = &v.kind {
-            let digits = text.strip_prefix('-').unwrap_or(text);
-            if expected.contains("int")
-                && !digits.is_empty()
-                && digits.bytes().all(|b| b.is_ascii_digit())
-                && text.parse::<i64>().is_err()
+            if let Some(note) = expected
+                .contains("int")
+                .then(|| crate::diagnostics::past_int_range_note(text))
+                .flatten()
             {
                 if let Some(last) = self.errors.last_mut() {
-                    last.notes.push(format!(
-                        "{text} is past the range of a whole number ({} to {}), so NEON reads \
-                         it as text",
-                        i64::MIN,
-                        i64::MAX
-                    ));
+                    last.notes.push(note);
                 }
             }
         }
