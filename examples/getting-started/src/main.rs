@@ -37,5 +37,6 @@ fn load(registry: &Registry) -> Result<Container, Box<dyn std::error::Error>> {
 #[cfg(not(debug_assertions))]
 fn load(registry: &Registry) -> Result<Container, Box<dyn std::error::Error>> {
     let plan = include_bytes!(concat!(env!("OUT_DIR"), "/app.plan.bin"));
-    Ok(Container::from_bytes(plan, registry)?)
+    // Errors name the plan by this label (`from_bytes` alone calls it `<bytes>`).
+    Ok(Container::builder(registry).from_bytes_named(plan, "app.plan.bin (embedded)")?)
 }
