@@ -150,19 +150,24 @@ fn getting_started_blocks_equal_the_example_package() {
     );
 }
 
+/// The text of the README's ```rhai block that starts with `first`.
+fn readme_rhai_block(first: &str) -> String {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let start = readme
+        .find(&format!("```rhai\n{first}"))
+        .unwrap_or_else(|| panic!("no ```rhai block starting with {first:?} in the README"));
+    let body = &readme[start + "```rhai\n".len()..];
+    body[..body.find("```").expect("the block's end")].to_string()
+}
+
 /// The README's extension example is a working extension: compiled against a configuration
 /// with its section and classes, it registers `blog.articles` with the configured option, its
 /// `beforeCompile` adds the logger setup only when a logger exists, and its `afterCompile`
 /// writes the tag into the plan.
 #[test]
 fn the_readme_extension_example_compiles() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
-    let start = readme
-        .find("```rhai\nfn getConfigSchema() {                     // validates")
-        .expect("the README's extension example");
-    let body = &readme[start + "```rhai\n".len()..];
-    let script = &body[..body.find("```").expect("the block's end")];
+    let script = readme_rhai_block("fn getConfigSchema() {                     // validates");
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("blog.rhai"), script).expect("write script");
     let types = "types:\n\
@@ -210,13 +215,7 @@ fn the_readme_extension_example_compiles() {
 /// services, and without a logger stops with its own message instead of writing `"@" + ()`.
 #[test]
 fn the_readme_logaware_example_checks_for_a_missing_logger() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
-    let start = readme
-        .find("```rhai\nfn getConfigSchema() {\n\tExpect::structure(#{ tag:")
-        .expect("the README's logaware example");
-    let body = &readme[start + "```rhai\n".len()..];
-    let script = &body[..body.find("```").expect("the block's end")];
+    let script = readme_rhai_block("fn getConfigSchema() {\n\tExpect::structure(#{ tag:");
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("log.rhai"), script).expect("write script");
     let compile = |logger: &str| {
