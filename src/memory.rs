@@ -209,6 +209,18 @@ pub fn ceiling() -> Option<u64> {
     }
 }
 
+/// Whether the live heap is past the ceiling right now, counting what this thread holds back
+/// (no shared write: two relaxed loads and a thread-local, cheap enough for the script
+/// sandbox's progress callback, which runs after every operation). Other threads' counts are
+/// within [`PUBLISH_STEP`] each.
+pub fn over_ceiling_now() -> bool {
+    let ceiling = CEILING.load(Relaxed);
+    ceiling != isize::MAX && {
+        let pending = THREAD.with(|t| t.pending.get());
+        LIVE.load(Relaxed).saturating_add(pending) > ceiling
+    }
+}
+
 /// Whether the live heap went past the ceiling since it was set.
 pub fn exceeded() -> bool {
     publish_this_thread();

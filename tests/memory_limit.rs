@@ -124,3 +124,63 @@ fn a_list_past_the_ceiling_stops_while_decoding_at_a_position() {
     assert_eq!(got.status.code(), Some(0), "stderr: {stderr}");
     assert!(out.exists());
 }
+
+/// Writes a project whose one extension runs `body` as its `loadConfiguration()`, with every
+/// sandbox limit that bounds memory raised to the largest value, and compiles it under a
+/// 64 MB ceiling: the ceiling must hold inside the script all the same.
+fn compile_script_under_64mb(body: &str) -> (Output, std::path::PathBuf, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("grow.rhai"),
+        format!("fn loadConfiguration() {{ {body} }}\n"),
+    )
+    .expect("script written");
+    std::fs::write(
+        dir.path().join("config.neon"),
+        "wireplan:\n\tsandbox:\n\t\tmaxAllocated: 9223372036854775807\n\
+         \t\tmaxOperations: 9223372036854775807\n\t\ttimeLimit: 100000\n\
+         \t\tmaxStringSize: 9223372036854775807\n\t\tmaxArraySize: 9223372036854775807\n\
+         extensions:\n\tgrow: grow.rhai\ntypes:\n\tApp\\English: []\n",
+    )
+    .expect("config written");
+    let out = dir.path().join("plan.json");
+    let got = compile(dir.path(), &out, "64MB");
+    (got, out, dir)
+}
+
+/// A script that keeps adding definitions, with the sandbox's allocation limit lifted, stops
+/// once the compilation's heap passes `--max-memory`: one `memory-limit` error naming the
+/// script, no plan (it used to run on until the operating system killed the process).
+#[test]
+fn a_script_that_grows_the_heap_stops_at_the_ceiling() {
+    let (got, out, _dir) = compile_script_under_64mb(
+        "let b = this.getContainerBuilder(); let i = 0; \
+         loop { b.addDefinition(`s${i}`).setFactory(\"App\\\\English\"); i += 1; }",
+    );
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert_eq!(got.status.code(), Some(1), "stderr: {stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error[")).collect();
+    assert_eq!(
+        errors,
+        ["error[memory-limit]: Extension 'grow': the compilation's heap passed its memory ceiling of 64 MB while the script ran in loadConfiguration()"],
+        "stderr: {stderr}"
+    );
+    assert!(stderr.contains("--max-memory SIZE"), "stderr: {stderr}");
+    assert!(!out.exists(), "a plan was written despite the error");
+}
+
+/// A value doubled in one operation (`s += s`) is bounded before the heap could pass the
+/// ceiling many times over: under a ceiling no value may hold more than a sixteenth of it,
+/// whatever `maxStringSize` says, and the note says which limit that was.
+#[test]
+fn a_doubling_string_stops_at_a_sixteenth_of_the_ceiling() {
+    let (got, out, _dir) = compile_script_under_64mb("let s = \"x\"; loop { s += s; }");
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert_eq!(got.status.code(), Some(1), "stderr: {stderr}");
+    assert!(stderr.contains("error[script-error]"), "stderr: {stderr}");
+    assert!(
+        stderr.contains("exceeds 4194304 bytes of text, the most one value may hold under the memory ceiling of 64 MB"),
+        "stderr: {stderr}"
+    );
+    assert!(!out.exists(), "a plan was written despite the error");
+}

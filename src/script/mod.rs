@@ -135,15 +135,55 @@ thread_local! {
         RefCell::new(std::rc::Rc::new(Vec::new()));
 }
 
+/// The size limits an engine enforces on one value: the sandbox's (`limits`), lowered under a
+/// memory ceiling ([`crate::memory::ceiling`]) to a sixteenth of it for text (bytes), arrays
+/// (an item counted as a 16-byte `Dynamic`) and maps (an entry counted as 64 bytes: key,
+/// value, table slot). One operation can at most double a value before the progress callback
+/// sees the heap (`s += s`), so the heap passes the ceiling by at most an eighth before the
+/// callback stops the script. Each is `(limit, lowered by the ceiling)`; 0 means no limit, as
+/// Rhai reads it.
+struct ValueSizes {
+    strings: (usize, bool),
+    arrays: (usize, bool),
+    maps: (usize, bool),
+}
+
+impl ValueSizes {
+    fn of(limits: &Limits) -> ValueSizes {
+        let share = crate::memory::ceiling().map(|c| usize::try_from(c / 16).unwrap_or(usize::MAX));
+        let capped = |asked: usize, per: usize| match share {
+            None => (asked, false),
+            Some(share) => {
+                let cap = (share / per).max(1);
+                if asked == 0 || asked > cap {
+                    (cap, true)
+                } else {
+                    (asked, false)
+                }
+            }
+        };
+        ValueSizes {
+            strings: capped(limits.max_string_size, 1),
+            arrays: capped(limits.max_array_size, 16),
+            maps: capped(limits.max_map_size, 64),
+        }
+    }
+}
+
 /// Builds the sandboxed engine with the scripted API registered.
 pub fn engine(limits: &Limits) -> Engine {
     let mut e = Engine::new();
     e.set_max_operations(limits.max_operations);
     e.set_max_call_levels(limits.max_call_levels);
     e.set_max_expr_depths(limits.max_expr_depths.0, limits.max_expr_depths.1);
-    e.set_max_string_size(limits.max_string_size);
-    e.set_max_array_size(limits.max_array_size);
-    e.set_max_map_size(limits.max_map_size);
+    // One operation can at most double a value before the progress callback sees the heap
+    // (`s += s`), so under a memory ceiling no value may be larger than a sixteenth of it,
+    // whatever the sandbox section allows: the heap then passes the ceiling by at most an
+    // eighth before the callback stops the script.
+    let sizes = ValueSizes::of(limits);
+    e.set_max_string_size(sizes.strings.0);
+    e.set_max_array_size(sizes.arrays.0);
+    e.set_max_map_size(sizes.maps.0);
     e.set_max_variables(limits.max_variables);
     e.on_progress(sandbox::progress(limits));
     // The limits ride along with the engine, so each extension can name them in errors.
@@ -546,8 +586,15 @@ impl Extension {
             {
                 let (message, note) =
                     sandbox::termination_message(value, limits).unwrap_or_default();
+                // Past the memory ceiling, the compilation's own check would report the
+                // same cause again; as `memory-limit` here, this is the one report.
+                let code = if sandbox::is_memory_limit(value) {
+                    Code::MemoryLimit
+                } else {
+                    Code::ScriptError
+                };
                 Diagnostic::error(
-                    Code::ScriptError,
+                    code,
                     format!("Extension '{}': {message} in {}", self.name, where_(func)),
                 )
                 .with_note(note)
@@ -688,6 +735,22 @@ pub(crate) fn limit_note(err: &EvalAltResult, limits: &Limits) -> Option<String>
             limits.max_call_levels
         ),
         EvalAltResult::ErrorDataTooLarge(what, _) => {
+            let sizes = ValueSizes::of(limits);
+            let (lowered, unit) = if what.contains("tring") {
+                (sizes.strings, "bytes of text")
+            } else if what.contains("rray") {
+                (sizes.arrays, "items")
+            } else if what.contains("ap") {
+                (sizes.maps, "entries")
+            } else {
+                ((0, false), "")
+            };
+            if let (limit, true) = lowered {
+                let ceiling = crate::memory::ceiling().map_or_else(String::new, crate::memory::format_size);
+                return Some(format!(
+                    "{what} exceeds {limit} {unit}, the most one value may hold under the memory ceiling of {ceiling} (a sixteenth of it, whatever the sandbox section allows); raise the ceiling with --max-memory SIZE"
+                ));
+            }
             let (limit, setting) = if what.contains("tring") {
                 // Rhai adds up the strings a value holds: a string, or every string of an
                 // array or map and of those nested in it.

@@ -113,11 +113,15 @@ impl Drop for RunGuard {
 pub const TIME_LIMIT: &str = "wireplan-sandbox-time-limit";
 /// See [`TIME_LIMIT`].
 pub const ALLOCATION_LIMIT: &str = "wireplan-sandbox-allocation-limit";
+/// See [`TIME_LIMIT`]: the process's heap passed the compilation's memory ceiling
+/// (`--max-memory`, [`crate::memory::set_ceiling`]) while the script ran.
+pub const MEMORY_LIMIT: &str = "wireplan-sandbox-memory-limit";
 
 /// The progress callback for an engine with `limits`: stops the script once the current run
 /// has taken longer than [`Limits::time_limit`] or allocated more than
-/// [`Limits::max_allocated`] bytes. A run not opened by [`begin`] (a script evaluated
-/// directly) starts at its first operation.
+/// [`Limits::max_allocated`] bytes, or once the process's heap is past the compilation's
+/// memory ceiling (`--max-memory`; whatever the sandbox's own limits allow). A run not
+/// opened by [`begin`] (a script evaluated directly) starts at its first operation.
 pub fn progress(limits: &Limits) -> impl Fn(u64) -> Option<Dynamic> + 'static {
     let (time, bytes) = (limits.time_limit, limits.max_allocated);
     move |ops| {
@@ -134,6 +138,9 @@ pub fn progress(limits: &Limits) -> impl Fn(u64) -> Option<Dynamic> + 'static {
         if now_bytes.wrapping_sub(base) > bytes {
             return Some(Dynamic::from(ALLOCATION_LIMIT));
         }
+        if crate::memory::over_ceiling_now() {
+            return Some(Dynamic::from(MEMORY_LIMIT));
+        }
         // Reading the clock every 64 operations keeps the callback cheap; no single
         // operation runs long (each value is bounded by Rhai's size limits).
         if ops % 64 == 0 && start.elapsed() > time {
@@ -141,6 +148,14 @@ pub fn progress(limits: &Limits) -> impl Fn(u64) -> Option<Dynamic> + 'static {
         }
         None
     }
+}
+
+/// Whether a script's terminating value is [`MEMORY_LIMIT`] (reported as `memory-limit`).
+pub fn is_memory_limit(value: &Dynamic) -> bool {
+    value
+        .clone()
+        .into_string()
+        .is_ok_and(|token| token == MEMORY_LIMIT)
 }
 
 /// The note and message part for a script stopped by this module, from the terminating value.
@@ -167,6 +182,13 @@ pub fn termination_message(value: &Dynamic, limits: &Limits) -> Option<(String, 
                 "the sandbox allows {} bytes allocated per lifecycle call (strings, arrays, maps and everything else, freed or not); raise it with `wireplan: sandbox: maxAllocated:`",
                 limits.max_allocated
             ),
+        ))
+    } else if token == MEMORY_LIMIT {
+        let ceiling = crate::memory::ceiling()
+            .map_or_else(|| "its limit".to_string(), crate::memory::format_size);
+        Some((
+            format!("the compilation's heap passed its memory ceiling of {ceiling} while the script ran"),
+            "the ceiling holds whatever the sandbox's own limits allow; raise it with --max-memory SIZE (e.g. --max-memory 8GB); the default is 3/4 of the machine's memory".to_string(),
         ))
     } else {
         None
