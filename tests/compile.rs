@@ -69,3 +69,16 @@ fn a_types_section_that_is_no_map_is_one_error() {
         assert_eq!(got, [("invalid-value".to_string(), line)], "{file}");
     }
 }
+
+/// A section's schema errors come in the order they are written (the schema visits its keys
+/// in its own order, which had put `tags` before `autowired` before `lifespan`).
+#[test]
+fn schema_errors_are_reported_in_the_order_written() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/schema-order.neon");
+    let got = common::codes_and_lines(&path);
+    let expected: Vec<(String, usize)> = [7, 8, 9]
+        .into_iter()
+        .map(|line| ("invalid-value".to_string(), line))
+        .collect();
+    assert_eq!(got, expected);
+}

@@ -217,7 +217,7 @@ impl Processor {
         if ctx.errors.is_empty() {
             Ok(value)
         } else {
-            Err(ctx.errors)
+            Err(in_written_order(ctx.errors))
         }
     }
 
@@ -339,8 +339,16 @@ pub fn validate_items(
     }
     diags.extend(ctx.warnings);
     let all = ctx.errors.is_empty();
-    diags.extend(ctx.errors);
+    diags.extend(in_written_order(ctx.errors));
     (out, all)
+}
+
+/// `errors` in the order of the text they point at (file, then offset; errors without a
+/// place first, in the order found): the schema visits a structure's keys in its own order
+/// (as Nette's `Structure::complete`), which read bottom-up in a section written otherwise.
+fn in_written_order(mut errors: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    errors.sort_by_key(|d| d.primary_span().map(|s| (s.file, s.start)));
+    errors
 }
 
 /// [`validate_items`] for any schema: the whole map validated (a copy), then, when that
