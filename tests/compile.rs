@@ -82,3 +82,22 @@ fn schema_errors_are_reported_in_the_order_written() {
         .collect();
     assert_eq!(got, expected);
 }
+
+/// An `extensions:` entry of the wrong kind is reported and skipped; the other entries are
+/// still loaded, so their own errors come in the same run (one had hidden all the others).
+#[test]
+fn one_bad_extension_entry_does_not_hide_the_others() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/extensions-errors.neon");
+    let mut got = common::codes_and_lines(&path);
+    got.sort_by_key(|(_, line)| *line);
+    let expected: Vec<(String, usize)> = [
+        ("file-not-found", 2),
+        ("invalid-value", 3),
+        ("file-not-found", 4),
+    ]
+    .into_iter()
+    .map(|(code, line)| (code.to_string(), line))
+    .collect();
+    assert_eq!(got, expected);
+}

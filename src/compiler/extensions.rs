@@ -133,22 +133,29 @@ impl Extensions {
         let Some(section) = section else {
             return ext;
         };
-        // The section's schema: name → script path or `path(args)`.
-        if crate::schema::validate(
+        // The section's schema: name → script path or `path(args)`. An entry of another kind
+        // is reported by it and skipped; the others are still loaded, so their own errors
+        // (a missing script, a bad name) come in the same run.
+        let valid = crate::schema::validate(
             &crate::schema::sections::extensions(),
             section,
             &["extensions"],
             diags,
         )
-        .is_none()
-        {
-            return ext;
-        }
+        .is_some();
         let Some(entries) = section.as_array() else {
             return ext;
         };
         let mut seen: Vec<String> = Vec::new();
         for (key, value) in &entries.items {
+            if !valid
+                && !matches!(
+                    value.kind,
+                    ExprKind::Str(_) | ExprKind::Statement(_) | ExprKind::Array(_)
+                )
+            {
+                continue;
+            }
             let name = match key {
                 Key::Str(s) => s.to_string(),
                 Key::Int(i) => format!("_{}", i + 1),
