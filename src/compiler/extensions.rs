@@ -621,6 +621,21 @@ impl Extensions {
                             .into_iter()
                             .filter(|line| !before_edit.contains(line)),
                     );
+                    // Constructor calls whose argument count the edit changed (the runtime
+                    // refuses them at load; a variadic constructor takes any count).
+                    let catalog = &builder.catalog;
+                    let params = |c: &str| {
+                        let info = catalog.get(c)?;
+                        let params = catalog.constructor_of(info);
+                        (!params.iter().any(|p| p.variadic))
+                            .then(|| params.iter().map(|p| p.name.to_string()).collect())
+                    };
+                    let before_edit = crate::plan::wrong_arities(&current, &params);
+                    problems.extend(
+                        crate::plan::wrong_arities(&p, &params)
+                            .into_iter()
+                            .filter(|line| !before_edit.contains(line)),
+                    );
                     drop(builder);
                     if problems.is_empty() {
                         current = p;

@@ -1,7 +1,8 @@
 //! The classes a plan names, checked against the catalog after extensions edited the plan in
 //! `afterCompile(plan)`: a `$new`, a static call or callable, or a service `type` naming a
-//! class the catalog does not know would pass the plan's own checks and fail only when the
-//! application loads the plan (the registry has no such class).
+//! class the catalog does not know, or a `$new` passing another number of arguments than the
+//! constructor takes, would pass the plan's own checks and fail only when the application
+//! loads the plan (the registry has no such class, or refuses the call's arity).
 
 use wireplan_runtime::plan::{CallTarget, Expr, Plan};
 
@@ -42,6 +43,64 @@ pub fn unknown_classes(plan: &Plan, known: &dyn Fn(&str) -> bool) -> Vec<String>
         });
     }
     out
+}
+
+/// Every `$new` of `plan` whose number of arguments differs from what `params(class)` says the
+/// constructor takes (its parameter names; `None`: not checked, e.g. a variadic constructor or
+/// a class the catalog lacks, which [`unknown_classes`] reports), as "`place`: …" lines in plan
+/// order. The compiler writes every parameter's argument, defaults included, and the runtime
+/// refuses a plan whose count differs from the registry's at load.
+pub fn wrong_arities(plan: &Plan, params: &dyn Fn(&str) -> Option<Vec<String>>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut check = |place: &str, e: &Expr| {
+        each_new(e, &mut |class, given| {
+            let Some(names) = params(class) else {
+                return;
+            };
+            if names.len() != given {
+                let takes = if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                };
+                let line = format!(
+                    "{place}: the constructor of {class} takes {} argument(s) ({takes}), the plan passes {given}",
+                    names.len()
+                );
+                if !out.contains(&line) {
+                    out.push(line);
+                }
+            }
+        });
+    };
+    for (name, service) in &plan.services {
+        check(&format!("services › {name} › create"), &service.create);
+        for (i, stmt) in service.setup.iter().enumerate() {
+            check(&format!("services › {name} › setup #{}", i + 1), stmt);
+        }
+    }
+    for (i, stmt) in plan.initialization.iter().enumerate() {
+        check(&format!("initialization #{}", i + 1), stmt);
+    }
+    out
+}
+
+/// Calls `f` with the class and argument count of every `$new` in `e`, nested anywhere in it.
+fn each_new(e: &Expr, f: &mut dyn FnMut(&str, usize)) {
+    if let Expr::New { class, args } = e {
+        f(class, args.len());
+    }
+    match e {
+        Expr::New { args, .. } | Expr::Call { args, .. } => {
+            args.iter().for_each(|a| each_new(a, f))
+        }
+        Expr::Set { value, .. } => each_new(value, f),
+        Expr::Func { arg, .. } => each_new(arg, f),
+        Expr::ArgOr { default, .. } => each_new(default, f),
+        Expr::List(items) | Expr::Concat(items) => items.iter().for_each(|a| each_new(a, f)),
+        Expr::Map(m) => m.values().for_each(|a| each_new(a, f)),
+        _ => {}
+    }
 }
 
 /// Calls `f` with every class `e` names: constructed, or the target of a static call or

@@ -10,7 +10,7 @@ mod output;
 mod pretty;
 mod problems;
 
-pub use classes::unknown_classes;
+pub use classes::{unknown_classes, wrong_arities};
 pub use output::{check_output, write_atomic_with};
 pub use problems::{constructs, create_cycles, problems, validate, Place, Problem};
 

@@ -60,7 +60,8 @@ fn shallow(e: &Expr) -> bool {
 
 /// The load problem of a call (`what`: `the constructor of App\Db`, `App\Db::connect()`) to
 /// which the plan passes `args` arguments where the registration declares `params`: a plan
-/// compiled from a catalog other than this registry's. `None` when the counts agree.
+/// compiled from a catalog other than this registry's, or edited since. `None` when the
+/// counts agree.
 fn arity_problem(
     at: &dyn Display,
     what: &dyn Display,
@@ -79,7 +80,8 @@ fn arity_problem(
     Some(format!(
         "{at}: {what} takes {} argument(s) ({names}), the plan passes {args}; the plan was \
          compiled from a catalog that does not match this registry (export the registry's \
-         catalog and compile again)",
+         catalog and compile again), or edited after compiling (by hand, or by an \
+         extension's `afterCompile()`)",
         params.len()
     ))
 }
