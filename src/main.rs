@@ -100,6 +100,9 @@ enum Command {
         params: ParamArgs,
     },
     /// Print the service graph (nodes: services; edges: constructor, setup, collection).
+    // The usage line as `--help` gives it: clap's own, in the error for `--depth` without
+    // `--service`, listed every option given as if it were required.
+    #[command(override_usage = "wireplan graph [OPTIONS] <CONFIG|PLAN>")]
     Graph {
         /// The root NEON configuration, or a plan file (`.json`, `.bin`) to draw as it is.
         #[arg(value_name = "CONFIG|PLAN")]

@@ -498,8 +498,14 @@ fn bad_input_gets_a_message_and_an_exit_code() {
     std::fs::write(dir.path().join("config.neon"), "services:\n\ta: App\\A\n").expect("write");
     std::fs::write(dir.path().join("garbage.bin"), b"\x00\x01not a plan\xff").expect("write");
     std::fs::write(dir.path().join("cut.json"), &plan[..plan.len() / 2]).expect("write");
-    let cases: [(&[&str], i32, &str); 16] = [
+    let cases: [(&[&str], i32, &str); 17] = [
         (&["check", "missing.neon"], 1, "error[file-not-found]"),
+        // The usage line is the one `--help` gives, not the options given listed as if required.
+        (
+            &["graph", "config.neon", "--depth", "2", "--format", "dot"],
+            2,
+            "--service <NAME>\n\nUsage: wireplan graph [OPTIONS] <CONFIG|PLAN>\n",
+        ),
         // A negative number is read as the option's value (clap's tip said to write `-- -5`).
         (
             &["check", "config.neon", "--max-memory", "-5"],
