@@ -331,7 +331,14 @@ fn build_view<'a>(
                     .filter(|p| full.contains(p))
                     .min()
                     .unwrap_or(full.start);
-                let start = floor_char(&f.text, anchor.saturating_sub(CONTEXT).max(full.start));
+                let mut start = floor_char(&f.text, anchor.saturating_sub(CONTEXT).max(full.start));
+                // Indentation before the anchor says nothing (a tab shows as four columns, so
+                // a deep line's window was all blanks): keep four of its blanks.
+                let blanks = f.text.as_bytes()[start..anchor]
+                    .iter()
+                    .take_while(|b| matches!(b, b' ' | b'\t'))
+                    .count();
+                start += blanks.saturating_sub(4);
                 let end = ceil_char(&f.text, (start + MAX_LINE).min(full.end));
                 start..end
             };
@@ -505,6 +512,26 @@ mod tests {
         assert_eq!(out.matches('…').count(), 2, "{out}");
         // The location is the real one: line 2, byte column of TARGET.
         assert!(out.contains(&format!("x.neon:2:{}", at - 6 + 1)), "{out}");
+    }
+
+    /// A line indented past the width shown keeps a few blanks of its indentation before the
+    /// label, so the text it points at is on screen (500 tabs had left only blanks in view).
+    #[test]
+    fn a_deeply_indented_line_shows_its_text_not_its_indentation() {
+        let mut sources = SourceMap::new();
+        let text = format!("first:\n{}key: value\n", "\t".repeat(500));
+        let at = text.find("key").unwrap();
+        let id = sources.add("x.neon", text.clone());
+        let d = Diagnostic::error(Code::NeonSyntax, "too deep")
+            .with_primary(Span::new(id, at, at + 3), "here");
+        let out = render_to_string(&sources, &[d]);
+        let line = out
+            .lines()
+            .find(|l| l.contains("key: value"))
+            .unwrap_or_else(|| panic!("the text is not shown: {out}"));
+        assert!(line.chars().count() < 60, "{line:?}");
+        let (text_at, caret_at) = caret_under(&out, "key");
+        assert_eq!(text_at, caret_at, "{out}");
     }
 
     /// The rendered source line holding `needle` and the caret line under it, and where in the
