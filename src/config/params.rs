@@ -292,6 +292,7 @@ impl<'a> Expander<'a> {
             nested_too_deep: Vec::new(),
             cut: Vec::new(),
             circular: Vec::new(),
+            reading_missing: Vec::new(),
             diags,
         };
         // Dynamic parameters are never frozen into the plan, not even as a default: their value
@@ -381,6 +382,11 @@ impl<'a> Expander<'a> {
                 .map(|(name, _, _)| (name.clone(), TOO_DEEP))
                 .chain(self.cut.drain(..).map(|path| (path, PAST_COPY_LIMIT)))
                 .chain(self.circular.drain(..).map(|name| (name, CIRCULAR)))
+                .chain(
+                    self.reading_missing
+                        .drain(..)
+                        .map(|name| (name, READS_MISSING)),
+                )
                 .collect(),
             ..Parameters::default()
         };
@@ -394,6 +400,9 @@ const TOO_DEEP: &str =
 /// Why a parameter is in [`Parameters::left_out`]: it is part of a cycle of parameters.
 const CIRCULAR: &str =
     "it refers to itself through other parameters (reported above), so it has no value";
+/// Why a parameter is in [`Parameters::left_out`]: its value reads a missing parameter.
+const READS_MISSING: &str =
+    "its value reads a parameter that is missing (reported above), so it has no value";
 /// Why a reference is in [`Parameters::left_out`]: it was past the copy limit.
 const PAST_COPY_LIMIT: &str =
     "it expanded past the limit on what references may copy (reported at the first such reference)";
@@ -540,6 +549,9 @@ struct Expander<'a> {
     cut: Vec<String>,
     /// Parameters found in a cycle (each once), which expanded to null.
     circular: Vec<String>,
+    /// Parameters whose value reads a missing one (each once, the whole chain being expanded
+    /// when it was found): a reference to it gives null.
+    reading_missing: Vec<String>,
     diags: &'a mut Diagnostics,
 }
 
@@ -767,6 +779,11 @@ impl Expander<'_> {
     }
 
     fn missing(&mut self, path: &str, span: Span) {
+        for name in &self.stack {
+            if !self.reading_missing.contains(name) {
+                self.reading_missing.push(name.clone());
+            }
+        }
         let mut d = Diagnostic::error(
             Code::MissingParameter,
             format!("Missing parameter '{path}'."),
