@@ -12,6 +12,7 @@ pub mod docs;
 pub mod extension_api;
 pub mod plan_api;
 pub mod sandbox;
+pub(crate) use sandbox::limit_note;
 pub mod schema_api;
 pub mod values;
 
@@ -135,41 +136,6 @@ thread_local! {
         RefCell::new(std::rc::Rc::new(Vec::new()));
 }
 
-/// The size limits an engine enforces on one value: the sandbox's (`limits`), lowered under a
-/// memory ceiling ([`crate::memory::ceiling`]) to a sixteenth of it for text (bytes), arrays
-/// (an item counted as a 16-byte `Dynamic`) and maps (an entry counted as 64 bytes: key,
-/// value, table slot). One operation can at most double a value before the progress callback
-/// sees the heap (`s += s`), so the heap passes the ceiling by at most an eighth before the
-/// callback stops the script. Each is `(limit, lowered by the ceiling)`; 0 means no limit, as
-/// Rhai reads it.
-struct ValueSizes {
-    strings: (usize, bool),
-    arrays: (usize, bool),
-    maps: (usize, bool),
-}
-
-impl ValueSizes {
-    fn of(limits: &Limits) -> ValueSizes {
-        let share = crate::memory::ceiling().map(|c| usize::try_from(c / 16).unwrap_or(usize::MAX));
-        let capped = |asked: usize, per: usize| match share {
-            None => (asked, false),
-            Some(share) => {
-                let cap = (share / per).max(1);
-                if asked == 0 || asked > cap {
-                    (cap, true)
-                } else {
-                    (asked, false)
-                }
-            }
-        };
-        ValueSizes {
-            strings: capped(limits.max_string_size, 1),
-            arrays: capped(limits.max_array_size, 16),
-            maps: capped(limits.max_map_size, 64),
-        }
-    }
-}
-
 /// Builds the sandboxed engine with the scripted API registered.
 pub fn engine(limits: &Limits) -> Engine {
     let mut e = Engine::new();
@@ -180,7 +146,7 @@ pub fn engine(limits: &Limits) -> Engine {
     // (`s += s`), so under a memory ceiling no value may be larger than a sixteenth of it,
     // whatever the sandbox section allows: the heap then passes the ceiling by at most an
     // eighth before the callback stops the script.
-    let sizes = ValueSizes::of(limits);
+    let sizes = sandbox::ValueSizes::of(limits);
     e.set_max_string_size(sizes.strings.0);
     e.set_max_array_size(sizes.arrays.0);
     e.set_max_map_size(sizes.maps.0);
@@ -721,76 +687,6 @@ fn unit_argument(sig: &str) -> bool {
     sig.split_once(" (")
         .and_then(|(_, args)| args.strip_suffix(')'))
         .is_some_and(|args| args.split(", ").any(|a| a.trim() == "()"))
-}
-
-/// Names the sandbox limit a script ran into.
-pub(crate) fn limit_note(err: &EvalAltResult, limits: &Limits) -> Option<String> {
-    Some(match err {
-        EvalAltResult::ErrorTooManyOperations(_) => format!(
-            "the sandbox allows {} operations per lifecycle call; raise it with `wireplan: sandbox: maxOperations:`",
-            limits.max_operations
-        ),
-        EvalAltResult::ErrorStackOverflow(_) => format!(
-            "the sandbox allows a call depth of {}; raise it with `wireplan: sandbox: maxCallLevels:`",
-            limits.max_call_levels
-        ),
-        EvalAltResult::ErrorDataTooLarge(what, _) => {
-            let sizes = ValueSizes::of(limits);
-            let (lowered, unit) = if what.contains("tring") {
-                (sizes.strings, "bytes of text")
-            } else if what.contains("rray") {
-                (sizes.arrays, "items")
-            } else if what.contains("ap") {
-                (sizes.maps, "entries")
-            } else {
-                ((0, false), "")
-            };
-            if let (limit, true) = lowered {
-                let ceiling = crate::memory::ceiling().map_or_else(String::new, crate::memory::format_size);
-                return Some(format!(
-                    "{what} exceeds {limit} {unit}, the most one value may hold under the memory ceiling of {ceiling} (a sixteenth of it, whatever the sandbox section allows); raise the ceiling with --max-memory SIZE"
-                ));
-            }
-            let (limit, setting) = if what.contains("tring") {
-                // Rhai adds up the strings a value holds: a string, or every string of an
-                // array or map and of those nested in it.
-                (
-                    format!(
-                        "{} bytes of text in one value (a string, or all the strings an array or map holds)",
-                        limits.max_string_size
-                    ),
-                    "maxStringSize",
-                )
-            } else if what.contains("rray") {
-                (
-                    format!(
-                        "{} items in one array (the items of arrays and maps nested in it count too)",
-                        limits.max_array_size
-                    ),
-                    "maxArraySize",
-                )
-            } else if what.contains("ap") {
-                (
-                    format!(
-                        "{} entries in one map (the entries of maps nested in it count too)",
-                        limits.max_map_size
-                    ),
-                    "maxMapSize",
-                )
-            } else {
-                return Some(format!(
-                    "{what} exceeds the sandbox limit (strings {} bytes, arrays {} items, maps {} entries; `wireplan: sandbox: maxStringSize:`, `maxArraySize:`, `maxMapSize:`)",
-                    limits.max_string_size, limits.max_array_size, limits.max_map_size
-                ));
-            };
-            format!("{what} exceeds the sandbox limit of {limit}; raise it with `wireplan: sandbox: {setting}:`")
-        }
-        EvalAltResult::ErrorTooManyVariables(_) => format!(
-            "the sandbox allows {} variables; raise it with `wireplan: sandbox: maxVariables:`",
-            limits.max_variables
-        ),
-        _ => return None,
-    })
 }
 
 /// A syntax error, at Rhai's position; a bracket it says is not closed, opened on an earlier
