@@ -12,36 +12,19 @@ use wireplan_runtime::plan::{CallTarget, Expr, Plan};
 pub fn unknown_classes(plan: &Plan, known: &dyn Fn(&str) -> bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut report = |place: &str, class: &str| {
-        let line = format!("{place}: class {class} is not in the catalog");
-        if !out.contains(&line) {
-            out.push(line);
+        if !known(class) {
+            push_once(
+                &mut out,
+                format!("{place}: class {class} is not in the catalog"),
+            );
         }
     };
-    for (name, service) in &plan.services {
-        let place = |what: &str| format!("services › {name} › {what}");
-        if !service.type_.is_empty() && !known(&service.type_) {
-            report(&place("type"), &service.type_);
+    for_each_statement(plan, &mut |place, typed, stmt| {
+        if let Some((name, class)) = typed.filter(|(_, c)| !c.is_empty()) {
+            report(&format!("services › {name} › type"), class);
         }
-        each_class(&service.create, &mut |c| {
-            if !known(c) {
-                report(&place("create"), c)
-            }
-        });
-        for (i, stmt) in service.setup.iter().enumerate() {
-            each_class(stmt, &mut |c| {
-                if !known(c) {
-                    report(&place(&format!("setup #{}", i + 1)), c)
-                }
-            });
-        }
-    }
-    for (i, stmt) in plan.initialization.iter().enumerate() {
-        each_class(stmt, &mut |c| {
-            if !known(c) {
-                report(&format!("initialization #{}", i + 1), c)
-            }
-        });
-    }
+        each_part(stmt, &mut |e| classes_of(e, &mut |c| report(place, c)));
+    });
     out
 }
 
@@ -52,120 +35,165 @@ pub fn unknown_classes(plan: &Plan, known: &dyn Fn(&str) -> bool) -> Vec<String>
 /// refuses a plan whose count differs from the registry's at load.
 pub fn wrong_arities(plan: &Plan, params: &dyn Fn(&str) -> Option<Vec<String>>) -> Vec<String> {
     let mut out = Vec::new();
-    let mut check = |place: &str, e: &Expr| {
-        each_new(e, &mut |class, given| {
+    for_each_statement(plan, &mut |place, _, stmt| {
+        each_part(stmt, &mut |e| {
+            let Expr::New { class, args } = e else {
+                return;
+            };
             let Some(names) = params(class) else {
                 return;
             };
-            if names.len() != given {
+            if names.len() != args.len() {
                 let takes = if names.is_empty() {
                     "none".to_string()
                 } else {
                     names.join(", ")
                 };
-                let line = format!(
-                    "{place}: the constructor of {class} takes {} argument(s) ({takes}), the plan passes {given}",
-                    names.len()
+                push_once(
+                    &mut out,
+                    format!(
+                        "{place}: the constructor of {class} takes {} argument(s) ({takes}), the plan passes {}",
+                        names.len(),
+                        args.len()
+                    ),
                 );
-                if !out.contains(&line) {
-                    out.push(line);
-                }
             }
         });
-    };
-    for (name, service) in &plan.services {
-        check(&format!("services › {name} › create"), &service.create);
-        for (i, stmt) in service.setup.iter().enumerate() {
-            check(&format!("services › {name} › setup #{}", i + 1), stmt);
-        }
-    }
-    for (i, stmt) in plan.initialization.iter().enumerate() {
-        check(&format!("initialization #{}", i + 1), stmt);
-    }
+    });
     out
 }
 
-/// Calls `f` with the class and argument count of every `$new` in `e`, nested anywhere in it.
-fn each_new(e: &Expr, f: &mut dyn FnMut(&str, usize)) {
-    if let Expr::New { class, args } = e {
-        f(class, args.len());
-    }
-    match e {
-        Expr::New { args, .. } | Expr::Call { args, .. } => {
-            args.iter().for_each(|a| each_new(a, f))
-        }
-        Expr::Set { value, .. } => each_new(value, f),
-        Expr::Func { arg, .. } => each_new(arg, f),
-        Expr::ArgOr { default, .. } => each_new(default, f),
-        Expr::List(items) | Expr::Concat(items) => items.iter().for_each(|a| each_new(a, f)),
-        Expr::Map(m) => m.values().for_each(|a| each_new(a, f)),
-        _ => {}
+/// Adds `line` to `out` unless it is there.
+fn push_once(out: &mut Vec<String>, line: String) {
+    if !out.contains(&line) {
+        out.push(line);
     }
 }
 
-/// Calls `f` with every class `e` names: constructed, or the target of a static call or
-/// callable, nested anywhere in it.
-fn each_class<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a str)) {
-    let target = |t: &'a CallTarget, f: &mut dyn FnMut(&'a str)| match t {
-        CallTarget::Class(c) => f(c),
-        CallTarget::Expr(inner) => each_class(inner, f),
-        CallTarget::SelfObject => {}
+/// What [`for_each_statement`] calls: the place, the service's name and `type` (for a
+/// `create`), the statement.
+type StatementVisitor<'f> = dyn FnMut(&str, Option<(&str, &str)>, &Expr) + 'f;
+
+/// Calls `f` with each statement of `plan` and its place, in plan order: a service's `create`
+/// (`services › NAME › create`, with the service's name and `type`) and setup statements
+/// (`… › setup #N`), then `initialization #N`.
+fn for_each_statement(plan: &Plan, f: &mut StatementVisitor<'_>) {
+    for (name, service) in &plan.services {
+        f(
+            &format!("services › {name} › create"),
+            Some((name.as_str(), service.type_.as_str())),
+            &service.create,
+        );
+        for (i, stmt) in service.setup.iter().enumerate() {
+            f(&format!("services › {name} › setup #{}", i + 1), None, stmt);
+        }
+    }
+    for (i, stmt) in plan.initialization.iter().enumerate() {
+        f(&format!("initialization #{}", i + 1), None, stmt);
+    }
+}
+
+/// Calls `f` with `e` and every expression nested anywhere in it (arguments, targets, values,
+/// items), outer first.
+fn each_part<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Expr)) {
+    f(e);
+    let target = |t: &'a CallTarget, f: &mut dyn FnMut(&'a Expr)| {
+        if let CallTarget::Expr(inner) = t {
+            each_part(inner, f);
+        }
     };
     match e {
-        Expr::New { class, args } => {
-            f(class);
-            args.iter().for_each(|a| each_class(a, f));
-        }
+        Expr::New { args, .. } => args.iter().for_each(|a| each_part(a, f)),
         Expr::Call {
             target: t, args, ..
         } => {
             target(t, f);
-            args.iter().for_each(|a| each_class(a, f));
+            args.iter().for_each(|a| each_part(a, f));
         }
         Expr::Set {
             target: t, value, ..
         } => {
             target(t, f);
-            each_class(value, f);
+            each_part(value, f);
         }
         Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => target(t, f),
-        Expr::Func { arg, .. } => each_class(arg, f),
-        Expr::ArgOr { default, .. } => each_class(default, f),
-        Expr::List(items) | Expr::Concat(items) => items.iter().for_each(|a| each_class(a, f)),
-        Expr::Map(m) => m.values().for_each(|a| each_class(a, f)),
+        Expr::Func { arg, .. } => each_part(arg, f),
+        Expr::ArgOr { default, .. } => each_part(default, f),
+        Expr::List(items) | Expr::Concat(items) => items.iter().for_each(|a| each_part(a, f)),
+        Expr::Map(m) => m.values().for_each(|a| each_part(a, f)),
+        _ => {}
+    }
+}
+
+/// Calls `f` with the class `e` itself names (not its parts): constructed, or the class
+/// target of a static call, property access or callable.
+fn classes_of<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a str)) {
+    match e {
+        Expr::New { class, .. } => f(class),
+        Expr::Call { target, .. }
+        | Expr::Set { target, .. }
+        | Expr::Get { target, .. }
+        | Expr::Callable { target, .. } => {
+            if let CallTarget::Class(c) = target {
+                f(c)
+            }
+        }
         _ => {}
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::{unknown_classes, wrong_arities};
     use wireplan_runtime::plan::Plan;
 
+    fn plan() -> Plan {
+        let json = serde_json::json!({
+            "format": "wireplan-plan", "version": 3, "compiler": "test", "inputs_hash": "0",
+            "services": {
+                "a": {"type": "App\\Gone", "create": {"$new": "App\\A", "args": [
+                    {"$new": "App\\Nested", "args": [1, 2]}]},
+                      "setup": [{"$call": ["App\\Util", "run"], "args": [
+                          {"$new": "App\\A", "args": []}]}]},
+                "b": {"type": "App\\A", "create": {"$new": "App\\A", "args": [1]}}
+            },
+            "initialization": [{"$call": ["App\\Boot", "go"], "args": []}]
+        });
+        Plan::from_json_str(&json.to_string(), "<test>").expect("a plan")
+    }
+
+    /// Each place of a plan is looked at: a service's `type`, its `create` and what is nested
+    /// in it, its setup (a static call's class), the initialization.
     #[test]
-    fn every_place_a_class_is_named_is_checked_once() {
-        let plan = Plan::from_json_str(
-            r#"{"format": "wireplan-plan", "version": 1, "compiler": "t", "inputs_hash": "0",
-                "parameters": {},
-                "services": {
-                  "a": {"type": "App\\Gone", "create": {"$new": "App\\A", "args": [
-                          {"$new": "App\\Inner", "args": []}, {"$new": "App\\Inner", "args": []}]},
-                        "setup": [{"$call": ["App\\Util", "init"], "args": []}]},
-                  "b": {"type": "App\\A", "create": {"$new": "App\\A", "args": [
-                          {"$callable": ["App\\Util", "make"]}]}}
-                },
-                "initialization": [{"$call": ["App\\Boot", "run"], "args": []}]}"#,
-            "<test>",
-        )
-        .expect("a plan");
+    fn unknown_classes_are_found_at_every_place() {
         let known = |c: &str| c == "App\\A";
         assert_eq!(
-            super::unknown_classes(&plan, &known),
+            unknown_classes(&plan(), &known),
             [
                 "services › a › type: class App\\Gone is not in the catalog",
-                "services › a › create: class App\\Inner is not in the catalog",
+                "services › a › create: class App\\Nested is not in the catalog",
                 "services › a › setup #1: class App\\Util is not in the catalog",
-                "services › b › create: class App\\Util is not in the catalog",
                 "initialization #1: class App\\Boot is not in the catalog",
+            ]
+        );
+    }
+
+    /// Every `$new`, nested ones too, is compared with its constructor's parameters; one that
+    /// is not checked (`None`) is left alone.
+    #[test]
+    fn wrong_arities_are_found_in_every_new() {
+        let params = |c: &str| (c == "App\\A").then(|| vec!["x".to_string()]);
+        assert_eq!(
+            wrong_arities(&plan(), &params),
+            [
+                "services › a › setup #1: the constructor of App\\A takes 1 argument(s) (x), the plan passes 0",
+            ]
+        );
+        let params = |c: &str| (c == "App\\Nested").then(Vec::new);
+        assert_eq!(
+            wrong_arities(&plan(), &params),
+            [
+                "services › a › create: the constructor of App\\Nested takes 0 argument(s) (none), the plan passes 2",
             ]
         );
     }
