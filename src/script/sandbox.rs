@@ -306,45 +306,27 @@ pub(crate) fn limit_note(err: &EvalAltResult, limits: &Limits) -> Option<String>
         ),
         EvalAltResult::ErrorDataTooLarge(what, _) => {
             let sizes = ValueSizes::of(limits);
-            let (lowered, unit) = if what.contains("tring") {
-                (sizes.strings, "bytes of text")
-            } else if what.contains("rray") {
-                (sizes.arrays, "items")
-            } else if what.contains("ap") {
-                (sizes.maps, "entries")
-            } else {
-                ((0, false), "")
-            };
-            if let (limit, true) = lowered {
-                let ceiling = crate::memory::ceiling().map_or_else(String::new, crate::memory::format_size);
-                return Some(format!(
-                    "{what} exceeds {limit} {unit}, the most one value may hold under the memory ceiling of {ceiling} (a sixteenth of it, whatever the sandbox section allows); raise the ceiling with --max-memory SIZE"
-                ));
-            }
-            let (limit, setting) = if what.contains("tring") {
-                // Rhai adds up the strings a value holds: a string, or every string of an
-                // array or map and of those nested in it.
+            // Rhai adds up what a value holds: the strings of an array or map and of those
+            // nested in it, the items and entries of nested arrays and maps.
+            let (size, unit, counted, setting) = if what.contains("tring") {
                 (
-                    format!(
-                        "{} bytes of text in one value (a string, or all the strings an array or map holds)",
-                        limits.max_string_size
-                    ),
+                    sizes.strings,
+                    "bytes of text",
+                    "in one value (a string, or all the strings an array or map holds)",
                     "maxStringSize",
                 )
             } else if what.contains("rray") {
                 (
-                    format!(
-                        "{} items in one array (the items of arrays and maps nested in it count too)",
-                        limits.max_array_size
-                    ),
+                    sizes.arrays,
+                    "items",
+                    "in one array (the items of arrays and maps nested in it count too)",
                     "maxArraySize",
                 )
             } else if what.contains("ap") {
                 (
-                    format!(
-                        "{} entries in one map (the entries of maps nested in it count too)",
-                        limits.max_map_size
-                    ),
+                    sizes.maps,
+                    "entries",
+                    "in one map (the entries of maps nested in it count too)",
                     "maxMapSize",
                 )
             } else {
@@ -353,7 +335,18 @@ pub(crate) fn limit_note(err: &EvalAltResult, limits: &Limits) -> Option<String>
                     limits.max_string_size, limits.max_array_size, limits.max_map_size
                 ));
             };
-            format!("{what} exceeds the sandbox limit of {limit}; raise it with `wireplan: sandbox: {setting}:`")
+            match size {
+                (limit, true) => {
+                    let ceiling = crate::memory::ceiling()
+                        .map_or_else(String::new, crate::memory::format_size);
+                    format!(
+                        "{what} exceeds {limit} {unit}, the most one value may hold under the memory ceiling of {ceiling} (a sixteenth of it, whatever the sandbox section allows); raise the ceiling with --max-memory SIZE"
+                    )
+                }
+                (limit, false) => format!(
+                    "{what} exceeds the sandbox limit of {limit} {unit} {counted}; raise it with `wireplan: sandbox: {setting}:`"
+                ),
+            }
         }
         EvalAltResult::ErrorTooManyVariables(_) => format!(
             "the sandbox allows {} variables; raise it with `wireplan: sandbox: maxVariables:`",
