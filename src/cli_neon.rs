@@ -27,7 +27,7 @@ fn read_input(
             Code::FileNotFound,
             format!("Cannot read '{}': {e}", path.display()),
         );
-        if e.to_string() == wireplan::source::NOT_A_REGULAR_FILE {
+        if wireplan::source::is_not_a_regular_file(&e) {
             d.with_note("give `-` to read standard input")
         } else {
             d

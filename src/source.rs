@@ -48,6 +48,11 @@ pub const MAX_FILE_SIZE: u64 = 64 << 20;
 pub const NOT_A_REGULAR_FILE: &str =
     "it is not a regular file (a pipe or a device, which could block or never end)";
 
+/// Whether `err` is [`read_input_file`]'s refusal of a pipe, a socket or a device.
+pub fn is_not_a_regular_file(err: &std::io::Error) -> bool {
+    err.kind() == std::io::ErrorKind::InvalidInput && err.to_string() == NOT_A_REGULAR_FILE
+}
+
 /// Reads an input file: only regular files (a FIFO or a device such as `/dev/zero` would
 /// block or never end) of at most [`MAX_FILE_SIZE`] bytes. Errors read like the OS's.
 pub fn read_input_file(path: &Path) -> std::io::Result<Vec<u8>> {

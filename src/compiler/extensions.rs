@@ -615,12 +615,10 @@ impl Extensions {
                     // extension's edit introduced (the compiled plan's are checked already).
                     let builder = self.host.builder.borrow();
                     let known = |c: &str| builder.catalog.exists(c);
-                    let before_edit = crate::plan::unknown_classes(&current, &known);
-                    problems.extend(
-                        crate::plan::unknown_classes(&p, &known)
-                            .into_iter()
-                            .filter(|line| !before_edit.contains(line)),
-                    );
+                    problems.extend(introduced(
+                        crate::plan::unknown_classes(&current, &known),
+                        crate::plan::unknown_classes(&p, &known),
+                    ));
                     // Constructor calls whose argument count the edit changed (the runtime
                     // refuses them at load; a variadic constructor takes any count).
                     let catalog = &builder.catalog;
@@ -630,12 +628,10 @@ impl Extensions {
                         (!params.iter().any(|p| p.variadic))
                             .then(|| params.iter().map(|p| p.name.to_string()).collect())
                     };
-                    let before_edit = crate::plan::wrong_arities(&current, &params);
-                    problems.extend(
-                        crate::plan::wrong_arities(&p, &params)
-                            .into_iter()
-                            .filter(|line| !before_edit.contains(line)),
-                    );
+                    problems.extend(introduced(
+                        crate::plan::wrong_arities(&current, &params),
+                        crate::plan::wrong_arities(&p, &params),
+                    ));
                     drop(builder);
                     if problems.is_empty() {
                         current = p;
@@ -688,4 +684,10 @@ impl Extensions {
         }
         *plan = current;
     }
+}
+
+/// The problems of an edited plan (`after`) that the plan before the edit (`before`) did not
+/// have: an extension's `afterCompile()` answers only for what it changed.
+fn introduced(before: Vec<String>, after: Vec<String>) -> impl Iterator<Item = String> {
+    after.into_iter().filter(move |line| !before.contains(line))
 }

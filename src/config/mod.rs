@@ -169,7 +169,7 @@ pub fn unreadable_file(path: &Path, err: &std::io::Error) -> Diagnostic {
             Code::FileNotFound,
             format!("File '{}' cannot be read: {err}.", path.display()),
         );
-        return if err.to_string() == crate::source::NOT_A_REGULAR_FILE {
+        return if crate::source::is_not_a_regular_file(err) {
             d.with_note(STDIN_NOTE)
         } else {
             d

@@ -21,7 +21,7 @@ pub(crate) use limits::nested_too_deep_error;
 use limits::{clear_spans, measure, nesting_levels, nests_deeper_than};
 pub use limits::{MAX_EXPANDED_LEN, MAX_EXPANDED_NODES, MAX_EXPANDED_TEXT, MAX_PARAMETER_CHAIN};
 pub use startup::EnvSource;
-use startup::{is_dynamic_name, prefixes};
+use startup::{is_dynamic_name, path_exists, prefixes};
 
 /// The expanded configuration.
 #[derive(Debug, Clone, Default)]
@@ -49,13 +49,11 @@ impl Parameters {
     /// `db.password`).
     pub fn is_dynamic(&self, name: &str) -> bool {
         is_dynamic_name(name, &self.dynamic, self.env, |path| {
-            let mut segs = path.split('.');
-            let first = segs.next().and_then(|top| self.values.get(top));
-            segs.try_fold(first, |v, seg| {
-                Some(v.and_then(|v| v.as_array()).and_then(|a| a.get(seg)))
-            })
-            .flatten()
-            .is_some()
+            path_exists(
+                path,
+                |top| self.values.get(top),
+                |v, seg| v.as_array()?.get(seg),
+            )
         })
     }
 
@@ -394,6 +392,15 @@ impl<'a> Expander<'a> {
     }
 }
 
+/// Adds each of `names` to `list` unless it is there (the parameters a problem left null).
+fn push_once(list: &mut Vec<String>, names: &[String]) {
+    for n in names {
+        if !list.contains(n) {
+            list.push(n.clone());
+        }
+    }
+}
+
 /// Why a parameter is in [`Parameters::left_out`]: its value nests too deep for a plan.
 const TOO_DEEP: &str =
     "its value nests too deep for a plan and was left out (reported where it is written)";
@@ -579,16 +586,14 @@ impl Expander<'_> {
     /// name declared dynamic, or a path inside one (`%db.password.x%` under `db.password`).
     fn is_dynamic(&self, name: &str) -> bool {
         is_dynamic_name(name, &self.dynamic, self.env, |path| {
-            let mut segs = path.split('.');
-            let first = segs.next().and_then(|top| self.raw.get(top));
-            segs.try_fold(first, |v, seg| {
-                Some(v.and_then(|v| match &v.kind {
+            path_exists(
+                path,
+                |top| self.raw.get(top),
+                |v, seg| match &v.kind {
                     Kind::Array(a) => a.get(seg),
                     _ => None,
-                }))
-            })
-            .flatten()
-            .is_some()
+                },
+            )
         })
     }
 
@@ -614,11 +619,7 @@ impl Expander<'_> {
                 d = d.with_note(note);
             }
             self.diags.push(d);
-            for n in &self.stack[pos..] {
-                if !self.circular.contains(n) {
-                    self.circular.push(n.clone());
-                }
-            }
+            push_once(&mut self.circular, &self.stack[pos..]);
             return false;
         }
         let Some(raw) = self.raw.get(name).cloned() else {
@@ -779,11 +780,7 @@ impl Expander<'_> {
     }
 
     fn missing(&mut self, path: &str, span: Span) {
-        for name in &self.stack {
-            if !self.reading_missing.contains(name) {
-                self.reading_missing.push(name.clone());
-            }
-        }
+        push_once(&mut self.reading_missing, &self.stack);
         let mut d = Diagnostic::error(
             Code::MissingParameter,
             format!("Missing parameter '{path}'."),

@@ -41,3 +41,17 @@ pub(super) fn is_dynamic_name(
         };
     env_dynamic || prefixes(name).any(|p| dynamic.contains(p))
 }
+
+/// Whether the dotted `path` names a value: its first segment found by `top`, each further
+/// one by `child` in the value before it (a map's key).
+pub(super) fn path_exists<'a, T: 'a>(
+    path: &str,
+    top: impl Fn(&str) -> Option<&'a T>,
+    child: impl Fn(&'a T, &str) -> Option<&'a T>,
+) -> bool {
+    let mut segs = path.split('.');
+    let first = segs.next().and_then(top);
+    segs.try_fold(first, |v, seg| Some(v.and_then(|v| child(v, seg))))
+        .flatten()
+        .is_some()
+}
