@@ -142,10 +142,7 @@ pub fn engine(limits: &Limits) -> Engine {
     e.set_max_operations(limits.max_operations);
     e.set_max_call_levels(limits.max_call_levels);
     e.set_max_expr_depths(limits.max_expr_depths.0, limits.max_expr_depths.1);
-    // One operation can at most double a value before the progress callback sees the heap
-    // (`s += s`), so under a memory ceiling no value may be larger than a sixteenth of it,
-    // whatever the sandbox section allows: the heap then passes the ceiling by at most an
-    // eighth before the callback stops the script.
+    // The sandbox's value sizes, lowered under a memory ceiling (see `ValueSizes` for why).
     let sizes = sandbox::ValueSizes::of(limits);
     e.set_max_string_size(sizes.strings.0);
     e.set_max_array_size(sizes.arrays.0);
