@@ -1324,3 +1324,57 @@ fn problems_with_a_key_point_at_the_key() {
             .collect();
     assert_eq!(at, expected);
 }
+
+/// Writing the catalog (`WIREPLAN_WRITE_CATALOG`, the golden test's update) replaces only a
+/// catalog: a mistyped path that names the configuration or a source file is refused and the
+/// file is left as it was; a new file, an empty one and an earlier catalog of either form are
+/// written.
+#[test]
+fn writing_the_catalog_replaces_only_a_catalog() {
+    use wireplan_runtime::catalog::write_catalog;
+    let dir = tempfile::tempdir().unwrap();
+    let registry = mailer_registry(true);
+    for (name, text) in [
+        ("app.neon", MAILER_CONFIG),
+        ("main.rs", "fn main() {\n    println!(\"hi\");\n}\n"),
+        (
+            "other.json",
+            "{\"format\": \"wireplan-plan\", \"services\": {}}",
+        ),
+        ("notes.json", "not json at all"),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let e = write_catalog(&registry, &path).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains(name), "{msg}");
+        assert!(msg.contains("it exists and is not"), "{msg}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            text,
+            "{name} changed"
+        );
+    }
+    // New, empty, and earlier catalogs (the stale catalog has another constructor).
+    let old = mailer_registry(false);
+    for name in ["new.json", "new.neon", "empty.json"] {
+        let path = dir.path().join(name);
+        if name.starts_with("empty") {
+            std::fs::write(&path, "\n").unwrap();
+        }
+        write_catalog(&registry, &path).unwrap();
+    }
+    for name in ["stale.json", "stale.neon"] {
+        let path = dir.path().join(name);
+        write_catalog(&old, &path).unwrap();
+        let before = std::fs::read_to_string(&path).unwrap();
+        write_catalog(&registry, &path).unwrap();
+        let after = std::fs::read_to_string(&path).unwrap();
+        assert_ne!(before, after, "{name}");
+        assert!(after.contains("from"), "{name}: {after}");
+    }
+    // A hand-written NEON catalog with comments is a catalog too.
+    let path = dir.path().join("hand.neon");
+    std::fs::write(&path, "# classes\ntypes:\n\tApp\\X: {}\n").unwrap();
+    write_catalog(&registry, &path).unwrap();
+}

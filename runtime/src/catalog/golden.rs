@@ -28,19 +28,66 @@ pub const UPDATE_VAR: &str = "WIREPLAN_UPDATE_CATALOG";
 /// otherwise the NEON `types:` section. Atomic (a temporary file next to it, then a rename), so
 /// a reader never sees half a catalog.
 ///
-/// Errors: [`crate::Error::Io`] naming the file.
+/// An existing file is replaced only when it is a catalog itself (empty, or what this function
+/// writes: JSON whose `format` is `wireplan-catalog`, or NEON whose only top-level key is
+/// `types:`), so a mistyped path never overwrites a configuration or a source file.
+///
+/// Errors: [`crate::Error::Write`] naming the file: it cannot be written, or it exists and is
+/// not a catalog (`InvalidInput`).
 pub fn write_catalog(registry: &Registry, path: impl AsRef<Path>) -> Result<(), crate::Error> {
     let path = path.as_ref();
-    let text = if is_json(path) {
-        registry.catalog_json()
-    } else {
-        registry.catalog()
-    };
-    crate::encoding::write_atomic(path, text.as_bytes()).map_err(|cause| crate::Error::Write {
+    let json = is_json(path);
+    let written = replaces_only_a_catalog(path, json).and_then(|()| {
+        let text = if json {
+            registry.catalog_json()
+        } else {
+            registry.catalog()
+        };
+        crate::encoding::write_atomic(path, text.as_bytes())
+    });
+    written.map_err(|cause| crate::Error::Write {
         origin: path.display().to_string(),
         what: "catalog",
         cause,
     })
+}
+
+/// `Ok` when writing a catalog to `path` replaces nothing but a catalog: no file there (or one
+/// that cannot be read, which the write then reports), an empty one, or a catalog of the form
+/// `json` says. Anything else is refused with `InvalidInput`.
+fn replaces_only_a_catalog(path: &Path, json: bool) -> std::io::Result<()> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Ok(());
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    if text.trim().is_empty() || is_catalog_text(&text, json) {
+        return Ok(());
+    }
+    let form = if json {
+        "a JSON catalog (\"format\": \"wireplan-catalog\")"
+    } else {
+        "a NEON catalog (a `types:` section and nothing else)"
+    };
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!(
+            "it exists and is not {form}, so it is not replaced; choose another path (a new \
+             file, or the catalog written before), or remove the file first"
+        ),
+    ))
+}
+
+/// Whether `text` is a catalog in the JSON form (`json`) or the NEON form.
+fn is_catalog_text(text: &str, json: bool) -> bool {
+    if json {
+        return serde_json::from_str::<serde_json::Value>(text)
+            .is_ok_and(|v| v.get("format").and_then(|f| f.as_str()) == Some("wireplan-catalog"));
+    }
+    // Top-level lines: those that start with neither a blank nor a comment.
+    let mut top = text
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with([' ', '\t', '#']));
+    top.all(|l| l.trim_end() == "types:" || l.trim_end().starts_with("types: "))
 }
 
 fn is_json(path: &Path) -> bool {
