@@ -109,6 +109,49 @@ fn an_output_named_like_a_configuration_is_refused() {
     assert!(!dir.path().join("new.NEON").exists());
 }
 
+/// `-o -` with standard output redirected by the shell to an input (`>> app.neon`, `>
+/// data.neon`) is refused like the path would be, and the input keeps its content; redirected
+/// to another file, the plan is written there.
+#[cfg(unix)]
+#[test]
+fn standard_output_redirected_to_an_input_is_refused() {
+    let dir = project("loadFromFile");
+    for (input, text) in [("app.neon", APP), ("data.neon", "answer: 42\n")] {
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(input))
+            .unwrap();
+        let r = wireplan(dir.path())
+            .args(["compile", "app.neon", "-o", "-"])
+            .stdout(Stdio::from(file))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(1), "{input}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "Refusing to write the plan over '{input}', which this compilation reads."
+            )) && stderr.contains("standard output goes to that file; send it elsewhere"),
+            "{input}: {stderr}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(input)).unwrap(),
+            text,
+            "{input} changed"
+        );
+    }
+    let file = std::fs::File::create(dir.path().join("plan.json")).unwrap();
+    let r = wireplan(dir.path())
+        .args(["compile", "app.neon", "-o", "-"])
+        .stdout(Stdio::from(file))
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let plan: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("plan.json")).unwrap()).unwrap();
+    assert!(plan["services"]["clock"].is_object());
+}
+
 #[test]
 fn an_unrelated_output_is_written() {
     let dir = project("loadFromFile");

@@ -365,7 +365,8 @@ pub fn is_standard_error(out: &std::path::Path) -> bool {
 }
 
 /// Writes `plan` to `out` in `encoding` the way `wireplan compile` does (standard output,
-/// [`is_standard_output`], where nothing is checked or replaced): refuses to write over
+/// [`is_standard_output`], where nothing is replaced, is refused only when it is redirected to
+/// an input): refuses to write over
 /// a file the compilation read or recorded as a dependency ([`check_output`]: canonical paths,
 /// symlinks, hard links), then writes atomically ([`write_atomic_with`]); JSON is encoded
 /// straight into the file's write buffer, never whole in memory (the same bytes as
@@ -381,8 +382,15 @@ pub fn write_checked(
     use crate::diagnostics::{Code, Diagnostic};
     use std::io::Write;
     if is_standard_output(out) {
-        // `-o -`: standard output, as other tools read `-` (nothing on disk to protect). Encoded
-        // whole first: a memory-limit error must not leave half a plan on the reader's side.
+        // `-o -`: standard output, as other tools read `-`. Nothing is replaced, but a shell
+        // may have pointed it at an input (`-o - >> app.neon`): that is refused as a path
+        // would be. Encoded whole first: a memory-limit error must not leave half a plan on
+        // the reader's side.
+        #[cfg(unix)]
+        if let Err(mut d) = check_output(std::path::Path::new("/dev/stdout"), sources, plan) {
+            d.notes = vec!["standard output goes to that file; send it elsewhere".into()];
+            return Err(d);
+        }
         let bytes = plan.encode(encoding);
         crate::memory::check("encoding the plan")?;
         let mut stdout = std::io::stdout().lock();
