@@ -142,7 +142,7 @@ fn check_name(n: &str, span: Option<Span>) -> Result<(), Diagnostic> {
     if valid {
         return Ok(());
     }
-    Err(Diagnostic::error(
+    let d = Diagnostic::error(
         Code::InvalidDefinition,
         // Nette's wording; the name is shown escaped, so a line break or a control character in
         // it cannot break the message.
@@ -151,7 +151,14 @@ fn check_name(n: &str, span: Option<Span>) -> Result<(), Diagnostic> {
             n.escape_debug()
         ),
     )
-    .at(span))
+    .at(span);
+    Err(if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+        d.with_note(
+            "names made only of digits are those anonymous services get (01, 02, … in order)",
+        )
+    } else {
+        d
+    })
 }
 
 impl ContainerBuilder {

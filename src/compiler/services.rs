@@ -133,9 +133,46 @@ fn service_name(
                 }
             },
             // `as_str` first: `CompactString::to_string` goes through the formatter.
-            None => Some(s.as_str().to_owned()),
+            None => {
+                if let Some(d) = modifies_anonymous(s, items, builder) {
+                    diags.push(d);
+                }
+                Some(s.as_str().to_owned())
+            }
         },
     })
+}
+
+/// The `modifies-anonymous` warning when the key `name` is the generated name of an anonymous
+/// definition loaded before it (`"02": …` after two `- …` items). As in Nette, the entry then
+/// modifies that definition; a key written on purpose for a service of its own is far likelier,
+/// so it is said, at the key, with the anonymous definition beside it.
+fn modifies_anonymous(
+    name: &str,
+    items: &ExprArray,
+    builder: &ContainerBuilder,
+) -> Option<Diagnostic> {
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let def = builder.get_definition(name).filter(|d| d.is_anonymous())?;
+    let mut d = Diagnostic::warning(
+        Code::ModifiesAnonymous,
+        format!(
+            "Service '{name}': this entry modifies the anonymous service named '{name}' instead \
+             of adding a service."
+        ),
+    )
+    .at(items.key_span(name))
+    .with_note(
+        "anonymous services (`- …` items) are named 01, 02, … in the order they are added; \
+         give the new service a name that is not a number, or write the key of the service to \
+         modify as `@Type` (the service of that type)",
+    );
+    if let Some(at) = def.span {
+        d = d.with_secondary(at, format!("the anonymous service '{name}'"));
+    }
+    Some(d)
 }
 
 /// Is `t` (after the `@`) a type name, Nette's `#^@[\w\\]+$#` key pattern?
