@@ -632,6 +632,12 @@ impl Extensions {
                         crate::plan::wrong_arities(&current, &params),
                         crate::plan::wrong_arities(&p, &params),
                     ));
+                    // Lifespans and references the edit changed (the compiler's
+                    // captive-dependency check ran on the builder, before the plan).
+                    problems.extend(introduced(
+                        crate::plan::captives(&current),
+                        crate::plan::captives(&p),
+                    ));
                     drop(builder);
                     if problems.is_empty() {
                         current = p;

@@ -4,12 +4,14 @@
 //! writes exactly what the runtime reads. Output is deterministic: the same inputs give the
 //! same bytes.
 
+mod captives;
 mod classes;
 mod json_parts;
 mod output;
 mod pretty;
 mod problems;
 
+pub use captives::captives;
 pub use classes::{unknown_classes, wrong_arities};
 pub use output::{check_output, write_atomic_with};
 pub use problems::{constructs, create_cycles, problems, validate, Place, Problem};
