@@ -603,17 +603,21 @@ impl PlanDiff {
         if self.is_empty() {
             return "no differences\n".into();
         }
+        // Names, types and values come from the plan files: each line shows them escaped, so
+        // a line break or a control character in one can neither break the list nor act on
+        // the terminal (as `show` and `graph` show them).
+        let l = |t: &str| text::one_line(t);
         let mut out = String::new();
         if !self.added.is_empty() {
             let _ = writeln!(out, "services added ({}):", self.added.len());
             for s in &self.added {
-                let _ = writeln!(out, "  + {} ({})", s.name, s.type_);
+                let _ = writeln!(out, "  + {} ({})", l(&s.name), l(&s.type_));
             }
         }
         if !self.removed.is_empty() {
             let _ = writeln!(out, "services removed ({}):", self.removed.len());
             for s in &self.removed {
-                let _ = writeln!(out, "  - {} ({})", s.name, s.type_);
+                let _ = writeln!(out, "  - {} ({})", l(&s.name), l(&s.type_));
             }
         }
         if !self.renamed.is_empty() {
@@ -623,20 +627,20 @@ impl PlanDiff {
                 self.renamed.len()
             );
             for r in &self.renamed {
-                let _ = writeln!(out, "  {} → {} ({})", r.old, r.new, r.type_);
+                let _ = writeln!(out, "  {} → {} ({})", l(&r.old), l(&r.new), l(&r.type_));
             }
         }
         for s in &self.changed {
             match &s.old_name {
                 Some(o) => {
-                    let _ = writeln!(out, "service {} (was {}):", s.name, o);
+                    let _ = writeln!(out, "service {} (was {}):", l(&s.name), l(o));
                 }
                 None => {
-                    let _ = writeln!(out, "service {}:", s.name);
+                    let _ = writeln!(out, "service {}:", l(&s.name));
                 }
             }
             for c in &s.changes {
-                let _ = writeln!(out, "  {}", c.to_text());
+                let _ = writeln!(out, "  {}", l(&c.to_text()));
             }
         }
         for (title, list) in [
@@ -648,7 +652,7 @@ impl PlanDiff {
             if !list.is_empty() {
                 let _ = writeln!(out, "{title}:");
                 for c in list {
-                    let _ = writeln!(out, "  {}", c.to_text());
+                    let _ = writeln!(out, "  {}", l(&c.to_text()));
                 }
             }
         }
@@ -691,6 +695,34 @@ mod tests {
             d.to_json()["dynamic"][0]["old"],
             json!({"type": "int", "required": true})
         );
+    }
+
+    /// A name with a line break or an escape character, read from a plan file, is shown
+    /// escaped on its one line (added, removed and changed services alike).
+    #[test]
+    fn names_from_the_plan_are_shown_on_one_line() {
+        let old = plan(json!({
+            "gone\nhere": {"type": "A", "create": {"$new": "A", "args": []}},
+            "kept": {"type": "A", "create": {"$new": "A", "args": ["a\nb"]}},
+        }));
+        let new = plan(json!({
+            "x\u{1b}[31mRED\nnewline": {"type": "B", "create": {"$new": "B", "args": []}},
+            "kept": {"type": "A", "create": {"$new": "A", "args": ["c\nd"]}},
+        }));
+        let text = diff_plans(&old, &new).to_text();
+        assert!(
+            text.contains("  + x\\u{1b}[31mRED\\nnewline (B)\n"),
+            "{text}"
+        );
+        assert!(text.contains("  - gone\\nhere (A)\n"), "{text}");
+        assert!(!text.contains('\u{1b}'), "{text}");
+        // Every line is a heading or an indented entry: no line was broken.
+        for line in text.lines() {
+            assert!(
+                line.starts_with("  ") || line.ends_with(':'),
+                "broken line {line:?} in {text}"
+            );
+        }
     }
 
     #[test]
