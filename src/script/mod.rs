@@ -723,9 +723,15 @@ fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) ->
             );
         }
         // Rhai finds a missing ';' where the next statement starts, usually a line later:
-        // point at the end of the statement that lacks it too.
-        if matches!(&*e.0, rhai::ParseErrorType::MissingToken(t, _) if t == ";") {
-            if let Some((b, e)) = statement_end_before(&f.text, end) {
+        // point at the end of the statement that lacks it too. Only when the error is at the
+        // first code of its line and that statement does not end in ';' or '{' already: an
+        // error inside a line (`let g == 2;`) is a mistake on that line.
+        let line_start = f.text[..end].rfind('\n').map_or(0, |i| i + 1);
+        let first_on_line = f.text[line_start..end].trim().is_empty();
+        if first_on_line && matches!(&*e.0, rhai::ParseErrorType::MissingToken(t, _) if t == ";") {
+            if let Some((b, e)) = statement_end_before(&f.text, end)
+                .filter(|&(b, e)| !matches!(&f.text[b..e], ";" | "{"))
+            {
                 d = d.with_secondary(Span::new(file, b, e), "add ';' after this");
             }
         }

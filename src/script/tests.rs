@@ -98,6 +98,11 @@ fn a_missing_semicolon_is_pointed_at_where_the_statement_ends() {
         syntax_error_labels("fn f() {\n\tlet x = \"é\" // note\n\n\tlet y = 3;\n}\n"),
         [(4, String::new()), (2, "add ';' after this".to_string())]
     );
+    // An error inside a line, or after a statement that has its ';', gets no such label.
+    assert_eq!(
+        syntax_error_labels("fn f() {\n\tlet b = 1;\n\tlet g == 2;\n}\n"),
+        [(3, String::new())]
+    );
     let text = "fn f() {\n\tlet x = \"é\"\n\tlet y = 3;\n}\n";
     let end = super::statement_end_before(text, text.find("\tlet y").unwrap());
     let quote = text.find("\"\n").unwrap();
