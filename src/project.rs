@@ -16,7 +16,7 @@ pub fn schema() -> Expect {
         (
             "sandbox",
             Expect::structure([
-                ("timeLimit", Expect::type_("int|float").min(0.001)),
+                ("timeLimit", Expect::type_("int|float").min(0.001).max(1e9)),
                 ("maxAllocated", count()),
                 ("maxOperations", count()),
                 ("maxCallLevels", count().max(1000.0)),

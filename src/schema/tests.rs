@@ -231,6 +231,26 @@ fn ranges_and_lengths() {
     );
 }
 
+/// Floats far from 1 are written as PHP writes them, in exponent form, not as hundreds of
+/// digits (a `timeLimit: 1e308` once printed 309 of them).
+#[test]
+fn huge_and_tiny_floats_are_written_in_exponent_form() {
+    let schema = Expect::structure([
+        ("t", Expect::type_("int|float").min(0.001).max(1e9)),
+        ("u", Expect::type_("float").min(0.5)),
+    ]);
+    assert_eq!(
+        errs(&schema, "{t: 1e308, u: 0.00002}"),
+        [
+            s("The item 'blog › t' expects to be in range 0.001..1000000000, 1.0E+308 given."),
+            s("The item 'blog › u' expects to be in range 0.5.., 2.0E-5 given."),
+        ]
+    );
+    assert_eq!(super::types::format_float(2.5e20), "2.5E+20");
+    assert_eq!(super::types::format_float(-1.25), "-1.25");
+    assert_eq!(super::types::format_number(1e20), "1.0E+20");
+}
+
 #[test]
 fn patterns() {
     let schema = Expect::structure([("slug", Expect::string().pattern("[a-z-]+"))]);

@@ -43,13 +43,28 @@ impl Range {
     }
 }
 
-/// A number as PHP prints it (`3`, `1.5`).
+/// A number as PHP prints it (`3`, `1.5`, `1.0E+20`).
 pub(crate) fn format_number(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 {
         format!("{}", n as i64)
     } else {
-        format!("{n}")
+        format_float(n)
     }
+}
+
+/// A float that is not a whole number below 10^15 as PHP prints it: its shortest decimal form,
+/// in exponent form (`1.0E+308`, `2.5E-7`) from 10^15 up and below 10^-4, so a huge value
+/// does not print as hundreds of digits.
+pub(crate) fn format_float(f: f64) -> String {
+    let a = f.abs();
+    if !f.is_finite() || a == 0.0 || (1e-4..1e15).contains(&a) {
+        return f.to_string();
+    }
+    let e = format!("{f:e}");
+    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let dot = if mantissa.contains('.') { "" } else { ".0" };
+    let sign = if exp.starts_with('-') { "" } else { "+" };
+    format!("{mantissa}{dot}E{sign}{exp}")
 }
 
 /// One alternative of a union.

@@ -21,7 +21,7 @@ pub fn format_value(v: &Expr) -> String {
         ExprKind::Bool(b) => b.to_string(),
         ExprKind::Int(i) => i.to_string(),
         ExprKind::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.1}"),
-        ExprKind::Float(f) => f.to_string(),
+        ExprKind::Float(f) => super::types::format_float(*f),
         ExprKind::Str(s) => format!("'{}'", truncate(s)),
         ExprKind::Array(_) => "array".into(),
         ExprKind::Statement(st) => match &st.callee {
