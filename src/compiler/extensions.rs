@@ -85,8 +85,13 @@ pub struct Extensions {
     pub files: Vec<FileId>,
 }
 
+/// Whether an `extensions:` value names a script on the search path rather than a file: no
+/// `/` or `\`, no `.rhai` ending, and not `.` or `..` (folders, reported as such).
 fn is_bare_name(path: &str) -> bool {
-    !path.contains('/') && !path.contains('\\') && !path.ends_with(".rhai")
+    !path.contains('/')
+        && !path.contains('\\')
+        && !path.ends_with(".rhai")
+        && !matches!(path, "." | "..")
 }
 
 impl Extensions {

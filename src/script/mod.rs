@@ -262,7 +262,7 @@ impl Extension {
             .with_note(e.to_string())
             .with_note(
                 "a relative script path is resolved against the folder of the configuration \
-                 file that names it (the path above is that resolution); a bare name such as \
+                 file that names it (the message names the path it resolved to); a bare name such as \
                  `logaware` is looked up on the script search path",
             )
         })?;
