@@ -367,3 +367,34 @@ fn a_missing_parameter_in_a_string_points_at_its_reference() {
         ]
     );
 }
+
+/// A missing include whose name differs from a file beside it only in letter case, or in the
+/// order of its extension's letters, gets that file suggested, however short its name; an
+/// unrelated short name gets none.
+#[test]
+fn includes_in_other_case_or_with_a_mixed_up_extension_are_suggested() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ok.neon"), "parameters:\n\tx: 1\n").unwrap();
+    for (written, suggested) in [
+        ("Ok.neon", Some("ok.neon")),
+        ("ok.noen", Some("ok.neon")),
+        ("OK.NEON", Some("ok.neon")),
+        ("no.neon", None),
+    ] {
+        let path = dir.path().join(written);
+        let err = std::fs::read(&path).unwrap_err();
+        let d = wireplan::config::unreadable_file(&path, &err);
+        match suggested {
+            Some(s) => assert!(
+                d.message.ends_with(&format!("did you mean '{s}'?")),
+                "{written}: {}",
+                d.message
+            ),
+            None => assert!(
+                d.message.ends_with("is not readable."),
+                "{written}: {}",
+                d.message
+            ),
+        }
+    }
+}

@@ -213,6 +213,15 @@ fn similar_file(path: &Path) -> Option<String> {
         }
     };
     let (stem, ext) = split(name);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    // The name in other letter case (`Ok.neon`), or with its extension's letters mixed up
+    // (`ok.noen`), whatever its length.
+    if let Some(near) = near_spelling(dir, name, &stem, &ext, &split) {
+        return Some(near);
+    }
     if stem.chars().count() < 3 {
         return None;
     }
@@ -221,10 +230,6 @@ fn similar_file(path: &Path) -> Option<String> {
         (ext.is_empty() || c_ext == ext)
             && c_stem.len() * 2 >= stem.len()
             && stem.len() * 2 >= c_stem.len()
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
     };
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .ok()?
@@ -254,6 +259,38 @@ fn similar_file(path: &Path) -> Option<String> {
         .filter(|n| stem_close(n))
         .collect();
     crate::diagnostics::suggest(name, close).map(str::to_owned)
+}
+
+/// A file in `dir` (the first by name) whose name is `name` in other letter case, or has the
+/// same stem (any case) and an extension with the same letters in another order or case.
+fn near_spelling(
+    dir: &Path,
+    name: &str,
+    stem: &str,
+    ext: &str,
+    split: &dyn Fn(&str) -> (String, String),
+) -> Option<String> {
+    let letters = |e: &str| {
+        let mut l: Vec<char> = e.to_lowercase().chars().collect();
+        l.sort_unstable();
+        l
+    };
+    let mut near: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|n| n != name)
+        .filter(|n| {
+            if n.eq_ignore_ascii_case(name) {
+                return true;
+            }
+            let (c_stem, c_ext) = split(n);
+            !ext.is_empty() && c_stem.eq_ignore_ascii_case(stem) && letters(&c_ext) == letters(ext)
+        })
+        .collect();
+    near.sort();
+    near.into_iter().next()
 }
 
 /// A configuration file's text and, when it is not valid UTF-8, its bytes (the text is then
