@@ -30,8 +30,9 @@
 //! [`WireplanLayer`] opens `container.scope()`, runs each slot filler in the order they were
 //! added and [provides](Scope::provide) its value, stores the scope in the request's
 //! extensions and calls the inner service. A filler that rejects the request answers with its
-//! own response (e.g. 401) and the handler does not run. The scope is dropped with the request,
-//! releasing its scoped services.
+//! own response (e.g. 401) and the handler does not run. The scope lives until the handler
+//! has answered and its response is dropped (sent), whether or not the handler extracts
+//! [`RequestScope`]; then its scoped services are released (their dispose hooks run).
 //!
 //! [`Inject<T>`] resolves the service autowired for `T` in that scope; [`RequestScope`] hands
 //! the scope itself to a handler (to get a service by name). Both reject with **500 Internal
@@ -251,8 +252,14 @@ where
                     Err(rejection) => return Ok(rejection),
                 }
             }
-            parts.extensions.insert(RequestScope(scope));
-            inner.call(Request::from_parts(parts, body)).await
+            parts.extensions.insert(RequestScope(scope.clone()));
+            let Ok(mut response) = inner.call(Request::from_parts(parts, body)).await;
+            // axum drops the request's parts, extensions included, once the extractors have
+            // run and before the handler's body does: the scope is kept here while the handler
+            // runs, then with the response (its body may still be written), so scoped
+            // services and handles made in the scope live until the response is done.
+            response.extensions_mut().insert(RequestScope(scope));
+            Ok(response)
         })
     }
 }

@@ -32,6 +32,18 @@ fn next_instance() -> u64 {
     INSTANCES.fetch_add(1, Ordering::Relaxed)
 }
 
+/// The instance numbers of the [`Greeter`]s disposed so far (the dispose hook records them
+/// when a request's scope ends).
+static DISPOSED: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+
+/// Whether the [`Greeter`] with this instance number was disposed (its request's scope ended).
+pub fn greeter_disposed(instance: u64) -> bool {
+    DISPOSED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .contains(&instance)
+}
+
 /// How long [`Database::connect`] waits, standing in for a network round trip.
 pub const CONNECT_DELAY: Duration = Duration::from_millis(50);
 
@@ -148,13 +160,20 @@ pub fn registry() -> Registry {
         Ok(Box::pin(async move { Ok(Database::connect(dsn).await) }))
     });
     r.class::<CurrentUser>("App\\CurrentUser");
-    r.class::<Greeter>("App\\Greeter").constructor(|a| {
-        Ok(Greeter {
-            user: a.service(0)?,
-            db: a.service(1)?,
-            instance: next_instance(),
+    r.class::<Greeter>("App\\Greeter")
+        .constructor(|a| {
+            Ok(Greeter {
+                user: a.service(0)?,
+                db: a.service(1)?,
+                instance: next_instance(),
+            })
         })
-    });
+        .on_dispose(|g| {
+            DISPOSED
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(g.instance)
+        });
     r.class::<RequestLog>("App\\RequestLog").constructor(|a| {
         Ok(RequestLog {
             user: a.service(0)?,

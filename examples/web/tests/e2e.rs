@@ -125,3 +125,38 @@ fn a_second_filler_for_one_slot_is_refused_when_built() {
          takes each slot once per request; give one filler per slot)"
     );
 }
+
+/// A handler that extracts only `Inject<T>` (not `RequestScope`) still has its request's scope
+/// while it runs: axum drops the request's extensions before the handler's body runs, and the
+/// scoped greeter was disposed while the handler used it (found by a new user's trial). The
+/// scope ends with the response: the greeter is disposed once the response is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_scope_lives_while_the_handler_runs_and_ends_with_the_response() {
+    async fn held(Inject(g): Inject<wireplan_example_web::Greeter>) -> String {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        format!(
+            "{} {}",
+            g.instance,
+            wireplan_example_web::greeter_disposed(g.instance)
+        )
+    }
+    let c = container();
+    let app = wireplan_example_web::routes()
+        .route("/held", get(held))
+        .layer(wireplan_example_web::layer(c).unwrap());
+    let server = Server::start(app).await;
+    let (status, body) = server.get("/held", &["x-user: ada"]).await;
+    server.stop().await;
+    assert_eq!(status, 200, "{body}");
+    let (instance, during) = body.split_once(' ').expect("instance and flag");
+    assert_eq!(during, "false", "disposed while the handler ran: {body}");
+    let instance: u64 = instance.parse().expect("instance number");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !wireplan_example_web::greeter_disposed(instance) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "greeter {instance} not disposed after its response"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
