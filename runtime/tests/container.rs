@@ -827,6 +827,28 @@ fn transients_and_factories_that_were_unsupported_now_work() {
     assert_eq!(db.dsn, "sqlite:");
 }
 
+/// A factory's interface registered in Rust (`#[interface]`, as the catalog export asks) does
+/// not make the load require the product's class to implement it: the factory is handed out
+/// as its `Factory` handle, not as the product (found by a new user's trial: "class App\Db
+/// does not register implements App\DbFactory").
+#[test]
+fn a_registered_factory_interface_is_not_asked_of_the_product() {
+    trait DbFactory: Send + Sync {}
+    let mut reg = registry();
+    reg.interface::<dyn DbFactory>("App\\DbFactory");
+    let plan = plan_with(
+        json!({
+            "f": {"kind": "factory", "type": "App\\DbFactory", "implement": "App\\DbFactory",
+                  "parameters": ["dsn"], "create": new("App\\Db", json!([{"$arg": "dsn"}]))},
+        }),
+        json!({"types": {"App\\DbFactory": ["f"]}}),
+    );
+    let c = Container::from_json_str(&plan, &reg).expect("the plan loads");
+    let f = c.get::<wireplan_runtime::Factory>("f").unwrap();
+    let db = f.create::<Db>(&[("dsn", Value::from("pg:"))]).unwrap();
+    assert_eq!(db.dsn, "pg:");
+}
+
 // ---------------------------------------------------------------------------------------
 // threads
 

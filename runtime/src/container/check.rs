@@ -313,7 +313,14 @@ impl<'a> Checker<'a> {
                     false,
                 );
             }
-            if let (Some(class), Some(entry)) = (class, entry) {
+            // A generated factory, accessor or locator is handed out as its handle (`Factory`,
+            // …), not as the object `create` makes: its interface is not the product's to
+            // implement.
+            let generated = matches!(
+                sp.kind,
+                ServiceKind::Factory | ServiceKind::Accessor | ServiceKind::Locator
+            );
+            if let (Some(class), Some(entry), false) = (class, entry, generated) {
                 self.check_casts(i, name, sp, class, entry.1);
             }
             if self.problems.is_empty() {
