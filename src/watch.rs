@@ -40,6 +40,9 @@ pub struct CompileRun {
     /// The plan was not written because the target is one of the files the compilation reads
     /// (an `io-error` among the diagnostics says which).
     pub output_is_input: bool,
+    /// The compilation gave a plan without services and `--watch` did not write it over the
+    /// last plan it wrote, which had services ([`compile_once_holding`]); `plan` is `None`.
+    pub held_back: bool,
     /// Where the time went, stage by stage, when `--timings` asked for it
     /// ([`crate::timings::want`]).
     pub timings: Option<crate::timings::Timings>,
@@ -58,6 +61,12 @@ impl CompileRun {
     /// file that was at `output` before the watch started is not counted: this run did not
     /// write it.
     pub fn summary(&self, output: &Path, kept: bool) -> String {
+        if self.held_back {
+            return format!(
+                "the configuration defines no service now; the last good plan {} is kept",
+                output.display()
+            );
+        }
         match &self.plan {
             Some(plan) => format!(
                 "compiled {} in {} ms → {}",
@@ -91,6 +100,20 @@ pub fn compile_once(
     options: &Options,
     target: Option<(&Path, Encoding)>,
 ) -> CompileRun {
+    compile_once_holding(config, options, target, false)
+}
+
+/// [`compile_once`], except that with `hold_empty` a plan without services is not written
+/// (the run says [`CompileRun::held_back`]): `--watch` passes it once it has written a plan
+/// with services, so a configuration that is empty for a moment (an editor that truncates the
+/// file, then writes it) does not replace that plan with an empty one. The diagnostics are
+/// the same (`empty-configuration` among them).
+pub fn compile_once_holding(
+    config: &Path,
+    options: &Options,
+    target: Option<(&Path, Encoding)>,
+    hold_empty: bool,
+) -> CompileRun {
     let started = Instant::now();
     let timed = crate::timings::wanted();
     if timed {
@@ -110,6 +133,11 @@ pub fn compile_once(
         files.extend(p.dependencies.iter().map(|d| absolute(Path::new(&d.path))));
     }
     let mut output_is_input = false;
+    let held_back =
+        hold_empty && target.is_some() && plan.as_ref().is_some_and(|p| p.services.is_empty());
+    if held_back {
+        plan = None;
+    }
     if let (Some(p), Some((out, encoding))) = (&plan, target) {
         if let Err(d) = crate::plan::check_output(out, &sources, p) {
             diagnostics.push(d);
@@ -130,6 +158,7 @@ pub fn compile_once(
         elapsed: started.elapsed(),
         files: files.into_iter().collect(),
         output_is_input,
+        held_back,
         timings,
     }
 }
@@ -236,6 +265,8 @@ pub fn run(
     let mut last_good: Vec<PathBuf> = Vec::new();
     let mut watched: Vec<PathBuf> = Vec::new();
     let mut written = false;
+    // The number of services of the last plan this watch wrote.
+    let mut last_services = 0;
     // Files that did not change between compilations are not decoded again.
     let mut options = opts.options.clone();
     options.decoded.get_or_insert_with(Default::default);
@@ -247,7 +278,12 @@ pub fn run(
         if let Some(c) = ceiling {
             crate::memory::set_ceiling(Some(c.saturating_add(crate::memory::live() as u64)));
         }
-        let run = compile_once(&opts.config, &options, Some((&opts.output, opts.encoding)));
+        let run = compile_once_holding(
+            &opts.config,
+            &options,
+            Some((&opts.output, opts.encoding)),
+            written && last_services > 0,
+        );
         report(Event::Compiled {
             run: &run,
             kept: written,
@@ -278,6 +314,9 @@ pub fn run(
             kept.prepare();
         }
         written |= run.plan.is_some();
+        if let Some(p) = &run.plan {
+            last_services = p.services.len();
+        }
         let mut files = run.files.clone();
         if run.plan.is_some() {
             last_good = run.files.clone();

@@ -139,6 +139,53 @@ fn watch_recompiles_on_change_and_keeps_the_last_good_plan() {
     assert_eq!(status.code(), Some(0), "{}", read_log());
 }
 
+/// A configuration emptied for a moment (an editor that truncates the file, then writes it)
+/// compiles to no service; the watch keeps the plan with services it wrote instead of
+/// replacing it with an empty one, says so, and writes again once services are back (found by
+/// a new user's trial).
+#[cfg(unix)]
+#[test]
+fn an_emptied_configuration_keeps_the_last_plan_with_services() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conf = dir.path().join("app.neon");
+    let plan = dir.path().join("app.plan.json");
+    let log = dir.path().join("watch.log");
+    save(&conf, &config(2));
+    let child = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .args(["compile", "app.neon", "-o", "app.plan.json", "--watch"])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).expect("log file"))
+        .spawn()
+        .expect("wireplan starts");
+    let mut guard = Guard(child);
+    let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
+    wait_for("the first plan", || services(&plan) == Some(2));
+    wait_for("the watcher to start", || {
+        read_log().contains("watching 1 file(s)")
+    });
+    let good = std::fs::read(&plan).expect("plan");
+    std::fs::write(&conf, "").expect("truncate");
+    wait_for("the held-back plan", || {
+        read_log().contains(
+            "the configuration defines no service now; the last good plan app.plan.json is kept",
+        )
+    });
+    assert!(
+        read_log().contains("warning[empty-configuration]"),
+        "{}",
+        read_log()
+    );
+    assert_eq!(std::fs::read(&plan).expect("plan"), good, "the plan stays");
+    save(&conf, &config(1));
+    wait_for("the plan of the refilled file", || {
+        services(&plan) == Some(1)
+    });
+    let status = signal_and_wait(&mut guard, "INT");
+    assert_eq!(status.code(), Some(0), "{}", read_log());
+}
+
 /// `SIGTERM` (a service manager stopping the watch) ends it with exit code 143 and leaves the
 /// last plan whole, with no temporary file beside it.
 #[cfg(unix)]
@@ -607,6 +654,7 @@ fn a_removed_plan_is_not_said_to_be_kept() {
         elapsed: Duration::from_millis(5),
         files: Vec::new(),
         output_is_input: false,
+        held_back: false,
         timings: None,
     };
     std::fs::write(&out, "{}").expect("write");
