@@ -337,8 +337,8 @@ pub enum Error {
         service: String,
     },
 
-    /// A generated service was called with arguments it does not take, or its target is not a
-    /// service.
+    /// A generated service was called with arguments it does not take or without one its
+    /// `create()` needs (no default in the plan), or its target is not a service.
     #[error("service '{service}': {reason}")]
     BadArguments {
         /// The generated service.
@@ -657,7 +657,7 @@ pub const CODES: &[(&str, &str)] = &[
     ("scope-required", "A scoped service was requested outside a scope (from the container, or by a singleton)."),
     ("async-required", "A sync `get` reached a service whose creation needs an async constructor; create it with `get_async`."),
     ("container-dropped", "A generated factory, accessor or locator was used after its container or scope was dropped."),
-    ("bad-arguments", "A generated service was called with arguments it does not take."),
+    ("bad-arguments", "A generated service was called with arguments it does not take, or without one its `create()` needs (no default in the plan)."),
     ("unsupported", "The plan uses a kind this runtime does not implement (a plan of a newer compiler)."),
     ("slot-not-provided", "A service needs a scope slot that was not provided in the scope or its ancestors."),
     ("undeclared-slot", "`Scope::provide` named a service or type that is not a scope slot of the plan."),

@@ -135,6 +135,7 @@ fn factories_create_new_objects_from_arguments() {
     let e = f.create::<Article>(&[("nope", Value::Null)]).unwrap_err();
     assert!(matches!(e, Error::BadArguments { .. }), "{e}");
     let e = f.create::<Article>(&[("id", Value::Int(1))]).unwrap_err();
+    assert!(matches!(e, Error::BadArguments { .. }), "{e}");
     assert!(
         e.to_string().ends_with(
             "create(): parameter 'title' was not passed, and the plan gives no default for it"

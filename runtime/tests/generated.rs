@@ -232,12 +232,15 @@ fn a_failing_product_names_the_factory_not_a_broken_service() {
         "factory 'lf' cannot create its product (defined at app.neon:3:2; path: lf): \
          constructor of App\\Logger: empty path"
     );
-    // A required argument (no default in the plan) left out.
+    // A required argument (no default in the plan) left out: the caller's arguments are
+    // wrong (`bad-arguments`, as for an unknown or extra one), not the product's creation.
     let e = lf.create::<Logger>(&[("lvl", Value::Int(1))]).unwrap_err();
+    assert!(matches!(&e, Error::BadArguments { .. }), "{e:?}");
+    assert_eq!(e.code(), "bad-arguments");
     assert_eq!(
         e.to_string(),
-        "factory 'lf' cannot create its product (defined at app.neon:3:2; path: lf): \
-         create(): parameter 'path' was not passed, and the plan gives no default for it"
+        "service 'lf': create(): parameter 'path' was not passed, and the plan gives no \
+         default for it"
     );
     // A dependency of the product that fails is still that service's failure.
     let mut s = logger_factories();

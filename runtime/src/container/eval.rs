@@ -401,15 +401,20 @@ impl Inner {
             }
             Expr::Arg(name) => match frame.arg(name) {
                 Some(v) => v.clone(),
+                // The caller's arguments, not the product's construction, are at fault: the
+                // same kind as an unknown or extra argument.
                 None => {
-                    return Err(self.fail(
-                        frame.service,
-                        path,
-                        "create()",
-                        format!(
-                        "parameter '{name}' was not passed, and the plan gives no default for it"
-                    ),
-                    ))
+                    let service = match frame.service {
+                        Owner::Service(idx) => self.name_of(idx),
+                        Owner::Named(name) => name,
+                    };
+                    return Err(Error::BadArguments {
+                        service: service.to_string(),
+                        reason: format!(
+                            "create(): parameter '{name}' was not passed, and the plan gives no \
+                             default for it"
+                        ),
+                    });
                 }
             },
             Expr::ArgOr { name, default } => match frame.arg(name) {
