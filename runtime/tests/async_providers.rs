@@ -387,6 +387,29 @@ fn a_plan_that_does_not_mark_an_async_constructor_is_refused_at_load() {
     );
 }
 
+/// A flag removed from a service in the middle of an async path (a hand-edited plan) is
+/// reported at that service only: the marked service above it, which needs it, is not also
+/// said to need nothing async (found by a new user's trial).
+#[test]
+fn a_flag_missing_in_the_middle_of_a_path_is_reported_once() {
+    let edited = PLAN3.replacen(
+        r#""repo": {"type": "App\\Repo", "requires_async": true,"#,
+        r#""repo": {"type": "App\\Repo","#,
+        1,
+    );
+    assert_ne!(edited, PLAN3);
+    let err = Container::from_json_str(&plan(&edited), &registry3())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(
+            "service 'repo' needs 'pool', which requires async, but is not marked requires_async itself"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("service 'app' is marked"), "{err}");
+}
+
 /// The other way round: a plan that marks a service `requires_async` whose class's constructor
 /// is sync in the registry (made sync since the plan was compiled) is refused at load, instead
 /// of every `get` asking for `get_async` (a new user's trial).

@@ -608,6 +608,36 @@ pub(super) fn plan_problems(plan: &crate::plan::Plan, registry: &crate::Registry
             .is_some_and(|d| d.requires_async && d.kind == ServiceKind::Service)
             .then(|| real.to_string())
     };
+    // Unmarked services that reach an async constructor (directly, or through a marked or
+    // another such service): reported as unmarked below, and counted as async where a marked
+    // service's need for async is judged, so a missing flag is not also blamed on the marked
+    // services that need it.
+    let mut unmarked_async: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    loop {
+        let before = unmarked_async.len();
+        for (name, sp) in &plan.services {
+            if sp.kind != ServiceKind::Service
+                || sp.requires_async
+                || unmarked_async.contains(name.as_str())
+            {
+                continue;
+            }
+            let exprs = || std::iter::once(&sp.create).chain(&sp.setup);
+            let mut reaches = exprs().any(|e| async_class(e, registry).is_some());
+            for e in exprs() {
+                e.for_each_ref(&mut |n| {
+                    let real = plan.aliases.get(n).map_or(n, |r| r.as_str());
+                    reaches |= needs_async(real).is_some() || unmarked_async.contains(real);
+                });
+            }
+            if reaches {
+                unmarked_async.insert(name.as_str());
+            }
+        }
+        if unmarked_async.len() == before {
+            break;
+        }
+    }
     for (name, sp) in &plan.services {
         if sp.kind != ServiceKind::Service {
             continue;
@@ -629,7 +659,10 @@ pub(super) fn plan_problems(plan: &crate::plan::Plan, registry: &crate::Registry
             if let Some(class) = sync_class {
                 let mut via = false;
                 for e in exprs() {
-                    e.for_each_ref(&mut |n| via |= needs_async(n).is_some());
+                    e.for_each_ref(&mut |n| {
+                        let real = plan.aliases.get(n).map_or(n, |r| r.as_str());
+                        via |= needs_async(n).is_some() || unmarked_async.contains(real);
+                    });
                 }
                 if !via && exprs().all(|e| async_class(e, registry).is_none()) {
                     problems.push(format!(
