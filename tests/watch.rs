@@ -151,15 +151,10 @@ fn an_emptied_configuration_keeps_the_last_plan_with_services() {
     let plan = dir.path().join("app.plan.json");
     let log = dir.path().join("watch.log");
     save(&conf, &config(2));
-    let child = Command::new(env!("CARGO_BIN_EXE_wireplan"))
-        .current_dir(dir.path())
-        .env("NO_COLOR", "1")
-        .args(["compile", "app.neon", "-o", "app.plan.json", "--watch"])
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).expect("log file"))
-        .spawn()
-        .expect("wireplan starts");
-    let mut guard = Guard(child);
+    let mut guard = start_watch(
+        dir.path(),
+        &["compile", "app.neon", "-o", "app.plan.json", "--watch"],
+    );
     let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
     wait_for("the first plan", || services(&plan) == Some(2));
     wait_for("the watcher to start", || {

@@ -202,8 +202,10 @@ folder); standard input is read only by `wireplan neon decode -` and `neon encod
 /// The name of a file in `path`'s folder whose name is close to `path`'s (a typo), if any:
 /// [`crate::diagnostics::suggest`] over the files with the same extension (any, for a name
 /// without one) whose name before it is at least half and at most twice as long. A name of
-/// fewer than three characters before its extension gets no suggestion. (Nette's rule alone
-/// offered `e` for `-` and `p.neon` for `nope.neon`: new user's trial.)
+/// fewer than three characters before its extension gets no such suggestion. (Nette's rule
+/// alone offered `e` for `-` and `p.neon` for `nope.neon`: new user's trial.) Before that, and
+/// whatever the name's length, a file whose name differs only in letter case, or in the order
+/// of its extension's letters, is suggested (`Ok.neon`, `ok.noen` for `ok.neon`).
 fn similar_file(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     let split = |n: &str| -> (String, String) {
@@ -217,10 +219,19 @@ fn similar_file(path: &Path) -> Option<String> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    // The files of the folder, read once; directory order differs between systems, and the
+    // suggestion must not.
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .collect();
+    files.sort();
     // The name in other letter case (`Ok.neon`), or with its extension's letters mixed up
     // (`ok.noen`), whatever its length.
-    if let Some(near) = near_spelling(dir, name, &stem, &ext, &split) {
-        return Some(near);
+    if let Some(near) = near_spelling(&files, name, &stem, &ext, &split) {
+        return Some(near.to_owned());
     }
     if stem.chars().count() < 3 {
         return None;
@@ -231,15 +242,7 @@ fn similar_file(path: &Path) -> Option<String> {
             && c_stem.len() * 2 >= stem.len()
             && stem.len() * 2 >= c_stem.len()
     };
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
-        .filter(|n| comparable(n))
-        .collect();
-    // Directory order differs between systems; the suggestion must not.
-    names.sort();
+    let names: Vec<&String> = files.iter().filter(|n| comparable(n)).collect();
     // The names (whose extensions are the same) are compared by Nette's rule, and their
     // stems must be close by the same rule too, measured by the longer stem: on whole names
     // the distance allowed grows with the extension's length (`nope.neon` was close enough to
@@ -255,42 +258,38 @@ fn similar_file(path: &Path) -> Option<String> {
     };
     let close: Vec<&str> = names
         .iter()
-        .map(String::as_str)
+        .map(|n| n.as_str())
         .filter(|n| stem_close(n))
         .collect();
     crate::diagnostics::suggest(name, close).map(str::to_owned)
 }
 
-/// A file in `dir` (the first by name) whose name is `name` in other letter case, or has the
-/// same stem (any case) and an extension with the same letters in another order or case.
-fn near_spelling(
-    dir: &Path,
+/// The first of `files` (sorted names of a folder's files) whose name is `name` in other
+/// letter case, or has the same stem (any case) and an extension with the same letters in
+/// another order or case.
+fn near_spelling<'f>(
+    files: &'f [String],
     name: &str,
     stem: &str,
     ext: &str,
     split: &dyn Fn(&str) -> (String, String),
-) -> Option<String> {
+) -> Option<&'f str> {
     let letters = |e: &str| {
         let mut l: Vec<char> = e.to_lowercase().chars().collect();
         l.sort_unstable();
         l
     };
-    let mut near: Vec<String> = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
-        .filter(|n| n != name)
-        .filter(|n| {
+    files
+        .iter()
+        .filter(|n| *n != name)
+        .find(|n| {
             if n.eq_ignore_ascii_case(name) {
                 return true;
             }
             let (c_stem, c_ext) = split(n);
             !ext.is_empty() && c_stem.eq_ignore_ascii_case(stem) && letters(&c_ext) == letters(ext)
         })
-        .collect();
-    near.sort();
-    near.into_iter().next()
+        .map(String::as_str)
 }
 
 /// A configuration file's text and, when it is not valid UTF-8, its bytes (the text is then

@@ -599,10 +599,15 @@ impl Scope {
 /// Load-time check that the plan's `requires_async` flags agree with the registry: a service
 /// that calls an async constructor, or needs a service that requires async, must be marked
 /// itself (a plan compiled against an older catalog is not). One problem per service.
-pub(super) fn plan_problems(plan: &crate::plan::Plan, registry: &crate::Registry) -> Vec<String> {
+pub(super) fn plan_problems<'p>(
+    plan: &'p crate::plan::Plan,
+    registry: &crate::Registry,
+) -> Vec<String> {
     let mut problems = Vec::new();
-    let needs_async = |n: &str| {
-        let real = plan.aliases.get(n).map_or(n, |r| r.as_str());
+    // The service a reference names (an alias is followed).
+    let real = |n: &'p str| plan.aliases.get(n).map_or(n, |r| r.as_str());
+    let needs_async = |n: &'p str| {
+        let real = real(n);
         plan.services
             .get(real)
             .is_some_and(|d| d.requires_async && d.kind == ServiceKind::Service)
@@ -626,8 +631,7 @@ pub(super) fn plan_problems(plan: &crate::plan::Plan, registry: &crate::Registry
             let mut reaches = exprs().any(|e| async_class(e, registry).is_some());
             for e in exprs() {
                 e.for_each_ref(&mut |n| {
-                    let real = plan.aliases.get(n).map_or(n, |r| r.as_str());
-                    reaches |= needs_async(real).is_some() || unmarked_async.contains(real);
+                    reaches |= needs_async(n).is_some() || unmarked_async.contains(real(n));
                 });
             }
             if reaches {
@@ -660,8 +664,7 @@ pub(super) fn plan_problems(plan: &crate::plan::Plan, registry: &crate::Registry
                 let mut via = false;
                 for e in exprs() {
                     e.for_each_ref(&mut |n| {
-                        let real = plan.aliases.get(n).map_or(n, |r| r.as_str());
-                        via |= needs_async(n).is_some() || unmarked_async.contains(real);
+                        via |= needs_async(n).is_some() || unmarked_async.contains(real(n));
                     });
                 }
                 if !via && exprs().all(|e| async_class(e, registry).is_none()) {
