@@ -265,7 +265,7 @@ pub fn run(
     let mut last_good: Vec<PathBuf> = Vec::new();
     let mut watched: Vec<PathBuf> = Vec::new();
     let mut written = false;
-    // The number of services of the last plan this watch wrote.
+    // The number of services of the last plan this watch wrote (0 before it wrote one).
     let mut last_services = 0;
     // Files that did not change between compilations are not decoded again.
     let mut options = opts.options.clone();
@@ -282,7 +282,7 @@ pub fn run(
             &opts.config,
             &options,
             Some((&opts.output, opts.encoding)),
-            written && last_services > 0,
+            last_services > 0,
         );
         report(Event::Compiled {
             run: &run,
