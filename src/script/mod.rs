@@ -597,6 +597,14 @@ impl Extension {
                         where_(func)
                     ),
                 );
+                // A misspelt name of the API (`setFactroy`) gets the name it is closest to;
+                // a known name called with other argument types gets none.
+                let called = sig.split(" (").next().unwrap_or(sig);
+                let d = if docs::API.iter().any(|a| a.name == called) {
+                    d
+                } else {
+                    d.with_suggestion(called, docs::API.iter().map(|a| a.name))
+                };
                 // An operand or argument of type `()` is most often a map key that is not
                 // there (`this.config.nosuch` reads as `()`), not a wrong function.
                 d.with_note(no_function_note(sig))
@@ -674,7 +682,7 @@ pub(crate) fn no_function_note(sig: &str) -> &'static str {
     if unit_argument(sig) {
         "an operand or argument is () (nothing): reading a map key that is not there gives (), e.g. `this.config.nosuch`; check the names read just before, or test with `\"key\" in map`"
     } else {
-        "Check the name and the argument types against docs/scripting-api.md (a name given as a number, for example, matches nothing)."
+        "Check the name and the argument types against docs/scripting-api.md (the types in the message are those the call passed)."
     }
 }
 
