@@ -678,14 +678,19 @@ impl Extensions {
                 );
             }
             if !problems.is_empty() {
-                let mut d = ext.error_at_function(
-                    "afterCompile",
-                    &self.host.sources.borrow(),
+                // A builder change alone leaves the plan as it was: the change is the mistake.
+                let message = if builder_changed && problems.len() == 1 {
+                    "afterCompile() changed the container builder, which cannot change once the \
+                     plan is built."
+                        .to_string()
+                } else {
                     format!(
                         "afterCompile() left a plan that is not valid ({} problem(s)).",
                         problems.len()
-                    ),
-                );
+                    )
+                };
+                let mut d =
+                    ext.error_at_function("afterCompile", &self.host.sources.borrow(), message);
                 for p in problems.into_iter().chain(changed_note) {
                     d = d.with_note(p);
                 }
