@@ -125,6 +125,11 @@ impl ExprArray {
     }
 
     /// Appends under the next free integer index (one more than the largest, or 0).
+    ///
+    /// O(n): it looks at every key for the largest index (`items` is public, so no cached
+    /// maximum could be trusted). Code that builds a list item by item from nothing inserts
+    /// `Key::Int(0)`, `Key::Int(1)`, … itself, as the script value conversion does
+    /// (`script::values`), instead of calling this n times.
     pub fn push(&mut self, value: Expr) {
         let next = self
             .items

@@ -143,6 +143,9 @@ impl Host for CompilerHost {
             )];
         };
         let mut prefixed = ExprArray::new();
+        // Anonymous definitions take the indexes 0, 1, … (what `push` would give them here,
+        // without its search of every key: linear in the number of definitions).
+        let mut next = 0;
         for (k, v) in &items.items {
             let mut v = prefix_references(&self.expand(v), extension);
             // A definition built in the script has no place of its own: the call's line.
@@ -153,7 +156,10 @@ impl Host for CompilerHost {
                         .items
                         .insert(Key::Str(format!("{extension}.{s}").into()), v);
                 }
-                Key::Int(_) => prefixed.push(v),
+                Key::Int(_) => {
+                    prefixed.items.insert(Key::Int(next), v);
+                    next += 1;
+                }
             }
         }
         let mut diags = Diagnostics::new();
