@@ -137,6 +137,15 @@ fn phases_step_and_type_answers_say_when_they_are_not_reliable() {
     assert!(!d.contains("depends on no service"), "{d}");
     // beforeCompile() (the logaware extension) has not run: no setLogger setup yet.
     assert!(!ask(&mut s, ":show articles").contains("setLogger"));
+    // The creator as the configuration writes it: a class without arguments bare
+    // (`create: App\CommentRepository`), one with arguments as an entity.
+    let c = ask(&mut s, ":show comments");
+    assert!(c.contains("\n  create:    App\\CommentRepository\n"), "{c}");
+    let a = ask(&mut s, ":show articles");
+    assert!(
+        a.contains("\n  create:    App\\ArticleRepository(perPage: 5)\n"),
+        "{a}"
+    );
 
     let b = ask(&mut s, ":phase B");
     assert!(b.contains("phase B, 9 services, 0 error(s)"), "{b}");

@@ -221,7 +221,16 @@ pub fn definition(d: &Definition, sources: &SourceMap) -> String {
         let _ = writeln!(out, "  implement: {i}");
     }
     if let Some(c) = &d.creator {
-        let written = neon(&Expr::bare(ExprKind::Statement(Box::new(c.clone()))));
+        // A class created without arguments shows as the configuration writes it most often
+        // (`create: App\Repo`), not as the equal `App\Repo()`.
+        let written = match &c.callee {
+            crate::expr::Callee::Name(n)
+                if c.arguments.items.is_empty() && !n.contains("::") && !n.starts_with('@') =>
+            {
+                n.clone()
+            }
+            _ => neon(&Expr::bare(ExprKind::Statement(Box::new(c.clone())))),
+        };
         let _ = writeln!(out, "  create:    {written}");
     }
     if let Some(done) = &d.completed {
