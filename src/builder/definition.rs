@@ -295,6 +295,12 @@ impl Definition {
 
     /// Is the name generated (`01`, `02`, …)?
     pub fn is_anonymous(&self) -> bool {
-        self.name.bytes().all(|b| b.is_ascii_digit())
+        is_generated_name(&self.name)
     }
+}
+
+/// Whether `name` has the shape of the names anonymous definitions get (`01`, `02`, …): only
+/// digits. Such a name cannot be given to a definition (Nette's "not a number" rule).
+pub(crate) fn is_generated_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit())
 }

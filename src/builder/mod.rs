@@ -29,6 +29,7 @@ mod shape;
 pub use autowiring::AutowiringIndex;
 pub use captives::CaptivePath;
 pub use completed::{Completed, CompletedParts};
+pub(crate) use definition::is_generated_name;
 pub use definition::{Actor, Autowired, Definition, DefinitionExtras, DefinitionKind, Removal};
 pub use origins::{ArgumentOrigin, ArgumentSource, CallOrigin};
 
@@ -138,7 +139,7 @@ fn check_name(n: &str, span: Option<Span>) -> Result<(), Diagnostic> {
     let valid = !n.is_empty()
         && n.split('.')
             .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
-        && !n.bytes().all(|b| b.is_ascii_digit());
+        && !definition::is_generated_name(n);
     if valid {
         return Ok(());
     }
@@ -152,7 +153,7 @@ fn check_name(n: &str, span: Option<Span>) -> Result<(), Diagnostic> {
         ),
     )
     .at(span);
-    Err(if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+    Err(if definition::is_generated_name(n) {
         d.with_note(
             "names made only of digits are those anonymous services get (01, 02, … in order)",
         )

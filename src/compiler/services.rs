@@ -152,7 +152,7 @@ fn modifies_anonymous(
     items: &ExprArray,
     builder: &ContainerBuilder,
 ) -> Option<Diagnostic> {
-    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_digit()) {
+    if !crate::builder::is_generated_name(name) {
         return None;
     }
     let def = builder.get_definition(name).filter(|d| d.is_anonymous())?;

@@ -3,8 +3,7 @@
 //! lifespan or reference changed in the plan afterwards would otherwise reach the runtime,
 //! which refuses it only when the service is first created.
 
-use super::classes::each_part;
-use wireplan_runtime::plan::{Expr, Lifespan, Plan};
+use wireplan_runtime::plan::{Lifespan, Plan};
 
 /// Every singleton of `plan` that holds a scoped service, as "`services › NAME`: …" lines in
 /// plan order, each with the path: directly (a `$ref` or `$provider` in its `create` or
@@ -38,11 +37,8 @@ fn walk<'p>(
     };
     let mut targets: Vec<&'p str> = Vec::new();
     for stmt in std::iter::once(&service.create).chain(&service.setup) {
-        each_part(stmt, &mut |e| match e {
-            Expr::Ref(n) if n.as_str() != "@self" => targets.push(n.as_str()),
-            Expr::Provider(n) => targets.push(n.as_str()),
-            _ => {}
-        });
+        stmt.for_each_ref(&mut |n| targets.push(n));
+        stmt.for_each_provider(&mut |n| targets.push(n));
     }
     for target in targets {
         let target = plan.aliases.get(target).map_or(target, |a| a.as_str());

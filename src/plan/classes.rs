@@ -95,7 +95,7 @@ fn for_each_statement(plan: &Plan, f: &mut StatementVisitor<'_>) {
 
 /// Calls `f` with `e` and every expression nested anywhere in it (arguments, targets, values,
 /// items), outer first.
-pub(super) fn each_part<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Expr)) {
+fn each_part<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Expr)) {
     f(e);
     let target = |t: &'a CallTarget, f: &mut dyn FnMut(&'a Expr)| {
         if let CallTarget::Expr(inner) = t {

@@ -221,10 +221,7 @@ impl Inner {
         step: impl Into<String>,
         cause: impl Into<BoxError>,
     ) -> Error {
-        let service = match service.into() {
-            Owner::Service(idx) => self.name_of(idx),
-            Owner::Named(name) => name,
-        };
+        let service = self.owner_name(service.into());
         let defined_at = self.defined_at(service);
         Error::ConstructorFailed {
             service: service.to_string(),
@@ -233,6 +230,14 @@ impl Inner {
             path: self.names(path),
             step: step.into(),
             cause: cause.into(),
+        }
+    }
+
+    /// The name an error gives `owner`: its service's name, or its own.
+    fn owner_name<'o>(&'o self, owner: Owner<'o>) -> &'o str {
+        match owner {
+            Owner::Service(idx) => self.name_of(idx),
+            Owner::Named(name) => name,
         }
     }
 
@@ -404,12 +409,8 @@ impl Inner {
                 // The caller's arguments, not the product's construction, are at fault: the
                 // same kind as an unknown or extra argument.
                 None => {
-                    let service = match frame.service {
-                        Owner::Service(idx) => self.name_of(idx),
-                        Owner::Named(name) => name,
-                    };
                     return Err(Error::BadArguments {
-                        service: service.to_string(),
+                        service: self.owner_name(frame.service).to_string(),
                         reason: format!(
                             "create(): parameter '{name}' was not passed, and the plan gives no \
                              default for it"
