@@ -1,4 +1,5 @@
-//! Links the `wireplan` and `wireplan-repl` executables as position-dependent on Linux.
+//! Links the `wireplan` and `wireplan-repl` executables as position-dependent on Linux (glibc,
+//! dynamically linked: the toolchain's default there).
 //!
 //! A position-independent executable (the toolchain's default) carries about 21,000 relative
 //! relocations (vtables and string tables of clap, pest, Rhai and the compiler), which the
@@ -15,9 +16,16 @@
 fn main() {
     println!("cargo:rerun-if-env-changed=WIREPLAN_BUILD_PIE");
     println!("cargo:rerun-if-changed=build.rs");
-    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
+    let cfg = |key: &str| std::env::var(key).unwrap_or_default();
+    // glibc targets linked dynamically only: a static build (musl's default, or
+    // `+crt-static`) is linked as a static PIE, which `-no-pie` would contradict.
+    let dynamic_glibc = cfg("CARGO_CFG_TARGET_OS") == "linux"
+        && cfg("CARGO_CFG_TARGET_ENV") == "gnu"
+        && !cfg("CARGO_CFG_TARGET_FEATURE")
+            .split(',')
+            .any(|f| f == "crt-static");
     let keep_pie = std::env::var_os("WIREPLAN_BUILD_PIE").is_some_and(|v| v != "0");
-    if linux && !keep_pie {
+    if dynamic_glibc && !keep_pie {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
 }
