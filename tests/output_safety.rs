@@ -328,7 +328,9 @@ fn only_regular_files_are_replaced() {
     assert!(dir.path().join("out").is_dir());
 
     // A symlink to a plan: the plan it points to is written, the link stays a link.
-    std::fs::write(dir.path().join("real.json"), "old").unwrap();
+    // (An earlier plan: only a plan or an empty file is replaced.)
+    let old = "{\"format\": \"wireplan-plan\"}\n";
+    std::fs::write(dir.path().join("real.json"), old).unwrap();
     std::os::unix::fs::symlink("real.json", dir.path().join("link.json")).unwrap();
     let (code, stderr) = compile("link.json");
     assert_eq!(code, Some(0), "{stderr}");
@@ -339,18 +341,18 @@ fn only_regular_files_are_replaced() {
 
     // A file with mode 0640 keeps it; a read-only one is refused and unchanged.
     let kept = dir.path().join("kept.json");
-    std::fs::write(&kept, "old").unwrap();
+    std::fs::write(&kept, old).unwrap();
     std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o640)).unwrap();
     assert_eq!(compile("kept.json").0, Some(0));
     let mode = std::fs::metadata(&kept).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o640);
     let locked = dir.path().join("locked.json");
-    std::fs::write(&locked, "old").unwrap();
+    std::fs::write(&locked, old).unwrap();
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o444)).unwrap();
     let (code, stderr) = compile("locked.json");
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("read-only"), "{stderr}");
-    assert_eq!(std::fs::read_to_string(&locked).unwrap(), "old");
+    assert_eq!(std::fs::read_to_string(&locked).unwrap(), old);
 }
 
 /// `-o /dev/stderr` (or `/dev/fd/2`, `/proc/self/fd/2`) is refused as a usage error: those are
@@ -379,4 +381,52 @@ fn an_output_to_standard_error_is_refused_and_its_file_kept() {
         );
         assert!(!logged.contains("wireplan-plan"), "-o {out}: {logged}");
     }
+}
+
+/// A plan replaces only an earlier plan (JSON or binary) or an empty file: a slip such as
+/// `-o catalog.json` or `-o src/main.rs` leaves the file as it was (found by a new user's
+/// trial, who lost a catalog that way).
+#[test]
+fn output_over_a_file_that_is_not_a_plan_is_refused() {
+    let dir = project("addDependency");
+    let d = dir.path();
+    let catalog = "{\n  \"format\": \"wireplan-catalog\",\n  \"version\": 1,\n  \"types\": {}\n}\n";
+    std::fs::write(d.join("catalog.json"), catalog).unwrap();
+    std::fs::write(d.join("main.rs"), "fn main() {}\n").unwrap();
+    for (name, before) in [("catalog.json", catalog), ("main.rs", "fn main() {}\n")] {
+        let result = wireplan(d)
+            .args(["compile", "app.neon", "-o", name])
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert_eq!(result.status.code(), Some(1), "-o {name}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "Refusing to write the plan over '{name}', which is not a wireplan plan."
+            )) && stderr.contains("a plan replaces only an earlier plan or an empty file"),
+            "-o {name}: {stderr}"
+        );
+        assert_eq!(std::fs::read_to_string(d.join(name)).unwrap(), before);
+    }
+    // An empty file, then the plan written there, then a binary plan: each is replaced.
+    std::fs::write(d.join("plan.json"), "").unwrap();
+    for out in ["plan.json", "plan.json", "plan.bin", "plan.bin"] {
+        let result = wireplan(d)
+            .args(["compile", "app.neon", "-o", out])
+            .output()
+            .expect("runs");
+        assert!(
+            result.status.success(),
+            "-o {out}: {}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+    }
+    let json = std::fs::read_to_string(d.join("plan.json")).unwrap();
+    assert!(
+        json.starts_with("{\n  \"format\": \"wireplan-plan\""),
+        "{json}"
+    );
+    assert!(std::fs::read(d.join("plan.bin"))
+        .unwrap()
+        .starts_with(b"WIREPLAN"));
 }

@@ -30,7 +30,7 @@ pub use params::{
     Parameters, Sections, Streamed, StreamedEntry, StreamedValue,
 };
 pub use placeholders::expand_with;
-pub use plan_guard::plan_file_hint;
+pub use plan_guard::{holds_plan_or_nothing, plan_file_hint};
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::neon::{self, Array, Key, Kind, Value};

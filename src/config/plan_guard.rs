@@ -38,6 +38,25 @@ pub fn plan_file_hint(path: &Path) -> Option<Diagnostic> {
     plan_bytes_hint(path, &prefix)
 }
 
+/// What `path` holds, as far as replacing it with a plan goes: `None` when it is not an
+/// existing regular file (nothing to look at: the writer reports what it finds), else
+/// `Some(true)` for an empty file or a plan (recognised by content as in [`plan_file_hint`],
+/// from the first `PREFIX_LEN` bytes), `Some(false)` for anything else, including a file
+/// that cannot be read.
+pub fn holds_plan_or_nothing(path: &Path) -> Option<bool> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    if meta.len() == 0 {
+        return Some(true);
+    }
+    let mut prefix = Vec::with_capacity(PREFIX_LEN);
+    let read =
+        std::fs::File::open(path).and_then(|f| f.take(PREFIX_LEN as u64).read_to_end(&mut prefix));
+    Some(read.is_ok() && (prefix.is_empty() || is_plan_prefix(&prefix)))
+}
+
 /// [`plan_file_hint`] for a file already read (`bytes`, its content or a prefix of it): an
 /// included file is read whole before it is decoded.
 pub fn plan_bytes_hint(path: &Path, bytes: &[u8]) -> Option<Diagnostic> {

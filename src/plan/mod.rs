@@ -13,7 +13,7 @@ mod problems;
 
 pub use captives::captives;
 pub use classes::{unknown_classes, wrong_arities};
-pub use output::{check_output, write_atomic_with};
+pub use output::{check_output, check_replaceable, write_atomic_with};
 pub use problems::{constructs, create_cycles, problems, validate, Place, Problem};
 
 use crate::builder::{Completed, ContainerBuilder, Definition};
@@ -370,7 +370,8 @@ pub fn is_standard_error(out: &std::path::Path) -> bool {
 /// [`is_standard_output`], where nothing is replaced, is refused only when it is redirected to
 /// an input): refuses to write over
 /// a file the compilation read or recorded as a dependency ([`check_output`]: canonical paths,
-/// symlinks, hard links), then writes atomically ([`write_atomic_with`]); JSON is encoded
+/// symlinks, hard links) or over an existing file that is not a plan ([`check_replaceable`]),
+/// then writes atomically ([`write_atomic_with`]); JSON is encoded
 /// straight into the file's write buffer, never whole in memory (the same bytes as
 /// [`Plan::to_json`]). Errors: an `io` diagnostic naming the input or the write failure;
 /// `memory-limit` when encoding passed the memory ceiling ([`crate::memory`]; then `out` is
@@ -407,6 +408,7 @@ pub fn write_checked(
             });
     }
     check_output(out, sources, plan)?;
+    check_replaceable(out)?;
     let mut over_memory = None;
     let written = write_atomic_with(out, |file| {
         match encoding {

@@ -97,6 +97,30 @@ pub fn check_output(out: &Path, sources: &SourceMap, plan: &Plan) -> Result<(), 
     Ok(())
 }
 
+/// Checks that writing a plan to `out` replaces nothing but an earlier plan: a regular file
+/// that is there already must be empty or a wireplan plan (binary or JSON, recognised by its
+/// content, never by its name), so a slip such as `-o catalog.json` or `:compile src/main.rs`
+/// cannot replace a catalog, a source file or a script. What is not a regular file is left to
+/// the writer, which refuses devices, FIFOs and folders itself.
+///
+/// Errors: an `io-error` diagnostic naming the file and saying what a plan may replace.
+pub fn check_replaceable(out: &Path) -> Result<(), Diagnostic> {
+    match crate::config::holds_plan_or_nothing(out) {
+        Some(false) => Err(Diagnostic::error(
+            Code::Io,
+            format!(
+                "Refusing to write the plan over '{}', which is not a wireplan plan.",
+                out.display()
+            ),
+        )
+        .with_note(
+            "a plan replaces only an earlier plan or an empty file; choose another output path, \
+             or remove the file first if it is no longer needed",
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The atomic, buffered writer the plan file goes through: the runtime's (one set of target
 /// rules for both writers). A plan is encoded into its 128 KiB buffer instead of being built
 /// whole in memory (docs/performance.md, "Fifth round: page faults").
