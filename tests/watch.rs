@@ -262,13 +262,15 @@ fn start_watch(dir: &Path, args: &[&str]) -> Guard {
 fn a_failed_first_compilation_says_no_plan_was_written_yet() {
     let dir = tempfile::tempdir().expect("temp dir");
     let conf = dir.path().join("utf.neon");
-    let out = dir.path().join("notes.txt");
-    // A file that was there before is not a plan this watch wrote.
-    std::fs::write(&out, "my notes\n").expect("write");
+    let out = dir.path().join("old.json");
+    // A plan that was there before (only a plan or an empty file may be replaced) is not a
+    // plan this watch wrote.
+    let before = "{\"format\": \"wireplan-plan\"}\n";
+    std::fs::write(&out, before).expect("write");
     save(&conf, "services: [\n");
     let _guard = start_watch(
         dir.path(),
-        &["compile", "utf.neon", "-o", "notes.txt", "--watch"],
+        &["compile", "utf.neon", "-o", "old.json", "--watch"],
     );
     let log = dir.path().join("watch.log");
     let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
@@ -278,13 +280,13 @@ fn a_failed_first_compilation_says_no_plan_was_written_yet() {
     let text = read_log();
     assert!(text.contains("1 error(s); no plan written yet"), "{text}");
     assert!(!text.contains("is kept"), "{text}");
-    assert_eq!(std::fs::read_to_string(&out).expect("notes"), "my notes\n");
+    assert_eq!(std::fs::read_to_string(&out).expect("old plan"), before);
 
     save(&conf, &config(1));
     wait_for("the first plan", || services(&out) == Some(1));
     save(&conf, "services: [\n");
     wait_for("the kept plan", || {
-        read_log().contains("1 error(s); the last good plan notes.txt is kept")
+        read_log().contains("1 error(s); the last good plan old.json is kept")
     });
 }
 
