@@ -430,3 +430,74 @@ fn output_over_a_file_that_is_not_a_plan_is_refused() {
         .unwrap()
         .starts_with(b"WIREPLAN"));
 }
+
+/// What an extension may read does not grow with the folder wireplan runs in: run from `/`,
+/// the project was the whole file system, and `loadFromFile("/etc/hostname")` was read (its
+/// text quoted in the NEON error; found by a new user's trial). Without a project marker the
+/// project is then the configuration's folder; with a `Cargo.toml` above it, that folder.
+#[test]
+fn the_project_of_a_script_is_not_the_file_system_root() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let proj = dir.path().join("proj");
+    std::fs::create_dir_all(proj.join("config")).unwrap();
+    std::fs::write(proj.join("data.neon"), "extra:\n\tcreate: App\\Clock\n").unwrap();
+    std::fs::write(
+        proj.join("config/app.neon"),
+        "extensions:\n\treader: reader.rhai\nservices:\n\tclock: App\\Clock\ntypes:\n\tApp\\Clock:\n",
+    )
+    .unwrap();
+    let script = |call: &str| {
+        std::fs::write(
+            proj.join("config/reader.rhai"),
+            format!("fn loadConfiguration() {{ this.loadFromFile(\"{call}\"); }}\n"),
+        )
+        .unwrap()
+    };
+    let check = |cwd: &Path| {
+        let r = wireplan(cwd)
+            .args(["check"])
+            .arg(proj.join("config/app.neon"))
+            .output()
+            .expect("runs");
+        (
+            r.status.code(),
+            String::from_utf8_lossy(&r.stderr).into_owned(),
+        )
+    };
+    let root = Path::new("/");
+    script("/etc/hostname");
+    let (code, stderr) = check(root);
+    assert_eq!(code, Some(1), "{stderr}");
+    let config_dir = std::fs::canonicalize(proj.join("config")).unwrap();
+    assert!(
+        stderr.contains(&format!(
+            "Access to '/etc/hostname' refused: extensions may only read files inside the project ({}).",
+            config_dir.display()
+        )) && stderr.contains("nearest folder above the configuration with a Cargo.toml or .git"),
+        "{stderr}"
+    );
+    // Named relatively, as written.
+    script("../data.neon");
+    let (code, stderr) = check(root);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("Access to '../data.neon' refused"),
+        "{stderr}"
+    );
+    // From the project's folder, or from anywhere once a Cargo.toml marks the project.
+    let (code, stderr) = check(&proj);
+    assert_eq!(code, Some(0), "{stderr}");
+    std::fs::write(proj.join("Cargo.toml"), "").unwrap();
+    let (code, stderr) = check(root);
+    assert_eq!(code, Some(0), "{stderr}");
+    // The marked project is the limit, even run from a folder above it.
+    script("../../outside.neon");
+    std::fs::write(dir.path().join("outside.neon"), "x: 1\n").unwrap();
+    let (code, stderr) = check(dir.path());
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("Access to '../../outside.neon' refused")
+            && stderr.contains(&std::fs::canonicalize(&proj).unwrap().display().to_string()),
+        "{stderr}"
+    );
+}

@@ -37,11 +37,11 @@ impl CompilerHost {
             Diagnostic::error(
                 Code::ScriptError,
                 format!(
-                    "Access to '{}' refused: extensions may only read files inside the project ({}).",
-                    full.display(),
+                    "Access to '{path}' refused: extensions may only read files inside the project ({}).",
                     self.project_root.display()
                 ),
             )
+            .with_note(PROJECT_NOTE)
         };
         // A path that leaves the project as written (`../..`, an absolute path) is refused
         // before the file system is asked, so a script cannot tell which files exist outside
@@ -241,9 +241,14 @@ impl Host for CompilerHost {
     }
 }
 
-/// The project whose files extensions may read: the current folder when the root
-/// configuration lies inside it (the usual `wireplan compile config/app.neon`), otherwise the
-/// root configuration's folder. Canonical.
+/// The project whose files extensions may read (`loadFromFile`, `addDependency`), canonical:
+/// the current folder when the root configuration lies inside it (the usual `wireplan
+/// compile config/app.neon` from the project's folder), otherwise the root configuration's
+/// folder; but never wider than the project the configuration belongs to, the nearest folder
+/// from the configuration's own up that holds a `Cargo.toml` or a `.git` (run from `/` or a
+/// home folder, the current folder would have opened every file there to scripts). Without
+/// such a folder, the file system's root and the home folder are not taken as the project
+/// either: the configuration's folder is.
 pub fn project_root(sources: &SourceMap, files: &[FileId]) -> PathBuf {
     let config_dir = files
         .first()
@@ -253,10 +258,30 @@ pub fn project_root(sources: &SourceMap, files: &[FileId]) -> PathBuf {
     let cwd = std::env::current_dir()
         .ok()
         .and_then(|d| std::fs::canonicalize(d).ok());
-    match (config_dir, cwd) {
-        (Some(c), Some(w)) if c.starts_with(&w) => w,
-        (Some(c), _) => c,
-        (None, Some(w)) => w,
-        (None, None) => PathBuf::from("."),
+    let Some(config_dir) = config_dir else {
+        return cwd.unwrap_or_else(|| PathBuf::from("."));
+    };
+    let wide = match cwd {
+        Some(w) if config_dir.starts_with(&w) => w,
+        _ => return config_dir,
+    };
+    let marked = config_dir
+        .ancestors()
+        .find(|d| d.join("Cargo.toml").is_file() || d.join(".git").exists());
+    match marked {
+        Some(project) if !wide.starts_with(project) => project.to_path_buf(),
+        Some(_) => wide,
+        None if wide.parent().is_none() || home_dir().is_some_and(|h| h == wide) => config_dir,
+        None => wide,
     }
+}
+
+/// What "the project" of [`project_root`] is, for the refusal's note.
+const PROJECT_NOTE: &str = "the project is the current folder when the configuration is \
+    inside it, else the configuration's folder, and never more than the nearest folder above \
+    the configuration with a Cargo.toml or .git";
+
+/// The user's home folder (`$HOME`), canonical, if it names one.
+fn home_dir() -> Option<PathBuf> {
+    std::fs::canonicalize(std::env::var_os("HOME")?).ok()
 }
