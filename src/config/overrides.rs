@@ -79,6 +79,33 @@ pub fn check_overrides<'a>(
             None => d,
         }
     };
+    // A sensitive parameter is read at start-up like a dynamic one: a value given for it (or
+    // for a key below it) never reaches the plan, so it would be dropped without a word.
+    let sensitive: Vec<String> = crate::project::sensitive_parameters(sections)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    for name in overrides.keys() {
+        let covering = sensitive.iter().find(|s| {
+            name == *s
+                || name
+                    .strip_prefix(s.as_str())
+                    .is_some_and(|r| r.starts_with('.'))
+        });
+        if let (Some(s), false) = (covering, dynamic.contains(name)) {
+            diags.push(
+                Diagnostic::warning(
+                    Code::UnknownParameter,
+                    format!(
+                        "-p {name}: the value is not used, because '{s}' is sensitive (wireplan › sensitive): it is read at start-up, never written into the plan."
+                    ),
+                )
+                .with_note(format!(
+                    "supply it when the container starts: ContainerBuilder::parameter(\"{name}\", …)"
+                )),
+            );
+        }
+    }
     for name in dynamic {
         if overrides.contains_key(name) {
             diags.push(Diagnostic::warning(
@@ -613,6 +640,28 @@ mod tests {
                 "-p secret: the value is not used, because --dynamic secret makes the parameter read at start-up.".to_string(),
                 vec![]
             )]
+        );
+    }
+
+    /// A `-p` value for a sensitive parameter (or a key below one) is dropped, as the parameter
+    /// is read at start-up: said (found by a new user's trial, who expected it in the plan).
+    #[test]
+    fn a_value_given_for_a_sensitive_parameter_gets_a_warning() {
+        let config = "wireplan:\n\tsensitive: [pw, db.password]\nparameters:\n\tpw: x\n\tdb: {password: y, host: h}\n\tother: 1\nservices:\n\ts: App\\S(%pw%, %db%, %other%)\n";
+        let warned =
+            warnings_with_dynamic(config, &[], &["pw", "db.password", "db.host", "other"], &[]);
+        assert_eq!(
+            warned,
+            [
+                (
+                    "-p pw: the value is not used, because 'pw' is sensitive (wireplan › sensitive): it is read at start-up, never written into the plan.".to_string(),
+                    vec!["supply it when the container starts: ContainerBuilder::parameter(\"pw\", …)".to_string()]
+                ),
+                (
+                    "-p db.password: the value is not used, because 'db.password' is sensitive (wireplan › sensitive): it is read at start-up, never written into the plan.".to_string(),
+                    vec!["supply it when the container starts: ContainerBuilder::parameter(\"db.password\", …)".to_string()]
+                ),
+            ]
         );
     }
 
