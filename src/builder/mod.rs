@@ -143,20 +143,27 @@ fn check_name(n: &str, span: Option<Span>) -> Result<(), Diagnostic> {
     if valid {
         return Ok(());
     }
+    // A control character, tab or line break in the name is shown escaped, so it cannot break
+    // the message; a backslash is shown as written (`App\Db`).
+    let shown = crate::diagnostics::visible_text(n)
+        .replace('\t', "\\t")
+        .replace('\n', "\\n")
+        .replace('\r', "\\r");
     let d = Diagnostic::error(
         Code::InvalidDefinition,
-        // Nette's wording; the name is shown escaped, so a line break or a control character in
-        // it cannot break the message.
-        format!(
-            "Service name must be a alpha-numeric string and not a number, '{}' given.",
-            n.escape_debug()
-        ),
+        // Nette's wording.
+        format!("Service name must be a alpha-numeric string and not a number, '{shown}' given."),
     )
     .at(span);
     Err(if definition::is_generated_name(n) {
         d.with_note(
             "names made only of digits are those anonymous services get (01, 02, … in order)",
         )
+    } else if n.contains('\\') {
+        // A class written where the name goes (`App\Db: ~`, Symfony's way of naming services).
+        d.with_note(format!(
+            "a service's name comes first and its class after it: `name: {shown}`, or `- {shown}` for a service without a name"
+        ))
     } else {
         d
     })
