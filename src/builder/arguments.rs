@@ -286,6 +286,17 @@ impl Completer<'_> {
             );
             let mut d = self.error(Code::InvalidValue, ctx, msg, span);
             if let P::Str(text) = value {
+                // `'@repo'` quoted (Symfony's and Nette 2's way to write a reference) is the
+                // text `@repo` in Nette 3, where a reference is written unquoted.
+                let target = text.trim_start_matches('@');
+                if text.starts_with('@')
+                    && p.ty.members.iter().any(|m| !crate::catalog::is_builtin(m))
+                    && !target.is_empty()
+                {
+                    d = d.with_note(format!(
+                        "a quoted '@{target}' is text, not a reference: write @{target} without quotes"
+                    ));
+                }
                 if let Some(note) =
                     p.ty.members
                         .iter()
