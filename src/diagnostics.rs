@@ -57,7 +57,7 @@ codes! {
     CircularInclude => "circular-include", "A file includes itself, directly or through other files.";
     UnknownOption => "unknown-option", "A key that the section or definition does not know (typos get a \"did you mean\" hint).";
     InvalidValue => "invalid-value", "A value of the wrong type or shape for where it is used: an argument, property or section item that does not fit its declared type (wireplan has no separate type-mismatch code; this is it).";
-    MissingParameter => "missing-parameter", "`%name%` refers to a parameter that does not exist.";
+    MissingParameter => "missing-parameter", "`%name%` refers to a parameter that does not exist. As a warning: Symfony's `%env(NAME)%`, which is text in Nette and here (the environment is read as `%env.NAME%`).";
     CircularParameter => "circular-parameter", "Parameters that refer to each other.";
     ClassNotFound => "class-not-found", "A type that the catalog does not contain.";
     MissingService => "missing-service", "A service needed by name or by type does not exist (or is not autowired for that type).";

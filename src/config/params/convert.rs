@@ -9,10 +9,43 @@ use crate::neon::{Array, Entity, Key, Kind, Value};
 use crate::source::Span;
 
 impl Expander<'_> {
+    /// Symfony's `%env(DATABASE_URL)%` (also with a processor: `%env(int:PORT)%`) is no
+    /// reference in Nette or here, so it stays text: a warning names the reference that reads
+    /// the variable, `%env.DATABASE_URL%`, instead of letting the text reach the service.
+    fn symfony_env(&mut self, s: &str, span: Span) {
+        let Some(start) = s.find("%env(") else {
+            return;
+        };
+        let inner = &s[start + "%env(".len()..];
+        let Some(end) = inner.find(")%") else {
+            return;
+        };
+        let variable = inner[..end].rsplit(':').next().unwrap_or_default();
+        if variable.is_empty()
+            || !variable
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return;
+        }
+        let written = &s[start..start + "%env(".len() + end + 2];
+        self.diags.push(
+            Diagnostic::warning(
+                Code::MissingParameter,
+                format!(
+                    "'{written}' is text, not a reference: wireplan reads the environment variable {variable} as %env.{variable}%."
+                ),
+            )
+            .at(Some(span))
+            .with_note("Symfony's %env(...)% and its processors are not Nette syntax; Nette leaves the text as written, and so does wireplan"),
+        );
+    }
+
     fn expand_string(&mut self, s: &str, span: Span) -> Expr {
         if !s.contains('%') {
             return Expr::new(ExprKind::Str(s.to_string()), Some(span));
         }
+        self.symfony_env(s, span);
         let parts = split(s);
         if let [Part::Ref(name)] = parts.as_slice() {
             return self.reference(name, span);
