@@ -101,3 +101,22 @@ fn one_bad_extension_entry_does_not_hide_the_others() {
     .collect();
     assert_eq!(got, expected);
 }
+
+/// An argument no parameter takes (an unknown name, an extra position) is an error, and what
+/// it holds is still checked: a missing service inside it is reported beside it (it was
+/// hidden; found by a new user's trial).
+#[test]
+fn values_no_parameter_takes_are_still_checked() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/unused-arguments.neon");
+    let got = common::codes_and_lines(&path);
+    assert_eq!(
+        got,
+        [
+            ("unknown-argument".to_string(), 4),
+            ("missing-service".to_string(), 4),
+            ("unknown-argument".to_string(), 5),
+            ("missing-service".to_string(), 5),
+        ]
+    );
+}

@@ -766,6 +766,11 @@ impl Completer<'_> {
             };
             let d = self.error(Code::UnknownArgument, ctx, msg, extra[0].span.or(span));
             self.diags.push(d);
+            // What the extra values hold is checked all the same: a missing service or
+            // parameter in one is an error of its own, not a consequence of this one.
+            for v in extra {
+                self.value(v, ctx);
+            }
         }
         if !named.is_empty() {
             let unknown: Vec<String> = named.keys().map(|k| format!("${k}")).collect();
@@ -807,6 +812,10 @@ impl Completer<'_> {
                 }
             }
             self.diags.push(d);
+            // As for extra positional values: what they hold is checked all the same.
+            for v in named.values() {
+                self.value(v, ctx);
+            }
         }
         out
     }
