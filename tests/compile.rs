@@ -120,3 +120,16 @@ fn values_no_parameter_takes_are_still_checked() {
         ]
     );
 }
+
+/// `class` beside `type` is one error (Nette's "Options 'class' and 'type' are aliases"), not
+/// followed by a `missing-argument` for the argument the `class` statement gives (found by a
+/// new user's trial).
+#[test]
+fn class_beside_type_is_one_error() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/class-and-type.neon");
+    assert_eq!(
+        common::codes_and_lines(&path),
+        [("invalid-definition".to_string(), 4)]
+    );
+}

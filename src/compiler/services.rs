@@ -603,6 +603,7 @@ fn normalize(
             let has = |k: &str| a.get(k).is_some();
             let (has_type, has_create) = (has("type"), has("create"));
             let factory_is_create = !has_create;
+            let creator_given = has_create || has("factory");
             let class_is_create =
                 !has_type && !has_create && !has("factory") && !has("dynamic") && !has("imported");
             // `d: [1, 2]`: Nette reads the list as a map with keys 0 and 1 (two unexpected
@@ -633,7 +634,14 @@ fn normalize(
                                 )
                                 .at(a.key_span(written).or(v.span)),
                             );
-                            continue;
+                            // Without a creator, the value is taken as one (`class:
+                            // App\Db(x)` meant to create with `x`), so the definition is made
+                            // as written and gets no follow-on error ("$dsn must be
+                            // specified").
+                            if creator_given {
+                                continue;
+                            }
+                            "create"
                         }
                         "class" => "type",
                         other => other,
