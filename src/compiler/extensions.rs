@@ -374,7 +374,23 @@ impl Extensions {
             )));
         }
         let full = normalize_path(&base.join(path));
-        Extension::load(&self.engine, name, &full, span, &mut sources)
+        Extension::load(&self.engine, name, &full, span, &mut sources).map_err(|d| {
+            // A PHP extension class written as in Nette (`db: Nette\Bridges\…\DatabaseExtension`).
+            let php_class = path.contains('\\')
+                && !path.contains('/')
+                && !path.to_ascii_lowercase().ends_with(".rhai");
+            if d.code == Code::FileNotFound && php_class {
+                let known: Vec<&str> = BUILTIN_SCRIPTS.iter().map(|(n, _)| *n).collect();
+                d.with_note(format!(
+                    "'{path}' reads as a PHP extension class: wireplan's extensions are Rhai \
+                     scripts, named by a path to a .rhai file or by the name of one on the \
+                     search path (shipped: {})",
+                    known.join(", ")
+                ))
+            } else {
+                d
+            }
+        })
     }
 
     /// Nette's first step for every extension: `getConfigSchema()` (when defined) and the
