@@ -300,6 +300,19 @@ fn run_executes_a_script_against_the_builder() {
     assert_eq!(ask(&mut s, "label(\"x\")"), "svc-x");
     let missing = ask(&mut s, ":run nope.rhai");
     assert!(missing.starts_with("error[file-not-found]: Cannot read 'nope.rhai'"));
+    // A configuration is no script: said before Rhai reads its first line (new user's trial).
+    let config = ask(&mut s, ":run config/app.neon");
+    assert!(
+        config.starts_with(
+            "error[usage]: :run runs a Rhai script; 'config/app.neon' is a NEON configuration."
+        ) && config.contains("start the REPL with it (`wireplan repl CONFIG`)"),
+        "{config}"
+    );
+    // A pattern with brackets says how patterns are read.
+    assert_eq!(
+        ask(&mut s, ":services [a-z]*"),
+        "no service matches '[a-z]*' (a pattern knows * and ? only; [ ] is taken as written)"
+    );
     // An error inside a script also names the script's file and line.
     let failing = dir.path().join("fail.rhai");
     std::fs::write(&failing, "let a = 1;\nbuilder.getDefinition(\"nope\");\n").expect("write");

@@ -337,6 +337,11 @@ impl Session {
         if rows.is_empty() {
             return if pattern.is_empty() {
                 "no services".into()
+            } else if pattern.contains('[') {
+                // A glob knows `*` and `?` only (docs/repl.md).
+                format!(
+                    "no service matches '{pattern}' (a pattern knows * and ? only; [ ] is taken as written)"
+                )
             } else {
                 format!("no service matches '{pattern}'")
             };

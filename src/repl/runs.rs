@@ -67,6 +67,25 @@ impl super::Session {
     /// is a `script-error` at the first invalid byte (as NEON files report it).
     pub(super) fn run_file(&mut self, arg: &str) -> String {
         let path = PathBuf::from(arg);
+        // A configuration given to `:run` would only get Rhai's syntax error about its first
+        // NEON line.
+        if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("neon"))
+        {
+            let d = Diagnostic::error(
+                Code::Usage,
+                format!(
+                    ":run runs a Rhai script; '{}' is a NEON configuration.",
+                    path.display()
+                ),
+            )
+            .with_note(
+                "to work on a configuration, start the REPL with it (`wireplan repl CONFIG`); \
+                 :reload reads its files again",
+            );
+            return self.render(&[d]);
+        }
         let bytes = match crate::source::read_input_file(&path) {
             Ok(b) => b,
             Err(e) => {
