@@ -133,3 +133,30 @@ fn class_beside_type_is_one_error() {
         [("invalid-definition".to_string(), 4)]
     );
 }
+
+/// Each step of a cycle that is written (a constructor argument, a setup call) is labelled
+/// where it is written, beside the error at the first service (a step made at the REPL's
+/// prompt is labelled there: tests/repl.rs).
+#[test]
+fn each_written_step_of_a_cycle_is_labelled() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/cycle-labels.neon");
+    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let cycle: Vec<_> = result
+        .diagnostics
+        .items()
+        .iter()
+        .filter(|d| d.code == wireplan::diagnostics::Code::CircularReference)
+        .cloned()
+        .collect();
+    assert_eq!(cycle.len(), 1, "{cycle:?}");
+    let text = wireplan::diagnostics::render_to_string(&result.sources, &cycle);
+    // (Tabs are rendered as four spaces.)
+    for expected in [
+        "4 │     a: App\\A(@b)",
+        "  │              'a' needs 'b' here",
+        "8 │             - setA(@a)",
+        "  │                    -- 'b' needs 'a' here",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+}

@@ -378,6 +378,27 @@ fn one_truth_show_follows_definition_changes() {
     assert!(ask(&mut s, ":services db").contains("[transient]"));
 }
 
+/// A cycle made at the prompt is labelled where the prompt made it, not only at the
+/// configuration's definition (found by a new user's trial).
+#[test]
+fn a_cycle_made_at_the_prompt_is_labelled_there() {
+    let mut s = session();
+    ask(
+        &mut s,
+        r#"builder.getDefinition("db").setArguments(["@articles"])"#,
+    );
+    let e = ask(&mut s, ":errors");
+    assert!(
+        e.contains(
+            "error[circular-reference]: Circular reference detected for services: db, articles."
+        ),
+        "{e}"
+    );
+    let cycle = &e[e.find("error[circular-reference]").expect("the cycle")..];
+    assert!(cycle.contains("┌─ <session>:"), "{cycle}");
+    assert!(cycle.contains("- 'db' needs 'articles' here"), "{cycle}");
+}
+
 /// After `removeDefinition("db")`, `:errors` says who needs it.
 #[test]
 fn one_truth_errors_follow_a_removed_service() {

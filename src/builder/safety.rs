@@ -3,6 +3,48 @@
 
 use super::ContainerBuilder;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::expr::{Callee, Expr, ExprKind, Statement};
+
+/// Where `def`'s creator or setup writes a reference to service `target` (`@target`, or a
+/// call or member of it: `@target::get()`), if it does: the reference's own span, or for a
+/// creator a script set (values from a script have no span of their own), the call that set
+/// it (`setFactory()`, `setArguments()`, also at the REPL's prompt). Autowired dependencies
+/// are written nowhere.
+fn written_reference(def: &super::Definition, target: &str) -> Option<crate::source::Span> {
+    type Span = crate::source::Span;
+    // `Some(span)` when `e` holds the reference (`span`: `None` for a value without one).
+    fn in_expr(e: &Expr, target: &str) -> Option<Option<Span>> {
+        match &e.kind {
+            ExprKind::Str(s) if !e.quoted && names(s, target) => Some(e.span),
+            ExprKind::Array(a) => a.values().find_map(|v| in_expr(v, target)),
+            ExprKind::Statement(st) => in_statement(st, target).or_else(|| {
+                // `@target::get()`: the callee is the reference.
+                matches!(&st.callee, Callee::Name(n) if names(n, target)).then_some(e.span)
+            }),
+            ExprKind::Concat(parts) => parts.iter().find_map(|v| in_expr(v, target)),
+            _ => None,
+        }
+    }
+    fn in_statement(st: &Statement, target: &str) -> Option<Option<Span>> {
+        let callee = match &st.callee {
+            Callee::Member(of, _) => in_expr(of, target),
+            Callee::Name(_) => None,
+        };
+        callee.or_else(|| st.arguments.values().find_map(|v| in_expr(v, target)))
+    }
+    // `@target`, or `@target::member`.
+    fn names(s: &str, target: &str) -> bool {
+        s.strip_prefix('@')
+            .and_then(|r| r.strip_prefix(target))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
+    }
+    let in_creator = def.creator.as_ref().and_then(|c| {
+        let found = in_statement(c, target)
+            .or_else(|| matches!(&c.callee, Callee::Name(n) if names(n, target)).then_some(None))?;
+        found.or(def.extras().creator_at)
+    });
+    in_creator.or_else(|| def.setup.iter().find_map(|e| in_expr(e, target)).flatten())
+}
 
 /// Construction cycles (`a` needs `b` needs `a`) are compile errors with the whole path; Nette
 /// only finds them at run time. A service's setup runs before the service is handed out (in
@@ -62,17 +104,31 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
                                 reported.push(key);
                                 cycle.push(name(n).to_string());
                                 let first = b.get_definition(name(n));
+                                let mut d = Diagnostic::error(
+                                    Code::CircularReference,
+                                    format!(
+                                        "Circular reference detected for services: {}.",
+                                        cycle[..cycle.len() - 1].join(", ")
+                                    ),
+                                )
+                                .at(first.and_then(|d| d.span));
+                                // Each step the configuration or a script wrote as a reference
+                                // is labelled where it is written (a step made at the REPL's
+                                // prompt points there, not only at the definition).
+                                for pair in cycle.windows(2) {
+                                    let at = b
+                                        .get_definition(&pair[0])
+                                        .and_then(|def| written_reference(def, &pair[1]));
+                                    if let Some(at) = at {
+                                        d = d.with_secondary(
+                                            at,
+                                            format!("'{}' needs '{}' here", pair[0], pair[1]),
+                                        );
+                                    }
+                                }
                                 diags.push(
-                                    Diagnostic::error(
-                                        Code::CircularReference,
-                                        format!(
-                                            "Circular reference detected for services: {}.",
-                                            cycle[..cycle.len() - 1].join(", ")
-                                        ),
-                                    )
-                                    .at(first.and_then(|d| d.span))
-                                    .with_note(format!("path: {}", cycle.join(" -> ")))
-                                    .with_note(
+                                    d.with_note(format!("path: {}", cycle.join(" -> ")))
+                                        .with_note(
                                         "a Provider<T> parameter breaks the cycle: declare one \
                                          of these constructor parameters as Provider<T> (a \
                                          lazy handle) and resolve it when needed",
