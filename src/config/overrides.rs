@@ -21,7 +21,8 @@ use indexmap::IndexMap;
 ///
 /// The names of `dynamic` (`--dynamic NAME`) are checked the same way (a typo there would make
 /// nothing dynamic, silently); a name given both with `-p` and `--dynamic` gets a warning that
-/// the `-p` value is not used (the parameter is read at start-up).
+/// the `-p` value is not used (the parameter is read at start-up), and so does a `-p` name at
+/// or below a parameter `wireplan › sensitive` lists (read at start-up too).
 pub fn check_overrides<'a>(
     sections: &Array,
     config_texts: &[&'a str],
