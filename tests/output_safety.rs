@@ -473,7 +473,7 @@ fn the_project_of_a_script_is_not_the_file_system_root() {
         stderr.contains(&format!(
             "Access to '/etc/hostname' refused: extensions may only read files inside the project ({}).",
             config_dir.display()
-        )) && stderr.contains("nearest folder above the configuration with a Cargo.toml or .git"),
+        )) && stderr.contains("outermost folder above the configuration with a Cargo.toml or .git"),
         "{stderr}"
     );
     // Named relatively, as written.
@@ -490,6 +490,13 @@ fn the_project_of_a_script_is_not_the_file_system_root() {
     std::fs::write(proj.join("Cargo.toml"), "").unwrap();
     let (code, stderr) = check(root);
     assert_eq!(code, Some(0), "{stderr}");
+    // A workspace: the outermost marked folder is the project, run from there.
+    std::fs::write(dir.path().join("Cargo.toml"), "").unwrap();
+    std::fs::write(dir.path().join("shared.neon"), "x: 1\n").unwrap();
+    script("../../shared.neon");
+    let (code, stderr) = check(dir.path());
+    assert_eq!(code, Some(0), "{stderr}");
+    std::fs::remove_file(dir.path().join("Cargo.toml")).unwrap();
     // The marked project is the limit, even run from a folder above it.
     script("../../outside.neon");
     std::fs::write(dir.path().join("outside.neon"), "x: 1\n").unwrap();

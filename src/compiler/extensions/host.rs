@@ -244,11 +244,11 @@ impl Host for CompilerHost {
 /// The project whose files extensions may read (`loadFromFile`, `addDependency`), canonical:
 /// the current folder when the root configuration lies inside it (the usual `wireplan
 /// compile config/app.neon` from the project's folder), otherwise the root configuration's
-/// folder; but never wider than the project the configuration belongs to, the nearest folder
-/// from the configuration's own up that holds a `Cargo.toml` or a `.git` (run from `/` or a
-/// home folder, the current folder would have opened every file there to scripts). Without
-/// such a folder, the file system's root and the home folder are not taken as the project
-/// either: the configuration's folder is.
+/// folder; but never wider than the project the configuration belongs to, the outermost
+/// folder above it that holds a `Cargo.toml` or a `.git` (a workspace's root, a repository;
+/// run from `/` or a home folder, the current folder would have opened every file there to
+/// scripts). The file system's root and the home folder are never the project: without such
+/// a folder below them, the configuration's folder is.
 pub fn project_root(sources: &SourceMap, files: &[FileId]) -> PathBuf {
     let config_dir = files
         .first()
@@ -265,21 +265,29 @@ pub fn project_root(sources: &SourceMap, files: &[FileId]) -> PathBuf {
         Some(w) if config_dir.starts_with(&w) => w,
         _ => return config_dir,
     };
+    // The file system's root and the home folder are never the project, marked or not (a
+    // home folder may hold a `.git` of its own).
+    let home = home_dir();
+    let too_wide = |d: &Path| d.parent().is_none() || home.as_deref() == Some(d);
+    // The outermost marked folder: a workspace's root rather than its member crate, so a
+    // script may read the workspace's shared files when run from there.
     let marked = config_dir
         .ancestors()
-        .find(|d| d.join("Cargo.toml").is_file() || d.join(".git").exists());
+        .filter(|d| !too_wide(d))
+        .filter(|d| d.join("Cargo.toml").is_file() || d.join(".git").exists())
+        .last();
     match marked {
         Some(project) if !wide.starts_with(project) => project.to_path_buf(),
         Some(_) => wide,
-        None if wide.parent().is_none() || home_dir().is_some_and(|h| h == wide) => config_dir,
+        None if too_wide(&wide) => config_dir,
         None => wide,
     }
 }
 
 /// What "the project" of [`project_root`] is, for the refusal's note.
 const PROJECT_NOTE: &str = "the project is the current folder when the configuration is \
-    inside it, else the configuration's folder, and never more than the nearest folder above \
-    the configuration with a Cargo.toml or .git";
+    inside it, else the configuration's folder, and never more than the outermost folder \
+    above the configuration with a Cargo.toml or .git (nor / or the home folder)";
 
 /// The user's home folder (`$HOME`), canonical, if it names one.
 fn home_dir() -> Option<PathBuf> {
