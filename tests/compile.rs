@@ -160,3 +160,29 @@ fn each_written_step_of_a_cycle_is_labelled() {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
 }
+
+/// A script's `setArgument()` places the errors about the value it wrote at its call, and no
+/// others: an autowired argument's ambiguity stays at the definition (it had moved to the
+/// script's line; found by a new user's trial).
+#[test]
+fn a_script_argument_moves_only_its_own_errors() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/set-argument/app.neon");
+    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let got: Vec<(String, String, usize)> =
+        wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
+            .into_iter()
+            .map(|d| {
+                let file = d.file.unwrap_or_default();
+                let name = file.rsplit('/').next().unwrap_or_default().to_string();
+                (d.code.to_string(), name, d.line.unwrap_or(0))
+            })
+            .collect();
+    assert_eq!(
+        got,
+        [
+            ("ambiguous-service".to_string(), "app.neon".to_string(), 8),
+            ("invalid-value".to_string(), "x.rhai".to_string(), 2),
+        ]
+    );
+}

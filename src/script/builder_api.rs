@@ -461,6 +461,20 @@ fn register_definition(engine: &mut Engine) {
             .as_ref()
             .and_then(|s| s.borrow().span_at(ctx.call_position()))
     }
+    /// Gives `e` and what it holds the span `at` where they have none (values from a script
+    /// have no span of their own), so errors about a value a script wrote point at the call
+    /// that wrote it.
+    fn stamp(e: &mut Expr, at: Option<crate::source::Span>) {
+        if e.span.is_none() {
+            e.span = at;
+        }
+        match &mut e.kind {
+            ExprKind::Array(a) => a.items.values_mut().for_each(|v| stamp(v, at)),
+            ExprKind::Statement(st) => st.arguments.items.values_mut().for_each(|v| stamp(v, at)),
+            ExprKind::Concat(parts) => parts.iter_mut().for_each(|v| stamp(v, at)),
+            _ => {}
+        }
+    }
     /// Records that the creator was last changed at `at` (errors about it point there).
     fn creator_changed_at(def: &mut Definition, at: Option<crate::source::Span>) {
         if at.is_some() || def.extras().creator_at.is_some() {
@@ -501,10 +515,13 @@ fn register_definition(engine: &mut Engine) {
     engine.register_fn(
         "setArguments",
         |ctx: NativeCallContext, d: &mut H, args: Dynamic| -> Res<H> {
-            let args = arguments(&args, "setArguments")?;
+            let mut args = arguments(&args, "setArguments")?;
             let at = call_span(&ctx, d);
+            // Errors about these values point at this call (each value carries its span);
+            // those about the creator itself or about autowired arguments stay where the
+            // creator was set.
+            args.items.values_mut().for_each(|v| stamp(v, at));
             d.chain(|def| {
-                creator_changed_at(def, at);
                 let st = def.creator.get_or_insert_with(|| Statement {
                     callee: Callee::Name(String::new()),
                     arguments: Default::default(),
@@ -516,8 +533,9 @@ fn register_definition(engine: &mut Engine) {
     engine.register_fn(
         "setArgument",
         |ctx: NativeCallContext, d: &mut H, key: Dynamic, v: Dynamic| -> Res<H> {
-            let v = value(&v, "setArgument")?;
+            let mut v = value(&v, "setArgument")?;
             let at = call_span(&ctx, d);
+            stamp(&mut v, at);
             let key = if let Ok(i) = key.as_int() {
                 if i < 0 {
                     return raise(Diagnostic::error(
@@ -542,7 +560,6 @@ fn register_definition(engine: &mut Engine) {
                 ));
             };
             d.chain(|def| {
-                creator_changed_at(def, at);
                 let st = def.creator.get_or_insert_with(|| Statement {
                     callee: Callee::Name(String::new()),
                     arguments: Default::default(),
