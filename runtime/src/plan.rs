@@ -135,6 +135,24 @@ pub enum Lifespan {
     Transient,
 }
 
+impl Lifespan {
+    /// The name the plan and the configuration write: `singleton`, `scoped`, `transient`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lifespan::Singleton => "singleton",
+            Lifespan::Scoped => "scoped",
+            Lifespan::Transient => "transient",
+        }
+    }
+}
+
+impl std::fmt::Display for Lifespan {
+    /// [`Lifespan::as_str`].
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The `autowired` field: `true`/`false`, or the list of types the service is autowired for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]

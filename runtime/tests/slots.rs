@@ -253,7 +253,7 @@ fn plans_that_misuse_slots_are_refused_at_load() {
     let e = Container::from_json_str(&bad.to_string(), &registry()).unwrap_err();
     let text = e.to_string();
     assert!(
-        text.contains("service 'single': a slot is scoped, not Singleton"),
+        text.contains("service 'single': a slot is scoped, not singleton"),
         "{text}"
     );
     assert!(

@@ -97,11 +97,7 @@ pub fn kind_name(kind: ServiceKind) -> &'static str {
 
 /// The lower-case name of a lifespan.
 pub fn lifespan_name(l: Lifespan) -> &'static str {
-    match l {
-        Lifespan::Singleton => "singleton",
-        Lifespan::Scoped => "scoped",
-        Lifespan::Transient => "transient",
-    }
+    l.as_str()
 }
 
 /// The services `e` refers to, each with the kind of reference (`base`, or `Collection` inside

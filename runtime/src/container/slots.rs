@@ -227,7 +227,7 @@ pub(super) fn plan_problems(plan: &Plan) -> Vec<String> {
     {
         if sp.lifespan != crate::plan::Lifespan::Scoped {
             problems.push(format!(
-                "service '{name}': a slot is scoped, not {:?}",
+                "service '{name}': a slot is scoped, not {}",
                 sp.lifespan
             ));
         }
