@@ -375,6 +375,21 @@ fn show_and_graph_warn_about_what_the_runtime_refuses() {
     );
     assert!(!err.contains("refuses to load"), "{err}");
 
+    // A singleton edited to hold a scoped service: warned of too (the runtime fails when it is
+    // first created; second new user's trial).
+    json["services"]["blog"]["create"]["args"][0] = serde_json::json!({"$ref": "db"});
+    json["services"]["db"]["lifespan"] = serde_json::json!("scoped");
+    std::fs::write(dir.path().join("captive.json"), json.to_string()).expect("write");
+    let (code, _, err) = run_in(dir.path(), &["show", "captive.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "warning[invalid-plan]: Services › blog: the singleton holds scoped service 'db' \
+             (path: blog -> db), which lives only inside a scope (captive-dependency)."
+        ) && err.contains("fails when the service is first created"),
+        "{err}"
+    );
+
     std::fs::write(
         dir.path().join("cfg.json"),
         "types:\n\tApp\\A:\nservices:\n\ta: App\\A\n",

@@ -112,7 +112,7 @@ pub const MAX_PROBLEMS: usize = 20;
 /// these first, so that it cannot look sound. Each says when it fails: what the runtime refuses at
 /// load (a reference, provider, alias, autowiring or tag entry naming no service; another
 /// format or version), or when the service is first created (a `create` that constructs
-/// nothing, a construction cycle). At most [`MAX_PROBLEMS`] are listed, then one warning counts
+/// nothing, a construction cycle, a singleton that holds a scoped service: [`crate::plan::captives`]). At most [`MAX_PROBLEMS`] are listed, then one warning counts
 /// the rest.
 pub fn problems(plan: &Plan) -> Vec<Diagnostic> {
     // A plan that read is of a version the runtime reads (older ones too): the compiler's
@@ -121,21 +121,35 @@ pub fn problems(plan: &Plan) -> Vec<Diagnostic> {
         .into_iter()
         .filter(|p| !matches!(p, crate::plan::Problem::Format { .. }))
         .collect();
-    let more = found.len().saturating_sub(MAX_PROBLEMS);
-    let mut out: Vec<Diagnostic> = found
+    const AT_CREATION: &str =
+        "the runtime loads this plan but fails when the service is first created";
+    let mut listed: Vec<(String, &str)> = found
         .iter()
-        .take(MAX_PROBLEMS)
         .map(|p| {
-            let words = p.to_string();
-            let mut first = words.chars();
-            let message = match first.next() {
-                Some(c) => format!("{}{}.", c.to_uppercase(), first.as_str()),
-                None => words,
-            };
             let note = if p.refused_at_load() {
                 "the runtime refuses to load this plan"
             } else {
-                "the runtime loads this plan but fails when the service is first created"
+                AT_CREATION
+            };
+            (p.to_string(), note)
+        })
+        .collect();
+    // A singleton that holds a scoped service (a plan edited after compiling: the compiler
+    // refuses to write one) fails when it is first created, outside any scope.
+    listed.extend(
+        crate::plan::captives(plan)
+            .into_iter()
+            .map(|line| (line, AT_CREATION)),
+    );
+    let more = listed.len().saturating_sub(MAX_PROBLEMS);
+    let mut out: Vec<Diagnostic> = listed
+        .into_iter()
+        .take(MAX_PROBLEMS)
+        .map(|(words, note)| {
+            let mut first = words.chars();
+            let message = match first.next() {
+                Some(c) => format!("{}{}.", c.to_uppercase(), first.as_str()),
+                None => words.clone(),
             };
             Diagnostic::warning(Code::InvalidPlan, message).with_note(note)
         })
