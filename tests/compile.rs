@@ -186,3 +186,18 @@ fn a_script_argument_moves_only_its_own_errors() {
         ]
     );
 }
+
+/// A type written wrong in the catalog is one error at the type, not also a `missing-argument`
+/// at every service of the class (second new user's trial: 10 errors for 4).
+#[test]
+fn a_wrong_catalog_type_is_reported_once() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/catalog-type-errors.neon");
+    assert_eq!(
+        common::codes_and_lines(&path),
+        [
+            ("invalid-value".to_string(), 8),
+            ("invalid-value".to_string(), 11),
+        ]
+    );
+}

@@ -611,6 +611,11 @@ impl Completer<'_> {
                     origins.push((out.len(), p, Src::Default { tried: None }));
                     out.push(self.value(d, ctx));
                 }
+                // A type the catalog wrote wrong was reported there: nothing to add.
+                None if p.ty.reported => {
+                    origins.push((out.len(), p, Src::Unfilled { tried: None }));
+                    out.push(P::Null);
+                }
                 None => {
                     let why = if p.ty.is_complex() {
                         "has complex type and no default value"

@@ -228,6 +228,16 @@ impl Interner {
     }
 
     /// The shared parsed type of `text` (trimmed), its names interned.
+    /// The type an invalid catalog type is read as, once reported: `mixed`, marked
+    /// [`TypeRef::reported`].
+    pub(super) fn reported_mixed(&mut self) -> Ty {
+        let mixed = self.ty("mixed");
+        Ty::new(TypeRef {
+            reported: true,
+            ..(*mixed).clone()
+        })
+    }
+
     pub(super) fn ty(&mut self, text: &str) -> Ty {
         let text = text.trim();
         if let Some(t) = self.types.get(text) {

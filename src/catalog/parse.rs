@@ -244,7 +244,7 @@ fn parse_type<N: Node>(
                     )
                     .at(v.span()),
                 );
-                return names.ty("mixed");
+                return names.reported_mixed();
             }
         },
     };
@@ -278,7 +278,7 @@ fn parse_type<N: Node>(
         .at(v.span())
         .with_note(format!("did you mean '{builtin}'?")),
     );
-    names.ty("mixed")
+    names.reported_mixed()
 }
 
 /// A `bool` flag of the catalog, reported when it is something else.

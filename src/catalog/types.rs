@@ -35,6 +35,9 @@ pub struct TypeRef {
     pub list_of: Option<Name>,
     /// For `Provider<T>`: the target type `T`, a lazy handle's (docs/async.md).
     pub provider_of: Option<Name>,
+    /// A type written wrong in the catalog: reported there and read as `mixed`, so a use of
+    /// it reports nothing more (no "must be specified" for every service of the class).
+    pub reported: bool,
 }
 
 /// A shared [`TypeRef`]: the catalog parses each distinct type text once.
@@ -77,6 +80,7 @@ impl TypeRef {
                 members: Box::new([member]),
                 list_of: None,
                 provider_of: None,
+                reported: false,
             };
         }
         let mut nullable = false;
@@ -92,6 +96,7 @@ impl TypeRef {
                 members: Box::new([name("array")]),
                 list_of: Some(name(bare_name(item))),
                 provider_of: None,
+                reported: false,
             };
         }
         if let Some(target) = provider_target(body) {
@@ -102,6 +107,7 @@ impl TypeRef {
                 members: Box::new([name(&format!("Provider<{target}>"))]),
                 list_of: None,
                 provider_of: Some(name(target)),
+                reported: false,
             };
         }
         let mut members = Vec::with_capacity(body.matches('|').count() + 1);
@@ -119,6 +125,7 @@ impl TypeRef {
             members: members.into_boxed_slice(),
             list_of: None,
             provider_of: None,
+            reported: false,
         }
     }
 
