@@ -201,3 +201,16 @@ fn a_wrong_catalog_type_is_reported_once() {
         ]
     );
 }
+
+/// A `type:` the constructor's class is not is one error; the service is then checked as the
+/// class it really makes, so its setup gets no "not callable" against the refused type
+/// (second new user's trial).
+#[test]
+fn a_refused_declared_type_is_not_used_afterwards() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/multi/declared-type-refused.neon");
+    assert_eq!(
+        common::codes_and_lines(&path),
+        [("invalid-definition".to_string(), 5)]
+    );
+}

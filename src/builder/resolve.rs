@@ -76,8 +76,13 @@ impl ContainerBuilder {
     /// is unknown (`mixed`, `object`, no return type, a function) is not compared. One declared
     /// to give a built-in type that is never an object (`int`, `string`, `void`, `int[]`, …)
     /// cannot make a service whatever `type:` says.
-    fn check_declared_types(&self, diags: &mut Diagnostics) {
-        for d in self.definitions.values() {
+    ///
+    /// A service whose declared type is refused is resolved as the class its creator makes,
+    /// so what follows (its setup, its autowiring, calls on it) is checked against the object
+    /// it really is, not reported again against the type the error already names.
+    fn check_declared_types(&mut self, diags: &mut Diagnostics) {
+        let mut refused: Vec<(usize, String)> = Vec::new();
+        for (i, d) in self.definitions.values().enumerate() {
             if !matches!(d.kind, DefinitionKind::Service | DefinitionKind::Factory) {
                 continue;
             }
@@ -128,6 +133,14 @@ impl ContainerBuilder {
                 .at(d.span)
                 .with_note(note),
             );
+            if exact {
+                refused.push((i, made));
+            }
+        }
+        for (i, made) in refused {
+            if let Some((_, d)) = self.definitions.get_index_mut(i) {
+                d.resolved_type = Some(made);
+            }
         }
     }
 
