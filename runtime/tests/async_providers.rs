@@ -427,7 +427,8 @@ fn a_plan_that_marks_a_sync_constructor_async_is_refused_at_load() {
     assert!(
         err.contains(
             "service 'pool' is marked requires_async, but App\\Pool has a sync constructor and \
-             nothing else it needs is async (recompile the plan with the registry's catalog)"
+             nothing else it needs is async: the plan was compiled for another registry, or \
+             edited since (a reference changed, say); recompile it with the registry's catalog"
         ),
         "{err}"
     );

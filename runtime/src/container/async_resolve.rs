@@ -670,8 +670,9 @@ pub(super) fn plan_problems<'p>(
                 if !via && exprs().all(|e| async_class(e, registry).is_none()) {
                     problems.push(format!(
                         "service '{name}' is marked requires_async, but {class} has a sync \
-                         constructor and nothing else it needs is async (recompile the plan \
-                         with the registry's catalog)"
+                         constructor and nothing else it needs is async: the plan was compiled \
+                         for another registry, or edited since (a reference changed, say); \
+                         recompile it with the registry's catalog"
                     ));
                 }
             }
