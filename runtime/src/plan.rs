@@ -10,6 +10,9 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Map, Value as Json};
 
+mod captives;
+pub use captives::captives;
+
 /// The `format` field of every plan.
 pub const FORMAT: &str = "wireplan-plan";
 /// The plan version the compiler writes and the newest this crate reads. Bumped on any change

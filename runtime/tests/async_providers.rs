@@ -472,7 +472,7 @@ struct Report6 {
     request: Provider<Request6>,
 }
 struct Job6 {
-    request: Provider<Request6>,
+    _request: Provider<Request6>,
 }
 
 fn registry6() -> Registry {
@@ -486,7 +486,7 @@ fn registry6() -> Registry {
         new(clock: Provider<dyn Clock6>, request: Provider<Request6>) { Report6 { clock, request } }
     });
     register!(reg, "App\\Job" => Job6 {
-        new(request: Provider<Request6>) { Job6 { request } }
+        new(request: Provider<Request6>) { Job6 { _request: request } }
     });
     reg
 }
@@ -497,7 +497,11 @@ const PLAN6: &str = r#""clock": {"type": "App\\FixedClock",
              "create": {"$new": "App\\Request", "args": []}},
     "report": {"type": "App\\Report", "lifespan": "scoped",
              "create": {"$new": "App\\Report",
-                        "args": [{"$provider": "clock"}, {"$provider": "request"}]}},
+                        "args": [{"$provider": "clock"}, {"$provider": "request"}]}}"#;
+
+/// A singleton holding a provider of the scoped `request` (the compiler refuses it as a
+/// captive dependency: the provider is made outside any scope).
+const JOB6: &str = r#",
     "job": {"type": "App\\Job",
              "create": {"$new": "App\\Job", "args": [{"$provider": "request"}]}}"#;
 
@@ -534,11 +538,17 @@ fn a_provider_resolves_later_in_the_scope_it_was_made_in() {
     let via_async = rt.block_on(bounded(report.request.get_async())).unwrap();
     assert!(Arc::ptr_eq(&req, &via_async));
 
-    // A singleton's provider is made outside any scope: a scoped target needs one.
-    let job = container.get::<Job6>("job").unwrap();
-    let err = job.request.get().unwrap_err();
+    // A singleton's provider is made outside any scope, where a scoped target cannot be
+    // made: a plan with one is refused at load, as the compiler refuses to write it.
+    let Err(err) = Container::from_json_str(&plan(&format!("{PLAN6}{JOB6}")), &reg) else {
+        panic!("a singleton holding a provider of a scoped service loaded");
+    };
+    let err = err.to_string();
     assert!(
-        matches!(&err, Error::ScopeRequired { path, .. } if path == &["request"]),
+        err.contains(
+            "services › job: the singleton holds scoped service 'request' (path: job -> \
+             request), which lives only inside a scope (captive-dependency)"
+        ),
         "{err}"
     );
 

@@ -4,17 +4,16 @@
 //! writes exactly what the runtime reads. Output is deterministic: the same inputs give the
 //! same bytes.
 
-mod captives;
 mod classes;
 mod json_parts;
 mod output;
 mod pretty;
 mod problems;
 
-pub use captives::captives;
 pub use classes::{unknown_classes, wrong_arities};
 pub use output::{check_output, check_replaceable, write_atomic_with};
 pub use problems::{constructs, create_cycles, problems, validate, Place, Problem};
+pub use wireplan_runtime::plan::captives;
 
 use crate::builder::{Completed, ContainerBuilder, Definition};
 use crate::source::{FileId, SourceMap};

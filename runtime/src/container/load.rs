@@ -240,6 +240,11 @@ impl<'r> ContainerBuilder<'r> {
         if any_slot {
             check.problems.extend(super::slots::plan_problems(&plan));
         }
+        // A singleton that holds a scoped service (a plan edited after compiling: the
+        // compiler refuses to write one) would fail when first created, outside any scope.
+        if scoped_count > 0 {
+            check.problems.extend(crate::plan::captives(&plan));
+        }
         let tags = check.tag_values();
         // Every kind of problem is gathered before any is reported (one run shows them all).
         let mut errors = Vec::new();

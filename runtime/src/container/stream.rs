@@ -208,6 +208,10 @@ impl Stream<'_, '_> {
             let i = resolve(&self.names, &aliases, &name)?;
             self.args[at as usize] = Node::Ref(i);
         }
+        // A singleton holding a scoped service is a problem the model path reports.
+        if self.scoped_count > 0 && self.holds_captive() {
+            return None;
+        }
         let types = self.r.types().ok()?;
         self.check_types(&types)?;
         let tags = self.tags()?;
@@ -509,6 +513,90 @@ impl Stream<'_, '_> {
             }
         }
         Some(())
+    }
+
+    /// The services service `i` references: its `$new`'s arguments and its setup's inputs
+    /// (the only places this reader takes references).
+    fn refs_of(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let ranges = std::iter::once(self.news[i].args).chain(
+            self.services[i].setup.iter().filter_map(|st| match st {
+                Setup::Member { inputs, .. } => Some(*inputs),
+                Setup::Other(_) => None,
+            }),
+        );
+        ranges.flat_map(move |r| {
+            self.args[r.start as usize..r.end as usize]
+                .iter()
+                .filter_map(|n| match n {
+                    Node::Ref(j) => Some(*j),
+                    _ => None,
+                })
+        })
+    }
+
+    /// Whether some singleton holds a scoped service, directly or through transients created
+    /// with it (`crate::plan::captives`, which the model path reports). Each transient is
+    /// walked once (an explicit stack: a chain of transients may be long).
+    fn holds_captive(&self) -> bool {
+        // Per transient: whether it reaches a scoped service through transients.
+        const UNSEEN: u8 = 0;
+        const OPEN: u8 = 1;
+        const NO: u8 = 2;
+        const YES: u8 = 3;
+        let n = self.services.len();
+        let mut state = vec![UNSEEN; n];
+        let lifespan = |j: usize| self.services[j].lifespan;
+        let reaches = |t: usize, state: &mut Vec<u8>| -> bool {
+            if state[t] >= NO {
+                return state[t] == YES;
+            }
+            // (node, its references not yet looked at)
+            let mut stack: Vec<(usize, Vec<usize>)> = vec![(t, self.refs_of(t).collect())];
+            state[t] = OPEN;
+            while let Some((node, pending)) = stack.last_mut() {
+                let node = *node;
+                match pending.pop() {
+                    Some(j) if j >= n => {}
+                    Some(j) if lifespan(j) == Lifespan::Scoped => {
+                        for (k, _) in stack.drain(..) {
+                            state[k] = YES;
+                        }
+                        return true;
+                    }
+                    Some(j) if lifespan(j) == Lifespan::Transient => match state[j] {
+                        UNSEEN => {
+                            state[j] = OPEN;
+                            stack.push((j, self.refs_of(j).collect()));
+                        }
+                        YES => {
+                            for (k, _) in stack.drain(..) {
+                                state[k] = YES;
+                            }
+                            return true;
+                        }
+                        _ => {}
+                    },
+                    Some(_) => {}
+                    None => {
+                        state[node] = NO;
+                        stack.pop();
+                    }
+                }
+            }
+            false
+        };
+        (0..n)
+            .filter(|&i| lifespan(i) == Lifespan::Singleton)
+            .any(|i| {
+                self.refs_of(i).collect::<Vec<_>>().into_iter().any(|j| {
+                    j < n
+                        && match lifespan(j) {
+                            Lifespan::Scoped => true,
+                            Lifespan::Transient => reaches(j, &mut state),
+                            Lifespan::Singleton => false,
+                        }
+                })
+            })
     }
 
     /// The catalog name of service `i`'s class (its `$new` is `news[i]`).

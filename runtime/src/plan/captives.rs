@@ -1,9 +1,9 @@
-//! Captive dependencies in a plan that extensions edited in `afterCompile(plan)`: the
-//! compiler's `captive-dependency` check runs on the builder before the plan is built, so a
-//! lifespan or reference changed in the plan afterwards would otherwise reach the runtime,
-//! which refuses it only when the service is first created.
+//! Captive dependencies in a plan: the compiler's `captive-dependency` check runs on its
+//! builder, so a lifespan or reference changed in the plan afterwards (by an extension's
+//! `afterCompile(plan)`, or by hand) is found here: the compiler refuses such an edit, the
+//! loader such a plan, and `wireplan show` warns of it.
 
-use wireplan_runtime::plan::{Lifespan, Plan};
+use crate::plan::{Lifespan, Plan, ServiceKind};
 
 /// Every singleton of `plan` that holds a scoped service, as "`services › NAME`: …" lines in
 /// plan order, each with the path: directly (a `$ref` or `$provider` in its `create` or
@@ -13,7 +13,9 @@ use wireplan_runtime::plan::{Lifespan, Plan};
 pub fn captives(plan: &Plan) -> Vec<String> {
     let mut out = Vec::new();
     for (name, service) in &plan.services {
-        if service.lifespan != Lifespan::Singleton {
+        // A generated handle (factory, accessor, locator) holds nothing: what its `create`
+        // names is made when the handle is used, in the scope it is asked for in.
+        if service.lifespan != Lifespan::Singleton || service.kind != ServiceKind::Service {
             continue;
         }
         let mut path = vec![name.as_str()];
@@ -72,7 +74,7 @@ fn walk<'p>(
 #[cfg(test)]
 mod tests {
     use super::captives;
-    use wireplan_runtime::plan::Plan;
+    use crate::plan::Plan;
 
     fn plan(services: &str) -> Plan {
         Plan::from_json_str(
