@@ -536,7 +536,9 @@ impl Stream<'_, '_> {
 
     /// Whether some singleton holds a scoped service, directly or through transients created
     /// with it (`crate::plan::captives`, which the model path reports). Each transient is
-    /// walked once (an explicit stack: a chain of transients may be long).
+    /// walked once (an explicit stack: a chain of transients may be long); a transient on a
+    /// cycle of transients (a construction cycle, which the compiler refuses) may be taken
+    /// as reaching nothing.
     fn holds_captive(&self) -> bool {
         // Per transient: whether it reaches a scoped service through transients.
         const UNSEEN: u8 = 0;
@@ -588,7 +590,7 @@ impl Stream<'_, '_> {
         (0..n)
             .filter(|&i| lifespan(i) == Lifespan::Singleton)
             .any(|i| {
-                self.refs_of(i).collect::<Vec<_>>().into_iter().any(|j| {
+                self.refs_of(i).any(|j| {
                     j < n
                         && match lifespan(j) {
                             Lifespan::Scoped => true,
