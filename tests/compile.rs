@@ -214,3 +214,29 @@ fn a_refused_declared_type_is_not_used_afterwards() {
         [("invalid-definition".to_string(), 5)]
     );
 }
+
+/// What a script's `addSetup()` writes is placed at its call: a missing service among its
+/// arguments is reported there, as a wrong value is (it pointed at the service's
+/// configuration; third new user's trial).
+#[test]
+fn a_script_setup_is_reported_at_its_call() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/add-setup/app.neon");
+    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let got: Vec<(String, String, usize)> =
+        wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
+            .into_iter()
+            .map(|d| {
+                let file = d.file.unwrap_or_default();
+                let name = file.rsplit('/').next().unwrap_or_default().to_string();
+                (d.code.to_string(), name, d.line.unwrap_or(0))
+            })
+            .collect();
+    assert_eq!(
+        got,
+        [
+            ("missing-service".to_string(), "x.rhai".to_string(), 3),
+            ("invalid-value".to_string(), "x.rhai".to_string(), 4),
+        ]
+    );
+}

@@ -586,10 +586,11 @@ fn register_definition(engine: &mut Engine) {
         }
         let st = creator(&entity, &args, "addSetup")?;
         let span = call_span(&ctx, d);
-        d.chain(|def| {
-            def.setup
-                .push(Expr::new(ExprKind::Statement(Box::new(st)), span))
-        })
+        // The statement and what it holds (a reference among its arguments, say) are placed
+        // at this call: their errors point here, not at the service's configuration.
+        let mut setup = Expr::new(ExprKind::Statement(Box::new(st)), span);
+        stamp(&mut setup, span);
+        d.chain(|def| def.setup.push(setup))
     }
     engine.register_fn("addSetup", add_setup);
     engine.register_fn(
@@ -611,7 +612,7 @@ fn register_definition(engine: &mut Engine) {
                     .values()
                     .map(|e| {
                         let mut e = e.clone();
-                        e.span = e.span.or(span);
+                        stamp(&mut e, span);
                         e
                     })
                     .collect()
