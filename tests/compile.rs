@@ -240,3 +240,17 @@ fn a_script_setup_is_reported_at_its_call() {
         ]
     );
 }
+
+/// A `T[]` parameter (a list of services) is checked at compile time: a scalar or a list with
+/// an item that is not a `T` service is an error at the argument; written, `typed()` and
+/// `tagged()` lists of `T` services pass (third new user's trial: all compiled, then failed at
+/// run time).
+#[test]
+fn a_list_of_services_parameter_is_checked() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/list-parameter.neon");
+    let got = common::codes_and_lines(&path);
+    let expected: Vec<(String, usize)> =
+        (6..=10).map(|l| ("invalid-value".to_string(), l)).collect();
+    assert_eq!(got, expected);
+}

@@ -249,8 +249,23 @@ impl Completer<'_> {
     fn misfit(&self, ty: &crate::catalog::TypeRef, value: &P) -> Option<String> {
         // `null` is not checked: it is also what a failed reference or parameter became, and
         // that failure was reported already.
-        if ty.list_of.is_some() || matches!(value, P::Null) {
+        if matches!(value, P::Null) {
             return None;
+        }
+        // `T[]`: a list whose every item is a `T` service (written, `typed()`, `tagged()`); a
+        // scalar or a list with another item was accepted here and refused by the runtime
+        // when the service was created. A value known only then, or a map, is left to it.
+        if let Some(item) = ty.list_of.as_deref() {
+            return match value {
+                P::List(items) => items.iter().enumerate().find_map(|(k, it)| {
+                    (!matches!(it, P::Null) && fits(self.b, item, it) == Some(false))
+                        .then(|| format!("a list whose item #{k} is {}", self.describe(it)))
+                }),
+                P::Str(_) | P::Int(_) | P::Float(_) | P::Bool(_) | P::Concat(_) => {
+                    Some(self.describe(value))
+                }
+                _ => None,
+            };
         }
         if ty
             .members
