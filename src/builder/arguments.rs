@@ -277,6 +277,28 @@ impl Completer<'_> {
         Some(self.describe(value))
     }
 
+    /// The warning for `tagged(tag)` where no service has `tag` but one has a close name (a
+    /// tag nobody uses yet is no mistake: an application may add its services later).
+    fn unknown_tag(&mut self, tag: &str, ctx: &Ctx, span: Option<Span>) {
+        let tags: std::collections::BTreeSet<&str> = self
+            .b
+            .definitions()
+            .flat_map(|d| d.tags.keys().map(String::as_str))
+            .collect();
+        let Some(close) = crate::diagnostics::suggest(tag, tags.iter().copied()) else {
+            return;
+        };
+        let mut d = self.error(
+            Code::UnknownTag,
+            ctx,
+            format!("No service has tag '{tag}', so tagged() gives an empty list here."),
+            span,
+        );
+        d.severity = crate::diagnostics::Severity::Warning;
+        self.diags
+            .push(d.with_note(format!("did you mean '{close}'?")));
+    }
+
     /// A completed value as a message shows it.
     fn describe(&self, value: &P) -> String {
         let target_text = |t: &CallTarget| match t {
@@ -412,6 +434,9 @@ impl Completer<'_> {
                     } else {
                         self.b.find_by_tag(s).into_keys().collect()
                     };
+                    if lower == "tagged" && found.is_empty() {
+                        self.unknown_tag(s, ctx, v.span.or(span));
+                    }
                     // Nette lists the services of each argument in turn, each in definition
                     // order; a service already listed keeps its first place.
                     let mut found: Vec<String> = found
