@@ -320,6 +320,17 @@ fn only_regular_files_are_replaced() {
     let meta = std::fs::symlink_metadata(dir.path().join("pipe")).unwrap();
     assert!(meta.file_type().is_fifo());
 
+    // `/dev/null` (a habit for "only check"): refused, naming the command that only checks.
+    let (code, stderr) = compile("/dev/null");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("not a regular file")
+            && stderr.contains(
+                "to check a configuration without writing a plan, run `wireplan check CONFIG`"
+            ),
+        "{stderr}"
+    );
+
     // A directory: refused, untouched.
     std::fs::create_dir(dir.path().join("out")).unwrap();
     let (code, stderr) = compile("out");

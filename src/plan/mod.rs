@@ -437,9 +437,15 @@ pub fn write_checked(
 
 /// What is wrong with an output path the system refused, when it can be told from the path:
 /// a name ending in `/` (a folder: the system says "Not a directory" when it does not exist),
-/// or a folder that does not exist (it is not created).
+/// a folder that does not exist (it is not created), or `/dev/null` (say how to only check).
 fn output_path_note(out: &std::path::Path) -> Option<String> {
     let text = out.as_os_str().to_string_lossy();
+    // `-o /dev/null` to only check: the command that checks without writing.
+    if text == "/dev/null" {
+        return Some(
+            "to check a configuration without writing a plan, run `wireplan check CONFIG`".into(),
+        );
+    }
     if text.ends_with('/') || text.ends_with(std::path::MAIN_SEPARATOR) {
         return Some(format!(
             "the path ends with '/', so it names a folder; a plan needs a file name, such as \
