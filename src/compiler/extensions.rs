@@ -359,6 +359,12 @@ impl Extensions {
                      that file"
                 ));
             }
+            if path.to_ascii_lowercase().ends_with(".neon") && !base.join(path).is_file() {
+                d = d.with_note(format!(
+                    "'{path}' names a NEON file: an extension is a Rhai script (.rhai); a \
+                     configuration is added with `includes:`"
+                ));
+            }
             let dirs: Vec<String> = search_path
                 .iter()
                 .map(|p| p.display().to_string())
@@ -379,6 +385,14 @@ impl Extensions {
             let php_class = path.contains('\\')
                 && !path.contains('/')
                 && !path.to_ascii_lowercase().ends_with(".rhai");
+            // A configuration named where a script goes (`ext: config/app.neon`): Rhai's
+            // syntax error about its first line says nothing of that.
+            if path.to_ascii_lowercase().ends_with(".neon") {
+                return d.with_note(format!(
+                    "'{path}' is a NEON file: an extension is a Rhai script (.rhai); a \
+                     configuration is added with `includes:`"
+                ));
+            }
             if d.code == Code::FileNotFound && php_class {
                 let known: Vec<&str> = BUILTIN_SCRIPTS.iter().map(|(n, _)| *n).collect();
                 d.with_note(format!(
