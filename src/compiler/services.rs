@@ -132,6 +132,23 @@ fn service_name(
                     return None;
                 }
             },
+            // Symfony's `_defaults` / `_instanceof` have no Nette equivalent: one error that
+            // says so, instead of a service of that name and its follow-on errors.
+            None if matches!(s.as_str(), "_defaults" | "_instanceof") => {
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidDefinition,
+                        format!("'{s}' is Symfony's, not a service: Nette's configuration has no such key."),
+                    )
+                    .at(items.key_span(s))
+                    .with_note(
+                        "services are autowired by default and there is no 'public'; to give many \
+                         services a tag, setup or autowiring, use the `decorator:` section (by \
+                         type) or `search:` (by name and folder)",
+                    ),
+                );
+                return None;
+            }
             // `as_str` first: `CompactString::to_string` goes through the formatter.
             None => {
                 if let Some(d) = modifies_anonymous(s, items, builder) {
