@@ -126,6 +126,21 @@ impl Resolver<'_> {
                         format!("{prefix}: Interface {iface} cannot be instantiated; name a class that implements it. Nor can it be generated under 'implement:': it has no method create() (a generated factory) or get() (an accessor)."),
                     )
                     .at(span);
+                    // A Rust trait marked `#[interface]` is exported by name only: its
+                    // create() or get() must be declared under `types:` (docs/runtime.md).
+                    if self
+                        .b
+                        .catalog
+                        .get(&iface)
+                        .is_some_and(|c| c.methods.is_empty())
+                    {
+                        d = d.with_note(format!(
+                            "the catalog declares no methods of {iface}: a Rust trait marked \
+                             #[interface] is exported by name only, so declare its create() (a \
+                             factory) or get() (an accessor) under `types:` (docs/runtime.md, \
+                             generated services)"
+                        ));
+                    }
                     d = match implementors.as_slice() {
                         [] => d.with_note(format!("no class in the catalog implements {iface}")),
                         [one] => {
