@@ -168,16 +168,7 @@ fn each_written_step_of_a_cycle_is_labelled() {
 fn a_script_argument_moves_only_its_own_errors() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/set-argument/app.neon");
-    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
-    let got: Vec<(String, String, usize)> =
-        wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
-            .into_iter()
-            .map(|d| {
-                let file = d.file.unwrap_or_default();
-                let name = file.rsplit('/').next().unwrap_or_default().to_string();
-                (d.code.to_string(), name, d.line.unwrap_or(0))
-            })
-            .collect();
+    let got = codes_files_lines(&path);
     assert_eq!(
         got,
         [
@@ -222,16 +213,7 @@ fn a_refused_declared_type_is_not_used_afterwards() {
 fn a_script_setup_is_reported_at_its_call() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/add-setup/app.neon");
-    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
-    let got: Vec<(String, String, usize)> =
-        wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
-            .into_iter()
-            .map(|d| {
-                let file = d.file.unwrap_or_default();
-                let name = file.rsplit('/').next().unwrap_or_default().to_string();
-                (d.code.to_string(), name, d.line.unwrap_or(0))
-            })
-            .collect();
+    let got = codes_files_lines(&path);
     assert_eq!(
         got,
         [
@@ -253,4 +235,17 @@ fn a_list_of_services_parameter_is_checked() {
     let expected: Vec<(String, usize)> =
         (6..=10).map(|l| ("invalid-value".to_string(), l)).collect();
     assert_eq!(got, expected);
+}
+
+/// The diagnostics of compiling `path`: (code, file name without its folder, line), in order.
+fn codes_files_lines(path: &Path) -> Vec<(String, String, usize)> {
+    let result = wireplan::compiler::compile(path, &wireplan::compiler::Options::default());
+    wireplan::diagnostics::to_json(&result.sources, result.diagnostics.items())
+        .into_iter()
+        .map(|d| {
+            let file = d.file.unwrap_or_default();
+            let name = file.rsplit('/').next().unwrap_or_default().to_string();
+            (d.code.to_string(), name, d.line.unwrap_or(0))
+        })
+        .collect()
 }
