@@ -236,7 +236,21 @@ pub(in crate::compiler) fn apply(
                         (Key::Str(tag), _) => {
                             def.tags.insert(tag.to_string(), t.clone());
                         }
-                        _ => invalid(diags, &name, "tags", "tag names", t),
+                        _ => {
+                            let at = diags.len();
+                            invalid(diags, &name, "tags", "tag names", t);
+                            // Symfony's `{name: x, priority: 10}`: say Nette's way.
+                            let symfony = t.as_array().and_then(|a| a.get("name"));
+                            if let (Some(tag), [d]) =
+                                (symfony.and_then(Expr::as_str), diags.since_mut(at))
+                            {
+                                d.notes.push(format!(
+                                    "a tag with attributes is written as its name and its value: \
+                                     `tags: [{tag}: {{…}}]` (Symfony's {{name: …}} form is not \
+                                     Nette's)"
+                                ));
+                            }
+                        }
                     }
                 }
             }
