@@ -94,6 +94,20 @@ fn is_bare_name(path: &str) -> bool {
         && !matches!(path, "." | "..")
 }
 
+/// Whether an `extensions:` value names a NEON file (`app.neon`, any letter case).
+fn is_neon_name(path: &str) -> bool {
+    path.to_ascii_lowercase().ends_with(".neon")
+}
+
+/// The note for a NEON file named where an extension script goes (`verb`: `is` for a file
+/// that was read, `names` for a name looked up on the search path).
+fn neon_file_note(path: &str, verb: &str) -> String {
+    format!(
+        "'{path}' {verb} a NEON file: an extension is a Rhai script (.rhai); a configuration \
+         is added with `includes:`"
+    )
+}
+
 impl Extensions {
     /// Loads the scripts named in the `extensions:` section. `config_of` gives each extension's
     /// configuration section. Errors go to `diags`; a failed script is skipped.
@@ -359,11 +373,8 @@ impl Extensions {
                      that file"
                 ));
             }
-            if path.to_ascii_lowercase().ends_with(".neon") && !base.join(path).is_file() {
-                d = d.with_note(format!(
-                    "'{path}' names a NEON file: an extension is a Rhai script (.rhai); a \
-                     configuration is added with `includes:`"
-                ));
+            if is_neon_name(path) && !base.join(path).is_file() {
+                d = d.with_note(neon_file_note(path, "names"));
             }
             let dirs: Vec<String> = search_path
                 .iter()
@@ -387,11 +398,8 @@ impl Extensions {
                 && !path.to_ascii_lowercase().ends_with(".rhai");
             // A configuration named where a script goes (`ext: config/app.neon`): Rhai's
             // syntax error about its first line says nothing of that.
-            if path.to_ascii_lowercase().ends_with(".neon") {
-                return d.with_note(format!(
-                    "'{path}' is a NEON file: an extension is a Rhai script (.rhai); a \
-                     configuration is added with `includes:`"
-                ));
+            if is_neon_name(path) {
+                return d.with_note(neon_file_note(path, "is"));
             }
             if d.code == Code::FileNotFound && php_class {
                 let known: Vec<&str> = BUILTIN_SCRIPTS.iter().map(|(n, _)| *n).collect();

@@ -29,13 +29,19 @@ pub fn plan_file_hint(path: &Path) -> Option<Diagnostic> {
     if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return None;
     }
+    plan_bytes_hint(path, &read_prefix(path)?)
+}
+
+/// The first [`PREFIX_LEN`] bytes of the file at `path` (all of a shorter one); `None` when it
+/// cannot be opened or read.
+fn read_prefix(path: &Path) -> Option<Vec<u8>> {
     let mut prefix = Vec::with_capacity(PREFIX_LEN);
     std::fs::File::open(path)
         .ok()?
         .take(PREFIX_LEN as u64)
         .read_to_end(&mut prefix)
         .ok()?;
-    plan_bytes_hint(path, &prefix)
+    Some(prefix)
 }
 
 /// What `path` holds, as far as replacing it with a plan goes: `None` when it is not an
@@ -51,10 +57,7 @@ pub fn holds_plan_or_nothing(path: &Path) -> Option<bool> {
     if meta.len() == 0 {
         return Some(true);
     }
-    let mut prefix = Vec::with_capacity(PREFIX_LEN);
-    let read =
-        std::fs::File::open(path).and_then(|f| f.take(PREFIX_LEN as u64).read_to_end(&mut prefix));
-    Some(read.is_ok() && (prefix.is_empty() || is_plan_prefix(&prefix)))
+    Some(read_prefix(path).is_some_and(|prefix| prefix.is_empty() || is_plan_prefix(&prefix)))
 }
 
 /// [`plan_file_hint`] for a file already read (`bytes`, its content or a prefix of it): an

@@ -3,7 +3,7 @@
 //! allowed. The arguments come from what `complete` recorded
 //! ([`Completed::calls`](crate::builder::Completed::calls)), not from a second derivation.
 
-use super::graph::{kind_name, lifespan_name, unknown_service};
+use super::graph::{kind_name, unknown_service};
 use super::text;
 use super::types::{type_candidates, Candidate, CandidateStatus};
 use super::values::{
@@ -410,7 +410,7 @@ fn type_decision(def: &Definition) -> TypeDecision {
 }
 
 fn lifespan(b: &ContainerBuilder, def: &Definition) -> LifespanExplanation {
-    let name = lifespan_name(def.lifespan);
+    let name = def.lifespan.as_str();
     let explain = |allowed: Option<bool>, reason: &str| LifespanExplanation {
         lifespan: name,
         allowed,

@@ -8,7 +8,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use indexmap::IndexMap;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet, VecDeque};
-use wireplan_runtime::plan::{CallTarget, Expr as P, Lifespan, Plan, ServiceKind};
+use wireplan_runtime::plan::{CallTarget, Expr as P, Plan, ServiceKind};
 
 /// What a preliminary graph says about itself.
 pub(crate) const PRELIMINARY: &str =
@@ -95,11 +95,6 @@ pub fn kind_name(kind: ServiceKind) -> &'static str {
     }
 }
 
-/// The lower-case name of a lifespan.
-pub fn lifespan_name(l: Lifespan) -> &'static str {
-    l.as_str()
-}
-
 /// The services `e` refers to, each with the kind of reference (`base`, or `Collection` inside
 /// a list), in order.
 fn refs(e: &P, base: EdgeKind, out: &mut Vec<(String, EdgeKind)>) {
@@ -183,7 +178,7 @@ impl Graph {
                 name: d.name.clone(),
                 kind: kind_name(d.kind.plan_kind()),
                 type_: d.resolved_type.clone().or_else(|| d.declared_type.clone()),
-                lifespan: lifespan_name(d.lifespan),
+                lifespan: d.lifespan.as_str(),
                 tags: d.tags.keys().cloned().collect(),
             });
             match &d.completed {
@@ -230,7 +225,7 @@ impl Graph {
                 name: name.to_string(),
                 kind: kind_name(s.kind),
                 type_: Some(s.type_.to_string()),
-                lifespan: lifespan_name(s.lifespan),
+                lifespan: s.lifespan.as_str(),
                 tags: s.tags.keys().cloned().collect(),
             });
             edges.extend(service_edges(name, &s.create, &s.setup, &s.references));

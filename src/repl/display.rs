@@ -273,11 +273,7 @@ pub fn definition(d: &Definition, sources: &SourceMap) -> String {
             .plan_autowired(d.resolved_type.as_deref().unwrap_or("self")),
     );
     let _ = writeln!(out, "  autowired: {autowired}");
-    let _ = writeln!(
-        out,
-        "  lifespan:  {}",
-        crate::inspect::graph::lifespan_name(d.lifespan)
-    );
+    let _ = writeln!(out, "  lifespan:  {}", d.lifespan.as_str());
     let at = crate::inspect::Location::of_opt(sources, d.span)
         .map(|l| l.to_string())
         .unwrap_or_else(|| "(added at the prompt or by code)".into());

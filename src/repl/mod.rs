@@ -323,10 +323,7 @@ impl Session {
                     .clone()
                     .unwrap_or_else(|| "(type not resolved)".into());
                 if d.lifespan != wireplan_runtime::plan::Lifespan::Singleton {
-                    extra.push_str(&format!(
-                        "  [{}]",
-                        crate::inspect::graph::lifespan_name(d.lifespan)
-                    ));
+                    extra.push_str(&format!("  [{}]", d.lifespan.as_str()));
                 }
                 if matches!(d.autowired, crate::builder::Autowired::All(false)) {
                     extra.push_str("  [not autowired]");
