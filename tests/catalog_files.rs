@@ -62,9 +62,9 @@ fn registry_of_every_kind() -> Registry {
 /// What the compiler's catalog reader should see for each parameter of `App\Everything`.
 const EXPECTED: &[(&str, &str)] = &[
     ("i", "int"),
-    ("i32_", "int"),
-    ("u32_", "int"),
-    ("usize_", "int"),
+    ("i32_", "int<-2147483648, 2147483647>"),
+    ("u32_", "int<0, 4294967295>"),
+    ("usize_", "int<0, max>"),
     ("f", "float"),
     ("b", "bool"),
     ("s", "string"),
@@ -140,13 +140,17 @@ fn check_every_kind(catalog: &Catalog) {
         Some("App\\Handler")
     );
     assert!(by_name("ofactory").ty.nullable);
+    // The fixed-size integers are ranges of `int`, read back from either form.
+    assert_eq!(by_name("usize_").ty.int_range, Some((0, i64::MAX)));
+    assert_eq!(&*by_name("i32_").ty.members, ["int"]);
     assert_eq!(
         by_name("factory").ty.class(),
         None,
         "object is never autowired"
     );
     let run = catalog.method("App\\Everything", "run").expect("run");
-    assert_eq!(run.params[1].ty.text, "int");
+    assert_eq!(run.params[1].ty.text, "int<0, 4294967295>");
+    assert_eq!(run.params[1].ty.int_range, Some((0, u32::MAX.into())));
     assert_eq!(
         run.returns.as_ref().map(|t| t.text.as_str()),
         Some("App\\Clock")

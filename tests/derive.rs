@@ -44,7 +44,7 @@ fn the_derived_catalog_equals_the_register_macro_catalog() {
         "\t\t\tmaxRatio: {type: float, default: 0.5}\n\t\t\tname: {type: string, default: 'app'}\n",
         "\t\t\tDEFAULT_NAME: 'app'\n\t\t\tENABLED: true\n",
         "\t\t\tvalues: array\n\t\t\tlist: array\n",
-        "\t\t\tquota: int\n",
+        "\t\t\tquota: 'int<0, 4294967295>'\n",
         "\tStorage: {interface: true}\n",
         "\tApp\\LoggerFactory:\n\t\tconstructor: private\n\t\tmethods:\n\t\t\tcreate: {params: {path: string}, returns: App\\FileLogger, static: true}\n",
     ] {

@@ -87,7 +87,7 @@ pub struct MethodSig {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of a registered constructor or method",
     label = "no catalog conversion for this parameter type",
-    note = "accepted: Arc<T>, Arc<dyn Trait>, Vec<Arc<dyn Trait>>, Option<_>, i64, i32, u32, usize, f64, bool, String, Value, Callable, Vec<Value>, IndexMap<String, Value>"
+    note = "accepted: Arc<T>, Arc<dyn Trait>, Vec<Arc<dyn Trait>>, Option<_>, i64, i32, i16, i8, u64, u32, u16, u8, usize, f64, bool, String, Value, Callable, Vec<Value>, IndexMap<String, Value>"
 )]
 pub trait ArgType: Sized {
     /// The catalog type, e.g. `string`, `?int`, `App\Logger`, `App\Handler[]`.
@@ -139,36 +139,49 @@ macro_rules! scalar {
 }
 
 scalar!(i64, "int", int, Some);
-scalar!(i32, "int", int, |v| i32::try_from(v).ok());
 scalar!(f64, "float", float, Some);
 scalar!(bool, "bool", bool, Some);
 scalar!(String, "string", str, |s: &str| Some(s.to_string()));
 
-impl ArgType for u32 {
-    fn catalog_type(_: &Registry) -> String {
-        "int".into()
-    }
-    fn from_arg(args: &Args<'_>, index: usize) -> Result<Self, ArgError> {
-        let v = args.int(index)?;
-        u32::try_from(v).map_err(|_| ArgError {
-            index,
-            expected: "int in range of u32".into(),
-            found: v.to_string(),
-        })
-    }
+/// The fixed-size integers other than `i64`: the catalog type is the integer range the Rust
+/// type holds (`int<0, 255>` for `u8`, `int<0, max>` for `u64` and `usize`, whose range
+/// passes `i64`'s), so the compiler refuses a written value out of range at compile time;
+/// a value known only at start-up (a dynamic parameter) is checked here, when the
+/// constructor's argument is read.
+macro_rules! ranged {
+    ($t:ty, $range:literal) => {
+        impl ArgType for $t {
+            fn catalog_type(_: &Registry) -> String {
+                $range.into()
+            }
+            fn from_arg(args: &Args<'_>, index: usize) -> Result<Self, ArgError> {
+                let v = args.int(index)?;
+                <$t>::try_from(v).map_err(|_| ArgError {
+                    index,
+                    expected: concat!("int in range of ", stringify!($t)).into(),
+                    found: v.to_string(),
+                })
+            }
+        }
+    };
 }
 
-impl ArgType for usize {
+ranged!(i8, "int<-128, 127>");
+ranged!(i16, "int<-32768, 32767>");
+ranged!(i32, "int<-2147483648, 2147483647>");
+ranged!(u8, "int<0, 255>");
+ranged!(u16, "int<0, 65535>");
+ranged!(u32, "int<0, 4294967295>");
+ranged!(u64, "int<0, max>");
+ranged!(usize, "int<0, max>");
+
+/// `i32` as a registered method's return value: `int` (every `i32` is one).
+impl ReturnType for i32 {
     fn catalog_type(_: &Registry) -> String {
         "int".into()
     }
-    fn from_arg(args: &Args<'_>, index: usize) -> Result<Self, ArgError> {
-        let v = args.int(index)?;
-        usize::try_from(v).map_err(|_| ArgError {
-            index,
-            expected: "int in range of usize".into(),
-            found: v.to_string(),
-        })
+    fn into_value(self) -> Value {
+        self.into()
     }
 }
 

@@ -208,6 +208,13 @@ impl Completer<'_> {
                         "a quoted '@{target}' is text, not a reference: write @{target} without quotes"
                     ));
                 }
+            }
+            if let P::Int(n) = value {
+                if let Some(why) = p.ty.int_range_misfit(*n) {
+                    d = d.with_note(format!("{n} is {why}"));
+                }
+            }
+            if let P::Str(text) = value {
                 if let Some(note) =
                     p.ty.members
                         .iter()
@@ -272,7 +279,11 @@ impl Completer<'_> {
             .iter()
             .any(|m| fits(self.b, m, value) != Some(false))
         {
-            return None;
+            // `int<min, max>`: a written integer must lie in the range as well.
+            return match value {
+                P::Int(n) if ty.int_range_misfit(*n).is_some() => Some(n.to_string()),
+                _ => None,
+            };
         }
         Some(self.describe(value))
     }

@@ -1,5 +1,5 @@
-//! Type strings of the catalog (`int`, `?App\Db`, `A|B`, `App\Handler[]`, `Provider<T>`):
-//! parsing, syntax checks, built-in type names.
+//! Type strings of the catalog (`int`, `?App\Db`, `A|B`, `App\Handler[]`, `Provider<T>`,
+//! `int<0, max>`): parsing, syntax checks, built-in type names.
 
 use std::sync::Arc;
 
@@ -35,6 +35,11 @@ pub struct TypeRef {
     pub list_of: Option<Name>,
     /// For `Provider<T>`: the target type `T`, a lazy handle's (docs/async.md).
     pub provider_of: Option<Name>,
+    /// For `int<min, max>` (PHPStan's integer range, what the registry declares for `u32`,
+    /// `usize` and the other fixed-size integers): the inclusive bounds, `min` and `max`
+    /// read as `i64::MIN` and `i64::MAX`. The type's member is `int`; the range only adds
+    /// the compile-time check of a written integer ([`TypeRef::int_range_misfit`]).
+    pub int_range: Option<(i64, i64)>,
     /// A type written wrong in the catalog: reported there and read as `mixed`, so a use of
     /// it reports nothing more (no "must be specified" for every service of the class).
     pub reported: bool,
@@ -80,6 +85,7 @@ impl TypeRef {
                 members: Box::new([member]),
                 list_of: None,
                 provider_of: None,
+                int_range: None,
                 reported: false,
             };
         }
@@ -96,6 +102,7 @@ impl TypeRef {
                 members: Box::new([name("array")]),
                 list_of: Some(name(bare_name(item))),
                 provider_of: None,
+                int_range: None,
                 reported: false,
             };
         }
@@ -107,6 +114,18 @@ impl TypeRef {
                 members: Box::new([name(&format!("Provider<{target}>"))]),
                 list_of: None,
                 provider_of: Some(name(target)),
+                int_range: None,
+                reported: false,
+            };
+        }
+        if let Some(Ok(range)) = int_range(body) {
+            return TypeRef {
+                text: name(text),
+                nullable,
+                members: Box::new([name("int")]),
+                list_of: None,
+                provider_of: None,
+                int_range: Some(range),
                 reported: false,
             };
         }
@@ -125,6 +144,7 @@ impl TypeRef {
             members: members.into_boxed_slice(),
             list_of: None,
             provider_of: None,
+            int_range: None,
             reported: false,
         }
     }
@@ -134,6 +154,20 @@ impl TypeRef {
         match &*self.members {
             [one] if !is_builtin(one) && self.list_of.is_none() => Some(one.as_str()),
             _ => None,
+        }
+    }
+
+    /// For an `int<min, max>` type and an integer outside its bounds: the bound it passes,
+    /// as the message's note words it (`"below its minimum 0"`). `None` for any other type
+    /// or value.
+    pub fn int_range_misfit(&self, value: i64) -> Option<String> {
+        let (lo, hi) = self.int_range?;
+        if value < lo {
+            Some(format!("below its minimum {lo}"))
+        } else if value > hi {
+            Some(format!("above its maximum {hi}"))
+        } else {
+            None
         }
     }
 
@@ -169,6 +203,9 @@ impl TypeRef {
             return (!is_type_name(target) || is_builtin(target))
                 .then(|| format!("'{target}' in Provider<…> is not a class name"));
         }
+        if let Some(range) = int_range(body) {
+            return range.err();
+        }
         let members: Vec<&str> = body.split('|').map(str::trim).collect();
         if nullable && members.len() > 1 {
             return Some("'?' cannot be combined with a union; add |null instead".into());
@@ -181,6 +218,40 @@ impl TypeRef {
             .find(|m| !is_type_name(m))
             .map(|m| format!("'{m}' is not a type name"))
     }
+}
+
+/// The bounds of an integer range `int<min, max>` (PHPStan's syntax: each bound an integer or
+/// the word `min` / `max`, spaces allowed), `None` when `body` is no `int<…>` at all, and
+/// `Some(Err(why))` when it is one written wrong (not two bounds, a bound that is no integer,
+/// the minimum above the maximum).
+pub fn int_range(body: &str) -> Option<Result<(i64, i64), String>> {
+    let head = body.get(..4)?;
+    if !head.eq_ignore_ascii_case("int<") {
+        return None;
+    }
+    let Some(inner) = body[4..].strip_suffix('>') else {
+        return Some(Err("'int<' must end with '>'".into()));
+    };
+    let bounds: Vec<&str> = inner.split(',').map(str::trim).collect();
+    let [lo, hi] = bounds[..] else {
+        return Some(Err(format!(
+            "int<{inner}> must give two bounds: int<min, max>, e.g. int<0, max>"
+        )));
+    };
+    let bound = |text: &str, word: &str, at: i64| -> Result<i64, String> {
+        if text.eq_ignore_ascii_case(word) {
+            return Ok(at);
+        }
+        text.parse::<i64>()
+            .map_err(|_| format!("'{text}' in int<…> is no integer (write a number or '{word}')"))
+    };
+    Some((|| {
+        let (lo, hi) = (bound(lo, "min", i64::MIN)?, bound(hi, "max", i64::MAX)?);
+        if lo > hi {
+            return Err(format!("int<{lo}, {hi}> has its minimum above its maximum"));
+        }
+        Ok((lo, hi))
+    })())
 }
 
 /// `T` of `Provider<T>` (spaces allowed inside the brackets).
@@ -264,6 +335,58 @@ mod tests {
         }
         assert!(is_builtin("iterable") && is_builtin("INT") && !is_builtin("App\\int"));
         assert!(!is_builtin("integers") && !is_builtin("callables"));
+    }
+
+    /// `int<min, max>`: an `int` with bounds (words for the ends of `i64`), checked values, and
+    /// the ways to write one wrong.
+    #[test]
+    fn integer_ranges() {
+        let t = TypeRef::parse("?int<0, max>");
+        assert_eq!(
+            (t.nullable, &*t.members[0], t.int_range),
+            (true, "int", Some((0, i64::MAX)))
+        );
+        assert_eq!(
+            TypeRef::parse("INT< min ,-3 >").int_range,
+            Some((i64::MIN, -3))
+        );
+        let byte = TypeRef::parse("int<0, 255>");
+        assert_eq!(
+            byte.int_range_misfit(-1).as_deref(),
+            Some("below its minimum 0")
+        );
+        assert_eq!(
+            byte.int_range_misfit(256).as_deref(),
+            Some("above its maximum 255")
+        );
+        assert_eq!(
+            (byte.int_range_misfit(0), byte.int_range_misfit(255)),
+            (None, None)
+        );
+        assert_eq!(TypeRef::parse("int").int_range_misfit(-1), None);
+        assert_eq!(TypeRef::syntax_error("int<0, max>"), None);
+        for (text, why) in [
+            ("int<2, 1>", "int<2, 1> has its minimum above its maximum"),
+            (
+                "int<1>",
+                "int<1> must give two bounds: int<min, max>, e.g. int<0, max>",
+            ),
+            (
+                "int<1, 2, 3>",
+                "int<1, 2, 3> must give two bounds: int<min, max>, e.g. int<0, max>",
+            ),
+            (
+                "int<x, 2>",
+                "'x' in int<…> is no integer (write a number or 'min')",
+            ),
+            (
+                "int<0, 1e3>",
+                "'1e3' in int<…> is no integer (write a number or 'max')",
+            ),
+            ("int<0, max", "'int<' must end with '>'"),
+        ] {
+            assert_eq!(TypeRef::syntax_error(text).as_deref(), Some(why), "{text}");
+        }
     }
 
     /// A type that is one name parses on its short path as on the general one (a union of one).

@@ -302,6 +302,11 @@ fn scalar_of(declared: &str) -> Option<&'static str> {
         .trim_start_matches('?')
         .split('|')
         .map(|m| m.trim().to_ascii_lowercase())
+        // `int<0, max>` (a range) asks for an int.
+        .map(|m| match m.starts_with("int<") {
+            true => "int".to_string(),
+            false => m,
+        })
         .filter(|m| m != "null")
         .collect();
     match members.as_slice() {
