@@ -230,7 +230,11 @@ pub fn int_range(body: &str) -> Option<Result<(i64, i64), String>> {
         return None;
     }
     let Some(inner) = body[4..].strip_suffix('>') else {
-        return Some(Err("'int<' must end with '>'".into()));
+        return Some(Err(
+            "'int<' must end with '>' (in NEON quote the whole range, 'int<0, max>': a `,` \
+             ends an unquoted value)"
+                .into(),
+        ));
     };
     let bounds: Vec<&str> = inner.split(',').map(str::trim).collect();
     let [lo, hi] = bounds[..] else {
@@ -383,7 +387,7 @@ mod tests {
                 "int<0, 1e3>",
                 "'1e3' in int<…> is no integer (write a number or 'max')",
             ),
-            ("int<0, max", "'int<' must end with '>'"),
+            ("int<0, max", "'int<' must end with '>' (in NEON quote the whole range, 'int<0, max>': a `,` ends an unquoted value)"),
         ] {
             assert_eq!(TypeRef::syntax_error(text).as_deref(), Some(why), "{text}");
         }

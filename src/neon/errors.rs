@@ -98,6 +98,23 @@ impl ParseError {
                                 .into(),
                         );
                     }
+                    // `workers: int<0, max>`: the unquoted value ended at the `,`.
+                    let after_literal = self
+                        .pos
+                        .checked_sub(1)
+                        .and_then(|i| tokens.get(i))
+                        .is_some_and(|p| {
+                            let before = &src[p.start as usize..p.end as usize];
+                            !before.starts_with(['[', ']', '{', '}', '(', ')', ',', '=', ':', '\n'])
+                                && !before.starts_with(['\'', '"'])
+                        });
+                    if text == "," && after_literal {
+                        notes.push(
+                            "a `,` ends an unquoted value; quote a value that contains `,`, \
+                             e.g. 'int<0, max>' or 'a, b'"
+                                .into(),
+                        );
+                    }
                     let shown = cut(text, 40).replace('\n', "<new line>");
                     (format!("Unexpected '{shown}'"), "not expected here".into())
                 }

@@ -206,6 +206,17 @@ fn errors_explain_themselves() {
     let d = dec("url: http://x/?a=1").unwrap_err();
     assert_eq!(d.message, "Unexpected '='");
     assert!(d.notes[0].contains("quote"));
+
+    // A `,` after an unquoted value in a block: the value was meant to hold it.
+    let d = dec("types:\n\tworkers: int<0, max>").unwrap_err();
+    assert_eq!(d.message, "Unexpected ','");
+    assert_eq!(
+        d.notes,
+        ["a `,` ends an unquoted value; quote a value that contains `,`, e.g. 'int<0, max>' or 'a, b'"]
+    );
+    // Not after a bracket or a quoted string (nothing was cut short there).
+    assert!(dec("a: [,]").unwrap_err().notes.is_empty());
+    assert!(dec("a: 'x', b").unwrap_err().notes.is_empty());
 }
 
 #[test]
