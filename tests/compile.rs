@@ -249,3 +249,24 @@ fn codes_files_lines(path: &Path) -> Vec<(String, String, usize)> {
         })
         .collect()
 }
+
+/// A later file that gives an argument by name replaces the one an earlier file gave at its
+/// position, silently (Nette's override); in one list, the dropped value is warned about
+/// (`args-named-and-positional` in the fixtures).
+#[test]
+fn a_named_argument_in_a_later_file_overrides_a_positional_one_quietly() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/named-override/app.neon");
+    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let plan = result.plan.expect("compiles");
+    let args = &plan.services["metrics"].create;
+    assert_eq!(
+        serde_json::to_value(args).unwrap()["args"],
+        serde_json::json!(["local"])
+    );
+    assert!(
+        result.diagnostics.items().is_empty(),
+        "{:?}",
+        result.diagnostics.items()
+    );
+}

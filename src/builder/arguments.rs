@@ -12,6 +12,7 @@ use indexmap::IndexMap;
 use wireplan_runtime::plan::{CallTarget, Expr as P};
 
 mod fit;
+mod warnings;
 use fit::{accepts_null, convert, fits};
 
 impl Completer<'_> {
@@ -288,28 +289,6 @@ impl Completer<'_> {
         Some(self.describe(value))
     }
 
-    /// The warning for `tagged(tag)` where no service has `tag` but one has a close name (a
-    /// tag nobody uses yet is no mistake: an application may add its services later).
-    fn unknown_tag(&mut self, tag: &str, ctx: &Ctx, span: Option<Span>) {
-        let tags: std::collections::BTreeSet<&str> = self
-            .b
-            .definitions()
-            .flat_map(|d| d.tags.keys().map(String::as_str))
-            .collect();
-        let Some(close) = crate::diagnostics::suggest(tag, tags.iter().copied()) else {
-            return;
-        };
-        let mut d = self.error(
-            Code::UnknownTag,
-            ctx,
-            format!("No service has tag '{tag}', so tagged() gives an empty list here."),
-            span,
-        );
-        d.severity = crate::diagnostics::Severity::Warning;
-        self.diags
-            .push(d.with_note(format!("did you mean '{close}'?")));
-    }
-
     /// A completed value as a message shows it.
     fn describe(&self, value: &P) -> String {
         let target_text = |t: &CallTarget| match t {
@@ -553,9 +532,12 @@ impl Completer<'_> {
                 positional.clear();
                 break;
             }
-            let explicit = named
-                .shift_remove(p.name.as_str())
-                .or_else(|| positional.get(i).copied().flatten());
+            let by_name = named.shift_remove(p.name.as_str());
+            let at_position = positional.get(i).copied().flatten();
+            if let (Some(n), Some(v)) = (by_name, at_position) {
+                self.overridden_position(p, i, n, v, ctx);
+            }
+            let explicit = by_name.or(at_position);
             if let (Some(v), Some(target)) = (explicit, p.ty.provider_of.as_deref()) {
                 let value = self.provider_value(p, target, v, ctx, span, f);
                 origins.push((out.len(), p, self.given_source(v, &value)));
