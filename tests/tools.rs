@@ -375,8 +375,8 @@ fn show_and_graph_warn_about_what_the_runtime_refuses() {
     );
     assert!(!err.contains("refuses to load"), "{err}");
 
-    // A singleton edited to hold a scoped service: warned of too (the runtime fails when it is
-    // first created; second new user's trial).
+    // A singleton edited to hold a scoped service: warned of too (the runtime refuses such a
+    // plan at load; second and fourth new users' trials).
     json["services"]["blog"]["create"]["args"][0] = serde_json::json!({"$ref": "db"});
     json["services"]["db"]["lifespan"] = serde_json::json!("scoped");
     std::fs::write(dir.path().join("captive.json"), json.to_string()).expect("write");
@@ -386,7 +386,22 @@ fn show_and_graph_warn_about_what_the_runtime_refuses() {
         err.contains(
             "warning[invalid-plan]: Services › blog: the singleton holds scoped service 'db' \
              (path: blog -> db), which lives only inside a scope (captive-dependency)."
-        ) && err.contains("fails when the service is first created"),
+        ) && err.contains("the runtime refuses to load this plan"),
+        "{err}"
+    );
+
+    // A service that needs one marked requires_async, unmarked itself (a hand edit): the
+    // runtime refuses it at load, so `show` says so.
+    json["services"]["db"]["lifespan"] = serde_json::json!("singleton");
+    json["services"]["db"]["requires_async"] = serde_json::json!(true);
+    std::fs::write(dir.path().join("async.json"), json.to_string()).expect("write");
+    let (code, _, err) = run_in(dir.path(), &["show", "async.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "warning[invalid-plan]: Service 'blog' needs 'db', which requires async, but is not \
+             marked requires_async itself."
+        ) && err.contains("the runtime refuses to load this plan"),
         "{err}"
     );
 

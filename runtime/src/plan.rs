@@ -10,7 +10,9 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Map, Value as Json};
 
+mod asynchrony;
 mod captives;
+pub use asynchrony::{async_flags, AsyncFlag, AsyncProblem, Constructor};
 pub use captives::captives;
 
 /// The `format` field of every plan.

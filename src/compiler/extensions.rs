@@ -681,6 +681,24 @@ impl Extensions {
                         crate::plan::captives(&current),
                         crate::plan::captives(&p),
                     ));
+                    // `requires_async` flags the edit made wrong (computed on the builder,
+                    // before the plan; the runtime refuses such a plan at load).
+                    let ctor = |c: &str| {
+                        let info = catalog.get(c)?;
+                        if info.is_async {
+                            Some(wireplan_runtime::plan::Constructor::Async)
+                        } else {
+                            (!info.interface && !info.is_abstract && !info.private_constructor)
+                                .then_some(wireplan_runtime::plan::Constructor::Sync)
+                        }
+                    };
+                    let flags = |plan: &Plan| {
+                        wireplan_runtime::plan::async_flags(plan, &ctor)
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect()
+                    };
+                    problems.extend(introduced(flags(&current), flags(&p)));
                     drop(builder);
                     if problems.is_empty() {
                         current = p;

@@ -111,9 +111,11 @@ pub const MAX_PROBLEMS: usize = 20;
 /// `show`, `graph` and `diff` still show such a plan (edited by hand or by a tool) and print
 /// these first, so that it cannot look sound. Each says when it fails: what the runtime refuses at
 /// load (a reference, provider, alias, autowiring or tag entry naming no service; another
-/// format or version), or when the service is first created (a `create` that constructs
-/// nothing, a construction cycle, a singleton that holds a scoped service: [`crate::plan::captives`]). At most [`MAX_PROBLEMS`] are listed, then one warning counts
-/// the rest.
+/// format or version; a singleton that holds a scoped service, [`crate::plan::captives`]; a
+/// service that needs one marked `requires_async` without the mark itself,
+/// [`wireplan_runtime::plan::async_flags`]), or when the service is first created (a `create`
+/// that constructs nothing, a construction cycle). At most [`MAX_PROBLEMS`] are listed, then
+/// one warning counts the rest.
 pub fn problems(plan: &Plan) -> Vec<Diagnostic> {
     // A plan that read is of a version the runtime reads (older ones too): the compiler's
     // "must stay version N" rule is for plans edited in `afterCompile()`, not for files.
@@ -135,11 +137,19 @@ pub fn problems(plan: &Plan) -> Vec<Diagnostic> {
         })
         .collect();
     // A singleton that holds a scoped service (a plan edited after compiling: the compiler
-    // refuses to write one) fails when it is first created, outside any scope.
+    // refuses to write one): the runtime refuses the plan at load.
+    const AT_LOAD: &str = "the runtime refuses to load this plan";
     listed.extend(
         crate::plan::captives(plan)
             .into_iter()
-            .map(|line| (line, AT_CREATION)),
+            .map(|line| (line, AT_LOAD)),
+    );
+    // A service that needs one marked requires_async, unmarked itself (no registry here:
+    // which constructors are async is not known, so only the flags' agreement is checked).
+    listed.extend(
+        wireplan_runtime::plan::async_flags(plan, &|_| None)
+            .iter()
+            .map(|p| (p.to_string(), AT_LOAD)),
     );
     let more = listed.len().saturating_sub(MAX_PROBLEMS);
     let mut out: Vec<Diagnostic> = listed

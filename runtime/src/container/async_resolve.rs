@@ -596,139 +596,32 @@ impl Scope {
     }
 }
 
-/// Load-time check that the plan's `requires_async` flags agree with the registry: a service
-/// that calls an async constructor, or needs a service that requires async, must be marked
-/// itself (a plan compiled against an older catalog is not). One problem per service.
-pub(super) fn plan_problems<'p>(
-    plan: &'p crate::plan::Plan,
-    registry: &crate::Registry,
-) -> Vec<String> {
-    let mut problems = Vec::new();
-    // The service a reference names (an alias is followed).
-    let real = |n: &'p str| plan.aliases.get(n).map_or(n, |r| r.as_str());
-    let needs_async = |n: &'p str| {
-        let real = real(n);
-        plan.services
-            .get(real)
-            .is_some_and(|d| d.requires_async && d.kind == ServiceKind::Service)
-            .then(|| real.to_string())
+/// Load-time check that the plan's `requires_async` flags agree with the registry
+/// ([`crate::plan::async_flags`], with the registry's constructors), each problem with the
+/// loader's advice.
+pub(super) fn plan_problems(plan: &crate::plan::Plan, registry: &crate::Registry) -> Vec<String> {
+    let ctor = |class: &str| {
+        let c = registry.t.classes.get(class)?;
+        if c.async_ctor.is_some() {
+            Some(crate::plan::Constructor::Async)
+        } else {
+            c.ctor.is_some().then_some(crate::plan::Constructor::Sync)
+        }
     };
-    // Unmarked services that reach an async constructor (directly, or through a marked or
-    // another such service): reported as unmarked below, and counted as async where a marked
-    // service's need for async is judged, so a missing flag is not also blamed on the marked
-    // services that need it.
-    let mut unmarked_async: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    loop {
-        let before = unmarked_async.len();
-        for (name, sp) in &plan.services {
-            if sp.kind != ServiceKind::Service
-                || sp.requires_async
-                || unmarked_async.contains(name.as_str())
-            {
-                continue;
-            }
-            let exprs = || std::iter::once(&sp.create).chain(&sp.setup);
-            let mut reaches = exprs().any(|e| async_class(e, registry).is_some());
-            for e in exprs() {
-                e.for_each_ref(&mut |n| {
-                    reaches |= needs_async(n).is_some() || unmarked_async.contains(real(n));
-                });
-            }
-            if reaches {
-                unmarked_async.insert(name.as_str());
-            }
-        }
-        if unmarked_async.len() == before {
-            break;
-        }
-    }
-    for (name, sp) in &plan.services {
-        if sp.kind != ServiceKind::Service {
-            continue;
-        }
-        let exprs = || std::iter::once(&sp.create).chain(&sp.setup);
-        if sp.requires_async {
-            // The other way round: marked, but its class's constructor is sync in this
-            // registry and nothing it needs is async (a constructor made sync since the plan
-            // was compiled; `get` would ask for `get_async` for no reason).
-            let sync_class = match &sp.create {
-                Expr::New { class, .. } => registry
-                    .t
-                    .classes
-                    .get(class.as_str())
-                    .filter(|c| c.ctor.is_some() && c.async_ctor.is_none())
-                    .map(|_| class.as_str()),
-                _ => None,
+    crate::plan::async_flags(plan, &ctor)
+        .into_iter()
+        .map(|p| {
+            let advice = match p.kind {
+                crate::plan::AsyncFlag::MarkedButSync { .. } => {
+                    ": the plan was compiled for another registry, or edited since (a reference \
+                     changed, say); recompile it with the registry's catalog"
+                }
+                crate::plan::AsyncFlag::AsyncConstructor { .. } => {
+                    " (recompile the plan with the registry's catalog)"
+                }
+                crate::plan::AsyncFlag::NeedsAsync { .. } => "",
             };
-            if let Some(class) = sync_class {
-                let mut via = false;
-                for e in exprs() {
-                    e.for_each_ref(&mut |n| {
-                        via |= needs_async(n).is_some() || unmarked_async.contains(real(n));
-                    });
-                }
-                if !via && exprs().all(|e| async_class(e, registry).is_none()) {
-                    problems.push(format!(
-                        "service '{name}' is marked requires_async, but {class} has a sync \
-                         constructor and nothing else it needs is async: the plan was compiled \
-                         for another registry, or edited since (a reference changed, say); \
-                         recompile it with the registry's catalog"
-                    ));
-                }
-            }
-            continue;
-        }
-        if let Some(class) = exprs().find_map(|e| async_class(e, registry)) {
-            problems.push(format!(
-                "service '{name}': {class} has an async constructor but the service is not \
-                 marked requires_async (recompile the plan with the registry's catalog)"
-            ));
-            continue;
-        }
-        let mut needs = None;
-        for e in exprs() {
-            e.for_each_ref(&mut |n| {
-                if needs.is_none() {
-                    needs = needs_async(n);
-                }
-            });
-        }
-        if let Some(dep) = needs {
-            problems.push(format!(
-                "service '{name}' needs '{dep}', which requires async, but is not marked \
-                 requires_async itself"
-            ));
-        }
-    }
-    problems
-}
-
-/// The first class with an async constructor that `e` calls with `$new` (providers excepted).
-fn async_class<'a>(e: &'a Expr, registry: &crate::Registry) -> Option<&'a str> {
-    let target = |t: &'a CallTarget| match t {
-        CallTarget::Expr(x) => async_class(x, registry),
-        _ => None,
-    };
-    let many = |items: &'a [Expr]| items.iter().find_map(|x| async_class(x, registry));
-    match e {
-        Expr::New { class, args } => registry
-            .t
-            .classes
-            .get(class.as_str())
-            .filter(|c| c.async_ctor.is_some())
-            .map(|_| class.as_str())
-            .or_else(|| many(args)),
-        Expr::Call {
-            target: t, args, ..
-        } => target(t).or_else(|| many(args)),
-        Expr::Set {
-            target: t, value, ..
-        } => target(t).or_else(|| async_class(value, registry)),
-        Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => target(t),
-        Expr::Func { arg, .. } => async_class(arg, registry),
-        Expr::ArgOr { default, .. } => async_class(default, registry),
-        Expr::List(items) | Expr::Concat(items) => many(items),
-        Expr::Map(m) => m.values().find_map(|x| async_class(x, registry)),
-        _ => None,
-    }
+            format!("{p}{advice}")
+        })
+        .collect()
 }
