@@ -126,13 +126,10 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
                                         );
                                     }
                                 }
+                                let note = provider_note(b, &cycle);
                                 diags.push(
                                     d.with_note(format!("path: {}", cycle.join(" -> ")))
-                                        .with_note(
-                                        "a Provider<T> parameter breaks the cycle: declare one \
-                                         of these constructor parameters as Provider<T> (a \
-                                         lazy handle) and resolve it when needed",
-                                    ),
+                                        .with_note(note),
                                 );
                             }
                         }
@@ -179,4 +176,42 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
             );
         }
     }
+}
+
+/// The note of a `circular-reference` error on how to break the cycle `cycle` (its names, the
+/// first repeated at the end): a `Provider<T>` parameter on the path. When a step goes
+/// through a setup call rather than the constructor, the note says which step is which
+/// (fourth new user's trial: the constructor-only wording sent them to the wrong place).
+fn provider_note(b: &ContainerBuilder, cycle: &[String]) -> String {
+    let steps: Vec<(&str, &str, bool)> = cycle
+        .windows(2)
+        .map(|pair| {
+            let in_create = b
+                .get_definition(&pair[0])
+                .and_then(|d| d.completed.as_ref())
+                .is_some_and(|c| {
+                    let mut hit = false;
+                    c.create.for_each_ref(&mut |n| hit |= n == pair[1]);
+                    hit
+                });
+            (pair[0].as_str(), pair[1].as_str(), in_create)
+        })
+        .collect();
+    if steps.iter().all(|&(_, _, in_create)| in_create) {
+        return "a Provider<T> parameter breaks the cycle: declare one of these constructor \
+                parameters as Provider<T> (a lazy handle) and resolve it when needed"
+            .into();
+    }
+    let list: Vec<String> = steps
+        .iter()
+        .map(|&(from, to, in_create)| {
+            let place = if in_create { "constructor" } else { "setup" };
+            format!("'{from}' needs '{to}' in its {place}")
+        })
+        .collect();
+    format!(
+        "a Provider<T> parameter breaks the cycle: declare the parameter of one of these steps \
+         as Provider<T> (a lazy handle) and resolve it when needed: {}",
+        list.join(", ")
+    )
 }
