@@ -166,7 +166,8 @@ pub fn registry_catalog(registry: &Registry) -> CatalogInput {
 }
 
 /// Loads `config` through the plan cache in `cache_dir` with `registry`: the cached plan when
-/// it is current, otherwise a fresh compilation (written to the cache atomically).
+/// it is current, otherwise a fresh compilation (written to the cache atomically). Relative
+/// paths are relative to the current directory (for `cargo run`, the package's folder).
 ///
 /// The compilation reads the registry's catalog in process ([`registry_catalog`]), so the
 /// configuration needs no `types:` for what the registry provides (a class declared in both
