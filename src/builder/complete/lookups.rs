@@ -242,6 +242,12 @@ impl Completer<'_> {
                 if let Some(note) = self.b.stopped_extensions_note() {
                     d = d.with_note(note);
                 }
+                // A class the container cannot create with `new` (a registry's class
+                // registered without a constructor): the definition to add is a slot, an
+                // import or a factory method, not `name: Class`.
+                if let Some(note) = self.uncreatable_note(ty) {
+                    d = d.with_note(note);
+                }
                 // The service may be there with autowiring leaving it out: Nette's note alone
                 // would send the user looking for a missing definition.
                 match self.excluded_provider(ty) {
@@ -253,6 +259,27 @@ impl Completer<'_> {
                 }
             }
         }
+    }
+
+    /// For a class with a private constructor (how a registry exports a class registered
+    /// without one): how a service of it is declared, since `name: Class` would be refused.
+    fn uncreatable_note(&self, ty: &str) -> Option<String> {
+        let info = self.b.catalog.get(ty)?;
+        if !info.private_constructor || info.interface || info.is_abstract {
+            return None;
+        }
+        let name = {
+            let short = ty.rsplit('\\').next().unwrap_or(ty);
+            let mut c = short.chars();
+            c.next()
+                .map(|f| f.to_lowercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        };
+        Some(format!(
+            "{ty} has no public constructor (what a Rust registry exports for a class registered \
+             without one): declare its service as a scope slot, `{name}: {{type: {ty}, slot: true}}`, \
+             an imported service (`imported: true`), or one a static factory method creates"
+        ))
     }
 
     /// The first removed service (in removal order) whose type was `ty` or a subtype, and how
