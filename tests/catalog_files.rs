@@ -1382,3 +1382,25 @@ fn writing_the_catalog_replaces_only_a_catalog() {
     std::fs::write(&path, "# classes\ntypes:\n\tApp\\X: {}\n").unwrap();
     write_catalog(&registry, &path).unwrap();
 }
+
+/// A class in a configuration's `types:` and in a `--catalog` file: the message names both
+/// places (it said "and before it"; fourth new user's trial).
+#[test]
+fn a_class_in_types_and_in_a_catalog_file_names_both() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("config.neon"),
+        "types:\n\tApp\\A: {}\nservices:\n\ta: App\\A\n",
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("one.json"), r#"{"types": {"App\\A": {}}}"#).expect("write");
+    let (got, shown) = check_json(dir.path(), "one.json");
+    let d = got
+        .iter()
+        .find(|d| d["code"] == "duplicate-class")
+        .unwrap_or_else(|| panic!("a duplicate-class error in {shown}"));
+    assert_eq!(
+        d["message"],
+        "Class App\\A is declared twice: in the catalog 'one.json' and in `types:` of 'config.neon'."
+    );
+}

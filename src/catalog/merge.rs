@@ -174,10 +174,18 @@ impl Catalog {
                              are one catalog passed twice: pass it once)",
                         ),
                         None => (
-                            format!(
-                                "Class {} is declared twice: in the catalog '{}' and before it.",
-                                info.name, file.name
-                            ),
+                            match first.map(|at| &sources.get(at.file).name) {
+                                Some(config) => format!(
+                                    "Class {} is declared twice: in the catalog '{}' and in \
+                                     `types:` of '{config}'.",
+                                    info.name, file.name
+                                ),
+                                None => format!(
+                                    "Class {} is declared twice: in the catalog '{}' and before \
+                                     it.",
+                                    info.name, file.name
+                                ),
+                            },
                             "declare each class once: drop the hand-written entry from \
                              `types:` when the registry's catalog provides it (or register it \
                              in Rust)",
