@@ -375,6 +375,24 @@ fn long_parameter_chains_are_a_positioned_error() {
         )
         .unwrap();
     }
+    // The argument the chain left null is an error of its own that says it follows from
+    // that one (fourth new user's trial).
+    let typed = format!(
+        "types:\n\tApp\\S:\n\t\tconstructor: {{x: string}}\n{}",
+        chain(1500, false)
+    );
+    let (_dir, diags, _) = compile_text(typed.as_bytes());
+    let null = diags
+        .iter()
+        .find(|d| d.message.contains("expects string, null given"))
+        .unwrap_or_else(|| panic!("{diags:?}"));
+    assert_eq!(
+        null.notes,
+        [
+            "%p0% is null here: it expands parameters inside one another past the limit (reported \
+          above), so it has no value; this error follows from that one"
+        ]
+    );
     // 900 links are fine: the value arrives at the end of the chain.
     let (_dir, diags, _) = compile_text(chain(900, false).as_bytes());
     assert!(

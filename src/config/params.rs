@@ -290,6 +290,7 @@ impl<'a> Expander<'a> {
             nested_too_deep: Vec::new(),
             cut: Vec::new(),
             circular: Vec::new(),
+            chain_too_deep: Vec::new(),
             reading_missing: Vec::new(),
             diags,
         };
@@ -381,6 +382,11 @@ impl<'a> Expander<'a> {
                 .chain(self.cut.drain(..).map(|path| (path, PAST_COPY_LIMIT)))
                 .chain(self.circular.drain(..).map(|name| (name, CIRCULAR)))
                 .chain(
+                    self.chain_too_deep
+                        .drain(..)
+                        .map(|name| (name, CHAIN_TOO_DEEP)),
+                )
+                .chain(
                     self.reading_missing
                         .drain(..)
                         .map(|name| (name, READS_MISSING)),
@@ -407,6 +413,9 @@ const TOO_DEEP: &str =
 /// Why a parameter is in [`Parameters::left_out`]: it is part of a cycle of parameters.
 const CIRCULAR: &str =
     "it refers to itself through other parameters (reported above), so it has no value";
+/// Why a parameter is in [`Parameters::left_out`]: its expansion passed the chain limit.
+const CHAIN_TOO_DEEP: &str = "it expands parameters inside one another past the limit (reported \
+     above), so it has no value";
 /// Why a parameter is in [`Parameters::left_out`]: its value reads a missing parameter.
 const READS_MISSING: &str =
     "its value reads a parameter that is missing (reported above), so it has no value";
@@ -556,6 +565,9 @@ struct Expander<'a> {
     cut: Vec<String>,
     /// Parameters found in a cycle (each once), which expanded to null.
     circular: Vec<String>,
+    /// Parameters whose expansion passed [`MAX_PARAMETER_CHAIN`] (the chain being expanded
+    /// then), which expanded to null.
+    chain_too_deep: Vec<String>,
     /// Parameters whose value reads a missing one (each once, the whole chain being expanded
     /// when it was found): a reference to it gives null.
     reading_missing: Vec<String>,
@@ -627,6 +639,10 @@ impl Expander<'_> {
         };
         if self.stack.len() >= MAX_PARAMETER_CHAIN {
             self.too_deep(name, used_at);
+            // (A chain found again from the same start adds nothing.)
+            if !self.chain_too_deep.contains(&self.stack[0]) {
+                push_once(&mut self.chain_too_deep, &self.stack);
+            }
             return false;
         }
         self.stack.push(name.to_string());
