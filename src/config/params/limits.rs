@@ -148,3 +148,71 @@ pub(super) fn clear_spans(v: &mut Expr) {
         _ => {}
     }
 }
+
+/// The reports of the limits, made while expanding.
+impl super::Expander<'_> {
+    /// Reports (once) that copying `%path%` at `span` passes the copy limit on nodes (or, when
+    /// `nodes` is false, on text), with the chain of parameters being expanded.
+    pub(super) fn over_limit(&mut self, path: &str, nodes: bool, span: Span) {
+        if std::mem::replace(&mut self.over_limit, true) {
+            return;
+        }
+        let limit = if nodes {
+            format!("{MAX_EXPANDED_NODES} values")
+        } else {
+            format!("{MAX_EXPANDED_TEXT} bytes of text")
+        };
+        let chain: Vec<String> = self
+            .stack
+            .iter()
+            .map(String::as_str)
+            .chain([path])
+            .map(|n| format!("%{n}%"))
+            .collect();
+        let mut d = Diagnostic::error(
+            Code::InvalidValue,
+            format!(
+                "Expanding %{path}% here passes the limit on what parameter references may copy \
+                 into the configuration: {limit} in total."
+            ),
+        )
+        .at(self.loc(Some(span)))
+        .with_note(format!("expanding: {}", chain.join(" -> ")))
+        .with_note(
+            "each reference copies the whole value it names, so parameters built from other \
+             parameters (repeating them, or wrapping one in the next along a chain) multiply \
+             what is copied; later references past the limit expand to null",
+        );
+        if let Some(note) = self.foreign_note() {
+            d = d.with_note(note);
+        }
+        self.diags.push(d);
+    }
+
+    /// Reports (once) that expanding `%name%` at `used_at` would pass [`MAX_PARAMETER_CHAIN`]
+    /// parameters expanded inside one another; the parameter expands to null.
+    pub(super) fn too_deep(&mut self, name: &str, used_at: Option<Span>) {
+        if std::mem::replace(&mut self.too_deep, true) {
+            return;
+        }
+        let first = &self.stack[0];
+        let last = &self.stack[self.stack.len() - 1];
+        let span = self.loc(used_at.or_else(|| self.raw.get(first).map(|v| v.span)));
+        let mut d = Diagnostic::error(
+            Code::InvalidValue,
+            format!(
+                "Expanding %{first}% needs parameters expanded inside one another more than \
+                 {MAX_PARAMETER_CHAIN} deep (%{first}% -> ... -> %{last}% -> %{name}%)."
+            ),
+        )
+        .at(span)
+        .with_note(format!(
+            "a parameter may refer to one that refers to another and so on, at most \
+             {MAX_PARAMETER_CHAIN} deep; %{name}% expands to null"
+        ));
+        if let Some(note) = self.foreign_note() {
+            d = d.with_note(note);
+        }
+        self.diags.push(d);
+    }
+}
