@@ -443,6 +443,17 @@ fn one_truth_new_services_are_resolved_and_errors_agree() {
         r#"builder.addDefinition("bad").setFactory("App\\Nope")"#,
     );
     assert!(ask(&mut s, ":services bad").contains("(type not resolved)"));
+    // `:explain` says where it was defined and why its arguments are not known (it said "in
+    // the configuration" and "completed at the end of phase B"; fourth new user's trial).
+    let x = ask(&mut s, ":explain bad");
+    assert!(
+        x.contains("defined    at the REPL's prompt at <session>:"),
+        "{x}"
+    );
+    assert!(
+        x.contains("arguments: not known (the type is not resolved, so its statements cannot be completed: see the errors)"),
+        "{x}"
+    );
     let e = ask(&mut s, ":errors");
     assert!(e.contains("App\\Nope"), "{e}");
     assert!(e.contains("error["), "{e}");

@@ -604,6 +604,13 @@ impl fmt::Display for ServiceExplanation {
             .unwrap_or_default();
         match &o.by {
             Some(by) => writeln!(f, "  defined    by {by}{at}")?,
+            _ if o
+                .location
+                .as_ref()
+                .is_some_and(|l| l.file == crate::source::SESSION_SOURCE) =>
+            {
+                writeln!(f, "  defined    at the REPL's prompt{at}")?
+            }
             _ if o.location.is_some() => writeln!(f, "  defined    in the configuration{at}")?,
             _ => writeln!(f, "  defined    outside any file (the REPL or a built-in)")?,
         }
@@ -650,7 +657,13 @@ impl fmt::Display for ServiceExplanation {
                 _ => writeln!(f, "  returns    get('{key}') → {service}")?,
             }
         }
-        if !self.completed {
+        if !self.completed && self.type_.is_none() {
+            writeln!(
+                f,
+                "arguments: not known (the type is not resolved, so its statements cannot be \
+                 completed: see the errors)"
+            )?;
+        } else if !self.completed {
             writeln!(
                 f,
                 "arguments: not known yet (completed at the end of phase B)"
