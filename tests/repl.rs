@@ -1237,3 +1237,29 @@ fn explain_after_changes_at_the_prompt_points_at_errors() {
         "the change is reported by :errors"
     );
 }
+
+/// A captive dependency made at the prompt points at the prompt's changes of lifespan, not
+/// only at the definitions in the configuration (fourth new user's trial).
+#[test]
+fn a_captive_made_at_the_prompt_points_at_the_prompt() {
+    let mut s = session();
+    ask(
+        &mut s,
+        r#"builder.getDefinition("db").setLifespan("scoped")"#,
+    );
+    ask(
+        &mut s,
+        r#"builder.getDefinition("articles").setLifespan("singleton")"#,
+    );
+    let e = ask(&mut s, ":errors");
+    assert!(
+        e.contains(
+            "error[captive-dependency]: Singleton service 'articles' holds scoped service 'db'"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("'db' made scoped here"), "{e}");
+    assert!(e.contains("'articles' made a singleton here"), "{e}");
+    assert!(e.contains("<session>:1:"), "{e}");
+    assert!(e.contains("<session>:2:"), "{e}");
+}

@@ -291,7 +291,7 @@ fn captive_diagnostic(
              service from the scope where it is needed.",
         );
     }
-    match &handle {
+    let d = match &handle {
         None => Diagnostic::error(
             Code::CaptiveDependency,
             format!(
@@ -320,6 +320,18 @@ fn captive_diagnostic(
              get '{scoped}' from the scope where it is needed.",
             def.name
         )),
+    };
+    // Lifespans a script or the prompt set: the changes, not only the definition.
+    let mut d = d;
+    if let Some(at) = def.extras().lifespan_at {
+        d = d.with_secondary(at, format!("'{}' made a singleton here", def.name));
+    }
+    match b
+        .get_definition(scoped)
+        .and_then(|s| s.extras().lifespan_at)
+    {
+        Some(at) => d.with_secondary(at, format!("'{scoped}' made scoped here")),
+        None => d,
     }
 }
 

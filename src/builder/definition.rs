@@ -194,6 +194,9 @@ pub struct DefinitionExtras {
     /// creator written in the configuration (it lies within the definition's own span) and for
     /// one set outside a script (the REPL prompt).
     pub creator_at: Option<Span>,
+    /// Where a script or the REPL's prompt last set the lifespan (`setLifespan()`), so a
+    /// `captive-dependency` error can point at the change as well as at the definition.
+    pub lifespan_at: Option<Span>,
     /// The configuration gave a `lifespan` that is none of the three (reported where it was
     /// written): the definition keeps the default, singleton, but is not reported as a
     /// captive holder, an error that would only follow from the typo.

@@ -697,28 +697,35 @@ fn register_definition(engine: &mut Engine) {
     engine.register_fn("setLazy", |d: &mut H, on: bool| {
         d.chain(|def| def.lazy = on)
     });
-    engine.register_fn("setLifespan", |d: &mut H, l: &str| -> Res<H> {
-        let l = match l {
-            "singleton" => Lifespan::Singleton,
-            "scoped" => Lifespan::Scoped,
-            "transient" => Lifespan::Transient,
-            other => {
-                return raise(Diagnostic::error(
-                    Code::InvalidValue,
-                    format!(
+    engine.register_fn(
+        "setLifespan",
+        |ctx: NativeCallContext, d: &mut H, l: &str| -> Res<H> {
+            let at = call_span(&ctx, d);
+            let l = match l {
+                "singleton" => Lifespan::Singleton,
+                "scoped" => Lifespan::Scoped,
+                "transient" => Lifespan::Transient,
+                other => {
+                    return raise(Diagnostic::error(
+                        Code::InvalidValue,
+                        format!(
                     "setLifespan: expects 'singleton', 'scoped' or 'transient', '{other}' given"
                 ),
-                ))
-            }
-        };
-        d.chain(|def| {
-            def.lifespan = l;
-            // A lifespan the configuration wrote wrong is now set right.
-            if def.extras().lifespan_invalid {
-                def.extras_mut().lifespan_invalid = false;
-            }
-        })
-    });
+                    ))
+                }
+            };
+            d.chain(|def| {
+                def.lifespan = l;
+                if at.is_some() || def.extras().lifespan_at.is_some() {
+                    def.extras_mut().lifespan_at = at;
+                }
+                // A lifespan the configuration wrote wrong is now set right.
+                if def.extras().lifespan_invalid {
+                    def.extras_mut().lifespan_invalid = false;
+                }
+            })
+        },
+    );
     engine.register_fn("setImplement", |d: &mut H, iface: &str| {
         d.chain(|def| def.extras_mut().implement = Some(crate::catalog::normalize_name(iface)))
     });
