@@ -5,7 +5,7 @@
 //! as ordered maps. The edited document must still be a valid plan, or the compiler reports
 //! `script-error`.
 
-use super::values::{raise, to_dynamic, to_expr};
+use super::values::{raise, to_dynamic};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::expr::{Expr, ExprKind};
 use rhai::{Array, Dynamic, Engine, EvalAltResult};
@@ -45,25 +45,72 @@ fn json_to_expr(v: &Json) -> Expr {
     Expr::bare(kind)
 }
 
-fn expr_to_json(e: &Expr) -> Json {
-    match &e.kind {
-        ExprKind::Null => Json::Null,
-        ExprKind::Bool(b) => Json::Bool(*b),
-        ExprKind::Int(i) => Json::from(*i),
-        ExprKind::Float(f) => Json::from(*f),
-        ExprKind::Str(s) => Json::String(s.clone()),
-        ExprKind::Array(a) if a.is_list() && !a.is_empty() => {
-            Json::Array(a.values().map(expr_to_json).collect())
-        }
-        ExprKind::Array(a) if a.is_empty() => Json::Array(Vec::new()),
-        ExprKind::Array(a) => Json::Object(
-            a.items
-                .iter()
-                .map(|(k, v)| (k.as_string(), expr_to_json(v)))
-                .collect(),
-        ),
-        other => Json::String(Expr::bare(other.clone()).describe()),
+/// How deep a value written with `plan.set` may nest (the plan reader's own limit is far
+/// above what a plan needs; this keeps a runaway script's value from exhausting the stack).
+const MAX_PLAN_VALUE_DEPTH: usize = 128;
+
+/// A script value as plan JSON: scalars, lists and maps as they are; a `Reference("db")` or a
+/// definition handle as the plan's reference `{"$ref": "db"}`. A `Statement` or a dynamic
+/// parameter is configuration syntax, which the plan writes another way: refused with the
+/// plan's form, rather than written as text (a fifth new user's trial found
+/// `Reference("nope")` written as the string `"@nope"`, which nothing checked).
+fn plan_json(v: &Dynamic, depth: usize) -> Result<Json, String> {
+    use super::values::{OrderedMap, ScriptDynamic, ScriptReference, ScriptStatement};
+    if depth > MAX_PLAN_VALUE_DEPTH {
+        return Err(format!(
+            "the value nests deeper than {MAX_PLAN_VALUE_DEPTH} levels"
+        ));
     }
+    let object = |entries: &mut dyn Iterator<Item = (String, &Dynamic)>| {
+        entries
+            .map(|(k, x)| plan_json(x, depth + 1).map(|j| (k, j)))
+            .collect::<Result<serde_json::Map<String, Json>, String>>()
+            .map(Json::Object)
+    };
+    Ok(if v.is_unit() {
+        Json::Null
+    } else if let Ok(b) = v.as_bool() {
+        Json::Bool(b)
+    } else if let Ok(i) = v.as_int() {
+        Json::from(i)
+    } else if let Ok(f) = v.as_float() {
+        Json::from(f)
+    } else if v.is_string() {
+        Json::String(v.clone().into_string().unwrap_or_default())
+    } else if let Ok(a) = v.as_array_ref() {
+        Json::Array(
+            a.iter()
+                .map(|x| plan_json(x, depth + 1))
+                .collect::<Result<_, _>>()?,
+        )
+    } else if let Ok(m) = v.as_map_ref() {
+        object(&mut m.iter().map(|(k, x)| (k.to_string(), x)))?
+    } else if let Some(m) = v.read_lock::<OrderedMap>() {
+        object(&mut m.entries.iter().map(|(k, x)| (k.clone(), x)))?
+    } else if let Some(r) = v.read_lock::<ScriptReference>() {
+        serde_json::json!({ "$ref": r.0 })
+    } else if let Some(d) = v.read_lock::<super::builder_api::DefinitionHandle>() {
+        serde_json::json!({ "$ref": d.name() })
+    } else if v.is::<ScriptStatement>() {
+        return Err(
+            "a Statement is configuration syntax: the plan writes a new object as \
+             #{\"$new\": \"App\\\\Db\", \"args\": [...]} and a call as \
+             #{\"$call\": [target, \"method\"], \"args\": [...]} (docs/plan-format.md)"
+                .into(),
+        );
+    } else if v.is::<ScriptDynamic>() {
+        return Err(
+            "a dynamic parameter is written #{\"$param\": \"name\"} in the plan \
+             (docs/plan-format.md)"
+                .into(),
+        );
+    } else {
+        return Err(format!(
+            "a {} cannot be written into the plan (a plan value is a string, number, boolean, \
+             (), array, map or Reference)",
+            super::values::script_type_name(v)
+        ));
+    })
 }
 
 fn segments(path: &Array) -> Res<Vec<String>> {
@@ -118,19 +165,12 @@ pub fn register(engine: &mut Engine) {
                 "plan.set: empty path",
             ));
         };
-        // An empty map is a map (`tags: #{}`); the value tree has one empty collection.
-        let empty_map = value.as_map_ref().is_ok_and(|m| m.is_empty());
-        let value = to_expr(&value)
-            .map(|e| match empty_map {
-                true => Json::Object(Default::default()),
-                false => expr_to_json(&e),
-            })
-            .or_else(|m| {
-                raise(Diagnostic::error(
-                    Code::InvalidValue,
-                    format!("plan.set: {m}"),
-                ))
-            })?;
+        let value = plan_json(&value, 0).or_else(|m| {
+            raise(Diagnostic::error(
+                Code::InvalidValue,
+                format!("plan.set: {m}"),
+            ))
+        })?;
         let mut doc = p.0.borrow_mut();
         match walk(&mut doc, parent, true) {
             Some(Json::Object(o)) => {
