@@ -54,37 +54,97 @@ pub(super) fn split(s: &str) -> Vec<Part> {
 /// reach the compiler after phase A's expansion (maps scripts hand to
 /// `loadDefinitionsFromConfig`, `initialization.addBody` statements). The same rules as the
 /// configuration's expansion: a reference that is the whole string keeps its value's type,
-/// inside a longer string scalars are concatenated, `%%` is `%`. Unknown or non-scalar
-/// references are left as written (the configuration's own references were reported already).
-pub fn expand_with(s: &str, params: &IndexMap<String, Expr>, span: Option<Span>) -> Expr {
+/// inside a longer string scalars are concatenated (`null` as nothing), `%%` is `%`, and a
+/// dynamic parameter (or `%env.NAME%`) makes the string a concatenation done at start-up. A
+/// missing parameter (`missing-parameter`, as Nette's `Helpers::expand` throws it) or a list
+/// or statement inside a longer string (`invalid-value`) is added to `problems`, at `span`,
+/// and its reference stays as written.
+pub fn expand_with(
+    s: &str,
+    params: &IndexMap<String, Expr>,
+    span: Option<Span>,
+    problems: &mut Vec<Diagnostic>,
+) -> Expr {
     let lookup = |path: &str| -> Option<Expr> {
         let mut segs = path.split('.');
-        let mut v = params.get(segs.next()?)?.clone();
+        let top = segs.next()?;
+        let Some(mut v) = params.get(top).cloned() else {
+            // `%env.NAME%` reads the environment when the container starts.
+            return (top == "env" && path.len() > 4)
+                .then(|| Expr::bare(ExprKind::Dynamic(path.to_string())));
+        };
         for seg in segs {
             v = v.as_array()?.get(seg)?.clone();
         }
         Some(v)
     };
+    let missing = |name: &str, problems: &mut Vec<Diagnostic>| {
+        let d = Diagnostic::error(
+            Code::MissingParameter,
+            format!("Missing parameter '{name}'."),
+        )
+        .at(span);
+        problems.push(d.with_suggestion(name, params.keys().map(String::as_str)));
+    };
     let parts = split(s);
     if let [Part::Ref(name)] = parts.as_slice() {
-        if let Some(v) = lookup(name) {
-            return Expr::new(v.kind, span);
+        match lookup(name) {
+            Some(v) => return Expr::new(v.kind, span),
+            None => {
+                missing(name, problems);
+                return Expr::new(ExprKind::Str(s.to_string()), span);
+            }
         }
     }
+    let mut pieces: Vec<Expr> = Vec::new();
     let mut out = String::new();
     for part in parts {
         match part {
             Part::Text(t) => out.push_str(&t),
-            Part::Ref(name) => match lookup(&name).map(|v| v.kind) {
-                Some(ExprKind::Str(x)) => out.push_str(&x),
-                Some(ExprKind::Int(x)) => out.push_str(&x.to_string()),
-                Some(ExprKind::Float(x)) => out.push_str(&php_float(x)),
-                Some(ExprKind::Bool(x)) => out.push_str(if x { "1" } else { "" }),
-                _ => out.push_str(&format!("%{name}%")),
-            },
+            Part::Ref(name) => {
+                match lookup(&name).map(|v| v.kind) {
+                    Some(ExprKind::Str(x)) => out.push_str(&x),
+                    Some(ExprKind::Int(x)) => out.push_str(&x.to_string()),
+                    Some(ExprKind::Float(x)) => out.push_str(&php_float(x)),
+                    Some(ExprKind::Bool(x)) => out.push_str(if x { "1" } else { "" }),
+                    Some(ExprKind::Null) => {}
+                    Some(kind @ ExprKind::Dynamic(_)) => {
+                        if !out.is_empty() {
+                            pieces.push(Expr::string(std::mem::take(&mut out)));
+                        }
+                        pieces.push(Expr::bare(kind));
+                    }
+                    Some(ExprKind::Concat(items)) => {
+                        if !out.is_empty() {
+                            pieces.push(Expr::string(std::mem::take(&mut out)));
+                        }
+                        pieces.extend(items);
+                    }
+                    Some(ExprKind::Array(_) | ExprKind::Statement(_)) => {
+                        problems.push(
+                        Diagnostic::error(
+                            Code::InvalidValue,
+                            format!("Unable to concatenate non-scalar parameter '{name}' into '{s}'."),
+                        )
+                        .at(span),
+                    );
+                        out.push_str(&format!("%{name}%"));
+                    }
+                    None => {
+                        missing(&name, problems);
+                        out.push_str(&format!("%{name}%"));
+                    }
+                }
+            }
         }
     }
-    Expr::new(ExprKind::Str(out), span)
+    if pieces.is_empty() {
+        return Expr::new(ExprKind::Str(out), span);
+    }
+    if !out.is_empty() {
+        pieces.push(Expr::string(out));
+    }
+    Expr::new(ExprKind::Concat(pieces), span)
 }
 
 /// Expands `%name%` in an `includes:` path with the parameters given from outside. Values must

@@ -70,17 +70,19 @@ impl CompilerHost {
         Ok(full)
     }
 
-    /// Expands `%name%` references in strings with the static parameters (used for maps
-    /// scripts hand to `loadDefinitionsFromConfig`).
-    fn expand(&self, e: &Expr) -> Expr {
+    /// Expands `%name%` references in strings with the parameters (used for maps scripts
+    /// hand to `loadDefinitionsFromConfig` and `addBody` statements); a missing parameter is
+    /// added to `problems` ([`crate::config::expand_with`]), placed at the string when it
+    /// came from a file, else at `at` (the script's call).
+    fn expand(&self, e: &Expr, at: Option<Span>, problems: &mut Vec<Diagnostic>) -> Expr {
         match &e.kind {
             ExprKind::Str(s) if s.contains('%') => {
-                crate::config::expand_with(s, &self.parameters, e.span)
+                crate::config::expand_with(s, &self.parameters, e.span.or(at), problems)
             }
             ExprKind::Array(a) => {
                 let mut out = ExprArray::new();
                 for (k, v) in &a.items {
-                    out.items.insert(k.clone(), self.expand(v));
+                    out.items.insert(k.clone(), self.expand(v, at, problems));
                 }
                 Expr::new(ExprKind::Array(out), e.span)
             }
@@ -88,7 +90,9 @@ impl CompilerHost {
                 let mut st = (**st).clone();
                 let args = std::mem::take(&mut st.arguments);
                 for (k, v) in &args.items {
-                    st.arguments.items.insert(k.clone(), self.expand(v));
+                    st.arguments
+                        .items
+                        .insert(k.clone(), self.expand(v, at, problems));
                 }
                 Expr::new(ExprKind::Statement(Box::new(st)), e.span)
             }
@@ -146,8 +150,9 @@ impl Host for CompilerHost {
         // Anonymous definitions take the indexes 0, 1, … (what `push` would give them here,
         // without its search of every key: linear in the number of definitions).
         let mut next = 0;
+        let mut problems = Vec::new();
         for (k, v) in &items.items {
-            let mut v = prefix_references(&self.expand(v), extension);
+            let mut v = prefix_references(&self.expand(v, at, &mut problems), extension);
             // A definition built in the script has no place of its own: the call's line.
             v.span = v.span.or(at);
             match k {
@@ -163,6 +168,7 @@ impl Host for CompilerHost {
             }
         }
         let mut diags = Diagnostics::new();
+        diags.extend(problems);
         services::load_services(
             &Expr::bare(ExprKind::Array(prefixed)),
             &mut self.builder.borrow_mut(),
@@ -203,7 +209,12 @@ impl Host for CompilerHost {
             .borrow_mut()
             .add("<initialization>", text.to_string());
         let value = crate::neon::decode(text, id)?;
-        Ok(self.expand(&Expr::from_neon(&value)))
+        let mut problems = Vec::new();
+        let e = self.expand(&Expr::from_neon(&value), None, &mut problems);
+        match problems.into_iter().next() {
+            Some(first) => Err(first),
+            None => Ok(e),
+        }
     }
 
     fn extensions(&self, kind: Option<&str>) -> Vec<(String, String)> {
