@@ -10,7 +10,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
 use crate::neon::Key;
 use indexmap::IndexMap;
-use rhai::{Array, Dynamic, Engine, EvalAltResult, Map, Position};
+use rhai::{Array, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Position};
 
 /// An insertion-ordered map for scripts (see the module docs).
 #[derive(Debug, Clone, Default)]
@@ -28,6 +28,24 @@ pub struct ScriptStatement(pub Statement);
 /// the plan reads it at start-up instead of freezing its text.
 #[derive(Debug, Clone)]
 pub struct ScriptDynamic(pub Expr);
+
+/// `parts` joined at start-up: a `Concat` of their pieces, nested concatenations flattened,
+/// adjacent texts merged and empty ones dropped.
+fn joined(parts: Vec<Expr>) -> ScriptDynamic {
+    let mut pieces: Vec<Expr> = Vec::new();
+    let mut push = |e: Expr| match (&e.kind, pieces.last_mut().map(|l| &mut l.kind)) {
+        (ExprKind::Str(s), _) if s.is_empty() => {}
+        (ExprKind::Str(s), Some(ExprKind::Str(last))) => last.push_str(s),
+        _ => pieces.push(e),
+    };
+    for part in parts {
+        match part.kind {
+            ExprKind::Concat(inner) => inner.into_iter().for_each(&mut push),
+            _ => push(part),
+        }
+    }
+    ScriptDynamic(Expr::bare(ExprKind::Concat(pieces)))
+}
 
 /// A reference built in a script: `Reference("db")` (same as the string `"@db"`).
 #[derive(Debug, Clone)]
@@ -378,6 +396,18 @@ pub fn register(engine: &mut Engine) {
     };
     engine.register_fn("to_string", text);
     engine.register_fn("to_debug", text);
+    // `"dsn=" + params.port`: the text joined at start-up (`$concat`), as `%x%` inside a longer
+    // string of the configuration is; joined as the value's text it froze `%env.PORT%` into
+    // the plan (fifth new user's trial).
+    engine.register_fn("+", |a: ImmutableString, d: ScriptDynamic| {
+        joined(vec![Expr::string(a.to_string()), d.0])
+    });
+    engine.register_fn("+", |d: ScriptDynamic, b: ImmutableString| {
+        joined(vec![d.0, Expr::string(b.to_string())])
+    });
+    engine.register_fn("+", |d: ScriptDynamic, e: ScriptDynamic| {
+        joined(vec![d.0, e.0])
+    });
     engine.register_type_with_name::<ScriptStatement>("Statement");
     engine.register_type_with_name::<ScriptReference>("Reference");
     fn statement(entity: &str, args: Dynamic) -> Res<ScriptStatement> {
