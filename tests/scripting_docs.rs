@@ -30,6 +30,7 @@ const CONFIG: &str = "types:
 
 parameters:
 \tlevel: 3
+\tport: %env.PORT%
 
 extensions:
 \tdemo: ext.rhai

@@ -123,6 +123,7 @@ pub const API: &[ApiDoc] = &[
     doc!("Definition", "getKind", Before, "`service`, `factory`, `accessor`, `locator`, `imported` or `slot`.", r#"ok(this.getContainerBuilder().getDefinition("db").getKind() == "service");"#),
     doc!("global", "Statement", Load, "A statement for complex arguments: `Statement(\"App\\\\Foo\", [args])`, `Statement(\"@db::connect\")`; with the sole argument `\"...\"` a first-class callable (`Statement(\"@db::query\", [\"...\"])`, Nette's `@db::query(...)`). In arguments, the string `\"@db::dsn\"` reads a property.", r#"let s = Statement("App\\Repo", ["@db"]); ok(type_of(s) == "Statement");"#),
     doc!("global", "Reference", Load, "A reference to a service, same as the string `\"@name\"`.", r#"ok(Reference("db").to_string() == "@db");"#),
+    doc!("DynamicParameter", "+", Load, "Joins a dynamic parameter and text (or two dynamic parameters) when the container starts: `\"redis://cache:\" + p.port` is a `DynamicParameter` too, `{\"$concat\": [\"redis://cache:\", {\"$param\": \"env.PORT\"}]}` in the plan.", r#"let p = this.getContainerBuilder().getParameters(); ok(type_of("db:" + p.port) == "DynamicParameter");"#),
     doc!("global", "OrderedMap", Load, "A new, empty ordered map.", r#"let m = OrderedMap(); m["b"] = 1; m["a"] = 2; ok(m.keys() == ["b", "a"]);"#),
     doc!("OrderedMap", "keys", Load, "Keys in insertion order.", r#"ok(this.config.keys()[0] == "level");"#),
     doc!("OrderedMap", "values", Load, "Values in insertion order.", r#"ok(this.config.values()[0] == 5);"#),
