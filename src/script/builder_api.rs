@@ -726,7 +726,20 @@ fn register_definition(engine: &mut Engine) {
             })
         },
     );
-    engine.register_fn("setImplement", |d: &mut H, iface: &str| {
+    engine.register_fn("setImplement", |d: &mut H, iface: &str| -> Res<H> {
+        // Nette's ServiceDefinition has no setImplement(): on a plain service it did nothing
+        // here, and the service was then reported without a creator (fifth new user's trial).
+        if d.read(|def| def.kind)? == DefinitionKind::Service {
+            return raise(Diagnostic::error(
+                Code::InvalidDefinition,
+                format!(
+                    "setImplement() is for generated services: '{}' was added with \
+                     addDefinition(); add it with addFactoryDefinition() (its interface has \
+                     create()) or addAccessorDefinition() (get())",
+                    d.name()
+                ),
+            ));
+        }
         d.chain(|def| def.extras_mut().implement = Some(crate::catalog::normalize_name(iface)))
     });
     engine.register_fn("setReference", |d: &mut H, target: &str| -> Res<H> {

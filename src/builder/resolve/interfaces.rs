@@ -112,6 +112,22 @@ impl Resolver<'_> {
                 // No get() at all: not an accessor interface. Either an interface written where
                 // a class was meant (`log: App\Logger`) or one under `implement:` that has
                 // neither create() nor get(): one message for both.
+                // An interface with create(): a factory's, made an accessor (a script's
+                // addAccessorDefinition()): Nette's message, and what it is instead.
+                None if self.b.catalog.method(&iface, "create").is_some() => {
+                    let d = Diagnostic::error(
+                        Code::InvalidDefinition,
+                        format!("{prefix}: Interface {iface} must have just one non-static method get()."),
+                    )
+                    .at(span)
+                    .with_note(format!(
+                        "{iface} has create(): it is a generated factory's interface \
+                         (addFactoryDefinition() in a script; `implement:` in the configuration \
+                         makes a factory of it)"
+                    ));
+                    self.diags.push(d);
+                    return None;
+                }
                 None => {
                     let implementors: Vec<String> = self
                         .b
