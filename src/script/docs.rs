@@ -46,7 +46,7 @@ macro_rules! doc {
 /// Every documented function, grouped by the type it is called on.
 pub const API: &[ApiDoc] = &[
     doc!("Extension", "name", Before, "The name the extension is registered under (its key in `extensions:`).", r#"ok(this.name == "demo");"#),
-    doc!("Extension", "config", Load, "The extension's configuration section as an ordered map (`this.config.level`, `this.config[\"level\"]`; a missing key reads as `()`). Assignable.", r#"ok(this.config.level == 5); ok(this.config.keys() == ["level", "names"]);"#),
+    doc!("Extension", "config", Load, "The extension's configuration section as an ordered map (`this.config.level`, `this.config[\"level\"]`; a missing key reads as `()`). Assignable. Each read copies the whole section: in a loop over a large section, read it once (`let cfg = this.config; for k in cfg.keys() { … cfg[k] … }`), or each pass copies it again and a section of thousands of entries runs into the sandbox's allocation ceiling.", r#"ok(this.config.level == 5); ok(this.config.keys() == ["level", "names"]);"#),
     doc!("Extension", "getConfig", Load, "Same as `this.config` (Nette's getter).", r#"ok(this.getConfig().names == ["a", "b"]);"#),
     doc!("Extension", "args", Load, "The arguments written after the script path: `demo: ext.rhai(%debugMode%)` (with a parameter `debugMode` declared under `parameters:`).", r#"ok(this.args == []);"#),
     doc!("Extension", "prefix", Load, "`prefix(\"x\")` is `\"<name>.x\"`; `prefix(\"@x\")` is `\"@<name>.x\"` (Nette's `prefix`).", r#"ok(this.prefix("x") == "demo.x"); ok(this.prefix("@x") == "@demo.x");"#),
