@@ -269,6 +269,10 @@ impl ContainerBuilder {
             .filter(|a| !a.builtin)
             .map(|a| match a.method.as_str() {
                 "" => format!("'{}' (failed to load)", a.extension),
+                "getConfigSchema" => format!(
+                    "'{}' (its configuration section did not pass its schema, so it did not run)",
+                    a.extension
+                ),
                 m => format!("'{}' (in {m}())", a.extension),
             })
             .collect();

@@ -504,10 +504,22 @@ impl Extensions {
                     d
                 });
             }
+            // A section that failed its schema: the extension's lifecycle calls are skipped,
+            // so the services it would register are missing; errors about them say why.
+            let skipped = |builder: &SharedBuilder| {
+                builder.borrow_mut().mark_stopped(Actor {
+                    extension: ext.name.clone(),
+                    method: "getConfigSchema".into(),
+                    builtin: false,
+                })
+            };
             match result {
                 // A closure that failed left its item unvalidated: the section is invalid, and
                 // the extension's lifecycle calls are skipped as after any schema error.
-                Ok(_) if !failures.is_empty() => self.invalid.push(ext.name.clone()),
+                Ok(_) if !failures.is_empty() => {
+                    skipped(&self.host.builder);
+                    self.invalid.push(ext.name.clone())
+                }
                 Ok(v) => {
                     handle.config = match &v.kind {
                         ExprKind::Array(a) if a.is_empty() => {
@@ -518,6 +530,7 @@ impl Extensions {
                 }
                 Err(errors) => {
                     diags.extend(errors);
+                    skipped(&self.host.builder);
                     self.invalid.push(ext.name.clone());
                 }
             }
