@@ -214,9 +214,13 @@ fn creator(entity: &Dynamic, args: &Dynamic, what: &str) -> Res<Statement> {
             callee: Callee::Name(name),
             arguments: arguments(args, what)?,
         }),
-        Err(t) => raise(Diagnostic::error(
+        // Named as scripts know the type (`map`, `OrderedMap`), never a Rust path.
+        Err(_) => raise(Diagnostic::error(
             Code::InvalidValue,
-            format!("{what}: the entity must be a string or a Statement, {t} given"),
+            format!(
+                "{what}: the entity must be a string or a Statement, {} given",
+                super::values::script_type_name(entity)
+            ),
         )),
     }
 }
