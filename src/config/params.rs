@@ -683,6 +683,19 @@ impl Expander<'_> {
     /// Resolves `%a.b.c%` used at `span`: a copy of the value, within the copy limits.
     fn reference(&mut self, path: &str, span: Span) -> Expr {
         self.references += 1;
+        // `%env%` alone (Nette's array of every variable): the runtime reads the environment
+        // one variable at a time, so nothing would ever give it (fifth new user's trial).
+        if path == "env" && self.env == EnvSource::Environment {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    "%env% would be the whole environment, which the container reads one \
+                     variable at a time: write %env.NAME%.",
+                )
+                .at(self.loc(Some(span))),
+            );
+            return Expr::new(ExprKind::Null, Some(span));
+        }
         if self.is_dynamic(path) {
             return Expr::new(ExprKind::Dynamic(path.to_string()), Some(span));
         }
