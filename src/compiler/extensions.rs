@@ -424,6 +424,7 @@ impl Extensions {
             .zip(&self.raw_configs)
             .zip(&self.entry_spans)
         {
+            let edits = self.host.builder.borrow().edits();
             let (value, out) = ext.call_returning(
                 &self.engine,
                 "getConfigSchema",
@@ -432,6 +433,19 @@ impl Extensions {
                 Vec::new(),
             );
             diags.extend(out);
+            // Nette builds the schema before any configuration is loaded; a service added here
+            // would be registered before the sections it depends on (fifth new user's trial).
+            if self.host.builder.borrow().edits() != edits {
+                diags.push(
+                    ext.error_at_function(
+                        "getConfigSchema",
+                        &self.host.sources.borrow(),
+                        "getConfigSchema() changed the container builder: it only describes the \
+                     extension's section; register services in loadConfiguration()."
+                            .to_string(),
+                    ),
+                );
+            }
             let Some(value) = value else {
                 continue;
             };

@@ -247,7 +247,7 @@ pub fn render(engine: &Engine) -> String {
         "# The scripted API\n\n\
          Generated from the registrations by `WIREPLAN_UPDATE_DOCS=1 cargo test --test scripting_docs`; \
          every example below runs in that test. Extensions are Rhai scripts with any of \
-         `getConfigSchema()` (returns an `Expect` schema that validates the extension's section), \
+         `getConfigSchema()` (returns an `Expect` schema that validates the extension's section, and changes nothing else: a builder change there is a `script-error`), \
          `loadConfiguration()`, `beforeCompile()` and `afterCompile(plan)`, called in that order with \
          `this` bound to the extension. Method names follow Nette's `CompilerExtension` and \
          `ContainerBuilder`. Top-level statements run when the script is loaded. A top-level \
