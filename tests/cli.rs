@@ -743,6 +743,12 @@ fn a_missing_relative_script_says_how_its_path_was_resolved() {
         "{stderr}"
     );
     assert!(stderr.contains("cfg/app.neon:2:11"), "{stderr}");
+    // The note names the absolute path it looked at (fifth new user's trial).
+    let looked_at = std::path::absolute(dir.path().join("scripts/missing.rhai")).expect("a path");
+    assert!(
+        stderr.contains(&format!("(here: {})", looked_at.display())),
+        "{stderr}"
+    );
 }
 
 /// A script error reported after other errors says it may follow from them; one with no

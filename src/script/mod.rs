@@ -260,11 +260,14 @@ impl Extension {
             )
             .at(from)
             .with_note(e.to_string())
-            .with_note(
+            .with_note(format!(
                 "a relative script path is resolved against the folder of the configuration \
-                 file that names it (the message names the path it resolved to); a bare name such as \
-                 `logaware` is looked up on the script search path",
-            )
+                 file that names it (here: {}); a bare name such as `logaware` is looked up on \
+                 the script search path",
+                std::path::absolute(path)
+                    .unwrap_or_else(|_| path.to_path_buf())
+                    .display()
+            ))
         })?;
         let text = String::from_utf8(bytes).map_err(|_| {
             Diagnostic::error(
