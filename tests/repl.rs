@@ -298,6 +298,16 @@ fn run_executes_a_script_against_the_builder() {
         "{shown}"
     );
     assert_eq!(ask(&mut s, "label(\"x\")"), "svc-x");
+    // An extension's file defines its lifecycle functions, which need `this`: said how to run
+    // them (fifth new user's trial).
+    let ext = dir.path().join("ext.rhai");
+    std::fs::write(
+        &ext,
+        "fn beforeCompile() {\n\tthis.getContainerBuilder();\n}\n",
+    )
+    .expect("write");
+    let r = ask(&mut s, &format!(":run {}", ext.display()));
+    assert!(r.starts_with("defined beforeCompile/0\nnote: these are an extension's lifecycle functions, which need `this`"), "{r}");
     let missing = ask(&mut s, ":run nope.rhai");
     assert!(missing.starts_with("error[file-not-found]: Cannot read 'nope.rhai'"));
     // A configuration is no script: said before Rhai reads its first line (new user's trial).

@@ -554,7 +554,24 @@ impl Session {
                     .iter_functions()
                     .map(|f| format!("{}/{}", f.name, f.params.len()))
                     .collect();
-                format!("defined {}", names.join(", "))
+                let lifecycle = ast.iter_functions().any(|f| {
+                    matches!(
+                        f.name,
+                        "getConfigSchema" | "loadConfiguration" | "beforeCompile" | "afterCompile"
+                    )
+                });
+                let mut text = format!("defined {}", names.join(", "));
+                if lifecycle {
+                    // An extension's file, not a body to try (fifth new user's trial: calling
+                    // it failed with "'this' not bound").
+                    text.push_str(
+                        "\nnote: these are an extension's lifecycle functions, which need \
+                         `this`: register the script under `extensions:` and :reload to run them, \
+                         or :run their statements at the top level, with `builder` for \
+                         this.getContainerBuilder()",
+                    );
+                }
+                text
             }
             Ok(v) => display::dynamic(&v),
             Err(e) => {
