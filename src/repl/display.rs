@@ -303,3 +303,30 @@ mod tests {
         assert_eq!(encode_string("a\nb"), "\"a\\nb\"");
     }
 }
+
+/// An extension's lifecycle functions (a `:run` file that defines one is an extension's).
+const LIFECYCLE: [&str; 4] = [
+    "getConfigSchema",
+    "loadConfiguration",
+    "beforeCompile",
+    "afterCompile",
+];
+
+/// The answer to an input that only defines functions: `defined name/arity, …`, and for an
+/// extension's file (its lifecycle functions need `this`, which the prompt does not bind) how
+/// to run them (fifth new user's trial: calling one failed with "'this' not bound").
+pub(super) fn defined(ast: &rhai::AST) -> String {
+    let names: Vec<String> = ast
+        .iter_functions()
+        .map(|f| format!("{}/{}", f.name, f.params.len()))
+        .collect();
+    let mut text = format!("defined {}", names.join(", "));
+    if ast.iter_functions().any(|f| LIFECYCLE.contains(&f.name)) {
+        text.push_str(
+            "\nnote: these are an extension's lifecycle functions, which need `this`: register \
+             the script under `extensions:` and :reload to run them, or :run their statements \
+             at the top level, with `builder` for this.getContainerBuilder()",
+        );
+    }
+    text
+}

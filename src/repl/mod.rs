@@ -549,30 +549,7 @@ impl Session {
             return text;
         }
         let value = match result {
-            Ok(v) if v.is_unit() && ast.iter_functions().next().is_some() => {
-                let names: Vec<String> = ast
-                    .iter_functions()
-                    .map(|f| format!("{}/{}", f.name, f.params.len()))
-                    .collect();
-                let lifecycle = ast.iter_functions().any(|f| {
-                    matches!(
-                        f.name,
-                        "getConfigSchema" | "loadConfiguration" | "beforeCompile" | "afterCompile"
-                    )
-                });
-                let mut text = format!("defined {}", names.join(", "));
-                if lifecycle {
-                    // An extension's file, not a body to try (fifth new user's trial: calling
-                    // it failed with "'this' not bound").
-                    text.push_str(
-                        "\nnote: these are an extension's lifecycle functions, which need \
-                         `this`: register the script under `extensions:` and :reload to run them, \
-                         or :run their statements at the top level, with `builder` for \
-                         this.getContainerBuilder()",
-                    );
-                }
-                text
-            }
+            Ok(v) if v.is_unit() && ast.iter_functions().next().is_some() => display::defined(&ast),
             Ok(v) => display::dynamic(&v),
             Err(e) => {
                 diags.push(self.eval_error(file, &e));
