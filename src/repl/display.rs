@@ -281,29 +281,6 @@ pub fn definition(d: &Definition, sources: &SourceMap) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::expr::Statement;
-
-    #[test]
-    fn statements_print_as_neon() {
-        let mut args = ExprArray::new();
-        args.push(Expr::string("x y"));
-        args.push(Expr::string("@db"));
-        let st = Expr::bare(ExprKind::Statement(Box::new(Statement {
-            callee: Callee::Name("App\\Db".into()),
-            arguments: args,
-        })));
-        // Bare where the NEON encoder writes bare (it reads back as the same string).
-        assert_eq!(neon(&st), "App\\Db(x y, @db)");
-        assert_eq!(encode_string("true"), "'true'");
-        assert_eq!(encode_string("a, b"), "'a, b'");
-        assert_eq!(crate::neon::quote_string("it's"), "'it''s'");
-        assert_eq!(encode_string("a\nb"), "\"a\\nb\"");
-    }
-}
-
 /// An extension's lifecycle functions (a `:run` file that defines one is an extension's).
 const LIFECYCLE: [&str; 4] = [
     "getConfigSchema",
@@ -329,4 +306,27 @@ pub(super) fn defined(ast: &rhai::AST) -> String {
         );
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::Statement;
+
+    #[test]
+    fn statements_print_as_neon() {
+        let mut args = ExprArray::new();
+        args.push(Expr::string("x y"));
+        args.push(Expr::string("@db"));
+        let st = Expr::bare(ExprKind::Statement(Box::new(Statement {
+            callee: Callee::Name("App\\Db".into()),
+            arguments: args,
+        })));
+        // Bare where the NEON encoder writes bare (it reads back as the same string).
+        assert_eq!(neon(&st), "App\\Db(x y, @db)");
+        assert_eq!(encode_string("true"), "'true'");
+        assert_eq!(encode_string("a, b"), "'a, b'");
+        assert_eq!(crate::neon::quote_string("it's"), "'it''s'");
+        assert_eq!(encode_string("a\nb"), "\"a\\nb\"");
+    }
 }
