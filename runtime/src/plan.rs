@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value as Json};
 
 mod asynchrony;
 mod captives;
-pub use asynchrony::{async_flags, AsyncFlag, AsyncProblem, Constructor};
+pub use asynchrony::{async_class, async_flags, AsyncFlag, AsyncProblem, Constructor};
 pub use captives::captives;
 
 /// The `format` field of every plan.

@@ -11,7 +11,7 @@ use super::{ContainerBuilder, DefinitionKind};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use rustc_hash::FxHashMap;
 use std::collections::{HashSet, VecDeque};
-use wireplan_runtime::plan::{CallTarget, Expr as P};
+use wireplan_runtime::plan::Expr as P;
 
 /// Names of the services that need async to be created.
 pub(super) fn requires_async(b: &ContainerBuilder) -> HashSet<String> {
@@ -170,31 +170,14 @@ impl<'a> Graph<'a> {
 }
 
 /// The first class with an async constructor that `e` calls (`$new`), nested calls
-/// included, `Provider<T>` handles excepted.
+/// included, `Provider<T>` handles excepted ([`wireplan_runtime::plan::async_class`], with
+/// the catalog's `async: true`), in the catalog's spelling.
 fn async_class(b: &ContainerBuilder, e: &P) -> Option<String> {
-    let target = |t: &CallTarget| match t {
-        CallTarget::Expr(x) => async_class(b, x),
-        _ => None,
-    };
-    let many = |items: &[P]| items.iter().find_map(|x| async_class(b, x));
-    match e {
-        P::New { class, args } => b
-            .catalog
+    let ctor = |class: &str| {
+        b.catalog
             .get(class)
             .filter(|c| c.is_async)
-            .map(|c| c.name.to_string())
-            .or_else(|| many(args)),
-        P::Call {
-            target: t, args, ..
-        } => target(t).or_else(|| many(args)),
-        P::Set {
-            target: t, value, ..
-        } => target(t).or_else(|| async_class(b, value)),
-        P::Get { target: t, .. } | P::Callable { target: t, .. } => target(t),
-        P::Func { arg, .. } => async_class(b, arg),
-        P::ArgOr { default, .. } => async_class(b, default),
-        P::List(items) | P::Concat(items) => many(items),
-        P::Map(m) => m.values().find_map(|x| async_class(b, x)),
-        _ => None,
-    }
+            .map(|_| wireplan_runtime::plan::Constructor::Async)
+    };
+    wireplan_runtime::plan::async_class(e, &ctor).map(|c| b.catalog.canonical(c).to_string())
 }

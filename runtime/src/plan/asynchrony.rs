@@ -173,8 +173,10 @@ pub fn async_flags<'p>(
     problems
 }
 
-/// The first class with an async constructor that `e` calls with `$new` (providers excepted).
-fn async_class<'a>(e: &'a Expr, ctor: &dyn Fn(&str) -> Option<Constructor>) -> Option<&'a str> {
+/// The first class with an async constructor (as `ctor` says) that `e` calls with `$new`,
+/// nested calls included, `$provider` handles excepted: the class as the plan writes it. What
+/// makes a service require async, for the loader's check and the compiler's flags alike.
+pub fn async_class<'a>(e: &'a Expr, ctor: &dyn Fn(&str) -> Option<Constructor>) -> Option<&'a str> {
     let target = |t: &'a CallTarget| match t {
         CallTarget::Expr(x) => async_class(x, ctor),
         _ => None,
