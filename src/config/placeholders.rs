@@ -65,18 +65,21 @@ pub fn expand_with(
     span: Option<Span>,
     problems: &mut Vec<Diagnostic>,
 ) -> Expr {
-    let lookup = |path: &str| -> Option<Expr> {
+    let found = |path: &str| -> Option<Expr> {
         let mut segs = path.split('.');
-        let top = segs.next()?;
-        let Some(mut v) = params.get(top).cloned() else {
-            // `%env.NAME%` reads the environment when the container starts.
-            return (top == "env" && path.len() > 4)
-                .then(|| Expr::bare(ExprKind::Dynamic(path.to_string())));
-        };
+        let mut v = params.get(segs.next()?)?.clone();
         for seg in segs {
             v = v.as_array()?.get(seg)?.clone();
         }
         Some(v)
+    };
+    // `%env.NAME%` that no parameter gives (no `env` parameter, or `-p env.OTHER=…` only)
+    // reads the environment when the container starts.
+    let lookup = |path: &str| {
+        found(path).or_else(|| {
+            (path.starts_with("env.") && path.len() > 4)
+                .then(|| Expr::bare(ExprKind::Dynamic(path.to_string())))
+        })
     };
     let missing = |name: &str, problems: &mut Vec<Diagnostic>| {
         let d = Diagnostic::error(
@@ -233,5 +236,39 @@ mod tests {
         assert_eq!(parts("x/%a.b%/y"), ["T:x/", "R:a.b", "T:/y"]);
         assert_eq!(parts("50% off"), ["T:50% off"]);
         assert_eq!(parts(""), ["T:"]);
+    }
+
+    /// What scripts load is expanded like the configuration: values keep their type, a
+    /// dynamic part makes a start-up concatenation, `%env.NAME%` that no parameter gives reads
+    /// the environment, and a missing parameter is reported (it stayed as text).
+    #[test]
+    fn expands_what_scripts_load() {
+        let mut env = crate::expr::ExprArray::new();
+        env.items.insert(
+            crate::neon::Key::Str("A".into()),
+            Expr::bare(ExprKind::Int(1)),
+        );
+        let params: IndexMap<String, Expr> = [
+            ("port".to_string(), Expr::bare(ExprKind::Int(80))),
+            ("env".to_string(), Expr::bare(ExprKind::Array(env))),
+        ]
+        .into_iter()
+        .collect();
+        let mut problems = Vec::new();
+        let mut expand = |s: &str| expand_with(s, &params, None, &mut problems).kind;
+        assert_eq!(expand("%port%"), ExprKind::Int(80));
+        assert_eq!(expand("h:%port%"), ExprKind::Str("h:80".into()));
+        assert_eq!(expand("%env.A%"), ExprKind::Int(1));
+        assert_eq!(
+            expand("h:%env.B%"),
+            ExprKind::Concat(vec![
+                Expr::string("h:".to_string()),
+                Expr::bare(ExprKind::Dynamic("env.B".into()))
+            ])
+        );
+        assert_eq!(expand("%nope%"), ExprKind::Str("%nope%".into()));
+        let codes: Vec<&str> = problems.iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(codes, ["missing-parameter"]);
+        assert_eq!(problems[0].message, "Missing parameter 'nope'.");
     }
 }
