@@ -134,7 +134,23 @@ fn shape(items: Dynamic) -> Res<Vec<(String, Expect)>> {
 }
 
 fn with_default(e: Expect, v: Dynamic) -> Res<ScriptExpect> {
-    Ok(ScriptExpect(e.default(expr(&v, "default")?)))
+    let before = e.misuse.len();
+    checked(before, e.default(expr(&v, "default")?))
+}
+
+/// `e` as the method's result, or its misuse raised at the call when the method made one
+/// (`nullable()` on a structure, a structure's default, `extend()` of a type): PHP's Expect
+/// throws at the call, and so the script's line is where the mistake is reported, not the
+/// configuration section the schema validates (fifth new user's trial). The words are those
+/// "Invalid schema: …" would have used.
+fn checked(before: usize, e: Expect) -> Res<ScriptExpect> {
+    match e.misuse.get(before) {
+        Some(misuse) => raise(Diagnostic::error(
+            Code::InvalidValue,
+            format!("Invalid schema: {misuse}"),
+        )),
+        None => Ok(ScriptExpect(e)),
+    }
 }
 
 /// Registers the `Expect` module and the schema methods.
@@ -227,7 +243,9 @@ pub fn register(engine: &mut Engine) {
     engine.register_fn("required", |e: &mut E, on: bool| {
         E(e.0.clone().required(on))
     });
-    engine.register_fn("nullable", |e: &mut E| E(e.0.clone().nullable()));
+    engine.register_fn("nullable", |e: &mut E| -> Res<E> {
+        checked(e.0.misuse.len(), e.0.clone().nullable())
+    });
     for (name, f) in [
         ("min", Expect::min as fn(Expect, f64) -> Expect),
         ("max", Expect::max),
@@ -259,7 +277,7 @@ pub fn register(engine: &mut Engine) {
         E(e.0.clone().first_is_default())
     });
     engine.register_fn("extend", |e: &mut E, items: Dynamic| -> Res<E> {
-        Ok(E(e.0.clone().extend(shape(items)?)))
+        checked(e.0.misuse.len(), e.0.clone().extend(shape(items)?))
     });
     fn assert(e: &mut E, f: FnPtr, description: Option<String>) -> E {
         E(e.0.clone().assert(
