@@ -138,6 +138,8 @@ thread_local! {
 
 /// Builds the sandboxed engine with the scripted API registered.
 pub fn engine(limits: &Limits) -> Engine {
+    // A new compilation's scripts start with no dynamic parameter's text given out.
+    values::forget_frozen();
     let mut e = Engine::new();
     e.set_max_operations(limits.max_operations);
     e.set_max_call_levels(limits.max_call_levels);

@@ -29,6 +29,27 @@ pub struct ScriptStatement(pub Statement);
 #[derive(Debug, Clone)]
 pub struct ScriptDynamic(pub Expr);
 
+thread_local! {
+    /// The `%name%` texts that a dynamic parameter's `to_string()` (string interpolation,
+    /// `print`) gave on this thread ([`frozen_in`]).
+    static FROZEN: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Forgets the texts [`frozen_in`] looks for (a new compilation's engine starts clean).
+pub(crate) fn forget_frozen() {
+    FROZEN.with(|f| f.borrow_mut().clear());
+}
+
+/// The first `%name%` text in `s` that a dynamic parameter's `to_string()` gave: a string
+/// built with `${p.port}` holds the parameter's name, not its value, which only the
+/// container's start knows (fifth new user's trial: it went into the plan as text).
+fn frozen_in(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return None;
+    }
+    FROZEN.with(|f| f.borrow().iter().find(|t| s.contains(t.as_str())).cloned())
+}
+
 /// `parts` joined at start-up: a `Concat` of their pieces, nested concatenations flattened,
 /// adjacent texts merged and empty ones dropped.
 fn joined(parts: Vec<Expr>) -> ScriptDynamic {
@@ -165,7 +186,15 @@ fn to_expr_in_place(v: &Dynamic, depth: usize) -> Result<Expr, String> {
     } else if let Ok(f) = v.as_float() {
         ExprKind::Float(f)
     } else if v.is_string() {
-        ExprKind::Str(v.clone().into_string().unwrap_or_default())
+        let text = v.clone().into_string().unwrap_or_default();
+        if let Some(param) = frozen_in(&text) {
+            return Err(format!(
+                "the string '{text}' holds the text {param} of a dynamic parameter, which only \
+                 the container's start gives a value: join the parameter with + (\"a\" + p, a \
+                 DynamicParameter read at start-up), not with ${{…}} or to_string()"
+            ));
+        }
+        ExprKind::Str(text)
     } else if let Ok(a) = v.as_array_ref() {
         ExprKind::Array(convert_array(a.iter().map(|x| (None, x)), depth)?)
     } else if let Ok(m) = v.as_map_ref() {
@@ -382,17 +411,31 @@ pub fn register(engine: &mut Engine) {
     engine.register_fn("OrderedMap", OrderedMap::default);
 
     engine.register_type_with_name::<ScriptDynamic>("DynamicParameter");
-    let text = |d: &mut ScriptDynamic| match &d.0.kind {
-        ExprKind::Dynamic(n) => format!("%{n}%"),
-        ExprKind::Concat(parts) => parts
-            .iter()
-            .map(|p| match &p.kind {
-                ExprKind::Dynamic(n) => format!("%{n}%"),
-                ExprKind::Str(s) => s.clone(),
-                _ => p.describe(),
-            })
-            .collect(),
-        _ => d.0.describe(),
+    // The text of a value known only at start-up: its parameters as `%name%`, each recorded
+    // as frozen so that a string holding one is refused where it becomes a value.
+    let text = |d: &mut ScriptDynamic| {
+        let frozen = |n: &str| {
+            let t = format!("%{n}%");
+            FROZEN.with(|f| {
+                let mut f = f.borrow_mut();
+                if !f.contains(&t) {
+                    f.push(t.clone());
+                }
+            });
+            t
+        };
+        match &d.0.kind {
+            ExprKind::Dynamic(n) => frozen(n),
+            ExprKind::Concat(parts) => parts
+                .iter()
+                .map(|p| match &p.kind {
+                    ExprKind::Dynamic(n) => frozen(n),
+                    ExprKind::Str(s) => s.clone(),
+                    _ => p.describe(),
+                })
+                .collect(),
+            _ => d.0.describe(),
+        }
     };
     engine.register_fn("to_string", text);
     engine.register_fn("to_debug", text);
