@@ -477,3 +477,47 @@ fn an_env_override_fixes_one_name_and_leaves_the_rest_read_at_start_up() {
         ["missing-parameter: Missing parameter 'env.WP_TIMEOUT'."]
     );
 }
+
+/// A parameter made dynamic with `--dynamic` is a DynamicParameter in scripts too: joined
+/// with + it gives a start-up concatenation, and `%port%` in what a script loads reads it at
+/// start-up. It was missing from `getParameters()`, so the join silently dropped it and the
+/// loaded `%port%` was reported missing (sixth new user's trial).
+#[test]
+fn a_dynamic_parameter_given_on_the_command_line_reaches_scripts() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("ext.rhai"),
+        "fn loadConfiguration() {\n\
+         \tlet p = this.getContainerBuilder().getParameters();\n\
+         \tthis.getContainerBuilder().addDefinition(\"joined\").setFactory(\"App\\\\Db\", [\"redis://\" + p.host + \":\" + p.port]);\n\
+         \tthis.loadDefinitionsFromConfig(#{ loaded: #{ create: \"App\\\\Db\", arguments: [\"%host%/%port%\"] } });\n\
+         }\n",
+    )
+    .expect("write script");
+    let path = dir.path().join("config.neon");
+    std::fs::write(
+        &path,
+        "types:\n\tApp\\Db:\n\t\tconstructor: {dsn: string}\n\
+         parameters:\n\thost: cache\n\tport: 6379\n\
+         extensions:\n\tx: ext.rhai\n",
+    )
+    .expect("write config");
+    let options = Options {
+        dynamic: vec!["port".into()],
+        ..Options::default()
+    };
+    let c = compile(&path, &options);
+    let plan = c
+        .plan
+        .unwrap_or_else(|| panic!("{:#?}", c.diagnostics.items()));
+    let args =
+        |name: &str| serde_json::to_value(&plan.services[name].create).unwrap()["args"].clone();
+    assert_eq!(
+        args("joined"),
+        serde_json::json!([{"$concat": ["redis://cache:", {"$param": "port"}]}])
+    );
+    assert_eq!(
+        args("x.loaded"),
+        serde_json::json!([{"$concat": ["cache/", {"$param": "port"}]}])
+    );
+}

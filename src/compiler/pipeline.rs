@@ -226,7 +226,7 @@ impl Pipeline {
         // configuration); a plain compilation without scripts reads none, so no copy is made.
         let extensions_section = sections.get("extensions").map(|(_, v)| v);
         if !lean || extensions_section.is_some() {
-            builder.parameters = params.values.clone();
+            builder.parameters = params.for_scripts();
         }
         let builder = Rc::new(RefCell::new(builder));
 
@@ -241,7 +241,7 @@ impl Pipeline {
         );
         // The scripts read the parameters; without scripts nothing does (no copy of them all).
         let script_parameters = match extensions_section {
-            Some(_) => params.values.clone(),
+            Some(_) => params.for_scripts(),
             None => Default::default(),
         };
         let mut extensions = Extensions::load(

@@ -57,6 +57,25 @@ impl Parameters {
         })
     }
 
+    /// The parameters as scripts see them (`getParameters()`, `params`, the `%name%` of what
+    /// they load): [`Parameters::values`], then each top-level dynamic parameter (`--dynamic
+    /// port`) as a value read at start-up, in name order. Without them a script found no
+    /// `port` and joined `()` into its strings (sixth new user's trial); nested dynamic names
+    /// are in their maps' values already.
+    pub fn for_scripts(&self) -> IndexMap<String, Expr> {
+        let mut out = self.values.clone();
+        let mut top: Vec<&String> = self
+            .dynamic
+            .iter()
+            .filter(|n| !n.contains('.') && !out.contains_key(n.as_str()))
+            .collect();
+        top.sort();
+        for name in top {
+            out.insert(name.clone(), Expr::bare(ExprKind::Dynamic(name.clone())));
+        }
+        out
+    }
+
     /// Whether `name` (or a map parameter it lies in) is listed in `wireplan › sensitive`.
     pub fn is_sensitive(&self, name: &str) -> bool {
         prefixes(name).any(|p| self.sensitive.contains(p))
