@@ -420,19 +420,26 @@ fn check_default(
         });
         return;
     }
-    if !names.iter().any(|n| fits(n)) || !null_ok {
-        diags.push(
-            Diagnostic::error(
-                Code::InvalidValue,
-                format!(
-                    "The default {} of 'types › {path} › {}' does not fit its type {}.",
-                    default.describe(),
-                    p.name,
-                    p.ty.text
-                ),
-            )
-            .at(default.span.or(spec_span)),
-        );
+    // An integer default outside `int<min, max>` (sixth new user's trial: frozen into plans).
+    let out_of_range = match default.kind {
+        ExprKind::Int(n) => p.ty.int_range_misfit(n),
+        _ => None,
+    };
+    if !names.iter().any(|n| fits(n)) || !null_ok || out_of_range.is_some() {
+        let d = Diagnostic::error(
+            Code::InvalidValue,
+            format!(
+                "The default {} of 'types › {path} › {}' does not fit its type {}.",
+                default.describe(),
+                p.name,
+                p.ty.text
+            ),
+        )
+        .at(default.span.or(spec_span));
+        diags.push(match (out_of_range, &default.kind) {
+            (Some(why), ExprKind::Int(n)) => d.with_note(format!("{n} is {why}")),
+            _ => d,
+        });
     }
 }
 
