@@ -76,7 +76,16 @@ fn plan_json(v: &Dynamic, depth: usize) -> Result<Json, String> {
     } else if let Ok(f) = v.as_float() {
         Json::from(f)
     } else if v.is_string() {
-        Json::String(v.clone().into_string().unwrap_or_default())
+        let text = v.clone().into_string().unwrap_or_default();
+        // As where a script makes any value: the text of a dynamic parameter is no value.
+        if let Some(param) = super::values::frozen_in(&text) {
+            return Err(format!(
+                "the string '{text}' holds the text {param} of a dynamic parameter: the plan \
+                 reads one at start-up as #{{\"$param\": \"name\"}}, joined to text with \
+                 #{{\"$concat\": [...]}} (docs/plan-format.md)"
+            ));
+        }
+        Json::String(text)
     } else if let Ok(a) = v.as_array_ref() {
         Json::Array(
             a.iter()

@@ -43,7 +43,7 @@ pub(crate) fn forget_frozen() {
 /// The first `%name%` text in `s` that a dynamic parameter's `to_string()` gave: a string
 /// built with `${p.port}` holds the parameter's name, not its value, which only the
 /// container's start knows (fifth new user's trial: it went into the plan as text).
-fn frozen_in(s: &str) -> Option<String> {
+pub(crate) fn frozen_in(s: &str) -> Option<String> {
     if !s.contains('%') {
         return None;
     }
