@@ -249,7 +249,14 @@ impl Completer<'_> {
                 "Property {class}::${property} expects {}, {given} given.",
                 ty.text
             );
-            self.report(Code::InvalidValue, ctx, msg, span);
+            let mut d = self.error(Code::InvalidValue, ctx, msg, span);
+            if let Some(why) = match value {
+                P::Int(n) => ty.int_range_misfit(*n),
+                _ => None,
+            } {
+                d = d.with_note(format!("{given} is {why}"));
+            }
+            self.diags.push(d);
         }
     }
 

@@ -203,6 +203,13 @@ impl TypeRef {
             return (!is_type_name(target) || is_builtin(target))
                 .then(|| format!("'{target}' in Provider<…> is not a class name"));
         }
+        if body.contains('|') && body.to_ascii_lowercase().contains("int<") {
+            return Some(
+                "an integer range int<…> cannot be part of a union; write ?int<min, max> for a \
+                 nullable one"
+                    .into(),
+            );
+        }
         if let Some(range) = int_range(body) {
             return range.err();
         }
@@ -388,6 +395,8 @@ mod tests {
                 "'1e3' in int<…> is no integer (write a number or 'max')",
             ),
             ("int<0, max", "'int<' must end with '>' (in NEON quote the whole range, 'int<0, max>': a `,` ends an unquoted value)"),
+            ("?int<0, max>|null", "an integer range int<…> cannot be part of a union; write ?int<min, max> for a nullable one"),
+            ("null|int<0, 1>", "an integer range int<…> cannot be part of a union; write ?int<min, max> for a nullable one"),
         ] {
             assert_eq!(TypeRef::syntax_error(text).as_deref(), Some(why), "{text}");
         }
