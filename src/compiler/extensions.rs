@@ -732,23 +732,24 @@ impl Extensions {
                     }
                     problems
                 }
-                Err(e) => {
-                    // serde names the first value it could not take, not where it is: the
-                    // places this extension changed say that.
-                    let mut changed = Vec::new();
-                    changed_paths(&before, &doc.0.borrow(), &mut Vec::new(), &mut changed);
-                    if !changed.is_empty() {
-                        let more = changed.len().saturating_sub(MAX_CHANGED_PATHS);
-                        changed.truncate(MAX_CHANGED_PATHS);
-                        let mut list = changed.join(", ");
-                        if more > 0 {
-                            list.push_str(&format!(" and {more} more"));
-                        }
-                        changed_note = Some(format!("this afterCompile() changed: {list}"));
-                    }
-                    plan_format_errors(&doc.0.borrow(), &e)
-                }
+                Err(e) => plan_format_errors(&doc.0.borrow(), &e),
             };
+            // The error points at the function, and serde names the first value it could
+            // not take, not where it is: the places this extension changed say that (for
+            // every refused edit, not only one that failed to parse; sixth new user's trial).
+            if !problems.is_empty() {
+                let mut changed = Vec::new();
+                changed_paths(&before, &doc.0.borrow(), &mut Vec::new(), &mut changed);
+                if !changed.is_empty() {
+                    let more = changed.len().saturating_sub(MAX_CHANGED_PATHS);
+                    changed.truncate(MAX_CHANGED_PATHS);
+                    let mut list = changed.join(", ");
+                    if more > 0 {
+                        list.push_str(&format!(" and {more} more"));
+                    }
+                    changed_note = Some(format!("this afterCompile() changed: {list}"));
+                }
+            }
             before = doc.0.borrow().clone();
             let mut problems = problems;
             if builder_changed {
