@@ -105,32 +105,18 @@ pub fn expand_with(
         match part {
             Part::Text(t) => out.push_str(&t),
             Part::Ref(name) => {
-                match lookup(&name).map(|v| v.kind) {
-                    Some(ExprKind::Str(x)) => out.push_str(&x),
-                    Some(ExprKind::Int(x)) => out.push_str(&x.to_string()),
-                    Some(ExprKind::Float(x)) => out.push_str(&php_float(x)),
-                    Some(ExprKind::Bool(x)) => out.push_str(if x { "1" } else { "" }),
-                    Some(ExprKind::Null) => {}
-                    Some(kind @ ExprKind::Dynamic(_)) => {
-                        if !out.is_empty() {
-                            pieces.push(Expr::string(std::mem::take(&mut out)));
-                        }
-                        pieces.push(Expr::bare(kind));
-                    }
-                    Some(ExprKind::Concat(items)) => {
-                        if !out.is_empty() {
-                            pieces.push(Expr::string(std::mem::take(&mut out)));
-                        }
-                        pieces.extend(items);
-                    }
-                    Some(ExprKind::Array(_) | ExprKind::Statement(_)) => {
+                match lookup(&name).map(|v| join_reference(v.kind, &mut out, &mut pieces)) {
+                    Some(true) => {}
+                    Some(false) => {
                         problems.push(
-                        Diagnostic::error(
-                            Code::InvalidValue,
-                            format!("Unable to concatenate non-scalar parameter '{name}' into '{s}'."),
-                        )
-                        .at(span),
-                    );
+                            Diagnostic::error(
+                                Code::InvalidValue,
+                                format!(
+                                    "Unable to concatenate non-scalar parameter '{name}' into '{s}'."
+                                ),
+                            )
+                            .at(span),
+                        );
                         out.push_str(&format!("%{name}%"));
                     }
                     None => {
@@ -148,6 +134,32 @@ pub fn expand_with(
         pieces.push(Expr::string(out));
     }
     Expr::new(ExprKind::Concat(pieces), span)
+}
+
+/// Adds the expanded value of a `%name%` inside a longer string: a scalar's text to `text`
+/// (`null` as nothing, `true` as `1`, floats as PHP writes them), a value read at start-up (a
+/// dynamic parameter, a concatenation) to `pieces` of a start-up concatenation, after the
+/// text so far. `false` for a list or statement, which cannot be joined: the caller reports
+/// Nette's "Unable to concatenate non-scalar parameter".
+pub(super) fn join_reference(kind: ExprKind, text: &mut String, pieces: &mut Vec<Expr>) -> bool {
+    match kind {
+        ExprKind::Str(x) => text.push_str(&x),
+        ExprKind::Int(x) => text.push_str(&x.to_string()),
+        ExprKind::Float(x) => text.push_str(&php_float(x)),
+        ExprKind::Bool(x) => text.push_str(if x { "1" } else { "" }),
+        ExprKind::Null => {}
+        ExprKind::Dynamic(_) | ExprKind::Concat(_) => {
+            if !text.is_empty() {
+                pieces.push(Expr::string(std::mem::take(text)));
+            }
+            match kind {
+                ExprKind::Concat(items) => pieces.extend(items),
+                other => pieces.push(Expr::bare(other)),
+            }
+        }
+        ExprKind::Array(_) | ExprKind::Statement(_) => return false,
+    }
+    true
 }
 
 /// Expands `%name%` in an `includes:` path with the parameters given from outside. Values must

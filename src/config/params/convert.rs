@@ -1,7 +1,7 @@
 //! Converting decoded NEON values into expressions while expanding `%parameter%`
 //! references in them: strings, keys, lists and maps, entities (statements).
 
-use super::super::placeholders::{php_float, split, Part};
+use super::super::placeholders::{join_reference, split, Part};
 use super::{Expander, MAX_EXPANDED_LEN};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
@@ -75,35 +75,16 @@ impl Expander<'_> {
                         _ => span,
                     };
                     let v = self.reference(&name, at);
-                    match v.kind {
-                        ExprKind::Str(x) => text.push_str(&x),
-                        ExprKind::Int(i) => text.push_str(&i.to_string()),
-                        ExprKind::Float(f) => text.push_str(&php_float(f)),
-                        ExprKind::Bool(b) => text.push_str(if b { "1" } else { "" }),
-                        ExprKind::Null => {}
-                        ExprKind::Dynamic(_) => {
-                            if !text.is_empty() {
-                                out.push(Expr::string(std::mem::take(&mut text)));
-                            }
-                            out.push(Expr::bare(v.kind));
-                        }
-                        ExprKind::Concat(items) => {
-                            if !text.is_empty() {
-                                out.push(Expr::string(std::mem::take(&mut text)));
-                            }
-                            out.extend(items);
-                        }
-                        ExprKind::Array(_) | ExprKind::Statement(_) => {
-                            self.diags.push(
-                                Diagnostic::error(
-                                    Code::InvalidValue,
-                                    format!(
-                                        "Unable to concatenate non-scalar parameter '{name}' into '{s}'."
-                                    ),
-                                )
-                                .at(self.loc(Some(span))),
-                            );
-                        }
+                    if !join_reference(v.kind, &mut text, &mut out) {
+                        self.diags.push(
+                            Diagnostic::error(
+                                Code::InvalidValue,
+                                format!(
+                                    "Unable to concatenate non-scalar parameter '{name}' into '{s}'."
+                                ),
+                            )
+                            .at(self.loc(Some(span))),
+                        );
                     }
                 }
             }
