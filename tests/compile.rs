@@ -7,6 +7,13 @@ mod common;
 
 use std::path::Path;
 
+/// The multi-file fixture `name` under `tests/fixtures/multi` (the folder itself for `""`).
+fn multi(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/multi")
+        .join(name)
+}
+
 #[test]
 fn compile_fixtures() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/compile");
@@ -25,7 +32,7 @@ fn compile_fixtures() {
 
 #[test]
 fn independent_errors_are_all_reported() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/five-errors.neon");
+    let path = multi("five-errors.neon");
     let got = common::codes_and_lines(&path);
     let expected = [
         ("missing-parameter", 14),
@@ -48,8 +55,7 @@ fn independent_errors_are_all_reported() {
 /// accessor's `arguments` used to end in "Class '' not found").
 #[test]
 fn keys_a_definition_kind_does_not_take_are_each_reported_once() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/definition-keys.neon");
+    let path = multi("definition-keys.neon");
     let got = common::codes_and_lines(&path);
     let expected: Vec<(String, usize)> = [20, 22, 23, 26, 28, 33, 34]
         .into_iter()
@@ -63,7 +69,7 @@ fn keys_a_definition_kind_does_not_take_are_each_reported_once() {
 /// service gave a `class-not-found` too, and a list gave two errors per item.
 #[test]
 fn a_types_section_that_is_no_map_is_one_error() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi");
+    let dir = multi("");
     for (file, line) in [("types-list.neon", 4), ("types-scalar.neon", 2)] {
         let got = common::codes_and_lines(&dir.join(file));
         assert_eq!(got, [("invalid-value".to_string(), line)], "{file}");
@@ -74,7 +80,7 @@ fn a_types_section_that_is_no_map_is_one_error() {
 /// in its own order, which had put `tags` before `autowired` before `lifespan`).
 #[test]
 fn schema_errors_are_reported_in_the_order_written() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/schema-order.neon");
+    let path = multi("schema-order.neon");
     let got = common::codes_and_lines(&path);
     let expected: Vec<(String, usize)> = [7, 8, 9]
         .into_iter()
@@ -87,8 +93,7 @@ fn schema_errors_are_reported_in_the_order_written() {
 /// still loaded, so their own errors come in the same run (one had hidden all the others).
 #[test]
 fn one_bad_extension_entry_does_not_hide_the_others() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/extensions-errors.neon");
+    let path = multi("extensions-errors.neon");
     let mut got = common::codes_and_lines(&path);
     got.sort_by_key(|(_, line)| *line);
     let expected: Vec<(String, usize)> = [
@@ -107,8 +112,7 @@ fn one_bad_extension_entry_does_not_hide_the_others() {
 /// hidden; found by a new user's trial).
 #[test]
 fn values_no_parameter_takes_are_still_checked() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/unused-arguments.neon");
+    let path = multi("unused-arguments.neon");
     let got = common::codes_and_lines(&path);
     assert_eq!(
         got,
@@ -126,8 +130,7 @@ fn values_no_parameter_takes_are_still_checked() {
 /// new user's trial).
 #[test]
 fn class_beside_type_is_one_error() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/class-and-type.neon");
+    let path = multi("class-and-type.neon");
     assert_eq!(
         common::codes_and_lines(&path),
         [("invalid-definition".to_string(), 4)]
@@ -139,7 +142,7 @@ fn class_beside_type_is_one_error() {
 /// prompt is labelled there: tests/repl.rs).
 #[test]
 fn each_written_step_of_a_cycle_is_labelled() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/cycle-labels.neon");
+    let path = multi("cycle-labels.neon");
     let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
     let cycle: Vec<_> = result
         .diagnostics
@@ -166,8 +169,7 @@ fn each_written_step_of_a_cycle_is_labelled() {
 /// script's line; found by a new user's trial).
 #[test]
 fn a_script_argument_moves_only_its_own_errors() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/set-argument/app.neon");
+    let path = multi("set-argument/app.neon");
     let got = codes_files_lines(&path);
     assert_eq!(
         got,
@@ -182,8 +184,7 @@ fn a_script_argument_moves_only_its_own_errors() {
 /// at every service of the class (second new user's trial: 10 errors for 4).
 #[test]
 fn a_wrong_catalog_type_is_reported_once() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/catalog-type-errors.neon");
+    let path = multi("catalog-type-errors.neon");
     assert_eq!(
         common::codes_and_lines(&path),
         [
@@ -198,8 +199,7 @@ fn a_wrong_catalog_type_is_reported_once() {
 /// (second new user's trial).
 #[test]
 fn a_refused_declared_type_is_not_used_afterwards() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/multi/declared-type-refused.neon");
+    let path = multi("declared-type-refused.neon");
     assert_eq!(
         common::codes_and_lines(&path),
         [("invalid-definition".to_string(), 5)]
@@ -211,8 +211,7 @@ fn a_refused_declared_type_is_not_used_afterwards() {
 /// configuration; third new user's trial).
 #[test]
 fn a_script_setup_is_reported_at_its_call() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/add-setup/app.neon");
+    let path = multi("add-setup/app.neon");
     let got = codes_files_lines(&path);
     assert_eq!(
         got,
@@ -229,8 +228,7 @@ fn a_script_setup_is_reported_at_its_call() {
 /// run time).
 #[test]
 fn a_list_of_services_parameter_is_checked() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/list-parameter.neon");
+    let path = multi("list-parameter.neon");
     let got = common::codes_and_lines(&path);
     let expected: Vec<(String, usize)> =
         (6..=10).map(|l| ("invalid-value".to_string(), l)).collect();
@@ -255,8 +253,7 @@ fn codes_files_lines(path: &Path) -> Vec<(String, String, usize)> {
 /// (`args-named-and-positional` in the fixtures).
 #[test]
 fn a_named_argument_in_a_later_file_overrides_a_positional_one_quietly() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/multi/named-override/app.neon");
+    let path = multi("named-override/app.neon");
     let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
     let plan = result.plan.expect("compiles");
     let args = &plan.services["metrics"].create;
