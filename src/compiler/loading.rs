@@ -57,7 +57,10 @@ const AHEAD: usize = 8;
 
 /// Loads the entries of `items` (taken out of the `services:` map, whose key spans stay in
 /// `items`) into the builder with `parts - 1` helper threads reading ahead, in blocks of
-/// `block` entries ([`BLOCK`]): [`services::load_services_owned`]'s result.
+/// `block` entries ([`BLOCK`]): [`services::load_services_owned`]'s result. The entries are
+/// moved once, into their blocks, straight from the section's map (collected into one list
+/// first, app-10000's 10,000 entries were moved twice, a copy of about a megabyte into fresh
+/// pages on the calling thread: docs/performance.md, "Nineteenth round").
 ///
 /// The calling thread adds the blocks in order. Each thread claims the next block nobody has
 /// claimed and reads it; the calling thread reads the block it is at itself when it is still
@@ -65,7 +68,7 @@ const AHEAD: usize = 8;
 /// the helpers read ahead while the calling thread adds (the tenth round read a round in parts,
 /// then added it while the helpers waited).
 pub(super) fn load_in_parts(
-    entries: Vec<(Key, Expr)>,
+    entries: impl IntoIterator<Item = (Key, Expr)>,
     items: &ExprArray,
     schema: &DefinitionSchema,
     b: &mut ContainerBuilder,

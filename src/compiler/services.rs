@@ -50,7 +50,6 @@ pub fn load_services_owned(section: Expr, builder: &mut ContainerBuilder, diags:
     let entries = std::mem::take(&mut items.items);
     let parts = crate::parallel::parts(entries.len(), super::loading::PARALLEL_MIN);
     if parts > 1 {
-        let entries = entries.into_iter().collect();
         return super::loading::load_in_parts(
             entries,
             &items,
