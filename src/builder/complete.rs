@@ -82,7 +82,7 @@ pub(super) struct Completer<'a> {
     pub(super) trace: Vec<CallOrigin>,
     /// The definitions whose class was not found, with the class meant
     /// ([`misspelt_classes`]); found once, on the way to the first `missing-service` error.
-    pub(super) misspelt: std::cell::OnceCell<Vec<(String, String, String)>>,
+    pub(super) misspelt: std::cell::OnceCell<Vec<(String, String, Option<String>)>>,
     /// The definitions kept out of autowiring (`autowired: false`, or autowired for other
     /// types only), at most [`EXCLUDED_MAX`], with their types ([`excluded_services`]); found
     /// once, on the way to the first `missing-service` error.
@@ -106,10 +106,10 @@ fn excluded_services(b: &ContainerBuilder) -> Vec<(String, String)> {
 }
 
 /// The definitions (in definition order) whose type is unresolved because their creator
-/// names a class the catalog lacks and that name is a typo of a catalog class: each one's
-/// name, written class and the class meant. Only asked on the way to an error, so the scan
+/// names a class the catalog lacks: each one's name, written class and, when that name is a
+/// typo of a catalog class, the class meant. Only asked on the way to an error, so the scan
 /// costs a valid compilation nothing.
-fn misspelt_classes(b: &ContainerBuilder) -> Vec<(String, String, String)> {
+fn misspelt_classes(b: &ContainerBuilder) -> Vec<(String, String, Option<String>)> {
     let mut found = Vec::new();
     let mut names: Option<Vec<&str>> = None;
     for def in b.definitions.values() {
@@ -125,13 +125,12 @@ fn misspelt_classes(b: &ContainerBuilder) -> Vec<(String, String, String)> {
         }
         let names =
             names.get_or_insert_with(|| b.catalog.classes().map(|c| c.name.as_str()).collect());
-        if let Some(meant) = crate::diagnostics::suggest(class, names.iter().copied()) {
-            found.push((
-                def.name.as_str().to_owned(),
-                class.to_owned(),
-                meant.to_owned(),
-            ));
-        }
+        let meant = crate::diagnostics::suggest(class, names.iter().copied());
+        found.push((
+            def.name.as_str().to_owned(),
+            class.to_owned(),
+            meant.map(str::to_owned),
+        ));
     }
     found
 }

@@ -94,7 +94,9 @@ pub const COMMANDS: &[Command] = &[
         args: "PATH",
         summary: "finish the builder as it is now and write the plan (binary for .bin)",
         details: "The same checks as `wireplan compile`: nothing is written when there is an \
-                  error, an input file is never overwritten, the write is atomic.",
+                  error, an input file is never overwritten, the write is atomic. PATH is the \
+                  rest of the line; quotes around it are dropped ('my plan.json'), and a \
+                  leading ~ is your home folder.",
     },
     Command {
         name: "diff",
@@ -116,7 +118,8 @@ pub const COMMANDS: &[Command] = &[
         summary: "run a Rhai script with `builder`, `config` and `params` in scope",
         details: "To try an extension's beforeCompile() body before wiring it in: put the body \
                   in a file, using `builder` for this.getContainerBuilder(). Functions it \
-                  defines stay defined.",
+                  defines stay defined. The path is read as :compile's (quotes dropped, ~ \
+                  for the home folder).",
     },
     Command {
         name: "reload",
@@ -154,6 +157,56 @@ pub fn split(line: &str) -> Option<(&str, &str)> {
         Some((c, a)) => (c, a.trim()),
         None => (rest, ""),
     })
+}
+
+/// The one word a command such as `:show NAME` takes, or its usage message when `arg` holds
+/// more than one (a service, type or tag name has no blanks: `:show db extra` is a mistake,
+/// not a service named `db extra`).
+pub fn one_word<'a>(cmd: &str, arg: &'a str) -> Result<&'a str, String> {
+    let mut words = arg.split_whitespace();
+    let first = words.next().unwrap_or_default();
+    match words.next() {
+        None => Ok(first),
+        Some(extra) => {
+            let args = find(cmd).map(|c| c.args).unwrap_or_default();
+            Err(format!(
+                "usage: :{cmd} {args} (one argument; '{extra}' is one too many)"
+            ))
+        }
+    }
+}
+
+/// The path a command such as `:compile PATH` takes: the rest of the line, with one pair of
+/// surrounding quotes removed (`'my plan.json'`, `"my plan.json"`: the quotes are not part of
+/// the name, as in a shell) and a leading `~` standing for the home folder (`$HOME`). The
+/// usage message when a quote is not closed.
+pub fn path_arg(cmd: &str, arg: &str) -> Result<std::path::PathBuf, String> {
+    let arg = arg.trim();
+    let unquoted = match arg.chars().next() {
+        Some(q @ ('\'' | '"')) => {
+            if arg.len() < 2 || !arg.ends_with(q) {
+                let args = find(cmd).map(|c| c.args).unwrap_or_default();
+                return Err(format!(
+                    "usage: :{cmd} {args} (the quote {q} is not closed)"
+                ));
+            }
+            &arg[1..arg.len() - 1]
+        }
+        _ => arg,
+    };
+    let home = || std::env::var_os("HOME").filter(|h| !h.is_empty());
+    let path = match unquoted.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => match home() {
+            Some(h) => {
+                let mut p = std::path::PathBuf::from(h);
+                p.push(rest.trim_start_matches('/'));
+                p
+            }
+            None => std::path::PathBuf::from(unquoted),
+        },
+        _ => std::path::PathBuf::from(unquoted),
+    };
+    Ok(path)
 }
 
 /// The `:help` text: every command, or one in detail.
@@ -262,6 +315,67 @@ pub fn matches(pattern: &str, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_argument_is_one_word() {
+        assert_eq!(one_word("show", "  db "), Ok("db"));
+        assert_eq!(
+            one_word("show", "db extra"),
+            Err("usage: :show NAME (one argument; 'extra' is one too many)".to_string())
+        );
+        assert_eq!(one_word("type", "App\\Logger"), Ok("App\\Logger"));
+    }
+
+    #[test]
+    fn a_path_argument_loses_its_quotes_and_expands_the_home_folder() {
+        use std::path::PathBuf;
+        assert_eq!(
+            path_arg("compile", "'my plan.json'"),
+            Ok(PathBuf::from("my plan.json"))
+        );
+        assert_eq!(
+            path_arg("compile", "\"my plan.json\""),
+            Ok(PathBuf::from("my plan.json"))
+        );
+        // Unquoted, the rest of the line is the path, blanks included.
+        assert_eq!(
+            path_arg("compile", "my plan.json"),
+            Ok(PathBuf::from("my plan.json"))
+        );
+        assert_eq!(
+            path_arg("run", "'ext.rhai"),
+            Err("usage: :run FILE.rhai (the quote ' is not closed)".to_string())
+        );
+        assert_eq!(
+            path_arg("compile", "\""),
+            Err("usage: :compile PATH (the quote \" is not closed)".to_string())
+        );
+        // A quote inside the name stays.
+        assert_eq!(
+            path_arg("compile", "it's.json"),
+            Ok(PathBuf::from("it's.json"))
+        );
+        match std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+            Some(home) => {
+                let home = PathBuf::from(home);
+                assert_eq!(path_arg("compile", "~/p.json"), Ok(home.join("p.json")));
+                assert_eq!(path_arg("compile", "~"), Ok(home.clone()));
+                assert_eq!(
+                    path_arg("compile", "'~/a b.json'"),
+                    Ok(home.join("a b.json"))
+                );
+            }
+            None => assert_eq!(
+                path_arg("compile", "~/p.json"),
+                Ok(PathBuf::from("~/p.json"))
+            ),
+        }
+        // `~user` is not expanded (only the own home folder is known).
+        assert_eq!(
+            path_arg("compile", "~bob/p.json"),
+            Ok(PathBuf::from("~bob/p.json"))
+        );
+    }
 
     #[test]
     fn patterns_are_globs_or_substrings() {

@@ -269,18 +269,28 @@ impl Session {
                 let c = commands::find(cmd).map(|c| c.args).unwrap_or_default();
                 format!("usage: :{cmd} {c}")
             }
-            "show" => self.show(arg),
-            "type" => self.type_answer(arg),
-            "explain" => self.explain(arg),
+            "show" | "type" | "tag" | "explain" | "needed-by" => {
+                match commands::one_word(cmd, arg) {
+                    Err(usage) => usage,
+                    Ok(word) => match cmd {
+                        "show" => self.show(word),
+                        "type" => self.type_answer(word),
+                        "explain" => self.explain(word),
+                        "needed-by" => self.needed_by(word),
+                        _ => self.tag(word),
+                    },
+                }
+            }
             "deps" => self.deps(arg),
-            "needed-by" => self.needed_by(arg),
             "diff" if !arg.is_empty() => "usage: :diff (it takes no argument)".into(),
             "diff" => self.diff(),
-            "tag" => self.tag(arg),
             "params" => self.params(arg),
             "errors" => self.errors(),
             "phase" => self.phase(arg),
-            "compile" => self.compile(arg),
+            "compile" => match commands::path_arg(cmd, arg) {
+                Ok(path) => self.compile(path),
+                Err(usage) => usage,
+            },
             "reset" => {
                 let (dropped, stage) = (self.changes, self.stage());
                 self.pipeline = self.pipeline.restart();
@@ -297,7 +307,10 @@ impl Session {
                 out.push_str(&dropped_note(dropped));
                 out
             }
-            "run" => self.run_file(arg),
+            "run" => match commands::path_arg(cmd, arg) {
+                Ok(path) => self.run_file(path),
+                Err(usage) => usage,
+            },
             other => commands::unknown(other),
         };
         // Answers name what the configuration and the catalog name, rendered without colour:
@@ -456,8 +469,7 @@ impl Session {
         out
     }
 
-    fn compile(&mut self, arg: &str) -> String {
-        let out = PathBuf::from(arg);
+    fn compile(&mut self, out: PathBuf) -> String {
         let outcome = self.finish();
         let errors = outcome.diagnostics.error_count();
         let rendered = diagnostics::render_to_string(&outcome.sources, outcome.diagnostics.items());

@@ -65,8 +65,7 @@ impl Runs {
 impl super::Session {
     /// `:run FILE`: a missing or unreadable file is `file-not-found`; text that is not UTF-8
     /// is a `script-error` at the first invalid byte (as NEON files report it).
-    pub(super) fn run_file(&mut self, arg: &str) -> String {
-        let path = PathBuf::from(arg);
+    pub(super) fn run_file(&mut self, path: PathBuf) -> String {
         // A configuration given to `:run` would only get Rhai's syntax error about its first
         // NEON line.
         if path

@@ -239,6 +239,9 @@ impl Completer<'_> {
                     return removal.explain(d, service, Some(ty));
                 }
                 let mut d = d.with_note("Did you add it to configuration file?");
+                if let Some(note) = self.unknown_class_note(ty) {
+                    d = d.with_note(note);
+                }
                 if let Some(note) = self.b.stopped_extensions_note() {
                     d = d.with_note(note);
                 }
@@ -310,8 +313,41 @@ impl Completer<'_> {
     pub(super) fn misspelt_provider(&self, ty: &str) -> Option<(&str, &str)> {
         let misspelt = self.misspelt.get_or_init(|| misspelt_classes(self.b));
         misspelt.iter().find_map(|(name, class, meant)| {
+            let meant = meant.as_deref()?;
             let provides = meant.eq_ignore_ascii_case(ty) || self.b.catalog.is_subtype(meant, ty);
             provides.then_some((name.as_str(), class.as_str()))
         })
+    }
+
+    /// When some services' classes were not found (each reported at its service) and none is
+    /// a typo of a class of type `ty` ([`Completer::misspelt_provider`]): a note that one of
+    /// them may be the service meant to provide `ty`, so the "missing" service is not added a
+    /// second time. `None` when every service's class was found.
+    fn unknown_class_note(&self, ty: &str) -> Option<String> {
+        const SHOWN: usize = 3;
+        let misspelt = self.misspelt.get_or_init(|| misspelt_classes(self.b));
+        let list: Vec<String> = misspelt
+            .iter()
+            .take(SHOWN)
+            .map(|(name, class, _)| format!("'{name}' (class '{class}')"))
+            .collect();
+        let more = match misspelt.len().saturating_sub(SHOWN) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        match misspelt.as_slice() {
+            [] => None,
+            [(name, class, _)] => Some(format!(
+                "Service '{name}' has the class '{class}', which was not found (reported at \
+                 that service): if it is meant to provide {ty}, fix its class rather than \
+                 adding another service."
+            )),
+            _ => Some(format!(
+                "Services whose class was not found (reported at them): {}{more}. If one of \
+                 them is meant to provide {ty}, fix its class rather than adding another \
+                 service.",
+                list.join(", ")
+            )),
+        }
     }
 }
