@@ -108,6 +108,26 @@ pub fn check_overrides<'a>(
         }
     }
     for name in dynamic {
+        // The files' value of a dynamic parameter is not its default: the container does not
+        // start without one supplied. Said, without the value (a parameter is often made
+        // dynamic to keep a secret out of the plan).
+        let written = parameters
+            .and_then(|p| declared_value(p, name))
+            .filter(|v| !matches!(v.kind, Kind::Null));
+        if written.is_some() && !overrides.contains_key(name) {
+            diags.push(
+                Diagnostic::warning(
+                    Code::UnknownParameter,
+                    format!(
+                        "--dynamic {name}: the value the files give '{name}' is not used; the application supplies it at start-up, and the container does not start without it."
+                    ),
+                )
+                .with_note(format!(
+                    "supply it with ContainerBuilder::parameter(\"{name}\", …); to keep it listed in the files, declare it without a value (`{}:`)",
+                    name.rsplit('.').next().unwrap_or(name)
+                )),
+            );
+        }
         if overrides.contains_key(name) {
             diags.push(Diagnostic::warning(
                 Code::UnknownParameter,
@@ -196,6 +216,21 @@ fn declared_names(value: &Value, prefix: &str, out: &mut Vec<String>) {
         declared_names(v, &format!("{name}."), out);
         out.push(name);
     }
+}
+
+/// The value the `parameters:` section `value` declares for the dotted name `name`, if any.
+fn declared_value<'v>(value: &'v Value, name: &str) -> Option<&'v Value> {
+    let mut current = value;
+    for part in name.split('.') {
+        let Kind::Array(a) = &current.kind else {
+            return None;
+        };
+        current = a
+            .iter()
+            .find(|(k, _)| k.as_string() == part)
+            .map(|(_, v)| v)?;
+    }
+    Some(current)
 }
 
 /// Whether a configuration text uses `name`, a part under it, or a map it belongs to.
@@ -630,9 +665,24 @@ mod tests {
         let config = "parameters:\n\tsecret: x\nservices:\n\ts: App\\S(%secret%, %used%)\n";
         assert_eq!(
             warnings_with_dynamic(config, &[], &[], &["secert", "secret", "used", "env.HOME"]),
+            [
+                (
+                    "--dynamic secert: the configuration has no parameter 'secert', so nothing is made dynamic by it.".to_string(),
+                    vec!["did you mean 'secret'?".to_string()]
+                ),
+                (
+                    "--dynamic secret: the value the files give 'secret' is not used; the application supplies it at start-up, and the container does not start without it.".to_string(),
+                    vec!["supply it with ContainerBuilder::parameter(\"secret\", …); to keep it listed in the files, declare it without a value (`secret:`)".to_string()]
+                )
+            ]
+        );
+        // Declared without a value (or as null), or below a map: said only for a value.
+        let declared = "parameters:\n\tpool:\n\tdb:\n\t\tpassword: x\n\t\tuser: null\nservices:\n\ts: App\\S(%pool%, %db%)\n";
+        assert_eq!(
+            warnings_with_dynamic(declared, &[], &[], &["pool", "db.user", "db.password"]),
             [(
-                "--dynamic secert: the configuration has no parameter 'secert', so nothing is made dynamic by it.".to_string(),
-                vec!["did you mean 'secret'?".to_string()]
+                "--dynamic db.password: the value the files give 'db.password' is not used; the application supplies it at start-up, and the container does not start without it.".to_string(),
+                vec!["supply it with ContainerBuilder::parameter(\"db.password\", …); to keep it listed in the files, declare it without a value (`password:`)".to_string()]
             )]
         );
         assert_eq!(
