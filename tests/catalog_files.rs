@@ -1404,3 +1404,55 @@ fn a_class_in_types_and_in_a_catalog_file_names_both() {
         "Class App\\A is declared twice: in the catalog 'one.json' and in `types:` of 'config.neon'."
     );
 }
+
+/// An argument error for a class the catalog file describes says that the catalog may be
+/// older than the Rust code and how it is written again; the same error for a class of the
+/// `types:` section does not (found by a new user's trial, who added a constructor parameter
+/// and ran `check` against the catalog written before).
+#[test]
+fn an_argument_error_of_a_catalog_file_class_says_the_catalog_may_be_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("app.neon");
+    let catalog = dir.path().join("catalog.json");
+    // `App\Mailer(from)` in the registry; the configuration passes a parameter it lacks.
+    std::fs::write(
+        &config,
+        "types:\n\tApp\\Local:\n\t\tconstructor:\n\t\t\tn: int\nservices:\n\t- App\\Smtp\n\tmailer: App\\Mailer(from: x, timeout: 5)\n\tlocal: App\\Local(n: 1, timeout: 5)\n",
+    )
+    .unwrap();
+    wireplan_runtime::catalog::write_catalog(&mailer_registry(true), &catalog).unwrap();
+    let out = wireplan_cmd()
+        .arg("check")
+        .arg(&config)
+        .arg("--catalog")
+        .arg(&catalog)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let diags: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let notes_of = |line: u64| -> Vec<String> {
+        let d = diags
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["line"] == line)
+            .unwrap_or_else(|| panic!("no diagnostic on line {line}: {diags}"));
+        assert_eq!(d["code"], "unknown-argument", "{d}");
+        d["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        notes_of(7),
+        [
+            "no parameter accepts $timeout".to_string(),
+            "App\\Mailer is read from a catalog file: if its Rust code changed since the catalog \
+             was written, write it again (WIREPLAN_WRITE_CATALOG=FILE cargo run; docs/catalog.md)"
+                .to_string()
+        ]
+    );
+    assert_eq!(notes_of(8), ["no parameter accepts $timeout".to_string()]);
+}

@@ -16,6 +16,21 @@ mod warnings;
 use fit::{accepts_null, convert, fits};
 
 impl Completer<'_> {
+    /// For an argument error of a class read from a catalog file (a registry's catalog, given
+    /// with `--catalog` or by dev mode) rather than from `types:`: the catalog may be older
+    /// than the Rust code, so the note says how it is written again. `None` for a class of
+    /// the `types:` section (it has a span there) or an unknown one.
+    fn catalog_file_note(&self, class: &str) -> Option<String> {
+        let info = self.b.catalog.get(class)?;
+        (self.b.catalog.with_files() && info.span.is_none()).then(|| {
+            format!(
+                "{} is read from a catalog file: if its Rust code changed since the catalog was \
+                 written, write it again (WIREPLAN_WRITE_CATALOG=FILE cargo run; docs/catalog.md)",
+                info.name
+            )
+        })
+    }
+
     /// Autowires a `Provider<T>` parameter like a `T` one (exactly one autowired candidate,
     /// Nette's wording for none and for several) and pushes `{"$provider": name}` — a lazy
     /// handle, not a dependency, so it breaks construction cycles.
@@ -676,6 +691,9 @@ impl Completer<'_> {
                         // does not name (`Registry::unregistered_types`).
                         d = d.with_note(OBJECT_PARAMETER_NOTE);
                     }
+                    if let Some(note) = self.catalog_file_note(f.class) {
+                        d = d.with_note(note);
+                    }
                     self.diags.push(d);
                     origins.push((out.len(), p, Src::Unfilled { tried: None }));
                     out.push(P::Null);
@@ -720,7 +738,10 @@ impl Completer<'_> {
                     params.len() + extra.len()
                 )
             };
-            let d = self.error(Code::UnknownArgument, ctx, msg, extra[0].span.or(span));
+            let mut d = self.error(Code::UnknownArgument, ctx, msg, extra[0].span.or(span));
+            if let Some(note) = self.catalog_file_note(f.class) {
+                d = d.with_note(note);
+            }
             self.diags.push(d);
             // What the extra values hold is checked all the same: a missing service or
             // parameter in one is an error of its own, not a consequence of this one.
@@ -766,6 +787,9 @@ impl Completer<'_> {
                 if let Some(s) = crate::diagnostics::suggest(k, pnames.iter().copied()) {
                     d = d.with_note(format!("did you mean '${s}'?"));
                 }
+            }
+            if let Some(note) = self.catalog_file_note(f.class) {
+                d = d.with_note(note);
             }
             self.diags.push(d);
             // As for extra positional values: what they hold is checked all the same.

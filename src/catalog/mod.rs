@@ -335,6 +335,11 @@ impl Catalog {
         }
     }
 
+    /// Whether catalog files (`--catalog`, a registry's catalog) were merged into this one.
+    pub fn with_files(&self) -> bool {
+        self.with_files
+    }
+
     /// An empty catalog.
     pub fn new() -> Catalog {
         Catalog::default()
