@@ -90,6 +90,15 @@ fn repl_in_a_terminal_completes_steps_phases_and_compiles() {
     key(&mut p, &format!(":compile {}\r", out.display()));
     p.exp_string("(10 services)").expect("written");
     p.exp_string("wireplan[A]> ").expect("prompt A");
+    // An input past the history's limit runs but is not remembered.
+    let long = format!(
+        "\"{}\".len",
+        "b".repeat(wireplan::repl::terminal::HISTORY_ENTRY_MAX)
+    );
+    key(&mut p, &format!("{long}\r"));
+    p.exp_string(&wireplan::repl::terminal::HISTORY_ENTRY_MAX.to_string())
+        .expect("the long input ran");
+    p.exp_string("wireplan[A]> ").expect("prompt A");
     key(&mut p, ":quit\r");
     p.exp_eof().expect("the REPL ends");
 
@@ -101,6 +110,10 @@ fn repl_in_a_terminal_completes_steps_phases_and_compiles() {
     // The history went to the data directory given by XDG_DATA_HOME.
     let history = std::fs::read_to_string(dir.path().join("wireplan/history")).expect("history");
     assert!(history.contains(":phase A"), "{history}");
+    assert!(
+        !history.contains("bbbb"),
+        "the long input stayed out of the history"
+    );
 }
 
 /// Runs `bin args` with `stdin` piped in (no terminal: the editor reads plain lines) and

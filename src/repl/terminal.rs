@@ -132,6 +132,10 @@ pub fn colour(line: &str) -> String {
     out
 }
 
+/// The longest input kept in the history, in bytes: longer ones (a pasted document) are run
+/// but not remembered.
+pub const HISTORY_ENTRY_MAX: usize = 4096;
+
 /// Where the history is kept: `$XDG_DATA_HOME/wireplan/history`, else
 /// `~/.local/share/wireplan/history`; `None` without either variable.
 pub fn history_path() -> Option<PathBuf> {
@@ -229,7 +233,9 @@ pub fn run(session: Session) -> ExitCode {
         }
         match read {
             Ok(line) => {
-                if !line.trim().is_empty() {
+                // A paste of pages of text is not kept: the history file would carry it into
+                // every later session (a new user's trial pasted 100,000 characters).
+                if !line.trim().is_empty() && line.len() <= HISTORY_ENTRY_MAX {
                     let _ = editor.add_history_entry(line.as_str());
                 }
                 let reply = session.borrow_mut().eval(&line);
