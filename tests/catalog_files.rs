@@ -1412,7 +1412,7 @@ fn a_class_in_types_and_in_a_catalog_file_names_both() {
 #[test]
 fn an_argument_error_of_a_catalog_file_class_says_the_catalog_may_be_stale() {
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("app.neon");
+    let config = dir.path().join("config.neon");
     let catalog = dir.path().join("catalog.json");
     // `App\Mailer(from)` in the registry; the configuration passes a parameter it lacks.
     std::fs::write(
@@ -1421,22 +1421,12 @@ fn an_argument_error_of_a_catalog_file_class_says_the_catalog_may_be_stale() {
     )
     .unwrap();
     wireplan_runtime::catalog::write_catalog(&mailer_registry(true), &catalog).unwrap();
-    let out = wireplan_cmd()
-        .arg("check")
-        .arg(&config)
-        .arg("--catalog")
-        .arg(&catalog)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    let diags: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (diags, _) = check_json(dir.path(), "catalog.json");
     let notes_of = |line: u64| -> Vec<String> {
         let d = diags
-            .as_array()
-            .unwrap()
             .iter()
             .find(|d| d["line"] == line)
-            .unwrap_or_else(|| panic!("no diagnostic on line {line}: {diags}"));
+            .unwrap_or_else(|| panic!("no diagnostic on line {line}: {diags:?}"));
         assert_eq!(d["code"], "unknown-argument", "{d}");
         d["notes"]
             .as_array()
