@@ -166,14 +166,32 @@ fn a_failing_derived_async_constructor_is_a_constructor_error() {
 }
 
 /// A wrong argument of an async constructor names its parameter, as a sync one does: both
-/// the derive and `register!` declare the names.
+/// the derive and `register!` declare the names. A value known only at start-up (a dynamic
+/// parameter) is converted when the service is created; a literal in the plan that the
+/// declared type refuses is a load problem already.
 #[test]
 fn a_wrong_argument_of_an_async_constructor_names_its_parameter() {
-    let json = r#"{"format": "wireplan-plan", "version": 3, "compiler": "test", "inputs_hash": "0",
-        "services": {"pool": {"type": "App\\Pool", "requires_async": true,
-                              "create": {"$new": "App\\Pool", "args": [5]}}}}"#;
+    let plan = |arg: &str| {
+        format!(
+            r#"{{"format": "wireplan-plan", "version": 3, "compiler": "test", "inputs_hash": "0",
+            "services": {{"pool": {{"type": "App\\Pool", "requires_async": true,
+                              "create": {{"$new": "App\\Pool", "args": [{arg}]}}}}}}}}"#
+        )
+    };
     for registry in [derived(), manual()] {
-        let c = Container::from_json_str(json, &registry).expect("the plan loads");
+        let refused = Container::from_json_str(&plan("5"), &registry)
+            .expect_err("a literal int for a String parameter");
+        assert!(
+            refused.to_string().contains(
+                "service 'pool' (create): argument $url (index 0) of the constructor of \
+                 App\\Pool is the int 5 in the plan, but the parameter takes string"
+            ),
+            "{refused}"
+        );
+        let c = Container::builder(&registry)
+            .parameter("url", 5)
+            .from_json_str(&plan(r#"{"$param": "url"}"#))
+            .expect("the plan loads");
         let e = runtime()
             .block_on(c.get_async::<Pool>("pool"))
             .err()

@@ -424,14 +424,31 @@ fn unregistered_dependency_types_are_listed() {
     assert_eq!(registry().unregistered_types(), []);
 }
 
+/// A literal the declared parameter type refuses is a load problem; a value known only at
+/// start-up (a dynamic parameter) is converted, and refused, when the service is created.
 #[test]
 fn macro_registrations_convert_arguments_and_report_mismatches() {
     let r = registry();
-    let p = plan(
+    let literal = plan(
         json!({"db": {"type": "App\\Db", "create": {"$new": "App\\Db", "args": [42]}}}),
         json!({}),
     );
-    let c = Container::from_json_str(&p, &r).unwrap();
+    let refused = Container::from_json_str(&literal, &r).expect_err("refused");
+    assert!(
+        refused.to_string().contains(
+            "argument $dsn (index 0) of the constructor of App\\Db is the int 42 in the plan, \
+             but the parameter takes string"
+        ),
+        "{refused}"
+    );
+    let p = plan(
+        json!({"db": {"type": "App\\Db", "create": {"$new": "App\\Db", "args": [{"$param": "dsn"}]}}}),
+        json!({}),
+    );
+    let c = Container::builder(&r)
+        .parameter("dsn", 42)
+        .from_json_str(&p)
+        .unwrap();
     let e = c.get::<Db>("db").unwrap_err().to_string();
     assert!(
         e.contains("argument $dsn (index 0): expected string, found int"),

@@ -421,3 +421,88 @@ fn a_plan_nested_too_deep_names_the_ends_of_its_path() {
     assert!(reason.contains("recursion limit exceeded"), "{reason}");
     assert!(reason.matches(" › ").count() <= 11, "{reason}");
 }
+
+/// A literal constructor argument the registered parameter type refuses (a string for an
+/// `i64`, 300 for a `u8`, `null` for a parameter that is no `Option`) is a load problem, in
+/// the JSON and the binary form alike and all of them at once; what the conversions take (an
+/// int for an `f64`, `null` for an `Option`, anything for `Value`) loads. Found by a new
+/// user's trial: such a hand-edited plan loaded and failed at the service's first `get`.
+#[test]
+fn a_literal_argument_the_declared_type_refuses_is_a_load_problem() {
+    use std::sync::Arc;
+    use wireplan_runtime::{register, Container, Registry, Value};
+    #[allow(dead_code)]
+    struct Pool(i64, u8, f64, Option<String>, Value);
+    #[allow(dead_code)]
+    struct Clock;
+    #[allow(dead_code)]
+    struct Holder(Arc<Clock>, Option<i64>);
+    let mut r = Registry::new();
+    register!(r, "App\\Pool" => Pool {
+        new(size: i64, level: u8, ratio: f64, name: Option<String>, extra: Value) {
+            Pool(size, level, ratio, name, extra)
+        }
+    });
+    register!(r, "App\\Clock" => Clock { new() { Clock } });
+    register!(r, "App\\Holder" => Holder {
+        new(clock: Arc<Clock>, n: Option<i64>) { Holder(clock, n) }
+    });
+    let services = |pool: &str, holder: &str| {
+        format!(
+            r#"{{"clock": {{"type": "App\\Clock", "create": {{"$new": "App\\Clock", "args": []}}}},
+                "pool": {{"type": "App\\Pool", "create": {{"$new": "App\\Pool", "args": {pool}}}}},
+                "holder": {{"type": "App\\Holder", "create": {{"$new": "App\\Holder", "args": {holder}}}}}}}"#
+        )
+    };
+    let load_both = |text: &str| -> [Result<Container, Error>; 2] {
+        let plan = Plan::from_json_str(text, "p.json").expect("a well-formed plan");
+        [
+            Container::from_json_str(text, &r),
+            Container::from_bytes(&plan.to_binary(), &r),
+        ]
+    };
+    let good = plan_with(
+        VERSION,
+        &services(
+            r#"[4, 255, 2, null, "anything"]"#,
+            r#"[{"$ref": "clock"}, null]"#,
+        ),
+    );
+    for loaded in load_both(&good) {
+        let c = loaded.expect("the conversions take these");
+        assert!(c.get::<Pool>("pool").is_ok());
+    }
+    let bad = plan_with(
+        VERSION,
+        &services(
+            r#"["four", 300, "x", 5, null]"#,
+            r#"[{"$ref": "clock"}, "n"]"#,
+        ),
+    );
+    for loaded in load_both(&bad) {
+        let e = loaded.expect_err("refused").to_string();
+        for expected in [
+            "service 'pool' (create): argument $size (index 0) of the constructor of App\\Pool is a string in the plan, but the parameter takes int;",
+            "argument $level (index 1) of the constructor of App\\Pool is the int 300 in the plan, but the parameter takes int<0, 255>;",
+            "argument $ratio (index 2) of the constructor of App\\Pool is a string in the plan, but the parameter takes float;",
+            "argument $name (index 3) of the constructor of App\\Pool is the int 5 in the plan, but the parameter takes ?string;",
+            "service 'holder' (create): argument $n (index 1) of the constructor of App\\Holder is a string in the plan, but the parameter takes ?int;",
+        ] {
+            assert!(e.contains(expected), "missing '{expected}' in: {e}");
+        }
+        // `Value` takes null; a `$ref` is left to creation.
+        assert!(!e.contains("$extra") && !e.contains("$clock"), "{e}");
+    }
+    // `null` for a parameter that is no `Option`.
+    let null = plan_with(
+        VERSION,
+        &services(r#"[null, 1, 1, null, 1]"#, r#"[{"$ref": "clock"}, null]"#),
+    );
+    for loaded in load_both(&null) {
+        let e = loaded.expect_err("refused").to_string();
+        assert!(
+            e.contains("argument $size (index 0) of the constructor of App\\Pool is null in the plan, but the parameter takes int;"),
+            "{e}"
+        );
+    }
+}

@@ -6,6 +6,7 @@ use std::fmt::Display;
 
 use indexmap::IndexMap;
 
+use super::literals::{self, Literal};
 use crate::error::Missing;
 use crate::plan::{CallTarget, Expr, Plan, ServiceKind, ServicePlan, MAX_EXPR_DEPTH};
 use crate::registry::{ClassEntry, Registry};
@@ -140,14 +141,15 @@ impl<'a> Checker<'a> {
     fn check_new(
         &mut self,
         class: &'a str,
-        args: usize,
+        args: &[Expr],
         at: &dyn Display,
     ) -> Option<(u32, &'a ClassEntry)> {
         let entry = self.use_class(class);
         if let Some(params) = entry.and_then(|(_, c)| c.more().ctor_sig.as_ref()) {
             let what = format_args!("the constructor of {class}");
-            if let Some(problem) = arity_problem(at, &what, params, args) {
-                self.problems.push(problem);
+            match arity_problem(at, &what, params, args.len()) {
+                Some(problem) => self.problems.push(problem),
+                None => self.check_literals(params, args, at, &what),
             }
         }
         match entry {
@@ -164,6 +166,34 @@ impl<'a> Checker<'a> {
             Some(_) => {}
         }
         entry
+    }
+
+    /// The literal arguments of a call with as many arguments as `params` declares, against
+    /// the declared types ([`super::literals`]): one problem per argument the conversion would
+    /// refuse when the service is created.
+    fn check_literals(
+        &mut self,
+        params: &[crate::catalog::Param],
+        args: &[Expr],
+        at: &dyn Display,
+        what: &dyn Display,
+    ) {
+        for (i, (p, a)) in params.iter().zip(args).enumerate() {
+            let Some(lit) = Literal::of_expr(a) else {
+                continue;
+            };
+            let ty = (p.ty)(self.registry);
+            if literals::refuses(&ty, lit) {
+                self.problems.push(format!(
+                    "{at}: argument ${} (index {i}) of {what} is {} in the plan, but the \
+                     parameter takes {ty}; the plan was compiled from a catalog that does not \
+                     match this registry (export the registry's catalog and compile again), or \
+                     edited after compiling (by hand, or by an extension's `afterCompile()`)",
+                    p.name,
+                    lit.describe()
+                ));
+            }
+        }
     }
 
     fn miss(&mut self, m: Missing) {
@@ -246,7 +276,7 @@ impl<'a> Checker<'a> {
                 Expr::New { class, args } => {
                     let mut entry = None;
                     if !self.too_deep(&sp.create, &at) {
-                        entry = self.check_new(class, args.len(), &at);
+                        entry = self.check_new(class, args, &at);
                         for a in args {
                             // A `$ref` by name (the common argument) is looked up once, here.
                             if let Expr::Ref(r) = a {
@@ -448,7 +478,7 @@ impl<'a> Checker<'a> {
                 self.walk_checked(default, at, this, factory);
             }
             Expr::New { class, args } => {
-                self.check_new(class, args.len(), at);
+                self.check_new(class, args, at);
                 for a in args {
                     self.walk_checked(a, at, this, factory);
                 }

@@ -72,6 +72,7 @@ mod async_resolve;
 mod cell;
 mod check;
 mod eval;
+mod literals;
 mod load;
 mod lock;
 mod order;

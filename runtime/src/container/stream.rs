@@ -24,6 +24,7 @@ use std::collections::HashMap;
 
 use indexmap::IndexMap;
 
+use super::literals::Literal;
 use super::program::{
     ArgRange, CtorRef, MemberKind, NewId, NewOp, Node, Program, Resolved, Service, Setup,
 };
@@ -289,6 +290,17 @@ impl Stream<'_, '_> {
         if let Some(params) = entry.more().ctor_sig.as_ref() {
             if params.len() != (end - start) as usize {
                 return None;
+            }
+            // So is a literal argument the declared type refuses ([`super::literals`]).
+            let args = &self.args[start as usize..end as usize];
+            for (p, node) in params.iter().zip(args) {
+                let lit = match node {
+                    Node::Const(c) => self.consts.get(*c as usize).and_then(Literal::of_value),
+                    _ => None,
+                };
+                if lit.is_some_and(|lit| super::literals::refuses(&(p.ty)(registry), lit)) {
+                    return None;
+                }
             }
         }
         push_node(&mut self.news, || NewOp {
