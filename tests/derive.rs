@@ -237,16 +237,17 @@ fn argument_and_constructor_errors_are_those_of_register() {
             "",
             "string",
         ),
-        // Out of the Rust type's range.
+        // Out of the Rust type's range: a literal is refused at load, by the range the
+        // registration exports for the Rust type.
         (
             r#"{"$new": "App\\MemoryStorage", "args": [-1]}"#,
             "",
-            "usize",
+            "is the int -1 in the plan, but the parameter takes int<0, max>",
         ),
         (
             r#"{"$new": "App\\DiskStorage", "args": ["/x", -4]}"#,
             "",
-            "u32",
+            "is the int -4 in the plan, but the parameter takes int<0, 4294967295>",
         ),
         // The constructor's own error (Result::Err).
         (
