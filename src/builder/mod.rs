@@ -209,6 +209,14 @@ impl ContainerBuilder {
         self.edits += 1;
     }
 
+    /// Appends a statement to the container's initialization (Nette's
+    /// `$initialize->addBody()`, an extension's `this.initialization.addBody()`); counts as
+    /// an edit ([`ContainerBuilder::edits`]).
+    pub fn add_initialization(&mut self, statement: Expr) {
+        self.initialization.push(statement);
+        self.edits += 1;
+    }
+
     /// How many changes were made through the builder's changing methods (adding, changing
     /// or removing a definition, adding or removing an alias, excluding types); it only
     /// grows. Lookups, [`ContainerBuilder::resolve`] and [`ContainerBuilder::complete`] do

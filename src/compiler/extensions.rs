@@ -665,6 +665,7 @@ impl Extensions {
             }
             let arg = vec![Dynamic::from(doc.clone())];
             let builder_edits = self.host.builder.borrow().edits();
+            let initialization = self.host.builder.borrow().initialization.len();
             diags.extend(ext.call_with(
                 &self.engine,
                 "afterCompile",
@@ -675,6 +676,10 @@ impl Extensions {
             // The plan is built from the builder before afterCompile(): a builder change made
             // here (addAlias, addDefinition, setFactory, …) would be lost without a word.
             let builder_changed = self.host.builder.borrow().edits() != builder_edits;
+            // Nette's afterCompile() adds initialization code to the generated class; here the
+            // plan is that class, so the statement goes into its `initialization` list.
+            let initialization_added =
+                self.host.builder.borrow().initialization.len() != initialization;
             let edited = doc.0.borrow().clone();
             let mut changed_note = None;
             let problems = match serde_path_to_error::deserialize::<_, Plan>(edited) {
@@ -777,6 +782,13 @@ impl Extensions {
                     ext.error_at_function("afterCompile", &self.host.sources.borrow(), message);
                 for p in problems.into_iter().chain(changed_note) {
                     d = d.with_note(p);
+                }
+                if initialization_added {
+                    d = d.with_note(
+                        "this.initialization.addBody() adds to the builder: in afterCompile() \
+                         append to the plan's initialization instead (plan.set([\"initialization\"], \
+                         …), docs/plan-format.md), or call addBody() in beforeCompile()",
+                    );
                 }
                 diags.push(d);
                 return;

@@ -61,7 +61,7 @@ pub const API: &[ApiDoc] = &[
     doc!("Compiler", "getExtensions", Load, "Registered extensions as name → script path; with an argument, only those whose script file name without `.rhai` is that (`getExtensions(\"logaware\")`).", r#"ok(this.compiler.getExtensions("ext").len() == 1);"#),
     doc!("Compiler", "addExportedTag", Load, "Keeps a tag in the plan when `di › export › tags` is a list (Nette's `Compiler::addExportedTag`).", r#"this.compiler.addExportedTag("repository");"#),
     doc!("Compiler", "addExportedType", Load, "Keeps a type in the plan's autowiring index when `di › export › types` is a list. A type the catalog does not know is `class-not-found` (with \"did you mean\").", r#"this.compiler.addExportedType("App\\Db");"#),
-    doc!("Initialization", "addBody", Load, "Appends a NEON statement to the container's initialization; parameters are expanded.", r#"this.initialization.addBody("@repo::setLevel(%level%)");"#),
+    doc!("Initialization", "addBody", Load, "Appends a NEON statement to the container's initialization; parameters are expanded. In `loadConfiguration()` or `beforeCompile()`: where Nette's `afterCompile()` adds to `initialize()`, an `afterCompile(plan)` here appends to the plan's `initialization` list (`plan.set([\"initialization\"], …)`); `addBody()` there is refused, as every builder change is.", r#"this.initialization.addBody("@repo::setLevel(%level%)");"#),
     doc!("Types", "exists", Load, "Is the class or interface in the catalog?", r#"ok(!this.types.exists("App\\Nope"));"#),
     doc!("Types", "isInterface", Load, "Is it an interface?", r#"ok(this.types.isInterface("App\\Logger"));"#),
     doc!("Types", "isAbstract", Load, "Is it an abstract class?", r#"ok(!this.types.isAbstract("App\\Db"));"#),

@@ -213,7 +213,7 @@ pub fn register(engine: &mut Engine) {
             if let Some(span) = i.state.borrow().span_at(ctx.call_position()) {
                 st.span = Some(span);
             }
-            i.builder.borrow_mut().initialization.push(st);
+            i.builder.borrow_mut().add_initialization(st);
             Ok(())
         },
     );
