@@ -432,6 +432,13 @@ impl Extensions {
                 &self.host.sources,
                 Vec::new(),
             );
+            // A schema function that raised an error leaves no schema to validate the section
+            // with: the extension is stopped as after a section that fails its schema, so
+            // loadConfiguration() never reads a section nothing checked (Nette never gets to
+            // loadConfiguration() either; a new user's trial).
+            let schema_failed = out
+                .iter()
+                .any(|d| d.severity == crate::diagnostics::Severity::Error);
             diags.extend(out);
             // Nette builds the schema before any configuration is loaded; a service added here
             // would be registered before the sections it depends on (fifth new user's trial).
@@ -446,7 +453,18 @@ impl Extensions {
                     ),
                 );
             }
+            let stop = |builder: &SharedBuilder, invalid: &mut Vec<String>| {
+                builder.borrow_mut().mark_stopped(Actor {
+                    extension: ext.name.clone(),
+                    method: "getConfigSchema".into(),
+                    builtin: false,
+                });
+                invalid.push(ext.name.clone());
+            };
             let Some(value) = value else {
+                if schema_failed {
+                    stop(&self.host.builder, &mut self.invalid);
+                }
                 continue;
             };
             let Some(schema) = value.clone().try_cast::<script::schema_api::ScriptExpect>() else {
@@ -458,6 +476,7 @@ impl Extensions {
                         script::values::script_type_name(&value)
                     ),
                 ));
+                stop(&self.host.builder, &mut self.invalid);
                 continue;
             };
             // `castTo(Class)` builds a statement of that class: it must be in the catalog.
@@ -520,20 +539,10 @@ impl Extensions {
             }
             // A section that failed its schema: the extension's lifecycle calls are skipped,
             // so the services it would register are missing; errors about them say why.
-            let skipped = |builder: &SharedBuilder| {
-                builder.borrow_mut().mark_stopped(Actor {
-                    extension: ext.name.clone(),
-                    method: "getConfigSchema".into(),
-                    builtin: false,
-                })
-            };
             match result {
                 // A closure that failed left its item unvalidated: the section is invalid, and
                 // the extension's lifecycle calls are skipped as after any schema error.
-                Ok(_) if !failures.is_empty() => {
-                    skipped(&self.host.builder);
-                    self.invalid.push(ext.name.clone())
-                }
+                Ok(_) if !failures.is_empty() => stop(&self.host.builder, &mut self.invalid),
                 Ok(v) => {
                     handle.config = match &v.kind {
                         ExprKind::Array(a) if a.is_empty() => {
@@ -544,8 +553,7 @@ impl Extensions {
                 }
                 Err(errors) => {
                     diags.extend(errors);
-                    skipped(&self.host.builder);
-                    self.invalid.push(ext.name.clone());
+                    stop(&self.host.builder, &mut self.invalid);
                 }
             }
         }
