@@ -622,6 +622,16 @@ impl Completer<'_> {
                 "{ty} has a property ${method}: read it without parentheses, @service::{method}."
             ));
         }
+        // Nette 2's setup placeholders (`?->setLevel(?)`, `$service->method(...)`), which
+        // ported extensions still write: wireplan's setup names the method and passes the
+        // arguments as a list.
+        if method.contains("->") || method.contains('?') {
+            d = d.with_note(
+                "Nette's placeholder form ('?->method(?)', '$service->method()') is not \
+                 supported: write addSetup(\"method\", [arguments]), or \"$property\" for a \
+                 property write",
+            );
+        }
         self.diags.push(d);
     }
 

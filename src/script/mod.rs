@@ -718,7 +718,27 @@ fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) ->
         );
     }
     if let rhai::ParseErrorType::Reserved(word) = &*e.0 {
-        if let Some(note) = reserved_word_note(word) {
+        // Where the word stands decides the advice: a map key or a property read (a Nette
+        // configuration's `default:` connection, `this.config.static`) is quoted or read with
+        // brackets; a method call with Nette's name gets Rhai's name.
+        let text = &sources.get(file).text;
+        let start = at.map_or(0, |a| a.start as usize).min(text.len());
+        let after = text.get(start + word.len()..).unwrap_or("").trim_start();
+        let before = text.get(..start).unwrap_or("").trim_end();
+        let note = if after.starts_with(':') && !after.starts_with("::") {
+            Some(format!(
+                "'{word}' is reserved in Rhai: quote a map key of that name, #{{ \"{word}\": … }}, \
+                 and read it back with brackets, map[\"{word}\"]"
+            ))
+        } else if before.ends_with('.') && !after.starts_with('(') {
+            Some(format!(
+                "'{word}' is reserved in Rhai: read a key or property of that name with brackets, \
+                 [\"{word}\"] (this.config[\"{word}\"])"
+            ))
+        } else {
+            reserved_word_note(word).map(str::to_string)
+        };
+        if let Some(note) = note {
             d = d.with_note(note);
         }
     }

@@ -90,6 +90,29 @@ fn nettes_default_says_what_to_write_instead() {
     );
 }
 
+/// A reserved word as a map key or a property read (a Nette configuration's `default:`
+/// connection, `this.config.static`) is quoted or read with brackets; the hint about Nette's
+/// `->default()` is for a method call only (a new user's trial).
+#[test]
+fn a_reserved_word_as_a_key_says_to_quote_it() {
+    let notes = |code: &str| {
+        let mut sources = SourceMap::default();
+        let file = sources.add("ext.rhai", code);
+        let Err(d) = Extension::compile(&engine(&Limits::default()), "m", file, &sources) else {
+            panic!("a syntax error in {code}");
+        };
+        d.notes
+    };
+    assert_eq!(
+        notes("fn getConfigSchema() {\n\tExpect::structure(#{ default: Expect::string() })\n}\n"),
+        ["'default' is reserved in Rhai: quote a map key of that name, #{ \"default\": … }, and read it back with brackets, map[\"default\"]"]
+    );
+    assert_eq!(
+        notes("fn loadConfiguration() {\n\tlet s = this.config.static;\n}\n"),
+        ["'static' is reserved in Rhai: read a key or property of that name with brackets, [\"static\"] (this.config[\"static\"])"]
+    );
+}
+
 #[test]
 fn a_missing_semicolon_is_pointed_at_where_the_statement_ends() {
     // Rhai notices it where the next statement starts; the end of the one before is labelled,
