@@ -188,6 +188,11 @@ impl DefinitionHandle {
 
 fn missing(name: &str, b: &ContainerBuilder) -> Diagnostic {
     let mut d = Diagnostic::error(Code::MissingService, format!("Service '{name}' not found."));
+    // A service an earlier extension (or `name: false`) removed: who removed it, and where,
+    // as `wireplan explain` says (a new user's trial).
+    if let Some(removal) = b.removed().get(name) {
+        return removal.explain(d, name, None);
+    }
     let names: Vec<&str> = b.definitions().map(|d| d.name.as_str()).collect();
     d = d.with_suggestion(name, names);
     // Nette's order: the `services:` section is loaded after every extension's

@@ -625,10 +625,11 @@ impl Extension {
             ),
         };
         // A diagnostic that already points somewhere (a NEON error in a file the script
-        // loaded) keeps its place; the script line becomes a secondary label below.
+        // loaded) keeps its place; the script line becomes a secondary label below. One that
+        // does not keeps its secondary labels (where a service it misses was removed).
         let keep = d.primary_span().is_some();
         if !keep {
-            d.labels.clear();
+            d.labels.retain(|l| !l.primary);
         }
         let mut limited = matches!(inner, EvalAltResult::ErrorTerminated(value, _)
             if sandbox::termination_message(value, limits).is_some());
