@@ -197,6 +197,9 @@ pub struct DefinitionExtras {
     /// Where a script or the REPL's prompt last set the lifespan (`setLifespan()`), so a
     /// `captive-dependency` error can point at the change as well as at the definition.
     pub lifespan_at: Option<Span>,
+    /// Where a script last added each tag (`addTag()`), so the `extension-order` warning for a
+    /// tag added to an existing service points at that call, not at the definition.
+    pub tags_at: Vec<(String, Span)>,
     /// The configuration gave a `lifespan` that is none of the three (reported where it was
     /// written): the definition keeps the default, singleton, but is not reported as a
     /// captive holder, an error that would only follow from the typo.

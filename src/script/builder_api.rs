@@ -628,7 +628,7 @@ fn register_definition(engine: &mut Engine) {
             })
         },
     );
-    fn add_tag(d: &mut H, tag: &str, v: Dynamic) -> Res<H> {
+    fn add_tag(ctx: NativeCallContext, d: &mut H, tag: &str, v: Dynamic) -> Res<H> {
         if tag.trim().is_empty() {
             return raise(Diagnostic::error(
                 Code::InvalidValue,
@@ -636,13 +636,19 @@ fn register_definition(engine: &mut Engine) {
             ));
         }
         let v = value(&v, "addTag")?;
+        let at = call_span(&ctx, d);
         d.chain(|def| {
             def.tags.insert(tag.to_string(), v);
+            if let Some(at) = at {
+                let tags_at = &mut def.extras_mut().tags_at;
+                tags_at.retain(|(t, _)| t != tag);
+                tags_at.push((tag.to_string(), at));
+            }
         })
     }
     engine.register_fn("addTag", add_tag);
-    engine.register_fn("addTag", |d: &mut H, tag: &str| {
-        add_tag(d, tag, Dynamic::from(true))
+    engine.register_fn("addTag", |ctx: NativeCallContext, d: &mut H, tag: &str| {
+        add_tag(ctx, d, tag, Dynamic::from(true))
     });
     engine.register_fn("setTags", |d: &mut H, tags: Dynamic| -> Res<H> {
         let tags = arguments(&tags, "setTags")?;

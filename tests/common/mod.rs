@@ -40,14 +40,32 @@ pub fn check_case(config: &Path, expected: &Json) -> Vec<String> {
     let result = compile(config, &Options::default());
     let mut problems = Vec::new();
     let diags = to_json(&result.sources, result.diagnostics.items());
-    // Project fixtures may require warnings: `"warnings": [{"code": .., "line": ..}]`.
+    // Project fixtures may require warnings: `"warnings": [{"code": .., "line": ..}]`, each
+    // optionally with `"mentions"`: texts its message, a note or a label (with the label's
+    // file name, `"c.rhai: text"`) must hold.
     for w in expected["warnings"].as_array().into_iter().flatten() {
         let code = w["code"].as_str().unwrap_or_default();
         let line = w.get("line").and_then(Json::as_u64).map(|n| n as usize);
+        let mentions: Vec<&str> = w["mentions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Json::as_str)
+            .collect();
         let hit = diags.iter().any(|d| {
             d.code == code
                 && d.severity == wireplan::diagnostics::Severity::Warning
                 && (line.is_none() || d.line == line)
+                && mentions.iter().all(|m| {
+                    d.message.contains(m)
+                        || d.notes.iter().any(|n| n.contains(m))
+                        || d.labels.iter().any(|l| {
+                            let file = std::path::Path::new(&l.file)
+                                .file_name()
+                                .map_or(l.file.clone(), |f| f.to_string_lossy().into_owned());
+                            format!("{file}:{}: {}", l.line, l.message).contains(m)
+                        })
+                })
         });
         if !hit {
             problems.push(format!("expected warning {w}"));

@@ -285,20 +285,43 @@ pub(super) fn check_additions(
             }
         });
         let Some(def) = hit else { continue };
-        let what = match &lookup.by {
-            LookupBy::Tag(t) => format!("with tag '{t}'"),
-            LookupBy::Type(t) => format!("of type {t}"),
+        // A tag added to a service that was there before: the change is the `addTag()` call,
+        // not the definition (which another extension may have written).
+        let tag_added = match &lookup.by {
+            LookupBy::Tag(t) if before.contains_key(&def.name) => Some(t),
+            _ => None,
+        };
+        let (change, label) = match tag_added {
+            Some(t) => (
+                format!("adds tag '{t}' to service '{}'", def.name),
+                def.extras()
+                    .tags_at
+                    .iter()
+                    .find(|(tag, _)| tag == t)
+                    .map(|(_, s)| (*s, format!("'{ext}' adds tag '{t}' here"))),
+            ),
+            None => {
+                let what = match &lookup.by {
+                    LookupBy::Tag(t) => format!("with tag '{t}'"),
+                    LookupBy::Type(t) => format!("of type {t}"),
+                };
+                (
+                    format!("adds service '{}' {what}", def.name),
+                    def.span
+                        .map(|s| (s, format!("'{ext}' adds '{}' here", def.name))),
+                )
+            }
         };
         let mut d = Diagnostic::warning(
             Code::ExtensionOrder,
             format!(
-                "Extension '{earlier}' called {} in beforeCompile(), but extension '{ext}', which runs later, adds service '{}' {what}: '{earlier}' does not see it.",
-                lookup.call, def.name
+                "Extension '{earlier}' called {} in beforeCompile(), but extension '{ext}', which runs later, {change}: '{earlier}' does not see it.",
+                lookup.call
             ),
         )
         .at(lookup.span);
-        if let Some(s) = def.span {
-            d = d.with_secondary(s, format!("'{ext}' adds '{}' here", def.name));
+        if let Some((s, text)) = label {
+            d = d.with_secondary(s, text);
         }
         diags.push(d.with_note(format!(
             "declare the order in the extensions: section, e.g. `{earlier}: {{script: …, after: {ext}}}`"
