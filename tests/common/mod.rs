@@ -34,6 +34,16 @@ pub fn skipped(what: &str) {
     let _ = writeln!(std::io::stderr(), "skipped: {what}");
 }
 
+/// The `"mentions"` strings of an expected diagnostic (none when absent).
+fn mentions_of(expected: &Json) -> Vec<&str> {
+    expected["mentions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Json::as_str)
+        .collect()
+}
+
 /// Compiles `config` and compares with `expected` (conformance format). Returns a list of
 /// mismatch descriptions (empty when the case passes).
 pub fn check_case(config: &Path, expected: &Json) -> Vec<String> {
@@ -46,12 +56,7 @@ pub fn check_case(config: &Path, expected: &Json) -> Vec<String> {
     for w in expected["warnings"].as_array().into_iter().flatten() {
         let code = w["code"].as_str().unwrap_or_default();
         let line = w.get("line").and_then(Json::as_u64).map(|n| n as usize);
-        let mentions: Vec<&str> = w["mentions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Json::as_str)
-            .collect();
+        let mentions = mentions_of(w);
         let hit = diags.iter().any(|d| {
             d.code == code
                 && d.severity == wireplan::diagnostics::Severity::Warning
@@ -129,12 +134,7 @@ pub fn check_case(config: &Path, expected: &Json) -> Vec<String> {
                 problems.push("expected an error, but a plan was produced".into());
             }
             let code = expected["code"].as_str().unwrap_or_default();
-            let mentions: Vec<&str> = expected["mentions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Json::as_str)
-                .collect();
+            let mentions = mentions_of(expected);
             let hit = diags.iter().any(|d| {
                 d.code == code
                     && d.severity == wireplan::diagnostics::Severity::Error
