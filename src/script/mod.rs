@@ -12,6 +12,7 @@ pub mod docs;
 pub mod extension_api;
 pub mod plan_api;
 pub mod sandbox;
+mod syntax_hints;
 pub(crate) use sandbox::limit_note;
 pub mod schema_api;
 pub mod values;
@@ -719,27 +720,8 @@ fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) ->
         );
     }
     if let rhai::ParseErrorType::Reserved(word) = &*e.0 {
-        // Where the word stands decides the advice: a map key or a property read (a Nette
-        // configuration's `default:` connection, `this.config.static`) is quoted or read with
-        // brackets; a method call with Nette's name gets Rhai's name.
-        let text = &sources.get(file).text;
-        let start = at.map_or(0, |a| a.start as usize).min(text.len());
-        let after = text.get(start + word.len()..).unwrap_or("").trim_start();
-        let before = text.get(..start).unwrap_or("").trim_end();
-        let note = if after.starts_with(':') && !after.starts_with("::") {
-            Some(format!(
-                "'{word}' is reserved in Rhai: quote a map key of that name, #{{ \"{word}\": … }}, \
-                 and read it back with brackets, map[\"{word}\"]"
-            ))
-        } else if before.ends_with('.') && !after.starts_with('(') {
-            Some(format!(
-                "'{word}' is reserved in Rhai: read a key or property of that name with brackets, \
-                 [\"{word}\"] (this.config[\"{word}\"])"
-            ))
-        } else {
-            reserved_word_note(word).map(str::to_string)
-        };
-        if let Some(note) = note {
+        let start = at.map_or(0, |a| a.start as usize);
+        if let Some(note) = syntax_hints::reserved_word(&sources.get(file).text, start, word) {
             d = d.with_note(note);
         }
     }
@@ -763,7 +745,7 @@ fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) ->
         let line_start = f.text[..end].rfind('\n').map_or(0, |i| i + 1);
         let first_on_line = f.text[line_start..end].trim().is_empty();
         if first_on_line && matches!(&*e.0, rhai::ParseErrorType::MissingToken(t, _) if t == ";") {
-            if let Some((b, e)) = statement_end_before(&f.text, end)
+            if let Some((b, e)) = syntax_hints::statement_end_before(&f.text, end)
                 .filter(|&(b, e)| !matches!(&f.text[b..e], ";" | "{"))
             {
                 d = d.with_secondary(Span::new(file, b, e), "add ';' after this");
@@ -771,41 +753,6 @@ fn parse_error(sources: &SourceMap, file: FileId, name: &str, e: &ParseError) ->
         }
     }
     d
-}
-
-/// What to write instead of a Nette method whose name is a reserved word in Rhai.
-fn reserved_word_note(word: &str) -> Option<&'static str> {
-    match word {
-        "default" => Some(
-            "Nette's Expect::...->default(value) is `.defaultValue(value)` here: `default` is \
-             reserved in Rhai (docs/scripting-api.md)",
-        ),
-        _ => None,
-    }
-}
-
-/// The byte range of the last character of code on the lines before the one holding byte `at`
-/// (blank lines and `//` comments skipped), when there is one: where a statement Rhai reports
-/// as lacking its ';' at `at` ends.
-fn statement_end_before(text: &str, at: usize) -> Option<(usize, usize)> {
-    let line_start = text[..at].rfind('\n')?;
-    let mut end = line_start;
-    loop {
-        let start = text[..end].rfind('\n').map_or(0, |i| i + 1);
-        let line = &text[start..end];
-        // A `//` comment ends the code of a line (a `//` inside a string is rare enough at the
-        // end of a statement not to matter for a hint).
-        let code = line.find("//").map_or(line, |i| &line[..i]).trim_end();
-        if let Some((i, c)) = code.char_indices().last() {
-            if !code.trim_start().starts_with("/*") {
-                return Some((start + i, start + i + c.len_utf8()));
-            }
-        }
-        if start == 0 {
-            return None;
-        }
-        end = start - 1;
-    }
 }
 
 #[cfg(test)]

@@ -127,11 +127,11 @@ fn a_missing_semicolon_is_pointed_at_where_the_statement_ends() {
         [(3, String::new())]
     );
     let text = "fn f() {\n\tlet x = \"é\"\n\tlet y = 3;\n}\n";
-    let end = super::statement_end_before(text, text.find("\tlet y").unwrap());
+    let end = super::syntax_hints::statement_end_before(text, text.find("\tlet y").unwrap());
     let quote = text.find("\"\n").unwrap();
     assert_eq!(end, Some((quote, quote + 1)));
     // Nothing before the first line.
-    assert_eq!(super::statement_end_before("let y", 2), None);
+    assert_eq!(super::syntax_hints::statement_end_before("let y", 2), None);
 }
 
 #[test]
