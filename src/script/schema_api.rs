@@ -14,7 +14,7 @@ use super::values::{raise, to_dynamic, to_expr, OrderedMap};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::expr::Expr;
 use crate::schema::{Choice, Expect};
-use rhai::{Array, Dynamic, Engine, EvalAltResult, FnPtr, Map, Module, AST};
+use rhai::{Array, Dynamic, Engine, EvalAltResult, FnPtr, Map, Module, NativeCallContext, AST};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -153,6 +153,19 @@ fn checked(before: usize, e: Expect) -> Res<ScriptExpect> {
     }
 }
 
+/// `r` with the place of the `Expect::…` call that made it when it is an error without one:
+/// Rhai gives an error from a function of a module none, and it would point at the whole
+/// lifecycle function instead of the line (a new user's trial). Applied to the constructors
+/// that check what they are given.
+fn at_call<T>(ctx: &NativeCallContext, r: Res<T>) -> Res<T> {
+    r.map_err(|mut e| {
+        if e.position().is_none() {
+            e.set_position(ctx.call_position());
+        }
+        e
+    })
+}
+
 /// Registers the `Expect` module and the schema methods.
 pub fn register(engine: &mut Engine) {
     engine.register_type_with_name::<ScriptExpect>("Expect");
@@ -160,7 +173,9 @@ pub fn register(engine: &mut Engine) {
     macro_rules! simple {
         ($name:literal, $ctor:expr) => {
             m.set_native_fn($name, || Ok(ScriptExpect($ctor)));
-            m.set_native_fn($name, |v: Dynamic| with_default($ctor, v));
+            m.set_native_fn($name, |ctx: NativeCallContext, v: Dynamic| {
+                at_call(&ctx, with_default($ctor, v))
+            });
         };
     }
     simple!("string", Expect::string());
@@ -174,31 +189,44 @@ pub fn register(engine: &mut Engine) {
     simple!("list", Expect::list());
     simple!("array", Expect::array());
     m.set_native_fn("type", |t: &str| Ok(ScriptExpect(Expect::type_(t))));
-    m.set_native_fn("arrayOf", |v: Dynamic| {
-        Ok(ScriptExpect(Expect::array_of(schema_of(
-            &v,
-            "Expect::arrayOf",
-        )?)))
+    m.set_native_fn("arrayOf", |ctx: NativeCallContext, v: Dynamic| {
+        at_call(
+            &ctx,
+            schema_of(&v, "Expect::arrayOf").map(|v| ScriptExpect(Expect::array_of(v))),
+        )
     });
-    m.set_native_fn("arrayOf", |v: Dynamic, k: Dynamic| {
-        Ok(ScriptExpect(Expect::array_of_keyed(
-            schema_of(&v, "Expect::arrayOf")?,
-            schema_of(&k, "Expect::arrayOf keys")?,
-        )))
+    m.set_native_fn(
+        "arrayOf",
+        |ctx: NativeCallContext, v: Dynamic, k: Dynamic| {
+            let keyed = || -> Res<ScriptExpect> {
+                Ok(ScriptExpect(Expect::array_of_keyed(
+                    schema_of(&v, "Expect::arrayOf")?,
+                    schema_of(&k, "Expect::arrayOf keys")?,
+                )))
+            };
+            at_call(&ctx, keyed())
+        },
+    );
+    m.set_native_fn("listOf", |ctx: NativeCallContext, v: Dynamic| {
+        at_call(
+            &ctx,
+            schema_of(&v, "Expect::listOf").map(|v| ScriptExpect(Expect::list_of(v))),
+        )
     });
-    m.set_native_fn("listOf", |v: Dynamic| {
-        Ok(ScriptExpect(Expect::list_of(schema_of(
-            &v,
-            "Expect::listOf",
-        )?)))
+    m.set_native_fn("structure", |ctx: NativeCallContext, items: Dynamic| {
+        at_call(
+            &ctx,
+            shape(items).map(|items| ScriptExpect(Expect::structure(items))),
+        )
     });
-    m.set_native_fn("structure", |items: Dynamic| {
-        Ok(ScriptExpect(Expect::structure(shape(items)?)))
+    m.set_native_fn("anyOf", |ctx: NativeCallContext, set: Array| {
+        at_call(&ctx, any_of(&set))
     });
-    m.set_native_fn("anyOf", |set: Array| any_of(&set));
     // nette/schema's `Expect::anyOf('a', 'b', ...)` is variadic: the same with 2 to 8 choices
     // given one by one (Rhai has no variadic functions).
-    m.set_native_fn("anyOf", |a: Dynamic, b: Dynamic| any_of(&[a, b]));
+    m.set_native_fn("anyOf", |ctx: NativeCallContext, a: Dynamic, b: Dynamic| {
+        at_call(&ctx, any_of(&[a, b]))
+    });
     m.set_native_fn("anyOf", |a: Dynamic, b: Dynamic, c: Dynamic| {
         any_of(&[a, b, c])
     });
