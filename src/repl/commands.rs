@@ -159,6 +159,12 @@ pub fn split(line: &str) -> Option<(&str, &str)> {
     })
 }
 
+/// The usage line of command `cmd` (without the colon): `usage: :show NAME`.
+pub fn usage(cmd: &str) -> String {
+    let args = find(cmd).map(|c| c.args).unwrap_or_default();
+    format!("usage: :{cmd} {args}")
+}
+
 /// The one word a command such as `:show NAME` takes, or its usage message when `arg` holds
 /// more than one (a service, type or tag name has no blanks: `:show db extra` is a mistake,
 /// not a service named `db extra`).
@@ -167,12 +173,10 @@ pub fn one_word<'a>(cmd: &str, arg: &'a str) -> Result<&'a str, String> {
     let first = words.next().unwrap_or_default();
     match words.next() {
         None => Ok(first),
-        Some(extra) => {
-            let args = find(cmd).map(|c| c.args).unwrap_or_default();
-            Err(format!(
-                "usage: :{cmd} {args} (one argument; '{extra}' is one too many)"
-            ))
-        }
+        Some(extra) => Err(format!(
+            "{} (one argument; '{extra}' is one too many)",
+            usage(cmd)
+        )),
     }
 }
 
@@ -185,10 +189,7 @@ pub fn path_arg(cmd: &str, arg: &str) -> Result<std::path::PathBuf, String> {
     let unquoted = match arg.chars().next() {
         Some(q @ ('\'' | '"')) => {
             if arg.len() < 2 || !arg.ends_with(q) {
-                let args = find(cmd).map(|c| c.args).unwrap_or_default();
-                return Err(format!(
-                    "usage: :{cmd} {args} (the quote {q} is not closed)"
-                ));
+                return Err(format!("{} (the quote {q} is not closed)", usage(cmd)));
             }
             &arg[1..arg.len() - 1]
         }

@@ -266,8 +266,7 @@ impl Session {
             "show" | "type" | "tag" | "compile" | "run" | "explain" | "deps" | "needed-by"
                 if arg.is_empty() =>
             {
-                let c = commands::find(cmd).map(|c| c.args).unwrap_or_default();
-                format!("usage: :{cmd} {c}")
+                commands::usage(cmd)
             }
             "show" | "type" | "tag" | "explain" | "needed-by" => {
                 match commands::one_word(cmd, arg) {

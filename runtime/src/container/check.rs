@@ -182,8 +182,7 @@ impl<'a> Checker<'a> {
             let Some(lit) = Literal::of_expr(a) else {
                 continue;
             };
-            let ty = (p.ty)(self.registry);
-            if literals::refuses(&ty, lit) {
+            if let Some(ty) = literals::refused_by(p, self.registry, lit) {
                 self.problems.push(format!(
                     "{at}: argument ${} (index {i}) of {what} is {} in the plan, but the \
                      parameter takes {ty}; the plan was compiled from a catalog that does not \

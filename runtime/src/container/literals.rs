@@ -11,7 +11,9 @@
 //! their conversions refuse. Any other parameter type (a class, a list, `mixed`, `callable`)
 //! is left to the conversion when the service is created.
 
+use crate::catalog::Param;
 use crate::plan::Expr;
+use crate::registry::Registry;
 use crate::value::Value;
 
 /// A literal argument of a plan: its kind, and an integer's value (for ranges).
@@ -59,6 +61,13 @@ impl Literal {
             Literal::Str => "a string".into(),
         }
     }
+}
+
+/// The declared catalog type of the registered parameter `param` (for messages) when its
+/// argument conversion refuses `lit`; `None` when it takes it or the type is not checked.
+pub(crate) fn refused_by(param: &Param, registry: &Registry, lit: Literal) -> Option<String> {
+    let ty = (param.ty)(registry);
+    refuses(&ty, lit).then_some(ty)
 }
 
 /// Whether the argument conversion of a parameter of catalog type `ty` refuses `lit`. `false`

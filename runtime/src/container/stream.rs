@@ -298,7 +298,7 @@ impl Stream<'_, '_> {
                     Node::Const(c) => self.consts.get(*c as usize).and_then(Literal::of_value),
                     _ => None,
                 };
-                if lit.is_some_and(|lit| super::literals::refuses(&(p.ty)(registry), lit)) {
+                if lit.is_some_and(|lit| super::literals::refused_by(p, registry, lit).is_some()) {
                     return None;
                 }
             }
