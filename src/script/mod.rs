@@ -8,6 +8,7 @@
 
 mod brackets;
 pub mod builder_api;
+mod definition_api;
 pub mod docs;
 pub mod extension_api;
 pub mod plan_api;
