@@ -1,4 +1,5 @@
 use super::*;
+use serde_json::{json, Value as Json};
 
 #[test]
 fn expressions_round_trip_through_json() {
