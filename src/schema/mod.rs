@@ -363,12 +363,13 @@ impl Expect {
 
     /// `->pattern(regex)`: the whole string must match (`^(?:regex)$`, Unicode). Uses the
     /// `regex` crate's syntax (no look-around or back-references); an invalid pattern is reported
-    /// when the schema is used.
+    /// when the schema is used (in a script, at the `pattern()` call), with the regex parser's
+    /// reason in one line.
     pub fn pattern(mut self, pattern: &str) -> Expect {
         self.pattern = Some(
             regex::Regex::new(&format!("^(?:{pattern})$"))
                 .map(|r| (pattern.to_string(), Rc::new(r)))
-                .map_err(|e| format!("Invalid pattern '{pattern}': {e}")),
+                .map_err(|e| format!("Invalid pattern '{pattern}': {}", regex_reason(&e))),
         );
         self
     }
@@ -548,5 +549,16 @@ impl Expect {
                 .collect::<Vec<_>>()
                 .join("|"),
         }
+    }
+}
+
+/// The reason a pattern does not parse, in one line: the `regex` crate's syntax errors span
+/// several lines and quote the anchored form (`^(?:…)$`) [`Expect::pattern`] compiles, which is
+/// not what the user wrote; their last line (`error: unclosed character class`) is the reason.
+fn regex_reason(e: &regex::Error) -> String {
+    let text = e.to_string();
+    match text.lines().rev().find_map(|l| l.strip_prefix("error: ")) {
+        Some(reason) => reason.to_string(),
+        None => text.lines().last().unwrap_or_default().to_string(),
     }
 }

@@ -264,7 +264,10 @@ fn patterns() {
     let bad = Processor::new()
         .process(&Expect::string().pattern("("), v("x"))
         .unwrap_err();
-    assert!(bad[0].message.contains("Invalid pattern"));
+    assert_eq!(
+        bad[0].message,
+        "Invalid schema: Invalid pattern '(': unclosed group"
+    );
 }
 
 #[test]

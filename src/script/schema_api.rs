@@ -281,7 +281,18 @@ pub fn register(engine: &mut Engine) {
         engine.register_fn(name, move |e: &mut E, n: i64| E(f(e.0.clone(), n as f64)));
         engine.register_fn(name, move |e: &mut E, n: f64| E(f(e.0.clone(), n)));
     }
-    engine.register_fn("pattern", |e: &mut E, p: &str| E(e.0.clone().pattern(p)));
+    // A pattern that does not parse is the script's mistake: reported at the call, not at the
+    // configuration value the schema checks (a new user's trial).
+    engine.register_fn("pattern", |e: &mut E, p: &str| -> Res<E> {
+        let out = e.0.clone().pattern(p);
+        match &out.pattern {
+            Some(Err(reason)) => raise(Diagnostic::error(
+                Code::InvalidValue,
+                format!("Invalid schema: {reason}"),
+            )),
+            _ => Ok(E(out)),
+        }
+    });
     engine.register_fn("castTo", |e: &mut E, t: &str| E(e.0.clone().cast_to(t)));
     engine.register_fn("dynamic", |e: &mut E| E(e.0.clone().dynamic()));
     engine.register_fn("deprecated", |e: &mut E| E(e.0.clone().deprecated(None)));
