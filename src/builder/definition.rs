@@ -92,6 +92,16 @@ impl Actor {
             _ => 'B',
         }
     }
+
+    /// Who, as the tail of a sentence: ` by extension 'e' in beforeCompile()`, or ` by the
+    /// 'search' section` for a built-in step.
+    pub(crate) fn by(&self) -> String {
+        if self.builtin {
+            format!(" by the '{}' section", self.extension)
+        } else {
+            format!(" by extension '{}' in {}()", self.extension, self.method)
+        }
+    }
 }
 
 /// A record of a removed definition: who removed it, where, and what it was.
@@ -112,11 +122,7 @@ impl Removal {
     /// known) was removed, and by whom: a label at the removal when its place is known
     /// (`builder.removeDefinition("logger")` at the REPL prompt, `logger: false`), else a note.
     pub(crate) fn explain(&self, d: Diagnostic, service: &str, ty: Option<&str>) -> Diagnostic {
-        let by = match &self.actor {
-            Some(a) if a.builtin => format!(" by the '{}' section", a.extension),
-            Some(a) => format!(" by extension '{}' in {}()", a.extension, a.method),
-            None => String::new(),
-        };
+        let by = self.actor.as_ref().map(Actor::by).unwrap_or_default();
         let what = match ty {
             Some(ty) => format!("service '{service}' of type {ty} was removed{by}"),
             None => format!("service '{service}' was removed{by}"),

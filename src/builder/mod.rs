@@ -365,8 +365,20 @@ impl ContainerBuilder {
                 format!("Service '{name}' has the same name as '{existing}' in a case-insensitive manner.")
             };
             let mut d = Diagnostic::error(Code::DuplicateService, msg).at(span);
-            if let Some(prev) = self.definitions.get(existing).and_then(|d| d.span) {
-                d = d.with_secondary(prev, "first defined here");
+            // Which extension wrote the first one, as well as where: two extensions may run
+            // the same script (a new user's trial).
+            if let Some(prev) = self.definitions.get(existing) {
+                let by = prev
+                    .extras()
+                    .origin
+                    .as_ref()
+                    .map(Actor::by)
+                    .unwrap_or_default();
+                d = match prev.span {
+                    Some(at) => d.with_secondary(at, format!("first defined here{by}")),
+                    None if !by.is_empty() => d.with_note(format!("first defined{by}")),
+                    None => d,
+                };
             }
             return Err(d);
         }
