@@ -352,10 +352,10 @@ fn compile(
 }
 
 /// Makes the `signals` (for `wireplan compile`: Ctrl-C's `SIGINT`, `SIGTERM` and `SIGHUP`;
-/// for `--watch`, whose Ctrl-C stops it between compilations: the other two) remove the
+/// for `--watch`, whose Ctrl-C has a handler of its own: the other two) remove the
 /// temporary file of a plan being written before the process ends (exit code 128 + the
-/// signal's number: 130, 143, 129), so an interrupted compile leaves the old plan, or none,
-/// and nothing beside it ([`wireplan_runtime::encoding::remove_unfinished_files`]). The
+/// signal's number: 130, 143, 129) and say so, so an interrupted compile leaves the old plan,
+/// or none, and nothing beside it ([`wireplan_runtime::encoding::remove_unfinished_files`]). The
 /// signals are blocked in every thread (called before any other thread starts, so the
 /// compiler's helpers and the Ctrl-C handler's thread inherit the mask) and taken by one
 /// thread of their own with `sigwait`, where removing files is safe.
@@ -378,8 +378,7 @@ fn remove_unfinished_plan_on_signals(signals: &[libc::c_int]) {
             .spawn(move || {
                 let mut sig: libc::c_int = 0;
                 if libc::sigwait(&set, &mut sig) == 0 {
-                    wireplan_runtime::encoding::remove_unfinished_files();
-                    std::process::exit(128 + sig);
+                    interrupted(sig);
                 }
             });
         if waiting.is_err() {
@@ -387,6 +386,28 @@ fn remove_unfinished_plan_on_signals(signals: &[libc::c_int]) {
             libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
         }
     }
+}
+
+/// Ends the process stopped by signal `sig` (exit code 128 + its number) after removing the
+/// temporary file of a plan being written, saying so: the plan file is then as it was.
+#[cfg(unix)]
+fn interrupted(sig: libc::c_int) -> ! {
+    let removed = wireplan_runtime::encoding::remove_unfinished_files();
+    let name = match sig {
+        libc::SIGINT => "Ctrl-C",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
+        _ => "a signal",
+    };
+    if removed > 0 {
+        say(format_args!(
+            "interrupted ({name}) while writing the plan: the unfinished file was removed, the \
+             plan file is as it was"
+        ));
+    } else {
+        say(format_args!("interrupted ({name})"));
+    }
+    std::process::exit(128 + sig)
 }
 
 /// The `--timings` table of a compilation, when it was asked for.
@@ -434,6 +455,13 @@ fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs
     let (sender, signals) = std::sync::mpsc::channel();
     let stop = sender.clone();
     if let Err(e) = ctrlc::set_handler(move || {
+        // During a compilation, stop at once as a one-shot compile does (the unfinished plan
+        // removed, the plan file as it was) instead of finishing it and writing the plan
+        // after Ctrl-C (a new user's trial); between compilations, end the watch.
+        #[cfg(unix)]
+        if watch::compiling() {
+            interrupted(libc::SIGINT);
+        }
         let _ = stop.send(Signal::Stop);
     }) {
         say(format_args!("error: cannot handle Ctrl-C: {e}"));

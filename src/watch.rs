@@ -251,7 +251,8 @@ pub fn run(
     report: &mut dyn FnMut(Event<'_>),
 ) -> Result<(), String> {
     let fs_sender = sender.clone();
-    drop(sender);
+    // For the files found changed when they start being watched (below).
+    let self_sender = sender;
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
         let signal = match res {
             Ok(event) if !is_change(&event.kind) => return,
@@ -275,6 +276,7 @@ pub fn run(
     // cold one would.
     let ceiling = crate::memory::ceiling();
     let mut compile = |report: &mut dyn FnMut(Event<'_>)| -> Result<Fingerprints, String> {
+        let _busy = Compiling::start();
         if let Some(c) = ceiling {
             crate::memory::set_ceiling(Some(c.saturating_add(crate::memory::live() as u64)));
         }
@@ -344,9 +346,24 @@ pub fn run(
         let files: Vec<PathBuf> = fresh.keys().cloned().collect();
         let state = fresh;
         if files != watched {
+            let before: BTreeSet<PathBuf> = watched.iter().cloned().collect();
             watch_folders(&files, &mut watched_dirs, &mut watcher, report);
             watched = files;
             report(Event::Watching(&watched));
+            // A file watched only now made no event for an edit saved while it was compiled
+            // (or before its folder was watched): its content is compared with what was
+            // compiled instead, so that edit is not lost (a new user's trial: an edit during
+            // the first compilation of a large application left the plan stale).
+            let stale: Vec<PathBuf> = watched
+                .iter()
+                .filter(|f| !before.contains(*f))
+                .filter(|f| state.get(*f).copied().flatten() != fingerprint(f))
+                .cloned()
+                .collect();
+            // As if an event had named them: they are compiled once they hold still.
+            if !stale.is_empty() {
+                let _ = self_sender.send(Signal::Changed(stale));
+            }
         }
         fresh = loop {
             match signals.recv() {
@@ -412,6 +429,33 @@ pub fn run(
             }
         };
     }
+}
+
+/// Whether a compilation of a watch is under way ([`compiling`]).
+static COMPILING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Marks a compilation of [`run`] as under way while it lives.
+struct Compiling;
+
+impl Compiling {
+    fn start() -> Compiling {
+        COMPILING.store(true, std::sync::atomic::Ordering::SeqCst);
+        Compiling
+    }
+}
+
+impl Drop for Compiling {
+    fn drop(&mut self) {
+        COMPILING.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Whether a watch in this process is compiling right now (between a change and its
+/// result). `wireplan compile --watch` asks it on Ctrl-C: during a compilation it ends the
+/// process at once, removing the unfinished plan, as a one-shot compile does; between
+/// compilations it stops the watch.
+pub fn compiling() -> bool {
+    COMPILING.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Whether a file event can mean new content: anything but an access (a file opened, read,

@@ -402,6 +402,86 @@ fn a_file_being_written_is_compiled_once_it_holds_still() {
     assert_eq!(services(&opts.output), Some(3));
 }
 
+/// An edit saved while the first compilation runs, before the file is watched, makes no file
+/// event: the watch compares the file with what was compiled once it watches it, and compiles
+/// again (a new user's trial: the edit was lost and the plan stayed stale).
+#[test]
+fn an_edit_during_the_first_compilation_is_not_lost() {
+    use wireplan::watch::{run, Event, Signal};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conf = dir.path().join("app.neon");
+    save(&conf, &config(1));
+    let opts = json_watch(&conf, dir.path());
+    let (sender, signals) = std::sync::mpsc::channel();
+    let control = sender.clone();
+    let mut seen = Vec::new();
+    run(&opts, sender, signals, &mut |e| match e {
+        Event::Compiled { run: r, .. } => {
+            let services = r.plan.as_ref().map(|p| p.services.len());
+            seen.push(format!("compiled {services:?}"));
+            if services == Some(1) {
+                // Reported before the watch starts watching: no event will say this.
+                save(&conf, &config(2));
+            } else {
+                control.send(Signal::Stop).expect("send");
+            }
+        }
+        Event::Watching(files) => seen.push(format!("watching {}", files.len())),
+        Event::Changed(files) => seen.push(format!("changed {}", files.len())),
+        Event::WatchError(e) => seen.push(format!("error {e}")),
+    })
+    .expect("the watcher starts");
+    assert_eq!(
+        seen,
+        [
+            "compiled Some(1)",
+            "watching 1",
+            "changed 1",
+            "compiled Some(2)"
+        ]
+    );
+    assert_eq!(services(&opts.output), Some(2));
+}
+
+/// Ctrl-C while the watch compiles ends it at once with exit code 130, says so, and does not
+/// write the plan of the compilation it stopped (it used to finish it, write the plan, then
+/// exit 0). A configuration large enough that its compilation is still running when the
+/// signal comes; the test retries with a larger one if it was not.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_a_compilation_stops_the_watch_at_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conf = dir.path().join("app.neon");
+    for n in [20_000, 80_000, 320_000] {
+        save(&conf, &config(n));
+        let mut guard = start_watch(
+            dir.path(),
+            &["compile", "app.neon", "-o", "app.json", "--watch"],
+        );
+        // Long enough for the Ctrl-C handler to be in place, far shorter than the compilation.
+        std::thread::sleep(Duration::from_millis(200));
+        let status = signal_and_wait(&mut guard, "INT");
+        let text = std::fs::read_to_string(dir.path().join("watch.log")).expect("log");
+        if text.contains("compiled ") {
+            // The compilation was over before the signal: try a larger one.
+            let _ = std::fs::remove_file(dir.path().join("app.json"));
+            continue;
+        }
+        assert_eq!(status.code(), Some(130), "{text}");
+        assert!(text.starts_with("interrupted (Ctrl-C)"), "{text}");
+        assert!(!dir.path().join("app.json").exists(), "{text}");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+        return;
+    }
+    panic!("every compilation ended before Ctrl-C reached it");
+}
+
 /// A folder holding a watched file renamed away is the file gone (the recompilation reports
 /// it missing); renamed back, the file is there again, and later edits to it are seen. The
 /// watch used to keep following the moved folder and never noticed either.
