@@ -174,7 +174,9 @@ impl Stream<'_, '_> {
         if r.str("format").ok()? != FORMAT {
             return None;
         }
-        if !crate::encoding::readable(r.u32("version").ok()?.into()) {
+        // One that differs from the header's is reported by the full decoder.
+        let own = u64::from(r.u32("version").ok()?);
+        if own != version || !crate::encoding::readable(own) {
             return None;
         }
         r.str("compiler").ok()?;

@@ -517,6 +517,15 @@ impl<'b> Reader<'b> {
     fn plan(&mut self, version: u64) -> Result<Plan, String> {
         let format = self.string("format")?;
         let version_field = self.u32("version")?;
+        // The header's copy is outside the checksum: one that differs from the plan's own was
+        // changed after writing, and would read the payload as another version's (a new
+        // user's trial got "N byte(s) after the end of the plan").
+        if u64::from(version_field) != version {
+            return Err(format!(
+                "the header says version {version} and the plan inside version {version_field}: \
+                 the file was altered after it was written"
+            ));
+        }
         let compiler = self.string("compiler")?;
         let inputs_hash = self.string("inputs_hash")?;
         let (n, cap) = self.len("dependencies", MIN_PAIR)?;

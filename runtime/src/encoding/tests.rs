@@ -327,6 +327,24 @@ fn every_section_and_variant_round_trips_in_every_version() {
     assert_eq!(plan.services["a"].create.json_depth(), 5);
 }
 
+/// A header whose version byte was changed (it is outside the checksum) says so, instead of
+/// reading the payload as another version's and reporting bytes left over (a new user's
+/// trial); the container's fast path leaves it to the decoder and gives the same error.
+#[test]
+fn a_header_version_that_differs_from_the_plans_own_is_named() {
+    for header in [1u8, 2] {
+        let mut bin = rich(3).to_binary();
+        bin[8] = header;
+        assert_eq!(
+            binary_error(&bin),
+            format!(
+                "p.bin: invalid plan: corrupt binary plan: the header says version {header} and \
+                 the plan inside version 3: the file was altered after it was written"
+            )
+        );
+    }
+}
+
 /// The payload cut after every byte, wrapped in a correct header: always a typed error
 /// (never a panic, never a different plan).
 #[test]
