@@ -96,7 +96,7 @@ pub fn check_overrides<'a>(
         if let (Some(s), false) = (covering, dynamic.contains(name)) {
             diags.push(
                 Diagnostic::warning(
-                    Code::UnknownParameter,
+                    Code::UnusedParameterValue,
                     format!(
                         "-p {name}: the value is not used, because '{s}' is sensitive (wireplan › sensitive): it is read at start-up, never written into the plan."
                     ),
@@ -107,7 +107,9 @@ pub fn check_overrides<'a>(
             );
         }
     }
-    for name in dynamic {
+    let mut seen = std::collections::HashSet::new();
+    // `--dynamic x --dynamic x` is said once.
+    for name in dynamic.iter().filter(|n| seen.insert(n.as_str())) {
         // The files' value of a dynamic parameter is not its default: the container does not
         // start without one supplied. Said, without the value (a parameter is often made
         // dynamic to keep a secret out of the plan).
@@ -117,7 +119,7 @@ pub fn check_overrides<'a>(
         if written.is_some() && !overrides.contains_key(name) {
             diags.push(
                 Diagnostic::warning(
-                    Code::UnknownParameter,
+                    Code::UnusedParameterValue,
                     format!(
                         "--dynamic {name}: the value the files give '{name}' is not used; the application supplies it at start-up, and the container does not start without it."
                     ),
@@ -130,7 +132,7 @@ pub fn check_overrides<'a>(
         }
         if overrides.contains_key(name) {
             diags.push(Diagnostic::warning(
-                Code::UnknownParameter,
+                Code::UnusedParameterValue,
                 format!(
                     "-p {name}: the value is not used, because --dynamic {name} makes the parameter read at start-up."
                 ),
@@ -571,7 +573,15 @@ mod tests {
         diagnostics(config, scripts, names, dynamic)
             .into_iter()
             .map(|d| {
-                assert_eq!(d.code, Code::UnknownParameter);
+                // A value given and dropped has its own code; a name nothing declares or uses
+                // is unknown.
+                let unused = d.message.contains(" is not used");
+                let code = if unused {
+                    Code::UnusedParameterValue
+                } else {
+                    Code::UnknownParameter
+                };
+                assert_eq!(d.code, code, "{}", d.message);
                 assert!(!d.is_error());
                 (d.message, d.notes)
             })
@@ -692,6 +702,10 @@ mod tests {
                 vec![]
             )]
         );
+        // A name given twice is said once (a new user's trial).
+        let twice =
+            warnings_with_dynamic(config, &[], &[], &["secret", "secert", "secret", "secert"]);
+        assert_eq!(twice.len(), 2, "{twice:?}");
     }
 
     /// A `-p` value for a sensitive parameter (or a key below one) is dropped, as the parameter

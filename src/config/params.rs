@@ -376,7 +376,7 @@ impl<'a> Expander<'a> {
     fn finish(mut self, names: Vec<String>, out: Sections) -> (Parameters, Sections) {
         if let Some(d) = nested_too_deep_error(&self.nested_too_deep) {
             self.diags.push(d.with_note(
-                "its value is left out (null), as are those of the other parameters named here",
+                "no plan is written; the compilation goes on with its value (and those of the other parameters named here) as null, so errors that follow from that are reported too",
             ));
         }
         let values = names
