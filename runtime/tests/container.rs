@@ -554,6 +554,44 @@ fn inconsistent_plans_are_rejected_with_every_problem() {
     }
 }
 
+/// The `types` index listing a service written `autowired: false` is a load problem, in a
+/// JSON plan and in a binary one (read by the container's fast path otherwise): `get_by_type`
+/// would hand out a service the configuration kept out of autowiring (a plan edited by hand;
+/// a new user's trial).
+#[test]
+fn a_types_entry_for_a_service_that_is_not_autowired_is_refused() {
+    let reg = registry();
+    let services = json!({
+        "cache": {"type": "App\\Mailer", "create": new("App\\Mailer", json!([]))},
+        "other": {"type": "App\\Mailer", "autowired": false, "create": new("App\\Mailer", json!([]))},
+    });
+    let good = plan_with(
+        services.clone(),
+        json!({"types": {"App\\Mailer": ["cache"]}}),
+    );
+    let bad = plan_with(services, json!({"types": {"App\\Mailer": ["other"]}}));
+    let binary = |text: &str| {
+        wireplan_runtime::plan::Plan::from_json_str(text, "<t>")
+            .unwrap()
+            .to_binary()
+    };
+    assert!(Container::from_json_str(&good, &reg).is_ok());
+    assert!(Container::from_bytes(&binary(&good), &reg).is_ok());
+    for e in [
+        Container::from_json_str(&bad, &reg).err().unwrap(),
+        Container::from_bytes(&binary(&bad), &reg).err().unwrap(),
+    ] {
+        assert!(matches!(e, Error::BadPlan { .. }), "{e:?}");
+        let msg = e.to_string();
+        assert!(
+            msg.contains(
+                "types index: App\\Mailer lists service 'other', which is not autowired (autowired: false)"
+            ),
+            "{msg}"
+        );
+    }
+}
+
 /// A load that finds problems of several kinds reports every kind at once (an inconsistent
 /// plan, a class the registry lacks, an import not supplied, a required dynamic parameter
 /// not given), each as the error a load that found only it would return.

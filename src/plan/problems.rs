@@ -65,6 +65,14 @@ pub enum Problem {
         /// The listed name.
         service: String,
     },
+    /// The autowiring index (`types`) lists a service written `autowired: false`:
+    /// `get_by_type` would hand out a service kept out of autowiring.
+    NotAutowired {
+        /// The type whose entry lists it.
+        type_: String,
+        /// The listed service.
+        service: String,
+    },
     /// The tag index lists a name that is no service.
     Tagged {
         /// The tag.
@@ -142,6 +150,11 @@ impl fmt::Display for Problem {
             Problem::Autowired { type_, service } => write!(
                 f,
                 "the autowiring index lists missing service '{service}' for {type_}"
+            ),
+            Problem::NotAutowired { type_, service } => write!(
+                f,
+                "the autowiring index lists service '{service}' for {type_}, but it is not \
+                 autowired (autowired: false)"
             ),
             Problem::Tagged { tag, service } => {
                 write!(f, "tag '{tag}' lists missing service '{service}'")
@@ -230,14 +243,21 @@ pub fn problems(plan: &Plan) -> Vec<Problem> {
         }
     }
     for (ty, names) in &plan.types {
-        for n in names
-            .iter()
-            .filter(|n| !plan.services.contains_key(n.as_str()))
-        {
-            out.push(Problem::Autowired {
-                type_: ty.to_string(),
-                service: n.to_string(),
-            });
+        for n in names {
+            let problem = match plan.services.get(n.as_str()) {
+                None => Problem::Autowired {
+                    type_: ty.to_string(),
+                    service: n.to_string(),
+                },
+                Some(s) if s.autowired == wireplan_runtime::plan::Autowired::All(false) => {
+                    Problem::NotAutowired {
+                        type_: ty.to_string(),
+                        service: n.to_string(),
+                    }
+                }
+                Some(_) => continue,
+            };
+            out.push(problem);
         }
     }
     for (tag, names) in &plan.tags {
@@ -425,9 +445,10 @@ mod tests {
                     {"$ref": "ghost"}, {"$provider": "phantom"}, {"$ref": "toB"}]}},
                 "b": {"type": "A", "create": null},
                 "loop": new(json!([{"$ref": "loop"}])),
+                "hidden": {"type": "A", "autowired": false, "create": {"$new": "A", "args": []}},
             },
             "aliases": {"toB": "b", "stray": "nowhere", "twice": "toB"},
-            "types": {"A": ["a", "gone"]},
+            "types": {"A": ["a", "gone", "hidden"]},
             "tags": {"audited": {"a": true, "lost": true}},
             "initialization": [{"$call": [{"$ref": "late"}, "boot"], "args": []}],
             "parameters": {"dsn": {"$ref": "db"}},
@@ -457,6 +478,9 @@ mod tests {
                 "alias 'twice' refers to 'toB', which is an alias (an alias must name a service)"
                     .into(),
                 "the autowiring index lists missing service 'gone' for A".into(),
+                "the autowiring index lists service 'hidden' for A, but it is not autowired \
+                 (autowired: false)"
+                    .into(),
                 "tag 'audited' lists missing service 'lost'".into(),
                 "Circular reference detected for services: loop. (path: loop -> loop)".into(),
             ]
@@ -464,9 +488,9 @@ mod tests {
         let at_load: Vec<bool> = found.iter().map(Problem::refused_at_load).collect();
         assert_eq!(
             at_load,
-            [true, true, true, false, true, true, true, true, true, true, false]
+            [true, true, true, false, true, true, true, true, true, true, true, false]
         );
         p.version = plan::VERSION;
-        assert_eq!(validate(&p).len(), 10);
+        assert_eq!(validate(&p).len(), 11);
     }
 }

@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 
 use super::literals::{self, Literal};
 use crate::error::Missing;
-use crate::plan::{CallTarget, Expr, Plan, ServiceKind, ServicePlan, MAX_EXPR_DEPTH};
+use crate::plan::{Autowired, CallTarget, Expr, Plan, ServiceKind, ServicePlan, MAX_EXPR_DEPTH};
 use crate::registry::{ClassEntry, Registry};
 use crate::value::Value;
 
@@ -231,6 +231,16 @@ impl<'a> Checker<'a> {
         for (ty, names) in &plan.types {
             for n in names {
                 match self.index_of(n) {
+                    // `get_by_type` would hand out a service written `autowired: false` (a
+                    // plan edited by hand; a new user's trial).
+                    Some(i)
+                        if plan.services.get_index(i).map(|(_, s)| &s.autowired)
+                            == Some(&Autowired::All(false)) =>
+                    {
+                        problems.push(format!(
+                            "types index: {ty} lists service '{n}', which is not autowired (autowired: false)"
+                        ))
+                    }
                     Some(i) => {
                         let i = i as u32;
                         at[i as usize + 1] += 1;

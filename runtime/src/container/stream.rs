@@ -90,6 +90,7 @@ pub(super) fn read(
         consts: Vec::new(),
         null: None,
         made: Vec::new(),
+        not_autowired: Vec::new(),
         fixups: Vec::new(),
         params: Vec::new(),
         scoped_slot: Vec::new(),
@@ -115,6 +116,9 @@ struct Stream<'b, 'r> {
     null: Option<u32>,
     /// Per service: the Rust type its `$new` makes (service `i`'s `$new` is `news[i]`).
     made: Vec<TypeId>,
+    /// The services written `autowired: false`, in increasing order: the `types` index must
+    /// not list them.
+    not_autowired: Vec<u32>,
     /// References to services not read yet: (position in `args`, name), resolved once every
     /// service and alias is known.
     fixups: Vec<(u32, Name)>,
@@ -264,7 +268,9 @@ impl Stream<'_, '_> {
         };
         match varint(r)? {
             0 => {
-                flag(r)?;
+                if !flag(r)? {
+                    self.not_autowired.push(index as u32);
+                }
             }
             1 => {
                 r.strings("autowired types").ok()?;
@@ -509,14 +515,20 @@ impl Stream<'_, '_> {
         self.consts.push(v);
     }
 
-    /// The `types` index: every listed service exists, and every registered interface a
-    /// service is autowired for has a caster from the service's class.
+    /// The `types` index: every listed service exists and is autowired, and every registered
+    /// interface a service is autowired for has a caster from the service's class.
     fn check_types(&self, types: &NameMap<TypeServices>) -> Option<()> {
         let registry = self.registry;
         for (ty, list) in types {
             let iface = registry.t.interfaces.get(ty.as_str()).map(|(id, _)| *id);
             for n in list {
                 let i = self.names.get_index_of(n.as_str())?;
+                // A service written `autowired: false` in the index is a load problem.
+                if !self.not_autowired.is_empty()
+                    && self.not_autowired.binary_search(&(i as u32)).is_ok()
+                {
+                    return None;
+                }
                 if let Some(iface) = iface {
                     if ty.as_str() != self.class_name(i)
                         && !registry.t.casters.contains_key(&(self.made[i], iface))

@@ -122,7 +122,7 @@ fn ordinary() -> Json {
         },
         "aliases": {"p": "part"},
         "types": {"App\\Named": ["part"], "App\\Part": ["part", "scoped", "fresh"],
-                  "App\\Recorder": ["rec"], "App\\Tuned": ["tuned"]},
+                  "App\\Tuned": ["tuned"]},
         "tags": {"t": {"rec": 1, "part": {"weight": [1, 2]}}}
     })
 }
