@@ -458,8 +458,17 @@ fn a_catalog_that_is_not_utf8_is_reported_at_the_byte() {
         assert!(!dir.path().join("plan.json").exists(), "{name}: no plan");
         let (got, shown) = check_json(dir.path(), name);
         assert_eq!(got.len(), 1, "{shown}");
-        assert_eq!(got[0]["code"], "neon-syntax", "{shown}");
-        assert_eq!(got[0]["message"], "Invalid UTF-8 sequence.", "{shown}");
+        // A JSON catalog's is worded as its other syntax errors are.
+        let (code, message) = if name.ends_with(".json") {
+            (
+                "invalid-value",
+                "The catalog is not valid JSON: invalid UTF-8 sequence.",
+            )
+        } else {
+            ("neon-syntax", "Invalid UTF-8 sequence.")
+        };
+        assert_eq!(got[0]["code"], code, "{shown}");
+        assert_eq!(got[0]["message"], message, "{shown}");
         assert_eq!(got[0]["file"].as_str(), Some(name), "{shown}");
         assert_eq!(
             (got[0]["line"].as_u64(), got[0]["column"].as_u64()),
@@ -467,6 +476,23 @@ fn a_catalog_that_is_not_utf8_is_reported_at_the_byte() {
             "{shown}"
         );
     }
+}
+
+/// A catalog that is a list is one error (it was one per item: "Unexpected item '0'", '1', …;
+/// a new user's trial).
+#[test]
+fn a_catalog_that_is_a_list_is_one_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("config.neon"), "services:\n\tdb: App\\Db\n").expect("write");
+    std::fs::write(dir.path().join("catalog.json"), "[1, 2, 3]").expect("write");
+    let (got, shown) = check_json(dir.path(), "catalog.json");
+    let catalog: Vec<_> = got.iter().filter(|d| d["file"] == "catalog.json").collect();
+    assert_eq!(catalog.len(), 1, "{shown}");
+    assert_eq!(catalog[0]["code"], "invalid-value", "{shown}");
+    assert_eq!(
+        catalog[0]["message"], "A catalog must be a map with a 'types' key, a list given.",
+        "{shown}"
+    );
 }
 
 /// The checks across the classes of a JSON catalog (an inheritance cycle, a parent not

@@ -61,7 +61,17 @@ pub fn load_inputs(
                     seen.push(canonical.clone());
                     // Bytes that are not UTF-8 are reported here as a configuration file's
                     // are; the file is then registered (for the excerpt) but not read.
-                    if let Some(d) = crate::neon::utf8_error(&bytes, sources.next_id()) {
+                    if let Some(mut d) = crate::neon::utf8_error(&bytes, sources.next_id()) {
+                        // A JSON catalog's problem is worded as its other syntax errors are,
+                        // not as a NEON file's (a new user's trial).
+                        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+                            d.code = Code::InvalidValue;
+                            d.message =
+                                "The catalog is not valid JSON: invalid UTF-8 sequence.".into();
+                            for n in &mut d.notes {
+                                *n = n.replace("NEON files are UTF-8", "JSON catalogs are UTF-8");
+                            }
+                        }
                         diags.push(d);
                     }
                     ids.push(sources.add_path_bytes(path.display().to_string(), &canonical, bytes));
@@ -234,14 +244,16 @@ pub(super) fn document_types(
     name: &str,
     diags: &mut Diagnostics,
 ) -> Option<Expr> {
-    let Some(items) = root.as_array() else {
+    // A list (`[1, 2, 3]`) is one error, not one per item (a new user's trial).
+    let Some(items) = root.as_array().filter(|a| a.is_empty() || !a.is_list()) else {
+        let given = match root.as_array() {
+            Some(_) => "a list".to_string(),
+            None => root.type_name().to_string(),
+        };
         diags.push(
             Diagnostic::error(
                 Code::InvalidValue,
-                format!(
-                    "A catalog must be a map with a 'types' key, {} given.",
-                    root.type_name()
-                ),
+                format!("A catalog must be a map with a 'types' key, {given} given."),
             )
             .at(root.span.or(at)),
         );
