@@ -116,11 +116,11 @@ fn loans(services: Json) -> Container {
 #[test]
 fn a_wrong_argument_names_its_declared_parameter() {
     let c = loans(json!({
-        // A value known at start-up only (a literal the declared type refuses is a load
-        // problem: tests/untrusted_plans.rs).
+        // Values known at start-up only (a literal the declared type refuses is a load
+        // problem, for a constructor and a setup call alike: tests/untrusted_plans.rs).
         "loans": {"type": "Lib\\Loans", "create": {"$new": "Lib\\Loans", "args": ["x", {"$param": "max"}]}},
         "setup": {"type": "Lib\\Loans", "create": {"$new": "Lib\\Loans", "args": ["x", 3]},
-                  "setup": [{"$call": ["@self", "setLimit"], "args": ["four"]}]},
+                  "setup": [{"$call": ["@self", "setLimit"], "args": [{"$param": "max"}]}]},
         "called": {"type": "App\\Db", "create": {"$new": "App\\Db", "args": [
             {"$call": [{"$ref": "setup2"}, "allows"], "args": [true]}]}},
         "setup2": {"type": "Lib\\Loans", "create": {"$new": "Lib\\Loans", "args": ["x", 3]}},

@@ -506,3 +506,53 @@ fn a_literal_argument_the_declared_type_refuses_is_a_load_problem() {
         );
     }
 }
+
+/// The same for a setup call on `@self` of a method registered with its parameters: a literal
+/// its declared type refuses is a load problem, JSON and binary alike (a new user's trial: it
+/// failed only when the service was first created).
+#[test]
+fn a_setup_literal_the_declared_type_refuses_is_a_load_problem() {
+    use wireplan_runtime::{register, Container, Registry};
+    #[allow(dead_code)]
+    struct Mailer {
+        level: u8,
+        html: bool,
+    }
+    let mut r = Registry::new();
+    register!(r, "App\\Mailer" => Mailer {
+        new() { Mailer { level: 0, html: false } }
+        fn setLevel(&mut this, level: u8) { this.level = level; }
+        fn setHtml(&mut this, on: bool) { this.html = on; }
+    });
+    let plan = |level: &str, html: &str| {
+        plan_with(
+            VERSION,
+            &format!(
+                r#"{{"mailer": {{"type": "App\\Mailer", "create": {{"$new": "App\\Mailer", "args": []}},
+                    "setup": [{{"$call": ["@self", "setLevel"], "args": [{level}]}},
+                              {{"$call": ["@self", "setHtml"], "args": [{html}]}}]}}}}"#
+            ),
+        )
+    };
+    let load_both = |text: &str| -> [Result<Container, Error>; 2] {
+        let plan = Plan::from_json_str(text, "p.json").expect("a well-formed plan");
+        [
+            Container::from_json_str(text, &r),
+            Container::from_bytes(&plan.to_binary(), &r),
+        ]
+    };
+    for loaded in load_both(&plan("3", "true")) {
+        let c = loaded.expect("the conversions take these");
+        let m = c.get::<Mailer>("mailer").expect("created");
+        assert_eq!((m.level, m.html), (3, true));
+    }
+    for loaded in load_both(&plan("300", r#""yes""#)) {
+        let e = loaded.expect_err("refused").to_string();
+        for expected in [
+            "service 'mailer' (setup #1): argument $level (index 0) of App\\Mailer::setLevel() is the int 300 in the plan, but the parameter takes int<0, 255>;",
+            "service 'mailer' (setup #2): argument $on (index 0) of App\\Mailer::setHtml() is a string in the plan, but the parameter takes bool;",
+        ] {
+            assert!(e.contains(expected), "missing '{expected}' in: {e}");
+        }
+    }
+}

@@ -328,7 +328,7 @@ impl<'a> Checker<'a> {
                         args,
                     } => {
                         self.check_method(class, method, true, &at);
-                        self.check_method_arity(class, method, args.len(), &at);
+                        self.check_method_arity(class, method, args, &at);
                         for a in args {
                             self.walk(a, &at, Some(class), factory);
                         }
@@ -706,15 +706,16 @@ impl<'a> Checker<'a> {
         });
     }
 
-    /// A setup call of `method` on `@self` with `args` arguments: when the registration
-    /// declares the method's parameters ([`crate::ClassBuilder::method_signature`], which the
-    /// derive fills in), the plan must pass exactly that many, as for a constructor
-    /// ([`Checker::check_new`]): a different count means a catalog other than this registry's.
+    /// A setup call of `method` on `@self` with `args`: when the registration declares the
+    /// method's parameters ([`crate::ClassBuilder::method_signature`], which the derive fills
+    /// in), the plan must pass exactly that many, and literals the declared types take, as
+    /// for a constructor ([`Checker::check_new`]): otherwise the plan was compiled from a
+    /// catalog other than this registry's.
     fn check_method_arity(
         &mut self,
         class: Option<&str>,
         method: &str,
-        args: usize,
+        args: &[Expr],
         at: &dyn Display,
     ) {
         let Some(class) = class else {
@@ -724,8 +725,12 @@ impl<'a> Checker<'a> {
             return;
         };
         let what = format_args!("{class}::{method}()");
-        if let Some(problem) = arity_problem(at, &what, &sig.params, args) {
-            self.problems.push(problem);
+        // With the declared count, the literal arguments are checked against the declared
+        // types, as a constructor's are (a new user's trial: a setup's were refused only when
+        // the service was created).
+        match arity_problem(at, &what, &sig.params, args.len()) {
+            Some(problem) => self.problems.push(problem),
+            None => self.check_literals(&sig.params, args, at, &what),
         }
     }
 

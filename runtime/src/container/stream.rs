@@ -300,15 +300,8 @@ impl Stream<'_, '_> {
                 return None;
             }
             // So is a literal argument the declared type refuses ([`super::literals`]).
-            let args = &self.args[start as usize..end as usize];
-            for (p, node) in params.iter().zip(args) {
-                let lit = match node {
-                    Node::Const(c) => self.consts.get(*c as usize).and_then(Literal::of_value),
-                    _ => None,
-                };
-                if lit.is_some_and(|lit| super::literals::refused_by(p, registry, lit).is_some()) {
-                    return None;
-                }
+            if self.refuses_a_literal(params, ArgRange { start, end }) {
+                return None;
             }
         }
         push_node(&mut self.news, || NewOp {
@@ -406,9 +399,12 @@ impl Stream<'_, '_> {
         }
         // A call whose count differs from the method's declared parameters is a load
         // problem the model path reports ([`super::check`]).
+        // So is a literal argument the declared type refuses, as for a constructor.
         if kind == MemberKind::Method {
             if let Some(sig) = members.and_then(|t| t.method_sigs.get(member)) {
-                if sig.params.len() != (inputs.end - inputs.start) as usize {
+                if sig.params.len() != (inputs.end - inputs.start) as usize
+                    || self.refuses_a_literal(&sig.params, inputs)
+                {
                     return None;
                 }
             }
@@ -429,6 +425,20 @@ impl Stream<'_, '_> {
             member: member.into(),
             inputs,
             resolved,
+        })
+    }
+
+    /// Whether a literal among the arguments `range` (as many as `params`) is one the declared
+    /// parameter type refuses ([`super::literals::refused_by`]): a load problem the model
+    /// path reports.
+    fn refuses_a_literal(&self, params: &[crate::catalog::Param], range: ArgRange) -> bool {
+        let args = &self.args[range.start as usize..range.end as usize];
+        params.iter().zip(args).any(|(p, node)| {
+            let lit = match node {
+                Node::Const(c) => self.consts.get(*c as usize).and_then(Literal::of_value),
+                _ => None,
+            };
+            lit.is_some_and(|lit| super::literals::refused_by(p, self.registry, lit).is_some())
         })
     }
 
