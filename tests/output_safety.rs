@@ -394,7 +394,8 @@ fn an_output_to_standard_error_is_refused_and_its_file_kept() {
     }
 }
 
-/// A plan replaces only an earlier plan (JSON or binary) or an empty file: a slip such as
+/// A plan replaces only an earlier plan (JSON or binary) or an empty file (or one of white
+/// space only): a slip such as
 /// `-o catalog.json` or `-o src/main.rs` leaves the file as it was (found by a new user's
 /// trial, who lost a catalog that way).
 #[test]
@@ -419,8 +420,10 @@ fn output_over_a_file_that_is_not_a_plan_is_refused() {
         );
         assert_eq!(std::fs::read_to_string(d.join(name)).unwrap(), before);
     }
-    // An empty file, then the plan written there, then a binary plan: each is replaced.
+    // An empty file, one of white space only (`echo > plan.bin`), then the plans written
+    // there: each is replaced.
     std::fs::write(d.join("plan.json"), "").unwrap();
+    std::fs::write(d.join("plan.bin"), " \n\t\n").unwrap();
     for out in ["plan.json", "plan.json", "plan.bin", "plan.bin"] {
         let result = wireplan(d)
             .args(["compile", "app.neon", "-o", out])

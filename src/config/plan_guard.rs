@@ -46,7 +46,7 @@ fn read_prefix(path: &Path) -> Option<Vec<u8>> {
 
 /// What `path` holds, as far as replacing it with a plan goes: `None` when it is not an
 /// existing regular file (nothing to look at: the writer reports what it finds), else
-/// `Some(true)` for an empty file or a plan (recognised by content as in [`plan_file_hint`],
+/// `Some(true)` for an empty file (or one of white space only) or a plan (recognised by content as in [`plan_file_hint`],
 /// from the first `PREFIX_LEN` bytes), `Some(false)` for anything else, including a file
 /// that cannot be read.
 pub fn holds_plan_or_nothing(path: &Path) -> Option<bool> {
@@ -57,7 +57,11 @@ pub fn holds_plan_or_nothing(path: &Path) -> Option<bool> {
     if meta.len() == 0 {
         return Some(true);
     }
-    Some(read_prefix(path).is_some_and(|prefix| prefix.is_empty() || is_plan_prefix(&prefix)))
+    // White space alone (`echo > plan.json`) holds nothing either (a new user's trial).
+    Some(read_prefix(path).is_some_and(|prefix| {
+        let blank = prefix.len() as u64 == meta.len() && prefix.iter().all(u8::is_ascii_whitespace);
+        blank || is_plan_prefix(&prefix)
+    }))
 }
 
 /// [`plan_file_hint`] for a file already read (`bytes`, its content or a prefix of it): an

@@ -98,7 +98,7 @@ pub fn check_output(out: &Path, sources: &SourceMap, plan: &Plan) -> Result<(), 
 }
 
 /// Checks that writing a plan to `out` replaces nothing but an earlier plan: a regular file
-/// that is there already must be empty or a wireplan plan (binary or JSON, recognised by its
+/// that is there already must be empty (or white space only) or a wireplan plan (binary or JSON, recognised by its
 /// content, never by its name), so a slip such as `-o catalog.json` or `:compile src/main.rs`
 /// cannot replace a catalog, a source file or a script. What is not a regular file is left to
 /// the writer, which refuses devices, FIFOs and folders itself.
