@@ -496,9 +496,9 @@ fn a_catalog_that_is_a_list_is_one_error() {
 }
 
 /// The checks across the classes of a JSON catalog (an inheritance cycle, a parent not
-/// found, an interface that is a class) point at the class's key (they had no position when
-/// the file was read on its fast path); a class in two catalog files is named as such, not as
-/// a hand-written `types:` entry.
+/// found, an interface that is a class) point at the class's key, or at the string naming the
+/// parent when it is about one (they had no position when the file was read on its fast
+/// path); a class in two catalog files is named as such, not as a hand-written `types:` entry.
 #[test]
 fn problems_across_json_classes_point_at_the_class_keys() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -536,8 +536,10 @@ fn problems_across_json_classes_point_at_the_class_keys() {
             )
         })
         .collect();
-    let one = |line| ("one.json".to_string(), line, 1);
-    assert_eq!(at, [one(2), one(4), one(5)], "{got:?}");
+    let one = |line, column| ("one.json".to_string(), line, column);
+    // The cycle at the class's key; a parent not found and an interface that is a class at the
+    // string that names them (`"App\\X"` in `{"extends": ["App\\X"]}`).
+    assert_eq!(at, [one(2, 1), one(4, 24), one(5, 27)], "{got:?}");
     assert!(got[0]["message"]
         .as_str()
         .unwrap_or("")

@@ -52,19 +52,24 @@ impl Catalog {
     }
 
     pub(super) fn check_references(&mut self, diags: &mut Diagnostics) {
-        self.check_references_locating(diags, &|_| None);
+        self.check_references_locating(diags, &|_| None, &|_, _| None);
     }
 
     /// [`Catalog::check_references`], placing a problem of a class read without a position
-    /// (a JSON catalog's fast path) at `locate(class name)` (its key in the file).
+    /// (a JSON catalog's fast path) at `locate(class name)` (its key in the file), and one
+    /// about a parent or interface the class names at `locate_in(class name, parent)` when
+    /// that finds where the class names it (a new user's trial: the whole class was
+    /// underlined for one misspelt interface).
     pub(super) fn check_references_locating(
         &mut self,
         diags: &mut Diagnostics,
         locate: &dyn Fn(&str) -> Option<Span>,
+        locate_in: &dyn Fn(&str, &str) -> Option<Span>,
     ) {
         let mut cyclic: Vec<String> = Vec::new();
         for c in self.classes.values() {
             let at = || c.span.or_else(|| locate(&c.name));
+            let at_parent = |parent: &str| locate_in(&c.name, parent).or_else(at);
             let named = c.extends.iter().map(|p| (p, "parent of")).chain(
                 c.implements
                     .iter()
@@ -77,7 +82,7 @@ impl Catalog {
                             Code::ClassNotFound,
                             format!("Class '{parent}' not found (named as {role} {}).", c.name),
                         )
-                        .at(at())
+                        .at(at_parent(parent))
                         .with_note(self.class_not_found_note()),
                     );
                 }
@@ -89,7 +94,7 @@ impl Catalog {
                             Code::InvalidValue,
                             format!("{} implements {i}, which is not an interface.", c.name),
                         )
-                        .at(at())
+                        .at(at_parent(i))
                         .with_note(format!("Use `extends: {i}` for a parent class.")),
                     );
                 }
@@ -117,7 +122,7 @@ impl Catalog {
                 };
                 diags.push(
                     Diagnostic::error(Code::InvalidValue, msg)
-                        .at(at())
+                        .at(at_parent(parent))
                         .with_note(note),
                 );
             }

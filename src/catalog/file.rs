@@ -362,6 +362,54 @@ pub(super) fn json_key_span(id: FileId, text: &str, name: &str) -> Option<Span> 
     None
 }
 
+/// The span of the JSON string `needle` (as a value, not a key) inside the object or list
+/// that follows the key ending at `key_end` (`"App\\X": {…}`): where a class of a JSON
+/// catalog names a parent or interface. `None` when the value is no object or list, or does
+/// not hold the string. Strings are skipped whole, so braces inside them do not count.
+pub(super) fn json_string_in_value(
+    id: FileId,
+    text: &str,
+    key_end: usize,
+    needle: &str,
+) -> Option<Span> {
+    let quoted = serde_json::to_string(needle).ok()?;
+    let bytes = text.as_bytes();
+    let mut i = key_end + text.get(key_end..)?.find(':')? + 1;
+    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    if !matches!(bytes.get(i), Some(b'{' | b'[')) {
+        return None;
+    }
+    let mut depth = 0usize;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return None;
+                }
+            }
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                let end = (i + 1).min(bytes.len());
+                let is_key = text[end..].trim_start().starts_with(':');
+                if !is_key && text.get(start..end) == Some(quoted.as_str()) {
+                    return Some(Span::new(id, start, end));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Deserializes any JSON value straight into an [`Expr`] (no intermediate `serde_json::Value`).
 pub(super) struct ExprSeed;
 

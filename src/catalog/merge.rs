@@ -213,7 +213,16 @@ impl Catalog {
             // A class read from a JSON file's fast path has no position: its problems are
             // placed at its key, looked up only for a class that has one.
             let locate = |name: &str| origin.get(&Caseless(name))?.span(sources, name);
-            cat.check_references_locating(diags, &locate);
+            // A parent a JSON class names: its string inside the class's object.
+            let locate_in = |name: &str, parent: &str| {
+                let Origin::JsonKey(fid) = origin.get(&Caseless(name))? else {
+                    return None;
+                };
+                let text = &sources.get(*fid).text;
+                let key = file::json_key_span(*fid, text, name)?;
+                file::json_string_in_value(*fid, text, key.end as usize, parent)
+            };
+            cat.check_references_locating(diags, &locate, &locate_in);
             cat.check_null_defaults(&pending, diags);
         }
         cat.seal();

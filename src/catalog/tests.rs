@@ -161,3 +161,28 @@ fn type_syntax_is_checked() {
         assert!(TypeRef::syntax_error(bad).is_some(), "{bad}");
     }
 }
+
+#[test]
+fn a_parent_is_found_inside_its_json_class_only() {
+    use crate::source::SourceMap;
+    let text = r#"{"App\\A": {"note": "} [", "implements": ["App\\B"]}, "App\\C": ["App\\D"]}"#;
+    let mut sources = SourceMap::new();
+    let id = sources.add("c.json".to_string(), text.to_string());
+    let key = super::file::json_key_span(id, text, "App\\A").expect("the key");
+    let found =
+        super::file::json_string_in_value(id, text, key.end as usize, "App\\B").expect("found");
+    assert_eq!(
+        &text[found.start as usize..found.end as usize],
+        r#""App\\B""#
+    );
+    // A string of another class's value is not this class's.
+    assert_eq!(
+        super::file::json_string_in_value(id, text, key.end as usize, "App\\D"),
+        None
+    );
+    // A key is not a value.
+    assert_eq!(
+        super::file::json_string_in_value(id, text, key.end as usize, "note"),
+        None
+    );
+}
