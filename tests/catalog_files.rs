@@ -1474,3 +1474,31 @@ fn an_argument_error_of_a_catalog_file_class_says_the_catalog_may_be_stale() {
     );
     assert_eq!(notes_of(8), ["no parameter accepts $timeout".to_string()]);
 }
+
+/// A constructor parameter whose type no catalog declares, in a class of a catalog file, says
+/// the catalog may be stale too (a new user's trial saw only the service's line).
+#[test]
+fn an_unknown_parameter_type_of_a_catalog_file_class_says_the_catalog_may_be_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("config.neon"),
+        "services:\n\torders: App\\Orders\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("catalog.json"),
+        r#"{"types": {"App\\Orders": {"constructor": {"mailer": "App\\Ghost"}}}}"#,
+    )
+    .unwrap();
+    let (diags, shown) = check_json(dir.path(), "catalog.json");
+    assert_eq!(diags.len(), 1, "{shown}");
+    assert_eq!(diags[0]["code"], "class-not-found", "{shown}");
+    assert_eq!(
+        diags[0]["notes"],
+        serde_json::json!([
+            "App\\Orders is read from a catalog file: if its Rust code changed since the catalog \
+             was written, write it again (WIREPLAN_WRITE_CATALOG=FILE cargo run; docs/catalog.md)"
+        ]),
+        "{shown}"
+    );
+}

@@ -594,6 +594,7 @@ impl Completer<'_> {
                 continue;
             }
             if let Some(class) = p.ty.class() {
+                let mark = self.diags.len();
                 let source = match self.by_type(class, ctx, span, Some((&p.name, f))) {
                     Some(n) if !n.is_empty() => {
                         out.push(P::Ref(n.as_str().into()));
@@ -609,6 +610,16 @@ impl Completer<'_> {
                         }
                     }
                     None if !self.b.catalog.exists(class) => {
+                        // The parameter's type came from a catalog file the Rust code may have
+                        // moved on from: said, as for the other argument errors (a new user's
+                        // trial saw only the service's line).
+                        if let Some(note) = self.catalog_file_note(f.class) {
+                            for d in self.diags.since_mut(mark) {
+                                if d.code == Code::ClassNotFound {
+                                    d.notes.push(note.clone());
+                                }
+                            }
+                        }
                         out.push(P::Null);
                         Src::Unfilled { tried: None }
                     }
