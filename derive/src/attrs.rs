@@ -175,7 +175,21 @@ pub(crate) fn take_params(f: &mut ImplItemFn, errors: &mut Errors) -> Vec<Param>
         let name = match &*pt.pat {
             Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 // Nette's parameters are PHP's camelCase names: `per_page` → `perPage`.
-                camel_case(&pi.ident.to_string())
+                let name = camel_case(&pi.ident.to_string());
+                // Two parameters with one catalog name would be one in the catalog, and no
+                // plan compiled from it could call the function (a new user's trial:
+                // `per_page, perPage` exported `perPage` once, and the load check then
+                // asked for a catalog export that gave the same catalog again).
+                if params.iter().any(|p: &Param| p.name == name) {
+                    errors.push(syn::Error::new_spanned(
+                        &pi.ident,
+                        format!(
+                            "two parameters have the catalog name `{name}` (parameter names are \
+                             camelCased for the catalog); rename one"
+                        ),
+                    ));
+                }
+                name
             }
             other => {
                 errors.push(syn::Error::new_spanned(
