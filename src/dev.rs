@@ -126,6 +126,38 @@ pub fn cache_path(config: &Path, cache_dir: &Path) -> PathBuf {
     cache_dir.join(format!("{stem}-{}.plan.bin", &key[..8]))
 }
 
+/// The cached plan file for `config` compiled with `options` in `cache_dir`: [`cache_path`]
+/// for options that change nothing in the plan (no `-p` values, no dynamic parameters, no
+/// script folders), else a file of its own per set of those options, so a plan compiled with
+/// other options is never taken for current (a new user's trial: a parameter made dynamic in
+/// one run and given with `-p` in the next reused the first plan).
+pub fn cache_path_with(config: &Path, cache_dir: &Path, options: &Options) -> PathBuf {
+    let plain = cache_path(config, cache_dir);
+    if options.dynamic.is_empty()
+        && options.parameters.is_empty()
+        && options.script_paths.is_empty()
+    {
+        return plain;
+    }
+    let mut dynamic = options.dynamic.clone();
+    dynamic.sort();
+    dynamic.dedup();
+    let mut key = format!("dynamic {dynamic:?}\n");
+    for (name, value) in &options.parameters {
+        key.push_str(&format!("-p {name:?} {:?}\n", value.kind));
+    }
+    for folder in &options.script_paths {
+        key.push_str(&format!("scripts {folder:?}\n"));
+    }
+    let hash = content_hash(key.as_bytes());
+    let name = plain
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(".plan.bin").unwrap_or(&name);
+    cache_dir.join(format!("{stem}-{}.plan.bin", &hash[..8]))
+}
+
 /// Whether every dependency of `plan` still has the content hash recorded in it. A plan
 /// compiled with an in-memory catalog (dev mode's registry catalog) is never current here:
 /// use [`is_current_with`].
@@ -197,7 +229,8 @@ pub fn load_or_compile(
 
 /// As [`load_or_compile`], with compiler options (`-p` overrides, dynamic parameters) and a
 /// [`ContainerBuilder`] carrying dynamic parameters and imported services; tells whether it
-/// recompiled. Different `options` share one cache file, so pass the same options each time.
+/// recompiled. Each set of options that changes the plan (`-p` values, dynamic parameters,
+/// script folders) has its own cache file ([`cache_path_with`]).
 /// In-memory catalogs in `options.catalogs` (such as [`registry_catalog`]) are compared by
 /// content hash to decide whether the cached plan is current.
 pub fn load_or_compile_with(
@@ -210,7 +243,7 @@ pub fn load_or_compile_with(
     // itself is created only when there is a plan to keep (below), so a missing
     // configuration leaves no folder behind.
     refuse_file_in_place(cache_dir)?;
-    let plan_path = cache_path(config, cache_dir);
+    let plan_path = cache_path_with(config, cache_dir, options);
     let origin = plan_path.display().to_string();
     if let Ok(plan) = Plan::read(&plan_path) {
         if is_current_with(&plan, &options.catalogs) {

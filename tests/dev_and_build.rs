@@ -46,6 +46,50 @@ fn load(config: &Path, cache: &Path, r: &Registry) -> Result<(Container, bool), 
     Ok((l.container, l.recompiled))
 }
 
+/// A plan compiled with other options (a `-p` value, a dynamic parameter) is not taken for
+/// current: each set of options has its own cache file (a new user's trial: a parameter made
+/// dynamic in one run and given with `-p` in the next reused the first plan, and the
+/// container then asked for the dynamic value).
+#[test]
+fn dev_mode_keeps_one_plan_per_set_of_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let config = dir.path().join("app.neon");
+    let r = registry();
+    write_config(dir.path(), "files");
+    let with = |options: &wireplan::compiler::Options, dsn: Option<&str>| {
+        let mut builder = Container::builder(&r);
+        if let Some(dsn) = dsn {
+            builder = builder.parameter("dsn", dsn);
+        }
+        let l = load_or_compile_with(&config, &cache, options, builder).unwrap();
+        (
+            l.container.get::<Db>("db").unwrap().dsn.clone(),
+            l.recompiled,
+        )
+    };
+    let dynamic = wireplan::compiler::Options {
+        dynamic: vec!["dsn".into()],
+        ..Default::default()
+    };
+    let mut given = wireplan::compiler::Options::default();
+    given.parameters.insert(
+        "dsn".into(),
+        wireplan::neon::Value::new(
+            wireplan::neon::Kind::Str("from-p".into()),
+            Default::default(),
+        ),
+    );
+    assert_eq!(with(&dynamic, Some("at-start")), ("at-start".into(), true));
+    assert_eq!(with(&given, None), ("from-p".into(), true));
+    assert_eq!(with(&Default::default(), None), ("files".into(), true));
+    // Each is current for its own options afterwards.
+    assert_eq!(with(&dynamic, Some("again")), ("again".into(), false));
+    assert_eq!(with(&given, None), ("from-p".into(), false));
+    assert_eq!(with(&Default::default(), None), ("files".into(), false));
+    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 3);
+}
+
 #[test]
 fn dev_mode_recompiles_exactly_when_a_dependency_changes() {
     let dir = tempfile::tempdir().unwrap();
