@@ -134,7 +134,13 @@ pub enum ProblemKind {
     Missing {
         /// The declared type.
         expected: Option<String>,
+        /// A name a value was given for that the plan does not use and that is close to this
+        /// one (a likely typo: `prot` for `port`).
+        given_as: Option<String>,
     },
+    /// A value was given for a static parameter: its value is compiled into the plan and every
+    /// service reads that one, so the given value would be ignored (a new user's trial).
+    Static,
     /// Given, but not convertible to the declared type.
     Invalid {
         /// The declared type.
@@ -148,7 +154,7 @@ impl fmt::Display for DynamicProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = &self.name;
         match &self.kind {
-            ProblemKind::Missing { expected } => {
+            ProblemKind::Missing { expected, given_as } => {
                 write!(f, "'{name}'")?;
                 if let Some(t) = expected {
                     write!(f, " ({t})")?;
@@ -162,7 +168,20 @@ impl fmt::Display for DynamicProblem {
                     )?,
                     None => write!(f, "pass it to ContainerBuilder::parameter")?,
                 }
+                if let Some(other) = given_as {
+                    write!(
+                        f,
+                        " (a value was given for '{other}', which the plan does not use: did \
+                         you mean '{name}'?)"
+                    )?;
+                }
             }
+            ProblemKind::Static => write!(
+                f,
+                "'{name}' is a static parameter: its value is compiled into the plan, so a \
+                 value given at start-up would not be used; compile with `--dynamic {name}` to \
+                 read it at start-up"
+            )?,
             ProblemKind::Invalid {
                 expected,
                 value: Some(v),
@@ -284,6 +303,15 @@ pub(crate) fn resolve_declared(
                 name: name.clone(),
                 kind: ProblemKind::Missing {
                     expected: decl.type_.clone(),
+                    // Only a name no declared parameter has is a likely typo of this one.
+                    given_as: crate::suggest::suggest(
+                        name,
+                        given
+                            .keys()
+                            .map(String::as_str)
+                            .filter(|g| !dynamic.contains_key(*g)),
+                    )
+                    .map(str::to_string),
                 },
                 services: services(),
             }),
@@ -298,6 +326,35 @@ pub(crate) fn resolve_declared(
         }
     }
     (resolved, problems)
+}
+
+/// A problem for each value in `given` for a static parameter of a plan that declares its
+/// dynamic ones (`dynamic`, plan version 3): a name of `parameters`, or a dotted name into
+/// one, that `dynamic` does not declare. Names of neither kind are not checked (a map of
+/// values may be passed whole, [`crate::ContainerBuilder::parameters`]).
+pub(crate) fn static_given(
+    parameters: &IndexMap<String, Expr>,
+    dynamic: &IndexMap<String, DynamicParam>,
+    given: &HashMap<String, Value>,
+) -> Vec<DynamicProblem> {
+    let mut names: Vec<&String> = given
+        .keys()
+        .filter(|g| !dynamic.contains_key(g.as_str()) && !g.starts_with("env."))
+        .filter(|g| {
+            let top = g.split('.').next().unwrap_or(g);
+            parameters.contains_key(top)
+                && !dynamic.keys().any(|d| d.split('.').next() == Some(top))
+        })
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| DynamicProblem {
+            name: name.clone(),
+            kind: ProblemKind::Static,
+            services: Vec::new(),
+        })
+        .collect()
 }
 
 /// Dynamic parameter → the services (and `initialization`) whose expressions read it, in plan

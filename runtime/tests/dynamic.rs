@@ -229,3 +229,60 @@ fn an_environment_variable_that_is_not_text_is_an_error_not_missing() {
     );
     assert!(!message.contains("BYTES' is missing"), "{message}");
 }
+
+/// A value given for a static parameter is a load problem (JSON and binary alike): the plan's
+/// value is what every service reads, and `Container::parameter` answered with the given one
+/// (a new user's trial). A required parameter that is missing names a close given name that
+/// the plan does not use (`kye` for `key`); names of neither kind are not checked.
+#[test]
+fn a_value_for_a_static_parameter_is_refused_and_a_close_name_is_suggested() {
+    let with_static = plan(VERSION, SECTION).replace(
+        r#""inputs_hash": "0","#,
+        r#""inputs_hash": "0", "parameters": {"prefix": "[app] ", "db": {"host": "h"}},"#,
+    );
+    let binary = Plan::from_json_str(&with_static, "<t>")
+        .unwrap()
+        .to_binary();
+    let r = registry();
+    let load_both = |given: &[(&str, Value)]| -> [Result<Container, Error>; 2] {
+        let builder = || {
+            Container::builder(&r)
+                .read_environment(false)
+                .parameters(given.iter().cloned().map(|(k, v)| (k.to_string(), v)))
+        };
+        [
+            builder().from_json_str(&with_static),
+            builder().from_bytes(&binary),
+        ]
+    };
+    // Unknown names alone are not checked; the static value is the plan's.
+    for loaded in load_both(&[("key", Value::Int(1)), ("unrelated", Value::Int(2))]) {
+        let c = loaded.expect("loads");
+        assert_eq!(c.parameter("prefix").unwrap(), Value::from("[app] "));
+    }
+    for loaded in load_both(&[
+        ("key", Value::Int(1)),
+        ("prefix", Value::from("OVERRIDE")),
+        ("db.host", Value::from("x")),
+    ]) {
+        let e = loaded.expect_err("refused").to_string();
+        for expected in [
+            "'db.host' is a static parameter: its value is compiled into the plan, so a value \
+             given at start-up would not be used; compile with `--dynamic db.host` to read it \
+             at start-up",
+            "'prefix' is a static parameter",
+        ] {
+            assert!(e.contains(expected), "missing '{expected}' in: {e}");
+        }
+    }
+    for loaded in load_both(&[("kye", Value::Int(1))]) {
+        let e = loaded.expect_err("refused").to_string();
+        assert!(
+            e.contains(
+                "'key' (int) is missing: pass it to ContainerBuilder::parameter (a value was \
+                 given for 'kye', which the plan does not use: did you mean 'key'?)"
+            ),
+            "{e}"
+        );
+    }
+}

@@ -224,8 +224,15 @@ impl<'r> ContainerBuilder<'r> {
         // Every declared dynamic parameter is resolved (given, from the environment, or its
         // default) and converted to its type now, so the program compiled during the check can
         // fold them; their problems are reported after the plan's own, all together.
-        let (resolved, dynamic_problems) =
+        let (resolved, mut dynamic_problems) =
             crate::dynamic::resolve(&plan, &self.dynamic, self.read_env);
+        if plan.version >= 3 {
+            dynamic_problems.extend(crate::dynamic::static_given(
+                &plan.parameters,
+                &plan.dynamic,
+                &self.dynamic,
+            ));
+        }
         let mut dynamic = self.dynamic;
         dynamic.extend(resolved);
 

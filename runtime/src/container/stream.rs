@@ -226,7 +226,7 @@ impl Stream<'_, '_> {
         if !self.r.empty() {
             return None;
         }
-        let resolved = self.dynamic(version, given, read_env)?;
+        let resolved = self.dynamic(version, given, read_env, &parameters)?;
         let program = Program {
             services: std::mem::take(&mut self.services),
             news: std::mem::take(&mut self.news),
@@ -656,6 +656,7 @@ impl Stream<'_, '_> {
         version: u64,
         given: &HashMap<String, Value>,
         read_env: bool,
+        parameters: &IndexMap<String, Expr>,
     ) -> Option<HashMap<String, Value>> {
         let declared = if version >= 3 {
             self.r.dynamic_section().ok()?
@@ -668,6 +669,13 @@ impl Stream<'_, '_> {
         let (resolved, problems) =
             crate::dynamic::resolve_declared(&declared, given, read_env, |_| Vec::new());
         if !problems.is_empty() {
+            return None;
+        }
+        // A value given for a static parameter is a problem the model path reports.
+        if version >= 3
+            && !given.is_empty()
+            && !crate::dynamic::static_given(parameters, &declared, given).is_empty()
+        {
             return None;
         }
         for (at, name) in std::mem::take(&mut self.params) {
