@@ -461,6 +461,17 @@ pub enum Missing {
         /// Where the plan needs it.
         needed_by: String,
     },
+    /// A catalog name the registry was given for two Rust types: the second registration
+    /// replaced the first (`r.class::<A>("App\\B")` after `r.class::<B>("App\\B")`).
+    /// Reported for every load, whether or not the plan uses the class.
+    Reregistered {
+        /// Catalog class name.
+        class: String,
+        /// The Rust type registered first.
+        first: String,
+        /// The Rust type registered second, which the name now means.
+        second: String,
+    },
     /// A caster: the plan autowires a service of this class as a registered interface, but
     /// the class did not register `implements` for it.
     Cast {
@@ -520,6 +531,15 @@ impl fmt::Display for Missing {
             } => write!(
                 f,
                 "property {class}::${property} has no getter (needed by {needed_by})"
+            ),
+            Missing::Reregistered {
+                class,
+                first,
+                second,
+            } => write!(
+                f,
+                "class {class} is registered for two Rust types, {first} and then {second} \
+                 (the second replaced the first); register each type under its own name"
             ),
             Missing::Cast {
                 class,

@@ -185,6 +185,10 @@ pub(crate) struct Tables {
     /// releases what it created without looking up each object's type (asked once per load
     /// instead of walking every type entry).
     pub(crate) dispose_hooks: bool,
+    /// Catalog names registered for a second Rust type, which replaced the first: (name, the
+    /// first type, the second). A load with such a registry is refused
+    /// ([`crate::error::Missing::Reregistered`]).
+    pub(crate) conflicts: Vec<(Name, &'static str, &'static str)>,
 }
 
 /// The registry's class table (see [`Registry`]'s `classes`).
@@ -205,6 +209,7 @@ impl Registry {
                 casters: FxHashMap::default(),
                 async_classes: false,
                 dispose_hooks: false,
+                conflicts: Vec::new(),
             }),
         }
     }
@@ -215,6 +220,11 @@ impl Registry {
     /// [`constructor`](ClassBuilder::constructor), [`implements`](ClassBuilder::implements),
     /// [`method`](ClassBuilder::method), ... on it. A class without a constructor is fine when
     /// it only provides static methods or is created by a factory.
+    ///
+    /// Calling it again for the same `T` and `name` continues that registration. A `name`
+    /// already registered for another Rust type is taken over by `T` (the first registration
+    /// is dropped), and every container load with this registry is then refused with
+    /// [`crate::error::Missing::Reregistered`] in [`Error::MissingRegistrations`](crate::Error::MissingRegistrations).
     pub fn class<T: Any + Send + Sync>(&mut self, name: &str) -> ClassBuilder<'_, T> {
         let type_id = TypeId::of::<T>();
         let name = Name::from(name);
@@ -223,7 +233,13 @@ impl Registry {
         let index = entry.index();
         let entry = entry.or_insert_with(new_entry::<T>);
         if entry.type_id != type_id {
+            // The name now means the second type; kept as a problem that refuses every load,
+            // so a slip shows before a service is handed out as the wrong type (a new user's
+            // trial found it only at the first `get`).
+            let first = entry.rust_name;
             *entry = new_entry::<T>();
+            t.conflicts
+                .push((name.clone(), first, std::any::type_name::<T>()));
         }
         t.names.entry(type_id).or_insert(name);
         ClassBuilder {

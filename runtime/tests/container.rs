@@ -921,3 +921,49 @@ fn many_threads_construct_one_singleton_once() {
     assert_eq!(SLOW_BUILDS.load(Ordering::SeqCst), 1);
     assert!(got.iter().all(|s| Arc::ptr_eq(s, &got[0])));
 }
+
+/// One catalog name registered for two Rust types: the second replaces the first, and every
+/// load says so (JSON and binary alike), whether or not the plan uses the class (a new user's
+/// trial met it only as a wrong type at the first `get`).
+#[test]
+fn a_name_registered_for_two_rust_types_refuses_every_load() {
+    struct First;
+    struct Second;
+    let mut r = Registry::new();
+    r.class::<First>("App\\Thing").constructor(|_| Ok(First));
+    r.class::<Second>("App\\Thing").constructor(|_| Ok(Second));
+    // The same type again continues its registration: no conflict.
+    r.class::<Second>("App\\Thing").constructor(|_| Ok(Second));
+    r.class::<Mailer>("App\\Mailer").constructor(|_| {
+        Ok(Mailer {
+            logger: None,
+            sent: Mutex::default(),
+            html: false,
+        })
+    });
+    let text = plan_with(
+        json!({"mailer": {"type": "App\\Mailer", "create": new("App\\Mailer", json!([]))}}),
+        json!({}),
+    );
+    let binary = wireplan_runtime::plan::Plan::from_json_str(&text, "<t>")
+        .unwrap()
+        .to_binary();
+    for e in [
+        Container::from_json_str(&text, &r).err().unwrap(),
+        Container::from_bytes(&binary, &r).err().unwrap(),
+    ] {
+        let msg = e.to_string();
+        assert!(matches!(e, Error::MissingRegistrations { .. }), "{e:?}");
+        assert_eq!(
+            msg.matches("registered for two Rust types").count(),
+            1,
+            "{msg}"
+        );
+        assert!(
+            msg.contains("class App\\Thing is registered for two Rust types, ")
+                && msg.contains("First and then ")
+                && msg.contains("Second (the second replaced the first)"),
+            "{msg}"
+        );
+    }
+}

@@ -272,6 +272,13 @@ impl<'a> Checker<'a> {
     /// no expression nested too deeply to walk).
     pub(crate) fn run(&mut self, mut checked: impl FnMut(Checked<'_, 'a>)) {
         let plan = self.plan;
+        for (class, first, second) in &self.registry.t.conflicts {
+            self.miss(Missing::Reregistered {
+                class: class.to_string(),
+                first: first.to_string(),
+                second: second.to_string(),
+            });
+        }
         let types_problems = self.index_types();
         let mut requires_async = false;
         for (i, (name, sp)) in plan.services.iter().enumerate() {

@@ -76,8 +76,8 @@ pub(super) fn read(
     given: &HashMap<String, Value>,
     read_env: bool,
 ) -> Option<Streamed> {
-    if registry.t.async_classes {
-        // The async checks walk the model.
+    if registry.t.async_classes || !registry.t.conflicts.is_empty() {
+        // The async checks walk the model; a registry conflict is reported there.
         return None;
     }
     let mut s = Stream {
