@@ -42,8 +42,9 @@ pub(crate) fn check_param_type(ty: &Type) -> syn::Result<()> {
         _ => Err(syn::Error::new_spanned(
             ty,
             "this parameter type has no catalog conversion; accepted: `Arc<T>`, `Arc<dyn Trait>`, \
-             `Vec<Arc<dyn Trait>>`, `Option<_>`, `i64`, `i32`, `u32`, `usize`, `f64`, `bool`, \
-             `String`, `Value`, `Callable`, `Vec<Value>`, `IndexMap<String, Value>`",
+             `Vec<Arc<dyn Trait>>`, `Provider<T>`, `Option<_>`, `i64`, `i32`, `i16`, `i8`, \
+             `u64`, `u32`, `u16`, `u8`, `usize`, `f64`, `bool`, `String`, `Value`, `Callable`, \
+             `Vec<Value>`, `IndexMap<String, Value>`",
         )),
     }
 }

@@ -87,7 +87,7 @@ pub struct MethodSig {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of a registered constructor or method",
     label = "no catalog conversion for this parameter type",
-    note = "accepted: Arc<T>, Arc<dyn Trait>, Vec<Arc<dyn Trait>>, Option<_>, i64, i32, i16, i8, u64, u32, u16, u8, usize, f64, bool, String, Value, Callable, Vec<Value>, IndexMap<String, Value>"
+    note = "accepted: Arc<T>, Arc<dyn Trait>, Vec<Arc<dyn Trait>>, Provider<T>, Option<_>, i64, i32, i16, i8, u64, u32, u16, u8, usize, f64, bool, String, Value, Callable, Vec<Value>, IndexMap<String, Value>"
 )]
 pub trait ArgType: Sized {
     /// The catalog type, e.g. `string`, `?int`, `App\Logger`, `App\Handler[]`.

@@ -185,8 +185,9 @@ fn providing_an_undeclared_slot_is_an_error() {
         .provide_named("tenant", Arc::new(CurrentUser("x".into())))
         .unwrap_err();
     assert!(
-        e.to_string()
-            .starts_with("scope slot 'tenant' cannot be provided: the value is a App\\CurrentUser"),
+        e.to_string().starts_with(
+            "scope slot 'tenant' cannot be provided: the value is of class App\\CurrentUser"
+        ),
         "{e}"
     );
     assert!(!s.is_provided("tenant"));
@@ -228,6 +229,41 @@ fn nested_scopes_inherit_slots_and_may_override_them_before_resolving() {
         .unwrap();
     assert_eq!(overrides.get::<Greeter>("greeter").unwrap().user.0, "inner");
     assert_eq!(outer.get::<Greeter>("greeter").unwrap().user.0, "outer");
+}
+
+/// Overriding a slot in a nested scope after an enclosing scope created scoped services is
+/// refused: those instances may hold the enclosing value and the nested scope would share them,
+/// so its services would disagree with its own value depending on what was asked first (a new
+/// user's trial). Providing a slot no enclosing scope provided stays allowed.
+#[test]
+fn a_nested_override_after_the_enclosing_scope_resolved_is_refused() {
+    let c = container();
+    let outer = c.scope();
+    outer
+        .provide::<CurrentUser>(CurrentUser("ada".into()))
+        .unwrap();
+    assert_eq!(outer.get::<Greeter>("greeter").unwrap().user.0, "ada");
+    let inner = outer.scope();
+    let e = inner
+        .provide::<CurrentUser>(CurrentUser("bob".into()))
+        .unwrap_err();
+    assert!(matches!(e, Error::SlotProvision { .. }), "{e:?}");
+    assert!(
+        e.to_string().contains(
+            "an enclosing scope provided it and already created 1 scoped service(s), which may \
+             have read its value and which this scope would share"
+        ),
+        "{e}"
+    );
+    // Without the override, the nested scope shares the enclosing instance.
+    assert_eq!(inner.get::<Greeter>("greeter").unwrap().user.0, "ada");
+    // A slot the enclosing scopes never provided may still be provided below.
+    let fresh = c.scope();
+    let below = fresh.scope();
+    below
+        .provide::<CurrentUser>(CurrentUser("cy".into()))
+        .unwrap();
+    assert_eq!(below.get::<Greeter>("greeter").unwrap().user.0, "cy");
 }
 
 #[test]
@@ -343,8 +379,9 @@ fn a_slot_takes_its_own_class_or_a_subclass_and_nothing_else() {
         .provide_named("currentUser", Arc::new(Tenant(3)))
         .unwrap_err();
     assert!(
-        e.to_string()
-            .starts_with("scope slot 'currentUser' cannot be provided: the value is a App\\Tenant"),
+        e.to_string().starts_with(
+            "scope slot 'currentUser' cannot be provided: the value is of class App\\Tenant"
+        ),
         "{e}"
     );
 
@@ -359,8 +396,9 @@ fn a_slot_takes_its_own_class_or_a_subclass_and_nothing_else() {
         .provide_named("tenant", Arc::new(Tenant(1)))
         .unwrap_err();
     assert!(
-        e.to_string()
-            .starts_with("scope slot 'tenant' cannot be provided: the value is a App\\OtherTenant"),
+        e.to_string().starts_with(
+            "scope slot 'tenant' cannot be provided: the value is of class App\\OtherTenant"
+        ),
         "{e}"
     );
 }

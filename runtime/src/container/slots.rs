@@ -144,7 +144,7 @@ impl Inner {
         if let Some(class) = class {
             if !self.is_a(class, type_name) {
                 return Err(fail(format!(
-                    "the value is a {class} ({}), not a {type_name}",
+                    "the value is of class {class} ({}), not of {type_name}",
                     value.type_name()
                 )));
             }
@@ -159,6 +159,28 @@ impl Inner {
             return Err(fail(format!(
                 "this scope already created {created} scoped service(s), which may have read \
                  the slot; provide slots right after opening the scope"
+            )));
+        }
+        // Overriding an ancestor's value: what the ancestors created may have read theirs, and
+        // this scope would take those instances as they are, so its services would disagree
+        // with its own value depending on what was asked first (a new user's trial).
+        let mut above = state.parent.as_deref();
+        let mut overridden = false;
+        let mut created_above = 0;
+        while let Some(a) = above {
+            overridden |= a
+                .slots
+                .get(slot as usize)
+                .is_some_and(|c| c.get().is_some());
+            created_above += a.created.len();
+            above = a.parent.as_deref();
+        }
+        if overridden && created_above > 0 {
+            return Err(fail(format!(
+                "an enclosing scope provided it and already created {created_above} scoped \
+                 service(s), which may have read its value and which this scope would share; \
+                 override a slot in a nested scope before the enclosing scopes create scoped \
+                 services"
             )));
         }
         // SAFETY: `guard` holds the scope's build lock, under which every fill of its cells
