@@ -556,3 +556,53 @@ fn a_setup_literal_the_declared_type_refuses_is_a_load_problem() {
         }
     }
 }
+
+/// A service passed to a registered parameter that does not take its object (constructor
+/// parameters reordered since the plan was compiled) is a load problem, JSON and binary alike;
+/// the right order loads (a new user's trial found it only at the first `get`).
+#[test]
+fn a_reference_the_declared_parameter_does_not_take_is_a_load_problem() {
+    use std::sync::Arc;
+    use wireplan_runtime::{register, Container, Registry};
+    #[allow(dead_code)]
+    struct Db;
+    #[allow(dead_code)]
+    struct Cache;
+    #[allow(dead_code)]
+    struct Repo(Arc<Db>, Arc<Cache>);
+    let mut r = Registry::new();
+    register!(r, "App\\Db" => Db { new() { Db } });
+    register!(r, "App\\Cache" => Cache { new() { Cache } });
+    register!(r, "App\\Repo" => Repo {
+        new(db: Arc<Db>, cache: Arc<Cache>) { Repo(db, cache) }
+    });
+    let plan = |args: &str| {
+        plan_with(
+            VERSION,
+            &format!(
+                r#"{{"db": {{"type": "App\\Db", "create": {{"$new": "App\\Db", "args": []}}}},
+                    "cache": {{"type": "App\\Cache", "create": {{"$new": "App\\Cache", "args": []}}}},
+                    "repo": {{"type": "App\\Repo", "create": {{"$new": "App\\Repo", "args": {args}}}}}}}"#
+            ),
+        )
+    };
+    let load_both = |text: &str| -> [Result<Container, Error>; 2] {
+        let plan = Plan::from_json_str(text, "p.json").expect("a well-formed plan");
+        [
+            Container::from_json_str(text, &r),
+            Container::from_bytes(&plan.to_binary(), &r),
+        ]
+    };
+    for loaded in load_both(&plan(r#"[{"$ref": "db"}, {"$ref": "cache"}]"#)) {
+        assert!(loaded.expect("loads").get::<Repo>("repo").is_ok());
+    }
+    for loaded in load_both(&plan(r#"[{"$ref": "cache"}, {"$ref": "db"}]"#)) {
+        let e = loaded.expect_err("refused").to_string();
+        for expected in [
+            "service 'repo' (create): argument $db (index 0) of the constructor of App\\Repo is service 'cache' (App\\Cache) in the plan, but the parameter takes App\\Db;",
+            "argument $cache (index 1) of the constructor of App\\Repo is service 'db' (App\\Db) in the plan, but the parameter takes App\\Cache;",
+        ] {
+            assert!(e.contains(expected), "missing '{expected}' in: {e}");
+        }
+    }
+}

@@ -179,6 +179,10 @@ impl<'a> Checker<'a> {
         what: &dyn Display,
     ) {
         for (i, (p, a)) in params.iter().zip(args).enumerate() {
+            if let Expr::Ref(target) = a {
+                self.check_reference(p, i, target, at, what);
+                continue;
+            }
             let Some(lit) = Literal::of_expr(a) else {
                 continue;
             };
@@ -192,6 +196,37 @@ impl<'a> Checker<'a> {
                     lit.describe()
                 ));
             }
+        }
+    }
+
+    /// A `$ref` argument `i` to `target` (a service or an alias) for the registered parameter
+    /// `p`: the object the service's `$new` makes must be one the parameter takes
+    /// ([`literals::refuses_object`]). Services made otherwise (a factory method, a
+    /// generated service) and unknown names are left to their own checks.
+    fn check_reference(
+        &mut self,
+        p: &crate::catalog::Param,
+        i: usize,
+        target: &str,
+        at: &dyn Display,
+        what: &dyn Display,
+    ) {
+        let plan = self.plan;
+        let name = plan.aliases.get(target).map_or(target, |t| t.as_str());
+        let Some(Expr::New { class, .. }) = plan.services.get(name).map(|s| &s.create) else {
+            return;
+        };
+        let Some(made) = self.registry.t.classes.get(class.as_str()) else {
+            return;
+        };
+        if let Some(ty) = literals::refuses_object(p, self.registry, made.type_id) {
+            self.problems.push(format!(
+                "{at}: argument ${} (index {i}) of {what} is service '{name}' ({class}) in the \
+                 plan, but the parameter takes {ty}; the plan was compiled from a catalog that \
+                 does not match this registry (export the registry's catalog and compile again), \
+                 or edited after compiling (by hand, or by an extension's `afterCompile()`)",
+                p.name
+            ));
         }
     }
 

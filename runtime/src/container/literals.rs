@@ -8,8 +8,9 @@
 //!
 //! Only the scalar types the runtime converts are checked (`int`, the integer ranges
 //! `int<min, max>`, `float`, `bool`, `string`, each optionally `?`-nullable): exactly what
-//! their conversions refuse. Any other parameter type (a class, a list, `mixed`, `callable`)
-//! is left to the conversion when the service is created.
+//! their conversions refuse. A service reference is checked against a parameter typed as a
+//! registered class or interface ([`refuses_object`]). Any other parameter type (a list,
+//! `mixed`, `callable`) is left to the conversion when the service is created.
 
 use crate::catalog::Param;
 use crate::plan::Expr;
@@ -175,4 +176,29 @@ mod tests {
         assert_eq!(Literal::of_expr(&Expr::Ref("db".into())), None);
         assert_eq!(Literal::of_value(&Value::Float(1.5)), Some(Literal::Float));
     }
+}
+
+/// The declared catalog type of the registered parameter `param` when it refuses an object of
+/// the Rust type `made` (the class a referenced service's `$new` makes): the parameter names a
+/// registered class of another Rust type, or a registered interface the object's class does
+/// not register `implements` for. `None` when it takes it, and for every other parameter type
+/// (a scalar, a list, `object`, `mixed`, a name the registry does not know), which the
+/// conversion checks when the service is created. A plan whose constructor parameters were
+/// reordered since it was compiled passes its services to the wrong parameters (a new user's
+/// trial found that only at the first `get`).
+pub(crate) fn refuses_object(
+    param: &Param,
+    registry: &Registry,
+    made: std::any::TypeId,
+) -> Option<String> {
+    let ty = (param.ty)(registry);
+    let base = ty.strip_prefix('?').unwrap_or(&ty);
+    let takes = if let Some(class) = registry.t.classes.get(base) {
+        class.type_id == made
+    } else if let Some((iface, _)) = registry.t.interfaces.get(base) {
+        registry.t.casters.contains_key(&(made, *iface))
+    } else {
+        return None;
+    };
+    (!takes).then_some(ty)
 }

@@ -91,6 +91,7 @@ pub(super) fn read(
         null: None,
         made: Vec::new(),
         not_autowired: Vec::new(),
+        signed: Vec::new(),
         fixups: Vec::new(),
         params: Vec::new(),
         scoped_slot: Vec::new(),
@@ -119,6 +120,11 @@ struct Stream<'b, 'r> {
     /// The services written `autowired: false`, in increasing order: the `types` index must
     /// not list them.
     not_autowired: Vec<u32>,
+    /// The services whose `$new` or a setup call has declared parameters (a registration
+    /// with a signature), in increasing order: their reference arguments are checked once
+    /// every reference is resolved ([`Stream::refuses_a_reference`]). Empty for a registry
+    /// without signatures, so such a plan pays nothing for the check.
+    signed: Vec<u32>,
     /// References to services not read yet: (position in `args`, name), resolved once every
     /// service and alias is known.
     fixups: Vec<(u32, Name)>,
@@ -215,6 +221,11 @@ impl Stream<'_, '_> {
             let i = resolve(&self.names, &aliases, &name)?;
             self.args[at as usize] = Node::Ref(i);
         }
+        // A service passed to a registered parameter that does not take its object is a load
+        // problem the model path reports ([`super::literals::refuses_object`]).
+        if !self.signed.is_empty() && self.refuses_a_reference() {
+            return None;
+        }
         // A singleton holding a scoped service is a problem the model path reports.
         if self.scoped_count > 0 && self.holds_captive() {
             return None;
@@ -299,6 +310,7 @@ impl Stream<'_, '_> {
             if params.len() != (end - start) as usize {
                 return None;
             }
+            self.signed.push(index as u32);
             // So is a literal argument the declared type refuses ([`super::literals`]).
             if self.refuses_a_literal(params, ArgRange { start, end }) {
                 return None;
@@ -407,6 +419,11 @@ impl Stream<'_, '_> {
                 {
                     return None;
                 }
+                // The service being read (pushed after its setup).
+                let index = self.services.len() as u32;
+                if self.signed.last() != Some(&index) {
+                    self.signed.push(index);
+                }
             }
         }
         let resolved = members.map(|t| Resolved {
@@ -439,6 +456,49 @@ impl Stream<'_, '_> {
                 _ => None,
             };
             lit.is_some_and(|lit| super::literals::refused_by(p, self.registry, lit).is_some())
+        })
+    }
+
+    /// Whether a `$new` or a setup call on `@self` passes a service (now that every reference
+    /// is resolved) to a parameter the registration declares and that does not take the
+    /// object the service makes.
+    fn refuses_a_reference(&self) -> bool {
+        let registry = self.registry;
+        let refused = |params: &[crate::catalog::Param], range: ArgRange| {
+            let args = &self.args[range.start as usize..range.end as usize];
+            params.iter().zip(args).any(|(p, node)| match node {
+                Node::Ref(j) => self.made.get(*j as usize).is_some_and(|made| {
+                    super::literals::refuses_object(p, registry, *made).is_some()
+                }),
+                _ => false,
+            })
+        };
+        self.signed.iter().any(|&i| {
+            let (Some(new), Some(service)) =
+                (self.news.get(i as usize), self.services.get(i as usize))
+            else {
+                return false;
+            };
+            let Some((_, entry)) = registry.t.classes.get_index(new.class as usize) else {
+                return false;
+            };
+            let ctor = entry
+                .more()
+                .ctor_sig
+                .as_ref()
+                .is_some_and(|params| refused(params, new.args));
+            ctor || service.setup.iter().any(|st| match st {
+                Setup::Member {
+                    kind: MemberKind::Method,
+                    member,
+                    inputs,
+                    ..
+                } => registry
+                    .type_entry(entry.type_id)
+                    .and_then(|t| t.method_sigs.get(&**member))
+                    .is_some_and(|sig| refused(&sig.params, *inputs)),
+                _ => false,
+            })
         })
     }
 
