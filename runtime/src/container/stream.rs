@@ -467,7 +467,7 @@ impl Stream<'_, '_> {
         let refused = |params: &[crate::catalog::Param], range: ArgRange| {
             let args = &self.args[range.start as usize..range.end as usize];
             params.iter().zip(args).any(|(p, node)| match node {
-                Node::Ref(j) => self.made.get(*j as usize).is_some_and(|made| {
+                Node::Ref(j) => self.made.get(*j).is_some_and(|made| {
                     super::literals::refuses_object(p, registry, *made).is_some()
                 }),
                 _ => false,
