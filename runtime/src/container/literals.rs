@@ -125,6 +125,31 @@ impl Scalar {
     }
 }
 
+/// The declared catalog type of the registered parameter `param` when it refuses an object of
+/// the Rust type `made` (the class a referenced service's `$new` makes): the parameter names a
+/// registered class of another Rust type, or a registered interface the object's class does
+/// not register `implements` for. `None` when it takes it, and for every other parameter type
+/// (a scalar, a list, `object`, `mixed`, a name the registry does not know), which the
+/// conversion checks when the service is created. A plan whose constructor parameters were
+/// reordered since it was compiled passes its services to the wrong parameters (a new user's
+/// trial found that only at the first `get`).
+pub(crate) fn refuses_object(
+    param: &Param,
+    registry: &Registry,
+    made: std::any::TypeId,
+) -> Option<String> {
+    let ty = (param.ty)(registry);
+    let base = ty.strip_prefix('?').unwrap_or(&ty);
+    let takes = if let Some(class) = registry.t.classes.get(base) {
+        class.type_id == made
+    } else if let Some((iface, _)) = registry.t.interfaces.get(base) {
+        registry.t.casters.contains_key(&(made, *iface))
+    } else {
+        return None;
+    };
+    (!takes).then_some(ty)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,29 +201,4 @@ mod tests {
         assert_eq!(Literal::of_expr(&Expr::Ref("db".into())), None);
         assert_eq!(Literal::of_value(&Value::Float(1.5)), Some(Literal::Float));
     }
-}
-
-/// The declared catalog type of the registered parameter `param` when it refuses an object of
-/// the Rust type `made` (the class a referenced service's `$new` makes): the parameter names a
-/// registered class of another Rust type, or a registered interface the object's class does
-/// not register `implements` for. `None` when it takes it, and for every other parameter type
-/// (a scalar, a list, `object`, `mixed`, a name the registry does not know), which the
-/// conversion checks when the service is created. A plan whose constructor parameters were
-/// reordered since it was compiled passes its services to the wrong parameters (a new user's
-/// trial found that only at the first `get`).
-pub(crate) fn refuses_object(
-    param: &Param,
-    registry: &Registry,
-    made: std::any::TypeId,
-) -> Option<String> {
-    let ty = (param.ty)(registry);
-    let base = ty.strip_prefix('?').unwrap_or(&ty);
-    let takes = if let Some(class) = registry.t.classes.get(base) {
-        class.type_id == made
-    } else if let Some((iface, _)) = registry.t.interfaces.get(base) {
-        registry.t.casters.contains_key(&(made, *iface))
-    } else {
-        return None;
-    };
-    (!takes).then_some(ty)
 }
