@@ -606,3 +606,54 @@ fn a_reference_the_declared_parameter_does_not_take_is_a_load_problem() {
         }
     }
 }
+
+/// A dynamic parameter's value the declared parameter type refuses is a load problem, as a
+/// literal's is, JSON and binary alike; a sensitive value is not shown (a new user's trial:
+/// a constructor parameter changed from `i64` to `String` since the plan was compiled failed
+/// at the first `get`).
+#[test]
+fn a_dynamic_value_the_declared_type_refuses_is_a_load_problem() {
+    use wireplan_runtime::{register, Container, Registry, Value};
+    #[allow(dead_code)]
+    struct Server(String, String);
+    let mut r = Registry::new();
+    register!(r, "App\\Server" => Server {
+        new(port: String, key: String) { Server(port, key) }
+    });
+    let text = plan_with(
+        VERSION,
+        r#"{"server": {"type": "App\\Server", "create": {"$new": "App\\Server",
+              "args": [{"$param": "port"}, {"$param": "key"}]}}}"#,
+    )
+    .replace(
+        r#""services""#,
+        r#""dynamic": {"port": {"type": "int", "required": true},
+                       "key": {"type": "int", "required": true, "sensitive": true}},
+           "services""#,
+    );
+    let binary = Plan::from_json_str(&text, "p.json")
+        .expect("a plan")
+        .to_binary();
+    let load_both = || -> [Result<Container, Error>; 2] {
+        let builder = || {
+            Container::builder(&r)
+                .read_environment(false)
+                .parameter("port", Value::Int(8080))
+                .parameter("key", Value::Int(1234))
+        };
+        [
+            builder().from_json_str(&text),
+            builder().from_bytes(&binary),
+        ]
+    };
+    for loaded in load_both() {
+        let e = loaded.expect_err("refused").to_string();
+        for expected in [
+            "service 'server' (create): argument $port (index 0) of the constructor of App\\Server is the dynamic parameter 'port' (the int 8080), but the parameter takes string;",
+            "argument $key (index 1) of the constructor of App\\Server is the dynamic parameter 'key' (a sensitive value), but the parameter takes string;",
+        ] {
+            assert!(e.contains(expected), "missing '{expected}' in: {e}");
+        }
+        assert!(!e.contains("1234"), "{e}");
+    }
+}

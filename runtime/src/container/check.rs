@@ -17,6 +17,9 @@ use crate::value::Value;
 pub(crate) struct Checker<'a> {
     plan: &'a Plan,
     registry: &'a Registry,
+    /// The declared dynamic parameters' values at this load (given, from the environment, or
+    /// their defaults, converted to their declared types), for the arguments that read them.
+    dynamic: Option<&'a std::collections::HashMap<String, Value>>,
     pub(crate) problems: Vec<String>,
     pub(crate) missing: Vec<Missing>,
     /// Distinct classes the plan uses and how many of them the registry has; exact only when
@@ -95,6 +98,7 @@ impl<'a> Checker<'a> {
         Checker {
             plan,
             registry,
+            dynamic: None,
             problems: Vec::new(),
             missing: Vec::new(),
             used: (0, 0),
@@ -105,6 +109,17 @@ impl<'a> Checker<'a> {
             autowired_for: Vec::new(),
             arg_refs: Vec::new(),
         }
+    }
+
+    /// The checker with the dynamic parameters' values at this load: a literal argument that
+    /// reads one (`$param`) is checked as the value it has (a catalog type changed since the
+    /// plan was compiled; a new user's trial met it only at the first `get`).
+    pub(crate) fn with_dynamic(
+        mut self,
+        dynamic: &'a std::collections::HashMap<String, Value>,
+    ) -> Checker<'a> {
+        self.dynamic = Some(dynamic);
+        self
     }
 
     /// The index of the service `name` (aliases not followed): one lookup in the plan's
@@ -183,17 +198,34 @@ impl<'a> Checker<'a> {
                 self.check_reference(p, i, target, at, what);
                 continue;
             }
-            let Some(lit) = Literal::of_expr(a) else {
-                continue;
+            let (lit, described) = match a {
+                Expr::Param(name) => {
+                    let Some(lit) = self
+                        .dynamic
+                        .and_then(|d| d.get(name))
+                        .and_then(Literal::of_value)
+                    else {
+                        continue;
+                    };
+                    let shown = if self.plan.dynamic.get(name).is_some_and(|d| d.sensitive) {
+                        format!("the dynamic parameter '{name}' (a sensitive value)")
+                    } else {
+                        format!("the dynamic parameter '{name}' ({})", lit.describe())
+                    };
+                    (lit, shown)
+                }
+                _ => match Literal::of_expr(a) {
+                    Some(lit) => (lit, format!("{} in the plan", lit.describe())),
+                    None => continue,
+                },
             };
             if let Some(ty) = literals::refused_by(p, self.registry, lit) {
                 self.problems.push(format!(
-                    "{at}: argument ${} (index {i}) of {what} is {} in the plan, but the \
+                    "{at}: argument ${} (index {i}) of {what} is {described}, but the \
                      parameter takes {ty}; the plan was compiled from a catalog that does not \
                      match this registry (export the registry's catalog and compile again), or \
                      edited after compiling (by hand, or by an extension's `afterCompile()`)",
                     p.name,
-                    lit.describe()
                 ));
             }
         }

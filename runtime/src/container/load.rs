@@ -234,12 +234,15 @@ impl<'r> ContainerBuilder<'r> {
             ));
         }
         let mut dynamic = self.dynamic;
+        // Only values converted to a declared type are checked against the constructors'
+        // parameters: one that failed its conversion is reported as that, once.
+        let declared_values = resolved.clone();
         dynamic.extend(resolved);
 
         // One pass over the services: each is checked, then compiled while its plan is in
         // cache (nothing is compiled once a problem is found; the plan is refused then).
         let mut compiler = super::program::Compiler::new(&plan, self.registry, &dynamic);
-        let mut check = Checker::new(&plan, self.registry);
+        let mut check = Checker::new(&plan, self.registry).with_dynamic(&declared_values);
         check.run(|(i, sp, entry, refs)| compiler.service(i, sp, entry, refs));
         check
             .problems
