@@ -132,6 +132,9 @@ pub(crate) fn parse_name_override(
                     if lit.value().is_empty() {
                         return Err(syn::Error::new_spanned(lit, "the catalog name is empty"));
                     }
+                    if let Some(problem) = crate::names::member_name_problem(&lit.value()) {
+                        return Err(syn::Error::new_spanned(lit, problem));
+                    }
                     name = Some(lit);
                     Ok(())
                 } else {

@@ -33,6 +33,9 @@ impl Parse for ClassArgs {
             if name.value().is_empty() {
                 return Err(syn::Error::new_spanned(name, "the catalog name is empty"));
             }
+            if let Some(problem) = crate::names::class_name_problem(&name.value()) {
+                return Err(syn::Error::new_spanned(name, problem));
+            }
             args.name = Some(name);
             if !input.is_empty() {
                 input.parse::<Token![,]>()?;
@@ -55,7 +58,11 @@ impl Parse for ClassArgs {
                 }
             } else if key == "extends" {
                 input.parse::<Token![=]>()?;
-                args.extends = Some(input.parse()?);
+                let parent: LitStr = input.parse()?;
+                if let Some(problem) = crate::names::class_name_problem(&parent.value()) {
+                    return Err(syn::Error::new_spanned(parent, problem));
+                }
+                args.extends = Some(parent);
             } else if key == "no_constructor" {
                 args.no_constructor = Some(key.span());
             } else {

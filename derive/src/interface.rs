@@ -21,8 +21,13 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         tr.ident.to_string()
     } else {
         match syn::parse2::<LitStr>(attr) {
-            Ok(l) if !l.value().is_empty() => l.value(),
-            Ok(l) => return error(&tr, syn::Error::new_spanned(l, "the catalog name is empty")),
+            Ok(l) if l.value().is_empty() => {
+                return error(&tr, syn::Error::new_spanned(l, "the catalog name is empty"))
+            }
+            Ok(l) => match crate::names::class_name_problem(&l.value()) {
+                Some(problem) => return error(&tr, syn::Error::new_spanned(l, problem)),
+                None => l.value(),
+            },
             Err(e) => {
                 let e = syn::Error::new(
                     e.span(),

@@ -94,7 +94,9 @@ pub fn interface(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// With the span of the offending item: a generic type or generic method; a trait impl; a
 /// reference or `impl Trait` parameter, or any other type with no conversion (a path type with
 /// no `ArgType` fails the trait bound at the parameter); a missing or second constructor; a
-/// `self` receiver on a constructor or static method; two items with one catalog name; two
+/// `self` receiver on a constructor or static method; a catalog name that is no class name
+/// (`"App\\With Space"`, a built-in type such as `"int"`) or no member name (`name = "set
+/// level"`); two items with one catalog name; two
 /// parameters of one function with one catalog name (`per_page` and `perPage`); a
 /// `&mut self` method returning a value; an `async fn` other than the constructor, or an async
 /// constructor returning an `Arc`; helper attributes on the wrong kind of item.

@@ -53,3 +53,48 @@ mod tests {
         assert_eq!(property_name("set_", "set_"), "set");
     }
 }
+
+/// Type names a class or interface may not take: the catalog's built-in types (and PHP's
+/// reserved words among them), which the compiler reads as those types.
+const BUILTIN: &[&str] = &[
+    "int", "float", "string", "bool", "array", "mixed", "object", "callable", "iterable", "null",
+    "void", "never", "self", "static", "parent", "false", "true", "list",
+];
+
+/// Why `name` cannot be a catalog class or interface name (`App\\Mailer`): each part between
+/// backslashes must be a name (a letter or `_`, then letters, digits or `_`; non-ASCII letters
+/// allowed, as PHP's are), and the whole no built-in type. `None` when it can. The compiler
+/// refuses such a catalog later, pointing into the generated file instead of the Rust code.
+pub(crate) fn class_name_problem(name: &str) -> Option<String> {
+    let body = name.strip_prefix('\\').unwrap_or(name);
+    if body.split('\\').any(|part| !is_identifier(part)) {
+        return Some(format!(
+            "`{name}` is no class name: each part between backslashes is a name (letters, \
+             digits and `_`, not starting with a digit), e.g. \"App\\\\Mailer\""
+        ));
+    }
+    if BUILTIN.iter().any(|b| b.eq_ignore_ascii_case(body)) {
+        return Some(format!(
+            "`{name}` is a built-in type of the catalog, not a class name; use a namespaced \
+             name such as \"App\\\\{name}\""
+        ));
+    }
+    None
+}
+
+/// Why `name` cannot be a catalog method, property or constant name: `None` when it is a
+/// name (letters, digits and `_`, not starting with a digit).
+pub(crate) fn member_name_problem(name: &str) -> Option<String> {
+    (!is_identifier(name)).then(|| {
+        format!("`{name}` is no member name: letters, digits and `_`, not starting with a digit")
+    })
+}
+
+/// A PHP-style name: a letter, `_` or a non-ASCII character, then those or digits.
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_alphabetic() || !c.is_ascii())
+        && chars.all(|c| c == '_' || c.is_alphanumeric() || !c.is_ascii())
+}
