@@ -30,30 +30,6 @@ pub(crate) fn property_name(rust: &str, prefix: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn camel_case_joins_words() {
-        assert_eq!(camel_case("set_level"), "setLevel");
-        assert_eq!(camel_case("line_count_total"), "lineCountTotal");
-        assert_eq!(camel_case("run"), "run");
-        assert_eq!(camel_case("_hidden_one"), "_hiddenOne");
-        assert_eq!(camel_case("r#type"), "type");
-        assert_eq!(camel_case("already2_x"), "already2X");
-    }
-
-    #[test]
-    fn property_names_drop_the_accessor_prefix() {
-        assert_eq!(property_name("set_verbose", "set_"), "verbose");
-        assert_eq!(property_name("set_max_size", "set_"), "maxSize");
-        assert_eq!(property_name("get_path", "get_"), "path");
-        assert_eq!(property_name("path", "get_"), "path");
-        assert_eq!(property_name("set_", "set_"), "set");
-    }
-}
-
 /// Type names a class or interface may not take: the catalog's built-in types (and PHP's
 /// reserved words among them), which the compiler reads as those types.
 const BUILTIN: &[&str] = &[
@@ -97,4 +73,54 @@ fn is_identifier(s: &str) -> bool {
         .next()
         .is_some_and(|c| c == '_' || c.is_alphabetic() || !c.is_ascii())
         && chars.all(|c| c == '_' || c.is_alphanumeric() || !c.is_ascii())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_names_are_checked_as_the_compiler_reads_them() {
+        for ok in [
+            "App\\Mailer",
+            "\\App\\Mailer",
+            "Mailer",
+            "App\\Žluť",
+            "_x\\Y2",
+        ] {
+            assert_eq!(class_name_problem(ok), None, "{ok}");
+        }
+        for bad in [
+            "App\\With Space",
+            "App\\1Logger",
+            "App\\",
+            "int",
+            "String2 x",
+            "Mixed",
+        ] {
+            assert!(class_name_problem(bad).is_some(), "{bad}");
+        }
+        assert_eq!(member_name_problem("setLevel"), None);
+        assert!(member_name_problem("set level").is_some());
+        assert!(member_name_problem("2x").is_some());
+    }
+
+    #[test]
+    fn camel_case_joins_words() {
+        assert_eq!(camel_case("set_level"), "setLevel");
+        assert_eq!(camel_case("line_count_total"), "lineCountTotal");
+        assert_eq!(camel_case("run"), "run");
+        assert_eq!(camel_case("_hidden_one"), "_hiddenOne");
+        assert_eq!(camel_case("r#type"), "type");
+        assert_eq!(camel_case("already2_x"), "already2X");
+    }
+
+    #[test]
+    fn property_names_drop_the_accessor_prefix() {
+        assert_eq!(property_name("set_verbose", "set_"), "verbose");
+        assert_eq!(property_name("set_max_size", "set_"), "maxSize");
+        assert_eq!(property_name("get_path", "get_"), "path");
+        assert_eq!(property_name("path", "get_"), "path");
+        assert_eq!(property_name("set_", "set_"), "set");
+    }
 }
