@@ -96,7 +96,9 @@ pub fn interface(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// no `ArgType` fails the trait bound at the parameter); a missing or second constructor; a
 /// `self` receiver on a constructor or static method; a catalog name that is no class name
 /// (`"App\\With Space"`, a built-in type such as `"int"`) or no member name (`name = "set
-/// level"`); two items with one catalog name; two
+/// level"`); a `#[default(..)]` literal the parameter's type cannot take (a string for an
+/// `i64`, 300 for a `u8`, `None` for a type that is no `Option`); two items with one catalog
+/// name; two
 /// parameters of one function with one catalog name (`per_page` and `perPage`); a
 /// `&mut self` method returning a value; an `async fn` other than the constructor, or an async
 /// constructor returning an `Arc`; helper attributes on the wrong kind of item.

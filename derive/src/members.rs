@@ -115,6 +115,13 @@ pub(crate) fn register_fn(
         if let Err(e) = check_param_type(&p.ty) {
             local.push(e);
         }
+        // A default the parameter's type cannot take: said here, at the `#[default(..)]`,
+        // not by the compiler in the generated catalog (a new user's trial).
+        if let Some(problem) = p.default.as_ref().and_then(|d| {
+            crate::types::default_problem(&p.ty, d).map(|m| syn::Error::new_spanned(d, m))
+        }) {
+            local.push(problem);
+        }
     }
     let recv = receiver(f);
     let ret: Option<&Type> = match &sig.output {

@@ -116,3 +116,100 @@ pub(crate) fn is_self(ty: &Type, own: &str) -> bool {
 pub(crate) fn is_unit(ty: &Type) -> bool {
     matches!(strip(ty), Type::Tuple(t) if t.elems.is_empty())
 }
+
+/// A scalar parameter type as the default check reads it from the syntax.
+#[derive(Clone, Copy, PartialEq)]
+enum Scalar {
+    Int(i128, i128),
+    Float,
+    Bool,
+    Str,
+}
+
+/// The scalar kind of `ty` and whether it is an `Option`; `None` for every other type (not
+/// checked).
+fn scalar_of(ty: &Type) -> Option<(Scalar, bool)> {
+    let Type::Path(tp) = ty else { return None };
+    let seg = tp.path.segments.last()?;
+    if seg.ident == "Option" {
+        let PathArguments::AngleBracketed(a) = &seg.arguments else {
+            return None;
+        };
+        let Some(GenericArgument::Type(inner)) = a.args.first() else {
+            return None;
+        };
+        return scalar_of(inner).map(|(k, _)| (k, true));
+    }
+    if !seg.arguments.is_empty() {
+        return None;
+    }
+    let kind = match seg.ident.to_string().as_str() {
+        "i64" => Scalar::Int(i64::MIN.into(), i64::MAX.into()),
+        "i32" => Scalar::Int(i32::MIN.into(), i32::MAX.into()),
+        "i16" => Scalar::Int(i16::MIN.into(), i16::MAX.into()),
+        "i8" => Scalar::Int(i8::MIN.into(), i8::MAX.into()),
+        "u64" | "usize" => Scalar::Int(0, i64::MAX.into()),
+        "u32" => Scalar::Int(0, u32::MAX.into()),
+        "u16" => Scalar::Int(0, u16::MAX.into()),
+        "u8" => Scalar::Int(0, u8::MAX.into()),
+        "f64" => Scalar::Float,
+        "bool" => Scalar::Bool,
+        "String" => Scalar::Str,
+        _ => return None,
+    };
+    Some((kind, false))
+}
+
+/// Why the `#[default(..)]` literal `d` does not suit a parameter of type `ty` (a string for an
+/// `i64`, 300 for a `u8`, `None` for a type that is no `Option`, …), read from the syntax: the
+/// catalog would carry a default the compiler refuses, pointing into the generated catalog.
+/// `None` when it suits, and for every default or type this cannot read.
+pub(crate) fn default_problem(ty: &Type, d: &syn::Expr) -> Option<String> {
+    use syn::{Expr, Lit, UnOp};
+    let (kind, nullable) = scalar_of(ty)?;
+    let (lit, negative) = match d {
+        Expr::Lit(l) => (&l.lit, false),
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => match &*u.expr {
+            Expr::Lit(l) => (&l.lit, true),
+            _ => return None,
+        },
+        Expr::Path(p) if p.qself.is_none() && p.path.is_ident("None") => {
+            return (!nullable).then(|| {
+                "`None` is the default of an `Option` parameter only; this one is no `Option`"
+                    .to_string()
+            });
+        }
+        _ => return None,
+    };
+    let given = match lit {
+        Lit::Int(i) => {
+            let v: i128 = i.base10_parse().ok()?;
+            let v = if negative { -v } else { v };
+            match kind {
+                Scalar::Int(min, max) if v < min || v > max => {
+                    return Some(format!(
+                        "the default {v} is out of the parameter type's range ({min}..={max})"
+                    ))
+                }
+                Scalar::Int(..) | Scalar::Float => return None,
+                _ => "an integer",
+            }
+        }
+        Lit::Float(_) if kind == Scalar::Float => return None,
+        Lit::Float(_) => "a float",
+        Lit::Str(_) if kind == Scalar::Str => return None,
+        Lit::Str(_) => "a string",
+        Lit::Bool(_) if kind == Scalar::Bool => return None,
+        Lit::Bool(_) => "a bool",
+        _ => return None,
+    };
+    let takes = match kind {
+        Scalar::Int(..) => "an integer",
+        Scalar::Float => "a number",
+        Scalar::Bool => "a bool",
+        Scalar::Str => "a string",
+    };
+    Some(format!(
+        "the default is {given}, but the parameter takes {takes}"
+    ))
+}
