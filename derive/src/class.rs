@@ -120,11 +120,23 @@ fn generate(args: Option<&ClassArgs>, imp: &mut ItemImpl, errors: &mut Errors) -
         ));
     }
     if !imp.generics.params.is_empty() {
-        errors.push(syn::Error::new_spanned(
-            &imp.generics,
+        // Lifetimes alone are another matter than type parameters: no instantiation can be
+        // registered, since a service lives as long as its container (a new user's trial got
+        // the advice for type parameters).
+        let lifetimes_only = imp
+            .generics
+            .params
+            .iter()
+            .all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
+        let message = if lifetimes_only {
+            "a type that borrows (lifetime parameters) cannot be registered: a service lives as \
+             long as its container, so it must own its data (`String` for `&str`, `Arc<T>` for \
+             `&T`)"
+        } else {
             "a generic type cannot be registered: a catalog class is one concrete Rust type; \
-             register each instantiation as its own type",
-        ));
+             register each instantiation as its own type"
+        };
+        errors.push(syn::Error::new_spanned(&imp.generics, message));
     }
     let own = match &*imp.self_ty {
         Type::Path(p) if p.qself.is_none() => match p.path.segments.last() {
