@@ -73,13 +73,7 @@ fn dev_mode_keeps_one_plan_per_set_of_options() {
         ..Default::default()
     };
     let mut given = wireplan::compiler::Options::default();
-    given.parameters.insert(
-        "dsn".into(),
-        wireplan::neon::Value::new(
-            wireplan::neon::Kind::Str("from-p".into()),
-            Default::default(),
-        ),
-    );
+    given.parameters.insert("dsn".into(), "from-p".into());
     assert_eq!(with(&dynamic, Some("at-start")), ("at-start".into(), true));
     assert_eq!(with(&given, None), ("from-p".into(), true));
     assert_eq!(with(&Default::default(), None), ("files".into(), true));

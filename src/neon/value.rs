@@ -316,6 +316,28 @@ impl PartialEq for Value {
     }
 }
 
+/// Values made in Rust (no place in a file, [`Span::default`]), e.g. `-p` values given in
+/// code through [`crate::compiler::Options::parameters`]: `options.parameters.insert("port".into(),
+/// 8080.into())` (a new user's trial found `Value::new(Kind::Int(8080), Default::default())`
+/// the only way).
+macro_rules! value_from {
+    ($($t:ty => |$v:ident| $kind:expr),* $(,)?) => {
+        $(impl From<$t> for Value {
+            fn from($v: $t) -> Value {
+                Value::new($kind, Span::default())
+            }
+        })*
+    };
+}
+
+value_from! {
+    i64 => |v| Kind::Int(v),
+    f64 => |v| Kind::Float(v),
+    bool => |v| Kind::Bool(v),
+    &str => |v| Kind::Str(v.into()),
+    String => |v| Kind::Str(v.into()),
+}
+
 impl Value {
     /// A value with a span.
     pub fn new(kind: Kind, span: Span) -> Value {
