@@ -141,7 +141,8 @@ pub(crate) fn refuses_object(
     let ty = (param.ty)(registry);
     let base = ty.strip_prefix('?').unwrap_or(&ty);
     let takes = if let Some(class) = registry.t.classes.get(base) {
-        class.type_id == made
+        // The same Rust type, or one the registry casts to it (`Registry::cast`).
+        class.type_id == made || registry.t.casters.contains_key(&(made, class.type_id))
     } else if let Some((iface, _)) = registry.t.interfaces.get(base) {
         registry.t.casters.contains_key(&(made, *iface))
     } else {
