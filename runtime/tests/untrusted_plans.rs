@@ -430,7 +430,7 @@ fn a_plan_nested_too_deep_names_the_ends_of_its_path() {
 #[test]
 fn a_literal_argument_the_declared_type_refuses_is_a_load_problem() {
     use std::sync::Arc;
-    use wireplan_runtime::{register, Container, Registry, Value};
+    use wireplan_runtime::{register, Registry, Value};
     #[allow(dead_code)]
     struct Pool(i64, u8, f64, Option<String>, Value);
     #[allow(dead_code)]
@@ -454,13 +454,7 @@ fn a_literal_argument_the_declared_type_refuses_is_a_load_problem() {
                 "holder": {{"type": "App\\Holder", "create": {{"$new": "App\\Holder", "args": {holder}}}}}}}"#
         )
     };
-    let load_both = |text: &str| -> [Result<Container, Error>; 2] {
-        let plan = Plan::from_json_str(text, "p.json").expect("a well-formed plan");
-        [
-            Container::from_json_str(text, &r),
-            Container::from_bytes(&plan.to_binary(), &r),
-        ]
-    };
+    let load_both = |text: &str| load_json_and_binary(text, &r);
     let good = plan_with(
         VERSION,
         &services(
@@ -512,7 +506,7 @@ fn a_literal_argument_the_declared_type_refuses_is_a_load_problem() {
 /// failed only when the service was first created).
 #[test]
 fn a_setup_literal_the_declared_type_refuses_is_a_load_problem() {
-    use wireplan_runtime::{register, Container, Registry};
+    use wireplan_runtime::{register, Registry};
     #[allow(dead_code)]
     struct Mailer {
         level: u8,
@@ -534,13 +528,7 @@ fn a_setup_literal_the_declared_type_refuses_is_a_load_problem() {
             ),
         )
     };
-    let load_both = |text: &str| -> [Result<Container, Error>; 2] {
-        let plan = Plan::from_json_str(text, "p.json").expect("a well-formed plan");
-        [
-            Container::from_json_str(text, &r),
-            Container::from_bytes(&plan.to_binary(), &r),
-        ]
-    };
+    let load_both = |text: &str| load_json_and_binary(text, &r);
     for loaded in load_both(&plan("3", "true")) {
         let c = loaded.expect("the conversions take these");
         let m = c.get::<Mailer>("mailer").expect("created");
@@ -563,7 +551,7 @@ fn a_setup_literal_the_declared_type_refuses_is_a_load_problem() {
 #[test]
 fn a_reference_the_declared_parameter_does_not_take_is_a_load_problem() {
     use std::sync::Arc;
-    use wireplan_runtime::{register, Container, Registry};
+    use wireplan_runtime::{register, Registry};
     #[allow(dead_code)]
     struct Db;
     #[allow(dead_code)]
@@ -586,13 +574,7 @@ fn a_reference_the_declared_parameter_does_not_take_is_a_load_problem() {
             ),
         )
     };
-    let load_both = |text: &str| -> [Result<Container, Error>; 2] {
-        let plan = Plan::from_json_str(text, "p.json").expect("a well-formed plan");
-        [
-            Container::from_json_str(text, &r),
-            Container::from_bytes(&plan.to_binary(), &r),
-        ]
-    };
+    let load_both = |text: &str| load_json_and_binary(text, &r);
     for loaded in load_both(&plan(r#"[{"$ref": "db"}, {"$ref": "cache"}]"#)) {
         assert!(loaded.expect("loads").get::<Repo>("repo").is_ok());
     }
@@ -656,4 +638,17 @@ fn a_dynamic_value_the_declared_type_refuses_is_a_load_problem() {
         }
         assert!(!e.contains("1234"), "{e}");
     }
+}
+
+/// The plan `text` loaded with `r` as JSON and as the binary form of the same plan (the
+/// container's fast path): the load checks must answer alike.
+fn load_json_and_binary(
+    text: &str,
+    r: &wireplan_runtime::Registry,
+) -> [Result<wireplan_runtime::Container, Error>; 2] {
+    let plan = Plan::from_json_str(text, "p.json").expect("a well-formed plan");
+    [
+        wireplan_runtime::Container::from_json_str(text, r),
+        wireplan_runtime::Container::from_bytes(&plan.to_binary(), r),
+    ]
 }
