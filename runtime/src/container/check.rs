@@ -82,13 +82,16 @@ fn arity_problem(
         names.join(", ")
     };
     Some(format!(
-        "{at}: {what} takes {} argument(s) ({names}), the plan passes {args}; the plan was \
-         compiled from a catalog that does not match this registry (export the registry's \
-         catalog and compile again), or edited after compiling (by hand, or by an \
-         extension's `afterCompile()`)",
+        "{at}: {what} takes {} argument(s) ({names}), the plan passes {args}; {STALE}",
         params.len()
     ))
 }
+
+/// How a load problem that a catalog other than the registry's explains ends: the count or a
+/// type of a call's arguments differs from what the registration declares.
+const STALE: &str = "the plan was compiled from a catalog that does not match this registry \
+     (export the registry's catalog and compile again), or edited after compiling (by hand, or \
+     by an extension's `afterCompile()`)";
 
 /// In [`Checker::arg_refs`]: no service resolved by name.
 pub(crate) const NO_REF: u32 = u32::MAX;
@@ -222,9 +225,7 @@ impl<'a> Checker<'a> {
             if let Some(ty) = literals::refused_by(p, self.registry, lit) {
                 self.problems.push(format!(
                     "{at}: argument ${} (index {i}) of {what} is {described}, but the \
-                     parameter takes {ty}; the plan was compiled from a catalog that does not \
-                     match this registry (export the registry's catalog and compile again), or \
-                     edited after compiling (by hand, or by an extension's `afterCompile()`)",
+                     parameter takes {ty}; {STALE}",
                     p.name,
                 ));
             }
@@ -254,9 +255,7 @@ impl<'a> Checker<'a> {
         if let Some(ty) = literals::refuses_object(p, self.registry, made.type_id) {
             self.problems.push(format!(
                 "{at}: argument ${} (index {i}) of {what} is service '{name}' ({class}) in the \
-                 plan, but the parameter takes {ty}; the plan was compiled from a catalog that \
-                 does not match this registry (export the registry's catalog and compile again), \
-                 or edited after compiling (by hand, or by an extension's `afterCompile()`)",
+                 plan, but the parameter takes {ty}; {STALE}",
                 p.name
             ));
         }
