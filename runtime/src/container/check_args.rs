@@ -1,0 +1,143 @@
+//! The load check of a call's arguments against the parameters its registration declares
+//! (`ClassBuilder::signature`, `method_signature`, which the derive and `register!` fill in):
+//! their count, and literals, dynamic parameters' values and service references the declared
+//! types refuse. Each is a plan compiled from another catalog than the registry's, or edited
+//! since, reported at load instead of at the service's first creation.
+
+use super::*;
+
+/// The load problem of a call (`what`: `the constructor of App\Db`, `App\Db::connect()`) to
+/// which the plan passes `args` arguments where the registration declares `params`: a plan
+/// compiled from a catalog other than this registry's, or edited since. `None` when the
+/// counts agree.
+pub(super) fn arity_problem(
+    at: &dyn Display,
+    what: &dyn Display,
+    params: &[crate::catalog::Param],
+    args: usize,
+) -> Option<String> {
+    if params.len() == args {
+        return None;
+    }
+    let names: Vec<&str> = params.iter().map(|p| p.name).collect();
+    let names = if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    };
+    Some(format!(
+        "{at}: {what} takes {} argument(s) ({names}), the plan passes {args}; {STALE}",
+        params.len()
+    ))
+}
+
+/// How a load problem that a catalog other than the registry's explains ends: the count or a
+/// type of a call's arguments differs from what the registration declares.
+const STALE: &str = "the plan was compiled from a catalog that does not match this registry \
+     (export the registry's catalog and compile again), or edited after compiling (by hand, or \
+     by an extension's `afterCompile()`)";
+
+impl<'a> Checker<'a> {
+    /// The literal arguments of a call with as many arguments as `params` declares, against
+    /// the declared types ([`super::literals`]): one problem per argument the conversion would
+    /// refuse when the service is created.
+    pub(super) fn check_literals(
+        &mut self,
+        params: &[crate::catalog::Param],
+        args: &[Expr],
+        at: &dyn Display,
+        what: &dyn Display,
+    ) {
+        for (i, (p, a)) in params.iter().zip(args).enumerate() {
+            if let Expr::Ref(target) = a {
+                self.check_reference(p, i, target, at, what);
+                continue;
+            }
+            let (lit, described) = match a {
+                Expr::Param(name) => {
+                    let Some(lit) = self
+                        .dynamic
+                        .and_then(|d| d.get(name))
+                        .and_then(Literal::of_value)
+                    else {
+                        continue;
+                    };
+                    let shown = if self.plan.dynamic.get(name).is_some_and(|d| d.sensitive) {
+                        format!("the dynamic parameter '{name}' (a sensitive value)")
+                    } else {
+                        format!("the dynamic parameter '{name}' ({})", lit.describe())
+                    };
+                    (lit, shown)
+                }
+                _ => match Literal::of_expr(a) {
+                    Some(lit) => (lit, format!("{} in the plan", lit.describe())),
+                    None => continue,
+                },
+            };
+            if let Some(ty) = literals::refused_by(p, self.registry, lit) {
+                self.problems.push(format!(
+                    "{at}: argument ${} (index {i}) of {what} is {described}, but the \
+                     parameter takes {ty}; {STALE}",
+                    p.name,
+                ));
+            }
+        }
+    }
+
+    /// A `$ref` argument `i` to `target` (a service or an alias) for the registered parameter
+    /// `p`: the object the service's `$new` makes must be one the parameter takes
+    /// ([`literals::refuses_object`]). Services made otherwise (a factory method, a
+    /// generated service) and unknown names are left to their own checks.
+    pub(super) fn check_reference(
+        &mut self,
+        p: &crate::catalog::Param,
+        i: usize,
+        target: &str,
+        at: &dyn Display,
+        what: &dyn Display,
+    ) {
+        let plan = self.plan;
+        let name = plan.aliases.get(target).map_or(target, |t| t.as_str());
+        let Some(Expr::New { class, .. }) = plan.services.get(name).map(|s| &s.create) else {
+            return;
+        };
+        let Some(made) = self.registry.t.classes.get(class.as_str()) else {
+            return;
+        };
+        if let Some(ty) = literals::refuses_object(p, self.registry, made.type_id) {
+            self.problems.push(format!(
+                "{at}: argument ${} (index {i}) of {what} is service '{name}' ({class}) in the \
+                 plan, but the parameter takes {ty}; {STALE}",
+                p.name
+            ));
+        }
+    }
+
+    /// A setup call of `method` on `@self` with `args`: when the registration declares the
+    /// method's parameters ([`crate::ClassBuilder::method_signature`], which the derive fills
+    /// in), the plan must pass exactly that many, and literals the declared types take, as
+    /// for a constructor ([`Checker::check_new`]): otherwise the plan was compiled from a
+    /// catalog other than this registry's.
+    pub(super) fn check_method_arity(
+        &mut self,
+        class: Option<&str>,
+        method: &str,
+        args: &[Expr],
+        at: &dyn Display,
+    ) {
+        let Some(class) = class else {
+            return;
+        };
+        let Some(sig) = self.members(class).and_then(|t| t.method_sigs.get(method)) else {
+            return;
+        };
+        let what = format_args!("{class}::{method}()");
+        // With the declared count, the literal arguments are checked against the declared
+        // types, as a constructor's are (a new user's trial: a setup's were refused only when
+        // the service was created).
+        match arity_problem(at, &what, &sig.params, args.len()) {
+            Some(problem) => self.problems.push(problem),
+            None => self.check_literals(&sig.params, args, at, &what),
+        }
+    }
+}
