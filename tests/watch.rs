@@ -482,6 +482,49 @@ fn ctrl_c_during_a_compilation_stops_the_watch_at_once() {
     panic!("every compilation ended before Ctrl-C reached it");
 }
 
+/// Ctrl-C during a one-shot compile ends it with exit code 130 and says so; the plan file
+/// that was there stays as it was, with no temporary file beside it (it ended silently).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_a_compile_keeps_the_old_plan_and_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conf = dir.path().join("app.neon");
+    let plan = dir.path().join("app.json");
+    save(&conf, &config(1));
+    let first = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .current_dir(dir.path())
+        .args(["compile", "app.neon", "-o", "app.json"])
+        .output()
+        .expect("runs");
+    assert!(first.status.success());
+    let before = std::fs::read(&plan).expect("the first plan");
+    for n in [20_000, 80_000, 320_000] {
+        save(&conf, &config(n));
+        let mut guard = start_watch(dir.path(), &["compile", "app.neon", "-o", "app.json"]);
+        // Long enough for the signal handling to be in place, far shorter than the compilation.
+        std::thread::sleep(Duration::from_millis(200));
+        let status = signal_and_wait(&mut guard, "INT");
+        let text = std::fs::read_to_string(dir.path().join("watch.log")).expect("log");
+        if status.success() {
+            // The compilation was over before the signal: try a larger one.
+            std::fs::write(&plan, &before).expect("restore");
+            continue;
+        }
+        assert_eq!(status.code(), Some(130), "{text}");
+        assert!(text.starts_with("interrupted (Ctrl-C)"), "{text}");
+        assert_eq!(std::fs::read(&plan).expect("the plan"), before, "{text}");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+        return;
+    }
+    panic!("every compilation ended before Ctrl-C reached it");
+}
+
 /// A folder holding a watched file renamed away is the file gone (the recompilation reports
 /// it missing); renamed back, the file is there again, and later edits to it are seen. The
 /// watch used to keep following the moved folder and never noticed either.
