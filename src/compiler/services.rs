@@ -271,6 +271,15 @@ fn load_one(
     };
     let sniff = (!existing).then_some(shaped.has_create_method);
     shaped.apply_to(def, sniff, diags);
+    // An entry that gives an existing definition (another entry's, an anonymous one's, an
+    // extension's) its creator writes it outside that definition's place: errors about the
+    // creator point here, as they do at a script's `setFactory()` (a new user's trial saw
+    // them at the anonymous service the entry modified).
+    if existing {
+        if let Some(at) = shaped.map.get("create").and_then(|c| c.span) {
+            def.extras_mut().creator_at = Some(at);
+        }
+    }
     let name = def.name.clone();
     b.add_reference_services(Some(&name));
     Ok(())
