@@ -16,7 +16,9 @@
 //!
 //! The helper prints `cargo:rerun-if-changed=` for every file the plan was compiled from
 //! (configuration files, includes, extension scripts, `addDependency` files), so Cargo
-//! recompiles the plan exactly when one of them changes.
+//! recompiles the plan exactly when one of them changes, and a `cargo:warning=` line for each
+//! warning of the compilation (`warning[code] file:line:column: message (notes)`), which Cargo
+//! shows with the build.
 
 use std::path::{Path, PathBuf};
 
@@ -119,6 +121,12 @@ pub fn compile_plan_with(
             println!("cargo:rerun-if-changed={}", d.path);
         }
     }
+    // The compilation's warnings, one line each, as Cargo shows a build script's warnings (a
+    // new user's trial: a build with warnings said nothing, so only a separate `wireplan
+    // check` could see them).
+    for line in warning_lines(&result.sources, result.diagnostics.items()) {
+        println!("cargo:warning={line}");
+    }
     let stem = config
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -135,4 +143,31 @@ pub fn compile_plan_with(
     })?;
     plan.write(&path, encoding)?;
     Ok(path)
+}
+
+/// One line per warning of `diags`: `warning[code] file:line:column: message (note; note)`,
+/// for Cargo's `cargo:warning=` (a line each) and for dev mode's standard error.
+pub(crate) fn warning_lines(
+    sources: &crate::source::SourceMap,
+    diags: &[crate::diagnostics::Diagnostic],
+) -> Vec<String> {
+    let warnings: Vec<crate::diagnostics::Diagnostic> =
+        diags.iter().filter(|d| !d.is_error()).cloned().collect();
+    crate::diagnostics::to_json(sources, &warnings)
+        .into_iter()
+        .map(|w| {
+            let at = match (&w.file, w.line, w.column) {
+                (Some(f), Some(l), Some(c)) => format!(" {f}:{l}:{c}:"),
+                (Some(f), _, _) => format!(" {f}:"),
+                _ => ":".to_string(),
+            };
+            let notes = if w.notes.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", w.notes.join("; "))
+            };
+            let line = format!("warning[{}]{at} {}{notes}", w.code, w.message);
+            line.replace(['\n', '\r'], " ")
+        })
+        .collect()
 }

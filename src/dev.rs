@@ -113,6 +113,10 @@ pub struct Loaded {
     pub recompiled: bool,
     /// The cached plan file.
     pub plan_path: PathBuf,
+    /// The compilation's warnings, one line each (`warning[code] file:line:column: message`),
+    /// when it recompiled; empty when the cached plan was current. [`load_or_compile`] prints
+    /// them to standard error.
+    pub warnings: Vec<String>,
 }
 
 /// The cached plan file for `config` in `cache_dir` (`<stem>-<hash>.plan.bin`).
@@ -198,8 +202,11 @@ pub fn registry_catalog(registry: &Registry) -> CatalogInput {
 }
 
 /// Loads `config` through the plan cache in `cache_dir` with `registry`: the cached plan when
-/// it is current, otherwise a fresh compilation (written to the cache atomically). Relative
-/// paths are relative to the current directory (for `cargo run`, the package's folder).
+/// it is current, otherwise a fresh compilation (written to the cache atomically), whose
+/// warnings are printed to standard error (`wireplan: warning[code] file:line:column: …`).
+/// Relative paths are relative to the current directory: `cargo run` keeps the one it was
+/// started from, so start it in the package's folder, or build the paths from
+/// `env!("CARGO_MANIFEST_DIR")`.
 ///
 /// The compilation reads the registry's catalog in process ([`registry_catalog`]), so the
 /// configuration needs no `types:` for what the registry provides (a class declared in both
@@ -218,13 +225,18 @@ pub fn load_or_compile(
         catalogs: vec![registry_catalog(registry)],
         ..Options::default()
     };
-    load_or_compile_with(
+    let loaded = load_or_compile_with(
         config.as_ref(),
         cache_dir.as_ref(),
         &options,
         Container::builder(registry),
-    )
-    .map(|l| l.container)
+    )?;
+    // A recompilation's warnings, as a compile would print them (a new user's trial: dev mode
+    // said nothing about them).
+    for w in &loaded.warnings {
+        eprintln!("wireplan: {w}");
+    }
+    Ok(loaded.container)
 }
 
 /// As [`load_or_compile`], with compiler options (`-p` overrides, dynamic parameters) and a
@@ -252,6 +264,7 @@ pub fn load_or_compile_with(
                 container,
                 recompiled: false,
                 plan_path,
+                warnings: Vec::new(),
             });
         }
     }
@@ -263,6 +276,7 @@ pub fn load_or_compile_with(
             rendered: render_to_string(&result.sources, result.diagnostics.items()),
         });
     };
+    let warnings = crate::build::warning_lines(&result.sources, result.diagnostics.items());
     ensure_cache_dir(cache_dir)?;
     plan.write(&plan_path, Encoding::Binary)?;
     let container = builder.from_plan_named(plan, &origin)?;
@@ -270,6 +284,7 @@ pub fn load_or_compile_with(
         container,
         recompiled: true,
         plan_path,
+        warnings,
     })
 }
 

@@ -84,6 +84,37 @@ fn dev_mode_keeps_one_plan_per_set_of_options() {
     assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 3);
 }
 
+/// A recompilation's warnings come back one line each (and `load_or_compile` prints them);
+/// a cached plan has none to give (a new user's trial: dev mode said nothing about them).
+#[test]
+fn dev_mode_gives_the_warnings_of_a_recompilation() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let config = dir.path().join("app.neon");
+    std::fs::write(
+        &config,
+        "types:\n\tApp\\Db:\n\t\tconstructor:\n\t\t\tdsn: string\nservices:\n\t- App\\Db(x)\n\t\"01\": App\\Db(y)\n",
+    )
+    .unwrap();
+    let r = registry();
+    let load = || {
+        load_or_compile_with(&config, &cache, &Default::default(), Container::builder(&r)).unwrap()
+    };
+    let first = load();
+    assert!(first.recompiled);
+    assert_eq!(first.warnings.len(), 1, "{:?}", first.warnings);
+    let w = &first.warnings[0];
+    assert!(
+        w.starts_with("warning[modifies-anonymous] ")
+            && w.contains("app.neon:7:2: Service '01': this entry modifies the anonymous service"),
+        "{w}"
+    );
+    assert!(!w.contains('\n'), "{w}");
+    let again = load();
+    assert!(!again.recompiled);
+    assert!(again.warnings.is_empty());
+}
+
 #[test]
 fn dev_mode_recompiles_exactly_when_a_dependency_changes() {
     let dir = tempfile::tempdir().unwrap();
