@@ -56,7 +56,9 @@ pub(super) fn corpus_or_skip(
 ) -> Option<Vec<PathBuf>> {
     let files = corpus_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join(folder), only);
     if files.is_none() {
-        if std::env::var("CI").as_deref() == Ok("true") {
+        if std::env::var("CI")
+            .is_ok_and(|v| !matches!(v.to_ascii_lowercase().as_str(), "" | "0" | "false"))
+        {
             panic!("{folder} is missing, and CI=true makes that a failure");
         }
         eprintln!("skipped: {folder} is absent, {what}");
