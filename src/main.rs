@@ -551,6 +551,12 @@ fn diff(old: PathBuf, new: PathBuf, format: OutputFormat) -> ExitCode {
         .collect();
     let (Ok(a), Ok(b)) = (a, b) else {
         diagnostics::render(&SourceMap::new(), &problems, color());
+        // A CI job parsing the JSON gets the reason there too, as `check --format json` gives
+        // it (a new user's trial found standard output empty).
+        if matches!(format, OutputFormat::Json) {
+            let errors = diagnostics::to_json(&SourceMap::new(), &problems);
+            emit(&json_text(&serde_json::json!({ "errors": errors })));
+        }
         return ExitCode::from(2);
     };
     // What the runtime would refuse in either plan, as `show` and `graph` warn, naming the file.

@@ -512,6 +512,14 @@ fn diff_reports_semantic_changes() {
     assert_eq!(d["renamed"][0]["new"], "02");
     assert_eq!(d["added"][0]["name"], "01");
     assert_eq!(d["added"][0]["type"], "App\\Other");
+    // A plan that cannot be read: exit 2, and the reason in the JSON too.
+    let (code, stdout, _) = run_in(
+        dir.path(),
+        &["diff", "old.json", "missing.json", "--format", "json"],
+    );
+    assert_eq!(code, 2);
+    let d: Json = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(d["errors"][0]["code"], "file-not-found", "{stdout}");
 }
 
 #[test]
