@@ -445,41 +445,22 @@ fn an_edit_during_the_first_compilation_is_not_lost() {
 
 /// Ctrl-C while the watch compiles ends it at once with exit code 130, says so, and does not
 /// write the plan of the compilation it stopped (it used to finish it, write the plan, then
-/// exit 0). A configuration large enough that its compilation is still running when the
-/// signal comes; the test retries with a larger one if it was not.
+/// exit 0).
 #[cfg(unix)]
 #[test]
 fn ctrl_c_during_a_compilation_stops_the_watch_at_once() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let conf = dir.path().join("app.neon");
-    for n in [20_000, 80_000, 320_000] {
-        save(&conf, &config(n));
-        let mut guard = start_watch(
-            dir.path(),
-            &["compile", "app.neon", "-o", "app.json", "--watch"],
-        );
-        // Long enough for the Ctrl-C handler to be in place, far shorter than the compilation.
-        std::thread::sleep(Duration::from_millis(200));
-        let status = signal_and_wait(&mut guard, "INT");
-        let text = std::fs::read_to_string(dir.path().join("watch.log")).expect("log");
-        if text.contains("compiled ") {
-            // The compilation was over before the signal: try a larger one.
-            let _ = std::fs::remove_file(dir.path().join("app.json"));
-            continue;
+    let args = ["compile", "app.neon", "-o", "app.json", "--watch"];
+    let plan = dir.path().join("app.json");
+    let text = interrupt_mid_compilation(dir.path(), &args, |text| {
+        // A compilation over before the signal wrote its plan: removed for the next size.
+        let over = text.contains("compiled ");
+        if over {
+            let _ = std::fs::remove_file(&plan);
         }
-        assert_eq!(status.code(), Some(130), "{text}");
-        assert!(text.starts_with("interrupted (Ctrl-C)"), "{text}");
-        assert!(!dir.path().join("app.json").exists(), "{text}");
-        let left: Vec<_> = std::fs::read_dir(dir.path())
-            .expect("dir")
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".tmp"))
-            .collect();
-        assert!(left.is_empty(), "{left:?}");
-        return;
-    }
-    panic!("every compilation ended before Ctrl-C reached it");
+        over
+    });
+    assert!(!plan.exists(), "{text}");
 }
 
 /// Ctrl-C during a one-shot compile ends it with exit code 130 and says so; the plan file
@@ -488,9 +469,8 @@ fn ctrl_c_during_a_compilation_stops_the_watch_at_once() {
 #[test]
 fn ctrl_c_during_a_compile_keeps_the_old_plan_and_says_so() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let conf = dir.path().join("app.neon");
     let plan = dir.path().join("app.json");
-    save(&conf, &config(1));
+    save(&dir.path().join("app.neon"), &config(1));
     let first = Command::new(env!("CARGO_BIN_EXE_wireplan"))
         .current_dir(dir.path())
         .args(["compile", "app.neon", "-o", "app.json"])
@@ -498,29 +478,48 @@ fn ctrl_c_during_a_compile_keeps_the_old_plan_and_says_so() {
         .expect("runs");
     assert!(first.status.success());
     let before = std::fs::read(&plan).expect("the first plan");
+    let args = ["compile", "app.neon", "-o", "app.json"];
+    let text = interrupt_mid_compilation(dir.path(), &args, |text| {
+        // A compilation over before the signal replaced the plan: put the first one back.
+        let over = text.contains("wrote app.json");
+        if over {
+            std::fs::write(&plan, &before).expect("restore");
+        }
+        over
+    });
+    assert_eq!(std::fs::read(&plan).expect("the plan"), before, "{text}");
+}
+
+/// Runs `wireplan ARGS` in `dir` on `app.neon` of growing sizes and sends Ctrl-C while it
+/// compiles: a configuration large enough that its compilation is still running when the
+/// signal comes (`over(log)` says a run finished first; the next size is tried then). Asserts
+/// that the run ended with exit code 130, said so, and left no temporary file; returns its log.
+#[cfg(unix)]
+fn interrupt_mid_compilation(
+    dir: &Path,
+    args: &[&str],
+    mut over: impl FnMut(&str) -> bool,
+) -> String {
     for n in [20_000, 80_000, 320_000] {
-        save(&conf, &config(n));
-        let mut guard = start_watch(dir.path(), &["compile", "app.neon", "-o", "app.json"]);
+        save(&dir.join("app.neon"), &config(n));
+        let mut guard = start_watch(dir, args);
         // Long enough for the signal handling to be in place, far shorter than the compilation.
         std::thread::sleep(Duration::from_millis(200));
         let status = signal_and_wait(&mut guard, "INT");
-        let text = std::fs::read_to_string(dir.path().join("watch.log")).expect("log");
-        if status.success() {
-            // The compilation was over before the signal: try a larger one.
-            std::fs::write(&plan, &before).expect("restore");
+        let text = std::fs::read_to_string(dir.join("watch.log")).expect("log");
+        if over(&text) {
             continue;
         }
         assert_eq!(status.code(), Some(130), "{text}");
         assert!(text.starts_with("interrupted (Ctrl-C)"), "{text}");
-        assert_eq!(std::fs::read(&plan).expect("the plan"), before, "{text}");
-        let left: Vec<_> = std::fs::read_dir(dir.path())
+        let left: Vec<_> = std::fs::read_dir(dir)
             .expect("dir")
             .filter_map(|e| e.ok())
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .filter(|n| n.ends_with(".tmp"))
             .collect();
         assert!(left.is_empty(), "{left:?}");
-        return;
+        return text;
     }
     panic!("every compilation ended before Ctrl-C reached it");
 }
