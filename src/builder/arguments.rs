@@ -12,25 +12,12 @@ use indexmap::IndexMap;
 use wireplan_runtime::plan::{CallTarget, Expr as P};
 
 mod fit;
+mod notes;
 mod warnings;
 use fit::{accepts_null, convert, fits};
+use notes::OBJECT_PARAMETER_NOTE;
 
 impl Completer<'_> {
-    /// For an argument error of a class read from a catalog file (a registry's catalog, given
-    /// with `--catalog` or by dev mode) rather than from `types:`: the catalog may be older
-    /// than the Rust code, so the note says how it is written again. `None` for a class of
-    /// the `types:` section (it has a span there) or an unknown one.
-    fn catalog_file_note(&self, class: &str) -> Option<String> {
-        let info = self.b.catalog.get(class)?;
-        (self.b.catalog.with_files() && info.span.is_none()).then(|| {
-            format!(
-                "{} is read from a catalog file: if its Rust code changed since the catalog was \
-                 written, write it again (WIREPLAN_WRITE_CATALOG=FILE cargo run; docs/catalog.md)",
-                info.name
-            )
-        })
-    }
-
     /// Autowires a `Provider<T>` parameter like a `T` one (exactly one autowired candidate,
     /// Nette's wording for none and for several) and pushes `{"$provider": name}` — a lazy
     /// handle, not a dependency, so it breaks construction cycles.
@@ -811,8 +798,3 @@ impl Completer<'_> {
         out
     }
 }
-
-/// The note of a missing argument whose parameter is typed `object`.
-const OBJECT_PARAMETER_NOTE: &str = "its catalog type is `object`, which a Rust registry writes \
-     for an `Arc<T>` whose T it does not name: if this is a service dependency, register T and \
-     write the catalog again (the writer lists such types), or pass the argument here";

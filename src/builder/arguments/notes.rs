@@ -1,0 +1,27 @@
+//! The notes argument errors carry about where a class's signature came from: a catalog file
+//! that may be older than the Rust code, a registry's `object` for an unnamed `Arc<T>`.
+
+use super::super::complete::Completer;
+
+impl Completer<'_> {
+    /// For an argument error of a class read from a catalog file (a registry's catalog, given
+    /// with `--catalog` or by dev mode) rather than from `types:`: the catalog may be older
+    /// than the Rust code, so the note says how it is written again. `None` for a class of
+    /// the `types:` section (it has a span there) or an unknown one.
+    pub(super) fn catalog_file_note(&self, class: &str) -> Option<String> {
+        let info = self.b.catalog.get(class)?;
+        (self.b.catalog.with_files() && info.span.is_none()).then(|| {
+            format!(
+                "{} is read from a catalog file: if its Rust code changed since the catalog was \
+                 written, write it again (WIREPLAN_WRITE_CATALOG=FILE cargo run; docs/catalog.md)",
+                info.name
+            )
+        })
+    }
+}
+
+/// The note of a missing argument whose parameter is typed `object`.
+pub(super) const OBJECT_PARAMETER_NOTE: &str =
+    "its catalog type is `object`, which a Rust registry writes \
+     for an `Arc<T>` whose T it does not name: if this is a service dependency, register T and \
+     write the catalog again (the writer lists such types), or pass the argument here";
