@@ -162,7 +162,8 @@ pub fn cache_path_with(config: &Path, cache_dir: &Path, options: &Options) -> Pa
     cache_dir.join(format!("{stem}-{}.plan.bin", &hash[..8]))
 }
 
-/// Whether every dependency of `plan` still has the content hash recorded in it. A plan
+/// Whether `plan` was written by this wireplan ([`crate::plan::COMPILER`], the current plan
+/// version) and every dependency of it still has the content hash recorded in it. A plan
 /// compiled with an in-memory catalog (dev mode's registry catalog) is never current here:
 /// use [`is_current_with`].
 pub fn is_current(plan: &Plan) -> bool {
@@ -173,6 +174,12 @@ pub fn is_current(plan: &Plan) -> bool {
 /// ([`CatalogInput::Text`], e.g. the registry's) compares with that text's hash: a changed Rust
 /// type changes the registry's catalog, so the plan is recompiled.
 pub fn is_current_with(plan: &Plan, catalogs: &[CatalogInput]) -> bool {
+    // A plan written by another wireplan, or of another plan version, is compiled again (a new
+    // user's trial: the cache was keyed by the inputs only, so upgrading wireplan kept
+    // loading the old compiler's plan).
+    if plan.compiler != crate::plan::COMPILER || plan.version != wireplan_runtime::plan::VERSION {
+        return false;
+    }
     let in_memory = |path: &str| {
         catalogs.iter().find_map(|c| match c {
             CatalogInput::Text { name, text } if name == path => Some(text.as_str()),

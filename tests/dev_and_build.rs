@@ -115,6 +115,38 @@ fn dev_mode_gives_the_warnings_of_a_recompilation() {
     assert!(again.warnings.is_empty());
 }
 
+/// A cached plan written by another wireplan (or of another plan version) is compiled again,
+/// though no input changed (a new user's trial: the cache was keyed by the inputs alone).
+#[test]
+fn dev_mode_recompiles_a_plan_another_wireplan_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let config = dir.path().join("app.neon");
+    let r = registry();
+    write_config(dir.path(), "one");
+    assert!(load(&config, &cache, &r).unwrap().1);
+    assert!(!load(&config, &cache, &r).unwrap().1);
+    let cached = wireplan::dev::cache_path(&config, &cache);
+    let mut plan = Plan::read(&cached).unwrap();
+    assert_eq!(plan.compiler, wireplan::plan::COMPILER);
+    plan.compiler = "wireplan 0.0.1".into();
+    plan.write(&cached, wireplan_runtime::Encoding::Binary)
+        .unwrap();
+    assert!(
+        load(&config, &cache, &r).unwrap().1,
+        "another compiler's plan"
+    );
+    let mut plan = Plan::read(&cached).unwrap();
+    plan.version -= 1;
+    plan.write(&cached, wireplan_runtime::Encoding::Binary)
+        .unwrap();
+    assert!(
+        load(&config, &cache, &r).unwrap().1,
+        "an older plan version"
+    );
+    assert!(!load(&config, &cache, &r).unwrap().1);
+}
+
 #[test]
 fn dev_mode_recompiles_exactly_when_a_dependency_changes() {
     let dir = tempfile::tempdir().unwrap();

@@ -20,6 +20,10 @@ use crate::source::{FileId, SourceMap};
 use indexmap::IndexMap;
 use wireplan_runtime::plan::{self, Dependency, Plan, ServicePlan, SourceLocation};
 
+/// The `compiler` field of the plans this build writes: `wireplan` and its version. Dev mode
+/// compiles again when a cached plan names another ([`crate::dev::is_current`]).
+pub const COMPILER: &str = concat!("wireplan ", env!("CARGO_PKG_VERSION"));
+
 /// FNV-1a 64-bit hash of bytes, as lowercase hex. Used for dependency and input hashes.
 pub fn content_hash(bytes: &[u8]) -> String {
     let mut h = ContentHash::new();
@@ -307,7 +311,7 @@ fn finish(
     Plan {
         format: plan::FORMAT.to_string(),
         version: plan::VERSION,
-        compiler: format!("wireplan {}", env!("CARGO_PKG_VERSION")),
+        compiler: COMPILER.to_string(),
         inputs_hash: all.hex(),
         dependencies,
         parameters,
