@@ -3,6 +3,8 @@
 //! CLI and from `build.rs`, dev mode with the registry's catalog in process, and the golden
 //! check with its structured diff.
 
+mod common;
+
 use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
@@ -897,9 +899,7 @@ fn the_diff_covers_every_kind_of_change() {
 fn json_and_neon_read_the_same_bench_catalog() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/app-10000/types.neon");
     let Ok(neon) = std::fs::read_to_string(&path) else {
-        if std::env::var("CI")
-            .is_ok_and(|v| !matches!(v.to_ascii_lowercase().as_str(), "" | "0" | "false"))
-        {
+        if common::in_ci() {
             panic!(
                 "{} is missing, and CI=true makes that a failure",
                 path.display()

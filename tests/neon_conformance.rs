@@ -9,6 +9,8 @@
 //! Every failure is collected and printed before the test fails. When the corpus folder is
 //! absent the test says so and passes, except under `CI=true`, where that is a failure.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -156,8 +158,7 @@ fn run_corpus(name: &str, cases: Vec<Case>) -> Outcome {
 #[test]
 fn neon_conformance_corpora() {
     let root = corpus_root();
-    let ci = std::env::var("CI")
-        .is_ok_and(|v| !matches!(v.to_ascii_lowercase().as_str(), "" | "0" | "false"));
+    let ci = common::in_ci();
     let mut report = String::new();
     let mut ran = 0;
     for (name, dir) in [

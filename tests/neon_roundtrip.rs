@@ -8,6 +8,8 @@
 //!   When the corpus folder is absent the test says so and passes, except under `CI=true`;
 //! - `wireplan neon encode` on the output of `wireplan neon decode`, in every layout.
 
+mod common;
+
 use proptest::collection::vec;
 use proptest::prelude::*;
 use std::io::Write as _;
@@ -326,8 +328,7 @@ fn ok_inputs(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn corpus_values_survive_encoding() {
     let root = corpus_root();
-    let ci = std::env::var("CI")
-        .is_ok_and(|v| !matches!(v.to_ascii_lowercase().as_str(), "" | "0" | "false"));
+    let ci = common::in_ci();
     let mut failures = Vec::new();
     for name in ["neon", "real-neon"] {
         let dir = root.join(name);

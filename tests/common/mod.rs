@@ -8,8 +8,15 @@ use std::path::{Path, PathBuf};
 use wireplan::compiler::{compile, Options};
 use wireplan::diagnostics::to_json;
 
-/// `../shared/conformance/<sub>` relative to the workspace, or `None` when absent. With
-/// `CI=true`, absence is a failure (panics).
+/// Whether this is a CI run: `CI` set to anything but empty, `0` or `false` (CI services set
+/// `true` or `1`). There a missing conformance folder fails instead of being skipped.
+pub fn in_ci() -> bool {
+    std::env::var("CI")
+        .is_ok_and(|v| !matches!(v.to_ascii_lowercase().as_str(), "" | "0" | "false"))
+}
+
+/// `../shared/conformance/<sub>` relative to the workspace, or `None` when absent. In a CI run
+/// ([`in_ci`]), absence is a failure (panics).
 pub fn conformance_dir(sub: &str) -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/conformance")
@@ -17,9 +24,7 @@ pub fn conformance_dir(sub: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    if std::env::var("CI")
-        .is_ok_and(|v| !matches!(v.to_ascii_lowercase().as_str(), "" | "0" | "false"))
-    {
+    if in_ci() {
         panic!(
             "conformance folder {} is missing, and CI=true makes that a failure",
             dir.display()
