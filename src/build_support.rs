@@ -151,10 +151,9 @@ pub(crate) fn warning_lines(
     sources: &crate::source::SourceMap,
     diags: &[crate::diagnostics::Diagnostic],
 ) -> Vec<String> {
-    let warnings: Vec<crate::diagnostics::Diagnostic> =
-        diags.iter().filter(|d| !d.is_error()).cloned().collect();
-    crate::diagnostics::to_json(sources, &warnings)
+    crate::diagnostics::to_json(sources, diags)
         .into_iter()
+        .filter(|w| w.severity == crate::diagnostics::Severity::Warning)
         .map(|w| {
             let at = match (&w.file, w.line, w.column) {
                 (Some(f), Some(l), Some(c)) => format!(" {f}:{l}:{c}:"),
