@@ -45,6 +45,10 @@ pub struct Param {
     /// Its catalog default (`{type: int, default: 3}`): the compiler fills it in when the
     /// configuration leaves the argument out. `None`: the argument is required.
     pub default: Option<fn() -> Value>,
+    /// The Rust type of the service object it takes (`T` of `Arc<T>` or `Option<Arc<T>>`),
+    /// `None` for every other parameter ([`ArgType::object_type`]): what the load check
+    /// compares a service reference with, without building the catalog type.
+    pub object: fn() -> Option<std::any::TypeId>,
 }
 
 impl std::fmt::Debug for Param {
@@ -60,6 +64,7 @@ impl Param {
             name,
             ty: A::catalog_type,
             default: None,
+            object: A::object_type,
         }
     }
 
@@ -94,6 +99,11 @@ pub trait ArgType: Sized {
     fn catalog_type(registry: &Registry) -> String;
     /// Argument `index` as this type. Errors are [`ArgError`]s, never panics.
     fn from_arg(args: &Args<'_>, index: usize) -> Result<Self, ArgError>;
+    /// The Rust type of the service object this parameter takes: `T` for `Arc<T>` (and for
+    /// `Option<Arc<T>>`), `None` (the default) for every other type.
+    fn object_type() -> Option<std::any::TypeId> {
+        None
+    }
 }
 
 /// A Rust type a registered method may return: how it becomes a [`Value`] and what it is
@@ -266,6 +276,9 @@ impl<A: ArgType> ArgType for Option<A> {
             A::from_arg(args, index).map(Some)
         }
     }
+    fn object_type() -> Option<std::any::TypeId> {
+        A::object_type()
+    }
 }
 
 /// The catalog type of a service parameter `Arc<T>`: `T`'s catalog name, or `object` when the
@@ -369,6 +382,9 @@ impl<T: ?Sized + 'static> ArgType for Arc<T> {
     }
     fn from_arg(args: &Args<'_>, index: usize) -> Result<Self, ArgError> {
         args.service::<T>(index)
+    }
+    fn object_type() -> Option<std::any::TypeId> {
+        Some(std::any::TypeId::of::<T>())
     }
 }
 

@@ -8,8 +8,8 @@
 //!
 //! Only the scalar types the runtime converts are checked (`int`, the integer ranges
 //! `int<min, max>`, `float`, `bool`, `string`, each optionally `?`-nullable): exactly what
-//! their conversions refuse. A service reference is checked against a parameter typed as a
-//! registered class or interface ([`refuses_object`]). Any other parameter type (a list,
+//! their conversions refuse. A service reference is checked against a parameter that takes a
+//! service object (`Arc<T>`), as its cast would ([`refuses_object`]). Any other parameter type (a list,
 //! `mixed`, `callable`) is left to the conversion when the service is created.
 
 use crate::catalog::Param;
@@ -126,29 +126,23 @@ impl Scalar {
 }
 
 /// The declared catalog type of the registered parameter `param` when it refuses an object of
-/// the Rust type `made` (the class a referenced service's `$new` makes): the parameter names a
-/// registered class of another Rust type, or a registered interface the object's class does
-/// not register `implements` for. `None` when it takes it, and for every other parameter type
-/// (a scalar, a list, `object`, `mixed`, a name the registry does not know), which the
-/// conversion checks when the service is created. A plan whose constructor parameters were
-/// reordered since it was compiled passes its services to the wrong parameters (a new user's
-/// trial found that only at the first `get`).
+/// the Rust type `made` (the class a referenced service's `$new` makes): the parameter takes a
+/// service object of another Rust type (`Arc<T>`, [`Param::object`]) that the registry does
+/// not cast `made` to, exactly as [`Registry::cast`] refuses it when the service is created.
+/// `None` when it takes it, and for a parameter that takes no service object. The catalog
+/// type is built only for a refusal (it is the message's). A plan whose constructor
+/// parameters were reordered since it was compiled passes its services to the wrong
+/// parameters (a new user's trial found that only at the first `get`).
 pub(crate) fn refuses_object(
     param: &Param,
     registry: &Registry,
     made: std::any::TypeId,
 ) -> Option<String> {
-    let ty = (param.ty)(registry);
-    let base = ty.strip_prefix('?').unwrap_or(&ty);
-    let takes = if let Some(class) = registry.t.classes.get(base) {
-        // The same Rust type, or one the registry casts to it (`Registry::cast`).
-        class.type_id == made || registry.t.casters.contains_key(&(made, class.type_id))
-    } else if let Some((iface, _)) = registry.t.interfaces.get(base) {
-        registry.t.casters.contains_key(&(made, *iface))
-    } else {
+    let want = (param.object)()?;
+    if want == made || registry.t.casters.contains_key(&(made, want)) {
         return None;
-    };
-    (!takes).then_some(ty)
+    }
+    Some((param.ty)(registry))
 }
 
 #[cfg(test)]
