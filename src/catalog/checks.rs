@@ -83,7 +83,17 @@ impl Catalog {
                             format!("Class '{parent}' not found (named as {role} {}).", c.name),
                         )
                         .at(at_parent(parent))
-                        .with_note(self.class_not_found_note()),
+                        .with_focus(parent.as_str())
+                        .with_note(
+                            crate::diagnostics::suggest(
+                                parent,
+                                self.classes().map(|c| c.name.as_str()),
+                            )
+                            .map_or_else(
+                                || self.class_not_found_note().to_string(),
+                                |s| format!("did you mean '{s}'?"),
+                            ),
+                        ),
                     );
                 }
             }
@@ -95,6 +105,7 @@ impl Catalog {
                             format!("{} implements {i}, which is not an interface.", c.name),
                         )
                         .at(at_parent(i))
+                        .with_focus(i.as_str())
                         .with_note(format!("Use `extends: {i}` for a parent class.")),
                     );
                 }
@@ -123,6 +134,7 @@ impl Catalog {
                 diags.push(
                     Diagnostic::error(Code::InvalidValue, msg)
                         .at(at_parent(parent))
+                        .with_focus(parent.as_str())
                         .with_note(note),
                 );
             }

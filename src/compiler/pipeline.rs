@@ -190,6 +190,7 @@ impl Pipeline {
             sensitive.clone(),
         );
         let (raw_sections, raw_files, raw_catalogs) = (raw.sections, raw.files, raw.catalogs);
+        let before_catalog = diags.items().len();
         let (mut params, mut sections, raw_sections, catalog) = if !stream_types {
             let (params, sections) =
                 config::expand_config(&raw_sections, &dynamic, &overrides, &mut diags);
@@ -214,6 +215,9 @@ impl Pipeline {
             );
             (params, sections, None, catalog)
         };
+        // A parent or interface a `types:` class names is reported at the class; point at
+        // the name inside it.
+        diags.narrow_to_focus(before_catalog, &sources);
         params.sensitive = sensitive.into_iter().collect();
         params.dynamic_schema = config::dynamic::read_section(
             sections.get(config::dynamic::SECTION),
