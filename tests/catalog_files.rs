@@ -1435,6 +1435,32 @@ fn a_class_in_types_and_in_a_catalog_file_names_both() {
     );
 }
 
+/// A class in `types:` and in a catalog file: the services are checked against the file's
+/// entry (what the registry exports from the Rust code), so the duplicate is the only error.
+/// Checked against the hand-written entry (a Nette user's trial, who re-declared a registered
+/// class to add an `inject: true` property), they got "has no constructor" and "not
+/// callable" for members the Rust class has.
+#[test]
+fn a_class_in_types_and_in_a_catalog_file_is_checked_against_the_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("config.neon"),
+        "types:\n\tApp\\Repo:\n\t\tproperties:\n\t\t\tcache: {type: App\\Cache, inject: true}\n\
+         services:\n\t- App\\Cache\n\trepo:\n\t\tcreate: App\\Repo(@App\\Cache)\n\
+         \t\tsetup:\n\t\t\t- setLogger(@App\\Cache)\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("one.json"),
+        r#"{"types": {"App\\Cache": {}, "App\\Repo": {"constructor": {"cache": {"type": "App\\Cache"}},
+            "methods": {"setLogger": {"params": {"l": {"type": "App\\Cache"}}}}}}}"#,
+    )
+    .expect("write");
+    let (got, shown) = check_json(dir.path(), "one.json");
+    let codes: Vec<&str> = got.iter().filter_map(|d| d["code"].as_str()).collect();
+    assert_eq!(codes, ["duplicate-class"], "{shown}");
+}
+
 /// An argument error for a class the catalog file describes says that the catalog may be
 /// older than the Rust code and how it is written again; the same error for a class of the
 /// `types:` section does not (found by a new user's trial, who added a constructor parameter

@@ -197,6 +197,13 @@ impl Catalog {
                         d = d.with_secondary(first, "first declared here");
                     }
                     diags.push(d.with_note(note));
+                    // A catalog file against `types:`: the file is what the registry exports
+                    // from the Rust code, so the services are checked against its entry
+                    // (checked against the hand-written one, they got errors the code does
+                    // not have, e.g. "has no constructor" for a class that has one).
+                    if first_file.is_none_or(|f| !files.contains(&f)) {
+                        cat.add(info);
+                    }
                     continue;
                 }
                 let at = match known {
