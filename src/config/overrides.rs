@@ -63,6 +63,15 @@ pub fn check_overrides<'a>(
             );
         }
     }
+    // `dynamicParameters:` declares a dynamic parameter's type: a name made dynamic with
+    // `--dynamic` and declared only there is known (the documented `tempDir: string` form),
+    // and a close one is suggested.
+    if let Some(typed) = sections
+        .get_entry(&Key::Str(super::dynamic::SECTION.into()))
+        .and_then(|e| e.value.as_array())
+    {
+        declared.extend(typed.iter().map(|(k, _)| k.as_string()));
+    }
     let known = |name: &str| {
         let top = name.split('.').next().unwrap_or_default();
         // A name refused above gets its error only.
@@ -667,6 +676,22 @@ mod tests {
         assert_eq!(
             warnings(config, &["let tempDirs = 1;"], &["tempDir"]).len(),
             1
+        );
+    }
+
+    /// configuration.md's `tempDir: string  # declared with --dynamic tempDir`: a name declared
+    /// only in `dynamicParameters:` is made dynamic by `--dynamic`, so no warning says that
+    /// nothing is (a new user's trial of the docs); a misspelt one is told the declared name.
+    #[test]
+    fn a_dynamic_name_declared_in_dynamic_parameters_is_known() {
+        let config = "dynamicParameters:\n\ttempDir: string\nservices:\n\ts: App\\S\n";
+        assert_eq!(warnings_with_dynamic(config, &[], &[], &["tempDir"]), []);
+        assert_eq!(
+            warnings_with_dynamic(config, &[], &[], &["tmpDir"]),
+            [(
+                "--dynamic tmpDir: the configuration has no parameter 'tmpDir', so nothing is made dynamic by it.".to_string(),
+                vec!["did you mean 'tempDir'?".to_string()]
+            )]
         );
     }
 
