@@ -193,6 +193,62 @@ fn every_parameter_kind_round_trips_through_neon_and_json() {
     );
 }
 
+/// A property registered with `inject_property` (the derive's `#[property(inject)]`,
+/// `register!`'s `inject property`) is exported `{type: T, inject: true}` in both forms, the
+/// compiler reads it as filled by the inject step, and the JSON form reads back into the same
+/// document. Without it a registered class had no way to an injected property: re-declaring
+/// the class in `types:` is a duplicate (a Nette user's trial).
+#[test]
+fn an_injected_property_is_exported_and_read_in_both_forms() {
+    use wireplan_runtime::catalog::{CatalogDocument, PropertyEntry};
+    let mut r = Registry::new();
+    r.class::<Clock>("App\\Clock").constructor(|_| Ok(Clock));
+    r.class::<Mail>("App\\Mail")
+        .constructor(|_| Ok(Mail))
+        .property("clock", |_, _| Ok(()))
+        .property_type("clock", |r| {
+            <Arc<Clock> as wireplan_runtime::catalog::ArgType>::catalog_type(r)
+        })
+        .inject_property("clock")
+        .property("note", |_, _| Ok(()))
+        .property_type("note", |r| {
+            <String as wireplan_runtime::catalog::ArgType>::catalog_type(r)
+        });
+    let neon = r.catalog();
+    assert!(
+        neon.contains(
+            "\t\tproperties:\n\t\t\tclock: {type: App\\Clock, inject: true}\n\t\t\tnote: string\n"
+        ),
+        "{neon}"
+    );
+    let json = r.catalog_json();
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        value["types"]["App\\Mail"]["properties"],
+        serde_json::json!({"clock": {"type": "App\\Clock", "inject": true}, "note": "string"}),
+        "{json}"
+    );
+    for (name, text) in [("catalog.neon", &neon), ("catalog.json", &json)] {
+        let (catalog, problems) = read(&[(name, text)]);
+        assert_eq!(problems, Vec::<String>::new(), "{text}");
+        let clock = catalog.property("App\\Mail", "clock").expect("clock");
+        assert!(clock.inject, "{name}");
+        assert!(!catalog.property("App\\Mail", "note").expect("note").inject);
+    }
+    let back = CatalogDocument::from_json(&json).unwrap();
+    assert_eq!(
+        back.types["App\\Mail"].properties["clock"],
+        PropertyEntry {
+            ty: "App\\Clock".into(),
+            inject: true
+        }
+    );
+    assert_eq!(
+        back.types["App\\Mail"].properties,
+        r.catalog_document().types["App\\Mail"].properties
+    );
+}
+
 /// A class registered without a constructor is exported as `constructor: private` in both
 /// forms (no longer `{}`, which reads as a constructor that takes nothing), the compiler reads
 /// it as such, and the JSON form reads back into the same document.

@@ -40,7 +40,7 @@ fn the_derived_catalog_equals_the_register_macro_catalog() {
         "\t\t\tbroadcast: {params: {message: string}, returns: mixed}\n",
         "\t\t\tcheck: {params: {limit: int}, returns: void}\n",
         "\t\t\treset: {params: {}, returns: void}\n",
-        "\t\t\tpayload: mixed\n\t\t\tuser: string\n",
+        "\t\t\tclock: {type: App\\Clock, inject: true}\n\t\t\tpayload: mixed\n\t\t\tuser: string\n",
         "\t\t\tmaxRatio: {type: float, default: 0.5}\n\t\t\tname: {type: string, default: 'app'}\n",
         "\t\t\tDEFAULT_NAME: 'app'\n\t\t\tENABLED: true\n",
         "\t\t\tvalues: array\n\t\t\tlist: array\n",
@@ -95,6 +95,7 @@ services:
 			- addJob(report)
 	session:
 		create: App\\Session(App\\Kernel::version())
+		inject: true
 		setup:
 			- $user = alice
 			- $payload = [theme: dark]
@@ -188,6 +189,14 @@ fn a_plan_compiled_from_the_derived_catalog_creates_every_service() {
 
     let session = c.get::<Session>("session").unwrap();
     assert_eq!(session.user.as_deref(), Some("alice"));
+    // `#[property(inject)]` with `inject: true`: the inject step wrote the autowired clock.
+    assert!(Arc::ptr_eq(
+        session
+            .clock
+            .as_ref()
+            .expect("the inject step wrote $clock"),
+        &c.get::<Clock>("clock").unwrap()
+    ));
     assert!(!session.admin);
     assert_eq!(
         session.data.as_map().and_then(|m| m.get("theme")),

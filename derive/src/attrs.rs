@@ -116,6 +116,23 @@ pub(crate) fn take_helper(
     found
 }
 
+/// Whether a `#[property(..)]` attribute says `inject` (its other options are checked by
+/// [`parse_name_override`]).
+pub(crate) fn has_inject(attr: &Attribute) -> bool {
+    let mut inject = false;
+    if let Meta::List(_) = &attr.meta {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("inject") {
+                inject = true;
+            } else if meta.input.peek(syn::Token![=]) {
+                let _: Expr = meta.value()?.parse()?;
+            }
+            Ok(())
+        });
+    }
+    inject
+}
+
 /// `#[x]` → `None`; `#[x(name = "y")]` → `Some("y")` when `allowed`.
 pub(crate) fn parse_name_override(
     attr: &Attribute,
@@ -127,7 +144,10 @@ pub(crate) fn parse_name_override(
         Meta::List(_) if allowed => {
             let mut name = None;
             attr.parse_nested_meta(|meta| {
-                if meta.path.is_ident("name") {
+                if meta.path.is_ident("inject") && shown == "#[property]" {
+                    // Read by `has_inject`.
+                    Ok(())
+                } else if meta.path.is_ident("name") {
                     let lit: LitStr = meta.value()?.parse()?;
                     if lit.value().is_empty() {
                         return Err(syn::Error::new_spanned(lit, "the catalog name is empty"));
@@ -138,7 +158,12 @@ pub(crate) fn parse_name_override(
                     name = Some(lit);
                     Ok(())
                 } else {
-                    Err(meta.error(format!("unknown {shown} option; expected `name = \"..\"`")))
+                    let expected = if shown == "#[property]" {
+                        "`name = \"..\"` or `inject`"
+                    } else {
+                        "`name = \"..\"`"
+                    };
+                    Err(meta.error(format!("unknown {shown} option; expected {expected}")))
                 }
             })?;
             Ok(name)

@@ -74,7 +74,7 @@ pub fn interface(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// | `#[constructor]` | `async` associated fn returning `Self` or `Result<Self, E>` | an async constructor (`ClassBuilder::async_constructor`, as `register!`'s `async new`; the catalog marks the class `async: true`; the future must be `Send + 'static`) |
 /// | `#[method]`, `#[method(name = "x")]` | `&self` fn returning anything `ReturnType` (or a `Result` of it) | a method (setups and `$call` on any service) |
 /// | `#[method]` | `&mut self` fn returning `()` or `Result<(), E>` | a setup method on `@self` |
-/// | `#[property]` | `&mut self` fn of one value; name: the fn name without `set_` | a property writer (`$prop: value`) |
+/// | `#[property]` | `&mut self` fn of one value; name: the fn name without `set_` | a property writer (`$prop: value`); `#[property(inject)]`: one Nette's inject step fills (`inject: true`) |
 /// | `#[getter]` | `&self` fn returning the value; name: the fn name without `get_` | a property reader (`@svc::prop`) |
 /// | `#[static_method]` | associated fn (a returned `Self` becomes a service) | a static method |
 /// | `#[constant]`, `#[constant(name = "X")]` | associated const of a type that converts into `Value`; name: as written | a class constant |

@@ -312,7 +312,10 @@ pub(crate) fn register_fn(
             match params.first() {
                 Some(p) if n == 1 => {
                     let ty = &p.ty;
+                    let inject = crate::attrs::has_inject(&attr)
+                        .then(|| quote!(let __b = __b.inject_property(#name);));
                     quote! {
+                        #inject
                         let __b = __b
                             .property_type(#name, <#ty as ::wireplan_runtime::catalog::ArgType>::catalog_type)
                             .property(#name, |__this: &mut Self, __a: &::wireplan_runtime::Args<'_>|

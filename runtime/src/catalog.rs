@@ -28,7 +28,8 @@ pub use golden::{
     CatalogMismatch, Change,
 };
 pub use model::{
-    CatalogDocument, Constructor, MethodEntry, ParamEntry, TypeEntry, FORMAT, VERSION,
+    CatalogDocument, Constructor, MethodEntry, ParamEntry, PropertyEntry, TypeEntry, FORMAT,
+    VERSION,
 };
 
 /// Produces a catalog type string (`int`, `?App\Clock`, `App\Handler[]`) with the registry's

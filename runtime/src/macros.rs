@@ -51,6 +51,7 @@
 /// | `fn name(&this, a: A) -> R { expr }` | a shared method ([`method`](crate::ClassBuilder::method)); `-> R` optional, `R:` [`ReturnType`](crate::catalog::ReturnType) |
 /// | `fn name(&mut this, a: A) { stmts }` | a setup method ([`method_mut`](crate::ClassBuilder::method_mut)) |
 /// | `property name(&mut this, v: V) { stmts }` | a property writer |
+/// | `inject property name(&mut this, v: V) { stmts }` | a property writer the inject step fills (`inject: true` in the catalog; [`inject_property`](crate::ClassBuilder::inject_property)) |
 /// | `get name(&this) -> R { expr }` | a property reader ([`getter`](crate::ClassBuilder::getter)) for `@svc::name` |
 /// | `static fn name(a: A) -> R { expr }` | a static method |
 /// | `const NAME = expr;` | a class constant (catalog only) |
@@ -173,6 +174,11 @@ macro_rules! __register_items {
                 Ok($crate::catalog::ReturnType::into_value(__r))
             });
         $crate::__register_items!($b, $ty; $($rest)*);
+    };
+
+    ($b:ident, $ty:ty; inject property $m:ident(&mut $this:ident, $p:ident : $pt:ty $(,)?) $body:block $($rest:tt)*) => {
+        let $b = $b.inject_property(stringify!($m));
+        $crate::__register_items!($b, $ty; property $m(&mut $this, $p: $pt) $body $($rest)*);
     };
 
     ($b:ident, $ty:ty; property $m:ident(&mut $this:ident, $p:ident : $pt:ty $(,)?) $body:block $($rest:tt)*) => {

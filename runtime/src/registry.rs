@@ -121,6 +121,8 @@ pub(crate) struct TypeEntry {
     pub(crate) method_sigs: FxHashMap<String, MethodSig>,
     /// For the catalog export: declared property types.
     pub(crate) property_types: FxHashMap<String, TypeFn>,
+    /// For the catalog export: the properties Nette's inject step fills (`inject: true`).
+    pub(crate) injected: rustc_hash::FxHashSet<String>,
 }
 
 /// The Rust side of a plan: constructors, methods, property writers, static methods and
@@ -557,6 +559,17 @@ impl<T: Any + Send + Sync> ClassBuilder<'_, T> {
             .more_mut()
             .static_sigs
             .insert(name.to_string(), sig);
+        self
+    }
+
+    /// For [`Registry::catalog`]: marks the property `name` (whose writer is registered with
+    /// [`property`](Self::property)) as one Nette's inject step fills, as PHP's `#[Inject]`
+    /// attribute on a public property does: the catalog writes it `{type: T, inject: true}`,
+    /// and a service written `inject: true` then gets a setup that writes the property with
+    /// the service autowired for its type (docs/catalog.md, "inject"). The derive's
+    /// `#[property(inject)]` and `register!`'s `inject property name(..)` call it.
+    pub fn inject_property(mut self, name: &str) -> Self {
+        self.type_entry().injected.insert(name.to_string());
         self
     }
 

@@ -111,6 +111,7 @@ pub fn manual_registry() -> Registry {
     register!(r, "App\\Session" => Session {
         new(user: Option<String>, admin: bool = false) { Session::start(user, admin) }
         property user(&mut this, user: Option<String>) { this.set_user(user); }
+        inject property clock(&mut this, clock: Arc<Clock>) { this.set_clock(clock); }
         property payload(&mut this, data: Value) { this.store(data); }
         get user(&this) -> String { this.get_user() }
     });

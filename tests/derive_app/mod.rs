@@ -524,6 +524,8 @@ pub struct Session {
     pub user: Option<String>,
     pub admin: bool,
     pub data: Value,
+    /// Filled by the inject step (`#[property(inject)]`).
+    pub clock: Option<Arc<Clock>>,
 }
 
 #[wireplan_runtime::class("App\\Session")]
@@ -534,7 +536,13 @@ impl Session {
             user,
             admin,
             data: Value::Null,
+            clock: None,
         }
+    }
+
+    #[property(inject)]
+    pub fn set_clock(&mut self, clock: Arc<Clock>) {
+        self.clock = Some(clock);
     }
 
     #[property]

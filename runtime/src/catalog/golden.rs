@@ -315,10 +315,10 @@ fn diff_params(
     }
 }
 
-fn diff_map(
+fn diff_map<V: PartialEq + std::fmt::Display>(
     what: &str,
-    o: &IndexMap<String, String>,
-    n: &IndexMap<String, String>,
+    o: &IndexMap<String, V>,
+    n: &IndexMap<String, V>,
     push: &mut dyn FnMut(String),
 ) {
     for (k, v) in o {

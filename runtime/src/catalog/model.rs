@@ -55,12 +55,86 @@ pub struct TypeEntry {
     /// Instance methods, then static ones, each sorted by name.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub methods: IndexMap<String, MethodEntry>,
-    /// Written and read properties, sorted: name → catalog type (`mixed` when undeclared).
+    /// Written and read properties, sorted: name → catalog type (`mixed` when undeclared) and
+    /// whether the inject step fills it.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub properties: IndexMap<String, String>,
+    pub properties: IndexMap<String, PropertyEntry>,
     /// Class constants in registration order (services and callables export as `null`).
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub constants: IndexMap<String, serde_json::Value>,
+}
+
+/// A property of a class entry: its catalog type, and whether Nette's inject step fills it
+/// (`inject: true`, registered with [`ClassBuilder::inject_property`](crate::ClassBuilder::inject_property)).
+/// Written as the type alone (`"string"`), or, for an injected one, `{"type": T, "inject": true}`
+/// — the two forms of a NEON `properties:` entry (docs/catalog.md).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PropertyEntry {
+    /// The catalog type (`mixed` when the registry declares none).
+    pub ty: String,
+    /// Filled by the inject step of a service written `inject: true`.
+    pub inject: bool,
+}
+
+impl PropertyEntry {
+    /// A property of type `ty` that the inject step does not fill.
+    pub fn of(ty: impl Into<String>) -> PropertyEntry {
+        PropertyEntry {
+            ty: ty.into(),
+            inject: false,
+        }
+    }
+}
+
+impl std::fmt::Display for PropertyEntry {
+    /// The type, and `, inject` for an injected property (for the stale-catalog messages).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.inject {
+            write!(f, "{}, inject", self.ty)
+        } else {
+            f.write_str(&self.ty)
+        }
+    }
+}
+
+impl Serialize for PropertyEntry {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.inject {
+            use serde::ser::SerializeMap;
+            let mut m = s.serialize_map(Some(2))?;
+            m.serialize_entry("type", &self.ty)?;
+            m.serialize_entry("inject", &true)?;
+            m.end()
+        } else {
+            s.serialize_str(&self.ty)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PropertyEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PropertyEntry, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Full {
+            #[serde(rename = "type")]
+            ty: String,
+            #[serde(default)]
+            inject: bool,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Text(String),
+            Full(Full),
+        }
+        Ok(match Raw::deserialize(d)? {
+            Raw::Text(ty) => PropertyEntry::of(ty),
+            Raw::Full(f) => PropertyEntry {
+                ty: f.ty,
+                inject: f.inject,
+            },
+        })
+    }
 }
 
 /// The `constructor` of a class entry: its parameters in order (name → catalog type and
@@ -247,8 +321,16 @@ impl CatalogDocument {
             }
             if !t.properties.is_empty() {
                 body.push_str("\t\tproperties:\n");
-                for (p, ty) in &t.properties {
-                    body.push_str(&format!("\t\t\t{}: {}\n", neon_str(p), neon_str(ty)));
+                for (p, prop) in &t.properties {
+                    if prop.inject {
+                        body.push_str(&format!(
+                            "\t\t\t{}: {{type: {}, inject: true}}\n",
+                            neon_str(p),
+                            neon_str(&prop.ty)
+                        ));
+                    } else {
+                        body.push_str(&format!("\t\t\t{}: {}\n", neon_str(p), neon_str(&prop.ty)));
+                    }
                 }
             }
             if !t.constants.is_empty() {
@@ -489,7 +571,10 @@ impl Registry {
                         .property_types
                         .get(p)
                         .map_or_else(|| "mixed".to_string(), |f| f(self));
-                    entry.properties.insert(p.clone(), ty);
+                    let inject = t.injected.contains(p);
+                    entry
+                        .properties
+                        .insert(p.clone(), PropertyEntry { ty, inject });
                 }
             }
             let mut statics: Vec<&String> = c.more().statics.keys().collect();
