@@ -164,6 +164,32 @@ fn each_written_step_of_a_cycle_is_labelled() {
     }
 }
 
+/// A step of a cycle is labelled where the reference is, not at a constant read of the same
+/// service written before it (`@a::LIMIT` in `create` is substituted when compiling; a Nette
+/// user's trial found the label there while the note said "in its setup").
+#[test]
+fn a_cycle_step_is_not_labelled_at_a_constant_read() {
+    let path = multi("cycle-label-constant.neon");
+    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let cycle: Vec<_> = result
+        .diagnostics
+        .items()
+        .iter()
+        .filter(|d| d.code == wireplan::diagnostics::Code::CircularReference)
+        .cloned()
+        .collect();
+    assert_eq!(cycle.len(), 1, "{cycle:?}");
+    let text = wireplan::diagnostics::render_to_string(&result.sources, &cycle);
+    assert!(
+        text.contains("9 │             - setA(@a)\n  │                    -- 'b' needs 'a' here"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("LIMIT)\n  │"),
+        "labelled at the constant:\n{text}"
+    );
+}
+
 /// A script's `setArgument()` places the errors about the value it wrote at its call, and no
 /// others: an autowired argument's ambiguity stays at the definition (it had moved to the
 /// script's line; found by a new user's trial).

@@ -38,11 +38,25 @@ fn written_reference(def: &super::Definition, target: &str) -> Option<crate::sou
             .and_then(|r| r.strip_prefix(target))
             .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
     }
-    let in_creator = def.creator.as_ref().and_then(|c| {
-        let found = in_statement(c, target)
-            .or_else(|| matches!(&c.callee, Callee::Name(n) if names(n, target)).then_some(None))?;
-        found.or(def.extras().creator_at)
+    // Where the completed definition refers to `target` decides where to look: a written
+    // `@target::NAME` that is a constant (substituted when completing) is no reference (a
+    // Nette user's trial: the label pointed at a constant read in `create` while the
+    // reference was in `setup`).
+    let creator_refers = def.completed.as_ref().is_none_or(|c| {
+        let mut found = false;
+        c.create.for_each_ref(&mut |n: &str| found |= n == target);
+        found
     });
+    let in_creator = def
+        .creator
+        .as_ref()
+        .filter(|_| creator_refers)
+        .and_then(|c| {
+            let found = in_statement(c, target).or_else(|| {
+                matches!(&c.callee, Callee::Name(n) if names(n, target)).then_some(None)
+            })?;
+            found.or(def.extras().creator_at)
+        });
     in_creator.or_else(|| def.setup.iter().find_map(|e| in_expr(e, target)).flatten())
 }
 
