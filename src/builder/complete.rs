@@ -586,6 +586,9 @@ impl Completer<'_> {
             .with_focus(class);
         let names = self.b.catalog.classes().map(|c| c.name.as_str());
         d = d.with_suggestion(class, names);
+        if class.starts_with("%env") {
+            d = d.with_note(crate::config::predefined::SYMFONY_ENV_NOTE);
+        }
         self.diags.push(d);
     }
 
@@ -598,6 +601,12 @@ impl Completer<'_> {
         ctx: &Ctx,
         span: Option<Span>,
     ) {
+        // A class name cannot start with `%`: that class was reported not found (Symfony's
+        // `%env(NAME)%` unquoted reads as `%env(NAME)::%()`), and its method is not one more
+        // error.
+        if ty.starts_with('%') {
+            return;
+        }
         if ty.is_empty() {
             let d = self.error(
                 Code::MethodNotFound,

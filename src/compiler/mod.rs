@@ -261,6 +261,21 @@ fn static_parameters(params: &Parameters) -> IndexMap<String, wireplan_runtime::
         .collect()
 }
 
+/// Whether `e` is Symfony's `%env(NAME)%` written unquoted, which NEON reads as a chain of
+/// calls on a class `%env`.
+fn symfony_env(e: &Expr) -> bool {
+    let mut e = e;
+    loop {
+        match &e.kind {
+            crate::expr::ExprKind::Statement(st) => match &st.callee {
+                crate::expr::Callee::Member(of, _) => e = of,
+                crate::expr::Callee::Name(n) => return n.starts_with("%env"),
+            },
+            _ => return false,
+        }
+    }
+}
+
 /// Parameters written into the plan must be plain values: a statement (`App\Counter(5)`,
 /// `not(%debug%)`, `App\Math::double(...)`) would be computed at run time in Nette (a dynamic
 /// parameter), and the plan cannot hold computed parameters. Each statement is an
@@ -279,7 +294,7 @@ fn check_plain_parameters(params: &Parameters, diags: &mut Diagnostics) {
                     .map(|p| p.to_string())
                     .collect::<Vec<_>>()
                     .join(".");
-                let mut d = Diagnostic::error(
+                let d = Diagnostic::error(
                     Code::InvalidValue,
                     format!(
                         "Parameter '{path}' holds a statement ({}); parameters must be plain \
@@ -287,16 +302,20 @@ fn check_plain_parameters(params: &Parameters, diags: &mut Diagnostics) {
                          cannot hold computed parameters).",
                         v.describe()
                     ),
-                )
-                .with_note(
-                    "for an object, define a service with this statement under services: and \
-                     refer to it as @name",
-                )
-                .with_note(format!(
-                    "%{path}% in a service argument works (the statement is used there, as in \
-                     Nette); to keep the parameter only for that, leave parameters out of the \
-                     plan with `di: export: parameters: false`"
-                ));
+                );
+                let mut d = if symfony_env(v) {
+                    d.with_note(crate::config::predefined::SYMFONY_ENV_NOTE)
+                } else {
+                    d.with_note(
+                        "for an object, define a service with this statement under services: \
+                         and refer to it as @name",
+                    )
+                    .with_note(format!(
+                        "%{path}% in a service argument works (the statement is used there, as \
+                         in Nette); to keep the parameter only for that, leave parameters out of \
+                         the plan with `di: export: parameters: false`"
+                    ))
+                };
                 d = match v.span {
                     Some(span) => d.with_primary(span, "a statement, not a plain value"),
                     None => d.with_note("the value was given with -p"),
