@@ -155,6 +155,13 @@ impl Completer<'_> {
             format!("Property {ty}::${prop} is not declared in the catalog."),
             span,
         );
+        if let Some(list) = prop.strip_suffix("[]") {
+            // Nette's `$list[] = value` appends to an array property.
+            d = d.with_note(format!(
+                "appending to a property (`${list}[] = value`) is not supported: write the whole \
+                 list (`${list} = [...]`), or call a method that adds the item"
+            ));
+        }
         let names = self.b.catalog.member_names(ty, |c| c.properties.keys());
         d = d.with_suggestion(prop, names);
         let constants = self.b.catalog.member_names(ty, |c| c.constants.keys());

@@ -430,6 +430,19 @@ fn has_before(schema: &Expect) -> bool {
         }
 }
 
+/// At most this many keys are listed after an unknown one (a larger structure's list would be
+/// longer than the message).
+const MAX_LISTED_KEYS: usize = 8;
+
+/// `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`.
+fn or_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
 /// Reports `name`, a key the structure with `items` does not know, written at `at`
 /// ("Unexpected item 'a › b', did you mean 'c'?"; the caret on the key).
 fn unknown_item(
@@ -440,11 +453,20 @@ fn unknown_item(
 ) {
     ctx.path.push(name.to_string());
     let mut msg = format!("Unexpected item '{}'", ctx.path_text());
-    match suggest(name, items.keys().map(String::as_str)) {
+    let suggested = suggest(name, items.keys().map(String::as_str));
+    match suggested {
         Some(s) => msg.push_str(&format!(", did you mean '{s}'?")),
         None => msg.push('.'),
     }
     ctx.error(Code::UnknownOption, msg, at);
+    // Without a close name, the keys the structure takes (when they are few enough to read:
+    // `decorator › App\Logger › autowired` said nothing of `setup`, `tags`, `inject`).
+    if suggested.is_none() && (1..=MAX_LISTED_KEYS).contains(&items.len()) {
+        let keys: Vec<String> = items.keys().map(|k| format!("'{k}'")).collect();
+        if let Some(d) = ctx.errors.last_mut() {
+            d.notes.push(format!("expected {}", or_list(&keys)));
+        }
+    }
     ctx.path.pop();
 }
 
