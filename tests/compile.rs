@@ -137,13 +137,9 @@ fn class_beside_type_is_one_error() {
     );
 }
 
-/// Each step of a cycle that is written (a constructor argument, a setup call) is labelled
-/// where it is written, beside the error at the first service (a step made at the REPL's
-/// prompt is labelled there: tests/repl.rs).
-#[test]
-fn each_written_step_of_a_cycle_is_labelled() {
-    let path = multi("cycle-labels.neon");
-    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+/// The one `circular-reference` error of compiling `path`, rendered for people.
+fn one_cycle_rendered(path: &Path) -> String {
+    let result = wireplan::compiler::compile(path, &wireplan::compiler::Options::default());
     let cycle: Vec<_> = result
         .diagnostics
         .items()
@@ -152,7 +148,15 @@ fn each_written_step_of_a_cycle_is_labelled() {
         .cloned()
         .collect();
     assert_eq!(cycle.len(), 1, "{cycle:?}");
-    let text = wireplan::diagnostics::render_to_string(&result.sources, &cycle);
+    wireplan::diagnostics::render_to_string(&result.sources, &cycle)
+}
+
+/// Each step of a cycle that is written (a constructor argument, a setup call) is labelled
+/// where it is written, beside the error at the first service (a step made at the REPL's
+/// prompt is labelled there: tests/repl.rs).
+#[test]
+fn each_written_step_of_a_cycle_is_labelled() {
+    let text = one_cycle_rendered(&multi("cycle-labels.neon"));
     // (Tabs are rendered as four spaces.)
     for expected in [
         "4 │     a: App\\A(@b)",
@@ -169,17 +173,7 @@ fn each_written_step_of_a_cycle_is_labelled() {
 /// user's trial found the label there while the note said "in its setup").
 #[test]
 fn a_cycle_step_is_not_labelled_at_a_constant_read() {
-    let path = multi("cycle-label-constant.neon");
-    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
-    let cycle: Vec<_> = result
-        .diagnostics
-        .items()
-        .iter()
-        .filter(|d| d.code == wireplan::diagnostics::Code::CircularReference)
-        .cloned()
-        .collect();
-    assert_eq!(cycle.len(), 1, "{cycle:?}");
-    let text = wireplan::diagnostics::render_to_string(&result.sources, &cycle);
+    let text = one_cycle_rendered(&multi("cycle-label-constant.neon"));
     assert!(
         text.contains("9 │             - setA(@a)\n  │                    -- 'b' needs 'a' here"),
         "{text}"
