@@ -601,12 +601,6 @@ impl Completer<'_> {
         ctx: &Ctx,
         span: Option<Span>,
     ) {
-        // A class name cannot start with `%`: that class was reported not found (Symfony's
-        // `%env(NAME)%` unquoted reads as `%env(NAME)::%()`), and its method is not one more
-        // error.
-        if ty.starts_with('%') {
-            return;
-        }
         if ty.is_empty() {
             let d = self.error(
                 Code::MethodNotFound,
@@ -724,6 +718,10 @@ impl Completer<'_> {
         let params: &[crate::catalog::Param] = match &target_ty {
             Some(ty) => match b.catalog.method(ty, method) {
                 Some(m) => &m.params,
+                // A class the catalog lacks was reported not found where it was named; its
+                // methods are not one more error each (as for a first-class callable), e.g.
+                // Symfony's `%env(NAME)%` unquoted, read as `%env(NAME)::%()`.
+                None if !ty.is_empty() && b.catalog.get(ty).is_none() => return P::Null,
                 None => {
                     self.method_not_found(ty, method, ctx, span);
                     return P::Null;
