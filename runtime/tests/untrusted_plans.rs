@@ -475,15 +475,16 @@ fn a_literal_argument_the_declared_type_refuses_is_a_load_problem() {
     );
     for loaded in load_both(&bad) {
         let e = loaded.expect_err("refused").to_string();
-        for expected in [
-            "service 'pool' (create): argument $size (index 0) of the constructor of App\\Pool is a string in the plan, but the parameter takes int;",
-            "argument $level (index 1) of the constructor of App\\Pool is the int 300 in the plan, but the parameter takes int<0, 255>;",
-            "argument $ratio (index 2) of the constructor of App\\Pool is a string in the plan, but the parameter takes float;",
-            "argument $name (index 3) of the constructor of App\\Pool is the int 5 in the plan, but the parameter takes ?string;",
-            "service 'holder' (create): argument $n (index 1) of the constructor of App\\Holder is a string in the plan, but the parameter takes ?int;",
-        ] {
-            assert!(e.contains(expected), "missing '{expected}' in: {e}");
-        }
+        assert_mentions(
+            &e,
+            &[
+                "service 'pool' (create): argument $size (index 0) of the constructor of App\\Pool is a string in the plan, but the parameter takes int;",
+                "argument $level (index 1) of the constructor of App\\Pool is the int 300 in the plan, but the parameter takes int<0, 255>;",
+                "argument $ratio (index 2) of the constructor of App\\Pool is a string in the plan, but the parameter takes float;",
+                "argument $name (index 3) of the constructor of App\\Pool is the int 5 in the plan, but the parameter takes ?string;",
+                "service 'holder' (create): argument $n (index 1) of the constructor of App\\Holder is a string in the plan, but the parameter takes ?int;",
+            ],
+        );
         // `Value` takes null; a `$ref` is left to creation.
         assert!(!e.contains("$extra") && !e.contains("$clock"), "{e}");
     }
@@ -536,12 +537,13 @@ fn a_setup_literal_the_declared_type_refuses_is_a_load_problem() {
     }
     for loaded in load_both(&plan("300", r#""yes""#)) {
         let e = loaded.expect_err("refused").to_string();
-        for expected in [
-            "service 'mailer' (setup #1): argument $level (index 0) of App\\Mailer::setLevel() is the int 300 in the plan, but the parameter takes int<0, 255>;",
-            "service 'mailer' (setup #2): argument $on (index 0) of App\\Mailer::setHtml() is a string in the plan, but the parameter takes bool;",
-        ] {
-            assert!(e.contains(expected), "missing '{expected}' in: {e}");
-        }
+        assert_mentions(
+            &e,
+            &[
+                "service 'mailer' (setup #1): argument $level (index 0) of App\\Mailer::setLevel() is the int 300 in the plan, but the parameter takes int<0, 255>;",
+                "service 'mailer' (setup #2): argument $on (index 0) of App\\Mailer::setHtml() is a string in the plan, but the parameter takes bool;",
+            ],
+        );
     }
 }
 
@@ -580,12 +582,13 @@ fn a_reference_the_declared_parameter_does_not_take_is_a_load_problem() {
     }
     for loaded in load_both(&plan(r#"[{"$ref": "cache"}, {"$ref": "db"}]"#)) {
         let e = loaded.expect_err("refused").to_string();
-        for expected in [
-            "service 'repo' (create): argument $db (index 0) of the constructor of App\\Repo is service 'cache' (App\\Cache) in the plan, but the parameter takes App\\Db;",
-            "argument $cache (index 1) of the constructor of App\\Repo is service 'db' (App\\Db) in the plan, but the parameter takes App\\Cache;",
-        ] {
-            assert!(e.contains(expected), "missing '{expected}' in: {e}");
-        }
+        assert_mentions(
+            &e,
+            &[
+                "service 'repo' (create): argument $db (index 0) of the constructor of App\\Repo is service 'cache' (App\\Cache) in the plan, but the parameter takes App\\Db;",
+                "argument $cache (index 1) of the constructor of App\\Repo is service 'db' (App\\Db) in the plan, but the parameter takes App\\Cache;",
+            ],
+        );
     }
 }
 
@@ -630,12 +633,13 @@ fn a_dynamic_value_the_declared_type_refuses_is_a_load_problem() {
     };
     for loaded in load_both() {
         let e = loaded.expect_err("refused").to_string();
-        for expected in [
-            "service 'server' (create): argument $port (index 0) of the constructor of App\\Server is the dynamic parameter 'port' (the int 8080), but the parameter takes string;",
-            "argument $key (index 1) of the constructor of App\\Server is the dynamic parameter 'key' (a sensitive value), but the parameter takes string;",
-        ] {
-            assert!(e.contains(expected), "missing '{expected}' in: {e}");
-        }
+        assert_mentions(
+            &e,
+            &[
+                "service 'server' (create): argument $port (index 0) of the constructor of App\\Server is the dynamic parameter 'port' (the int 8080), but the parameter takes string;",
+                "argument $key (index 1) of the constructor of App\\Server is the dynamic parameter 'key' (a sensitive value), but the parameter takes string;",
+            ],
+        );
         assert!(!e.contains("1234"), "{e}");
     }
 }
@@ -651,4 +655,11 @@ fn load_json_and_binary(
         wireplan_runtime::Container::from_json_str(text, r),
         wireplan_runtime::Container::from_bytes(&plan.to_binary(), r),
     ]
+}
+
+/// Asserts that the message `e` holds every one of `expected`.
+fn assert_mentions(e: &str, expected: &[&str]) {
+    for expected in expected {
+        assert!(e.contains(expected), "missing '{expected}' in: {e}");
+    }
 }
