@@ -287,3 +287,25 @@ fn a_named_argument_in_a_later_file_overrides_a_positional_one_quietly() {
         result.diagnostics.items()
     );
 }
+
+/// A misspelt named argument is one error, at the name, with the parameter it was meant for;
+/// that parameter's missing-argument or missing-service error only restated it (a Nette
+/// user's trial: `$idd` was followed by "Parameter $id ... must be specified"). A name close
+/// to no open parameter leaves the missing one reported.
+#[test]
+fn a_misspelt_argument_name_is_not_also_a_missing_argument() {
+    let path = multi("misspelt-argument-name.neon");
+    let got = common::codes_and_lines(&path);
+    let expected: Vec<(String, usize)> = [
+        ("unknown-argument", 12),
+        ("unknown-argument", 13),
+        ("missing-argument", 15),
+        ("unknown-argument", 15),
+    ]
+    .into_iter()
+    .map(|(code, line)| (code.to_string(), line))
+    .collect();
+    let mut sorted = got.clone();
+    sorted.sort_by_key(|(_, line)| *line);
+    assert_eq!(sorted, expected, "{got:?}");
+}

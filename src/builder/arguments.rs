@@ -485,6 +485,35 @@ impl Completer<'_> {
                 }
             }
         }
+        // What each name no parameter has was probably meant to be: a parameter no argument
+        // fills yet, by `suggest`'s rule. That parameter's own missing-argument error would
+        // only restate the unknown name's, so it is left to the unknown-argument error below.
+        let meant: Vec<(String, &str)> = if named.is_empty() {
+            Vec::new()
+        } else {
+            let filled = |i: usize, name: &str| {
+                positional.get(i).is_some_and(Option::is_some)
+                    || given.items.contains_key(&Key::Str(name.into()))
+                    || given
+                        .items
+                        .contains_key(&Key::Str(format!("${name}").into()))
+            };
+            let open: Vec<&str> = params
+                .iter()
+                .enumerate()
+                .filter(|(i, p)| !filled(*i, &p.name))
+                .map(|(_, p)| p.name.as_str())
+                .collect();
+            named
+                .keys()
+                .filter(|k| !params.iter().any(|p| p.name == k.as_str()))
+                .filter_map(|k| {
+                    let s = crate::diagnostics::suggest(k, open.iter().copied())?;
+                    Some((k.clone(), s))
+                })
+                .collect()
+        };
+        let meant_for = |name: &str| meant.iter().any(|(_, s)| *s == name);
         // One value per parameter (a variadic one may add more).
         let mut out = Vec::with_capacity(params.len());
         // The call's record comes before those of statements nested in its arguments.
@@ -618,7 +647,9 @@ impl Completer<'_> {
                             }
                         }
                         None => {
-                            self.missing_by_type(class, ctx, span, &p.name, f);
+                            if !meant_for(&p.name) {
+                                self.missing_by_type(class, ctx, span, &p.name, f);
+                            }
                             out.push(P::Null);
                             Src::Unfilled {
                                 tried: Some(self.origin_type(class)),
@@ -665,7 +696,7 @@ impl Completer<'_> {
                     out.push(self.value(d, ctx));
                 }
                 // A type the catalog wrote wrong was reported there: nothing to add.
-                None if p.ty.reported => {
+                None if p.ty.reported || meant_for(&p.name) => {
                     origins.push((out.len(), p, Src::Unfilled { tried: None }));
                     out.push(P::Null);
                 }
@@ -767,22 +798,9 @@ impl Completer<'_> {
                 at,
             );
             d = d.with_note(format!("no parameter accepts {}", unknown.join(", ")));
-            // Suggested only among the parameters no argument fills yet.
-            let filled = |i: usize, name: &str| {
-                positional.get(i).is_some_and(Option::is_some)
-                    || given.items.contains_key(&Key::Str(name.into()))
-                    || given
-                        .items
-                        .contains_key(&Key::Str(format!("${name}").into()))
-            };
-            let pnames: Vec<&str> = params
-                .iter()
-                .enumerate()
-                .filter(|(i, p)| !filled(*i, &p.name))
-                .map(|(_, p)| p.name.as_str())
-                .collect();
+            // Suggested only among the parameters no argument fills yet (`meant`).
             for k in named.keys() {
-                if let Some(s) = crate::diagnostics::suggest(k, pnames.iter().copied()) {
+                if let Some((_, s)) = meant.iter().find(|(m, _)| m == k) {
                     d = d.with_note(format!("did you mean '${s}'?"));
                 }
             }
