@@ -139,6 +139,12 @@ impl Writer {
             Expr::Float(f) => self
                 .out
                 .push_str(&serde_json::to_string(f).unwrap_or_else(|_| f.to_string())),
+            // As written in a configuration: a literal `%` doubled, so a string that only
+            // looks like a parameter read (`'%%env.HOME%%'`) is not shown like the
+            // concatenation filled in at start-up (`'%env.HOME%'`).
+            Expr::Str(s) if s.contains('%') => self
+                .out
+                .push_str(&crate::neon::quote_string(&s.replace('%', "%%"))),
             Expr::Str(s) => self.out.push_str(&crate::neon::quote_string(s)),
             Expr::List(items) => {
                 self.out.push('[');
@@ -273,6 +279,12 @@ mod tests {
         assert_eq!(
             text(json!({"$concat": ["50% of ", {"$param": "env.DIR"}]})),
             "'50%% of %env.DIR%'"
+        );
+        // A literal string with `%` reads as it is written, apart from the concatenation.
+        assert_eq!(text(json!("%env.HOME%/cache")), "'%%env.HOME%%/cache'");
+        assert_eq!(
+            text(json!({"$concat": [{"$param": "env.HOME"}, "/cache"]})),
+            "'%env.HOME%/cache'"
         );
         assert_eq!(text(json!("a\nb")), "\"a\\nb\"");
         assert_eq!(
