@@ -212,6 +212,12 @@ impl Completer<'_> {
                     ));
                 }
             }
+            if let Some(note) = match value {
+                P::Str(text) => crate::config::symfony::tagged_value_note(text),
+                _ => None,
+            } {
+                d = d.with_note(note);
+            }
             if let P::Int(n) = value {
                 if let Some(why) = p.ty.int_range_misfit(*n) {
                     d = d.with_note(format!("{n} is {why}"));

@@ -493,7 +493,9 @@ impl Resolver<'_> {
             .at(span);
             self.diags.push(match self.b.removed.get(target) {
                 Some(removal) => removal.explain(d, target, removal.type_.as_deref()),
-                None => match crate::config::predefined::service_note(target) {
+                None => match crate::config::predefined::service_note(target)
+                    .or_else(|| crate::config::symfony::service_note(target))
+                {
                     Some(note) => d.with_note(note),
                     None => d,
                 },

@@ -10,6 +10,7 @@ use crate::catalog::normalize_name;
 use crate::diagnostics::{suggest, Code, Diagnostic, Diagnostics};
 use crate::expr::{Expr, ExprArray, ExprKind};
 use crate::neon::Key;
+use crate::schema::PATH_SEPARATOR;
 
 /// What the plan keeps for run-time lookup (`di › export`).
 #[derive(Debug, Clone)]
@@ -156,6 +157,11 @@ fn decorate_section(section: &Expr, builder: &mut ContainerBuilder, diags: &mut 
             .and_then(Expr::as_array)
             .map(|a| a.values().cloned().collect())
             .unwrap_or_default();
+        check_tag_entries(
+            spec.get("tags"),
+            &format!("decorator{PATH_SEPARATOR}{}", key.as_string()),
+            diags,
+        );
         let tags = normalize_tags(&tag_entries(spec.get("tags")));
         let inject = spec
             .get("inject")
@@ -496,6 +502,7 @@ fn search_section(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Di
             .into_iter()
             .chain(names(exclude.and_then(|e| e.get("implements"))))
             .collect();
+        check_tag_entries(batch.get("tags"), &path.join(PATH_SEPARATOR), diags);
         let tags = tag_entries(batch.get("tags"));
         let cat = &builder.catalog;
         let matching = cat
@@ -645,6 +652,47 @@ fn generated_kind(
         ["create"] => Some(DefinitionKind::Factory),
         ["get"] => Some(DefinitionKind::Accessor),
         _ => None,
+    }
+}
+
+/// Reports each unkeyed entry of a `tags:` list at `path` (`decorator › App\Notifier`, the
+/// parts joined by [`PATH_SEPARATOR`] as the schema joins them) that names no tag (a map, a
+/// list, a bool...): `invalid-value`, as for a service's `tags:`, with the Nette form of
+/// Symfony's `{name: …}`. Nette's `Arrays::normalize` fails on such an entry (it cannot be an
+/// array key); [`normalize_tags`] leaves it out, so without this report a decorator's
+/// Symfony-style tag was dropped without a word (a Symfony user's trial).
+fn check_tag_entries(tags: Option<&Expr>, path: &str, diags: &mut Diagnostics) {
+    let Some(tags) = tags.and_then(Expr::as_array) else {
+        return;
+    };
+    for (k, t) in &tags.items {
+        if matches!(k, Key::Int(_)) && !matches!(t.kind, ExprKind::Str(_) | ExprKind::Int(_)) {
+            diags.push(not_a_tag_name(&format!("{path}{PATH_SEPARATOR}tags"), t));
+        }
+    }
+}
+
+/// `invalid-value` for an item of a `tags:` list at `item` (`services › x › tags`) that names
+/// no tag; a Symfony `{name: t, …}` map gets a note on how Nette writes it.
+pub(crate) fn not_a_tag_name(item: &str, t: &Expr) -> Diagnostic {
+    let d = Diagnostic::error(
+        Code::InvalidValue,
+        format!(
+            "The item '{item}' expects to be tag names, {} given.",
+            t.describe()
+        ),
+    )
+    .at(t.span);
+    match t
+        .as_array()
+        .and_then(|a| a.get("name"))
+        .and_then(Expr::as_str)
+    {
+        Some(tag) => d.with_note(format!(
+            "a tag with attributes is written as its name and its value: `tags: [{tag}: {{…}}]` \
+             (Symfony's {{name: …}} form is not Nette's)"
+        )),
+        None => d,
     }
 }
 

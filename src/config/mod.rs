@@ -20,6 +20,7 @@ mod placeholders;
 mod plan_guard;
 pub(crate) mod predefined;
 mod prefetch;
+pub(crate) mod symfony;
 
 pub use decoded::DecodedFiles;
 pub use merge::merge;

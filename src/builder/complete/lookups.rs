@@ -75,7 +75,9 @@ impl Completer<'_> {
                     None => {
                         let names = self.b.definitions.keys().map(String::as_str);
                         d = d.with_suggestion(target, names);
-                        if let Some(note) = crate::config::predefined::service_note(target) {
+                        if let Some(note) = crate::config::predefined::service_note(target)
+                            .or_else(|| crate::config::symfony::service_note(target))
+                        {
                             d = d.with_note(note);
                         }
                     }

@@ -236,21 +236,11 @@ pub(in crate::compiler) fn apply(
                         (Key::Str(tag), _) => {
                             def.tags.insert(tag.to_string(), t.clone());
                         }
-                        _ => {
-                            let at = diags.len();
-                            invalid(diags, &name, "tags", "tag names", t);
-                            // Symfony's `{name: x, priority: 10}`: say Nette's way.
-                            let symfony = t.as_array().and_then(|a| a.get("name"));
-                            if let (Some(tag), [d]) =
-                                (symfony.and_then(Expr::as_str), diags.since_mut(at))
-                            {
-                                d.notes.push(format!(
-                                    "a tag with attributes is written as its name and its value: \
-                                     `tags: [{tag}: {{…}}]` (Symfony's {{name: …}} form is not \
-                                     Nette's)"
-                                ));
-                            }
-                        }
+                        // Symfony's `{name: x, priority: 10}` gets a note on Nette's way.
+                        _ => diags.push(crate::compiler::builtins::not_a_tag_name(
+                            &format!("services › {name} › tags"),
+                            t,
+                        )),
                     }
                 }
             }
