@@ -567,9 +567,14 @@ impl Resolver<'_> {
                         format!("{prefix}: Method {class}::{method}() is not callable."),
                     )
                     .at(span)
-                    .with_note(format!(
-                        "The catalog lists no method '{method}' for {class}."
-                    )),
+                    .with_note(match class.strip_prefix('@') {
+                        // `['@App\Pool', 'connect']`: a quoted `@` name is text (Nette 3),
+                        // so the callee is a class named `@App\Pool`.
+                        Some(target) if !target.is_empty() => format!(
+                            "a quoted '@{target}' is text, not a reference: write @{target} without quotes (`[@{target}, {method}]` or `@{target}::{method}()`)"
+                        ),
+                        _ => format!("The catalog lists no method '{method}' for {class}."),
+                    }),
                 );
                 None
             }
