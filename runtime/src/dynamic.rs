@@ -125,6 +125,10 @@ pub struct DynamicProblem {
     /// The services whose `create` or `setup` read the parameter, in plan order
     /// (`initialization` when the plan's initialization statements do).
     pub services: Vec<String>,
+    /// Where the first of `services` is defined in the configuration (`config/app.neon:16:3`),
+    /// when the plan records it: a plan loaded from a cache or deploy folder names that file,
+    /// not the configuration (a new user's trial).
+    pub defined_at: Option<String>,
 }
 
 /// What is wrong with a dynamic parameter.
@@ -196,9 +200,14 @@ impl fmt::Display for DynamicProblem {
             )?,
         }
         match self.services.as_slice() {
-            [] => Ok(()),
-            [one] => write!(f, "; needed by service '{one}'"),
-            many => write!(f, "; needed by services '{}'", many.join("', '")),
+            [] => return Ok(()),
+            [one] => write!(f, "; needed by service '{one}'")?,
+            many => write!(f, "; needed by services '{}'", many.join("', '"))?,
+        }
+        match (&self.defined_at, self.services.len()) {
+            (Some(at), 1) => write!(f, " (defined at {at})"),
+            (Some(at), _) => write!(f, " (the first defined at {at})"),
+            (None, _) => Ok(()),
         }
     }
 }
@@ -234,9 +243,18 @@ pub(crate) fn resolve(
         return (HashMap::new(), Vec::new());
     }
     let readers = readers(plan);
-    resolve_declared(&plan.dynamic, given, read_env, |name| {
+    let (values, mut problems) = resolve_declared(&plan.dynamic, given, read_env, |name| {
         readers.get(name).cloned().unwrap_or_default()
-    })
+    });
+    for p in &mut problems {
+        p.defined_at = p
+            .services
+            .first()
+            .and_then(|s| plan.services.get(s.as_str()))
+            .and_then(|sp| sp.source.as_ref())
+            .map(|at| format!("{}:{}:{}", at.file, at.line, at.column));
+    }
+    (values, problems)
 }
 
 /// As [`resolve`], for the declared parameters `dynamic`; `services_of` names the services
@@ -269,6 +287,7 @@ pub(crate) fn resolve_declared(
                                     .then(|| format!("{:?}", raw.to_string_lossy())),
                             },
                             services: services(),
+                            defined_at: None,
                         });
                         continue;
                     }
@@ -292,6 +311,7 @@ pub(crate) fn resolve_declared(
                         value: (!decl.sensitive).then(|| quote(&v)),
                     },
                     services: services(),
+                    defined_at: None,
                 }),
             },
             (None, Some(default)) => {
@@ -314,6 +334,7 @@ pub(crate) fn resolve_declared(
                     .map(str::to_string),
                 },
                 services: services(),
+                defined_at: None,
             }),
             (None, None) => {
                 if ty
@@ -353,6 +374,7 @@ pub(crate) fn static_given(
             name: name.clone(),
             kind: ProblemKind::Static,
             services: Vec::new(),
+            defined_at: None,
         })
         .collect()
 }

@@ -105,6 +105,7 @@ fn defaults_conversions_and_all_problems_at_once() {
                     value: Some("'abc'".into())
                 },
                 services: vec!["a".into()],
+                defined_at: None,
             },
             DynamicProblem {
                 name: "key".into(),
@@ -113,6 +114,7 @@ fn defaults_conversions_and_all_problems_at_once() {
                     value: None
                 },
                 services: vec!["b".into()],
+                defined_at: None,
             },
         ]
     );
