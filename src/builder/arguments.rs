@@ -494,7 +494,10 @@ impl Completer<'_> {
         // What each name no parameter has was probably meant to be: a parameter no argument
         // fills yet, by `suggest`'s rule. That parameter's own missing-argument error would
         // only restate the unknown name's, so it is left to the unknown-argument error below.
-        let meant: Vec<(String, &str)> = if named.is_empty() {
+        let unknown_names = named
+            .keys()
+            .any(|k| !params.iter().any(|p| p.name == k.as_str()));
+        let meant: Vec<(String, &str)> = if !unknown_names {
             Vec::new()
         } else {
             let filled = |i: usize, name: &str| {
