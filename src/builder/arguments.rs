@@ -207,9 +207,7 @@ impl Completer<'_> {
                     && p.ty.members.iter().any(|m| !crate::catalog::is_builtin(m))
                     && !target.is_empty()
                 {
-                    d = d.with_note(format!(
-                        "a quoted '@{target}' is text, not a reference: write @{target} without quotes"
-                    ));
+                    d = d.with_note(crate::config::symfony::quoted_reference_note(target, None));
                 }
             }
             if let Some(note) = match value {

@@ -587,7 +587,7 @@ impl Completer<'_> {
         let names = self.b.catalog.classes().map(|c| c.name.as_str());
         d = d.with_suggestion(class, names);
         if class.starts_with("%env") {
-            d = d.with_note(crate::config::predefined::SYMFONY_ENV_NOTE);
+            d = d.with_note(crate::config::symfony::SYMFONY_ENV_NOTE);
         }
         self.diags.push(d);
     }

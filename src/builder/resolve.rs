@@ -570,9 +570,14 @@ impl Resolver<'_> {
                     .with_note(match class.strip_prefix('@') {
                         // `['@App\Pool', 'connect']`: a quoted `@` name is text (Nette 3),
                         // so the callee is a class named `@App\Pool`.
-                        Some(target) if !target.is_empty() => format!(
-                            "a quoted '@{target}' is text, not a reference: write @{target} without quotes (`[@{target}, {method}]` or `@{target}::{method}()`)"
-                        ),
+                        Some(target) if !target.is_empty() => {
+                            crate::config::symfony::quoted_reference_note(
+                                target,
+                                Some(&format!(
+                                    "`[@{target}, {method}]` or `@{target}::{method}()`"
+                                )),
+                            )
+                        }
                         _ => format!("The catalog lists no method '{method}' for {class}."),
                     }),
                 );

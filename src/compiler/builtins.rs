@@ -688,10 +688,7 @@ pub(crate) fn not_a_tag_name(item: &str, t: &Expr) -> Diagnostic {
         .and_then(|a| a.get("name"))
         .and_then(Expr::as_str)
     {
-        Some(tag) => d.with_note(format!(
-            "a tag with attributes is written as its name and its value: `tags: [{tag}: {{…}}]` \
-             (Symfony's {{name: …}} form is not Nette's)"
-        )),
+        Some(tag) => d.with_note(crate::config::symfony::tag_map_note(tag)),
         None => d,
     }
 }

@@ -304,7 +304,7 @@ fn check_plain_parameters(params: &Parameters, diags: &mut Diagnostics) {
                     ),
                 );
                 let mut d = if symfony_env(v) {
-                    d.with_note(crate::config::predefined::SYMFONY_ENV_NOTE)
+                    d.with_note(crate::config::symfony::SYMFONY_ENV_NOTE)
                 } else {
                     d.with_note(
                         "for an object, define a service with this statement under services: \

@@ -686,25 +686,20 @@ fn normalize(
             // (a wrong `autowired:` type, a missing class) are reported in the same run instead
             // of after the first fix.
             let before = diags.items().len();
-            // Symfony's definition keys (`calls`, `decorates`, ...), each told what it is here.
-            let symfony: Vec<(crate::source::Span, &str)> = items
-                .iter()
-                .filter_map(|(k, _, span)| {
-                    Some((
-                        (*span)?,
-                        crate::config::symfony::definition_key_note(k.as_str()?)?,
-                    ))
-                })
-                .collect();
             let (mut a, all) =
                 schema.validate_items(items, value.span, &["services", label], diags);
+            // Symfony's definition keys (`calls`, `decorates`, ...), each told what it is here.
             for d in diags.since_mut(before) {
+                if d.code != Code::UnknownOption {
+                    continue;
+                }
                 let at = d.primary_span();
-                if let Some((_, note)) = symfony
+                let note = key_spans
                     .iter()
-                    .find(|(span, _)| d.code == Code::UnknownOption && at == Some(*span))
-                {
-                    d.notes.push((*note).to_string());
+                    .find(|(_, span)| at == Some(*span))
+                    .and_then(|(k, _)| crate::config::symfony::definition_key_note(k.as_str()?));
+                if let Some(note) = note {
+                    d.notes.push(note.to_string());
                 }
             }
             if list {

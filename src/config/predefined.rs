@@ -44,12 +44,6 @@ pub(crate) const GLOBAL_FUNCTION_NOTE: &str = "a plan has no global functions (N
 register a static method (Registry::static_method, `static: true` in the catalog) and call \
 App\\Util::name(...), or use a built-in: not(), bool(), int(), float(), string(), typed(), tagged()";
 
-/// The note for Symfony's `%env(NAME)%` written unquoted, which NEON reads as calls on a
-/// class `%env`.
-pub(crate) const SYMFONY_ENV_NOTE: &str = "Symfony's %env(NAME)% is written %env.NAME% here: \
-a start-up parameter read from the environment variable NAME (docs/configuration.md, \
-\"Dynamic parameters\")";
-
 #[cfg(test)]
 mod tests {
     #[test]

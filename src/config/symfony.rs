@@ -1,6 +1,34 @@
 //! Notes for Symfony's `services.yaml` idioms written in a configuration: what each one is
-//! here (docs/configuration.md, "Coming from Symfony"). Each function gives `None` for
-//! anything that is not such an idiom, so a caller adds the note only where it applies.
+//! here (docs/configuration.md, "Coming from Symfony"). A function that is given any key,
+//! name or text gives `None` for one that is no such idiom, so a caller adds the note only
+//! where it applies; the others are called where the idiom was recognised.
+
+/// The note for Symfony's `%env(NAME)%` written unquoted, which NEON reads as calls on a
+/// class `%env`.
+pub(crate) const SYMFONY_ENV_NOTE: &str = "Symfony's %env(NAME)% is written %env.NAME% here: \
+a start-up parameter read from the environment variable NAME (docs/configuration.md, \
+\"Dynamic parameters\")";
+
+/// The note for a quoted `'@name'` where a reference was meant: Symfony's (and Nette 2's) way
+/// to write one, which is text in Nette 3 and here. `example` is how the reference is written
+/// in its place (`@repo`, `` `[@App\Pool, connect]` ``), after the plain `@name`.
+pub(crate) fn quoted_reference_note(target: &str, example: Option<&str>) -> String {
+    let mut note =
+        format!("a quoted '@{target}' is text, not a reference: write @{target} without quotes");
+    if let Some(e) = example {
+        note.push_str(&format!(" ({e})"));
+    }
+    note
+}
+
+/// The note for Symfony's `{name: tag, …}` item in a `tags:` list: Nette writes a tag with
+/// attributes as its name and its value.
+pub(crate) fn tag_map_note(tag: &str) -> String {
+    format!(
+        "a tag with attributes is written as its name and its value: `tags: [{tag}: {{…}}]` \
+         (Symfony's {{name: …}} form is not Nette's)"
+    )
+}
 
 /// The note for a key of a service definition that Symfony has and Nette's definition schema
 /// does not (`calls`, `bind`, `decorates`, `shared`, ...); `None` for any other key.
