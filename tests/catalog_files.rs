@@ -1586,3 +1586,41 @@ fn an_unknown_parameter_type_of_a_catalog_file_class_says_the_catalog_may_be_sta
         "{shown}"
     );
 }
+
+/// Dev mode reads the registry's catalog in process, so its argument errors do not say that a
+/// catalog file may be older than the Rust code (there is no file), and a class it lacks is to
+/// be registered, not written to a catalog file again (a new user's trial was sent to
+/// regenerate a file dev mode never reads).
+#[test]
+fn the_registry_catalog_read_in_process_is_not_called_a_catalog_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.neon");
+    std::fs::write(
+        &config,
+        "services:\n\tmailer: App\\Mailer(from: x, timeout: 5)\n\tghost: App\\Ghost\n",
+    )
+    .unwrap();
+    let options = wireplan::compiler::Options {
+        catalogs: vec![wireplan::dev::registry_catalog(&mailer_registry(true))],
+        ..Default::default()
+    };
+    let run = wireplan::compiler::compile(&config, &options);
+    let notes = |code: &str| -> Vec<String> {
+        run.diagnostics
+            .items()
+            .iter()
+            .find(|d| d.code.as_str() == code)
+            .unwrap_or_else(|| panic!("no {code}: {:?}", run.diagnostics.items()))
+            .notes
+            .clone()
+    };
+    assert_eq!(notes("unknown-argument"), ["no parameter accepts $timeout"]);
+    assert_eq!(
+        notes("class-not-found"),
+        [
+            "Neither the `types:` section nor the registry declares it: register the type in the \
+          application's registry (dev mode reads the registry's catalog as the program runs), \
+          or add it to the `types:` section (docs/catalog.md)."
+        ]
+    );
+}

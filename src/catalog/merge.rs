@@ -39,6 +39,10 @@ impl Catalog {
         let mut readable = true;
         let mut cat = Catalog::new();
         cat.with_files = !files.is_empty();
+        cat.registry_in_process = cat.with_files
+            && files
+                .iter()
+                .all(|f| sources.get(*f).name == super::REGISTRY_CATALOG);
         let mut names = Interner::default();
         let mut pending = Vec::new();
         let mut origin: IndexMap<ClassKey, Origin, FxBuildHasher> = IndexMap::default();

@@ -318,6 +318,10 @@ pub struct Catalog {
     /// Whether catalog files (`--catalog`, a build script's or dev mode's registry catalog)
     /// were merged into it: the advice for a class it lacks differs.
     with_files: bool,
+    /// Whether the only catalog files are the registry's, read in process (dev mode's
+    /// [`REGISTRY_CATALOG`]): no file on disk can be out of date, so the advice names the
+    /// registry, not a catalog file to write again (a new user's trial).
+    registry_in_process: bool,
 }
 
 impl Catalog {
@@ -325,7 +329,11 @@ impl Catalog {
     /// it to `types:` or pass a registry's catalog; when catalog files were given, they lack
     /// it too, so the type is to be registered and the catalog written again.
     pub fn class_not_found_note(&self) -> &'static str {
-        if self.with_files {
+        if self.registry_in_process {
+            "Neither the `types:` section nor the registry declares it: register the type in \
+             the application's registry (dev mode reads the registry's catalog as the program \
+             runs), or add it to the `types:` section (docs/catalog.md)."
+        } else if self.with_files {
             "Neither the `types:` section nor the catalog files declare it: register the type \
              in the application's registry and write its catalog again, or add it to the \
              `types:` section (docs/catalog.md)."
@@ -338,6 +346,12 @@ impl Catalog {
     /// Whether catalog files (`--catalog`, a registry's catalog) were merged into this one.
     pub fn with_files(&self) -> bool {
         self.with_files
+    }
+
+    /// Whether catalog files were merged and all of them are the registry's catalog read in
+    /// process (dev mode), which cannot be older than the Rust code.
+    pub fn registry_in_process(&self) -> bool {
+        self.registry_in_process
     }
 
     /// An empty catalog.

@@ -5,12 +5,15 @@ use super::super::complete::Completer;
 
 impl Completer<'_> {
     /// For an argument error of a class read from a catalog file (a registry's catalog, given
-    /// with `--catalog` or by dev mode) rather than from `types:`: the catalog may be older
-    /// than the Rust code, so the note says how it is written again. `None` for a class of
-    /// the `types:` section (it has a span there) or an unknown one.
+    /// with `--catalog` or by a build script) rather than from `types:`: the catalog may be
+    /// older than the Rust code, so the note says how it is written again. `None` for a class
+    /// of the `types:` section (it has a span there), an unknown one, or when the only catalog
+    /// is the registry's read in process by dev mode (it cannot be stale).
     pub(super) fn catalog_file_note(&self, class: &str) -> Option<String> {
         let info = self.b.catalog.get(class)?;
-        (self.b.catalog.with_files() && info.span.is_none()).then(|| {
+        // The registry's catalog read in process (dev mode) is as current as the Rust code.
+        let from_file = self.b.catalog.with_files() && !self.b.catalog.registry_in_process();
+        (from_file && info.span.is_none()).then(|| {
             format!(
                 "{} is read from a catalog file: if its Rust code changed since the catalog was \
                  written, write it again (WIREPLAN_WRITE_CATALOG=FILE cargo run; docs/catalog.md)",
