@@ -655,7 +655,17 @@ impl Completer<'_> {
                         }
                         None => {
                             if !meant_for(&p.name) {
+                                let mark = self.diags.len();
                                 self.missing_by_type(class, ctx, span, &p.name, f);
+                                if p.ty.nullable {
+                                    // Rust's `Option<Arc<T>>`: optional only with a default.
+                                    for d in self.diags.since_mut(mark) {
+                                        d.notes.push(format!(
+                                            "${} is nullable but has no default, so it is required, as in Nette; to let it be null when no service fits, give it the default null (`#[default(None)]` on an `Option<Arc<T>>` parameter in Rust, `{{type: ?{class}, default: null}}` in `types:`)",
+                                            p.name
+                                        ));
+                                    }
+                                }
                             }
                             out.push(P::Null);
                             Src::Unfilled {
