@@ -327,7 +327,8 @@ pub struct Catalog {
 impl Catalog {
     /// The note for a class this catalog does not declare (no near spelling to suggest): add
     /// it to `types:` or pass a registry's catalog; when catalog files were given, they lack
-    /// it too, so the type is to be registered and the catalog written again.
+    /// it too, so the type is to be registered and the catalog written again; when the only
+    /// catalog is the registry's read in process (dev mode), it is to be registered.
     pub fn class_not_found_note(&self) -> &'static str {
         if self.registry_in_process {
             "Neither the `types:` section nor the registry declares it: register the type in \
