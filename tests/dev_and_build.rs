@@ -416,3 +416,34 @@ fn a_missing_configuration_creates_no_cache_directory() {
     assert!(e.contains("app.neon"), "{e}");
     assert!(!dir.path().join("target").exists());
 }
+
+/// A dev-mode compile error lists the registry's unregistered types, naming each Rust type: a
+/// parameter of one is `object` in the registry's catalog, so the diagnostics themselves can
+/// only say it has no class type (a new user's trial had to run the catalog writer to learn
+/// which type was missing).
+#[test]
+fn a_dev_mode_compile_error_names_the_unregistered_rust_types() {
+    #[allow(dead_code)]
+    struct Unregistered;
+    #[allow(dead_code)]
+    struct Alerts(Arc<Unregistered>);
+    let mut r = Registry::new();
+    wireplan_runtime::register!(r, "App\\Alerts" => Alerts {
+        new(sink: Arc<Unregistered>) { Alerts(sink) }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("app.neon");
+    std::fs::write(&config, "services:\n\talerts: App\\Alerts\n").unwrap();
+    let e = Container::load_or_compile(&config, dir.path().join("cache"), &r).unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("[missing-argument]"), "{text}");
+    let listed = text
+        .split_once("register each one (#[class] or #[interface], or register!):\n")
+        .map(|(_, list)| list)
+        .unwrap_or_else(|| panic!("no list of unregistered types: {text}"));
+    assert!(
+        listed.starts_with("  - App\\Alerts::__construct($sink): ")
+            && listed.lines().next().unwrap().ends_with("Unregistered"),
+        "{listed}"
+    );
+}
