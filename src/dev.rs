@@ -251,31 +251,21 @@ pub fn load_or_compile(
 /// diagnostics: a parameter of such a type is `object` in the registry's catalog, so the
 /// diagnostics can only say "no class type"; the list names the Rust type (a new user's trial
 /// had to run the catalog writer to learn it). Other errors pass unchanged.
-fn with_unregistered_types(e: DevError, registry: &Registry) -> DevError {
-    let DevError::Compile {
-        config,
-        count,
-        mut rendered,
-    } = e
-    else {
-        return e;
-    };
-    let missing = registry.unregistered_types();
-    if !missing.is_empty() {
-        rendered.push_str(
-            "\nThe registry names no class or interface for these Rust types, so its catalog \
-             calls them `object` (never autowired): register each one (#[class] or \
-             #[interface], or register!):\n",
-        );
-        for m in &missing {
-            rendered.push_str(&format!("  - {m}\n"));
+fn with_unregistered_types(mut e: DevError, registry: &Registry) -> DevError {
+    if let DevError::Compile { rendered, .. } = &mut e {
+        let missing = registry.unregistered_types();
+        if !missing.is_empty() {
+            rendered.push_str(
+                "\nThe registry names no class or interface for these Rust types, so its \
+                 catalog calls them `object` (never autowired): register each one (#[class] or \
+                 #[interface], or register!):\n",
+            );
+            for m in &missing {
+                rendered.push_str(&format!("  - {m}\n"));
+            }
         }
     }
-    DevError::Compile {
-        config,
-        count,
-        rendered,
-    }
+    e
 }
 
 /// As [`load_or_compile`], with compiler options (`-p` overrides, dynamic parameters) and a

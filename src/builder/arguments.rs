@@ -15,7 +15,7 @@ mod fit;
 mod notes;
 mod warnings;
 use fit::{accepts_null, convert, fits};
-use notes::OBJECT_PARAMETER_NOTE;
+use notes::{nullable_without_default_note, OBJECT_PARAMETER_NOTE};
 
 impl Completer<'_> {
     /// Autowires a `Provider<T>` parameter like a `T` one (exactly one autowired candidate,
@@ -492,10 +492,11 @@ impl Completer<'_> {
         // What each name no parameter has was probably meant to be: a parameter no argument
         // fills yet, by `suggest`'s rule. That parameter's own missing-argument error would
         // only restate the unknown name's, so it is left to the unknown-argument error below.
-        let unknown_names = named
+        let unknown: Vec<&String> = named
             .keys()
-            .any(|k| !params.iter().any(|p| p.name == k.as_str()));
-        let meant: Vec<(String, &str)> = if !unknown_names {
+            .filter(|k| !params.iter().any(|p| p.name == k.as_str()))
+            .collect();
+        let meant: Vec<(String, &str)> = if unknown.is_empty() {
             Vec::new()
         } else {
             let filled = |i: usize, name: &str| {
@@ -511,9 +512,8 @@ impl Completer<'_> {
                 .filter(|(i, p)| !filled(*i, &p.name))
                 .map(|(_, p)| p.name.as_str())
                 .collect();
-            named
-                .keys()
-                .filter(|k| !params.iter().any(|p| p.name == k.as_str()))
+            unknown
+                .into_iter()
                 .filter_map(|k| {
                     let s = crate::diagnostics::suggest(k, open.iter().copied())?;
                     Some((k.clone(), s))
@@ -658,12 +658,8 @@ impl Completer<'_> {
                                 let mark = self.diags.len();
                                 self.missing_by_type(class, ctx, span, &p.name, f);
                                 if p.ty.nullable {
-                                    // Rust's `Option<Arc<T>>`: optional only with a default.
                                     for d in self.diags.since_mut(mark) {
-                                        d.notes.push(format!(
-                                            "${} is nullable but has no default, so it is required, as in Nette; to let it be null when no service fits, give it the default null (`#[default(None)]` on an `Option<Arc<T>>` parameter in Rust, `{{type: ?{class}, default: null}}` in `types:`)",
-                                            p.name
-                                        ));
+                                        d.notes.push(nullable_without_default_note(&p.name, class));
                                     }
                                 }
                             }

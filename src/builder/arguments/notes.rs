@@ -1,5 +1,6 @@
-//! The notes argument errors carry about where a class's signature came from: a catalog file
-//! that may be older than the Rust code, a registry's `object` for an unnamed `Arc<T>`.
+//! The notes argument errors carry about where a class's signature came from (a catalog file
+//! that may be older than the Rust code, a registry's `object` for an unnamed `Arc<T>`) and
+//! about a nullable parameter that is still required.
 
 use super::super::complete::Completer;
 
@@ -28,3 +29,14 @@ pub(super) const OBJECT_PARAMETER_NOTE: &str =
     "its catalog type is `object`, which a Rust registry writes \
      for an `Arc<T>` whose T it does not name: if this is a service dependency, register T and \
      write the catalog again (the writer lists such types), or pass the argument here";
+
+/// The note of a missing service for a nullable class parameter `param` (of class `class`)
+/// without a default: as in Nette it is still required (Rust's `Option<Arc<T>>` reads as
+/// optional, which a new user's trial expected), and how to make it optional.
+pub(super) fn nullable_without_default_note(param: &str, class: &str) -> String {
+    format!(
+        "${param} is nullable but has no default, so it is required, as in Nette; to let it be \
+         null when no service fits, give it the default null (`#[default(None)]` on an \
+         `Option<Arc<T>>` parameter in Rust, `{{type: ?{class}, default: null}}` in `types:`)"
+    )
+}
