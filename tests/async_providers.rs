@@ -118,7 +118,7 @@ fn requires_async_follows_the_creation_path_and_stops_at_providers() {
     );
     let json = wireplan::plan::to_json(&plan);
     assert!(json.contains("\"requires_async\": true"), "{json}");
-    assert!(json.contains("\"version\": 3"), "{json}");
+    assert!(json.contains("\"version\": 4"), "{json}");
 }
 
 #[test]

@@ -20,11 +20,11 @@ pub const FORMAT: &str = "wireplan-plan";
 /// The plan version the compiler writes and the newest this crate reads. Bumped on any change
 /// of the format, including a new expression variant (version 2 added `$arg` with `default`,
 /// binary variant `ArgOr`; version 3 the `dynamic` section of typed dynamic parameters,
-/// `requires_async` on services, `$provider` and the service kind `slot`, binary kind code 5),
-/// so an
+/// `requires_async` on services, `$provider` and the service kind `slot`, binary kind code 5;
+/// version 4 the `signatures` section of the parameter names the plan was compiled for), so an
 /// older runtime refuses a newer plan by its version instead of misreading it or calling it
 /// corrupt.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// The oldest plan version this crate still reads: every version from here to [`VERSION`]
 /// only added to the format, so their plans keep their meaning.
 pub const OLDEST_VERSION: u32 = 1;
@@ -94,6 +94,36 @@ pub struct Plan {
     /// default, required, sensitive. The loader resolves and checks them all at once.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub dynamic: IndexMap<String, crate::dynamic::DynamicParam>,
+    /// The parameter names the plan was compiled for (version 4 and later), for every
+    /// constructor and method with parameters that it calls on a class: `App\Repo` (the
+    /// constructor) or `App\Repo::connect` → the names in order, without `$`, joined by
+    /// `", "` (`"minItems, maxItems"`). Arguments are positional, so loading compares these
+    /// with the parameters the registry declares for them ([`crate::ClassBuilder::signature`],
+    /// `method_signature`) and refuses a plan whose names differ: one compiled from a catalog
+    /// older than the registry, where two parameters of one type were swapped or one was
+    /// renamed, which neither the count nor the types would show.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub signatures: NameMap<Name>,
+}
+
+/// Whether `recorded`, a value of [`Plan::signatures`] (names joined by `", "`), lists exactly
+/// the names `names` gives, in order.
+pub fn same_signature<'n>(recorded: &str, names: impl IntoIterator<Item = &'n str>) -> bool {
+    let mut names = names.into_iter().peekable();
+    if recorded.is_empty() {
+        return names.peek().is_none();
+    }
+    recorded.split(", ").eq(names)
+}
+
+/// The key of [`Plan::signatures`] for `method` of `class`, or for its constructor (`None`).
+pub fn signature_key(class: &str, method: Option<&str>) -> Name {
+    let mut key = Name::from(class);
+    if let Some(m) = method {
+        key.push_str("::");
+        key.push_str(m);
+    }
+    key
 }
 
 /// One file the plan was compiled from.

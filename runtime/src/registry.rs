@@ -337,6 +337,22 @@ impl Registry {
     pub(crate) fn type_entry(&self, id: TypeId) -> Option<&TypeEntry> {
         self.t.types.get(&id)
     }
+
+    /// The parameters the registration of `class` declares for its constructor (`method`
+    /// `None`) or for `method` (an instance method, else a static one), when it declares them
+    /// ([`ClassBuilder::signature`], `method_signature`, `static_signature`).
+    pub(crate) fn declared_params(&self, class: &str, method: Option<&str>) -> Option<&[Param]> {
+        let c = self.t.classes.get(class)?;
+        let Some(method) = method else {
+            return c.more().ctor_sig.as_deref();
+        };
+        let instance = self
+            .type_entry(c.type_id)
+            .and_then(|t| t.method_sigs.get(method));
+        instance
+            .or_else(|| c.more().static_sigs.get(method))
+            .map(|sig| &*sig.params)
+    }
 }
 
 impl Tables {

@@ -677,16 +677,16 @@ fn format_and_version_are_checked_and_name_the_file() {
     std::fs::create_dir_all(&dir).unwrap();
 
     // A version newer than this runtime reads.
-    let newer = dir.join("v4.plan.json");
-    let text = app_plan().replace("\"version\":1", "\"version\":4");
+    let newer = dir.join("v5.plan.json");
+    let text = app_plan().replace("\"version\":1", "\"version\":5");
     std::fs::write(&newer, text).unwrap();
     let e = Container::load(&newer, &reg).err().unwrap();
     assert!(
         matches!(
             &e,
             Error::VersionMismatch {
-                found: 4,
-                expected: 3,
+                found: 5,
+                expected: 4,
                 ..
             }
         ),
@@ -694,7 +694,7 @@ fn format_and_version_are_checked_and_name_the_file() {
     );
     let msg = e.to_string();
     assert!(msg.starts_with(&newer.display().to_string()), "{msg}");
-    assert!(msg.contains("plan version 4 is not supported"), "{msg}");
+    assert!(msg.contains("plan version 5 is not supported"), "{msg}");
     assert!(msg.contains("made by a newer version of wireplan"), "{msg}");
 
     let foreign = dir.join("foreign.json");

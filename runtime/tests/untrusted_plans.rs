@@ -89,8 +89,9 @@ fn a_plan_from_a_newer_wireplan_says_so_in_both_forms() {
 fn older_plans_still_load_and_the_compiler_version_is_written() {
     assert_eq!(
         (OLDEST_VERSION, VERSION),
-        (1, 3),
-        "version 2 added the ArgOr variant, version 3 the dynamic section, requires_async, $provider and the slot kind"
+        (1, 4),
+        "version 2 added the ArgOr variant, version 3 the dynamic section, requires_async, \
+         $provider and the slot kind, version 4 the signatures section"
     );
     for version in OLDEST_VERSION..=VERSION {
         let plan = Plan::from_json_str(&plan_with(version, ONE), "p.json").unwrap();
@@ -98,6 +99,17 @@ fn older_plans_still_load_and_the_compiler_version_is_written() {
         let again = Plan::from_bytes(&plan.to_binary(), "p.bin").unwrap();
         assert_eq!(again, plan);
     }
+    // The signatures section (version 4) survives the binary form.
+    let signed = plan_with(VERSION, ONE).replacen(
+        "\"services\"",
+        r#""signatures": {"A": "x, y", "A::m": "z"}, "services""#,
+        1,
+    );
+    let plan = Plan::from_json_str(&signed, "p.json").unwrap();
+    assert_eq!(plan.signatures.len(), 2);
+    assert_eq!(plan.signatures["A::m"], "z");
+    let again = Plan::from_bytes(&plan.to_binary(), "p.bin").unwrap();
+    assert_eq!(again, plan);
     let e = Plan::from_json_str(&plan_with(0, ONE), "p.json").unwrap_err();
     assert!(
         matches!(e, Error::VersionMismatch { found: 0, .. }),
@@ -351,6 +363,89 @@ fn a_plan_whose_argument_counts_differ_from_the_registry_is_refused_at_load() {
         "setup": [{"$call": ["@self", "setFrom"], "args": ["me"]}]}}"#;
     let c = Container::from_json_str(&plan_with(VERSION, services), &reg).expect("loads");
     assert!(c.get::<Mailer>("good").is_ok());
+}
+
+/// A plan compiled from a catalog older than the registry, where two parameters of one type
+/// were swapped (or one renamed), passes the same count of arguments of the same types; its
+/// `signatures` section (version 4) names the parameters it was compiled for, so loading
+/// refuses it instead of passing `min` to `max` (a Rust developer's trial met it silently).
+#[test]
+fn a_plan_compiled_for_other_parameter_names_is_refused_at_load() {
+    use wireplan_runtime::catalog::{MethodSig, Param};
+    use wireplan_runtime::{Container, Registry, Value};
+    struct Range(i64, i64);
+    let mut reg = Registry::new();
+    reg.class::<Range>("App\\Range")
+        .signature(vec![
+            Param::of::<i64>("minItems"),
+            Param::of::<i64>("maxItems"),
+        ])
+        .constructor(|a| Ok(Range(a.int(0)?, a.int(1)?)))
+        .method_signature(
+            "clamp",
+            MethodSig {
+                params: vec![Param::of::<i64>("low"), Param::of::<i64>("high")],
+                returns: None,
+            },
+        )
+        .method("clamp", |_, a| {
+            a.int(0)?;
+            a.int(1)?;
+            Ok(Value::Null)
+        });
+    let services = r#"{"range": {"type": "App\\Range", "create": {"$new": "App\\Range", "args": [1, 9]},
+        "setup": [{"$call": ["@self", "clamp"], "args": [0, 5]}]}}"#;
+    let with = |signatures: &str| {
+        plan_with(VERSION, services).replacen(
+            "\"services\"",
+            &format!("\"signatures\": {signatures}, \"services\""),
+            1,
+        )
+    };
+    // The names the registry declares load, from JSON and from the binary form.
+    let same = with(r#"{"App\\Range": "minItems, maxItems", "App\\Range::clamp": "low, high"}"#);
+    let c = Container::from_json_str(&same, &reg).expect("loads");
+    let range = c.get::<Range>("range").expect("created");
+    assert_eq!((range.0, range.1), (1, 9));
+    let binary = Plan::from_json_str(&same, "p").expect("valid").to_binary();
+    assert!(Container::from_bytes(&binary, &reg).is_ok());
+
+    // Swapped constructor parameters and a renamed method parameter: both named.
+    let stale = with(r#"{"App\\Range": "maxItems, minItems", "App\\Range::clamp": "low, top"}"#);
+    let text = Container::from_json_str(&stale, &reg)
+        .expect_err("refused")
+        .to_string();
+    assert!(text.contains("2 problem(s)"), "{text}");
+    assert!(
+        text.contains(
+            "the constructor of App\\Range declares the parameters ($minItems, $maxItems) in this \
+             registry, but the plan was compiled for ($maxItems, $minItems) and passes its \
+             arguments by position"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "App\\Range::clamp() declares the parameters ($low, $high) in this registry, but the \
+             plan was compiled for ($low, $top)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("export the registry's catalog and compile again"),
+        "{text}"
+    );
+    // The binary form (read by the loader's fast path first) is refused the same way.
+    let binary = Plan::from_json_str(&stale, "p").expect("valid").to_binary();
+    let e = Container::from_bytes(&binary, &reg).expect_err("refused");
+    assert_eq!(e.to_string().replacen("<bytes>", "<string>", 1), text);
+
+    // Another count is the arity problem of the call, not a second report here; a class the
+    // registry declares no parameters for, or does not have, is not compared.
+    let other = with(r#"{"App\\Range": "minItems", "App\\Other": "a, b"}"#);
+    assert!(Container::from_json_str(&other, &reg).is_ok());
+    // A version 3 plan has no section, and loads as before.
+    assert!(Container::from_json_str(&plan_with(3, services), &reg).is_ok());
 }
 
 /// A field of a wrong value or type names where it is (`services › clock › lifespan`), from

@@ -44,7 +44,7 @@ fn write_plan_in<W: Write>(w: &mut W, plan: &Plan, block: Option<usize>) -> io::
         return super::pretty::write(w, plan);
     };
     // Every field, so that a field added to the plan is not forgotten here: serde's derive
-    // writes them in this order, and skips the last two when they are empty.
+    // writes them in this order, and skips the last three when they are empty.
     let Plan {
         format,
         version,
@@ -58,6 +58,7 @@ fn write_plan_in<W: Write>(w: &mut W, plan: &Plan, block: Option<usize>) -> io::
         tags,
         initialization,
         dynamic,
+        signatures,
     } = plan;
     w.write_all(b"{")?;
     field(w, "format", format)?;
@@ -76,6 +77,9 @@ fn write_plan_in<W: Write>(w: &mut W, plan: &Plan, block: Option<usize>) -> io::
     }
     if !dynamic.is_empty() {
         field(w, "dynamic", dynamic)?;
+    }
+    if !signatures.is_empty() {
+        field(w, "signatures", signatures)?;
     }
     w.write_all(b"\n}")
 }

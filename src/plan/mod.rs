@@ -9,6 +9,7 @@ mod json_parts;
 mod output;
 mod pretty;
 mod problems;
+mod signatures;
 
 pub use classes::{unknown_classes, wrong_arities};
 pub use output::{check_output, check_replaceable, write_atomic_with};
@@ -133,19 +134,27 @@ pub fn build_releasing(
 ) -> Plan {
     let needs_async = builder.async_services();
     let types = type_index(builder);
+    // The signatures are read from the catalog while the entries are made. This is a second
+    // handle: whichever of it and the rest of the builder goes last frees the catalog (or
+    // nothing does, when the process ends after compiling: see `Rest`).
+    let catalog = std::sync::Arc::clone(&builder.catalog);
     let released = builder.release();
+    let initialization = &released.initialization;
     let make_entries = || {
         let mut services =
             plan::NameMap::with_capacity_and_hasher(released.definitions.len(), Default::default());
+        let mut signatures = signatures::Signatures::new(&catalog, released.definitions.len());
         for mut def in released.definitions.into_values() {
             let (Some(ty), Some(completed)) = (def.resolved_type.take(), def.completed.take())
             else {
                 continue;
             };
             let entry = service_plan(&def, ty, *completed, &needs_async, sources);
+            signatures.add_service(&entry);
             services.insert(def.name.as_str().into(), entry);
         }
-        services
+        signatures.add_all(initialization);
+        (services, signatures.finish())
     };
     // The inputs are hashed on another core meanwhile when there is enough of them.
     let bytes: usize = files.iter().map(|id| sources.get(*id).text.len()).sum();
@@ -214,6 +223,7 @@ fn assemble(
     files: &[FileId],
 ) -> Plan {
     let mut services = plan::NameMap::with_capacity_and_hasher(completed.len(), Default::default());
+    let mut signatures = signatures::Signatures::new(&builder.catalog, completed.len());
     for (def, completed) in builder.definitions().zip(completed) {
         let Some(ty) = def.resolved_type.clone() else {
             continue;
@@ -222,10 +232,12 @@ fn assemble(
             continue;
         };
         let entry = service_plan(def, ty, completed, needs_async, sources);
+        signatures.add_service(&entry);
         services.insert(def.name.as_str().into(), entry);
     }
+    signatures.add_all(&builder.initialization_completed);
     finish(
-        services,
+        (services, signatures.finish()),
         type_index(builder),
         builder.aliases().clone(),
         builder.initialization_completed.clone(),
@@ -285,7 +297,7 @@ fn type_index(builder: &ContainerBuilder) -> plan::NameMap<plan::TypeServices> {
 /// The plan around its services: the tag index, the dependencies (`hashed`: the files read,
 /// from [`hash_files`]; then the `addDependency` files) and the inputs hash.
 fn finish(
-    services: plan::NameMap<ServicePlan>,
+    (services, signatures): (plan::NameMap<ServicePlan>, plan::NameMap<plan::Name>),
     types: plan::NameMap<plan::TypeServices>,
     aliases: IndexMap<String, String>,
     initialization: Vec<plan::Expr>,
@@ -325,6 +337,7 @@ fn finish(
         initialization,
         // Filled by the compiler from the configuration and the catalog.
         dynamic: IndexMap::new(),
+        signatures,
     }
 }
 

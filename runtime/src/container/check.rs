@@ -15,6 +15,7 @@ use crate::value::Value;
 #[path = "check_args.rs"]
 mod args;
 use args::arity_problem;
+pub(crate) use args::signature_problem;
 
 /// Walks the whole plan once, collecting every inconsistency (`problems`) and every missing
 /// registration (`missing`), so both can be reported at once.
@@ -361,6 +362,11 @@ impl<'a> Checker<'a> {
         }
         for (p, e) in &plan.parameters {
             self.walk(e, &format_args!("parameter '{p}'"), None, false);
+        }
+        for (key, recorded) in &plan.signatures {
+            if let Some(problem) = args::signature_problem(self.registry, key, recorded) {
+                self.problems.push(problem);
+            }
         }
         // (distinct classes used, how many of them are registered); exact when none is.
         self.used = if self.known_used {

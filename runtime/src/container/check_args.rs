@@ -31,6 +31,47 @@ pub(super) fn arity_problem(
     ))
 }
 
+/// The load problem of the entry `key` → `recorded` of a plan's `signatures` (version 4):
+/// the registration declares other parameter names for that constructor or method than the
+/// plan was compiled for — a catalog older than the registry, where two parameters of one
+/// type were swapped or one was renamed; passed by position, each argument would reach
+/// another parameter than it was written for. `None` when they agree, when the registration
+/// declares no parameters, or when the counts differ (each call's count is reported where it
+/// is made, [`arity_problem`]).
+pub(crate) fn signature_problem(registry: &Registry, key: &str, recorded: &str) -> Option<String> {
+    let (class, method) = match key.split_once("::") {
+        Some((class, method)) => (class, Some(method)),
+        None => (key, None),
+    };
+    let params = registry.declared_params(class, method)?;
+    let names = || params.iter().map(|p| p.name);
+    let recorded_count = if recorded.is_empty() {
+        0
+    } else {
+        recorded.split(", ").count()
+    };
+    if recorded_count != params.len() || crate::plan::same_signature(recorded, names()) {
+        return None;
+    }
+    let what = match method {
+        Some(m) => format!("{class}::{m}()"),
+        None => format!("the constructor of {class}"),
+    };
+    let dollar = |names: &mut dyn Iterator<Item = &str>| {
+        names
+            .map(|n| format!("${n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Some(format!(
+        "{what} declares the parameters ({}) in this registry, but the plan was compiled for \
+         ({}) and passes its arguments by position, so they would reach other parameters than \
+         they were written for; {STALE}",
+        dollar(&mut names()),
+        dollar(&mut recorded.split(", "))
+    ))
+}
+
 /// How a load problem that a catalog other than the registry's explains ends: the count or a
 /// type of a call's arguments differs from what the registration declares.
 const STALE: &str = "the plan was compiled from a catalog that does not match this registry \

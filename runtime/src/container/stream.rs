@@ -238,6 +238,17 @@ impl Stream<'_, '_> {
             return None;
         }
         let resolved = self.dynamic(version, given, read_env, &parameters)?;
+        // Parameter names other than the registry's are a load problem the model path reports.
+        if version >= 4 {
+            let signatures = self.r.signatures_section().ok()?;
+            let registry = self.registry;
+            if signatures
+                .iter()
+                .any(|(k, v)| super::check::signature_problem(registry, k, v).is_some())
+            {
+                return None;
+            }
+        }
         let program = Program {
             services: std::mem::take(&mut self.services),
             news: std::mem::take(&mut self.news),

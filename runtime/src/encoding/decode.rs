@@ -514,6 +514,12 @@ impl<'b> Reader<'b> {
         })
     }
 
+    /// The `signatures` section (plan version 4 and later): a constructor (`App\\Repo`) or
+    /// method (`App\\Repo::connect`) → its parameter names joined by `", "`.
+    pub(crate) fn signatures_section(&mut self) -> Result<NameMap<Name>, String> {
+        self.map("signature", |r, _| r.name("a signature"))
+    }
+
     fn plan(&mut self, version: u64) -> Result<Plan, String> {
         let format = self.string("format")?;
         let version_field = self.u32("version")?;
@@ -564,6 +570,12 @@ impl<'b> Reader<'b> {
         } else {
             IndexMap::new()
         };
+        // Plans before version 4 end without the `signatures` section.
+        let signatures = if version >= 4 {
+            self.signatures_section()?
+        } else {
+            NameMap::default()
+        };
         Ok(Plan {
             format,
             version: version_field,
@@ -577,6 +589,7 @@ impl<'b> Reader<'b> {
             tags,
             initialization,
             dynamic,
+            signatures,
         })
     }
 }

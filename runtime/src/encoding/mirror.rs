@@ -11,17 +11,25 @@ use crate::plan::{Autowired, CallTarget, Expr, Lifespan, Name, Plan, ServiceKind
 
 /// The payload of `plan`, in the layout of its version.
 pub(super) fn encode(plan: &Plan) -> Vec<u8> {
-    if plan.version >= 3 {
-        postcard::to_allocvec(&plan_of(plan, dynamic_of(plan))).unwrap_or_default()
+    if plan.version >= 4 {
+        let signatures: Vec<(&str, &str)> = plan
+            .signatures
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        postcard::to_allocvec(&plan_of(plan, dynamic_of(plan), signatures)).unwrap_or_default()
+    } else if plan.version >= 3 {
+        postcard::to_allocvec(&plan_of(plan, dynamic_of(plan), ())).unwrap_or_default()
     } else {
-        postcard::to_allocvec(&plan_of(plan, ())).unwrap_or_default()
+        postcard::to_allocvec(&plan_of(plan, (), ())).unwrap_or_default()
     }
 }
 
 /// The whole plan; `D` is the `dynamic` section (`()` for plans before version 3, which
-/// postcard writes as nothing). Every string is borrowed from the plan being written.
+/// postcard writes as nothing), `S` the `signatures` section (`()` before version 4). Every
+/// string is borrowed from the plan being written.
 #[derive(Serialize)]
-struct BPlan<'a, D> {
+struct BPlan<'a, D, S> {
     format: &'a str,
     version: u32,
     compiler: &'a str,
@@ -34,6 +42,7 @@ struct BPlan<'a, D> {
     tags: Vec<(&'a str, Vec<(&'a str, BExpr<'a>)>)>,
     initialization: Vec<BExpr<'a>>,
     dynamic: D,
+    signatures: S,
 }
 
 /// One entry of the `dynamic` section: type, default, required, sensitive.
@@ -189,7 +198,7 @@ fn service(s: &ServicePlan) -> BService<'_> {
     }
 }
 
-fn plan_of<D>(p: &Plan, dynamic: D) -> BPlan<'_, D> {
+fn plan_of<D, S>(p: &Plan, dynamic: D, signatures: S) -> BPlan<'_, D, S> {
     BPlan {
         format: &p.format,
         version: p.version,
@@ -219,6 +228,7 @@ fn plan_of<D>(p: &Plan, dynamic: D) -> BPlan<'_, D> {
         tags: p.tags.iter().map(|(t, m)| (t.as_str(), map(m))).collect(),
         initialization: exprs(&p.initialization),
         dynamic,
+        signatures,
     }
 }
 
