@@ -226,21 +226,69 @@ fn hand_transient(s1: &Arc<Node>) -> Arc<Node> {
     })
 }
 
+/// The names of a class's constructor parameters: `id`, `limit`, then one per dependency.
+fn param_names(s: &Spec) -> Vec<&'static str> {
+    const DEPS: [&str; 5] = ["d0", "d1", "d2", "d3", "d4"];
+    let mut names = vec!["id", "limit"];
+    names.extend(&DEPS[..s.deps.len()]);
+    names
+}
+
+/// [`registry`] as a derive user's: every `App\S{i}` constructor declares its parameters
+/// (`ClassBuilder::signature`), so a load checks each call's count, literals and references
+/// against them, and the plan's `signatures` section against their names.
+fn registry_signed(specs: &[Spec]) -> Registry {
+    use wireplan_runtime::catalog::Param;
+    let mut r = registry();
+    for (i, s) in specs.iter().enumerate() {
+        let names = param_names(s);
+        let mut params = vec![
+            Param::of::<i64>(names[0]),
+            Param::of::<Option<i64>>(names[1]),
+        ];
+        params.extend(names[2..].iter().map(|n| Param::of::<Arc<Node>>(n)));
+        r.class::<Node>(&format!("App\\S{i}")).signature(params);
+    }
+    r
+}
+
 struct Fixture {
     specs: Vec<Spec>,
     registry: Registry,
     json: Vec<u8>,
     bin: Vec<u8>,
+    /// [`registry_signed`], with the plan at the current version: without a `signatures`
+    /// section (`bin_declared`) and with one naming every class's parameters (`bin_signed`),
+    /// what the compiler writes since version 4.
+    registry_signed: Registry,
+    bin_declared: Vec<u8>,
+    bin_signed: Vec<u8>,
 }
 
 fn fixture() -> Fixture {
     let specs = specs();
     let json = plan_json(&specs);
     let plan = Plan::from_json_str(&json, "<bench>").expect("generated plan");
+    let mut current = plan.clone();
+    current.version = wireplan_runtime::plan::VERSION;
+    let bin_declared = current.to_binary();
+    current.signatures = specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            (
+                format!("App\\S{i}").into(),
+                param_names(s).join(", ").into(),
+            )
+        })
+        .collect();
     Fixture {
         json: plan.to_json().into_bytes(),
         bin: plan.to_binary(),
         registry: registry(),
+        registry_signed: registry_signed(&specs),
+        bin_declared,
+        bin_signed: current.to_binary(),
         specs,
     }
 }
@@ -253,6 +301,12 @@ fn bench(c: &mut Criterion, f: &Fixture) {
     });
     g.bench_function("binary", |b| {
         b.iter(|| Container::from_bytes(black_box(&f.bin), &f.registry).unwrap())
+    });
+    g.bench_function("binary_declared", |b| {
+        b.iter(|| Container::from_bytes(black_box(&f.bin_declared), &f.registry_signed).unwrap())
+    });
+    g.bench_function("binary_signed", |b| {
+        b.iter(|| Container::from_bytes(black_box(&f.bin_signed), &f.registry_signed).unwrap())
     });
     g.finish();
 
@@ -527,6 +581,30 @@ fn summary(f: &Fixture) {
     let (cpu_bin, min_bin) = cpu_median_min(21, || {
         black_box(Container::from_bytes(&f.bin, &f.registry).unwrap());
     });
+    // With a registry that declares every constructor's parameters, without and with the
+    // plan's `signatures` section, alternating.
+    let (mut declared, mut signed) = (Vec::new(), Vec::new());
+    for _ in 0..21 {
+        for (bytes, out) in [
+            (&f.bin_declared, &mut declared),
+            (&f.bin_signed, &mut signed),
+        ] {
+            let t = thread_cpu();
+            black_box(Container::from_bytes(bytes, &f.registry_signed).unwrap());
+            out.push(thread_cpu() - t);
+        }
+    }
+    let ratios: Vec<f64> = declared
+        .iter()
+        .zip(&signed)
+        .map(|(d, s)| s.as_secs_f64() / d.as_secs_f64().max(1e-12))
+        .collect();
+    let (cpu_declared, cpu_signed) = (median_of(&mut declared), median_of(&mut signed));
+    let signed_ratio = {
+        let mut r = ratios;
+        r.sort_by(f64::total_cmp);
+        r[r.len() / 2]
+    };
     // The model of the binary plan (`Plan::from_bytes`, dropped inside the timing): no longer
     // part of a binary load, which reads the payload into the container's tables; built on the
     // first `Container::plan()`.
@@ -661,6 +739,10 @@ fn summary(f: &Fixture) {
     println!(
         "  CPU time, minimum: binary {min_bin:.2?} = read into tables {min_read:.2?} + drop \
          {min_drop:.2?}; model path: decode {min_decode:.2?}, check and set up {min_check:.2?}"
+    );
+    println!(
+        "  declared parameters, CPU time: binary {cpu_declared:.2?}, with the signatures \
+         section {cpu_signed:.2?} (paired {signed_ratio:.2}x)"
     );
     println!("create all {N}      {create:>12.2?}   hand-written {hand_all:>10.2?}   ratio {:.1}x   ({:.0} ns/service)", r(create, hand_all), create.as_nanos() as f64 / N as f64);
     println!(

@@ -31,6 +31,9 @@ pub struct PlanSummary {
     pub inputs_hash: String,
     /// How many files the plan was compiled from.
     pub dependencies: usize,
+    /// How many constructors and methods the plan's `signatures` section names (plan version
+    /// 4): the parameter names the load compares with the registry's.
+    pub signatures: usize,
     /// Static parameters with their values (the plan's JSON form).
     pub parameters: IndexMap<String, Expr>,
     /// Dynamic parameters the services read at start-up (`$param`) and those the plan
@@ -106,6 +109,7 @@ pub fn summary(file: &PlanFile) -> PlanSummary {
         compiler: plan.compiler.clone(),
         inputs_hash: plan.inputs_hash.clone(),
         dependencies: plan.dependencies.len(),
+        signatures: plan.signatures.len(),
         parameters: plan.parameters.clone(),
         dynamic_parameters: dynamic,
         dynamic_declared: plan.dynamic.clone(),
@@ -275,6 +279,13 @@ impl PlanSummary {
             ("compiler", self.compiler.clone()),
             ("inputs hash", self.inputs_hash.clone()),
             ("dependencies", format!("{} file(s)", self.dependencies)),
+            (
+                "signatures",
+                format!(
+                    "{} constructor(s) and method(s), compared with the registry at load",
+                    self.signatures
+                ),
+            ),
         ];
         let rows: Vec<Vec<String>> = header
             .iter()

@@ -15,7 +15,7 @@ use crate::value::Value;
 #[path = "check_args.rs"]
 mod args;
 use args::arity_problem;
-pub(crate) use args::signature_problem;
+pub(crate) use args::{names_differ, signature_problem};
 
 /// Walks the whole plan once, collecting every inconsistency (`problems`) and every missing
 /// registration (`missing`), so both can be reported at once.

@@ -44,15 +44,10 @@ pub(crate) fn signature_problem(registry: &Registry, key: &str, recorded: &str) 
         None => (key, None),
     };
     let params = registry.declared_params(class, method)?;
-    let names = || params.iter().map(|p| p.name);
-    let recorded_count = if recorded.is_empty() {
-        0
-    } else {
-        recorded.split(", ").count()
-    };
-    if recorded_count != params.len() || crate::plan::same_signature(recorded, names()) {
+    if !names_differ(recorded, params) {
         return None;
     }
+    let names = || params.iter().map(|p| p.name);
     let what = match method {
         Some(m) => format!("{class}::{m}()"),
         None => format!("the constructor of {class}"),
@@ -70,6 +65,32 @@ pub(crate) fn signature_problem(registry: &Registry, key: &str, recorded: &str) 
         dollar(&mut names()),
         dollar(&mut recorded.split(", "))
     ))
+}
+
+/// Whether `recorded` (names joined by `", "`, a value of a plan's `signatures`) lists as
+/// many names as `params` has, and another name somewhere: the case [`signature_problem`]
+/// reports. One pass, no allocation (the binary load checks every entry of a plan).
+pub(crate) fn names_differ(recorded: &str, params: &[crate::catalog::Param]) -> bool {
+    if params.is_empty() || recorded.is_empty() {
+        // No names on one side: the same when both have none, else another count.
+        return false;
+    }
+    // Name by name, each up to the next `,` (a `char` search, not a substring search: this
+    // runs for every entry of a binary plan's section).
+    let mut rest = recorded;
+    let mut differ = false;
+    for (i, p) in params.iter().enumerate() {
+        if i > 0 {
+            match rest.strip_prefix(", ") {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        }
+        let end = rest.find(',').unwrap_or(rest.len());
+        differ |= rest[..end] != *p.name;
+        rest = &rest[end..];
+    }
+    differ && rest.is_empty()
 }
 
 /// How a load problem that a catalog other than the registry's explains ends: the count or a

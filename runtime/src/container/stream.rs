@@ -238,16 +238,8 @@ impl Stream<'_, '_> {
             return None;
         }
         let resolved = self.dynamic(version, given, read_env, &parameters)?;
-        // Parameter names other than the registry's are a load problem the model path reports.
         if version >= 4 {
-            let signatures = self.r.signatures_section().ok()?;
-            let registry = self.registry;
-            if signatures
-                .iter()
-                .any(|(k, v)| super::check::signature_problem(registry, k, v).is_some())
-            {
-                return None;
-            }
+            self.signatures()?;
         }
         let program = Program {
             services: std::mem::take(&mut self.services),
@@ -601,6 +593,41 @@ impl Stream<'_, '_> {
             return None;
         }
         Some(resolved)
+    }
+
+    /// The `signatures` section (version 4), checked as it is read: parameter names other
+    /// than the registry's are a load problem the model path reports, and so is an entry
+    /// named twice. A constructor's entry is found by the class's index in the registry (one
+    /// lookup, a flag per class for the repeats); a method's, rarer, through the model path's
+    /// own check. An entry for a class the registry lacks gives up too (the model path
+    /// decides about it).
+    fn signatures(&mut self) -> Option<()> {
+        let registry = self.registry;
+        let (n, _) = self.r.len("signatures", MIN_PAIR).ok()?;
+        let mut seen = vec![false; registry.t.classes.len()];
+        let mut methods = std::collections::HashSet::new();
+        for _ in 0..n {
+            let key = self.r.str("a signature").ok()?;
+            let recorded = self.r.str("a signature").ok()?;
+            if key.contains(':') {
+                if !methods.insert(key)
+                    || super::check::signature_problem(registry, key, recorded).is_some()
+                {
+                    return None;
+                }
+                continue;
+            }
+            let (i, _, entry) = registry.t.classes.get_full(key)?;
+            if std::mem::replace(&mut seen[i], true) {
+                return None;
+            }
+            if let Some(params) = entry.more().ctor_sig.as_deref() {
+                if super::check::names_differ(recorded, params) {
+                    return None;
+                }
+            }
+        }
+        Some(())
     }
 
     /// The plan's tag index, with plain values of known services.

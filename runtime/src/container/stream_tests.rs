@@ -64,6 +64,7 @@ fn registry() -> Registry {
             Ok(())
         });
     r.class::<Part>("App\\Part")
+        .signature(vec![crate::catalog::Param::of::<i64>("n")])
         .constructor(|a| Ok(Part(a.int(0)?)))
         .implements::<dyn Named>("App\\Named", |x| x);
     r.class::<Tuned>("App\\Tuned")
@@ -310,6 +311,22 @@ fn every_problem_and_every_other_shape_gives_the_model_paths_answer() {
         ("a service requiring async", |j| {
             j["services"]["part"]["requires_async"] = json!(true)
         }),
+        ("signatures that agree with the registry", |j| {
+            j["version"] = json!(4);
+            j["signatures"] = json!({"App\\Part": "n", "App\\Tuned::setLevel": "level"});
+        }),
+        ("a signature of other names", |j| {
+            j["version"] = json!(4);
+            j["signatures"] = json!({"App\\Part": "m"});
+        }),
+        ("a signature of another count", |j| {
+            j["version"] = json!(4);
+            j["signatures"] = json!({"App\\Part": "n, m"});
+        }),
+        ("a signature of a class the registry lacks", |j| {
+            j["version"] = json!(4);
+            j["signatures"] = json!({"App\\Gone": "a, b"});
+        }),
         ("an expression nested too deeply", |j| {
             let mut deep = json!(1);
             for _ in 0..120 {
@@ -358,6 +375,8 @@ fn every_changed_byte_of_a_payload_reads_as_through_the_model() {
         "d": {"type": "App\\Part", "create": {"$new": "App\\Part", "args": [{"$param": "p"}]}}
     });
     j["dynamic"] = json!({"p": {"type": "int", "default": 2}});
+    j["version"] = json!(4);
+    j["signatures"] = json!({"App\\Part": "n", "App\\Recorder::bump": "by"});
     j["aliases"] = json!({"p": "a"});
     j["types"] = json!({"App\\Named": ["a"], "App\\Part": ["a"]});
     j["tags"] = json!({"t": {"b": true}});
@@ -407,6 +426,40 @@ fn every_changed_byte_of_a_payload_reads_as_through_the_model() {
         accepted > 20 && refused > 100,
         "{accepted} accepted, {refused} refused"
     );
+}
+
+/// A `signatures` entry named twice (which no JSON plan can hold: the binary payload is
+/// edited) is refused by the stream as by the model path, with the model path's message.
+#[test]
+fn a_signature_named_twice_is_refused_as_through_the_model() {
+    let r = registry();
+    for (first, second) in [
+        ("App\\Tuned", "App\\Label"),
+        ("App\\Recorder::bump", "App\\Recorder::bumx"),
+    ] {
+        let mut j = ordinary();
+        j["version"] = json!(4);
+        j["signatures"] = json!({first: "n", second: "n"});
+        let mut bytes = to_plan(&j).to_binary();
+        // Unedited, the plan is read straight into the tables, its signatures checked there.
+        let c = Container::from_bytes(&bytes, &r).expect("loads");
+        assert!(streamed(&c), "{second}");
+        let at = bytes
+            .windows(second.len())
+            .rposition(|w| w == second.as_bytes())
+            .expect("the second key");
+        bytes[at..at + second.len()].copy_from_slice(first.as_bytes());
+        let sum = checksum(&bytes[BINARY_HEADER_LEN..]);
+        bytes[20..28].copy_from_slice(&sum.to_le_bytes());
+        let got = Container::from_bytes(&bytes, &r).expect_err("refused");
+        let want = by_model(&bytes, &r).expect_err("refused");
+        assert_eq!(got.to_string(), want.to_string());
+        assert!(
+            got.to_string()
+                .contains(&format!("signature '{first}' appears twice")),
+            "{got}"
+        );
+    }
 }
 
 /// A compiled `$new` borrows its constructor from the registry the container keeps: changing
