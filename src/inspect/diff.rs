@@ -5,7 +5,9 @@
 //! as renamed rather than removed and added; per service its kind, type, lifespan,
 //! autowiring, tags, `create` (argument by argument when the callee is the same), setup,
 //! implemented interface, factory parameters and locator references; aliases; static
-//! parameters; the dynamic parameters' declarations; initialization. References to a renamed anonymous service are compared under
+//! parameters; the dynamic parameters' declarations; initialization; the parameter names of
+//! the `signatures` section (the registry a plan loads with must declare them), when both
+//! plans have one (version 4). References to a renamed anonymous service are compared under
 //! its new name, so the renumbering does not show up again in every service that uses it.
 //!
 //! Not compared: the header (compiler, input hash, dependencies — they change with every
@@ -149,6 +151,11 @@ pub struct PlanDiff {
     pub dynamic: Vec<Change>,
     /// Initialization changes (`initialization[i]`).
     pub initialization: Vec<Change>,
+    /// Changes of the parameter names a plan was compiled for (field = `App\\Repo` for a
+    /// constructor, `App\\Repo::connect` for a method): a registry that loads one plan
+    /// refuses the other. Compared only when both plans are of version 4 or later (earlier
+    /// plans have no such section).
+    pub signatures: Vec<Change>,
 }
 
 /// Whether a name is one Nette gives to anonymous services (`01`, `02`, …).
@@ -251,6 +258,25 @@ pub fn diff_plans(old: &Plan, new: &Plan) -> PlanDiff {
         &mut diff.dynamic,
         "",
     );
+    if old.version >= 4 && new.version >= 4 {
+        let names = |n: &wireplan_runtime::plan::Name| {
+            let shown = if n.is_empty() {
+                "()".to_string()
+            } else {
+                format!("(${})", n.replace(", ", ", $"))
+            };
+            (Json::String(n.to_string()), shown)
+        };
+        keyed(
+            &old.signatures,
+            &new.signatures,
+            |a, b| a == b,
+            names,
+            names,
+            &mut diff.signatures,
+            "",
+        );
+    }
     let old_init: Vec<Expr> = old.initialization.iter().map(&mapped).collect();
     listed(
         &old_init,
@@ -586,10 +612,12 @@ impl PlanDiff {
             && self.parameters.is_empty()
             && self.dynamic.is_empty()
             && self.initialization.is_empty()
+            && self.signatures.is_empty()
     }
 
     /// The JSON form (`wireplan diff --format json`): `{"same", "added", "removed",
-    /// "renamed", "changed", "aliases", "parameters", "dynamic", "initialization"}`.
+    /// "renamed", "changed", "aliases", "parameters", "dynamic", "initialization",
+    /// "signatures"}`.
     pub fn to_json(&self) -> Json {
         let mut j = serde_json::to_value(self).unwrap_or(Json::Null);
         if let Json::Object(o) = &mut j {
@@ -648,6 +676,7 @@ impl PlanDiff {
             ("parameters", &self.parameters),
             ("dynamic parameters", &self.dynamic),
             ("initialization", &self.initialization),
+            ("parameter names (signatures)", &self.signatures),
         ] {
             if !list.is_empty() {
                 let _ = writeln!(out, "{title}:");

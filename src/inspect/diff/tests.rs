@@ -32,6 +32,31 @@ fn dynamic_parameter_declarations_are_compared() {
     );
 }
 
+/// The parameter names a plan was compiled for decide which registries load it: a change is
+/// a difference between two version-4 plans, and not looked for when one plan is older.
+#[test]
+fn parameter_names_are_compared_between_plans_that_record_them() {
+    let services = json!({"a": {"type": "A", "create": {"$new": "A", "args": [1, 2]}}});
+    let mut old = plan(services.clone());
+    old.version = 4;
+    old.signatures = serde_json::from_value(json!({"A": "min, max", "A::go": "x"})).unwrap();
+    let mut new = plan(services);
+    new.version = 4;
+    new.signatures = serde_json::from_value(json!({"A": "max, min", "B": "y"})).unwrap();
+    let d = diff_plans(&old, &new);
+    assert_eq!(
+        d.to_text(),
+        "parameter names (signatures):\n  ~ A: ($min, $max) → ($max, $min)\n  - A::go: ($x)\n  \
+         + B: ($y)\n"
+    );
+    assert_eq!(d.to_json()["signatures"][0]["new"], json!("max, min"));
+    assert_eq!(d.to_json()["same"], json!(false));
+    // An older plan has no section: nothing to compare, the plans are the same.
+    old.version = 3;
+    old.signatures.clear();
+    assert!(diff_plans(&old, &new).is_empty());
+}
+
 /// A name with a line break or an escape character, read from a plan file, is shown
 /// escaped on its one line (added, removed and changed services alike).
 #[test]
