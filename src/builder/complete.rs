@@ -10,7 +10,7 @@ use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::expr::{Callee, Expr, ExprArray, ExprKind, Statement};
 use crate::source::Span;
 use indexmap::IndexMap;
-use wireplan_runtime::plan::{CallTarget, Expr as P};
+use wireplan_runtime::plan::{self, CallTarget, Expr as P};
 
 mod lookups;
 
@@ -87,7 +87,14 @@ pub(super) struct Completer<'a> {
     /// types only), at most [`EXCLUDED_MAX`], with their types ([`excluded_services`]); found
     /// once, on the way to the first `missing-service` error.
     pub(super) excluded: std::cell::OnceCell<Vec<(String, String)>>,
+    /// The parameter names of every constructor and method with parameters completed so far
+    /// (repeats included), for the plan's `signatures` section ([`Completer::sign`]).
+    pub(super) signatures: Signatures,
 }
+
+/// What [`Completer::sign`] collects: (`App\Repo` or `App\Repo::connect`, the parameter
+/// names joined by `", "`), in the order completed, with repeats (the plan keeps the first).
+pub type Signatures = Vec<(plan::Name, plan::Name)>;
 
 /// How many services kept out of autowiring a `missing-service` error looks through for one
 /// of the missing type (each error scans them: a bound keeps many errors over many such
@@ -136,7 +143,7 @@ fn misspelt_classes(b: &ContainerBuilder) -> Vec<(String, String, Option<String>
 }
 
 pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
-    let results = super::completing::complete_definitions(b, diags);
+    let (results, mut signatures) = super::completing::complete_definitions(b, diags);
     let init = {
         let mut c = Completer {
             b,
@@ -145,6 +152,7 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
             trace: Vec::new(),
             misspelt: Default::default(),
             excluded: Default::default(),
+            signatures: Vec::new(),
         };
         let ctx = Ctx {
             service: "",
@@ -154,7 +162,8 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
             self_type: None,
             factory_params: Vec::new(),
         };
-        b.initialization
+        let init: Vec<P> = b
+            .initialization
             .iter()
             .map(|e| {
                 let p = match &e.kind {
@@ -164,9 +173,12 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
                 c.require_effect(&p, &ctx, e.span, "initialization");
                 p
             })
-            .collect()
+            .collect();
+        signatures.append(&mut c.signatures);
+        init
     };
     b.initialization_completed = init;
+    b.signatures = signatures;
     for (def, r) in b.definitions.values_mut().zip(results) {
         def.completed = r;
     }
@@ -198,6 +210,29 @@ pub(super) fn split_member(n: &str) -> Option<(&str, &str)> {
 /// A PHP identifier: a method name after `::` (not `$prop`, not empty).
 pub(super) fn is_identifier(n: &str) -> bool {
     !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+impl Completer<'_> {
+    /// Records the names of `params`, the parameters of `class`'s constructor (`method`
+    /// `None`) or of its `method`, for the plan's `signatures` section (plan version 4): the
+    /// runtime compares them with the registry's at load, since the plan passes arguments by
+    /// position. Collected here, where the parameters were just read (on every thread the
+    /// completion runs on), rather than by looking every class up again when the plan is
+    /// built. A call without parameters has nothing to compare.
+    fn sign(&mut self, class: &str, method: Option<&str>, params: &[crate::catalog::Param]) {
+        if params.is_empty() {
+            return;
+        }
+        let mut names = String::with_capacity(params.len() * 8);
+        for (i, p) in params.iter().enumerate() {
+            if i > 0 {
+                names.push_str(", ");
+            }
+            names.push_str(p.name.as_str());
+        }
+        self.signatures
+            .push((plan::signature_key(class, method), plan::Name::from(names)));
+    }
 }
 
 impl Completer<'_> {
@@ -694,6 +729,7 @@ impl Completer<'_> {
             return P::Null;
         }
         let params = b.catalog.constructor_of(info);
+        self.sign(class, None, params);
         let f = Function {
             class,
             method: "__construct",
@@ -744,6 +780,9 @@ impl Completer<'_> {
             .and_then(|ty| self.b.catalog.method_name(ty, method))
             .unwrap_or(method)
             .to_string();
+        if let Some(ty) = &target_ty {
+            self.sign(ty, Some(&method), params);
+        }
         P::Call {
             target,
             method,

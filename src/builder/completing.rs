@@ -10,7 +10,7 @@
 //! order, after them. The statements and diagnostics are therefore those of completing every
 //! definition in order on one thread.
 
-use super::complete::Completer;
+use super::complete::{Completer, Signatures};
 use super::{Completed, ContainerBuilder, DefinitionKind};
 use crate::diagnostics::Diagnostics;
 use wireplan_runtime::plan::Expr as P;
@@ -23,10 +23,12 @@ pub(super) const PARALLEL_MIN: usize = 4096;
 /// One entry per definition, in definition order: its completed statements, or `None` when
 /// its type did not resolve. What the completion reports is added to `diags` in the same
 /// order as one thread completing every definition in order would add it.
+/// With them, the parameter names of the calls completed (`Completer::sign`), in the same
+/// order as one thread would collect them.
 pub(super) fn complete_definitions(
     b: &ContainerBuilder,
     diags: &mut Diagnostics,
-) -> Vec<Option<Box<Completed>>> {
+) -> (Vec<Option<Box<Completed>>>, Signatures) {
     let parts = crate::parallel::parts(b.definitions.len(), PARALLEL_MIN);
     complete_in_parts(b, diags, parts)
 }
@@ -38,53 +40,56 @@ pub(super) fn complete_in_parts(
     b: &ContainerBuilder,
     diags: &mut Diagnostics,
     parts: usize,
-) -> Vec<Option<Box<Completed>>> {
+) -> (Vec<Option<Box<Completed>>>, Signatures) {
     let count = b.definitions.len();
     let mut results = Vec::with_capacity(count);
     if parts <= 1 || count < 2 {
-        complete_range(b, diags, 0..count, &mut results);
-        return results;
+        let signatures = complete_range(b, diags, 0..count, &mut results);
+        return (results, signatures);
     }
     let parts = parts.min(count);
     let bounds: Vec<usize> = (0..=parts).map(|i| i * count / parts).collect();
     // Each part ahead starts from the diagnostics reported before `complete`.
     let before = diags.clone();
     let mark = diags.len();
-    let ((), ahead) = crate::parallel::split(
+    let (mut signatures, ahead) = crate::parallel::split(
         "complete",
         parts - 1,
         || complete_range(b, diags, 0..bounds[1], &mut results),
         |k| {
             let mut own = before.clone();
             let mut part = Vec::with_capacity(bounds[k + 2] - bounds[k + 1]);
-            complete_range(b, &mut own, bounds[k + 1]..bounds[k + 2], &mut part);
-            (part, own.into_vec().split_off(mark))
+            let signed = complete_range(b, &mut own, bounds[k + 1]..bounds[k + 2], &mut part);
+            (part, own.into_vec().split_off(mark), signed)
         },
     );
     // No part so far reported anything.
     let mut clean = diags.len() == mark;
-    for (k, (part, reported)) in ahead.into_iter().enumerate() {
+    for (k, (part, reported, signed)) in ahead.into_iter().enumerate() {
         if clean {
             clean = reported.is_empty();
             results.extend(part);
             diags.extend(reported);
+            signatures.extend(signed);
         } else {
             // Completed ahead while an earlier part reported something: again, here, after
             // what was reported before it.
-            complete_range(b, diags, bounds[k + 1]..bounds[k + 2], &mut results);
+            let signed = complete_range(b, diags, bounds[k + 1]..bounds[k + 2], &mut results);
+            signatures.extend(signed);
         }
     }
-    results
+    (results, signatures)
 }
 
 /// Completes the definitions at positions `range` (in definition order) into `results`, one
 /// entry per definition (`None` for one whose type did not resolve), reporting to `diags`.
+/// Returns the parameter names of the calls completed (`Completer::sign`).
 fn complete_range(
     b: &ContainerBuilder,
     diags: &mut Diagnostics,
     range: std::ops::Range<usize>,
     results: &mut Vec<Option<Box<Completed>>>,
-) {
+) -> Signatures {
     let mut c = Completer {
         b,
         diags,
@@ -92,6 +97,7 @@ fn complete_range(
         trace: Vec::new(),
         misspelt: Default::default(),
         excluded: Default::default(),
+        signatures: Vec::new(),
     };
     for (_, def) in &b.definitions[range] {
         if def.resolved_type.is_none() {
@@ -122,6 +128,7 @@ fn complete_range(
         }
         results.push(Some(Box::new(completed)));
     }
+    c.signatures
 }
 
 #[cfg(test)]
@@ -155,11 +162,14 @@ mod tests {
         one(Expr::new(ExprKind::Int(i as i64), None))
     }
 
-    /// Completes `b` in `parts` parts: the statements and what was reported.
+    /// Completes `b` in `parts` parts: the statements and what was reported; the parameter
+    /// names collected are checked against one thread's.
     fn completed(b: &ContainerBuilder, parts: usize) -> (Vec<Option<Completed>>, Vec<String>) {
         let mut diags = Diagnostics::new();
-        let results = complete_in_parts(b, &mut diags, parts);
+        let (results, signed) = complete_in_parts(b, &mut diags, parts);
         assert_eq!(results.len(), b.definitions.len());
+        let (_, one_thread) = complete_in_parts(b, &mut Diagnostics::new(), 1);
+        assert_eq!(signed, one_thread, "{parts} parts");
         (
             results.into_iter().map(|r| r.map(|c| *c)).collect(),
             diags.items().iter().map(|d| format!("{d:?}")).collect(),
@@ -185,6 +195,13 @@ mod tests {
         let b = builder(50, int);
         let (whole, reported) = completed(&b, 1);
         assert!(reported.is_empty(), "{reported:?}");
+        // Each `new App\Db($x)` records the constructor's parameter names (repeats kept).
+        let (_, signed) = complete_in_parts(&b, &mut Diagnostics::new(), 3);
+        assert_eq!(signed.len(), 50);
+        assert_eq!(
+            (signed[0].0.as_str(), signed[0].1.as_str()),
+            ("App\\Db", "x")
+        );
         assert!(whole.iter().all(Option::is_some));
         same_in_parts(&b, &[2, 3, 7, 50, 80], &whole, &[]);
     }
@@ -232,7 +249,7 @@ mod tests {
         let (whole, reported) = completed(&b, 1);
         assert_eq!(reported.len(), 4, "{reported:?}");
         let mut diags = Diagnostics::new();
-        let results = complete_definitions(&b, &mut diags);
+        let (results, _) = complete_definitions(&b, &mut diags);
         let results: Vec<_> = results.into_iter().map(|r| r.map(|c| *c)).collect();
         let again: Vec<String> = diags.items().iter().map(|d| format!("{d:?}")).collect();
         assert_eq!((results, again), (whole, reported));

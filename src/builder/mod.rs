@@ -57,6 +57,8 @@ pub struct Released {
     pub initialization: Vec<plan::Expr>,
     /// Files registered with `addDependency`.
     pub dependencies: Vec<std::path::PathBuf>,
+    /// The parameter names the completed statements call ([`ContainerBuilder::signatures`]).
+    pub signatures: Vec<(plan::Name, plan::Name)>,
 }
 
 /// The rest of a released builder ([`ContainerBuilder::release`]): its catalog, autowiring
@@ -111,6 +113,11 @@ pub struct ContainerBuilder {
     pub initialization: Vec<Expr>,
     /// The completed initialization statements (after [`ContainerBuilder::complete`]).
     pub initialization_completed: Vec<plan::Expr>,
+    /// The parameter names of the constructors and methods the completed statements call
+    /// (`App\\Repo` or `App\\Repo::connect` → names joined by `", "`), in the order
+    /// completed, repeats included: the plan's `signatures` section keeps the first of each
+    /// (plan version 4). Filled by [`ContainerBuilder::complete`].
+    pub signatures: Vec<(plan::Name, plan::Name)>,
     /// Files registered with `addDependency`, for dev-mode rebuilds.
     pub dependencies: Vec<std::path::PathBuf>,
     /// Whether [`ContainerBuilder::complete`] keeps how each argument was filled
@@ -184,6 +191,7 @@ impl ContainerBuilder {
             parameters: IndexMap::new(),
             initialization: Vec::new(),
             initialization_completed: Vec::new(),
+            signatures: Vec::new(),
             dependencies: Vec::new(),
             phase: Phase::Loading,
             index: AutowiringIndex::default(),
@@ -552,6 +560,7 @@ impl ContainerBuilder {
             aliases: std::mem::take(&mut done.aliases),
             initialization: std::mem::take(&mut done.initialization_completed),
             dependencies: std::mem::take(&mut done.dependencies),
+            signatures: std::mem::take(&mut done.signatures),
             rest: Rest(Some(done)),
         }
     }

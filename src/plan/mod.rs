@@ -134,51 +134,56 @@ pub fn build_releasing(
 ) -> Plan {
     let needs_async = builder.async_services();
     let types = type_index(builder);
-    // The signatures are read from the catalog while the entries are made. This is a second
-    // handle: whichever of it and the rest of the builder goes last frees the catalog (or
-    // nothing does, when the process ends after compiling: see `Rest`).
-    let catalog = std::sync::Arc::clone(&builder.catalog);
     let released = builder.release();
-    let initialization = &released.initialization;
     let make_entries = || {
         let mut services =
             plan::NameMap::with_capacity_and_hasher(released.definitions.len(), Default::default());
-        let mut signatures = signatures::Signatures::new(&catalog, released.definitions.len());
         for mut def in released.definitions.into_values() {
             let (Some(ty), Some(completed)) = (def.resolved_type.take(), def.completed.take())
             else {
                 continue;
             };
             let entry = service_plan(&def, ty, *completed, &needs_async, sources);
-            signatures.add_service(&entry);
             services.insert(def.name.as_str().into(), entry);
         }
-        signatures.add_all(initialization);
-        (services, signatures.finish())
+        services
+    };
+    // The `signatures` section is made from the completion's list beside the hashing.
+    let list = std::sync::Mutex::new(Some(released.signatures));
+    let take_section = || {
+        let list = list
+            .lock()
+            .ok()
+            .and_then(|mut l| l.take())
+            .unwrap_or_default();
+        signatures::section(list.into_iter())
     };
     // The inputs are hashed on another core meanwhile when there is enough of them.
     let bytes: usize = files.iter().map(|id| sources.get(*id).text.len()).sum();
     // The rest of the builder (its catalog above all) is freed there too, after hashing, or
     // left to the operating system when the process ends after compiling (`Rest`).
     let rest = std::sync::Mutex::new(Some(released.rest));
-    let (services, hashed) = if bytes >= HASH_APART_MIN && crate::parallel::parallelism() > 1 {
-        let (services, mut hashed) = crate::parallel::split("hash", 1, make_entries, |_| {
-            let hashed = hash_files(sources, files);
-            if let Ok(mut rest) = rest.lock() {
-                rest.take();
-            }
-            hashed
-        });
-        (
-            services,
-            hashed.pop().unwrap_or_else(|| hash_files(sources, files)),
-        )
-    } else {
-        drop(rest);
-        (make_entries(), hash_files(sources, files))
-    };
+    let (services, (hashed, signatures)) =
+        if bytes >= HASH_APART_MIN && crate::parallel::parallelism() > 1 {
+            let (services, mut hashed) = crate::parallel::split("hash", 1, make_entries, |_| {
+                let hashed = hash_files(sources, files);
+                let section = take_section();
+                if let Ok(mut rest) = rest.lock() {
+                    rest.take();
+                }
+                (hashed, section)
+            });
+            let apart = hashed
+                .pop()
+                .unwrap_or_else(|| (hash_files(sources, files), take_section()));
+            (services, apart)
+        } else {
+            drop(rest);
+            let services = make_entries();
+            (services, (hash_files(sources, files), take_section()))
+        };
     finish(
-        services,
+        (services, signatures),
         types,
         released.aliases,
         released.initialization,
@@ -223,7 +228,6 @@ fn assemble(
     files: &[FileId],
 ) -> Plan {
     let mut services = plan::NameMap::with_capacity_and_hasher(completed.len(), Default::default());
-    let mut signatures = signatures::Signatures::new(&builder.catalog, completed.len());
     for (def, completed) in builder.definitions().zip(completed) {
         let Some(ty) = def.resolved_type.clone() else {
             continue;
@@ -232,12 +236,11 @@ fn assemble(
             continue;
         };
         let entry = service_plan(def, ty, completed, needs_async, sources);
-        signatures.add_service(&entry);
         services.insert(def.name.as_str().into(), entry);
     }
-    signatures.add_all(&builder.initialization_completed);
+    let signatures = signatures::section(builder.signatures.iter().cloned());
     finish(
-        (services, signatures.finish()),
+        (services, signatures),
         type_index(builder),
         builder.aliases().clone(),
         builder.initialization_completed.clone(),
