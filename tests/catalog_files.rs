@@ -536,6 +536,37 @@ fn a_catalog_that_is_not_utf8_is_reported_at_the_byte() {
     }
 }
 
+/// A binary plan given as a catalog is one error that says so, not a NEON syntax error
+/// showing its bytes (a new user's trial: `--catalog app.plan.bin`).
+#[test]
+fn a_binary_plan_given_as_a_catalog_is_named_as_such() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("config.neon"), "services:\n\tdb: App\\Db\n").expect("write");
+    std::fs::write(dir.path().join("types.neon"), "types:\n\tApp\\Db: {}\n").expect("write");
+    let compiled = wireplan_cmd()
+        .current_dir(dir.path())
+        .args([
+            "compile",
+            "config.neon",
+            "--catalog",
+            "types.neon",
+            "-o",
+            "app.plan.bin",
+        ])
+        .output()
+        .expect("runs");
+    assert!(compiled.status.success(), "{compiled:?}");
+    let (got, shown) = check_json(dir.path(), "app.plan.bin");
+    assert_eq!(got.len(), 1, "{shown}");
+    assert_eq!(got[0]["code"], "invalid-value", "{shown}");
+    assert_eq!(
+        got[0]["message"],
+        "'app.plan.bin' is a binary plan (what `wireplan compile` writes), not a catalog.",
+        "{shown}"
+    );
+    assert!(!shown.contains("WIREPLAN"), "no bytes shown: {shown}");
+}
+
 /// A catalog that is a list is one error (it was one per item: "Unexpected item '0'", '1', …;
 /// a new user's trial).
 #[test]
@@ -949,6 +980,15 @@ fn the_diff_covers_every_kind_of_change() {
     assert!(lines[0]
         .what
         .starts_with("constructor parameters were reordered from (i, i32_,"));
+    // What the order means for the configuration: positional arguments move.
+    assert!(
+        lines[0].what.ends_with(
+            "arguments the configuration passes by position now go to other parameters; \
+             pass them by name (`i32_: …`)"
+        ),
+        "{}",
+        lines[0].what
+    );
 }
 
 #[test]

@@ -32,12 +32,14 @@ fn registry(swapped: bool) -> Registry {
         register!(r, "App\\Range" => Range {
             new(max_items: i64, min_items: i64) { Range { min: min_items, max: max_items, clamp: (0, 0) } }
             fn setClamp(&mut this, low: i64, top: i64) { this.clamp = (low, top); }
+            fn widen(&this, times: i64, by: i64) -> i64 { this.max + by * times }
             static fn make(max: i64, min: i64) -> Arc<Range> { Range::make(min, max) }
         });
     } else {
         register!(r, "App\\Range" => Range {
             new(min_items: i64, max_items: i64) { Range { min: min_items, max: max_items, clamp: (0, 0) } }
             fn setClamp(&mut this, low: i64, high: i64) { this.clamp = (low, high); }
+            fn widen(&this, by: i64, times: i64) -> i64 { this.max + by * times }
             static fn make(min: i64, max: i64) -> Arc<Range> { Range::make(min, max) }
         });
     }
@@ -50,6 +52,10 @@ const CONFIG: &str = "services:
 \t\tsetup:
 \t\t\t- setClamp(high: 5, low: 2)
 \tmade: App\\Range::make(max: 7, min: 3)
+\tother:
+\t\tcreate: App\\Range(0, 1)
+\t\tsetup:
+\t\t\t- @range::widen(by: 2, times: 3)
 ";
 
 fn compile(dir: &std::path::Path, out: &str) -> std::path::PathBuf {
@@ -88,6 +94,7 @@ fn the_plan_records_the_names_of_the_constructors_and_methods_it_calls() {
             "App\\Range": "min_items, max_items",
             "App\\Range::setClamp": "low, high",
             "App\\Range::make": "min, max",
+            "App\\Range::widen": "by, times",
         })
     );
     // The named arguments reached their parameters, in the catalog's order.
@@ -108,7 +115,7 @@ fn a_registry_whose_parameter_names_changed_refuses_the_plan_in_both_forms() {
             Err(e) => e,
         };
         let text = e.to_string();
-        assert!(text.contains("3 problem(s)"), "{out}: {text}");
+        assert!(text.contains("4 problem(s)"), "{out}: {text}");
         for want in [
             "the constructor of App\\Range declares the parameters ($max_items, $min_items) in \
              this registry, but the plan was compiled for ($min_items, $max_items) and passes \
@@ -117,6 +124,9 @@ fn a_registry_whose_parameter_names_changed_refuses_the_plan_in_both_forms() {
              the plan was compiled for ($low, $high)",
             "App\\Range::make() declares the parameters ($max, $min) in this registry, but the \
              plan was compiled for ($min, $max)",
+            // A method called on another service's object (a trial's `@mailer::configure(…)`).
+            "App\\Range::widen() declares the parameters ($times, $by) in this registry, but \
+             the plan was compiled for ($by, $times)",
         ] {
             assert!(text.contains(want), "{out}: {text}");
         }

@@ -685,6 +685,34 @@ fn a_reference_the_declared_parameter_does_not_take_is_a_load_problem() {
             ],
         );
     }
+
+    // A trait object whose trait the registry no longer names (its only `implements` was
+    // removed since compiling): "takes object" says what that means.
+    trait Notifier: Send + Sync {}
+    #[allow(dead_code)]
+    struct Console;
+    #[allow(dead_code)]
+    struct Alerts(Arc<dyn Notifier>);
+    let mut r = Registry::new();
+    register!(r, "App\\Console" => Console { new() { Console } });
+    register!(r, "App\\Alerts" => Alerts { new(notifier: Arc<dyn Notifier>) { Alerts(notifier) } });
+    let text = plan_with(
+        VERSION,
+        r#"{"console": {"type": "App\\Console", "create": {"$new": "App\\Console", "args": []}},
+            "alerts": {"type": "App\\Alerts", "create": {"$new": "App\\Alerts", "args": [{"$ref": "console"}]}}}"#,
+    );
+    for loaded in load_json_and_binary(&text, &r) {
+        let e = loaded.expect_err("refused").to_string();
+        assert_mentions(
+            &e,
+            &[
+                "service 'alerts' (create): argument $notifier (index 0) of the constructor of \
+               App\\Alerts is service 'console' (App\\Console) in the plan, but the parameter \
+               takes object (a Rust type this registry has no class or interface name for: was \
+               its registration, or the `implements` that named it, removed since compiling?)",
+            ],
+        );
+    }
 }
 
 /// A dynamic parameter's value the declared parameter type refuses is a load problem, as a

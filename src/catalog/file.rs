@@ -59,6 +59,26 @@ pub fn load_inputs(
                         continue;
                     }
                     seen.push(canonical.clone());
+                    // A binary plan is one error saying so, not a NEON syntax error that
+                    // shows its bytes (a new user's trial); a JSON plan is recognised when
+                    // the document is read.
+                    if bytes.starts_with(wireplan_runtime::encoding::BINARY_MAGIC) {
+                        diags.push(
+                            Diagnostic::error(
+                                Code::InvalidValue,
+                                format!(
+                                    "'{}' is a binary plan (what `wireplan compile` writes), \
+                                     not a catalog.",
+                                    path.display()
+                                ),
+                            )
+                            .with_note(
+                                "give --catalog the catalog the application's registry writes \
+                                 (`Registry::catalog_json()`) or a NEON file with `types:`",
+                            ),
+                        );
+                        continue;
+                    }
                     // Bytes that are not UTF-8 are reported here as a configuration file's
                     // are; the file is then registered (for the excerpt) but not read.
                     if let Some(mut d) = crate::neon::utf8_error(&bytes, sources.next_id()) {

@@ -307,10 +307,14 @@ fn diff_params(
         let list = |m: &IndexMap<String, String>| {
             m.keys().map(String::as_str).collect::<Vec<_>>().join(", ")
         };
+        // Arguments the configuration passes by position now reach other parameters, and
+        // nothing else says so once the catalog is written again (a new user's trial).
         push(format!(
-            "{what}s were reordered from ({}) to ({})",
+            "{what}s were reordered from ({}) to ({}): arguments the configuration passes by \
+             position now go to other parameters; pass them by name (`{}: …`)",
             list(o),
-            list(n)
+            list(n),
+            n.keys().next().map_or("", String::as_str)
         ));
     }
 }

@@ -124,7 +124,7 @@ impl<'a> Checker<'a> {
 
     /// A `$new` of `class` with `args` arguments: the class and its constructor must be
     /// registered, and when the registration declares the constructor's parameters
-    /// ([`crate::ClassBuilder::signature`], which `#[derive(Service)]` and `register!` fill in),
+    /// ([`crate::ClassBuilder::signature`], which `#[wireplan_runtime::class]` and `register!` fill in),
     /// the plan must pass exactly that many (a plan's arguments are positional and complete:
     /// the compiler filled in the defaults). A different count means the plan was compiled
     /// from a catalog other than this registry's; it is reported here, at load, instead of as

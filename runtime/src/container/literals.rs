@@ -1,5 +1,5 @@
 //! A plan's literal constructor arguments against the parameter types the registry declares
-//! for the constructor (`ClassBuilder::signature`, which `#[derive(Service)]` and `register!`
+//! for the constructor (`ClassBuilder::signature`, which `#[wireplan_runtime::class]` and `register!`
 //! fill in): a literal the argument conversion would refuse when the service is created (a
 //! string where an `i64` is taken, 300 for a `u8`, `null` for a parameter that is not an
 //! `Option`) is a load problem, reported with the plan's other problems, instead of an error
@@ -130,7 +130,8 @@ impl Scalar {
 /// service object of another Rust type (`Arc<T>`, [`Param::object`]) that the registry does
 /// not cast `made` to, exactly as [`Registry::cast`] refuses it when the service is created.
 /// `None` when it takes it, and for a parameter that takes no service object. The catalog
-/// type is built only for a refusal (it is the message's). A plan whose constructor
+/// type is built only for a refusal (it is the message's; `object`, for a Rust type the
+/// registry has no name for, says what that means). A plan whose constructor
 /// parameters were reordered since it was compiled passes its services to the wrong
 /// parameters (a new user's trial found that only at the first `get`).
 pub(crate) fn refuses_object(
@@ -142,7 +143,17 @@ pub(crate) fn refuses_object(
     if want == made || registry.t.casters.contains_key(&(made, want)) {
         return None;
     }
-    Some((param.ty)(registry))
+    let ty = (param.ty)(registry);
+    // `object`: the registry names no class or interface for the Rust type the parameter
+    // takes, which a bare "takes object" did not explain (a new user's trial had removed the
+    // `implements` of the trait, and with it the trait's only registration).
+    if ty.trim_start_matches('?') == "object" {
+        return Some(format!(
+            "{ty} (a Rust type this registry has no class or interface name for: was its \
+             registration, or the `implements` that named it, removed since compiling?)"
+        ));
+    }
+    Some(ty)
 }
 
 #[cfg(test)]
