@@ -63,6 +63,7 @@ pub(super) fn complete_in_parts(
             (part, own.into_vec().split_off(mark), signed)
         },
     );
+    signatures.reserve(ahead.iter().map(|(_, _, signed)| signed.len()).sum());
     // No part so far reported anything.
     let mut clean = diags.len() == mark;
     for (k, (part, reported, signed)) in ahead.into_iter().enumerate() {
@@ -97,7 +98,9 @@ fn complete_range(
         trace: Vec::new(),
         misspelt: Default::default(),
         excluded: Default::default(),
-        signatures: Vec::new(),
+        // About one constructor per definition: sized once, not grown by doubling (a
+        // doubled list was a megabyte of app-10000's peak).
+        signatures: Vec::with_capacity(range.len()),
     };
     for (_, def) in &b.definitions[range] {
         if def.resolved_type.is_none() {
