@@ -84,6 +84,10 @@ pub struct ServiceEntry {
     pub uses: Vec<String>,
     /// The services whose creation, setup or references use it, in plan order.
     pub needed_by: Vec<String>,
+    /// The plan's `signatures` section, to show the arguments of calls by parameter name
+    /// ([`text::expr_named`]; the JSON form has the plan's positional arguments).
+    #[serde(skip)]
+    pub signatures: wireplan_runtime::plan::NameMap<wireplan_runtime::plan::Name>,
 }
 
 /// The overview of `file`'s plan.
@@ -211,6 +215,7 @@ pub fn service(plan: &Plan, file_name: &str, name: &str) -> Result<ServiceEntry,
             .filter(|(_, other)| uses(other).iter().any(|u| resolve(u) == resolved))
             .map(|(n, _)| n.to_string())
             .collect(),
+        signatures: plan.signatures.clone(),
     })
 }
 
@@ -400,8 +405,14 @@ impl ServiceEntry {
                 .map(|(k, v)| format!("{k}: {}", text::expr(v)))
                 .collect(),
         );
-        multi("create", vec![text::expr(&s.create)]);
-        multi("setup", s.setup.iter().map(text::expr).collect());
+        // A setup's `@self` calls a method of the service's type, or of a factory's product.
+        let own = match (&s.kind, &s.create) {
+            (ServiceKind::Factory, Expr::New { class, .. }) => class.as_str(),
+            _ => s.type_.as_str(),
+        };
+        let named = |e: &Expr| text::expr_named(e, &self.signatures, own);
+        multi("create", vec![named(&s.create)]);
+        multi("setup", s.setup.iter().map(named).collect());
         if !s.references.is_empty() {
             multi(
                 "references",

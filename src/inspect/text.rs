@@ -23,7 +23,7 @@
 //! maps `{key: value}` (keys bare when the encoder would write them bare). [`short`] cuts
 //! lists and maps after [`SHORT_ITEMS`] items (`… 3 more`), for one-line answers.
 
-use wireplan_runtime::plan::{CallTarget, Expr};
+use wireplan_runtime::plan::{signature_key, CallTarget, Expr, Name, NameMap};
 
 /// How many items of a list or map [`short`] writes before `… N more`.
 pub const SHORT_ITEMS: usize = 8;
@@ -55,12 +55,24 @@ pub fn expr(e: &Expr) -> String {
     Writer::full().expr(e)
 }
 
+/// [`expr`] with the arguments of constructor and method calls named as the plan's
+/// `signatures` section (plan version 4) names their parameters: `App\Repo(db: @db,
+/// perPage: 5)`, what the arguments meant when the plan was compiled. `own` is the class
+/// a `@self::method()` call belongs to (the service's). A call the section does not name, or
+/// names with another count of parameters, keeps its positional arguments.
+pub fn expr_named(e: &Expr, names: &NameMap<Name>, own: &str) -> String {
+    let mut w = Writer::full();
+    w.names = Some((names, own));
+    w.expr(e)
+}
+
 /// [`expr`] with lists and maps cut after [`SHORT_ITEMS`] items, at every depth: a value on
 /// one line of `explain`.
 pub fn short(e: &Expr) -> String {
     Writer {
         limit: Some(SHORT_ITEMS),
         out: String::new(),
+        names: None,
     }
     .expr(e)
 }
@@ -72,18 +84,46 @@ pub fn args(items: &[Expr]) -> String {
     w.out
 }
 
-struct Writer {
+struct Writer<'n> {
     /// Items written of each list or map; `None`: all.
     limit: Option<usize>,
     out: String,
+    /// The plan's `signatures` and the class of `@self`, to name arguments by
+    /// ([`expr_named`]).
+    names: Option<(&'n NameMap<Name>, &'n str)>,
 }
 
-impl Writer {
-    fn full() -> Writer {
+impl<'n> Writer<'n> {
+    fn full() -> Writer<'static> {
         Writer {
             limit: None,
             out: String::new(),
+            names: None,
         }
+    }
+
+    /// The parameter names of the call `key` (`App\Repo`, `App\Repo::m`) when the
+    /// signatures name `count` of them.
+    fn param_names(&self, class: &str, method: Option<&str>, count: usize) -> Option<Vec<&'n str>> {
+        let (names, _) = self.names?;
+        let recorded = names.get(signature_key(class, method).as_str())?;
+        let list: Vec<&str> = recorded.split(", ").collect();
+        (count > 0 && list.len() == count).then_some(list)
+    }
+
+    /// `name(args)` with each argument after its parameter's name.
+    fn named_call(&mut self, name: &str, args: &[Expr], params: &[&str]) {
+        self.out.push_str(name);
+        self.out.push('(');
+        for (i, (p, a)) in params.iter().zip(args).enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.out.push_str(p);
+            self.out.push_str(": ");
+            self.write(a);
+        }
+        self.out.push(')');
     }
 
     fn expr(mut self, e: &Expr) -> String {
@@ -175,7 +215,10 @@ impl Writer {
                 self.out.push('@');
                 self.out.push_str(name);
             }
-            Expr::New { class, args } => self.call(class, args),
+            Expr::New { class, args } => match self.param_names(class, None, args.len()) {
+                Some(params) => self.named_call(class, args, &params),
+                None => self.call(class, args),
+            },
             Expr::Call {
                 target,
                 method,
@@ -183,7 +226,15 @@ impl Writer {
             } => {
                 self.target(target);
                 self.out.push_str("::");
-                self.call(method, args);
+                let class = match target {
+                    CallTarget::Class(c) => Some(c.as_str()),
+                    CallTarget::SelfObject => self.names.map(|(_, own)| own),
+                    CallTarget::Expr(_) => None,
+                };
+                match class.and_then(|c| self.param_names(c, Some(method), args.len())) {
+                    Some(params) => self.named_call(method, args, &params),
+                    None => self.call(method, args),
+                }
             }
             Expr::Set {
                 target,
@@ -256,6 +307,46 @@ mod tests {
 
     fn text(j: serde_json::Value) -> String {
         expr(&Expr::from_json(&j).expect("valid expression"))
+    }
+
+    /// With the plan's signatures, arguments are named by their parameters; a call the
+    /// section does not name, or names with another count, stays positional.
+    #[test]
+    fn arguments_are_named_by_the_signatures() {
+        let names: NameMap<Name> = serde_json::from_value(json!({
+            "App\\Repo": "db, perPage",
+            "App\\Repo::setLogger": "logger",
+            "App\\Pool::make": "size",
+        }))
+        .expect("names");
+        let named = |j: serde_json::Value| {
+            expr_named(&Expr::from_json(&j).expect("valid"), &names, "App\\Repo")
+        };
+        assert_eq!(
+            named(json!({"$new": "App\\Repo", "args": [{"$ref": "db"}, 5]})),
+            "App\\Repo(db: @db, perPage: 5)"
+        );
+        assert_eq!(
+            named(json!({"$call": ["@self", "setLogger"], "args": [{"$ref": "log"}]})),
+            "@self::setLogger(logger: @log)"
+        );
+        assert_eq!(
+            named(json!({"$call": ["App\\Pool", "make"], "args": [[1, 2]]})),
+            "App\\Pool::make(size: [1, 2])"
+        );
+        // Another count, a call the section does not name, and a call on another object.
+        assert_eq!(
+            named(json!({"$new": "App\\Repo", "args": [1]})),
+            "App\\Repo(1)"
+        );
+        assert_eq!(
+            named(json!({"$new": "App\\Other", "args": [1]})),
+            "App\\Other(1)"
+        );
+        assert_eq!(
+            named(json!({"$call": [{"$ref": "r"}, "setLogger"], "args": [2]})),
+            "@r::setLogger(2)"
+        );
     }
 
     #[test]
