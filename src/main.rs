@@ -327,14 +327,25 @@ fn compile(
         }
         return ExitCode::from(1);
     }
-    if let Some((out, _)) = output {
+    if let Some((out, encoding)) = output {
         let place = if wireplan::plan::is_standard_output(&out) {
             "the plan to standard output".to_string()
         } else {
             out.display().to_string()
         };
+        // A name that says neither form (`-o app.yaml`) is told which one it got (a new
+        // user's trial expected a word); `.json` and `.bin` say it themselves.
+        let named = out
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("json") || e.eq_ignore_ascii_case("bin"));
+        let form = match encoding {
+            _ if named || wireplan::plan::is_standard_output(&out) => "",
+            Encoding::Binary => "the binary form, ",
+            _ => "JSON (a name ending in .bin, or --format bin, writes the binary form), ",
+        };
         say(format_args!(
-            "wrote {place} ({})",
+            "wrote {place} ({form}{})",
             wireplan::diagnostics::services(plan.services.len())
         ));
     } else if human {

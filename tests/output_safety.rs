@@ -336,6 +336,11 @@ fn only_regular_files_are_replaced() {
     let (code, stderr) = compile("out");
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("it is a directory"), "{stderr}");
+    // With what to give instead (an operator's trial).
+    assert!(
+        stderr.contains("a plan needs a file name, such as out/app.plan.json"),
+        "{stderr}"
+    );
     assert!(dir.path().join("out").is_dir());
 
     // A symlink to a plan: the plan it points to is written, the link stays a link.
@@ -363,6 +368,10 @@ fn only_regular_files_are_replaced() {
     let (code, stderr) = compile("locked.json");
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("read-only"), "{stderr}");
+    assert!(
+        stderr.contains("write the plan elsewhere, or make the file writable first"),
+        "{stderr}"
+    );
     assert_eq!(std::fs::read_to_string(&locked).unwrap(), old);
 }
 

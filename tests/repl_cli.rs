@@ -240,6 +240,14 @@ fn a_missing_config_is_refused_with_the_diagnostic_check_prints() {
         err.contains("File 'examples/blog/config' cannot be read: it is a directory."),
         "{err}"
     );
+    // With the NEON files it holds (an operator's trial gave the configuration's folder).
+    assert!(
+        err.contains(
+            "give a file, not a folder; it holds examples/blog/config/app.neon, \
+             examples/blog/config/services.neon"
+        ),
+        "{err}"
+    );
 }
 
 /// Issue #11: a value nested 2,000 levels deep aborted the program (stack overflow, exit

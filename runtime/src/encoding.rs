@@ -339,7 +339,8 @@ pub(crate) fn binary_payload<'b>(bytes: &'b [u8], origin: &str) -> Result<(&'b [
     if checksum(payload) != sum {
         return Err(bad(
             origin,
-            "corrupt binary plan: the payload checksum does not match",
+            "corrupt binary plan: the payload checksum does not match (the file was changed \
+             or damaged after it was written: copy it again, or compile the plan again)",
         ));
     }
     Ok((payload, version))

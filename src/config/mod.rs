@@ -165,6 +165,36 @@ pub fn section_not_array(name: &str, section: &crate::expr::Expr) -> Diagnostic 
 /// limit) says so in the message instead of Nette's "missing or is not readable". `-` gets a
 /// note that only `neon decode` and `neon encode` read standard input.
 pub fn unreadable_file(path: &Path, err: &std::io::Error) -> Diagnostic {
+    unreadable(path, err)
+}
+
+/// What to give instead of the folder `dir` (an operator's trial gave the configuration's
+/// folder): a file, with the NEON files in it named (at most five, sorted).
+fn folder_note(dir: &Path) -> String {
+    let mut neon: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "neon"))
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .collect();
+    neon.sort();
+    if neon.is_empty() {
+        return "give a file, not a folder".to_string();
+    }
+    let shown: Vec<String> = neon
+        .iter()
+        .take(5)
+        .map(|n| dir.join(n).display().to_string())
+        .collect();
+    let more = if neon.len() > 5 { ", …" } else { "" };
+    format!(
+        "give a file, not a folder; it holds {}{more}",
+        shown.join(", ")
+    )
+}
+
+fn unreadable(path: &Path, err: &std::io::Error) -> Diagnostic {
     if err.kind() == std::io::ErrorKind::InvalidInput {
         let d = Diagnostic::error(
             Code::FileNotFound,
@@ -172,6 +202,8 @@ pub fn unreadable_file(path: &Path, err: &std::io::Error) -> Diagnostic {
         );
         return if crate::source::is_not_a_regular_file(err) {
             d.with_note(STDIN_NOTE)
+        } else if path.is_dir() {
+            d.with_note(folder_note(path))
         } else {
             d
         };

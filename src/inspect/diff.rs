@@ -277,11 +277,11 @@ pub fn diff_plans(old: &Plan, new: &Plan) -> PlanDiff {
             "",
         );
     }
-    let old_init: Vec<Expr> = old.initialization.iter().map(&mapped).collect();
     listed(
-        &old_init,
+        &old.initialization,
         &new.initialization,
         "initialization",
+        &mapped,
         &mut diff.initialization,
     );
     diff
@@ -454,34 +454,21 @@ fn service_changes(
             v(&new.parameters),
         ));
     }
+    // Old statements are compared with their references renamed to the new numbers, and
+    // shown as the old plan has them: a reference to a removed anonymous service whose number
+    // another one took over would otherwise read as that one (`[@01, @01] → [@01]` for
+    // `[@01, @02] → [@01]`; an operator's trial).
     let expr_pair = |e: &Expr| (e.to_json(), text::expr(e));
-    let old_tags: IndexMap<String, Expr> = old
-        .tags
-        .iter()
-        .map(|(k, v)| (k.clone(), mapped(v)))
-        .collect();
+    let same = |a: &Expr, b: &Expr| mapped(a) == *b;
     keyed(
-        &old_tags,
-        &new.tags,
-        |a, b| a == b,
-        expr_pair,
-        expr_pair,
-        &mut out,
-        "tags.",
+        &old.tags, &new.tags, same, expr_pair, expr_pair, &mut out, "tags.",
     );
-    let old_create = mapped(&old.create);
-    create_changes(&old_create, &new.create, &mut out);
-    let old_setup: Vec<Expr> = old.setup.iter().map(mapped).collect();
-    listed(&old_setup, &new.setup, "setup", &mut out);
-    let old_refs: IndexMap<String, Expr> = old
-        .references
-        .iter()
-        .map(|(k, v)| (k.clone(), mapped(v)))
-        .collect();
+    create_changes(&old.create, &new.create, mapped, &mut out);
+    listed(&old.setup, &new.setup, "setup", mapped, &mut out);
     keyed(
-        &old_refs,
+        &old.references,
         &new.references,
-        |a, b| a == b,
+        same,
         expr_pair,
         expr_pair,
         &mut out,
@@ -491,9 +478,11 @@ fn service_changes(
 }
 
 /// `create` argument by argument when both call the same constructor or method with as many
-/// arguments; as a whole otherwise.
-fn create_changes(old: &Expr, new: &Expr, out: &mut Vec<Change>) {
-    if old == new {
+/// arguments; as a whole otherwise. `old` is compared as `mapped` renames its references, and
+/// shown as it is.
+fn create_changes(old: &Expr, new: &Expr, mapped: &dyn Fn(&Expr) -> Expr, out: &mut Vec<Change>) {
+    let compared = mapped(old);
+    if compared == *new {
         return;
     }
     let args = |e: &Expr| -> Option<(String, Vec<Expr>)> {
@@ -513,11 +502,11 @@ fn create_changes(old: &Expr, new: &Expr, out: &mut Vec<Change>) {
             _ => None,
         }
     };
-    match (args(old), args(new)) {
-        (Some((h1, a1)), Some((h2, a2))) if h1 == h2 && a1.len() == a2.len() => {
-            for (i, (a, b)) in a1.iter().zip(&a2).enumerate() {
+    match (args(&compared), args(old), args(new)) {
+        (Some((h1, a1)), Some((_, shown)), Some((h2, a2))) if h1 == h2 && a1.len() == a2.len() => {
+            for (i, ((a, b), s)) in a1.iter().zip(&a2).zip(&shown).enumerate() {
                 if a != b {
-                    out.push(Change::expr(format!("create.args[{i}]"), Some(a), Some(b)));
+                    out.push(Change::expr(format!("create.args[{i}]"), Some(s), Some(b)));
                 }
             }
         }
@@ -574,22 +563,30 @@ fn dynamic_text(d: &wireplan_runtime::dynamic::DynamicParam) -> String {
 
 /// Differences of two ordered lists (setup, initialization): when only some items differ,
 /// `field[i]` for each position that differs; when the lengths differ, the items of the old
-/// list that are gone and of the new one that are new (by position in their list).
-fn listed(old: &[Expr], new: &[Expr], field: &str, out: &mut Vec<Change>) {
-    if old == new {
+/// list that are gone and of the new one that are new (by position in their list). Old
+/// items are compared as `mapped` renames their references, and shown as they are.
+fn listed(
+    old: &[Expr],
+    new: &[Expr],
+    field: &str,
+    mapped: &dyn Fn(&Expr) -> Expr,
+    out: &mut Vec<Change>,
+) {
+    let compared: Vec<Expr> = old.iter().map(mapped).collect();
+    if compared == new {
         return;
     }
     if old.len() == new.len() {
-        for (i, (a, b)) in old.iter().zip(new).enumerate() {
-            if a != b {
+        for (i, ((c, b), a)) in compared.iter().zip(new).zip(old).enumerate() {
+            if c != b {
                 out.push(Change::expr(format!("{field}[{i}]"), Some(a), Some(b)));
             }
         }
         return;
     }
     let mut unmatched: Vec<Option<&Expr>> = new.iter().map(Some).collect();
-    for (i, a) in old.iter().enumerate() {
-        match unmatched.iter_mut().find(|b| *b == &Some(a)) {
+    for (i, (a, c)) in old.iter().zip(&compared).enumerate() {
+        match unmatched.iter_mut().find(|b| *b == &Some(c)) {
             Some(slot) => *slot = None,
             None => out.push(Change::expr(format!("{field}[{i}]"), Some(a), None)),
         }

@@ -182,11 +182,20 @@ pub fn service(plan: &Plan, file_name: &str, name: &str) -> Result<ServiceEntry,
             .keys()
             .chain(plan.aliases.keys())
             .map(|n| n.as_str());
-        return Err(Diagnostic::error(
+        let d = Diagnostic::error(
             Code::MissingService,
             format!("The plan '{file_name}' has no service '{name}'."),
         )
-        .with_suggestion(name, candidates));
+        .with_suggestion(name, candidates);
+        // No close name (a service renamed since, say): where the names are (an operator's
+        // trial).
+        if d.notes.is_empty() {
+            return Err(d.with_note(format!(
+                "`wireplan show {file_name}` lists the plan's {} service(s)",
+                plan.services.len()
+            )));
+        }
+        return Err(d);
     };
     let resolve = |n: &str| {
         plan.aliases
@@ -456,6 +465,24 @@ mod tests {
             "types": {"App\\Db": ["db"]},
         });
         serde_json::from_value(json).expect("plan")
+    }
+
+    /// A name close to one of the plan's gets Nette's "did you mean"; one close to none says
+    /// where the names are listed (a service renamed since: an operator's trial).
+    #[test]
+    fn an_unknown_service_is_suggested_or_pointed_to_the_list() {
+        let p = plan();
+        let near = service(&p, "app.plan.json", "rpeo").expect_err("no such service");
+        assert_eq!(near.notes, ["did you mean 'repo'?"]);
+        let far = service(&p, "app.plan.json", "fileLogger").expect_err("no such service");
+        assert_eq!(
+            far.message,
+            "The plan 'app.plan.json' has no service 'fileLogger'."
+        );
+        assert_eq!(
+            far.notes,
+            ["`wireplan show app.plan.json` lists the plan's 2 service(s)"]
+        );
     }
 
     #[test]

@@ -457,7 +457,8 @@ pub fn write_checked(
 
 /// What is wrong with an output path the system refused, when it can be told from the path:
 /// a name ending in `/` (a folder: the system says "Not a directory" when it does not exist),
-/// a folder that does not exist (it is not created), or `/dev/null` (say how to only check).
+/// an existing folder (a file name in it), a read-only file, a folder that does not exist (it
+/// is not created), or `/dev/null` (say how to only check).
 fn output_path_note(out: &std::path::Path) -> Option<String> {
     let text = out.as_os_str().to_string_lossy();
     // `-o /dev/null` to only check: the command that checks without writing.
@@ -471,6 +472,21 @@ fn output_path_note(out: &std::path::Path) -> Option<String> {
             "the path ends with '/', so it names a folder; a plan needs a file name, such as \
              {text}app.plan.json"
         ));
+    }
+    // An existing folder, or a file the system would let nobody write (an operator's trial:
+    // neither message said what to do).
+    if out.is_dir() {
+        return Some(format!(
+            "a plan needs a file name, such as {}",
+            out.join("app.plan.json").display()
+        ));
+    }
+    if std::fs::metadata(out).is_ok_and(|m| m.permissions().readonly()) {
+        return Some(
+            "write the plan elsewhere, or make the file writable first: a plan is not written \
+             over a read-only file"
+                .into(),
+        );
     }
     let parent = out.parent().filter(|p| !p.as_os_str().is_empty())?;
     (!parent.exists()).then(|| {

@@ -80,6 +80,14 @@ pub enum Problem {
         /// The listed name.
         service: String,
     },
+    /// An expression nested deeper than the runtime reads
+    /// ([`wireplan_runtime::plan::MAX_EXPR_DEPTH`] levels of JSON arrays and objects).
+    TooDeep {
+        /// Where the expression is.
+        at: Place,
+        /// Its JSON depth.
+        depth: usize,
+    },
     /// Services whose `create` needs, through other services' `create`, themselves (see
     /// [`create_cycles`]).
     Cycle {
@@ -159,6 +167,18 @@ impl fmt::Display for Problem {
             Problem::Tagged { tag, service } => {
                 write!(f, "tag '{tag}' lists missing service '{service}'")
             }
+            Problem::TooDeep { at, depth } => {
+                match at {
+                    Place::Service(name) => write!(f, "service '{name}' has")?,
+                    Place::Initialization => f.write_str("the initialization has")?,
+                    Place::Parameter(name) => write!(f, "parameter '{name}' has")?,
+                }
+                write!(
+                    f,
+                    " an expression nested {depth} levels deep (at most {})",
+                    plan::MAX_EXPR_DEPTH
+                )
+            }
             Problem::Cycle { services } => {
                 let first = services.first().map_or("", String::as_str);
                 write!(
@@ -176,8 +196,9 @@ impl fmt::Display for Problem {
 /// `create` that constructs nothing (see [`constructs`]), then each reference and provider
 /// naming neither a service nor an alias; the same in `initialization` and in parameters;
 /// aliases without a service; names of the autowiring and tag indexes that are no service;
-/// construction cycles ([`create_cycles`]). A name missing twice is reported twice, once
-/// where each use is.
+/// construction cycles ([`create_cycles`]). After each place's missing names comes its first
+/// expression nested deeper than the runtime reads, if any. A name missing twice is reported
+/// twice, once where each use is.
 pub fn problems(plan: &Plan) -> Vec<Problem> {
     let mut out = Vec::new();
     if plan.format != plan::FORMAT || plan.version != plan::VERSION {
@@ -222,15 +243,25 @@ pub fn problems(plan: &Plan) -> Vec<Problem> {
             .chain(s.setup.iter())
             .chain(s.references.values());
         out.extend(missing(&Place::Service(name.to_string()), &mut exprs));
+        let exprs = std::iter::once(&s.create)
+            .chain(s.setup.iter())
+            .chain(s.references.values())
+            .chain(s.tags.values());
+        out.extend(too_deep(&Place::Service(name.to_string()), exprs));
     }
     out.extend(missing(
         &Place::Initialization,
         &mut plan.initialization.iter(),
     ));
+    out.extend(too_deep(&Place::Initialization, plan.initialization.iter()));
     for (name, e) in &plan.parameters {
         out.extend(missing(
             &Place::Parameter(name.clone()),
             &mut std::iter::once(e),
+        ));
+        out.extend(too_deep(
+            &Place::Parameter(name.clone()),
+            std::iter::once(e),
         ));
     }
     for (alias, target) in &plan.aliases {
@@ -277,6 +308,19 @@ pub fn problems(plan: &Plan) -> Vec<Problem> {
             .map(|services| Problem::Cycle { services }),
     );
     out
+}
+
+/// The first expression of `exprs` nested deeper than the runtime reads, as a problem at `at`
+/// (the loader refuses it: "expression nested 122 levels deep (at most 100)").
+fn too_deep<'e>(at: &Place, exprs: impl Iterator<Item = &'e plan::Expr>) -> Option<Problem> {
+    exprs
+        .filter(|e| !e.is_leaf())
+        .map(plan::Expr::json_depth)
+        .find(|&depth| depth > plan::MAX_EXPR_DEPTH)
+        .map(|depth| Problem::TooDeep {
+            at: at.clone(),
+            depth,
+        })
 }
 
 /// The [`problems`] of a plan in the compiler's words (their `Display`). Used after
@@ -492,5 +536,30 @@ mod tests {
         );
         p.version = plan::VERSION;
         assert_eq!(validate(&p).len(), 11);
+
+        // An expression deeper than the runtime reads (`show` said nothing of it while the
+        // loader refused it; an operator's trial), in a setup and in a parameter.
+        let mut deep = json!(1);
+        for _ in 0..121 {
+            deep = json!([deep]);
+        }
+        let p: Plan = serde_json::from_value(json!({
+            "format": plan::FORMAT, "version": plan::VERSION, "compiler": "t",
+            "inputs_hash": "0",
+            "services": {"a": {"type": "A", "create": {"$new": "A", "args": []},
+                "setup": [{"$call": ["@self", "m"], "args": [deep.clone()]}]}},
+            "parameters": {"p": deep},
+        }))
+        .expect("a plan");
+        let found = problems(&p);
+        let words: Vec<String> = found.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            words,
+            [
+                "service 'a' has an expression nested 123 levels deep (at most 100)",
+                "parameter 'p' has an expression nested 121 levels deep (at most 100)",
+            ]
+        );
+        assert!(found.iter().all(Problem::refused_at_load));
     }
 }

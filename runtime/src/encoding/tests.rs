@@ -425,6 +425,12 @@ fn damaged_binary_is_rejected() {
     flipped[last] ^= 0x40;
     let e = Plan::from_bytes(&flipped, "p.bin").unwrap_err();
     assert!(e.to_string().contains("checksum"), "{e}");
+    // What to do about it (an operator's trial).
+    assert!(
+        e.to_string()
+            .contains("copy it again, or compile the plan again"),
+        "{e}"
+    );
     let mut newer = bin;
     let next = VERSION + 1;
     newer[8..12].copy_from_slice(&next.to_le_bytes());

@@ -125,6 +125,38 @@ fn inserted_anonymous_service_renumbers_the_others() {
     assert!(d.changed.is_empty(), "{:?}", d.changed);
 }
 
+/// A removed anonymous service whose number another one took over: the old value is shown
+/// as the old plan has it, not with both references under the new number (an operator's
+/// trial read `[@01, @01] → [@01]` for `[@01, @02] → [@01]`).
+#[test]
+fn a_removed_anonymous_service_is_shown_under_its_old_number() {
+    let old = plan(json!({
+        "01": {"type": "Email", "create": {"$new": "Email", "args": []}},
+        "02": {"type": "Log", "create": {"$new": "Log", "args": []}},
+        "blog": {"type": "Blog", "create": {"$new": "Blog", "args": [[{"$ref": "01"}, {"$ref": "02"}]]},
+                 "setup": [{"$call": ["@self", "add"], "args": [{"$ref": "02"}]}]},
+    }));
+    let new = plan(json!({
+        "01": {"type": "Log", "create": {"$new": "Log", "args": []}},
+        "blog": {"type": "Blog", "create": {"$new": "Blog", "args": [[{"$ref": "01"}]]},
+                 "setup": [{"$call": ["@self", "add"], "args": [{"$ref": "01"}]}]},
+    }));
+    let d = diff_plans(&old, &new);
+    assert_eq!(d.renamed.len(), 1);
+    assert_eq!(
+        (d.renamed[0].old.as_str(), d.renamed[0].new.as_str()),
+        ("02", "01")
+    );
+    assert_eq!(d.removed.len(), 1);
+    let lines: Vec<String> = d.changed[0].changes.iter().map(Change::to_text).collect();
+    // The setup's reference was renumbered only: no change.
+    assert_eq!(lines, ["~ create.args[0]: [@01, @02] → [@01]"]);
+    assert_eq!(
+        d.changed[0].changes[0].old,
+        Some(json!([{"$ref": "01"}, {"$ref": "02"}]))
+    );
+}
+
 #[test]
 fn field_changes_are_listed() {
     let old = plan(json!({
