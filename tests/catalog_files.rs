@@ -543,19 +543,8 @@ fn a_binary_plan_given_as_a_catalog_is_named_as_such() {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("config.neon"), "services:\n\tdb: App\\Db\n").expect("write");
     std::fs::write(dir.path().join("types.neon"), "types:\n\tApp\\Db: {}\n").expect("write");
-    let compiled = wireplan_cmd()
-        .current_dir(dir.path())
-        .args([
-            "compile",
-            "config.neon",
-            "--catalog",
-            "types.neon",
-            "-o",
-            "app.plan.bin",
-        ])
-        .output()
-        .expect("runs");
-    assert!(compiled.status.success(), "{compiled:?}");
+    let at = |name: &str| dir.path().join(name);
+    common::compile_with_catalog(&at("config.neon"), &at("types.neon"), &at("app.plan.bin"));
     let (got, shown) = check_json(dir.path(), "app.plan.bin");
     assert_eq!(got.len(), 1, "{shown}");
     assert_eq!(got[0]["code"], "invalid-value", "{shown}");
@@ -707,20 +696,7 @@ fn cli_reads_the_catalog_file_and_it_is_a_dependency_and_protected() {
     wireplan_runtime::catalog::write_catalog(&mailer_registry(true), &catalog).unwrap();
 
     let plan = dir.path().join("app.plan.json");
-    let out = wireplan_cmd()
-        .arg("compile")
-        .arg(&config)
-        .arg("--catalog")
-        .arg(&catalog)
-        .arg("-o")
-        .arg(&plan)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::compile_with_catalog(&config, &catalog, &plan);
     let p: serde_json::Value = serde_json::from_slice(&std::fs::read(&plan).unwrap()).unwrap();
     let deps: Vec<&str> = p["dependencies"]
         .as_array()

@@ -3,7 +3,8 @@
 //! whole loop of a release build from a Rust developer's trial (two `i64` parameters swapped in
 //! the Rust code, the catalog not exported again, the plan passing the minimum as the maximum).
 
-use std::process::Command;
+mod common;
+
 use std::sync::Arc;
 
 use wireplan_runtime::{register, Container, Registry};
@@ -64,21 +65,7 @@ fn compile(dir: &std::path::Path, out: &str) -> std::path::PathBuf {
     std::fs::write(&config, CONFIG).unwrap();
     wireplan_runtime::catalog::write_catalog(&registry(false), &catalog).unwrap();
     let plan = dir.join(out);
-    let run = Command::new(env!("CARGO_BIN_EXE_wireplan"))
-        .env("NO_COLOR", "1")
-        .arg("compile")
-        .arg(&config)
-        .arg("--catalog")
-        .arg(&catalog)
-        .arg("-o")
-        .arg(&plan)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    common::compile_with_catalog(&config, &catalog, &plan);
     plan
 }
 

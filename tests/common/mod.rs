@@ -308,3 +308,25 @@ pub fn golden(path: &Path, actual: &str) {
         );
     }
 }
+
+/// Runs `wireplan compile CONFIG --catalog CATALOG -o OUT` (paths as given, relative to the
+/// test's working directory unless absolute) without colours and asserts that it succeeded,
+/// showing its error output otherwise: the set-up of the tests that compile against a
+/// registry's catalog file.
+pub fn compile_with_catalog(config: &Path, catalog: &Path, out: &Path) {
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .env("NO_COLOR", "1")
+        .arg("compile")
+        .arg(config)
+        .arg("--catalog")
+        .arg(catalog)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .expect("wireplan runs");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
