@@ -106,16 +106,6 @@ pub struct Plan {
     pub signatures: NameMap<Name>,
 }
 
-/// Whether `recorded`, a value of [`Plan::signatures`] (names joined by `", "`), lists exactly
-/// the names `names` gives, in order.
-pub fn same_signature<'n>(recorded: &str, names: impl IntoIterator<Item = &'n str>) -> bool {
-    let mut names = names.into_iter().peekable();
-    if recorded.is_empty() {
-        return names.peek().is_none();
-    }
-    recorded.split(", ").eq(names)
-}
-
 /// The key of [`Plan::signatures`] for `method` of `class`, or for its constructor (`None`).
 pub fn signature_key(class: &str, method: Option<&str>) -> Name {
     let mut key = Name::from(class);

@@ -233,9 +233,7 @@ impl Completer<'_> {
         self.signatures
             .push((plan::signature_key(class, method), plan::Name::from(names)));
     }
-}
 
-impl Completer<'_> {
     /// Where the service `name` stands when collections are sorted: its position among the
     /// definitions, or last (keeping the order found) when not sorting or not a definition.
     pub(super) fn position(&self, name: &str) -> usize {

@@ -114,7 +114,7 @@ pub struct ContainerBuilder {
     /// The completed initialization statements (after [`ContainerBuilder::complete`]).
     pub initialization_completed: Vec<plan::Expr>,
     /// The parameter names of the constructors and methods the completed statements call
-    /// (`App\\Repo` or `App\\Repo::connect` → names joined by `", "`), in the order
+    /// (`App\Repo` or `App\Repo::connect` → names joined by `", "`), in the order
     /// completed, repeats included: the plan's `signatures` section keeps the first of each
     /// (plan version 4). Filled by [`ContainerBuilder::complete`].
     pub signatures: Vec<(plan::Name, plan::Name)>,

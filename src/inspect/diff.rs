@@ -151,8 +151,8 @@ pub struct PlanDiff {
     pub dynamic: Vec<Change>,
     /// Initialization changes (`initialization[i]`).
     pub initialization: Vec<Change>,
-    /// Changes of the parameter names a plan was compiled for (field = `App\\Repo` for a
-    /// constructor, `App\\Repo::connect` for a method): a registry that loads one plan
+    /// Changes of the parameter names a plan was compiled for (field = `App\Repo` for a
+    /// constructor, `App\Repo::connect` for a method): a registry that loads one plan
     /// refuses the other. Compared only when both plans are of version 4 or later (earlier
     /// plans have no such section).
     pub signatures: Vec<Change>,

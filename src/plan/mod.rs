@@ -297,8 +297,9 @@ fn type_index(builder: &ContainerBuilder) -> plan::NameMap<plan::TypeServices> {
     index
 }
 
-/// The plan around its services: the tag index, the dependencies (`hashed`: the files read,
-/// from [`hash_files`]; then the `addDependency` files) and the inputs hash.
+/// The plan around its services and its `signatures` section: the tag index, the
+/// dependencies (`hashed`: the files read, from [`hash_files`]; then the `addDependency`
+/// files) and the inputs hash.
 fn finish(
     (services, signatures): (plan::NameMap<ServicePlan>, plan::NameMap<plan::Name>),
     types: plan::NameMap<plan::TypeServices>,

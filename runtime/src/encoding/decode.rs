@@ -514,8 +514,8 @@ impl<'b> Reader<'b> {
         })
     }
 
-    /// The `signatures` section (plan version 4 and later): a constructor (`App\\Repo`) or
-    /// method (`App\\Repo::connect`) → its parameter names joined by `", "`.
+    /// The `signatures` section (plan version 4 and later): a constructor (`App\Repo`) or
+    /// method (`App\Repo::connect`) → its parameter names joined by `", "`.
     pub(crate) fn signatures_section(&mut self) -> Result<NameMap<Name>, String> {
         self.map("signature", |r, _| r.name("a signature"))
     }
