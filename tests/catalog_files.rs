@@ -1567,12 +1567,19 @@ fn an_argument_error_of_a_catalog_file_class_says_the_catalog_may_be_stale() {
         notes_of(7),
         [
             "no parameter accepts $timeout".to_string(),
+            "App\\Mailer::__construct() takes ($transport, $from)".to_string(),
             "App\\Mailer is read from a catalog file: if its Rust code changed since the catalog \
              was written, write it again (WIREPLAN_WRITE_CATALOG=FILE cargo run; docs/catalog.md)"
                 .to_string()
         ]
     );
-    assert_eq!(notes_of(8), ["no parameter accepts $timeout".to_string()]);
+    assert_eq!(
+        notes_of(8),
+        [
+            "no parameter accepts $timeout",
+            "App\\Local::__construct() takes ($n)"
+        ]
+    );
 }
 
 /// A constructor parameter whose type no catalog declares, in a class of a catalog file, says
@@ -1630,7 +1637,13 @@ fn the_registry_catalog_read_in_process_is_not_called_a_catalog_file() {
             .notes
             .clone()
     };
-    assert_eq!(notes("unknown-argument"), ["no parameter accepts $timeout"]);
+    assert_eq!(
+        notes("unknown-argument"),
+        [
+            "no parameter accepts $timeout",
+            "App\\Mailer::__construct() takes ($transport, $from)"
+        ]
+    );
     assert_eq!(
         notes("class-not-found"),
         [

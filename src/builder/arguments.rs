@@ -812,10 +812,22 @@ impl Completer<'_> {
             );
             d = d.with_note(format!("no parameter accepts {}", unknown.join(", ")));
             // Suggested only among the parameters no argument fills yet (`meant`).
+            let mut suggested = false;
             for k in named.keys() {
                 if let Some((_, s)) = meant.iter().find(|(m, _)| m == k) {
                     d = d.with_note(format!("did you mean '${s}'?"));
+                    suggested = true;
                 }
+            }
+            // No close name (a parameter renamed since: `$name` → `$who`, a new user's
+            // trial): the parameters there are.
+            if !suggested {
+                let list: Vec<String> = params.iter().map(|p| format!("${}", p.name)).collect();
+                d = d.with_note(if list.is_empty() {
+                    format!("{f} takes no parameters")
+                } else {
+                    format!("{f} takes ({})", list.join(", "))
+                });
             }
             if let Some(note) = self.catalog_file_note(f.class) {
                 d = d.with_note(note);

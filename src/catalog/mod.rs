@@ -336,8 +336,9 @@ impl Catalog {
              runs), or add it to the `types:` section (docs/catalog.md)."
         } else if self.with_files {
             "Neither the `types:` section nor the catalog files declare it: register the type \
-             in the application's registry and write its catalog again, or add it to the \
-             `types:` section (docs/catalog.md)."
+             in the application's registry and write its catalog again \
+             (`WIREPLAN_WRITE_CATALOG=FILE cargo run`, or `WIREPLAN_UPDATE_CATALOG=1 cargo \
+             test` with the golden test), or add it to the `types:` section (docs/catalog.md)."
         } else {
             "Add it to the `types:` section, or pass the catalog your registry writes with \
              `--catalog FILE` (docs/catalog.md)."

@@ -291,7 +291,17 @@ impl std::fmt::Display for InjectRejection {
                 "the request has no wireplan scope: add WireplanLayer to the router"
             ),
             InjectRejection::Resolve { requested, cause } => {
-                write!(f, "cannot inject {requested}: {cause}")
+                write!(f, "cannot inject {requested}: {cause}")?;
+                // The runtime's advice (`scope.provide(...)`) in this crate's terms: the layer
+                // makes the scope (a new user's trial had left the slot without a filler).
+                if matches!(cause, Error::SlotNotProvided { .. }) {
+                    f.write_str(
+                        " (with wireplan-axum, give the WireplanLayer a filler for the slot, \
+                         `.slot(|parts| …)` or `.slot_from(…)`, so that every request's scope \
+                         provides it)",
+                    )?;
+                }
+                Ok(())
             }
         }
     }
@@ -385,6 +395,35 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A slot nobody filled says how to fill it with this crate's layer.
+    #[test]
+    fn a_slot_not_provided_names_the_layers_filler() {
+        let cause = InjectRejection::Resolve {
+            requested: "app::Visit",
+            cause: Error::SlotNotProvided {
+                slot: "currentUser".into(),
+                type_name: "App\\CurrentUser".into(),
+                path: vec!["visit".into(), "currentUser".into()],
+            },
+        };
+        let text = cause.to_string();
+        assert!(
+            text.starts_with(
+                "cannot inject app::Visit: scope slot 'currentUser' (App\\CurrentUser) was not \
+                 provided"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(
+                "(with wireplan-axum, give the WireplanLayer a filler for the slot, \
+                 `.slot(|parts| …)` or `.slot_from(…)`, so that every request's scope provides \
+                 it)"
+            ),
+            "{text}"
+        );
+    }
 
     #[test]
     fn the_cause_is_one_line_with_the_events_content() {

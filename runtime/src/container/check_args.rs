@@ -96,8 +96,9 @@ pub(crate) fn names_differ(recorded: &str, params: &[crate::catalog::Param]) -> 
 /// How a load problem that a catalog other than the registry's explains ends: the count or a
 /// type of a call's arguments differs from what the registration declares.
 const STALE: &str = "the plan was compiled from a catalog that does not match this registry \
-     (export the registry's catalog and compile again), or edited after compiling (by hand, or \
-     by an extension's `afterCompile()`)";
+     (export the registry's catalog and compile again: `WIREPLAN_WRITE_CATALOG=FILE cargo run`, \
+     or `WIREPLAN_UPDATE_CATALOG=1 cargo test` with the golden test; docs/catalog.md), or \
+     edited after compiling (by hand, or by an extension's `afterCompile()`)";
 
 impl<'a> Checker<'a> {
     /// The literal arguments of a call with as many arguments as `params` declares, against
