@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use wireplan_runtime::plan::{Expr, Plan, ServicePlan};
+use wireplan_runtime::plan::{signature_key, CallTarget, Expr, Name, NameMap, Plan, ServicePlan};
 
 /// What happened to one field or entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -49,6 +49,10 @@ pub struct Change {
     /// The new value (plan JSON), when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub new: Option<Json>,
+    /// For an argument of `create` (`create.args[1]`): the parameter it is passed to, as the
+    /// new plan's `signatures` name it (`perPage`), when they do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameter: Option<String>,
     /// The old value as text, for people.
     #[serde(skip)]
     old_text: Option<String>,
@@ -75,6 +79,7 @@ impl Change {
             change,
             old,
             new,
+            parameter: None,
             old_text,
             new_text,
         }
@@ -85,14 +90,19 @@ impl Change {
         Change::new(field, old.map(v), new.map(v))
     }
 
-    /// `field: old → new`, `+ field: new` or `- field: old`.
+    /// `field: old → new`, `+ field: new` or `- field: old`; an argument's field with its
+    /// parameter (`create.args[1] ($perPage)`).
     pub fn to_text(&self) -> String {
         let old = self.old_text.as_deref().unwrap_or("");
         let new = self.new_text.as_deref().unwrap_or("");
+        let field = match &self.parameter {
+            Some(p) => format!("{} (${p})", self.field),
+            None => self.field.clone(),
+        };
         match self.change {
-            ChangeKind::Added => format!("+ {}: {new}", self.field),
-            ChangeKind::Removed => format!("- {}: {old}", self.field),
-            ChangeKind::Changed => format!("~ {}: {old} → {new}", self.field),
+            ChangeKind::Added => format!("+ {field}: {new}"),
+            ChangeKind::Removed => format!("- {field}: {old}"),
+            ChangeKind::Changed => format!("~ {field}: {old} → {new}"),
         }
     }
 }
@@ -205,7 +215,7 @@ pub fn diff_plans(old: &Plan, new: &Plan) -> PlanDiff {
         }
     }
     for (o, n) in pairs {
-        let changes = service_changes(&old.services[o], &new.services[n], &mapped);
+        let changes = service_changes(&old.services[o], &new.services[n], &mapped, &new.signatures);
         if o != n {
             diff.renamed.push(Rename {
                 old: o.to_string(),
@@ -401,6 +411,7 @@ fn service_changes(
     old: &ServicePlan,
     new: &ServicePlan,
     mapped: &dyn Fn(&Expr) -> Expr,
+    names: &NameMap<Name>,
 ) -> Vec<Change> {
     let mut out = Vec::new();
     let plain = |field: &str, a: String, b: String, out: &mut Vec<Change>| {
@@ -463,7 +474,7 @@ fn service_changes(
     keyed(
         &old.tags, &new.tags, same, expr_pair, expr_pair, &mut out, "tags.",
     );
-    create_changes(&old.create, &new.create, mapped, &mut out);
+    create_changes(&old.create, &new.create, mapped, names, &mut out);
     listed(&old.setup, &new.setup, "setup", mapped, &mut out);
     keyed(
         &old.references,
@@ -478,9 +489,16 @@ fn service_changes(
 }
 
 /// `create` argument by argument when both call the same constructor or method with as many
-/// arguments; as a whole otherwise. `old` is compared as `mapped` renames its references, and
-/// shown as it is.
-fn create_changes(old: &Expr, new: &Expr, mapped: &dyn Fn(&Expr) -> Expr, out: &mut Vec<Change>) {
+/// arguments, each with its parameter's name when the new plan's `signatures` (`names`) give
+/// it; as a whole otherwise. `old` is compared as `mapped` renames its references, and shown
+/// as it is.
+fn create_changes(
+    old: &Expr,
+    new: &Expr,
+    mapped: &dyn Fn(&Expr) -> Expr,
+    names: &NameMap<Name>,
+    out: &mut Vec<Change>,
+) {
     let compared = mapped(old);
     if compared == *new {
         return;
@@ -504,9 +522,25 @@ fn create_changes(old: &Expr, new: &Expr, mapped: &dyn Fn(&Expr) -> Expr, out: &
     };
     match (args(&compared), args(old), args(new)) {
         (Some((h1, a1)), Some((_, shown)), Some((h2, a2))) if h1 == h2 && a1.len() == a2.len() => {
+            let key = match new {
+                Expr::New { class, .. } => Some(signature_key(class, None)),
+                Expr::Call {
+                    target: CallTarget::Class(class),
+                    method,
+                    ..
+                } => Some(signature_key(class, Some(method))),
+                _ => None,
+            };
+            let params: Vec<&str> = key
+                .and_then(|k| names.get(k.as_str()))
+                .map(|n| n.split(", ").collect())
+                .filter(|p: &Vec<&str>| p.len() == a2.len())
+                .unwrap_or_default();
             for (i, ((a, b), s)) in a1.iter().zip(&a2).zip(&shown).enumerate() {
                 if a != b {
-                    out.push(Change::expr(format!("create.args[{i}]"), Some(s), Some(b)));
+                    let mut c = Change::expr(format!("create.args[{i}]"), Some(s), Some(b));
+                    c.parameter = params.get(i).map(|p| p.to_string());
+                    out.push(c);
                 }
             }
         }

@@ -57,6 +57,33 @@ fn parameter_names_are_compared_between_plans_that_record_them() {
     assert!(diff_plans(&old, &new).is_empty());
 }
 
+/// A changed argument of `create` names its parameter when the new plan's signatures do;
+/// the JSON form gives it as `parameter`.
+#[test]
+fn a_changed_argument_names_its_parameter() {
+    let old = plan(json!({"a": {"type": "A", "create": {"$new": "A", "args": [1, 5]}}}));
+    let mut new = plan(json!({"a": {"type": "A", "create": {"$new": "A", "args": [1, 10]}}}));
+    new.version = 4;
+    new.signatures = serde_json::from_value(json!({"A": "db, perPage"})).unwrap();
+    let d = diff_plans(&old, &new);
+    let lines: Vec<String> = d.changed[0].changes.iter().map(Change::to_text).collect();
+    assert_eq!(lines, ["~ create.args[1] ($perPage): 5 → 10"]);
+    assert_eq!(
+        d.to_json()["changed"][0]["changes"][0]["parameter"],
+        json!("perPage")
+    );
+    // Without signatures (an older plan), by position only.
+    new.signatures.clear();
+    let d = diff_plans(&old, &new);
+    assert_eq!(
+        d.changed[0].changes[0].to_text(),
+        "~ create.args[1]: 5 → 10"
+    );
+    assert!(d.to_json()["changed"][0]["changes"][0]
+        .get("parameter")
+        .is_none());
+}
+
 /// A name with a line break or an escape character, read from a plan file, is shown
 /// escaped on its one line (added, removed and changed services alike).
 #[test]
