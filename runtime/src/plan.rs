@@ -116,6 +116,46 @@ pub fn signature_key(class: &str, method: Option<&str>) -> Name {
     key
 }
 
+/// The class and the method (`None`: the constructor) a key of [`Plan::signatures`] names:
+/// the inverse of [`signature_key`].
+pub fn signature_key_parts(key: &str) -> (&str, Option<&str>) {
+    match key.split_once("::") {
+        Some((class, method)) => (class, Some(method)),
+        None => (key, None),
+    }
+}
+
+/// The names a value of [`Plan::signatures`] lists, in order (none for an empty value).
+pub fn recorded_names(recorded: &str) -> impl Iterator<Item = &str> {
+    (!recorded.is_empty())
+        .then(|| recorded.split(", "))
+        .into_iter()
+        .flatten()
+}
+
+/// The parameter names `signatures` records for `class`'s constructor (`method` `None`) or
+/// `method`, when it records exactly `count` of them: what the positional arguments of a call
+/// with `count` arguments were meant for (`wireplan show` and `diff` name them so).
+pub fn signature_names<'s>(
+    signatures: &'s NameMap<Name>,
+    class: &str,
+    method: Option<&str>,
+    count: usize,
+) -> Option<Vec<&'s str>> {
+    let recorded = signatures.get(signature_key(class, method).as_str())?;
+    let names: Vec<&str> = recorded_names(recorded).collect();
+    (count > 0 && names.len() == count).then_some(names)
+}
+
+/// Parameter names as messages show them: `$minItems, $maxItems`.
+pub fn dollar_names<'n>(names: impl IntoIterator<Item = &'n str>) -> String {
+    names
+        .into_iter()
+        .map(|n| format!("${n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// One file the plan was compiled from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

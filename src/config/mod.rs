@@ -162,39 +162,10 @@ pub fn section_not_array(name: &str, section: &crate::expr::Expr) -> Diagnostic 
 /// ends with "did you mean 'NAME'?" ([`crate::diagnostics::suggest`]).
 ///
 /// A file that exists but is refused (a directory, a device or FIFO, a file over the size
-/// limit) says so in the message instead of Nette's "missing or is not readable". `-` gets a
-/// note that only `neon decode` and `neon encode` read standard input.
+/// limit) says so in the message instead of Nette's "missing or is not readable"; a
+/// directory's note names the NEON files in it. `-` gets a note that only `neon decode` and
+/// `neon encode` read standard input.
 pub fn unreadable_file(path: &Path, err: &std::io::Error) -> Diagnostic {
-    unreadable(path, err)
-}
-
-/// What to give instead of the folder `dir` (an operator's trial gave the configuration's
-/// folder): a file, with the NEON files in it named (at most five, sorted).
-fn folder_note(dir: &Path) -> String {
-    let mut neon: Vec<String> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "neon"))
-        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
-        .collect();
-    neon.sort();
-    if neon.is_empty() {
-        return "give a file, not a folder".to_string();
-    }
-    let shown: Vec<String> = neon
-        .iter()
-        .take(5)
-        .map(|n| dir.join(n).display().to_string())
-        .collect();
-    let more = if neon.len() > 5 { ", …" } else { "" };
-    format!(
-        "give a file, not a folder; it holds {}{more}",
-        shown.join(", ")
-    )
-}
-
-fn unreadable(path: &Path, err: &std::io::Error) -> Diagnostic {
     if err.kind() == std::io::ErrorKind::InvalidInput {
         let d = Diagnostic::error(
             Code::FileNotFound,
@@ -226,6 +197,32 @@ fn unreadable(path: &Path, err: &std::io::Error) -> Diagnostic {
         message.push('.');
     }
     Diagnostic::error(Code::FileNotFound, message).with_note(err.to_string())
+}
+
+/// What to give instead of the folder `dir` (an operator's trial gave the configuration's
+/// folder): a file, with the NEON files in it named (at most five, sorted).
+fn folder_note(dir: &Path) -> String {
+    let mut neon: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "neon"))
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .collect();
+    neon.sort();
+    if neon.is_empty() {
+        return "give a file, not a folder".to_string();
+    }
+    let shown: Vec<String> = neon
+        .iter()
+        .take(5)
+        .map(|n| dir.join(n).display().to_string())
+        .collect();
+    let more = if neon.len() > 5 { ", …" } else { "" };
+    format!(
+        "give a file, not a folder; it holds {}{more}",
+        shown.join(", ")
+    )
 }
 
 /// Where standard input is read instead of a configuration file.

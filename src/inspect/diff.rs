@@ -21,7 +21,10 @@ use serde::Serialize;
 use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use wireplan_runtime::plan::{signature_key, CallTarget, Expr, Name, NameMap, Plan, ServicePlan};
+use wireplan_runtime::plan::{
+    dollar_names, recorded_names, signature_names, CallTarget, Expr, Name, NameMap, Plan,
+    ServicePlan,
+};
 
 /// What happened to one field or entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -269,12 +272,8 @@ pub fn diff_plans(old: &Plan, new: &Plan) -> PlanDiff {
         "",
     );
     if old.version >= 4 && new.version >= 4 {
-        let names = |n: &wireplan_runtime::plan::Name| {
-            let shown = if n.is_empty() {
-                "()".to_string()
-            } else {
-                format!("(${})", n.replace(", ", ", $"))
-            };
+        let names = |n: &Name| {
+            let shown = format!("({})", dollar_names(recorded_names(n)));
             (Json::String(n.to_string()), shown)
         };
         keyed(
@@ -522,19 +521,17 @@ fn create_changes(
     };
     match (args(&compared), args(old), args(new)) {
         (Some((h1, a1)), Some((_, shown)), Some((h2, a2))) if h1 == h2 && a1.len() == a2.len() => {
-            let key = match new {
-                Expr::New { class, .. } => Some(signature_key(class, None)),
+            let called = match new {
+                Expr::New { class, .. } => Some((class.as_str(), None)),
                 Expr::Call {
                     target: CallTarget::Class(class),
                     method,
                     ..
-                } => Some(signature_key(class, Some(method))),
+                } => Some((class.as_str(), Some(method.as_str()))),
                 _ => None,
             };
-            let params: Vec<&str> = key
-                .and_then(|k| names.get(k.as_str()))
-                .map(|n| n.split(", ").collect())
-                .filter(|p: &Vec<&str>| p.len() == a2.len())
+            let params = called
+                .and_then(|(class, method)| signature_names(names, class, method, a2.len()))
                 .unwrap_or_default();
             for (i, ((a, b), s)) in a1.iter().zip(&a2).zip(&shown).enumerate() {
                 if a != b {

@@ -23,7 +23,7 @@
 //! maps `{key: value}` (keys bare when the encoder would write them bare). [`short`] cuts
 //! lists and maps after [`SHORT_ITEMS`] items (`… 3 more`), for one-line answers.
 
-use wireplan_runtime::plan::{signature_key, CallTarget, Expr, Name, NameMap};
+use wireplan_runtime::plan::{signature_names, CallTarget, Expr, Name, NameMap};
 
 /// How many items of a list or map [`short`] writes before `… N more`.
 pub const SHORT_ITEMS: usize = 8;
@@ -105,10 +105,7 @@ impl<'n> Writer<'n> {
     /// The parameter names of the call `key` (`App\Repo`, `App\Repo::m`) when the
     /// signatures name `count` of them.
     fn param_names(&self, class: &str, method: Option<&str>, count: usize) -> Option<Vec<&'n str>> {
-        let (names, _) = self.names?;
-        let recorded = names.get(signature_key(class, method).as_str())?;
-        let list: Vec<&str> = recorded.split(", ").collect();
-        (count > 0 && list.len() == count).then_some(list)
+        signature_names(self.names?.0, class, method, count)
     }
 
     /// `name(args)` with each argument after its parameter's name.

@@ -39,31 +39,21 @@ pub(super) fn arity_problem(
 /// declares no parameters, or when the counts differ (each call's count is reported where it
 /// is made, [`arity_problem`]).
 pub(crate) fn signature_problem(registry: &Registry, key: &str, recorded: &str) -> Option<String> {
-    let (class, method) = match key.split_once("::") {
-        Some((class, method)) => (class, Some(method)),
-        None => (key, None),
-    };
+    let (class, method) = crate::plan::signature_key_parts(key);
     let params = registry.declared_params(class, method)?;
     if !names_differ(recorded, params) {
         return None;
     }
-    let names = || params.iter().map(|p| p.name);
     let what = match method {
         Some(m) => format!("{class}::{m}()"),
         None => format!("the constructor of {class}"),
-    };
-    let dollar = |names: &mut dyn Iterator<Item = &str>| {
-        names
-            .map(|n| format!("${n}"))
-            .collect::<Vec<_>>()
-            .join(", ")
     };
     Some(format!(
         "{what} declares the parameters ({}) in this registry, but the plan was compiled for \
          ({}) and passes its arguments by position, so they would reach other parameters than \
          they were written for; {STALE}",
-        dollar(&mut names()),
-        dollar(&mut recorded.split(", "))
+        crate::plan::dollar_names(params.iter().map(|p| p.name)),
+        crate::plan::dollar_names(crate::plan::recorded_names(recorded))
     ))
 }
 

@@ -609,7 +609,7 @@ impl Stream<'_, '_> {
         for _ in 0..n {
             let key = self.r.str("a signature").ok()?;
             let recorded = self.r.str("a signature").ok()?;
-            if key.contains(':') {
+            if crate::plan::signature_key_parts(key).1.is_some() {
                 if !methods.insert(key)
                     || super::check::signature_problem(registry, key, recorded).is_some()
                 {
