@@ -112,13 +112,18 @@ impl Factory {
     /// [`Error::WrongProductType`] (naming the product's class), [`Error::ContainerDropped`].
     pub fn create<T: ?Sized + 'static>(&self, args: &[(&str, Value)]) -> Result<Arc<T>, Error> {
         let inst = self.create_instance(args)?;
-        self.cast_product(&inst)
+        self.cast_product(inst)
     }
 
-    /// The new object as `Arc<T>`; [`Error::WrongProductType`] names the product's class.
-    fn cast_product<T: ?Sized + 'static>(&self, inst: &Instance) -> Result<Arc<T>, Error> {
+    /// The new object as `Arc<T>` (its reference handed over, see `Registry::cast_owned`);
+    /// [`Error::WrongProductType`] names the product's class.
+    fn cast_product<T: ?Sized + 'static>(&self, inst: Instance) -> Result<Arc<T>, Error> {
         let (inner, _) = self.origin.live()?;
-        inner.registry.cast::<T>(inst).ok_or_else(|| {
+        let inst = match inner.registry.cast_owned::<T>(inst) {
+            Ok(arc) => return Ok(arc),
+            Err(inst) => inst,
+        };
+        inner.registry.cast::<T>(&inst).ok_or_else(|| {
             let plan = &inner.plan().services[self.origin.service];
             let class = match &plan.create {
                 crate::plan::Expr::New { class, .. } => class.to_string(),
@@ -143,7 +148,7 @@ impl Factory {
         args: Vec<Value>,
     ) -> Result<Arc<T>, Error> {
         let inst = self.create_positional_instance(args)?;
-        self.cast_product(&inst)
+        self.cast_product(inst)
     }
 
     /// As [`Factory::create_positional`], erased.
@@ -221,6 +226,10 @@ impl Accessor {
     pub fn get<T: ?Sized + 'static>(&self) -> Result<Arc<T>, Error> {
         let inst = self.get_instance()?;
         let (inner, _) = self.origin.live()?;
+        let inst = match inner.registry.cast_owned::<T>(inst) {
+            Ok(arc) => return Ok(arc),
+            Err(inst) => inst,
+        };
         inner
             .registry
             .cast::<T>(&inst)
@@ -292,7 +301,7 @@ impl Locator {
     /// [`Error::ContainerDropped`].
     pub fn get<T: ?Sized + 'static>(&self, key: &str) -> Result<Arc<T>, Error> {
         let inst = self.get_instance(key)?;
-        self.cast(key, &inst)
+        self.cast(key, inst)
     }
 
     /// A new object of the service under `key`, as `Arc<T>`: its `create` and `setup` run
@@ -301,7 +310,7 @@ impl Locator {
     /// [`Locator::get`].
     pub fn create<T: ?Sized + 'static>(&self, key: &str) -> Result<Arc<T>, Error> {
         let inst = self.create_instance(key)?;
-        self.cast(key, &inst)
+        self.cast(key, inst)
     }
 
     /// As [`Locator::get`], erased.
@@ -394,11 +403,17 @@ impl Locator {
         }
     }
 
-    fn cast<T: ?Sized + 'static>(&self, key: &str, inst: &Instance) -> Result<Arc<T>, Error> {
+    /// The object under `key` as `Arc<T>` (its reference handed over, see
+    /// `Registry::cast_owned`).
+    fn cast<T: ?Sized + 'static>(&self, key: &str, inst: Instance) -> Result<Arc<T>, Error> {
         let (inner, _) = self.origin.live()?;
+        let inst = match inner.registry.cast_owned::<T>(inst) {
+            Ok(arc) => return Ok(arc),
+            Err(inst) => inst,
+        };
         inner
             .registry
-            .cast::<T>(inst)
+            .cast::<T>(&inst)
             .ok_or_else(|| Error::WrongType {
                 service: format!("{}[{key}]", self.origin.name),
                 class: String::new(),

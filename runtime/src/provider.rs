@@ -105,7 +105,7 @@ impl<T: ?Sized + 'static> Provider<T> {
         let inst = inner
             .instance_async(self.handle.0.service, scope.as_ref())
             .await?;
-        inner.cast::<T>(self.handle.0.service, &inst)
+        inner.cast_owned::<T>(self.handle.0.service, inst)
     }
 }
 

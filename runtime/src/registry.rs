@@ -314,6 +314,26 @@ impl Registry {
         self.cast_through_caster(instance, concrete, wanted)
     }
 
+    /// [`Registry::cast`] of an instance the caller owns and gives up (a new transient asked
+    /// for directly): for `T` = the concrete type its reference is handed over (no increment
+    /// and decrement of the shared count); any other `T` goes through the caster. `Err` gives
+    /// the instance back when it is not a `T`.
+    #[inline]
+    pub(crate) fn cast_owned<T: ?Sized + 'static>(
+        &self,
+        instance: Instance,
+    ) -> Result<Arc<T>, Instance> {
+        if TypeId::of::<T>() == instance.type_id() {
+            // SAFETY: the `TypeId`s were compared just above.
+            return unsafe { instance.into_identity_arc_unchecked::<T>() };
+        }
+        let concrete = instance.type_id();
+        match self.cast_through_caster(&instance, concrete, TypeId::of::<T>()) {
+            Some(arc) => Ok(arc),
+            None => Err(instance),
+        }
+    }
+
     /// [`Registry::cast`] when `T` (`wanted`) is not the object's concrete type (`concrete`):
     /// through the caster registered for the pair, if any.
     #[inline(never)]
@@ -647,5 +667,47 @@ mod tests {
             c.ctor.is_some(),
             "registering catalog data keeps the constructor"
         );
+    }
+
+    trait Named: Send + Sync {
+        fn name(&self) -> &str;
+    }
+
+    struct Clock(&'static str);
+
+    impl Named for Clock {
+        fn name(&self) -> &str {
+            self.0
+        }
+    }
+
+    /// An owned instance cast to its own type hands its reference over (no second one);
+    /// to a registered trait object it goes through the caster; to anything else it comes
+    /// back untouched.
+    #[test]
+    fn an_owned_instance_is_handed_over_to_its_own_type() {
+        let mut r = Registry::new();
+        r.class::<Clock>("App\\Clock")
+            .implements::<dyn Named>("App\\Named", |x| x);
+        let made = Instance::from_value(Clock("utc"));
+        let watch = made.clone();
+        assert_eq!(Arc::strong_count(watch.as_any()), 2);
+        let clock: Arc<Clock> = r.cast_owned(made).expect("its own type");
+        assert_eq!(clock.0, "utc");
+        // `made`'s reference became `clock`'s: still two, not three.
+        assert_eq!(Arc::strong_count(watch.as_any()), 2);
+        drop(clock);
+        assert_eq!(Arc::strong_count(watch.as_any()), 1);
+
+        let named: Arc<dyn Named> = r.cast_owned(watch.clone()).expect("the caster");
+        assert_eq!(named.name(), "utc");
+        assert_eq!(Arc::strong_count(watch.as_any()), 2);
+        drop(named);
+
+        let back = r
+            .cast_owned::<String>(watch.clone())
+            .expect_err("not a String");
+        assert_eq!(back.addr(), watch.addr());
+        assert_eq!(Arc::strong_count(watch.as_any()), 2);
     }
 }

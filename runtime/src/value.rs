@@ -146,6 +146,29 @@ impl Instance {
             Some(Arc::from_raw(typed))
         }
     }
+
+    /// [`Instance::identity_arc_unchecked`] that hands over this instance's reference instead
+    /// of taking one more: for a new object the caller owns (a transient asked for directly),
+    /// which saves an increment and a decrement of the shared count. `Err(self)` for a `T`
+    /// whose pointer is not thin (ruled out by the contract).
+    ///
+    /// # Safety
+    /// `TypeId::of::<T>()` is this instance's [`Instance::type_id`].
+    #[inline(always)]
+    pub(crate) unsafe fn into_identity_arc_unchecked<T: ?Sized + 'static>(
+        self,
+    ) -> Result<Arc<T>, Instance> {
+        if std::mem::size_of::<*const T>() != std::mem::size_of::<*const ()>() {
+            return Err(self);
+        }
+        // The instance's own reference, as a pointer to the object's data.
+        let data = Arc::into_raw(self.object).cast::<()>();
+        // SAFETY: as in `identity_arc_unchecked`, with the reference `into_raw` gave up.
+        unsafe {
+            let typed: *const T = std::mem::transmute_copy(&data);
+            Ok(Arc::from_raw(typed))
+        }
+    }
 }
 
 impl fmt::Debug for Instance {

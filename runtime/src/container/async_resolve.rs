@@ -506,7 +506,7 @@ impl Inner {
             .index_of(name)
             .ok_or_else(|| self.unknown_service(name))?;
         let inst = self.instance_async(idx, scope).await?;
-        self.cast(idx, &inst)
+        self.cast_owned(idx, inst)
     }
 
     async fn get_by_type_async<T: ?Sized + 'static>(
@@ -519,7 +519,7 @@ impl Inner {
             Err(type_name) => return self.get_by_type_name::<T>(type_name, scope),
         };
         let inst = self.instance_async(idx, scope).await?;
-        self.cast(idx, &inst)
+        self.cast_owned(idx, inst)
     }
 }
 

@@ -194,7 +194,7 @@ impl Inner {
                 // store-forwarding stall per creation).
                 match self.resolve_missed(idx, ctx, &mut Path::new())? {
                     Cow::Borrowed(inst) => self.cast(idx, inst),
-                    Cow::Owned(inst) => self.cast(idx, &inst),
+                    Cow::Owned(inst) => self.cast_owned(idx, inst),
                 }
             }
         }
@@ -220,6 +220,22 @@ impl Inner {
                 requested: std::any::type_name::<T>(),
             }
         })
+    }
+
+    /// [`Inner::cast`] of an instance the caller gives up (a new object, or a reference it
+    /// took for itself): when `T` is the concrete type, the instance's reference is handed
+    /// over instead of a second one taken and the first dropped (two locked instructions
+    /// fewer per transient asked for; docs/performance.md, "Twenty-fourth round").
+    #[inline]
+    pub(crate) fn cast_owned<T: ?Sized + 'static>(
+        &self,
+        idx: usize,
+        inst: Instance,
+    ) -> Result<Arc<T>, Error> {
+        match self.registry.cast_owned::<T>(inst) {
+            Ok(arc) => Ok(arc),
+            Err(inst) => self.cast(idx, &inst),
+        }
     }
 
     /// The entry of the by-type table (built on first use) for the Rust type `T`, if the
