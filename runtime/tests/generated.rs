@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value as Json};
-use wireplan_runtime::{register, Container, Error, Locator, Registry, Value};
+use wireplan_runtime::{register, Accessor, Container, Error, Factory, Locator, Registry, Value};
 
 #[derive(Debug)]
 struct Db;
@@ -279,4 +279,38 @@ fn an_argument_default_is_checked_at_load_like_any_expression() {
     let bad = json!({"$arg": "x", "default": 1, "args": []});
     let e = wireplan_runtime::plan::Expr::from_json(&bad).unwrap_err();
     assert_eq!(e, "unexpected key \"args\" in a \"$arg\" object");
+}
+
+/// A generated factory and accessor passed to a constructor that takes the handles
+/// (`Arc<Factory>`, `Arc<Accessor>`: `object` in the catalog) load and arrive as the handles.
+/// A factory's `create` is its product's: the load check compared that class with the
+/// parameter and refused the plan as if its catalog were stale (a new user's trial).
+#[test]
+fn generated_handles_passed_to_a_constructor_load() {
+    struct Holder(Arc<Factory>, Arc<Accessor>);
+    let mut r = registry();
+    register!(r, "App\\Holder" => Holder {
+        new(f: Arc<Factory>, acc: Arc<Accessor>) { Holder(f, acc) }
+    });
+    let mut s = services();
+    s["holder"] = json!({"type": "App\\Holder",
+        "create": {"$new": "App\\Holder", "args": [{"$ref": "f"}, {"$ref": "acc"}]}});
+    let c = Container::from_json_str(&plan(s), &r).expect("the plan loads");
+    let holder = c.get::<Holder>("holder").unwrap();
+    let made = holder.0.create::<Db>(&[]).unwrap();
+    let shared = holder.1.get::<Db>().unwrap();
+    assert!(Arc::ptr_eq(&shared, &c.get::<Db>("db").unwrap()));
+    assert!(!Arc::ptr_eq(&made, &shared), "the factory makes a new Db");
+
+    // A service that is not a handle is still refused for such a parameter.
+    let mut s = services();
+    s["holder"] = json!({"type": "App\\Holder",
+        "create": {"$new": "App\\Holder", "args": [{"$ref": "db"}, {"$ref": "acc"}]}});
+    let e = Container::from_json_str(&plan(s), &r)
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        e.contains("argument $f (index 0) of the constructor of App\\Holder is service 'db'"),
+        "{e}"
+    );
 }

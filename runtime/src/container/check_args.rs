@@ -140,7 +140,8 @@ impl<'a> Checker<'a> {
     /// A `$ref` argument `i` to `target` (a service or an alias) for the registered parameter
     /// `p`: the object the service's `$new` makes must be one the parameter takes
     /// ([`literals::refuses_object`]). Services made otherwise (a factory method, a
-    /// generated service) and unknown names are left to their own checks.
+    /// generated service, whose `create` is its product's, not its own object) and unknown
+    /// names are left to their own checks.
     pub(super) fn check_reference(
         &mut self,
         p: &crate::catalog::Param,
@@ -151,7 +152,14 @@ impl<'a> Checker<'a> {
     ) {
         let plan = self.plan;
         let name = plan.aliases.get(target).map_or(target, |t| t.as_str());
-        let Some(Expr::New { class, .. }) = plan.services.get(name).map(|s| &s.create) else {
+        // (A generated factory's `create` is what its `create()` makes: the service passed is
+        // the factory handle itself, which a parameter written `object` takes.)
+        let Some(Expr::New { class, .. }) = plan
+            .services
+            .get(name)
+            .filter(|s| s.kind == crate::plan::ServiceKind::Service)
+            .map(|s| &s.create)
+        else {
             return;
         };
         let Some(made) = self.registry.t.classes.get(class.as_str()) else {
