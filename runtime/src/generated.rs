@@ -192,6 +192,21 @@ impl Factory {
                 });
             }
         }
+        // A name given twice: which value was meant is not known (the first one won silently
+        // before; a new user's trial).
+        let mut twice: Vec<&str> = args
+            .iter()
+            .enumerate()
+            .filter(|(i, (n, _))| args[..*i].iter().any(|(m, _)| m == n))
+            .map(|(_, (n, _))| *n)
+            .collect();
+        twice.dedup();
+        if !twice.is_empty() {
+            return Err(Error::BadArguments {
+                service: self.origin.name.clone(),
+                reason: format!("argument(s) {} given more than once", twice.join(", ")),
+            });
+        }
         let owned: Vec<(String, Value)> = args
             .iter()
             .map(|(n, v)| (n.to_string(), v.clone()))
@@ -230,15 +245,29 @@ impl Accessor {
             Ok(arc) => return Ok(arc),
             Err(inst) => inst,
         };
-        inner
-            .registry
-            .cast::<T>(&inst)
-            .ok_or_else(|| Error::WrongType {
-                service: self.origin.name.clone(),
-                class: inner.plan().services[self.origin.service].type_.to_string(),
+        // The object is the target's: the error names that service and its class, not the
+        // accessor and its interface (a new user's trial: "service 'clockAccessor' is
+        // App\ClockAccessor (Rust type Clock)").
+        inner.registry.cast::<T>(&inst).ok_or_else(|| {
+            let plan = inner.plan();
+            let (service, class) = match &plan.services[self.origin.service].create {
+                crate::plan::Expr::Ref(target) => {
+                    let name = plan.aliases.get(target).unwrap_or(target);
+                    let class = plan
+                        .services
+                        .get(name.as_str())
+                        .map(|s| s.type_.to_string());
+                    (name.to_string(), class)
+                }
+                _ => (self.origin.name.clone(), None),
+            };
+            Error::WrongType {
+                service,
+                class: class.unwrap_or_else(|| object_class(&inner.registry, &inst)),
                 rust_type: inst.type_name(),
                 requested: std::any::type_name::<T>(),
-            })
+            }
+        })
     }
 
     /// As [`Accessor::get`], erased.
@@ -383,14 +412,23 @@ impl Locator {
         }
     }
 
+    /// The plan's reference under `key`. Errors: [`Error::UnknownService`] naming
+    /// `locator[key]`, with the closest key or, when none is close, the keys there are (as a
+    /// container's unknown name gets the closest name).
     fn reference<'p>(&self, inner: &'p Inner, key: &str) -> Result<&'p crate::plan::Expr, Error> {
-        inner.plan().services[self.origin.service]
-            .references
-            .get(key)
-            .ok_or_else(|| Error::UnknownService {
+        let references = &inner.plan().services[self.origin.service].references;
+        references.get(key).ok_or_else(|| {
+            let keys = || references.keys().map(|k| k.as_str());
+            let hint = match crate::suggest::suggest(key, keys()) {
+                Some(close) => format!("did you mean '{close}'?"),
+                None if references.is_empty() => "the locator has no keys".to_string(),
+                None => format!("its keys are {}", keys().collect::<Vec<_>>().join(", ")),
+            };
+            Error::UnknownService {
                 name: format!("{}[{key}]", self.origin.name),
-                hint: None,
-            })
+                hint: Some(hint),
+            }
+        })
     }
 
     fn service(&self, value: Value, key: &str) -> Result<Instance, Error> {
@@ -416,7 +454,7 @@ impl Locator {
             .cast::<T>(&inst)
             .ok_or_else(|| Error::WrongType {
                 service: format!("{}[{key}]", self.origin.name),
-                class: String::new(),
+                class: object_class(&inner.registry, &inst),
                 rust_type: inst.type_name(),
                 requested: std::any::type_name::<T>(),
             })
@@ -629,4 +667,12 @@ pub(crate) fn locator(inner: &Inner, service: usize, scope: Option<&Arc<ScopeSta
         origin: Origin::new(inner, service, scope),
         keys,
     })
+}
+
+/// The catalog class of `inst`'s Rust type, for a message, or what stands in for it when its
+/// type was registered under no class name.
+fn object_class(registry: &crate::Registry, inst: &Instance) -> String {
+    registry
+        .class_name_of_instance(inst)
+        .map_or_else(|| "of no registered class".to_string(), str::to_string)
 }

@@ -75,6 +75,15 @@ fn a_locator_gets_the_shared_service_and_creates_new_ones() {
         by_name("getOther", &[]),
         Err(Error::UnknownService { name, .. }) if name == "loc[other]"
     ));
+    // An unknown key gets the closest one, or the list of keys (a new user's trial).
+    assert_eq!(
+        loc.get::<Db>("mian").unwrap_err().to_string(),
+        "service 'loc[mian]' not found; did you mean 'main'?"
+    );
+    assert_eq!(
+        loc.create::<Db>("replica").unwrap_err().to_string(),
+        "service 'loc[replica]' not found; its keys are main, 7"
+    );
 }
 
 #[test]
@@ -194,6 +203,16 @@ fn a_factory_argument_left_out_takes_the_default_the_plan_carries() {
     assert_eq!((made.path.as_str(), made.level), ("/b", 9));
     let made = lf.create_positional::<Logger>(vec!["/c".into()]).unwrap();
     assert_eq!((made.path.as_str(), made.level), ("/c", 4));
+    // A name given twice is refused, not settled by the first value (a new user's trial).
+    let e = lf
+        .create::<Logger>(&[("path", "/a".into()), ("path", "/b".into())])
+        .unwrap_err();
+    assert_eq!(e.code(), "bad-arguments");
+    assert!(
+        e.to_string()
+            .ends_with("argument(s) path given more than once"),
+        "{e}"
+    );
 
     let lazy = c.get::<wireplan_runtime::Factory>("lazy").unwrap();
     assert!(!c.is_created("db"));
@@ -313,4 +332,37 @@ fn generated_handles_passed_to_a_constructor_load() {
         e.contains("argument $f (index 0) of the constructor of App\\Holder is service 'db'"),
         "{e}"
     );
+}
+
+/// Asking an accessor or a locator for the wrong Rust type names the service the object
+/// belongs to and its class (a new user's trial: the locator's message had an empty class,
+/// "is  (Rust type ..)", and the accessor's named itself and its interface beside its
+/// target's Rust type).
+#[test]
+fn wrong_types_from_accessors_and_locators_name_the_object_s_service_and_class() {
+    let c = Container::from_json_str(&plan(services()), &registry()).unwrap();
+    let db = std::any::type_name::<Db>();
+    let repo = std::any::type_name::<Repo>();
+    let acc = c.get::<Accessor>("acc").unwrap();
+    let e = acc.get::<Repo>().unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("service 'db' is App\\Db (Rust type {db}), not the requested {repo}")
+    );
+    let loc = c.get::<Locator>("loc").unwrap();
+    for e in [
+        loc.get::<Repo>("main").unwrap_err(),
+        loc.create::<Repo>("7").unwrap_err(),
+    ] {
+        let key = if e.to_string().contains("[main]") {
+            "main"
+        } else {
+            "7"
+        };
+        assert_eq!(
+            e.to_string(),
+            format!("service 'loc[{key}]' is App\\Db (Rust type {db}), not the requested {repo}")
+        );
+        assert_eq!(e.code(), "wrong-type");
+    }
 }
