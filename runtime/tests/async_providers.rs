@@ -741,3 +741,60 @@ fn a_deep_async_chain_resolves_on_a_worker_thread_and_too_deep_is_an_error() {
         other => panic!("expected TooDeep, got {other}"),
     }
 }
+
+struct Left8 {
+    _right: Arc<Right8>,
+}
+struct Right8 {
+    _left: Arc<Left8>,
+}
+
+/// A provider resolved inside the constructor of a transient that its target needs makes the
+/// cycle again at run time (the compiler accepts it: the provider breaks the cycle of the
+/// plan). It ends as a `circular-reference` error with the cycle's names, not as 128
+/// `constructor-failed` messages nested in one another (a new user's trial: 12.5 KB of text).
+#[test]
+fn a_provider_resolved_in_a_transient_s_constructor_reports_the_cycle_once() {
+    let mut reg = Registry::new();
+    reg.class::<Left8>("App\\Left").constructor(|a| {
+        let right = a.provider::<Right8>(0)?;
+        Ok(Left8 {
+            _right: right.get()?,
+        })
+    });
+    register!(reg, "App\\Right" => Right8 { new(left: Arc<Left8>) { Right8 { _left: left } } });
+    let json = plan(
+        r#""left": {"type": "App\\Left", "lifespan": "transient",
+                    "create": {"$new": "App\\Left", "args": [{"$provider": "right"}]}},
+           "right": {"type": "App\\Right", "lifespan": "transient",
+                     "create": {"$new": "App\\Right", "args": [{"$ref": "left"}]}}"#,
+    );
+    let container = Container::from_json_str(&json, &reg).unwrap();
+    let Err(e) = container.get::<Left8>("left") else {
+        panic!("a cycle")
+    };
+    assert_eq!(e.code(), "circular-reference", "{e}");
+    assert!(
+        matches!(&e, Error::CircularReference { path } if path.contains(&"left".to_string())
+            && path.contains(&"right".to_string())),
+        "{e:?}"
+    );
+    assert!(e.to_string().len() < 200, "{e}");
+
+    // A singleton meets itself at once.
+    let json = json.replace(
+        r#""lifespan": "transient",
+                    "create": {"$new": "App\\Left""#,
+        r#""create": {"$new": "App\\Left""#,
+    );
+    assert!(
+        !json.contains(r#""type": "App\\Left", "lifespan""#),
+        "{json}"
+    );
+    let container = Container::from_json_str(&json, &reg).unwrap();
+    let Err(e) = container.get::<Left8>("left") else {
+        panic!("a cycle")
+    };
+    // (The provider's `get` starts a path of its own, so the cycle is named from there.)
+    assert_eq!(e.to_string(), "circular reference: left -> left");
+}

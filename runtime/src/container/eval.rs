@@ -221,6 +221,19 @@ impl Inner {
         step: impl Into<String>,
         cause: impl Into<BoxError>,
     ) -> Error {
+        let cause = cause.into();
+        // A cycle or a chain too deep that a constructor ran into (a provider or factory
+        // resolved inside it, reaching the service being created again) passes through as
+        // it is: wrapped at every level, a transient cycle through a provider gave one error
+        // nesting 128 "cannot create service" messages under `constructor-failed` (a new
+        // user's trial).
+        let cause = match cause.downcast::<Error>() {
+            Ok(e) if matches!(*e, Error::CircularReference { .. } | Error::TooDeep { .. }) => {
+                return *e
+            }
+            Ok(e) => e as BoxError,
+            Err(other) => other,
+        };
         let service = self.owner_name(service.into());
         let defined_at = self.defined_at(service);
         Error::ConstructorFailed {
@@ -229,7 +242,7 @@ impl Inner {
             defined_at,
             path: self.names(path),
             step: step.into(),
-            cause: cause.into(),
+            cause,
         }
     }
 
