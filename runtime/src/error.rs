@@ -218,10 +218,11 @@ pub enum Error {
         requested: &'static str,
     },
 
-    /// The new object a generated factory created is not of the Rust type asked for in
-    /// `Factory::create::<T>()` (and its class registered no caster to it).
+    /// The new object a generated factory creates is not of the Rust type asked for in
+    /// `Factory::create::<T>()` (and its class registered no caster to it); for a registered
+    /// product class this is known, and reported, before the object is made.
     #[error(
-        "the object factory '{factory}' created is {class} (Rust type {rust_type}), not the \
+        "the object factory '{factory}' creates is {class} (Rust type {rust_type}), not the \
          requested {requested}"
     )]
     WrongProductType {

@@ -109,10 +109,33 @@ impl Factory {
     /// lists its parameters); [`Error::ConstructorFailed`], with `factory_product` set when a
     /// step of the new object itself fails (also a `$arg` not given that has no default; a
     /// failing dependency names itself),
-    /// [`Error::WrongProductType`] (naming the product's class), [`Error::ContainerDropped`].
+    /// [`Error::WrongProductType`] (naming the product's class; before anything is made when
+    /// the product's class is registered), [`Error::ContainerDropped`].
     pub fn create<T: ?Sized + 'static>(&self, args: &[(&str, Value)]) -> Result<Arc<T>, Error> {
+        self.product_casts_to::<T>()?;
         let inst = self.create_instance(args)?;
         self.cast_product(inst)
+    }
+
+    /// [`Error::WrongProductType`] before anything is made when the product's registered
+    /// class does not cast to `T` (a new user's trial: the product was constructed, with its
+    /// side effects, and then refused).
+    fn product_casts_to<T: ?Sized + 'static>(&self) -> Result<(), Error> {
+        let (inner, _) = self.origin.live()?;
+        let crate::plan::Expr::New { class, .. } =
+            &inner.plan().services[self.origin.service].create
+        else {
+            return Ok(());
+        };
+        inner
+            .registry
+            .class_casts_to::<T>(class)
+            .map_err(|rust_type| Error::WrongProductType {
+                factory: self.origin.name.clone(),
+                class: class.to_string(),
+                rust_type,
+                requested: std::any::type_name::<T>(),
+            })
     }
 
     /// The new object as `Arc<T>` (its reference handed over, see `Registry::cast_owned`);
@@ -147,6 +170,7 @@ impl Factory {
         &self,
         args: Vec<Value>,
     ) -> Result<Arc<T>, Error> {
+        self.product_casts_to::<T>()?;
         let inst = self.create_positional_instance(args)?;
         self.cast_product(inst)
     }

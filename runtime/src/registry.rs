@@ -295,6 +295,23 @@ impl Registry {
         }
     }
 
+    /// Whether an object of the registered class `class` would cast to `T` ([`Registry::cast`]
+    /// of it succeeds): `Err` with the class's Rust type name when it would not, `Ok` when it
+    /// would or the class is not registered (nothing to say before it is made).
+    pub(crate) fn class_casts_to<T: ?Sized + 'static>(
+        &self,
+        class: &str,
+    ) -> Result<(), &'static str> {
+        let Some(c) = self.t.classes.get(class) else {
+            return Ok(());
+        };
+        let wanted = TypeId::of::<T>();
+        match c.type_id == wanted || self.t.casters.contains_key(&(c.type_id, wanted)) {
+            true => Ok(()),
+            false => Err(c.rust_name),
+        }
+    }
+
     /// The object as `Arc<T>`: when `T` is the object's concrete type, directly; when `T` is
     /// a trait object, through the caster registered for (concrete type, `T`). `None` when
     /// neither applies.

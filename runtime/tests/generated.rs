@@ -366,3 +366,33 @@ fn wrong_types_from_accessors_and_locators_name_the_object_s_service_and_class()
         assert_eq!(e.code(), "wrong-type");
     }
 }
+
+/// A factory asked for a Rust type its product's class does not cast to says so before it
+/// makes anything: the product's constructor and its side effects do not run (a new user's
+/// trial).
+#[test]
+fn a_factory_refuses_a_wrong_type_before_making_the_product() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static MADE: AtomicUsize = AtomicUsize::new(0);
+    let mut r = registry();
+    r.class::<Db>("App\\Db").constructor(|_| {
+        MADE.fetch_add(1, Ordering::SeqCst);
+        Ok(Db)
+    });
+    let c = Container::from_json_str(&plan(services()), &r).unwrap();
+    let f = c.get::<Factory>("f").unwrap();
+    let e = f.create::<Repo>(&[]).unwrap_err();
+    assert_eq!(e.code(), "wrong-product-type");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "the object factory 'f' creates is App\\Db (Rust type {}), not the requested {}",
+            std::any::type_name::<Db>(),
+            std::any::type_name::<Repo>()
+        )
+    );
+    assert!(f.create_positional::<Repo>(vec![]).is_err());
+    assert_eq!(MADE.load(Ordering::SeqCst), 0, "nothing was made");
+    f.create::<Db>(&[]).unwrap();
+    assert_eq!(MADE.load(Ordering::SeqCst), 1);
+}

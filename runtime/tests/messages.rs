@@ -50,7 +50,7 @@ fn a_factory_product_of_the_wrong_type_names_the_product() {
     assert_eq!(
         e.to_string(),
         format!(
-            "the object factory 'f' created is App\\Db (Rust type {}), not the requested {}",
+            "the object factory 'f' creates is App\\Db (Rust type {}), not the requested {}",
             std::any::type_name::<Db>(),
             std::any::type_name::<Cache>()
         )
