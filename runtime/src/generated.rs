@@ -218,13 +218,13 @@ impl Factory {
         }
         // A name given twice: which value was meant is not known (the first one won silently
         // before; a new user's trial).
-        let mut twice: Vec<&str> = args
+        // (Each such name once, where it is given the second time.)
+        let twice: Vec<&str> = args
             .iter()
             .enumerate()
-            .filter(|(i, (n, _))| args[..*i].iter().any(|(m, _)| m == n))
+            .filter(|(i, (n, _))| args[..*i].iter().filter(|(m, _)| m == n).count() == 1)
             .map(|(_, (n, _))| *n)
             .collect();
-        twice.dedup();
         if !twice.is_empty() {
             return Err(Error::BadArguments {
                 service: self.origin.name.clone(),

@@ -213,6 +213,14 @@ fn a_factory_argument_left_out_takes_the_default_the_plan_carries() {
             .ends_with("argument(s) path given more than once"),
         "{e}"
     );
+    let three = [("lvl", Value::Int(1)), ("path", "/a".into())];
+    let args: Vec<(&str, Value)> = three.iter().chain(&three).chain(&three).cloned().collect();
+    let e = lf.create::<Logger>(&args).unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("argument(s) lvl, path given more than once"),
+        "{e}"
+    );
 
     let lazy = c.get::<wireplan_runtime::Factory>("lazy").unwrap();
     assert!(!c.is_created("db"));
