@@ -43,7 +43,12 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: cannot write {}: {e}", dir.display());
+            // (A file in the folder's place fails with "File exists": say what is there.)
+            let what = match std::fs::metadata(&dir) {
+                Ok(m) if !m.is_dir() => " (a file is there; DIR is a folder to write into)",
+                _ => "",
+            };
+            eprintln!("error: cannot write {}{what}: {e}", dir.display());
             ExitCode::FAILURE
         }
     }

@@ -4,10 +4,10 @@
 //!
 //! Shape (the one `../shared/bench/README.md` describes): classes `App\S{i}` whose constructors
 //! take 0–4 dependencies on lower-numbered classes (some typed by the interface their
-//! autowired implementer provides); `N/20` interfaces `App\I{k}`, each with one autowired first
-//! implementer and the others `autowired: false`; `N/50` abstract bases `App\Base{k}`, every
-//! 50th class extending one; ~9% take an `int $limit` from `%limit%`; ~10% are tagged with a
-//! priority; ~7% have a `setPeer(@sJ)` setup. Every service is named `s{i}`.
+//! autowired implementer provides); `N/20` interfaces `App\I{k}` (at least one), each with
+//! one autowired first implementer and the others `autowired: false`; `N/50` abstract bases
+//! `App\Base{k}`, every 50th class extending one; ~9% take an `int $limit` from `%limit%`;
+//! ~10% are tagged with a priority; ~7% have a `setPeer(@sJ)` setup. Every service is named `s{i}`.
 
 #![allow(dead_code)]
 

@@ -153,12 +153,11 @@ pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
 }
 
 /// Bytes of text per lane at least: below two of them a text is lexed on the calling thread
-/// alone. A thread costs some tens of microseconds to start; 32 KiB take about 0.25 ms to
-/// lex. At 32 KiB app-1000's 73 KB `types.neon` is lexed in two lanes (the compile's only
-/// helper thread): paired wall 0.969 and 0.989 against 64 KiB (40 pairs each), 16 KiB no
-/// better (1.007); app-10000's files got two lanes already (docs/performance.md,
-/// "Twenty-fourth round").
-pub(crate) const LANE_MIN: usize = 32 * 1024;
+/// alone. A thread costs some tens of microseconds to start; 64 KiB take about 0.5 ms to lex.
+/// Lanes of 32 KiB, which give app-1000's 73 KB `types.neon` two, measured 1.015–1.018 of
+/// this (`benches/paired.py`, both builds run as copies: docs/performance.md, "Twenty-fourth
+/// round").
+pub(crate) const LANE_MIN: usize = 64 * 1024;
 
 /// [`tokenize`] with pieces of at least `piece` bytes (1: a cut at every allowed line start;
 /// `usize::MAX`: one run), on one thread.
