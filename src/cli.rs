@@ -180,9 +180,30 @@ fn exit_on(e: clap::Error) -> ! {
             e.render()
         );
     } else {
-        eprint!("{}", usage_text(&e.render().to_string()));
+        eprint!(
+            "{}",
+            watch_elsewhere(&e, usage_text(&e.render().to_string()))
+        );
     }
     std::process::exit(2)
+}
+
+/// `--watch` given to a command other than `compile` (a trial: `check --watch` got clap's tip
+/// to pass it as a value): the tip gives way to where watching is.
+fn watch_elsewhere(e: &clap::Error, text: String) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let watch = e.kind() == ErrorKind::UnknownArgument
+        && matches!(e.get(ContextKind::InvalidArg), Some(ContextValue::String(a)) if a == "--watch");
+    if !watch {
+        return text;
+    }
+    // The error line, the note, then clap's usage and help lines (the tip left out).
+    let first = text.lines().next().unwrap_or_default();
+    let rest = text.find("\nUsage:").map_or("", |at| &text[at..]);
+    format!(
+        "{first}\n  note: `compile` watches: wireplan compile CONFIG -o PLAN --watch reports \
+         the diagnostics and writes the plan on every change (docs/tools.md)\n{rest}"
+    )
 }
 
 /// clap's rendered error with its leading `error:` replaced by `error[usage]:`.

@@ -307,11 +307,19 @@ fn compile(
     say_timings(&run);
     let human = matches!(format, Format::Human);
     let Some(plan) = run.plan.filter(|_| arg_errors == 0) else {
+        // The warnings reported beside the errors are counted too (a trial: "4 error(s)"
+        // under four errors and a warning).
+        let also = match warnings {
+            0 => String::new(),
+            n => format!(", {n} warning(s)"),
+        };
         if human && output.is_some() {
-            say(format_args!("error: {errors} error(s); no plan written"));
+            say(format_args!(
+                "error: {errors} error(s){also}; no plan written"
+            ));
         } else if human {
             // `check` writes no plan in any case.
-            say(format_args!("error: {errors} error(s)"));
+            say(format_args!("error: {errors} error(s){also}"));
         }
         // A malformed option (`-p` without `NAME=`) is a usage error, as clap's own are; the
         // compilation's diagnostics were still reported beside it.

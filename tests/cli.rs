@@ -621,6 +621,27 @@ fn the_repl_alias_prints_usage_errors_with_their_code() {
     );
 }
 
+/// `check --watch` says where watching is instead of clap's tip to pass `--watch` as a value
+/// (a trial); other unknown options keep clap's text.
+#[test]
+fn watch_on_check_points_to_compile() {
+    let stderr = stderr_on_exit(
+        wireplan().args(["check", "examples/blog/config/app.neon", "--watch"]),
+        2,
+    );
+    assert!(
+        stderr.starts_with(
+            "error[usage]: unexpected argument '--watch' found\n  note: `compile` watches: \
+             wireplan compile CONFIG -o PLAN --watch"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("tip:"), "{stderr}");
+    assert!(stderr.contains("\nUsage: wireplan check"), "{stderr}");
+    let stderr = stderr_on_exit(wireplan().args(["check", "x.neon", "--bogus"]), 2);
+    assert!(stderr.contains("tip: to pass '--bogus'"), "{stderr}");
+}
+
 /// `-o ''` is a usage error that says the path is empty (clap's own message said no value was
 /// given), and nothing is written.
 #[test]

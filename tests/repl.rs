@@ -1002,7 +1002,7 @@ fn the_start_phase_and_reload_print_the_configuration_errors() {
     std::fs::write(&app, broken).expect("write");
     let mut s = Session::open(&app, Options::default());
     let missing = format!(
-        "error[file-not-found]: File '{}' is missing or is not readable, did you mean 'types.neon'?",
+        "error[file-not-found]: File '{}' is missing or is not readable.",
         dir.path().join("typo.neon").display()
     );
     let summary = format!(
@@ -1014,6 +1014,7 @@ fn the_start_phase_and_reload_print_the_configuration_errors() {
     // The prompt shows no phase either (second new user's trial: it said [B]).
     assert_eq!(s.prompt(), "wireplan[-]> ");
     assert!(status.contains("2 │     - typo.neon\n"), "{status}");
+    assert!(status.contains("= did you mean 'types.neon'?"), "{status}");
     assert!(status.ends_with(&format!("\n{summary}")), "{status}");
     // Only the independent error: no follow-up `class-not-found` for App\Clock or App\Main.
     assert_eq!(status.matches("error[").count(), 1, "{status}");

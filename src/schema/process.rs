@@ -85,6 +85,14 @@ impl Context {
             format_value(v)
         );
         self.error(Code::InvalidValue, msg, v.span);
+        // One word where a list is expected (`tags: logaware`): the list of one (a trial).
+        if let (ExprKind::Str(text), "array" | "list") = (&v.kind, expected) {
+            if let Some(last) = self.errors.last_mut() {
+                last.notes.push(format!(
+                    "a list of one item is written in brackets: [{text}]"
+                ));
+            }
+        }
         // A whole number past the 64-bit range is text in NEON (as in nette/neon), which the
         // quoted, shortened value does not make plain.
         if let ExprKind::Str(text) = &v.kind {
