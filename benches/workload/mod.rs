@@ -7,7 +7,8 @@
 //! autowired implementer provides); `N/20` interfaces `App\I{k}` (at least one), each with
 //! one autowired first implementer and the others `autowired: false`; `N/50` abstract bases
 //! `App\Base{k}`, every 50th class extending one; ~9% take an `int $limit` from `%limit%`;
-//! ~10% are tagged with a priority; ~7% have a `setPeer(@sJ)` setup. Every service is named `s{i}`.
+//! ~10% are tagged with a priority; ~7% have a `setPeer(@sJ)` setup. Every service is named
+//! `s{i}`.
 
 #![allow(dead_code)]
 
