@@ -134,6 +134,10 @@ fn watch_recompiles_on_change_and_keeps_the_last_good_plan() {
 
     save(&conf, &config(3));
     wait_for("the plan of the fixed file", || services(&plan) == Some(3));
+    // (The round reports after the plan is in place: see the emptied-configuration test.)
+    wait_for("the round's report", || {
+        read_log().contains("compiled 3 services in")
+    });
 
     let status = signal_and_wait(&mut guard, "INT");
     assert_eq!(status.code(), Some(0), "{}", read_log());
@@ -176,6 +180,12 @@ fn an_emptied_configuration_keeps_the_last_plan_with_services() {
     save(&conf, &config(1));
     wait_for("the plan of the refilled file", || {
         services(&plan) == Some(1)
+    });
+    // The plan is renamed into place before the round reports it: an interrupt in between
+    // ends a round that is still running (exit code 130; a CI run saw it), so the signal
+    // waits for the report.
+    wait_for("the round's report", || {
+        read_log().contains("compiled 1 service in")
     });
     let status = signal_and_wait(&mut guard, "INT");
     assert_eq!(status.code(), Some(0), "{}", read_log());
