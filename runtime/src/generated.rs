@@ -142,11 +142,7 @@ impl Factory {
     /// [`Error::WrongProductType`] names the product's class.
     fn cast_product<T: ?Sized + 'static>(&self, inst: Instance) -> Result<Arc<T>, Error> {
         let (inner, _) = self.origin.live()?;
-        let inst = match inner.registry.cast_owned::<T>(inst) {
-            Ok(arc) => return Ok(arc),
-            Err(inst) => inst,
-        };
-        inner.registry.cast::<T>(&inst).ok_or_else(|| {
+        inner.registry.cast_owned::<T>(inst).map_err(|inst| {
             let plan = &inner.plan().services[self.origin.service];
             let class = match &plan.create {
                 crate::plan::Expr::New { class, .. } => class.to_string(),
@@ -265,14 +261,10 @@ impl Accessor {
     pub fn get<T: ?Sized + 'static>(&self) -> Result<Arc<T>, Error> {
         let inst = self.get_instance()?;
         let (inner, _) = self.origin.live()?;
-        let inst = match inner.registry.cast_owned::<T>(inst) {
-            Ok(arc) => return Ok(arc),
-            Err(inst) => inst,
-        };
         // The object is the target's: the error names that service and its class, not the
         // accessor and its interface (a new user's trial: "service 'clockAccessor' is
         // App\ClockAccessor (Rust type Clock)").
-        inner.registry.cast::<T>(&inst).ok_or_else(|| {
+        inner.registry.cast_owned::<T>(inst).map_err(|inst| {
             let plan = inner.plan();
             let (service, class) = match &plan.services[self.origin.service].create {
                 crate::plan::Expr::Ref(target) => {
@@ -469,14 +461,10 @@ impl Locator {
     /// `Registry::cast_owned`).
     fn cast<T: ?Sized + 'static>(&self, key: &str, inst: Instance) -> Result<Arc<T>, Error> {
         let (inner, _) = self.origin.live()?;
-        let inst = match inner.registry.cast_owned::<T>(inst) {
-            Ok(arc) => return Ok(arc),
-            Err(inst) => inst,
-        };
         inner
             .registry
-            .cast::<T>(&inst)
-            .ok_or_else(|| Error::WrongType {
+            .cast_owned::<T>(inst)
+            .map_err(|inst| Error::WrongType {
                 service: format!("{}[{key}]", self.origin.name),
                 class: object_class(&inner.registry, &inst),
                 rust_type: inst.type_name(),

@@ -127,30 +127,15 @@ impl Instance {
     /// `TypeId::of::<T>()` is this instance's [`Instance::type_id`].
     #[inline(always)]
     pub(crate) unsafe fn identity_arc_unchecked<T: ?Sized + 'static>(&self) -> Option<Arc<T>> {
-        // A concrete type is `Sized` (`Instance::new` takes `T: Any`), so under the contract a
-        // pointer to `T` is thin; the check is a constant and keeps the copy below in bounds
-        // for any other `T` (which the contract rules out anyway).
-        if std::mem::size_of::<*const T>() != std::mem::size_of::<*const ()>() {
-            return None;
-        }
-        // One reference more, as a pointer to the object's data (the vtable dropped).
-        let data = Arc::into_raw(self.object.clone()).cast::<()>();
-        // SAFETY: `*const T` and `*const ()` are both thin pointers (checked above), so the
-        // copy reinterprets the address as a `*const T`. `T` is the object's concrete type
-        // `C` (equal `TypeId`s, the caller's contract), so `typed` points to the `C` of an
-        // allocation made by an `Arc<C>` and coerced to `Arc<dyn Any + Send + Sync>` since,
-        // returned by `Arc::into_raw` just above: what `Arc::from_raw` asks for, and the
-        // reference taken by the clone is handed to the new `Arc`.
-        unsafe {
-            let typed: *const T = std::mem::transmute_copy(&data);
-            Some(Arc::from_raw(typed))
-        }
+        // SAFETY: the clone is this instance (same `TypeId`): the caller's contract holds for
+        // it; its reference, one more, becomes the `Arc<T>`.
+        unsafe { self.clone().into_identity_arc_unchecked() }.ok()
     }
 
-    /// [`Instance::identity_arc_unchecked`] that hands over this instance's reference instead
-    /// of taking one more: for a new object the caller owns (a transient asked for directly),
-    /// which saves an increment and a decrement of the shared count. `Err(self)` for a `T`
-    /// whose pointer is not thin (ruled out by the contract).
+    /// `Arc<T>` from this instance's own reference (no second one taken): for a new object
+    /// the caller owns (a transient asked for directly), which saves an increment and a
+    /// decrement of the shared count. `Err(self)` for a `T` whose pointer is not thin (ruled
+    /// out by the contract).
     ///
     /// # Safety
     /// `TypeId::of::<T>()` is this instance's [`Instance::type_id`].
@@ -161,9 +146,17 @@ impl Instance {
         if std::mem::size_of::<*const T>() != std::mem::size_of::<*const ()>() {
             return Err(self);
         }
-        // The instance's own reference, as a pointer to the object's data.
+        // A concrete type is `Sized` (`Instance::new` takes `T: Any`), so under the contract a
+        // pointer to `T` is thin; the check above is a constant and keeps the copy below in
+        // bounds for any other `T` (which the contract rules out anyway).
+        // The instance's own reference, as a pointer to the object's data (the vtable dropped).
         let data = Arc::into_raw(self.object).cast::<()>();
-        // SAFETY: as in `identity_arc_unchecked`, with the reference `into_raw` gave up.
+        // SAFETY: `*const T` and `*const ()` are both thin pointers (checked above), so the
+        // copy reinterprets the address as a `*const T`. `T` is the object's concrete type
+        // `C` (equal `TypeId`s, the caller's contract), so `typed` points to the `C` of an
+        // allocation made by an `Arc<C>` and coerced to `Arc<dyn Any + Send + Sync>` since,
+        // returned by `Arc::into_raw` just above: what `Arc::from_raw` asks for, and the
+        // reference `into_raw` gave up is handed to the new `Arc`.
         unsafe {
             let typed: *const T = std::mem::transmute_copy(&data);
             Ok(Arc::from_raw(typed))

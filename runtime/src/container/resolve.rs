@@ -206,20 +206,25 @@ impl Inner {
         idx: usize,
         inst: &Instance,
     ) -> Result<Arc<T>, Error> {
-        self.registry.cast::<T>(inst).ok_or_else(|| {
-            let (service, sp) = self
-                .plan()
-                .services
-                .get_index(idx)
-                .map(|(n, s)| (n.to_string(), s.type_.to_string()))
-                .unwrap_or_default();
-            Error::WrongType {
-                service,
-                class: sp,
-                rust_type: inst.type_name(),
-                requested: std::any::type_name::<T>(),
-            }
-        })
+        self.registry
+            .cast::<T>(inst)
+            .ok_or_else(|| self.wrong_type::<T>(idx, inst))
+    }
+
+    /// [`Error::WrongType`] for service `idx`'s object `inst` asked for as `T`.
+    fn wrong_type<T: ?Sized + 'static>(&self, idx: usize, inst: &Instance) -> Error {
+        let (service, class) = self
+            .plan()
+            .services
+            .get_index(idx)
+            .map(|(n, s)| (n.to_string(), s.type_.to_string()))
+            .unwrap_or_default();
+        Error::WrongType {
+            service,
+            class,
+            rust_type: inst.type_name(),
+            requested: std::any::type_name::<T>(),
+        }
     }
 
     /// [`Inner::cast`] of an instance the caller gives up (a new object, or a reference it
@@ -232,10 +237,9 @@ impl Inner {
         idx: usize,
         inst: Instance,
     ) -> Result<Arc<T>, Error> {
-        match self.registry.cast_owned::<T>(inst) {
-            Ok(arc) => Ok(arc),
-            Err(inst) => self.cast(idx, &inst),
-        }
+        self.registry
+            .cast_owned::<T>(inst)
+            .map_err(|inst| self.wrong_type::<T>(idx, &inst))
     }
 
     /// The entry of the by-type table (built on first use) for the Rust type `T`, if the
