@@ -183,11 +183,19 @@ pub(super) fn neon_encode(file: PathBuf, inline: bool, indent: &str) -> ExitCode
         Ok(x) => x,
         Err(d) => return fail(&sources, d),
     };
-    let json = match read_deep_json(&bytes) {
+    // A leading UTF-8 byte-order mark is skipped, as it is in NEON files, plans and catalogs
+    // (editors on Windows write one); positions still count it.
+    let base = if bytes.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let json = match read_deep_json(&bytes[base..]) {
         Ok(j) => j,
         Err((message, at)) => {
             let at = match at {
-                Some(at) => at,
+                Some(at) => at + base,
+                // (The source map's first line starts after the mark.)
                 None => sources.get(id).line_start(message.1.saturating_sub(1)) + message.2,
             }
             .min(bytes.len());

@@ -1653,3 +1653,36 @@ fn the_registry_catalog_read_in_process_is_not_called_a_catalog_file() {
         ]
     );
 }
+
+/// A JSON catalog that starts with a UTF-8 byte-order mark (as Windows editors write it) is
+/// read like one without, as NEON files, plans and NEON catalogs are (a new user's trial: it
+/// was "not valid JSON" with a note to rename it `*.neon`); a syntax error still points at
+/// the byte serde stopped at.
+#[test]
+fn a_json_catalog_with_a_byte_order_mark_is_read() {
+    let doc = "{\"format\": \"wireplan-catalog\", \"version\": 1, \"types\": {\"App\\\\A\": {\"constructor\": {\"n\": \"int\"}}}}";
+    let (plain, problems) = read(&[("c.json", doc)]);
+    assert!(problems.is_empty(), "{problems:?}");
+    let (marked, problems) = read(&[("c.json", &format!("\u{feff}{doc}"))]);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(
+        marked.constructor("App\\A").len(),
+        plain.constructor("App\\A").len()
+    );
+    assert_eq!(&*marked.constructor("App\\A")[0].name, "n");
+
+    // `{]` on the first line: serde stops at the `]`, byte 1 after the mark's three bytes,
+    // which the source map's columns do not count (column 2, as in an editor).
+    let (_, diags, sources) = read_catalogs(&[("c.json", "\u{feff}{]")]);
+    assert_eq!(diags.items().len(), 1);
+    let d = &diags.items()[0];
+    assert!(
+        d.message.starts_with("The catalog is not valid JSON"),
+        "{}",
+        d.message
+    );
+    let span = d.primary_span().expect("a position");
+    assert_eq!(span.start, 4);
+    assert_eq!(sources.get(span.file).line_col(span.start as usize), (1, 2));
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
+}

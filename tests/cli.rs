@@ -205,6 +205,19 @@ fn neon_decode_and_encode_read_standard_input() {
     let out = run(&["neon", "encode", "-"], r#"{"a": [1, 2]}"#);
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout), "a:\n\t- 1\n\t- 2\n");
+    // A byte-order mark before the JSON is skipped (a new user's trial: "Invalid JSON" at
+    // 1:1), and an error on the first line is placed after it.
+    let out = run(&["neon", "encode", "-"], "\u{feff}{\"a\": [1, 2]}");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "a:\n\t- 1\n\t- 2\n");
+    let out = run(&["neon", "encode", "-"], "\u{feff}{\"a\" 1}");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("<stdin>:1:6"), "{stderr}");
     let out = run(&["neon", "decode", "-"], "a: 1\nb: [1, 2\n");
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -112,7 +112,11 @@ pub(super) fn is_json(name: &str, text: &str) -> bool {
     Path::new(name)
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-        || text.trim_start().starts_with('{')
+        || text
+            .strip_prefix('\u{feff}')
+            .unwrap_or(text)
+            .trim_start()
+            .starts_with('{')
 }
 
 /// Why a catalog file gave no classes (after reporting it).
@@ -146,7 +150,14 @@ pub(super) fn types_of(
 
 /// A JSON syntax error of catalog file `id`, at serde's line and column.
 pub(super) fn json_syntax_error(id: FileId, text: &str, e: &serde_json::Error) -> Diagnostic {
-    let offset = byte_offset(text, e.line(), e.column());
+    // serde read the text after a leading byte-order mark ([`super::json::classes`]): its
+    // first line's columns start after the mark.
+    let bom = if text.starts_with('\u{feff}') && e.line() <= 1 {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
+    let offset = (bom + byte_offset(text, e.line(), e.column())).min(text.len());
     // The position is the diagnostic's, not the message's (serde counts columns from 0 at a
     // line's start, where the diagnostic says 1).
     let shown = e.to_string();

@@ -45,7 +45,9 @@ pub(super) fn classes(
         classes: Vec::new(),
     };
     // serde_json's default depth limit (128) stays: a catalog is four levels deep.
-    let mut de = serde_json::Deserializer::from_str(text);
+    // A leading byte-order mark is skipped as in every other file wireplan reads (Windows
+    // editors write one); an error's position is found in `text`, which keeps it.
+    let mut de = serde_json::Deserializer::from_str(text.strip_prefix('\u{feff}').unwrap_or(text));
     let root = DocSeed(&mut sink)
         .deserialize(&mut de)
         .and_then(|root| de.end().map(|()| root));
