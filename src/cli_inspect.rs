@@ -4,7 +4,7 @@
 //! (the answer is still printed, from what was built) or the question cannot be answered
 //! (unknown service or type, unreadable config); clap exits 2 for usage errors.
 
-use super::{color, emit, options, ParamArgs};
+use super::{color, emit, no_answer, options, ParamArgs};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use wireplan::compiler::{Built, Compilation};
@@ -52,26 +52,27 @@ pub enum GraphFormat {
     Json,
 }
 
-/// Builds `config` and prints its diagnostics (and the option problems). `None` when the root
-/// file cannot be read or is a plan file: there is nothing to answer from.
-fn build(config: &Path, params: &ParamArgs) -> Option<(Compilation, Built, bool)> {
+/// Builds `config` and prints its diagnostics (and the option problems). When the root file
+/// cannot be read or is a plan file there is nothing to answer from: that is reported as
+/// [`no_answer`] does (`json`: also on standard output) and `None` returned.
+fn build(config: &Path, params: &ParamArgs, json: bool) -> Option<(Compilation, Built, bool)> {
     let mut arg_sources = SourceMap::new();
     let (opts, mut problems) = options(params, &mut arg_sources);
     super::redact_sensitive(config, &opts, &arg_sources, &mut problems);
-    diagnostics::render(&arg_sources, &problems, color());
-    if let Err(e) = wireplan::source::read_input_file(config) {
-        let d = Diagnostic::error(
+    let unread = match wireplan::source::read_input_file(config) {
+        Err(e) => Some(Diagnostic::error(
             Code::FileNotFound,
             format!("Cannot read '{}': {e}", config.display()),
-        );
-        diagnostics::render(&SourceMap::new(), &[d], color());
+        )),
+        // A plan has no definitions to explain: say so, and nothing about an empty build.
+        Ok(_) => wireplan::config::plan_file_hint(config),
+    };
+    if let Some(d) = unread {
+        diagnostics::render(&arg_sources, &problems, color());
+        no_answer(&SourceMap::new(), &[d], json);
         return None;
     }
-    // A plan has no definitions to explain: say so, and nothing about an empty build.
-    if let Some(d) = wireplan::config::plan_file_hint(config) {
-        diagnostics::render(&SourceMap::new(), &[d], color());
-        return None;
-    }
+    diagnostics::render(&arg_sources, &problems, color());
     let (compilation, built) = wireplan::compiler::build(config, &opts);
     diagnostics::render(
         &compilation.sources,
@@ -107,7 +108,8 @@ pub fn explain(
     format: AnswerFormat,
     params: ParamArgs,
 ) -> ExitCode {
-    let Some((compilation, mut built, errors)) = build(&config, &params) else {
+    let json = matches!(format, AnswerFormat::Json);
+    let Some((compilation, mut built, errors)) = build(&config, &params, json) else {
         return ExitCode::from(1);
     };
     let sources = &compilation.sources;
@@ -133,7 +135,7 @@ pub fn explain(
             "explain needs a SERVICE, --type, --needed-by or --deps",
         )),
     };
-    finish(sources, answered, errors)
+    finish(sources, answered, errors, json)
 }
 
 /// Is `path` a plan file rather than a NEON configuration? By content (a plan under any name),
@@ -175,6 +177,7 @@ pub fn graph(
     depth: usize,
     params: ParamArgs,
 ) -> ExitCode {
+    let json = matches!(format, GraphFormat::Json);
     let (sources, mut graph, errors) = if is_plan(&config) {
         // A plan is compiled already: what builds a configuration does not apply to it.
         let unused: Vec<&str> = [
@@ -207,12 +210,12 @@ pub fn graph(
                 )
             }
             Err(d) => {
-                diagnostics::render(&SourceMap::new(), &[d], color());
+                no_answer(&SourceMap::new(), &[d], json);
                 return ExitCode::from(1);
             }
         }
     } else {
-        let Some((compilation, built, errors)) = build(&config, &params) else {
+        let Some((compilation, built, errors)) = build(&config, &params, json) else {
             return ExitCode::from(1);
         };
         let graph = inspect::Graph::from_builder(&built.builder);
@@ -229,13 +232,20 @@ pub fn graph(
             GraphFormat::Json => graph.to_json(),
         })
     });
-    finish(&sources, answered, errors)
+    finish(&sources, answered, errors, json)
 }
 
-fn finish(sources: &SourceMap, answered: Result<(), Diagnostic>, errors: bool) -> ExitCode {
+/// The exit code of an answer: 1 when there is none (its reason reported as [`no_answer`]
+/// does) or when the configuration had errors.
+fn finish(
+    sources: &SourceMap,
+    answered: Result<(), Diagnostic>,
+    errors: bool,
+    json: bool,
+) -> ExitCode {
     match answered {
         Err(d) => {
-            diagnostics::render(sources, &[d], color());
+            no_answer(sources, &[d], json);
             ExitCode::from(1)
         }
         Ok(()) if errors => ExitCode::from(1),

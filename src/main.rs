@@ -525,10 +525,11 @@ fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs
 /// `show PLAN [SERVICE]`: exit 1 for an unreadable plan or an unknown service.
 fn show(plan: PathBuf, service: Option<String>, format: OutputFormat) -> ExitCode {
     use wireplan::inspect::{plan_file, show};
+    let json = matches!(format, OutputFormat::Json);
     let file = match plan_file::read_plan(&plan) {
         Ok(f) => f,
         Err(d) => {
-            diagnostics::render(&SourceMap::new(), &[d], color());
+            no_answer(&SourceMap::new(), &[d], json);
             return ExitCode::from(1);
         }
     };
@@ -550,7 +551,7 @@ fn show(plan: PathBuf, service: Option<String>, format: OutputFormat) -> ExitCod
                 OutputFormat::Json => json_text(&entry),
             },
             Err(d) => {
-                diagnostics::render(&SourceMap::new(), &[d], color());
+                no_answer(&SourceMap::new(), &[d], json);
                 return ExitCode::from(1);
             }
         },
@@ -569,13 +570,11 @@ fn diff(old: PathBuf, new: PathBuf, format: OutputFormat) -> ExitCode {
         .filter_map(|r| r.as_ref().err().cloned())
         .collect();
     let (Ok(a), Ok(b)) = (a, b) else {
-        diagnostics::render(&SourceMap::new(), &problems, color());
-        // A CI job parsing the JSON gets the reason there too, as `check --format json` gives
-        // it (a new user's trial found standard output empty).
-        if matches!(format, OutputFormat::Json) {
-            let errors = diagnostics::to_json(&SourceMap::new(), &problems);
-            emit(&json_text(&serde_json::json!({ "errors": errors })));
-        }
+        no_answer(
+            &SourceMap::new(),
+            &problems,
+            matches!(format, OutputFormat::Json),
+        );
         return ExitCode::from(2);
     };
     // What the runtime would refuse in either plan, as `show` and `graph` warn, naming the file.
@@ -602,6 +601,18 @@ fn diff(old: PathBuf, new: PathBuf, format: OutputFormat) -> ExitCode {
     }
 }
 
+/// Reports why a command has no answer: the diagnostics on standard error and, for `--format
+/// json`, `{"errors": [...]}` on standard output in the form of `check --format json`, so a
+/// script that parses the output gets the reason there too instead of an empty document (new
+/// users' trials: `diff`, then `show`, `explain` and `graph`).
+fn no_answer(sources: &SourceMap, problems: &[Diagnostic], json: bool) {
+    diagnostics::render(sources, problems, color());
+    if json {
+        let errors = diagnostics::to_json(sources, problems);
+        emit(&json_text(&serde_json::json!({ "errors": errors })));
+    }
+}
+
 /// Pretty JSON with a final newline.
 fn json_text<T: serde::Serialize>(v: &T) -> String {
     let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
@@ -617,10 +628,10 @@ fn repl(config: &std::path::Path, params: &ParamArgs) -> ExitCode {
     wireplan::repl::terminal::start(config, opts, &arg_sources, &problems, color())
 }
 
-/// Colour only for a terminal, and never with `NO_COLOR` set.
+/// Colour only for a terminal whose environment allows it ([`diagnostics::colour_allowed`]).
 fn color() -> bool {
     use std::io::IsTerminal;
-    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
+    diagnostics::colour_allowed() && std::io::stderr().is_terminal()
 }
 
 fn main() -> ExitCode {

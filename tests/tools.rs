@@ -797,3 +797,59 @@ fn show_names_the_path_of_a_malformed_plan_field() {
         );
     }
 }
+
+/// `show`, `explain` and `graph` with `--format json` give `{"errors": [...]}` on standard
+/// output when they have no answer, as `diff` does, so a script parsing the output sees why
+/// (a new user's trial found standard output empty); the human diagnostic stays on standard
+/// error and the exit code is 1.
+#[test]
+fn json_answers_that_cannot_be_given_say_why_in_json() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = compile_into(EXAMPLE, dir.path(), "app.json", &[]);
+    let plan = plan.to_str().expect("UTF-8");
+    let missing = dir.path().join("missing.json");
+    let missing = missing.to_str().expect("UTF-8");
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["show", plan, "nosuch", "--format", "json"],
+            "missing-service",
+        ),
+        (&["show", missing, "--format", "json"], "file-not-found"),
+        (
+            &["explain", EXAMPLE, "nosuch", "--format", "json"],
+            "missing-service",
+        ),
+        (
+            &["explain", "nosuch.neon", "nosuch", "--format", "json"],
+            "file-not-found",
+        ),
+        (
+            &["explain", plan, "nosuch", "--format", "json"],
+            "invalid-value",
+        ),
+        (&["graph", missing, "--format", "json"], "file-not-found"),
+        (
+            &["graph", EXAMPLE, "--service", "nosuch", "--format", "json"],
+            "missing-service",
+        ),
+    ];
+    for (args, code) in cases {
+        let (exit, stdout, stderr) = run(args);
+        assert_eq!(exit, 1, "{args:?}: {stderr}");
+        let d: Json =
+            serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout:?}"));
+        assert_eq!(d["errors"][0]["code"], code, "{args:?}: {stdout}");
+        assert_eq!(
+            d["errors"].as_array().map(Vec::len),
+            Some(1),
+            "{args:?}: {stdout}"
+        );
+        assert!(
+            stderr.contains(&format!("error[{code}]")),
+            "{args:?}: {stderr}"
+        );
+    }
+    // Text answers keep standard output empty.
+    let (exit, stdout, _) = run(&["show", plan, "nosuch"]);
+    assert_eq!((exit, stdout.as_str()), (1, ""));
+}
