@@ -27,7 +27,7 @@ fn main() -> ExitCode {
     let (opts, problems) = options(&args.params, &mut sources);
     let color = {
         use std::io::IsTerminal;
-        std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
+        wireplan::diagnostics::colour_allowed() && std::io::stderr().is_terminal()
     };
     wireplan::repl::terminal::start(&args.config, opts, &sources, &problems, color)
 }

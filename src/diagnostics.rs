@@ -396,13 +396,29 @@ fn severity_word(d: &Diagnostic) -> &'static str {
     }
 }
 
+/// Whether the environment lets a terminal's output be coloured: not when `NO_COLOR` is set to
+/// a non-empty value, as <https://no-color.org> defines it (set but empty, it asks for
+/// nothing), nor when `TERM` is `dumb` (or, outside Windows, unset), as `termcolor` decides.
+/// The `wireplan` binaries colour their output only on a terminal and only then.
+pub fn colour_allowed() -> bool {
+    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+        return false;
+    }
+    match std::env::var_os("TERM") {
+        Some(term) => term != "dumb",
+        None => cfg!(windows),
+    }
+}
+
 /// Renders diagnostics to standard error, coloured when `color` is true, shortened as
 /// [`render_to_string`] says. Write errors (a closed pipe) end the rendering quietly.
 pub fn render(sources: &SourceMap, diags: &[Diagnostic], color: bool) {
     use std::io::Write;
     use term::termcolor::{ColorChoice, StandardStream};
+    // The caller decided ([`colour_allowed`] on a terminal): termcolor's own test would
+    // refuse colour whenever `NO_COLOR` is set, even to nothing.
     let choice = if color {
-        ColorChoice::Auto
+        ColorChoice::Always
     } else {
         ColorChoice::Never
     };

@@ -1318,3 +1318,35 @@ fn human_and_text_name_the_same_output_on_every_command() {
         "{out:?}"
     );
 }
+
+/// On a terminal, diagnostics are coloured unless `NO_COLOR` is set to a non-empty value
+/// (<https://no-color.org>: set but empty asks for nothing; a new user's trial found an empty
+/// one turning colour off). The terminal is `script`'s pseudo-terminal; without `script` the
+/// test says it was skipped.
+#[cfg(unix)]
+#[test]
+fn no_color_counts_only_when_not_empty() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: `script` (util-linux) is not installed");
+        return;
+    }
+    let escapes = |no_color: Option<&str>| -> usize {
+        let inner = format!(
+            "{} check tests/fixtures/tools/syntax/config.neon",
+            env!("CARGO_BIN_EXE_wireplan")
+        );
+        let mut c = Command::new("script");
+        c.args(["-qec", &inner, "/dev/null"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env_remove("NO_COLOR");
+        if let Some(v) = no_color {
+            c.env("NO_COLOR", v);
+        }
+        let out = c.output().expect("script runs");
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        out.stdout.iter().filter(|&&b| b == 0x1b).count()
+    };
+    assert!(escapes(None) > 0, "coloured on a terminal");
+    assert!(escapes(Some("")) > 0, "an empty NO_COLOR asks for nothing");
+    assert_eq!(escapes(Some("1")), 0);
+}

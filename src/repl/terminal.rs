@@ -146,10 +146,11 @@ pub fn history_path() -> Option<PathBuf> {
     Some(base.join("wireplan").join("history"))
 }
 
-/// Colour when standard output is a terminal and `NO_COLOR` is not set.
+/// Colour when standard output is a terminal whose environment allows it
+/// ([`crate::diagnostics::colour_allowed`]).
 fn use_colour() -> bool {
     use std::io::IsTerminal;
-    std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+    crate::diagnostics::colour_allowed() && std::io::stdout().is_terminal()
 }
 
 /// Starts a session over `config` and runs the loop: refuses (exit 1) when the file cannot
