@@ -434,7 +434,9 @@ impl Pipeline {
         } else {
             self.plan_model()
         };
-        if over_memory("building the plan", &mut self.diags) {
+        // The freed pages are kept for the encoding: returning them took 0.85 ms of app-10000's
+        // compile, for about 1 MB less peak resident set (35.5 against 36.5 MB, eight runs).
+        if over_memory_keeping_freed("building the plan", &mut self.diags) {
             return;
         }
         self.extensions.after_compile(&mut plan, &mut self.diags);

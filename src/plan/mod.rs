@@ -135,6 +135,12 @@ pub fn build_releasing(
     let needs_async = builder.async_services();
     let types = type_index(builder);
     let released = builder.release();
+    // What is left of each definition once its entry is made is freed here, or left to the
+    // operating system when the process ends after compiling (as the builder's `Rest` is):
+    // freeing 10,000 definitions field by field took 0.5-0.7 ms of app-10000's plan build.
+    // Not in a large compilation (past the heap at which freed pages go back at once), whose
+    // entries then reuse the definitions' memory: gen 100000 peaked at 211 MB instead of 191.
+    let leave = crate::memory::process_ends_after_compiling() && !crate::memory::purges_promptly();
     let make_entries = || {
         let mut services =
             plan::NameMap::with_capacity_and_hasher(released.definitions.len(), Default::default());
@@ -145,6 +151,9 @@ pub fn build_releasing(
             };
             let entry = service_plan(&def, ty, *completed, &needs_async, sources);
             services.insert(def.name.as_str().into(), entry);
+            if leave {
+                std::mem::forget(def);
+            }
         }
         services
     };
