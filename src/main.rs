@@ -258,7 +258,12 @@ fn compile(
     wireplan::memory::end_process_after_compiling();
     if output.is_some() {
         #[cfg(unix)]
-        remove_unfinished_plan_on_signals(&[libc::SIGINT, libc::SIGTERM, libc::SIGHUP]);
+        remove_unfinished_plan_on_signals(&[
+            libc::SIGINT,
+            libc::SIGTERM,
+            libc::SIGHUP,
+            libc::SIGQUIT,
+        ]);
     }
     let mut arg_sources = SourceMap::new();
     let (opts, mut arg_problems) = options(&params, &mut arg_sources);
@@ -416,6 +421,7 @@ fn interrupted(sig: libc::c_int) -> ! {
         libc::SIGINT => "Ctrl-C",
         libc::SIGTERM => "SIGTERM",
         libc::SIGHUP => "SIGHUP",
+        libc::SIGQUIT => "SIGQUIT",
         _ => "a signal",
     };
     if removed > 0 {
@@ -463,7 +469,7 @@ fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs
     // First, before any thread starts (the Ctrl-C handler's, the compiler's helpers): see
     // `remove_unfinished_plan_on_signals`. Ctrl-C itself stops the watch between compilations.
     #[cfg(unix)]
-    remove_unfinished_plan_on_signals(&[libc::SIGTERM, libc::SIGHUP]);
+    remove_unfinished_plan_on_signals(&[libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT]);
     let mut arg_sources = SourceMap::new();
     let (opts, mut arg_problems) = options(&params, &mut arg_sources);
     redact_sensitive(&config, &opts, &arg_sources, &mut arg_problems);

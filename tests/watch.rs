@@ -192,34 +192,36 @@ fn an_emptied_configuration_keeps_the_last_plan_with_services() {
 }
 
 /// `SIGTERM` (a service manager stopping the watch) ends it with exit code 143 and leaves the
-/// last plan whole, with no temporary file beside it.
+/// last plan whole, with no temporary file beside it; `SIGQUIT` likewise with 131.
 #[cfg(unix)]
 #[test]
 fn sigterm_ends_the_watch_with_143_and_no_temporary_file() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let conf = dir.path().join("app.neon");
-    let plan = dir.path().join("app.plan.json");
-    save(&conf, &config(2));
-    let child = Command::new(env!("CARGO_BIN_EXE_wireplan"))
-        .current_dir(dir.path())
-        .env("NO_COLOR", "1")
-        .args(["compile", "app.neon", "-o", "app.plan.json", "--watch"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("wireplan starts");
-    let mut guard = Guard(child);
-    wait_for("the first plan", || services(&plan) == Some(2));
-    let status = signal_and_wait(&mut guard, "TERM");
-    assert_eq!(status.code(), Some(143));
-    assert_eq!(services(&plan), Some(2));
-    let left: Vec<String> = std::fs::read_dir(dir.path())
-        .expect("folder")
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect();
-    assert!(left.is_empty(), "{left:?}");
+    for (signal, code) in [("TERM", 143), ("QUIT", 131)] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let conf = dir.path().join("app.neon");
+        let plan = dir.path().join("app.plan.json");
+        save(&conf, &config(2));
+        let child = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .args(["compile", "app.neon", "-o", "app.plan.json", "--watch"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("wireplan starts");
+        let mut guard = Guard(child);
+        wait_for("the first plan", || services(&plan) == Some(2));
+        let status = signal_and_wait(&mut guard, signal);
+        assert_eq!(status.code(), Some(code), "SIG{signal}");
+        assert_eq!(services(&plan), Some(2));
+        let left: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("folder")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "SIG{signal}: {left:?}");
+    }
 }
 
 #[test]

@@ -203,7 +203,67 @@ pub fn write_atomic_with(
         let _ = std::fs::remove_file(&tmp);
     }
     drop(unfinished);
+    if result.is_ok() {
+        remove_stale_temporaries(&dir, &file_name);
+    }
     result
+}
+
+/// How long a temporary file of a process that no longer runs must have been left alone
+/// before [`remove_stale_temporaries`] removes it: 60 s. A process in another PID namespace
+/// (a container writing into the same folder) looks dead from here while it writes; no plan
+/// takes that long between two writes of its temporary file.
+pub const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes the temporary files `.NAME.PID.N.tmp` of `file_name` in `dir` that a process which
+/// no longer runs left behind (killed by `SIGKILL` or the out-of-memory killer, which no
+/// handler sees) and that nobody wrote for [`STALE_AFTER`]: after a plan was written, so such
+/// files do not pile up beside it. Only regular files whose name has exactly that form, with
+/// another process's id, are considered; a process is looked up with `kill(PID, 0)` (Linux
+/// only; elsewhere nothing is removed). Failures are ignored: the plan is written already.
+fn remove_stale_temporaries(dir: &Path, file_name: &str) {
+    #[cfg(target_os = "linux")]
+    {
+        let prefix = format!(".{file_name}.");
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(&prefix))
+                .and_then(|n| n.strip_suffix(".tmp"))
+                .and_then(|n| n.split_once('.'))
+                .filter(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|(pid, _)| pid.parse::<libc::pid_t>().ok())
+                .filter(|&pid| pid > 0 && pid as u32 != std::process::id())
+            else {
+                continue;
+            };
+            let old = entry.metadata().is_ok_and(|m| {
+                m.file_type().is_file()
+                    && m.modified()
+                        .ok()
+                        .and_then(|t| t.elapsed().ok())
+                        .is_some_and(|age| age >= STALE_AFTER)
+            });
+            if old && !process_runs(pid) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (dir, file_name);
+}
+
+/// Whether a process with id `pid` runs (or may: any answer but "no such process" counts as
+/// running, so a file is kept when in doubt).
+#[cfg(target_os = "linux")]
+fn process_runs(pid: libc::pid_t) -> bool {
+    // SAFETY: `kill` with signal 0 sends nothing; it only checks that the process exists.
+    let sent = unsafe { libc::kill(pid, 0) };
+    sent == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 /// The refusal of a target that is not a regular file.
@@ -257,6 +317,55 @@ fn replaceable(path: &Path) -> std::io::Result<(PathBuf, Option<std::fs::Permiss
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A write removes the temporary files of its name that a process no longer running left
+    /// long enough ago (a compile killed by `SIGKILL`, a new user's trial), and nothing else.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_write_removes_what_a_killed_writer_left() {
+        let dir = std::env::temp_dir().join(format!("wireplan-stale-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("folder");
+        let at = |name: &str| dir.join(name);
+        let long_ago =
+            std::time::SystemTime::now() - STALE_AFTER - std::time::Duration::from_secs(5);
+        let leave = |name: &str, modified: std::time::SystemTime| {
+            let f = std::fs::File::create(at(name)).expect("create");
+            f.set_modified(modified).expect("mtime");
+        };
+        // No process has this id (beyond any pid_max).
+        let dead = 2_000_000_000;
+        let ours = std::process::id();
+        leave(&format!(".plan.json.{dead}.0.tmp"), long_ago);
+        leave(
+            &format!(".plan.json.{dead}.1.tmp"),
+            std::time::SystemTime::now(),
+        );
+        leave(&format!(".plan.json.{ours}.7.tmp"), long_ago);
+        leave(".plan.json.1.0.tmp", long_ago);
+        leave(&format!(".other.json.{dead}.0.tmp"), long_ago);
+        leave(&format!(".plan.json.{dead}.x.tmp"), long_ago);
+        std::os::unix::fs::symlink(at("nowhere"), at(&format!(".plan.json.{dead}.2.tmp")))
+            .expect("symlink");
+        write_atomic(&at("plan.json"), b"{}").expect("written");
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .expect("folder")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let mut expected = vec![
+            format!(".other.json.{dead}.0.tmp"),
+            ".plan.json.1.0.tmp".to_string(),
+            format!(".plan.json.{dead}.1.tmp"),
+            format!(".plan.json.{dead}.2.tmp"),
+            format!(".plan.json.{dead}.x.tmp"),
+            format!(".plan.json.{ours}.7.tmp"),
+            "plan.json".to_string(),
+        ];
+        expected.sort();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(left, expected);
+    }
 
     /// The files in `dir` whose names start with `.NAME.` (the temporary files of `NAME`).
     fn temporaries(dir: &Path, name: &str) -> Vec<String> {
