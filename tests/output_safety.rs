@@ -150,6 +150,20 @@ fn standard_output_redirected_to_an_input_is_refused() {
     let plan: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("plan.json")).unwrap()).unwrap();
     assert!(plan["services"]["clock"].is_object());
+    // Sent to /dev/null (or closed, which the Rust runtime makes /dev/null), the plan would be
+    // reported as written: refused as `-o /dev/null` is (a new user's trial).
+    let r = wireplan(dir.path())
+        .args(["compile", "app.neon", "-o", "-"])
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("Refusing to write the plan to standard output, which goes to /dev/null")
+            && stderr.contains("run `wireplan check CONFIG`"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -423,6 +423,20 @@ pub fn write_checked(
             d.notes = vec!["standard output goes to that file; send it elsewhere".into()];
             return Err(d);
         }
+        // A plan sent to /dev/null would be reported as written, as `-o /dev/null` is not; a
+        // closed standard output is /dev/null too (the Rust runtime opens it there).
+        #[cfg(unix)]
+        if std::fs::canonicalize("/dev/stdout")
+            .is_ok_and(|p| p == std::path::Path::new("/dev/null"))
+        {
+            return Err(Diagnostic::error(
+                Code::Io,
+                "Refusing to write the plan to standard output, which goes to /dev/null (or was closed).",
+            )
+            .with_note(
+                "to check a configuration without writing a plan, run `wireplan check CONFIG`",
+            ));
+        }
         let bytes = plan.encode(encoding);
         crate::memory::check("encoding the plan")?;
         let mut stdout = std::io::stdout().lock();
