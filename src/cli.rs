@@ -48,23 +48,32 @@ pub fn options(args: &ParamArgs, sources: &mut SourceMap) -> (Options, Vec<Diagn
             .unwrap_or_else(crate::memory::default_ceiling),
     ));
     let mut problems = Vec::new();
-    for dir in args.scripts.iter().filter(|d| !d.is_dir()) {
+    let mut script_paths = args.scripts.clone();
+    let given = script_paths.len();
+    if let Some(extra) = std::env::var_os("WIREPLAN_SCRIPTS") {
+        // (An empty entry, as a trailing `:` leaves, names no folder.)
+        script_paths.extend(std::env::split_paths(&extra).filter(|p| !p.as_os_str().is_empty()));
+    }
+    // A folder that is not there is said once, whether given by --scripts or by the
+    // environment (a new user's trial found a WIREPLAN_SCRIPTS typo passed over in silence).
+    for (k, dir) in script_paths.iter().enumerate().filter(|(_, d)| !d.is_dir()) {
         let what = if dir.exists() {
             "is not a folder"
         } else {
             "does not exist"
         };
+        let from = if k < given {
+            "--scripts"
+        } else {
+            "WIREPLAN_SCRIPTS"
+        };
         problems.push(
             Diagnostic::warning(
                 Code::FileNotFound,
-                format!("--scripts: '{}' {what}.", dir.display()),
+                format!("{from}: '{}' {what}.", dir.display()),
             )
             .with_note("no extension is searched for there"),
         );
-    }
-    let mut script_paths = args.scripts.clone();
-    if let Some(extra) = std::env::var_os("WIREPLAN_SCRIPTS") {
-        script_paths.extend(std::env::split_paths(&extra));
     }
     let mut dynamic = Vec::new();
     for d in &args.dynamic {

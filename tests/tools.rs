@@ -720,6 +720,21 @@ fn a_parameter_that_the_configuration_does_not_have_is_a_warning() {
     assert!(stderr.contains("ok: 9 services, 1 warning(s)"), "{stderr}");
     let plan = compile_into(EXAMPLE, dir.path(), "app.json", &["--scripts", missing]);
     assert!(plan.is_file());
+    // The same for a folder named by WIREPLAN_SCRIPTS (an empty entry names none).
+    let out = wireplan_in(manifest_dir())
+        .args(with_catalog(&["check", EXAMPLE]))
+        .env("WIREPLAN_SCRIPTS", format!("{missing}::"))
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "warning[file-not-found]: WIREPLAN_SCRIPTS: '{missing}' does not exist."
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("ok: 9 services, 1 warning(s)"), "{stderr}");
 }
 
 #[test]
