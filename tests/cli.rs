@@ -783,6 +783,23 @@ fn a_missing_relative_script_says_how_its_path_was_resolved() {
         stderr.contains(&format!("(here: {})", looked_at.display())),
         "{stderr}"
     );
+    // A folder where the script should be is said to be one, not missing (a new user's trial).
+    std::fs::create_dir_all(dir.path().join("scripts/missing.rhai")).expect("dir");
+    let stderr = stderr_on_exit(
+        wireplan()
+            .current_dir(dir.path())
+            .args(["check", "cfg/app.neon"]),
+        1,
+    );
+    assert!(
+        stderr.contains("missing.rhai' cannot be read: it is a directory."),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("give the script file (`NAME.rhai`), not a folder"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("resolved against"), "{stderr}");
 }
 
 /// A script error reported after other errors says it may follow from them; one with no

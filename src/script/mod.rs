@@ -255,6 +255,20 @@ impl Extension {
     ) -> Result<Extension, Diagnostic> {
         let bytes = crate::source::read_input_file(path).map_err(|e| {
             sources.note_missing(path);
+            // A file that is there but refused (a folder, a device, past the size limit) says
+            // so, as a configuration file does, rather than "missing" (a new user's trial).
+            if e.kind() == std::io::ErrorKind::InvalidInput {
+                let d = Diagnostic::error(
+                    Code::FileNotFound,
+                    format!("Extension script '{}' cannot be read: {e}.", path.display()),
+                )
+                .at(from);
+                return if path.is_dir() {
+                    d.with_note("give the script file (`NAME.rhai`), not a folder")
+                } else {
+                    d
+                };
+            }
             Diagnostic::error(
                 Code::FileNotFound,
                 format!(
