@@ -267,12 +267,18 @@ pub fn check_keeping_freed(stage: &str) -> Result<(), Diagnostic> {
     if !exceeded() {
         return Ok(());
     }
+    Err(limit_error(stage))
+}
+
+/// The `memory-limit` error of a compilation that passed the ceiling while doing `stage`
+/// ("reading the configuration"), with the note that says how to raise it.
+pub fn limit_error(stage: &str) -> Diagnostic {
     let limit = ceiling().map_or_else(|| "its limit".to_string(), format_size);
-    Err(Diagnostic::error(
+    Diagnostic::error(
         Code::MemoryLimit,
         format!("The compilation needs more memory than the ceiling of {limit} (passed while {stage}); no plan is written."),
     )
-    .with_note("raise the ceiling with --max-memory SIZE (e.g. --max-memory 8GB); the default is 3/4 of the machine's memory"))
+    .with_note("raise the ceiling with --max-memory SIZE (e.g. --max-memory 8GB); the default is 3/4 of the machine's memory")
 }
 
 /// A byte count for people: `512 MB`, `1.5 GB` (powers of 1024, as `--max-memory` reads them).

@@ -558,3 +558,52 @@ fn a_class_with_thousands_of_parents_compiles() {
         "{diags:?}"
     );
 }
+
+/// Files that each include the next one twice (24 of them are 16 million inclusions, within
+/// the nesting limit) stop at `MAX_INCLUDED_FILES` files with one error at the include that
+/// would pass it, instead of holding CI for minutes and gigabytes (a new user's trial).
+#[test]
+fn an_include_bomb_stops_at_the_file_limit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let levels = 24;
+    for n in 0..levels {
+        let next = format!("f{}.neon", n + 1);
+        std::fs::write(
+            dir.path().join(format!("f{n}.neon")),
+            format!("includes:\n\t- {next}\n\t- {next}\n"),
+        )
+        .expect("write");
+    }
+    std::fs::write(
+        dir.path().join(format!("f{levels}.neon")),
+        "types:\n\tApp\\A: {}\nservices:\n\ta: App\\A\n",
+    )
+    .expect("write");
+    let (diags, planned, took) = compile_bounded(dir.path().join("f0.neon"));
+    assert!(!planned);
+    let errors: Vec<&JsonDiagnostic> = diags
+        .iter()
+        .filter(|d| d.severity == wireplan::diagnostics::Severity::Error)
+        .collect();
+    assert_eq!(errors.len(), 1, "{diags:?}");
+    assert_eq!(errors[0].code, "invalid-value");
+    assert!(
+        errors[0].message.starts_with(&format!(
+            "Too many included files: '{}' would be file {}",
+            dir.path().join(format!("f{levels}.neon")).display(),
+            wireplan::config::MAX_INCLUDED_FILES + 1
+        )),
+        "{}",
+        errors[0].message
+    );
+    assert!(
+        errors[0]
+            .file
+            .as_deref()
+            .is_some_and(|f| f.ends_with(".neon"))
+            && errors[0].line.is_some(),
+        "at an include: {:?}",
+        errors[0]
+    );
+    assert!(took < HANG_GUARD / 2, "{took:?}");
+}

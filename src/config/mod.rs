@@ -42,6 +42,12 @@ use std::path::{Path, PathBuf};
 /// How deeply `includes:` may nest.
 pub const MAX_INCLUDE_DEPTH: usize = 64;
 
+/// How many files one configuration may read through `includes:` (the root file and each
+/// inclusion counted, a file included twice twice). Nesting alone does not bound it: 24 files
+/// that each include the next one twice are 16 million inclusions (a new user's trial held CI
+/// for minutes and gigabytes with them). Real applications read tens of files.
+pub const MAX_INCLUDED_FILES: usize = 4096;
+
 /// The merged, not yet expanded configuration of one root file and its includes.
 #[derive(Debug, Clone)]
 pub struct RawConfig {
@@ -104,6 +110,7 @@ pub fn load_keeping(
         parameters,
         prefetch: prefetch::Prefetch::default(),
         kept,
+        stopped: false,
     };
     let sections = loader.load_file(path, None).unwrap_or_default();
     RawConfig {
@@ -131,6 +138,7 @@ pub fn load_str(
         parameters: &none,
         prefetch: prefetch::Prefetch::default(),
         kept: None,
+        stopped: false,
     };
     let sections = loader.load_decoded(id, None).unwrap_or_default();
     RawConfig {
@@ -352,6 +360,9 @@ struct Loader<'a> {
     prefetch: prefetch::Prefetch,
     /// Files decoded by earlier compilations ([`load_keeping`]).
     kept: Option<&'a DecodedFiles>,
+    /// Whether loading stopped at [`MAX_INCLUDED_FILES`] or at the memory ceiling (reported
+    /// once; every later include is skipped).
+    stopped: bool,
 }
 
 /// The path an `includes:` item `written` in a file of folder `dir` names: relative paths are
@@ -390,6 +401,39 @@ impl Loader<'_> {
                 )
                 .at(from)
                 .with_note(format!("include chain: {}", chain.join(" -> "))),
+            );
+            return None;
+        }
+        if self.stopped {
+            return None;
+        }
+        // Checked before each file, not only after the whole reading: a configuration that
+        // includes a lot passed a 1 GB ceiling by 1.7 GB before the stage's check (a trial).
+        if crate::memory::exceeded() {
+            self.stopped = true;
+            self.diags.push(
+                crate::memory::limit_error("reading the configuration")
+                    .at(from)
+                    .with_note(format!("{} file(s) read so far", self.files.len())),
+            );
+            return None;
+        }
+        if self.files.len() >= MAX_INCLUDED_FILES {
+            self.stopped = true;
+            self.diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "Too many included files: '{}' would be file {} of this configuration, the limit is {MAX_INCLUDED_FILES}.",
+                        path.display(),
+                        self.files.len() + 1
+                    ),
+                )
+                .at(from)
+                .with_note(
+                    "each inclusion counts, a file included twice twice: look for files that \
+                     include the same file more than once",
+                ),
             );
             return None;
         }
