@@ -460,3 +460,28 @@ fn an_undeclared_sensitive_name_is_an_error_at_its_item() {
     assert_eq!((bad[1].1, bad[1].2), (Some(2), Some(41)), "{bad:?}");
     assert!(diags.iter().all(|d| !d.message.contains("hunter2")));
 }
+
+/// A line break in a message or note (a script's `this.warn` or `throw`, a quoted name read
+/// from a file) is shown as `\n`: a diagnostic cannot print a line of its own that reads as
+/// another message, an `ok:` line or a CI runner's command (a new user's trial).
+#[test]
+fn a_line_break_in_a_message_stays_inside_it() {
+    let script = "fn loadConfiguration() {\n    this.warn(\"one\\n::error file=app.neon,line=1::forged\\nok: 9 services\");\n}\n";
+    let app = "extensions:\n\tw: w.rhai\ntypes:\n\tApp\\A: {}\nservices:\n\t\"a\\n::warning ::forged\": App\\A\n\tb: @nothing\n";
+    let (_dir, c) = compile_files(&[("app.neon", app), ("w.rhai", script)]);
+    let text = wireplan::diagnostics::render_to_string(&c.sources, c.diagnostics.items());
+    assert!(
+        text.contains("Extension 'w': one\\n::error file=app.neon,line=1::forged\\nok: 9 services"),
+        "{text}"
+    );
+    for line in text.lines() {
+        assert!(!line.trim_start().starts_with("::"), "{line:?} in {text}");
+        assert!(!line.starts_with("ok:"), "{line:?} in {text}");
+    }
+    // The JSON form keeps the text as it was.
+    let json = wireplan::diagnostics::to_json(&c.sources, c.diagnostics.items());
+    assert!(
+        json.iter().any(|d| d.message.contains("one\n::error")),
+        "{json:?}"
+    );
+}

@@ -76,9 +76,13 @@ pub fn visible_text(text: &str) -> String {
         .collect()
 }
 
-/// A message, note or label text as shown: shortened, control characters made visible.
+/// A message, note or label text as shown: shortened, control characters made visible, and a
+/// line break shown as `\n`: a message is one line of the log, so text from a script
+/// (`this.warn`, `throw`) or a name read from a file cannot start a line of its own that looks
+/// like another message, an `ok:` line or a CI runner's command (`::error ::…`; a new user's
+/// trial).
 fn shown_text(text: &str) -> String {
-    visible_text(&shorten_text(text))
+    visible_text(&shorten_text(text)).replace('\n', "\\n")
 }
 
 fn floor_char(text: &str, mut i: usize) -> usize {
