@@ -66,8 +66,12 @@ impl Catalog {
         locate: &dyn Fn(&str) -> Option<Span>,
         locate_in: &dyn Fn(&str, &str) -> Option<Span>,
     ) {
+        // Only a class inside a cycle can reach itself: the others are not walked (a chain of
+        // 20,000 parents took 25 s walked from every class; a new user's trial).
+        let on_cycle = self.on_cycles();
         let mut cyclic: Vec<String> = Vec::new();
-        for c in self.classes.values() {
+        let mut in_cyclic: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for (k, c) in self.classes.values().enumerate() {
             let at = || c.span.or_else(|| locate(&c.name));
             let at_parent = |parent: &str| locate_in(&c.name, parent).or_else(at);
             let named = c.extends.iter().map(|p| (p, "parent of")).chain(
@@ -150,10 +154,11 @@ impl Catalog {
                     .at(at()),
                 );
             }
-            // A class that names no parent is on no cycle of its own (most classes).
-            let parents = !c.extends.is_empty() || !c.implements.is_empty();
-            if let Some(path) = parents.then(|| self.inheritance_cycle(&c.name)).flatten() {
-                if !path.iter().any(|p| cyclic.contains(p)) {
+            // A class that names no parent is on no cycle of its own (most classes), nor is
+            // one outside every cycle; one on a cycle already reported is not walked again.
+            let walk = on_cycle[k] && !in_cyclic.contains(c.name.as_str());
+            if let Some(path) = walk.then(|| self.inheritance_cycle(&c.name)).flatten() {
+                if !path.iter().any(|p| in_cyclic.contains(p)) {
                     diags.push(
                         Diagnostic::error(
                             Code::InvalidValue,
@@ -162,7 +167,11 @@ impl Catalog {
                         .at(at()),
                     );
                 }
-                cyclic.extend(path);
+                for p in path {
+                    if in_cyclic.insert(p.clone()) {
+                        cyclic.push(p);
+                    }
+                }
             }
         }
         // Break the cycles so that later walks terminate.
@@ -174,40 +183,113 @@ impl Catalog {
         }
     }
 
+    /// For each class (in the catalog's order), whether it lies on a cycle of `extends` and
+    /// `implements`: a strongly connected component of more than one class, or a class that
+    /// names itself. Tarjan's algorithm, iterative (hierarchies may be tens of thousands of
+    /// classes deep), so linear in the classes and their parents.
+    fn on_cycles(&self) -> Vec<bool> {
+        let n = self.classes.len();
+        let parents: Vec<Vec<usize>> = self
+            .classes
+            .values()
+            .map(|c| {
+                c.extends
+                    .iter()
+                    .chain(&c.implements)
+                    .filter_map(|p| {
+                        self.classes
+                            .get_index_of(&super::names::Caseless(super::types::bare_name(p)))
+                    })
+                    .collect()
+            })
+            .collect();
+        const NONE: usize = usize::MAX;
+        let (mut index, mut low) = (vec![NONE; n], vec![0usize; n]);
+        let mut on_stack = vec![false; n];
+        let mut stack: Vec<usize> = Vec::new();
+        let mut on_cycle = vec![false; n];
+        let mut next = 0;
+        // (class, how many of its parents were visited)
+        let mut calls: Vec<(usize, usize)> = Vec::new();
+        for root in 0..n {
+            if index[root] != NONE {
+                continue;
+            }
+            calls.push((root, 0));
+            while let Some(&mut (v, ref mut i)) = calls.last_mut() {
+                if *i == 0 && index[v] == NONE {
+                    index[v] = next;
+                    low[v] = next;
+                    next += 1;
+                    stack.push(v);
+                    on_stack[v] = true;
+                }
+                if let Some(&w) = parents[v].get(*i) {
+                    *i += 1;
+                    if index[w] == NONE {
+                        calls.push((w, 0));
+                    } else if on_stack[w] {
+                        low[v] = low[v].min(index[w]);
+                    }
+                    continue;
+                }
+                calls.pop();
+                if let Some(&(u, _)) = calls.last() {
+                    low[u] = low[u].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    let mut members = Vec::new();
+                    while let Some(w) = stack.pop() {
+                        on_stack[w] = false;
+                        members.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    let cycle = members.len() > 1 || parents[v].contains(&v);
+                    for w in members {
+                        on_cycle[w] = cycle;
+                    }
+                }
+            }
+        }
+        on_cycle
+    }
+
     /// The path `A -> B -> A` when `name` reaches itself through `extends`/`implements`. The
     /// walk borrows the names (it runs for every class with a parent); only a path found is
     /// copied.
     fn inheritance_cycle(&self, name: &str) -> Option<Vec<String>> {
-        fn walk<'a>(
-            cat: &'a Catalog,
-            current: &str,
-            path: &mut Vec<&'a str>,
-            seen: &mut super::names::SeenNames<'a>,
-        ) -> bool {
-            let Some(c) = cat.get(current) else {
-                return false;
-            };
-            for p in c.extends.iter().chain(&c.implements) {
-                let p = cat.canonical(p);
-                if p.eq_ignore_ascii_case(path[0]) {
-                    path.push(p);
-                    return true;
-                }
-                if !seen.insert(p) {
-                    continue;
-                }
-                path.push(p);
-                if walk(cat, p, path, seen) {
-                    return true;
-                }
-                path.pop();
-            }
-            false
-        }
         let first = self.get(name)?.name.as_str();
+        // Depth first without recursion (a cycle may be thousands of classes long): `path`
+        // holds the classes walked into, `next` how many parents of each were tried.
         let mut path = vec![first];
+        let mut next = vec![0usize];
         let mut seen = super::names::SeenNames::default();
-        walk(self, name, &mut path, &mut seen)
-            .then(|| path.into_iter().map(str::to_string).collect())
+        while let (Some(&current), Some(tried)) = (path.last(), next.last_mut()) {
+            let parent = self.get(current).and_then(|c| {
+                let e = c.extends.len();
+                let p = match c.extends.get(*tried) {
+                    Some(p) => Some(p),
+                    None => c.implements.get(*tried - e),
+                };
+                p.map(|p| self.canonical(p))
+            });
+            let Some(p) = parent else {
+                path.pop();
+                next.pop();
+                continue;
+            };
+            *tried += 1;
+            if p.eq_ignore_ascii_case(first) {
+                path.push(p);
+                return Some(path.into_iter().map(str::to_string).collect());
+            }
+            if seen.insert(p) {
+                path.push(p);
+                next.push(0);
+            }
+        }
+        None
     }
 }
