@@ -53,8 +53,16 @@ pub fn is_not_a_regular_file(err: &std::io::Error) -> bool {
     err.kind() == std::io::ErrorKind::InvalidInput && err.to_string() == NOT_A_REGULAR_FILE
 }
 
+/// Why [`read_input_file`] refuses a file of `/proc` or `/sys`.
+pub const A_SYSTEM_FILE: &str =
+    "it is a file of the operating system (/proc or /sys: the process's environment, memory or \
+     settings), not a configuration";
+
 /// Reads an input file: only regular files (a FIFO or a device such as `/dev/zero` would
-/// block or never end) of at most [`MAX_FILE_SIZE`] bytes. Errors read like the OS's.
+/// block or never end) of at most [`MAX_FILE_SIZE`] bytes, and on Linux none of `/proc` or
+/// `/sys`, which look like regular files but show the process's environment and the system's
+/// state (an include of `/proc/self/environ` printed a CI job's secrets in its excerpt; a new
+/// user's trial). Errors read like the OS's.
 pub fn read_input_file(path: &Path) -> std::io::Result<Vec<u8>> {
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
@@ -67,6 +75,13 @@ pub fn read_input_file(path: &Path) -> std::io::Result<Vec<u8>> {
             },
         ));
     }
+    #[cfg(target_os = "linux")]
+    if on_system_filesystem(path) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            A_SYSTEM_FILE,
+        ));
+    }
     if meta.len() > MAX_FILE_SIZE {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
@@ -74,6 +89,26 @@ pub fn read_input_file(path: &Path) -> std::io::Result<Vec<u8>> {
         ));
     }
     std::fs::read(path)
+}
+
+/// Whether `path` is on a proc or sysfs file system (`statfs`'s type), where every file is the
+/// kernel's view of a process or of the system.
+#[cfg(target_os = "linux")]
+fn on_system_filesystem(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    const PROC_SUPER_MAGIC: i64 = 0x9fa0;
+    const SYSFS_MAGIC: i64 = 0x6265_6572;
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `statfs` reads the NUL-terminated path and fills the zeroed struct it is given.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c_path.as_ptr(), &mut fs) } != 0 {
+        return false;
+    }
+    #[allow(clippy::unnecessary_cast)]
+    let kind = fs.f_type as i64;
+    kind == PROC_SUPER_MAGIC || kind == SYSFS_MAGIC
 }
 
 /// Identifies one file in a [`SourceMap`]. Ids are dense indexes in registration order.

@@ -485,3 +485,39 @@ fn a_line_break_in_a_message_stays_inside_it() {
         "{json:?}"
     );
 }
+
+/// Files of `/proc` and `/sys` are refused wherever a file is read (an include, an extension
+/// script, a catalog): they look like regular files, and `/proc/self/environ` in an include
+/// printed the CI job's environment in the error's excerpt (a new user's trial).
+#[cfg(target_os = "linux")]
+#[test]
+fn system_files_are_not_read_as_inputs() {
+    for app in [
+        "includes:\n\t- /proc/self/environ\nservices:\n",
+        "extensions:\n\tx: /proc/self/environ\nservices:\n",
+    ] {
+        let (_dir, c) = compile_files(&[("app.neon", app)]);
+        let diags = diagnostics(&c);
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert!(
+            diags[0].message.contains(wireplan::source::A_SYSTEM_FILE),
+            "{diags:?}"
+        );
+        assert_eq!(diags[0].code, "file-not-found");
+        assert_eq!(diags[0].line, Some(2));
+        let text = wireplan::diagnostics::render_to_string(&c.sources, c.diagnostics.items());
+        assert!(!text.contains("CARGO_PKG_NAME="), "{text}");
+    }
+    let catalog = wireplan::catalog::CatalogInput::File("/proc/self/environ".into());
+    let mut sources = wireplan::source::SourceMap::new();
+    let mut found = wireplan::diagnostics::Diagnostics::new();
+    let ids = wireplan::catalog::load_inputs(&[catalog], &mut sources, &mut found);
+    assert!(ids.is_empty());
+    assert!(
+        found.items()[0]
+            .message
+            .contains(wireplan::source::A_SYSTEM_FILE),
+        "{:?}",
+        found.items()
+    );
+}
