@@ -50,6 +50,10 @@ enum Command {
         /// error: each stage's milliseconds, page faults and heap; docs/tools.md).
         #[arg(long)]
         timings: bool,
+        /// Treat warnings as errors: write no plan and exit 1 when there is any (as `check
+        /// --deny-warnings` does, in one run). Not with --watch.
+        #[arg(long, conflicts_with = "watch")]
+        deny_warnings: bool,
         #[command(flatten)]
         params: ParamArgs,
     },
@@ -268,13 +272,21 @@ fn compile(
     let mut arg_sources = SourceMap::new();
     let (opts, mut arg_problems) = options(&params, &mut arg_sources);
     redact_sensitive(&config, &opts, &arg_sources, &mut arg_problems);
-    // A bad option is an error (no plan is written); a missing --scripts folder a warning.
+    // A bad option is an error (no plan is written); a missing --scripts folder a warning
+    // (which --deny-warnings makes one too).
     let arg_errors = arg_problems.iter().filter(|d| d.is_error()).count();
+    let denied_options = deny_warnings && arg_problems.len() > arg_errors;
     let target = output
         .as_ref()
-        .filter(|_| arg_errors == 0)
+        .filter(|_| arg_errors == 0 && !denied_options)
         .map(|(p, e)| (p.as_path(), *e));
-    let run = wireplan::watch::compile_once(&config, &opts, target);
+    // (`check` writes no plan: its --deny-warnings only sets the exit code, below.)
+    let run = wireplan::watch::compile_once_denying(
+        &config,
+        &opts,
+        target,
+        deny_warnings && output.is_some(),
+    );
     let errors = run.error_count() + arg_errors;
     let warnings = run.diagnostics.len() - run.error_count() + arg_problems.len() - arg_errors;
     match format {
@@ -318,6 +330,15 @@ fn compile(
             0 => String::new(),
             n => format!(", {n} warning(s)"),
         };
+        if errors == 0 && deny_warnings && output.is_some() {
+            // `compile --deny-warnings`: the plan was held back for the warnings alone.
+            if human {
+                say(format_args!(
+                    "error: {warnings} warning(s), denied by --deny-warnings; no plan written"
+                ));
+            }
+            return ExitCode::from(1);
+        }
         if human && output.is_some() {
             say(format_args!(
                 "error: {errors} error(s){also}; no plan written"
@@ -332,10 +353,16 @@ fn compile(
         return ExitCode::from(if usage { 2 } else { 1 });
     };
     if deny_warnings && warnings > 0 {
-        // Only the error: an "ok" line first would contradict it.
+        // Only the error: an "ok" line first would contradict it (`compile`: the plan was
+        // not written, as its only warnings were the options').
+        let written = if output.is_some() {
+            "; no plan written"
+        } else {
+            ""
+        };
         if human {
             say(format_args!(
-                "error: {warnings} warning(s), denied by --deny-warnings"
+                "error: {warnings} warning(s), denied by --deny-warnings{written}"
             ));
         }
         return ExitCode::from(1);
@@ -649,6 +676,7 @@ fn main() -> ExitCode {
             encoding,
             watch: watching,
             timings,
+            deny_warnings,
             params,
         } => {
             wireplan::timings::want(timings);
@@ -678,7 +706,7 @@ fn main() -> ExitCode {
                     config,
                     Some((output, encoding)),
                     Format::Human,
-                    false,
+                    deny_warnings,
                     params,
                 )
             }

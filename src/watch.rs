@@ -114,6 +114,28 @@ pub fn compile_once_holding(
     target: Option<(&Path, Encoding)>,
     hold_empty: bool,
 ) -> CompileRun {
+    compile_once_with(config, options, target, hold_empty, false)
+}
+
+/// [`compile_once`] for `wireplan compile --deny-warnings`: with `deny_warnings`, a plan the
+/// compilation gave with warnings is not written (and `plan` is `None`, as after an error), so
+/// a CI job compiles once instead of running `check --deny-warnings` first.
+pub fn compile_once_denying(
+    config: &Path,
+    options: &Options,
+    target: Option<(&Path, Encoding)>,
+    deny_warnings: bool,
+) -> CompileRun {
+    compile_once_with(config, options, target, false, deny_warnings)
+}
+
+fn compile_once_with(
+    config: &Path,
+    options: &Options,
+    target: Option<(&Path, Encoding)>,
+    hold_empty: bool,
+    deny_warnings: bool,
+) -> CompileRun {
     let started = Instant::now();
     let timed = crate::timings::wanted();
     if timed {
@@ -135,7 +157,7 @@ pub fn compile_once_holding(
     let mut output_is_input = false;
     let held_back =
         hold_empty && target.is_some() && plan.as_ref().is_some_and(|p| p.services.is_empty());
-    if held_back {
+    if held_back || (deny_warnings && !diagnostics.is_empty()) {
         plan = None;
     }
     if let (Some(p), Some((out, encoding))) = (&plan, target) {

@@ -868,3 +868,33 @@ fn json_answers_that_cannot_be_given_say_why_in_json() {
     let (exit, stdout, _) = run(&["show", plan, "nosuch"]);
     assert_eq!((exit, stdout.as_str()), (1, ""));
 }
+
+/// `compile --deny-warnings` writes no plan when there is a warning (from the configuration or
+/// from the options) and exits 1, so a CI job compiles once (a new user's trial ran `check
+/// --deny-warnings` and then `compile`); without warnings it writes the plan as usual. Not
+/// with `--watch`.
+#[test]
+fn compile_can_deny_warnings() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("app.json");
+    let out = out.to_str().expect("UTF-8");
+    let missing = dir.path().join("nonexistent");
+    let missing = missing.to_str().expect("UTF-8");
+    for extra in [&["-p", "postPerPage=10"][..], &["--scripts", missing][..]] {
+        let mut args = vec!["compile", EXAMPLE, "-o", out, "--deny-warnings"];
+        args.extend(extra);
+        let (code, _, stderr) = run(&args);
+        assert_eq!(code, 1, "{extra:?}: {stderr}");
+        assert!(
+            stderr.ends_with("error: 1 warning(s), denied by --deny-warnings; no plan written\n"),
+            "{extra:?}: {stderr}"
+        );
+        assert!(!Path::new(out).exists(), "{extra:?}");
+    }
+    let (code, _, stderr) = run(&["compile", EXAMPLE, "-o", out, "--deny-warnings"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(Path::new(out).is_file());
+    let (code, _, stderr) = run(&["compile", EXAMPLE, "-o", out, "--deny-warnings", "--watch"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("cannot be used with '--watch'"), "{stderr}");
+}
