@@ -22,6 +22,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    wireplan::script::sandbox::raise_stack_limit();
     let args: Args = wireplan::cli::parse_or_exit();
     let mut sources = wireplan::source::SourceMap::new();
     let (opts, problems) = options(&args.params, &mut sources);

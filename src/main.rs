@@ -668,6 +668,7 @@ fn color() -> bool {
 }
 
 fn main() -> ExitCode {
+    wireplan::script::sandbox::raise_stack_limit();
     let cli: Cli = wireplan::cli::parse_or_exit();
     match cli.command {
         Command::Compile {

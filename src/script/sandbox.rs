@@ -71,6 +71,41 @@ unsafe impl GlobalAlloc for CountingAllocator {
     }
 }
 
+/// The stack the calling program's main thread may grow to once [`raise_stack_limit`] ran:
+/// 64 MiB (Linux's default is 8 MiB; the room the kernel leaves below the main stack is at
+/// least 128 MiB).
+pub const MAIN_STACK: u64 = 64 << 20;
+
+/// Lets the main thread's stack grow to [`MAIN_STACK`] (the soft `RLIMIT_STACK`, which Linux
+/// reads whenever the stack grows; never lowered, never past the hard limit). Extension
+/// scripts run on the thread that compiles, and Rhai shows and compares nested arrays and maps
+/// by recursion: an array nested 30,000 levels deep overflowed the default 8 MiB when printed
+/// (a new user's trial, with `maxAllocated` raised past its default); with 64 MiB it prints.
+/// The `wireplan` and `wireplan-repl` programs call it first thing; elsewhere it does nothing.
+pub fn raise_stack_limit() {
+    #[cfg(target_os = "linux")]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: `getrlimit` and `setrlimit` read and write the struct given, nothing else.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_STACK, &mut limit) != 0 {
+                return;
+            }
+            let want = MAIN_STACK as libc::rlim_t;
+            if limit.rlim_cur != libc::RLIM_INFINITY
+                && limit.rlim_cur < want
+                && (limit.rlim_max == libc::RLIM_INFINITY || limit.rlim_max >= want)
+            {
+                limit.rlim_cur = want;
+                libc::setrlimit(libc::RLIMIT_STACK, &limit);
+            }
+        }
+    }
+}
+
 /// Bytes allocated on this thread so far (0 forever without [`CountingAllocator`]).
 pub fn allocated_on_this_thread() -> u64 {
     crate::memory::allocated_on_this_thread()
@@ -354,4 +389,35 @@ pub(crate) fn limit_note(err: &EvalAltResult, limits: &Limits) -> Option<String>
         ),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// After `raise_stack_limit`, the soft stack limit is at least `MAIN_STACK` (unless the
+    /// hard limit is lower, when it is left alone), and a second call changes nothing.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_stack_limit_is_raised_within_the_hard_limit() {
+        let read = || {
+            let mut l = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: `getrlimit` fills the struct given.
+            assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut l) }, 0);
+            l
+        };
+        super::raise_stack_limit();
+        let after = read();
+        let want = super::MAIN_STACK as libc::rlim_t;
+        if after.rlim_max == libc::RLIM_INFINITY || after.rlim_max >= want {
+            assert!(
+                after.rlim_cur == libc::RLIM_INFINITY || after.rlim_cur >= want,
+                "{}",
+                after.rlim_cur
+            );
+        }
+        super::raise_stack_limit();
+        assert_eq!(read().rlim_cur, after.rlim_cur);
+    }
 }
