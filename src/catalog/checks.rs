@@ -257,8 +257,8 @@ impl Catalog {
     }
 
     /// The path `A -> B -> A` when `name` reaches itself through `extends`/`implements`. The
-    /// walk borrows the names (it runs for every class with a parent); only a path found is
-    /// copied.
+    /// walk borrows the names (it runs for each class on a cycle not yet reported); only a
+    /// path found is copied.
     fn inheritance_cycle(&self, name: &str) -> Option<Vec<String>> {
         let first = self.get(name)?.name.as_str();
         // Depth first without recursion (a cycle may be thousands of classes long): `path`
