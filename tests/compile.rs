@@ -309,3 +309,21 @@ fn a_misspelt_argument_name_is_not_also_a_missing_argument() {
     sorted.sort_by_key(|(_, line)| *line);
     assert_eq!(sorted, expected, "{got:?}");
 }
+
+/// A script's `addSetup` on a service whose class is misspelt: the resolution's
+/// `class-not-found` is reported once, and without the note that the extension changed the
+/// service (it was repeated with that note, which sent the user to the script; a new user's
+/// trial).
+#[test]
+fn an_error_is_not_repeated_because_a_script_touched_the_service() {
+    let path = multi("setup-on-misspelt/config.neon");
+    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let items = result.diagnostics.items();
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0].code.to_string(), "class-not-found");
+    assert!(
+        items[0].notes.iter().all(|n| !n.contains("was changed by")),
+        "{:?}",
+        items[0].notes
+    );
+}

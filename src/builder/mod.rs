@@ -730,9 +730,16 @@ impl ContainerBuilder {
             }
             for d in again.into_vec() {
                 let key = (d.code, d.message.clone());
-                let known = seen
-                    .get(&key)
-                    .is_some_and(|at| at.iter().any(|&i| diags.items()[i] == d));
+                // The same error at the same place counts as known even when a note was added
+                // since ("service 'x' was changed by extension …": a script's `addSetup` on a
+                // service whose class was misspelt repeated the resolution's error with that
+                // note, sending the user to the script; a new user's trial).
+                let known = seen.get(&key).is_some_and(|at| {
+                    at.iter().any(|&i| {
+                        let before = &diags.items()[i];
+                        before.severity == d.severity && before.labels == d.labels
+                    })
+                });
                 if !known {
                     seen.entry(key).or_default().push(diags.items().len());
                     diags.push(d);
