@@ -83,6 +83,7 @@ impl ParseError {
         let mut code = Code::NeonSyntax;
         // a diagnostic made elsewhere, which only gets the span here
         let mut base: Option<Diagnostic> = None;
+        let slip_possible = matches!(self.kind, ErrorKind::BadIndentation | ErrorKind::Unexpected);
         let (message, label) = match self.kind {
             ErrorKind::Unexpected => match tok {
                 None => (
@@ -131,15 +132,36 @@ impl ParseError {
                 )
             }
             ErrorKind::BadIndentation => {
-                notes.push(
-                    "a deeper line opens a nested block only after `key:` or `-` with nothing \
-                     after them on their line"
-                        .into(),
-                );
-                (
-                    "Bad indentation".into(),
-                    "deeper than its block, but no nested block can start here".into(),
-                )
+                // A line less indented than the one before it, at a depth no enclosing block
+                // has, is not "deeper" (a new user's trial).
+                let shallower = tok.is_some_and(|t| {
+                    let here = super::lexer::line_indent(src, t.start as usize).len();
+                    previous_line(src, tokens, self.pos).is_some_and(|(first, _)| {
+                        here < super::lexer::line_indent(src, tokens[first].start as usize).len()
+                    })
+                });
+                if shallower {
+                    notes.push(
+                        "a line that ends a block must line up with an earlier line of an \
+                         enclosing block"
+                            .into(),
+                    );
+                    (
+                        "Bad indentation".into(),
+                        "less indented than the line before, but as deep as no enclosing block"
+                            .into(),
+                    )
+                } else {
+                    notes.push(
+                        "a deeper line opens a nested block only after `key:` or `-` with \
+                         nothing after them on their line"
+                            .into(),
+                    );
+                    (
+                        "Bad indentation".into(),
+                        "deeper than its block, but no nested block can start here".into(),
+                    )
+                }
             }
             ErrorKind::DuplicatedKey(k, first) => {
                 secondary = Some((first, "first used here"));
@@ -260,11 +282,88 @@ impl ParseError {
                     "the '{bracket}' on line {line}, column {column} is still open, so the lines after it are read as its items: is a '{close}' missing?"
                 ));
         }
+        // What the line before says when it, not this one, holds the slip: `key:value` with no
+        // space is one string, and `services` without its colon a value (a new user's trial:
+        // the error pointed at the next line only).
+        if slip_possible {
+            if let Some((note, at)) = tok.and(previous_line_slip(src, tokens, self.pos)) {
+                let at = Span::new(file, text.orig_start(at.0), text.orig_end(at.1));
+                d = d.with_secondary(at, "read as one value");
+                notes.insert(0, note);
+            }
+        }
         for n in notes {
             d = d.with_note(n);
         }
         d
     }
+}
+
+/// The tokens (first, last index) of the line before the one whose first token is `pos`;
+/// `None` when `pos` does not start a line or no line is before it.
+fn previous_line(src: &str, tokens: &[Token], pos: usize) -> Option<(usize, usize)> {
+    use super::lexer::Tok;
+    let nl = pos.checked_sub(1)?;
+    if tokens[nl].kind(src) != Tok::Newline {
+        return None;
+    }
+    let mut first = nl;
+    while first > 0 && tokens[first - 1].kind(src) != Tok::Newline {
+        first -= 1;
+    }
+    (first < nl).then_some((first, nl - 1))
+}
+
+/// A slip on the line before the one whose first token is `pos`, which that line's lone value
+/// shows: `key:value` written without a space (one string, not a key), or a word such as
+/// `services` without its `:` before a deeper line. The note, and the value's byte range.
+fn previous_line_slip(src: &str, tokens: &[Token], pos: usize) -> Option<(String, (usize, usize))> {
+    use super::lexer::Tok;
+    let (mut first, last) = previous_line(src, tokens, pos)?;
+    if tokens[first].kind(src) == Tok::Char(b'-') && first < last {
+        first += 1;
+    }
+    let t = tokens[first];
+    if first != last || t.kind(src) != Tok::Literal {
+        return None;
+    }
+    let value = &src[t.start as usize..t.end as usize];
+    // A name (not a number: `12:30` is a time), as keys are written.
+    let keyish = |k: &str| {
+        k.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && k.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    };
+    let at = (t.start as usize, t.end as usize);
+    if let Some((key, rest)) = value.split_once(':') {
+        // (`http://…` is a URL, not a key.)
+        if keyish(key) && !rest.is_empty() && !rest.starts_with([' ', '\t', ':', '/']) {
+            let shown = cut(value, 60);
+            return Some((
+                format!(
+                    "the line before holds the one string '{shown}': a key needs a space after its \
+                     ':' (`{key}: {}`)",
+                    cut(rest, 40)
+                ),
+                at,
+            ));
+        }
+        return None;
+    }
+    let deeper = super::lexer::line_indent(src, tokens[pos].start as usize).len()
+        > super::lexer::line_indent(src, t.start as usize).len();
+    (keyish(value) && deeper).then(|| {
+        (
+            format!(
+                "the line before holds the value '{}', not a key: write `{}:` to open a block",
+                cut(value, 40),
+                cut(value, 40)
+            ),
+            at,
+        )
+    })
 }
 
 /// "2 spaces", "1 tab", "a tab and 2 spaces" ... for notes about indentation.

@@ -535,3 +535,65 @@ fn only_a_decode_alone_or_one_ahead_of_the_loader_splits() {
     .join()
     .expect("no panic");
 }
+
+/// A slip on the line before the error is named there (a new user's trial: only the next line
+/// was shown): `key:value` without a space is one string, a word without its `:` before a
+/// deeper line is a value; a line less indented than the one before, at no block's depth, is
+/// not called deeper. The messages and positions stay nette/neon's.
+#[test]
+fn the_line_before_is_blamed_when_it_holds_the_slip() {
+    let (d, labels) = error_labels("services:\n\tlogger:Shop\\Logger\n\tmailer: Shop\\Mailer\n");
+    assert_eq!(d.message, "Bad indentation");
+    assert_eq!(
+        labels,
+        [
+            (
+                true,
+                3,
+                2,
+                "deeper than its block, but no nested block can start here".into()
+            ),
+            (false, 2, 2, "read as one value".into()),
+        ]
+    );
+    assert_eq!(
+        d.notes[0],
+        "the line before holds the one string 'logger:Shop\\Logger': a key needs a space after its ':' (`logger: Shop\\Logger`)"
+    );
+
+    let (d, labels) = error_labels("services\n\tlogger: Shop\\Logger\n");
+    assert_eq!(d.message, "Unexpected 'logger'");
+    assert_eq!(labels[1], (false, 1, 1, "read as one value".into()));
+    assert_eq!(
+        d.notes,
+        ["the line before holds the value 'services', not a key: write `services:` to open a block"]
+    );
+
+    let (d, labels) = error_labels("services:\n\t\tlogger: A\n\tmailer: B\n");
+    assert_eq!(d.message, "Bad indentation");
+    assert_eq!(
+        labels,
+        [(
+            true,
+            3,
+            2,
+            "less indented than the line before, but as deep as no enclosing block".into()
+        )]
+    );
+
+    // Not for a value with a space after its colon, a URL, or a line of several tokens.
+    for s in [
+        "a: b\n  c: d\n",
+        "- http://x.org\n  c: d\n",
+        "a\nb: c\n",
+        "x: [1,\n2]\n  y: 3\n",
+    ] {
+        if let Err(d) = dec(s) {
+            assert!(
+                d.notes.iter().all(|n| !n.starts_with("the line before")),
+                "{s:?}: {:?}",
+                d.notes
+            );
+        }
+    }
+}
