@@ -327,3 +327,33 @@ fn an_error_is_not_repeated_because_a_script_touched_the_service() {
         items[0].notes
     );
 }
+
+/// A reference to a service whose name was refused (`"my logger"`) says that its
+/// `missing-service` follows from the `invalid-definition`, and where that service is written.
+#[test]
+fn a_reference_to_a_refused_name_says_it_follows_from_it() {
+    let path = multi("refused-name.neon");
+    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let items = result.diagnostics.items();
+    let codes: Vec<String> = items.iter().map(|d| d.code.to_string()).collect();
+    assert_eq!(
+        codes,
+        ["invalid-definition", "missing-service"],
+        "{items:?}"
+    );
+    let missing = &items[1];
+    assert_eq!(
+        missing.notes,
+        ["a service named 'my logger' is written in the configuration, but that name was refused (invalid-definition): this error follows from that one"]
+    );
+    let secondary = missing
+        .labels
+        .iter()
+        .find(|l| !l.primary)
+        .expect("a second label");
+    let (line, _) = result
+        .sources
+        .get(secondary.span.file)
+        .line_col(secondary.span.start as usize);
+    assert_eq!(line, 8);
+}

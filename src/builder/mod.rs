@@ -138,6 +138,9 @@ pub struct ContainerBuilder {
     /// they added may be unfinished, which later errors about it say.
     stopped: Vec<Actor>,
     removed: IndexMap<String, Removal>,
+    /// Names refused by [`check_name`] (`my logger`), with where they were written: a
+    /// reference to one says that its error follows from that one.
+    refused: FxHashMap<String, Option<Span>>,
 }
 
 /// A given service name must match `^\w+(\.\w+)*$` and not be a number (Nette's rule):
@@ -202,6 +205,7 @@ impl ContainerBuilder {
             actor: None,
             stopped: Vec::new(),
             removed: IndexMap::new(),
+            refused: FxHashMap::default(),
         }
     }
 
@@ -333,7 +337,10 @@ impl ContainerBuilder {
     ) -> Result<&mut Definition, Diagnostic> {
         let name = match name {
             Some(n) => {
-                check_name(n, span)?;
+                if let Err(d) = check_name(n, span) {
+                    self.refused.insert(n.to_string(), span);
+                    return Err(d);
+                }
                 n.to_string()
             }
             None => {
@@ -350,7 +357,10 @@ impl ContainerBuilder {
     /// as [`ContainerBuilder::add_definition`] adds a named definition: the same checks and
     /// errors (then `def` is dropped), the same result.
     pub(crate) fn add_detached(&mut self, def: Definition) -> Result<(), Diagnostic> {
-        check_name(&def.name, def.span)?;
+        if let Err(d) = check_name(&def.name, def.span) {
+            self.refused.insert(def.name.clone(), def.span);
+            return Err(d);
+        }
         self.admit(&def.name, def.span)?;
         self.definitions.insert(def.name.clone(), def);
         Ok(())

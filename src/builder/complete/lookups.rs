@@ -72,6 +72,18 @@ impl Completer<'_> {
                 );
                 match self.b.removed.get(target) {
                     Some(removal) => d = removal.explain(d, target, removal.type_.as_deref()),
+                    // A name the configuration wrote but the builder refused (`my logger`):
+                    // this error follows from that one (a new user's trial).
+                    None if self.b.refused.contains_key(target) => {
+                        d = d.with_note(format!(
+                            "a service named '{target}' is written in the configuration, but \
+                             that name was refused (invalid-definition): this error follows \
+                             from that one"
+                        ));
+                        if let Some(Some(at)) = self.b.refused.get(target) {
+                            d = d.with_secondary(*at, "the service whose name was refused");
+                        }
+                    }
                     None => {
                         let names = self.b.definitions.keys().map(String::as_str);
                         d = d.with_suggestion(target, names);
