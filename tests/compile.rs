@@ -357,3 +357,18 @@ fn a_reference_to_a_refused_name_says_it_follows_from_it() {
         .line_col(secondary.span.start as usize);
     assert_eq!(line, 8);
 }
+
+/// A service's name where a reference is expected is an `invalid-value` whose note suggests
+/// the reference (`@l`).
+#[test]
+fn a_service_name_where_a_reference_goes_suggests_the_at() {
+    let path = multi("name-for-reference.neon");
+    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let items = result.diagnostics.items();
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0].code.to_string(), "invalid-value");
+    assert_eq!(
+        items[0].notes,
+        ["did you mean `@l`? 'l' is a service; a reference to it is written with `@`"]
+    );
+}

@@ -208,6 +208,14 @@ impl Completer<'_> {
                     && !target.is_empty()
                 {
                     d = d.with_note(crate::config::symfony::quoted_reference_note(target, None));
+                } else if p.ty.members.iter().any(|m| !crate::catalog::is_builtin(m))
+                    && self.b.get_definition(text).is_some()
+                {
+                    // The name of a service where one is expected (`logger: l`): a reference
+                    // is written with `@` (a new user's trial).
+                    d = d.with_note(format!(
+                        "did you mean `@{text}`? '{text}' is a service; a reference to it is written with `@`"
+                    ));
                 }
             }
             if let Some(note) = match value {
