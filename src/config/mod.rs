@@ -458,7 +458,19 @@ impl Loader<'_> {
         let (text, invalid) = match read {
             Ok(read) => read,
             Err(e) => {
-                self.diags.push(unreadable_file(path, &e).at(from));
+                let mut d = unreadable_file(path, &e).at(from);
+                // Where an include was looked for, as the missing-extension error says (a new
+                // user's trial saw only the name as written).
+                if from.is_some() && e.kind() == std::io::ErrorKind::NotFound {
+                    if let Ok(at) = std::path::absolute(path) {
+                        d = d.with_note(format!(
+                            "looked for {} (an include is relative to the folder of the file \
+                             that includes it)",
+                            at.display()
+                        ));
+                    }
+                }
+                self.diags.push(d);
                 self.sources.note_missing(path);
                 return None;
             }

@@ -286,7 +286,8 @@ impl ParseError {
         // space is one string, and `services` without its colon a value (a new user's trial:
         // the error pointed at the next line only).
         if slip_possible {
-            if let Some((note, at)) = tok.and(previous_line_slip(src, tokens, self.pos)) {
+            let slip = tok.and_then(|_| previous_line_slip(src, tokens, self.pos));
+            if let Some((note, at)) = slip {
                 let at = Span::new(file, text.orig_start(at.0), text.orig_end(at.1));
                 d = d.with_secondary(at, "read as one value");
                 notes.insert(0, note);
@@ -304,14 +305,14 @@ impl ParseError {
 fn previous_line(src: &str, tokens: &[Token], pos: usize) -> Option<(usize, usize)> {
     use super::lexer::Tok;
     let nl = pos.checked_sub(1)?;
-    if tokens[nl].kind(src) != Tok::Newline {
+    if pos >= tokens.len() || tokens[nl].kind(src) != Tok::Newline {
         return None;
     }
     let mut first = nl;
     while first > 0 && tokens[first - 1].kind(src) != Tok::Newline {
         first -= 1;
     }
-    (first < nl).then_some((first, nl - 1))
+    (first < nl).then(|| (first, nl - 1))
 }
 
 /// A slip on the line before the one whose first token is `pos`, which that line's lone value
