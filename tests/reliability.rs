@@ -521,3 +521,22 @@ fn system_files_are_not_read_as_inputs() {
         found.items()
     );
 }
+
+/// A missing include says where it was looked for: the absolute path, resolved against the
+/// including file's folder (a new user's trial saw only the name as written).
+#[test]
+fn a_missing_include_names_where_it_was_looked_for() {
+    let (dir, c) = compile_files(&[("app.neon", "includes:\n\t- sub/nothere.neon\nservices:\n")]);
+    let diags = diagnostics(&c);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].code, "file-not-found");
+    let looked = std::path::absolute(dir.path().join("sub/nothere.neon")).expect("a path");
+    assert!(
+        diags[0].notes.contains(&format!(
+            "looked for {} (an include is relative to the folder of the file that includes it)",
+            looked.display()
+        )),
+        "{:?}",
+        diags[0].notes
+    );
+}
