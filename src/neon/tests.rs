@@ -602,7 +602,14 @@ fn the_line_before_is_blamed_when_it_holds_the_slip() {
 /// corpus found `"\n\n\n: 1 1"` panicking on an underflow in a debug build).
 #[test]
 fn the_line_before_hint_stays_inside_the_tokens() {
-    for s in ["\n\n\n: 1 1", "\n: -11", "\n\tx", "a\n\tb", "\n", "a:b\n\tc"] {
+    for s in [
+        "\n\n\n: 1 1",
+        "\n: -11",
+        "\n\tx",
+        "a\n\tb",
+        "\n",
+        "a:b\n\tc",
+    ] {
         let _ = dec(s);
     }
 }
