@@ -372,3 +372,29 @@ fn a_service_name_where_a_reference_goes_suggests_the_at() {
         ["did you mean `@l`? 'l' is a service; a reference to it is written with `@`"]
     );
 }
+
+/// A setup call written without its `-` gets a note on how a list is written, and a class
+/// written without its namespace a "did you mean" with the full name.
+#[test]
+fn list_and_namespace_slips_get_hints() {
+    let path = multi("list-and-namespace-slips.neon");
+    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let items = result.diagnostics.items();
+    let notes: Vec<(String, Vec<String>)> = items
+        .iter()
+        .map(|d| (d.code.to_string(), d.notes.clone()))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            (
+                "invalid-value".to_string(),
+                vec!["each item of a list is written on its own line after `- ` (`- setName(…)`), or the list in brackets".to_string()]
+            ),
+            (
+                "class-not-found".to_string(),
+                vec!["did you mean 'Shop\\MemoryLogger'? a class is written with its namespace".to_string()]
+            ),
+        ]
+    );
+}

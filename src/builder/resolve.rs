@@ -646,8 +646,22 @@ impl Resolver<'_> {
         .at(span)
         .with_focus(class);
         let names: Vec<&str> = self.b.catalog.classes().map(|c| c.name.as_str()).collect();
+        // A class written without its namespace (`MemoryLogger` for `Shop\MemoryLogger`) is
+        // too far from its full name for a spelling suggestion (a new user's trial).
+        let short = |n: &str| {
+            !class.contains('\\')
+                && n.rsplit('\\')
+                    .next()
+                    .is_some_and(|last| last.eq_ignore_ascii_case(class))
+        };
+        let namespaced: Vec<&str> = names.iter().copied().filter(|n| short(n)).take(4).collect();
         if let Some(s) = crate::diagnostics::suggest(class, names) {
             d = d.with_note(format!("did you mean '{s}'?"));
+        } else if !namespaced.is_empty() {
+            d = d.with_note(format!(
+                "did you mean '{}'? a class is written with its namespace",
+                namespaced.join("' or '")
+            ));
         } else {
             d = d.with_note(self.b.catalog.class_not_found_note());
         }

@@ -93,6 +93,16 @@ impl Context {
                 ));
             }
         }
+        // A call where a list of calls goes (`setup:` then `setName(x)` without its `-`).
+        if let (ExprKind::Statement(_), "array" | "list") = (&v.kind, expected) {
+            if let Some(last) = self.errors.last_mut() {
+                last.notes.push(format!(
+                    "each item of a list is written on its own line after `- ` (`- {}(…)`), or \
+                     the list in brackets",
+                    crate::diagnostics::visible_text(&call_text(v))
+                ));
+            }
+        }
         // A whole number past the 64-bit range is text in NEON (as in nette/neon), which the
         // quoted, shortened value does not make plain.
         if let ExprKind::Str(text) = &v.kind {
@@ -642,4 +652,11 @@ fn run_stages(schema: &Expect, mut value: Expr, ctx: &mut Context) -> Expr {
         }
     }
     value
+}
+
+/// What a statement value calls, shortened (`setName`), for a note.
+fn call_text(v: &Expr) -> String {
+    let text = format_value(v);
+    let text = text.strip_prefix("object ").unwrap_or(&text);
+    text.chars().take(60).collect()
 }
