@@ -59,6 +59,7 @@ fn build(config: &Path, params: &ParamArgs, json: bool) -> Option<(Compilation, 
     let mut arg_sources = SourceMap::new();
     let (opts, mut problems) = options(params, &mut arg_sources);
     super::redact_sensitive(config, &opts, &arg_sources, &mut problems);
+    diagnostics::render(&arg_sources, &problems, color());
     let unread = match wireplan::source::read_input_file(config) {
         Err(e) => Some(Diagnostic::error(
             Code::FileNotFound,
@@ -68,11 +69,9 @@ fn build(config: &Path, params: &ParamArgs, json: bool) -> Option<(Compilation, 
         Ok(_) => wireplan::config::plan_file_hint(config),
     };
     if let Some(d) = unread {
-        diagnostics::render(&arg_sources, &problems, color());
         no_answer(&SourceMap::new(), &[d], json);
         return None;
     }
-    diagnostics::render(&arg_sources, &problems, color());
     let (compilation, built) = wireplan::compiler::build(config, &opts);
     diagnostics::render(
         &compilation.sources,

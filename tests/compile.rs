@@ -14,6 +14,11 @@ fn multi(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
+/// Compiles the multi-file fixture `name` with default options.
+fn compile_multi(name: &str) -> wireplan::compiler::Compilation {
+    wireplan::compiler::compile(&multi(name), &wireplan::compiler::Options::default())
+}
+
 #[test]
 fn compile_fixtures() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/compile");
@@ -273,8 +278,7 @@ fn codes_files_lines(path: &Path) -> Vec<(String, String, usize)> {
 /// (`args-named-and-positional` in the fixtures).
 #[test]
 fn a_named_argument_in_a_later_file_overrides_a_positional_one_quietly() {
-    let path = multi("named-override/app.neon");
-    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let result = compile_multi("named-override/app.neon");
     let plan = result.plan.expect("compiles");
     let args = &plan.services["metrics"].create;
     assert_eq!(
@@ -316,8 +320,7 @@ fn a_misspelt_argument_name_is_not_also_a_missing_argument() {
 /// trial).
 #[test]
 fn an_error_is_not_repeated_because_a_script_touched_the_service() {
-    let path = multi("setup-on-misspelt/config.neon");
-    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let result = compile_multi("setup-on-misspelt/config.neon");
     let items = result.diagnostics.items();
     assert_eq!(items.len(), 1, "{items:?}");
     assert_eq!(items[0].code.to_string(), "class-not-found");
@@ -332,8 +335,7 @@ fn an_error_is_not_repeated_because_a_script_touched_the_service() {
 /// `missing-service` follows from the `invalid-definition`, and where that service is written.
 #[test]
 fn a_reference_to_a_refused_name_says_it_follows_from_it() {
-    let path = multi("refused-name.neon");
-    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let result = compile_multi("refused-name.neon");
     let items = result.diagnostics.items();
     let codes: Vec<String> = items.iter().map(|d| d.code.to_string()).collect();
     assert_eq!(
@@ -362,8 +364,7 @@ fn a_reference_to_a_refused_name_says_it_follows_from_it() {
 /// the reference (`@l`).
 #[test]
 fn a_service_name_where_a_reference_goes_suggests_the_at() {
-    let path = multi("name-for-reference.neon");
-    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let result = compile_multi("name-for-reference.neon");
     let items = result.diagnostics.items();
     assert_eq!(items.len(), 1, "{items:?}");
     assert_eq!(items[0].code.to_string(), "invalid-value");
@@ -377,8 +378,7 @@ fn a_service_name_where_a_reference_goes_suggests_the_at() {
 /// written without its namespace a "did you mean" with the full name.
 #[test]
 fn list_and_namespace_slips_get_hints() {
-    let path = multi("list-and-namespace-slips.neon");
-    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let result = compile_multi("list-and-namespace-slips.neon");
     let items = result.diagnostics.items();
     let notes: Vec<(String, Vec<String>)> = items
         .iter()

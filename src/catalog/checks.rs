@@ -69,7 +69,7 @@ impl Catalog {
         // Only a class inside a cycle can reach itself: the others are not walked (a chain of
         // 20,000 parents took 25 s walked from every class; a new user's trial).
         let on_cycle = self.on_cycles();
-        let mut cyclic: Vec<String> = Vec::new();
+        // The classes of the cycles reported, whose links are broken below.
         let mut in_cyclic: std::collections::HashSet<String> = std::collections::HashSet::new();
         for (k, c) in self.classes.values().enumerate() {
             let at = || c.span.or_else(|| locate(&c.name));
@@ -167,15 +167,11 @@ impl Catalog {
                         .at(at()),
                     );
                 }
-                for p in path {
-                    if in_cyclic.insert(p.clone()) {
-                        cyclic.push(p);
-                    }
-                }
+                in_cyclic.extend(path);
             }
         }
         // Break the cycles so that later walks terminate.
-        for name in cyclic {
+        for name in in_cyclic {
             if let Some(c) = self.classes.get_mut(&super::names::Caseless(&name)) {
                 c.extends = Box::default();
                 c.implements = Box::default();

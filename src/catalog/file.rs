@@ -112,11 +112,13 @@ pub(super) fn is_json(name: &str, text: &str) -> bool {
     Path::new(name)
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-        || text
-            .strip_prefix('\u{feff}')
-            .unwrap_or(text)
-            .trim_start()
-            .starts_with('{')
+        || after_bom(text).trim_start().starts_with('{')
+}
+
+/// `text` after a leading UTF-8 byte-order mark, which a catalog file may start with (Windows
+/// editors write one) and which JSON readers refuse.
+pub(super) fn after_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// Why a catalog file gave no classes (after reporting it).
@@ -150,10 +152,10 @@ pub(super) fn types_of(
 
 /// A JSON syntax error of catalog file `id`, at serde's line and column.
 pub(super) fn json_syntax_error(id: FileId, text: &str, e: &serde_json::Error) -> Diagnostic {
-    // serde read the text after a leading byte-order mark ([`super::json::classes`]): its
-    // first line's columns start after the mark.
-    let bom = if text.starts_with('\u{feff}') && e.line() <= 1 {
-        '\u{feff}'.len_utf8()
+    // serde read the text after a leading byte-order mark ([`after_bom`]): its first line's
+    // columns start after the mark.
+    let bom = if e.line() <= 1 {
+        text.len() - after_bom(text).len()
     } else {
         0
     };

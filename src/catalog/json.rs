@@ -47,7 +47,7 @@ pub(super) fn classes(
     // serde_json's default depth limit (128) stays: a catalog is four levels deep.
     // A leading byte-order mark is skipped as in every other file wireplan reads (Windows
     // editors write one); an error's position is found in `text`, which keeps it.
-    let mut de = serde_json::Deserializer::from_str(text.strip_prefix('\u{feff}').unwrap_or(text));
+    let mut de = serde_json::Deserializer::from_str(file::after_bom(text));
     let root = DocSeed(&mut sink)
         .deserialize(&mut de)
         .and_then(|root| de.end().map(|()| root));
