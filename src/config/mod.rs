@@ -496,6 +496,9 @@ impl Loader<'_> {
             self.prefetch
                 .start(includes, path.parent(), FileId(id.0 + 1), self.kept);
         }
+        // Whether the file's tree can hold a `!` marker, read from its text before the text is
+        // decoded (a bad encoding's bytes are decoded apart: walked as before).
+        let unmarked = invalid.is_none() && merge::unmarked_text(text);
         let fresh = kept.is_none() && invalid.is_none();
         let decoded = match (invalid, ahead, kept) {
             (_, _, Some(value)) => Ok(value),
@@ -515,15 +518,17 @@ impl Loader<'_> {
                 None
             }
         };
-        let result = value.and_then(|v| self.process(v, path.parent()));
+        let result = value.and_then(|v| self.process(v, path.parent(), unmarked));
         self.stack.pop();
         result
     }
 
     fn load_decoded(&mut self, id: FileId, dir: Option<&Path>) -> Option<Array> {
-        let decoded = neon::decode(&self.sources.get(id).text, id);
+        let text = &self.sources.get(id).text;
+        let unmarked = merge::unmarked_text(text);
+        let decoded = neon::decode(text, id);
         match decoded {
-            Ok(v) => self.process(v, dir),
+            Ok(v) => self.process(v, dir, unmarked),
             Err(d) => {
                 self.diags.push(d);
                 None
@@ -532,7 +537,9 @@ impl Loader<'_> {
     }
 
     /// Takes a decoded file: loads its includes, normalises it, and merges it over them.
-    fn process(&mut self, value: Value, dir: Option<&Path>) -> Option<Array> {
+    /// `unmarked`: its text cannot hold a `!` marker ([`merge::unmarked_text`]), so the merge
+    /// does not walk its tree for one.
+    fn process(&mut self, value: Value, dir: Option<&Path>, unmarked: bool) -> Option<Array> {
         let mut data = match value.kind {
             Kind::Array(a) if a.is_list() && !a.is_empty() => {
                 self.diags.push(
@@ -574,7 +581,10 @@ impl Loader<'_> {
                 }
             }
         }
-        Some(merge::merge_arrays(merged, data))
+        Some(match unmarked {
+            true => merge::merge_unmarked(merged, data),
+            false => merge::merge_arrays(merged, data),
+        })
     }
 
     /// The paths of an `includes:` list, each with its span, or the error of an item that is

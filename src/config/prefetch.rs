@@ -176,14 +176,15 @@ pub(super) fn scan_includes(text: &str) -> Vec<String> {
     paths
 }
 
-/// The offset of `key` written at the start of a line of `text` (column 0).
+/// The offset of `key` written at the start of a line of `text` (column 0). Searched with
+/// `memchr`'s vectorised substring search: app-10000's 780 KB `types.neon`, which has no such
+/// key, took 0.49 ms on the loader's thread with `str::match_indices`.
 fn find_top_level_key(text: &str, key: &str) -> Option<usize> {
     if text.starts_with(key) {
         return Some(0);
     }
-    text.match_indices(key)
-        .map(|(at, _)| at)
-        .find(|&at| text.as_bytes()[at - 1] == b'\n')
+    memchr::memmem::find_iter(text.as_bytes(), key.as_bytes())
+        .find(|&at| at > 0 && text.as_bytes()[at - 1] == b'\n')
 }
 
 fn is_blank_or_comment(line: &str) -> bool {
