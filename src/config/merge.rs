@@ -302,6 +302,79 @@ fn mark_part_resets(def: Value) -> Value {
     parts.iter().fold(def, |d, p| add_reset(d, p))
 }
 
+/// The `invalid-value` errors of `key!:` markers on values that are no map or list, as Nette's
+/// `NeonAdapter` reports them ("Replacing operator is available only for arrays, item 'k!' is
+/// not array"), in the order of the keys: a `null` (an empty map to Nette) is allowed, and so
+/// is a string that names a parameter (`bar!: %list%` replaces `bar` with what the parameter
+/// expands to; docs/configuration.md, "Merging"). Called on each file's tree before it is
+/// merged; a file whose text holds no marker ([`unmarked_text`]) need not be walked.
+pub(crate) fn misplaced_markers(data: &Array) -> Vec<crate::diagnostics::Diagnostic> {
+    let mut found = Vec::new();
+    misplaced_in(data, Level::Top, &mut found);
+    found
+}
+
+/// Where a map walked by [`misplaced_in`] is: a file's top level, its `services:` section
+/// (whose keys name definitions), or anywhere else.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Top,
+    Services,
+    Inner,
+}
+
+/// [`misplaced_markers`] in `a`, at `level` (in a `services:` section the note differs).
+fn misplaced_in(a: &Array, level: Level, found: &mut Vec<crate::diagnostics::Diagnostic>) {
+    for (key, entry) in &a.entries {
+        if let Key::Str(name) = key {
+            if name.ends_with('!') && !replaceable(&entry.value) {
+                let bare = name.trim_end_matches('!');
+                let note = if level == Level::Services {
+                    format!(
+                        "`{name}:` replaces the whole definition an earlier layer or an extension made; write it as a map, the class under `create:` (`{name}:` then `create: …` on the next line, indented), or drop the `!` to merge"
+                    )
+                } else {
+                    format!(
+                        "`{name}:` replaces the map or list an earlier layer gave instead of merging into it; a single value replaces without it: write `{bare}:`"
+                    )
+                };
+                found.push(
+                    crate::diagnostics::Diagnostic::error(
+                        crate::diagnostics::Code::InvalidValue,
+                        format!(
+                            "Replacing operator is available only for arrays, item '{name}' is not array."
+                        ),
+                    )
+                    .with_primary(entry.key_span, "`!` replaces a map or list")
+                    .with_secondary(
+                        entry.value.span,
+                        format!("a value of type {}", entry.value.type_name()),
+                    )
+                    .with_note(note),
+                );
+            }
+        }
+        if let Kind::Array(inner) = &entry.value.kind {
+            let services = matches!(key, Key::Str(k) if k == "services" || k == "services!");
+            let next = match level {
+                Level::Top if services => Level::Services,
+                _ => Level::Inner,
+            };
+            stacker::maybe_grow(64 * 1024, 1024 * 1024, || misplaced_in(inner, next, found));
+        }
+    }
+}
+
+/// Whether a value may follow a `key!:` marker: a map or list, `null`, or a string that names
+/// a parameter (which may expand to a map or list).
+fn replaceable(value: &Value) -> bool {
+    match &value.kind {
+        Kind::Array(_) | Kind::Null => true,
+        Kind::Str(s) => s.contains('%'),
+        _ => false,
+    }
+}
+
 /// Removes `!` markers from keys of a value that is inserted without a base to merge with.
 pub(crate) fn strip_markers(mut value: Value) -> Value {
     strip_markers_in(&mut value);

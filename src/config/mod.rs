@@ -564,6 +564,9 @@ impl Loader<'_> {
                 return None;
             }
         };
+        if !unmarked {
+            self.diags.extend(merge::misplaced_markers(&data));
+        }
         let mut merged = Array::new();
         if let Some(entry) = data.entries.shift_remove(&Key::Str("includes".into())) {
             // In the list's order: an item that is no path is reported in its turn.
