@@ -286,10 +286,18 @@ impl ParseError {
         // space is one string, and `services` without its colon a value (a new user's trial:
         // the error pointed at the next line only).
         if slip_possible {
-            let slip = tok.and_then(|_| previous_line_slip(src, tokens, self.pos));
+            let at_line_end = tok.is_some_and(|t| t.kind(src) == super::lexer::Tok::Newline);
+            let slip = match at_line_end {
+                true => line_end_slip(src, tokens, self.pos),
+                false => tok.and_then(|_| previous_line_slip(src, tokens, self.pos)),
+            };
             if let Some((note, at)) = slip {
                 let at = Span::new(file, text.orig_start(at.0), text.orig_end(at.1));
-                d = d.with_secondary(at, "read as one value");
+                let label = match at_line_end {
+                    true => "a key without its ':'",
+                    false => "read as one value",
+                };
+                d = d.with_secondary(at, label);
                 notes.insert(0, note);
             }
         }
@@ -315,29 +323,30 @@ fn previous_line(src: &str, tokens: &[Token], pos: usize) -> Option<(usize, usiz
     (first < nl).then(|| (first, nl - 1))
 }
 
-/// A slip on the line before the one whose first token is `pos`, which that line's lone value
-/// shows: `key:value` written without a space (one string, not a key), or a word such as
-/// `services` without its `:` before a deeper line. The note, and the value's byte range.
+/// A slip on the line before the one whose first token is `pos`, which that line's values
+/// show: `key:value` written without a space (one string, not a key), a word such as
+/// `services` without its `:` before a deeper line, `key value` without the `:` (a value
+/// that starts with a word and a space), or `-item` without the space after the dash. The
+/// note, and the byte range of what the line holds.
 fn previous_line_slip(src: &str, tokens: &[Token], pos: usize) -> Option<(String, (usize, usize))> {
     use super::lexer::Tok;
-    let (mut first, last) = previous_line(src, tokens, pos)?;
-    if tokens[first].kind(src) == Tok::Char(b'-') && first < last {
-        first += 1;
+    let (first, last) = previous_line(src, tokens, pos)?;
+    let mut start = first;
+    if tokens[start].kind(src) == Tok::Char(b'-') && start < last {
+        start += 1;
     }
-    let t = tokens[first];
-    if first != last || t.kind(src) != Tok::Literal {
-        return None;
-    }
+    let t = tokens[start];
     let value = &src[t.start as usize..t.end as usize];
-    // A name (not a number: `12:30` is a time), as keys are written.
-    let keyish = |k: &str| {
-        k.bytes()
-            .next()
-            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-            && k.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-    };
     let at = (t.start as usize, t.end as usize);
+    if start != last || t.kind(src) != Tok::Literal {
+        // Several tokens: `create App\Foo(1)`, a key written without its `:`.
+        let keyless =
+            (start..=last).all(|i| !matches!(tokens[i].kind(src), Tok::Char(b':' | b'=')));
+        return (keyless && t.kind(src) == Tok::Literal)
+            .then(|| missing_colon(value, true))
+            .flatten()
+            .map(|note| (note, (t.start as usize, tokens[last].end as usize)));
+    }
     if let Some((key, rest)) = value.split_once(':') {
         // (`http://…` is a URL, not a key.)
         if keyish(key) && !rest.is_empty() && !rest.starts_with([' ', '\t', ':', '/']) {
@@ -353,18 +362,82 @@ fn previous_line_slip(src: &str, tokens: &[Token], pos: usize) -> Option<(String
         }
         return None;
     }
+    // `-App\Foo`: one string, not a list item (a negative number is a value).
+    if let Some(item) = value.strip_prefix('-') {
+        if start == first && item.starts_with(|c: char| c.is_alphabetic() || "\\@%_".contains(c)) {
+            return Some((
+                format!(
+                    "the line before holds the one string '{}', not a list item: a `-` needs a \
+                     space after it (`- {}`)",
+                    cut(value, 40),
+                    cut(item, 40)
+                ),
+                at,
+            ));
+        }
+    }
     let deeper = super::lexer::line_indent(src, tokens[pos].start as usize).len()
         > super::lexer::line_indent(src, t.start as usize).len();
-    (keyish(value) && deeper).then(|| {
-        (
+    if keyish(value) && deeper {
+        return Some((
             format!(
                 "the line before holds the value '{}', not a key: write `{}:` to open a block",
                 cut(value, 40),
                 cut(value, 40)
             ),
             at,
+        ));
+    }
+    missing_colon(value, false).map(|note| (note, at))
+}
+
+/// A slip on the line that the line break at `pos` ends, when the next line is deeper: a
+/// word such as `setup` written without its `:` in a block of `key: value` lines (the parser
+/// stops at the line break, where it wanted the `:`). The note, and the word's byte range.
+fn line_end_slip(src: &str, tokens: &[Token], pos: usize) -> Option<(String, (usize, usize))> {
+    use super::lexer::Tok;
+    let next = tokens.get(pos + 1)?;
+    let (first, last) = previous_line(src, tokens, pos + 1)?;
+    let t = tokens[first];
+    let value = &src[t.start as usize..t.end as usize];
+    let deeper = super::lexer::line_indent(src, next.start as usize).len()
+        > super::lexer::line_indent(src, t.start as usize).len();
+    (first == last && t.kind(src) == Tok::Literal && keyish(value) && deeper).then(|| {
+        (
+            format!(
+                "'{}' is written without its ':': write `{}:` to open the block below it",
+                cut(value, 40),
+                cut(value, 40)
+            ),
+            (t.start as usize, t.end as usize),
         )
     })
+}
+
+/// The note for a value `word rest` that reads as a key written without its `:`
+/// (`create App\Foo`): the word is a name and a space follows it; `more`: the line goes on
+/// after the value (shown as `…`).
+fn missing_colon(value: &str, more: bool) -> Option<String> {
+    let (word, rest) = value.split_once([' ', '\t'])?;
+    let rest = rest.trim_start();
+    (keyish(word) && !rest.is_empty()).then(|| {
+        format!(
+            "the line before starts with '{}', not a key: a key needs a ':' after it \
+             (`{word}: {}{}`)",
+            cut(value, 40),
+            cut(rest, 40),
+            if more { "…" } else { "" }
+        )
+    })
+}
+
+/// A name (not a number: `12:30` is a time), as keys are written.
+fn keyish(k: &str) -> bool {
+    k.bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && k.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// "2 spaces", "1 tab", "a tab and 2 spaces" ... for notes about indentation.

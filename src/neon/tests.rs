@@ -581,12 +581,38 @@ fn the_line_before_is_blamed_when_it_holds_the_slip() {
         )]
     );
 
+    // A key written without its `:` (`create App\Foo(…)`), an item without the space after
+    // its `-`, and a block key without its `:` before a deeper list (a new user's trial: each
+    // was reported on the next line only).
+    let (d, labels) = error_labels("s:\n\tlogger:\n\t\tcreate App\\Log(/tmp)\n\t\ttags: [x]\n");
+    assert_eq!(d.message, "Bad indentation");
+    assert_eq!(labels[1], (false, 3, 3, "read as one value".into()));
+    assert_eq!(
+        d.notes[0],
+        "the line before starts with 'create App\\Log', not a key: a key needs a ':' after it (`create: App\\Log…`)"
+    );
+    let (d, labels) = error_labels("s:\n\t-App\\Clock\n\t- App\\Db\n");
+    assert_eq!(labels[1], (false, 2, 2, "read as one value".into()));
+    assert_eq!(
+        d.notes[0],
+        "the line before holds the one string '-App\\Clock', not a list item: a `-` needs a space after it (`- App\\Clock`)"
+    );
+    let (d, labels) = error_labels("s:\n\tcreate: A\n\tsetup\n\t\t- b()\n");
+    assert_eq!(d.message, "Unexpected '<new line>'");
+    assert_eq!(labels[1], (false, 3, 2, "a key without its ':'".into()));
+    assert_eq!(
+        d.notes,
+        ["'setup' is written without its ':': write `setup:` to open the block below it"]
+    );
+
     // Not for a value with a space after its colon, a URL, or a line of several tokens.
     for s in [
         "a: b\n  c: d\n",
         "- http://x.org\n  c: d\n",
         "a\nb: c\n",
         "x: [1,\n2]\n  y: 3\n",
+        "- -1\n  - 2\n",
+        "a: 12:30 x\n  b: c\n",
     ] {
         if let Err(d) = dec(s) {
             assert!(
