@@ -713,6 +713,7 @@ fn normalize(
                          of options (create, arguments, setup, …); this one is a list"
                             .into(),
                     );
+                    d.notes.extend(option_as_name(label));
                 }
             }
             if !all && a.is_empty() {
@@ -734,6 +735,9 @@ fn normalize(
                 )
                 .at(value.span),
             );
+            if let (Some(note), Some(d)) = (option_as_name(label), diags.since_mut(0).last_mut()) {
+                d.notes.push(note);
+            }
             None
         }
     }
@@ -789,4 +793,31 @@ pub fn warn_if_empty(
         d = d.with_primary(crate::source::Span::new(file, 0, 0), "compiled from here");
     }
     diags.push(d);
+}
+
+/// The note for a service named like a definition option (`tags`, `setup`, …): most likely
+/// the option's line is indented one level too little, so it left the definition above it
+/// (a new user's trial: `tags: [x]` under a definition's lines, one tab short, was reported
+/// only as an odd service).
+fn option_as_name(label: &str) -> Option<String> {
+    const OPTIONS: [&str; 12] = [
+        "create",
+        "factory",
+        "type",
+        "class",
+        "arguments",
+        "setup",
+        "tags",
+        "autowired",
+        "inject",
+        "lazy",
+        "implement",
+        "alteration",
+    ];
+    OPTIONS.contains(&label).then(|| {
+        format!(
+            "'{label}' is a definition's option, not a service's name: indent its line one \
+             level deeper, under the service it belongs to"
+        )
+    })
 }
