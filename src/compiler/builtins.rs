@@ -565,6 +565,32 @@ fn search_section(section: &Expr, builder: &mut ContainerBuilder, diags: &mut Di
     }
 }
 
+/// The namespace of `spaces` a folder path written as a `search: in:` (`app/Model`,
+/// `%appDir%/model`) most likely stands for: the longest whose last names are the path's
+/// last folder names, compared without letter case; `None` when none ends with the last one.
+fn folder_namespace(path: &str, spaces: &[String]) -> Option<String> {
+    let folders: Vec<String> = path
+        .split(['/', '\\'])
+        .filter(|f| !f.is_empty() && *f != "." && *f != ".." && !f.contains('%'))
+        .map(str::to_lowercase)
+        .collect();
+    let matching = |ns: &String| {
+        let names: Vec<String> = ns.split('\\').map(str::to_lowercase).collect();
+        names
+            .iter()
+            .rev()
+            .zip(folders.iter().rev())
+            .take_while(|(n, f)| n == f)
+            .count()
+    };
+    spaces
+        .iter()
+        .map(|ns| (matching(ns), ns))
+        .filter(|(n, _)| *n > 0)
+        .max_by_key(|(n, ns)| (*n, std::cmp::Reverse(ns.len())))
+        .map(|(_, ns)| ns.clone())
+}
+
 /// The warning for a batch that finds no class, with the likely reason: a namespace (`in`)
 /// that holds no class of the catalog (and the closest one that does), or masks and filters
 /// that leave nothing.
@@ -605,7 +631,33 @@ fn empty_batch(
                     }
                 }
             }
-            d = d.with_suggestion(ns, spaces.iter().map(String::as_str));
+            match ns
+                .contains(['/', '.'])
+                .then(|| folder_namespace(ns, &spaces))
+            {
+                // A folder, as Nette's `search: in:` takes (a new user's trial).
+                Some(guess) => {
+                    d = d.with_note(
+                        "`in:` names the namespace the classes are in (`App\\Model`), not a \
+                         folder as in Nette: wireplan reads classes from its catalog, not from \
+                         files",
+                    );
+                    match guess {
+                        Some(guess) => d = d.with_note(format!("did you mean '{guess}'?")),
+                        None if !spaces.is_empty() => {
+                            let shown: Vec<&str> =
+                                spaces.iter().take(6).map(String::as_str).collect();
+                            let more = if spaces.len() > 6 { ", …" } else { "" };
+                            d = d.with_note(format!(
+                                "the catalog's namespaces: {}{more}",
+                                shown.join(", ")
+                            ));
+                        }
+                        None => {}
+                    }
+                }
+                None => d = d.with_suggestion(ns, spaces.iter().map(String::as_str)),
+            }
         }
         None => {
             d = d.at(span).with_note(
