@@ -398,3 +398,37 @@ fn list_and_namespace_slips_get_hints() {
         ]
     );
 }
+
+/// A service whose class is a typo of a known class that does not provide the missing type
+/// (`App\Clok` for `App\Clock`) is not offered as the missing logger (a new user's trial found
+/// that note misleading); one whose class is no typo of anything still is.
+#[test]
+fn an_unknown_class_is_offered_as_the_missing_service_only_when_it_may_be() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let notes_of = |services: &str| {
+        let path = dir.path().join("config.neon");
+        let types = "types:\n\tApp\\Clock: {}\n\tApp\\Logger: {interface: true}\n\tApp\\Mailer:\n\t\tconstructor: {logger: App\\Logger}\n";
+        std::fs::write(&path, format!("{types}services:\n{services}")).expect("write");
+        let done = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+        let missing = done
+            .diagnostics
+            .items()
+            .iter()
+            .find(|d| d.code == wireplan::diagnostics::Code::MissingService)
+            .cloned()
+            .expect("a missing-service error");
+        missing.notes
+    };
+    let typo = notes_of("\tclock: App\\Clok\n\tmailer: App\\Mailer\n");
+    assert!(
+        typo.iter().all(|n| !n.contains("fix its class")),
+        "{typo:?}"
+    );
+    let unknown = notes_of("\tlog: App\\Nothing\n\tmailer: App\\Mailer\n");
+    assert!(
+        unknown
+            .iter()
+            .any(|n| n.contains("Service 'log' has the class 'App\\Nothing'")),
+        "{unknown:?}"
+    );
+}

@@ -837,7 +837,9 @@ impl Completer<'_> {
                     format!("{f} takes ({})", list.join(", "))
                 });
             }
-            if let Some(note) = self.catalog_file_note(f.class) {
+            // A name close to a parameter's is a typo far more often than a catalog older
+            // than the Rust code (a new user's trial found the note noise there).
+            if let Some(note) = self.catalog_file_note(f.class).filter(|_| !suggested) {
                 d = d.with_note(note);
             }
             self.diags.push(d);

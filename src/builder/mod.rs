@@ -141,6 +141,9 @@ pub struct ContainerBuilder {
     /// Names refused by [`check_name`] (`my logger`), with where they were written: a
     /// reference to one says that its error follows from that one.
     refused: FxHashMap<String, Option<Span>>,
+    /// The names of the `services:` section, set before phase A's scripts run (the section
+    /// is loaded after them): a lookup there tells a later service from none.
+    upcoming: Option<rustc_hash::FxHashSet<String>>,
 }
 
 /// A given service name must match `^\w+(\.\w+)*$` and not be a number (Nette's rule):
@@ -206,6 +209,7 @@ impl ContainerBuilder {
             stopped: Vec::new(),
             removed: IndexMap::new(),
             refused: FxHashMap::default(),
+            upcoming: None,
         }
     }
 
@@ -309,6 +313,18 @@ impl ContainerBuilder {
     /// A service added again later is taken out of this list.
     pub fn removed(&self) -> &IndexMap<String, Removal> {
         &self.removed
+    }
+
+    /// Records the service names of the `services:` section before it is loaded (phase A).
+    pub(crate) fn expect_services(&mut self, names: impl IntoIterator<Item = String>) {
+        self.upcoming = Some(names.into_iter().collect());
+    }
+
+    /// Whether the `services:` section defines `name`, as recorded before phase A (asked while
+    /// phase A's scripts run, before the section is loaded); `None` when it was not recorded
+    /// (no extension is registered).
+    pub(crate) fn upcoming_service(&self, name: &str) -> Option<bool> {
+        self.upcoming.as_ref().map(|names| names.contains(name))
     }
 
     /// The current phase.

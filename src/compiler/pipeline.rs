@@ -287,6 +287,16 @@ impl Pipeline {
         if !halted {
             // (With a loading error the sections are empty: nothing would run anyway.)
             extensions.apply_schemas(&mut diags);
+            if extensions_section.is_some() {
+                if let Some((_, services)) = sections.get("services") {
+                    if let crate::expr::ExprKind::Array(items) = &services.kind {
+                        let names = items.items.keys().filter_map(|k| k.as_str());
+                        builder
+                            .borrow_mut()
+                            .expect_services(names.map(str::to_string));
+                    }
+                }
+            }
             extensions.call_all("loadConfiguration", &mut diags);
             if lean {
                 // Nothing later reads the section: each service's expression is dropped as

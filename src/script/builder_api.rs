@@ -197,11 +197,18 @@ fn missing(name: &str, b: &ContainerBuilder) -> Diagnostic {
     // it: there the suggestion above is the answer.)
     let in_load_configuration = b.actor().is_some_and(|a| !a.builtin && a.phase() == 'A');
     if b.phase() == Phase::Loading && in_load_configuration {
-        d = d.with_note(
-            "in loadConfiguration() (phase A) the services: section is not loaded yet: it is \
-             loaded after every extension's loadConfiguration(), as in Nette; look its services \
-             up in beforeCompile()",
-        );
+        d = d.with_note(match b.upcoming_service(name) {
+            // (A name it does not define either: looking later would not help; a new user's
+            // trial.)
+            Some(false) => "in loadConfiguration() (phase A) the services: section is not \
+                            loaded yet, and it defines no such service either"
+                .to_string(),
+            Some(true) | None => "in loadConfiguration() (phase A) the services: section is \
+                                  not loaded yet: it is loaded after every extension's \
+                                  loadConfiguration(), as in Nette; look its services up in \
+                                  beforeCompile()"
+                .to_string(),
+        });
     }
     d
 }

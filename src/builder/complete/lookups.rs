@@ -336,10 +336,14 @@ impl Completer<'_> {
     /// When some services' classes were not found (each reported at its service) and none is
     /// a typo of a class of type `ty` ([`Completer::misspelt_provider`]): a note that one of
     /// them may be the service meant to provide `ty`, so the "missing" service is not added a
-    /// second time. `None` when every service's class was found.
+    /// second time. `None` when every service's class was found, or each is a typo of a
+    /// known class that does not provide `ty` (`App\Clok` for `App\Clock` cannot be the
+    /// missing logger: a new user's trial found the note misleading there).
     fn unknown_class_note(&self, ty: &str) -> Option<String> {
         const SHOWN: usize = 3;
-        let misspelt = self.misspelt.get_or_init(|| misspelt_classes(self.b));
+        let all = self.misspelt.get_or_init(|| misspelt_classes(self.b));
+        let misspelt: Vec<&(String, String, Option<String>)> =
+            all.iter().filter(|(_, _, meant)| meant.is_none()).collect();
         let list: Vec<String> = misspelt
             .iter()
             .take(SHOWN)
