@@ -370,8 +370,8 @@ fn a_missing_parameter_in_a_string_points_at_its_reference() {
     );
 }
 
-/// A missing include whose name differs from a file beside it only in letter case, or in the
-/// order of its extension's letters, gets that file suggested, however short its name; an
+/// A missing include whose name differs from a file beside it only in letter case, in the
+/// order of its extension's letters, or by one letter of its extension, gets that file suggested, however short its name; an
 /// unrelated short name gets none.
 #[test]
 fn includes_in_other_case_or_with_a_mixed_up_extension_are_suggested() {
@@ -381,6 +381,10 @@ fn includes_in_other_case_or_with_a_mixed_up_extension_are_suggested() {
         ("Ok.neon", Some("ok.neon")),
         ("ok.noen", Some("ok.neon")),
         ("OK.NEON", Some("ok.neon")),
+        ("ok.nen", Some("ok.neon")),
+        ("ok.neonn", Some("ok.neon")),
+        ("ok.nein", Some("ok.neon")),
+        ("ok.n", None),
         ("no.neon", None),
     ] {
         let path = dir.path().join(written);

@@ -579,7 +579,13 @@ impl Resolver<'_> {
                             )
                         }
                         _ => format!("The catalog lists no method '{method}' for {class}."),
-                    }),
+                    })
+                    // (`App\ClockFactory::buidl()`: a new user's trial got no suggestion
+                    // here, where an instance method's typo gets one.)
+                    .with_suggestion(
+                        method,
+                        self.b.catalog.member_names(class, |c| c.methods.keys()),
+                    ),
                 );
                 None
             }

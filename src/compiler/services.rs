@@ -694,12 +694,23 @@ fn normalize(
                     continue;
                 }
                 let at = d.primary_span();
-                let note = key_spans
+                let key = key_spans
                     .iter()
                     .find(|(_, span)| at == Some(*span))
-                    .and_then(|(k, _)| crate::config::symfony::definition_key_note(k.as_str()?));
+                    .and_then(|(k, _)| k.as_str());
+                let note = key.and_then(crate::config::symfony::definition_key_note);
                 if let Some(note) = note {
                     d.notes.push(note.to_string());
+                }
+                // The aliases Nette takes (`factory`, `class`) are no keys of the schema, so
+                // its "did you mean" misses their typos (`factroy`: a new user's trial).
+                if !d.message.contains("did you mean") {
+                    let alias = key.and_then(|k| {
+                        crate::diagnostics::suggest(k, ["factory", "class"].into_iter())
+                    });
+                    if let Some(alias) = alias {
+                        d.notes.push(format!("did you mean '{alias}'?"));
+                    }
                 }
             }
             if list {

@@ -244,7 +244,8 @@ folder); standard input is read only by `wireplan neon decode -` and `neon encod
 /// fewer than three characters before its extension gets no such suggestion. (Nette's rule
 /// alone offered `e` for `-` and `p.neon` for `nope.neon`: new user's trial.) Before that, and
 /// whatever the name's length, a file whose name differs only in letter case, or in the order
-/// of its extension's letters, is suggested (`Ok.neon`, `ok.noen` for `ok.neon`).
+/// of its extension's letters, or by one letter of its extension, is suggested (`Ok.neon`,
+/// `ok.noen`, `ok.nen` for `ok.neon`).
 fn similar_file(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     let split = |n: &str| -> (String, String) {
@@ -326,9 +327,36 @@ fn near_spelling<'f>(
                 return true;
             }
             let (c_stem, c_ext) = split(n);
-            !ext.is_empty() && c_stem.eq_ignore_ascii_case(stem) && letters(&c_ext) == letters(ext)
+            !ext.is_empty()
+                && c_stem.eq_ignore_ascii_case(stem)
+                && (letters(&c_ext) == letters(ext) || one_edit_apart(&c_ext, ext))
         })
         .map(String::as_str)
+}
+
+/// Whether two extensions of at least two letters differ by one letter added, dropped or
+/// changed (`jsn` for `json`, `nen` for `neon`: a new user's trial got no suggestion for
+/// `--catalog cat.jsn`).
+fn one_edit_apart(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().min(b.len()) < 2 || a.len().abs_diff(b.len()) > 1 || a == b {
+        return false;
+    }
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    let common = short
+        .iter()
+        .zip(long.iter())
+        .take_while(|(x, y)| x == y)
+        .count();
+    if short.len() == long.len() {
+        short[common + 1..] == long[common + 1..]
+    } else {
+        short[common..] == long[common + 1..]
+    }
 }
 
 /// A configuration file's text and, when it is not valid UTF-8, its bytes (the text is then

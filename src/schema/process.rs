@@ -103,6 +103,16 @@ impl Context {
                 ));
             }
         }
+        // A misspelt boolean (`inject: ture`) is a string: the spelling it most likely meant
+        // (a new user's trial got no hint).
+        if let (ExprKind::Str(text), true) = (&v.kind, expected.split('|').any(|t| t == "bool")) {
+            let words = ["true", "false", "yes", "no", "on", "off"];
+            if let Some(meant) = suggest(&text.to_lowercase(), words.into_iter()) {
+                if let Some(last) = self.errors.last_mut() {
+                    last.notes.push(format!("did you mean '{meant}'?"));
+                }
+            }
+        }
         // A whole number past the 64-bit range is text in NEON (as in nette/neon), which the
         // quoted, shortened value does not make plain.
         if let ExprKind::Str(text) = &v.kind {
