@@ -705,9 +705,8 @@ fn normalize(
                 // The aliases Nette takes (`factory`, `class`) are no keys of the schema, so
                 // its "did you mean" misses their typos (`factroy`: a new user's trial).
                 if !d.message.contains("did you mean") {
-                    let alias = key.and_then(|k| {
-                        crate::diagnostics::suggest(k, ["factory", "class"].into_iter())
-                    });
+                    let alias =
+                        key.and_then(|k| crate::diagnostics::suggest(k, ["factory", "class"]));
                     if let Some(alias) = alias {
                         d.notes.push(format!("did you mean '{alias}'?"));
                     }

@@ -107,7 +107,7 @@ impl Context {
         // (a new user's trial got no hint).
         if let (ExprKind::Str(text), true) = (&v.kind, expected.split('|').any(|t| t == "bool")) {
             let words = ["true", "false", "yes", "no", "on", "off"];
-            if let Some(meant) = suggest(&text.to_lowercase(), words.into_iter()) {
+            if let Some(meant) = suggest(&text.to_lowercase(), words) {
                 if let Some(last) = self.errors.last_mut() {
                     last.notes.push(format!("did you mean '{meant}'?"));
                 }
