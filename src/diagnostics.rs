@@ -63,7 +63,7 @@ codes! {
     MissingService => "missing-service", "A service needed by name or by type does not exist (or is not autowired for that type).";
     AmbiguousService => "ambiguous-service", "More than one autowired service fits a type.";
     MissingArgument => "missing-argument", "A parameter that cannot be autowired, has no default and was not given.";
-    UnknownArgument => "unknown-argument", "An argument that no parameter of the signature accepts.";
+    UnknownArgument => "unknown-argument", "An argument that no parameter of the signature accepts (an error), or a positional argument dropped because the same parameter is also given by name (a warning).";
     CircularReference => "circular-reference", "Services that need each other to be created.";
     InvalidAutowired => "invalid-autowired", "An `autowired:` type that the service's type does not extend or implement.";
     InvalidDefinition => "invalid-definition", "A definition that cannot work as written (abstract class or interface in `create`, unknown service type, ...).";
