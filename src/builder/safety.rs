@@ -129,15 +129,32 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
                                 // Each step the configuration or a script wrote as a reference
                                 // is labelled where it is written (a step made at the REPL's
                                 // prompt points there, not only at the definition).
+                                // A step autowired is labelled at its service's definition
+                                // (a new user's trial saw only the first service).
+                                let primary = first.and_then(|d| d.span);
                                 for pair in cycle.windows(2) {
-                                    let at = b
-                                        .get_definition(&pair[0])
-                                        .and_then(|def| written_reference(def, &pair[1]));
-                                    if let Some(at) = at {
-                                        d = d.with_secondary(
-                                            at,
-                                            format!("'{}' needs '{}' here", pair[0], pair[1]),
-                                        );
+                                    let def = b.get_definition(&pair[0]);
+                                    let written =
+                                        def.and_then(|def| written_reference(def, &pair[1]));
+                                    match written {
+                                        Some(at) => {
+                                            d = d.with_secondary(
+                                                at,
+                                                format!("'{}' needs '{}' here", pair[0], pair[1]),
+                                            );
+                                        }
+                                        None => {
+                                            let at = def.and_then(|def| def.span);
+                                            if let Some(at) = at.filter(|at| Some(*at) != primary) {
+                                                d = d.with_secondary(
+                                                    at,
+                                                    format!(
+                                                        "'{}' needs '{}' (autowired)",
+                                                        pair[0], pair[1]
+                                                    ),
+                                                );
+                                            }
+                                        }
                                     }
                                 }
                                 let note = provider_note(b, &cycle);
