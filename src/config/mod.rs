@@ -14,6 +14,7 @@
 mod decoded;
 pub mod dynamic;
 mod merge;
+mod origins;
 mod overrides;
 mod params;
 mod placeholders;

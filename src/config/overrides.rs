@@ -278,7 +278,7 @@ pub struct CommandLineParameters {
     /// The applied `-p` values by name (see [`applicable_overrides`]).
     pub values: IndexMap<String, Value>,
     /// Each parameter the `parameters:` section writes, by dotted name (`db`, `db.host`), with
-    /// the span of its value; empty when no `-p` value applies.
+    /// the span of its value.
     written: Vec<(String, crate::source::Span)>,
     /// The parameters `wireplan: sensitive:` lists: a note never shows their `-p` values.
     sensitive: Vec<String>,
@@ -293,11 +293,9 @@ impl CommandLineParameters {
         sensitive: Vec<String>,
     ) -> CommandLineParameters {
         let mut written = Vec::new();
-        if !values.is_empty() {
-            if let Some(e) = sections.get_entry(&Key::Str("parameters".into())) {
-                if let Kind::Array(a) = &e.value.kind {
-                    collect_written(a, "", &mut written);
-                }
+        if let Some(e) = sections.get_entry(&Key::Str("parameters".into())) {
+            if let Kind::Array(a) = &e.value.kind {
+                collect_written(a, "", &mut written);
             }
         }
         // Sorted by name, so a name's entries and those below it are one range.
@@ -385,13 +383,17 @@ const FOLLOWED_DIAGNOSTICS: usize = 1000;
 /// or above it (`%db%` and `-p db.host=…`: "part of the value"). A reference that matches
 /// none is followed through the values `parameters:` writes (`pp: %per%`), up to
 /// `FOLLOW_MAX` parameters: "%pp% uses %per%, which the command line sets". One note per
-/// parameter and diagnostic; nothing when no `-p` value was applied.
+/// parameter and diagnostic; nothing when no `-p` value was applied. A value error at a whole
+/// `%name%` whose value the `parameters:` section writes gets that value labelled
+/// (`config::origins`), with or without `-p` values.
 pub fn note_overrides(
     diags: &mut Diagnostics,
     from: usize,
     sources: &crate::source::SourceMap,
     given: &CommandLineParameters,
 ) {
+    let by_command_line = |name: &str| given.values.keys().any(|k| relation(name, k).is_some());
+    super::origins::label_parameter_values(diags, from, sources, &given.written, &by_command_line);
     if given.values.is_empty() {
         return;
     }
