@@ -22,16 +22,23 @@ use wireplan_runtime::Encoding;
 #[command(
     name = "wireplan",
     version,
-    about = "Dependency-injection container compiler: NEON configs + Rhai extensions → plan files"
+    about = "Dependency-injection container compiler: NEON configs + Rhai extensions → plan files",
+    after_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+/// The exit codes, shown after the help of the program and of `compile` and `check`.
+const EXIT_CODES: &str = "Exit codes: 0 success; 1 a problem with the input (errors, or \
+warnings with --deny-warnings; for `diff`: the plans differ); 2 a usage error; 128 + N when \
+ended by signal N (130 for Ctrl-C). See docs/tools.md.";
+
 #[derive(Subcommand)]
 enum Command {
     /// Compile a configuration into a plan file (writes nothing when there is an error).
+    #[command(after_help = EXIT_CODES)]
     Compile {
         /// The root NEON configuration.
         config: PathBuf,
@@ -58,6 +65,7 @@ enum Command {
         params: ParamArgs,
     },
     /// Check a configuration and report every diagnostic; writes no plan.
+    #[command(after_help = EXIT_CODES)]
     Check {
         /// The root NEON configuration.
         config: PathBuf,

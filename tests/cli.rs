@@ -1367,3 +1367,19 @@ fn no_color_counts_only_when_not_empty() {
     assert!(escapes(Some("")) > 0, "an empty NO_COLOR asks for nothing");
     assert_eq!(escapes(Some("1")), 0);
 }
+
+/// The help of the program, `compile` and `check` ends with the exit codes (a scripting user
+/// found them only in `diff --help`).
+#[test]
+fn help_lists_the_exit_codes() {
+    for args in [&["--help"][..], &["compile", "--help"], &["check", "-h"]] {
+        let out = wireplan().args(args).output().expect("runs");
+        assert_eq!(out.status.code(), Some(0));
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            help.contains("Exit codes: 0 success; 1 a problem with the input")
+                && help.contains("2 a usage error; 128 + N when ended by signal N"),
+            "{args:?}: {help}"
+        );
+    }
+}
