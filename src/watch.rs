@@ -57,7 +57,9 @@ impl CompileRun {
     /// The one-line summary of a watch step: `compiled 9 services in 12 ms → PLAN`, or
     /// `2 error(s); the last good plan PLAN is kept` when `kept` (a plan was written to `output`
     /// earlier in this watch) and the file is still there (`… the plan PLAN this watch wrote is
-    /// no longer there` when it was removed since), else `2 error(s); no plan written yet`. A
+    /// no longer there` when it was removed since, `… PLAN no longer holds the plan this watch
+    /// wrote` when something else replaced it, `… cannot be looked at (why)` when its folder
+    /// cannot be read), else `2 error(s); no plan written yet`. A
     /// file that was at `output` before the watch started is not counted: this run did not
     /// write it.
     pub fn summary(&self, output: &Path, kept: bool) -> String {
@@ -74,17 +76,39 @@ impl CompileRun {
                 self.elapsed.as_millis(),
                 output.display()
             ),
-            None if kept && output.is_file() => format!(
-                "{} error(s); the last good plan {} is kept",
-                self.error_count(),
-                output.display()
-            ),
-            // Removed (or replaced by a folder) since this watch wrote it: nothing is kept.
-            None if kept => format!(
-                "{} error(s); the plan {} this watch wrote is no longer there",
-                self.error_count(),
-                output.display()
-            ),
+            None if kept => match std::fs::metadata(output) {
+                // (A file that is no plan now was replaced since: a new user's trial was
+                // told the plan was kept.)
+                Ok(m) if m.is_file() => match crate::config::holds_plan_or_nothing(output) {
+                    Some(false) if std::fs::File::open(output).is_ok() => format!(
+                        "{} error(s); {} no longer holds the plan this watch wrote",
+                        self.error_count(),
+                        output.display()
+                    ),
+                    _ => format!(
+                        "{} error(s); the last good plan {} is kept",
+                        self.error_count(),
+                        output.display()
+                    ),
+                },
+                // Removed (or replaced by a folder) since this watch wrote it: nothing is kept.
+                Ok(_) => format!(
+                    "{} error(s); the plan {} this watch wrote is no longer there",
+                    self.error_count(),
+                    output.display()
+                ),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => format!(
+                    "{} error(s); the plan {} this watch wrote is no longer there",
+                    self.error_count(),
+                    output.display()
+                ),
+                // (An unreadable folder is not a removed plan: a new user's trial.)
+                Err(e) => format!(
+                    "{} error(s); the plan {} cannot be looked at: {e}",
+                    self.error_count(),
+                    output.display()
+                ),
+            },
             None => format!("{} error(s); no plan written yet", self.error_count()),
         }
     }
@@ -284,7 +308,7 @@ pub fn run(
         let _ = fs_sender.send(signal);
     })
     .map_err(|e| format!("cannot watch files: {e}"))?;
-    let mut watched_dirs: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut watched_dirs = WatchedFolders::default();
     let mut last_good: Vec<PathBuf> = Vec::new();
     let mut watched: Vec<PathBuf> = Vec::new();
     let mut written = false;
@@ -410,14 +434,20 @@ pub fn run(
                     // A watched folder that was moved or removed (an event names it or a
                     // folder above it) is watched again by its path: the operating system's
                     // watch follows the folder, wherever it went, not the path.
+                    // (Only a folder that is no longer at its path: a change of its permissions
+                    // names it too, and its watch must stay, or the watch goes deaf when it is
+                    // made readable again; a new user's trial.)
                     let moved: Vec<PathBuf> = watched_dirs
+                        .folders
                         .iter()
-                        .filter(|d| paths.iter().any(|p| d.starts_with(p)))
-                        .cloned()
+                        .filter(|(d, id)| {
+                            paths.iter().any(|p| d.starts_with(p)) && folder_id(d) != **id
+                        })
+                        .map(|(d, _)| d.clone())
                         .collect();
                     for dir in &moved {
                         let _ = watcher.unwatch(dir);
-                        watched_dirs.remove(dir);
+                        watched_dirs.folders.remove(dir);
                     }
                     // A folder on the way to a watched file may have appeared: the files in
                     // a folder watched only now count as touched (written before the watch).
@@ -493,13 +523,40 @@ fn is_change(kind: &notify::EventKind) -> bool {
     }
 }
 
+/// The folders a watch watches, each with what it was when its watch began ([`folder_id`]),
+/// and the folders that could not be watched (reported once until they can).
+#[derive(Default)]
+struct WatchedFolders {
+    folders: BTreeMap<PathBuf, Option<(u64, u64)>>,
+    unwatchable: BTreeSet<PathBuf>,
+}
+
+/// Which folder is at `dir` (device and inode), so that a folder renamed away and one made in
+/// its place are told apart from the same folder whose permissions changed; `None` where the
+/// system does not say.
+fn folder_id(dir: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(dir).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
+    }
+}
+
 /// Watches the folder of each of `files` that is not watched yet; returns the folders watched
 /// now. A folder that does not exist (an include in a folder not made yet) cannot be watched:
 /// its nearest existing ancestor is, so that making the folder is an event, after which the
-/// next call watches it.
+/// next call watches it. A folder that exists but cannot be watched (no permission to read
+/// it) is reported once, and the nearest folder above it that can be is watched instead, so
+/// that making it readable again is an event (a new user's trial: after `chmod 000` and back
+/// the watch heard nothing more).
 fn watch_folders(
     files: &[PathBuf],
-    watched_dirs: &mut BTreeSet<PathBuf>,
+    watched_dirs: &mut WatchedFolders,
     watcher: &mut dyn notify::Watcher,
     report: &mut dyn FnMut(Event<'_>),
 ) -> Vec<PathBuf> {
@@ -514,18 +571,36 @@ fn watch_folders(
                 None => break,
             }
         }
-        if watched_dirs.contains(dir) || !dir.is_dir() {
+        if watched_dirs.folders.contains_key(dir) || !dir.is_dir() {
             continue;
         }
         match watcher.watch(dir, RecursiveMode::NonRecursive) {
             Ok(()) => {
-                watched_dirs.insert(dir.to_path_buf());
+                watched_dirs.unwatchable.remove(dir);
+                watched_dirs
+                    .folders
+                    .insert(dir.to_path_buf(), folder_id(dir));
                 now.push(dir.to_path_buf());
             }
-            Err(e) => report(Event::WatchError(&format!(
-                "cannot watch {}: {e}",
-                dir.display()
-            ))),
+            Err(e) => {
+                if watched_dirs.unwatchable.insert(dir.to_path_buf()) {
+                    report(Event::WatchError(&format!(
+                        "cannot watch {}: {e}",
+                        dir.display()
+                    )));
+                }
+                let mut up = dir.parent();
+                while let Some(above) = up.filter(|a| !watched_dirs.folders.contains_key(*a)) {
+                    if watcher.watch(above, RecursiveMode::NonRecursive).is_ok() {
+                        watched_dirs
+                            .folders
+                            .insert(above.to_path_buf(), folder_id(above));
+                        now.push(above.to_path_buf());
+                        break;
+                    }
+                    up = above.parent();
+                }
+            }
         }
     }
     now

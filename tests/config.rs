@@ -377,6 +377,9 @@ fn a_missing_parameter_in_a_string_points_at_its_reference() {
 fn includes_in_other_case_or_with_a_mixed_up_extension_are_suggested() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("ok.neon"), "parameters:\n\tx: 1\n").unwrap();
+    for other in ["part21.neon", "part12-renamed.neon"] {
+        std::fs::write(dir.path().join(other), "parameters:\n\tx: 1\n").unwrap();
+    }
     for (written, suggested) in [
         ("Ok.neon", Some("ok.neon")),
         ("ok.noen", Some("ok.neon")),
@@ -386,6 +389,7 @@ fn includes_in_other_case_or_with_a_mixed_up_extension_are_suggested() {
         ("ok.nein", Some("ok.neon")),
         ("ok.n", None),
         ("no.neon", None),
+        ("part12.neon", Some("part12-renamed.neon")),
     ] {
         let path = dir.path().join(written);
         let err = std::fs::read(&path).unwrap_err();

@@ -788,10 +788,23 @@ fn a_removed_plan_is_not_said_to_be_kept() {
         held_back: false,
         timings: None,
     };
-    std::fs::write(&out, "{}").expect("write");
+    let plan = format!(
+        "{{\n  \"format\": \"{}\",\n  \"version\": 4\n}}",
+        wireplan_runtime::plan::FORMAT
+    );
+    std::fs::write(&out, &plan).expect("write");
     assert_eq!(
         failed.summary(&out, true),
         format!("1 error(s); the last good plan {} is kept", out.display())
+    );
+    // Something else written over it since (a new user's trial was told it was kept).
+    std::fs::write(&out, "not a plan at all").expect("write");
+    assert_eq!(
+        failed.summary(&out, true),
+        format!(
+            "1 error(s); {} no longer holds the plan this watch wrote",
+            out.display()
+        )
     );
     std::fs::remove_file(&out).expect("remove");
     assert_eq!(
