@@ -63,6 +63,34 @@ impl CompileRun {
     /// file that was at `output` before the watch started is not counted: this run did not
     /// write it.
     pub fn summary(&self, output: &Path, kept: bool) -> String {
+        let summary = self.summary_line(output, kept);
+        match self.empty_inputs() {
+            Some(empty) if self.plan.is_none() => format!("{summary} ({empty})"),
+            _ => summary,
+        }
+    }
+
+    /// The files the failed run read that are empty now, named once the errors are counted: an
+    /// editor's save that truncated an included file leaves one `missing-service` error per
+    /// service it held, and nothing said why (a new user's trial: 292 errors for one file).
+    /// `None` when no configuration file read is empty (the root's emptiness is held back).
+    fn empty_inputs(&self) -> Option<String> {
+        let empty: Vec<String> = self
+            .sources
+            .files()
+            .filter(|(_, f)| f.path.is_some() && f.text.trim().is_empty())
+            .map(|(_, f)| f.name.clone())
+            .collect();
+        match empty.as_slice() {
+            [] => None,
+            [one] => Some(format!("{one} is empty")),
+            [one, two] => Some(format!("{one} and {two} are empty")),
+            [one, rest @ ..] => Some(format!("{one} and {} more files are empty", rest.len())),
+        }
+    }
+
+    /// [`CompileRun::summary`] without the note on empty files.
+    fn summary_line(&self, output: &Path, kept: bool) -> String {
         if self.held_back {
             return format!(
                 "the configuration defines no service now; the last good plan {} is kept",

@@ -820,4 +820,15 @@ fn a_removed_plan_is_not_said_to_be_kept() {
         failed.summary(&out, false),
         "1 error(s); no plan written yet"
     );
+    // An input that is empty now (an editor's save that truncated an include) is named after
+    // the count (a new user's trial got 292 errors and no word of it).
+    let mut sources = wireplan::source::SourceMap::default();
+    let at = dir.path().join("a.neon");
+    sources.add_path("a.neon", &at, "services:\n\t- App\\A\n".into());
+    sources.add_path("part30.neon", &dir.path().join("part30.neon"), " \n".into());
+    let truncated = wireplan::watch::CompileRun { sources, ..failed };
+    assert_eq!(
+        truncated.summary(&out, false),
+        "1 error(s); no plan written yet (part30.neon is empty)"
+    );
 }
