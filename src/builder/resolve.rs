@@ -661,6 +661,7 @@ impl Resolver<'_> {
                     .is_some_and(|last| last.eq_ignore_ascii_case(class))
         };
         let namespaced: Vec<&str> = names.iter().copied().filter(|n| short(n)).take(4).collect();
+        let no_class = names.is_empty() && !self.b.catalog.with_files();
         if let Some(s) = crate::diagnostics::suggest(class, names) {
             d = d.with_note(format!("did you mean '{s}'?"));
         } else if !namespaced.is_empty() {
@@ -668,6 +669,13 @@ impl Resolver<'_> {
                 "did you mean '{}'? a class is written with its namespace",
                 namespaced.join("' or '")
             ));
+        } else if no_class {
+            // No class at all: every service fails the same way (a new user's trial).
+            d = d.with_note(
+                "the catalog is empty: there is no `types:` section and no `--catalog` file, so \
+                 every class is unknown; pass the catalog your registry writes with `--catalog \
+                 FILE`, or declare the classes under `types:` (docs/catalog.md)",
+            );
         } else {
             d = d.with_note(self.b.catalog.class_not_found_note());
         }
