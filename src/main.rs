@@ -280,6 +280,11 @@ fn compile(
     let mut arg_sources = SourceMap::new();
     let (opts, mut arg_problems) = options(&params, &mut arg_sources);
     redact_sensitive(&config, &opts, &arg_sources, &mut arg_problems);
+    // `-o app.plan.bin --format json`: the file's name says the other form (a scripting
+    // user's trial wrote JSON into a `.bin` file without a word).
+    if let Some((path, encoding)) = &output {
+        arg_problems.extend(name_says_other_form(path, *encoding));
+    }
     // A bad option is an error (no plan is written); a missing --scripts folder a warning
     // (which --deny-warnings makes one too).
     let arg_errors = arg_problems.iter().filter(|d| d.is_error()).count();
@@ -477,6 +482,35 @@ fn say_timings(run: &wireplan::watch::CompileRun) {
     }
 }
 
+/// The warning for a plan written in the form the file's name does not say (`-o app.plan.bin
+/// --format json`); `None` when they agree or the plan goes to standard output.
+fn name_says_other_form(path: &std::path::Path, encoding: Encoding) -> Option<Diagnostic> {
+    let named = Encoding::for_path(path);
+    if wireplan::plan::is_standard_output(path) || named == encoding {
+        return None;
+    }
+    let form = |e: Encoding| match e {
+        Encoding::Binary => "binary",
+        Encoding::Json => "JSON",
+    };
+    Some(
+        Diagnostic::warning(
+            Code::Usage,
+            format!(
+                "The plan is written as {} to '{}', whose name says {}.",
+                form(encoding),
+                path.display(),
+                form(named)
+            ),
+        )
+        .with_note(
+            "--format decides the form; the runtime reads either by its content, but a name \
+             that says the other form misleads whoever looks at the file (binary plans end in \
+             .bin)",
+        ),
+    )
+}
+
 /// Leaves the text of sensitive `-p` values out of the command line's own problems (a `-p`
 /// value is decoded before the configuration says which parameters are sensitive, so the
 /// configuration is read for that, only when a problem points into a `-p` value).
@@ -508,6 +542,7 @@ fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs
     let mut arg_sources = SourceMap::new();
     let (opts, mut arg_problems) = options(&params, &mut arg_sources);
     redact_sensitive(&config, &opts, &arg_sources, &mut arg_problems);
+    arg_problems.extend(name_says_other_form(&output, encoding));
     diagnostics::render(&arg_sources, &arg_problems, color());
     if arg_problems.iter().any(Diagnostic::is_error) {
         return ExitCode::from(2);

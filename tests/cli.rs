@@ -1383,3 +1383,43 @@ fn help_lists_the_exit_codes() {
         );
     }
 }
+
+/// A plan written in the form its file's name does not say gets a usage warning (a scripting
+/// user's trial wrote JSON into a `.bin` file without a word), and `--deny-warnings` writes
+/// nothing then.
+#[test]
+fn a_plan_named_for_the_other_form_is_warned_about() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("app.plan.bin");
+    let stderr = stderr_on_exit(
+        compile_example_command()
+            .arg("-o")
+            .arg(&plan)
+            .args(["--format", "json"]),
+        0,
+    );
+    assert!(
+        stderr.contains("warning[usage]: The plan is written as JSON to")
+            && stderr.contains("whose name says binary."),
+        "{stderr}"
+    );
+    assert!(plan.is_file());
+    let denied = dir.path().join("denied.bin");
+    stderr_on_exit(
+        compile_example_command().arg("-o").arg(&denied).args([
+            "--format",
+            "json",
+            "--deny-warnings",
+        ]),
+        1,
+    );
+    assert!(!denied.exists());
+    // The name and the form agree: no warning.
+    let quiet = stderr_on_exit(
+        compile_example_command()
+            .arg("-o")
+            .arg(dir.path().join("ok.bin")),
+        0,
+    );
+    assert!(!quiet.contains("warning"), "{quiet}");
+}
