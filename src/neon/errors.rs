@@ -342,7 +342,8 @@ fn previous_line_slip(src: &str, tokens: &[Token], pos: usize) -> Option<(String
         // Several tokens: `create App\Foo(1)`, a key written without its `:`.
         let keyless =
             (start..=last).all(|i| !matches!(tokens[i].kind(src), Tok::Char(b':' | b'=')));
-        return (keyless && t.kind(src) == Tok::Literal)
+        // (Not for a list item, whose value may well be text with spaces.)
+        return (keyless && start == first && t.kind(src) == Tok::Literal)
             .then(|| missing_colon(value, true))
             .flatten()
             .map(|note| (note, (t.start as usize, tokens[last].end as usize)));
@@ -388,7 +389,10 @@ fn previous_line_slip(src: &str, tokens: &[Token], pos: usize) -> Option<(String
             at,
         ));
     }
-    missing_colon(value, false).map(|note| (note, at))
+    (start == first)
+        .then(|| missing_colon(value, false))
+        .flatten()
+        .map(|note| (note, at))
 }
 
 /// A slip on the line that the line break at `pos` ends, when the next line is deeper: a

@@ -612,6 +612,8 @@ fn the_line_before_is_blamed_when_it_holds_the_slip() {
         "a\nb: c\n",
         "x: [1,\n2]\n  y: 3\n",
         "- -1\n  - 2\n",
+        "m:\n\t- hello world\n\t\tx: 1\n",
+        "m:\n\t- say Hi(1)\n\t\tx: 1\n",
         "a: 12:30 x\n  b: c\n",
     ] {
         if let Err(d) = dec(s) {
