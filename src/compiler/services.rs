@@ -247,6 +247,19 @@ fn load_one(
     let span = value.span;
     if let ExprKind::Bool(false) = value.kind {
         if let Some(n) = name {
+            // `autowired: false` one tab short removes a service named `autowired` that no
+            // one defined, in silence as in Nette: said when the name is a definition's
+            // option (a new user's trial).
+            if let Some(note) = option_as_name(n).filter(|_| !b.has_definition(n)) {
+                diags.push(
+                    Diagnostic::warning(
+                        Code::InvalidDefinition,
+                        format!("'{n}: false' removes no service: none is named '{n}'."),
+                    )
+                    .at(span)
+                    .with_note(note),
+                );
+            }
             b.remove_definition_at(n, span);
         }
         return Ok(());
