@@ -307,7 +307,8 @@ fn mark_part_resets(def: Value) -> Value {
 /// not array"), in the order of the keys: a `null` (an empty map to Nette) is allowed, and so
 /// is a string that names a parameter (`bar!: %list%` replaces `bar` with what the parameter
 /// expands to; docs/configuration.md, "Merging"). Called on each file's tree before it is
-/// merged; a file whose text holds no marker ([`unmarked_text`]) need not be walked.
+/// merged; a file whose text holds no marker ([`unmarked_text`]) need not be walked. Also a
+/// warning for a marker written after a space (`x !:`), which leaves the space in the key.
 pub(crate) fn misplaced_markers(data: &Array) -> Vec<crate::diagnostics::Diagnostic> {
     let mut found = Vec::new();
     misplaced_in(data, Level::Top, &mut found);
@@ -327,6 +328,21 @@ enum Level {
 fn misplaced_in(a: &Array, level: Level, found: &mut Vec<crate::diagnostics::Diagnostic>) {
     for (key, entry) in &a.entries {
         if let Key::Str(name) = key {
+            // `x !: 3`: the key is `x ` with its space, which no `%x%` finds (a new user's
+            // trial).
+            if name.ends_with(" !") || name.ends_with("\t!") {
+                let bare = name.trim_end_matches('!');
+                found.push(
+                    crate::diagnostics::Diagnostic::warning(
+                        crate::diagnostics::Code::InvalidValue,
+                        format!(
+                            "The key '{name}' has a space before its '!': the key is '{bare}', space included."
+                        ),
+                    )
+                    .with_primary(entry.key_span, "a space before the `!`")
+                    .with_note(format!("write `{}!:`", bare.trim_end())),
+                );
+            }
             if name.ends_with('!') && !replaceable(&entry.value) {
                 let bare = name.trim_end_matches('!');
                 let note = if level == Level::Services {
@@ -507,6 +523,38 @@ nested: {services: {u!: App\\U}, keep: {k!: v}}
                 assert_eq!(shown(&walked), shown(&unwalked), "{layer:?}");
             }
         }
+    }
+
+    #[test]
+    fn markers_on_scalars_and_after_a_space_are_reported() {
+        let data = array(
+            "parameters:\n\tl!: [1]\n\tp!: '%l%'\n\tn!:\n\tc!: 3\n\tx !: [1]\nservices:\n\ts!: App\\S\n",
+        );
+        let found: Vec<(crate::diagnostics::Severity, String)> = misplaced_markers(&data)
+            .into_iter()
+            .map(|d| (d.severity, d.message))
+            .collect();
+        use crate::diagnostics::Severity::{Error, Warning};
+        assert_eq!(
+            found,
+            [
+                (
+                    Error,
+                    "Replacing operator is available only for arrays, item 'c!' is not array."
+                        .to_string()
+                ),
+                (
+                    Warning,
+                    "The key 'x !' has a space before its '!': the key is 'x ', space included."
+                        .to_string()
+                ),
+                (
+                    Error,
+                    "Replacing operator is available only for arrays, item 's!' is not array."
+                        .to_string()
+                ),
+            ]
+        );
     }
 
     #[test]
