@@ -1,5 +1,6 @@
 //! Merging configuration layers, after nette/schema 1.3 `Helpers::merge`.
 
+use crate::diagnostics::{Code, Diagnostic};
 use crate::neon::{Array, Key, Kind, Value};
 
 /// Merges a newer value over an older one: two collections merge (key by key, lists appended); a newer
@@ -309,7 +310,7 @@ fn mark_part_resets(def: Value) -> Value {
 /// expands to; docs/configuration.md, "Merging"). Called on each file's tree before it is
 /// merged; a file whose text holds no marker ([`unmarked_text`]) need not be walked. Also a
 /// warning for a marker written after a space (`x !:`), which leaves the space in the key.
-pub(crate) fn misplaced_markers(data: &Array) -> Vec<crate::diagnostics::Diagnostic> {
+pub(crate) fn misplaced_markers(data: &Array) -> Vec<Diagnostic> {
     let mut found = Vec::new();
     misplaced_in(data, Level::Top, &mut found);
     found
@@ -325,16 +326,16 @@ enum Level {
 }
 
 /// [`misplaced_markers`] in `a`, at `level` (in a `services:` section the note differs).
-fn misplaced_in(a: &Array, level: Level, found: &mut Vec<crate::diagnostics::Diagnostic>) {
+fn misplaced_in(a: &Array, level: Level, found: &mut Vec<Diagnostic>) {
     for (key, entry) in &a.entries {
-        if let Key::Str(name) = key {
+        let marked = key.as_str().and_then(|n| Some((n, n.strip_suffix('!')?)));
+        if let Some((name, bare)) = marked {
             // `x !: 3`: the key is `x ` with its space, which no `%x%` finds (a new user's
             // trial).
-            if name.ends_with(" !") || name.ends_with("\t!") {
-                let bare = name.trim_end_matches('!');
+            if bare.ends_with([' ', '\t']) {
                 found.push(
-                    crate::diagnostics::Diagnostic::warning(
-                        crate::diagnostics::Code::InvalidValue,
+                    Diagnostic::warning(
+                        Code::InvalidValue,
                         format!(
                             "The key '{name}' has a space before its '!': the key is '{bare}', space included."
                         ),
@@ -343,8 +344,7 @@ fn misplaced_in(a: &Array, level: Level, found: &mut Vec<crate::diagnostics::Dia
                     .with_note(format!("write `{}!:`", bare.trim_end())),
                 );
             }
-            if name.ends_with('!') && !replaceable(&entry.value) {
-                let bare = name.trim_end_matches('!');
+            if !replaceable(&entry.value) {
                 let note = if level == Level::Services {
                     format!(
                         "`{name}:` replaces the whole definition an earlier layer or an extension made; write it as a map, the class under `create:` (`{name}:` then `create: …` on the next line, indented), or drop the `!` to merge"
@@ -355,8 +355,8 @@ fn misplaced_in(a: &Array, level: Level, found: &mut Vec<crate::diagnostics::Dia
                     )
                 };
                 found.push(
-                    crate::diagnostics::Diagnostic::error(
-                        crate::diagnostics::Code::InvalidValue,
+                    Diagnostic::error(
+                        Code::InvalidValue,
                         format!(
                             "Replacing operator is available only for arrays, item '{name}' is not array."
                         ),
