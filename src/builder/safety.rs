@@ -118,14 +118,26 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
                                 reported.push(key);
                                 cycle.push(name(n).to_string());
                                 let first = b.get_definition(name(n));
+                                // The first service's own step, in words, where it is
+                                // autowired (a written one gets its label below).
+                                let primary = match first
+                                    .and_then(|def| written_reference(def, &cycle[1]))
+                                {
+                                    Some(_) => String::new(),
+                                    None => {
+                                        format!("'{}' needs '{}' (autowired)", cycle[0], cycle[1])
+                                    }
+                                };
                                 let mut d = Diagnostic::error(
                                     Code::CircularReference,
                                     format!(
                                         "Circular reference detected for services: {}.",
                                         cycle[..cycle.len() - 1].join(", ")
                                     ),
-                                )
-                                .at(first.and_then(|d| d.span));
+                                );
+                                if let Some(at) = first.and_then(|d| d.span) {
+                                    d = d.with_primary(at, primary);
+                                }
                                 // Each step the configuration or a script wrote as a reference
                                 // is labelled where it is written (a step made at the REPL's
                                 // prompt points there, not only at the definition).

@@ -644,8 +644,11 @@ impl Expander<'_> {
                     chain.join(", ")
                 ),
             )
-            .at(span)
             .with_note(format!("chain: {} -> %{name}%", chain.join(" -> ")));
+            if let Some(at) = span {
+                let last = self.stack.last().map_or(name, String::as_str);
+                d = d.with_primary(at, format!("%{last}% uses %{name}% here"));
+            }
             // Each parameter of the cycle where it is defined, not only where the cycle closed
             // (a new user's trial saw one of two).
             let cycle = &self.stack[pos..];
