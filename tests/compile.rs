@@ -432,3 +432,19 @@ fn an_unknown_class_is_offered_as_the_missing_service_only_when_it_may_be() {
         "{unknown:?}"
     );
 }
+
+/// The primary place of a cycle says what happens there too: the first service's autowired
+/// step, and where a parameter cycle closes (a new user's trial saw unlabelled carets).
+#[test]
+fn a_cycles_primary_place_is_labelled() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/compile");
+    let services = one_cycle_rendered(&dir.join("circular-path/config.neon"));
+    assert!(
+        services.contains("^^^^^ 'a' needs 'b' (autowired)"),
+        "{services}"
+    );
+    let path = dir.join("cfg-circular-chain/config.neon");
+    let result = wireplan::compiler::compile(&path, &wireplan::compiler::Options::default());
+    let text = wireplan::diagnostics::render_to_string(&result.sources, result.diagnostics.items());
+    assert!(text.contains("%c% uses %a% here"), "{text}");
+}
