@@ -73,7 +73,7 @@ impl CompileRun {
     /// The files the failed run read that are empty now, named once the errors are counted: an
     /// editor's save that truncated an included file leaves one `missing-service` error per
     /// service it held, and nothing said why (a new user's trial: 292 errors for one file).
-    /// `None` when no configuration file read is empty (the root's emptiness is held back).
+    /// `None` when no file the run read from disk is empty.
     fn empty_inputs(&self) -> Option<String> {
         let empty: Vec<String> = self
             .sources
@@ -104,39 +104,28 @@ impl CompileRun {
                 self.elapsed.as_millis(),
                 output.display()
             ),
-            None if kept => match std::fs::metadata(output) {
-                // (A file that is no plan now was replaced since: a new user's trial was
-                // told the plan was kept.)
-                Ok(m) if m.is_file() => match crate::config::holds_plan_or_nothing(output) {
-                    Some(false) if std::fs::File::open(output).is_ok() => format!(
-                        "{} error(s); {} no longer holds the plan this watch wrote",
-                        self.error_count(),
-                        output.display()
-                    ),
+            None if kept => {
+                let (errors, plan) = (self.error_count(), output.display());
+                match std::fs::metadata(output) {
+                    // (A file that is no plan now was replaced since: a new user's trial was
+                    // told the plan was kept.)
+                    Ok(m) if m.is_file() => match crate::config::holds_plan_or_nothing(output) {
+                        Some(false) if std::fs::File::open(output).is_ok() => {
+                            format!("{errors} error(s); {plan} no longer holds the plan this watch wrote")
+                        }
+                        _ => format!("{errors} error(s); the last good plan {plan} is kept"),
+                    },
+                    // (An unreadable folder is not a removed plan: a new user's trial.)
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        format!("{errors} error(s); the plan {plan} cannot be looked at: {e}")
+                    }
+                    // Removed (or replaced by a folder) since this watch wrote it: nothing is
+                    // kept.
                     _ => format!(
-                        "{} error(s); the last good plan {} is kept",
-                        self.error_count(),
-                        output.display()
+                        "{errors} error(s); the plan {plan} this watch wrote is no longer there"
                     ),
-                },
-                // Removed (or replaced by a folder) since this watch wrote it: nothing is kept.
-                Ok(_) => format!(
-                    "{} error(s); the plan {} this watch wrote is no longer there",
-                    self.error_count(),
-                    output.display()
-                ),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => format!(
-                    "{} error(s); the plan {} this watch wrote is no longer there",
-                    self.error_count(),
-                    output.display()
-                ),
-                // (An unreadable folder is not a removed plan: a new user's trial.)
-                Err(e) => format!(
-                    "{} error(s); the plan {} cannot be looked at: {e}",
-                    self.error_count(),
-                    output.display()
-                ),
-            },
+                }
+            }
             None => format!("{} error(s); no plan written yet", self.error_count()),
         }
     }
@@ -559,6 +548,13 @@ struct WatchedFolders {
     unwatchable: BTreeSet<PathBuf>,
 }
 
+impl WatchedFolders {
+    /// Records `dir` as watched from now on, with what is at its path now.
+    fn add(&mut self, dir: &Path) {
+        self.folders.insert(dir.to_path_buf(), folder_id(dir));
+    }
+}
+
 /// Which folder is at `dir` (device and inode), so that a folder renamed away and one made in
 /// its place are told apart from the same folder whose permissions changed; `None` where the
 /// system does not say.
@@ -605,9 +601,7 @@ fn watch_folders(
         match watcher.watch(dir, RecursiveMode::NonRecursive) {
             Ok(()) => {
                 watched_dirs.unwatchable.remove(dir);
-                watched_dirs
-                    .folders
-                    .insert(dir.to_path_buf(), folder_id(dir));
+                watched_dirs.add(dir);
                 now.push(dir.to_path_buf());
             }
             Err(e) => {
@@ -620,9 +614,7 @@ fn watch_folders(
                 let mut up = dir.parent();
                 while let Some(above) = up.filter(|a| !watched_dirs.folders.contains_key(*a)) {
                     if watcher.watch(above, RecursiveMode::NonRecursive).is_ok() {
-                        watched_dirs
-                            .folders
-                            .insert(above.to_path_buf(), folder_id(above));
+                        watched_dirs.add(above);
                         now.push(above.to_path_buf());
                         break;
                     }

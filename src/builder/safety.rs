@@ -120,7 +120,7 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
                                 let first = b.get_definition(name(n));
                                 // The first service's own step, in words, where it is
                                 // autowired (a written one gets its label below).
-                                let primary = match first
+                                let first_step = match first
                                     .and_then(|def| written_reference(def, &cycle[1]))
                                 {
                                     Some(_) => String::new(),
@@ -136,7 +136,7 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
                                     ),
                                 );
                                 if let Some(at) = first.and_then(|d| d.span) {
-                                    d = d.with_primary(at, primary);
+                                    d = d.with_primary(at, first_step);
                                 }
                                 // Each step the configuration or a script wrote as a reference
                                 // is labelled where it is written (a step made at the REPL's

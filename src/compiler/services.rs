@@ -250,7 +250,7 @@ fn load_one(
             // `autowired: false` one tab short removes a service named `autowired` that no
             // one defined, in silence as in Nette: said when the name is a definition's
             // option (a new user's trial).
-            if let Some(note) = option_as_name(n).filter(|_| !b.has_definition(n)) {
+            if let Some(note) = option_as_name(n, schema).filter(|_| !b.has_definition(n)) {
                 diags.push(
                     Diagnostic::warning(
                         Code::InvalidDefinition,
@@ -736,7 +736,7 @@ fn normalize(
                          of options (create, arguments, setup, …); this one is a list"
                             .into(),
                     );
-                    d.notes.extend(option_as_name(label));
+                    d.notes.extend(option_as_name(label, schema));
                 }
             }
             if !all && a.is_empty() {
@@ -748,19 +748,16 @@ fn normalize(
             Some(a)
         }
         _ => {
-            diags.push(
-                Diagnostic::error(
-                    Code::InvalidValue,
-                    format!(
-                        "The item 'services › {label}' expects to be a definition, {} given.",
-                        value.describe()
-                    ),
-                )
-                .at(value.span),
-            );
-            if let (Some(note), Some(d)) = (option_as_name(label), diags.since_mut(0).last_mut()) {
-                d.notes.push(note);
-            }
+            let mut d = Diagnostic::error(
+                Code::InvalidValue,
+                format!(
+                    "The item 'services › {label}' expects to be a definition, {} given.",
+                    value.describe()
+                ),
+            )
+            .at(value.span);
+            d.notes.extend(option_as_name(label, schema));
+            diags.push(d);
             None
         }
     }
@@ -818,26 +815,13 @@ pub fn warn_if_empty(
     diags.push(d);
 }
 
-/// The note for a service named like a definition option (`tags`, `setup`, …): most likely
-/// the option's line is indented one level too little, so it left the definition above it
-/// (a new user's trial: `tags: [x]` under a definition's lines, one tab short, was reported
-/// only as an odd service).
-fn option_as_name(label: &str) -> Option<String> {
-    const OPTIONS: [&str; 12] = [
-        "create",
-        "factory",
-        "type",
-        "class",
-        "arguments",
-        "setup",
-        "tags",
-        "autowired",
-        "inject",
-        "lazy",
-        "implement",
-        "alteration",
-    ];
-    OPTIONS.contains(&label).then(|| {
+/// The note for a service named like a definition option (`tags`, `setup`, …, a key of
+/// `schema` or one of Nette's aliases `factory` and `class`): most likely the option's line is
+/// indented one level too little, so it left the definition above it (a new user's trial:
+/// `tags: [x]` under a definition's lines, one tab short, was reported only as an odd service).
+fn option_as_name(label: &str, schema: &DefinitionSchema) -> Option<String> {
+    let option = schema.expect.has_item(label) || matches!(label, "factory" | "class");
+    option.then(|| {
         format!(
             "'{label}' is a definition's option, not a service's name: indent its line one \
              level deeper, under the service it belongs to"

@@ -3,7 +3,7 @@
 //! value is fixed) is labelled too (a new user's trial: `perPage: ten` was reported only at
 //! `App\Repo(perPage: %perPage%)`).
 
-use crate::diagnostics::{Code, Diagnostics};
+use crate::diagnostics::{Code, Diagnostics, Label};
 use crate::source::{SourceMap, Span};
 
 /// For each diagnostic from index `from` on whose primary span is exactly one `%name%` (the
@@ -41,9 +41,11 @@ pub(super) fn label_parameter_values(
             .ok()
             .map(|i| written[i].1);
         if let Some(at) = at.filter(|at| *at != span) {
-            *d = d
-                .clone()
-                .with_secondary(at, format!("%{name}% is defined here"));
+            d.labels.push(Label {
+                span: at,
+                message: format!("%{name}% is defined here"),
+                primary: false,
+            });
         }
     }
 }

@@ -652,16 +652,16 @@ impl Expander<'_> {
             // Each parameter of the cycle where it is defined, not only where the cycle closed
             // (a new user's trial saw one of two).
             let cycle = &self.stack[pos..];
+            let overlaps = |at: &Span| {
+                span.is_some_and(|s| {
+                    s.file == at.file
+                        && s.start < at.end.max(at.start + 1)
+                        && at.start < s.end.max(s.start + 1)
+                })
+            };
             for (i, n) in cycle.iter().enumerate() {
                 let next = cycle.get(i + 1).map_or(name, String::as_str);
                 let at = self.loc(self.raw.get(n.as_str()).map(|v| v.span));
-                let overlaps = |at: &Span| {
-                    span.is_some_and(|s| {
-                        s.file == at.file
-                            && s.start < at.end.max(at.start + 1)
-                            && at.start < s.end.max(s.start + 1)
-                    })
-                };
                 if let Some(at) = at.filter(|at| !overlaps(at)) {
                     d = d.with_secondary(at, format!("%{n}% uses %{next}%"));
                 }

@@ -395,6 +395,11 @@ impl Expect {
         self
     }
 
+    /// Whether this is a structure with an item named `name` (a key it takes).
+    pub(crate) fn has_item(&self, name: &str) -> bool {
+        matches!(&self.shape, Shape::Structure { items, .. } if items.contains_key(name))
+    }
+
     /// The class names given to [`Expect::cast_to`] anywhere in this schema (built-in type
     /// names left out), for the caller to check against the catalog.
     pub fn cast_classes(&self) -> Vec<String> {

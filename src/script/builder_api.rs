@@ -200,14 +200,15 @@ fn missing(name: &str, b: &ContainerBuilder) -> Diagnostic {
         d = d.with_note(match b.upcoming_service(name) {
             // (A name it does not define either: looking later would not help; a new user's
             // trial.)
-            Some(false) => "in loadConfiguration() (phase A) the services: section is not \
-                            loaded yet, and it defines no such service either"
-                .to_string(),
-            Some(true) | None => "in loadConfiguration() (phase A) the services: section is \
-                                  not loaded yet: it is loaded after every extension's \
-                                  loadConfiguration(), as in Nette; look its services up in \
-                                  beforeCompile()"
-                .to_string(),
+            Some(false) => {
+                "in loadConfiguration() (phase A) the services: section is not loaded yet, and \
+                 it defines no such service either"
+            }
+            Some(true) | None => {
+                "in loadConfiguration() (phase A) the services: section is not loaded yet: it is \
+                 loaded after every extension's loadConfiguration(), as in Nette; look its \
+                 services up in beforeCompile()"
+            }
         });
     }
     d
