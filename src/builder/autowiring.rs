@@ -87,112 +87,136 @@ impl Equivalent<TypeKey> for Caseless<'_> {
     }
 }
 
-impl AutowiringIndex {
-    /// Builds the index from resolved definitions. Incompatible `autowired:` types are
-    /// `invalid-autowired` errors.
-    pub fn build(b: &ContainerBuilder, diags: &mut Diagnostics) -> AutowiringIndex {
-        // At least one type per autowired service, most services autowired: sized once.
-        let services = b.definitions().size_hint().0;
-        let mut types: IndexMap<TypeKey, Growing, FxBuildHasher> =
-            IndexMap::with_capacity_and_hasher(services, FxBuildHasher);
-        let mut names: Vec<Box<str>> = Vec::with_capacity(services);
-        for def in b.definitions() {
-            let Some(ty) = def.resolved_type.as_deref() else {
+/// An [`AutowiringIndex`] while it is built: each definition with a resolved type is added in
+/// definition order ([`IndexBuilder::add`]), which decides the priorities (a later
+/// `autowired: [T]` moves earlier services of `T` to low priority), then
+/// [`IndexBuilder::finish`] lays the lists out flat. Type resolution hands the types over as it
+/// finds them, so a large application's index is built beside it on another core
+/// ([`ContainerBuilder::resolve`]).
+pub(super) struct IndexBuilder {
+    types: IndexMap<TypeKey, Growing, FxBuildHasher>,
+    names: Vec<Box<str>>,
+}
+
+impl IndexBuilder {
+    /// An empty index, with room for `services` services (at least one type per autowired
+    /// service, most services autowired: sized once).
+    pub(super) fn new(services: usize) -> IndexBuilder {
+        IndexBuilder {
+            types: IndexMap::with_capacity_and_hasher(services, FxBuildHasher),
+            names: Vec::with_capacity(services),
+        }
+    }
+
+    /// Files `def`, whose resolved type is `ty`, under `ty` and its ancestors as its
+    /// `autowired:` option says. A type of `autowired: [T, …]` that `ty` is not a subtype of is
+    /// an `invalid-autowired` error in `diags`.
+    pub(super) fn add(
+        &mut self,
+        b: &ContainerBuilder,
+        def: &super::Definition,
+        ty: &str,
+        diags: &mut Diagnostics,
+    ) {
+        let wanted: Option<Vec<String>> = match &def.autowired {
+            Autowired::All(false) => return,
+            Autowired::All(true) => None,
+            Autowired::Types(list) => {
+                let mut out = Vec::new();
+                for t in list {
+                    // Where the type was written, else the service.
+                    let at = def
+                        .extras()
+                        .autowired_at
+                        .iter()
+                        .find(|(written, _)| written == t)
+                        .map(|(_, span)| *span)
+                        .or(def.span);
+                    let t = if t == "self" {
+                        ty.to_string()
+                    } else {
+                        t.clone()
+                    };
+                    if !b.catalog.is_subtype(ty, &t) {
+                        diags.push(
+                            Diagnostic::error(
+                                Code::InvalidAutowired,
+                                format!(
+                                    "Incompatible class {t} in autowiring definition of service '{}'.",
+                                    def.name
+                                ),
+                            )
+                            .at(at)
+                            .with_note(if b.catalog.exists(&t) {
+                                format!("{ty} does not extend or implement {t}.")
+                            } else {
+                                // `autowired: maybe`, `autowired: yes`: not a class at all.
+                                format!("'{t}' is no known class; `autowired` takes true, false, self, or the types to autowire the service for")
+                            }),
+                        );
+                        continue;
+                    }
+                    out.push(t);
+                }
+                Some(out)
+            }
+        };
+        // The service's position among the names, taken when it is first listed.
+        let mut position = None;
+        for (ancestor, class) in b.catalog.ancestor_classes(ty) {
+            if b.is_excluded(ancestor) {
                 continue;
-            };
-            let wanted: Option<Vec<String>> = match &def.autowired {
-                Autowired::All(false) => continue,
-                Autowired::All(true) => None,
-                Autowired::Types(list) => {
-                    let mut out = Vec::new();
-                    for t in list {
-                        // Where the type was written, else the service.
-                        let at = def
-                            .extras()
-                            .autowired_at
-                            .iter()
-                            .find(|(written, _)| written == t)
-                            .map(|(_, span)| *span)
-                            .or(def.span);
-                        let t = if t == "self" {
-                            ty.to_string()
-                        } else {
-                            t.clone()
-                        };
-                        if !b.catalog.is_subtype(ty, &t) {
-                            diags.push(
-                                Diagnostic::error(
-                                    Code::InvalidAutowired,
-                                    format!(
-                                        "Incompatible class {t} in autowiring definition of service '{}'.",
-                                        def.name
-                                    ),
-                                )
-                                .at(at)
-                                .with_note(if b.catalog.exists(&t) {
-                                    format!("{ty} does not extend or implement {t}.")
-                                } else {
-                                    // `autowired: maybe`, `autowired: yes`: not a class at all.
-                                    format!("'{t}' is no known class; `autowired` takes true, false, self, or the types to autowire the service for")
-                                }),
-                            );
-                            continue;
-                        }
-                        out.push(t);
-                    }
-                    Some(out)
+            }
+            let n = *position.get_or_insert_with(|| {
+                self.names.push(def.name.as_str().into());
+                u32::try_from(self.names.len() - 1).expect("fewer than 2^32 services")
+            });
+            let e = match self.types.get_index_of(&Caseless(ancestor)) {
+                Some(i) => &mut self.types[i],
+                None => {
+                    let key = class.map_or_else(|| Name::from(ancestor), |c| c.name.clone());
+                    self.types.entry(TypeKey(key)).or_insert_with(|| Growing {
+                        known: class.is_some(),
+                        ..Growing::default()
+                    })
                 }
             };
-            // The service's position among the names, taken when it is first listed.
-            let mut position = None;
-            for (ancestor, class) in b.catalog.ancestor_classes(ty) {
-                if b.is_excluded(ancestor) {
-                    continue;
+            match &wanted {
+                None => {
+                    if e.preferred {
+                        e.low.push(n);
+                    } else {
+                        e.high.push(n);
+                    }
                 }
-                let n = *position.get_or_insert_with(|| {
-                    names.push(def.name.as_str().into());
-                    u32::try_from(names.len() - 1).expect("fewer than 2^32 services")
-                });
-                let e = match types.get_index_of(&Caseless(ancestor)) {
-                    Some(i) => &mut types[i],
-                    None => {
-                        let key = class.map_or_else(|| Name::from(ancestor), |c| c.name.clone());
-                        types.entry(TypeKey(key)).or_insert_with(|| Growing {
-                            known: class.is_some(),
-                            ..Growing::default()
-                        })
-                    }
-                };
-                match &wanted {
-                    None => {
-                        if e.preferred {
-                            e.low.push(n);
-                        } else {
-                            e.high.push(n);
+                Some(claimed) => {
+                    let prefer = claimed.iter().any(|t| b.catalog.is_subtype(ancestor, t));
+                    if prefer {
+                        if !e.preferred {
+                            let moved = std::mem::take(&mut e.high);
+                            e.low.extend(moved);
                         }
-                    }
-                    Some(claimed) => {
-                        let prefer = claimed.iter().any(|t| b.catalog.is_subtype(ancestor, t));
-                        if prefer {
-                            if !e.preferred {
-                                let moved = std::mem::take(&mut e.high);
-                                e.low.extend(moved);
-                            }
-                            e.preferred = true;
-                            e.high.push(n);
-                        } else {
-                            e.low.push(n);
-                        }
+                        e.preferred = true;
+                        e.high.push(n);
+                    } else {
+                        e.low.push(n);
                     }
                 }
             }
         }
-        // One flat slice of positions, sized exactly; the growing lists are freed type by
-        // type as they are copied.
-        let total = types.values().map(|e| e.high.len() + e.low.len()).sum();
+    }
+
+    /// The finished index: one flat slice of positions, sized exactly.
+    pub(super) fn finish(self) -> AutowiringIndex {
+        // The growing lists are freed type by type as they are copied.
+        let total = self
+            .types
+            .values()
+            .map(|e| e.high.len() + e.low.len())
+            .sum();
         let mut slots = Vec::with_capacity(total);
-        let mut done = IndexMap::with_capacity_and_hasher(types.len(), FxBuildHasher);
-        for (key, e) in types {
+        let mut done = IndexMap::with_capacity_and_hasher(self.types.len(), FxBuildHasher);
+        for (key, e) in self.types {
             let start = slots.len() as u32;
             slots.extend_from_slice(&e.high);
             slots.extend_from_slice(&e.low);
@@ -206,12 +230,27 @@ impl AutowiringIndex {
                 },
             );
         }
+        let mut names = self.names;
         names.shrink_to_fit();
         AutowiringIndex {
             types: done,
             names,
             slots,
         }
+    }
+}
+
+impl AutowiringIndex {
+    /// Builds the index from resolved definitions. Incompatible `autowired:` types are
+    /// `invalid-autowired` errors.
+    pub fn build(b: &ContainerBuilder, diags: &mut Diagnostics) -> AutowiringIndex {
+        let mut index = IndexBuilder::new(b.definitions().size_hint().0);
+        for def in b.definitions() {
+            if let Some(ty) = def.resolved_type.as_deref() {
+                index.add(b, def, ty, diags);
+            }
+        }
+        index.finish()
     }
 
     /// The entry of a type (leading `\` and surrounding spaces ignored, any letter case).
@@ -282,6 +321,7 @@ impl AutowiringIndex {
 #[cfg(test)]
 mod tests {
     use super::super::{Autowired, ContainerBuilder};
+    use super::AutowiringIndex;
     use crate::diagnostics::Diagnostics;
     use crate::expr::ExprArray;
 
@@ -327,5 +367,80 @@ mod tests {
                 ("App\\Log", vec!["log"]),
             ]
         );
+    }
+
+    /// A builder past the size from which the index is built beside the type resolution:
+    /// services of three classes, every seventh not autowired, every eleventh claiming
+    /// `App\Store`, two with an `autowired:` type they do not have; with `refused`, one more
+    /// whose declared `type:` its creator does not make (the resolution changes that type
+    /// after the fact).
+    fn large(refused: bool) -> ContainerBuilder {
+        let cat = crate::catalog::from_config_text(
+            "types:\n\tApp\\Store: {interface: true}\n\tApp\\Db: {implements: [App\\Store]}\n\tApp\\Replica: {extends: App\\Db}\n\tApp\\Log: {}\n",
+        );
+        let mut b = ContainerBuilder::new(cat);
+        for i in 0..3000 {
+            let class = ["App\\Db", "App\\Replica", "App\\Log"][i % 3];
+            let d = b
+                .add_definition(Some(&format!("s{i}")), None)
+                .expect("added");
+            d.set_creator(class, ExprArray::new());
+            if i % 7 == 0 {
+                d.autowired = Autowired::All(false);
+            } else if i % 11 == 0 && i % 3 != 2 {
+                d.autowired = Autowired::Types(vec!["App\\Store".into()]);
+            } else if i == 1000 || i == 2001 {
+                d.autowired = Autowired::Types(vec!["App\\Log".into()]);
+            }
+            if refused && i == 2500 {
+                d.declared_type = Some("App\\Log".into());
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn an_index_built_beside_the_resolution_is_the_one_built_after_it() {
+        for refused in [false, true] {
+            let mut beside = large(refused);
+            let mut found = Diagnostics::new();
+            beside.resolve(&mut found);
+            let mut after = large(refused);
+            let mut expected = Diagnostics::new();
+            after.resolve_types(&mut expected);
+            let index = AutowiringIndex::build(&after, &mut expected);
+            let messages = |d: &Diagnostics| -> Vec<String> {
+                d.items().iter().map(|d| d.message.clone()).collect()
+            };
+            assert_eq!(messages(&found), messages(&expected), "refused: {refused}");
+            assert_eq!(
+                found.len(),
+                2 + usize::from(refused),
+                "{:?}",
+                messages(&found)
+            );
+            let listed = |idx: &AutowiringIndex| -> Vec<(String, Vec<String>, Vec<String>)> {
+                idx.types()
+                    .map(|(t, _)| {
+                        (
+                            t.to_string(),
+                            idx.high(t).map(String::from).collect(),
+                            idx.all(t),
+                        )
+                    })
+                    .collect()
+            };
+            assert_eq!(
+                listed(beside.autowiring()),
+                listed(&index),
+                "refused: {refused}"
+            );
+            assert!(listed(&index)
+                .iter()
+                .all(|(_, high, all)| !high.is_empty() && all.len() > 100));
+            for (a, b) in beside.definitions().zip(after.definitions()) {
+                assert_eq!(a.resolved_type, b.resolved_type, "{}", a.name);
+            }
+        }
     }
 }

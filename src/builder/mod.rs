@@ -685,9 +685,9 @@ impl ContainerBuilder {
         self.check_aliases(diags);
         self.add_reference_services(None);
         self.phase = Phase::Resolving;
-        self.resolve_types(diags);
+        let index = self.resolve_types_and_index(diags);
         self.phase = Phase::Resolved;
-        self.index = AutowiringIndex::build(self, diags);
+        self.index = index;
         self.dirty = false;
         self.unreported = false;
     }
