@@ -837,6 +837,36 @@ fn a_script_error_after_other_errors_says_it_may_follow_from_them() {
     assert!(!alone.contains("earlier error"), "{alone}");
 }
 
+/// An extension script saved with a UTF-8 byte order mark and CRLF line ends (as some
+/// Windows editors save) runs like one without; an error on its first line is placed where
+/// an editor shows it, counted from after the mark.
+#[test]
+fn an_extension_script_with_a_byte_order_mark_runs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config =
+        "extensions:\n\tx: ext.rhai\ntypes:\n\tApp\\Logger: {}\nservices:\n\tlog: App\\Logger\n";
+    std::fs::write(dir.path().join("app.neon"), config).expect("write");
+    let check = |script: &str| {
+        std::fs::write(dir.path().join("ext.rhai"), script).expect("write");
+        let out = wireplan()
+            .current_dir(dir.path())
+            .args(["check", "app.neon"])
+            .output()
+            .expect("runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = check("\u{feff}// tags the logger\r\nfn beforeCompile() {\r\n    this.getContainerBuilder().getDefinition(\"log\").addTag(\"kept\");\r\n}\r\n");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+    let (code, stderr) = check("\u{feff}let x = ;\r\n");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("ext.rhai:1:9"), "{stderr}");
+    assert!(!stderr.contains('\u{feff}'), "{stderr}");
+}
+
 /// `graph` of a plan file with options that only a configuration takes (`--catalog`, `-p`):
 /// a warning names them as ignored, and the graph is still printed.
 #[test]

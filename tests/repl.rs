@@ -308,6 +308,16 @@ fn run_executes_a_script_against_the_builder() {
     .expect("write");
     let r = ask(&mut s, &format!(":run {}", ext.display()));
     assert!(r.starts_with("defined beforeCompile/0\nnote: these are an extension's lifecycle functions, which need `this`"), "{r}");
+    // Saved with a byte order mark and CRLF line ends, as some Windows editors save.
+    let bom = dir.path().join("bom.rhai");
+    std::fs::write(
+        &bom,
+        "\u{feff}// a Windows editor's file\r\nbuilder.getDefinition(\"ran\").addTag(\"bom\");\r\n",
+    )
+    .expect("write");
+    let r = ask(&mut s, &format!(":run {}", bom.display()));
+    assert_eq!(r, "Definition(ran)");
+    assert_eq!(ask(&mut s, ":tag bom"), "ran: true");
     let missing = ask(&mut s, ":run nope.rhai");
     assert!(missing.starts_with("error[file-not-found]: Cannot read 'nope.rhai'"));
     // A configuration is no script: said before Rhai reads its first line (new user's trial).

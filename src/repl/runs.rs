@@ -96,7 +96,12 @@ impl super::Session {
             }
         };
         let text = match String::from_utf8(bytes) {
-            Ok(t) => t,
+            // A UTF-8 byte order mark (some Windows editors write one) is not Rhai: dropped, as
+            // an extension script's is.
+            Ok(t) => match t.strip_prefix('\u{feff}') {
+                Some(rest) => rest.to_string(),
+                None => t,
+            },
             Err(e) => {
                 let at = e.utf8_error().valid_up_to();
                 // Shown with each invalid sequence as U+FFFD, which starts at the same byte.

@@ -307,8 +307,11 @@ impl Extension {
         sources: &SourceMap,
     ) -> Result<Extension, Diagnostic> {
         let text = &sources.get(file).text;
+        // A UTF-8 byte order mark (some Windows editors write one) is not Rhai. The source
+        // map counts line 1's columns from after it, as Rhai does without it, so the
+        // positions of errors stay right.
         let mut ast = engine
-            .compile(text)
+            .compile(text.strip_prefix('\u{feff}').unwrap_or(text))
             .map_err(|e| parse_error(sources, file, name, &e))?;
         ast.set_source(sources.get(file).name.clone());
         let limits = engine
