@@ -362,7 +362,8 @@ fn one_line(d: &Diagnostic) -> String {
 }
 
 /// Renders diagnostics as codespan snippets into a string (no colour). Used by tests and by
-/// callers that log. Locations read `FILE:LINE:COLUMN` with the column in bytes. Long source
+/// callers that log. Locations read `FILE:LINE:COLUMN` with the column in characters, where an
+/// editor puts the cursor (the JSON forms count bytes). Long source
 /// lines are cut around the label, long texts shortened, and at most [`MAX_PER_CODE`]
 /// diagnostics of one code are shown, then a count.
 pub fn render_to_string(sources: &SourceMap, diags: &[Diagnostic]) -> String {

@@ -48,6 +48,27 @@ pub const MAX_FILE_SIZE: u64 = 64 << 20;
 pub const NOT_A_REGULAR_FILE: &str =
     "it is not a regular file (a pipe or a device, which could block or never end)";
 
+/// For a file not found at `path`: when the path holds a `\\` (written on Windows, where it
+/// separates folders) on a system where it is an ordinary character, a note that says to write
+/// `/`, naming the path so written when that file is there. `None` on Windows and for paths
+/// without a `\\` (a mixed team's trial: `'sub dir\\services.neon'` was only "missing").
+pub fn backslash_note(path: &std::path::Path) -> Option<String> {
+    if cfg!(windows) {
+        return None;
+    }
+    let written = path.to_str()?;
+    if !written.contains('\\') {
+        return None;
+    }
+    let slashed = written.replace('\\', "/");
+    Some(if std::path::Path::new(&slashed).exists() {
+        format!("`\\` separates folders only on Windows; with `/`, which works on every system, the path names a file that is there: '{slashed}'")
+    } else {
+        "`\\` separates folders only on Windows; write paths with `/`, which works on every system"
+            .to_string()
+    })
+}
+
 /// Whether `err` is [`read_input_file`]'s refusal of a pipe, a socket or a device.
 pub fn is_not_a_regular_file(err: &std::io::Error) -> bool {
     err.kind() == std::io::ErrorKind::InvalidInput && err.to_string() == NOT_A_REGULAR_FILE
@@ -229,6 +250,21 @@ impl SourceFile {
         )
     }
 
+    /// 1-based line and 1-based column in **characters** of byte offset `byte`: where an editor
+    /// puts the cursor for `FILE:LINE:COLUMN`, which the rendered diagnostics print (rustc
+    /// counts so too; a byte column sent a click on `app.neon:5:70` past the end of a line
+    /// of Czech and Japanese text, a new user's trial). [`SourceFile::line_col`] counts bytes,
+    /// as the JSON forms and the plan do.
+    pub fn line_char_col(&self, byte: usize) -> (usize, usize) {
+        let mut byte = byte.min(self.text.len());
+        while !self.text.is_char_boundary(byte) {
+            byte -= 1;
+        }
+        let line = self.line_index(byte);
+        let start = (self.line_starts()[line] as usize).min(byte);
+        (line + 1, self.text[start..byte].chars().count() + 1)
+    }
+
     /// Byte offset of 1-based `line` and 1-based **character** column (as Rhai reports them).
     pub fn offset_of_char_pos(&self, line: usize, col: usize) -> usize {
         let start = self.line_start(line.saturating_sub(1));
@@ -406,7 +442,7 @@ impl<'a> codespan_reporting::files::Files<'a> for SourceMap {
             .files
             .get(id.0 as usize)
             .ok_or(codespan_reporting::files::Error::FileMissing)?;
-        let (line_number, column_number) = f.line_col(byte_index);
+        let (line_number, column_number) = f.line_char_col(byte_index);
         Ok(codespan_reporting::files::Location {
             line_number,
             column_number,

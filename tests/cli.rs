@@ -867,6 +867,53 @@ fn an_extension_script_with_a_byte_order_mark_runs() {
     assert!(!stderr.contains('\u{feff}'), "{stderr}");
 }
 
+/// A path written with Windows' `\\` between folders is not found elsewhere: the error says
+/// to write `/`, and names the file when the path so written finds it.
+#[test]
+#[cfg(unix)]
+fn a_path_with_backslashes_says_to_write_slashes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(dir.path().join("sub dir")).expect("dir");
+    std::fs::create_dir_all(dir.path().join("ext")).expect("dir");
+    std::fs::write(
+        dir.path().join("sub dir/s.neon"),
+        "services:\n\tx: stdClass\n",
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("ext/e.rhai"), "fn beforeCompile() {}\n").expect("write");
+    let check = |config: &str| {
+        std::fs::write(dir.path().join("app.neon"), config).expect("write");
+        let out = wireplan()
+            .arg("check")
+            .arg(dir.path().join("app.neon"))
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let there = "`\\` separates folders only on Windows; with `/`, which works on every system, the path names a file that is there: '";
+    let stderr = check("includes:\n\t- 'sub dir\\s.neon'\n\t- 'other\\t.neon'\n");
+    assert!(
+        stderr.contains(&format!(
+            "{there}{}'",
+            dir.path().join("sub dir/s.neon").display()
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`\\` separates folders only on Windows; write paths with `/`, which works on every system"), "{stderr}");
+    let stderr = check("extensions:\n\te: 'ext\\e.rhai'\n");
+    assert!(
+        stderr.contains(&format!(
+            "{there}{}'",
+            dir.path().join("ext/e.rhai").display()
+        )),
+        "{stderr}"
+    );
+    // Not for a path without one.
+    let stderr = check("includes:\n\t- nope.neon\n");
+    assert!(!stderr.contains("separates folders"), "{stderr}");
+}
+
 /// `graph` of a plan file with options that only a configuration takes (`--catalog`, `-p`):
 /// a warning names them as ignored, and the graph is still printed.
 #[test]

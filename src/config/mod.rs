@@ -206,6 +206,10 @@ pub fn unreadable_file(path: &Path, err: &std::io::Error) -> Diagnostic {
         Some(name) => d.with_note(format!("did you mean '{name}'?")),
         None => d,
     };
+    let d = match crate::source::backslash_note(path) {
+        Some(note) if err.kind() == std::io::ErrorKind::NotFound => d.with_note(note),
+        _ => d,
+    };
     d.with_note(err.to_string())
 }
 

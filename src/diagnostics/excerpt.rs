@@ -43,7 +43,16 @@ const WORD_BACK: usize = 100;
 /// Whether `c` is shown escaped: a control character other than tab and line break (a terminal
 /// would act on ESC sequences, BEL, CR …).
 fn is_hidden_control(c: char) -> bool {
-    (c.is_control() && c != '\t' && c != '\n') || is_bidi_control(c)
+    (c.is_control() && c != '\t' && c != '\n') || is_bidi_control(c) || is_zero_width(c)
+}
+
+/// Characters that take no room when printed: a byte order mark inside a text (two files
+/// joined with `cat`), a zero-width space, a word joiner, a soft hyphen. A name holding one
+/// reads as another (`Found section '\u{feff}services' …, did you mean 'services'?` showed the
+/// same word twice; a new user's trial). The zero-width joiners of emoji sequences and scripts
+/// are shown as they are.
+fn is_zero_width(c: char) -> bool {
+    matches!(c, '\u{00ad}' | '\u{200b}' | '\u{2060}' | '\u{feff}')
 }
 
 /// The Unicode bidirectional formatting characters (embeddings, overrides, isolates and the
@@ -58,8 +67,8 @@ fn escape_control(c: char) -> String {
     format!("\\u{{{:x}}}", u32::from(c))
 }
 
-/// `text` with every control character other than tab and line break, and every bidirectional
-/// formatting character, shown as `\u{…}`, so that printing it cannot move the cursor, change
+/// `text` with every control character other than tab and line break, every bidirectional
+/// formatting character and every zero-width one ([`is_zero_width`]), shown as `\u{…}`, so that printing it cannot move the cursor, change
 /// colours, ring the bell or reorder what is shown.
 pub fn visible_text(text: &str) -> String {
     if !text.chars().any(is_hidden_control) {
@@ -216,7 +225,7 @@ impl<'a> Files<'a> for View<'a> {
 
     fn location(&'a self, id: usize, byte_index: usize) -> Result<Location, Error> {
         let f = self.file(id)?;
-        let (line_number, column_number) = f.original.line_col(f.to_original(byte_index));
+        let (line_number, column_number) = f.original.line_char_col(f.to_original(byte_index));
         Ok(Location {
             line_number,
             column_number,
@@ -502,6 +511,26 @@ mod tests {
     }
 
     #[test]
+    fn zero_width_characters_are_shown_escaped_and_emoji_joiners_kept() {
+        let mut sources = SourceMap::new();
+        // Two files joined with `cat`: the second one's byte order mark starts line 3.
+        let text = "parameters:\n\ta: 1\n\u{feff}services:\n\tx: stdClass\n";
+        let at = text.find('\u{feff}').unwrap();
+        let id = sources.add("x.neon", text.to_string());
+        let d = Diagnostic::error(Code::UnknownExtension, "Found section '\u{feff}services'")
+            .with_primary(Span::new(id, at, at + 11), "here")
+            .with_note("family '\u{1f468}\u{200d}\u{1f469}' and 'a\u{200b}b'");
+        let out = render_to_string(&sources, &[d]);
+        assert!(!out.contains(['\u{feff}', '\u{200b}']), "{out:?}");
+        assert!(out.contains("Found section '\\u{feff}services'"), "{out}");
+        assert!(out.contains("3 │ \\u{feff}services:"), "{out}");
+        assert!(
+            out.contains("'\u{1f468}\u{200d}\u{1f469}' and 'a\\u{200b}b'"),
+            "{out}"
+        );
+    }
+
+    #[test]
     fn a_long_line_of_multibyte_text_is_cut_on_character_boundaries() {
         let mut sources = SourceMap::new();
         let line = format!("{}TARGET{}", "č".repeat(5000), "ž".repeat(5000));
@@ -514,8 +543,9 @@ mod tests {
         assert!(out.len() < 2000, "{} bytes", out.len());
         assert!(out.contains("TARGET"), "{out}");
         assert_eq!(out.matches('…').count(), 2, "{out}");
-        // The location is the real one: line 2, byte column of TARGET.
-        assert!(out.contains(&format!("x.neon:2:{}", at - 6 + 1)), "{out}");
+        // The location is the real one: line 2, the character column of TARGET (5,000
+        // two-byte letters before it), where an editor puts the cursor.
+        assert!(out.contains("x.neon:2:5001"), "{out}");
     }
 
     /// A line indented past the width shown keeps a few blanks of its indentation before the

@@ -285,12 +285,15 @@ impl ParseError {
         // What the line before says when it, not this one, holds the slip: `key:value` with no
         // space is one string, and `services` without its colon a value (a new user's trial:
         // the error pointed at the next line only).
+        let odd = odd_blank_near(src, start);
         if slip_possible {
             let at_line_end = tok.is_some_and(|t| t.kind(src) == super::lexer::Tok::Newline);
             let slip = match at_line_end {
                 true => line_end_slip(src, tokens, self.pos),
                 false => tok.and_then(|_| previous_line_slip(src, tokens, self.pos)),
             };
+            // A slip that holds an odd blank is that blank's doing: its note says so.
+            let slip = slip.filter(|(_, at)| !odd.is_some_and(|(o, ..)| at.0 <= o && o < at.1));
             if let Some((note, at)) = slip {
                 let at = Span::new(file, text.orig_start(at.0), text.orig_end(at.1));
                 let label = match at_line_end {
@@ -301,11 +304,49 @@ impl ParseError {
                 notes.insert(0, note);
             }
         }
+        // A blank NEON does not read as one, on this line or the one before: a no-break space
+        // pasted from a web page (or typed with Option+Space) looks like a space in the
+        // snippet, so nothing visible was wrong (a new user's trial).
+        if let Some((at, c, name)) = odd {
+            let at = Span::new(file, text.orig_start(at), text.orig_end(at + c.len_utf8()));
+            d = d.with_secondary(at, format!("{name} (U+{:04X})", u32::from(c)));
+            notes.insert(
+                0,
+                format!(
+                "NEON reads only spaces and tabs as blanks: the {name} (U+{:04X}) is part of the \
+                 text around it; replace it with a normal space",
+                u32::from(c)
+            ),
+            );
+        }
         for n in notes {
             d = d.with_note(n);
         }
         d
     }
+}
+
+/// The first character on the line holding byte `at` of `src`, or on the line before, that
+/// looks like a blank (or like nothing) but is none for NEON: its offset, the character and
+/// its name. A byte order mark at the very start of the text is the file's own and skipped.
+fn odd_blank_near(src: &str, at: usize) -> Option<(usize, char, &'static str)> {
+    let at = at.min(src.len());
+    let line_start = src[..at].rfind('\n').map_or(0, |i| i + 1);
+    let from = src[..line_start.saturating_sub(1)]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let to = src[at..].find('\n').map_or(src.len(), |i| at + i);
+    src[from..to].char_indices().find_map(|(i, c)| {
+        let name = match c {
+            '\u{a0}' | '\u{202f}' => "no-break space",
+            '\u{1680}' | '\u{2000}'..='\u{200a}' | '\u{205f}' | '\u{3000}' => "wide space",
+            '\u{200b}' => "zero-width space",
+            '\u{2060}' => "word joiner",
+            '\u{feff}' if from + i > 0 => "byte order mark",
+            _ => return None,
+        };
+        Some((from + i, c, name))
+    })
 }
 
 /// The tokens (first, last index) of the line before the one whose first token is `pos`;

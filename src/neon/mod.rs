@@ -91,11 +91,20 @@ fn invalid_utf8(bytes: &[u8], base: usize, e: std::str::Utf8Error, file: FileId)
         Span::new(file, at, (at + len).min(bytes.len())),
         "not UTF-8",
     );
+    let byte = bytes.get(at).copied().unwrap_or(0);
     if looks_like_utf16(bytes) {
         d.with_note(
             "the file looks like UTF-16 (a UTF-16 byte-order mark, or a zero byte in \
              every other place); NEON files are UTF-8: save it as UTF-8",
         )
+    } else if e.error_len() == Some(1) && byte >= 0xA0 {
+        // One stray byte of a letter: the file is most likely Latin-1 or Windows-1252, the
+        // encodings older Windows editors save in (a new user's trial).
+        d.with_note(format!(
+            "byte 0x{byte:02X} is '{}' in Latin-1 (ISO 8859-1) and Windows-1252, the encodings \
+             some editors save in; NEON files are UTF-8: save the file as UTF-8",
+            char::from(byte)
+        ))
     } else {
         d
     }

@@ -89,10 +89,59 @@ fn errors_have_reference_positions() {
 
 #[test]
 fn invalid_utf8_is_positioned() {
-    let d = decode_bytes(b"a: b\nc: \xff\n", FileId(0)).unwrap_err();
+    // A stray continuation byte is no letter of another encoding: no note.
+    let d = decode_bytes(b"a: b\nc: \x80\n", FileId(0)).unwrap_err();
     assert_eq!(d.message, "Invalid UTF-8 sequence.");
     assert_eq!(d.primary_span().unwrap().start, 8);
     assert!(d.notes.is_empty(), "{:?}", d.notes);
+}
+
+#[test]
+fn a_latin1_letter_is_named_as_one() {
+    let d = decode_bytes(b"a: caf\xe9 au lait\n", FileId(0)).unwrap_err();
+    assert_eq!(d.message, "Invalid UTF-8 sequence.");
+    assert_eq!(d.primary_span().unwrap().start, 6);
+    assert!(
+        d.notes[0].starts_with("byte 0xE9 is '\u{e9}' in Latin-1 (ISO 8859-1) and Windows-1252"),
+        "{:?}",
+        d.notes
+    );
+}
+
+#[test]
+fn a_blank_neon_does_not_read_as_one_is_named() {
+    for (text, name, at) in [
+        (
+            "services:\n\tlogger:\u{a0}App\\Log\n\tfoo: App\\Log\n",
+            "no-break space",
+            18,
+        ),
+        ("a:\n\tb: 1\nc:\u{a0}z\nd: 2\n", "no-break space", 11),
+        ("a: 1\nb: [1,\u{200b}2]]\n", "zero-width space", 11),
+    ] {
+        let d = dec(text).unwrap_err();
+        let label = d
+            .labels
+            .iter()
+            .find(|l| !l.primary)
+            .expect("a secondary label");
+        assert_eq!(label.span.start as usize, at, "{text:?}");
+        assert!(label.message.starts_with(name), "{}", label.message);
+        assert!(
+            d.notes[0].starts_with("NEON reads only spaces and tabs as blanks"),
+            "{:?}",
+            d.notes
+        );
+    }
+    // Not for a byte order mark at the start of the text, nor away from the error's lines.
+    let d = dec("\u{feff}a: 1\nb: ]\n").unwrap_err();
+    assert!(d.labels.iter().all(|l| l.primary), "{:?}", d.labels);
+    let d = dec("a: x\u{a0}y\nb: 1\nc: 2\nd: ]\n").unwrap_err();
+    assert!(
+        d.notes.iter().all(|n| !n.contains("blanks")),
+        "{:?}",
+        d.notes
+    );
 }
 
 #[test]

@@ -269,16 +269,19 @@ impl Extension {
                     d
                 };
             }
-            Diagnostic::error(
+            let d = Diagnostic::error(
                 Code::FileNotFound,
                 format!(
                     "Extension script '{}' is missing or is not readable.",
                     path.display()
                 ),
             )
-            .at(from)
-            .with_note(e.to_string())
-            .with_note(format!(
+            .at(from);
+            let d = match crate::source::backslash_note(path) {
+                Some(note) if e.kind() == std::io::ErrorKind::NotFound => d.with_note(note),
+                _ => d,
+            };
+            d.with_note(e.to_string()).with_note(format!(
                 "a relative script path is resolved against the folder of the configuration \
                  file that names it (here: {}); a bare name such as `logaware` is looked up on \
                  the script search path",
