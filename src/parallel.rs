@@ -58,6 +58,48 @@ where
     })
 }
 
+/// `job(k)` for every `k` in `0..count`, run by the calling thread and `helpers` scoped
+/// threads named `name`, each claiming the next block nobody has claimed ([`InOrder`]); the
+/// results in the order of `k`. Several blocks per thread even out threads that get less of
+/// a core than the others: the include decoded ahead shares the two cores with the loader's
+/// own decode, so of its two halves one ran at half speed and finished 4 ms after the other,
+/// with a core idle (app-10000, `perf record -a`). A panic in a job panics the caller with
+/// the same payload; a thread that cannot be started leaves its blocks to the others.
+pub(crate) fn claimed<T: Send>(
+    name: &str,
+    count: usize,
+    helpers: usize,
+    job: impl Fn(usize) -> T + Sync,
+) -> Vec<T> {
+    let blocks = &InOrder::new(count, count, helpers.min(count.saturating_sub(1)));
+    let job = &job;
+    let (mut done, _) = split(
+        name,
+        helpers.min(count.saturating_sub(1)),
+        || {
+            let mut done = Vec::with_capacity(count);
+            for k in 0..count {
+                match blocks.turn(k, &mut |later| job(later)) {
+                    Turn::Yours => done.push(Some(job(k))),
+                    Turn::Ready(block) => done.push(Some(block)),
+                    // Joining the helper passes its panic on.
+                    Turn::Lost => done.push(None),
+                }
+                blocks.consumed(k);
+            }
+            done
+        },
+        |_| blocks.help(job),
+    );
+    done.iter_mut()
+        .map(|block| {
+            block
+                .take()
+                .expect("a lost block's panic is passed on by the join")
+        })
+        .collect()
+}
+
 /// `job` made the body of a helper thread that starts on another core than the thread calling
 /// this (the one that starts the helper), and publishes its heap count when done
 /// ([`crate::memory::counted`]). Call it on the starting thread, as the thread is spawned.

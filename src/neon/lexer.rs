@@ -152,6 +152,13 @@ pub(crate) fn tokenize(src: &str) -> (Vec<Token>, usize) {
     tokenize_in_lanes(src, PIECE, lanes)
 }
 
+/// Stretches of text per lane: the threads claim stretches as they finish one
+/// ([`crate::parallel::claimed`]), so a thread that shares its core with another decode lexes
+/// fewer of them. With one stretch per lane, app-10000's `types.neon` waited 3–7 ms for its
+/// second lane while a core idled (`perf record -a`: the lane and the loader's own decode took
+/// turns on one core).
+const STRETCHES_PER_LANE: usize = 4;
+
 /// Bytes of text per lane at least: below two of them a text is lexed on the calling thread
 /// alone. A thread costs some tens of microseconds to start; 64 KiB take about 0.5 ms to lex.
 /// Lanes of 32 KiB, which give app-1000's 73 KB `types.neon` two, measured 1.015–1.018 of
@@ -166,9 +173,9 @@ pub(crate) fn tokenize_in_pieces(src: &str, piece: usize) -> (Vec<Token>, usize)
     tokenize_in_lanes(src, piece, 1)
 }
 
-/// [`tokenize_in_pieces`] with the text split into `lanes` stretches of about equal size,
-/// each cut where a piece may start, the first lexed on the calling thread and each other on
-/// a thread of its own. Since a cut at any allowed line start gives the tokens of one run
+/// [`tokenize_in_pieces`] with the text split into [`STRETCHES_PER_LANE`] stretches per lane
+/// of about equal size, each cut where a piece may start, lexed by the calling thread and
+/// `lanes - 1` helper threads, each claiming the next stretch nobody has claimed. Since a cut at any allowed line start gives the tokens of one run
 /// (see [`tokenize`]), the lanes' tokens put one after the other are the tokens of the whole
 /// text. Where one lane stops early, lexing stops there and the later lanes' tokens are
 /// dropped, as one run would never have reached them. A thread that cannot be started
@@ -177,8 +184,13 @@ pub(crate) fn tokenize_in_lanes(src: &str, piece: usize, lanes: usize) -> (Vec<T
     let bytes = src.as_bytes();
     let multi_line = triple_quote_range(bytes);
     let mut bounds = vec![0];
-    for lane in 1..lanes {
-        let from = (src.len() / lanes * lane).max(*bounds.last().unwrap_or(&0));
+    // Several stretches per lane, claimed by the threads as they finish one.
+    let stretches = match lanes {
+        0 | 1 => 1,
+        n => n * STRETCHES_PER_LANE,
+    };
+    for lane in 1..stretches {
+        let from = (src.len() / stretches * lane).max(*bounds.last().unwrap_or(&0));
         let cut = next_cut(bytes, from, multi_line);
         if cut < src.len() && cut > *bounds.last().unwrap_or(&0) {
             bounds.push(cut);
@@ -197,14 +209,12 @@ pub(crate) fn tokenize_in_lanes(src: &str, piece: usize, lanes: usize) -> (Vec<T
     if bounds.len() == 2 {
         return lane(0, src.len());
     }
-    let (first, later) = crate::parallel::split(
-        "neon-lexer",
-        bounds.len() - 2,
-        || lane(0, bounds[1]),
-        |k| lane(bounds[k + 1], bounds[k + 2]),
-    );
-    let (mut tokens, mut end) = first;
-    for (k, (more, more_end)) in later.into_iter().enumerate() {
+    let mut done = crate::parallel::claimed("neon-lexer", bounds.len() - 1, lanes - 1, |k| {
+        lane(bounds[k], bounds[k + 1])
+    })
+    .into_iter();
+    let (mut tokens, mut end) = done.next().expect("one stretch at least");
+    for (k, (more, more_end)) in done.enumerate() {
         if end < bounds[k + 1] {
             // An earlier lane stopped: one run would have stopped there too.
             break;

@@ -29,6 +29,10 @@ use crate::source::Span;
 /// microseconds to start, and 64 KiB of a configuration take about half a millisecond to parse.
 pub(crate) const PART_MIN: usize = 64 * 1024;
 
+/// Parts per thread that may run: the threads claim parts as they finish one
+/// ([`crate::parallel::claimed`]), so a thread slowed down (sharing its core) does fewer.
+const PARTS_PER_LANE: usize = 4;
+
 /// Stack each part may use before it fails with `NeedStack` (then the block is parsed whole,
 /// where the decoder's usual stack handling applies).
 const PART_STACK_BUDGET: usize = 64 * 1024;
@@ -71,7 +75,14 @@ impl Parser<'_> {
         if self.depth > MAX_SPLIT_DEPTH || (split.alone_only && !crate::neon::decoding_alone()) {
             return None;
         }
-        let cuts = self.part_cuts(indent, split)?;
+        let lanes = match split.lanes {
+            0 => crate::parallel::parallelism(),
+            n => n,
+        };
+        if lanes < 2 {
+            return None;
+        }
+        let cuts = self.part_cuts(indent, split.part_min, lanes * PARTS_PER_LANE)?;
         let (toks, text, file, depth, start) =
             (self.toks, self.text, self.file, self.depth, self.pos);
         // Each part but the last reads a text and tokens that end where the next part starts.
@@ -95,19 +106,10 @@ impl Parser<'_> {
             }
             Some((value, p.pos))
         };
-        let (first, later) = crate::parallel::split(
-            "neon-parser",
-            cuts.len(),
-            || part(start, Some(cuts[0]), &texts[0]),
-            |k| {
-                part(
-                    cuts[k],
-                    cuts.get(k + 1).copied(),
-                    texts.get(k + 1).unwrap_or(text),
-                )
-            },
-        );
-        let parts = std::iter::once(first).chain(later);
+        let parts = crate::parallel::claimed("neon-parser", cuts.len() + 1, lanes - 1, |k| {
+            let from = if k == 0 { start } else { cuts[k - 1] };
+            part(from, cuts.get(k).copied(), texts.get(k).unwrap_or(text))
+        });
         let (value, end) = join_parts(parts, file)?;
         self.pos = end;
         Some(value)
@@ -117,7 +119,7 @@ impl Parser<'_> {
     /// text, the first line at or after it indented exactly by `indent` whose first token is a
     /// key (a string or literal followed by `:` or `=`). `None` when the block does not start
     /// a line, is smaller than two `split.part_min`, or has no such lines.
-    fn part_cuts(&self, indent: &str, split: Split) -> Option<Vec<usize>> {
+    fn part_cuts(&self, indent: &str, part_min: usize, most: usize) -> Option<Vec<usize>> {
         let src = self.text.src.as_bytes();
         let first = *self.toks.get(self.pos)?;
         if self.pos > 0 && self.toks[self.pos - 1].kind(&self.text.src) != Tok::Newline {
@@ -148,15 +150,11 @@ impl Parser<'_> {
                 }
             }
         }
-        let by_size = (end - from) / split.part_min.max(1);
+        let by_size = (end - from) / part_min.max(1);
         if by_size < 2 {
             return None;
         }
-        let lanes = match split.lanes {
-            0 => crate::parallel::parallelism(),
-            n => n,
-        };
-        let parts = by_size.min(lanes);
+        let parts = by_size.min(most);
         if parts < 2 {
             return None;
         }
