@@ -71,33 +71,42 @@ pub(crate) fn claimed<T: Send>(
     helpers: usize,
     job: impl Fn(usize) -> T + Sync,
 ) -> Vec<T> {
-    let blocks = &InOrder::new(count, count, helpers.min(count.saturating_sub(1)));
+    let mut done = Vec::with_capacity(count);
+    claimed_each(name, count, helpers, job, |block| done.push(block));
+    done
+}
+
+/// [`claimed`] handing each result to `consume` in the order of `k` as soon as it and those
+/// before it are done, on the calling thread, while the helpers go on with later blocks: the
+/// parser's parts are joined into one map as they come, so only the last part's join is left
+/// once the last part is parsed (joining eight parts at the end took 1.0–1.4 ms at app-10000,
+/// with the loader waiting).
+pub(crate) fn claimed_each<T: Send>(
+    name: &str,
+    count: usize,
+    helpers: usize,
+    job: impl Fn(usize) -> T + Sync,
+    mut consume: impl FnMut(T),
+) {
+    let helpers = helpers.min(count.saturating_sub(1));
+    let blocks = &InOrder::new(count, count, helpers);
     let job = &job;
-    let (mut done, _) = split(
+    split(
         name,
-        helpers.min(count.saturating_sub(1)),
+        helpers,
         || {
-            let mut done = Vec::with_capacity(count);
             for k in 0..count {
                 match blocks.turn(k, &mut |later| job(later)) {
-                    Turn::Yours => done.push(Some(job(k))),
-                    Turn::Ready(block) => done.push(Some(block)),
+                    Turn::Yours => consume(job(k)),
+                    Turn::Ready(block) => consume(block),
                     // Joining the helper passes its panic on.
-                    Turn::Lost => done.push(None),
+                    Turn::Lost => return,
                 }
                 blocks.consumed(k);
             }
-            done
         },
         |_| blocks.help(job),
     );
-    done.iter_mut()
-        .map(|block| {
-            block
-                .take()
-                .expect("a lost block's panic is passed on by the join")
-        })
-        .collect()
 }
 
 /// `job` made the body of a helper thread that starts on another core than the thread calling

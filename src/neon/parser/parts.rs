@@ -82,7 +82,7 @@ impl Parser<'_> {
         if lanes < 2 {
             return None;
         }
-        let cuts = self.part_cuts(indent, split.part_min, lanes * PARTS_PER_LANE)?;
+        let (cuts, items) = self.part_cuts(indent, split.part_min, lanes * PARTS_PER_LANE)?;
         let (toks, text, file, depth, start) =
             (self.toks, self.text, self.file, self.depth, self.pos);
         // Each part but the last reads a text and tokens that end where the next part starts.
@@ -106,11 +106,18 @@ impl Parser<'_> {
             }
             Some((value, p.pos))
         };
-        let parts = crate::parallel::claimed("neon-parser", cuts.len() + 1, lanes - 1, |k| {
-            let from = if k == 0 { start } else { cuts[k - 1] };
-            part(from, cuts.get(k).copied(), texts.get(k).unwrap_or(text))
-        });
-        let (value, end) = join_parts(parts, file)?;
+        let mut joined = Joined::new(items);
+        crate::parallel::claimed_each(
+            "neon-parser",
+            cuts.len() + 1,
+            lanes - 1,
+            |k| {
+                let from = if k == 0 { start } else { cuts[k - 1] };
+                part(from, cuts.get(k).copied(), texts.get(k).unwrap_or(text))
+            },
+            |part| joined.add(part),
+        );
+        let (value, end) = joined.finish(file)?;
         self.pos = end;
         Some(value)
     }
@@ -118,8 +125,9 @@ impl Parser<'_> {
     /// The tokens where parts after the first start: for each further share of the block's
     /// text, the first line at or after it indented exactly by `indent` whose first token is a
     /// key (a string or literal followed by `:` or `=`). `None` when the block does not start
-    /// a line, is smaller than two `split.part_min`, or has no such lines.
-    fn part_cuts(&self, indent: &str, part_min: usize, most: usize) -> Option<Vec<usize>> {
+    /// a line, is smaller than two `part_min`, or has no such lines. Also how many lines of
+    /// the block are indented as its items (at least its item count).
+    fn part_cuts(&self, indent: &str, part_min: usize, most: usize) -> Option<(Vec<usize>, usize)> {
         let src = self.text.src.as_bytes();
         let first = *self.toks.get(self.pos)?;
         if self.pos > 0 && self.toks[self.pos - 1].kind(&self.text.src) != Tok::Newline {
@@ -176,43 +184,83 @@ impl Parser<'_> {
                 cuts.push(q);
             }
         }
-        (!cuts.is_empty()).then_some(cuts)
+        (!cuts.is_empty()).then_some((cuts, items.len() + 1))
     }
 }
 
-/// The parts' maps as one (in order), with the end of the last part; `None` when a part failed
-/// or the parts cannot be joined without changing the result (see the module documentation).
-fn join_parts(
-    parts: impl IntoIterator<Item = Option<(Value, usize)>>,
-    file: crate::source::FileId,
-) -> Option<(Value, usize)> {
-    let mut joined: Option<(Box<crate::neon::Array>, u32, u32)> = None;
-    let mut end = 0;
-    for part in parts {
-        let (value, part_end) = part?;
-        end = part_end;
-        let Kind::Array(array) = value.kind else {
-            return None;
-        };
-        if array.entries.keys().any(|k| matches!(k, Key::Int(_))) {
+/// The parts' maps joined into one as they come (in order), with the end of the last part;
+/// `None` once a part failed or the parts cannot be joined without changing the result (see
+/// the module documentation).
+struct Joined {
+    /// The map so far with the start and end of its span; `None` before the first part.
+    all: Option<(Box<crate::neon::Array>, u32, u32)>,
+    end: usize,
+    failed: bool,
+    /// Room to reserve for the whole map once the first part is there.
+    room: usize,
+}
+
+impl Joined {
+    /// Nothing joined yet; the whole map will have at most about `room` entries.
+    fn new(room: usize) -> Joined {
+        Joined {
+            all: None,
+            end: 0,
+            failed: false,
+            room,
+        }
+    }
+
+    /// Adds the next part: its map's entries after those of the parts before, in order.
+    fn add(&mut self, part: Option<(Value, usize)>) {
+        if self.failed {
+            return;
+        }
+        let joined = (|| {
+            let (value, part_end) = part?;
+            let Kind::Array(array) = value.kind else {
+                return None;
+            };
+            if array.entries.keys().any(|k| matches!(k, Key::Int(_))) {
+                return None;
+            }
+            let (s, e) = (value.span.start, value.span.end);
+            self.end = part_end;
+            Some(match self.all.take() {
+                None => {
+                    let mut all = array;
+                    // The whole map's size once, not a growth (and copy) per part.
+                    let more = self.room.saturating_sub(all.entries.len());
+                    all.entries.reserve(more);
+                    (all, s, e)
+                }
+                Some((mut all, s0, e0)) => {
+                    all.entries.reserve(array.entries.len());
+                    for (k, entry) in array.entries {
+                        // A key in two parts is an error the whole parse reports at its place.
+                        if all.entries.insert_full(k, entry).1.is_some() {
+                            return None;
+                        }
+                    }
+                    (all, s0.min(s), e0.max(e))
+                }
+            })
+        })();
+        match joined {
+            Some(all) => self.all = Some(all),
+            None => self.failed = true,
+        }
+    }
+
+    /// The joined map and the end of the last part; `None` when a part failed.
+    fn finish(self, file: crate::source::FileId) -> Option<(Value, usize)> {
+        if self.failed {
             return None;
         }
-        let (s, e) = (value.span.start, value.span.end);
-        joined = Some(match joined {
-            None => (array, s, e),
-            Some((mut all, s0, e0)) => {
-                if array.entries.keys().any(|k| all.entries.contains_key(k)) {
-                    return None;
-                }
-                all.entries.reserve(array.entries.len());
-                all.entries.extend(array.entries);
-                (all, s0.min(s), e0.max(e))
-            }
-        });
+        let (array, s, e) = self.all?;
+        let span = Span::new(file, s as usize, e as usize);
+        Some((Value::new(Kind::Array(array), span), self.end))
     }
-    let (array, s, e) = joined?;
-    let span = Span::new(file, s as usize, e as usize);
-    Some((Value::new(Kind::Array(array), span), end))
 }
 
 #[cfg(test)]
