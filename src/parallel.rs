@@ -1,6 +1,7 @@
 //! Work split over the machine's cores: how many threads the compiler's helpers may use at
-//! once, and the one way they run (NEON lexing lanes and parser parts, definitions completed
-//! in parts), and [`InOrder`], blocks produced ahead by helpers and consumed in order (the
+//! once, and the ways they run: one job per thread ([`split`]: definitions completed in
+//! parts), blocks claimed by whichever thread is free ([`claimed`]: NEON lexing stretches and
+//! parser parts), and [`InOrder`], blocks produced ahead by helpers and consumed in order (the
 //! JSON plan's services, the `services:` section's entries).
 
 /// The machine's parallelism (`std::thread::available_parallelism`, read once), at most four;
