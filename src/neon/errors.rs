@@ -285,7 +285,7 @@ impl ParseError {
         // What the line before says when it, not this one, holds the slip: `key:value` with no
         // space is one string, and `services` without its colon a value (a new user's trial:
         // the error pointed at the next line only).
-        let odd = odd_blank_near(src, start);
+        let odd = odd_blank_near(src, tokens, start);
         if slip_possible {
             let at_line_end = tok.is_some_and(|t| t.kind(src) == super::lexer::Tok::Newline);
             let slip = match at_line_end {
@@ -328,8 +328,16 @@ impl ParseError {
 
 /// The first character on the line holding byte `at` of `src`, or on the line before, that
 /// looks like a blank (or like nothing) but is none for NEON: its offset, the character and
-/// its name. A byte order mark at the very start of the text is the file's own and skipped.
-fn odd_blank_near(src: &str, at: usize) -> Option<(usize, char, &'static str)> {
+/// its name. A byte order mark at the very start of the text is the file's own and skipped,
+/// and so is anything inside a quoted string (where it is meant).
+fn odd_blank_near(src: &str, tokens: &[Token], at: usize) -> Option<(usize, char, &'static str)> {
+    let quoted = |offset: usize| {
+        let i = tokens.partition_point(|t| t.start as usize <= offset);
+        i > 0 && {
+            let t = tokens[i - 1];
+            offset < t.end as usize && t.kind(src) == super::lexer::Tok::String
+        }
+    };
     let at = at.min(src.len());
     let line_start = src[..at].rfind('\n').map_or(0, |i| i + 1);
     let from = src[..line_start.saturating_sub(1)]
@@ -345,7 +353,7 @@ fn odd_blank_near(src: &str, at: usize) -> Option<(usize, char, &'static str)> {
             '\u{feff}' if from + i > 0 => "byte order mark",
             _ => return None,
         };
-        Some((from + i, c, name))
+        (!quoted(from + i)).then_some((from + i, c, name))
     })
 }
 

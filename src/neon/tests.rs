@@ -142,6 +142,13 @@ fn a_blank_neon_does_not_read_as_one_is_named() {
         "{:?}",
         d.notes
     );
+    // Nor for one inside a quoted string, where it is meant.
+    let d = dec("price: '100\u{a0}EUR'\nb: ]\n").unwrap_err();
+    assert!(
+        d.notes.iter().all(|n| !n.contains("blanks")),
+        "{:?}",
+        d.notes
+    );
 }
 
 #[test]
