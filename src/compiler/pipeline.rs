@@ -191,6 +191,8 @@ impl Pipeline {
         );
         let (raw_sections, raw_files, raw_catalogs) = (raw.sections, raw.files, raw.catalogs);
         let before_catalog = diags.items().len();
+        // The raw sections are freed entry by entry as their expanded copies are made.
+        let reuse = crate::memory::ReuseWithin::start();
         let (mut params, mut sections, raw_sections, catalog) = if !stream_types {
             let (params, sections) =
                 config::expand_config(&raw_sections, &dynamic, &overrides, &mut diags);
@@ -224,6 +226,7 @@ impl Pipeline {
             &params,
             &mut diags,
         );
+        drop(reuse);
         halted = halted || over_memory("expanding the configuration", &mut diags);
         let mut builder = ContainerBuilder::new(catalog);
         // The builder's copy is what scripts read (`getParameters`, an extension's expanded
