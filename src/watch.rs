@@ -46,6 +46,10 @@ pub struct CompileRun {
     /// Where the time went, stage by stage, when `--timings` asked for it
     /// ([`crate::timings::want`]).
     pub timings: Option<crate::timings::Timings>,
+    /// The plan file the watch wrote last was replaced by another file since (another process
+    /// compiled to the same path; set by the watch loop for a run that wrote nothing): the
+    /// summary does not call the file at the output the last good plan.
+    pub output_replaced: bool,
 }
 
 impl CompileRun {
@@ -107,6 +111,11 @@ impl CompileRun {
             None if kept => {
                 let (errors, plan) = (self.error_count(), output.display());
                 match std::fs::metadata(output) {
+                    // (Another compilation to the same path replaced it: a trial was told
+                    // the plan it held was this watch's last good one.)
+                    Ok(m) if m.is_file() && self.output_replaced => format!(
+                        "{errors} error(s); {plan} no longer holds the plan this watch wrote (another file replaced it)"
+                    ),
                     // (A file that is no plan now was replaced since: a new user's trial was
                     // told the plan was kept.)
                     Ok(m) if m.is_file() => match crate::config::holds_plan_or_nothing(output) {
@@ -223,6 +232,27 @@ fn compile_once_with(
         output_is_input,
         held_back,
         timings,
+        output_replaced: false,
+    }
+}
+
+/// What tells one file from another at a path: its device and inode (on other systems its
+/// length and modification time). A plan replaced by a rename is another file.
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    let m = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let modified = m
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        Some((m.len(), modified.as_nanos() as u64))
     }
 }
 
@@ -329,6 +359,8 @@ pub fn run(
     let mut last_good: Vec<PathBuf> = Vec::new();
     let mut watched: Vec<PathBuf> = Vec::new();
     let mut written = false;
+    // The identity of the plan file this watch wrote last ([`file_identity`]).
+    let mut wrote: Option<(u64, u64)> = None;
     // The number of services of the last plan this watch wrote (0 before it wrote one).
     let mut last_services = 0;
     // Files that did not change between compilations are not decoded again.
@@ -339,16 +371,25 @@ pub fn run(
     // cold one would.
     let ceiling = crate::memory::ceiling();
     let mut compile = |report: &mut dyn FnMut(Event<'_>)| -> Result<Fingerprints, String> {
-        let _busy = Compiling::start();
+        let busy = Compiling::start();
         if let Some(c) = ceiling {
             crate::memory::set_ceiling(Some(c.saturating_add(crate::memory::live() as u64)));
         }
-        let run = compile_once_holding(
+        let mut run = compile_once_holding(
             &opts.config,
             &options,
             Some((&opts.output, opts.encoding)),
             last_services > 0,
         );
+        if run.plan.is_some() {
+            wrote = file_identity(&opts.output);
+        } else if let Some(ours) = wrote {
+            run.output_replaced = file_identity(&opts.output).is_some_and(|now| now != ours);
+        }
+        // The plan is written (or kept): a Ctrl-C from here on ends the watch between
+        // compilations (exit 0), not an interrupted one (a trial's Ctrl-C just after the
+        // `compiled` line exited 130 while the watch took its copies for the next round).
+        drop(busy);
         report(Event::Compiled {
             run: &run,
             kept: written,

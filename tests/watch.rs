@@ -787,6 +787,7 @@ fn a_removed_plan_is_not_said_to_be_kept() {
         output_is_input: false,
         held_back: false,
         timings: None,
+        output_replaced: false,
     };
     let plan = format!(
         "{{\n  \"format\": \"{}\",\n  \"version\": 4\n}}",
@@ -797,6 +798,23 @@ fn a_removed_plan_is_not_said_to_be_kept() {
         failed.summary(&out, true),
         format!("1 error(s); the last good plan {} is kept", out.display())
     );
+    // Another compilation replaced it with a plan of its own (a trial was told it was kept).
+    let replaced = wireplan::watch::CompileRun {
+        output_replaced: true,
+        sources: Default::default(),
+        ..failed
+    };
+    assert_eq!(
+        replaced.summary(&out, true),
+        format!(
+            "1 error(s); {} no longer holds the plan this watch wrote (another file replaced it)",
+            out.display()
+        )
+    );
+    let failed = wireplan::watch::CompileRun {
+        output_replaced: false,
+        ..replaced
+    };
     // Something else written over it since (a new user's trial was told it was kept).
     std::fs::write(&out, "not a plan at all").expect("write");
     assert_eq!(

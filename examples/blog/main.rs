@@ -46,7 +46,7 @@ impl FileLogger {
 impl Logger for FileLogger {
     fn log(&self, message: &str) {
         let line = format!("[{}] {message}", self.path);
-        println!("{line}");
+        say(format_args!("{line}"));
         self.lines.lock().expect("logger lock").push(line);
     }
     fn lines(&self) -> Vec<String> {
@@ -271,7 +271,7 @@ pub struct Outcome {
 pub fn run(plan: &str) -> Result<Outcome, Box<dyn std::error::Error>> {
     let registry = registry();
     let container = Container::load(plan, &registry)?;
-    println!("loaded {plan}");
+    say(format_args!("loaded {plan}"));
     run_container(&container)
 }
 
@@ -292,7 +292,7 @@ pub fn run_dev(
         &options,
         Container::builder(&registry),
     )?;
-    println!(
+    say(format_args!(
         "{} {}",
         if loaded.recompiled {
             "compiled"
@@ -300,8 +300,15 @@ pub fn run_dev(
             "loaded cached"
         },
         loaded.plan_path.display()
-    );
+    ));
     Ok((run_container(&loaded.container)?, loaded.recompiled))
+}
+
+/// Prints a line to standard output; a closed output (`blog | head`) ends nothing and panics
+/// nothing (`println!` panics on a broken pipe).
+fn say(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
 }
 
 fn run_container(container: &Container) -> Result<Outcome, Box<dyn std::error::Error>> {
@@ -317,10 +324,10 @@ fn run_container(container: &Container) -> Result<Outcome, Box<dyn std::error::E
         .clone()
         .ok_or("articles has no logger")?;
     let shared = Arc::ptr_eq(&logger, &via_setup);
-    println!(
+    say(format_args!(
         "published {published} articles; {} log lines; logger shared: {shared}",
         logger.lines().len()
-    );
+    ));
     if !shared {
         return Err("the logger singleton was not shared".into());
     }
