@@ -68,8 +68,9 @@ fn escape_control(c: char) -> String {
 }
 
 /// `text` with every control character other than tab and line break, every bidirectional
-/// formatting character and every zero-width one ([`is_zero_width`]), shown as `\u{…}`, so that printing it cannot move the cursor, change
-/// colours, ring the bell or reorder what is shown.
+/// formatting character and every zero-width one (a byte order mark, a zero-width space, a
+/// word joiner, a soft hyphen), shown as `\u{…}`, so that printing it cannot move the cursor,
+/// change colours, ring the bell, reorder what is shown or hide a character.
 pub fn visible_text(text: &str) -> String {
     if !text.chars().any(is_hidden_control) {
         return text.to_string();
