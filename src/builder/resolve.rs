@@ -184,7 +184,8 @@ impl ContainerBuilder {
     ///
     /// A service whose declared type is refused is resolved as the class its creator makes,
     /// so what follows (its setup, its autowiring, calls on it) is checked against the object
-    /// it really is, not reported again against the type the error already names.
+    /// it really is, not reported again against the type the error already names. Returns
+    /// whether any declared type was refused (a resolved type changed).
     fn check_declared_types(&mut self, diags: &mut Diagnostics) -> bool {
         let mut refused: Vec<(usize, String)> = Vec::new();
         for (i, d) in self.definitions.values().enumerate() {
