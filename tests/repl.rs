@@ -216,6 +216,36 @@ fn compile_writes_the_changed_builder_with_the_same_checks_as_the_cli() {
     assert!(!broken.exists());
 }
 
+/// `:compile` writes the plan of the files as the session read them; when one changed on disk
+/// since, a note says so and how to read it again (a trial took the plan for its edit's).
+#[test]
+fn compile_notes_files_changed_since_they_were_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("app.neon");
+    let text = "parameters:\n\tn: 5\ntypes:\n\tApp\\X: {}\nservices:\n\tx: App\\X\n";
+    std::fs::write(&config, text).expect("write");
+    let mut s = Session::open(&config, Options::default());
+    let out = dir.path().join("a.plan.json");
+    let r = ask(&mut s, &format!(":compile {}", out.display()));
+    assert_eq!(r, format!("wrote {} (1 service)", out.display()));
+    std::fs::write(&config, text.replace("n: 5", "n: 42")).expect("edit");
+    let r = ask(&mut s, &format!(":compile {}", out.display()));
+    assert_eq!(
+        r,
+        format!(
+            "wrote {} (1 service)\nnote: {} changed on disk since this session read it; the plan is of the files as read (:reload reads them again)",
+            out.display(),
+            std::fs::canonicalize(&config).expect("there").display()
+        )
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("written")).expect("json");
+    assert_eq!(json["parameters"]["n"], 5, "{json}");
+    ask(&mut s, ":reload");
+    let r = ask(&mut s, &format!(":compile {}", out.display()));
+    assert_eq!(r, format!("wrote {} (1 service)", out.display()));
+}
+
 #[test]
 fn compile_from_phase_a_runs_before_compile_on_the_changes() {
     let dir = tempfile::tempdir().expect("tempdir");

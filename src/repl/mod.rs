@@ -489,6 +489,10 @@ impl Session {
                     out.display(),
                     crate::diagnostics::services(plan.services.len())
                 ));
+                if let Some(note) = changed_since_read(&plan) {
+                    text.push('\n');
+                    text.push_str(&note);
+                }
                 text
             }
             Err(d) => {
@@ -786,4 +790,28 @@ fn dropped_note(dropped: usize) -> String {
     format!(
         "\nthe changes of {dropped} input(s) were dropped (the phases ran again from the files)"
     )
+}
+
+/// A note when files the plan was compiled from differ on disk from what the session read
+/// (edited, or removed, since): `:compile` writes the plan of the files as read, which a user
+/// who edited a file and ran `:compile` took for the plan of the edit (a trial). `None` when
+/// every file is as it was read. Shipped extensions have no file and are not looked at.
+fn changed_since_read(plan: &wireplan_runtime::plan::Plan) -> Option<String> {
+    let changed: Vec<&str> = plan
+        .dependencies
+        .iter()
+        .filter(|d| crate::compiler::extensions::shipped_text(&d.path).is_none())
+        .filter(|d| {
+            std::fs::read(&d.path).map_or(true, |bytes| crate::plan::content_hash(&bytes) != d.hash)
+        })
+        .map(|d| d.path.as_str())
+        .collect();
+    let named = match changed.as_slice() {
+        [] => return None,
+        [one] => format!("{one} changed"),
+        [one, rest @ ..] => format!("{one} and {} more files changed", rest.len()),
+    };
+    Some(format!(
+        "note: {named} on disk since this session read it; the plan is of the files as read (:reload reads them again)"
+    ))
 }
