@@ -28,7 +28,22 @@ use wireplan_runtime::Encoding;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// When to colour the diagnostics: `auto` on a terminal unless `NO_COLOR` is set (not
+    /// empty) or `TERM=dumb`; `always` also into a pipe or a CI log; `never`.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
 }
+
+/// `--color WHEN` (as cargo reads it).
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+/// The `--color` given, once read.
+static COLOR: std::sync::OnceLock<ColorWhen> = std::sync::OnceLock::new();
 
 /// The exit codes, shown after the help of the program and of `compile` and `check`.
 const EXIT_CODES: &str = "Exit codes: 0 success; 1 a problem with the input (errors, or \
@@ -707,12 +722,17 @@ fn repl(config: &std::path::Path, params: &ParamArgs) -> ExitCode {
 /// Colour only for a terminal whose environment allows it ([`diagnostics::colour_allowed`]).
 fn color() -> bool {
     use std::io::IsTerminal;
-    diagnostics::colour_allowed() && std::io::stderr().is_terminal()
+    match COLOR.get().copied().unwrap_or(ColorWhen::Auto) {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => diagnostics::colour_allowed() && std::io::stderr().is_terminal(),
+    }
 }
 
 fn main() -> ExitCode {
     wireplan::script::sandbox::raise_stack_limit();
     let cli: Cli = wireplan::cli::parse_or_exit();
+    let _ = COLOR.set(cli.color);
     match cli.command {
         Command::Compile {
             config,

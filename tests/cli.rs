@@ -914,6 +914,30 @@ fn a_path_with_backslashes_says_to_write_slashes() {
     assert!(!stderr.contains("separates folders"), "{stderr}");
 }
 
+/// `--color always` colours the diagnostics into a pipe (a CI log), even with `NO_COLOR`;
+/// `--color never` and the default into a pipe do not.
+#[test]
+fn color_always_colours_into_a_pipe() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    std::fs::write(&config, "services:\n\tx: App\\Nope\n").expect("write");
+    let stderr = |args: &[&str], no_color: bool| {
+        let mut cmd = wireplan();
+        cmd.arg("check").arg(&config).args(args);
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        }
+        let out = cmd.output().expect("runs");
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(stderr(&["--color", "always"], true).contains("\u{1b}["));
+    assert!(!stderr(&["--color", "never"], false).contains('\u{1b}'));
+    let plain = stderr(&[], false);
+    assert!(!plain.contains('\u{1b}'), "{plain}");
+    assert!(plain.starts_with("error[class-not-found]"), "{plain}");
+}
+
 /// `graph` of a plan file with options that only a configuration takes (`--catalog`, `-p`):
 /// a warning names them as ignored, and the graph is still printed.
 #[test]
