@@ -42,6 +42,9 @@ enum ColorWhen {
     Never,
 }
 
+/// `compile --quiet` / `check --quiet`: the success line is left out.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// The `--color` given, once read.
 static COLOR: std::sync::OnceLock<ColorWhen> = std::sync::OnceLock::new();
 
@@ -76,6 +79,10 @@ enum Command {
         /// --deny-warnings` does, in one run). Not with --watch.
         #[arg(long, conflicts_with = "watch")]
         deny_warnings: bool,
+        /// Print only the diagnostics: not the `wrote PLAN (N services)` line (for build
+        /// scripts, as cargo's `-q`). Not with --watch, whose lines say what each round did.
+        #[arg(short, long, conflicts_with = "watch")]
+        quiet: bool,
         #[command(flatten)]
         params: ParamArgs,
     },
@@ -94,6 +101,9 @@ enum Command {
         /// milliseconds, page faults and heap; docs/tools.md).
         #[arg(long)]
         timings: bool,
+        /// Print only the diagnostics: not the `ok: N services, W warning(s)` line.
+        #[arg(short, long)]
+        quiet: bool,
         #[command(flatten)]
         params: ParamArgs,
     },
@@ -412,11 +422,13 @@ fn compile(
             Encoding::Binary => "the binary form, ",
             _ => "JSON (a name ending in .bin, or --format bin, writes the binary form), ",
         };
-        say(format_args!(
-            "wrote {place} ({form}{})",
-            wireplan::diagnostics::services(plan.services.len())
-        ));
-    } else if human {
+        if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+            say(format_args!(
+                "wrote {place} ({form}{})",
+                wireplan::diagnostics::services(plan.services.len())
+            ));
+        }
+    } else if human && !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
         say(format_args!(
             "ok: {}, {warnings} warning(s)",
             wireplan::diagnostics::services(plan.services.len())
@@ -741,9 +753,11 @@ fn main() -> ExitCode {
             watch: watching,
             timings,
             deny_warnings,
+            quiet,
             params,
         } => {
             wireplan::timings::want(timings);
+            QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
             let encoding = match encoding {
                 Some(PlanEncoding::Json) => Encoding::Json,
                 Some(PlanEncoding::Bin) => Encoding::Binary,
@@ -780,9 +794,11 @@ fn main() -> ExitCode {
             format,
             deny_warnings,
             timings,
+            quiet,
             params,
         } => {
             wireplan::timings::want(timings);
+            QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
             compile(config, None, format, deny_warnings, params)
         }
         Command::Explain {

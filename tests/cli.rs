@@ -938,6 +938,46 @@ fn color_always_colours_into_a_pipe() {
     assert!(plain.starts_with("error[class-not-found]"), "{plain}");
 }
 
+/// `compile -q` and `check -q` print only the diagnostics: no `wrote` or `ok:` line, and the
+/// warnings and errors as without it.
+#[test]
+fn quiet_leaves_out_the_success_line_only() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("app.neon");
+    let plan = dir.path().join("app.plan.json");
+    std::fs::write(&config, "types:\n\tApp\\X: {}\nservices:\n\tx: App\\X\n").expect("write");
+    let run = |args: &[&str]| {
+        let out = wireplan().args(args).output().expect("runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (config_arg, plan_arg) = (
+        config.to_str().expect("utf-8"),
+        plan.to_str().expect("utf-8"),
+    );
+    assert_eq!(
+        run(&["compile", config_arg, "-o", plan_arg, "-q"]),
+        (Some(0), String::new())
+    );
+    assert!(plan.is_file());
+    assert_eq!(
+        run(&["check", config_arg, "--quiet"]),
+        (Some(0), String::new())
+    );
+    let (code, loud) = run(&["check", config_arg]);
+    assert_eq!(
+        (code, loud.as_str()),
+        (Some(0), "ok: 1 service, 0 warning(s)\n")
+    );
+    // Diagnostics still print.
+    std::fs::write(&config, "services:\n\tx: App\\Nope\n").expect("write");
+    let (code, stderr) = run(&["compile", config_arg, "-o", plan_arg, "-q"]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.starts_with("error[class-not-found]"), "{stderr}");
+}
+
 /// `graph` of a plan file with options that only a configuration takes (`--catalog`, `-p`):
 /// a warning names them as ignored, and the graph is still printed.
 #[test]
