@@ -795,12 +795,14 @@ fn dropped_note(dropped: usize) -> String {
 /// A note when files the plan was compiled from differ on disk from what the session read
 /// (edited, or removed, since): `:compile` writes the plan of the files as read, which a user
 /// who edited a file and ran `:compile` took for the plan of the edit (a trial). `None` when
-/// every file is as it was read. Shipped extensions have no file and are not looked at.
+/// every file is as it was read. Shipped extensions and a registry's in-memory catalog have
+/// no file and are not looked at.
 fn changed_since_read(plan: &wireplan_runtime::plan::Plan) -> Option<String> {
     let changed: Vec<&str> = plan
         .dependencies
         .iter()
         .filter(|d| crate::compiler::extensions::shipped_text(&d.path).is_none())
+        .filter(|d| d.path != crate::catalog::REGISTRY_CATALOG)
         .filter(|d| {
             std::fs::read(&d.path).map_or(true, |bytes| crate::plan::content_hash(&bytes) != d.hash)
         })
