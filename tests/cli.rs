@@ -276,7 +276,10 @@ fn no_command_is_a_usage_error_that_says_so() {
         stderr.starts_with("error[usage]: no command given\n\nDependency-injection"),
         "{stderr}"
     );
-    assert!(stderr.contains("Usage: wireplan [OPTIONS] <COMMAND>"), "{stderr}");
+    assert!(
+        stderr.contains("Usage: wireplan [OPTIONS] <COMMAND>"),
+        "{stderr}"
+    );
 }
 
 #[test]
