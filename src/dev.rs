@@ -180,22 +180,28 @@ pub fn is_current_with(plan: &Plan, catalogs: &[CatalogInput]) -> bool {
     if plan.compiler != crate::plan::COMPILER || plan.version != wireplan_runtime::plan::VERSION {
         return false;
     }
-    let in_memory = |path: &str| {
-        catalogs.iter().find_map(|c| match c {
-            CatalogInput::Text { name, text } if name == path => Some(text.as_str()),
-            _ => None,
-        })
-    };
     !plan.dependencies.is_empty()
-        && plan.dependencies.iter().all(|d| {
-            let text = in_memory(&d.path)
-                // A shipped extension has no file: its text is part of wireplan.
-                .or_else(|| crate::compiler::extensions::shipped_text(&d.path));
-            match text {
-                Some(text) => content_hash(text.as_bytes()) == d.hash,
-                None => std::fs::read(&d.path).is_ok_and(|bytes| content_hash(&bytes) == d.hash),
-            }
-        })
+        && !plan
+            .dependencies
+            .iter()
+            .any(|d| dependency_changed(d, catalogs))
+}
+
+/// Whether the input `d` a plan was compiled from no longer has the content hash recorded for
+/// it: a file changed or gone, or an in-memory catalog of `catalogs` ([`CatalogInput::Text`],
+/// by name) with other text. A shipped extension has no file: its text is part of wireplan.
+pub fn dependency_changed(
+    d: &wireplan_runtime::plan::Dependency,
+    catalogs: &[CatalogInput],
+) -> bool {
+    let in_memory = catalogs.iter().find_map(|c| match c {
+        CatalogInput::Text { name, text } if *name == d.path => Some(text.as_str()),
+        _ => None,
+    });
+    match in_memory.or_else(|| crate::compiler::extensions::shipped_text(&d.path)) {
+        Some(text) => content_hash(text.as_bytes()) != d.hash,
+        None => std::fs::read(&d.path).map_or(true, |bytes| content_hash(&bytes) != d.hash),
+    }
 }
 
 /// The registry's catalog as an in-memory compiler input ([`CatalogInput::Text`] named

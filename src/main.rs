@@ -42,9 +42,6 @@ enum ColorWhen {
     Never,
 }
 
-/// `compile --quiet` / `check --quiet`: the success line is left out.
-static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
 /// The `--color` given, once read.
 static COLOR: std::sync::OnceLock<ColorWhen> = std::sync::OnceLock::new();
 
@@ -289,6 +286,7 @@ fn compile(
     output: Option<(PathBuf, Encoding)>,
     format: Format,
     deny_warnings: bool,
+    quiet: bool,
     params: ParamArgs,
 ) -> ExitCode {
     // One compilation, then the process ends: its working state is left to the OS.
@@ -422,13 +420,13 @@ fn compile(
             Encoding::Binary => "the binary form, ",
             _ => "JSON (a name ending in .bin, or --format bin, writes the binary form), ",
         };
-        if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        if !quiet {
             say(format_args!(
                 "wrote {place} ({form}{})",
                 wireplan::diagnostics::services(plan.services.len())
             ));
         }
-    } else if human && !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+    } else if human && !quiet {
         say(format_args!(
             "ok: {}, {warnings} warning(s)",
             wireplan::diagnostics::services(plan.services.len())
@@ -757,7 +755,6 @@ fn main() -> ExitCode {
             params,
         } => {
             wireplan::timings::want(timings);
-            QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
             let encoding = match encoding {
                 Some(PlanEncoding::Json) => Encoding::Json,
                 Some(PlanEncoding::Bin) => Encoding::Binary,
@@ -785,6 +782,7 @@ fn main() -> ExitCode {
                     Some((output, encoding)),
                     Format::Human,
                     deny_warnings,
+                    quiet,
                     params,
                 )
             }
@@ -798,8 +796,7 @@ fn main() -> ExitCode {
             params,
         } => {
             wireplan::timings::want(timings);
-            QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
-            compile(config, None, format, deny_warnings, params)
+            compile(config, None, format, deny_warnings, quiet, params)
         }
         Command::Explain {
             config,

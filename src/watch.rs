@@ -236,26 +236,6 @@ fn compile_once_with(
     }
 }
 
-/// What tells one file from another at a path: its device and inode (on other systems its
-/// length and modification time). A plan replaced by a rename is another file.
-fn file_identity(path: &Path) -> Option<(u64, u64)> {
-    let m = std::fs::metadata(path).ok()?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((m.dev(), m.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let modified = m
-            .modified()
-            .ok()?
-            .duration_since(std::time::UNIX_EPOCH)
-            .ok()?;
-        Some((m.len(), modified.as_nanos() as u64))
-    }
-}
-
 /// The canonical path when the file exists, else the path made absolute lexically (so the
 /// same file is never listed twice under two spellings).
 fn absolute(path: &Path) -> PathBuf {
@@ -359,7 +339,7 @@ pub fn run(
     let mut last_good: Vec<PathBuf> = Vec::new();
     let mut watched: Vec<PathBuf> = Vec::new();
     let mut written = false;
-    // The identity of the plan file this watch wrote last ([`file_identity`]).
+    // Which file the plan this watch wrote last is ([`path_id`]).
     let mut wrote: Option<(u64, u64)> = None;
     // The number of services of the last plan this watch wrote (0 before it wrote one).
     let mut last_services = 0;
@@ -382,9 +362,9 @@ pub fn run(
             last_services > 0,
         );
         if run.plan.is_some() {
-            wrote = file_identity(&opts.output);
+            wrote = path_id(&opts.output);
         } else if let Some(ours) = wrote {
-            run.output_replaced = file_identity(&opts.output).is_some_and(|now| now != ours);
+            run.output_replaced = path_id(&opts.output).is_some_and(|now| now != ours);
         }
         // The plan is written (or kept): a Ctrl-C from here on ends the watch between
         // compilations (exit 0), not an interrupted one (a trial's Ctrl-C just after the
@@ -499,7 +479,7 @@ pub fn run(
                         .folders
                         .iter()
                         .filter(|(d, id)| {
-                            paths.iter().any(|p| d.starts_with(p)) && folder_id(d) != **id
+                            paths.iter().any(|p| d.starts_with(p)) && path_id(d) != **id
                         })
                         .map(|(d, _)| d.clone())
                         .collect();
@@ -581,7 +561,7 @@ fn is_change(kind: &notify::EventKind) -> bool {
     }
 }
 
-/// The folders a watch watches, each with what it was when its watch began ([`folder_id`]),
+/// The folders a watch watches, each with what it was when its watch began ([`path_id`]),
 /// and the folders that could not be watched (reported once until they can).
 #[derive(Default)]
 struct WatchedFolders {
@@ -592,22 +572,22 @@ struct WatchedFolders {
 impl WatchedFolders {
     /// Records `dir` as watched from now on, with what is at its path now.
     fn add(&mut self, dir: &Path) {
-        self.folders.insert(dir.to_path_buf(), folder_id(dir));
+        self.folders.insert(dir.to_path_buf(), path_id(dir));
     }
 }
 
-/// Which folder is at `dir` (device and inode), so that a folder renamed away and one made in
-/// its place are told apart from the same folder whose permissions changed; `None` where the
-/// system does not say.
-fn folder_id(dir: &Path) -> Option<(u64, u64)> {
+/// Which file or folder is at `path` (device and inode): a folder renamed away and one made in
+/// its place are told apart from the same folder whose permissions changed, and a plan file
+/// replaced by a rename from the one this watch wrote; `None` where the system does not say.
+fn path_id(path: &Path) -> Option<(u64, u64)> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(dir).ok().map(|m| (m.dev(), m.ino()))
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
     }
     #[cfg(not(unix))]
     {
-        let _ = dir;
+        let _ = path;
         None
     }
 }

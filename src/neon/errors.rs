@@ -310,14 +310,12 @@ impl ParseError {
         if let Some((at, c, name)) = odd {
             let at = Span::new(file, text.orig_start(at), text.orig_end(at + c.len_utf8()));
             d = d.with_secondary(at, format!("{name} (U+{:04X})", u32::from(c)));
-            notes.insert(
-                0,
-                format!(
+            let note = format!(
                 "NEON reads only spaces and tabs as blanks: the {name} (U+{:04X}) is part of the \
                  text around it; replace it with a normal space",
                 u32::from(c)
-            ),
             );
+            notes.insert(0, note);
         }
         for n in notes {
             d = d.with_note(n);

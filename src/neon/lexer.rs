@@ -175,11 +175,12 @@ pub(crate) fn tokenize_in_pieces(src: &str, piece: usize) -> (Vec<Token>, usize)
 
 /// [`tokenize_in_pieces`] with the text split into [`STRETCHES_PER_LANE`] stretches per lane
 /// of about equal size, each cut where a piece may start, lexed by the calling thread and
-/// `lanes - 1` helper threads, each claiming the next stretch nobody has claimed. Since a cut at any allowed line start gives the tokens of one run
-/// (see [`tokenize`]), the lanes' tokens put one after the other are the tokens of the whole
-/// text. Where one lane stops early, lexing stops there and the later lanes' tokens are
-/// dropped, as one run would never have reached them. A thread that cannot be started
-/// leaves its lane to the calling thread.
+/// `lanes - 1` helper threads, each claiming the next stretch nobody has claimed. Since a cut
+/// at any allowed line start gives the tokens of one run (see [`tokenize`]), the stretches'
+/// tokens put one after the other are the tokens of the whole text. Where one stretch stops
+/// early, lexing stops there and the later stretches' tokens are dropped, as one run would
+/// never have reached them. A thread that cannot be started leaves its stretches to the
+/// others.
 pub(crate) fn tokenize_in_lanes(src: &str, piece: usize, lanes: usize) -> (Vec<Token>, usize) {
     let bytes = src.as_bytes();
     let multi_line = triple_quote_range(bytes);

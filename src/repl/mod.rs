@@ -489,7 +489,7 @@ impl Session {
                     out.display(),
                     crate::diagnostics::services(plan.services.len())
                 ));
-                if let Some(note) = changed_since_read(&plan) {
+                if let Some(note) = changed_since_read(&plan, &self.options.catalogs) {
                     text.push('\n');
                     text.push_str(&note);
                 }
@@ -793,19 +793,18 @@ fn dropped_note(dropped: usize) -> String {
 }
 
 /// A note when files the plan was compiled from differ on disk from what the session read
-/// (edited, or removed, since): `:compile` writes the plan of the files as read, which a user
-/// who edited a file and ran `:compile` took for the plan of the edit (a trial). `None` when
-/// every file is as it was read. Shipped extensions and a registry's in-memory catalog have
-/// no file and are not looked at.
-fn changed_since_read(plan: &wireplan_runtime::plan::Plan) -> Option<String> {
+/// (edited, or removed, since; [`crate::dev::dependency_changed`], with the session's in-memory
+/// `catalogs`): `:compile` writes the plan of the files as read, which a user who edited a
+/// file and ran `:compile` took for the plan of the edit (a trial). `None` when every file is
+/// as it was read.
+fn changed_since_read(
+    plan: &wireplan_runtime::plan::Plan,
+    catalogs: &[crate::catalog::CatalogInput],
+) -> Option<String> {
     let changed: Vec<&str> = plan
         .dependencies
         .iter()
-        .filter(|d| crate::compiler::extensions::shipped_text(&d.path).is_none())
-        .filter(|d| d.path != crate::catalog::REGISTRY_CATALOG)
-        .filter(|d| {
-            std::fs::read(&d.path).map_or(true, |bytes| crate::plan::content_hash(&bytes) != d.hash)
-        })
+        .filter(|d| crate::dev::dependency_changed(d, catalogs))
         .map(|d| d.path.as_str())
         .collect();
     let named = match changed.as_slice() {

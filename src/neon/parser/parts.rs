@@ -213,43 +213,44 @@ impl Joined {
 
     /// Adds the next part: its map's entries after those of the parts before, in order.
     fn add(&mut self, part: Option<(Value, usize)>) {
-        if self.failed {
-            return;
+        if !self.failed {
+            match self.joined_with(part) {
+                Some(all) => self.all = Some(all),
+                None => self.failed = true,
+            }
         }
-        let joined = (|| {
-            let (value, part_end) = part?;
-            let Kind::Array(array) = value.kind else {
-                return None;
-            };
-            if array.entries.keys().any(|k| matches!(k, Key::Int(_))) {
+    }
+
+    /// The map so far with `part`'s entries after its own; `None` when `part` failed or cannot
+    /// be joined (integer keys, a key already there).
+    fn joined_with(
+        &mut self,
+        part: Option<(Value, usize)>,
+    ) -> Option<(Box<crate::neon::Array>, u32, u32)> {
+        let (value, part_end) = part?;
+        let Kind::Array(array) = value.kind else {
+            return None;
+        };
+        if array.entries.keys().any(|k| matches!(k, Key::Int(_))) {
+            return None;
+        }
+        let (s, e) = (value.span.start, value.span.end);
+        self.end = part_end;
+        let Some((mut all, s0, e0)) = self.all.take() else {
+            let mut all = array;
+            // The whole map's size once, not a growth (and copy) per part.
+            let more = self.room.saturating_sub(all.entries.len());
+            all.entries.reserve(more);
+            return Some((all, s, e));
+        };
+        all.entries.reserve(array.entries.len());
+        for (k, entry) in array.entries {
+            // A key in two parts is an error the whole parse reports at its place.
+            if all.entries.insert_full(k, entry).1.is_some() {
                 return None;
             }
-            let (s, e) = (value.span.start, value.span.end);
-            self.end = part_end;
-            Some(match self.all.take() {
-                None => {
-                    let mut all = array;
-                    // The whole map's size once, not a growth (and copy) per part.
-                    let more = self.room.saturating_sub(all.entries.len());
-                    all.entries.reserve(more);
-                    (all, s, e)
-                }
-                Some((mut all, s0, e0)) => {
-                    all.entries.reserve(array.entries.len());
-                    for (k, entry) in array.entries {
-                        // A key in two parts is an error the whole parse reports at its place.
-                        if all.entries.insert_full(k, entry).1.is_some() {
-                            return None;
-                        }
-                    }
-                    (all, s0.min(s), e0.max(e))
-                }
-            })
-        })();
-        match joined {
-            Some(all) => self.all = Some(all),
-            None => self.failed = true,
         }
+        Some((all, s0.min(s), e0.max(e)))
     }
 
     /// The joined map and the end of the last part; `None` when a part failed.
