@@ -38,10 +38,11 @@ where
         let later = &later;
         let handles: Vec<_> = (0..count)
             .map(|k| {
+                let start = Start::here();
                 std::thread::Builder::new()
                     .name(name.into())
                     .stack_size(THREAD_STACK)
-                    .spawn_scoped(scope, helper(move || later(k)))
+                    .spawn_scoped(scope, start.helper(move || later(k)))
                     .ok()
             })
             .collect();
@@ -110,64 +111,104 @@ pub(crate) fn claimed_each<T: Send>(
     );
 }
 
-/// `job` made the body of a helper thread that starts on another core than the thread calling
-/// this (the one that starts the helper), and publishes its heap count when done
-/// ([`crate::memory::counted`]). Call it on the starting thread, as the thread is spawned.
+/// The start of one helper thread: create it with [`Start::here`] on the thread that spawns
+/// the helper, make the helper's body with [`Start::helper`], spawn it, then drop the `Start`
+/// (whether the spawn worked or not).
 ///
-/// Linux placed a new helper on its starter's core when the other core was busy for a moment
-/// (a lane finishing); the two then took turns on one core while the other idled, for 10–20 ms
-/// at app-10000, until the load balancer moved one (`perf record -a` showed it). A helper now
-/// moves off its starter's core as it starts, and may run anywhere afterwards
-/// (docs/performance.md, "Thirteenth round").
-pub(crate) fn helper<T>(job: impl FnOnce() -> T) -> impl FnOnce() -> T {
-    let spawner = current_cpu();
-    let job = crate::memory::counted(job);
-    move || {
-        start_elsewhere(spawner);
-        job()
+/// The helper begins at once on another core than its starter's, and publishes its heap count
+/// when done ([`crate::memory::counted`]). This kernel places a new thread on core 0, or
+/// beside its starter, even with another core idle, and the thread there waits until the one
+/// running ends its time slice: eight helpers of one app-10000 compile began 0.3–4.7 ms after
+/// they were spawned, 17 ms in all (`perf record -e sched:sched_wakeup_new,sched:sched_switch`;
+/// docs/performance.md, "Twenty-eighth round"). Earlier a helper placed beside its starter
+/// took turns with it on one core for 10–20 ms ("Thirteenth round"). So (Linux):
+///
+/// - [`Start::here`] keeps the starter on the core it runs on (its affinity narrowed to that
+///   core, which moves nothing), so the new thread, which inherits the affinity, is placed
+///   there and nowhere else;
+/// - dropping the `Start` gives the starter its affinity back and yields the core once, so
+///   the new thread runs now;
+/// - the helper's first step moves it off that core (its affinity without it, which the
+///   kernel carries out at once), then lets it run wherever the starter was allowed to.
+///
+/// About 20 µs for the two threads; nothing happens where the starter may run on one core only.
+pub(crate) struct Start {
+    #[cfg(target_os = "linux")]
+    pinned: Option<(usize, libc::cpu_set_t)>,
+}
+
+impl Start {
+    /// Keeps the calling thread on its core until the `Start` is dropped (see [`Start`]).
+    pub(crate) fn here() -> Start {
+        #[cfg(target_os = "linux")]
+        {
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            // SAFETY: the sets are plain data the kernel reads and writes; `0` is the calling
+            // thread, and `sched_getcpu` reads no memory of ours.
+            unsafe {
+                let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+                let cpu = libc::sched_getcpu();
+                if cpu < 0
+                    || cpu as usize >= libc::CPU_SETSIZE as usize
+                    || libc::sched_getaffinity(0, size, &mut allowed) != 0
+                    || libc::CPU_COUNT(&allowed) < 2
+                    || !libc::CPU_ISSET(cpu as usize, &allowed)
+                {
+                    return Start { pinned: None };
+                }
+                let mut here: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(cpu as usize, &mut here);
+                if libc::sched_setaffinity(0, size, &here) != 0 {
+                    return Start { pinned: None };
+                }
+                Start {
+                    pinned: Some((cpu as usize, allowed)),
+                }
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        Start {}
+    }
+
+    /// `job` made the body of the helper thread this `Start` is for.
+    pub(crate) fn helper<T>(&self, job: impl FnOnce() -> T) -> impl FnOnce() -> T {
+        #[cfg(target_os = "linux")]
+        let pinned = self.pinned;
+        let job = crate::memory::counted(job);
+        move || {
+            #[cfg(target_os = "linux")]
+            if let Some((cpu, allowed)) = pinned {
+                start_elsewhere(cpu, &allowed);
+            }
+            job()
+        }
     }
 }
 
-/// The core the calling thread runs on now, when the system says (Linux).
-fn current_cpu() -> Option<usize> {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: `sched_getcpu` reads no memory of ours.
-        let cpu = unsafe { libc::sched_getcpu() };
-        if cpu >= 0 {
-            return Some(cpu as usize);
+impl Drop for Start {
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Some((_, allowed)) = self.pinned.take() {
+            // SAFETY: as in `Start::here`; `sched_yield` touches no memory of ours.
+            unsafe {
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &allowed);
+                libc::sched_yield();
+            }
         }
     }
-    None
 }
 
-/// Moves the calling thread, a helper just started, off core `spawner` when it is on it and
-/// may run elsewhere, then lets it run anywhere again (its affinity is what it was).
-fn start_elsewhere(spawner: Option<usize>) {
-    #[cfg(target_os = "linux")]
-    {
-        let Some(cpu) = spawner else {
-            return;
-        };
-        let size = std::mem::size_of::<libc::cpu_set_t>();
-        // SAFETY: the set is plain data written by the kernel, and the affinity calls read
-        // and write only it; `0` is the calling thread.
-        unsafe {
-            let mut allowed: libc::cpu_set_t = std::mem::zeroed();
-            if libc::sched_getaffinity(0, size, &mut allowed) != 0
-                || cpu >= libc::CPU_SETSIZE as usize
-                || !libc::CPU_ISSET(cpu, &allowed)
-                || libc::CPU_COUNT(&allowed) < 2
-                || libc::sched_getcpu() != cpu as i32
-            {
-                return;
-            }
-            let mut elsewhere = allowed;
-            libc::CPU_CLR(cpu, &mut elsewhere);
-            if libc::sched_setaffinity(0, size, &elsewhere) == 0 {
-                libc::sched_setaffinity(0, size, &allowed);
-            }
-        }
+/// Moves the calling thread, a helper just started with its starter's one-core affinity, off
+/// core `spawner`, then gives it the starter's own affinity `allowed` (two or more cores).
+#[cfg(target_os = "linux")]
+fn start_elsewhere(spawner: usize, allowed: &libc::cpu_set_t) {
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    let mut elsewhere = *allowed;
+    // SAFETY: the sets are plain data the kernel reads; `0` is the calling thread.
+    unsafe {
+        libc::CPU_CLR(spawner, &mut elsewhere);
+        libc::sched_setaffinity(0, size, &elsewhere);
+        libc::sched_setaffinity(0, size, allowed);
     }
 }
 
@@ -452,7 +493,7 @@ impl<T> Handover<T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{split, start_elsewhere, Handover, InOrder, Turn};
+    use super::{split, Handover, InOrder, Start, Turn};
     use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 
     /// Blocks come out in order whoever produced them, each produced once, and never more
@@ -568,33 +609,46 @@ mod tests {
         assert!(made.load(SeqCst) <= 3, "{}", made.load(SeqCst));
     }
 
-    /// A helper on its starter's core moves to another one when it may, and keeps the
-    /// affinity it had (it is not left pinned).
+    /// A helper starts on another core than its starter's when it may, with the starter's
+    /// affinity (it is not left pinned), and the starter gets its own affinity back.
     #[cfg(target_os = "linux")]
     #[test]
-    fn a_helper_starts_elsewhere_and_may_run_anywhere_afterwards() {
-        std::thread::spawn(|| {
-            let size = std::mem::size_of::<libc::cpu_set_t>();
-            // SAFETY: plain data filled by the kernel for the calling thread.
-            let affinity = || unsafe {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0);
-                set
-            };
+    fn a_helper_starts_elsewhere_and_both_may_run_anywhere_afterwards() {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: plain data filled by the kernel for the calling thread.
+        let affinity = move || unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0);
+            set
+        };
+        let same = |a: &libc::cpu_set_t, b: &libc::cpu_set_t| {
+            // SAFETY: reads the two sets only.
+            (0..libc::CPU_SETSIZE as usize)
+                .all(|c| unsafe { libc::CPU_ISSET(c, a) == libc::CPU_ISSET(c, b) })
+        };
+        std::thread::spawn(move || {
             let before = affinity();
+            // SAFETY: reads the set only.
+            let cores = unsafe { libc::CPU_COUNT(&before) };
+            let start = Start::here();
             // SAFETY: reads no memory of ours.
             let here = unsafe { libc::sched_getcpu() };
-            assert!(here >= 0);
-            start_elsewhere(Some(here as usize));
-            let after = affinity();
-            // SAFETY: as above.
-            let (cores, now) = unsafe { (libc::CPU_COUNT(&before), libc::sched_getcpu()) };
-            assert!((0..libc::CPU_SETSIZE as usize)
-                .all(|c| unsafe { libc::CPU_ISSET(c, &before) == libc::CPU_ISSET(c, &after) }));
+            let pinned = affinity();
+            // SAFETY: reads the set only.
+            let pinned_cores = unsafe { libc::CPU_COUNT(&pinned) };
+            let helper = std::thread::spawn(start.helper(move || {
+                // SAFETY: reads no memory of ours.
+                (unsafe { libc::sched_getcpu() }, affinity())
+            }));
+            drop(start);
+            assert!(same(&affinity(), &before), "the starter's affinity is back");
+            let (there, helper_affinity) = helper.join().expect("the helper");
+            assert!(same(&helper_affinity, &before), "the helper's affinity is the starter's");
             if cores >= 2 {
-                assert_ne!(now, here, "moved off core {here}");
+                assert_eq!(pinned_cores, 1, "the starter is kept on its core while it starts");
+                assert_ne!(there, here, "the helper began off core {here}");
             } else {
-                assert_eq!(now, here);
+                assert_eq!(pinned_cores, cores);
             }
         })
         .join()

@@ -63,11 +63,12 @@ impl ContainerBuilder {
         let b: &ContainerBuilder = self;
         let (results, factory_results, beside) = std::thread::scope(|scope| {
             let (blocks, received) = std::sync::mpsc::channel::<Vec<Option<String>>>();
+            let start = crate::parallel::Start::here();
             let helper = std::thread::Builder::new()
                 .name("autowiring-index".into())
                 .spawn_scoped(
                     scope,
-                    crate::parallel::helper(move || {
+                    start.helper(move || {
                         let mut index = IndexBuilder::new(count);
                         let mut found = Diagnostics::new();
                         let mut types = Vec::with_capacity(count);
@@ -83,6 +84,7 @@ impl ContainerBuilder {
                         (index.finish(), found, types)
                     }),
                 );
+            drop(start);
             let Ok(helper) = helper else {
                 let mut results = Vec::with_capacity(count);
                 let factory_results = b.find_types(diags, |block| results.extend(block));

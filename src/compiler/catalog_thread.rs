@@ -152,11 +152,12 @@ fn stream_catalog_in<R>(
     // entities are expanded copies (bounded by the section's size).
     let handover = crate::parallel::Handover::<Batch>::new(hold);
     std::thread::scope(|scope| {
+        let start = crate::parallel::Start::here();
         let spawned = std::thread::Builder::new()
             .name("catalog".into())
             .spawn_scoped(
                 scope,
-                crate::parallel::helper(|| {
+                start.helper(|| {
                     while let Some(batch) = handover.front() {
                         for (key, span, value) in &batch {
                             add(&mut stream, key, *span, value);
@@ -170,6 +171,7 @@ fn stream_catalog_in<R>(
                     stream
                 }),
             );
+        drop(start);
         let Ok(builder) = spawned else {
             // No thread: the catalog is built here.
             let mut stream = CatalogStream::new();
