@@ -643,9 +643,15 @@ mod tests {
             drop(start);
             assert!(same(&affinity(), &before), "the starter's affinity is back");
             let (there, helper_affinity) = helper.join().expect("the helper");
-            assert!(same(&helper_affinity, &before), "the helper's affinity is the starter's");
+            assert!(
+                same(&helper_affinity, &before),
+                "the helper's affinity is the starter's"
+            );
             if cores >= 2 {
-                assert_eq!(pinned_cores, 1, "the starter is kept on its core while it starts");
+                assert_eq!(
+                    pinned_cores, 1,
+                    "the starter is kept on its core while it starts"
+                );
                 assert_ne!(there, here, "the helper began off core {here}");
             } else {
                 assert_eq!(pinned_cores, cores);

@@ -69,6 +69,14 @@ pub struct Released {
 #[derive(Debug)]
 pub struct Rest(Option<ContainerBuilder>);
 
+impl Rest {
+    /// What is left of the builder: its catalog and autowiring index still answer (its
+    /// definitions, aliases and other [`Released`] parts are gone). `None` only once dropped.
+    pub fn builder(&self) -> Option<&ContainerBuilder> {
+        self.0.as_ref()
+    }
+}
+
 impl Drop for Rest {
     fn drop(&mut self) {
         if let Some(done) = self.0.take() {

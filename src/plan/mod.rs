@@ -5,6 +5,7 @@
 //! same bytes.
 
 mod classes;
+mod entries;
 mod json_parts;
 mod output;
 mod pretty;
@@ -133,7 +134,6 @@ pub fn build_releasing(
     files: &[FileId],
 ) -> Plan {
     let needs_async = builder.async_services();
-    let types = type_index(builder);
     let released = builder.release();
     // What is left of each definition once its entry is made is freed here, or left to the
     // operating system when the process ends after compiling (as the builder's `Rest` is):
@@ -141,62 +141,69 @@ pub fn build_releasing(
     // Not in a large compilation (past the heap at which freed pages go back at once), whose
     // entries then reuse the definitions' memory: gen 100000 peaked at 211 MB instead of 191.
     let leave = crate::memory::process_ends_after_compiling() && !crate::memory::purges_promptly();
-    let make_entries = || {
-        let mut services =
-            plan::NameMap::with_capacity_and_hasher(released.definitions.len(), Default::default());
-        for mut def in released.definitions.into_values() {
-            let (Some(ty), Some(completed)) = (def.resolved_type.take(), def.completed.take())
-            else {
-                continue;
-            };
-            let entry = service_plan(&def, ty, *completed, &needs_async, sources);
-            services.insert(def.name.as_str().into(), entry);
-            if leave {
-                std::mem::forget(def);
-            }
-        }
-        services
-    };
-    // The `signatures` section is made from the completion's list beside the hashing.
-    let list = std::sync::Mutex::new(Some(released.signatures));
-    let take_section = || {
-        let list = list
-            .lock()
-            .ok()
-            .and_then(|mut l| l.take())
-            .unwrap_or_default();
-        signatures::section(list.into_iter())
-    };
-    // The inputs are hashed on another core meanwhile when there is enough of them.
-    let bytes: usize = files.iter().map(|id| sources.get(*id).text.len()).sum();
-    // The rest of the builder (its catalog above all) is freed there too, after hashing, or
-    // left to the operating system when the process ends after compiling (`Rest`).
-    let rest = std::sync::Mutex::new(Some(released.rest));
-    let (services, (hashed, signatures)) =
-        if bytes >= HASH_APART_MIN && crate::parallel::parallelism() > 1 {
-            let (services, mut hashed) = crate::parallel::split("hash", 1, make_entries, |_| {
-                let hashed = hash_files(sources, files);
-                let section = take_section();
-                if let Ok(mut rest) = rest.lock() {
-                    rest.take();
-                }
-                (hashed, section)
-            });
-            let apart = hashed
-                .pop()
-                .unwrap_or_else(|| (hash_files(sources, files), take_section()));
-            (services, apart)
-        } else {
-            drop(rest);
-            let services = make_entries();
-            (services, (hash_files(sources, files), take_section()))
+    let crate::builder::Released {
+        rest,
+        mut definitions,
+        aliases,
+        initialization,
+        dependencies,
+        signatures: list,
+    } = released;
+    // One definition's entry; what is left of the definition is freed (or left, above).
+    let entry = |def: &mut Definition| {
+        let made = match (def.resolved_type.take(), def.completed.take()) {
+            (Some(ty), Some(completed)) => Some((
+                def.name.as_str().into(),
+                service_plan(def, ty, *completed, &needs_async, sources),
+            )),
+            _ => None,
         };
+        if !leave {
+            drop(std::mem::replace(
+                def,
+                Definition::made_by(String::new(), None, None),
+            ));
+        }
+        made
+    };
+    // The rest of the builder (its catalog above all) and the completion's list, from which
+    // the type index and the `signatures` section are made; then the rest is freed, or left to
+    // the operating system when the process ends after compiling (`Rest`).
+    let from_rest = std::sync::Mutex::new(Some((rest, list)));
+    let apart = || {
+        let (rest, list) = from_rest.lock().ok()?.take()?;
+        let hashed = hash_files(sources, files);
+        let section = signatures::section(list.into_iter());
+        let types = rest.builder().map(type_index).unwrap_or_default();
+        drop(rest);
+        Some((hashed, section, types))
+    };
+    // The inputs are hashed, the type index and the `signatures` section made on another core
+    // meanwhile when there is enough of them, and that core then makes entries too.
+    let bytes: usize = files.iter().map(|id| sources.get(*id).text.len()).sum();
+    let (services, beside) = if bytes >= HASH_APART_MIN && crate::parallel::parallelism() > 1 {
+        entries::entries_beside("hash", definitions.as_mut_slice(), entry, apart)
+    } else {
+        let mut services =
+            plan::NameMap::with_capacity_and_hasher(definitions.len(), Default::default());
+        services.extend(definitions.values_mut().filter_map(&entry));
+        (services, None)
+    };
+    // (Made here when it was not made beside the entries.)
+    let Some((hashed, signatures, types)) = beside.or_else(apart) else {
+        unreachable!("the rest of the builder is taken once")
+    };
+    if leave {
+        // The definitions' remains are left; the map's own buffers (4 MB at app-10000) are
+        // freed, for the encoding to reuse (30-60 µs).
+        definitions.into_iter().for_each(std::mem::forget);
+    }
     finish(
         (services, signatures),
         types,
-        released.aliases,
-        released.initialization,
-        &released.dependencies,
+        aliases,
+        initialization,
+        &dependencies,
         parameters,
         hashed,
     )
