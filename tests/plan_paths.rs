@@ -133,7 +133,8 @@ fn without_extensions_the_plan_build_empties_the_builder() {
 }
 
 /// A large plan (5,000 services: the releasing path hashes its inputs on another thread
-/// meanwhile, which then makes service entries too, in blocks, `plan::entries`) is the
+/// meanwhile, `plan::entries`; that thread makes service entries too only in a process that
+/// ends after compiling, whose test is `entries_made_beside_are_one_threads_in_order`) is the
 /// copying path's, byte for byte, services in definition order (a mix of
 /// plain, tagged, set-up, factory-made, unnamed and non-autowired services).
 #[test]

@@ -179,10 +179,14 @@ pub fn build_releasing(
         Some((hashed, section, types))
     };
     // The inputs are hashed, the type index and the `signatures` section made on another core
-    // meanwhile when there is enough of them, and that core then makes entries too.
+    // meanwhile when there is enough of them, and that core then makes entries too, unless
+    // the definitions are freed as their entries are made (a large compilation): gen 100000's
+    // entries made on two cores peaked 10-20 MB higher (213-225 against 194-209 MB) for a
+    // plan build 5 ms shorter (89 -> 84 ms), the helper's entries taking fresh pages while
+    // the definitions freed on it went back to the main thread's heap.
     let bytes: usize = files.iter().map(|id| sources.get(*id).text.len()).sum();
     let (services, beside) = if bytes >= HASH_APART_MIN && crate::parallel::parallelism() > 1 {
-        entries::entries_beside("hash", definitions.as_mut_slice(), entry, apart)
+        entries::entries_beside("hash", leave, definitions.as_mut_slice(), entry, apart)
     } else {
         let mut services =
             plan::NameMap::with_capacity_and_hasher(definitions.len(), Default::default());
