@@ -131,7 +131,7 @@ pub(crate) fn claimed_each<T: Send>(
 /// - the helper's first step moves it off that core (its affinity without it, which the
 ///   kernel carries out at once), then lets it run wherever the starter was allowed to.
 ///
-/// About 20 µs for the two threads; nothing happens where the starter may run on one core only.
+/// Four affinity calls and a yield; nothing happens where the starter may run on one core only.
 pub(crate) struct Start {
     #[cfg(target_os = "linux")]
     pinned: Option<(usize, libc::cpu_set_t)>,

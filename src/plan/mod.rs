@@ -188,12 +188,14 @@ pub fn build_releasing(
     let (services, beside) = if bytes >= HASH_APART_MIN && crate::parallel::parallelism() > 1 {
         entries::entries_beside("hash", leave, definitions.as_mut_slice(), entry, apart)
     } else {
+        // First, so the rest of the builder is freed before the plan model is allocated.
+        let beside = apart();
         let mut services =
             plan::NameMap::with_capacity_and_hasher(definitions.len(), Default::default());
         services.extend(definitions.values_mut().filter_map(&entry));
-        (services, None)
+        (services, beside)
     };
-    // (Made here when it was not made beside the entries.)
+    // (Made here if the helper's work did not run: it always runs, on its thread or here.)
     let Some((hashed, signatures, types)) = beside.or_else(apart) else {
         unreachable!("the rest of the builder is taken once")
     };
