@@ -111,6 +111,25 @@ pub(crate) fn claimed_each<T: Send>(
     );
 }
 
+/// `entries` cut into ranges of `block` entries (the last one shorter), each behind a lock
+/// for the thread that claims it to take: the blocks of [`InOrder`] work that takes the
+/// entries out of a map where they are (the loader's `services:` entries, the plan's service
+/// entries) instead of moving them into blocks first.
+pub(crate) fn blocks_of<K, V>(
+    entries: &mut indexmap::map::Slice<K, V>,
+    block: usize,
+) -> Vec<std::sync::Mutex<Option<&mut indexmap::map::Slice<K, V>>>> {
+    let block = block.max(1);
+    let mut blocks = Vec::with_capacity(entries.len().div_ceil(block));
+    let mut rest = entries;
+    while !rest.is_empty() {
+        let (next, after) = rest.split_at_mut(block.min(rest.len()));
+        blocks.push(std::sync::Mutex::new(Some(next)));
+        rest = after;
+    }
+    blocks
+}
+
 /// The start of one helper thread: create it with [`Start::here`] on the thread that spawns
 /// the helper, make the helper's body with [`Start::helper`], spawn it, then drop the `Start`
 /// (whether the spawn worked or not).

@@ -23,7 +23,6 @@ use crate::expr::{Expr, ExprArray, ExprKind};
 use crate::neon::Key;
 use crate::parallel::{InOrder, Turn};
 use indexmap::IndexMap;
-use std::sync::Mutex;
 
 /// Entries from which the section is loaded in parts (app-10000: 10,000; app-1000's 1,000
 /// stay on the calling thread).
@@ -85,13 +84,7 @@ pub(super) fn load_in_parts(
     // The blocks are ranges of the section's own map: each entry is taken out where it is
     // when its block is read (its key copied, its value replaced by `null`), not moved into
     // a block first (0.4-0.5 ms of app-10000 on the calling thread before the helper began).
-    let mut inputs: Vec<Mutex<Option<&mut indexmap::map::Slice<Key, Expr>>>> = Vec::new();
-    let mut rest = entries.as_mut_slice();
-    while !rest.is_empty() {
-        let (next, after) = rest.split_at_mut(block.min(rest.len()));
-        inputs.push(Mutex::new(Some(next)));
-        rest = after;
-    }
+    let inputs = crate::parallel::blocks_of(entries.as_mut_slice(), block);
     let count = inputs.len();
     let read = |k: usize, schema: &DefinitionSchema| -> Vec<Entry> {
         let part = inputs[k].lock().unwrap_or_else(|e| e.into_inner()).take();

@@ -15,7 +15,6 @@
 
 use crate::builder::Definition;
 use crate::parallel::{InOrder, Turn};
-use std::sync::Mutex;
 use wireplan_runtime::plan::{Name, NameMap};
 
 /// Definitions a block holds.
@@ -35,13 +34,7 @@ pub(super) fn entries_beside<T: Send, H: Send>(
     first: impl Fn() -> Option<H> + Sync,
 ) -> (NameMap<T>, Option<H>) {
     let mut services = NameMap::with_capacity_and_hasher(definitions.len(), Default::default());
-    let mut parts = Vec::with_capacity(definitions.len().div_ceil(BLOCK));
-    let mut rest = definitions;
-    while !rest.is_empty() {
-        let (block, after) = rest.split_at_mut(BLOCK.min(rest.len()));
-        parts.push(Mutex::new(Some(block)));
-        rest = after;
-    }
+    let parts = crate::parallel::blocks_of(definitions, BLOCK);
     let make = |b: usize| -> Vec<(Name, T)> {
         let block = parts[b].lock().unwrap_or_else(|e| e.into_inner()).take();
         block.map_or_else(Vec::new, |defs| {
