@@ -38,12 +38,10 @@ where
         let later = &later;
         let handles: Vec<_> = (0..count)
             .map(|k| {
-                let start = Start::here();
-                std::thread::Builder::new()
+                let thread = std::thread::Builder::new()
                     .name(name.into())
-                    .stack_size(THREAD_STACK)
-                    .spawn_scoped(scope, start.helper(move || later(k)))
-                    .ok()
+                    .stack_size(THREAD_STACK);
+                spawn_scoped(scope, thread, move || later(k)).ok()
             })
             .collect();
         let done = first();
@@ -130,9 +128,30 @@ pub(crate) fn blocks_of<K, V>(
     blocks
 }
 
-/// The start of one helper thread: create it with [`Start::here`] on the thread that spawns
-/// the helper, make the helper's body with [`Start::helper`], spawn it, then drop the `Start`
-/// (whether the spawn worked or not).
+/// Spawns the helper thread `job` in `scope` with `thread`'s settings (its name, its stack):
+/// it starts at once on another core than the calling thread's ([`Start`]) and publishes its
+/// heap count when done. Errors: the spawn's.
+pub(crate) fn spawn_scoped<'scope, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    thread: std::thread::Builder,
+    job: impl FnOnce() -> T + Send + 'scope,
+) -> std::io::Result<std::thread::ScopedJoinHandle<'scope, T>> {
+    let start = Start::here();
+    thread.spawn_scoped(scope, start.helper(job))
+}
+
+/// [`spawn_scoped`] for a thread that may outlive the caller (the include decoded ahead).
+pub(crate) fn spawn<T: Send + 'static>(
+    thread: std::thread::Builder,
+    job: impl FnOnce() -> T + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<T>> {
+    let start = Start::here();
+    thread.spawn(start.helper(job))
+}
+
+/// The start of one helper thread ([`spawn`], [`spawn_scoped`]): created with [`Start::here`]
+/// on the thread that spawns the helper, the helper's body made with [`Start::helper`], then
+/// dropped once the thread is spawned (or could not be).
 ///
 /// The helper begins at once on another core than its starter's, and publishes its heap count
 /// when done ([`crate::memory::counted`]). This kernel places a new thread on core 0, or
@@ -151,14 +170,14 @@ pub(crate) fn blocks_of<K, V>(
 ///   kernel carries out at once), then lets it run wherever the starter was allowed to.
 ///
 /// Four affinity calls and a yield; nothing happens where the starter may run on one core only.
-pub(crate) struct Start {
+struct Start {
     #[cfg(target_os = "linux")]
     pinned: Option<(usize, libc::cpu_set_t)>,
 }
 
 impl Start {
     /// Keeps the calling thread on its core until the `Start` is dropped (see [`Start`]).
-    pub(crate) fn here() -> Start {
+    fn here() -> Start {
         #[cfg(target_os = "linux")]
         {
             let size = std::mem::size_of::<libc::cpu_set_t>();
@@ -190,7 +209,7 @@ impl Start {
     }
 
     /// `job` made the body of the helper thread this `Start` is for.
-    pub(crate) fn helper<T>(&self, job: impl FnOnce() -> T) -> impl FnOnce() -> T {
+    fn helper<T>(&self, job: impl FnOnce() -> T) -> impl FnOnce() -> T {
         #[cfg(target_os = "linux")]
         let pinned = self.pinned;
         let job = crate::memory::counted(job);

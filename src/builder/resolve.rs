@@ -63,28 +63,22 @@ impl ContainerBuilder {
         let b: &ContainerBuilder = self;
         let (results, factory_results, beside) = std::thread::scope(|scope| {
             let (blocks, received) = std::sync::mpsc::channel::<Vec<Option<String>>>();
-            let start = crate::parallel::Start::here();
-            let helper = std::thread::Builder::new()
-                .name("autowiring-index".into())
-                .spawn_scoped(
-                    scope,
-                    start.helper(move || {
-                        let mut index = IndexBuilder::new(count);
-                        let mut found = Diagnostics::new();
-                        let mut types = Vec::with_capacity(count);
-                        let mut defs = b.definitions();
-                        for block in received {
-                            for ty in block {
-                                if let (Some(def), Some(t)) = (defs.next(), ty.as_deref()) {
-                                    index.add(b, def, t, &mut found);
-                                }
-                                types.push(ty);
-                            }
+            let thread = std::thread::Builder::new().name("autowiring-index".into());
+            let helper = crate::parallel::spawn_scoped(scope, thread, move || {
+                let mut index = IndexBuilder::new(count);
+                let mut found = Diagnostics::new();
+                let mut types = Vec::with_capacity(count);
+                let mut defs = b.definitions();
+                for block in received {
+                    for ty in block {
+                        if let (Some(def), Some(t)) = (defs.next(), ty.as_deref()) {
+                            index.add(b, def, t, &mut found);
                         }
-                        (index.finish(), found, types)
-                    }),
-                );
-            drop(start);
+                        types.push(ty);
+                    }
+                }
+                (index.finish(), found, types)
+            });
             let Ok(helper) = helper else {
                 let mut results = Vec::with_capacity(count);
                 let factory_results = b.find_types(diags, |block| results.extend(block));

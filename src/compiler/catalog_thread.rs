@@ -152,26 +152,20 @@ fn stream_catalog_in<R>(
     // entities are expanded copies (bounded by the section's size).
     let handover = crate::parallel::Handover::<Batch>::new(hold);
     std::thread::scope(|scope| {
-        let start = crate::parallel::Start::here();
-        let spawned = std::thread::Builder::new()
-            .name("catalog".into())
-            .spawn_scoped(
-                scope,
-                start.helper(|| {
-                    while let Some(batch) = handover.front() {
-                        for (key, span, value) in &batch {
-                            add(&mut stream, key, *span, value);
-                        }
-                    }
-                    // The checks across entries too, before the calling thread waits for
-                    // it, unless that thread read the last entries (then it adds them first).
-                    if !handover.taken_back() {
-                        stream.settle();
-                    }
-                    stream
-                }),
-            );
-        drop(start);
+        let thread = std::thread::Builder::new().name("catalog".into());
+        let spawned = crate::parallel::spawn_scoped(scope, thread, || {
+            while let Some(batch) = handover.front() {
+                for (key, span, value) in &batch {
+                    add(&mut stream, key, *span, value);
+                }
+            }
+            // The checks across entries too, before the calling thread waits for
+            // it, unless that thread read the last entries (then it adds them first).
+            if !handover.taken_back() {
+                stream.settle();
+            }
+            stream
+        });
         let Ok(builder) = spawned else {
             // No thread: the catalog is built here.
             let mut stream = CatalogStream::new();

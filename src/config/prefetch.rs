@@ -85,15 +85,12 @@ impl Prefetch {
             // Counted as a running decode from now on, before the thread starts: the loader
             // decodes the including file next and must keep to its thread (neon::Decoding).
             let counted = crate::neon::Decoding::start();
-            let start = crate::parallel::Start::here();
-            let spawned = std::thread::Builder::new()
-                .name("include-prefetch".into())
-                .spawn(start.helper(move || {
-                    let fetched = fetch(&job, file);
-                    drop(counted);
-                    fetched
-                }));
-            drop(start);
+            let thread = std::thread::Builder::new().name("include-prefetch".into());
+            let spawned = crate::parallel::spawn(thread, move || {
+                let fetched = fetch(&job, file);
+                drop(counted);
+                fetched
+            });
             if let Ok(handle) = spawned {
                 self.ahead.push((path, handle));
             }

@@ -49,6 +49,7 @@ pub(super) fn entries_beside<T: Send, H: Send>(
         || {
             for (b, part) in parts.iter().enumerate() {
                 match blocks.turn(b, &mut |later| make(later)) {
+                    // Made straight into the map, not through `make`'s vector.
                     Turn::Yours => {
                         let block = part.lock().unwrap_or_else(|e| e.into_inner()).take();
                         if let Some(defs) = block {
