@@ -143,7 +143,7 @@ fn misspelt_classes(b: &ContainerBuilder) -> Vec<(String, String, Option<String>
 }
 
 pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
-    let (results, mut signatures) = super::completing::complete_definitions(b, diags);
+    let (results, mut signatures, graph) = super::completing::complete_definitions(b, diags);
     let init = {
         let mut c = Completer {
             b,
@@ -182,8 +182,8 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
     for (def, r) in b.definitions.values_mut().zip(results) {
         def.completed = r;
     }
-    super::shape::check_depth(b, diags);
-    super::safety::check_cycles(b, diags);
+    super::shape::check_depth(b, diags, &graph.deep);
+    super::safety::check_cycles(b, diags, &graph);
     super::captives::check_captives(b, diags);
     super::asynchrony::check_sync(b, diags);
 }

@@ -64,35 +64,24 @@ fn written_reference(def: &super::Definition, target: &str) -> Option<crate::sou
 /// only finds them at run time. A service's setup runs before the service is handed out (in
 /// the runtime as in Nette's generated `createServiceX()`), so references in `setup` count
 /// as well as those in `create`.
-pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
-    // Services by their position among the definitions: each reference is looked up once.
+///
+/// `graph` holds each definition's references as positions among the definitions, gathered
+/// while completing ([`super::completing::Graph`]).
+pub(super) fn check_cycles(
+    b: &ContainerBuilder,
+    diags: &mut Diagnostics,
+    graph: &super::completing::Graph,
+) {
     let defs = &b.definitions;
     let name = |i: usize| defs.get_index(i).map_or("", |(n, _)| n.as_str());
-    let edges: Vec<Vec<usize>> = defs
-        .values()
-        .map(|d| {
-            let mut out = Vec::new();
-            // Generated services (factories, accessors, locators) resolve lazily: no edges.
-            // A reference to no definition has nothing to follow.
-            if let Some(c) = d
-                .completed
-                .as_ref()
-                .filter(|_| d.kind == super::DefinitionKind::Service)
-            {
-                let mut push = |n: &str| out.extend(defs.get_index_of(n));
-                c.create.for_each_ref(&mut push);
-                c.setup.iter().for_each(|st| st.for_each_ref(&mut push));
-            }
-            out
-        })
-        .collect();
+    let edges = |i: usize| graph.edges(i);
     // 0 = unvisited, 1 = on stack, 2 = done
-    let mut state: Vec<u8> = vec![0; edges.len()];
+    let mut state: Vec<u8> = vec![0; graph.len()];
     // How many services creating each one needs inside one another (itself included), set
     // when it is done; a reference back onto the stack (a cycle, reported) counts nothing.
-    let mut height: Vec<usize> = vec![0; edges.len()];
+    let mut height: Vec<usize> = vec![0; graph.len()];
     let mut reported: Vec<Vec<String>> = Vec::new();
-    for start in 0..edges.len() {
+    for start in 0..graph.len() {
         if state[start] != 0 {
             continue;
         }
@@ -103,7 +92,7 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
                 state[node] = 1;
                 path.push(node);
             }
-            match edges[node].get(i).copied() {
+            match edges(node).get(i).map(|&n| n as usize) {
                 Some(n) => {
                     stack.push((node, i + 1));
                     match state[n] {
@@ -181,7 +170,11 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
                 }
                 None => {
                     state[node] = 2;
-                    height[node] = 1 + edges[node].iter().map(|&n| height[n]).max().unwrap_or(0);
+                    height[node] = 1 + edges(node)
+                        .iter()
+                        .map(|&n| height[n as usize])
+                        .max()
+                        .unwrap_or(0);
                     path.pop();
                 }
             }
@@ -194,7 +187,11 @@ pub(super) fn check_cycles(b: &ContainerBuilder, diags: &mut Diagnostics) {
         if h > limit {
             let mut chain = vec![name(deepest)];
             let mut at = deepest;
-            while let Some(&next) = edges[at].iter().max_by_key(|&&n| height[n]) {
+            while let Some(next) = edges(at)
+                .iter()
+                .map(|&n| n as usize)
+                .max_by_key(|&n| height[n])
+            {
                 if height[next] == 0 || chain.len() >= 4 {
                     break;
                 }

@@ -4,7 +4,7 @@
 //! writing a plan that the runtime would refuse at load or that would silently do nothing.
 
 use super::complete::{Completer, Ctx};
-use super::{ContainerBuilder, DefinitionKind};
+use super::{Completed, ContainerBuilder, DefinitionKind};
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::source::Span;
 use wireplan_runtime::plan::{Expr as P, MAX_EXPR_DEPTH};
@@ -54,36 +54,43 @@ impl Completer<'_> {
     }
 }
 
-/// Reports every completed expression nested deeper than a plan can carry, at its definition.
-pub(super) fn check_depth(b: &ContainerBuilder, diags: &mut Diagnostics) {
-    for def in b.definitions.values() {
-        let Some(c) = &def.completed else { continue };
-        let parts = std::iter::once(("create", &c.create))
-            .chain(c.setup.iter().map(|e| ("setup", e)))
-            .chain(c.tags().values().map(|e| ("tags", e)))
-            .chain(c.references().values().map(|e| ("references", e)));
-        for (place, e) in parts {
-            let depth = e.json_depth();
-            if depth > MAX_EXPR_DEPTH {
-                let kind = if def.kind == DefinitionKind::Service {
-                    "Service"
-                } else {
-                    "Definition"
-                };
-                diags.push(
-                    Diagnostic::error(
-                        Code::InvalidValue,
-                        format!(
-                            "{kind} '{}': its {place} expression nests {depth} levels deep in the plan's JSON (a call takes two: the call and its argument list); a plan allows at most {MAX_EXPR_DEPTH} (what JSON readers accept).",
-                            def.name
-                        ),
-                    )
-                    .at(def.span)
-                    .with_note("Split it into services that refer to each other."),
-                );
-                break;
-            }
-        }
+/// The first of `c`'s expressions (its `create`, then `setup`, `tags` and `references`)
+/// nested deeper than a plan can carry: its place and its depth.
+pub(super) fn too_deep(c: &Completed) -> Option<(&'static str, usize)> {
+    std::iter::once(("create", &c.create))
+        .chain(c.setup.iter().map(|e| ("setup", e)))
+        .chain(c.tags().values().map(|e| ("tags", e)))
+        .chain(c.references().values().map(|e| ("references", e)))
+        .map(|(place, e)| (place, e.json_depth()))
+        .find(|&(_, depth)| depth > MAX_EXPR_DEPTH)
+}
+
+/// Reports every completed expression nested deeper than a plan can carry, at its definition:
+/// `deep` holds each such definition's position, the expression's place and its depth, in
+/// definition order ([`too_deep`], found while completing), then the initialization.
+pub(super) fn check_depth(
+    b: &ContainerBuilder,
+    diags: &mut Diagnostics,
+    deep: &[(usize, &'static str, usize)],
+) {
+    for &(position, place, depth) in deep {
+        let def = &b.definitions[position];
+        let kind = if def.kind == DefinitionKind::Service {
+            "Service"
+        } else {
+            "Definition"
+        };
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                format!(
+                    "{kind} '{}': its {place} expression nests {depth} levels deep in the plan's JSON (a call takes two: the call and its argument list); a plan allows at most {MAX_EXPR_DEPTH} (what JSON readers accept).",
+                    def.name
+                ),
+            )
+            .at(def.span)
+            .with_note("Split it into services that refer to each other."),
+        );
     }
     for (i, e) in b.initialization_completed.iter().enumerate() {
         let depth = e.json_depth();
