@@ -90,6 +90,9 @@ pub(super) struct Completer<'a> {
     /// The parameter names of every constructor and method with parameters completed so far
     /// (repeats included), for the plan's `signatures` section ([`Completer::sign`]).
     pub(super) signatures: Signatures,
+    /// Whether a statement completed so far reads a dynamic parameter (a `%name%` of one
+    /// became `P::Param`, the only place one is made).
+    pub(super) reads_dynamic: bool,
 }
 
 /// What [`Completer::sign`] collects: (`App\Repo` or `App\Repo::connect`, the parameter
@@ -153,6 +156,7 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
             misspelt: Default::default(),
             excluded: Default::default(),
             signatures: Vec::new(),
+            reads_dynamic: false,
         };
         let ctx = Ctx {
             service: "",
@@ -175,8 +179,10 @@ pub(super) fn complete_all(b: &mut ContainerBuilder, diags: &mut Diagnostics) {
             })
             .collect();
         signatures.append(&mut c.signatures);
-        init
+        (init, c.reads_dynamic)
     };
+    let (init, init_reads_dynamic) = init;
+    b.reads_dynamic = graph.reads_dynamic || init_reads_dynamic;
     b.initialization_completed = init;
     b.signatures = signatures;
     for (def, r) in b.definitions.values_mut().zip(results) {
@@ -456,7 +462,10 @@ impl Completer<'_> {
                 }
             }
             ExprKind::Statement(st) => self.statement(st, ctx, v.span),
-            ExprKind::Dynamic(n) => P::Param(n.clone()),
+            ExprKind::Dynamic(n) => {
+                self.reads_dynamic = true;
+                P::Param(n.clone())
+            }
             ExprKind::Concat(parts) => {
                 P::Concat(parts.iter().map(|x| self.value(x, ctx)).collect())
             }

@@ -53,6 +53,9 @@ pub(super) struct Graph {
     /// position, the first such expression's place (`create`, `setup`, `tags`,
     /// `references`) and its depth ([`super::shape::too_deep`]).
     pub(super) deep: Vec<(usize, &'static str, usize)>,
+    /// Whether a statement of these definitions reads a dynamic parameter
+    /// ([`ContainerBuilder::reads_dynamic`]).
+    pub(super) reads_dynamic: bool,
 }
 
 impl Graph {
@@ -91,6 +94,7 @@ impl Graph {
         self.ends
             .extend(later.ends.into_iter().map(|end| end + offset));
         self.deep.extend(later.deep);
+        self.reads_dynamic |= later.reads_dynamic;
     }
 }
 
@@ -169,6 +173,7 @@ fn complete_range(
         // About one constructor per definition: sized once, not grown by doubling (a
         // doubled list was a megabyte of app-10000's peak).
         signatures: Vec::with_capacity(range.len()),
+        reads_dynamic: false,
     };
     let first = range.start;
     for (i, (_, def)) in b.definitions[range].iter().enumerate() {
@@ -202,6 +207,7 @@ fn complete_range(
         graph.add(b, first + i, Some(&completed));
         results.push(Some(Box::new(completed)));
     }
+    graph.reads_dynamic |= c.reads_dynamic;
     c.signatures
 }
 
@@ -343,6 +349,29 @@ mod tests {
             let (_, _, in_parts) = complete_in_parts(&b, &mut Diagnostics::new(), parts);
             assert_eq!(in_parts, graph, "{parts} parts");
         }
+    }
+
+    #[test]
+    fn a_read_of_a_dynamic_parameter_is_noticed_in_any_part() {
+        // Only service 17 of 20 passes `%port%`, a dynamic parameter.
+        let b = builder(20, |i| match i {
+            17 => one(Expr::new(ExprKind::Dynamic("port".into()), None)),
+            _ => int(i),
+        });
+        for parts in [1, 2, 3, 20] {
+            let (_, _, graph) = complete_in_parts(&b, &mut Diagnostics::new(), parts);
+            assert!(graph.reads_dynamic, "{parts} parts");
+        }
+        let none = builder(20, int);
+        let (_, _, graph) = complete_in_parts(&none, &mut Diagnostics::new(), 2);
+        assert!(!graph.reads_dynamic);
+        let mut none = none;
+        none.complete(&mut Diagnostics::new());
+        assert!(!none.reads_dynamic);
+        let mut b = b;
+        assert!(b.reads_dynamic, "unknown before completing");
+        b.complete(&mut Diagnostics::new());
+        assert!(b.reads_dynamic);
     }
 
     #[test]

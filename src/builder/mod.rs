@@ -126,6 +126,11 @@ pub struct ContainerBuilder {
     /// completed, repeats included: the plan's `signatures` section keeps the first of each
     /// (plan version 4). Filled by [`ContainerBuilder::complete`].
     pub signatures: Vec<(plan::Name, plan::Name)>,
+    /// Whether a completed statement may read a dynamic parameter (set by
+    /// [`ContainerBuilder::complete`]): `false` only when none does, so the plan's `dynamic`
+    /// section need not look for reads in the services' statements (true also for a read
+    /// an error dropped).
+    pub reads_dynamic: bool,
     /// Files registered with `addDependency`, for dev-mode rebuilds.
     pub dependencies: Vec<std::path::PathBuf>,
     /// Whether [`ContainerBuilder::complete`] keeps how each argument was filled
@@ -206,6 +211,7 @@ impl ContainerBuilder {
             initialization: Vec::new(),
             initialization_completed: Vec::new(),
             signatures: Vec::new(),
+            reads_dynamic: true,
             dependencies: Vec::new(),
             phase: Phase::Loading,
             index: AutowiringIndex::default(),

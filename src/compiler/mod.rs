@@ -193,9 +193,10 @@ fn plan_model_releasing(
 ) -> Plan {
     // The dynamic parameters' types come from the definitions, which the plan build consumes.
     let types = config::dynamic::types(builder, parameters, &mut Diagnostics::new());
+    let services_read = builder.reads_dynamic;
     let plan = crate::plan::build_releasing(builder, exported(parameters, export), sources, files);
     let mut plan = filter_exports(plan, export);
-    plan.dynamic = config::dynamic::plan_section_typed(&plan, types, parameters);
+    plan.dynamic = config::dynamic::plan_section_typed(&plan, types, parameters, services_read);
     plan
 }
 
