@@ -37,7 +37,7 @@ impl Completer<'_> {
                 let service = if n == "@self" {
                     ctx.service.to_string()
                 } else {
-                    n
+                    n.to_string()
                 };
                 out.push(P::Provider(service.clone()));
                 Src::Autowired {
@@ -628,10 +628,13 @@ impl Completer<'_> {
                 let mark = self.diags.len();
                 let source = match self.by_type(class, ctx, span, Some((&p.name, f))) {
                     Some(n) if !n.is_empty() => {
-                        out.push(P::Ref(n.as_str().into()));
+                        // A plain compilation keeps no autowired origin (only those of
+                        // dynamic parameters): the name is not copied for it.
+                        let service = if record { n.to_string() } else { String::new() };
+                        out.push(P::Ref(n));
                         Src::Autowired {
                             ty: self.origin_type(class),
-                            service: n,
+                            service,
                         }
                     }
                     Some(_) => {

@@ -13,6 +13,7 @@ use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use indexmap::{Equivalent, IndexMap};
 use rustc_hash::FxBuildHasher;
 use std::hash::{Hash, Hasher};
+use wireplan_runtime::plan;
 
 /// Type → service names, by priority. Types compare case-insensitively (as PHP class names).
 ///
@@ -24,8 +25,9 @@ pub struct AutowiringIndex {
     /// Every indexed type (the spelling first registered), in first-registration order,
     /// found in any letter case without allocating.
     types: IndexMap<TypeKey, Indexed, FxBuildHasher>,
-    /// The autowired services' names; the lists hold positions in it.
-    names: Vec<Box<str>>,
+    /// The autowired services' names (inline when short: most names, copied out without an
+    /// allocation); the lists hold positions in it.
+    names: Vec<plan::Name>,
     /// Every type's high-priority positions, then its low ones, type after type.
     slots: Vec<u32>,
 }
@@ -95,7 +97,7 @@ impl Equivalent<TypeKey> for Caseless<'_> {
 /// ([`ContainerBuilder::resolve`]).
 pub(super) struct IndexBuilder {
     types: IndexMap<TypeKey, Growing, FxBuildHasher>,
-    names: Vec<Box<str>>,
+    names: Vec<plan::Name>,
 }
 
 impl IndexBuilder {
@@ -262,8 +264,8 @@ impl AutowiringIndex {
     fn named<'a>(
         &'a self,
         positions: &'a [u32],
-    ) -> impl ExactSizeIterator<Item = &'a str> + Clone + 'a {
-        positions.iter().map(|&i| &*self.names[i as usize])
+    ) -> impl ExactSizeIterator<Item = &'a plan::Name> + Clone + 'a {
+        positions.iter().map(|&i| &self.names[i as usize])
     }
 
     /// The positions of a type's high-priority services, then of its low ones.
@@ -279,7 +281,7 @@ impl AutowiringIndex {
     /// High-priority services of a type (what `getByType` chooses from), in definition order.
     pub fn high(&self, ty: &str) -> impl ExactSizeIterator<Item = &str> + Clone + '_ {
         let positions = self.find(ty).map(|e| self.lists(e).0).unwrap_or(&[]);
-        self.named(positions)
+        self.named(positions).map(plan::Name::as_str)
     }
 
     /// What the index holds for a type with at least one autowired service: whether the
@@ -288,7 +290,10 @@ impl AutowiringIndex {
     pub fn known_high(
         &self,
         ty: &str,
-    ) -> Option<(bool, impl ExactSizeIterator<Item = &str> + Clone + '_)> {
+    ) -> Option<(
+        bool,
+        impl ExactSizeIterator<Item = &plan::Name> + Clone + '_,
+    )> {
         self.find(ty)
             .map(|e| (e.known, self.named(self.lists(e).0)))
     }
@@ -300,7 +305,7 @@ impl AutowiringIndex {
                 let (high, low) = self.lists(e);
                 self.named(high)
                     .chain(self.named(low))
-                    .map(String::from)
+                    .map(|n| n.to_string())
                     .collect()
             })
             .unwrap_or_default()
@@ -314,7 +319,7 @@ impl AutowiringIndex {
         self.types
             .iter()
             .filter(|(_, e)| e.high > 0)
-            .map(|(k, e)| (&*k.0, self.named(self.lists(e).0)))
+            .map(|(k, e)| (&*k.0, self.named(self.lists(e).0).map(plan::Name::as_str)))
     }
 }
 

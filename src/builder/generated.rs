@@ -103,7 +103,7 @@ impl Completer<'_> {
                     Some(t) => {
                         let f = format!("{iface}::get()");
                         match self.by_type(&t, &ctx, def.span, None) {
-                            Some(n) if !n.is_empty() => P::Ref(n.into()),
+                            Some(n) if !n.is_empty() => P::Ref(n),
                             Some(_) => P::Null,
                             None => {
                                 self.missing_by_type(&t, &ctx, def.span, "return", &f);
@@ -215,7 +215,7 @@ impl Completer<'_> {
             let v = match &target.kind {
                 ExprKind::Str(s) if s.starts_with('@') => self.value(target, &ctx),
                 ExprKind::Str(s) => match self.by_type(s, &ctx, target.span, None) {
-                    Some(n) if !n.is_empty() => P::Ref(n.into()),
+                    Some(n) if !n.is_empty() => P::Ref(n),
                     Some(_) => P::Null,
                     None => {
                         self.report(

@@ -45,7 +45,7 @@ impl Completer<'_> {
             let ty = crate::catalog::normalize_name(target);
             return match self.by_type(&ty, ctx, span, None) {
                 Some(n) if n.is_empty() => P::Null,
-                Some(n) => P::Ref(n.into()),
+                Some(n) => P::Ref(n),
                 None => {
                     if self.b.catalog.exists(&ty) {
                         let d = self.error(
@@ -100,14 +100,17 @@ impl Completer<'_> {
         }
     }
 
-    /// getByType for an argument; `param` names the parameter for messages.
+    /// getByType for an argument; `param` names the parameter for messages. The service's
+    /// name (`@self` for the object being set up; empty after an error, reported here), or
+    /// `None` when no service has the type. The name is the autowiring index's own, copied
+    /// without an allocation when short (most names).
     pub(in crate::builder) fn by_type(
         &mut self,
         ty: &str,
         ctx: &Ctx,
         span: Option<Span>,
         param: Option<(&str, &dyn std::fmt::Display)>,
-    ) -> Option<String> {
+    ) -> Option<plan::Name> {
         // One lookup in the autowiring index answers both whether the class exists (for a
         // type some service has) and which services have it; only the others ask the catalog.
         let indexed = self.b.index.known_high(ty);
@@ -136,14 +139,15 @@ impl Completer<'_> {
         {
             return Some("@self".into());
         }
-        let eligible = |n: &&str| *n != ctx.service || ctx.in_setup;
+        let eligible = |n: &&plan::Name| **n != ctx.service || ctx.in_setup;
         let (_, high) = indexed?;
         let mut found = high.clone().filter(eligible);
         match (found.next(), found.next()) {
-            (Some(only), None) => Some(only.to_string()),
+            (Some(only), None) => Some(only.clone()),
             (None, _) => None,
             _ => {
-                let candidates: Vec<String> = high.filter(eligible).map(String::from).collect();
+                let candidates: Vec<String> =
+                    high.filter(eligible).map(|n| n.to_string()).collect();
                 let mut d = super::super::ambiguous(ty, &candidates);
                 d.message = format!("{}: {}", ctx.prefix, d.message);
                 let mut sorted = candidates.clone();
@@ -162,7 +166,7 @@ impl Completer<'_> {
                     ));
                 }
                 self.diags.push(d.at(span.or(ctx.span)));
-                Some(String::new())
+                Some(plan::Name::default())
             }
         }
     }
@@ -197,7 +201,7 @@ impl Completer<'_> {
             .b
             .index
             .known_high(ty)
-            .is_some_and(|(_, mut high)| high.len() > 0 && high.all(|n| n == ctx.service));
+            .is_some_and(|(_, mut high)| high.len() > 0 && high.all(|n| *n == ctx.service));
         let d = if only_itself && !ctx.in_setup {
             d.with_note(format!(
                 "the only autowired service of type {ty} is '{}' itself, which cannot be passed to its own constructor: give ${p} a value or another service",
