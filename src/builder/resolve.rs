@@ -396,8 +396,8 @@ impl Resolver<'_> {
         self.state[i] = State::Busy;
         self.stack.push(name);
         let mark = self.diags.len();
-        let t = self.compute(name);
-        self.note_script_changes(name, mark);
+        let t = self.compute(i);
+        self.note_script_changes(i, mark);
         self.stack.pop();
         self.state[i] = State::Done(t.clone());
         t
@@ -410,8 +410,13 @@ impl Resolver<'_> {
     /// get the definition as a second label when it is written elsewhere.
     ///
     /// [`DefinitionExtras::creator_at`]: super::DefinitionExtras::creator_at
-    fn note_script_changes(&mut self, name: &str, mark: usize) {
-        let Some(def) = self.b.definitions.get(name) else {
+    fn note_script_changes(&mut self, i: usize, mark: usize) {
+        // Nothing reported: the definition is not looked at (gen 100000: a lookup out of
+        // every cache per definition).
+        if self.diags.len() == mark {
+            return;
+        }
+        let Some((name, def)) = self.b.definitions.get_index(i) else {
             return;
         };
         let Some(defined) = def.span else {
@@ -435,10 +440,13 @@ impl Resolver<'_> {
         }
     }
 
-    fn compute(&mut self, name: &str) -> Option<String> {
-        // The builder outlives the resolver: the definition is borrowed, not copied.
+    fn compute(&mut self, i: usize) -> Option<String> {
+        // The builder outlives the resolver: the definition is borrowed, not copied. Taken by
+        // its position, which the caller has: looking it up by name again cost a lookup out of
+        // every cache per definition at gen 100000.
         let b = self.b;
-        let def = b.definitions.get(name)?;
+        let (name, def) = b.definitions.get_index(i)?;
+        let name = name.as_str();
         let span = def.span;
         // Written out only for a message.
         let prefix = super::complete::Prefix::Of(def);
