@@ -218,6 +218,12 @@ fn compile_once_with(
         } else if let Err(d) = crate::plan::write_checked(&sources, out, p, encoding) {
             diagnostics.push(d);
             plan = None;
+        } else {
+            // The plan is in place: a watch's Ctrl-C from here on stops it between
+            // compilations instead of ending an interrupted one (the watch's own bookkeeping
+            // after the write took long enough for a test's signal to land there: exit 130
+            // with the plan written).
+            Compiling::plan_in_place();
         }
         crate::timings::mark("writing the plan");
     }
@@ -531,6 +537,13 @@ impl Compiling {
     fn start() -> Compiling {
         COMPILING.store(true, std::sync::atomic::Ordering::SeqCst);
         Compiling
+    }
+
+    /// The compilation under way wrote its plan: what is left of it (reporting, the watch's
+    /// copies for the next round) is no longer interrupted by Ctrl-C. Nothing when no watch
+    /// compiles (a one-shot compile never marks itself).
+    fn plan_in_place() {
+        COMPILING.store(false, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
