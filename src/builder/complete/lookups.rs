@@ -62,6 +62,10 @@ impl Completer<'_> {
             };
         }
         match self.b.get_definition(target) {
+            // In its own setup, a service named by its name is the object being set up, as in
+            // Nette's `Resolver::normalizeReference` (`setPeer(@mailer)` in `mailer`'s setup
+            // is `setPeer(@self)`), not a reference that would need the service created first.
+            Some(d) if ctx.in_setup && d.name == ctx.service => P::Ref("@self".into()),
             Some(d) => P::Ref(d.name.as_str().into()),
             None => {
                 let mut d = self.error(
