@@ -64,7 +64,7 @@ codes! {
     AmbiguousService => "ambiguous-service", "More than one autowired service fits a type.";
     MissingArgument => "missing-argument", "A parameter that cannot be autowired, has no default and was not given.";
     UnknownArgument => "unknown-argument", "An argument that no parameter of the signature accepts (an error), or a positional argument dropped because the same parameter is also given by name (a warning).";
-    CircularReference => "circular-reference", "Services that need each other to be created.";
+    CircularReference => "circular-reference", "Services that need each other to be created: through constructor arguments, setup statements, or an accessor's `get()` or a factory's `create()` called while creating (an accessor or factory merely passed on is a lazy handle and ends the path). A service named by its own name in its setup is `@self`, as in Nette.";
     InvalidAutowired => "invalid-autowired", "An `autowired:` type that the service's type does not extend or implement.";
     InvalidDefinition => "invalid-definition", "A definition that cannot work as written (abstract class or interface in `create`, unknown service type, ...).";
     DuplicateService => "duplicate-service", "A service added under a name already taken (an extension's `addDefinition(\"x\")` twice), or two services whose names differ only in letter case.";

@@ -42,10 +42,13 @@ pub(super) fn complete_definitions(
 /// "Twenty-ninth round").
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct Graph {
-    /// The positions (among the definitions) of the services each service's `create` and
-    /// `setup` refer to, in the order `for_each_ref` finds them, definition after definition;
-    /// a reference to no definition is left out, and only services (not factories,
-    /// accessors or locators, which resolve lazily) have any.
+    /// The positions (among the definitions) of the definitions each definition's `create`
+    /// and `setup` refer to, in the order `for_each_ref` finds them, definition after
+    /// definition; a reference to no definition is left out. Services, accessors and
+    /// factories have them; a reference to an accessor or a factory counts only where it is
+    /// called (`@accessor::get()`, `@factory::create()`: the call creates what the accessor
+    /// or factory's own statement refers to, as the runtime does), not where it is passed on
+    /// (a lazy handle). Locators have none.
     targets: Vec<u32>,
     /// Where each definition's targets end in `targets`, one entry per definition.
     ends: Vec<u32>,
@@ -73,12 +76,26 @@ impl Graph {
     /// Adds definition `position`'s entries (`completed` `None`: its type did not resolve).
     fn add(&mut self, b: &ContainerBuilder, position: usize, completed: Option<&Completed>) {
         if let Some(c) = completed {
-            if b.definitions[position].kind == DefinitionKind::Service {
+            if matches!(
+                b.definitions[position].kind,
+                DefinitionKind::Service | DefinitionKind::Accessor | DefinitionKind::Factory
+            ) {
                 let defs = &b.definitions;
-                let mut push =
-                    |n: &str| self.targets.extend(defs.get_index_of(n).map(|i| i as u32));
-                c.create.for_each_ref(&mut push);
-                c.setup.iter().for_each(|st| st.for_each_ref(&mut push));
+                let statements = || std::iter::once(&c.create).chain(&c.setup);
+                // The accessors and factories called here (most statements call none).
+                let mut called = Vec::new();
+                statements().for_each(|st| called_services(st, &mut called));
+                let mut push = |n: &str| {
+                    let Some((i, _, def)) = defs.get_full(n) else {
+                        return;
+                    };
+                    let lazy =
+                        matches!(def.kind, DefinitionKind::Accessor | DefinitionKind::Factory);
+                    if !lazy || called.contains(&n) {
+                        self.targets.push(i as u32);
+                    }
+                };
+                statements().for_each(|st| st.for_each_ref(&mut push));
             }
             if let Some((place, depth)) = super::shape::too_deep(c) {
                 self.deep.push((position, place, depth));
@@ -95,6 +112,43 @@ impl Graph {
             .extend(later.ends.into_iter().map(|end| end + offset));
         self.deep.extend(later.deep);
         self.reads_dynamic |= later.reads_dynamic;
+    }
+}
+
+/// The services `e` calls a method of directly (`@name::method()`: a call whose target is a
+/// reference), nested anywhere in it, into `out`.
+fn called_services<'e>(e: &'e P, out: &mut Vec<&'e str>) {
+    use wireplan_runtime::plan::CallTarget;
+    let target = |t: &'e CallTarget, out: &mut Vec<&'e str>| {
+        if let CallTarget::Expr(inner) = t {
+            called_services(inner, out);
+        }
+    };
+    match e {
+        P::Call {
+            target: t, args, ..
+        } => {
+            if let CallTarget::Expr(inner) = t {
+                if let P::Ref(n) = &**inner {
+                    out.push(n);
+                }
+            }
+            target(t, out);
+            args.iter().for_each(|a| called_services(a, out));
+        }
+        P::New { args, .. } => args.iter().for_each(|a| called_services(a, out)),
+        P::Set {
+            target: t, value, ..
+        } => {
+            target(t, out);
+            called_services(value, out);
+        }
+        P::Get { target: t, .. } | P::Callable { target: t, .. } => target(t, out),
+        P::Func { arg, .. } => called_services(arg, out),
+        P::ArgOr { default, .. } => called_services(default, out),
+        P::List(items) | P::Concat(items) => items.iter().for_each(|a| called_services(a, out)),
+        P::Map(m) => m.values().for_each(|a| called_services(a, out)),
+        _ => {}
     }
 }
 

@@ -55,7 +55,7 @@ fn written_reference(def: &super::Definition, target: &str) -> Option<crate::sou
             let found = in_statement(c, target).or_else(|| {
                 matches!(&c.callee, Callee::Name(n) if names(n, target)).then_some(None)
             })?;
-            found.or(def.extras().creator_at)
+            found.or(def.extras().creator_at).or(def.span)
         });
     in_creator.or_else(|| def.setup.iter().find_map(|e| in_expr(e, target)).flatten())
 }
