@@ -84,7 +84,7 @@ impl Graph {
                 let statements = || std::iter::once(&c.create).chain(&c.setup);
                 // The accessors and factories called here (most statements call none).
                 let mut called = Vec::new();
-                statements().for_each(|st| called_services(st, &mut called));
+                statements().for_each(|st| st.for_each_called(&mut |n| called.push(n)));
                 let mut push = |n: &str| {
                     let Some((i, _, def)) = defs.get_full(n) else {
                         return;
@@ -112,43 +112,6 @@ impl Graph {
             .extend(later.ends.into_iter().map(|end| end + offset));
         self.deep.extend(later.deep);
         self.reads_dynamic |= later.reads_dynamic;
-    }
-}
-
-/// The services `e` calls a method of directly (`@name::method()`: a call whose target is a
-/// reference), nested anywhere in it, into `out`.
-fn called_services<'e>(e: &'e P, out: &mut Vec<&'e str>) {
-    use wireplan_runtime::plan::CallTarget;
-    let target = |t: &'e CallTarget, out: &mut Vec<&'e str>| {
-        if let CallTarget::Expr(inner) = t {
-            called_services(inner, out);
-        }
-    };
-    match e {
-        P::Call {
-            target: t, args, ..
-        } => {
-            if let CallTarget::Expr(inner) = t {
-                if let P::Ref(n) = &**inner {
-                    out.push(n);
-                }
-            }
-            target(t, out);
-            args.iter().for_each(|a| called_services(a, out));
-        }
-        P::New { args, .. } => args.iter().for_each(|a| called_services(a, out)),
-        P::Set {
-            target: t, value, ..
-        } => {
-            target(t, out);
-            called_services(value, out);
-        }
-        P::Get { target: t, .. } | P::Callable { target: t, .. } => target(t, out),
-        P::Func { arg, .. } => called_services(arg, out),
-        P::ArgOr { default, .. } => called_services(default, out),
-        P::List(items) | P::Concat(items) => items.iter().for_each(|a| called_services(a, out)),
-        P::Map(m) => m.values().for_each(|a| called_services(a, out)),
-        _ => {}
     }
 }
 

@@ -357,23 +357,33 @@ fn value_kind(e: &plan::Expr) -> &'static str {
 
 /// Construction cycles: services (kind `service`, any lifespan) whose `create` refers, through
 /// other services' `create`, back to themselves — the runtime would fail with "circular
-/// reference" when the first of them is created. Aliases are followed; factories, accessors
-/// and locators resolve lazily and end a path. Each cycle is returned once, as its services
-/// from the first met (the path goes on back to the first).
+/// reference" when the first of them is created. Aliases are followed; locators, and
+/// factories and accessors that are only passed on, resolve lazily and end a path; an
+/// accessor's `get()` or a factory's `create()` called in a `create` goes on through the
+/// accessor or factory's own `create` (as the compiler's cycle check). Each cycle is returned
+/// once, as its services from the first met (the path goes on back to the first).
 pub fn create_cycles(plan: &Plan) -> Vec<Vec<String>> {
+    use plan::ServiceKind as K;
     let index = |n: &str| {
         let real = plan.aliases.get(n).map_or(n, |r| r.as_str());
-        plan.services
-            .get_index_of(real)
-            .filter(|&i| plan.services[i].kind == plan::ServiceKind::Service)
+        plan.services.get_index_of(real)
     };
     let edges: Vec<Vec<usize>> = plan
         .services
         .values()
         .map(|s| {
             let mut out = Vec::new();
-            if s.kind == plan::ServiceKind::Service {
-                s.create.for_each_ref(&mut |n| out.extend(index(n)));
+            if matches!(s.kind, K::Service | K::Accessor | K::Factory) {
+                let mut called = Vec::new();
+                s.create.for_each_called(&mut |n| called.push(n));
+                s.create.for_each_ref(&mut |n| {
+                    let Some(i) = index(n) else { return };
+                    match plan.services[i].kind {
+                        K::Service => out.push(i),
+                        K::Accessor | K::Factory if called.contains(&n) => out.push(i),
+                        _ => {}
+                    }
+                });
             }
             out
         })
@@ -451,6 +461,31 @@ mod tests {
             vec![
                 "Circular reference detected for services: a, b, c. (path: a -> b -> c -> a)",
                 "Circular reference detected for services: self. (path: self -> self)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_called_accessor_or_factory_goes_on_through_its_create() {
+        let p = plan(
+            json!({
+                "w": new(json!([{"$ref": "p"}])),
+                "p": new(json!([{"$call": [{"$ref": "acc"}, "get"], "args": []}])),
+                "acc": {"kind": "accessor", "type": "A", "create": {"$ref": "w"}},
+                "x": new(json!([{"$call": [{"$ref": "fac"}, "create"], "args": []}])),
+                "fac": {"kind": "factory", "type": "A",
+                        "create": {"$new": "A", "args": [{"$ref": "x"}]}},
+                // Passed on, not called: a lazy handle, no cycle.
+                "h": new(json!([{"$ref": "acc2"}])),
+                "acc2": {"kind": "accessor", "type": "A", "create": {"$ref": "h"}},
+            }),
+            json!({}),
+        );
+        assert_eq!(
+            cycle_messages(&p),
+            vec![
+                "Circular reference detected for services: w, p, acc. (path: w -> p -> acc -> w)",
+                "Circular reference detected for services: x, fac. (path: x -> fac -> x)",
             ]
         );
     }

@@ -236,6 +236,46 @@ impl Expr {
         }
     }
 
+    /// Calls `f` with the name of every service this expression calls a method of directly
+    /// (`{"$call": [{"$ref": "acc"}, "get"]}`: a call whose target is a `$ref`), nested
+    /// anywhere, in order of appearance. For a generated accessor or factory such a call
+    /// creates what its own `create` refers to, where a `$ref` alone is only the lazy object.
+    pub fn for_each_called<'a>(&'a self, f: &mut dyn FnMut(&'a str)) {
+        let target = |t: &'a CallTarget, f: &mut dyn FnMut(&'a str)| {
+            if let CallTarget::Expr(e) = t {
+                e.for_each_called(f);
+            }
+        };
+        match self {
+            Expr::Call {
+                target: t, args, ..
+            } => {
+                if let CallTarget::Expr(e) = t {
+                    if let Expr::Ref(n) = &**e {
+                        f(n);
+                    }
+                }
+                target(t, f);
+                args.iter().for_each(|a| a.for_each_called(f));
+            }
+            Expr::New { args, .. } => args.iter().for_each(|a| a.for_each_called(f)),
+            Expr::Set {
+                target: t, value, ..
+            } => {
+                target(t, f);
+                value.for_each_called(f);
+            }
+            Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => target(t, f),
+            Expr::Func { arg, .. } => arg.for_each_called(f),
+            Expr::ArgOr { default, .. } => default.for_each_called(f),
+            Expr::List(items) | Expr::Concat(items) => {
+                items.iter().for_each(|a| a.for_each_called(f))
+            }
+            Expr::Map(m) => m.values().for_each(|a| a.for_each_called(f)),
+            _ => {}
+        }
+    }
+
     /// Calls `f` with the target of every `$provider` handle in this expression (nested too),
     /// in order of appearance. These are not dependencies ([`Expr::for_each_ref`] skips
     /// them): the handle resolves its target later.
