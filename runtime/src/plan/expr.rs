@@ -203,36 +203,47 @@ impl Expr {
         }
     }
 
-    /// Calls `f` with the name of every service this expression refers to (`$ref`s, also
-    /// nested in arguments, call targets, property values, lists, maps and concatenations),
-    /// except `@self`, in order of appearance.
-    pub fn for_each_ref<'a>(&'a self, f: &mut dyn FnMut(&'a str)) {
-        let target = |t: &'a CallTarget, f: &mut dyn FnMut(&'a str)| {
+    /// Calls `f` with each expression directly inside this one, in order of appearance: a
+    /// call's, property's or callable's target (when it is an expression), then arguments,
+    /// an assigned value, a conversion's argument, a default, list and concatenation items,
+    /// map values. The walks below ([`Expr::for_each_ref`], [`Expr::for_each_called`],
+    /// [`Expr::for_each_provider`]) go down through it.
+    pub fn for_each_child<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        let target = |t: &'a CallTarget, f: &mut dyn FnMut(&'a Expr)| {
             if let CallTarget::Expr(e) = t {
-                e.for_each_ref(f);
+                f(e);
             }
         };
         match self {
-            Expr::Ref(n) if n != "@self" => f(n),
-            Expr::New { args, .. } => args.iter().for_each(|a| a.for_each_ref(f)),
+            Expr::New { args, .. } => args.iter().for_each(f),
             Expr::Call {
                 target: t, args, ..
             } => {
                 target(t, f);
-                args.iter().for_each(|a| a.for_each_ref(f));
+                args.iter().for_each(f);
             }
             Expr::Set {
                 target: t, value, ..
             } => {
                 target(t, f);
-                value.for_each_ref(f);
+                f(value);
             }
             Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => target(t, f),
-            Expr::Func { arg, .. } => arg.for_each_ref(f),
-            Expr::ArgOr { default, .. } => default.for_each_ref(f),
-            Expr::List(items) | Expr::Concat(items) => items.iter().for_each(|a| a.for_each_ref(f)),
-            Expr::Map(m) => m.values().for_each(|a| a.for_each_ref(f)),
+            Expr::Func { arg, .. } => f(arg),
+            Expr::ArgOr { default, .. } => f(default),
+            Expr::List(items) | Expr::Concat(items) => items.iter().for_each(f),
+            Expr::Map(m) => m.values().for_each(f),
             _ => {}
+        }
+    }
+
+    /// Calls `f` with the name of every service this expression refers to (`$ref`s, also
+    /// nested in arguments, call targets, property values, lists, maps and concatenations),
+    /// except `@self`, in order of appearance.
+    pub fn for_each_ref<'a>(&'a self, f: &mut dyn FnMut(&'a str)) {
+        match self {
+            Expr::Ref(n) if n != "@self" => f(n),
+            _ => self.for_each_child(&mut |e| e.for_each_ref(f)),
         }
     }
 
@@ -241,73 +252,25 @@ impl Expr {
     /// anywhere, in order of appearance. For a generated accessor or factory such a call
     /// creates what its own `create` refers to, where a `$ref` alone is only the lazy object.
     pub fn for_each_called<'a>(&'a self, f: &mut dyn FnMut(&'a str)) {
-        let target = |t: &'a CallTarget, f: &mut dyn FnMut(&'a str)| {
-            if let CallTarget::Expr(e) = t {
-                e.for_each_called(f);
+        if let Expr::Call {
+            target: CallTarget::Expr(e),
+            ..
+        } = self
+        {
+            if let Expr::Ref(n) = &**e {
+                f(n);
             }
-        };
-        match self {
-            Expr::Call {
-                target: t, args, ..
-            } => {
-                if let CallTarget::Expr(e) = t {
-                    if let Expr::Ref(n) = &**e {
-                        f(n);
-                    }
-                }
-                target(t, f);
-                args.iter().for_each(|a| a.for_each_called(f));
-            }
-            Expr::New { args, .. } => args.iter().for_each(|a| a.for_each_called(f)),
-            Expr::Set {
-                target: t, value, ..
-            } => {
-                target(t, f);
-                value.for_each_called(f);
-            }
-            Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => target(t, f),
-            Expr::Func { arg, .. } => arg.for_each_called(f),
-            Expr::ArgOr { default, .. } => default.for_each_called(f),
-            Expr::List(items) | Expr::Concat(items) => {
-                items.iter().for_each(|a| a.for_each_called(f))
-            }
-            Expr::Map(m) => m.values().for_each(|a| a.for_each_called(f)),
-            _ => {}
         }
+        self.for_each_child(&mut |e| e.for_each_called(f));
     }
 
     /// Calls `f` with the target of every `$provider` handle in this expression (nested too),
     /// in order of appearance. These are not dependencies ([`Expr::for_each_ref`] skips
     /// them): the handle resolves its target later.
     pub fn for_each_provider<'a>(&'a self, f: &mut dyn FnMut(&'a str)) {
-        let target = |t: &'a CallTarget, f: &mut dyn FnMut(&'a str)| {
-            if let CallTarget::Expr(e) = t {
-                e.for_each_provider(f);
-            }
-        };
         match self {
             Expr::Provider(n) => f(n),
-            Expr::New { args, .. } => args.iter().for_each(|a| a.for_each_provider(f)),
-            Expr::Call {
-                target: t, args, ..
-            } => {
-                target(t, f);
-                args.iter().for_each(|a| a.for_each_provider(f));
-            }
-            Expr::Set {
-                target: t, value, ..
-            } => {
-                target(t, f);
-                value.for_each_provider(f);
-            }
-            Expr::Get { target: t, .. } | Expr::Callable { target: t, .. } => target(t, f),
-            Expr::Func { arg, .. } => arg.for_each_provider(f),
-            Expr::ArgOr { default, .. } => default.for_each_provider(f),
-            Expr::List(items) | Expr::Concat(items) => {
-                items.iter().for_each(|a| a.for_each_provider(f))
-            }
-            Expr::Map(m) => m.values().for_each(|a| a.for_each_provider(f)),
-            _ => {}
+            _ => self.for_each_child(&mut |e| e.for_each_provider(f)),
         }
     }
 
