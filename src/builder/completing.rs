@@ -38,8 +38,8 @@ pub(super) fn complete_definitions(
 /// statements are still in that core's cache. Walked again afterwards on one thread, the
 /// statements took 38 ms of gen 100000's 140 ms completion (34 ms of it finding the services
 /// referred to by name, with a 100,000-entry map out of every cache), against 1.4 ms at gen
-/// 10000; gathered here, the stage takes 2 % less at both sizes (docs/performance.md,
-/// "Twenty-ninth round").
+/// 10000; gathered here, a compile takes about 2 % less at both sizes (docs/performance.md,
+/// "Twenty-ninth round"). It also says whether any statement reads a dynamic parameter.
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct Graph {
     /// The positions (among the definitions) of the definitions each definition's `create`
@@ -67,7 +67,7 @@ impl Graph {
         self.ends.len()
     }
 
-    /// The positions of the services definition `i` refers to.
+    /// The positions of the definitions definition `i` refers to ([`Graph::targets`]).
     pub(super) fn edges(&self, i: usize) -> &[u32] {
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
         &self.targets[start..self.ends[i] as usize]

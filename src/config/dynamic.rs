@@ -441,7 +441,9 @@ pub fn plan_section(
         plan,
         types(builder, params, &mut Diagnostics::new()),
         params,
-        builder.reads_dynamic,
+        // Always walked here: this path serves builders that extensions or the REPL worked
+        // on; the flag's saving is the plain compilation's (`plan_model_releasing`).
+        true,
     )
 }
 
