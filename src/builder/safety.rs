@@ -121,7 +121,9 @@ pub(super) fn check_cycles(
                                     Code::CircularReference,
                                     format!(
                                         "Circular reference detected for services: {}.",
-                                        cycle[..cycle.len() - 1].join(", ")
+                                        shortened(&cycle[..cycle.len() - 1], ", ", || {
+                                            format!("{} services", cycle.len() - 1)
+                                        })
                                     ),
                                 );
                                 if let Some(at) = first.and_then(|d| d.span) {
@@ -133,7 +135,7 @@ pub(super) fn check_cycles(
                                 // A step autowired is labelled at its service's definition
                                 // (a new user's trial saw only the first service).
                                 let primary = first.and_then(|d| d.span);
-                                for pair in cycle.windows(2) {
+                                for pair in cycle.windows(2).take(labelled(cycle.len() - 1)) {
                                     let def = b.get_definition(&pair[0]);
                                     let written =
                                         def.and_then(|def| written_reference(def, &pair[1]));
@@ -160,8 +162,14 @@ pub(super) fn check_cycles(
                                 }
                                 let note = provider_note(b, &cycle);
                                 diags.push(
-                                    d.with_note(format!("path: {}", cycle.join(" -> ")))
-                                        .with_note(note),
+                                    d.with_note(format!(
+                                        "path: {}",
+                                        shortened(&cycle, " -> ", || format!(
+                                            "{} services",
+                                            cycle.len() - 1
+                                        ))
+                                    ))
+                                    .with_note(note),
                                 );
                             }
                         }
@@ -218,6 +226,39 @@ pub(super) fn check_cycles(
     }
 }
 
+/// Cycles of more services than this are named in part ([`shortened`], [`labelled`]): a ring of
+/// 1,000 services printed every name twice and a label per step, 2,010 lines (a new user's
+/// trial); the deep-chain warning shortens its path the same way.
+const CYCLE_NAMED_IN_FULL: usize = 12;
+
+/// The services (or steps) a long cycle's message names before the ellipsis.
+const CYCLE_NAMED_FIRST: usize = 8;
+
+/// `names` joined with `sep`; past [`CYCLE_NAMED_IN_FULL`] the first [`CYCLE_NAMED_FIRST`],
+/// an ellipsis and the last one, then `count` (how many services or steps there are, in
+/// words: `1000 services`).
+fn shortened(names: &[String], sep: &str, count: impl FnOnce() -> String) -> String {
+    if names.len() <= CYCLE_NAMED_IN_FULL {
+        return names.join(sep);
+    }
+    format!(
+        "{}{sep}…{sep}{} ({})",
+        names[..CYCLE_NAMED_FIRST].join(sep),
+        names[names.len() - 1],
+        count()
+    )
+}
+
+/// How many steps of a cycle of `services` services get a label of their own: all of a short
+/// cycle's, the first [`CYCLE_NAMED_FIRST`] of a long one's.
+fn labelled(services: usize) -> usize {
+    if services <= CYCLE_NAMED_IN_FULL {
+        services
+    } else {
+        CYCLE_NAMED_FIRST
+    }
+}
+
 /// The note of a `circular-reference` error on how to break the cycle `cycle` (its names, the
 /// first repeated at the end): a `Provider<T>` parameter on the path. When a step goes
 /// through a setup call rather than the constructor, the note says which step is which
@@ -252,6 +293,6 @@ fn provider_note(b: &ContainerBuilder, cycle: &[String]) -> String {
     format!(
         "a Provider<T> parameter breaks the cycle: declare the parameter of one of these steps \
          as Provider<T> (a lazy handle) and resolve it when needed: {}",
-        list.join(", ")
+        shortened(&list, ", ", || format!("{} steps", list.len()))
     )
 }
