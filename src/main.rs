@@ -481,7 +481,12 @@ fn remove_unfinished_plan_on_signals(signals: &[libc::c_int]) {
 /// temporary file of a plan being written, saying so: the plan file is then as it was.
 #[cfg(unix)]
 fn interrupted(sig: libc::c_int) -> ! {
-    let removed = wireplan_runtime::encoding::remove_unfinished_files();
+    stopped_by(sig, wireplan_runtime::encoding::remove_unfinished_files())
+}
+
+/// [`interrupted`] once the unfinished files are removed (`removed` of them).
+#[cfg(unix)]
+fn stopped_by(sig: libc::c_int, removed: usize) -> ! {
     let name = match sig {
         libc::SIGINT => "Ctrl-C",
         libc::SIGTERM => "SIGTERM",
@@ -578,9 +583,14 @@ fn watch(config: PathBuf, output: PathBuf, encoding: Encoding, params: ParamArgs
         // During a compilation, stop at once as a one-shot compile does (the unfinished plan
         // removed, the plan file as it was) instead of finishing it and writing the plan
         // after Ctrl-C (a new user's trial); between compilations, end the watch.
+        // Asked again once no plan can go into place any more: a plan renamed into place
+        // meanwhile ends the round, and the watch stops after reporting it.
         #[cfg(unix)]
         if watch::compiling() {
-            interrupted(libc::SIGINT);
+            let removed = wireplan_runtime::encoding::remove_unfinished_files();
+            if watch::compiling() {
+                stopped_by(libc::SIGINT, removed);
+            }
         }
         let _ = stop.send(Signal::Stop);
     }) {

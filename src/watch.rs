@@ -218,12 +218,6 @@ fn compile_once_with(
         } else if let Err(d) = crate::plan::write_checked(&sources, out, p, encoding) {
             diagnostics.push(d);
             plan = None;
-        } else {
-            // The plan is in place: a watch's Ctrl-C from here on stops it between
-            // compilations instead of ending an interrupted one (the watch's own bookkeeping
-            // after the write took long enough for a test's signal to land there: exit 130
-            // with the plan written).
-            Compiling::plan_in_place();
         }
         crate::timings::mark("writing the plan");
     }
@@ -530,20 +524,21 @@ pub fn run(
 /// Whether a compilation of a watch is under way ([`compiling`]).
 static COMPILING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// How many files the process had put in place when the compilation under way began
+/// ([`wireplan_runtime::encoding::files_put_in_place`]).
+static PLACED_BEFORE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Marks a compilation of [`run`] as under way while it lives.
 struct Compiling;
 
 impl Compiling {
     fn start() -> Compiling {
+        PLACED_BEFORE.store(
+            wireplan_runtime::encoding::files_put_in_place(),
+            std::sync::atomic::Ordering::SeqCst,
+        );
         COMPILING.store(true, std::sync::atomic::Ordering::SeqCst);
         Compiling
-    }
-
-    /// The compilation under way wrote its plan: what is left of it (reporting, the watch's
-    /// copies for the next round) is no longer interrupted by Ctrl-C. Nothing when no watch
-    /// compiles (a one-shot compile never marks itself).
-    fn plan_in_place() {
-        COMPILING.store(false, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
@@ -554,11 +549,18 @@ impl Drop for Compiling {
 }
 
 /// Whether a watch in this process is compiling right now (between a change and its
-/// result). `wireplan compile --watch` asks it on Ctrl-C: during a compilation it ends the
-/// process at once, removing the unfinished plan, as a one-shot compile does; between
-/// compilations it stops the watch.
+/// result) and has not yet put its plan in place: once the plan's rename is done, what is left
+/// of the round (reporting, the copies for the next round) is between compilations.
+/// `wireplan compile --watch` asks it on Ctrl-C: during a compilation it ends the process at
+/// once, removing the unfinished plan, as a one-shot compile does; between compilations it
+/// stops the watch. Asked again after [`wireplan_runtime::encoding::remove_unfinished_files`]
+/// (after which no plan goes into place), the answer holds until the process ends: a Ctrl-C
+/// racing the rename either stops the plan or finds it written, never both (the full test
+/// run saw exit 130 with the plan written).
 pub fn compiling() -> bool {
     COMPILING.load(std::sync::atomic::Ordering::SeqCst)
+        && wireplan_runtime::encoding::files_put_in_place()
+            == PLACED_BEFORE.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Whether a file event can mean new content: anything but an access (a file opened, read,

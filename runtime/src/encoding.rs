@@ -29,8 +29,8 @@ mod mirror;
 mod unique;
 
 pub use atomic::{
-    remove_unfinished_files, write_atomic, write_atomic_with, PlanFile, WRITEBACK_STEP,
-    WRITE_BUFFER,
+    files_put_in_place, remove_unfinished_files, write_atomic, write_atomic_with, PlanFile,
+    WRITEBACK_STEP, WRITE_BUFFER,
 };
 #[doc(hidden)]
 pub use json_path::plan_format_error;

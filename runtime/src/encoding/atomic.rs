@@ -3,12 +3,30 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// The temporary files [`write_atomic_with`] is filling right now, so that a program stopped
-/// while it writes can remove them ([`remove_unfinished_files`]).
+/// while it writes can remove them ([`remove_unfinished_files`]). Its lock also orders a
+/// write's rename against that removal: a rename happens under it, and never after
+/// [`STOPPING`] is set.
 static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Set by [`remove_unfinished_files`]: the process is ending, so no write renames its file
+/// into place any more (it fails with [`std::io::ErrorKind::Interrupted`] instead).
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// How many files [`write_atomic_with`] has renamed into place in this process
+/// ([`files_put_in_place`]).
+static PUT_IN_PLACE: AtomicU64 = AtomicU64::new(0);
+
+/// How many files this process has put in place with [`write_atomic_with`] so far: a caller
+/// that compares the count before and after a step knows whether the step's file went into
+/// place, also from a signal handler after [`remove_unfinished_files`] (then the count no
+/// longer changes).
+pub fn files_put_in_place() -> u64 {
+    PUT_IN_PLACE.load(Ordering::SeqCst)
+}
 
 /// Numbers the temporary files of this process (with its id, the file's name).
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -17,8 +35,14 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// removed. For a program about to end before its writes finish: `wireplan compile` calls it
 /// from its Ctrl-C (and `SIGTERM`) handler, so an interrupted compile leaves the old plan
 /// file, or none, and no `.NAME.PID.N.tmp` beside it. The interrupted writes then fail (their
-/// file is gone) and leave their target as it was.
+/// file is gone) and leave their target as it was; from here on no write of this process
+/// renames its file into place (a write that was about to fails with
+/// [`std::io::ErrorKind::Interrupted`]), so what [`files_put_in_place`] says afterwards stays
+/// true until the process ends.
 pub fn remove_unfinished_files() -> usize {
+    let _renames = UNFINISHED.lock();
+    STOPPING.store(true, Ordering::SeqCst);
+    drop(_renames);
     remove_unfinished_where(|_| true)
 }
 
@@ -197,7 +221,21 @@ pub fn write_atomic_with(
             .into_inner()
             .map_err(std::io::IntoInnerError::into_error)?;
         file.file.sync_all()?;
-        std::fs::rename(&tmp, &path)
+        // Under the lock that `remove_unfinished_files` takes: a process that began to stop
+        // puts nothing in place any more.
+        let _order = match UNFINISHED.lock() {
+            Ok(files) => files,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if STOPPING.load(Ordering::SeqCst) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "the process is stopping",
+            ));
+        }
+        std::fs::rename(&tmp, &path)?;
+        PUT_IN_PLACE.fetch_add(1, Ordering::SeqCst);
+        Ok(())
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
