@@ -106,6 +106,9 @@ pub(super) fn check_cycles(
                             if !reported.contains(&key) {
                                 reported.push(key);
                                 cycle.push(name(n).to_string());
+                                // How many services it has (the first is named again at the
+                                // end of the path).
+                                let services = format!("{} services", cycle.len() - 1);
                                 let first = b.get_definition(name(n));
                                 // The first service's own step, in words, where it is
                                 // autowired (a written one gets its label below).
@@ -121,9 +124,7 @@ pub(super) fn check_cycles(
                                     Code::CircularReference,
                                     format!(
                                         "Circular reference detected for services: {}.",
-                                        shortened(&cycle[..cycle.len() - 1], ", ", || {
-                                            format!("{} services", cycle.len() - 1)
-                                        })
+                                        shortened(&cycle[..cycle.len() - 1], ", ", &services)
                                     ),
                                 );
                                 if let Some(at) = first.and_then(|d| d.span) {
@@ -164,10 +165,7 @@ pub(super) fn check_cycles(
                                 diags.push(
                                     d.with_note(format!(
                                         "path: {}",
-                                        shortened(&cycle, " -> ", || format!(
-                                            "{} services",
-                                            cycle.len() - 1
-                                        ))
+                                        shortened(&cycle, " -> ", &services)
                                     ))
                                     .with_note(note),
                                 );
@@ -235,17 +233,15 @@ const CYCLE_NAMED_IN_FULL: usize = 12;
 const CYCLE_NAMED_FIRST: usize = 8;
 
 /// `names` joined with `sep`; past [`CYCLE_NAMED_IN_FULL`] the first [`CYCLE_NAMED_FIRST`],
-/// an ellipsis and the last one, then `count` (how many services or steps there are, in
-/// words: `1000 services`).
-fn shortened(names: &[String], sep: &str, count: impl FnOnce() -> String) -> String {
+/// an ellipsis and the last one, then `count` in brackets (`13 services`).
+fn shortened(names: &[String], sep: &str, count: &str) -> String {
     if names.len() <= CYCLE_NAMED_IN_FULL {
         return names.join(sep);
     }
     format!(
-        "{}{sep}…{sep}{} ({})",
+        "{}{sep}…{sep}{} ({count})",
         names[..CYCLE_NAMED_FIRST].join(sep),
         names[names.len() - 1],
-        count()
     )
 }
 
@@ -293,6 +289,6 @@ fn provider_note(b: &ContainerBuilder, cycle: &[String]) -> String {
     format!(
         "a Provider<T> parameter breaks the cycle: declare the parameter of one of these steps \
          as Provider<T> (a lazy handle) and resolve it when needed: {}",
-        shortened(&list, ", ", || format!("{} steps", list.len()))
+        shortened(&list, ", ", &format!("{} steps", list.len()))
     )
 }

@@ -40,19 +40,27 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// [`std::io::ErrorKind::Interrupted`]), so what [`files_put_in_place`] says afterwards stays
 /// true until the process ends.
 pub fn remove_unfinished_files() -> usize {
-    let _renames = UNFINISHED.lock();
+    let mut files = unfinished();
     STOPPING.store(true, Ordering::SeqCst);
-    drop(_renames);
-    remove_unfinished_where(|_| true)
+    remove_recorded(&mut files, |_| true)
+}
+
+/// [`UNFINISHED`], locked (a lock poisoned by a panic elsewhere still holds the list).
+fn unfinished() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    UNFINISHED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// [`remove_unfinished_files`] for the temporary files `which` accepts (the others stay
-/// recorded).
+/// recorded), without stopping the process's writes: for the tests, which share the process.
+#[cfg(test)]
 fn remove_unfinished_where(which: impl Fn(&Path) -> bool) -> usize {
-    let mut files = match UNFINISHED.lock() {
-        Ok(files) => files,
-        Err(poisoned) => poisoned.into_inner(),
-    };
+    remove_recorded(&mut unfinished(), which)
+}
+
+/// Removes the files of `files` that `which` accepts, and forgets them; how many were removed.
+fn remove_recorded(files: &mut Vec<PathBuf>, which: impl Fn(&Path) -> bool) -> usize {
     let mut removed = 0;
     files.retain(|f| {
         if !which(f) {
@@ -69,19 +77,16 @@ struct Unfinished(PathBuf);
 
 impl Unfinished {
     fn record(tmp: &Path) -> Unfinished {
-        if let Ok(mut files) = UNFINISHED.lock() {
-            files.push(tmp.to_path_buf());
-        }
+        unfinished().push(tmp.to_path_buf());
         Unfinished(tmp.to_path_buf())
     }
 }
 
 impl Drop for Unfinished {
     fn drop(&mut self) {
-        if let Ok(mut files) = UNFINISHED.lock() {
-            if let Some(i) = files.iter().position(|f| *f == self.0) {
-                files.swap_remove(i);
-            }
+        let mut files = unfinished();
+        if let Some(i) = files.iter().position(|f| *f == self.0) {
+            files.swap_remove(i);
         }
     }
 }
@@ -205,7 +210,7 @@ pub fn write_atomic_with(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "plan".into());
     let (tmp, file) = create_temporary(&dir, &file_name)?;
-    let unfinished = Unfinished::record(&tmp);
+    let recorded = Unfinished::record(&tmp);
     let result = (|| {
         if let Some(p) = permissions {
             file.set_permissions(p)?;
@@ -223,10 +228,7 @@ pub fn write_atomic_with(
         file.file.sync_all()?;
         // Under the lock that `remove_unfinished_files` takes: a process that began to stop
         // puts nothing in place any more.
-        let _order = match UNFINISHED.lock() {
-            Ok(files) => files,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let _order = unfinished();
         if STOPPING.load(Ordering::SeqCst) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::Interrupted,
@@ -240,7 +242,7 @@ pub fn write_atomic_with(
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    drop(unfinished);
+    drop(recorded);
     if result.is_ok() {
         remove_stale_temporaries(&dir, &file_name);
     }
