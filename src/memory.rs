@@ -486,7 +486,9 @@ static REUSING: AtomicBool = AtomicBool::new(false);
 /// returned at once are faulted in again by the copy a moment later. gen 100000's expanding
 /// took 38,600 page faults and 153–173 ms that way, 14,700–17,400 faults and 135–145 ms with
 /// the delay, for the same peak (192–207 MB either way, `/usr/bin/time`; docs/performance.md,
-/// "Twenty-seventh round"). Below the threshold freed pages wait for the stage's end anyway
+/// "Twenty-seventh round"). Also for loading the services (each `services:` entry is dropped
+/// as its definition is made) and the plan build of a large compilation (each definition is
+/// freed once its entry is made; docs/performance.md, "Thirtieth round"). Below the threshold freed pages wait for the stage's end anyway
 /// ([`PURGE_DELAY_MS`]), so this changes nothing there. Dropping it returns to prompt purges.
 pub struct ReuseWithin(());
 

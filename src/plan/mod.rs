@@ -149,22 +149,20 @@ pub fn build_releasing(
         dependencies,
         signatures: list,
     } = released;
-    // One definition's entry; what is left of the definition is freed (or left, above).
-    let entry = |def: &mut Definition| {
-        let made = match (def.resolved_type.take(), def.completed.take()) {
-            (Some(ty), Some(completed)) => Some((
-                def.name.as_str().into(),
-                service_plan(def, ty, *completed, &needs_async, sources),
-            )),
-            _ => None,
-        };
-        if !leave {
-            drop(std::mem::replace(
-                def,
-                Definition::made_by(String::new(), None, None),
-            ));
-        }
-        made
+    // One definition's entry, which takes its name, type and completed statements.
+    let entry = |def: &mut Definition| match (def.resolved_type.take(), def.completed.take()) {
+        (Some(ty), Some(completed)) => Some((
+            def.name.as_str().into(),
+            service_plan(def, ty, *completed, &needs_async, sources),
+        )),
+        _ => None,
+    };
+    // What is left of a definition once its entry is made (unless left, above).
+    let release = |def: &mut Definition| {
+        drop(std::mem::replace(
+            def,
+            Definition::made_by(String::new(), None, None),
+        ))
     };
     // The rest of the builder (its catalog above all) and the completion's list, from which
     // the type index and the `signatures` section are made; then the rest is freed, or left to
@@ -180,25 +178,41 @@ pub fn build_releasing(
     };
     // The inputs are hashed, the type index and the `signatures` section made on another core
     // meanwhile when there is enough of them, and that core then makes entries too, unless
-    // the definitions are freed as their entries are made (a large compilation): gen 100000's
-    // entries made on two cores peaked 10-20 MB higher (213-225 against 194-209 MB) for a
-    // plan build 5 ms shorter (89 -> 84 ms), the helper's entries taking fresh pages while
-    // the definitions freed on it went back to the main thread's heap.
+    // the definitions are freed (a large compilation): gen 100000's entries made on two cores
+    // peaked 10-20 MB higher (213-225 against 194-209 MB) for a plan build 5 ms shorter (89
+    // -> 84 ms), the helper's entries taking fresh pages while the definitions freed on it
+    // went back to the main thread's heap. There the helper frees the definitions instead
+    // (`entries_releasing_beside`), and their pages wait to be reused (`ReuseWithin`) rather
+    // than going back to the operating system at once: gen 100000's plan build 80-83 ->
+    // 65-71 ms. Returned at once, the frees on the helper raised gen 703000's peak from
+    // 1,330-1,360 MB to 1,417-1,448 MB; kept a moment, it stayed at 1,330-1,341 MB (gen
+    // 100000's rose from 205-220 to 242-252 MB).
     let bytes: usize = files.iter().map(|id| sources.get(*id).text.len()).sum();
-    let (services, beside) = if bytes >= HASH_APART_MIN && crate::parallel::parallelism() > 1 {
-        entries::entries_beside("hash", leave, definitions.as_mut_slice(), entry, apart)
-    } else {
+    let reuse = crate::memory::ReuseWithin::start();
+    let (services, beside) = if bytes < HASH_APART_MIN || crate::parallel::parallelism() == 1 {
         // First, so the rest of the builder is freed before the plan model is allocated.
         let beside = apart();
         let mut services =
             plan::NameMap::with_capacity_and_hasher(definitions.len(), Default::default());
-        services.extend(definitions.values_mut().filter_map(&entry));
+        services.extend(definitions.values_mut().filter_map(|def| {
+            let made = entry(def);
+            if !leave {
+                release(def);
+            }
+            made
+        }));
         (services, beside)
+    } else if leave {
+        entries::entries_beside("hash", definitions.as_mut_slice(), entry, apart)
+    } else {
+        let definitions = definitions.as_mut_slice();
+        entries::entries_releasing_beside("hash", definitions, entry, release, apart)
     };
     // (Made here if the helper's work did not run: it always runs, on its thread or here.)
     let Some((hashed, signatures, types)) = beside.or_else(apart) else {
         unreachable!("the rest of the builder is taken once")
     };
+    drop(reuse);
     if leave {
         // The definitions' remains are left; the map's own buffers (4 MB at app-10000) are
         // freed, for the encoding to reuse (30-60 µs).
