@@ -96,7 +96,14 @@ impl Equivalent<TypeKey> for Caseless<'_> {
 /// finds them, so a large application's index is built beside it on another core
 /// ([`ContainerBuilder::resolve`]).
 pub(super) struct IndexBuilder {
-    types: IndexMap<TypeKey, Growing, FxBuildHasher>,
+    /// Every type listed so far, in first-registration order.
+    types: Vec<(TypeKey, Growing)>,
+    /// A known class's place in `types`, by its position in the catalog (`u32::MAX`: not
+    /// listed yet): no lookup by name for most types. Grown to the catalog's size at the
+    /// first service.
+    known: Vec<u32>,
+    /// A type the catalog does not know (indexed under its own name): its place in `types`.
+    unknown: IndexMap<TypeKey, u32, FxBuildHasher>,
     names: Vec<plan::Name>,
 }
 
@@ -105,7 +112,9 @@ impl IndexBuilder {
     /// service, most services autowired: sized once).
     pub(super) fn new(services: usize) -> IndexBuilder {
         IndexBuilder {
-            types: IndexMap::with_capacity_and_hasher(services, FxBuildHasher),
+            types: Vec::with_capacity(services),
+            known: Vec::new(),
+            unknown: IndexMap::default(),
             names: Vec::with_capacity(services),
         }
     }
@@ -165,6 +174,9 @@ impl IndexBuilder {
         };
         // The service's position among the names, taken when it is first listed.
         let mut position = None;
+        if self.known.len() < b.catalog.len() {
+            self.known.resize(b.catalog.len(), u32::MAX);
+        }
         for (ancestor, class) in b.catalog.ancestor_classes(ty) {
             if b.is_excluded(ancestor) {
                 continue;
@@ -173,16 +185,27 @@ impl IndexBuilder {
                 self.names.push(def.name.as_str().into());
                 u32::try_from(self.names.len() - 1).expect("fewer than 2^32 services")
             });
-            let e = match self.types.get_index_of(&Caseless(ancestor)) {
-                Some(i) => &mut self.types[i],
-                None => {
-                    let key = class.map_or_else(|| Name::from(ancestor), |c| c.name.clone());
-                    self.types.entry(TypeKey(key)).or_insert_with(|| Growing {
-                        known: class.is_some(),
-                        ..Growing::default()
-                    })
-                }
+            let next = u32::try_from(self.types.len()).expect("fewer than 2^32 types");
+            let place = match class {
+                Some((at, _)) => &mut self.known[at],
+                None => match self.unknown.get_index_of(&Caseless(ancestor)) {
+                    Some(i) => &mut self.unknown[i],
+                    None => self
+                        .unknown
+                        .entry(TypeKey(Name::from(ancestor)))
+                        .or_insert(u32::MAX),
+                },
             };
+            if *place == u32::MAX {
+                *place = next;
+                let key = class.map_or_else(|| Name::from(ancestor), |(_, c)| c.name.clone());
+                let growing = Growing {
+                    known: class.is_some(),
+                    ..Growing::default()
+                };
+                self.types.push((TypeKey(key), growing));
+            }
+            let e = &mut self.types[*place as usize].1;
             match &wanted {
                 None => {
                     if e.preferred {
@@ -213,8 +236,8 @@ impl IndexBuilder {
         // The growing lists are freed type by type as they are copied.
         let total = self
             .types
-            .values()
-            .map(|e| e.high.len() + e.low.len())
+            .iter()
+            .map(|(_, e)| e.high.len() + e.low.len())
             .sum();
         let mut slots = Vec::with_capacity(total);
         let mut done = IndexMap::with_capacity_and_hasher(self.types.len(), FxBuildHasher);

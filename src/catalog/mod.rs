@@ -440,10 +440,23 @@ impl Catalog {
         name: &'n str,
         mut visit: impl FnMut(&'n str, Option<&'a ClassInfo>) -> bool,
     ) {
+        self.walk_placed(name, |n, placed| visit(n, placed.map(|(_, c)| c)));
+    }
+
+    /// [`Catalog::walk`] with each known type's position in the catalog (declaration order).
+    fn walk_placed<'a: 'n, 'n>(
+        &'a self,
+        name: &'n str,
+        mut visit: impl FnMut(&'n str, Option<(usize, &'a ClassInfo)>) -> bool,
+    ) {
         let mut seen = names::SeenNames::default();
         let mut todo: Vec<&'n str> = vec![name];
         while let Some(n) = todo.pop() {
-            let info = self.get(n);
+            let placed = self
+                .classes
+                .get_full(&Caseless(bare_name(n)))
+                .map(|(i, _, c)| (i, c));
+            let info = placed.map(|(_, c)| c);
             // The canonical spelling of a known type; an unknown one stands as written.
             let n = info.map_or(n, |c| c.name.as_str());
             if !seen.insert(n) {
@@ -454,7 +467,7 @@ impl Catalog {
                     todo.push(p);
                 }
             }
-            if visit(n, info) {
+            if visit(n, placed) {
                 return;
             }
         }
@@ -469,15 +482,29 @@ impl Catalog {
             .collect()
     }
 
-    /// [`Catalog::ancestors`] borrowed from the catalog, each with its class when the catalog
-    /// knows it (an unknown name stands as written).
-    pub fn ancestor_classes<'a>(&'a self, name: &'a str) -> Vec<(&'a str, Option<&'a ClassInfo>)> {
+    /// [`Catalog::ancestors`] borrowed from the catalog, each with its class and the class's
+    /// position among [`Catalog::classes`] when the catalog knows it (an unknown name stands
+    /// as written).
+    pub fn ancestor_classes<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> Vec<(&'a str, Option<(usize, &'a ClassInfo)>)> {
         let mut out = Vec::new();
-        self.walk(name, |n, info| {
-            out.push((n, info));
+        self.walk_placed(name, |n, placed| {
+            out.push((n, placed));
             false
         });
         out
+    }
+
+    /// How many classes and interfaces the catalog knows.
+    pub fn len(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// Whether the catalog knows no class or interface.
+    pub fn is_empty(&self) -> bool {
+        self.classes.is_empty()
     }
 
     /// Is `sub` the same as, or a subtype of, `sup`?
