@@ -89,9 +89,9 @@ impl ContainerBuilder {
                 let _ = blocks.send(block);
             });
             drop(blocks);
-            let (index, found, types) = helper
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let (index, found, types) =
+                crate::timings::waiting("autowiring-index", || helper.join())
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             (types, factory_results, Some((index, found)))
         });
         self.keep_types(results, factory_results);
