@@ -185,8 +185,8 @@ pub fn build_releasing(
     // (`entries_releasing_beside`), and their pages wait to be reused (`ReuseWithin`) rather
     // than going back to the operating system at once: gen 100000's plan build 80-83 ->
     // 65-71 ms. Returned at once, the frees on the helper raised gen 703000's peak from
-    // 1,330-1,360 MB to 1,417-1,448 MB; kept a moment, it stayed at 1,330-1,341 MB (gen
-    // 100000's rose from 205-220 to 242-252 MB).
+    // 1,365-1,393 MB to 1,451-1,483 MB; kept a moment, it stayed at 1,362-1,373 MB (gen
+    // 100000's rose from 205-220 to 239-252 MB).
     let bytes: usize = files.iter().map(|id| sources.get(*id).text.len()).sum();
     let reuse = crate::memory::ReuseWithin::start();
     let (services, beside) = if bytes < HASH_APART_MIN || crate::parallel::parallelism() == 1 {
