@@ -120,13 +120,15 @@ impl IndexBuilder {
     }
 
     /// Files `def`, whose resolved type is `ty`, under `ty` and its ancestors as its
-    /// `autowired:` option says. A type of `autowired: [T, …]` that `ty` is not a subtype of is
-    /// an `invalid-autowired` error in `diags`.
+    /// `autowired:` option says (`at`: `ty`'s position in the catalog, when the caller has
+    /// it). A type of `autowired: [T, …]` that `ty` is not a subtype of is an
+    /// `invalid-autowired` error in `diags`.
     pub(super) fn add(
         &mut self,
         b: &ContainerBuilder,
         def: &super::Definition,
         ty: &str,
+        at: Option<usize>,
         diags: &mut Diagnostics,
     ) {
         let wanted: Option<Vec<String>> = match &def.autowired {
@@ -177,7 +179,7 @@ impl IndexBuilder {
         if self.known.len() < b.catalog.len() {
             self.known.resize(b.catalog.len(), u32::MAX);
         }
-        for (ancestor, class) in b.catalog.ancestor_classes(ty) {
+        for (ancestor, class) in b.catalog.ancestor_classes(ty, at) {
             if b.is_excluded(ancestor) {
                 continue;
             }
@@ -272,7 +274,7 @@ impl AutowiringIndex {
         let mut index = IndexBuilder::new(b.definitions().size_hint().0);
         for def in b.definitions() {
             if let Some(ty) = def.resolved_type.as_deref() {
-                index.add(b, def, ty, diags);
+                index.add(b, def, ty, None, diags);
             }
         }
         index.finish()

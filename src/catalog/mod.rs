@@ -440,22 +440,28 @@ impl Catalog {
         name: &'n str,
         mut visit: impl FnMut(&'n str, Option<&'a ClassInfo>) -> bool,
     ) {
-        self.walk_placed(name, |n, placed| visit(n, placed.map(|(_, c)| c)));
+        self.walk_placed(name, None, |n, placed| visit(n, placed.map(|(_, c)| c)));
     }
 
     /// [`Catalog::walk`] with each known type's position in the catalog (declaration order).
+    /// `at`: `name`'s position in the catalog when the caller has it ([`Catalog::position`]),
+    /// which saves its lookup.
     fn walk_placed<'a: 'n, 'n>(
         &'a self,
         name: &'n str,
+        mut at: Option<usize>,
         mut visit: impl FnMut(&'n str, Option<(usize, &'a ClassInfo)>) -> bool,
     ) {
         let mut seen = names::SeenNames::default();
         let mut todo: Vec<&'n str> = vec![name];
         while let Some(n) = todo.pop() {
-            let placed = self
-                .classes
-                .get_full(&Caseless(bare_name(n)))
-                .map(|(i, _, c)| (i, c));
+            let placed = match at.take() {
+                Some(i) => self.classes.get_index(i).map(|(_, c)| (i, c)),
+                None => self
+                    .classes
+                    .get_full(&Caseless(bare_name(n)))
+                    .map(|(i, _, c)| (i, c)),
+            };
             let info = placed.map(|(_, c)| c);
             // The canonical spelling of a known type; an unknown one stands as written.
             let n = info.map_or(n, |c| c.name.as_str());
@@ -476,7 +482,7 @@ impl Catalog {
     /// `name` itself, then all parent classes and all interfaces, transitively, without
     /// duplicates (in that order). Unknown names yield just themselves.
     pub fn ancestors(&self, name: &str) -> Vec<String> {
-        self.ancestor_classes(name)
+        self.ancestor_classes(name, None)
             .into_iter()
             .map(|(n, _)| n.to_string())
             .collect()
@@ -485,16 +491,24 @@ impl Catalog {
     /// [`Catalog::ancestors`] borrowed from the catalog, each with its class and the class's
     /// position among [`Catalog::classes`] when the catalog knows it (an unknown name stands
     /// as written).
+    /// `at`: `name`'s position when the caller has it ([`Catalog::position`]).
     pub fn ancestor_classes<'a>(
         &'a self,
         name: &'a str,
+        at: Option<usize>,
     ) -> Vec<(&'a str, Option<(usize, &'a ClassInfo)>)> {
         let mut out = Vec::new();
-        self.walk_placed(name, |n, placed| {
+        self.walk_placed(name, at, |n, placed| {
             out.push((n, placed));
             false
         });
         out
+    }
+
+    /// The position of the class or interface `name` among [`Catalog::classes`] (leading `\`
+    /// ignored, any letter case), if the catalog knows it.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.classes.get_index_of(&Caseless(bare_name(name)))
     }
 
     /// How many classes and interfaces the catalog knows.
