@@ -1,5 +1,5 @@
 //! The definitions completed in parts on several threads (issue #15; docs/performance.md,
-//! "Whole compilation › Ninth round").
+//! "Whole compilation › Ninth round" and "Thirtieth round").
 //!
 //! Completing a definition reads the builder and the catalog and writes only its own
 //! statements and diagnostics, so the definitions can be completed in parts at once. The one
@@ -7,8 +7,8 @@
 //! whose error is already reported is not reported again (`has_error_within`). A block of
 //! definitions completed ahead sees only the diagnostics from before `complete` and its own,
 //! so it is kept only when no earlier block reported anything; otherwise it is completed
-//! again, in order, after them. The statements and diagnostics are therefore those of completing every
-//! definition in order on one thread.
+//! again, in order, after them. The statements and diagnostics are therefore those of
+//! completing every definition in order on one thread.
 
 use super::complete::{Completer, Signatures};
 use super::{Completed, ContainerBuilder, DefinitionKind};
@@ -412,7 +412,8 @@ mod tests {
 
     #[test]
     fn blocks_claimed_by_threads_complete_what_one_thread_completes() {
-        // Past `BLOCKS_FROM`: 33 blocks, the errors in five of them (the first in block 6).
+        // Past `BLOCKS_FROM`: 33 blocks of 996, four errors in four of them (the first in the
+        // eighth block).
         let b = builder(BLOCKS_FROM + 100, |i| match i % 7000 {
             6999 => one(Expr::new(ExprKind::Str("bad".into()), None)),
             _ => int(i),
