@@ -457,7 +457,7 @@ pub fn purges_promptly() -> bool {
 #[inline(never)]
 fn purge_promptly() {
     if !PROMPT_PURGE.swap(true, Relaxed) {
-        set_purge_delay(if REUSING.load(Relaxed) {
+        set_purge_delay(if REUSING.load(Relaxed) > 0 {
             REUSE_DELAY_MS
         } else {
             0
@@ -477,8 +477,8 @@ fn set_purge_delay(ms: std::ffi::c_long) {
 /// being made to take the pages the tree it replaces gave up.
 pub const REUSE_DELAY_MS: std::ffi::c_long = 10;
 
-/// Whether a [`ReuseWithin`] lives.
-static REUSING: AtomicBool = AtomicBool::new(false);
+/// How many [`ReuseWithin`] live (one inside another keeps the outer one's delay).
+static REUSING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// While it lives, freed pages are not returned at once even past [`PROMPT_PURGE_ABOVE`]: they
 /// wait [`REUSE_DELAY_MS`]. For a stage that frees a tree as it copies it (expanding the
@@ -488,14 +488,15 @@ static REUSING: AtomicBool = AtomicBool::new(false);
 /// the delay, for the same peak (192–207 MB either way, `/usr/bin/time`; docs/performance.md,
 /// "Twenty-seventh round"). Also for loading the services (each `services:` entry is dropped
 /// as its definition is made) and the plan build of a large compilation (each definition is
-/// freed once its entry is made; docs/performance.md, "Thirtieth round"). Below the threshold freed pages wait for the stage's end anyway
-/// ([`PURGE_DELAY_MS`]), so this changes nothing there. Dropping it returns to prompt purges.
+/// freed once its entry is made; docs/performance.md, "Thirtieth round"). Below the threshold
+/// freed pages wait for the stage's end anyway ([`PURGE_DELAY_MS`]), so this changes nothing
+/// there. Dropping the last one alive returns to prompt purges.
 pub struct ReuseWithin(());
 
 impl ReuseWithin {
     /// Starts keeping freed pages for [`REUSE_DELAY_MS`] until the value is dropped.
     pub fn start() -> ReuseWithin {
-        REUSING.store(true, Relaxed);
+        REUSING.fetch_add(1, Relaxed);
         if PROMPT_PURGE.load(Relaxed) {
             set_purge_delay(REUSE_DELAY_MS);
         }
@@ -505,8 +506,8 @@ impl ReuseWithin {
 
 impl Drop for ReuseWithin {
     fn drop(&mut self) {
-        REUSING.store(false, Relaxed);
-        if PROMPT_PURGE.load(Relaxed) {
+        let was = REUSING.fetch_sub(1, Relaxed);
+        if was == 1 && PROMPT_PURGE.load(Relaxed) {
             set_purge_delay(0);
         }
     }

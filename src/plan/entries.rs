@@ -82,11 +82,12 @@ pub(super) fn entries_beside<T: Send, H: Send>(
 /// `release`s each definition whose entry is made (it gets the blocks of [`BLOCK`] as the
 /// calling thread is done with them). `entry` takes what the entry needs; `release` frees
 /// the rest. Freeing a large compilation's definitions one by one on the calling thread took
-/// a third of gen 100000's plan build (22 of 74 ms). Without a helper thread the calling
-/// thread releases the definitions and then runs `first`. While the helper runs `first`,
-/// the calling thread releases its blocks itself once [`RELEASE_AHEAD`] wait, so the
-/// definitions are freed about as early as one thread frees them. A panic in `entry`, `release` or
-/// `first` panics the caller with the same payload.
+/// a third of gen 100000's plan build (22 of 74 ms). While the helper runs `first`, the
+/// calling thread releases its blocks itself once [`RELEASE_AHEAD`] wait, so the definitions
+/// are freed about as early as one thread frees them (without a helper thread, the calling
+/// thread releases all but the first [`RELEASE_AHEAD`] blocks as it goes, then runs `first`
+/// and releases those). A panic in `entry`, `release` or `first` panics the caller with the
+/// same payload.
 pub(super) fn entries_releasing_beside<T: Send, H: Send>(
     name: &str,
     definitions: &mut indexmap::map::Slice<String, Definition>,
@@ -96,6 +97,7 @@ pub(super) fn entries_releasing_beside<T: Send, H: Send>(
 ) -> (NameMap<T>, Option<H>) {
     let mut services = NameMap::with_capacity_and_hasher(definitions.len(), Default::default());
     let (send, receive) = std::sync::mpsc::channel::<&mut indexmap::map::Slice<_, _>>();
+    // Behind a lock only because the helper's closure must be `Sync`; one thread takes it.
     let receive = std::sync::Mutex::new(receive);
     // Blocks sent and not released yet.
     let waiting = &std::sync::atomic::AtomicUsize::new(0);
