@@ -626,61 +626,65 @@ impl Completer<'_> {
             }
             if let Some(class) = p.ty.class() {
                 let mark = self.diags.len();
-                let source = match self.by_type(class, ctx, span, Some((&p.name, f))) {
-                    Some(n) if !n.is_empty() => {
-                        // A plain compilation keeps no autowired origin (only those of
-                        // dynamic parameters): the name is not copied for it.
-                        let service = if record { n.to_string() } else { String::new() };
-                        out.push(P::Ref(n));
-                        Src::Autowired {
-                            ty: self.origin_type(class),
-                            service,
-                        }
-                    }
-                    Some(_) => {
-                        out.push(P::Null);
-                        Src::Unfilled {
-                            tried: Some(self.origin_type(class)),
-                        }
-                    }
-                    None if !self.b.catalog.exists(class) => {
-                        // The parameter's type came from a catalog file the Rust code may have
-                        // moved on from: said, as for the other argument errors (a new user's
-                        // trial saw only the service's line).
-                        if let Some(note) = self.catalog_file_note(f.class) {
-                            for d in self.diags.since_mut(mark) {
-                                if d.code == Code::ClassNotFound {
-                                    d.notes.push(note.clone());
-                                }
+                let memo = Some(&p.ty.index_slot);
+                let source =
+                    match self.by_type_remembered(class, memo, ctx, span, Some((&p.name, f))) {
+                        Some(n) if !n.is_empty() => {
+                            // A plain compilation keeps no autowired origin (only those of
+                            // dynamic parameters): the name is not copied for it.
+                            let service = if record { n.to_string() } else { String::new() };
+                            out.push(P::Ref(n));
+                            Src::Autowired {
+                                ty: self.origin_type(class),
+                                service,
                             }
                         }
-                        out.push(P::Null);
-                        Src::Unfilled { tried: None }
-                    }
-                    None => match &p.default {
-                        Some(d) => {
-                            out.push(self.value(d, ctx));
-                            Src::Default {
-                                tried: Some(self.origin_type(class)),
-                            }
-                        }
-                        None => {
-                            if !meant_for(&p.name) {
-                                let mark = self.diags.len();
-                                self.missing_by_type(class, ctx, span, &p.name, f);
-                                if p.ty.nullable {
-                                    for d in self.diags.since_mut(mark) {
-                                        d.notes.push(nullable_without_default_note(&p.name, class));
-                                    }
-                                }
-                            }
+                        Some(_) => {
                             out.push(P::Null);
                             Src::Unfilled {
                                 tried: Some(self.origin_type(class)),
                             }
                         }
-                    },
-                };
+                        None if !self.b.catalog.exists(class) => {
+                            // The parameter's type came from a catalog file the Rust code may have
+                            // moved on from: said, as for the other argument errors (a new user's
+                            // trial saw only the service's line).
+                            if let Some(note) = self.catalog_file_note(f.class) {
+                                for d in self.diags.since_mut(mark) {
+                                    if d.code == Code::ClassNotFound {
+                                        d.notes.push(note.clone());
+                                    }
+                                }
+                            }
+                            out.push(P::Null);
+                            Src::Unfilled { tried: None }
+                        }
+                        None => match &p.default {
+                            Some(d) => {
+                                out.push(self.value(d, ctx));
+                                Src::Default {
+                                    tried: Some(self.origin_type(class)),
+                                }
+                            }
+                            None => {
+                                if !meant_for(&p.name) {
+                                    let mark = self.diags.len();
+                                    self.missing_by_type(class, ctx, span, &p.name, f);
+                                    if p.ty.nullable {
+                                        for d in self.diags.since_mut(mark) {
+                                            d.notes.push(nullable_without_default_note(
+                                                &p.name, class,
+                                            ));
+                                        }
+                                    }
+                                }
+                                out.push(P::Null);
+                                Src::Unfilled {
+                                    tried: Some(self.origin_type(class)),
+                                }
+                            }
+                        },
+                    };
                 origins.push((out.len() - 1, p, source));
                 continue;
             }

@@ -30,7 +30,14 @@ pub struct AutowiringIndex {
     names: Vec<plan::Name>,
     /// Every type's high-priority positions, then its low ones, type after type.
     slots: Vec<u32>,
+    /// This index's number among the indexes finished in this process (from 1; 0 for an
+    /// empty default index), the tag of the memos it leaves on parameter types
+    /// ([`crate::catalog::IndexSlot`]).
+    generation: u32,
 }
+
+/// How many autowiring indexes were finished in this process: the last one's generation.
+static GENERATIONS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 /// One type of the index: its services are `slots[start..start + high]` (high priority),
 /// then `low` more (low priority).
@@ -259,10 +266,18 @@ impl IndexBuilder {
         }
         let mut names = self.names;
         names.shrink_to_fit();
+        // (Past u32::MAX indexes in one process the numbers start again at 1, skipping 0.)
+        let mut generation = 0;
+        while generation == 0 {
+            generation = GENERATIONS
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                .wrapping_add(1);
+        }
         AutowiringIndex {
             types: done,
             names,
             slots,
+            generation,
         }
     }
 }
@@ -283,6 +298,21 @@ impl AutowiringIndex {
     /// The entry of a type (leading `\` and surrounding spaces ignored, any letter case).
     fn find(&self, ty: &str) -> Option<&Indexed> {
         self.types.get(&Caseless(crate::catalog::bare_name(ty)))
+    }
+
+    /// [`AutowiringIndex::find`] for the class of a parameter type, through the memo the type
+    /// carries: the entry remembered for this index, or found and remembered.
+    fn find_remembered(&self, ty: &str, memo: &crate::catalog::IndexSlot) -> Option<&Indexed> {
+        if let Some(slot) = memo.get(self.generation) {
+            return slot
+                .and_then(|at| self.types.get_index(at as usize))
+                .map(|(_, e)| e);
+        }
+        let found = self
+            .types
+            .get_full(&Caseless(crate::catalog::bare_name(ty)));
+        memo.set(self.generation, found.map(|(at, _, _)| at as u32));
+        found.map(|(_, _, e)| e)
     }
 
     /// The names at `positions`.
@@ -321,6 +351,24 @@ impl AutowiringIndex {
     )> {
         self.find(ty)
             .map(|e| (e.known, self.named(self.lists(e).0)))
+    }
+
+    /// [`AutowiringIndex::known_high`], for the class of a parameter type (`ty` being that
+    /// class's name) through the memo the type carries when given
+    /// ([`crate::catalog::IndexSlot`]).
+    pub fn known_high_remembered(
+        &self,
+        ty: &str,
+        memo: Option<&crate::catalog::IndexSlot>,
+    ) -> Option<(
+        bool,
+        impl ExactSizeIterator<Item = &plan::Name> + Clone + '_,
+    )> {
+        match memo {
+            Some(memo) => self.find_remembered(ty, memo),
+            None => self.find(ty),
+        }
+        .map(|e| (e.known, self.named(self.lists(e).0)))
     }
 
     /// All autowired services of a type, high priority first.
@@ -397,6 +445,51 @@ mod tests {
                 ("App\\Log", vec!["log"]),
             ]
         );
+    }
+
+    #[test]
+    fn a_type_memo_answers_for_its_own_index_only() {
+        let b = builder();
+        let idx = b.autowiring();
+        fn high<'a>(
+            found: Option<(bool, impl Iterator<Item = &'a super::plan::Name>)>,
+        ) -> Option<(bool, Vec<String>)> {
+            found.map(|(known, names)| (known, names.map(|n| n.to_string()).collect()))
+        }
+        let memo = crate::catalog::IndexSlot::default();
+        let missing = crate::catalog::IndexSlot::default();
+        for _ in 0..2 {
+            // Found and remembered, then answered from the memo: the same as a lookup by name.
+            let found = high(idx.known_high_remembered("App\\Store", Some(&memo)));
+            assert_eq!(found, Some((true, vec!["replica".to_string()])));
+            assert_eq!(found, high(idx.known_high("App\\Store")));
+            assert!(idx
+                .known_high_remembered("App\\Missing", Some(&missing))
+                .is_none());
+        }
+        assert_eq!(memo.get(idx.generation), Some(Some(1)));
+        assert_eq!(missing.get(idx.generation), Some(None));
+        // Another index (here one without App\Store) does not take the memo
+        // for its own: it looks the type up and remembers its own entry.
+        let mut other = builder();
+        other.get_definition_mut("log").expect("defined").autowired =
+            Autowired::Types(vec!["App\\Log".into()]);
+        other.remove_definition("main");
+        other.remove_definition("replica");
+        other.resolve(&mut Diagnostics::new());
+        let other = other.autowiring();
+        assert_ne!(other.generation, idx.generation);
+        assert!(memo.get(other.generation).is_none());
+        assert!(other
+            .known_high_remembered("App\\Store", Some(&memo))
+            .is_none());
+        assert_eq!(memo.get(other.generation), Some(None));
+        // An empty index (generation 0) neither reads nor leaves a memo.
+        let empty = AutowiringIndex::default();
+        assert!(empty
+            .known_high_remembered("App\\Store", Some(&memo))
+            .is_none());
+        assert_eq!(memo.get(other.generation), Some(None));
     }
 
     /// A builder past the size from which the index is built beside the type resolution:

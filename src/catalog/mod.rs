@@ -35,7 +35,7 @@ pub use names::Name;
 pub(crate) use names::{hash_caseless, same_name};
 pub use node::reads_as_decoded;
 pub(crate) use types::bare_name;
-pub use types::{is_builtin, normalize_name, Ty, TypeRef, BUILTIN_TYPES};
+pub use types::{is_builtin, normalize_name, IndexSlot, Ty, TypeRef, BUILTIN_TYPES};
 
 use names::{Caseless, ClassKey, Interner};
 use parse::{key_text, parse_class, NullDefault};

@@ -115,9 +115,23 @@ impl Completer<'_> {
         span: Option<Span>,
         param: Option<(&str, &dyn std::fmt::Display)>,
     ) -> Option<plan::Name> {
+        self.by_type_remembered(ty, None, ctx, span, param)
+    }
+
+    /// [`Completer::by_type`] for a parameter's class `ty`, looked up in the autowiring index
+    /// through the memo `memo` of the parameter's type when given
+    /// ([`crate::catalog::IndexSlot`]).
+    pub(in crate::builder) fn by_type_remembered(
+        &mut self,
+        ty: &str,
+        memo: Option<&crate::catalog::IndexSlot>,
+        ctx: &Ctx,
+        span: Option<Span>,
+        param: Option<(&str, &dyn std::fmt::Display)>,
+    ) -> Option<plan::Name> {
         // One lookup in the autowiring index answers both whether the class exists (for a
         // type some service has) and which services have it; only the others ask the catalog.
-        let indexed = self.b.index.known_high(ty);
+        let indexed = self.b.index.known_high_remembered(ty, memo);
         let known = indexed.as_ref().is_some_and(|(known, _)| *known);
         if !known && !self.b.catalog.exists(ty) {
             let required_by = param
