@@ -28,6 +28,10 @@ pub struct AutowiringIndex {
     /// The autowired services' names (inline when short: most names, copied out without an
     /// allocation); the lists hold positions in it.
     names: Vec<plan::Name>,
+    /// Each autowired service's place: its position among the definitions, with [`LAZY`] set
+    /// for an accessor or a factory (what the completion's graph needs of a reference to it,
+    /// handed over with the name: [`super::complete::Completer::ref_hints`]).
+    places: Vec<u32>,
     /// Every type's high-priority positions, then its low ones, type after type.
     slots: Vec<u32>,
     /// This index's number among the indexes finished in this process (from 1; 0 for an
@@ -35,6 +39,9 @@ pub struct AutowiringIndex {
     /// ([`crate::catalog::IndexSlot`]).
     generation: u32,
 }
+
+/// The bit of a place ([`AutowiringIndex::places`]) that marks an accessor or a factory.
+pub(super) const LAZY: u32 = 1 << 31;
 
 /// How many autowiring indexes were finished in this process: the last one's generation.
 static GENERATIONS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -112,6 +119,7 @@ pub(super) struct IndexBuilder {
     /// A type the catalog does not know (indexed under its own name): its place in `types`.
     unknown: IndexMap<TypeKey, u32, FxBuildHasher>,
     names: Vec<plan::Name>,
+    places: Vec<u32>,
 }
 
 impl IndexBuilder {
@@ -123,16 +131,18 @@ impl IndexBuilder {
             known: Vec::new(),
             unknown: IndexMap::default(),
             names: Vec::with_capacity(services),
+            places: Vec::with_capacity(services),
         }
     }
 
-    /// Files `def`, whose resolved type is `ty`, under `ty` and its ancestors as its
-    /// `autowired:` option says (`at`: `ty`'s position in the catalog, when the caller has
-    /// it). A type of `autowired: [T, …]` that `ty` is not a subtype of is an
-    /// `invalid-autowired` error in `diags`.
+    /// Files `def`, the definition at `position`, whose resolved type is `ty`, under `ty` and
+    /// its ancestors as its `autowired:` option says (`at`: `ty`'s position in the catalog,
+    /// when the caller has it). A type of `autowired: [T, …]` that `ty` is not a subtype of is
+    /// an `invalid-autowired` error in `diags`.
     pub(super) fn add(
         &mut self,
         b: &ContainerBuilder,
+        position: usize,
         def: &super::Definition,
         ty: &str,
         at: Option<usize>,
@@ -182,7 +192,7 @@ impl IndexBuilder {
             }
         };
         // The service's position among the names, taken when it is first listed.
-        let mut position = None;
+        let mut listed = None;
         if self.known.len() < b.catalog.len() {
             self.known.resize(b.catalog.len(), u32::MAX);
         }
@@ -190,8 +200,17 @@ impl IndexBuilder {
             if b.is_excluded(ancestor) {
                 continue;
             }
-            let n = *position.get_or_insert_with(|| {
+            let n = *listed.get_or_insert_with(|| {
                 self.names.push(def.name.as_str().into());
+                let lazy = matches!(
+                    def.kind,
+                    super::DefinitionKind::Accessor | super::DefinitionKind::Factory
+                );
+                let place = u32::try_from(position)
+                    .ok()
+                    .filter(|p| p & LAZY == 0)
+                    .expect("fewer than 2^31 definitions");
+                self.places.push(if lazy { place | LAZY } else { place });
                 u32::try_from(self.names.len() - 1).expect("fewer than 2^32 services")
             });
             let next = u32::try_from(self.types.len()).expect("fewer than 2^32 types");
@@ -266,6 +285,8 @@ impl IndexBuilder {
         }
         let mut names = self.names;
         names.shrink_to_fit();
+        let mut places = self.places;
+        places.shrink_to_fit();
         // (Past u32::MAX indexes in one process the numbers start again at 1, skipping 0.)
         let mut generation = 0;
         while generation == 0 {
@@ -276,6 +297,7 @@ impl IndexBuilder {
         AutowiringIndex {
             types: done,
             names,
+            places,
             slots,
             generation,
         }
@@ -287,9 +309,9 @@ impl AutowiringIndex {
     /// `invalid-autowired` errors.
     pub fn build(b: &ContainerBuilder, diags: &mut Diagnostics) -> AutowiringIndex {
         let mut index = IndexBuilder::new(b.definitions().size_hint().0);
-        for def in b.definitions() {
+        for (position, def) in b.definitions().enumerate() {
             if let Some(ty) = def.resolved_type.as_deref() {
-                index.add(b, def, ty, None, diags);
+                index.add(b, position, def, ty, None, diags);
             }
         }
         index.finish()
@@ -356,19 +378,26 @@ impl AutowiringIndex {
     /// [`AutowiringIndex::known_high`], for the class of a parameter type (`ty` being that
     /// class's name) through the memo the type carries when given
     /// ([`crate::catalog::IndexSlot`]).
-    pub fn known_high_remembered(
+    ///
+    /// Each name comes with the service's place: its position among the definitions, with
+    /// [`LAZY`] set for an accessor or a factory.
+    pub(super) fn known_high_remembered(
         &self,
         ty: &str,
         memo: Option<&crate::catalog::IndexSlot>,
     ) -> Option<(
         bool,
-        impl ExactSizeIterator<Item = &plan::Name> + Clone + '_,
+        impl ExactSizeIterator<Item = (&plan::Name, u32)> + Clone + '_,
     )> {
         match memo {
             Some(memo) => self.find_remembered(ty, memo),
             None => self.find(ty),
         }
-        .map(|e| (e.known, self.named(self.lists(e).0)))
+        .map(|e| {
+            let placed = self.lists(e).0.iter();
+            let placed = placed.map(|&i| (&self.names[i as usize], self.places[i as usize]));
+            (e.known, placed)
+        })
     }
 
     /// All autowired services of a type, high priority first.
@@ -452,9 +481,9 @@ mod tests {
         let b = builder();
         let idx = b.autowiring();
         fn high<'a>(
-            found: Option<(bool, impl Iterator<Item = &'a super::plan::Name>)>,
+            found: Option<(bool, impl Iterator<Item = (&'a super::plan::Name, u32)>)>,
         ) -> Option<(bool, Vec<String>)> {
-            found.map(|(known, names)| (known, names.map(|n| n.to_string()).collect()))
+            found.map(|(known, names)| (known, names.map(|(n, _)| n.to_string()).collect()))
         }
         let memo = crate::catalog::IndexSlot::default();
         let missing = crate::catalog::IndexSlot::default();
@@ -462,12 +491,22 @@ mod tests {
             // Found and remembered, then answered from the memo: the same as a lookup by name.
             let found = high(idx.known_high_remembered("App\\Store", Some(&memo)));
             assert_eq!(found, Some((true, vec!["replica".to_string()])));
-            assert_eq!(found, high(idx.known_high("App\\Store")));
+            let by_name = idx
+                .known_high("App\\Store")
+                .map(|(known, names)| (known, names.map(|n| n.to_string()).collect::<Vec<_>>()));
+            assert_eq!(found, by_name);
             assert!(idx
                 .known_high_remembered("App\\Missing", Some(&missing))
                 .is_none());
         }
         assert_eq!(memo.get(idx.generation), Some(Some(1)));
+        // Each name comes with its place among the definitions (`main`, `log`, `replica`).
+        let placed: Vec<(String, u32)> = ["App\\Db", "App\\Log"]
+            .iter()
+            .flat_map(|ty| idx.known_high_remembered(ty, None).expect("indexed").1)
+            .map(|(n, place)| (n.to_string(), place))
+            .collect();
+        assert_eq!(placed, [("replica".to_string(), 2), ("log".to_string(), 1)]);
         assert_eq!(missing.get(idx.generation), Some(None));
         // Another index (here one without App\Store) does not take the memo
         // for its own: it looks the type up and remembers its own entry.

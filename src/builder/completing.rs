@@ -10,10 +10,11 @@
 //! again, in order, after them. The statements and diagnostics are therefore those of
 //! completing every definition in order on one thread.
 
+use super::autowiring::LAZY;
 use super::complete::{Completer, Signatures};
 use super::{Completed, ContainerBuilder, DefinitionKind};
 use crate::diagnostics::Diagnostics;
-use wireplan_runtime::plan::Expr as P;
+use wireplan_runtime::plan::{self, Expr as P};
 
 /// Definitions from which the completion is split over several threads (app-10000: about
 /// 10,000; app-1000's 1,000 stay on the calling thread, where a thread costs about what it
@@ -74,7 +75,17 @@ impl Graph {
     }
 
     /// Adds definition `position`'s entries (`completed` `None`: its type did not resolve).
-    fn add(&mut self, b: &ContainerBuilder, position: usize, completed: Option<&Completed>) {
+    /// `hints` are the completion's [`super::complete::Completer::ref_hints`] for it: a
+    /// reference to a service named there takes its place from there (the references come
+    /// in about the order the hints were made: the next one is tried first), any other is
+    /// looked up by name.
+    fn add(
+        &mut self,
+        b: &ContainerBuilder,
+        position: usize,
+        completed: Option<&Completed>,
+        hints: &[(plan::Name, u32)],
+    ) {
         if let Some(c) = completed {
             if matches!(
                 b.definitions[position].kind,
@@ -85,12 +96,45 @@ impl Graph {
                 // The accessors and factories called here (most statements call none).
                 let mut called = Vec::new();
                 statements().for_each(|st| st.for_each_called(&mut |n| called.push(n)));
+                let mut next = 0;
                 let mut push = |n: &str| {
-                    let Some((i, _, def)) = defs.get_full(n) else {
-                        return;
+                    let hinted = match hints.get(next) {
+                        Some((h, place)) if h == n => {
+                            next += 1;
+                            Some(*place)
+                        }
+                        // A scan stays short: hints come one per autowired argument.
+                        _ if hints.len() <= HINTS_SCANNED => {
+                            hints.iter().find(|(h, _)| h == n).map(|(_, place)| *place)
+                        }
+                        _ => None,
                     };
-                    let lazy =
-                        matches!(def.kind, DefinitionKind::Accessor | DefinitionKind::Factory);
+                    let (i, lazy) = match hinted {
+                        Some(place) => {
+                            let i = (place & !LAZY) as usize;
+                            let lazy = place & LAZY != 0;
+                            debug_assert!(
+                                defs.get_index(i).is_some_and(|(k, d)| k == n
+                                    && lazy
+                                        == matches!(
+                                            d.kind,
+                                            DefinitionKind::Accessor | DefinitionKind::Factory
+                                        )),
+                                "the hint for '{n}' names another definition"
+                            );
+                            (i, lazy)
+                        }
+                        None => {
+                            let Some((i, _, def)) = defs.get_full(n) else {
+                                return;
+                            };
+                            let lazy = matches!(
+                                def.kind,
+                                DefinitionKind::Accessor | DefinitionKind::Factory
+                            );
+                            (i, lazy)
+                        }
+                    };
                     if !lazy || called.contains(&n) {
                         self.targets.push(i as u32);
                     }
@@ -114,6 +158,10 @@ impl Graph {
         self.reads_dynamic |= later.reads_dynamic;
     }
 }
+
+/// Hints of one definition that a reference looks through when the next one is not its
+/// own ([`Graph::add`]); with more, such a reference is looked up by name.
+const HINTS_SCANNED: usize = 32;
 
 /// Definitions a block of the completion holds: about 2 ms of work at gen 100000, so the
 /// threads end at most that far apart.
@@ -210,11 +258,12 @@ fn complete_range(
         // doubled list was a megabyte of app-10000's peak).
         signatures: Vec::with_capacity(range.len()),
         reads_dynamic: false,
+        ref_hints: Vec::new(),
     };
     let first = range.start;
     for (i, (_, def)) in b.definitions[range].iter().enumerate() {
         if def.resolved_type.is_none() {
-            graph.add(b, first + i, None);
+            graph.add(b, first + i, None, &[]);
             results.push(None);
             continue;
         }
@@ -240,7 +289,8 @@ fn complete_range(
                     .collect(),
             );
         }
-        graph.add(b, first + i, Some(&completed));
+        graph.add(b, first + i, Some(&completed), &c.ref_hints);
+        c.ref_hints.clear();
         results.push(Some(Box::new(completed)));
     }
     graph.reads_dynamic |= c.reads_dynamic;
@@ -251,6 +301,7 @@ fn complete_range(
 mod tests {
     use super::*;
     use crate::expr::{Expr, ExprArray, ExprKind};
+    use crate::neon::Key;
     use crate::source::{FileId, Span};
 
     /// `count` services of `App\Db(int $x)`, created with the arguments `args(i)` gives.
@@ -385,6 +436,57 @@ mod tests {
             let (_, _, in_parts) = complete_in_parts(&b, &mut Diagnostics::new(), parts);
             assert_eq!(in_parts, graph, "{parts} parts");
         }
+    }
+
+    #[test]
+    fn references_autowiring_chose_are_the_ones_looked_up_by_name() {
+        // `App\Node(App\Leaf $leaf, App\Node $next)`: the leaf autowired (a hint), the next
+        // node written by name, or autowired where only one other node exists; one node takes
+        // its leaf by name too, and one names a service that does not exist.
+        let cat = crate::catalog::from_config_text(
+            "types:\n\tApp\\Leaf: {}\n\tApp\\Node:\n\t\tconstructor:\n\t\t\tleaf: App\\Leaf\n\t\t\tnext: App\\Node\n",
+        );
+        let mut b = ContainerBuilder::new(cat);
+        b.add_definition(Some("leaf"), None)
+            .expect("added")
+            .set_creator("App\\Leaf", ExprArray::new());
+        let count = 12;
+        for i in 0..count {
+            let mut args = ExprArray::new();
+            let at = |text: String| Expr::new(ExprKind::Str(text), None);
+            match i {
+                3 => {
+                    args.items
+                        .insert(Key::from_string("leaf"), at("@leaf".into()));
+                    args.items
+                        .insert(Key::from_string("next"), at("@n4".into()));
+                }
+                5 => {
+                    args.items
+                        .insert(Key::from_string("next"), at("@nowhere".into()));
+                }
+                _ => {
+                    let next = at(format!("@n{}", (i + 1) % count));
+                    args.items.insert(Key::from_string("next"), next);
+                }
+            }
+            b.add_definition(Some(&format!("n{i}")), None)
+                .expect("added")
+                .set_creator("App\\Node", args);
+        }
+        b.resolve(&mut Diagnostics::new());
+        let (results, _, graph) = complete_in_parts(&b, &mut Diagnostics::new(), 1);
+        // The same graph from the statements alone, every reference looked up by name.
+        let mut by_name = Graph::default();
+        for (i, completed) in results.iter().enumerate() {
+            by_name.add(&b, i, completed.as_deref(), &[]);
+        }
+        assert_eq!(graph.targets, by_name.targets);
+        assert_eq!(graph.ends, by_name.ends);
+        // n0 (position 1) refers to the leaf (position 0) and to n1 (position 2).
+        assert_eq!(graph.edges(1), &[0, 2]);
+        assert_eq!(graph.edges(4), &[0, 5]);
+        assert_eq!(graph.edges(6), &[0]);
     }
 
     #[test]

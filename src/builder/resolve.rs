@@ -70,11 +70,11 @@ impl ContainerBuilder {
                 let mut index = IndexBuilder::new(count);
                 let mut found = Diagnostics::new();
                 let mut types = Vec::with_capacity(count);
-                let mut defs = b.definitions();
+                let mut defs = b.definitions().enumerate();
                 for (block, at) in received {
                     for (ty, at) in block.into_iter().zip(at) {
-                        if let (Some(def), Some(t)) = (defs.next(), ty.as_deref()) {
-                            index.add(b, def, t, at, &mut found);
+                        if let (Some((position, def)), Some(t)) = (defs.next(), ty.as_deref()) {
+                            index.add(b, position, def, t, at, &mut found);
                         }
                         types.push(ty);
                     }

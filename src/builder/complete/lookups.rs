@@ -157,15 +157,18 @@ impl Completer<'_> {
         {
             return Some("@self".into());
         }
-        let eligible = |n: &&plan::Name| **n != ctx.service || ctx.in_setup;
+        let eligible = |(n, _): &(&plan::Name, u32)| **n != ctx.service || ctx.in_setup;
         let (_, high) = indexed?;
         let mut found = high.clone().filter(eligible);
         match (found.next(), found.next()) {
-            (Some(only), None) => Some(only.clone()),
+            (Some((only, place)), None) => {
+                self.ref_hints.push((only.clone(), place));
+                Some(only.clone())
+            }
             (None, _) => None,
             _ => {
                 let candidates: Vec<String> =
-                    high.filter(eligible).map(|n| n.to_string()).collect();
+                    high.filter(eligible).map(|(n, _)| n.to_string()).collect();
                 let mut d = super::super::ambiguous(ty, &candidates);
                 d.message = format!("{}: {}", ctx.prefix, d.message);
                 let mut sorted = candidates.clone();
