@@ -508,8 +508,8 @@ mod tests {
             .collect();
         assert_eq!(placed, [("replica".to_string(), 2), ("log".to_string(), 1)]);
         assert_eq!(missing.get(idx.generation), Some(None));
-        // Another index (here one without App\Store) does not take the memo
-        // for its own: it looks the type up and remembers its own entry.
+        // Another index (here one without App\Store) does not take the memo for its own: it
+        // looks the type up and remembers its own entry.
         let mut other = builder();
         other.get_definition_mut("log").expect("defined").autowired =
             Autowired::Types(vec!["App\\Log".into()]);

@@ -97,7 +97,8 @@ pub(super) struct Completer<'a> {
     /// from the autowiring index (position among the definitions, [`super::autowiring::LAZY`]
     /// for an accessor or a factory): the completion's graph takes a reference's target from
     /// here rather than looking its name up among the definitions, which at gen 100000 cost
-    /// 42 ms of CPU in cache misses ([`super::completing`]). Cleared per definition.
+    /// 42 ms of CPU in cache misses ([`super::completing`]). Cleared per definition; the
+    /// initialization's completer ([`complete_all`]) leaves them unread.
     pub(super) ref_hints: Vec<(plan::Name, u32)>,
 }
 

@@ -441,8 +441,8 @@ mod tests {
     #[test]
     fn references_autowiring_chose_are_the_ones_looked_up_by_name() {
         // `App\Node(App\Leaf $leaf, App\Node $next)`: the leaf autowired (a hint), the next
-        // node written by name, or autowired where only one other node exists; one node takes
-        // its leaf by name too, and one names a service that does not exist.
+        // node written by name; one node takes its leaf by name too, and one names a service
+        // that does not exist.
         let cat = crate::catalog::from_config_text(
             "types:\n\tApp\\Leaf: {}\n\tApp\\Node:\n\t\tconstructor:\n\t\t\tleaf: App\\Leaf\n\t\t\tnext: App\\Node\n",
         );
