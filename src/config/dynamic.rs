@@ -355,12 +355,21 @@ fn uses(builder: &ContainerBuilder) -> IndexMap<String, Vec<Use>> {
 /// catalog asks for at every typed use. Reports (`invalid-value`, at the use) a use whose
 /// catalog type does not accept the declared type, and uses that ask for different scalars
 /// when no type is declared.
+///
+/// When no completed statement reads a dynamic parameter
+/// ([`ContainerBuilder::reads_dynamic`] false) there is no use to look for, and the
+/// definitions are not walked: a compilation asks twice (after completing, for the
+/// diagnostics, and for the plan), and at gen 100000 each walk took 2.2 ms on one core with
+/// the other idle.
 pub fn types(
     builder: &ContainerBuilder,
     params: &Parameters,
     diags: &mut Diagnostics,
 ) -> IndexMap<String, String> {
     let mut out = IndexMap::new();
+    if !builder.reads_dynamic {
+        return out;
+    }
     for (name, uses) in uses(builder) {
         let declared = params
             .dynamic_schema
