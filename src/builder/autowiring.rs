@@ -43,6 +43,24 @@ pub struct AutowiringIndex {
 /// The bit of a place ([`AutowiringIndex::places`]) that marks an accessor or a factory.
 pub(super) const LAZY: u32 = 1 << 31;
 
+/// The place of the definition at `position` of kind `kind`: the position, with [`LAZY`] set
+/// for an accessor or a factory ([`super::DefinitionKind::is_handle`]); `None` past 2^31
+/// definitions.
+pub(super) fn place(position: usize, kind: super::DefinitionKind) -> Option<u32> {
+    let place = u32::try_from(position).ok().filter(|p| p & LAZY == 0)?;
+    Some(if kind.is_handle() {
+        place | LAZY
+    } else {
+        place
+    })
+}
+
+/// A [`place`]'s position among the definitions, and whether that one is an accessor or a
+/// factory.
+pub(super) fn unplace(place: u32) -> (usize, bool) {
+    ((place & !LAZY) as usize, place & LAZY != 0)
+}
+
 /// How many autowiring indexes were finished in this process: the last one's generation.
 static GENERATIONS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
@@ -202,15 +220,8 @@ impl IndexBuilder {
             }
             let n = *listed.get_or_insert_with(|| {
                 self.names.push(def.name.as_str().into());
-                let lazy = matches!(
-                    def.kind,
-                    super::DefinitionKind::Accessor | super::DefinitionKind::Factory
-                );
-                let place = u32::try_from(position)
-                    .ok()
-                    .filter(|p| p & LAZY == 0)
-                    .expect("fewer than 2^31 definitions");
-                self.places.push(if lazy { place | LAZY } else { place });
+                self.places
+                    .push(place(position, def.kind).expect("fewer than 2^31 definitions"));
                 u32::try_from(self.names.len() - 1).expect("fewer than 2^32 services")
             });
             let next = u32::try_from(self.types.len()).expect("fewer than 2^32 types");
@@ -371,8 +382,8 @@ impl AutowiringIndex {
         bool,
         impl ExactSizeIterator<Item = &plan::Name> + Clone + '_,
     )> {
-        self.find(ty)
-            .map(|e| (e.known, self.named(self.lists(e).0)))
+        self.known_high_remembered(ty, None)
+            .map(|(known, high)| (known, high.map(|(n, _)| n)))
     }
 
     /// [`AutowiringIndex::known_high`], for the class of a parameter type (`ty` being that

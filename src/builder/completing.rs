@@ -10,7 +10,7 @@
 //! again, in order, after them. The statements and diagnostics are therefore those of
 //! completing every definition in order on one thread.
 
-use super::autowiring::LAZY;
+use super::autowiring::unplace;
 use super::complete::{Completer, Signatures};
 use super::{Completed, ContainerBuilder, DefinitionKind};
 use crate::diagnostics::Diagnostics;
@@ -111,15 +111,10 @@ impl Graph {
                     };
                     let (i, lazy) = match hinted {
                         Some(place) => {
-                            let i = (place & !LAZY) as usize;
-                            let lazy = place & LAZY != 0;
+                            let (i, lazy) = unplace(place);
                             debug_assert!(
-                                defs.get_index(i).is_some_and(|(k, d)| k == n
-                                    && lazy
-                                        == matches!(
-                                            d.kind,
-                                            DefinitionKind::Accessor | DefinitionKind::Factory
-                                        )),
+                                defs.get_index(i)
+                                    .is_some_and(|(k, d)| k == n && lazy == d.kind.is_handle()),
                                 "the hint for '{n}' names another definition"
                             );
                             (i, lazy)
@@ -128,11 +123,7 @@ impl Graph {
                             let Some((i, _, def)) = defs.get_full(n) else {
                                 return;
                             };
-                            let lazy = matches!(
-                                def.kind,
-                                DefinitionKind::Accessor | DefinitionKind::Factory
-                            );
-                            (i, lazy)
+                            (i, def.kind.is_handle())
                         }
                     };
                     if !lazy || called.contains(&n) {

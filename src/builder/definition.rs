@@ -24,6 +24,13 @@ pub enum DefinitionKind {
 }
 
 impl DefinitionKind {
+    /// An accessor or a factory: a reference to it passes a lazy handle, and only a call
+    /// through it (`@accessor::get()`, `@factory::create()`) creates what its own statement
+    /// refers to, as the runtime does.
+    pub fn is_handle(self) -> bool {
+        matches!(self, DefinitionKind::Accessor | DefinitionKind::Factory)
+    }
+
     /// The plan's kind of a service with this definition.
     pub fn plan_kind(self) -> wireplan_runtime::plan::ServiceKind {
         use wireplan_runtime::plan::ServiceKind;
