@@ -767,6 +767,86 @@ fn a_dynamic_value_the_declared_type_refuses_is_a_load_problem() {
     }
 }
 
+/// A dynamic parameter's int outside the range of the parameter it fills (`TIMES=-3` for a
+/// `usize`) is the value's fault, not the plan's: a `dynamic-parameters` error naming the
+/// value, the range and the services, as for a value that is no int at all; never the
+/// stale-catalog `bad-plan` (a new user's trial followed that hint for nothing). A sensitive
+/// value is not shown; a type other than the value's is still a stale plan.
+#[test]
+fn a_dynamic_int_outside_the_parameters_range_is_a_dynamic_parameter_error() {
+    use wireplan_runtime::{register, Container, Registry, Value};
+    #[allow(dead_code)]
+    struct Pirate(usize, u8, String);
+    let mut r = Registry::new();
+    register!(r, "App\\Pirate" => Pirate {
+        new(times: usize, level: u8, name: String) { Pirate(times, level, name) }
+    });
+    let services = r#"{"a": {"type": "App\\Pirate", "create": {"$new": "App\\Pirate",
+              "args": [{"$param": "env.TIMES"}, {"$param": "level"}, "x"]},
+              "source": {"file": "env.neon", "line": 2, "column": 11}},
+           "b": {"type": "App\\Pirate", "create": {"$new": "App\\Pirate",
+              "args": [{"$param": "env.TIMES"}, 3, {"$param": "name"}]}}}"#;
+    let text = plan_with(VERSION, services).replace(
+        r#""services""#,
+        r#""dynamic": {"env.TIMES": {"type": "int", "required": true},
+                       "level": {"type": "int", "required": true, "sensitive": true},
+                       "name": {"type": "int", "required": true}},
+           "services""#,
+    );
+    let binary = Plan::from_json_str(&text, "p.json")
+        .expect("a plan")
+        .to_binary();
+    let load = |times: i64, level: i64| -> [Result<Container, Error>; 2] {
+        let builder = || {
+            Container::builder(&r)
+                .read_environment(false)
+                .parameter("env.TIMES", Value::Int(times))
+                .parameter("level", Value::Int(level))
+                .parameter("name", Value::Int(5))
+        };
+        [
+            builder().from_json_str(&text),
+            builder().from_bytes(&binary),
+        ]
+    };
+    for loaded in load(-3, 300) {
+        let e = loaded.expect_err("refused");
+        let Error::Several { errors, .. } = &e else {
+            panic!("expected a bad plan (name) and dynamic-parameter errors, got {e}")
+        };
+        let text = e.to_string();
+        assert_eq!(errors.len(), 2, "{text}");
+        // `name` (an int for a `String`) is still the plan's fault.
+        assert!(matches!(errors[0], Error::BadPlan { .. }), "{text}");
+        assert!(
+            text.contains(
+                "the dynamic parameter 'name' (the int 5), but the parameter takes string"
+            ),
+            "{text}"
+        );
+        let Error::DynamicParameters { problems, .. } = &errors[1] else {
+            panic!("expected dynamic-parameter problems: {text}")
+        };
+        let shown: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+        assert_eq!(
+            shown,
+            [
+                "'env.TIMES' is the int -3, which is not a valid int<0, max>; needed by \
+                 services 'a', 'b' (the first defined at env.neon:2:11)",
+                "'level' cannot be converted to int<0, 255> (the value is not shown: the \
+                 parameter is sensitive); needed by service 'a' (defined at env.neon:2:11)",
+            ]
+        );
+        assert!(!text.contains("300"), "{text}");
+        assert!(!text.contains("-3, but the parameter takes"), "{text}");
+    }
+    // In range: only `name` is left.
+    for loaded in load(2, 7) {
+        let e = loaded.expect_err("refused").to_string();
+        assert!(!e.contains("env.TIMES") && !e.contains("'level'"), "{e}");
+    }
+}
+
 /// The plan `text` loaded with `r` as JSON and as the binary form of the same plan (the
 /// container's fast path): the load checks must answer alike.
 fn load_json_and_binary(

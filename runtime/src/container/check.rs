@@ -44,6 +44,13 @@ pub(crate) struct Checker<'a> {
     /// to the program compiler with the service (see [`Checker::run`]) so it does not look the
     /// same name up again. Reused from service to service.
     arg_refs: Vec<u32>,
+    /// The service being checked (for the problems a dynamic parameter's value causes).
+    service: &'a str,
+    /// Dynamic parameters whose value at this load is an int outside the range the parameter
+    /// reading it takes (`int<0, max>`): the value is wrong, not the plan, so these are
+    /// reported as [`Error::DynamicParameters`], one per parameter with every service whose
+    /// argument refuses it.
+    pub(crate) out_of_range: Vec<crate::dynamic::DynamicProblem>,
 }
 
 /// What [`Checker::run`] hands on for each service it checked without a problem: its index,
@@ -85,6 +92,8 @@ impl<'a> Checker<'a> {
             autowired_at: Vec::new(),
             autowired_for: Vec::new(),
             arg_refs: Vec::new(),
+            service: "",
+            out_of_range: Vec::new(),
         }
     }
 
@@ -248,6 +257,7 @@ impl<'a> Checker<'a> {
         let mut requires_async = false;
         for (i, (name, sp)) in plan.services.iter().enumerate() {
             self.arg_refs.clear();
+            self.service = name;
             // Locations are formatted only when something is reported.
             let factory = sp.kind == ServiceKind::Factory;
             requires_async |= sp.requires_async;

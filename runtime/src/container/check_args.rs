@@ -115,7 +115,14 @@ impl<'a> Checker<'a> {
                     else {
                         continue;
                     };
-                    let shown = if self.plan.dynamic.get(name).is_some_and(|d| d.sensitive) {
+                    let sensitive = self.plan.dynamic.get(name).is_some_and(|d| d.sensitive);
+                    if let Some(ty) = literals::out_of_range(p, self.registry, lit) {
+                        // An int the parameter takes, but not this one: the value given at
+                        // start-up is wrong, not the plan (`TIMES=-3` for `int<0, max>`).
+                        self.value_out_of_range(name, ty, lit, sensitive);
+                        continue;
+                    }
+                    let shown = if sensitive {
                         format!("the dynamic parameter '{name}' (a sensitive value)")
                     } else {
                         format!("the dynamic parameter '{name}' ({})", lit.describe())
@@ -135,6 +142,35 @@ impl<'a> Checker<'a> {
                 ));
             }
         }
+    }
+
+    /// Records that the dynamic parameter `name`, read by the service being checked, has a
+    /// value (`lit`) the parameter it fills refuses by range alone (`ty`, such as
+    /// `int<0, max>`): one [`crate::dynamic::DynamicProblem`] per parameter, naming each service
+    /// once.
+    fn value_out_of_range(&mut self, name: &str, ty: String, lit: Literal, sensitive: bool) {
+        use crate::dynamic::{DynamicProblem, ProblemKind};
+        let service = self.service;
+        if let Some(known) = self.out_of_range.iter_mut().find(|p| p.name == name) {
+            if !known.services.iter().any(|s| s == service) {
+                known.services.push(service.to_string());
+            }
+            return;
+        }
+        self.out_of_range.push(DynamicProblem {
+            name: name.to_string(),
+            kind: ProblemKind::Invalid {
+                expected: ty,
+                value: (!sensitive).then(|| lit.describe()),
+            },
+            services: vec![service.to_string()],
+            defined_at: self
+                .plan
+                .services
+                .get(service)
+                .and_then(|sp| sp.source.as_ref())
+                .map(|at| format!("{}:{}:{}", at.file, at.line, at.column)),
+        });
     }
 
     /// A `$ref` argument `i` to `target` (a service or an alias) for the registered parameter

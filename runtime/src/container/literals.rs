@@ -71,6 +71,20 @@ pub(crate) fn refused_by(param: &Param, registry: &Registry, lit: Literal) -> Op
     refuses(&ty, lit).then_some(ty)
 }
 
+/// The declared catalog type of the registered parameter `param` when it is an int range
+/// (`int<0, max>`) and `lit` an int outside it: the one refusal that says the value is wrong
+/// rather than the plan (an int is what the parameter takes, just not this one).
+pub(crate) fn out_of_range(param: &Param, registry: &Registry, lit: Literal) -> Option<String> {
+    let Literal::Int(v) = lit else {
+        return None;
+    };
+    let ty = (param.ty)(registry);
+    match Scalar::of(ty.strip_prefix('?').unwrap_or(&ty)) {
+        Some(Scalar::Int(min, max)) if v < min || v > max => Some(ty),
+        _ => None,
+    }
+}
+
 /// Whether the argument conversion of a parameter of catalog type `ty` refuses `lit`. `false`
 /// for every type this check does not know (see the module docs).
 pub(crate) fn refuses(ty: &str, lit: Literal) -> bool {

@@ -47,7 +47,8 @@ impl<'r> ContainerBuilder<'r> {
     /// Sets the dynamic parameter `name`, read by `{"$param": name}`. A value given here also
     /// wins over the environment for `env.X` names. When the plan declares the parameter's
     /// type (its `dynamic` section), the value is converted at load (`"8080"` becomes the int
-    /// 8080) and a value that does not convert is an [`Error::DynamicParameters`].
+    /// 8080) and a value that does not convert is an [`Error::DynamicParameters`], as is an
+    /// int outside the range of a parameter that reads it (`-3` for a `usize`).
     pub fn parameter(mut self, name: &str, value: impl Into<Value>) -> Self {
         self.dynamic.insert(name.to_string(), value.into());
         self
@@ -313,6 +314,7 @@ impl<'r> ContainerBuilder<'r> {
             });
         }
 
+        dynamic_problems.append(&mut check.out_of_range);
         if !dynamic_problems.is_empty() {
             errors.push(Error::DynamicParameters {
                 origin: origin.to_string(),
