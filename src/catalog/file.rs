@@ -167,6 +167,11 @@ pub(super) fn json_syntax_error(id: FileId, text: &str, e: &serde_json::Error) -
         .rsplit_once(" at line ")
         .map_or(shown.as_str(), |(m, _)| m);
     if !e.is_data() {
+        if what.starts_with("control character") {
+            if let Some(d) = control_in_string(id, text, offset) {
+                return d;
+            }
+        }
         let message = format!("The catalog is not valid JSON: {what}.");
         let d =
             Diagnostic::error(Code::InvalidValue, message).at(Some(Span::new(id, offset, offset)));
@@ -203,6 +208,63 @@ pub(super) fn json_syntax_error(id: FileId, text: &str, e: &serde_json::Error) -
         );
     }
     d
+}
+
+/// serde's "control character (\\u0000-\\u001F) found while parsing a string" at `offset`,
+/// in the words of what the reader sees: a string left open at the end of its line (a
+/// half-saved catalog, a missing closing quote), pointed at where it opened; or a raw tab or
+/// other control character inside a string, pointed at. `None` when the string or the
+/// character cannot be found (then serde's own words are used).
+fn control_in_string(id: FileId, text: &str, offset: usize) -> Option<Diagnostic> {
+    let bytes = text.as_bytes();
+    // The string open at `offset`: serde read everything before it as JSON, so a scan of the
+    // quotes (and the escapes inside strings) from the start finds where it opened.
+    let (mut open, mut escaped) = (None, false);
+    for (i, &b) in bytes.iter().enumerate().take(offset) {
+        match (open, b) {
+            (Some(_), _) if escaped => escaped = false,
+            (Some(_), b'\\') => escaped = true,
+            (Some(_), b'"') => open = None,
+            (Some(_), b) if b < 0x20 => break,
+            (None, b'"') => open = Some(i),
+            _ => {}
+        }
+    }
+    let open = open?;
+    let (at, &b) = bytes
+        .iter()
+        .enumerate()
+        .skip(open + 1)
+        .find(|(_, &b)| b < 0x20)?;
+    let d = if b == b'\n' || b == b'\r' {
+        Diagnostic::error(
+            Code::InvalidValue,
+            "The catalog is not valid JSON: a string is not closed before the end of its line.",
+        )
+        .with_primary(Span::new(id, open, at), "this string is never closed")
+        .with_note(
+            "a JSON string ends with `\"` on the line it starts on (a line break inside one is \
+             written \\n); a file saved halfway ends like this",
+        )
+    } else {
+        let name = match b {
+            b'\t' => "a tab".to_string(),
+            other => format!("the control character U+{other:04X}"),
+        };
+        Diagnostic::error(
+            Code::InvalidValue,
+            format!(
+                "The catalog is not valid JSON: a string holds {name}, which JSON does not allow."
+            ),
+        )
+        .with_primary(Span::new(id, at, at + 1), "here")
+        .with_secondary(
+            Span::new(id, open, open + 1),
+            "in the string that starts here",
+        )
+        .with_note("write it escaped: \\t for a tab, \\u00XX for another control character")
+    };
+    Some(d)
 }
 
 /// The offset of the opening quote of the JSON string whose closing quote is at `close`.

@@ -186,3 +186,55 @@ fn a_parent_is_found_inside_its_json_class_only() {
         None
     );
 }
+
+/// serde's "control character found while parsing a string" in a JSON catalog, in the
+/// reader's words: a string left open at the end of its line (a half-saved file) is pointed
+/// at from its opening quote, a raw tab inside a string at the tab (a new user's trial saw
+/// serde's wording for a file that has no visible control character).
+#[test]
+fn a_json_string_left_open_or_holding_a_tab_is_named_as_such() {
+    let error_for = |text: &str| {
+        let e = serde_json::from_str::<serde_json::Value>(text).expect_err("not JSON");
+        file::json_syntax_error(crate::source::FileId(0), text, &e)
+    };
+    let spans = |d: &crate::diagnostics::Diagnostic| -> Vec<(usize, usize, String)> {
+        d.labels
+            .iter()
+            .map(|l| {
+                (
+                    l.span.start as usize,
+                    l.span.end as usize,
+                    l.message.clone(),
+                )
+            })
+            .collect()
+    };
+    let open = error_for("{\"broken\n");
+    assert_eq!(
+        open.message,
+        "The catalog is not valid JSON: a string is not closed before the end of its line."
+    );
+    assert_eq!(spans(&open), [(1, 8, "this string is never closed".into())]);
+    let later = error_for("{\"classes\": [\n  {\"name\": \"App\\\\Db\", \"x\": \"a\\\"b\n");
+    assert!(later.message.contains("not closed"), "{}", later.message);
+    // The string that opens at `"a\"b` (an escaped quote does not close it).
+    let at = "{\"classes\": [\n  {\"name\": \"App\\\\Db\", \"x\": ".len();
+    assert_eq!(spans(&later)[0].0, at);
+    let tab = error_for("{\"a\": \"x\ty\"}");
+    assert_eq!(
+        tab.message,
+        "The catalog is not valid JSON: a string holds a tab, which JSON does not allow."
+    );
+    assert_eq!(
+        spans(&tab),
+        [
+            (8, 9, "here".into()),
+            (6, 7, "in the string that starts here".into())
+        ]
+    );
+    // Other syntax errors keep serde's words.
+    let comma = error_for("{\"a\": 1,}");
+    assert!(comma
+        .message
+        .starts_with("The catalog is not valid JSON: trailing comma"));
+}
