@@ -121,6 +121,16 @@ impl ParseError {
                 }
             },
             ErrorKind::TabsAndSpaces { block, line } => {
+                // The reference reports the line's first token (kept as the position); the
+                // indentation that does not fit is shown beside it.
+                if let Some(t) = tok {
+                    let at = t.start as usize;
+                    let indent = super::lexer::line_indent(src, at).len();
+                    if indent > 0 {
+                        let (a, b) = (text.orig_start(at - indent), text.orig_end(at));
+                        secondary = Some((Span::new(file, a, b.max(a)), "this indentation"));
+                    }
+                }
                 notes.push(format!(
                     "the enclosing block is indented with {}, this line with {}",
                     describe_indent(&block),

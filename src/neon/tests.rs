@@ -87,6 +87,38 @@ fn errors_have_reference_positions() {
     assert_eq!(error("a: `x`"), ("Unexpected '`x`'".into(), 1, 4));
 }
 
+/// Tabs mixed with spaces: at the line's first token, as the reference reports it, with the
+/// indentation that does not fit as a secondary label (a new user's trial looked for the
+/// caret under the tab). CR bytes removed before lexing do not shift it.
+#[test]
+fn mixed_indentation_labels_the_indentation() {
+    for (text, indent) in [
+        ("services:\n  a: x\n\tb: y\n", 17..18),
+        ("services:\r\n  a: x\r\n \t b: y\r\n", 19..22),
+    ] {
+        let d = decode(text, FileId(0)).unwrap_err();
+        assert_eq!(d.message, "Invalid combination of tabs and spaces");
+        let labels: Vec<(std::ops::Range<usize>, bool, &str)> = d
+            .labels
+            .iter()
+            .map(|l| (l.span.range(), l.primary, l.message.as_str()))
+            .collect();
+        let first = indent.end;
+        assert_eq!(
+            labels,
+            [
+                (
+                    first..first + 1,
+                    true,
+                    "this line is indented differently from its enclosing block"
+                ),
+                (indent, false, "this indentation"),
+            ],
+            "{text:?}"
+        );
+    }
+}
+
 #[test]
 fn invalid_utf8_is_positioned() {
     // A stray continuation byte is no letter of another encoding: no note.
