@@ -208,6 +208,21 @@ fn compile_writes_the_changed_builder_with_the_same_checks_as_the_cli() {
     );
     assert_eq!(std::fs::read_to_string(example()).expect("read"), before);
 
+    // `/dev/null`, to only check: the session's way to do that, not the command line's.
+    #[cfg(unix)]
+    {
+        let r = ask(&mut s, ":compile /dev/null");
+        assert!(
+            r.contains("error[io-error]: Cannot write the plan to '/dev/null'"),
+            "{r}"
+        );
+        assert!(
+            r.contains("to check the configuration without writing a plan, use `:errors`"),
+            "{r}"
+        );
+        assert!(!r.contains("wireplan check"), "{r}");
+    }
+
     // With an error nothing is written.
     ask(&mut s, r#"builder.removeDefinition("db")"#);
     let broken = dir.path().join("broken.plan.json");

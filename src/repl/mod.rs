@@ -495,7 +495,15 @@ impl Session {
                 }
                 text
             }
-            Err(d) => {
+            Err(mut d) => {
+                // The command-line advice for checking without a plan, in this session's
+                // terms (a new user's trial: `:compile /dev/null`).
+                for n in &mut d.notes {
+                    if n.contains("run `wireplan check CONFIG`") {
+                        *n = "to check the configuration without writing a plan, use `:errors`"
+                            .into();
+                    }
+                }
                 text.push_str(&self.render(&[d]));
                 text
             }
