@@ -246,6 +246,23 @@ pub(crate) fn resolve(
     let (values, mut problems) = resolve_declared(&plan.dynamic, given, read_env, |name| {
         readers.get(name).cloned().unwrap_or_default()
     });
+    // A plan with the section declares every parameter its services read (the compiler
+    // writes them all): one it does not declare (a plan edited since) is still read as given,
+    // untyped, but a missing value is reported now, with the others, rather than when the
+    // first service that reads it is created.
+    for name in undeclared_read(plan) {
+        if !available(name, given, read_env) {
+            problems.push(DynamicProblem {
+                name: name.to_string(),
+                kind: ProblemKind::Missing {
+                    expected: None,
+                    given_as: None,
+                },
+                services: readers.get(name).cloned().unwrap_or_default(),
+                defined_at: None,
+            });
+        }
+    }
     for p in &mut problems {
         p.defined_at = p
             .services
@@ -255,6 +272,44 @@ pub(crate) fn resolve(
             .map(|at| format!("{}:{}:{}", at.file, at.line, at.column));
     }
     (values, problems)
+}
+
+/// The dynamic parameters the plan's services and initialization read (`$param`) that its
+/// `dynamic` section does not declare, in the order they are first read; none for a plan
+/// without the section (versions 1 and 2, or written by hand), which declares nothing.
+pub(crate) fn undeclared_read(plan: &Plan) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    if plan.dynamic.is_empty() {
+        return out;
+    }
+    let mut names = Vec::new();
+    for sp in plan.services.values() {
+        for e in std::iter::once(&sp.create)
+            .chain(&sp.setup)
+            .chain(sp.references.values())
+        {
+            params_in(e, &mut names);
+        }
+    }
+    plan.initialization
+        .iter()
+        .for_each(|e| params_in(e, &mut names));
+    for n in names {
+        if !plan.dynamic.contains_key(n) && !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// Whether an undeclared dynamic parameter `name` has a value at this load: given, or for
+/// `env.X` (when the environment is read) a variable `X` that is set.
+pub(crate) fn available(name: &str, given: &HashMap<String, Value>, read_env: bool) -> bool {
+    given.contains_key(name)
+        || (read_env
+            && name
+                .strip_prefix("env.")
+                .is_some_and(|var| std::env::var_os(var).is_some()))
 }
 
 /// As [`resolve`], for the declared parameters `dynamic`; `services_of` names the services

@@ -847,6 +847,69 @@ fn a_dynamic_int_outside_the_parameters_range_is_a_dynamic_parameter_error() {
     }
 }
 
+/// A plan with a `dynamic` section declares every parameter its services read (the compiler
+/// writes them all); a `$param` it does not declare (a plan edited since) is read as given,
+/// but a missing value is reported at load with the other dynamic-parameter problems, JSON
+/// and binary alike, rather than at the first `get` (a new user's trial). A plan without the
+/// section keeps the earlier behaviour (docs/plan-format.md).
+#[test]
+fn an_undeclared_dynamic_parameter_without_a_value_is_reported_at_load() {
+    use wireplan_runtime::{register, Container, Registry, Value};
+    #[allow(dead_code)]
+    #[derive(Debug)]
+    struct Db(String, String);
+    let mut r = Registry::new();
+    register!(r, "App\\Db" => Db {
+        new(dsn: String, user: String) { Db(dsn, user) }
+    });
+    let services = r#"{"db": {"type": "App\\Db", "create": {"$new": "App\\Db",
+              "args": [{"$param": "dsn"}, {"$param": "missing"}]},
+              "source": {"file": "app.neon", "line": 3, "column": 6}}}"#;
+    let bare = plan_with(VERSION, services);
+    let declared = bare.replace(
+        r#""services""#,
+        r#""dynamic": {"dsn": {"type": "string", "required": true}}, "services""#,
+    );
+    let load = |text: &str, given: &[(&str, &str)]| -> [Result<Container, Error>; 2] {
+        let binary = Plan::from_json_str(text, "p.json")
+            .expect("a plan")
+            .to_binary();
+        let builder = || {
+            let mut b = Container::builder(&r).read_environment(false);
+            for (k, v) in given {
+                b = b.parameter(k, Value::Str(v.to_string()));
+            }
+            b
+        };
+        [builder().from_json_str(text), builder().from_bytes(&binary)]
+    };
+    for loaded in load(&declared, &[("dsn", "sqlite:")]) {
+        let e = loaded.expect_err("refused");
+        let Error::DynamicParameters { problems, .. } = &e else {
+            panic!("expected dynamic-parameter problems, got {e}")
+        };
+        let shown: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+        assert_eq!(
+            shown,
+            [
+                "'missing' is missing: pass it to ContainerBuilder::parameter; needed by service \
+              'db' (defined at app.neon:3:6)"
+            ]
+        );
+    }
+    // Given, it is read as given; so is everything in a plan without the section, where a
+    // missing value fails only when the service is created.
+    for loaded in load(&declared, &[("dsn", "sqlite:"), ("missing", "u")]) {
+        let c = loaded.expect("loads");
+        assert!(c.get::<Db>("db").is_ok());
+    }
+    for loaded in load(&bare, &[("dsn", "sqlite:")]) {
+        let c = loaded.expect("a plan without the section loads");
+        let e = c.get::<Db>("db").expect_err("no value").to_string();
+        assert!(e.contains("dynamic parameter 'missing'"), "{e}");
+    }
+}
+
 /// The plan `text` loaded with `r` as JSON and as the binary form of the same plan (the
 /// container's fast path): the load checks must answer alike.
 fn load_json_and_binary(

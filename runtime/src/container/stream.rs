@@ -583,6 +583,14 @@ impl Stream<'_, '_> {
                     self.constant(v.clone());
                     Node::Const((self.consts.len() - 1) as u32)
                 }
+                // A parameter the section does not declare, without a value: a load problem
+                // the model path reports (`dynamic::undeclared_read`).
+                None if !declared.is_empty()
+                    && !declared.contains_key(&name)
+                    && !crate::dynamic::available(&name, given, read_env) =>
+                {
+                    return None
+                }
                 None => Node::Tree(Box::new(Expr::Param(name))),
             };
             self.args[at as usize] = node;
