@@ -283,23 +283,30 @@ pub(crate) fn undeclared_read(plan: &Plan) -> Vec<&str> {
         return out;
     }
     let mut names = Vec::new();
-    for sp in plan.services.values() {
-        for e in std::iter::once(&sp.create)
-            .chain(&sp.setup)
-            .chain(sp.references.values())
-        {
-            params_in(e, &mut names);
-        }
-    }
-    plan.initialization
-        .iter()
-        .for_each(|e| params_in(e, &mut names));
+    params_read(plan, true, &mut names);
     for n in names {
         if !plan.dynamic.contains_key(n) && !out.contains(&n) {
             out.push(n);
         }
     }
     out
+}
+
+/// Appends to `out` every `$param` name that `plan` reads, in plan order, repeats included:
+/// its services' `create`, `setup` and `references` (when `services`; the compiler skips them
+/// when no statement reads a dynamic parameter), then its initialization statements.
+pub fn params_read<'p>(plan: &'p Plan, services: bool, out: &mut Vec<&'p str>) {
+    if services {
+        for sp in plan.services.values() {
+            for e in std::iter::once(&sp.create)
+                .chain(&sp.setup)
+                .chain(sp.references.values())
+            {
+                params_in(e, out);
+            }
+        }
+    }
+    plan.initialization.iter().for_each(|e| params_in(e, out));
 }
 
 /// Whether an undeclared dynamic parameter `name` has a value at this load: given, or for

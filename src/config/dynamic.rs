@@ -19,7 +19,7 @@ use crate::expr::{Expr, ExprKind};
 use crate::schema::{self, Expect};
 use crate::source::Span;
 use indexmap::IndexMap;
-use wireplan_runtime::dynamic::{cast, params_in, parse_type, DynamicParam, TYPES};
+use wireplan_runtime::dynamic::{cast, params_read, parse_type, DynamicParam, TYPES};
 use wireplan_runtime::plan::{Expr as P, Plan};
 
 /// The name of the section.
@@ -467,19 +467,7 @@ pub fn plan_section_typed(
     services_read: bool,
 ) -> IndexMap<String, DynamicParam> {
     let mut read = Vec::new();
-    if services_read {
-        for sp in plan.services.values() {
-            for e in std::iter::once(&sp.create)
-                .chain(&sp.setup)
-                .chain(sp.references.values())
-            {
-                params_in(e, &mut read);
-            }
-        }
-    }
-    plan.initialization
-        .iter()
-        .for_each(|e| params_in(e, &mut read));
+    params_read(plan, services_read, &mut read);
     let mut names: Vec<&str> = params.dynamic_schema.keys().map(String::as_str).collect();
     for n in read {
         if !names.contains(&n) {
