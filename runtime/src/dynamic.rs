@@ -250,7 +250,12 @@ pub(crate) fn resolve(
     // writes them all): one it does not declare (a plan edited since) is still read as given,
     // untyped, but a missing value is reported now, with the others, rather than when the
     // first service that reads it is created.
-    for name in undeclared_read(plan) {
+    // (Walked again, for the order they are read in, only when there is one.)
+    let undeclared = match readers.keys().any(|n| !plan.dynamic.contains_key(*n)) {
+        true => undeclared_read(plan),
+        false => Vec::new(),
+    };
+    for name in undeclared {
         if !available(name, given, read_env) {
             problems.push(DynamicProblem {
                 name: name.to_string(),
