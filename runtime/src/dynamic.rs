@@ -269,14 +269,16 @@ pub(crate) fn resolve(
         }
     }
     for p in &mut problems {
-        p.defined_at = p
-            .services
-            .first()
-            .and_then(|s| plan.services.get(s.as_str()))
-            .and_then(|sp| sp.source.as_ref())
-            .map(|at| format!("{}:{}:{}", at.file, at.line, at.column));
+        p.defined_at = p.services.first().and_then(|s| defined_at(plan, s));
     }
     (values, problems)
+}
+
+/// Where the plan says `service` is defined in the configuration (`config/app.neon:16:3`),
+/// as a dynamic-parameter problem names it.
+pub(crate) fn defined_at(plan: &Plan, service: &str) -> Option<String> {
+    let at = plan.services.get(service)?.source.as_ref()?;
+    Some(format!("{}:{}:{}", at.file, at.line, at.column))
 }
 
 /// The dynamic parameters the plan's services and initialization read (`$param`) that its

@@ -164,12 +164,7 @@ impl<'a> Checker<'a> {
                 value: (!sensitive).then(|| lit.describe()),
             },
             services: vec![service.to_string()],
-            defined_at: self
-                .plan
-                .services
-                .get(service)
-                .and_then(|sp| sp.source.as_ref())
-                .map(|at| format!("{}:{}:{}", at.file, at.line, at.column)),
+            defined_at: crate::dynamic::defined_at(self.plan, service),
         });
     }
 
