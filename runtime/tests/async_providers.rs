@@ -798,3 +798,60 @@ fn a_provider_resolved_in_a_transient_s_constructor_reports_the_cycle_once() {
     // (The provider's `get` starts a path of its own, so the cycle is named from there.)
     assert_eq!(e.to_string(), "circular reference: left -> left");
 }
+
+// ---------------------------------------------------------------------------------------
+// a cycle through `Provider::get_async` inside an async constructor
+
+#[allow(dead_code)]
+struct X9 {
+    y: Arc<Y9>,
+}
+#[allow(dead_code)]
+struct Y9 {
+    x: Arc<X9>,
+}
+static X9_MADE: AtomicUsize = AtomicUsize::new(0);
+
+fn registry9() -> Registry {
+    let mut reg = Registry::new();
+    register!(reg, "App\\X" => X9 {
+        async new(p: Provider<Y9>) {
+            X9_MADE.fetch_add(1, Ordering::SeqCst);
+            X9 { y: p.get_async().await? }
+        }
+    });
+    register!(reg, "App\\Y" => Y9 { new(x: Arc<X9>) { Y9 { x } } });
+    reg
+}
+
+/// `x`'s async constructor awaits a provider of `y`, which needs `x`: the request inside the
+/// constructor is nested in `x`'s creation, so the cycle is a `circular-reference` error at
+/// once for every lifespan, as the sync path reports it. (A new user's trial: singletons and
+/// scoped services waited for their own gate forever, transients made new objects until the
+/// process ran out of memory.)
+#[test]
+fn a_cycle_through_a_provider_awaited_in_an_async_constructor_is_reported() {
+    let reg = registry9();
+    let rt = runtime();
+    for lifespan in ["singleton", "scoped", "transient"] {
+        let json = plan(&format!(
+            r#""x": {{"type": "App\\X", "lifespan": "{lifespan}", "requires_async": true,
+                     "create": {{"$new": "App\\X", "args": [{{"$provider": "y"}}]}}}},
+               "y": {{"type": "App\\Y", "lifespan": "{lifespan}", "requires_async": true,
+                     "create": {{"$new": "App\\Y", "args": [{{"$ref": "x"}}]}}}}"#
+        ));
+        let container = Container::from_json_str(&json, &reg).unwrap();
+        let before = X9_MADE.load(Ordering::SeqCst);
+        let e = rt.block_on(bounded(async {
+            match lifespan {
+                "scoped" => container.scope().get_async::<X9>("x").await.err(),
+                _ => container.get_async::<X9>("x").await.err(),
+            }
+        }));
+        let e = e.expect("a cycle, not an object");
+        assert_eq!(e.code(), "circular-reference", "{lifespan}: {e}");
+        assert!(e.to_string().contains("x -> y -> x"), "{lifespan}: {e}");
+        // The constructor ran once: the nested request stopped at `x`, made no second one.
+        assert_eq!(X9_MADE.load(Ordering::SeqCst) - before, 1, "{lifespan}");
+    }
+}

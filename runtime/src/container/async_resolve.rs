@@ -68,6 +68,43 @@ fn boxed<'a, T: 'a>(fut: impl Future<Output = T> + Send + 'a) -> BoxFut<'a, T> {
     Box::pin(GrowStack(Box::pin(fut)))
 }
 
+thread_local! {
+    /// The services whose preparation is being polled on this thread right now, outermost
+    /// first, each with its container (by address). A new request that starts inside one of
+    /// those polls (a constructor awaiting `Provider::get_async`) is nested in that creation:
+    /// it starts from this chain instead of an empty path, so a cycle back to a service being
+    /// created is [`Error::CircularReference`] (a singleton's gate would otherwise wait for
+    /// itself, and transients would make new objects until memory ran out), and the depth
+    /// limit counts the whole nesting.
+    static PREPARING: RefCell<Vec<(usize, usize)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A service's preparation, which marks itself in [`PREPARING`] while it is polled.
+struct Preparing<'a, T> {
+    key: (usize, usize),
+    fut: BoxFut<'a, T>,
+}
+
+/// Takes the innermost [`PREPARING`] entry off on drop, also when a constructor panics.
+struct PreparingGuard;
+
+impl Drop for PreparingGuard {
+    fn drop(&mut self) {
+        PREPARING.with(|p| p.borrow_mut().pop());
+    }
+}
+
+impl<T> Future for Preparing<'_, T> {
+    type Output = T;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        let this = self.get_mut();
+        PREPARING.with(|p| p.borrow_mut().push(this.key));
+        let _guard = PreparingGuard;
+        this.fut.as_mut().poll(cx)
+    }
+}
+
 /// Objects made by async constructors, waiting for the sync part: per `$new` expression
 /// (by address), in the order they were made.
 #[derive(Default)]
@@ -190,10 +227,23 @@ impl Inner {
             return Ok(inst.clone());
         }
         let mut prepared = Prepared::default();
-        self.prepare(idx, scope, &mut Path::new(), &mut prepared)
-            .await?;
+        let mut path = self.preparing_here();
+        self.prepare(idx, scope, &mut path, &mut prepared).await?;
         with_tail(&mut prepared, || {
             self.resolve_index(idx, ctx, &mut Path::new())
+        })
+    }
+
+    /// The services of this container whose preparation this thread is polling (see
+    /// [`PREPARING`]), outermost first: where a request made inside one of them starts.
+    fn preparing_here(&self) -> Path {
+        let me = self as *const Inner as usize;
+        PREPARING.with(|p| {
+            p.borrow()
+                .iter()
+                .filter(|(c, _)| *c == me)
+                .map(|&(_, i)| i)
+                .collect()
         })
     }
 
@@ -205,7 +255,8 @@ impl Inner {
         path: &'a mut Path,
         out: &'a mut Prepared,
     ) -> BoxFut<'a, Result<(), Error>> {
-        boxed(async move {
+        let key = (self as *const Inner as usize, idx);
+        let fut = boxed(async move {
             let sp = &self.program.services[idx];
             if !sp.requires_async || sp.kind != ServiceKind::Service {
                 return Ok(());
@@ -255,7 +306,8 @@ impl Inner {
                     r
                 }
             }
-        })
+        });
+        Box::pin(Preparing { key, fut })
     }
 
     /// Single-flight async creation of a singleton or scoped service: prepare its parts,
