@@ -390,6 +390,24 @@ fn show_and_graph_warn_about_what_the_runtime_refuses() {
         "{err}"
     );
 
+    // A service edited into a slot that is a singleton and has a create: both refused at
+    // load, so warned of (a new user's trial edited a slot's lifespan).
+    let mut slot = json.clone();
+    slot["services"]["db"]["kind"] = serde_json::json!("slot");
+    slot["services"]["db"]["lifespan"] = serde_json::json!("singleton");
+    std::fs::write(dir.path().join("slot.json"), slot.to_string()).expect("write");
+    let (code, _, err) = run_in(dir.path(), &["show", "slot.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning[invalid-plan]: Service 'db': a slot is scoped, not singleton.")
+            && err.contains(
+                "warning[invalid-plan]: Service 'db': a slot is provided at run time, so it \
+                 has no create or setup."
+            )
+            && err.contains("the runtime refuses to load this plan"),
+        "{err}"
+    );
+
     // A service that needs one marked requires_async, unmarked itself (a hand edit): the
     // runtime refuses it at load, so `show` says so.
     json["services"]["db"]["lifespan"] = serde_json::json!("singleton");

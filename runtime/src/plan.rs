@@ -12,7 +12,7 @@ mod asynchrony;
 mod captives;
 mod expr;
 pub use asynchrony::{async_class, async_flags, AsyncFlag, AsyncProblem, Constructor};
-pub use captives::captives;
+pub use captives::{captives, slot_problems};
 pub use expr::{CallTarget, Expr, MAX_EXPR_DEPTH};
 
 /// The `format` field of every plan.

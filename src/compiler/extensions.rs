@@ -721,6 +721,12 @@ impl Extensions {
                         crate::plan::captives(&current),
                         crate::plan::captives(&p),
                     ));
+                    // Slots the edit made other than scoped and empty (the runtime refuses
+                    // them at load).
+                    problems.extend(introduced(
+                        wireplan_runtime::plan::slot_problems(&current),
+                        wireplan_runtime::plan::slot_problems(&p),
+                    ));
                     // `requires_async` flags the edit made wrong (computed on the builder,
                     // before the plan; the runtime refuses such a plan at load).
                     let ctor = |c: &str| {

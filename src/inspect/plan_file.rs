@@ -142,6 +142,7 @@ pub fn problems(plan: &Plan) -> Vec<Diagnostic> {
     listed.extend(
         crate::plan::captives(plan)
             .into_iter()
+            .chain(wireplan_runtime::plan::slot_problems(plan))
             .map(|line| (line, AT_LOAD)),
     );
     // A service that needs one marked requires_async, unmarked itself (no registry here:

@@ -249,7 +249,7 @@ impl<'r> ContainerBuilder<'r> {
             .problems
             .extend(crate::dynamic::section_problems(&plan.dynamic));
         if any_slot {
-            check.problems.extend(super::slots::plan_problems(&plan));
+            check.problems.extend(crate::plan::slot_problems(&plan));
         }
         // A singleton that holds a scoped service (a plan edited after compiling: the
         // compiler refuses to write one) would fail when first created, outside any scope.

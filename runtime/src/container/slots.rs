@@ -238,30 +238,6 @@ pub(super) fn slot_types(
     types
 }
 
-/// Problems of a plan's slots, for the loader's check: a slot is `scoped` and has no
-/// `create` (`null`) and no `setup`.
-pub(super) fn plan_problems(plan: &Plan) -> Vec<String> {
-    let mut problems = Vec::new();
-    for (name, sp) in plan
-        .services
-        .iter()
-        .filter(|(_, sp)| sp.kind == ServiceKind::Slot)
-    {
-        if sp.lifespan != crate::plan::Lifespan::Scoped {
-            problems.push(format!(
-                "service '{name}': a slot is scoped, not {}",
-                sp.lifespan
-            ));
-        }
-        if sp.create != crate::plan::Expr::Null || !sp.setup.is_empty() {
-            problems.push(format!(
-                "service '{name}': a slot is provided at run time, so it has no create or setup"
-            ));
-        }
-    }
-    problems
-}
-
 impl Scope {
     /// Fills the scope slot autowired for the Rust type `T` (its catalog name from
     /// [`Registry::class`](crate::Registry::class)) with `value` in this scope, for every

@@ -1,7 +1,8 @@
 //! Captive dependencies in a plan: the compiler's `captive-dependency` check runs on its
 //! builder, so a lifespan or reference changed in the plan afterwards (by an extension's
 //! `afterCompile(plan)`, or by hand) is found here: the compiler refuses such an edit, the
-//! loader such a plan, and `wireplan show` warns of it.
+//! loader such a plan, and `wireplan show` warns of it. So are slots an edit made other than
+//! scoped and empty ([`slot_problems`]).
 
 use crate::plan::{Lifespan, Plan, ServiceKind};
 
@@ -69,6 +70,31 @@ fn walk<'p>(
         }
         path.pop();
     }
+}
+
+/// Problems of a plan's slots, for the loader's check and the compiler's check of a plan an
+/// extension edited in `afterCompile()`: a slot is `scoped` and has no `create` (`null`) and
+/// no `setup`. Each problem is one sentence naming the service.
+pub fn slot_problems(plan: &Plan) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (name, sp) in plan
+        .services
+        .iter()
+        .filter(|(_, sp)| sp.kind == ServiceKind::Slot)
+    {
+        if sp.lifespan != Lifespan::Scoped {
+            problems.push(format!(
+                "service '{name}': a slot is scoped, not {}",
+                sp.lifespan
+            ));
+        }
+        if sp.create != crate::plan::Expr::Null || !sp.setup.is_empty() {
+            problems.push(format!(
+                "service '{name}': a slot is provided at run time, so it has no create or setup"
+            ));
+        }
+    }
+    problems
 }
 
 #[cfg(test)]
