@@ -234,6 +234,31 @@ pub(super) fn check_captives(b: &ContainerBuilder, diags: &mut Diagnostics) {
                 "Remove `lifespan`, or drop `slot: true` to let the container create the service.",
             ));
         }
+        // A script's `setFactory` or `addSetup` on a slot (the configuration's `create:` and
+        // `setup:` are refused as it is read): the plan's slot would drop them without a word.
+        if def.kind == DefinitionKind::Slot && (def.creator.is_some() || !def.setup.is_empty()) {
+            let what = match (def.creator.is_some(), def.setup.is_empty()) {
+                (true, true) => "a factory",
+                (false, _) => "setup calls",
+                (true, false) => "a factory and setup calls",
+            };
+            let mut d = Diagnostic::error(
+                Code::InvalidDefinition,
+                format!(
+                    "{}: a scope slot is provided by the application in each scope \
+                     (scope.provide), so nothing creates or sets it up; this one has {what}.",
+                    def.descriptor()
+                ),
+            )
+            .at(def.span);
+            if let Some(note) = def.changed_by_scripts_note() {
+                d = d.with_note(note);
+            }
+            diags.push(d.with_note(
+                "Drop the factory and the setup calls, or add an ordinary service \
+                 (addDefinition) to let the container create it.",
+            ));
+        }
         // Its lifespan was written wrong (reported there): whether it may hold a scoped
         // service depends on what was meant.
         if !any_scoped || def.extras().lifespan_invalid {
