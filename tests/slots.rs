@@ -173,3 +173,37 @@ fn misused_slot_keys_are_all_reported() {
          provides it in each scope), not singleton."
     );
 }
+
+/// A scoped service needs the type of a slot written `autowired: false`: the missing-service
+/// error names that slot as the cause (not autowired), and does not tell the user to declare
+/// a slot they already declared (a new user's trial).
+#[test]
+fn a_slot_left_out_of_autowiring_is_named_and_not_declared_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = compile_str(
+        dir.path(),
+        "\tuser: {type: App\\CurrentUser, slot: true, autowired: false}\n\
+         \tgreeter: {create: App\\Greeter, lifespan: scoped}\n",
+    );
+    let d = c.diagnostics.items();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code.to_string(), "missing-service");
+    assert_eq!(
+        d[0].notes,
+        [
+            "Did you add it to configuration file?",
+            "Service 'user' is of type App\\CurrentUser but is not autowired for it: pass @user \
+             explicitly, or change its `autowired:`",
+        ]
+    );
+    // Without the slot, the scoped service gets the hint to declare one.
+    let c = compile_str(
+        dir.path(),
+        "\tgreeter: {create: App\\Greeter, lifespan: scoped}\n",
+    );
+    let notes = &c.diagnostics.items()[0].notes;
+    assert!(
+        notes.iter().any(|n| n.contains("declare it a scope slot")),
+        "{notes:?}"
+    );
+}

@@ -240,12 +240,18 @@ impl Completer<'_> {
 
     /// For a scoped service that needs a class no service provides: the per-scope object
     /// given at run time (a request's user, say) is declared as a scope slot. `None` for
-    /// other services, and for types that are no class of the catalog (interfaces included:
-    /// a slot is filled with one object of its type).
+    /// other services, for types that are no class of the catalog (interfaces included: a
+    /// slot is filled with one object of its type), and when a service of the type exists
+    /// but is not autowired for it.
     fn slot_hint(&self, ty: &str, ctx: &Ctx) -> Option<String> {
         let def = self.b.get_definition(ctx.service)?;
         let class = self.b.catalog.get(ty)?;
-        if def.lifespan != Lifespan::Scoped || class.interface {
+        // A service of the type that autowiring leaves out (a slot written `autowired:
+        // false`, say) is named by the missing-service note: declaring one is not the fix.
+        if def.lifespan != Lifespan::Scoped
+            || class.interface
+            || self.excluded_provider(ty).is_some()
+        {
             return None;
         }
         let short = ty.rsplit('\\').next().unwrap_or(ty);
@@ -284,15 +290,16 @@ impl Completer<'_> {
                 if let Some(note) = self.b.stopped_extensions_note() {
                     d = d.with_note(note);
                 }
-                // A class the container cannot create with `new` (a registry's class
-                // registered without a constructor): the definition to add is a slot, an
-                // import or a factory method, not `name: Class`.
-                if let Some(note) = self.uncreatable_note(ty) {
-                    d = d.with_note(note);
-                }
                 // The service may be there with autowiring leaving it out: Nette's note alone
                 // would send the user looking for a missing definition.
-                match self.excluded_provider(ty) {
+                let excluded = self.excluded_provider(ty);
+                // A class the container cannot create with `new` (a registry's class
+                // registered without a constructor): the definition to add is a slot, an
+                // import or a factory method, not `name: Class` (unless there is one).
+                if let Some(note) = self.uncreatable_note(ty).filter(|_| excluded.is_none()) {
+                    d = d.with_note(note);
+                }
+                match excluded {
                     Some(service) => d.with_note(format!(
                         "Service '{service}' is of type {ty} but is not autowired for it: pass \
                          @{service} explicitly, or change its `autowired:`"
