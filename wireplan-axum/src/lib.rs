@@ -265,7 +265,9 @@ where
 }
 
 /// The request's container scope, put there by [`WireplanLayer`]; also an extractor for
-/// handlers that resolve services by name (`scope.0.get::<T>("name")`).
+/// handlers that resolve services by name (`scope.0.get::<T>("name")`). A handle: a clone
+/// moved into a spawned task keeps the scope (and its scoped services) alive past the
+/// response until the task drops it.
 #[derive(Clone, Debug)]
 pub struct RequestScope(pub Scope);
 
