@@ -384,7 +384,7 @@ fn show_and_graph_warn_about_what_the_runtime_refuses() {
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains(
-            "warning[invalid-plan]: Services › blog: the singleton holds scoped service 'db' \
+            "warning[invalid-plan]: services › blog: the singleton holds scoped service 'db' \
              (path: blog -> db), which lives only inside a scope (captive-dependency)."
         ) && err.contains("the runtime refuses to load this plan"),
         "{err}"

@@ -159,6 +159,9 @@ pub fn problems(plan: &Plan) -> Vec<Diagnostic> {
         .map(|(words, note)| {
             let mut first = words.chars();
             let message = match first.next() {
+                // A place in the plan (`services › blog: …`) is written as the loader writes
+                // it; a sentence starts with a capital.
+                Some(_) if words.starts_with("services › ") => format!("{words}."),
                 Some(c) => format!("{}{}.", c.to_uppercase(), first.as_str()),
                 None => words.clone(),
             };
