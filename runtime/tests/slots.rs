@@ -206,6 +206,14 @@ fn providing_twice_or_after_resolution_started_is_an_error() {
         "scope slot 'currentUser' cannot be provided: it was already provided in this scope"
     );
     assert_eq!(s.get::<Greeter>("greeter").unwrap().user.0, "ada");
+    // Provided before, and a scoped service created since: the first reason is the one given.
+    let e = s
+        .provide::<CurrentUser>(CurrentUser("eve".into()))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "scope slot 'currentUser' cannot be provided: it was already provided in this scope"
+    );
     let e = s.provide::<Tenant>(Tenant(7)).unwrap_err();
     assert!(
         matches!(&e, Error::SlotProvision { slot, reason }

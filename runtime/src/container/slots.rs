@@ -154,6 +154,16 @@ impl Inner {
         };
         // Under the scope's build lock, no scoped service is being created meanwhile.
         let guard = state.lock.lock();
+        // Provided before: that, not what was created since, is the reason (a new user's
+        // trial provided twice after a scoped service was created and was told only the
+        // latter).
+        if state
+            .slots
+            .get(slot as usize)
+            .is_some_and(|c| c.get().is_some())
+        {
+            return Err(fail("it was already provided in this scope".into()));
+        }
         let created = state.created.len();
         if created > 0 {
             return Err(fail(format!(
