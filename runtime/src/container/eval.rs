@@ -186,11 +186,7 @@ impl Inner {
 
     /// Where the plan says service `name` was defined (`file:line:column`), if it says.
     pub(super) fn defined_at(&self, name: &str) -> Option<String> {
-        self.plan()
-            .services
-            .get(name)
-            .and_then(|s| s.source.as_ref())
-            .map(|l| format!("{}:{}:{}", l.file, l.line, l.column))
+        crate::dynamic::defined_at(self.plan(), name)
     }
 
     /// The [`Error::ScopeRequired`] for the scoped service at the end of `path` (names).
