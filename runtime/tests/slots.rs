@@ -198,22 +198,17 @@ fn providing_twice_or_after_resolution_started_is_an_error() {
     let c = container();
     let s = c.scope();
     s.provide::<CurrentUser>(CurrentUser("ada".into())).unwrap();
-    let e = s
-        .provide::<CurrentUser>(CurrentUser("eve".into()))
-        .unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "scope slot 'currentUser' cannot be provided: it was already provided in this scope"
-    );
+    let again = || {
+        s.provide::<CurrentUser>(CurrentUser("eve".into()))
+            .unwrap_err()
+            .to_string()
+    };
+    let twice =
+        "scope slot 'currentUser' cannot be provided: it was already provided in this scope";
+    assert_eq!(again(), twice);
     assert_eq!(s.get::<Greeter>("greeter").unwrap().user.0, "ada");
     // Provided before, and a scoped service created since: the first reason is the one given.
-    let e = s
-        .provide::<CurrentUser>(CurrentUser("eve".into()))
-        .unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "scope slot 'currentUser' cannot be provided: it was already provided in this scope"
-    );
+    assert_eq!(again(), twice);
     let e = s.provide::<Tenant>(Tenant(7)).unwrap_err();
     assert!(
         matches!(&e, Error::SlotProvision { slot, reason }
