@@ -79,7 +79,9 @@ thread_local! {
     static PREPARING: RefCell<Vec<(usize, usize)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A service's preparation, which marks itself in [`PREPARING`] while it is polled.
+/// A service's preparation, which marks itself in [`PREPARING`] while it is polled, and is
+/// polled on a grown stack when needed (as [`GrowStack`]; one box around the future, not
+/// two).
 struct Preparing<'a, T> {
     key: (usize, usize),
     fut: BoxFut<'a, T>,
@@ -101,7 +103,12 @@ impl<T> Future for Preparing<'_, T> {
         let this = self.get_mut();
         PREPARING.with(|p| p.borrow_mut().push(this.key));
         let _guard = PreparingGuard;
-        this.fut.as_mut().poll(cx)
+        let fut = &mut this.fut;
+        stacker::maybe_grow(
+            super::resolve::RED_ZONE,
+            super::resolve::STACK_SEGMENT,
+            || fut.as_mut().poll(cx),
+        )
     }
 }
 
@@ -256,7 +263,7 @@ impl Inner {
         out: &'a mut Prepared,
     ) -> BoxFut<'a, Result<(), Error>> {
         let key = (self as *const Inner as usize, idx);
-        let fut = boxed(async move {
+        let fut = Box::pin(async move {
             let sp = &self.program.services[idx];
             if !sp.requires_async || sp.kind != ServiceKind::Service {
                 return Ok(());

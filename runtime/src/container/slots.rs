@@ -162,7 +162,7 @@ impl Inner {
             .get(slot as usize)
             .is_some_and(|c| c.get().is_some())
         {
-            return Err(fail("it was already provided in this scope".into()));
+            return Err(fail(ALREADY_PROVIDED.into()));
         }
         let created = state.created.len();
         if created > 0 {
@@ -202,7 +202,7 @@ impl Inner {
         drop(guard);
         match filled {
             Some((_, true)) => Ok(()),
-            Some((_, false)) => Err(fail("it was already provided in this scope".into())),
+            Some((_, false)) => Err(fail(ALREADY_PROVIDED.into())),
             None => Err(fail("the plan gives it no place in a scope".into())),
         }
     }
@@ -247,6 +247,9 @@ pub(super) fn slot_types(
     }
     types
 }
+
+/// Why a slot cannot be provided a second time in one scope.
+const ALREADY_PROVIDED: &str = "it was already provided in this scope";
 
 impl Scope {
     /// Fills the scope slot autowired for the Rust type `T` (its catalog name from
