@@ -9,6 +9,12 @@
 //! several) and in wall time, NEON and serde_json run alternately ([`CPU_RUNS`] pairs,
 //! medians), so both see the same load on a shared machine, where wall times move by 2x
 //! between runs.
+//!
+//! Both run on the allocator the `wireplan` binary installs (mimalloc behind wireplan's
+//! per-thread count), as `benches/catalog.rs` and `benches/compile_stages.rs` do; until the
+//! fourteenth session on the Intel machine this benchmark ran on the system allocator
+//! (glibc), which made serde_json's baseline about 1.6× slower and the decoder about 4 %
+//! slower (docs/performance.md, "Thirty-third round").
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::fmt::Write as _;
@@ -17,6 +23,12 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 use wireplan::neon;
 use wireplan::source::FileId;
+
+// The allocator the `wireplan` binary installs, so the decoder's times are the binary's;
+// serde_json's baseline runs on it too.
+#[global_allocator]
+static ALLOC: wireplan::script::sandbox::CountingAllocator =
+    wireplan::script::sandbox::CountingAllocator;
 
 /// At least this many services, and at least this many bytes.
 const MIN_SERVICES: usize = 1_500;
