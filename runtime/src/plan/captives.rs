@@ -8,9 +8,14 @@ use crate::plan::{Lifespan, Plan, ServiceKind};
 
 /// Every singleton of `plan` that holds a scoped service, as "`services › NAME`: …" lines in
 /// plan order, each with the path: directly (a `$ref` or `$provider` in its `create` or
-/// setup), or through transient services created with it (their own references are followed,
-/// each transient once per singleton). A singleton lives outside every scope, so it cannot
-/// hold what lives in one (Clean IoC's captive dependency, as `captive-dependency` words it).
+/// setup), or through what passes its scope on: transient services created with it and the
+/// generated handles (factories, accessors, locators) it holds, whose `create`, setup and
+/// (a locator's) `references` are followed in turn, each once per singleton. A singleton
+/// lives outside every scope, so it cannot hold what lives in one, nor a handle that would
+/// resolve it in the container (Clean IoC's captive dependency, as `captive-dependency` words
+/// it). The rule is the compiler's, so the loader accepts every plan the compiler writes and
+/// refuses the edits (an extension's `afterCompile()`, a hand) that the compiler would have
+/// refused: a handle declared scoped counts as scoped, an imported service as neither.
 pub fn captives(plan: &Plan) -> Vec<String> {
     let mut out = Vec::new();
     for (name, service) in &plan.services {
@@ -27,7 +32,7 @@ pub fn captives(plan: &Plan) -> Vec<String> {
 }
 
 /// Follows the references of the service at the end of `path` (a singleton, or a transient
-/// created with it).
+/// or generated handle reached from it).
 fn walk<'p>(
     plan: &'p Plan,
     holder: &'p str,
@@ -39,7 +44,10 @@ fn walk<'p>(
         return;
     };
     let mut targets: Vec<&'p str> = Vec::new();
-    for stmt in std::iter::once(&service.create).chain(&service.setup) {
+    let statements = std::iter::once(&service.create)
+        .chain(&service.setup)
+        .chain(service.references.values());
+    for stmt in statements {
         stmt.for_each_ref(&mut |n| targets.push(n));
         stmt.for_each_provider(&mut |n| targets.push(n));
     }
@@ -53,11 +61,21 @@ fn walk<'p>(
         };
         seen.push(target);
         path.push(target);
-        match t.lifespan {
-            Lifespan::Scoped => {
+        match (t.kind, t.lifespan) {
+            (ServiceKind::Imported, _) => {}
+            (_, Lifespan::Scoped) => {
+                let through_handle = path[1..path.len() - 1].iter().any(|n| {
+                    plan.services
+                        .get(*n)
+                        .is_some_and(|s| s.kind != ServiceKind::Service)
+                });
+                let holds = match through_handle {
+                    true => "a handle that could never reach ",
+                    false => "",
+                };
                 let line = format!(
-                    "services › {}: the singleton holds scoped service '{target}' (path: {}), \
-                     which lives only inside a scope (captive-dependency)",
+                    "services › {}: the singleton holds {holds}scoped service '{target}' \
+                     (path: {}), which lives only inside a scope (captive-dependency)",
                     path[0],
                     path.join(" -> ")
                 );
@@ -65,8 +83,11 @@ fn walk<'p>(
                     out.push(line);
                 }
             }
-            Lifespan::Transient => walk(plan, target, path, seen, out),
-            Lifespan::Singleton => {}
+            (ServiceKind::Service, Lifespan::Transient)
+            | (ServiceKind::Factory | ServiceKind::Accessor | ServiceKind::Locator, _) => {
+                walk(plan, target, path, seen, out)
+            }
+            _ => {}
         }
         path.pop();
     }
@@ -137,6 +158,41 @@ mod tests {
                 "services › app: the singleton holds scoped service 'req' (path: app -> req), which lives only inside a scope (captive-dependency)",
                 "services › via: the singleton holds scoped service 'req' (path: via -> t -> req), which lives only inside a scope (captive-dependency)",
                 "services › lazy: the singleton holds scoped service 'req' (path: lazy -> req), which lives only inside a scope (captive-dependency)",
+            ]
+        );
+    }
+
+    /// Handles pass their holder's scope on, as the compiler's rule has it: a singleton
+    /// holding an accessor, factory or locator (through a locator's `references` too) that
+    /// reaches a scoped service is reported; a handle declared scoped is itself the scoped
+    /// service held; a scoped service that is imported, and a handle's own lifespan, are not.
+    #[test]
+    fn handles_pass_the_scope_on_as_the_compiler_has_it() {
+        let p = plan(
+            r#"{
+            "viaAccessor": {"type": "A", "create": {"$new": "A", "args": [{"$ref": "acc"}]}},
+            "viaFactory": {"type": "B", "create": {"$new": "B", "args": [{"$ref": "fx"}]}},
+            "viaLocator": {"type": "C", "create": {"$new": "C", "args": [{"$ref": "loc"}]}},
+            "scopedHandle": {"type": "D", "create": {"$new": "D", "args": [{"$ref": "sfx"}]}},
+            "imports": {"type": "E", "create": {"$new": "E", "args": [{"$ref": "imp"}]}},
+            "acc": {"kind": "accessor", "type": "AccR", "create": {"$ref": "req"}},
+            "fx": {"kind": "factory", "type": "FxR",
+                   "create": {"$new": "T", "args": [{"$ref": "req"}]}},
+            "loc": {"kind": "locator", "type": "Loc", "create": null,
+                    "references": {"r": {"$ref": "req"}}},
+            "sfx": {"kind": "factory", "type": "FxO", "lifespan": "scoped",
+                    "create": {"$new": "O", "args": []}},
+            "imp": {"kind": "imported", "type": "I", "lifespan": "scoped", "create": null},
+            "req": {"type": "R", "lifespan": "scoped", "create": {"$new": "R", "args": []}}
+        }"#,
+        );
+        assert_eq!(
+            captives(&p),
+            [
+                "services › viaAccessor: the singleton holds a handle that could never reach scoped service 'req' (path: viaAccessor -> acc -> req), which lives only inside a scope (captive-dependency)",
+                "services › viaFactory: the singleton holds a handle that could never reach scoped service 'req' (path: viaFactory -> fx -> req), which lives only inside a scope (captive-dependency)",
+                "services › viaLocator: the singleton holds a handle that could never reach scoped service 'req' (path: viaLocator -> loc -> req), which lives only inside a scope (captive-dependency)",
+                "services › scopedHandle: the singleton holds scoped service 'sfx' (path: scopedHandle -> sfx), which lives only inside a scope (captive-dependency)",
             ]
         );
     }
