@@ -311,15 +311,20 @@ pub enum Error {
     /// A sync `get` reached a service whose creation needs an async constructor (the plan
     /// marks it `requires_async`, Clean IoC 2's rule: sync resolution of an async path is an
     /// error). Create it with `get_async` / `get_by_type_async`; once created, a singleton (or
-    /// a scoped service in its scope) is also returned by the sync `get`.
+    /// a scoped service in its scope) is also returned by the sync `get`. A generated
+    /// factory's product that needs one is made by
+    /// [`Factory::create_async`](crate::Factory::create_async).
     #[error(
-        "service '{}' needs async creation: {} reaches an async constructor{}; use get_async \
-         (or create it with get_async first)",
+        "service '{}' needs async creation: {} reaches an async constructor{}; {}",
         path.first().map(String::as_str).unwrap_or("?"),
         path.join(" -> "),
         match (path.last(), defined_at) {
             (Some(last), Some(d)) => format!(" ('{last}', defined at {d})"),
             _ => String::new(),
+        },
+        match factory {
+            true => "use the factory's create_async",
+            false => "use get_async (or create it with get_async first)",
         }
     )]
     AsyncRequired {
@@ -328,6 +333,9 @@ pub enum Error {
         path: Vec<String>,
         /// Where the plan says that last service was defined (`file:line:column`), if it says.
         defined_at: Option<String>,
+        /// Whether the request was a generated factory's `create()` (the path starts at the
+        /// factory): its product is made by `create_async`, not `get_async`.
+        factory: bool,
     },
 
     /// A generated factory, accessor or locator was used after its container (or scope) was
@@ -780,6 +788,7 @@ mod tests {
         let asynchronous = Error::AsyncRequired {
             path: vec!["api".into(), "pool".into()],
             defined_at: Some("app.neon:9:2".into()),
+            factory: false,
         };
         assert_eq!(asynchronous.code(), "async-required");
         assert_eq!(

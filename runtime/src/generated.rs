@@ -195,6 +195,40 @@ impl Factory {
     /// As [`Factory::create`], erased.
     pub fn create_instance(&self, args: &[(&str, Value)]) -> Result<Instance, Error> {
         let (inner, scope) = self.origin.live()?;
+        let owned = self.checked_args(args)?;
+        inner.create_with_args(self.origin.service, &owned, scope.as_ref())
+    }
+
+    /// As [`Factory::create`], with the product's async constructors (and those of the
+    /// services it needs) awaited: the way to make a product whose creation reaches an async
+    /// constructor, where `create` is [`Error::AsyncRequired`] (Clean IoC 2's
+    /// `resolve_async`, as [`Container::get_async`](crate::Container::get_async) for
+    /// services). The singletons and scoped services the product needs are created as by
+    /// `get_async`, each once; the product itself is new on every call. A product that needs
+    /// no async is made as by `create`. Same errors as `create`; the future is `Send` and
+    /// needs no particular executor.
+    pub async fn create_async<T: ?Sized + 'static>(
+        &self,
+        args: &[(&str, Value)],
+    ) -> Result<Arc<T>, Error> {
+        self.product_casts_to::<T>()?;
+        let inst = self.create_instance_async(args).await?;
+        self.cast_product(inst)
+    }
+
+    /// As [`Factory::create_async`], erased (as [`Factory::create_instance`]).
+    pub async fn create_instance_async(&self, args: &[(&str, Value)]) -> Result<Instance, Error> {
+        let (inner, scope) = self.origin.live()?;
+        let owned = self.checked_args(args)?;
+        inner
+            .create_with_args_async(self.origin.service, &owned, scope.as_ref())
+            .await
+    }
+
+    /// `args` owned, after the checks of [`Factory::create`]: [`Error::BadArguments`] for a
+    /// name the factory does not declare (when the plan lists its parameters) or a name given
+    /// twice.
+    fn checked_args(&self, args: &[(&str, Value)]) -> Result<Vec<(String, Value)>, Error> {
         if !self.parameters.is_empty() {
             let unknown: Vec<&str> = args
                 .iter()
@@ -227,11 +261,10 @@ impl Factory {
                 reason: format!("argument(s) {} given more than once", twice.join(", ")),
             });
         }
-        let owned: Vec<(String, Value)> = args
+        Ok(args
             .iter()
             .map(|(n, v)| (n.to_string(), v.clone()))
-            .collect();
-        inner.create_with_args(self.origin.service, &owned, scope.as_ref())
+            .collect())
     }
 }
 

@@ -855,3 +855,91 @@ fn a_cycle_through_a_provider_awaited_in_an_async_constructor_is_reported() {
         assert_eq!(X9_MADE.load(Ordering::SeqCst) - before, 1, "{lifespan}");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// a generated factory whose product has an async constructor
+
+static FACTORY_CONNS_MADE: AtomicUsize = AtomicUsize::new(0);
+
+struct Conn10 {
+    dsn: String,
+    pool: Arc<Pool3>,
+}
+
+fn registry10() -> Registry {
+    let mut reg = registry3();
+    reg.class::<Conn10>("App\\Conn").async_constructor(|a| {
+        let dsn = a.str(0)?.to_string();
+        let pool: Arc<Pool3> = a.service(1)?;
+        Ok(Box::pin(async move {
+            tokio::task::yield_now().await;
+            FACTORY_CONNS_MADE.fetch_add(1, Ordering::SeqCst);
+            Ok(Conn10 { dsn, pool })
+        }))
+    });
+    reg
+}
+
+/// A factory's `create()` of a product whose constructor is async is `AsyncRequired` with
+/// the factory's advice; `create_async` awaits it (and the async singleton it needs, once),
+/// a new product per call, with the arguments' checks of `create`.
+#[test]
+fn a_factory_creates_a_product_with_an_async_constructor_through_create_async() {
+    let json = plan(&format!(
+        r#"{PLAN3},
+        "conns": {{"kind": "factory", "type": "App\\ConnFactory",
+                   "implement": "App\\ConnFactory", "parameters": ["dsn"],
+                   "create": {{"$new": "App\\Conn", "args": [{{"$arg": "dsn"}}, {{"$ref": "pool"}}]}}}}"#
+    ));
+    let container = Container::from_json_str(&json, &registry10()).unwrap();
+    let factory = container.get::<wireplan_runtime::Factory>("conns").unwrap();
+    let dsn = |s: &str| [("dsn", wireplan_runtime::Value::Str(s.into()))];
+
+    let Err(err) = factory.create::<Conn10>(&dsn("a")) else {
+        panic!("a sync create of an async product succeeded")
+    };
+    match &err {
+        Error::AsyncRequired { path, factory, .. } => {
+            assert_eq!(path, &["conns"]);
+            assert!(*factory);
+        }
+        other => panic!("expected AsyncRequired, got {other}"),
+    }
+    assert_eq!(
+        err.to_string(),
+        "service 'conns' needs async creation: conns reaches an async constructor; use the \
+         factory's create_async"
+    );
+    assert_eq!(FACTORY_CONNS_MADE.load(Ordering::SeqCst), 0);
+
+    let rt = runtime();
+    let (a, b) = rt.block_on(bounded(async {
+        let a = factory
+            .create_async::<Conn10>(&dsn("db://a"))
+            .await
+            .unwrap();
+        let b = factory
+            .create_async::<Conn10>(&dsn("db://b"))
+            .await
+            .unwrap();
+        (a, b)
+    }));
+    assert_eq!((a.dsn.as_str(), b.dsn.as_str()), ("db://a", "db://b"));
+    assert_eq!(FACTORY_CONNS_MADE.load(Ordering::SeqCst), 2);
+    // The singleton pool was made once and is shared; the pool's own sync dependency came
+    // from the plan.
+    assert!(Arc::ptr_eq(&a.pool, &b.pool));
+    assert_eq!(a.pool.url, "db://x");
+    assert!(container.is_created("pool"));
+
+    // The argument checks of `create` hold for `create_async` too.
+    let bad = rt.block_on(bounded(
+        factory.create_async::<Conn10>(&[("url", wireplan_runtime::Value::Str("x".into()))]),
+    ));
+    assert!(
+        matches!(&bad, Err(Error::BadArguments { reason, .. }) if reason.contains("unknown argument(s) url")),
+        "{}",
+        bad.err().map(|e| e.to_string()).unwrap_or_default()
+    );
+    assert_eq!(FACTORY_CONNS_MADE.load(Ordering::SeqCst), 2);
+}

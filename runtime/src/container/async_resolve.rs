@@ -241,6 +241,30 @@ impl Inner {
         })
     }
 
+    /// A new product of the generated factory `service`, built with `args` (checked by the
+    /// caller), its async constructors awaited: the async counterpart of
+    /// [`Inner::create_with_args`], in two parts as `get_async` (see the module docs). The
+    /// product is not cached; what it needs is, as for any request.
+    pub(crate) async fn create_with_args_async(
+        &self,
+        service: usize,
+        args: &[(String, Value)],
+        scope: Option<&Arc<ScopeState>>,
+    ) -> Result<Instance, Error> {
+        let mut prepared = Prepared::default();
+        let mut path = self.preparing_here();
+        path.push(service);
+        let ctx = Ctx {
+            scope,
+            args: Some(args),
+        };
+        self.prepare_parts(service, ctx, &mut path, &mut prepared)
+            .await?;
+        with_tail(&mut prepared, || {
+            self.create_with_args(service, args, scope)
+        })
+    }
+
     /// The services of this container whose preparation this thread is polling (see
     /// [`PREPARING`]), outermost first: where a request made inside one of them starts.
     fn preparing_here(&self) -> Path {
@@ -308,7 +332,9 @@ impl Inner {
                 }
                 Lifespan::Transient => {
                     path.push(idx);
-                    let r = self.prepare_parts(idx, scope, path, out).await;
+                    let r = self
+                        .prepare_parts(idx, Ctx { scope, args: None }, path, out)
+                        .await;
                     path.pop();
                     r
                 }
@@ -349,7 +375,9 @@ impl Inner {
         }
         let mut own = Prepared::default();
         path.push(idx);
-        let parts = self.prepare_parts(idx, scope, path, &mut own).await;
+        let parts = self
+            .prepare_parts(idx, Ctx { scope, args: None }, path, &mut own)
+            .await;
         path.pop();
         let made = parts.and_then(|()| {
             let ctx = Ctx { scope, args: None };
@@ -374,27 +402,28 @@ impl Inner {
         made.map(drop)
     }
 
-    /// Prepares what creating service `idx` evaluates: its `create` and `setup`. `path`
-    /// ends with `idx`.
+    /// Prepares what creating service `idx` evaluates: its `create` and `setup`, in `ctx`
+    /// (its scope, and a factory's `create()` arguments, which `$arg` reads). `path` ends
+    /// with `idx`.
     async fn prepare_parts(
         &self,
         idx: usize,
-        scope: Option<&Arc<ScopeState>>,
+        ctx: Ctx<'_>,
         path: &mut Path,
         out: &mut Prepared,
     ) -> Result<(), Error> {
         let Some(sp) = self.compiled(idx) else {
             return Ok(());
         };
-        self.visit_node(idx, &sp.create, scope, path, out).await?;
+        self.visit_node(idx, &sp.create, ctx, path, out).await?;
         for stmt in sp.setup.iter() {
             match stmt {
                 Setup::Member { inputs, .. } => {
                     for n in self.program.args(*inputs) {
-                        self.visit_node(idx, n, scope, path, out).await?;
+                        self.visit_node(idx, n, ctx, path, out).await?;
                     }
                 }
-                Setup::Other(e) => self.visit(idx, e, scope, path, out).await?,
+                Setup::Other(e) => self.visit(idx, e, ctx, path, out).await?,
             }
         }
         Ok(())
@@ -405,22 +434,22 @@ impl Inner {
         &'a self,
         service: usize,
         node: &'a Node,
-        scope: Option<&'a Arc<ScopeState>>,
+        ctx: Ctx<'a>,
         path: &'a mut Path,
         out: &'a mut Prepared,
     ) -> BoxFut<'a, Result<(), Error>> {
         boxed(async move {
             match node {
-                Node::Ref(target) => self.prepare(*target, scope, path, out).await?,
+                Node::Ref(target) => self.prepare(*target, ctx.scope, path, out).await?,
                 Node::List(items) => {
                     for n in items.iter() {
-                        self.visit_node(service, n, scope, path, out).await?;
+                        self.visit_node(service, n, ctx, path, out).await?;
                     }
                 }
                 Node::New(id) => {
                     let op = self.program.new_op(*id);
                     for n in self.program.args(op.args) {
-                        self.visit_node(service, n, scope, path, out).await?;
+                        self.visit_node(service, n, ctx, path, out).await?;
                     }
                     let ctor = if op.has_async {
                         self.registry
@@ -435,7 +464,7 @@ impl Inner {
                         let name = self.name_of(service);
                         let step = || format!("async constructor of {}", self.class_name(op));
                         let values = with_tail(out, || {
-                            let frame = Frame::new(service, Ctx { scope, args: None });
+                            let frame = Frame::new(service, ctx);
                             self.program
                                 .args(op.args)
                                 .iter()
@@ -456,7 +485,7 @@ impl Inner {
                         out.made.entry(op.key()).or_default().push(inst);
                     }
                 }
-                Node::Tree(e) => self.visit(service, e, scope, path, out).await?,
+                Node::Tree(e) => self.visit(service, e, ctx, path, out).await?,
                 // Providers resolve later; the rest holds no service.
                 Node::Const(_) | Node::SelfObject | Node::Provider(_) => {}
             }
@@ -469,7 +498,7 @@ impl Inner {
         &'a self,
         service: usize,
         e: &'a Expr,
-        scope: Option<&'a Arc<ScopeState>>,
+        ctx: Ctx<'a>,
         path: &'a mut Path,
         out: &'a mut Prepared,
     ) -> BoxFut<'a, Result<(), Error>> {
@@ -477,12 +506,12 @@ impl Inner {
             match e {
                 Expr::Ref(name) if name != "@self" => {
                     if let Some(target) = self.index_of(name) {
-                        self.prepare(target, scope, path, out).await?;
+                        self.prepare(target, ctx.scope, path, out).await?;
                     }
                 }
                 Expr::New { class, args } => {
                     for a in args {
-                        self.visit(service, a, scope, path, out).await?;
+                        self.visit(service, a, ctx, path, out).await?;
                     }
                     let ctor = self
                         .registry
@@ -494,7 +523,7 @@ impl Inner {
                         let name = self.name_of(service);
                         let step = || format!("async constructor of {class}");
                         let values = with_tail(out, || {
-                            let frame = Frame::new(service, Ctx { scope, args: None });
+                            let frame = Frame::new(service, ctx);
                             args.iter()
                                 .map(|a| self.eval(a, &frame, path))
                                 .collect::<Result<Vec<Value>, Error>>()
@@ -518,35 +547,33 @@ impl Inner {
                 }
                 Expr::Call { target, args, .. } => {
                     if let CallTarget::Expr(t) = target {
-                        self.visit(service, t, scope, path, out).await?;
+                        self.visit(service, t, ctx, path, out).await?;
                     }
                     for a in args {
-                        self.visit(service, a, scope, path, out).await?;
+                        self.visit(service, a, ctx, path, out).await?;
                     }
                 }
                 Expr::Set { target, value, .. } => {
                     if let CallTarget::Expr(t) = target {
-                        self.visit(service, t, scope, path, out).await?;
+                        self.visit(service, t, ctx, path, out).await?;
                     }
-                    self.visit(service, value, scope, path, out).await?;
+                    self.visit(service, value, ctx, path, out).await?;
                 }
                 Expr::Get { target, .. } | Expr::Callable { target, .. } => {
                     if let CallTarget::Expr(t) = target {
-                        self.visit(service, t, scope, path, out).await?;
+                        self.visit(service, t, ctx, path, out).await?;
                     }
                 }
-                Expr::Func { arg, .. } => self.visit(service, arg, scope, path, out).await?,
-                Expr::ArgOr { default, .. } => {
-                    self.visit(service, default, scope, path, out).await?
-                }
+                Expr::Func { arg, .. } => self.visit(service, arg, ctx, path, out).await?,
+                Expr::ArgOr { default, .. } => self.visit(service, default, ctx, path, out).await?,
                 Expr::List(items) | Expr::Concat(items) => {
                     for a in items {
-                        self.visit(service, a, scope, path, out).await?;
+                        self.visit(service, a, ctx, path, out).await?;
                     }
                 }
                 Expr::Map(m) => {
                     for a in m.values() {
-                        self.visit(service, a, scope, path, out).await?;
+                        self.visit(service, a, ctx, path, out).await?;
                     }
                 }
                 // Providers resolve later; the rest holds no service.

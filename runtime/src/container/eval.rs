@@ -202,7 +202,15 @@ impl Inner {
     #[inline(never)]
     pub(super) fn async_required(&self, path: Vec<String>) -> Error {
         let defined_at = path.last().and_then(|n| self.defined_at(n));
-        Error::AsyncRequired { path, defined_at }
+        let factory = path
+            .first()
+            .and_then(|n| self.index_of(n))
+            .is_some_and(|i| self.plan().services[i].kind == crate::plan::ServiceKind::Factory);
+        Error::AsyncRequired {
+            path,
+            defined_at,
+            factory,
+        }
     }
 
     /// The [`Error::ConstructorFailed`] for `step` of creating `service`, reached through
