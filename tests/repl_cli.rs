@@ -264,12 +264,14 @@ fn a_deep_value_prints_bounded_in_the_real_binary() {
     assert!(out.contains("\n42\n"), "{out}");
 }
 
-/// A line that is not UTF-8 is skipped with a message and the session goes on; an input
-/// that keeps failing to decode ends the session with status 1 instead of looping.
+/// A line that is not UTF-8 is skipped with a message and the session goes on (the piped
+/// session then ends with status 1: an input failed); an input that keeps failing to decode
+/// ends the session with status 1 instead of looping.
 #[test]
 fn a_line_that_is_not_utf8_is_skipped_and_the_session_goes_on() {
     let (code, out, err) = repl_on_example(b"20 + 1\n\xff\xfe oops\n40 + 2\n:quit\n");
-    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(err.ends_with("error: 1 input(s) failed\n"), "{err}");
     assert!(out.contains("\n21\n") && out.contains("\n42\n"), "{out}");
     assert_eq!(
         err.matches("error: the line is not valid UTF-8 and was skipped")
@@ -383,4 +385,36 @@ fn a_command_line_error_at_start_is_said_to_be_outside_the_session() {
         err.contains("note: the 1 command-line error(s) above are not counted below"),
         "{err}"
     );
+}
+
+/// Read from a pipe, the session runs every line and then exits with status 1 when any
+/// input failed (a script error, an unknown service, a command written wrong, a `:compile`
+/// that wrote no plan), as a script interpreter does; inputs that only answer, `:errors`
+/// included, leave it 0.
+#[test]
+fn a_piped_session_with_a_failed_input_exits_with_status_1_after_every_line() {
+    let (code, out, err) =
+        repl_on_example(":services blog\n:errors\n:params posts\n40 + 2\n:quit\n");
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(!err.contains("failed"), "{err}");
+    for failing in [
+        "1 +\n",
+        ":show nope\n",
+        ":phase D\n",
+        ":servics\n",
+        "builder.getDefinition(\"nope\")\n",
+        ":compile /nonexistent-dir/plan.json\n",
+    ] {
+        let (code, out, err) = repl_on_example(format!("{failing}40 + 2\n:quit\n"));
+        assert_eq!(code, 1, "{failing:?}: {out}\n{err}");
+        // The lines after the failed one ran.
+        assert!(out.contains("\n42\n"), "{failing:?}: {out}");
+        assert!(
+            err.ends_with("error: 1 input(s) failed\n"),
+            "{failing:?}: {err}"
+        );
+    }
+    let (code, _, err) = repl_on_example("1 +\n:show nope\n40 + 2\n");
+    assert_eq!(code, 1);
+    assert!(err.ends_with("error: 2 input(s) failed\n"), "{err}");
 }

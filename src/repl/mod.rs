@@ -60,6 +60,8 @@ pub struct Session {
     changes: usize,
     /// Set (by the terminal's Ctrl-C handler, or any thread) to stop the running input.
     interrupt: Arc<AtomicBool>,
+    /// Whether the last input failed (see [`Session::input_failed`]).
+    failed: std::cell::Cell<bool>,
 }
 
 /// What a line produced.
@@ -98,6 +100,7 @@ impl Session {
             runs: runs::Runs::default(),
             changes: 0,
             interrupt,
+            failed: std::cell::Cell::new(false),
         };
         s.bind();
         s
@@ -197,7 +200,9 @@ impl Session {
         if items.is_empty() {
             return summary;
         }
-        format!("{}\n{summary}", self.render(items))
+        // The configuration's diagnostics: no failure of the input that asked.
+        let rendered = diagnostics::render_to_string(&self.pipeline.sources(), items);
+        format!("{}\n{summary}", rendered.trim_end())
     }
 
     /// Every file read so far (configs, scripts, inputs), for rendering diagnostics.
@@ -246,6 +251,7 @@ impl Session {
     /// stops when [`Session::interrupt_flag`] is set; either way the session goes on.
     pub fn eval(&mut self, input: &str) -> Reply {
         self.interrupt.store(false, Ordering::Relaxed);
+        self.failed.set(false);
         let reply = self.eval_input(input);
         self.interrupt.store(false, Ordering::Relaxed);
         reply
@@ -312,13 +318,31 @@ impl Session {
             },
             other => commands::unknown(other),
         };
+        // A command written wrong did not run.
+        if text.starts_with("usage:") || text.starts_with("unknown command") {
+            self.failed.set(true);
+        }
         // Answers name what the configuration and the catalog name, rendered without colour:
         // shown visibly, so no name can act on the terminal.
         Reply::Text(diagnostics::visible_text(&text))
     }
 
-    /// Renders diagnostics as `wireplan check` prints them (without colour).
+    /// Whether the last [`Session::eval`] failed: its answer reported an error (a script
+    /// error, a service that does not exist, a `:run` file that cannot be read), a command
+    /// was written wrong (a usage line, an unknown command), `:compile` wrote no plan, or the
+    /// input was interrupted. Answers that list the configuration's own errors (`:errors`,
+    /// `:reload`) do not count. `wireplan repl` reading from a pipe exits with status 1 when
+    /// any input failed, as a script interpreter does.
+    pub fn input_failed(&self) -> bool {
+        self.failed.get()
+    }
+
+    /// Renders diagnostics of the input being answered as `wireplan check` prints them
+    /// (without colour); an error among them makes the input one that failed.
     fn render(&self, diags: &[Diagnostic]) -> String {
+        if diags.iter().any(Diagnostic::is_error) {
+            self.failed.set(true);
+        }
         diagnostics::render_to_string(&self.pipeline.sources(), diags)
             .trim_end()
             .to_string()
@@ -474,6 +498,7 @@ impl Session {
         let rendered = diagnostics::render_to_string(&outcome.sources, outcome.diagnostics.items());
         let rendered = rendered.trim_end();
         let Some(plan) = outcome.plan.filter(|_| errors == 0) else {
+            self.failed.set(true);
             return format!("{rendered}\nerror: {errors} error(s); no plan written");
         };
         let encoding = wireplan_runtime::Encoding::for_path(&out);
@@ -565,6 +590,7 @@ impl Session {
             if !text.is_empty() {
                 text.push('\n');
             }
+            self.failed.set(true);
             text.push_str("interrupted (Ctrl-C): the input stopped");
             if changed {
                 text.push_str("; the changes it made so far stay (:reset drops them)");

@@ -187,7 +187,9 @@ pub fn start(
 /// session goes on. A second Ctrl-C before the first is noticed (something other than a
 /// script is busy) ends the program with exit code 130. History is loaded and saved at [`history_path`]; a missing or read-only
 /// location is not an error (the session just has no saved history). Exit code 0, or 1 when
-/// the terminal cannot be used.
+/// the terminal cannot be used; when the input is not a terminal (a file or a pipe), also 1
+/// when any input failed ([`Session::input_failed`], or a line that is not UTF-8), after
+/// every line ran, as a script interpreter reports a script that failed.
 pub fn run(session: Session) -> ExitCode {
     println!("{}  (:help for commands)", session.status());
     // While the line editor reads, the terminal is in raw mode and Ctrl-C arrives as a key
@@ -225,6 +227,7 @@ pub fn run(session: Session) -> ExitCode {
     // Lines that are not UTF-8 are skipped with a message instead of ending the session; a
     // bound on how many come in a row keeps an input that keeps failing from looping forever.
     let mut undecodable_in_a_row = 0u32;
+    let mut failed_inputs = 0usize;
     loop {
         let prompt = session.borrow().prompt();
         let read = editor.readline(&prompt);
@@ -240,6 +243,9 @@ pub fn run(session: Session) -> ExitCode {
                     let _ = editor.add_history_entry(line.as_str());
                 }
                 let reply = session.borrow_mut().eval(&line);
+                if session.borrow().input_failed() {
+                    failed_inputs += 1;
+                }
                 match reply {
                     Reply::Quit => break,
                     Reply::Text(t) if t.is_empty() => {}
@@ -265,6 +271,7 @@ pub fn run(session: Session) -> ExitCode {
                     && undecodable_in_a_row < MAX_UNDECODABLE_IN_A_ROW =>
             {
                 undecodable_in_a_row += 1;
+                failed_inputs += 1;
                 eprintln!("error: the line is not valid UTF-8 and was skipped ({e})");
             }
             Err(e) => {
@@ -279,6 +286,11 @@ pub fn run(session: Session) -> ExitCode {
             .map_or(Ok(()), std::fs::create_dir_all)
             .and_then(|()| editor.save_history(h).map_err(std::io::Error::other));
         drop(saved);
+    }
+    use std::io::IsTerminal;
+    if failed_inputs > 0 && !std::io::stdin().is_terminal() {
+        eprintln!("error: {failed_inputs} input(s) failed");
+        return ExitCode::from(1);
     }
     ExitCode::SUCCESS
 }
