@@ -122,24 +122,33 @@ fn excluded_services(b: &ContainerBuilder) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The definitions (in definition order) whose type is unresolved because their creator
-/// names a class the catalog lacks: each one's name, written class and, when that name is a
-/// typo of a catalog class, the class meant. Only asked on the way to an error, so the scan
-/// costs a valid compilation nothing.
+/// The definitions (in definition order) whose type is unresolved: each one's name, the
+/// class its creator names when the catalog lacks that class (else an empty string: its
+/// creator failed otherwise, a method or service that does not exist, say, reported at it)
+/// and, when that name is a typo of a catalog class, the class meant. Services autowiring
+/// leaves out entirely are not listed (they could not be the missing service). Only asked on
+/// the way to an error, so the scan costs a valid compilation nothing.
 fn misspelt_classes(b: &ContainerBuilder) -> Vec<(String, String, Option<String>)> {
     let mut found = Vec::new();
     let mut names: Option<Vec<&str>> = None;
     for def in b.definitions.values() {
-        if def.resolved_type.is_some() {
+        if def.resolved_type.is_some() || matches!(def.autowired, super::Autowired::All(false)) {
             continue;
         }
-        let Some(Callee::Name(class)) = def.creator.as_ref().map(|c| &c.callee) else {
+        let unknown_class = match def.creator.as_ref().map(|c| &c.callee) {
+            Some(Callee::Name(class)) => {
+                let class = class.strip_prefix('\\').unwrap_or(class);
+                (!class.is_empty() && !class.contains("::") && !b.catalog.exists(class))
+                    .then_some(class)
+            }
+            _ => None,
+        };
+        let Some(class) = unknown_class else {
+            if def.kind == super::DefinitionKind::Service {
+                found.push((def.name.clone(), String::new(), None));
+            }
             continue;
         };
-        let class = class.strip_prefix('\\').unwrap_or(class);
-        if class.is_empty() || class.contains("::") || b.catalog.exists(class) {
-            continue;
-        }
         let names =
             names.get_or_insert_with(|| b.catalog.classes().map(|c| c.name.as_str()).collect());
         let meant = crate::diagnostics::suggest(class, names.iter().copied());

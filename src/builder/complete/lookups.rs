@@ -287,6 +287,9 @@ impl Completer<'_> {
                 if let Some(note) = self.unknown_class_note(ty) {
                     d = d.with_note(note);
                 }
+                if let Some(note) = self.untyped_note(ty) {
+                    d = d.with_note(note);
+                }
                 if let Some(note) = self.b.stopped_extensions_note() {
                     d = d.with_note(note);
                 }
@@ -365,6 +368,47 @@ impl Completer<'_> {
         })
     }
 
+    /// When some autowired services have no type because their creator failed otherwise than
+    /// by naming an unknown class (a method or service that does not exist, an empty
+    /// `create`; each reported at its service): a note that one of them may be the service
+    /// meant to provide `ty`, so the user fixes it rather than adding the "missing" service
+    /// (a new user's trial: `greeter: App\English::create()` with no such method left `app`
+    /// asking only whether a service of the type had been added).
+    fn untyped_note(&self, ty: &str) -> Option<String> {
+        const SHOWN: usize = 3;
+        let all = self.misspelt.get_or_init(|| misspelt_classes(self.b));
+        let untyped: Vec<&str> = all
+            .iter()
+            .filter(|(_, class, _)| class.is_empty())
+            .map(|(name, _, _)| name.as_str())
+            .collect();
+        match untyped.as_slice() {
+            [] => None,
+            [name] => Some(format!(
+                "Service '{name}' has no type: what creates it failed (reported at that \
+                 service). If it is meant to provide {ty}, fix its `create` rather than adding \
+                 another service."
+            )),
+            several => {
+                let list: Vec<String> = several
+                    .iter()
+                    .take(SHOWN)
+                    .map(|n| format!("'{n}'"))
+                    .collect();
+                let more = match several.len().saturating_sub(SHOWN) {
+                    0 => String::new(),
+                    n => format!(" and {n} more"),
+                };
+                Some(format!(
+                    "Services that have no type because what creates them failed (reported at \
+                     them): {}{more}. If one of them is meant to provide {ty}, fix its `create` \
+                     rather than adding another service.",
+                    list.join(", ")
+                ))
+            }
+        }
+    }
+
     /// When some services' classes were not found (each reported at its service) and none is
     /// a typo of a class of type `ty` ([`Completer::misspelt_provider`]): a note that one of
     /// them may be the service meant to provide `ty`, so the "missing" service is not added a
@@ -374,8 +418,10 @@ impl Completer<'_> {
     fn unknown_class_note(&self, ty: &str) -> Option<String> {
         const SHOWN: usize = 3;
         let all = self.misspelt.get_or_init(|| misspelt_classes(self.b));
-        let misspelt: Vec<&(String, String, Option<String>)> =
-            all.iter().filter(|(_, _, meant)| meant.is_none()).collect();
+        let misspelt: Vec<&(String, String, Option<String>)> = all
+            .iter()
+            .filter(|(_, class, meant)| meant.is_none() && !class.is_empty())
+            .collect();
         let list: Vec<String> = misspelt
             .iter()
             .take(SHOWN)
