@@ -387,6 +387,32 @@ fn run_executes_a_script_against_the_builder() {
         r.contains(&format!("= in {}:2:9, which :run read", failing.display())),
         "{r}"
     );
+    // A script that ends inside a statement: the error is at the end of its last line, and
+    // names the file there (it pointed at an empty `<session>` line: a new user's trial).
+    let open = dir.path().join("open.rhai");
+    std::fs::write(&open, "let a = 1;\nlet x = [1, 2\n").expect("write");
+    let r = ask(&mut s, &format!(":run {}", open.display()));
+    assert!(
+        r.starts_with("error[script-error]: syntax error: Expecting ']'"),
+        "{r}"
+    );
+    assert!(
+        r.contains("│ let x = [1, 2\n"),
+        "the script's last line is shown: {r}"
+    );
+    assert!(
+        r.contains(&format!(
+            "= at the end of {}:2:14, which :run read: the script ends inside a statement",
+            open.display()
+        )),
+        "{r}"
+    );
+    // The session goes on, and a later input's errors are its own.
+    let later = ask(&mut s, "let y = ;");
+    assert!(
+        later.contains("Unexpected ';'") && !later.contains(":run read"),
+        "{later}"
+    );
 }
 
 /// `setAutowired(true)` on a second candidate: `:type` and `builder.getByType` agree.

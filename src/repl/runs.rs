@@ -32,13 +32,48 @@ impl Runs {
     /// Adds to `d`, when its primary span lies in a `:run` script's lines of the session source
     /// `session`, a note naming the script's file and line: `<session>:4:9` alone does not say
     /// which line of the file to open.
+    ///
+    /// An error at the end of a script (an unclosed bracket: Rhai points at the line after
+    /// the script's last) is moved to the end of the script's last line and named so (a new
+    /// user's trial: it pointed at an empty `<session>` line and named no file).
     pub(super) fn note(&self, sources: &SourceMap, session: FileId, d: &mut Diagnostic) {
         let Some(span) = d.primary_span().filter(|s| s.file == session) else {
             return;
         };
         if let Some(place) = self.place(sources, span) {
             d.notes.push(format!("in {place}, which :run read"));
+            return;
         }
+        let file = sources.get(span.file);
+        let (line, _) = file.line_col(span.start as usize);
+        let Some(run) = self
+            .0
+            .iter()
+            .rev()
+            .find(|r| r.lines > 0 && line == r.first_line + r.lines)
+        else {
+            return;
+        };
+        // Only what is left of the session source from there on is blank: the error is at
+        // the script's end, not in a later input.
+        if !file.text[span.start as usize..].trim().is_empty() {
+            return;
+        }
+        // The end of the script's last line (`line_start` takes 0-based lines; the line
+        // break before `span` ends it).
+        let last_start = file.line_start(run.first_line + run.lines - 2);
+        let last_end = file
+            .line_start(run.first_line + run.lines - 1)
+            .saturating_sub(1);
+        let column = file.text[last_start..last_end].chars().count() + 1;
+        for label in d.labels.iter_mut().filter(|l| l.primary) {
+            label.span = crate::source::Span::new(span.file, last_end, last_end);
+        }
+        d.notes.push(format!(
+            "at the end of {}:{}:{column}, which :run read: the script ends inside a \
+             statement (a bracket or brace not closed?)",
+            run.path, run.lines
+        ));
     }
 
     /// `FILE:LINE:COLUMN` in the `:run` script whose lines `span` (in a `<session>` source:
