@@ -929,3 +929,32 @@ fn assert_mentions(e: &str, expected: &[&str]) {
         assert!(e.contains(expected), "missing '{expected}' in: {e}");
     }
 }
+
+/// A service named "" (no configuration gives one; a hand-edited plan did, and loaded and ran:
+/// a new user's trial) is refused at load, in the JSON and the binary form alike.
+#[test]
+fn a_service_with_an_empty_name_is_refused_at_load() {
+    use wireplan_runtime::{Container, Registry};
+    struct A;
+    let mut reg = Registry::new();
+    reg.class::<A>("App\\A").constructor(|_| Ok(A));
+    let services = r#"{
+        "a": {"type": "App\\A", "create": {"$new": "App\\A", "args": []}},
+        "": {"type": "App\\A", "create": {"$new": "App\\A", "args": []}}
+    }"#;
+    let e = Container::from_json_str(&plan_with(VERSION, services), &reg).expect_err("refused");
+    let text = e.to_string();
+    assert!(text.contains("1 problem(s)"), "{text}");
+    assert!(
+        text.contains("a service has an empty name (\"\"), which no configuration gives"),
+        "{text}"
+    );
+    let binary = Plan::from_json_str(&plan_with(VERSION, services), "p")
+        .expect("the plan reads")
+        .to_binary();
+    let e = Container::from_bytes(&binary, &reg).expect_err("refused");
+    assert_eq!(e.to_string().replacen("<bytes>", "<string>", 1), text);
+    // Without it, the plan loads.
+    let one = r#"{"a": {"type": "App\\A", "create": {"$new": "App\\A", "args": []}}}"#;
+    assert!(Container::from_json_str(&plan_with(VERSION, one), &reg).is_ok());
+}

@@ -258,6 +258,13 @@ impl<'a> Checker<'a> {
         for (i, (name, sp)) in plan.services.iter().enumerate() {
             self.arg_refs.clear();
             self.service = name;
+            // The compiler never names a service "": a plan edited by hand (a new user's
+            // trial loaded one and ran it).
+            if name.is_empty() {
+                self.problems.push(
+                    "a service has an empty name (\"\"), which no configuration gives".into(),
+                );
+            }
             // Locations are formatted only when something is reported.
             let factory = sp.kind == ServiceKind::Factory;
             requires_async |= sp.requires_async;

@@ -266,8 +266,9 @@ impl Stream<'_, '_> {
         let index = self.services.len();
         let r = &mut self.r;
         let name = r.str("a service name").ok()?;
-        if !self.names.insert(Name::from(name)) {
-            return None; // named twice
+        // Named twice, or not named: the model path reports it.
+        if name.is_empty() || !self.names.insert(Name::from(name)) {
+            return None;
         }
         // Kind `service`, not requiring async.
         if byte(r)? != 0 {
