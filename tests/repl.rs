@@ -733,6 +733,11 @@ fn deps_and_needed_by_follow_the_builder() {
         ask(&mut s, ":deps mailer2"),
         "dependencies of mailer2 (directly and transitively):\n  logger  constructor  direct"
     );
+    // A depth past every graph's is all levels, as none.
+    assert_eq!(
+        ask(&mut s, ":deps blog 99999999999999999999"),
+        ask(&mut s, ":deps blog")
+    );
     assert_eq!(
         ask(&mut s, ":deps blog x"),
         "usage: :deps NAME [DEPTH] ('x' is not a number of levels)"

@@ -62,6 +62,9 @@ impl Session {
                         .into()
                 }
                 Ok(n) => Some(n),
+                // More levels than any graph has: all of them (a new user's trial was told
+                // that 99999999999999999999 is not a number).
+                Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => None,
                 Err(_) => {
                     return format!("usage: :deps NAME [DEPTH] ('{d}' is not a number of levels)")
                 }

@@ -181,11 +181,10 @@ impl Host for CompilerHost {
         let full = self.resolve_inside(script, path)?;
         let bytes = crate::source::read_input_file(&full).map_err(|e| {
             self.sources.borrow_mut().note_missing(&full);
-            Diagnostic::error(
-                Code::FileNotFound,
-                format!("File '{}' is missing or is not readable.", full.display()),
-            )
-            .with_note(e.to_string())
+            // Worded as for the command line's files: a folder is "cannot be read: it is a
+            // directory", not "missing" with a note saying it is a directory (a new user's
+            // trial).
+            crate::config::unreadable_file(&full, &e)
         })?;
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let id = self
