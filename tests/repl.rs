@@ -1360,3 +1360,34 @@ fn a_captive_made_at_the_prompt_points_at_the_prompt() {
     assert!(e.contains("<session>:1:"), "{e}");
     assert!(e.contains("<session>:2:"), "{e}");
 }
+
+/// Strings in the configuration's maps print as NEON writes them, as the statements beside
+/// them do; a Rhai array or map typed at the prompt keeps Rhai's string literals; a float
+/// that is not finite is spelt alike in `create` and `completed` (a new user's trial saw
+/// `clock: "App\\Clock"` beside `App\FileLogger(…)`, and `NaN` beside `NAN`).
+#[test]
+fn values_print_strings_as_their_context_writes_them() {
+    let mut s = session();
+    let config = ask(&mut s, "config");
+    assert!(config.contains("clock: App\\Clock,"), "{config}");
+    assert!(config.contains("tags: [logaware]"), "{config}");
+    assert!(
+        config.contains("logger: App\\FileLogger(/var/log/blog/blog.log)"),
+        "{config}"
+    );
+    assert!(!config.contains("\\\\"), "no doubled backslash: {config}");
+    assert_eq!(
+        ask(&mut s, r#"[1, "a\\b", #{x: "two words"}]"#),
+        r#"[1, "a\\b", #{x: "two words"}]"#
+    );
+    ask(
+        &mut s,
+        r#"builder.getDefinition("db").setArguments([0.0/0.0, -1.0/0.0])"#,
+    );
+    let show = ask(&mut s, ":show db");
+    assert!(
+        show.contains("create:    App\\Database(NAN, -INF)"),
+        "{show}"
+    );
+    assert!(!show.contains("NaN") && !show.contains("inf"), "{show}");
+}

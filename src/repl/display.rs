@@ -68,8 +68,15 @@ pub fn neon(e: &Expr) -> String {
     }
 }
 
+/// A float as `:show` writes it: `2.0` for a whole number, and the not-finite values spelt as
+/// the completed statement and the plan's text spell them (`NAN`, `INF`, `-INF`; Rust's
+/// `NaN` and `inf` beside them read as two different values: a new user's trial).
 fn format_float(f: f64) -> String {
-    if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e15 {
+    if f.is_nan() {
+        "NAN".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "INF" } else { "-INF" }.into()
+    } else if f.fract() == 0.0 && f.abs() < 1e15 {
         format!("{f:.1}")
     } else {
         f.to_string()
@@ -103,7 +110,7 @@ pub fn dynamic(v: &Dynamic) -> String {
     }
     let mut out = String::new();
     let mut budget = MAX_DISPLAY_TOTAL;
-    nested(v, 0, &mut budget, &mut out);
+    nested(v, 0, &mut budget, &mut out, false);
     out
 }
 
@@ -118,10 +125,11 @@ fn map<'a, K: std::fmt::Display + 'a>(
     depth: usize,
     budget: &mut usize,
     out: &mut String,
+    neon_strings: bool,
 ) {
     collection(entries, brackets, depth, budget, out, |(k, x), d, b, o| {
         let _ = write!(o, "{k}: ");
-        nested(x, d, b, o);
+        nested(x, d, b, o, neon_strings);
     });
 }
 
@@ -163,21 +171,30 @@ fn collection<'a, T: 'a>(
     out.push_str(close);
 }
 
-fn nested(v: &Dynamic, depth: usize, budget: &mut usize, out: &mut String) {
+/// Writes the value `v`, `depth` levels down, bounded by `budget` (see [`collection`]).
+///
+/// Strings inside an ordered map (what the configuration and the builder hand scripts, printed
+/// `{key: value}` as NEON writes it) and everything below one print as NEON strings (`App\Clock`,
+/// `'two words'`), as the statements beside them do; elsewhere (`neon_strings` false) as Rhai
+/// string literals (`"a\\b"`), as they are typed at the prompt (a new user's trial saw
+/// `clock: "App\\Clock"` next to `logger: App\FileLogger(…)`).
+fn nested(v: &Dynamic, depth: usize, budget: &mut usize, out: &mut String, neon_strings: bool) {
     use crate::script::api::{BuilderHandle, DefinitionHandle, OrderedMap};
     use crate::script::values::{ScriptDynamic, ScriptReference, ScriptStatement};
     if v.is_unit() {
         out.push_str("()");
+    } else if v.is_string() && neon_strings {
+        out.push_str(&crate::neon::encode_string(&v.to_string()));
     } else if v.is_string() {
         let _ = write!(out, "{:?}", v.to_string());
     } else if let Ok(a) = v.as_array_ref() {
         collection(a.iter(), ("[", "]"), depth, budget, out, |x, d, b, o| {
-            nested(x, d, b, o)
+            nested(x, d, b, o, neon_strings)
         });
     } else if let Ok(m) = v.as_map_ref() {
-        map(m.iter(), ("#{", "}"), depth, budget, out);
+        map(m.iter(), ("#{", "}"), depth, budget, out, neon_strings);
     } else if let Some(m) = v.read_lock::<OrderedMap>() {
-        map(m.entries.iter(), ("{", "}"), depth, budget, out);
+        map(m.entries.iter(), ("{", "}"), depth, budget, out, true);
     } else if let Some(d) = v.read_lock::<DefinitionHandle>() {
         let _ = write!(out, "Definition({})", d.name());
     } else if v.is::<BuilderHandle>() {
