@@ -47,6 +47,9 @@ pub(crate) enum ErrorKind {
     Escape(super::scalar::EscapeError),
     /// Nesting deeper than [`MAX_DEPTH`].
     TooDeep,
+    /// Nesting deeper than [`MAX_DEPTH`] at a link of a chain (`a()b()c()`), where each link
+    /// counts one level: a call on the result of the links before it.
+    ChainTooDeep,
     /// The caller's stack budget is used up: parse again on a thread with a larger stack.
     NeedStack,
     /// The live heap passed the memory ceiling (`--max-memory`, [`crate::memory::exceeded`])
@@ -242,6 +245,18 @@ impl ParseError {
                 format!("Nesting too deep (more than {MAX_DEPTH} levels)"),
                 "too deep".into(),
             ),
+            ErrorKind::ChainTooDeep => {
+                // A long flat chain reads as one level to its writer (a new user's trial).
+                notes.push(
+                    "each link of a chain (`a()b()c()`) is a call on the result of the links \
+                     before it, so every link counts as one level of nesting"
+                        .into(),
+                );
+                (
+                    format!("Nesting too deep (more than {MAX_DEPTH} levels)"),
+                    "too deep".into(),
+                )
+            }
         };
         // point at the first line of a multi-line token only
         let end = match src[start..end].find('\n') {

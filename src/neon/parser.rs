@@ -420,7 +420,13 @@ impl<'a> Parser<'a> {
         let entered_before = self.depth;
         let r = self.parse_chain_links(&mut links, &mut last_end);
         self.depth = entered_before;
-        r?;
+        r.map_err(|mut e| {
+            // Too deep inside a chain: its links are part of the depth (ChainTooDeep says so).
+            if matches!(e.kind, ErrorKind::TooDeep) {
+                e.kind = ErrorKind::ChainTooDeep;
+            }
+            e
+        })?;
         let span = first_start.to(last_end);
         Ok(if links.len() == 1 {
             let e = links.pop().map(Box::new);

@@ -256,6 +256,27 @@ fn deep_nesting_is_an_error_not_a_crash() {
             ")".repeat(MAX_DEPTH - 1)
         );
         assert!(dec(&entities).is_ok());
+
+        // A flat chain counts a level per link, and says so (a new user's trial read
+        // `b()b()…` as one level); one link fewer decodes.
+        let chain = |links: usize| format!("a: {}", "b()".repeat(links));
+        let d = dec(&chain(MAX_DEPTH)).expect_err("too deep");
+        assert!(d.message.starts_with("Nesting too deep"), "{}", d.message);
+        assert!(
+            d.notes
+                .iter()
+                .any(|n| n.contains("every link counts as one level")),
+            "{:?}",
+            d.notes
+        );
+        assert!(dec(&chain(MAX_DEPTH - 1)).is_ok());
+        // Brackets too deep say nothing about chains.
+        let d = dec(&brackets).expect_err("too deep");
+        assert!(
+            !d.notes.iter().any(|n| n.contains("chain")),
+            "{:?}",
+            d.notes
+        );
     });
 }
 
