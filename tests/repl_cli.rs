@@ -271,7 +271,10 @@ fn a_deep_value_prints_bounded_in_the_real_binary() {
 fn a_line_that_is_not_utf8_is_skipped_and_the_session_goes_on() {
     let (code, out, err) = repl_on_example(b"20 + 1\n\xff\xfe oops\n40 + 2\n:quit\n");
     assert_eq!(code, 1, "{out}\n{err}");
-    assert!(err.ends_with("error: 1 input(s) failed\n"), "{err}");
+    assert!(
+        err.ends_with("error: 1 input(s) failed (at line 2 of the input)\n"),
+        "{err}"
+    );
     assert!(out.contains("\n21\n") && out.contains("\n42\n"), "{out}");
     assert_eq!(
         err.matches("error: the line is not valid UTF-8 and was skipped")
@@ -410,11 +413,70 @@ fn a_piped_session_with_a_failed_input_exits_with_status_1_after_every_line() {
         // The lines after the failed one ran.
         assert!(out.contains("\n42\n"), "{failing:?}: {out}");
         assert!(
-            err.ends_with("error: 1 input(s) failed\n"),
+            err.ends_with("error: 1 input(s) failed (at line 1 of the input)\n"),
             "{failing:?}: {err}"
         );
     }
-    let (code, _, err) = repl_on_example("1 +\n:show nope\n40 + 2\n");
+    // Each failed input is named by the line it started on; a multi-line input counts its
+    // lines, and a byte-order mark before the first line is no part of it.
+    let (code, _, err) =
+        repl_on_example("\u{feff}:services blog\n1 +\nfn f() {\n  1\n}\n:show nope\n40 + 2\n");
     assert_eq!(code, 1);
-    assert!(err.ends_with("error: 2 input(s) failed\n"), "{err}");
+    assert!(
+        err.ends_with("error: 2 input(s) failed (at lines 2, 6 of the input)\n"),
+        "{err}"
+    );
+}
+
+/// A reader that stops early (`wireplan repl … < checks.txt | head -1`) ends the session
+/// quietly: no panic on the closed pipe (it was exit status 101: a new user's trial).
+#[test]
+fn a_piped_session_whose_reader_stops_ends_quietly() {
+    use std::io::{BufRead, Write};
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wireplan"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "repl",
+            "examples/blog/config/app.neon",
+            "--catalog",
+            "examples/blog/catalog.json",
+        ])
+        .env("XDG_DATA_HOME", "/nonexistent/xdg")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        for _ in 0..5_000 {
+            if stdin.write_all(b":services\n").is_err() {
+                break;
+            }
+        }
+    });
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("the first line");
+    assert!(first.contains("phase B"), "{first}");
+    // The reader is dropped here: the pipe is closed.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the session did not end"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    writer.join().expect("writer");
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut err)
+        .expect("stderr");
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
 }

@@ -18,6 +18,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::rc::Rc;
 
+/// `eprintln!` that drops the line when standard error is closed instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 /// The rustyline helper over a session.
 pub struct ReplHelper {
     session: Rc<RefCell<Session>>,
@@ -174,7 +182,7 @@ pub fn start(
     // The session's own summary and `:errors` cover the configuration, not the command line.
     let errors = problems.iter().filter(|d| d.is_error()).count();
     if errors > 0 {
-        eprintln!(
+        say!(
             "note: the {errors} command-line error(s) above are not counted below: the session \
              runs without the values they concern"
         );
@@ -191,7 +199,9 @@ pub fn start(
 /// when any input failed ([`Session::input_failed`], or a line that is not UTF-8), after
 /// every line ran, as a script interpreter reports a script that failed.
 pub fn run(session: Session) -> ExitCode {
-    println!("{}  (:help for commands)", session.status());
+    if !answer(&format!("{}  (:help for commands)", session.status())) {
+        return ExitCode::SUCCESS;
+    }
     // While the line editor reads, the terminal is in raw mode and Ctrl-C arrives as a key
     // (`ReadlineError::Interrupted`); while an input runs it is a SIGINT, handled here.
     let flag = session.interrupt_flag();
@@ -200,7 +210,7 @@ pub fn run(session: Session) -> ExitCode {
             std::process::exit(130);
         }
     }) {
-        eprintln!("warning: Ctrl-C cannot stop a running input ({e}); it ends the program");
+        say!("warning: Ctrl-C cannot stop a running input ({e}); it ends the program");
     }
     let session = Rc::new(RefCell::new(session));
     let config = rustyline::Config::builder()
@@ -210,7 +220,7 @@ pub fn run(session: Session) -> ExitCode {
     let mut editor: Editor<ReplHelper, DefaultHistory> = match Editor::with_config(config) {
         Ok(e) => e,
         Err(e) => {
-            eprintln!("error: cannot start the line editor: {e}");
+            say!("error: cannot start the line editor: {e}");
             return ExitCode::from(1);
         }
     };
@@ -220,14 +230,20 @@ pub fn run(session: Session) -> ExitCode {
         color: use_colour(),
         unfinished: std::cell::Cell::new(false),
     }));
-    let history = history_path();
+    use std::io::IsTerminal;
+    // Input from a file or a pipe: no history (a scripted run would fill the user's own,
+    // a new user's trial), a byte-order mark before the first line is dropped, and the inputs
+    // that failed are counted with the line each started on.
+    let piped = !std::io::stdin().is_terminal();
+    let history = history_path().filter(|_| !piped);
     if let Some(h) = &history {
         let _ = editor.load_history(h);
     }
+    let mut next_line = 1usize;
+    let mut failed_at: Vec<usize> = Vec::new();
     // Lines that are not UTF-8 are skipped with a message instead of ending the session; a
     // bound on how many come in a row keeps an input that keeps failing from looping forever.
     let mut undecodable_in_a_row = 0u32;
-    let mut failed_inputs = 0usize;
     loop {
         let prompt = session.borrow().prompt();
         let read = editor.readline(&prompt);
@@ -236,7 +252,14 @@ pub fn run(session: Session) -> ExitCode {
             undecodable_in_a_row = 0;
         }
         match read {
-            Ok(line) => {
+            Ok(mut line) => {
+                if next_line == 1 && piped {
+                    if let Some(rest) = line.strip_prefix('\u{feff}') {
+                        line = rest.to_string();
+                    }
+                }
+                let first_line = next_line;
+                next_line += line.matches('\n').count() + 1;
                 // A paste of pages of text is not kept: the history file would carry it into
                 // every later session (a new user's trial pasted 100,000 characters).
                 if !line.trim().is_empty() && line.len() <= HISTORY_ENTRY_MAX {
@@ -244,12 +267,17 @@ pub fn run(session: Session) -> ExitCode {
                 }
                 let reply = session.borrow_mut().eval(&line);
                 if session.borrow().input_failed() {
-                    failed_inputs += 1;
+                    failed_at.push(first_line);
                 }
                 match reply {
                     Reply::Quit => break,
                     Reply::Text(t) if t.is_empty() => {}
-                    Reply::Text(t) => println!("{t}"),
+                    Reply::Text(t) => {
+                        // Nobody reads the answers any more (`… | head -1`): stop reading.
+                        if !answer(&t) {
+                            break;
+                        }
+                    }
                 }
             }
             Err(ReadlineError::Interrupted) => {
@@ -259,7 +287,7 @@ pub fn run(session: Session) -> ExitCode {
                 continue;
             }
             Err(ReadlineError::Eof) if editor.helper().is_some_and(|h| h.unfinished.get()) => {
-                eprintln!(
+                say!(
                     "error: the input ended inside an unfinished entry (an open bracket, string \
                      or comment); it was not run"
                 );
@@ -271,11 +299,12 @@ pub fn run(session: Session) -> ExitCode {
                     && undecodable_in_a_row < MAX_UNDECODABLE_IN_A_ROW =>
             {
                 undecodable_in_a_row += 1;
-                failed_inputs += 1;
-                eprintln!("error: the line is not valid UTF-8 and was skipped ({e})");
+                failed_at.push(next_line);
+                next_line += 1;
+                say!("error: the line is not valid UTF-8 and was skipped ({e})");
             }
             Err(e) => {
-                eprintln!("error: {e}");
+                say!("error: {e}");
                 return ExitCode::from(1);
             }
         }
@@ -287,12 +316,46 @@ pub fn run(session: Session) -> ExitCode {
             .and_then(|()| editor.save_history(h).map_err(std::io::Error::other));
         drop(saved);
     }
-    use std::io::IsTerminal;
-    if failed_inputs > 0 && !std::io::stdin().is_terminal() {
-        eprintln!("error: {failed_inputs} input(s) failed");
+    if !failed_at.is_empty() && piped {
+        say!("error: {}", failed_summary(&failed_at));
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+/// The last line of a piped session with failed inputs: how many, and the line each started
+/// on (the first [`FAILED_LINES_SHOWN`]), so a long checks file says where to look.
+fn failed_summary(lines: &[usize]) -> String {
+    let shown: Vec<String> = lines
+        .iter()
+        .take(FAILED_LINES_SHOWN)
+        .map(usize::to_string)
+        .collect();
+    let more = match lines.len().saturating_sub(FAILED_LINES_SHOWN) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    let at = match lines.len() {
+        1 => "line",
+        _ => "lines",
+    };
+    format!(
+        "{} input(s) failed (at {at} {}{more} of the input)",
+        lines.len(),
+        shown.join(", ")
+    )
+}
+
+/// How many line numbers [`failed_summary`] lists.
+const FAILED_LINES_SHOWN: usize = 10;
+
+/// Writes `text` and a line break to standard output; `false` when it is closed (a reader
+/// such as `head` that stopped: the session then ends, since nobody reads its answers; a
+/// panic on the broken pipe was exit status 101, a new user's trial).
+fn answer(text: &str) -> bool {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}").and_then(|()| out.flush()).is_ok()
 }
 
 /// How many lines that are not valid UTF-8 the REPL skips one after another before it gives
