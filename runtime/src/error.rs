@@ -314,19 +314,7 @@ pub enum Error {
     /// a scoped service in its scope) is also returned by the sync `get`. A generated
     /// factory's product that needs one is made by
     /// [`Factory::create_async`](crate::Factory::create_async).
-    #[error(
-        "service '{}' needs async creation: {} reaches an async constructor{}; {}",
-        path.first().map(String::as_str).unwrap_or("?"),
-        path.join(" -> "),
-        match (path.last(), defined_at) {
-            (Some(last), Some(d)) => format!(" ('{last}', defined at {d})"),
-            _ => String::new(),
-        },
-        match factory {
-            true => "use the factory's create_async",
-            false => "use get_async (or create it with get_async first)",
-        }
-    )]
+    #[error("{}", async_required_text(path, defined_at.as_deref(), *factory))]
     AsyncRequired {
         /// The dependency path from the requested service to the one whose constructor is
         /// async (the last name).
@@ -754,6 +742,32 @@ impl Error {
             other => std::slice::from_ref(other),
         }
     }
+}
+
+/// The text of [`Error::AsyncRequired`]: the path to the async constructor and where the
+/// plan defined its service. A factory's own product (the path is the factory alone) is said
+/// to be the product's, not the factory's: a factory has no constructor of its own (a new
+/// user's trial read "conns reaches an async constructor ('conns', …)").
+fn async_required_text(path: &[String], defined_at: Option<&str>, factory: bool) -> String {
+    let first = path.first().map(String::as_str).unwrap_or("?");
+    if factory && path.len() == 1 {
+        return format!(
+            "service '{first}' needs async creation: the product of the factory has an async \
+             constructor; use the factory's create_async"
+        );
+    }
+    let at = match (path.last(), defined_at) {
+        (Some(last), Some(d)) => format!(" ('{last}', defined at {d})"),
+        _ => String::new(),
+    };
+    let advice = match factory {
+        true => "use the factory's create_async",
+        false => "use get_async (or create it with get_async first)",
+    };
+    format!(
+        "service '{first}' needs async creation: {} reaches an async constructor{at}; {advice}",
+        path.join(" -> ")
+    )
 }
 
 #[cfg(test)]

@@ -205,23 +205,40 @@ impl Factory {
     /// `resolve_async`, as [`Container::get_async`](crate::Container::get_async) for
     /// services). The singletons and scoped services the product needs are created as by
     /// `get_async`, each once; the product itself is new on every call. A product that needs
-    /// no async is made as by `create`. Same errors as `create`; the future is `Send` and
-    /// needs no particular executor.
-    pub async fn create_async<T: ?Sized + 'static>(
+    /// no async is made as by `create`. Same errors as `create`.
+    ///
+    /// The arguments are checked and copied when this is called, so the future owns what it
+    /// needs: it is `Send + 'static` (`tokio::spawn` it, or `join!` several with temporary
+    /// arguments) and needs no particular executor.
+    pub fn create_async<T: ?Sized + 'static>(
         &self,
         args: &[(&str, Value)],
-    ) -> Result<Arc<T>, Error> {
-        self.product_casts_to::<T>()?;
-        let inst = self.create_instance_async(args).await?;
-        self.cast_product(inst)
+    ) -> impl std::future::Future<Output = Result<Arc<T>, Error>> + Send + 'static {
+        let checked = self
+            .product_casts_to::<T>()
+            .and_then(|()| self.checked_args(args));
+        let this = self.clone();
+        async move {
+            let inst = this.create_owned_async(checked?).await?;
+            this.cast_product(inst)
+        }
     }
 
     /// As [`Factory::create_async`], erased (as [`Factory::create_instance`]).
-    pub async fn create_instance_async(&self, args: &[(&str, Value)]) -> Result<Instance, Error> {
+    pub fn create_instance_async(
+        &self,
+        args: &[(&str, Value)],
+    ) -> impl std::future::Future<Output = Result<Instance, Error>> + Send + 'static {
+        let checked = self.checked_args(args);
+        let this = self.clone();
+        async move { this.create_owned_async(checked?).await }
+    }
+
+    /// The product made with `args` (checked), its async constructors awaited.
+    async fn create_owned_async(&self, args: Vec<(String, Value)>) -> Result<Instance, Error> {
         let (inner, scope) = self.origin.live()?;
-        let owned = self.checked_args(args)?;
         inner
-            .create_with_args_async(self.origin.service, &owned, scope.as_ref())
+            .create_with_args_async(self.origin.service, &args, scope.as_ref())
             .await
     }
 

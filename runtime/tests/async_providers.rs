@@ -907,12 +907,25 @@ fn a_factory_creates_a_product_with_an_async_constructor_through_create_async() 
     }
     assert_eq!(
         err.to_string(),
-        "service 'conns' needs async creation: conns reaches an async constructor; use the \
-         factory's create_async"
+        "service 'conns' needs async creation: the product of the factory has an async \
+         constructor; use the factory's create_async"
     );
     assert_eq!(FACTORY_CONNS_MADE.load(Ordering::SeqCst), 0);
 
     let rt = runtime();
+    // A parameter not passed is refused before anything is made (the pool's constructor
+    // would have run first: a new user's trial).
+    let missing = rt.block_on(bounded(factory.create_async::<Conn10>(&[])));
+    match &missing {
+        Err(Error::BadArguments { reason, .. }) => assert_eq!(
+            reason,
+            "create(): parameter 'dsn' was not passed, and the plan gives no default for it"
+        ),
+        Err(other) => panic!("expected BadArguments, got {other}"),
+        Ok(_) => panic!("made without its argument"),
+    }
+    assert!(!container.is_created("pool"));
+    assert_eq!(FACTORY_CONNS_MADE.load(Ordering::SeqCst), 0);
     let (a, b) = rt.block_on(bounded(async {
         let a = factory
             .create_async::<Conn10>(&dsn("db://a"))
@@ -926,6 +939,18 @@ fn a_factory_creates_a_product_with_an_async_constructor_through_create_async() 
     }));
     assert_eq!((a.dsn.as_str(), b.dsn.as_str()), ("db://a", "db://b"));
     assert_eq!(FACTORY_CONNS_MADE.load(Ordering::SeqCst), 2);
+    // The future owns its arguments: spawned, and joined with temporary arguments.
+    let (c, d) = rt.block_on(bounded(async {
+        let spawned = tokio::spawn(factory.create_async::<Conn10>(&dsn("db://c")));
+        let (d, _) = tokio::join!(
+            factory
+                .create_async::<Conn10>(&[("dsn", wireplan_runtime::Value::Str("db://d".into()))]),
+            async {}
+        );
+        (spawned.await.expect("the task ran").unwrap(), d.unwrap())
+    }));
+    assert_eq!((c.dsn.as_str(), d.dsn.as_str()), ("db://c", "db://d"));
+    assert_eq!(FACTORY_CONNS_MADE.load(Ordering::SeqCst), 4);
     // The singleton pool was made once and is shared; the pool's own sync dependency came
     // from the plan.
     assert!(Arc::ptr_eq(&a.pool, &b.pool));
@@ -941,5 +966,5 @@ fn a_factory_creates_a_product_with_an_async_constructor_through_create_async() 
         "{}",
         bad.err().map(|e| e.to_string()).unwrap_or_default()
     );
-    assert_eq!(FACTORY_CONNS_MADE.load(Ordering::SeqCst), 2);
+    assert_eq!(FACTORY_CONNS_MADE.load(Ordering::SeqCst), 4);
 }

@@ -251,6 +251,23 @@ impl Inner {
         args: &[(String, Value)],
         scope: Option<&Arc<ScopeState>>,
     ) -> Result<Instance, Error> {
+        // A parameter not passed fails before anything is made: the sync `create` meets it
+        // before the dependencies after it, and the async preparation creates them all first
+        // (a new user's trial saw a pool connect run, or fail, before the argument error).
+        let sp = &self.plan().services[service];
+        let mut missing = None;
+        for stmt in std::iter::once(&sp.create).chain(&sp.setup) {
+            first_missing_arg(stmt, args, &mut missing);
+        }
+        if let Some(name) = missing {
+            return Err(Error::BadArguments {
+                service: self.name_of(service).to_string(),
+                reason: format!(
+                    "create(): parameter '{name}' was not passed, and the plan gives no default \
+                     for it"
+                ),
+            });
+        }
         let mut prepared = Prepared::default();
         let mut path = self.preparing_here();
         path.push(service);
@@ -680,6 +697,21 @@ impl Scope {
     pub async fn get_by_type_async<T: ?Sized + 'static>(&self) -> Result<Arc<T>, Error> {
         self.state.inner.get_by_type_async(Some(&self.state)).await
     }
+}
+
+/// The first `$arg` of `e` (depth first, in order) that `args` does not give and that has no
+/// default, into `found` (left as it is when already set).
+fn first_missing_arg<'e>(e: &'e Expr, args: &[(String, Value)], found: &mut Option<&'e str>) {
+    if found.is_some() {
+        return;
+    }
+    if let Expr::Arg(name) = e {
+        if !args.iter().any(|(n, _)| n == name) {
+            *found = Some(name);
+        }
+        return;
+    }
+    e.for_each_child(&mut |child| first_missing_arg(child, args, found));
 }
 
 /// Load-time check that the plan's `requires_async` flags agree with the registry
