@@ -173,6 +173,22 @@ impl Factory {
 
     /// As [`Factory::create_positional`], erased.
     pub fn create_positional_instance(&self, args: Vec<Value>) -> Result<Instance, Error> {
+        let named = self.named(args)?;
+        self.create_instance(&named)
+    }
+
+    /// As [`Factory::create_async`], positionally (as [`Factory::create_positional`]).
+    pub fn create_positional_async<T: ?Sized + 'static>(
+        &self,
+        args: Vec<Value>,
+    ) -> impl std::future::Future<Output = Result<Arc<T>, Error>> + Send + 'static {
+        let made = self.named(args).map(|named| self.create_async::<T>(&named));
+        async move { made?.await }
+    }
+
+    /// Positional arguments named by [`Factory::parameters`]; [`Error::BadArguments`] for more
+    /// than it declares.
+    fn named(&self, args: Vec<Value>) -> Result<Vec<(&str, Value)>, Error> {
         if args.len() > self.parameters.len() {
             return Err(Error::BadArguments {
                 service: self.origin.name.clone(),
@@ -183,13 +199,12 @@ impl Factory {
                 ),
             });
         }
-        let named: Vec<(&str, Value)> = self
+        Ok(self
             .parameters
             .iter()
             .map(String::as_str)
             .zip(args)
-            .collect();
-        self.create_instance(&named)
+            .collect())
     }
 
     /// As [`Factory::create`], erased.

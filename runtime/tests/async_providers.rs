@@ -951,6 +951,23 @@ fn a_factory_creates_a_product_with_an_async_constructor_through_create_async() 
     }));
     assert_eq!((c.dsn.as_str(), d.dsn.as_str()), ("db://c", "db://d"));
     assert_eq!(FACTORY_CONNS_MADE.load(Ordering::SeqCst), 4);
+    // Positionally, as `create_positional`; one argument too many is refused.
+    let e = rt
+        .block_on(bounded(factory.create_positional_async::<Conn10>(vec![
+            wireplan_runtime::Value::Str("db://e".into()),
+        ])))
+        .unwrap();
+    assert_eq!(e.dsn, "db://e");
+    let two = rt.block_on(bounded(factory.create_positional_async::<Conn10>(vec![
+        wireplan_runtime::Value::Str("x".into()),
+        wireplan_runtime::Value::Str("y".into()),
+    ])));
+    assert!(
+        matches!(&two, Err(Error::BadArguments { reason, .. }) if reason == "2 arguments given, create() takes 1"),
+        "{}",
+        two.err().map(|e| e.to_string()).unwrap_or_default()
+    );
+    assert_eq!(FACTORY_CONNS_MADE.load(Ordering::SeqCst), 5);
     // The singleton pool was made once and is shared; the pool's own sync dependency came
     // from the plan.
     assert!(Arc::ptr_eq(&a.pool, &b.pool));
@@ -966,5 +983,5 @@ fn a_factory_creates_a_product_with_an_async_constructor_through_create_async() 
         "{}",
         bad.err().map(|e| e.to_string()).unwrap_or_default()
     );
-    assert_eq!(FACTORY_CONNS_MADE.load(Ordering::SeqCst), 4);
+    assert_eq!(FACTORY_CONNS_MADE.load(Ordering::SeqCst), 5);
 }
