@@ -598,4 +598,28 @@ fn explain_says_why_a_service_needs_async() {
     let (_, out, _) = run(&["explain", ASYNC, "clock", "--format", "json"]);
     let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     assert!(json["requires_async"].is_null(), "{json}");
+    assert!(json.get("product_requires_async").is_none(), "{json}");
+
+    // A factory whose product needs async: its own async constructor, or one down the path
+    // (the product is made by the factory itself, so the path goes from it to what the
+    // product needs)
+    // (its `create()` is AsyncRequired, `create_async` makes it; a new user's trial found
+    // nothing said so before run time). A factory of a sync product says nothing.
+    let (_, out, _) = run(&["explain", ASYNC, "conns"]);
+    assert!(
+        out.contains(
+            "  async      its product needs async: creating it reaches the async constructor of \
+             App\\Conn, so make it with create_async() (create() is AsyncRequired)\n"
+        ) && !out.contains("path conns"),
+        "{out}"
+    );
+    let (_, out, _) = run(&["explain", ASYNC, "apis", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(
+        json["product_requires_async"],
+        serde_json::json!({"path": ["apis", "repo", "pool"], "class": "App\\Pool"})
+    );
+    assert!(json["requires_async"].is_null(), "{json}");
+    let (_, out, _) = run(&["explain", ASYNC, "clocks"]);
+    assert!(!out.contains("  async "), "{out}");
 }

@@ -93,6 +93,38 @@ pub(super) fn async_path(b: &ContainerBuilder, name: &str) -> Option<(Vec<String
     Some((path.into_iter().map(str::to_string).collect(), class))
 }
 
+/// Why the product of the generated factory `name` needs async, when it does (so the
+/// factory's `create()` is `AsyncRequired` and `create_async` makes it): the path from the
+/// factory down to the service whose statements call an async constructor (the factory
+/// itself when its own `create` or `setup` does), and that constructor's class. `None` for
+/// other kinds, and when the product needs no async.
+pub(super) fn product_async_path(
+    b: &ContainerBuilder,
+    name: &str,
+) -> Option<(Vec<String>, String)> {
+    let def = b
+        .get_definition(name)
+        .filter(|d| d.kind == DefinitionKind::Factory)?;
+    let c = def.completed.as_ref()?;
+    let statements = || std::iter::once(&c.create).chain(&c.setup);
+    if let Some(class) = statements().find_map(|e| async_class(b, e)) {
+        return Some((vec![def.name.clone()], class));
+    }
+    let needs = requires_async(b);
+    let mut first = None;
+    for e in statements() {
+        e.for_each_ref(&mut |n| {
+            let real = b.get_definition(n).map_or(n, |t| t.name.as_str());
+            if first.is_none() && needs.contains(real) {
+                first = Some(real.to_string());
+            }
+        });
+    }
+    let (mut path, class) = async_path(b, &first?)?;
+    path.insert(0, def.name.clone());
+    Some((path, class))
+}
+
 /// The construction graph of ordinary services.
 struct Graph<'a> {
     nodes: FxHashMap<&'a str, Node<'a>>,

@@ -721,6 +721,13 @@ impl ContainerBuilder {
         asynchrony::async_path(self, name)
     }
 
+    /// For a generated factory whose product needs async (its `create()` is `AsyncRequired`,
+    /// `create_async` makes it): the path from the factory to the service that calls the
+    /// async constructor, and its class; `None` for other services and products.
+    pub fn product_async_path(&self, name: &str) -> Option<(Vec<String>, String)> {
+        asynchrony::product_async_path(self, name)
+    }
+
     /// The captive-dependency paths of the service `name` ([`CaptivePath::words`]: `name -> …
     /// -> scoped`, with `provider` before a service reached through a `Provider<T>`), by the
     /// rule `complete`

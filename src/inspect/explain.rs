@@ -191,6 +191,10 @@ pub struct ServiceExplanation {
     /// an `AsyncRequired` error, `get_async` creates it), when it does; `None` otherwise and
     /// before `complete`.
     pub requires_async: Option<AsyncExplanation>,
+    /// For a generated factory: why its product needs async (its `create()` is
+    /// `AsyncRequired`, `create_async` makes it), when it does; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub product_requires_async: Option<AsyncExplanation>,
     /// Tag names.
     pub tags: Vec<String>,
     /// Every call with its arguments (empty before `complete`).
@@ -295,6 +299,11 @@ pub fn explain_service(
             .completed
             .as_ref()
             .and_then(|_| b.async_path(&def.name))
+            .map(|(path, class)| AsyncExplanation { path, class }),
+        product_requires_async: def
+            .completed
+            .as_ref()
+            .and_then(|_| b.product_async_path(&def.name))
             .map(|(path, class)| AsyncExplanation { path, class }),
         tags: def.tags.keys().cloned().collect(),
         completed: def.completed.is_some(),
@@ -639,6 +648,17 @@ impl fmt::Display for ServiceExplanation {
                 f,
                 "  async      required: creating it reaches the async constructor of {}, so get it \
                  with get_async() (a sync get is AsyncRequired)",
+                a.class
+            )?;
+            if a.path.len() > 1 {
+                writeln!(f, "             path {}", a.path.join(" -> "))?;
+            }
+        }
+        if let Some(a) = &self.product_requires_async {
+            writeln!(
+                f,
+                "  async      its product needs async: creating it reaches the async constructor \
+                 of {}, so make it with create_async() (create() is AsyncRequired)",
                 a.class
             )?;
             if a.path.len() > 1 {
