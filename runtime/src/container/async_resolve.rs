@@ -700,18 +700,19 @@ impl Scope {
 }
 
 /// The first `$arg` of `e` (depth first, in order) that `args` does not give and that has no
-/// default, into `found` (left as it is when already set).
+/// default, into `found` (left as it is when already set). A default is looked into only
+/// when its own argument is not given, as evaluating it would.
 fn first_missing_arg<'e>(e: &'e Expr, args: &[(String, Value)], found: &mut Option<&'e str>) {
+    let given = |name: &str| args.iter().any(|(n, _)| n == name);
     if found.is_some() {
         return;
     }
-    if let Expr::Arg(name) = e {
-        if !args.iter().any(|(n, _)| n == name) {
-            *found = Some(name);
-        }
-        return;
+    match e {
+        Expr::Arg(name) if !given(name) => *found = Some(name),
+        Expr::Arg(_) => {}
+        Expr::ArgOr { name, .. } if given(name) => {}
+        _ => e.for_each_child(&mut |child| first_missing_arg(child, args, found)),
     }
-    e.for_each_child(&mut |child| first_missing_arg(child, args, found));
 }
 
 /// Load-time check that the plan's `requires_async` flags agree with the registry
