@@ -198,13 +198,12 @@ impl fmt::Display for Problem {
 }
 
 /// Every inconsistency of a plan, in this order: the format and version; a service named "";
-/// per service, a
-/// `create` that constructs nothing (see [`constructs`]), then each reference and provider
-/// naming neither a service nor an alias; the same in `initialization` and in parameters;
-/// aliases without a service; names of the autowiring and tag indexes that are no service;
-/// construction cycles ([`create_cycles`]). After each place's missing names comes its first
-/// expression nested deeper than the runtime reads, if any. A name missing twice is reported
-/// twice, once where each use is.
+/// per service, a `create` that constructs nothing (see [`constructs`]), then each reference
+/// and provider naming neither a service nor an alias; the same in `initialization` and in
+/// parameters; aliases without a service; names of the autowiring and tag indexes that are
+/// no service; construction cycles ([`create_cycles`]). After each place's missing names
+/// comes its first expression nested deeper than the runtime reads, if any. A name missing
+/// twice is reported twice, once where each use is.
 pub fn problems(plan: &Plan) -> Vec<Problem> {
     let mut out = Vec::new();
     if plan.format != plan::FORMAT || plan.version != plan::VERSION {

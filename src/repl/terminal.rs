@@ -193,8 +193,9 @@ pub fn start(
 /// Runs the interactive loop over `session` until `:quit` or Ctrl-D. Ctrl-C drops the line
 /// being typed; while an input runs it stops that input ([`Session::interrupt_flag`]) and the
 /// session goes on. A second Ctrl-C before the first is noticed (something other than a
-/// script is busy) ends the program with exit code 130. History is loaded and saved at [`history_path`]; a missing or read-only
-/// location is not an error (the session just has no saved history). Exit code 0, or 1 when
+/// script is busy) ends the program with exit code 130. History is loaded and saved at
+/// [`history_path`] when the input is a terminal; a missing or read-only location is not an
+/// error (the session just has no saved history). Exit code 0, or 1 when
 /// the terminal cannot be used; when the input is not a terminal (a file or a pipe), also 1
 /// when any input failed ([`Session::input_failed`], or a line that is not UTF-8), after
 /// every line ran, as a script interpreter reports a script that failed.
