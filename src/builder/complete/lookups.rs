@@ -375,37 +375,25 @@ impl Completer<'_> {
     /// (a new user's trial: `greeter: App\English::create()` with no such method left `app`
     /// asking only whether a service of the type had been added).
     fn untyped_note(&self, ty: &str) -> Option<String> {
-        const SHOWN: usize = 3;
         let all = self.misspelt.get_or_init(|| misspelt_classes(self.b));
-        let untyped: Vec<&str> = all
+        let untyped: Vec<String> = all
             .iter()
             .filter(|(_, class, _)| class.is_empty())
-            .map(|(name, _, _)| name.as_str())
+            .map(|(name, _, _)| format!("'{name}'"))
             .collect();
         match untyped.as_slice() {
             [] => None,
             [name] => Some(format!(
-                "Service '{name}' has no type: what creates it failed (reported at that \
+                "Service {name} has no type: what creates it failed (reported at that \
                  service). If it is meant to provide {ty}, fix its `create` rather than adding \
                  another service."
             )),
-            several => {
-                let list: Vec<String> = several
-                    .iter()
-                    .take(SHOWN)
-                    .map(|n| format!("'{n}'"))
-                    .collect();
-                let more = match several.len().saturating_sub(SHOWN) {
-                    0 => String::new(),
-                    n => format!(" and {n} more"),
-                };
-                Some(format!(
-                    "Services that have no type because what creates them failed (reported at \
-                     them): {}{more}. If one of them is meant to provide {ty}, fix its `create` \
-                     rather than adding another service.",
-                    list.join(", ")
-                ))
-            }
+            several => Some(format!(
+                "Services that have no type because what creates them failed (reported at \
+                 them): {}. If one of them is meant to provide {ty}, fix its `create` rather \
+                 than adding another service.",
+                first_few(several)
+            )),
         }
     }
 
@@ -416,21 +404,11 @@ impl Completer<'_> {
     /// known class that does not provide `ty` (`App\Clok` for `App\Clock` cannot be the
     /// missing logger: a new user's trial found the note misleading there).
     fn unknown_class_note(&self, ty: &str) -> Option<String> {
-        const SHOWN: usize = 3;
         let all = self.misspelt.get_or_init(|| misspelt_classes(self.b));
         let misspelt: Vec<&(String, String, Option<String>)> = all
             .iter()
             .filter(|(_, class, meant)| meant.is_none() && !class.is_empty())
             .collect();
-        let list: Vec<String> = misspelt
-            .iter()
-            .take(SHOWN)
-            .map(|(name, class, _)| format!("'{name}' (class '{class}')"))
-            .collect();
-        let more = match misspelt.len().saturating_sub(SHOWN) {
-            0 => String::new(),
-            n => format!(" and {n} more"),
-        };
         match misspelt.as_slice() {
             [] => None,
             [(name, class, _)] => Some(format!(
@@ -438,12 +416,34 @@ impl Completer<'_> {
                  that service): if it is meant to provide {ty}, fix its class rather than \
                  adding another service."
             )),
-            _ => Some(format!(
-                "Services whose class was not found (reported at them): {}{more}. If one of \
-                 them is meant to provide {ty}, fix its class rather than adding another \
-                 service.",
-                list.join(", ")
-            )),
+            several => {
+                let items: Vec<String> = several
+                    .iter()
+                    .map(|(name, class, _)| format!("'{name}' (class '{class}')"))
+                    .collect();
+                Some(format!(
+                    "Services whose class was not found (reported at them): {}. If one of \
+                     them is meant to provide {ty}, fix its class rather than adding another \
+                     service.",
+                    first_few(&items)
+                ))
+            }
         }
+    }
+}
+
+/// The first three of `items`, joined with commas, then "and N more" for the rest: how the
+/// missing-service notes name the services that may be meant.
+fn first_few(items: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let shown = items
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    match items.len().saturating_sub(SHOWN) {
+        0 => shown,
+        n => format!("{shown} and {n} more"),
     }
 }
