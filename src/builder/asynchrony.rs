@@ -84,12 +84,20 @@ pub(super) fn check_sync(b: &ContainerBuilder, diags: &mut Diagnostics) {
 /// one whose statements call an async constructor (`name` first), and that constructor's
 /// class. `None` when its creation needs no async.
 pub(super) fn async_path(b: &ContainerBuilder, name: &str) -> Option<(Vec<String>, String)> {
-    let needs = requires_async(b);
+    path_among(b, &requires_async(b), name)
+}
+
+/// [`async_path`] with the services that need async already known (`needs`).
+fn path_among(
+    b: &ContainerBuilder,
+    needs: &HashSet<String>,
+    name: &str,
+) -> Option<(Vec<String>, String)> {
     if !needs.contains(name) {
         return None;
     }
     let graph = Graph::new(b);
-    let (path, class) = graph.path_to_async(&needs, name);
+    let (path, class) = graph.path_to_async(needs, name);
     Some((path.into_iter().map(str::to_string).collect(), class))
 }
 
@@ -120,7 +128,8 @@ pub(super) fn product_async_path(
             }
         });
     }
-    let (mut path, class) = async_path(b, &first?)?;
+    // (`needs` is computed once: `async_path` would walk the whole graph again.)
+    let (mut path, class) = path_among(b, &needs, &first?)?;
     path.insert(0, def.name.clone());
     Some((path, class))
 }
