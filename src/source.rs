@@ -350,6 +350,14 @@ impl SourceMap {
         id
     }
 
+    /// Gives the file `id` its text, registered before it was read (an include whose reading
+    /// went on while loading did: `config::DeferredTypes`). An unknown id changes nothing.
+    pub fn set_text(&mut self, id: FileId, text: String) {
+        if let Some(f) = self.files.get_mut(id.0 as usize) {
+            *f = SourceFile::new(std::mem::take(&mut f.name), f.path.take(), text);
+        }
+    }
+
     /// The file behind `id`. An id from another map (a programming error) gets an empty file
     /// named `<unknown source>`, so that a misplaced span costs a diagnostic its excerpt,
     /// never the process.

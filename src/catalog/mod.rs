@@ -29,6 +29,7 @@ mod node;
 mod parse;
 mod types;
 
+use crate::neon::Light;
 pub use file::{load_inputs, neon_catalog_to_json, CatalogInput, REGISTRY_CATALOG};
 pub use members::Members;
 pub use names::Name;
@@ -153,6 +154,13 @@ impl CatalogStream {
         self.add_node(key, key_span, value);
     }
 
+    /// [`CatalogStream::add_decoded`] for an entry read by the lighter decode of a `types:`
+    /// file ([`crate::neon::Light`], which holds no entity; the file has no `%`): the same
+    /// class and problems as adding the entry [`crate::neon::decode`] gives.
+    pub(crate) fn add_light(&mut self, key: &Key, key_span: Option<Span>, value: &Light) {
+        self.add_node(key, key_span, value);
+    }
+
     /// `key_span`: where the key is written (problems with the class name are reported there);
     /// taken for string keys only, as the section's expansion records no span for others.
     fn add_node<N: node::Node>(&mut self, key: &Key, key_span: Option<Span>, value: &N) {
@@ -270,6 +278,12 @@ impl CatalogPart {
     /// Reads the entry `key: value`, as decoded, as [`CatalogStream::add_decoded`] would.
     pub fn add_decoded(&mut self, key: Key, key_span: Option<Span>, value: &crate::neon::Value) {
         debug_assert!(reads_as_decoded(&key, value));
+        self.add_node(key, key_span, value);
+    }
+
+    /// Reads the entry `key: value` of the lighter decode, as [`CatalogStream::add_light`]
+    /// would.
+    pub(crate) fn add_light(&mut self, key: Key, key_span: Option<Span>, value: &Light) {
         self.add_node(key, key_span, value);
     }
 

@@ -6,7 +6,7 @@
 //! thread (issue #15; docs/performance.md, "Eleventh round").
 
 use crate::expr::{escape_quoted_at, Expr, ExprArray, ExprKind};
-use crate::neon::{Array, Key, Kind, Value};
+use crate::neon::{Array, Key, Kind, Light, LightMap, Value};
 use crate::source::Span;
 use std::borrow::Cow;
 
@@ -165,6 +165,66 @@ impl Node for Value {
 
     fn describe(&self) -> String {
         Expr::from_neon(self).describe()
+    }
+}
+
+/// A node of the lighter decode of a `types:` file: read as the [`Value`] it stands for
+/// ([`Light::to_value`]) is read, its scalars being those very values.
+impl Node for Light {
+    type Map = LightMap;
+
+    fn view(&self) -> View<'_, Light> {
+        match self {
+            Light::Scalar(v) => match v.view() {
+                View::Null => View::Null,
+                View::Bool(b) => View::Bool(b),
+                View::Str(s) => View::Str(s),
+                // (A scalar is never a collection.)
+                View::Array(_) | View::Other => View::Other,
+            },
+            Light::Map(m) => View::Array(m),
+        }
+    }
+
+    fn span(&self) -> Option<Span> {
+        Some(Light::span(self))
+    }
+
+    fn to_expr(&self) -> Expr {
+        match self {
+            Light::Scalar(v) => Expr::from_neon(v),
+            Light::Map(_) => Expr::from_neon(&self.to_value()),
+        }
+    }
+
+    fn entries(map: &LightMap) -> impl Iterator<Item = (&Key, &Light)> {
+        map.entries.iter().map(|e| (&e.key, &e.value))
+    }
+
+    fn len(map: &LightMap) -> usize {
+        map.entries.len()
+    }
+
+    fn get<'a>(map: &'a LightMap, key: &str) -> Option<&'a Light> {
+        map.get(key).map(|e| &e.value)
+    }
+
+    fn key_span(map: &LightMap, key: &Key) -> Option<Span> {
+        match key {
+            Key::Str(_) => map
+                .entries
+                .iter()
+                .find(|e| e.key == *key)
+                .map(|e| e.key_span),
+            Key::Int(_) => None,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Light::Scalar(v) => Expr::from_neon(v).describe(),
+            Light::Map(_) => Expr::from_neon(&self.to_value()).describe(),
+        }
     }
 }
 

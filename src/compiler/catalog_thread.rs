@@ -4,7 +4,7 @@
 //! did not change ([`crate::config::DecodedFiles`]).
 
 use crate::catalog::{Catalog, CatalogPart, CatalogStream};
-use crate::config::{DecodedFiles, Parameters, Sections, StreamedValue};
+use crate::config::{DecodedFiles, DeferredTypes, Parameters, Refetch, Sections, StreamedValue};
 use crate::diagnostics::Diagnostics;
 use crate::neon::{Array, Key, Kind, Value};
 use crate::source::Span;
@@ -84,6 +84,123 @@ pub(super) fn expand_with_catalog(
     }
     (params, sections, catalog)
 }
+
+/// [`expand_with_catalog`] for a configuration loaded by [`crate::config::load_deferring_types`]
+/// whose `types:` file was `deferred`: the catalog is read from that file on a thread of its
+/// own while `raw` (which has no `types:` section) is expanded here, so the file's decoding
+/// goes on meanwhile too. With `halted` (loading reported an error) the file is only checked,
+/// as the catalog of a halted compilation is empty. Returns the parameters, the other sections,
+/// the catalog, and the deferred file's id and text, for the source map.
+///
+/// `Err` when the file was no plain `types:` file ([`crate::config::DeferredTypes::take`]):
+/// the configuration must be loaded again without deferring it, and what this call reported
+/// is not the compilation's.
+pub(super) fn expand_with_deferred(
+    raw: Array,
+    dynamic: &[String],
+    overrides: &IndexMap<String, Value>,
+    deferred: DeferredTypes,
+    halted: bool,
+    diags: &mut Diagnostics,
+) -> Result<Expanded, Refetch> {
+    type Batch = Vec<crate::neon::LightEntry>;
+    let handover = crate::parallel::Handover::<Batch>::new(false);
+    let id = deferred.id;
+    let deferred = std::sync::Mutex::new(Some(deferred));
+    // Takes the file, hands its entries over in batches, and reads them from the front;
+    // gives the stream and the file's text.
+    let read = || {
+        let closing = handover.closing();
+        let taken = deferred.lock().map(|mut d| d.take()).unwrap_or(None);
+        let file = match taken.map(DeferredTypes::take) {
+            Some(Ok(file)) => file,
+            Some(Err(refetch)) => return Err(Some(refetch)),
+            None => return Err(None),
+        };
+        let mut stream = CatalogStream::new();
+        if halted {
+            return Ok((stream, file.text));
+        }
+        stream.reserve(file.types.entries.len());
+        let mut batch: Batch = Vec::with_capacity(CATALOG_BATCH);
+        for entry in file.types.entries {
+            batch.push(entry);
+            if batch.len() == CATALOG_BATCH {
+                handover.push(std::mem::replace(
+                    &mut batch,
+                    Vec::with_capacity(CATALOG_BATCH),
+                ));
+            }
+        }
+        if !batch.is_empty() {
+            handover.push(batch);
+        }
+        drop(closing);
+        while let Some(batch) = handover.front() {
+            for e in batch {
+                stream.add_light(&e.key, Some(e.key_span), &e.value);
+            }
+        }
+        if !handover.taken_back() {
+            stream.settle();
+        }
+        Ok((stream, file.text))
+    };
+    // (Shared: a thread that cannot be started leaves the reading to this one.)
+    let read = &read;
+    let (expanded, parts, read) = std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new().name("catalog".into());
+        let spawned = crate::parallel::spawn_scoped(scope, thread, read);
+        // The section is not in `raw` (the loader checked): nothing is streamed.
+        let expanded = crate::config::expand_config_streaming(
+            raw,
+            dynamic,
+            overrides,
+            diags,
+            "types",
+            &mut |_| {},
+        );
+        let Ok(handle) = spawned else {
+            // No thread: the catalog is read here.
+            return (expanded, Vec::new(), read());
+        };
+        // The last batches the catalog's thread has not got to, read here, last first (once
+        // it has handed them all over: the file may still be decoding).
+        let mut parts = Vec::new();
+        let mut next = crate::timings::waiting("catalog", || handover.back_when_closed());
+        while let Some(batch) = next.take().or_else(|| handover.back()) {
+            let mut part = CatalogPart::new();
+            for e in batch {
+                part.add_light(e.key, Some(e.key_span), &e.value);
+            }
+            parts.push(part);
+        }
+        let read = crate::timings::waiting("catalog", || handle.join())
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (expanded, parts, read)
+    });
+    let (mut stream, text) = match read {
+        Ok(read) => read,
+        Err(Some(refetch)) => return Err(refetch),
+        // (Not reached: the file is taken once.)
+        Err(None) => (CatalogStream::new(), String::new()),
+    };
+    for part in parts.into_iter().rev() {
+        stream.append(part);
+    }
+    let (params, sections, _) = expanded;
+    let catalog = Arc::new(stream.finish(diags));
+    Ok((params, sections, catalog, id, text))
+}
+
+/// What [`expand_with_deferred`] gives.
+pub(super) type Expanded = (
+    Parameters,
+    Sections,
+    Arc<Catalog>,
+    crate::source::FileId,
+    String,
+);
 
 /// Entries of a `types:` section from which its catalog is built on a thread of its own
 /// (app-10000: 10,700; app-1000's 1,070 stay on the calling thread, where a thread costs about

@@ -122,8 +122,28 @@ impl Pipeline {
     /// section is dropped once its definitions are loaded, so [`Pipeline::sections`] lacks
     /// those two (the REPL's [`Restartable`] keeps them).
     pub fn load(path: &Path, options: &Options) -> Pipeline {
-        let i = Inputs::load(path, options);
-        Pipeline::begin(i.raw, &i.options, i.sources, i.diags, true)
+        // Without `-p`, `--dynamic`, catalog files or a `--watch` store, a large `types:`
+        // file the root includes is read into the catalog while the rest is loaded and
+        // expanded (`config::load_deferring_types`).
+        let plain = options.parameters.is_empty()
+            && options.dynamic.is_empty()
+            && options.catalogs.is_empty()
+            && options.decoded.is_none();
+        if !plain {
+            let i = Inputs::load(path, options);
+            return Pipeline::begin(i.raw, options, i.sources, i.diags, true, None);
+        }
+        let mut loaded = config::load_deferring_types(path, &options.parameters);
+        over_memory("reading the configuration", &mut loaded.diags);
+        let deferred = loaded.deferred.map(|d| (d, path));
+        Pipeline::begin(
+            loaded.raw,
+            options,
+            loaded.sources,
+            loaded.diags,
+            true,
+            deferred,
+        )
     }
 
     /// Runs phase A over a loaded configuration; `sources` holds the files it came from and
@@ -139,17 +159,22 @@ impl Pipeline {
         sources: SourceMap,
         diags: Diagnostics,
     ) -> Pipeline {
-        Pipeline::begin(raw, options, sources, diags, false)
+        Pipeline::begin(raw, options, sources, diags, false, None)
     }
 
     /// [`Pipeline::start`]; `lean` consumes the configuration as it goes (see
-    /// [`Pipeline::load`]).
+    /// [`Pipeline::load`]). With `deferred`, `raw` was loaded by
+    /// [`config::load_deferring_types`] from the root file given with it, whose `types:` file
+    /// was deferred; when that file is no plain `types:` file, the configuration is loaded
+    /// again without deferring it ([`config::load_refetched`]) and the pipeline starts from
+    /// there, so the outcome is that of loading without deferring.
     fn begin(
         raw: RawConfig,
         options: &Options,
-        sources: SourceMap,
+        mut sources: SourceMap,
         mut diags: Diagnostics,
         lean: bool,
+        deferred: Option<(config::DeferredTypes, &Path)>,
     ) -> Pipeline {
         // A `types:` section that is no map of classes would leave every class unknown: one
         // error, and no phase runs (as after a catalog file with a syntax error).
@@ -193,7 +218,36 @@ impl Pipeline {
         let before_catalog = diags.items().len();
         // The raw sections are freed entry by entry as their expanded copies are made.
         let reuse = crate::memory::ReuseWithin::start();
-        let (mut params, mut sections, raw_sections, catalog) = if !stream_types {
+        let (mut params, mut sections, raw_sections, catalog) = if let Some((d, root)) = deferred {
+            let expanded = catalog_thread::expand_with_deferred(
+                raw_sections,
+                &dynamic,
+                &overrides,
+                d,
+                halted,
+                &mut diags,
+            );
+            match expanded {
+                Ok((params, sections, catalog, id, text)) => {
+                    sources.set_text(id, text);
+                    (params, sections, None, catalog)
+                }
+                Err(refetch) => {
+                    // Nothing of this start is kept: loaded again, it starts over.
+                    drop((reuse, overrides, command_line));
+                    let mut loaded = config::load_refetched(root, &options.parameters, refetch);
+                    over_memory("reading the configuration", &mut loaded.diags);
+                    return Pipeline::begin(
+                        loaded.raw,
+                        options,
+                        loaded.sources,
+                        loaded.diags,
+                        lean,
+                        None,
+                    );
+                }
+            }
+        } else if !stream_types {
             let (params, sections) =
                 config::expand_config(&raw_sections, &dynamic, &overrides, &mut diags);
             let (catalog, readable) = Catalog::read_inputs(

@@ -12,6 +12,7 @@
 //!   by field.
 
 mod decoded;
+mod deferred;
 pub mod dynamic;
 mod merge;
 mod origins;
@@ -24,6 +25,7 @@ mod prefetch;
 pub(crate) mod symfony;
 
 pub use decoded::DecodedFiles;
+pub(crate) use deferred::{load_deferring_types, load_refetched, DeferredTypes, Refetch};
 pub use merge::merge;
 pub use overrides::{applicable_overrides, check_overrides, note_overrides, CommandLineParameters};
 pub(crate) use params::nested_too_deep_error;
@@ -103,16 +105,7 @@ pub fn load_keeping(
             catalogs: Vec::new(),
         };
     }
-    let mut loader = Loader {
-        sources,
-        diags,
-        stack: Vec::new(),
-        files: Vec::new(),
-        parameters,
-        prefetch: prefetch::Prefetch::default(),
-        kept,
-        stopped: false,
-    };
+    let mut loader = Loader::new(sources, diags, parameters, kept);
     let sections = loader.load_file(path, None).unwrap_or_default();
     RawConfig {
         sections,
@@ -131,16 +124,8 @@ pub fn load_str(
 ) -> RawConfig {
     let id = sources.add(name, text);
     let none = IndexMap::new();
-    let mut loader = Loader {
-        sources,
-        diags,
-        stack: Vec::new(),
-        files: vec![id],
-        parameters: &none,
-        prefetch: prefetch::Prefetch::default(),
-        kept: None,
-        stopped: false,
-    };
+    let mut loader = Loader::new(sources, diags, &none, None);
+    loader.files.push(id);
     let sections = loader.load_decoded(id, None).unwrap_or_default();
     RawConfig {
         sections,
@@ -412,6 +397,9 @@ struct Loader<'a> {
     /// Whether loading stopped at [`MAX_INCLUDED_FILES`] or at the memory ceiling (reported
     /// once; every later include is skipped).
     stopped: bool,
+    /// Whether a large `types:` include may be left to decode while loading goes on
+    /// ([`deferred`]).
+    defer: deferred::Defer,
 }
 
 /// The path an `includes:` item `written` in a file of folder `dir` names: relative paths are
@@ -425,7 +413,26 @@ fn include_target(dir: Option<&Path>, written: &str) -> PathBuf {
     }
 }
 
-impl Loader<'_> {
+impl<'a> Loader<'a> {
+    fn new(
+        sources: &'a mut SourceMap,
+        diags: &'a mut Diagnostics,
+        parameters: &'a IndexMap<String, Value>,
+        kept: Option<&'a DecodedFiles>,
+    ) -> Loader<'a> {
+        Loader {
+            sources,
+            diags,
+            stack: Vec::new(),
+            files: Vec::new(),
+            parameters,
+            prefetch: prefetch::Prefetch::default(),
+            kept,
+            stopped: false,
+            defer: deferred::Defer::Off,
+        }
+    }
+
     fn load_file(&mut self, path: &Path, from: Option<Span>) -> Option<Array> {
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         if self.stack.contains(&canonical) {
@@ -542,6 +549,9 @@ impl Loader<'_> {
         if invalid.is_none() {
             // The files this one includes are read and decoded while it is decoded.
             let includes = prefetch::scan_includes(text);
+            // A deferring loader takes the root's `types:` files in the lighter decode.
+            self.prefetch.lighter =
+                self.stack.is_empty() && matches!(self.defer, deferred::Defer::Open);
             self.prefetch
                 .start(includes, path.parent(), FileId(id.0 + 1), self.kept);
         }
@@ -628,6 +638,9 @@ impl Loader<'_> {
                     }
                 };
                 let target = include_target(dir, &path_value);
+                if self.defer_types(&target, &merged, &data) {
+                    continue;
+                }
                 if let Some(included) = self.load_file(&target, Some(span)) {
                     merged = merge::merge_clean(merged, included);
                 }

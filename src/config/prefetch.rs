@@ -36,20 +36,34 @@ const AHEAD_MIN: u64 = 256 * 1024;
 pub(super) struct Fetched {
     pub read: std::io::Result<super::ReadText>,
     pub decoded: Option<(FileId, Result<Value, Diagnostic>)>,
+    /// The lighter decode of a `types:` file ([`crate::neon::Light`]), when the fetch was
+    /// asked for one ([`Prefetch::lighter`]) and the text lies in its subset; `decoded` is
+    /// then `None` (the loader decodes the file itself if it needs its value tree).
+    pub light: Option<(FileId, crate::neon::Light)>,
 }
 
-/// Fetches under way, by the path the loader will ask for.
+/// Fetches under way, by the path the loader will ask for, with the id each is decoded in.
 pub(super) struct Prefetch {
-    ahead: Vec<(PathBuf, JoinHandle<Fetched>)>,
+    ahead: Vec<(PathBuf, FileId, JoinHandle<Fetched>)>,
+    /// Fetches finished before this loader started: a file a deferred `types:` include had
+    /// fetched, handed to the loader that starts over without deferring it
+    /// ([`super::deferred`]).
+    done: Vec<(PathBuf, Fetched)>,
     /// Bytes a file must have to be fetched ahead ([`AHEAD_MIN`]).
     min_size: u64,
+    /// Whether a file fetched from now on that starts with a `types:` line and has no `%`
+    /// gets the lighter decode ([`crate::neon::Light`]) instead of a value tree: for the
+    /// root's includes when the loader defers a `types:` file ([`super::deferred`]).
+    pub lighter: bool,
 }
 
 impl Default for Prefetch {
     fn default() -> Prefetch {
         Prefetch {
             ahead: Vec::new(),
+            done: Vec::new(),
             min_size: AHEAD_MIN,
+            lighter: false,
         }
     }
 }
@@ -69,7 +83,9 @@ impl Prefetch {
     ) {
         for (k, written) in paths.into_iter().take(MAX_AHEAD).enumerate() {
             let path = super::include_target(dir, &written);
-            if self.ahead.iter().any(|(p, _)| *p == path) {
+            if self.ahead.iter().any(|(p, _, _)| *p == path)
+                || self.done.iter().any(|(p, _)| *p == path)
+            {
                 continue;
             }
             // A file kept from an earlier compilation is most likely taken from there.
@@ -86,38 +102,84 @@ impl Prefetch {
             // decodes the including file next and must keep to its thread (neon::Decoding).
             let counted = crate::neon::Decoding::start();
             let thread = std::thread::Builder::new().name("include-prefetch".into());
+            let lighter = self.lighter;
             let spawned = crate::parallel::spawn(thread, move || {
-                let fetched = fetch(&job, file);
+                let fetched = fetch(&job, file, lighter);
                 drop(counted);
                 fetched
             });
             if let Ok(handle) = spawned {
-                self.ahead.push((path, handle));
+                self.ahead.push((path, file, handle));
             }
         }
     }
 
     /// What was fetched for `path`, when it was fetched ahead (waits for the thread).
     pub fn take(&mut self, path: &Path) -> Option<Fetched> {
-        let at = self.ahead.iter().position(|(p, _)| p == path)?;
-        let (_, handle) = self.ahead.swap_remove(at);
-        Some(
-            crate::timings::waiting("include-prefetch", || handle.join())
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        )
+        if let Some(at) = self.done.iter().position(|(p, _)| p == path) {
+            return Some(self.done.swap_remove(at).1);
+        }
+        let at = self.ahead.iter().position(|(p, _, _)| p == path)?;
+        let (_, _, handle) = self.ahead.swap_remove(at);
+        Some(join(handle))
+    }
+
+    /// The fetch of `path` still under way, when it is decoded with spans in `file`: taken
+    /// out without waiting for it (a deferred `types:` include, [`super::deferred`]).
+    pub fn detach(&mut self, path: &Path, file: FileId) -> Option<JoinHandle<Fetched>> {
+        let at = self
+            .ahead
+            .iter()
+            .position(|(p, id, _)| p == path && *id == file)?;
+        Some(self.ahead.swap_remove(at).2)
+    }
+
+    /// Hands the loader what an earlier loader fetched for `path`: [`Prefetch::take`] gives
+    /// it when the loader gets to that path.
+    pub fn seed(&mut self, path: PathBuf, fetched: Fetched) {
+        self.done.push((path, fetched));
     }
 }
 
+/// Waits for a fetch's thread (a panic in it goes on in the caller).
+pub(super) fn join(handle: JoinHandle<Fetched>) -> Fetched {
+    crate::timings::waiting("include-prefetch", || handle.join())
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
 /// Reads and decodes `path` as the loader would.
-fn fetch(path: &Path, file: FileId) -> Fetched {
+fn fetch(path: &Path, file: FileId, lighter: bool) -> Fetched {
     crate::neon::decoding_ahead();
     let read = super::read_text(path);
-    let decoded = match &read {
-        Ok((text, None)) => Some((file, neon::decode(text, file))),
-        _ => None,
+    let text = match &read {
+        Ok((text, None)) => text,
+        _ => {
+            return Fetched {
+                read,
+                decoded: None,
+                light: None,
+            }
+        }
     };
-    Fetched { read, decoded }
+    if lighter && text.starts_with(TYPES_LINE) && memchr::memchr(b'%', text.as_bytes()).is_none() {
+        if let Some(light) = crate::neon::decode_light(text, file) {
+            return Fetched {
+                read,
+                decoded: None,
+                light: Some((file, light)),
+            };
+        }
+    }
+    let decoded = Some((file, neon::decode(text, file)));
+    Fetched {
+        read,
+        decoded,
+        light: None,
+    }
 }
+
+/// How a file the lighter decode is tried on starts ([`Prefetch::lighter`]).
+pub(super) const TYPES_LINE: &str = "types:\n";
 
 /// The paths of a block list under a top-level `includes:` key of `text`, when it has one in
 /// the plain form:
@@ -227,8 +289,8 @@ mod tests {
         std::fs::write(dir.path().join("a.neon"), "x: [1, 2]\n").expect("write");
         std::fs::write(dir.path().join("bad.neon"), b"x: \xff\n").expect("write");
         let mut ahead = Prefetch {
-            ahead: Vec::new(),
             min_size: 0,
+            ..Prefetch::default()
         };
         ahead.start(
             vec!["a.neon".into(), "bad.neon".into(), "gone.neon".into()],
@@ -241,6 +303,7 @@ mod tests {
             Some(Fetched {
                 read: Ok((text, None)),
                 decoded: Some((file, result)),
+                light: None,
             }) => {
                 assert_eq!(text, "x: [1, 2]\n");
                 assert_eq!(file, FileId(3));
@@ -254,7 +317,7 @@ mod tests {
         let bad = super::super::include_target(Some(dir.path()), "bad.neon");
         assert!(matches!(
             ahead.take(&bad),
-            Some(Fetched { read: Ok((_, Some(b))), decoded: None }) if b == b"x: \xff\n"
+            Some(Fetched { read: Ok((_, Some(b))), decoded: None, light: None }) if b == b"x: \xff\n"
         ));
         // a file that is not there is left to the loader, which reports it
         let gone = super::super::include_target(Some(dir.path()), "gone.neon");
@@ -277,8 +340,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::write(dir.path().join("a.neon"), "x: 1\n".repeat(1000)).expect("write");
         let mut ahead = Prefetch {
-            ahead: Vec::new(),
             min_size: 0,
+            ..Prefetch::default()
         };
         // The loader's own decode of the including file.
         let including = crate::neon::Decoding::start();

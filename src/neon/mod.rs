@@ -15,6 +15,7 @@ mod encode;
 mod errors;
 mod json;
 mod lexer;
+mod light;
 mod parser;
 mod scalar;
 #[cfg(test)]
@@ -29,6 +30,7 @@ pub use encode::{
 };
 pub use errors::MAX_DEPTH;
 pub use json::{from_json, to_json};
+pub(crate) use light::{decode_light, Light, LightEntry, LightMap};
 pub use value::{Array, CompactString, Entity, Entries, Entry, Key, Kind, Value};
 
 use crate::diagnostics::{Code, Diagnostic};

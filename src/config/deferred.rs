@@ -1,0 +1,423 @@
+//! A large `types:` file decoded while the rest of the configuration is read and expanded
+//! (issue #15; docs/performance.md, "Thirty-fourth round").
+//!
+//! Loading merges every file before anything is expanded, so the loader used to wait for an
+//! included file decoded ahead ([`super::prefetch`]) before it could go on: app-10000's
+//! 780 KB `types.neon` was on the path of every compile, although the only thing it holds,
+//! its `types:` section, goes to the catalog, which the compilation needs only once the
+//! services are loaded.
+//!
+//! So a plain compilation ([`load_deferring_types`]) does not wait for such a file when the
+//! root configuration includes it and nothing loaded before it has a `types:` section: the
+//! file is registered in its place (so every file keeps its id) and contributes nothing to
+//! the merge, and its fetch is taken later by whoever builds the catalog
+//! ([`DeferredTypes::take`]). That is the merge loading would have done exactly when the
+//! file turns out to hold nothing but a `types:` map (no other section, no `includes:`, no
+//! `!` marker) that no other file adds to, decoded without error from the text the loader
+//! would read, and every entry of the map reads as decoded (no `%parameter%`, no entity:
+//! [`crate::catalog::reads_as_decoded`]), so its expansion would report nothing either.
+//! When any of that does not hold, the compilation starts over from the files, with the
+//! fetch handed to the new loader ([`Refetch`], [`load_refetched`]), which loads the way a
+//! compilation without deferring does: the same merge, the same diagnostics, in the same
+//! order. What starting over costs (decoding the other files again) is paid only by a
+//! configuration of that rarer shape.
+
+use super::prefetch::{self, Fetched};
+use super::{Loader, RawConfig};
+use crate::diagnostics::Diagnostics;
+use crate::neon::{Array, Key, Light, LightEntry, LightMap, Value};
+use crate::source::{FileId, SourceMap};
+use indexmap::IndexMap;
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+/// An included file whose decoding the loader did not wait for (see the module's
+/// documentation): registered under [`DeferredTypes::id`] with an empty text, which
+/// [`DeferredTypes::take`] gives back once the file is known to be a plain `types:` file.
+pub(crate) struct DeferredTypes {
+    /// The path as the loader asked for it.
+    path: PathBuf,
+    /// The id it is registered under, in its place among the files.
+    pub id: FileId,
+    handle: JoinHandle<Fetched>,
+}
+
+/// A deferred file that was not a plain `types:` file, with what was fetched for it: for
+/// [`load_refetched`], which loads the configuration again without deferring it.
+pub(crate) struct Refetch {
+    path: PathBuf,
+    fetched: Box<Fetched>,
+}
+
+/// What a deferred file turned out to hold: its text (to put in its place in the source
+/// map) and its `types:` map, every entry of which reads as decoded.
+pub(crate) struct TypesFile {
+    pub text: String,
+    pub types: LightMap,
+}
+
+/// Whether the loader may still defer an include (see [`Loader::defer_types`]).
+pub(super) enum Defer {
+    /// Never (every loader but [`load_deferring_types`]'s).
+    Off,
+    /// The first large include of the root file that is being fetched may be.
+    Open,
+    /// One was.
+    Taken(DeferredTypes),
+}
+
+impl DeferredTypes {
+    /// Waits for the file's fetch and checks that it is a plain `types:` file (see the
+    /// module's documentation). `Err` hands the fetch on for [`load_refetched`].
+    pub fn take(self) -> Result<TypesFile, Refetch> {
+        let Fetched {
+            read,
+            decoded,
+            light,
+        } = prefetch::join(self.handle);
+        match (read, light) {
+            (Ok((text, None)), Some((file, light)))
+                if file == self.id && plain_types(&self.path, &text, &light) =>
+            {
+                match types_of(light) {
+                    Some(types) => Ok(TypesFile { text, types }),
+                    // (Not reached: `plain_types` checked the shape.) Decoded again.
+                    None => Err(Refetch {
+                        path: self.path,
+                        fetched: Box::new(Fetched {
+                            read: Ok((text, None)),
+                            decoded: None,
+                            light: None,
+                        }),
+                    }),
+                }
+            }
+            (read, light) => Err(Refetch {
+                path: self.path,
+                fetched: Box::new(Fetched {
+                    read,
+                    decoded,
+                    light,
+                }),
+            }),
+        }
+    }
+
+    /// [`DeferredTypes::take`] that only waits: for a loader that starts over anyway.
+    fn refetch(self) -> Refetch {
+        Refetch {
+            path: self.path,
+            fetched: Box::new(prefetch::join(self.handle)),
+        }
+    }
+}
+
+/// Whether `light`, decoded from `text` (the file `path`, which has no `%`: the lighter
+/// decode is tried on no other), is a plain `types:` file: one `types:` section, a map of
+/// classes (its entries hold no entity, which the lighter decode does not take, so each
+/// reads as decoded).
+fn plain_types(path: &Path, text: &str, light: &Light) -> bool {
+    if !super::merge::unmarked_text(text)
+        || super::plan_guard::plan_bytes_hint(path, text.as_bytes()).is_some()
+    {
+        return false;
+    }
+    let Light::Map(sections) = light else {
+        return false;
+    };
+    match &*sections.entries {
+        [LightEntry {
+            key: Key::Str(name),
+            value: Light::Map(types),
+            ..
+        }] if name.as_str() == TYPES => {
+            // A list (keys 0, 1, …) is the section's error, which the loader reports.
+            let list = types
+                .entries
+                .iter()
+                .enumerate()
+                .all(|(i, e)| i64::try_from(i).is_ok_and(|i| e.key == Key::Int(i)));
+            !list
+        }
+        _ => false,
+    }
+}
+
+/// The `types:` map of a file [`plain_types`] accepted.
+fn types_of(light: Light) -> Option<LightMap> {
+    let Light::Map(sections) = light else {
+        return None;
+    };
+    match Vec::from(sections.entries).pop()?.value {
+        Light::Map(types) => Some(types),
+        Light::Scalar(_) => None,
+    }
+}
+
+/// The section a deferred file holds.
+const TYPES: &str = "types";
+
+impl Loader<'_> {
+    /// Registers the include `path` of the root file, being fetched, without waiting for it,
+    /// when deferring is still open and the include would be loaded now (no cycle, no limit
+    /// reached). `merged` is what the root's includes so far merged into, `root` the root
+    /// file's own sections: neither may have a `types:` section. Whether it was deferred.
+    pub(super) fn defer_types(&mut self, path: &Path, merged: &Array, root: &Array) -> bool {
+        let key = Key::Str(TYPES.into());
+        if !matches!(self.defer, Defer::Open)
+            || self.stack.len() != 1
+            || merged.get_entry(&key).is_some()
+            || root.get_entry(&key).is_some()
+            || self.stopped
+            || self.files.len() >= super::MAX_INCLUDED_FILES
+            || crate::memory::exceeded()
+        {
+            return false;
+        }
+        // Only a file that starts as a `types:` file: any other large include would be
+        // loaded twice (its fetch has no lighter decode; see the module's documentation).
+        if !starts_as_types(path) {
+            return false;
+        }
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if self.stack.contains(&canonical) {
+            return false;
+        }
+        let id = self.sources.next_id();
+        let Some(handle) = self.prefetch.detach(path, id) else {
+            return false;
+        };
+        self.sources
+            .add_path(path.display().to_string(), &canonical, String::new());
+        self.files.push(id);
+        self.defer = Defer::Taken(DeferredTypes {
+            path: path.to_path_buf(),
+            id,
+            handle,
+        });
+        true
+    }
+}
+
+/// Whether the file `path` starts with the line `types:` (its first bytes read; the fetch
+/// reads the whole file and checks it again).
+fn starts_as_types(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = [0u8; prefetch::TYPES_LINE.len()];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| head == prefetch::TYPES_LINE.as_bytes())
+}
+
+/// What [`load_deferring_types`] loaded.
+pub(crate) struct Loaded {
+    pub raw: RawConfig,
+    pub sources: SourceMap,
+    pub diags: Diagnostics,
+    /// The include whose decoding was not waited for, if one was deferred.
+    pub deferred: Option<DeferredTypes>,
+}
+
+/// [`super::load_with`] for a plain compilation, which may defer a large `types:` file the
+/// root includes (see the module's documentation): the sections lack its `types:` section,
+/// which [`DeferredTypes::take`] gives. When another file has a `types:` section too, the
+/// configuration is loaded again without deferring (the fetch reused), so the result is
+/// [`super::load_with`]'s.
+pub(crate) fn load_deferring_types(path: &Path, parameters: &IndexMap<String, Value>) -> Loaded {
+    let mut sources = SourceMap::new();
+    let mut diags = Diagnostics::new();
+    if let Some(d) = super::plan_file_hint(path) {
+        diags.push(d);
+        return Loaded {
+            raw: RawConfig {
+                sections: Array::new(),
+                files: Vec::new(),
+                catalogs: Vec::new(),
+            },
+            sources,
+            diags,
+            deferred: None,
+        };
+    }
+    let mut loader = Loader::new(&mut sources, &mut diags, parameters, None);
+    loader.defer = Defer::Open;
+    let sections = loader.load_file(path, None).unwrap_or_default();
+    let (files, defer) = (loader.files, loader.defer);
+    let deferred = match defer {
+        Defer::Taken(d) => d,
+        Defer::Off | Defer::Open => {
+            return Loaded {
+                raw: RawConfig {
+                    sections,
+                    files,
+                    catalogs: Vec::new(),
+                },
+                sources,
+                diags,
+                deferred: None,
+            }
+        }
+    };
+    if sections.get_entry(&Key::Str(TYPES.into())).is_some() {
+        // Another file has a `types:` section: the two merge, so load as a compilation that
+        // does not defer.
+        drop(sections);
+        return load_refetched(path, parameters, deferred.refetch());
+    }
+    Loaded {
+        raw: RawConfig {
+            sections,
+            files,
+            catalogs: Vec::new(),
+        },
+        sources,
+        diags,
+        deferred: Some(deferred),
+    }
+}
+
+/// Loads the configuration rooted at `path` as [`super::load_with`] does, the deferred file
+/// of `refetch` taken from there rather than read and decoded again.
+pub(crate) fn load_refetched(
+    path: &Path,
+    parameters: &IndexMap<String, Value>,
+    refetch: Refetch,
+) -> Loaded {
+    let mut sources = SourceMap::new();
+    let mut diags = Diagnostics::new();
+    let mut loader = Loader::new(&mut sources, &mut diags, parameters, None);
+    loader.prefetch.seed(refetch.path, *refetch.fetched);
+    let sections = loader.load_file(path, None).unwrap_or_default();
+    let files = loader.files;
+    Loaded {
+        raw: RawConfig {
+            sections,
+            files,
+            catalogs: Vec::new(),
+        },
+        sources,
+        diags,
+        deferred: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compiler::{compile, Compilation, Options};
+    use std::sync::Arc;
+
+    /// A `types:` file of `n` classes (large enough to be fetched ahead from a few thousand),
+    /// `extra` appended at its end.
+    fn types_text(n: usize, extra: &str) -> String {
+        let mut t = String::from("types:\n");
+        for i in 0..n {
+            t.push_str(&format!(
+                "\tApp\\C{i}:\n\t\timplements: [App\\I]\n\t\tconstructor:\n\t\t\tlimit: {{type: int, default: {i}}}\n\t\t\tname: {{type: string, default: 'c{i}'}}\n"
+            ));
+        }
+        t.push_str("\tApp\\I: {interface: true}\n");
+        t.push_str(extra);
+        t
+    }
+
+    /// What a compilation gave, to compare: the plan, the diagnostics, the files read.
+    fn shown(c: &Compilation) -> String {
+        let files: Vec<(FileId, &str, &str)> = c
+            .sources
+            .files()
+            .map(|(id, f)| (id, f.name.as_str(), f.text.as_str()))
+            .collect();
+        format!(
+            "{}\n{:?}\n{files:?}",
+            c.plan
+                .as_ref()
+                .map(crate::plan::to_json)
+                .unwrap_or_default(),
+            c.diagnostics.items()
+        )
+    }
+
+    /// Writes `config` and `types` (as `types.neon`) into a fresh folder and compiles it as
+    /// a plain compilation, which may defer the `types:` file, and as one that does not (a
+    /// `--watch` store given, empty): both give the same. Returns whether the loader
+    /// deferred the file and whether taking it succeeded, and what the compilation gave.
+    fn both_ways(config: &str, types: &str) -> (Option<bool>, String) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("config.neon"), config).expect("write");
+        std::fs::write(dir.path().join("types.neon"), types).expect("write");
+        let root = dir.path().join("config.neon");
+        let loaded = load_deferring_types(&root, &IndexMap::new());
+        let deferred = loaded.deferred.map(|d| d.take().is_ok());
+        let deferring = compile(&root, &Options::default());
+        let store = Some(Arc::new(crate::config::DecodedFiles::new()));
+        let plain = compile(
+            &root,
+            &Options {
+                decoded: store,
+                ..Options::default()
+            },
+        );
+        assert_eq!(shown(&deferring), shown(&plain));
+        (deferred, shown(&deferring))
+    }
+
+    const CONFIG: &str = "includes:\n\t- types.neon\nservices:\n\ta: App\\C1\n\tb: App\\C2\n";
+
+    #[test]
+    fn a_plain_types_file_is_deferred_and_compiles_as_it_would_have() {
+        let (deferred, out) = both_ways(CONFIG, &types_text(4000, ""));
+        assert_eq!(deferred, Some(true));
+        assert!(
+            out.contains("\"wireplan-plan\"") && out.contains("App\\\\C2"),
+            "{out:.300}"
+        );
+        // Problems in the classes: reported the same, at the same places.
+        let (deferred, out) = both_ways(
+            "includes:\n\t- types.neon\nservices:\n\ta: App\\Bad\n",
+            &types_text(
+                4000,
+                "\tApp\\Bad:\n\t\textends: App\\Nowhere\n\t\tasync: maybe\n",
+            ),
+        );
+        assert_eq!(deferred, Some(true));
+        assert!(out.contains("Nowhere") && out.contains("maybe"), "{out}");
+    }
+
+    #[test]
+    fn a_types_file_that_is_not_plain_compiles_as_it_would_have() {
+        let big = |extra: &str| types_text(4000, extra);
+        // Another section, a parameter, an entity, a syntax error: taken, then loaded again.
+        for (why, extra, taken) in [
+            ("another section", "parameters:\n\tp: 1\n", Some(false)),
+            (
+                "a parameter",
+                "\tApp\\P:\n\t\textends: %base%\n",
+                Some(false),
+            ),
+            (
+                "an entity",
+                "\tApp\\E:\n\t\tconstructor: {x: {type: App\\I, default: App\\C1()}}\n",
+                Some(false),
+            ),
+            ("a duplicated class", "\tApp\\C7: {}\n", Some(false)),
+        ] {
+            let config = format!("{CONFIG}parameters:\n\tbase: App\\I\n");
+            let (deferred, _) = both_ways(&config, &big(extra));
+            assert_eq!(deferred, taken, "{why}");
+        }
+        // The root has a `types:` section too: the two merge, so nothing is deferred.
+        let (deferred, _) = both_ways(&format!("{CONFIG}types:\n\tApp\\Own: {{}}\n"), &big(""));
+        assert_eq!(deferred, None);
+        // Another include is missing: the compilation stops at loading, as it would have.
+        let (deferred, out) = both_ways(
+            "includes:\n\t- types.neon\n\t- missing.neon\nservices:\n\ta: App\\C1\n",
+            &big(""),
+        );
+        assert_eq!(deferred, Some(true));
+        assert!(out.contains("missing.neon"), "{out}");
+        // A small file is not fetched ahead, so not deferred.
+        let (deferred, _) = both_ways(CONFIG, &types_text(20, ""));
+        assert_eq!(deferred, None);
+    }
+}

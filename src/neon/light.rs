@@ -1,0 +1,575 @@
+//! A lighter decode for the commonest shape of a large generated file, a `types:` catalog:
+//! block maps of `key: value` lines and inline `{…}` and `[…]` collections (issue #15;
+//! docs/performance.md, "Thirty-fourth round").
+//!
+//! [`decode_light`] reads the tokens of the same lexer ([`super::lexer`]) with the structure
+//! and the checks of [`super::parser`] for that subset, and builds [`Light`] nodes: each
+//! collection one exactly sized slice of entries instead of a hashed map, scalars the very
+//! [`Value`]s the parser makes (same kinds, same spans). Anything outside the subset (a `-`
+//! list, an entity, `(`, a key that is no plain string or number, a collection mixing keyed
+//! and unkeyed items, a `\r`, a byte-order mark, deep nesting) and anything the parser would
+//! report (a duplicated key, bad indentation, a bad escape) gives `None`, and the caller
+//! decodes the text the usual way, which reports it. So for every text it accepts, the tree
+//! is the one [`super::decode`] gives ([`Light::to_value`]; the tests compare both over the
+//! NEON conformance inputs and generated catalogs, spans included).
+
+use super::lexer::{line_indent, tokenize, Tok, Token};
+use super::scalar;
+use super::value::{Array, Key, Kind, Value};
+use crate::source::{FileId, Span};
+
+/// A decoded node: a scalar as the parser makes it, or a collection.
+#[derive(Debug, Clone)]
+pub(crate) enum Light {
+    /// Anything but a collection (never [`Kind::Array`]).
+    Scalar(Value),
+    /// A collection.
+    Map(LightMap),
+}
+
+/// A collection: its entries in order, keys unique, and where it is written.
+#[derive(Debug, Clone)]
+pub(crate) struct LightMap {
+    pub entries: Box<[LightEntry]>,
+    pub span: Span,
+}
+
+/// One entry of a [`LightMap`].
+#[derive(Debug, Clone)]
+pub(crate) struct LightEntry {
+    pub key: Key,
+    /// Where the key is written (for an implicit index, the item's value).
+    pub key_span: Span,
+    pub value: Light,
+}
+
+impl Light {
+    /// Where the node is written.
+    pub fn span(&self) -> Span {
+        match self {
+            Light::Scalar(v) => v.span,
+            Light::Map(m) => m.span,
+        }
+    }
+
+    /// The node as [`super::decode`] gives it.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Light::Scalar(v) => v.clone(),
+            Light::Map(m) => {
+                let mut a = Array::new();
+                for e in m.entries.iter() {
+                    a.insert(e.key.clone(), e.key_span, e.value.to_value());
+                }
+                Value::new(Kind::Array(Box::new(a)), m.span)
+            }
+        }
+    }
+}
+
+impl LightMap {
+    /// The entry `key`, as [`Array::get`] finds it (`"5"` is the integer key 5).
+    pub fn get(&self, key: &str) -> Option<&LightEntry> {
+        let key = Key::from_string(key.to_string());
+        self.entries.iter().find(|e| e.key == key)
+    }
+}
+
+/// Nesting the subset reads; deeper text is left to the parser (whose limit is far higher).
+const MAX_LIGHT_DEPTH: usize = 32;
+
+/// Collections up to this many entries find a duplicated key by comparing; larger ones hash.
+const SMALL: usize = 8;
+
+/// The tree of `text` (file `file`), when it lies in the subset this reader takes (see the
+/// module's documentation); `None` otherwise, also for any text the parser would report.
+pub(crate) fn decode_light(text: &str, file: FileId) -> Option<Light> {
+    if text.starts_with('\u{feff}') || text.contains('\r') {
+        return None;
+    }
+    let (toks, end) = tokenize(text);
+    if end < text.len() {
+        return None;
+    }
+    let mut p = Reader {
+        src: text,
+        toks: &toks,
+        pos: 0,
+        depth: 0,
+        file,
+        scratch: Vec::with_capacity(64),
+        counted: 0,
+    };
+    p.skip_newlines();
+    let indent = p.indentation();
+    let v = p.block(indent)?;
+    p.skip_newlines();
+    (p.pos == toks.len()).then_some(v)
+}
+
+struct Reader<'a> {
+    src: &'a str,
+    toks: &'a [Token],
+    pos: usize,
+    depth: usize,
+    file: FileId,
+    /// The entries of the collections being read, innermost last.
+    scratch: Vec<LightEntry>,
+    /// Entries read since the memory ceiling was last looked at.
+    counted: u32,
+}
+
+/// A collection being read: its entries are `scratch[start..]`.
+struct Building {
+    start: usize,
+    span: Option<(u32, u32)>,
+    /// The keys so far, once there are more than [`SMALL`].
+    seen: Option<rustc_hash::FxHashSet<Key>>,
+}
+
+impl Building {
+    fn cover(&mut self, s: Span) {
+        self.span = Some(match self.span {
+            None => (s.start, s.end),
+            Some((a, b)) => (a.min(s.start), b.max(s.end)),
+        });
+    }
+}
+
+impl<'a> Reader<'a> {
+    fn kind(&self, i: usize) -> Option<Tok> {
+        self.toks.get(i).map(|t| t.kind(self.src))
+    }
+
+    fn is_next(&self, k: Tok) -> bool {
+        self.kind(self.pos) == Some(k)
+    }
+
+    fn text_of(&self, i: usize) -> &'a str {
+        let t = self.toks[i];
+        &self.src[t.start as usize..t.end as usize]
+    }
+
+    fn span_of(&self, from: usize, to: usize) -> Span {
+        Span::new(self.file, from, to.max(from))
+    }
+
+    fn tok_span(&self, i: usize) -> Span {
+        let t = self.toks[i];
+        self.span_of(t.start as usize, t.end as usize)
+    }
+
+    fn after(&self, i: usize) -> Span {
+        let at = self.toks[i].end as usize;
+        self.span_of(at, at)
+    }
+
+    fn point(&self, i: usize) -> Span {
+        let at = self
+            .toks
+            .get(i)
+            .map_or(self.src.len(), |t| t.start as usize);
+        self.span_of(at, at)
+    }
+
+    fn skip_newlines(&mut self) {
+        while self.is_next(Tok::Newline) {
+            self.pos += 1;
+        }
+    }
+
+    fn indentation(&self) -> &'a str {
+        let at = self
+            .toks
+            .get(self.pos)
+            .map_or(self.src.len(), |t| t.start as usize);
+        line_indent(self.src, at)
+    }
+
+    fn is_separator(&self) -> bool {
+        matches!(self.kind(self.pos), Some(Tok::Char(b':' | b'=')))
+    }
+
+    fn begin(&self) -> Building {
+        Building {
+            start: self.scratch.len(),
+            span: None,
+            seen: None,
+        }
+    }
+
+    /// Adds an entry under an explicit key; `None` for a duplicated key (the parser's error).
+    fn add(&mut self, b: &mut Building, key: Key, key_span: Span, value: Light) -> Option<()> {
+        let count = self.scratch.len() - b.start;
+        match &mut b.seen {
+            Some(seen) => {
+                if !seen.insert(key.clone()) {
+                    return None;
+                }
+            }
+            None if count < SMALL => {
+                if self.scratch[b.start..].iter().any(|e| e.key == key) {
+                    return None;
+                }
+            }
+            None => {
+                let mut seen: rustc_hash::FxHashSet<Key> = self.scratch[b.start..]
+                    .iter()
+                    .map(|e| e.key.clone())
+                    .collect();
+                if !seen.insert(key.clone()) {
+                    return None;
+                }
+                b.seen = Some(seen);
+            }
+        }
+        self.counted += 1;
+        if self.counted >= 4096 {
+            self.counted = 0;
+            if crate::memory::exceeded() {
+                return None;
+            }
+        }
+        b.cover(key_span);
+        b.cover(value.span());
+        self.scratch.push(LightEntry {
+            key,
+            key_span,
+            value,
+        });
+        Some(())
+    }
+
+    fn finish(&mut self, b: Building) -> Light {
+        let (s, e) = b.span.unwrap_or((0, 0));
+        let entries: Box<[LightEntry]> = self.scratch.drain(b.start..).collect();
+        Light::Map(LightMap {
+            entries,
+            span: Span::new(self.file, s as usize, e as usize),
+        })
+    }
+
+    fn enter(&mut self) -> Option<()> {
+        self.depth += 1;
+        (self.depth <= MAX_LIGHT_DEPTH).then_some(())
+    }
+
+    /// A block of `key: value` items at the indentation `indent` (the parser's
+    /// `parse_block_items` without bullets and lone values).
+    fn block(&mut self, indent: &str) -> Option<Light> {
+        self.enter()?;
+        let mut b = self.begin();
+        loop {
+            if self.pos >= self.toks.len() {
+                self.depth -= 1;
+                return Some(if self.scratch.len() == b.start && b.span.is_none() {
+                    Light::Scalar(Value::new(Kind::Null, self.point(self.pos)))
+                } else {
+                    self.finish(b)
+                });
+            }
+            let key_pos = self.pos;
+            let key = self.key()?;
+            let marker = self.pos;
+            self.pos += 1;
+            let key_span = self.tok_span(key_pos);
+            let mut value = Light::Scalar(Value::new(Kind::Null, self.after(marker)));
+            let mut close = false;
+            if self.is_next(Tok::Newline) {
+                self.skip_newlines();
+                let next = self.indentation();
+                if mismatch(next, indent) {
+                    return None;
+                } else if next.len() > indent.len() {
+                    value = self.block(next)?;
+                } else if next.len() < indent.len() {
+                    close = true;
+                } else if self.is_next(Tok::Char(b'-')) {
+                    return None;
+                }
+            } else if self.pos < self.toks.len() {
+                value = self.value()?;
+                if self.pos < self.toks.len() && !self.is_next(Tok::Newline) {
+                    return None;
+                }
+            }
+            self.add(&mut b, key, key_span, value)?;
+            if close {
+                self.depth -= 1;
+                return Some(self.finish(b));
+            }
+            self.skip_newlines();
+            if self.pos >= self.toks.len() {
+                self.depth -= 1;
+                return Some(self.finish(b));
+            }
+            let next = self.indentation();
+            if mismatch(next, indent) || next.len() > indent.len() {
+                return None;
+            } else if next.len() < indent.len() {
+                self.depth -= 1;
+                return Some(self.finish(b));
+            }
+        }
+    }
+
+    /// A key: a string or literal that makes a plain key, followed by `:` or `=` (not
+    /// consumed). `None` for anything else.
+    fn key(&mut self) -> Option<Key> {
+        let i = self.pos;
+        let kind = self.kind(i)?;
+        self.pos += 1;
+        if !self.is_separator() {
+            return None;
+        }
+        match kind {
+            Tok::String => {
+                let s = scalar::decode_string(self.text_of(i)).ok()?;
+                Some(Key::from_string(s))
+            }
+            Tok::Literal => match scalar::type_literal(self.text_of(i), true).ok()? {
+                Kind::Str(s) => Some(Key::from_string(s)),
+                Kind::Int(n) => Some(Key::Int(n)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// A value on the line of its key, or an item of an inline collection: a string, a
+    /// literal, `{…}` or `[…]`, not followed by `(`.
+    fn value(&mut self) -> Option<Light> {
+        let i = self.pos;
+        let v = match self.kind(i)? {
+            Tok::String => {
+                self.pos += 1;
+                let s = scalar::decode_string(self.text_of(i)).ok()?;
+                Light::Scalar(Value::new(Kind::Str(s.into()), self.tok_span(i)))
+            }
+            Tok::Literal => {
+                self.pos += 1;
+                let kind = scalar::type_literal(self.text_of(i), self.is_separator()).ok()?;
+                Light::Scalar(Value::new(kind, self.tok_span(i)))
+            }
+            Tok::Char(b'{') => self.inline(b'}')?,
+            Tok::Char(b'[') => self.inline(b']')?,
+            _ => return None,
+        };
+        (!self.is_next(Tok::Char(b'('))).then_some(v)
+    }
+
+    /// `{…}` or `[…]` (the parser's `parse_braces_items`), whose items are all keyed or all
+    /// unkeyed.
+    fn inline(&mut self, close: u8) -> Option<Light> {
+        self.enter()?;
+        let open = self.pos;
+        self.pos += 1;
+        let mut b = self.begin();
+        let mut keyed = None;
+        let mut next_index = 0i64;
+        loop {
+            self.skip_newlines();
+            if self.is_next(Tok::Char(close)) {
+                let span = self.tok_span(open).to(self.tok_span(self.pos));
+                self.pos += 1;
+                self.depth -= 1;
+                let mut map = self.finish(b);
+                if let Light::Map(m) = &mut map {
+                    m.span = span;
+                }
+                return Some(map);
+            }
+            let item_pos = self.pos;
+            let has_key = matches!(self.kind(item_pos + 1), Some(Tok::Char(b':' | b'=')))
+                && matches!(self.kind(item_pos), Some(Tok::String | Tok::Literal));
+            if *keyed.get_or_insert(has_key) != has_key {
+                return None;
+            }
+            if has_key {
+                let key = self.key()?;
+                let sep = self.pos;
+                self.pos += 1;
+                let item = if matches!(self.kind(self.pos), Some(Tok::Newline | Tok::Char(b',')))
+                    || self.is_next(Tok::Char(close))
+                {
+                    Light::Scalar(Value::new(Kind::Null, self.after(sep)))
+                } else {
+                    self.value()?
+                };
+                self.add(&mut b, key, self.tok_span(item_pos), item)?;
+            } else {
+                let item = self.value()?;
+                if self.is_separator() {
+                    return None;
+                }
+                let span = item.span();
+                self.add(&mut b, Key::Int(next_index), span, item)?;
+                next_index += 1;
+            }
+            let old = self.pos;
+            self.skip_newlines();
+            if self.is_next(Tok::Char(b',')) {
+                self.pos += 1;
+            }
+            if old == self.pos && !self.is_next(Tok::Char(close)) {
+                return None;
+            }
+        }
+    }
+}
+
+/// Do two indentation strings differ within their common length? (The parser's rule.)
+fn mismatch(a: &str, b: &str) -> bool {
+    let n = a.len().min(b.len());
+    a.as_bytes()[..n] != b.as_bytes()[..n]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether `light` is `value`, spans and key spans included (`Value`'s equality leaves
+    /// spans out); the first difference otherwise.
+    fn same(light: &Light, value: &Value, at: &str) -> Result<(), String> {
+        if light.span() != value.span {
+            return Err(format!(
+                "{at}: span {:?} against {:?}",
+                light.span(),
+                value.span
+            ));
+        }
+        match (light, &value.kind) {
+            (Light::Scalar(v), _) if matches!(v.kind, Kind::Array(_)) => {
+                Err(format!("{at}: a collection as a scalar"))
+            }
+            (Light::Scalar(v), _) if v == value => Ok(()),
+            (Light::Map(m), Kind::Array(a)) if m.entries.len() == a.len() => {
+                for (e, (k, ve)) in m.entries.iter().zip(a.entries.iter()) {
+                    if e.key != *k || e.key_span != ve.key_span {
+                        return Err(format!(
+                            "{at}: key {:?} {:?} against {k:?} {:?}",
+                            e.key, e.key_span, ve.key_span
+                        ));
+                    }
+                    same(&e.value, &ve.value, &format!("{at} › {k}"))?;
+                }
+                Ok(())
+            }
+            _ => Err(format!("{at}: {light:?} against {value:?}")),
+        }
+    }
+
+    /// Decodes `text` both ways: when the lighter decode takes it, the full decode gives the
+    /// same tree. Whether it took it.
+    fn check(name: &str, text: &str) -> bool {
+        let Some(light) = decode_light(text, FileId(3)) else {
+            return false;
+        };
+        let value = match super::super::decode(text, FileId(3)) {
+            Ok(v) => v,
+            Err(d) => panic!("{name}: the lighter decode took a text the parser rejects: {d:?}"),
+        };
+        if let Err(diff) = same(&light, &value, name) {
+            panic!("{name}: {diff}");
+        }
+        assert!(light.to_value() == value, "{name}");
+        true
+    }
+
+    #[test]
+    fn a_generated_catalog_reads_as_the_parser_reads_it() {
+        let mut text = String::from("types:\n");
+        for i in 0..300usize {
+            text.push_str(&format!(
+                "\tApp\\S{i}:\n\t\textends: App\\S{}\n\t\timplements: [App\\I0, 'App\\I1']\n\t\tconstructor:\n\t\t\ta: {{type: int, default: {i}}}\n\t\t\tb: App\\S0\n\t\t\tc: {{type: '?string', default: null}}\n\t\t\td: {{type: array, default: [1, 2.5, x, \"y\", {{k: v}}]}}\n\n\t\tmethods:\n\t\t\tid: {{returns: string, params: {{}}}}\n\t\tasync: yes\n",
+                i.saturating_sub(1)
+            ));
+        }
+        assert!(check("generated", &text));
+        // Spaces for indentation, a comment, a blank line at the end, keys given with `=`.
+        assert!(check(
+            "spaces",
+            "# catalog\ntypes:\n    App\\A:\n        constructor:\n            x: int  # the x\n    App\\B= {}\n    7: {}\n\n"
+        ));
+        assert!(check("empty value", "types:\n\tApp\\A:\n\tApp\\B:\n"));
+        assert!(check(
+            "inline over lines",
+            "types:\n\tApp\\A: {\n\t\tabstract: true,\n\t\tinterface: false\n\t}\n"
+        ));
+        assert!(check("trailing comma", "a: [1, 2,]\nb: {x: , y: 1}\n"));
+        // Keys as the parser types them: `true`, `1.5`, `007` and `-3` too.
+        assert!(check("keys", "true: 1\n007: 3\n-3: 4\n'5': 5\n"));
+        // (A float key is left to the parser; either way the trees may not differ.)
+        check("float key", "1.5: 2\n");
+        assert!(check("blanks inside a literal", "a: 1 2\n"));
+    }
+
+    #[test]
+    fn what_lies_outside_the_subset_or_fails_is_left_to_the_parser() {
+        for (why, text) in [
+            ("duplicated key", "types:\n\tApp\\A: {}\n\tApp\\A: {}\n"),
+            ("duplicated key in a large map", &{
+                let mut t = String::from("types:\n");
+                for i in 0..20 {
+                    t.push_str(&format!("\tApp\\C{i}: {{}}\n"));
+                }
+                t.push_str("\tApp\\C3: {}\n");
+                t
+            }),
+            ("duplicated inline key", "a: {x: 1, x: 2}\n"),
+            ("a list", "types:\n\t- App\\A\n"),
+            ("a list under a key", "a:\n- 1\n"),
+            ("an entity", "a: Foo(1)\n"),
+            ("an entity as a key", "a:\n\tFoo(1): 2\n"),
+            ("bad indentation", "a:\n\t\tb: 1\n\tc: 2\n"),
+            ("tabs and spaces", "a:\n\tb: 1\n    c: 2\n"),
+            ("a carriage return", "a: 1\r\nb: 2\r\n"),
+            ("a byte-order mark", "\u{feff}a: 1\n"),
+            ("mixed inline items", "a: [1, k: 2]\n"),
+            ("a lone value", "hello\n"),
+            ("a bad escape", "a: \"\\q\"\n"),
+            ("two values on a line", "a: [1] 2\n"),
+            ("an unclosed bracket", "a: [1, 2\n"),
+            ("a value after a key's block", "a: 1\n\tb: 2\n"),
+        ] {
+            assert!(decode_light(text, FileId(0)).is_none(), "{why}");
+        }
+    }
+
+    /// Every input of the NEON conformance corpora that the lighter decode takes decodes to
+    /// the same tree, spans included; and it takes a good share of them (the check is not
+    /// empty).
+    #[test]
+    fn the_conformance_inputs_it_takes_read_as_the_parser_reads_them() {
+        let mut taken = 0;
+        let mut seen = 0;
+        for folder in [
+            "../shared/conformance/neon",
+            "../shared/conformance/real-neon",
+        ] {
+            let Some(files) =
+                super::super::token_digests::corpus_or_skip(folder, None, "light decode")
+            else {
+                return;
+            };
+            for file in files {
+                let Ok(text) = std::fs::read_to_string(&file) else {
+                    continue;
+                };
+                seen += 1;
+                if check(&file.display().to_string(), &text) {
+                    taken += 1;
+                }
+            }
+        }
+        assert!(seen > 600 && taken > 60, "taken {taken} of {seen}");
+        // The benchmarks' catalogs, which the lighter decode exists for, are taken whole.
+        for bench in ["app-1000", "app-10000"] {
+            let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("../shared/bench/{bench}/types.neon"));
+            if let Ok(text) = std::fs::read_to_string(&file) {
+                assert!(check(bench, &text), "{bench}'s types.neon is not taken");
+            }
+        }
+    }
+}
