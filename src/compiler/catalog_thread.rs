@@ -164,10 +164,10 @@ pub(super) fn expand_with_deferred(
             // No thread: the catalog is read here.
             return (expanded, Vec::new(), read());
         };
-        // The last batches the catalog's thread has not got to, read here, last first (once
-        // it has handed them all over: the file may still be decoding).
+        // The last batches the catalog's thread has not got to, read here, last first, once
+        // it has handed them all over (a wait for the file's decoding ahead, mostly).
         let mut parts = Vec::new();
-        let mut next = crate::timings::waiting("catalog", || handover.back_when_closed());
+        let mut next = crate::timings::waiting("include-prefetch", || handover.back_when_closed());
         while let Some(batch) = next.take().or_else(|| handover.back()) {
             let mut part = CatalogPart::new();
             for e in batch {
