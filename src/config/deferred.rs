@@ -8,19 +8,22 @@
 //! services are loaded.
 //!
 //! So a plain compilation ([`load_deferring_types`]) does not wait for such a file when the
-//! root configuration includes it and nothing loaded before it has a `types:` section: the
-//! file is registered in its place (so every file keeps its id) and contributes nothing to
-//! the merge, and its fetch is taken later by whoever builds the catalog
-//! ([`DeferredTypes::take`]). That is the merge loading would have done exactly when the
-//! file turns out to hold nothing but a `types:` map (no other section, no `includes:`, no
-//! `!` marker) that no other file adds to, decoded without error from the text the loader
-//! would read, and every entry of the map reads as decoded (no `%parameter%`, no entity:
-//! [`crate::catalog::reads_as_decoded`]), so its expansion would report nothing either.
+//! root configuration includes it, the file starts with the line `types:` and is fetched
+//! ahead (large enough), and neither the root nor an include before it has a `types:`
+//! section: the file is registered in its place (so every file keeps its id) and contributes
+//! nothing to the merge; its fetch reads it with the lighter decode ([`crate::neon::Light`],
+//! no value tree) and is taken later by whoever builds the catalog ([`DeferredTypes::take`]).
+//! That is the merge loading would have done exactly when the file turns out to hold nothing
+//! but a `types:` map (no other section, no `includes:`, no `!` marker, no `%`) that no other
+//! file adds to, read by the lighter decode, which takes no entity and nothing the parser
+//! would report, from the text the loader would read: then every entry reads as decoded
+//! ([`crate::catalog::reads_as_decoded`]) and its expansion would report nothing either.
 //! When any of that does not hold, the compilation starts over from the files, with the
 //! fetch handed to the new loader ([`Refetch`], [`load_refetched`]), which loads the way a
 //! compilation without deferring does: the same merge, the same diagnostics, in the same
 //! order. What starting over costs (decoding the other files again) is paid only by a
-//! configuration of that rarer shape.
+//! configuration of that rarer shape (a file that starts as a `types:` file and is not one,
+//! or one that another `types:` section merges with).
 
 use super::prefetch::{self, Fetched};
 use super::{Loader, RawConfig};
@@ -176,7 +179,7 @@ impl Loader<'_> {
         }
         // Only a file that starts as a `types:` file: any other large include would be
         // loaded twice (its fetch has no lighter decode; see the module's documentation).
-        if !starts_as_types(path) {
+        if !prefetch::starts_as_types(path) {
             return false;
         }
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
@@ -197,16 +200,6 @@ impl Loader<'_> {
         });
         true
     }
-}
-
-/// Whether the file `path` starts with the line `types:` (its first bytes read; the fetch
-/// reads the whole file and checks it again).
-fn starts_as_types(path: &Path) -> bool {
-    use std::io::Read as _;
-    let mut head = [0u8; prefetch::TYPES_LINE.len()];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| head == prefetch::TYPES_LINE.as_bytes())
 }
 
 /// What [`load_deferring_types`] loaded.
