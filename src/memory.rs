@@ -170,6 +170,15 @@ pub fn set_ceiling(bytes: Option<u64>) {
     reset_peak();
 }
 
+/// Clears an overrun that the heap is no longer past, for a compilation that starts over
+/// from its files (a deferred `types:` file that was not one, `config::load_refetched`):
+/// what the first attempt held is freed, and the second must not stop at its first check
+/// because of it. An overrun that still holds stays.
+pub fn start_over() {
+    publish_this_thread();
+    EXCEEDED.store(LIVE.load(Relaxed) > CEILING.load(Relaxed), Relaxed);
+}
+
 /// Raises the ceiling (if one is set) by `bytes`: for memory held for later, not needed by the
 /// compilation itself (what `--watch` keeps between compilations, [`crate::config::DecodedFiles`]),
 /// so a compilation under `--max-memory` stops where it stops without it.

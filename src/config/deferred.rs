@@ -276,6 +276,10 @@ pub(crate) fn load_refetched(
     parameters: &IndexMap<String, Value>,
     refetch: Refetch,
 ) -> Loaded {
+    // What the first attempt held is freed (the fetch aside, which this one takes over); an
+    // overrun of the memory ceiling that the fetch hit is in its result, reported when the
+    // loader takes it, as loading without deferring reports it.
+    crate::memory::start_over();
     let mut sources = SourceMap::new();
     let mut diags = Diagnostics::new();
     let mut loader = Loader::new(&mut sources, &mut diags, parameters, None);
