@@ -184,3 +184,45 @@ fn a_doubling_string_stops_at_a_sixteenth_of_the_ceiling() {
     );
     assert!(!out.exists(), "a plan was written despite the error");
 }
+
+/// A large `types:` file the root includes is read beside the rest of the configuration
+/// (docs/performance.md, "Thirty-fourth round"); when that read passes the ceiling, the
+/// compilation starts over the usual way and stops where the file's decode passed it, at a
+/// position in the file: not at its first check, with nothing to point at (a differential
+/// trial found "0 file(s) read so far" there).
+#[test]
+fn a_types_file_past_the_ceiling_stops_at_a_position_in_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut types = String::from("types:\n");
+    for i in 0..3000 {
+        types.push_str(&format!(
+            "\tApp\\C{i}:\n\t\timplements: [App\\I]\n\t\tconstructor:\n\t\t\tlimit: {{type: int, default: {i}}}\n\t\t\tname: {{type: string, default: 'c{i}'}}\n"
+        ));
+    }
+    types.push_str("\tApp\\I: {interface: true}\n");
+    std::fs::write(dir.path().join("types.neon"), types).expect("types written");
+    std::fs::write(
+        dir.path().join("config.neon"),
+        "includes:\n\t- types.neon\nservices:\n\ta: App\\C1\n\tb: App\\C2\n",
+    )
+    .expect("config written");
+    let out = dir.path().join("plan.json");
+    let got = compile(dir.path(), &out, "2MB");
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert_eq!(got.status.code(), Some(1), "stderr: {stderr}");
+    assert!(
+        stderr.contains("passed while decoding a NEON file"),
+        "stderr: {stderr}"
+    );
+    assert!(stderr.contains("types.neon:"), "stderr: {stderr}");
+    assert!(!stderr.contains("0 file(s) read"), "stderr: {stderr}");
+    assert!(!out.exists());
+    // With room, the same files compile.
+    let got = compile(dir.path(), &out, "1GB");
+    assert_eq!(
+        got.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&got.stderr)
+    );
+}
