@@ -1,13 +1,14 @@
 //! A lighter decode for the commonest shape of a large generated file, a `types:` catalog:
-//! block maps of `key: value` lines and inline `{…}` and `[…]` collections (issue #15;
-//! docs/performance.md, "Thirty-fourth round").
+//! block maps of `key: value` lines, block lists of `- value` lines, and inline `{…}` and
+//! `[…]` collections (issue #15; docs/performance.md, "Thirty-fourth round").
 //!
 //! [`decode_light`] reads the tokens of the same lexer ([`super::lexer`]) with the structure
 //! and the checks of [`super::parser`] for that subset, and builds [`Light`] nodes: each
 //! collection one exactly sized slice of entries instead of a hashed map, scalars the very
 //! [`Value`]s the parser makes (same kinds, same spans). Anything outside the subset (a `-`
-//! list, an entity, `(`, a key that is no plain string or number, a collection mixing keyed
-//! and unkeyed items, a `\r`, a byte-order mark, deep nesting) and anything the parser would
+//! item whose value is not on its line or is a `key: value`, an entity, `(`, a key that is no
+//! plain string or number, a collection mixing keyed and unkeyed items, a `\r`, a byte-order
+//! mark, deep nesting) and anything the parser would
 //! report (a duplicated key, bad indentation, a bad escape) gives `None`, and the caller
 //! decodes the text the usual way, which reports it. So for every text it accepts, the tree
 //! is the one [`super::decode`] gives ([`Light::to_value`]; the tests compare both over the
@@ -125,6 +126,10 @@ struct Building {
     span: Option<(u32, u32)>,
     /// The keys so far, once there are more than [`SMALL`].
     seen: Option<rustc_hash::FxHashSet<Key>>,
+    /// Whether its items are bullets (`- value`).
+    bullets: bool,
+    /// Whether the last item's value ended the block (a dedent after `key:`).
+    close: bool,
 }
 
 impl Building {
@@ -195,6 +200,8 @@ impl<'a> Reader<'a> {
             start: self.scratch.len(),
             span: None,
             seen: None,
+            bullets: false,
+            close: false,
         }
     }
 
@@ -268,33 +275,14 @@ impl<'a> Reader<'a> {
                     self.finish(b)
                 });
             }
-            let key_pos = self.pos;
-            let key = self.key()?;
-            let marker = self.pos;
-            self.pos += 1;
-            let key_span = self.tok_span(key_pos);
-            let mut value = Light::Scalar(Value::new(Kind::Null, self.after(marker)));
-            let mut close = false;
-            if self.is_next(Tok::Newline) {
-                self.skip_newlines();
-                let next = self.indentation();
-                if mismatch(next, indent) {
-                    return None;
-                } else if next.len() > indent.len() {
-                    value = self.block(next)?;
-                } else if next.len() < indent.len() {
-                    close = true;
-                } else if self.is_next(Tok::Char(b'-')) {
-                    return None;
-                }
-            } else if self.pos < self.toks.len() {
-                value = self.value()?;
-                if self.pos < self.toks.len() && !self.is_next(Tok::Newline) {
-                    return None;
-                }
+            if self.is_next(Tok::Char(b'-')) {
+                self.bullet(&mut b)?;
+            } else if b.bullets {
+                return None;
+            } else {
+                self.keyed(&mut b, indent)?;
             }
-            self.add(&mut b, key, key_span, value)?;
-            if close {
+            if b.close {
                 self.depth -= 1;
                 return Some(self.finish(b));
             }
@@ -311,6 +299,64 @@ impl<'a> Reader<'a> {
                 return Some(self.finish(b));
             }
         }
+    }
+
+    /// A bullet item `- value` whose value is on its line and is no `key: value` (the
+    /// parser's `dash_content` reads such a value alone, whatever the indentation after it):
+    /// under the next implicit index. A block's items are all bullets or all keyed.
+    fn bullet(&mut self, b: &mut Building) -> Option<()> {
+        if self.scratch.len() > b.start && !b.bullets {
+            return None;
+        }
+        b.bullets = true;
+        let marker = self.pos;
+        self.pos += 1;
+        if self.pos >= self.toks.len() || self.is_next(Tok::Newline) {
+            return None;
+        }
+        let value = self.value()?;
+        if self.is_separator() || (self.pos < self.toks.len() && !self.is_next(Tok::Newline)) {
+            return None;
+        }
+        let span = match value.span() {
+            s if s.start == s.end => self.tok_span(marker),
+            s => s,
+        };
+        b.cover(self.tok_span(marker));
+        let index = i64::try_from(self.scratch.len() - b.start).ok()?;
+        self.add(b, Key::Int(index), span, value)
+    }
+
+    /// A keyed item `key: value`, `key:` or `key:` and a deeper block.
+    fn keyed(&mut self, b: &mut Building, indent: &str) -> Option<()> {
+        let key_pos = self.pos;
+        let key = self.key()?;
+        let marker = self.pos;
+        self.pos += 1;
+        let key_span = self.tok_span(key_pos);
+        let mut value = Light::Scalar(Value::new(Kind::Null, self.after(marker)));
+        let mut close = false;
+        if self.is_next(Tok::Newline) {
+            self.skip_newlines();
+            let next = self.indentation();
+            if mismatch(next, indent) {
+                return None;
+            } else if next.len() > indent.len() {
+                value = self.block(next)?;
+            } else if next.len() < indent.len() {
+                close = true;
+            } else if self.is_next(Tok::Char(b'-')) {
+                return None;
+            }
+        } else if self.pos < self.toks.len() {
+            value = self.value()?;
+            if self.pos < self.toks.len() && !self.is_next(Tok::Newline) {
+                return None;
+            }
+        }
+        self.add(b, key, key_span, value)?;
+        b.close = close;
+        Some(())
     }
 
     /// A key: a string or literal that makes a plain key, followed by `:` or `=` (not
@@ -502,6 +548,12 @@ mod tests {
         // (A float key is left to the parser; either way the trees may not differ.)
         check("float key", "1.5: 2\n");
         assert!(check("blanks inside a literal", "a: 1 2\n"));
+        // Block lists of values, as hand-written catalogs have them.
+        assert!(check(
+            "bullets",
+            "types:\n\tApp\\A:\n\t\timplements:\n\t\t\t- App\\I\n\t\t\t- 'App\\J'\n\n\t\t\t- [x, {y: 1}]\n\tApp\\B: {}\n"
+        ));
+        assert!(check("a list", "types:\n\t- App\\A\n\t- 5\n"));
     }
 
     #[test]
@@ -517,7 +569,12 @@ mod tests {
                 t
             }),
             ("duplicated inline key", "a: {x: 1, x: 2}\n"),
-            ("a list", "types:\n\t- App\\A\n"),
+            ("a bullet holding a map", "a:\n\t- k: 1\n"),
+            ("a bullet over lines", "a:\n\t-\n\t\tk: 1\n"),
+            ("bullets and keys in one block", "a:\n\t- 1\n\tb: 2\n"),
+            ("keys and bullets in one block", "a:\n\tb: 2\n\t- 1\n"),
+            ("a bullet in a bullet", "a:\n\t- - 1\n"),
+            ("an empty bullet", "a:\n\t-\n\t- 1\n"),
             ("a list under a key", "a:\n- 1\n"),
             ("an entity", "a: Foo(1)\n"),
             ("an entity as a key", "a:\n\tFoo(1): 2\n"),
