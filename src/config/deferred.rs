@@ -8,9 +8,9 @@
 //! services are loaded.
 //!
 //! So a plain compilation ([`load_deferring_types`]) does not wait for such a file when the
-//! root configuration includes it, the file starts with the line `types:` and is fetched
-//! ahead (large enough), and neither the root nor an include before it has a `types:`
-//! section: the file is registered in its place (so every file keeps its id) and contributes
+//! root configuration includes it, its fetch ahead says, once it has read the file, that it
+//! looks like a plain `types:` file (the line `types:` first, no `%`, `(` or `!`), and
+//! neither the root nor an include before it has a `types:` section: the file is registered in its place (so every file keeps its id) and contributes
 //! nothing to the merge; its fetch reads it with the lighter decode ([`crate::neon::Light`],
 //! no value tree) and is taken later by whoever builds the catalog ([`DeferredTypes::take`]).
 //! That is the merge loading would have done exactly when the file turns out to hold nothing
@@ -177,15 +177,13 @@ impl Loader<'_> {
         {
             return false;
         }
-        // Only a file that starts as a `types:` file: any other large include would be
-        // loaded twice (its fetch has no lighter decode; see the module's documentation).
-        if !prefetch::starts_as_types(path) {
-            return false;
-        }
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         if self.stack.contains(&canonical) {
             return false;
         }
+        // Only a file that looks like a plain `types:` file (its fetch says so once it has
+        // read it): any other would most likely be loaded twice (see the module's
+        // documentation).
         let id = self.sources.next_id();
         let Some(handle) = self.prefetch.detach(path, id) else {
             return false;
@@ -384,20 +382,23 @@ mod tests {
     #[test]
     fn a_types_file_that_is_not_plain_compiles_as_it_would_have() {
         let big = |extra: &str| types_text(4000, extra);
-        // Another section, a parameter, an entity, a syntax error: taken, then loaded again.
+        // Another section, a bullet holding a map, a syntax error: taken, then loaded again;
+        // a parameter or an entity: the fetch says the file is not plain once it has read
+        // it, so it is not deferred.
         for (why, extra, taken) in [
             ("another section", "parameters:\n\tp: 1\n", Some(false)),
             (
-                "a parameter",
-                "\tApp\\P:\n\t\textends: %base%\n",
-                Some(false),
-            ),
-            (
-                "an entity",
-                "\tApp\\E:\n\t\tconstructor: {x: {type: App\\I, default: App\\C1()}}\n",
+                "a bullet holding a map",
+                "\tApp\\L:\n\t\timplements:\n\t\t\t- a: App\\I\n",
                 Some(false),
             ),
             ("a duplicated class", "\tApp\\C7: {}\n", Some(false)),
+            ("a parameter", "\tApp\\P:\n\t\textends: %base%\n", None),
+            (
+                "an entity",
+                "\tApp\\E:\n\t\tconstructor: {x: {type: App\\I, default: App\\C1()}}\n",
+                None,
+            ),
         ] {
             let config = format!("{CONFIG}parameters:\n\tbase: App\\I\n");
             let (deferred, _) = both_ways(&config, &big(extra));

@@ -58,19 +58,29 @@ pub(super) struct Fetched {
     pub light: Option<(FileId, crate::neon::Light)>,
 }
 
-/// Fetches under way, by the path the loader will ask for, with the id each is decoded in.
+/// A fetch under way: the path the loader will ask for, the id it is decoded in, its thread,
+/// and, for a fetch asked for the lighter decode, where the thread says whether the file it
+/// read looks like a plain `types:` file ([`looks_plain`]) before it decodes it.
+struct Ahead {
+    path: PathBuf,
+    file: FileId,
+    handle: JoinHandle<Fetched>,
+    plain: Option<std::sync::mpsc::Receiver<bool>>,
+}
+
+/// Fetches under way.
 pub(super) struct Prefetch {
-    ahead: Vec<(PathBuf, FileId, JoinHandle<Fetched>)>,
+    ahead: Vec<Ahead>,
     /// Fetches finished before this loader started: a file a deferred `types:` include had
     /// fetched, handed to the loader that starts over without deferring it
     /// ([`super::deferred`]).
     done: Vec<(PathBuf, Fetched)>,
     /// Bytes a file must have to be fetched ahead ([`AHEAD_MIN`]).
     min_size: u64,
-    /// Whether a file fetched from now on that starts with a `types:` line and has no `%`
-    /// gets the lighter decode ([`crate::neon::Light`]) instead of a value tree (such a file
-    /// is fetched from [`LIGHTER_MIN`] on): for the root's includes when the loader defers a
-    /// `types:` file ([`super::deferred`]).
+    /// Whether a file fetched from now on that looks like a plain `types:` file
+    /// ([`looks_plain`]) gets the lighter decode ([`crate::neon::Light`]) instead of a value
+    /// tree (a file that starts with the line `types:` is fetched from [`LIGHTER_MIN`] on):
+    /// for the root's includes when the loader defers a `types:` file ([`super::deferred`]).
     pub lighter: bool,
 }
 
@@ -100,7 +110,7 @@ impl Prefetch {
     ) {
         for (k, written) in paths.into_iter().take(MAX_AHEAD).enumerate() {
             let path = super::include_target(dir, &written);
-            if self.ahead.iter().any(|(p, _, _)| *p == path)
+            if self.ahead.iter().any(|a| a.path == path)
                 || self.done.iter().any(|(p, _)| *p == path)
             {
                 continue;
@@ -123,14 +133,25 @@ impl Prefetch {
             // decodes the including file next and must keep to its thread (neon::Decoding).
             let counted = crate::neon::Decoding::start();
             let thread = std::thread::Builder::new().name("include-prefetch".into());
-            let lighter = self.lighter;
+            let (says, plain) = match self.lighter {
+                true => {
+                    let (says, plain) = std::sync::mpsc::sync_channel(1);
+                    (Some(says), Some(plain))
+                }
+                false => (None, None),
+            };
             let spawned = crate::parallel::spawn(thread, move || {
-                let fetched = fetch(&job, file, lighter);
+                let fetched = fetch(&job, file, says);
                 drop(counted);
                 fetched
             });
             if let Ok(handle) = spawned {
-                self.ahead.push((path, file, handle));
+                self.ahead.push(Ahead {
+                    path,
+                    file,
+                    handle,
+                    plain,
+                });
             }
         }
     }
@@ -140,19 +161,25 @@ impl Prefetch {
         if let Some(at) = self.done.iter().position(|(p, _)| p == path) {
             return Some(self.done.swap_remove(at).1);
         }
-        let at = self.ahead.iter().position(|(p, _, _)| p == path)?;
-        let (_, _, handle) = self.ahead.swap_remove(at);
-        Some(join(handle))
+        let at = self.ahead.iter().position(|a| a.path == path)?;
+        Some(join(self.ahead.swap_remove(at).handle))
     }
 
-    /// The fetch of `path` still under way, when it is decoded with spans in `file`: taken
-    /// out without waiting for it (a deferred `types:` include, [`super::deferred`]).
+    /// The fetch of `path` still under way, when it is decoded with spans in `file`, was
+    /// asked for the lighter decode and read a file that looks like a plain `types:` file
+    /// ([`looks_plain`]; this waits for the thread to have read the file, not for its
+    /// decode): taken out without waiting for it (a deferred `types:` include,
+    /// [`super::deferred`]). Otherwise the fetch stays for [`Prefetch::take`].
     pub fn detach(&mut self, path: &Path, file: FileId) -> Option<JoinHandle<Fetched>> {
         let at = self
             .ahead
             .iter()
-            .position(|(p, id, _)| p == path && *id == file)?;
-        Some(self.ahead.swap_remove(at).2)
+            .position(|a| a.path == path && a.file == file)?;
+        let plain = self.ahead[at].plain.as_ref()?;
+        // (A thread that ended without saying, by a panic, says no: `take` reports it.)
+        let looks_plain =
+            crate::timings::waiting("include-prefetch", || plain.recv().unwrap_or(false));
+        looks_plain.then(|| self.ahead.swap_remove(at).handle)
     }
 
     /// Hands the loader what an earlier loader fetched for `path`: [`Prefetch::take`] gives
@@ -169,21 +196,33 @@ pub(super) fn join(handle: JoinHandle<Fetched>) -> Fetched {
 }
 
 /// Reads and decodes `path` as the loader would.
-fn fetch(path: &Path, file: FileId, lighter: bool) -> Fetched {
+/// Reads and decodes `path` as the loader would. With `says` (a fetch asked for the lighter
+/// decode), first says there whether the file looks like a plain `types:` file
+/// ([`looks_plain`]), and when it does, tries the lighter decode on it.
+fn fetch(path: &Path, file: FileId, says: Option<std::sync::mpsc::SyncSender<bool>>) -> Fetched {
     crate::neon::decoding_ahead();
     let read = super::read_text(path);
     let text = match &read {
         Ok((text, None)) => text,
         _ => {
+            if let Some(says) = says {
+                let _ = says.send(false);
+            }
             return Fetched {
                 read,
                 decoded: None,
                 light: None,
-            }
+            };
         }
     };
-    if lighter && text.starts_with(TYPES_LINE) && memchr::memchr(b'%', text.as_bytes()).is_none() {
-        if let Some(light) = crate::neon::decode_light(text, file) {
+    if let Some(says) = says {
+        let plain = looks_plain(text);
+        // (The loader may be gone, after an error in the root file.)
+        let _ = says.send(plain);
+        if let Some(light) = plain
+            .then(|| crate::neon::decode_light(text, file))
+            .flatten()
+        {
             return Fetched {
                 read,
                 decoded: None,
@@ -197,6 +236,18 @@ fn fetch(path: &Path, file: FileId, lighter: bool) -> Fetched {
         decoded,
         light: None,
     }
+}
+
+/// Whether `text` looks like a plain `types:` file, one the lighter decode most likely takes
+/// whole and whose catalog can be read without the rest of the configuration: it starts with
+/// the line `types:` and has no `%` (no parameter), no `(` (no entity) and no `!` merge marker
+/// ([`super::merge::unmarked_text`]). Memchr scans; only a guess, which
+/// [`super::deferred`] checks on the decoded file.
+fn looks_plain(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.starts_with(TYPES_LINE)
+        && memchr::memchr2(b'%', b'(', bytes).is_none()
+        && super::merge::unmarked_text(text)
 }
 
 /// How a file the lighter decode is tried on starts ([`Prefetch::lighter`]).
