@@ -209,6 +209,28 @@ pub(crate) struct Loaded {
     pub deferred: Option<DeferredTypes>,
 }
 
+impl Loaded {
+    /// The merged `sections` of the `files` read (no catalog files).
+    fn new(
+        sections: Array,
+        files: Vec<FileId>,
+        sources: SourceMap,
+        diags: Diagnostics,
+        deferred: Option<DeferredTypes>,
+    ) -> Loaded {
+        Loaded {
+            raw: RawConfig {
+                sections,
+                files,
+                catalogs: Vec::new(),
+            },
+            sources,
+            diags,
+            deferred,
+        }
+    }
+}
+
 /// [`super::load_with`] for a plain compilation, which may defer a large `types:` file the
 /// root includes (see the module's documentation): the sections lack its `types:` section,
 /// which [`DeferredTypes::take`] gives. When another file has a `types:` section too, the
@@ -219,51 +241,24 @@ pub(crate) fn load_deferring_types(path: &Path, parameters: &IndexMap<String, Va
     let mut diags = Diagnostics::new();
     if let Some(d) = super::plan_file_hint(path) {
         diags.push(d);
-        return Loaded {
-            raw: RawConfig {
-                sections: Array::new(),
-                files: Vec::new(),
-                catalogs: Vec::new(),
-            },
-            sources,
-            diags,
-            deferred: None,
-        };
+        return Loaded::new(Array::new(), Vec::new(), sources, diags, None);
     }
     let mut loader = Loader::new(&mut sources, &mut diags, parameters, None);
     loader.defer = Defer::Open;
     let sections = loader.load_file(path, None).unwrap_or_default();
     let (files, defer) = (loader.files, loader.defer);
     let deferred = match defer {
-        Defer::Taken(d) => d,
-        Defer::Off | Defer::Open => {
-            return Loaded {
-                raw: RawConfig {
-                    sections,
-                    files,
-                    catalogs: Vec::new(),
-                },
-                sources,
-                diags,
-                deferred: None,
-            }
-        }
+        Defer::Taken(d) => Some(d),
+        Defer::Off | Defer::Open => None,
     };
-    if sections.get_entry(&Key::Str(TYPES.into())).is_some() {
-        // Another file has a `types:` section: the two merge, so load as a compilation that
-        // does not defer.
-        drop(sections);
-        return load_refetched(path, parameters, deferred.refetch());
-    }
-    Loaded {
-        raw: RawConfig {
-            sections,
-            files,
-            catalogs: Vec::new(),
-        },
-        sources,
-        diags,
-        deferred: Some(deferred),
+    match deferred {
+        Some(d) if sections.get_entry(&Key::Str(TYPES.into())).is_some() => {
+            // Another file has a `types:` section: the two merge, so load as a compilation
+            // that does not defer.
+            drop(sections);
+            load_refetched(path, parameters, d.refetch())
+        }
+        deferred => Loaded::new(sections, files, sources, diags, deferred),
     }
 }
 
@@ -284,16 +279,7 @@ pub(crate) fn load_refetched(
     loader.prefetch.seed(refetch.path, *refetch.fetched);
     let sections = loader.load_file(path, None).unwrap_or_default();
     let files = loader.files;
-    Loaded {
-        raw: RawConfig {
-            sections,
-            files,
-            catalogs: Vec::new(),
-        },
-        sources,
-        diags,
-        deferred: None,
-    }
+    Loaded::new(sections, files, sources, diags, None)
 }
 
 #[cfg(test)]
