@@ -38,7 +38,7 @@ const LIGHTER_MIN: u64 = 32 * 1024;
 
 /// Whether the file `path` starts with the line `types:` (its first bytes read; a fetch
 /// reads the whole file and checks it again).
-pub(super) fn starts_as_types(path: &Path) -> bool {
+fn starts_as_types(path: &Path) -> bool {
     use std::io::Read as _;
     let mut head = [0u8; TYPES_LINE.len()];
     std::fs::File::open(path)

@@ -15,6 +15,7 @@
 //! NEON conformance inputs and generated catalogs, spans included).
 
 use super::lexer::{line_indent, tokenize, Tok, Token};
+use super::parser::mismatch;
 use super::scalar;
 use super::value::{Array, Key, Kind, Value};
 use crate::source::{FileId, Span};
@@ -462,12 +463,6 @@ impl<'a> Reader<'a> {
             }
         }
     }
-}
-
-/// Do two indentation strings differ within their common length? (The parser's rule.)
-fn mismatch(a: &str, b: &str) -> bool {
-    let n = a.len().min(b.len());
-    a.as_bytes()[..n] != b.as_bytes()[..n]
 }
 
 #[cfg(test)]

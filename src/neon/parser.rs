@@ -607,7 +607,7 @@ fn tabs_and_spaces(block: &str, line: &str) -> ErrorKind {
 }
 
 /// Do two indentation strings differ within their common length?
-fn mismatch(a: &str, b: &str) -> bool {
+pub(super) fn mismatch(a: &str, b: &str) -> bool {
     let n = a.len().min(b.len());
     a.as_bytes()[..n] != b.as_bytes()[..n]
 }
