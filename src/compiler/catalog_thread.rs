@@ -90,7 +90,7 @@ pub(super) fn expand_with_catalog(
 /// own while `raw` (which has no `types:` section) is expanded here, so the file's decoding
 /// goes on meanwhile too. With `halted` (loading reported an error) the file is only checked,
 /// as the catalog of a halted compilation is empty. Returns the parameters, the other sections,
-/// the catalog, and the deferred file's id and text, for the source map.
+/// the catalog, and the deferred file's text, for the source map.
 ///
 /// `Err` when the file was no plain `types:` file ([`crate::config::DeferredTypes::take`]):
 /// the configuration must be loaded again without deferring it, and what this call reported
@@ -105,7 +105,6 @@ pub(super) fn expand_with_deferred(
 ) -> Result<Expanded, Refetch> {
     type Batch = Vec<crate::neon::LightEntry>;
     let handover = crate::parallel::Handover::<Batch>::new(false);
-    let id = deferred.id;
     let deferred = std::sync::Mutex::new(Some(deferred));
     // Takes the file, hands its entries over in batches, and reads them from the front;
     // gives the stream and the file's text.
@@ -190,17 +189,11 @@ pub(super) fn expand_with_deferred(
     }
     let (params, sections, _) = expanded;
     let catalog = Arc::new(stream.finish(diags));
-    Ok((params, sections, catalog, id, text))
+    Ok((params, sections, catalog, text))
 }
 
 /// What [`expand_with_deferred`] gives.
-pub(super) type Expanded = (
-    Parameters,
-    Sections,
-    Arc<Catalog>,
-    crate::source::FileId,
-    String,
-);
+pub(super) type Expanded = (Parameters, Sections, Arc<Catalog>, String);
 
 /// Entries of a `types:` section from which its catalog is built on a thread of its own
 /// (app-10000: 10,700; app-1000's 1,070 stay on the calling thread, where a thread costs about

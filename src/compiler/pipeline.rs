@@ -202,6 +202,7 @@ impl Pipeline {
         // The raw sections are freed entry by entry as their expanded copies are made.
         let reuse = crate::memory::ReuseWithin::start();
         let (mut params, mut sections, raw_sections, catalog) = if let Some((d, root)) = deferred {
+            let id = d.id;
             let expanded = catalog_thread::expand_with_deferred(
                 raw_sections,
                 &dynamic,
@@ -211,7 +212,7 @@ impl Pipeline {
                 &mut diags,
             );
             match expanded {
-                Ok((params, sections, catalog, id, text)) => {
+                Ok((params, sections, catalog, text)) => {
                     sources.set_text(id, text);
                     (params, sections, None, catalog)
                 }

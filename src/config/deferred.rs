@@ -79,9 +79,7 @@ impl DeferredTypes {
             light,
         } = prefetch::join(self.handle);
         match (read, light) {
-            (Ok((text, None)), Some((file, light)))
-                if file == self.id && plain_types(&self.path, &text, &light) =>
-            {
+            (Ok((text, None)), Some((file, light))) if file == self.id && plain_types(&light) => {
                 match types_of(light) {
                     Some(types) => Ok(TypesFile { text, types }),
                     // (Not reached: `plain_types` checked the shape.) Decoded again.
@@ -115,16 +113,11 @@ impl DeferredTypes {
     }
 }
 
-/// Whether `light`, decoded from `text` (the file `path`, which has no `%`: the lighter
-/// decode is tried on no other), is a plain `types:` file: one `types:` section, a map of
-/// classes (its entries hold no entity, which the lighter decode does not take, so each
-/// reads as decoded).
-fn plain_types(path: &Path, text: &str, light: &Light) -> bool {
-    if !super::merge::unmarked_text(text)
-        || super::plan_guard::plan_bytes_hint(path, text.as_bytes()).is_some()
-    {
-        return false;
-    }
+/// Whether `light` is a plain `types:` file: one `types:` section, a map of classes. (A
+/// light tree is made only of a text that looks plain, `prefetch::looks_plain`: the line
+/// `types:` first, so no plan file, and no `%`, `(` or `!`, so no parameter, no entity, no
+/// merge marker; and the lighter decode takes no entity. So each entry reads as decoded.)
+fn plain_types(light: &Light) -> bool {
     let Light::Map(sections) = light else {
         return false;
     };

@@ -70,10 +70,14 @@ impl Light {
 }
 
 impl LightMap {
-    /// The entry `key`, as [`Array::get`] finds it (`"5"` is the integer key 5).
+    /// The entry `key`, as [`Array::get`] finds it (`"5"` is the integer key 5), without
+    /// making a key of it: a string key is never a canonical integer ([`Key::from_string`]),
+    /// and an integer key is written only one way.
     pub fn get(&self, key: &str) -> Option<&LightEntry> {
-        let key = Key::from_string(key.to_string());
-        self.entries.iter().find(|e| e.key == key)
+        self.entries.iter().find(|e| match &e.key {
+            Key::Str(s) => s.as_str() == key,
+            Key::Int(i) => key.parse::<i64>().ok() == Some(*i) && i.to_string() == key,
+        })
     }
 }
 

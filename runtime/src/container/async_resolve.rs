@@ -260,13 +260,7 @@ impl Inner {
             first_missing_arg(stmt, args, &mut missing);
         }
         if let Some(name) = missing {
-            return Err(Error::BadArguments {
-                service: self.name_of(service).to_string(),
-                reason: format!(
-                    "create(): parameter '{name}' was not passed, and the plan gives no default \
-                     for it"
-                ),
-            });
+            return Err(super::eval::arg_not_passed(self.name_of(service), name));
         }
         let mut prepared = Prepared::default();
         let mut path = self.preparing_here();

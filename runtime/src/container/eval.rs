@@ -425,15 +425,7 @@ impl Inner {
                 Some(v) => v.clone(),
                 // The caller's arguments, not the product's construction, are at fault: the
                 // same kind as an unknown or extra argument.
-                None => {
-                    return Err(Error::BadArguments {
-                        service: self.owner_name(frame.service).to_string(),
-                        reason: format!(
-                            "create(): parameter '{name}' was not passed, and the plan gives no \
-                             default for it"
-                        ),
-                    });
-                }
+                None => return Err(arg_not_passed(self.owner_name(frame.service), name)),
             },
             Expr::ArgOr { name, default } => match frame.arg(name) {
                 Some(v) => v.clone(),
@@ -606,6 +598,18 @@ impl Inner {
 }
 
 /// PHP-like string conversion for `$concat`: null → "", true → "1", false → "".
+/// The error for a factory's `create()` that did not pass `$arg` `name`, which has no
+/// default, of the factory `service`: the caller's arguments are at fault (the same kind as
+/// an unknown or extra argument).
+pub(super) fn arg_not_passed(service: &str, name: &str) -> Error {
+    Error::BadArguments {
+        service: service.to_string(),
+        reason: format!(
+            "create(): parameter '{name}' was not passed, and the plan gives no default for it"
+        ),
+    }
+}
+
 fn concat_into(out: &mut String, v: &Value) -> Result<(), String> {
     match v {
         Value::Null | Value::Bool(false) => {}
