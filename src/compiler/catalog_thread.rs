@@ -86,11 +86,17 @@ pub(super) fn expand_with_catalog(
 }
 
 /// [`expand_with_catalog`] for a configuration loaded by [`crate::config::load_deferring_types`]
-/// whose `types:` file was `deferred`: the catalog is read from that file on a thread of its
-/// own while `raw` (which has no `types:` section) is expanded here, so the file's decoding
-/// goes on meanwhile too. With `halted` (loading reported an error) the file is only checked,
-/// as the catalog of a halted compilation is empty. Returns the parameters, the other sections,
-/// the catalog, and the deferred file's text, for the source map.
+/// whose `types:` file was `deferred`: `raw` (which has no `types:` section) is expanded here
+/// while the file is still being decoded. Its fetch hands the entries of its `types:` map
+/// over as it reads them (the stream of [`crate::config::DeferredTypes`]); this thread reads
+/// them into the catalog from the front once it has expanded the rest, while a helper takes
+/// the last ones from the back once the fetch is done (each read apart and appended in order:
+/// the same catalog and problems as reading them one by one). So the catalog is read while
+/// the file decodes on the other core, and no third thread competes for the two cores before
+/// then (docs/performance.md, "Thirty-fifth round"). With `halted` (loading reported an
+/// error) the file is only checked, as the catalog of a halted compilation is empty. Returns
+/// the parameters, the other sections, the catalog, and the deferred file's text, for the
+/// source map.
 ///
 /// `Err` when the file was no plain `types:` file ([`crate::config::DeferredTypes::take`]):
 /// the configuration must be loaded again without deferring it, and what this call reported
@@ -103,53 +109,31 @@ pub(super) fn expand_with_deferred(
     halted: bool,
     diags: &mut Diagnostics,
 ) -> Result<Expanded, Refetch> {
-    type Batch = Vec<crate::neon::LightEntry>;
-    let handover = crate::parallel::Handover::<Batch>::new(false);
-    let deferred = std::sync::Mutex::new(Some(deferred));
-    // Takes the file, hands its entries over in batches, and reads them from the front;
-    // gives the stream and the file's text.
-    let read = || {
-        let closing = handover.closing();
-        let taken = deferred.lock().map(|mut d| d.take()).unwrap_or(None);
-        let file = match taken.map(DeferredTypes::take) {
-            Some(Ok(file)) => file,
-            Some(Err(refetch)) => return Err(Some(refetch)),
-            None => return Err(None),
-        };
-        let mut stream = CatalogStream::new();
-        if halted {
-            return Ok((stream, file.text));
-        }
-        stream.reserve(file.types.entries.len());
-        let mut batch: Batch = Vec::with_capacity(CATALOG_BATCH);
-        for entry in file.types.entries {
-            batch.push(entry);
-            if batch.len() == CATALOG_BATCH {
-                handover.push(std::mem::replace(
-                    &mut batch,
-                    Vec::with_capacity(CATALOG_BATCH),
-                ));
+    // The file's fetch hands the entries of its `types:` map over as it reads them. This
+    // thread reads them into the catalog from the front once it has expanded the rest of the
+    // configuration; a helper takes the last ones from the back once the fetch is done.
+    let types = std::sync::Arc::clone(&deferred.stream);
+    let handover = &types.batches;
+    // The helper: the last batches not read yet once the fetch has handed them all over,
+    // each read apart, last first.
+    let back = || {
+        let mut parts = Vec::new();
+        let mut next = handover.back_when_closed();
+        while let Some(batch) = next.take().or_else(|| handover.back()) {
+            if halted {
+                continue;
             }
-        }
-        if !batch.is_empty() {
-            handover.push(batch);
-        }
-        drop(closing);
-        while let Some(batch) = handover.front() {
+            let mut part = CatalogPart::new();
             for e in batch {
-                stream.add_light(&e.key, Some(e.key_span), &e.value);
+                part.add_light(e.key, Some(e.key_span), &e.value);
             }
+            parts.push(part);
         }
-        if !handover.taken_back() {
-            stream.settle();
-        }
-        Ok((stream, file.text))
+        parts
     };
-    // (Shared: a thread that cannot be started leaves the reading to this one.)
-    let read = &read;
     let (expanded, parts, read) = std::thread::scope(|scope| {
         let thread = std::thread::Builder::new().name("catalog".into());
-        let spawned = crate::parallel::spawn_scoped(scope, thread, read);
+        let spawned = crate::parallel::spawn_scoped(scope, thread, back);
         // The section is not in `raw` (the loader checked): nothing is streamed.
         let expanded = crate::config::expand_config_streaming(
             raw,
@@ -159,31 +143,42 @@ pub(super) fn expand_with_deferred(
             "types",
             &mut |_| {},
         );
-        let Ok(handle) = spawned else {
-            // No thread: the catalog is read here.
-            return (expanded, Vec::new(), read());
-        };
-        // The last batches the catalog's thread has not got to, read here, last first, once
-        // it has handed them all over (a wait for the file's decoding ahead, mostly).
-        let mut parts = Vec::new();
-        let mut next = crate::timings::waiting("include-prefetch", || handover.back_when_closed());
-        while let Some(batch) = next.take().or_else(|| handover.back()) {
-            let mut part = CatalogPart::new();
-            for e in batch {
-                part.add_light(e.key, Some(e.key_span), &e.value);
+        let mut stream = CatalogStream::new();
+        let mut reserved = false;
+        // (Waits for the file's decoding, mostly.)
+        while let Some(batch) = crate::timings::waiting("include-prefetch", || handover.front()) {
+            if !halted {
+                if !reserved {
+                    // (Set before the first batch was handed over.)
+                    stream.reserve(types.entries.load(std::sync::atomic::Ordering::Relaxed));
+                    reserved = true;
+                }
+                for e in batch {
+                    stream.add_light(&e.key, Some(e.key_span), &e.value);
+                }
             }
-            parts.push(part);
         }
-        let read = crate::timings::waiting("catalog", || handle.join())
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        // (No thread: nothing was left for it.)
+        let parts = match spawned {
+            Ok(handle) => crate::timings::waiting("catalog", || handle.join())
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => Vec::new(),
+        };
+        let read = match deferred.take() {
+            Ok(file) if halted => Ok((CatalogStream::new(), file.text)),
+            Ok(file) => {
+                // A map the decode kept whole (nothing was handed over).
+                stream.reserve(file.types.entries.len());
+                for e in file.types.entries {
+                    stream.add_light(&e.key, Some(e.key_span), &e.value);
+                }
+                Ok((stream, file.text))
+            }
+            Err(refetch) => Err(refetch),
+        };
         (expanded, parts, read)
     });
-    let (mut stream, text) = match read {
-        Ok(read) => read,
-        Err(Some(refetch)) => return Err(refetch),
-        // (Not reached: the file is taken once.)
-        Err(None) => (CatalogStream::new(), String::new()),
-    };
+    let (mut stream, text) = read?;
     for part in parts.into_iter().rev() {
         stream.append(part);
     }

@@ -12,7 +12,9 @@
 //! looks like a plain `types:` file (the line `types:` first, no `%`, `(` or `!`), and
 //! neither the root nor an include before it has a `types:` section: the file is registered in its place (so every file keeps its id) and contributes
 //! nothing to the merge; its fetch reads it with the lighter decode ([`crate::neon::Light`],
-//! no value tree) and is taken later by whoever builds the catalog ([`DeferredTypes::take`]).
+//! no value tree), handing the entries of its `types:` map over as it reads them
+//! ([`TypesStream`]), and is taken later by whoever builds the catalog
+//! ([`DeferredTypes::take`]), which reads those entries as they come.
 //! That is the merge loading would have done exactly when the file turns out to hold nothing
 //! but a `types:` map (no other section, no `includes:`, no `!` marker, no `%`) that no other
 //! file adds to, read by the lighter decode, which takes no entity and nothing the parser
@@ -43,6 +45,58 @@ pub(crate) struct DeferredTypes {
     /// The id it is registered under, in its place among the files.
     pub id: FileId,
     handle: JoinHandle<Fetched>,
+    /// Where its fetch hands over the entries of its `types:` map as it reads them.
+    pub stream: std::sync::Arc<TypesStream>,
+}
+
+/// The entries of a deferred file's `types:` map in batches, in order, handed over by its
+/// fetch as the lighter decode reads them ([`crate::neon::decode_light_streaming`]), so the
+/// catalog is read while the rest of the file is decoded; closed when the fetch ends. They
+/// are the file's only once [`DeferredTypes::take`] accepted it.
+pub(crate) struct TypesStream {
+    /// The batches.
+    pub batches: crate::parallel::Handover<Vec<LightEntry>>,
+    /// About how many entries the map has, set before the first batch is handed over
+    /// ([`count_entries`]): room for them is made at once.
+    pub entries: std::sync::atomic::AtomicUsize,
+}
+
+impl TypesStream {
+    /// An open stream with no batches.
+    pub fn new() -> TypesStream {
+        TypesStream {
+            batches: crate::parallel::Handover::new(false),
+            entries: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+}
+
+/// About how many entries the map under the first line of `text` has, for a file that starts
+/// with `types:` and a line break: the lines indented like its second line (a count of line
+/// starts, which may include lines of a multi-line string; never below the real count).
+pub(crate) fn count_entries(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let Some(first) = memchr::memchr(b'\n', bytes).map(|i| i + 1) else {
+        return 0;
+    };
+    let indent = bytes[first..]
+        .iter()
+        .take_while(|&&b| b == b'\t' || b == b' ')
+        .count();
+    if indent == 0 {
+        return 0;
+    }
+    let prefix = &bytes[first..first + indent];
+    let starts_entry = |at: usize| {
+        bytes.get(at..at + indent) == Some(prefix)
+            && bytes
+                .get(at + indent)
+                .is_some_and(|&b| !matches!(b, b'\t' | b' ' | b'\n' | b'#'))
+    };
+    std::iter::once(first)
+        .chain(memchr::memchr_iter(b'\n', &bytes[first..]).map(|i| first + i + 1))
+        .filter(|&at| starts_entry(at))
+        .count()
 }
 
 /// A deferred file that was not a plain `types:` file, with what was fetched for it: for
@@ -53,7 +107,8 @@ pub(crate) struct Refetch {
 }
 
 /// What a deferred file turned out to hold: its text (to put in its place in the source
-/// map) and its `types:` map, every entry of which reads as decoded.
+/// map) and its `types:` map, every entry of which reads as decoded: the entries that went
+/// to the [`TypesStream`], then those in `types` (none when some went there).
 pub(crate) struct TypesFile {
     pub text: String,
     pub types: LightMap,
@@ -79,7 +134,9 @@ impl DeferredTypes {
             light,
         } = prefetch::join(self.handle);
         match (read, light) {
-            (Ok((text, None)), Some((file, light))) if file == self.id && plain_types(&light) => {
+            (Ok((text, None)), Some((file, light, streamed)))
+                if file == self.id && plain_types(&light, streamed) =>
+            {
                 match types_of(light) {
                     Some(types) => Ok(TypesFile { text, types }),
                     // (Not reached: `plain_types` checked the shape.) Decoded again.
@@ -117,7 +174,9 @@ impl DeferredTypes {
 /// light tree is made only of a text that looks plain, `prefetch::looks_plain`: the line
 /// `types:` first, so no plan file, and no `%`, `(` or `!`, so no parameter, no entity, no
 /// merge marker; and the lighter decode takes no entity. So each entry reads as decoded.)
-fn plain_types(light: &Light) -> bool {
+/// `streamed`: how many of the map's entries went to the [`TypesStream`] (the decode hands
+/// over no list's: a map whose first key is a string).
+fn plain_types(light: &Light, streamed: usize) -> bool {
     let Light::Map(sections) = light else {
         return false;
     };
@@ -128,11 +187,12 @@ fn plain_types(light: &Light) -> bool {
             ..
         }] if name.as_str() == TYPES => {
             // A list (keys 0, 1, …) is the section's error, which the loader reports.
-            let list = types
-                .entries
-                .iter()
-                .enumerate()
-                .all(|(i, e)| i64::try_from(i).is_ok_and(|i| e.key == Key::Int(i)));
+            let list = streamed == 0
+                && types
+                    .entries
+                    .iter()
+                    .enumerate()
+                    .all(|(i, e)| i64::try_from(i).is_ok_and(|i| e.key == Key::Int(i)));
             !list
         }
         _ => false,
@@ -178,7 +238,7 @@ impl Loader<'_> {
         // read it): any other would most likely be loaded twice (see the module's
         // documentation).
         let id = self.sources.next_id();
-        let Some(handle) = self.prefetch.detach(path, id) else {
+        let Some((handle, stream)) = self.prefetch.detach(path, id) else {
             return false;
         };
         self.sources
@@ -188,6 +248,7 @@ impl Loader<'_> {
             path: path.to_path_buf(),
             id,
             handle,
+            stream,
         });
         true
     }
@@ -280,6 +341,19 @@ mod tests {
     use super::*;
     use crate::compiler::{compile, Compilation, Options};
     use std::sync::Arc;
+
+    /// The entries of a `types:` map are counted from the text's lines, never fewer.
+    #[test]
+    fn entries_are_counted_by_their_indentation() {
+        assert_eq!(count_entries(&types_text(300, "")), 301);
+        assert_eq!(
+            count_entries("types:\n  A:\n    x: 1\n  # c\n\n  B: {}\n  'C': 2\n"),
+            3
+        );
+        assert_eq!(count_entries("types:\n"), 0);
+        assert_eq!(count_entries("types:\nA: 1\n"), 0);
+        assert_eq!(count_entries("types:"), 0);
+    }
 
     /// A `types:` file of `n` classes (large enough to be fetched ahead from a few thousand),
     /// `extra` appended at its end.

@@ -15,6 +15,7 @@
 //! finishes on its own, or ends with the process, so an error in the root file is reported as
 //! soon as it is found however large the files it includes.
 
+use super::deferred::TypesStream;
 use crate::diagnostics::Diagnostic;
 use crate::neon::{self, Value};
 use crate::source::FileId;
@@ -54,8 +55,18 @@ pub(super) struct Fetched {
     pub decoded: Option<(FileId, Result<Value, Diagnostic>)>,
     /// The lighter decode of a `types:` file ([`crate::neon::Light`]), when the fetch was
     /// asked for one ([`Prefetch::lighter`]) and the text lies in its subset; `decoded` is
-    /// then `None` (the loader decodes the file itself if it needs its value tree).
-    pub light: Option<(FileId, crate::neon::Light)>,
+    /// then `None` (the loader decodes the file itself if it needs its value tree). With it,
+    /// how many entries of its `types:` map went to the fetch's [`TypesStream`] instead (the
+    /// map is then empty in the tree).
+    pub light: Option<(FileId, crate::neon::Light, usize)>,
+}
+
+/// What a fetch asked for the lighter decode gets ([`Prefetch::lighter`]): where it says
+/// whether the file looks like a plain `types:` file ([`looks_plain`]) once it has read it,
+/// and where it hands the entries of its `types:` map over as it reads them.
+struct Lighter {
+    says: std::sync::mpsc::SyncSender<bool>,
+    stream: std::sync::Arc<TypesStream>,
 }
 
 /// A fetch under way: the path the loader will ask for, the id it is decoded in, its thread,
@@ -65,7 +76,7 @@ struct Ahead {
     path: PathBuf,
     file: FileId,
     handle: JoinHandle<Fetched>,
-    plain: Option<std::sync::mpsc::Receiver<bool>>,
+    plain: Option<(std::sync::mpsc::Receiver<bool>, std::sync::Arc<TypesStream>)>,
 }
 
 /// Fetches under way.
@@ -133,15 +144,20 @@ impl Prefetch {
             // decodes the including file next and must keep to its thread (neon::Decoding).
             let counted = crate::neon::Decoding::start();
             let thread = std::thread::Builder::new().name("include-prefetch".into());
-            let (says, plain) = match self.lighter {
+            let (lighter, plain) = match self.lighter {
                 true => {
                     let (says, plain) = std::sync::mpsc::sync_channel(1);
-                    (Some(says), Some(plain))
+                    let stream = std::sync::Arc::new(TypesStream::new());
+                    let lighter = Lighter {
+                        says,
+                        stream: std::sync::Arc::clone(&stream),
+                    };
+                    (Some(lighter), Some((plain, stream)))
                 }
                 false => (None, None),
             };
             let spawned = crate::parallel::spawn(thread, move || {
-                let fetched = fetch(&job, file, says);
+                let fetched = fetch(&job, file, lighter);
                 drop(counted);
                 fetched
             });
@@ -170,16 +186,25 @@ impl Prefetch {
     /// ([`looks_plain`]; this waits for the thread to have read the file, not for its
     /// decode): taken out without waiting for it (a deferred `types:` include,
     /// [`super::deferred`]). Otherwise the fetch stays for [`Prefetch::take`].
-    pub fn detach(&mut self, path: &Path, file: FileId) -> Option<JoinHandle<Fetched>> {
+    pub fn detach(
+        &mut self,
+        path: &Path,
+        file: FileId,
+    ) -> Option<(JoinHandle<Fetched>, std::sync::Arc<TypesStream>)> {
         let at = self
             .ahead
             .iter()
             .position(|a| a.path == path && a.file == file)?;
-        let plain = self.ahead[at].plain.as_ref()?;
+        let (plain, _) = self.ahead[at].plain.as_ref()?;
         // (A thread that ended without saying, by a panic, says no: `take` reports it.)
         let looks_plain =
             crate::timings::waiting("include-prefetch", || plain.recv().unwrap_or(false));
-        looks_plain.then(|| self.ahead.swap_remove(at).handle)
+        if !looks_plain {
+            return None;
+        }
+        let ahead = self.ahead.swap_remove(at);
+        let (_, stream) = ahead.plain?;
+        Some((ahead.handle, stream))
     }
 
     /// Hands the loader what an earlier loader fetched for `path`: [`Prefetch::take`] gives
@@ -195,18 +220,20 @@ pub(super) fn join(handle: JoinHandle<Fetched>) -> Fetched {
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
-/// Reads and decodes `path` as the loader would.
-/// Reads and decodes `path` as the loader would. With `says` (a fetch asked for the lighter
-/// decode), first says there whether the file looks like a plain `types:` file
-/// ([`looks_plain`]), and when it does, tries the lighter decode on it.
-fn fetch(path: &Path, file: FileId, says: Option<std::sync::mpsc::SyncSender<bool>>) -> Fetched {
+/// Reads and decodes `path` as the loader would. With `lighter` (a fetch asked for the
+/// lighter decode), first says there whether the file looks like a plain `types:` file
+/// ([`looks_plain`]), and when it does, tries the lighter decode on it, handing the entries
+/// of its `types:` map to the stream as it reads them; the stream is closed when the fetch
+/// ends, whatever it fetched.
+fn fetch(path: &Path, file: FileId, lighter: Option<Lighter>) -> Fetched {
     crate::neon::decoding_ahead();
+    let _closing = lighter.as_ref().map(|l| l.stream.batches.closing());
     let read = super::read_text(path);
     let text = match &read {
         Ok((text, None)) => text,
         _ => {
-            if let Some(says) = says {
-                let _ = says.send(false);
+            if let Some(lighter) = &lighter {
+                let _ = lighter.says.send(false);
             }
             return Fetched {
                 read,
@@ -215,18 +242,29 @@ fn fetch(path: &Path, file: FileId, says: Option<std::sync::mpsc::SyncSender<boo
             };
         }
     };
-    if let Some(says) = says {
+    if let Some(lighter) = &lighter {
         let plain = looks_plain(text);
         // (The loader may be gone, after an error in the root file.)
-        let _ = says.send(plain);
-        if let Some(light) = plain
-            .then(|| crate::neon::decode_light(text, file))
+        let _ = lighter.says.send(plain);
+        let stream = &lighter.stream;
+        if plain {
+            let entries = super::deferred::count_entries(text);
+            stream
+                .entries
+                .store(entries, std::sync::atomic::Ordering::Relaxed);
+        }
+        if let Some((light, streamed)) = plain
+            .then(|| {
+                crate::neon::decode_light_streaming(text, file, &mut |batch| {
+                    stream.batches.push(batch)
+                })
+            })
             .flatten()
         {
             return Fetched {
                 read,
                 decoded: None,
-                light: Some((file, light)),
+                light: Some((file, light, streamed)),
             };
         }
     }

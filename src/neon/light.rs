@@ -14,7 +14,7 @@
 //! is the one [`super::decode`] gives ([`Light::to_value`]; the tests compare both over the
 //! NEON conformance inputs and generated catalogs, spans included).
 
-use super::lexer::{line_indent, tokenize, Tok, Token};
+use super::lexer::{line_indent, Tok, Token};
 use super::parser::mismatch;
 use super::scalar;
 use super::value::{Array, Key, Kind, Value};
@@ -89,11 +89,50 @@ const SMALL: usize = 8;
 
 /// The tree of `text` (file `file`), when it lies in the subset this reader takes (see the
 /// module's documentation); `None` otherwise, also for any text the parser would report.
+#[cfg(test)]
 pub(crate) fn decode_light(text: &str, file: FileId) -> Option<Light> {
+    read(text, file, super::lexer::tokenize(text), None).map(|(light, _)| light)
+}
+
+/// Where [`decode_light_streaming`] hands entries over, in batches, in order.
+pub(crate) type Sink<'s> = &'s mut dyn FnMut(Vec<LightEntry>);
+
+/// Entries of a streamed map handed over at once ([`decode_light_streaming`]).
+pub(crate) const STREAM_BATCH: usize = 256;
+
+/// [`decode_light`] that hands the entries of one map to `sink` as it reads them, in batches
+/// of [`STREAM_BATCH`] (the last one smaller), instead of keeping them in the tree: the
+/// entries of the first block map on the document's second level (the value of its first
+/// key written as a block) when that map's first key is a string (a `types:` file's classes, read into the catalog while the rest of
+/// the file is decoded: docs/performance.md, "Thirty-fifth round"). That map is left empty in
+/// the tree; the count gives how many entries it had (0: nothing was handed over, the tree is
+/// whole). On `None` some batches may have been handed over already: they are not the
+/// document's, as the tree is not. The text is lexed on the calling thread alone, as the
+/// file decodes beside another.
+pub(crate) fn decode_light_streaming(
+    text: &str,
+    file: FileId,
+    sink: Sink<'_>,
+) -> Option<(Light, usize)> {
+    read(
+        text,
+        file,
+        super::lexer::tokenize_in_lanes(text, super::lexer::PIECE, 1),
+        Some(sink),
+    )
+}
+
+/// [`decode_light`] of the tokens `lexed` (`tokenize`'s result), with an optional sink.
+fn read<'s>(
+    text: &str,
+    file: FileId,
+    lexed: (Vec<Token>, usize),
+    sink: Option<Sink<'s>>,
+) -> Option<(Light, usize)> {
     if text.starts_with('\u{feff}') || text.contains('\r') {
         return None;
     }
-    let (toks, end) = tokenize(text);
+    let (toks, end) = lexed;
     if end < text.len() {
         return None;
     }
@@ -105,15 +144,17 @@ pub(crate) fn decode_light(text: &str, file: FileId) -> Option<Light> {
         file,
         scratch: Vec::with_capacity(64),
         counted: 0,
+        sink,
+        streamed: 0,
     };
     p.skip_newlines();
     let indent = p.indentation();
     let v = p.block(indent)?;
     p.skip_newlines();
-    (p.pos == toks.len()).then_some(v)
+    (p.pos == toks.len()).then_some((v, p.streamed))
 }
 
-struct Reader<'a> {
+struct Reader<'a, 's> {
     src: &'a str,
     toks: &'a [Token],
     pos: usize,
@@ -123,10 +164,15 @@ struct Reader<'a> {
     scratch: Vec<LightEntry>,
     /// Entries read since the memory ceiling was last looked at.
     counted: u32,
+    /// Where the streamed map's entries go ([`decode_light_streaming`]); taken by the first
+    /// block that may stream.
+    sink: Option<Sink<'s>>,
+    /// Entries handed to the sink.
+    streamed: usize,
 }
 
 /// A collection being read: its entries are `scratch[start..]`.
-struct Building {
+struct Building<'s> {
     start: usize,
     span: Option<(u32, u32)>,
     /// The keys so far, once there are more than [`SMALL`].
@@ -135,9 +181,13 @@ struct Building {
     bullets: bool,
     /// Whether the last item's value ended the block (a dedent after `key:`).
     close: bool,
+    /// Where its entries go as they are read, when it is the streamed map.
+    sink: Option<Sink<'s>>,
+    /// Entries handed to the sink so far (not in `scratch`).
+    handed: usize,
 }
 
-impl Building {
+impl Building<'_> {
     fn cover(&mut self, s: Span) {
         self.span = Some(match self.span {
             None => (s.start, s.end),
@@ -146,7 +196,7 @@ impl Building {
     }
 }
 
-impl<'a> Reader<'a> {
+impl<'a, 's> Reader<'a, 's> {
     fn kind(&self, i: usize) -> Option<Tok> {
         self.toks.get(i).map(|t| t.kind(self.src))
     }
@@ -200,19 +250,25 @@ impl<'a> Reader<'a> {
         matches!(self.kind(self.pos), Some(Tok::Char(b':' | b'=')))
     }
 
-    fn begin(&self) -> Building {
+    fn begin(&self) -> Building<'s> {
         Building {
             start: self.scratch.len(),
             span: None,
             seen: None,
             bullets: false,
             close: false,
+            sink: None,
+            handed: 0,
         }
     }
 
     /// Adds an entry under an explicit key; `None` for a duplicated key (the parser's error).
-    fn add(&mut self, b: &mut Building, key: Key, key_span: Span, value: Light) -> Option<()> {
+    fn add(&mut self, b: &mut Building<'s>, key: Key, key_span: Span, value: Light) -> Option<()> {
         let count = self.scratch.len() - b.start;
+        if count == 0 && b.handed == 0 && matches!(key, Key::Int(_)) {
+            // A list, or a map with an integer key first: kept whole, for the caller's checks.
+            b.sink = None;
+        }
         match &mut b.seen {
             Some(seen) => {
                 if !seen.insert(key.clone()) {
@@ -249,10 +305,31 @@ impl<'a> Reader<'a> {
             key_span,
             value,
         });
+        if self.scratch.len() - b.start >= STREAM_BATCH {
+            self.hand_over(b);
+        }
         Some(())
     }
 
-    fn finish(&mut self, b: Building) -> Light {
+    /// Hands the entries of `b` read so far to its sink, if it has one.
+    fn hand_over(&mut self, b: &mut Building<'s>) {
+        if let Some(sink) = &mut b.sink {
+            let batch: Vec<LightEntry> = self.scratch.drain(b.start..).collect();
+            b.handed += batch.len();
+            self.streamed += batch.len();
+            sink(batch);
+        }
+    }
+
+    /// The number of items of `b` so far, handed over or not.
+    fn items(&self, b: &Building<'s>) -> usize {
+        self.scratch.len() - b.start + b.handed
+    }
+
+    fn finish(&mut self, mut b: Building<'s>) -> Light {
+        if b.sink.is_some() && self.scratch.len() > b.start {
+            self.hand_over(&mut b);
+        }
         let (s, e) = b.span.unwrap_or((0, 0));
         let entries: Box<[LightEntry]> = self.scratch.drain(b.start..).collect();
         Light::Map(LightMap {
@@ -271,10 +348,14 @@ impl<'a> Reader<'a> {
     fn block(&mut self, indent: &str) -> Option<Light> {
         self.enter()?;
         let mut b = self.begin();
+        if self.depth == 2 {
+            // the value of the document's first key that is a block: streamed, if any is
+            b.sink = self.sink.take();
+        }
         loop {
             if self.pos >= self.toks.len() {
                 self.depth -= 1;
-                return Some(if self.scratch.len() == b.start && b.span.is_none() {
+                return Some(if self.items(&b) == 0 && b.span.is_none() {
                     Light::Scalar(Value::new(Kind::Null, self.point(self.pos)))
                 } else {
                     self.finish(b)
@@ -309,8 +390,8 @@ impl<'a> Reader<'a> {
     /// A bullet item `- value` whose value is on its line and is no `key: value` (the
     /// parser's `dash_content` reads such a value alone, whatever the indentation after it):
     /// under the next implicit index. A block's items are all bullets or all keyed.
-    fn bullet(&mut self, b: &mut Building) -> Option<()> {
-        if self.scratch.len() > b.start && !b.bullets {
+    fn bullet(&mut self, b: &mut Building<'s>) -> Option<()> {
+        if self.items(b) > 0 && !b.bullets {
             return None;
         }
         b.bullets = true;
@@ -328,12 +409,12 @@ impl<'a> Reader<'a> {
             s => s,
         };
         b.cover(self.tok_span(marker));
-        let index = i64::try_from(self.scratch.len() - b.start).ok()?;
+        let index = i64::try_from(self.items(b)).ok()?;
         self.add(b, Key::Int(index), span, value)
     }
 
     /// A keyed item `key: value`, `key:` or `key:` and a deeper block.
-    fn keyed(&mut self, b: &mut Building, indent: &str) -> Option<()> {
+    fn keyed(&mut self, b: &mut Building<'s>, indent: &str) -> Option<()> {
         let key_pos = self.pos;
         let key = self.key()?;
         let marker = self.pos;
@@ -518,7 +599,78 @@ mod tests {
             panic!("{name}: {diff}");
         }
         assert!(light.to_value() == value, "{name}");
+        check_streamed(name, text, &value);
         true
+    }
+
+    /// The streaming decode of a text the lighter decode takes: its batches, put back in the
+    /// map it left empty, give the same tree.
+    fn check_streamed(name: &str, text: &str, value: &Value) {
+        let mut batches: Vec<Vec<LightEntry>> = Vec::new();
+        let Some((mut light, streamed)) =
+            decode_light_streaming(text, FileId(3), &mut |b| batches.push(b))
+        else {
+            panic!("{name}: the streaming decode failed where the lighter one did not");
+        };
+        assert_eq!(
+            batches.iter().map(Vec::len).sum::<usize>(),
+            streamed,
+            "{name}"
+        );
+        assert!(
+            batches
+                .iter()
+                .all(|b| !b.is_empty() && b.len() <= STREAM_BATCH),
+            "{name}"
+        );
+        if streamed > 0 {
+            let Light::Map(root) = &mut light else {
+                panic!("{name}: entries streamed from a scalar document");
+            };
+            let emptied = root
+                .entries
+                .iter_mut()
+                .find_map(|e| match &mut e.value {
+                    Light::Map(m) if m.entries.is_empty() => Some(m),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("{name}: no map was left empty"));
+            emptied.entries = batches.into_iter().flatten().collect();
+        }
+        if let Err(diff) = same(&light, value, name) {
+            panic!("{name} (streamed): {diff}");
+        }
+    }
+
+    #[test]
+    fn a_streamed_map_goes_over_in_batches_and_a_late_failure_still_fails() {
+        let entry = |i: usize| format!("\tApp\\C{i}:\n\t\tconstructor:\n\t\t\td: App\\C0\n");
+        let mut text = String::from("types:\n");
+        for i in 0..(2 * STREAM_BATCH + 10) {
+            text.push_str(&entry(i));
+        }
+        let mut sizes = Vec::new();
+        let (_, streamed) =
+            decode_light_streaming(&text, FileId(3), &mut |b| sizes.push(b.len())).expect("plain");
+        assert_eq!(sizes, [STREAM_BATCH, STREAM_BATCH, 10]);
+        assert_eq!(streamed, 2 * STREAM_BATCH + 10);
+        // A duplicated class after the first batches: `None`, as without streaming.
+        text.push_str(&entry(7));
+        let mut handed = 0;
+        assert!(decode_light_streaming(&text, FileId(3), &mut |b| handed += b.len()).is_none());
+        assert!(decode_light(&text, FileId(3)).is_none());
+        assert_eq!(handed, 2 * STREAM_BATCH);
+        // A map whose first key is an integer (a list, for one) is kept whole.
+        let list: String = (0..300).map(|i| format!("\t- App\\C{i}\n")).collect();
+        let mut n = 0;
+        let (light, streamed) =
+            decode_light_streaming(&format!("types:\n{list}"), FileId(3), &mut |b| n += b.len())
+                .expect("plain");
+        assert_eq!((streamed, n), (0, 0));
+        let Light::Map(root) = light else {
+            panic!("a map")
+        };
+        assert!(matches!(&root.entries[0].value, Light::Map(m) if m.entries.len() == 300));
     }
 
     #[test]

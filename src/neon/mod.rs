@@ -30,7 +30,7 @@ pub use encode::{
 };
 pub use errors::MAX_DEPTH;
 pub use json::{from_json, to_json};
-pub(crate) use light::{decode_light, Light, LightEntry, LightMap};
+pub(crate) use light::{decode_light_streaming, Light, LightEntry, LightMap};
 pub use value::{Array, CompactString, Entity, Entries, Entry, Key, Kind, Value};
 
 use crate::diagnostics::{Code, Diagnostic};
