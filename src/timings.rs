@@ -139,7 +139,9 @@ pub fn mark(stage: &str) {
 }
 
 /// Runs `wait` (a join, a receive) and, when a recording runs on this thread, records how
-/// long it took as a wait for `what`. Returns what `wait` returned.
+/// long it took as a wait for `what`: added to an earlier wait for `what` in the same stage
+/// (one row per thread waited for, however many times), else a wait of its own. Returns
+/// what `wait` returned.
 pub fn waiting<T>(what: &str, wait: impl FnOnce() -> T) -> T {
     if !recording() {
         return wait();
@@ -149,11 +151,20 @@ pub fn waiting<T>(what: &str, wait: impl FnOnce() -> T) -> T {
     let took = begun.elapsed();
     with_own_recording(|rec| {
         let before_mark = rec.marks.len();
-        rec.waits.push(Wait {
-            what: what.to_string(),
-            took,
-            before_mark,
-        });
+        let earlier = rec
+            .waits
+            .iter_mut()
+            .rev()
+            .take_while(|w| w.before_mark == before_mark)
+            .find(|w| w.what == what);
+        match earlier {
+            Some(w) => w.took += took,
+            None => rec.waits.push(Wait {
+                what: what.to_string(),
+                took,
+                before_mark,
+            }),
+        }
     });
     out
 }
@@ -413,18 +424,25 @@ mod tests {
             .unwrap();
         let waited = waiting("catalog", || 7);
         assert_eq!(waited, 7);
+        // Waits for one thread in one stage add up to one; each thread keeps its own.
+        waiting("load", || std::thread::sleep(Duration::from_millis(2)));
+        waiting("catalog", || std::thread::sleep(Duration::from_millis(3)));
         super::mark("loading the services");
+        waiting("catalog", || ());
         let t = finish().expect("a recording");
         let stages: Vec<&str> = t.marks.iter().map(|m| m.stage.as_str()).collect();
         assert_eq!(
             stages,
             ["reading the configuration", "loading the services"]
         );
-        assert_eq!(t.waits.len(), 1);
-        assert_eq!(
-            (t.waits[0].what.as_str(), t.waits[0].before_mark),
-            ("catalog", 1)
-        );
+        let waits: Vec<(&str, usize)> = t
+            .waits
+            .iter()
+            .map(|w| (w.what.as_str(), w.before_mark))
+            .collect();
+        assert_eq!(waits, [("catalog", 1), ("load", 1), ("catalog", 2)]);
+        assert!(t.waits[0].took >= Duration::from_millis(3));
+        assert!(t.waits[1].took >= Duration::from_millis(2));
         assert!(t.marks[0].at <= t.marks[1].at && t.marks[1].at <= t.total);
         assert!(!recording());
         super::mark("after the end");

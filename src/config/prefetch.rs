@@ -247,15 +247,16 @@ fn fetch(path: &Path, file: FileId, lighter: Option<Lighter>) -> Fetched {
         // (The loader may be gone, after an error in the root file.)
         let _ = lighter.says.send(plain);
         let stream = &lighter.stream;
-        if plain {
-            let entries = super::deferred::count_entries(text);
-            stream
-                .entries
-                .store(entries, std::sync::atomic::Ordering::Relaxed);
-        }
+        let entries = match plain {
+            true => super::deferred::count_entries(text),
+            false => 0,
+        };
+        stream
+            .entries
+            .store(entries, std::sync::atomic::Ordering::Relaxed);
         if let Some((light, streamed)) = plain
             .then(|| {
-                crate::neon::decode_light_streaming(text, file, &mut |batch| {
+                crate::neon::decode_light_streaming(text, file, entries, &mut |batch| {
                     stream.batches.push(batch)
                 })
             })

@@ -91,7 +91,7 @@ const SMALL: usize = 8;
 /// module's documentation); `None` otherwise, also for any text the parser would report.
 #[cfg(test)]
 pub(crate) fn decode_light(text: &str, file: FileId) -> Option<Light> {
-    read(text, file, super::lexer::tokenize(text), None).map(|(light, _)| light)
+    read(text, file, super::lexer::tokenize(text), 0, None).map(|(light, _)| light)
 }
 
 /// Where [`decode_light_streaming`] hands entries over, in batches, in order.
@@ -107,17 +107,20 @@ pub(crate) const STREAM_BATCH: usize = 256;
 /// the file is decoded: docs/performance.md, "Thirty-fifth round"). That map is left empty in
 /// the tree; the count gives how many entries it had (0: nothing was handed over, the tree is
 /// whole). On `None` some batches may have been handed over already: they are not the
-/// document's, as the tree is not. The text is lexed on the calling thread alone, as the
+/// document's, as the tree is not. `expected`: about how many entries that map has (room is
+/// made for them; any count works). The text is lexed on the calling thread alone, as the
 /// file decodes beside another.
 pub(crate) fn decode_light_streaming(
     text: &str,
     file: FileId,
+    expected: usize,
     sink: Sink<'_>,
 ) -> Option<(Light, usize)> {
     read(
         text,
         file,
         super::lexer::tokenize_in_lanes(text, super::lexer::PIECE, 1),
+        expected,
         Some(sink),
     )
 }
@@ -127,6 +130,7 @@ fn read<'s>(
     text: &str,
     file: FileId,
     lexed: (Vec<Token>, usize),
+    expected: usize,
     sink: Option<Sink<'s>>,
 ) -> Option<(Light, usize)> {
     if text.starts_with('\u{feff}') || text.contains('\r') {
@@ -146,6 +150,7 @@ fn read<'s>(
         counted: 0,
         sink,
         streamed: 0,
+        expected,
     };
     p.skip_newlines();
     let indent = p.indentation();
@@ -169,6 +174,8 @@ struct Reader<'a, 's> {
     sink: Option<Sink<'s>>,
     /// Entries handed to the sink.
     streamed: usize,
+    /// About how many entries the streamed map has (room for its keys is made at once).
+    expected: usize,
 }
 
 /// A collection being read: its entries are `scratch[start..]`.
@@ -281,10 +288,13 @@ impl<'a, 's> Reader<'a, 's> {
                 }
             }
             None => {
-                let mut seen: rustc_hash::FxHashSet<Key> = self.scratch[b.start..]
-                    .iter()
-                    .map(|e| e.key.clone())
-                    .collect();
+                // (The streamed map's keys are about as many as the caller expects entries.)
+                let room = if b.sink.is_some() { self.expected } else { 0 };
+                let mut seen = rustc_hash::FxHashSet::with_capacity_and_hasher(
+                    room.max(2 * SMALL),
+                    Default::default(),
+                );
+                seen.extend(self.scratch[b.start..].iter().map(|e| e.key.clone()));
                 if !seen.insert(key.clone()) {
                     return None;
                 }
@@ -608,7 +618,7 @@ mod tests {
     fn check_streamed(name: &str, text: &str, value: &Value) {
         let mut batches: Vec<Vec<LightEntry>> = Vec::new();
         let Some((mut light, streamed)) =
-            decode_light_streaming(text, FileId(3), &mut |b| batches.push(b))
+            decode_light_streaming(text, FileId(3), 0, &mut |b| batches.push(b))
         else {
             panic!("{name}: the streaming decode failed where the lighter one did not");
         };
@@ -651,21 +661,24 @@ mod tests {
         }
         let mut sizes = Vec::new();
         let (_, streamed) =
-            decode_light_streaming(&text, FileId(3), &mut |b| sizes.push(b.len())).expect("plain");
+            decode_light_streaming(&text, FileId(3), 600, &mut |b| sizes.push(b.len()))
+                .expect("plain");
         assert_eq!(sizes, [STREAM_BATCH, STREAM_BATCH, 10]);
         assert_eq!(streamed, 2 * STREAM_BATCH + 10);
         // A duplicated class after the first batches: `None`, as without streaming.
         text.push_str(&entry(7));
         let mut handed = 0;
-        assert!(decode_light_streaming(&text, FileId(3), &mut |b| handed += b.len()).is_none());
+        assert!(decode_light_streaming(&text, FileId(3), 1, &mut |b| handed += b.len()).is_none());
         assert!(decode_light(&text, FileId(3)).is_none());
         assert_eq!(handed, 2 * STREAM_BATCH);
         // A map whose first key is an integer (a list, for one) is kept whole.
         let list: String = (0..300).map(|i| format!("\t- App\\C{i}\n")).collect();
         let mut n = 0;
         let (light, streamed) =
-            decode_light_streaming(&format!("types:\n{list}"), FileId(3), &mut |b| n += b.len())
-                .expect("plain");
+            decode_light_streaming(&format!("types:\n{list}"), FileId(3), 300, &mut |b| {
+                n += b.len()
+            })
+            .expect("plain");
         assert_eq!((streamed, n), (0, 0));
         let Light::Map(root) = light else {
             panic!("a map")
