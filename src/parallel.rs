@@ -523,17 +523,6 @@ impl<T> Handover<T> {
         block
     }
 
-    /// [`Handover::back`] once the handover is closed: waits while it is open (for a thread
-    /// that has nothing else to do until the blocks are all in).
-    pub(crate) fn back_when_closed(&self) -> Option<T> {
-        let mut s = self.lock();
-        while !s.closed {
-            s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
-        }
-        drop(s);
-        self.back()
-    }
-
     /// Whether some block was taken back. Final once [`Handover::front`] returned `None`.
     pub(crate) fn taken_back(&self) -> bool {
         self.lock().taken_back

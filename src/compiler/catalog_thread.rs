@@ -109,75 +109,46 @@ pub(super) fn expand_with_deferred(
     halted: bool,
     diags: &mut Diagnostics,
 ) -> Result<Expanded, Refetch> {
-    // The file's fetch hands the entries of its `types:` map over as it reads them. This
+    // The file's fetch hands the entries of its `types:` map over as it reads them; this
     // thread reads them into the catalog from the front once it has expanded the rest of the
-    // configuration; a helper takes the last ones from the back once the fetch is done.
+    // configuration, and the fetch reads the last ones from the back once it is done.
     let types = std::sync::Arc::clone(&deferred.stream);
-    let handover = &types.batches;
-    // The helper: the last batches not read yet once the fetch has handed them all over,
-    // each read apart, last first.
-    let back = || {
-        let mut parts = Vec::new();
-        let mut next = handover.back_when_closed();
-        while let Some(batch) = next.take().or_else(|| handover.back()) {
-            if halted {
-                continue;
+    // The section is not in `raw` (the loader checked): nothing is streamed.
+    let expanded = crate::config::expand_config_streaming(
+        raw,
+        dynamic,
+        overrides,
+        diags,
+        "types",
+        &mut |_| {},
+    );
+    let mut stream = CatalogStream::new();
+    let mut reserved = false;
+    // (Waits for the file's decoding, mostly.)
+    while let Some(batch) = crate::timings::waiting("include-prefetch", || types.batches.front()) {
+        if !halted {
+            if !reserved {
+                // (Set before the first batch was handed over.)
+                stream.reserve(types.entries.load(std::sync::atomic::Ordering::Relaxed));
+                reserved = true;
             }
-            let mut part = CatalogPart::new();
             for e in batch {
-                part.add_light(e.key, Some(e.key_span), &e.value);
+                stream.add_light(&e.key, Some(e.key_span), &e.value);
             }
-            parts.push(part);
         }
-        parts
+    }
+    let (parts, read) = match crate::timings::waiting("include-prefetch", || deferred.take()) {
+        Ok(file) if halted => (Vec::new(), Ok((CatalogStream::new(), file.text))),
+        Ok(file) => {
+            // A map the decode kept whole (nothing was handed over).
+            stream.reserve(file.types.entries.len());
+            for e in file.types.entries {
+                stream.add_light(&e.key, Some(e.key_span), &e.value);
+            }
+            (file.parts, Ok((stream, file.text)))
+        }
+        Err(refetch) => (Vec::new(), Err(refetch)),
     };
-    let (expanded, parts, read) = std::thread::scope(|scope| {
-        let thread = std::thread::Builder::new().name("catalog".into());
-        let spawned = crate::parallel::spawn_scoped(scope, thread, back);
-        // The section is not in `raw` (the loader checked): nothing is streamed.
-        let expanded = crate::config::expand_config_streaming(
-            raw,
-            dynamic,
-            overrides,
-            diags,
-            "types",
-            &mut |_| {},
-        );
-        let mut stream = CatalogStream::new();
-        let mut reserved = false;
-        // (Waits for the file's decoding, mostly.)
-        while let Some(batch) = crate::timings::waiting("include-prefetch", || handover.front()) {
-            if !halted {
-                if !reserved {
-                    // (Set before the first batch was handed over.)
-                    stream.reserve(types.entries.load(std::sync::atomic::Ordering::Relaxed));
-                    reserved = true;
-                }
-                for e in batch {
-                    stream.add_light(&e.key, Some(e.key_span), &e.value);
-                }
-            }
-        }
-        // (No thread: nothing was left for it.)
-        let parts = match spawned {
-            Ok(handle) => crate::timings::waiting("catalog", || handle.join())
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => Vec::new(),
-        };
-        let read = match deferred.take() {
-            Ok(file) if halted => Ok((CatalogStream::new(), file.text)),
-            Ok(file) => {
-                // A map the decode kept whole (nothing was handed over).
-                stream.reserve(file.types.entries.len());
-                for e in file.types.entries {
-                    stream.add_light(&e.key, Some(e.key_span), &e.value);
-                }
-                Ok((stream, file.text))
-            }
-            Err(refetch) => Err(refetch),
-        };
-        (expanded, parts, read)
-    });
     let (mut stream, text) = read?;
     for part in parts.into_iter().rev() {
         stream.append(part);

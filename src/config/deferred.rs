@@ -59,6 +59,10 @@ pub(crate) struct TypesStream {
     /// About how many entries the map has, set before the first batch is handed over
     /// ([`count_entries`]): room for them is made at once.
     pub entries: std::sync::atomic::AtomicUsize,
+    /// Whether the loader deferred the file ([`Prefetch::detach`](super::prefetch::Prefetch)),
+    /// so that someone reads the batches from the front: only then does the fetch, once it
+    /// has handed them all over, read the last ones itself ([`TypesStream::take_back`]).
+    pub claimed: std::sync::atomic::AtomicBool,
 }
 
 impl TypesStream {
@@ -67,7 +71,30 @@ impl TypesStream {
         TypesStream {
             batches: crate::parallel::Handover::new(false),
             entries: std::sync::atomic::AtomicUsize::new(0),
+            claimed: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// For the fetch, once it has handed every batch over and closed the stream: the batches
+    /// nobody has read yet, taken from the back, each read into a catalog part of its own,
+    /// last first (the reader of the front appends them in the opposite order, after its own:
+    /// the same catalog as reading them one by one). Nothing when nobody claimed the stream.
+    /// So the fetch's thread, done decoding, shares the last batches with the reader of the
+    /// front (the loader's thread) instead of a third thread starting for them, whose heap
+    /// took 2–3 MB more memory at app-10000 (docs/performance.md, "Thirty-fifth round").
+    pub fn take_back(&self) -> Vec<crate::catalog::CatalogPart> {
+        let mut parts = Vec::new();
+        if !self.claimed.load(std::sync::atomic::Ordering::Acquire) {
+            return parts;
+        }
+        while let Some(batch) = self.batches.back() {
+            let mut part = crate::catalog::CatalogPart::new();
+            for e in batch {
+                part.add_light(e.key, Some(e.key_span), &e.value);
+            }
+            parts.push(part);
+        }
+        parts
     }
 }
 
@@ -112,6 +139,9 @@ pub(crate) struct Refetch {
 pub(crate) struct TypesFile {
     pub text: String,
     pub types: LightMap,
+    /// The last batches of the stream, read by the fetch ([`TypesStream::take_back`]), last
+    /// first.
+    pub parts: Vec<crate::catalog::CatalogPart>,
 }
 
 /// Whether the loader may still defer an include (see [`Loader::defer_types`]).
@@ -134,11 +164,15 @@ impl DeferredTypes {
             light,
         } = prefetch::join(self.handle);
         match (read, light) {
-            (Ok((text, None)), Some((file, light, streamed)))
-                if file == self.id && plain_types(&light, streamed) =>
+            (Ok((text, None)), Some(l))
+                if l.file == self.id && plain_types(&l.light, l.streamed) =>
             {
-                match types_of(light) {
-                    Some(types) => Ok(TypesFile { text, types }),
+                match types_of(l.light) {
+                    Some(types) => Ok(TypesFile {
+                        text,
+                        types,
+                        parts: l.parts,
+                    }),
                     // (Not reached: `plain_types` checked the shape.) Decoded again.
                     None => Err(Refetch {
                         path: self.path,
@@ -341,6 +375,55 @@ mod tests {
     use super::*;
     use crate::compiler::{compile, Compilation, Options};
     use std::sync::Arc;
+
+    /// The fetch reads the batches nobody took yet from the back, only once the stream is
+    /// claimed; appended after the front's, last part first, they give the catalog of
+    /// reading every entry in order, problems included.
+    #[test]
+    fn the_last_batches_are_read_from_the_back_into_parts() {
+        let text = types_text(700, "\tApp\\C3: {}\n\tApp\\D: {implements: [App\\Nope]}\n");
+        let mut batches = Vec::new();
+        let streamed =
+            crate::neon::decode_light_streaming(&text, FileId(1), 702, &mut |b| batches.push(b));
+        // (A duplicated class is the parser's error: the lighter decode leaves it.)
+        assert!(streamed.is_none());
+        let text = types_text(700, "\tApp\\D: {implements: [App\\Nope]}\n");
+        batches.clear();
+        let (_, n) =
+            crate::neon::decode_light_streaming(&text, FileId(1), 702, &mut |b| batches.push(b))
+                .expect("plain");
+        assert_eq!((n, batches.len()), (702, 3));
+        let all: Vec<LightEntry> = batches.iter().flatten().cloned().collect();
+        let stream = TypesStream::new();
+        for b in batches {
+            stream.batches.push(b);
+        }
+        stream.batches.close();
+        assert!(stream.take_back().is_empty(), "not claimed: nothing read");
+        stream
+            .claimed
+            .store(true, std::sync::atomic::Ordering::Release);
+        let mut front = crate::catalog::CatalogStream::new();
+        for e in stream.batches.front().expect("a first batch") {
+            front.add_light(&e.key, Some(e.key_span), &e.value);
+        }
+        let parts = stream.take_back();
+        assert_eq!(parts.len(), 2);
+        assert!(stream.batches.front().is_none());
+        for part in parts.into_iter().rev() {
+            front.append(part);
+        }
+        let mut one_by_one = crate::catalog::CatalogStream::new();
+        for e in &all {
+            one_by_one.add_light(&e.key, Some(e.key_span), &e.value);
+        }
+        let (mut d1, mut d2) = (Diagnostics::new(), Diagnostics::new());
+        let (a, b) = (front.finish(&mut d1), one_by_one.finish(&mut d2));
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        assert_eq!(format!("{:?}", d1.items()), format!("{:?}", d2.items()));
+        assert_eq!(a.len(), 702);
+        assert_eq!(d1.items().len(), 1, "{:?}", d1.items());
+    }
 
     /// The entries of a `types:` map are counted from the text's lines, never fewer.
     #[test]

@@ -53,12 +53,23 @@ fn starts_as_types(path: &Path) -> bool {
 pub(super) struct Fetched {
     pub read: std::io::Result<super::ReadText>,
     pub decoded: Option<(FileId, Result<Value, Diagnostic>)>,
-    /// The lighter decode of a `types:` file ([`crate::neon::Light`]), when the fetch was
-    /// asked for one ([`Prefetch::lighter`]) and the text lies in its subset; `decoded` is
-    /// then `None` (the loader decodes the file itself if it needs its value tree). With it,
-    /// how many entries of its `types:` map went to the fetch's [`TypesStream`] instead (the
+    /// The lighter decode of a `types:` file, when the fetch was asked for one
+    /// ([`Prefetch::lighter`]) and the text lies in its subset; `decoded` is then `None` (the
+    /// loader decodes the file itself if it needs its value tree).
+    pub light: Option<LightFetched>,
+}
+
+/// The lighter decode of a file fetched ahead ([`Fetched::light`]).
+pub(super) struct LightFetched {
+    /// The file its spans are in.
+    pub file: FileId,
+    /// The tree ([`crate::neon::Light`]).
+    pub light: crate::neon::Light,
+    /// How many entries of its `types:` map went to the fetch's [`TypesStream`] instead (the
     /// map is then empty in the tree).
-    pub light: Option<(FileId, crate::neon::Light, usize)>,
+    pub streamed: usize,
+    /// The stream's last batches, read by the fetch ([`TypesStream::take_back`]).
+    pub parts: Vec<crate::catalog::CatalogPart>,
 }
 
 /// What a fetch asked for the lighter decode gets ([`Prefetch::lighter`]): where it says
@@ -195,13 +206,16 @@ impl Prefetch {
             .ahead
             .iter()
             .position(|a| a.path == path && a.file == file)?;
-        let (plain, _) = self.ahead[at].plain.as_ref()?;
+        let (plain, stream) = self.ahead[at].plain.as_ref()?;
         // (A thread that ended without saying, by a panic, says no: `take` reports it.)
         let looks_plain =
             crate::timings::waiting("include-prefetch", || plain.recv().unwrap_or(false));
         if !looks_plain {
             return None;
         }
+        stream
+            .claimed
+            .store(true, std::sync::atomic::Ordering::Release);
         let ahead = self.ahead.swap_remove(at);
         let (_, stream) = ahead.plain?;
         Some((ahead.handle, stream))
@@ -262,10 +276,19 @@ fn fetch(path: &Path, file: FileId, lighter: Option<Lighter>) -> Fetched {
             })
             .flatten()
         {
+            // Every batch is in: the reader of the front may finish, and this thread shares
+            // the last ones with it.
+            stream.batches.close();
+            let parts = stream.take_back();
             return Fetched {
                 read,
                 decoded: None,
-                light: Some((file, light, streamed)),
+                light: Some(LightFetched {
+                    file,
+                    light,
+                    streamed,
+                    parts,
+                }),
             };
         }
     }
