@@ -1,5 +1,5 @@
 //! A large `types:` file decoded while the rest of the configuration is read and expanded
-//! (issue #15; docs/performance.md, "Thirty-fourth round").
+//! (issue #15; docs/performance.md, "Thirty-fourth round" and "Thirty-fifth round").
 //!
 //! Loading merges every file before anything is expanded, so the loader used to wait for an
 //! included file decoded ahead ([`super::prefetch`]) before it could go on: app-10000's
