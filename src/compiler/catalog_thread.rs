@@ -89,11 +89,11 @@ pub(super) fn expand_with_catalog(
 /// whose `types:` file was `deferred`: `raw` (which has no `types:` section) is expanded here
 /// while the file is still being decoded. Its fetch hands the entries of its `types:` map
 /// over as it reads them (the stream of [`crate::config::DeferredTypes`]); this thread reads
-/// them into the catalog from the front once it has expanded the rest, while a helper takes
-/// the last ones from the back once the fetch is done (each read apart and appended in order:
-/// the same catalog and problems as reading them one by one). So the catalog is read while
-/// the file decodes on the other core, and no third thread competes for the two cores before
-/// then (docs/performance.md, "Thirty-fifth round"). With `halted` (loading reported an
+/// them into the catalog from the front once it has expanded the rest, while the fetch, once
+/// it has handed them all over, reads the last ones from the back (each into a part of its
+/// own, appended here in order: the same catalog and problems as reading them one by one).
+/// So the catalog is read while the file decodes on the other core, one thread on each core
+/// and no third one (docs/performance.md, "Thirty-fifth round"). With `halted` (loading reported an
 /// error) the file is only checked, as the catalog of a halted compilation is empty. Returns
 /// the parameters, the other sections, the catalog, and the deferred file's text, for the
 /// source map.

@@ -99,8 +99,9 @@ impl TypesStream {
 }
 
 /// About how many entries the map under the first line of `text` has, for a file that starts
-/// with `types:` and a line break: the lines indented like its second line (a count of line
-/// starts, which may include lines of a multi-line string; never below the real count).
+/// with `types:` and a line break: the lines indented like its second line that start with
+/// something other than a blank or a comment (which may include lines of a multi-line
+/// string); 0 when the second line is not indented. Only room is made with it.
 pub(crate) fn count_entries(text: &str) -> usize {
     let bytes = text.as_bytes();
     let Some(first) = memchr::memchr(b'\n', bytes).map(|i| i + 1) else {
@@ -425,7 +426,7 @@ mod tests {
         assert_eq!(d1.items().len(), 1, "{:?}", d1.items());
     }
 
-    /// The entries of a `types:` map are counted from the text's lines, never fewer.
+    /// The entries of a `types:` map are counted from the lines indented like the first.
     #[test]
     fn entries_are_counted_by_their_indentation() {
         assert_eq!(count_entries(&types_text(300, "")), 301);

@@ -206,18 +206,18 @@ impl Prefetch {
             .ahead
             .iter()
             .position(|a| a.path == path && a.file == file)?;
-        let (plain, stream) = self.ahead[at].plain.as_ref()?;
+        let (plain, _) = self.ahead[at].plain.as_ref()?;
         // (A thread that ended without saying, by a panic, says no: `take` reports it.)
         let looks_plain =
             crate::timings::waiting("include-prefetch", || plain.recv().unwrap_or(false));
         if !looks_plain {
             return None;
         }
+        let ahead = self.ahead.swap_remove(at);
+        let (_, stream) = ahead.plain?;
         stream
             .claimed
             .store(true, std::sync::atomic::Ordering::Release);
-        let ahead = self.ahead.swap_remove(at);
-        let (_, stream) = ahead.plain?;
         Some((ahead.handle, stream))
     }
 

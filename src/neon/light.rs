@@ -102,9 +102,10 @@ pub(crate) const STREAM_BATCH: usize = 256;
 
 /// [`decode_light`] that hands the entries of one map to `sink` as it reads them, in batches
 /// of [`STREAM_BATCH`] (the last one smaller), instead of keeping them in the tree: the
-/// entries of the first block map on the document's second level (the value of its first
-/// key written as a block) when that map's first key is a string (a `types:` file's classes, read into the catalog while the rest of
-/// the file is decoded: docs/performance.md, "Thirty-fifth round"). That map is left empty in
+/// entries of the first block map on the document's second level (the value of the first
+/// key whose value is written as a block) when that map's first key is a string (a `types:`
+/// file's classes, read into the catalog while the rest of the file is decoded:
+/// docs/performance.md, "Thirty-fifth round"). That map is left empty in
 /// the tree; the count gives how many entries it had (0: nothing was handed over, the tree is
 /// whole). On `None` some batches may have been handed over already: they are not the
 /// document's, as the tree is not. `expected`: about how many entries that map has (room is
@@ -315,7 +316,7 @@ impl<'a, 's> Reader<'a, 's> {
             key_span,
             value,
         });
-        if self.scratch.len() - b.start >= STREAM_BATCH {
+        if b.sink.is_some() && self.scratch.len() - b.start >= STREAM_BATCH {
             self.hand_over(b);
         }
         Some(())
