@@ -221,10 +221,7 @@ impl Node for Light {
     }
 
     fn describe(&self) -> String {
-        match self {
-            Light::Scalar(v) => Expr::from_neon(v).describe(),
-            Light::Map(_) => Expr::from_neon(&self.to_value()).describe(),
-        }
+        self.to_expr().describe()
     }
 }
 

@@ -105,12 +105,11 @@ pub(crate) const STREAM_BATCH: usize = 256;
 /// entries of the first block map on the document's second level (the value of the first
 /// key whose value is written as a block) when that map's first key is a string (a `types:`
 /// file's classes, read into the catalog while the rest of the file is decoded:
-/// docs/performance.md, "Thirty-fifth round"). That map is left empty in
-/// the tree; the count gives how many entries it had (0: nothing was handed over, the tree is
-/// whole). On `None` some batches may have been handed over already: they are not the
-/// document's, as the tree is not. `expected`: about how many entries that map has (room is
-/// made for them; any count works). The text is lexed on the calling thread alone, as the
-/// file decodes beside another.
+/// docs/performance.md, "Thirty-fifth round"). That map is left empty in the tree; the count
+/// gives how many entries it had (0: nothing was handed over, the tree is whole). On `None`
+/// some batches may have been handed over already: they are not the document's, as the tree
+/// is not. `expected`: about how many entries that map has (room is made for them; any count
+/// works). The text is lexed on the calling thread alone, as the file decodes beside another.
 pub(crate) fn decode_light_streaming(
     text: &str,
     file: FileId,
