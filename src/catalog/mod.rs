@@ -270,6 +270,15 @@ impl CatalogPart {
         CatalogPart::default()
     }
 
+    /// Drops the part's name table, which only reading its entries needs, so that it is freed
+    /// by the thread that read the part (the one that allocated it) rather than by the one
+    /// that appends the part, which waits for the catalog ([`CatalogStream::append`] reads
+    /// the classes, problems and pending checks only). Call it once the part's last entry is
+    /// read: an entry read after it shares no names with those before.
+    pub fn done_reading(&mut self) {
+        self.names = Interner::default();
+    }
+
     /// Reads the entry `key: value` as [`CatalogStream::add`] would.
     pub fn add(&mut self, key: Key, key_span: Option<Span>, value: &Expr) {
         self.add_node(key, key_span, value);

@@ -271,6 +271,7 @@ fn stream_catalog_in<R>(
                     StreamedValue::Decoded(v) => part.add_decoded(key, Some(span), v),
                 }
             }
+            part.done_reading();
             parts.push(part);
         }
         let mut stream = crate::timings::waiting("catalog", || builder.join())

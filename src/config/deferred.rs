@@ -92,6 +92,7 @@ impl TypesStream {
             for e in batch {
                 part.add_light(e.key, Some(e.key_span), &e.value);
             }
+            part.done_reading();
             parts.push(part);
         }
         parts
