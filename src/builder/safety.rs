@@ -83,7 +83,7 @@ pub(super) fn check_cycles(
     let mut reported: Vec<Vec<String>> = Vec::new();
     // One walk's stack and path, both empty again when it ends: most definitions start a walk
     // of their own (references point at definitions already walked), so two vectors per
-    // definition were 40 % of app-10000's check.
+    // definition took about 40 % of app-10000's check (0.39-0.45 ms before, 0.24-0.25 after).
     let mut stack: Vec<(usize, usize)> = Vec::new();
     let mut path: Vec<usize> = Vec::new();
     for start in 0..graph.len() {
