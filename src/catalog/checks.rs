@@ -247,12 +247,12 @@ impl Links {
         let mut starts = Vec::with_capacity(n + 1);
         for c in catalog.classes.values() {
             starts.push(found.len() as u32);
-            found.extend(c.extends.iter().chain(&c.implements).map(|p| {
-                catalog
-                    .classes
-                    .get_index_of(&super::names::Caseless(super::types::bare_name(p)))
-                    .map(|j| j as u32)
-            }));
+            found.extend(
+                c.extends
+                    .iter()
+                    .chain(&c.implements)
+                    .map(|p| catalog.position(p).map(|j| j as u32)),
+            );
         }
         starts.push(found.len() as u32);
         Links { found, starts }
